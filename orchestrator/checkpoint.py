@@ -1,0 +1,139 @@
+"""`output/memory/checkpoint.md`: the human view of progress (DESIGN §4 level 1).
+
+Rendered from a Snapshot (plus what only a live run knows: running, failed, needs_human),
+and parsed back so a scan can say where it and the files disagree."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+from .scan import Snapshot, status_word
+from .steps import PHASE3, STEPS
+
+SYMBOL = {"done": "✅", "edited": "✅", "stale": "🔄", "half_finished": "⚠️", "missing": "—",
+          "running": "⏳", "failed": "❌", "needs_human": "⚠️需人工"}
+
+TEXT = {
+    "en": {
+        "title": "Progress checkpoint", "updated": "Last updated", "phase": "Current phase", "batch": "Current batch",
+        "phases": {1: "Outline", 2: "Shared resources", 3: "Chapters", 4: "Final audit", 5: "HTML"},
+        "done": "✅ done", "active": "⏳ in progress", "todo": "not started", "chapter": "Chapter",
+        "unbatched": "Not in the outline", "needs": "Needs a person",
+        "legend": "Legend: ✅done  ⏳in progress  ❌failed  ⚠️需人工 needs a person  ⚠️ half-finished  🔄stale  — not started",
+    },
+    "zh": {
+        "title": "项目进度检查点", "updated": "最后更新", "phase": "当前Phase", "batch": "当前批次",
+        "phases": {1: "大纲定稿", 2: "共享资源构建", 3: "逐章写作", 4: "统稿审计", 5: "HTML装帧"},
+        "done": "✅ 完成", "active": "⏳ 进行中", "todo": "未开始", "chapter": "章节",
+        "unbatched": "不在大纲中", "needs": "需人工处理",
+        "legend": "图例: ✅完成  ⏳进行中  ❌失败  ⚠️需人工  🔄需重做  — 未开始",
+    },
+}
+
+
+def label(step: str, lang: str) -> str:
+    return STEPS[step].label_zh if lang == "zh" else STEPS[step].label_en
+
+
+def _label_to_step() -> dict[str, str]:
+    out = {}
+    for k, s in STEPS.items():
+        out[s.label_en] = k
+        out[s.label_zh] = k
+    return out
+
+
+def cell(snap: Snapshot, ch: str, step: str, live: dict[tuple[str, str], str]) -> str:
+    return SYMBOL[live.get((ch, step)) or status_word(snap.chapters[ch][step])]
+
+
+def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, str], str] | None = None,
+           needs_human: dict[str, str] | None = None, now: _dt.datetime | None = None) -> str:
+    live = live or {}
+    t = TEXT["zh" if lang == "zh" else "en"]
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    phase = snap.phase
+    batch = snap.batch
+    out = [f"# {title} — {t['title']}", "",
+           f"{t['updated']}: {now.strftime('%Y-%m-%d %H:%M')} UTC",
+           f"{t['phase']}: {phase}",
+           f"{t['batch']}: {'Batch ' + str(batch) if batch else '—'}", ""]
+
+    def phase_state(p: int) -> str:
+        if snap.complete or p < phase:
+            return t["done"]
+        return t["active"] if p == phase else t["todo"]
+
+    out += [f"## Phase 1: {t['phases'][1]} — {phase_state(1)}", f"## Phase 2: {t['phases'][2]} — {phase_state(2)}",
+            f"## Phase 3: {t['phases'][3]} — {phase_state(3)}", ""]
+    groups: dict[int | None, list[str]] = {}
+    for ch in snap.chapters:
+        groups.setdefault(snap.batch_of(ch), []).append(ch)
+    head = [t["chapter"]] + [label(k, lang) for k in PHASE3]
+    for b in sorted(groups, key=lambda x: (x is None, x or 0)):
+        chs = groups[b]
+        started = any(snap.chapters[c][k].status != "missing" or (c, k) in live for c in chs for k in PHASE3)
+        name = f"Batch {b}" if b is not None else t["unbatched"]
+        out.append(f"### {name}" + ("" if started else f" — {t['todo']}"))
+        out += _table(head, [[c] + [cell(snap, c, k, live) for k in PHASE3] for c in chs])
+        out.append("")
+    for p, step in ((4, "final"), (5, "html")):
+        out.append(f"## Phase {p}: {t['phases'][p]} — {phase_state(p)}")
+        out += _table([t["chapter"], label(step, lang)], [[c, cell(snap, c, step, live)] for c in snap.chapters])
+        out.append("")
+    if needs_human:
+        out.append(f"## {t['needs']}")
+        out += [f"- {ch}: NEEDS_HUMAN_REVIEW — {why}" for ch, why in sorted(needs_human.items())]
+        out.append("")
+    out.append(t["legend"])
+    return "\n".join(out) + "\n"
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    return (["| " + " | ".join(head) + " |", "|" + "|".join("-" * (len(h) + 2) for h in head) + "|"]
+            + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+_ROW_RE = re.compile(r"^\|\s*(ch\d{2,})\s*\|(.*)\|\s*$")
+
+
+def parse(text: str) -> dict[tuple[str, str], str]:
+    """(chapter, step) -> symbol, from the tables of a checkpoint.md in either language."""
+    names = _label_to_step()
+    out: dict[tuple[str, str], str] = {}
+    cols: list[str | None] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("|") and not _ROW_RE.match(line) and not set(line) <= set("|- :"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            cols = [names.get(c) for c in cells[1:]]
+            continue
+        m = _ROW_RE.match(line)
+        if m and cols:
+            for step, sym in zip(cols, [c.strip() for c in m.group(2).split("|")]):
+                if step:
+                    out[(m.group(1), step)] = sym
+    return out
+
+
+def compare(snap: Snapshot, text: str, lang: str = "en") -> list[str]:
+    """Where checkpoint.md and the files disagree, in words a person can check."""
+    claimed = parse(text)
+    found = {}
+    for ch, steps in snap.chapters.items():
+        for k, s in steps.items():
+            found[(ch, k)] = status_word(s)
+    issues = []
+    inverse = {"✅": ("done", "edited"), "🔄": ("stale",), "⚠️": ("half_finished",), "—": ("missing",),
+               "⏳": ("missing", "half_finished", "stale"), "❌": ("missing", "half_finished", "stale"),
+               "⚠️需人工": ("missing", "half_finished", "done", "edited", "stale")}
+    for (ch, k), sym in sorted(claimed.items()):
+        have = found.get((ch, k), "missing")
+        if have not in inverse.get(sym, ()):
+            issues.append(f"checkpoint.md says {ch} {label(k, lang)} {sym}, but {STEPS[k].file(ch)} is {have}")
+    for (ch, k), have in sorted(found.items()):
+        if (ch, k) not in claimed and have != "missing":
+            issues.append(f"checkpoint.md does not list {ch} {label(k, lang)}, but {STEPS[k].file(ch)} is {have}")
+    return issues
+

@@ -1,0 +1,191 @@
+"""`book.yaml`: one typed, validated schema. Every key has a default and a one-line comment
+(`book init` writes them all); unknown keys, wrong types and a missing source directory
+are errors that name the file, the line and the fix. Precedence: flag > file > default."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_PERSONAS = [
+    "newcomer: knows Python, has never seen this codebase",
+    "maintainer: knows the codebase, checks that nothing is wrong or missing",
+    "architect: wants the design decisions and their trade-offs",
+]
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    type: type | tuple[type, ...]
+    default: Any
+    comment: str
+    choices: tuple[Any, ...] = ()
+
+
+SCHEMA: tuple[Key, ...] = (
+    Key("title", str, "A Book About a Codebase", "the book's title"),
+    Key("language", str, "en", "language of the book and of checkpoint.md: en or zh", ("en", "zh")),
+    Key("audience", str, "developers who will work on this code", "who the book is for"),
+    Key("source", str, "./src", "the source tree to write about, relative to this file"),
+    Key("brief", str, "Explain how the code works, module by module, with real code.",
+        "what the book should cover, in a sentence or two"),
+    Key("gates", str, "normal", "where a person approves: normal (outline, research, review, final), fast (outline, final), off",
+        ("normal", "fast", "off")),
+    Key("provider", str, "auto", "auto (anthropic when ANTHROPIC_API_KEY is set, else offline), anthropic or offline",
+        ("auto", "anthropic", "offline")),
+    Key("model", str, DEFAULT_MODEL, "the model for every role, unless `models` names another"),
+    Key("models", dict, {}, "per-role model, e.g. {writer: claude-opus-4-1}"),
+    Key("max_tokens", dict, {}, "per-role output token limit, e.g. {writer: 16000}"),
+    Key("concurrency", int, 4, "model calls in flight at once"),
+    Key("budget_usd", (int, float), 25.0, "stop cleanly before a call that could cross this spend; 0 means no cap"),
+    Key("personas", list, DEFAULT_PERSONAS, "the simulated readers of the reader panel"),
+    Key("batch_size", int, 3, "chapters per batch when the planner drafts the outline"),
+    Key("max_chapters", int, 12, "the most chapters the planner may propose"),
+    Key("retries", int, 3, "attempts per step before it is marked failed"),
+    Key("max_revisions", int, 1, "automatic rewrites of a blocked draft before a person is asked"),
+)
+KEYS = {k.name: k for k in SCHEMA}
+
+
+@dataclass(frozen=True)
+class Config:
+    title: str = KEYS["title"].default
+    language: str = "en"
+    audience: str = KEYS["audience"].default
+    source: str = "./src"
+    brief: str = KEYS["brief"].default
+    gates: str = "normal"
+    provider: str = "auto"
+    model: str = DEFAULT_MODEL
+    models: dict[str, str] = field(default_factory=dict)
+    max_tokens: dict[str, int] = field(default_factory=dict)
+    concurrency: int = 4
+    budget_usd: float = 25.0
+    personas: list[str] = field(default_factory=lambda: list(DEFAULT_PERSONAS))
+    batch_size: int = 3
+    max_chapters: int = 12
+    retries: int = 3
+    max_revisions: int = 1
+    # not in the file: where it was loaded from
+    root: Path = field(default=Path("."), compare=False)
+    file: Path | None = field(default=None, compare=False)
+
+    @property
+    def source_dir(self) -> Path:
+        return (self.root / self.source).resolve()
+
+    def model_for(self, role: str) -> str:
+        return self.models.get(role, self.model)
+
+    def with_overrides(self, **kw: Any) -> "Config":
+        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+
+
+def _yaml_scalar(v: Any) -> str:
+    import json
+
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    return json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else str(v)
+
+
+def render_default(title: str | None = None, source: str | None = None, language: str | None = None,
+                   **values: Any) -> str:
+    """The book.yaml that `book init` writes: every key, its value, a comment."""
+    vals = {k.name: k.default for k in SCHEMA}
+    vals.update({k: v for k, v in dict(title=title, source=source, language=language, **values).items() if v is not None})
+    lines = ["# book.yaml: the book to write. Every key is shown with its default.",
+             "# Flags on the command line win over this file; this file wins over the defaults.", ""]
+    for k in SCHEMA:
+        v = vals[k.name]
+        lines.append(f"# {k.comment}")
+        if k.name == "personas":
+            lines.append("personas:")
+            lines += [f"  - {_yaml_scalar(p)}" for p in v]
+        else:
+            lines.append(f"{k.name}: {_yaml_scalar(v)}")
+    return "\n".join(lines) + "\n"
+
+
+def _type_name(t: type | tuple[type, ...]) -> str:
+    names = {str: "text", int: "a whole number", float: "a number", list: "a list", dict: "a mapping"}
+    ts = t if isinstance(t, tuple) else (t,)
+    return " or ".join(names.get(x, x.__name__) for x in ts)
+
+
+def load(root: str | os.PathLike[str], require: bool = True, check_source: bool = True) -> Config:
+    """Load `<root>/book.yaml`. Without the file: defaults (or an error when `require`)."""
+    import yaml  # only commands that read the config pay for it
+
+    root = Path(root).resolve()
+    path = root / "book.yaml"
+    shown = str(path)
+    if not path.exists():
+        if require:
+            raise ConfigError("no book.yaml here", shown, fix="run `book init` to create one, or pass --workspace DIR")
+        return Config(root=root)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"not UTF-8 text ({e})", shown) from None
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise ConfigError(f"not valid YAML: {getattr(e, 'problem', e)}", shown, mark.line + 1 if mark else None,
+                          fix="check the indentation and quoting on that line") from None
+    if node is None:
+        return Config(root=root, file=path)
+    if not isinstance(node, yaml.MappingNode):
+        raise ConfigError("the top level must be a mapping of keys to values", shown, node.start_mark.line + 1)
+    values: dict[str, Any] = {}
+    for knode, vnode in node.value:
+        line = knode.start_mark.line + 1
+        name = knode.value
+        if name not in KEYS:
+            close = difflib.get_close_matches(str(name), list(KEYS), n=1)
+            raise ConfigError(f"unknown key {name!r}", shown, line,
+                              fix=f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(KEYS)}")
+        if name in values:
+            raise ConfigError(f"key {name!r} appears twice", shown, line, fix="keep one of them")
+        key = KEYS[name]
+        value = yaml.safe_load(yaml.serialize(vnode))
+        vline = vnode.start_mark.line + 1
+        if name == "gates" and value is False:  # YAML 1.1 reads a bare `off` as false
+            value = "off"
+        if name == "budget_usd" and value is None:
+            value = 0
+        ok = isinstance(value, key.type) and not (isinstance(value, bool) and key.type is not bool)
+        if not ok:
+            raise ConfigError(f"{name} must be {_type_name(key.type)}, not {type(value).__name__} ({value!r})",
+                              shown, vline, fix=f"for example: {name}: {_yaml_scalar(key.default)}")
+        if key.choices and value not in key.choices:
+            raise ConfigError(f"{name} must be one of {', '.join(map(str, key.choices))}, not {value!r}", shown, vline)
+        if name in ("concurrency", "retries", "batch_size", "max_chapters") and value < 1:
+            raise ConfigError(f"{name} must be at least 1, not {value}", shown, vline)
+        if name in ("budget_usd", "max_revisions") and value < 0:
+            raise ConfigError(f"{name} cannot be negative", shown, vline)
+        if name == "personas" and (not value or not all(isinstance(p, str) and p.strip() for p in value)):
+            raise ConfigError("personas must be a non-empty list of descriptions", shown, vline)
+        if name == "models" and not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError("models maps a role to a model name", shown, vline, fix="e.g. models: {writer: claude-opus-4-1}")
+        if name == "max_tokens" and not all(isinstance(v, int) and v > 0 for v in value.values()):
+            raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)
+        values[name] = float(value) if name == "budget_usd" else value
+    cfg = Config(root=root, file=path, **values)
+    if check_source and not cfg.source_dir.is_dir():
+        line = next((k.start_mark.line + 1 for k, _ in node.value if k.value == "source"), None)
+        raise ConfigError(f"source directory {cfg.source!r} does not exist ({cfg.source_dir})", shown, line,
+                          fix="point `source:` at the repository to write about, relative to book.yaml")
+    return cfg
+
+
+def field_names() -> list[str]:
+    return [f.name for f in fields(Config) if f.name not in ("root", "file")]

@@ -1,0 +1,49 @@
+"""One exception tree. The core raises these with messages a person can act on; the CLI
+prints the message and exits with the code (DESIGN §8). BOOK_DEBUG=1 shows tracebacks."""
+
+from __future__ import annotations
+
+
+class BookError(Exception):
+    exit_code = 1
+
+
+class UsageError(BookError):
+    """Bad arguments or a request that cannot be honoured as asked (exit 2)."""
+
+    exit_code = 2
+
+
+class ConfigError(UsageError):
+    """book.yaml (or another file a person writes, such as the outline) is wrong."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None, fix: str | None = None):
+        self.file, self.line, self.fix = file, line, fix
+        where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
+        super().__init__(where + message + (f"\n  fix: {fix}" if fix else ""))
+
+
+class PathError(UsageError):
+    """A path or chapter id that would leave the workspace or is malformed."""
+
+
+class LockedError(BookError):
+    exit_code = 4
+
+
+class NeedsHuman(BookError):
+    """Stopped at a gate, a failed step or a budget cap: a person must act (exit 3)."""
+
+    exit_code = 3
+
+
+class StepFailed(BookError):
+    """A step failed; `retryable` says whether trying again may help."""
+
+    def __init__(self, message: str, retryable: bool = True):
+        self.retryable = retryable
+        super().__init__(message)
+
+
+class ValidationFailed(StepFailed):
+    """The model's answer did not pass the step's validation."""

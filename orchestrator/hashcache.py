@@ -1,0 +1,40 @@
+"""Content hashes through the `(path, size, mtime_ns) -> hash` cache, so that a scan of an
+unchanged tree costs a `stat` and a tail read per file whatever the files' size."""
+
+from __future__ import annotations
+
+import os
+
+from .markers import body_hash, find_marker
+
+
+class HashCache:
+    def __init__(self, rows: dict[str, tuple[int, int, str]] | None = None):
+        self.rows = rows or {}
+        self.dirty: dict[str, tuple[int, int, str]] = {}
+
+    def body_hash(self, path: str, st: os.stat_result | None = None) -> str | None:
+        """Hash of a file's body: everything before a marker line if the last non-blank line
+        is one (of any name), else the whole text; trailing whitespace stripped. None if absent."""
+        try:
+            st = st or os.stat(path)
+        except OSError:
+            return None
+        hit = self.rows.get(path)
+        if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+            return hit[2]
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        mk = find_marker(data)
+        body = data[: mk.offset] if mk is not None else data
+        h = body_hash(body)
+        self.rows[path] = self.dirty[path] = (st.st_size, st.st_mtime_ns, h)
+        return h
+
+    def forget(self, path: str) -> None:
+        self.rows.pop(path, None)
+        self.dirty.pop(path, None)
+

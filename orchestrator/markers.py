@@ -1,0 +1,129 @@
+"""Completion markers (DESIGN §2): an HTML comment on the last non-blank line of a file,
+`<!-- DRAFT_COMPLETE body=3f9a0c1d2e4b inputs=research:9c1e..,outline:77ab.. run=... -->`.
+
+Reading a marker reads only the tail of a file; hashing a body reads it all, so callers
+hash through the cache in `hashcache.py`."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from urllib.parse import quote, unquote
+
+TAIL = 4096
+MARKER_LINE_RE = re.compile(rb"^\s*<!--\s*([A-Z][A-Z0-9_]*)((?:\s+[a-z_]+=[^\s>]*)*)\s*-->\s*$")
+_ATTR_RE = re.compile(r"([a-z_]+)=([^\s>]*)")
+# Marker-like text inside a model's answer: an HTML comment that opens with an upper-case word.
+_LOOKALIKE_RE = re.compile(r"<!--(\s*)(?=[A-Z][A-Z0-9_]*(?:\s|-->|$))")
+
+
+@dataclass(frozen=True)
+class Marker:
+    name: str
+    body: str | None = None  # short hash of everything before the marker line
+    inputs: dict[str, str] = field(default_factory=dict)  # input name -> short hash
+    run: str | None = None
+    offset: int = 0  # byte offset where the marker line starts
+
+
+def short_hash(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+def body_hash(body: bytes) -> str:
+    """Hash of a body as DESIGN §2 defines it: trailing whitespace stripped."""
+    text = body.decode("utf-8", "surrogateescape").rstrip()
+    return short_hash(text)
+
+
+def _last_line(data: bytes) -> tuple[int, bytes] | None:
+    """(start offset, line) of the last non-blank line of `data`, or None if all blank."""
+    end = len(data.rstrip())
+    if end == 0:
+        return None
+    start = data.rfind(b"\n", 0, end) + 1
+    return start, data[start:end]
+
+
+def parse_marker_line(line: bytes) -> Marker | None:
+    m = MARKER_LINE_RE.match(line)
+    if not m:
+        return None
+    attrs = dict(_ATTR_RE.findall(m.group(2).decode("ascii", "replace")))
+    inputs: dict[str, str] = {}
+    if attrs.get("inputs"):
+        for item in attrs["inputs"].split(","):
+            name, _, h = item.rpartition(":")
+            if name:
+                inputs[unquote(name)] = h
+    return Marker(m.group(1).decode(), attrs.get("body") or None, inputs, attrs.get("run"))
+
+
+def find_marker(data: bytes) -> Marker | None:
+    """The marker on the last non-blank line of `data` (already in memory)."""
+    found = _last_line(data)
+    if found is None:
+        return None
+    mk = parse_marker_line(found[1])
+    return None if mk is None else Marker(mk.name, mk.body, mk.inputs, mk.run, found[0])
+
+
+def read_marker(path: str | os.PathLike[str], size: int | None = None) -> Marker | None:
+    """The marker on the last non-blank line, reading only the file's tail."""
+    with open(path, "rb") as fh:
+        if size is None:
+            size = os.fstat(fh.fileno()).st_size
+        chunk = TAIL
+        while True:
+            start = max(0, size - chunk)
+            fh.seek(start)
+            data = fh.read(size - start)
+            found = _last_line(data)
+            if found is None:
+                if start == 0:
+                    return None
+                chunk *= 4  # a long run of trailing blank lines
+                continue
+            off, line = found
+            if off > 0 or start == 0:
+                mk = parse_marker_line(line)
+                if mk is None:
+                    return None
+                return Marker(mk.name, mk.body, mk.inputs, mk.run, start + off)
+            chunk *= 4  # the last line began before this chunk
+
+
+def split_marked(data: bytes, marker: Marker) -> bytes:
+    """The body of a marked file: everything before the marker line."""
+    return data[: marker.offset]
+
+
+def format_marker(name: str, body: str | None = None, inputs: dict[str, str] | None = None,
+                  run: str | None = None) -> str:
+    parts = [name]
+    if body:
+        parts.append(f"body={body}")
+    if inputs:
+        parts.append("inputs=" + ",".join(f"{quote(k, safe='/._-')}:{v}" for k, v in sorted(inputs.items())))
+    if run:
+        parts.append(f"run={run}")
+    return "<!-- " + " ".join(parts) + " -->"
+
+
+def compose(body: str, name: str, inputs: dict[str, str] | None = None, run: str | None = None) -> str:
+    """Complete file text: the body, a blank line, the marker with provenance, a newline."""
+    body = body.rstrip()
+    return body + "\n\n" + format_marker(name, short_hash(body), inputs, run) + "\n"
+
+
+def neutralise(text: str) -> str:
+    """Make marker-like comments in a model's text inert, so only the orchestrator marks."""
+    return _LOOKALIKE_RE.sub(r"<!--\1(quoted) ", text)
+
+
+def looks_like_marker(text: str) -> bool:
+    return bool(_LOOKALIKE_RE.search(text))

@@ -1,0 +1,195 @@
+"""The outline (`output/memory/outline.md`): written by the planner, editable by a person.
+
+The machine-readable part is one fenced ```yaml block; the text around it is for people.
+A broken edit is reported with the line in outline.md and what to fix, never a crash."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ConfigError
+from .markers import read_marker, short_hash
+from .steps import BOOK_STEPS, CHAPTER_RE, chapter_sort_key, check_relpath
+
+OUTLINE = BOOK_STEPS["outline"].path
+_BLOCK_RE = re.compile(r"^```ya?ml[^\n]*\n(.*?)^```\s*$", re.S | re.M)
+
+
+@dataclass(frozen=True)
+class Chapter:
+    id: str
+    title: str
+    batch: int
+    summary: str = ""
+    depends_on: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+    def entry(self) -> dict:
+        return {"id": self.id, "title": self.title, "batch": self.batch, "summary": self.summary,
+                "depends_on": list(self.depends_on), "sources": list(self.sources)}
+
+    @property
+    def entry_hash(self) -> str:
+        """The grain of staleness for the outline: this chapter's entry, not the whole file."""
+        return short_hash(json.dumps(self.entry(), sort_keys=True, ensure_ascii=False))
+
+
+@dataclass(frozen=True)
+class Outline:
+    title: str
+    chapters: tuple[Chapter, ...]
+    notes: str = ""
+    by_id: dict[str, Chapter] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        self.by_id.update({c.id: c for c in self.chapters})
+
+    @property
+    def batches(self) -> list[int]:
+        return sorted({c.batch for c in self.chapters})
+
+    def in_batch(self, b: int) -> list[Chapter]:
+        return [c for c in self.chapters if c.batch == b]
+
+    def visible(self, ch: str) -> list[str]:
+        """Chapters whose long memory `ch` reads: every chapter of an earlier batch, and its
+        own dependencies. Chapters of one batch run at once, so they never read each other
+        unless one depends on the other; this keeps every generation deterministic."""
+        me = self.by_id[ch]
+        ids = {c.id for c in self.chapters if c.batch < me.batch} | set(me.depends_on)
+        return sorted(ids, key=chapter_sort_key)
+
+    def to_yaml(self) -> str:
+        import yaml
+
+        data = {"title": self.title, "chapters": [c.entry() for c in self.chapters]}
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+
+
+def render(outline: Outline, intro: str) -> str:
+    """outline.md body (without marker): a short intro for people, then the YAML block."""
+    return (f"# Outline: {outline.title}\n\n{intro.strip()}\n\n"
+            "Edit the block below to change the plan; `book scan` tells you what your edit makes stale.\n\n"
+            f"```yaml\n{outline.to_yaml()}```\n")
+
+
+def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Outline:
+    import yaml
+
+    m = _BLOCK_RE.search(text)
+    if not m:
+        raise ConfigError("no ```yaml block with the chapters", file, fix="restore the fenced yaml block from the .bak file")
+    base = text.count("\n", 0, m.start(1))  # lines before the block's content
+
+    def err(msg: str, node=None, fix: str | None = None) -> ConfigError:
+        line = base + node.start_mark.line + 1 if node is not None else base
+        return ConfigError(msg, file, line, fix)
+
+    try:
+        root = yaml.compose(m.group(1))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise ConfigError(f"the yaml block is not valid YAML: {getattr(e, 'problem', e)}", file,
+                          base + mark.line + 1 if mark else base) from None
+    if not isinstance(root, yaml.MappingNode):
+        raise err("the yaml block must be a mapping with `title` and `chapters`", root)
+    nodes = {k.value: v for k, v in root.value}
+    data = yaml.safe_load(m.group(1))
+    chapters_node = nodes.get("chapters")
+    if not isinstance(chapters_node, yaml.SequenceNode) or not chapters_node.value:
+        raise err("`chapters` must be a non-empty list", chapters_node or root)
+    chapters: list[Chapter] = []
+    seen: dict[str, Chapter] = {}
+    for cnode, c in zip(chapters_node.value, data["chapters"]):
+        if not isinstance(c, dict):
+            raise err("each chapter must be a mapping (id, title, batch, ...)", cnode)
+        fields_ = {k.value: v for k, v in cnode.value}
+        unknown = set(c) - {"id", "title", "batch", "summary", "depends_on", "sources"}
+        if unknown:
+            k = sorted(unknown)[0]
+            raise err(f"unknown chapter field {k!r}", next(n for n in cnode.value if n[0].value == k)[0],
+                      fix="fields are id, title, batch, summary, depends_on, sources")
+        cid = c.get("id")
+        if not isinstance(cid, str) or not CHAPTER_RE.match(cid):
+            raise err(f"chapter id {cid!r} is not like ch01", fields_.get("id", cnode))
+        if cid in seen:
+            raise err(f"chapter id {cid} appears twice", fields_.get("id", cnode), fix="give each chapter its own id")
+        if not isinstance(c.get("title"), str) or not c["title"].strip():
+            raise err(f"{cid} needs a title", cnode)
+        batch = c.get("batch")
+        if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
+            raise err(f"{cid}: batch must be a whole number from 1, not {batch!r}", fields_.get("batch", cnode))
+        deps = c.get("depends_on") or []
+        srcs = c.get("sources") or []
+        if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
+            raise err(f"{cid}: depends_on must be a list of chapter ids", fields_.get("depends_on", cnode))
+        if not isinstance(srcs, list) or not all(isinstance(s, str) for s in srcs):
+            raise err(f"{cid}: sources must be a list of paths", fields_.get("sources", cnode))
+        for s in srcs:
+            try:
+                check_relpath(s, "source path")
+            except Exception as e:
+                raise err(f"{cid}: {e}", fields_.get("sources", cnode)) from None
+            if source_dir is not None and not (source_dir / s).is_file():
+                raise err(f"{cid}: source file {s!r} does not exist in {source_dir}", fields_.get("sources", cnode),
+                          fix="fix the path or remove it from `sources`")
+        ch = Chapter(cid, c["title"].strip(), batch, str(c.get("summary") or "").strip(), tuple(deps), tuple(srcs))
+        seen[cid] = ch
+        chapters.append(ch)
+    for cnode, ch in zip(chapters_node.value, chapters):
+        for d in ch.depends_on:
+            if d not in seen:
+                raise err(f"{ch.id} depends on {d}, which is not in the outline", cnode)
+            if seen[d].batch > ch.batch:
+                raise err(f"{ch.id} (batch {ch.batch}) depends on {d} of a later batch ({seen[d].batch})", cnode,
+                          fix=f"move {d} to batch {ch.batch} or earlier, or {ch.id} later")
+    cycle = _find_cycle({c.id: c.depends_on for c in chapters})
+    if cycle:
+        raise err("chapters depend on each other in a cycle: " + " -> ".join(cycle), chapters_node)
+    title = data.get("title") if isinstance(data.get("title"), str) else ""
+    chapters.sort(key=lambda c: chapter_sort_key(c.id))
+    return Outline(title, tuple(chapters), notes=text[: m.start()].strip())
+
+
+def _find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> list[str] | None:
+        state[n] = 1
+        stack.append(n)
+        for d in graph.get(n, ()):
+            if state.get(d) == 1:
+                return stack[stack.index(d):] + [d]
+            if d not in state:
+                found = visit(d)
+                if found:
+                    return found
+        stack.pop()
+        state[n] = 2
+        return None
+
+    for n in sorted(graph):
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
+def load(root: Path, source_dir: Path | None = None) -> Outline | None:
+    """The outline if the planner (or a person) has finished it; None if there is none yet.
+    A half-written outline (no marker) is not trusted."""
+    p = root / OUTLINE
+    if not p.exists():
+        return None
+    if read_marker(p) is None:
+        return None
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"not UTF-8 text ({e})", str(p)) from None
+    return parse(text, str(p), source_dir)

@@ -1,0 +1,287 @@
+"""Files → state. Everything here is inferred from the file tree alone (DESIGN §2, §4 level 3).
+
+A step's status: missing, half_finished, done, edited; plus `stale` when an input it was
+made from has changed since (its marker's `inputs` hashes differ from the inputs' current
+hashes). What each step reads is declared once, in `READS`."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import outline as outline_mod
+from .errors import BookError
+from .hashcache import HashCache
+from .markers import Marker, read_marker, short_hash
+from .steps import BOOK_STEPS, MEMORY_FILES, ORDER, PHASE3, STEPS, chapter_sort_key, step_dirs
+
+# What each step reads, at the finest useful grain. `outline` is the chapter's own entry;
+# `sources` expands to one `src:<path>` per source file the chapter cites; `longmem` is the
+# long memory of the chapters this one may read (Outline.visible); `toc` the chapter list.
+# A draft does not record `longmem`: other chapters' memory changing is R2's to check, so
+# one hand edit does not rewrite every later chapter (see README, "State").
+READS: dict[str, tuple[str, ...]] = {
+    "research": ("outline", "sources"),
+    "draft": ("outline", "research", "style"),
+    "r1": ("draft", "sources"),
+    "r2": ("draft", "style", "longmem"),
+    "r3": ("draft", "outline"),
+    "review": ("r1", "r2", "r3"),
+    "panel": ("draft", "review"),
+    "memory": ("draft",),
+    "final": ("draft", "review", "panel"),
+    "html": ("final", "toc"),
+}
+
+DONE = ("done", "edited")
+
+
+@dataclass
+class StepState:
+    status: str  # missing | half_finished | done | edited
+    path: str  # relative to the workspace
+    marker: Marker | None = None
+    stale: list[str] = field(default_factory=list)  # names of inputs that changed
+    checked: bool = False  # stale has been computed
+    size: int = 0
+    mtime: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        return self.status in DONE
+
+    @property
+    def fresh(self) -> bool:
+        """Complete and nothing it was made from has changed (or a person owns it)."""
+        return self.status == "edited" or (self.status == "done" and not self.stale)
+
+
+class Scanner:
+    """Reads the tree, memoising what it has seen; `invalidate` after a write."""
+
+    def __init__(self, root: str | os.PathLike[str], cache: HashCache | None = None, source_dir: Path | None = None):
+        self.root = Path(root).resolve()
+        self.cache = cache or HashCache()
+        self.source_dir = source_dir
+        self._states: dict[str, StepState] = {}
+        self._outline: outline_mod.Outline | None = None
+        self._outline_loaded = False
+        self.outline_error: BookError | None = None
+
+    # ------------------------------------------------------------ files
+
+    def invalidate(self, rel: str | None = None) -> None:
+        if rel is None:
+            self._states.clear()
+            self._outline_loaded = False
+            return
+        self._states.pop(rel, None)
+        if rel == BOOK_STEPS["outline"].path:
+            self._outline_loaded = False
+
+    def file_state(self, rel: str, marker_name: str, st: os.stat_result | None = None) -> StepState:
+        hit = self._states.get(rel)
+        if hit is not None:
+            return hit
+        p = str(self.root / rel)
+        try:
+            st = st or os.stat(p)
+        except OSError:
+            state = StepState("missing", rel)
+        else:
+            try:
+                mk = read_marker(p, st.st_size)
+            except OSError:
+                mk = None
+            if mk is None or mk.name != marker_name:
+                state = StepState("half_finished", rel, None, size=st.st_size, mtime=st.st_mtime)
+            elif mk.body and mk.body != self.cache.body_hash(p, st):
+                state = StepState("edited", rel, mk, size=st.st_size, mtime=st.st_mtime)
+            else:
+                state = StepState("done", rel, mk, size=st.st_size, mtime=st.st_mtime)
+        self._states[rel] = state
+        return state
+
+    def body_hash(self, rel: str) -> str | None:
+        return self.cache.body_hash(str(self.root / rel))
+
+    # ------------------------------------------------------------ the outline
+
+    @property
+    def outline(self) -> outline_mod.Outline | None:
+        if not self._outline_loaded:
+            self._outline_loaded = True
+            self.outline_error = None
+            try:
+                self._outline = outline_mod.load(self.root, self.source_dir)
+            except BookError as e:
+                self._outline, self.outline_error = None, e
+        return self._outline
+
+    # ------------------------------------------------------------ steps and inputs
+
+    def step(self, ch: str, key: str) -> StepState:
+        s = STEPS[key]
+        state = self.file_state(s.file(ch), s.marker)
+        if state.complete and state.marker and state.marker.inputs and not state.checked:
+            state.checked = True
+            now = self.input_hashes(ch, key)
+            state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
+                                 if now.get(n) != state.marker.inputs.get(n))
+        return state
+
+    def book_step(self, key: str) -> StepState:
+        s = BOOK_STEPS[key]
+        return self.file_state(s.path, s.marker)
+
+    def input_names(self, ch: str, key: str) -> list[str]:
+        names: list[str] = []
+        for r in READS[key]:
+            if r == "sources":
+                o = self.outline
+                c = o.by_id.get(ch) if o else None
+                names += [f"src:{p}" for p in (c.sources if c else ())]
+            else:
+                names.append(r)
+        return names
+
+    def input_hashes(self, ch: str, key: str) -> dict[str, str | None]:
+        return {n: self.input_hash(ch, n) for n in self.input_names(ch, key)}
+
+    def input_hash(self, ch: str, name: str) -> str | None:
+        if name in STEPS:
+            return self.body_hash(STEPS[name].file(ch))
+        if name.startswith("src:"):
+            if self.source_dir is None:
+                return None
+            return self.cache.body_hash(str(self.source_dir / name[4:]))
+        o = self.outline
+        if name == "outline":
+            c = o.by_id.get(ch) if o else None
+            return c.entry_hash if c else None
+        if name == "style":
+            return self.body_hash(BOOK_STEPS["style_guide"].path)
+        if name == "toc":
+            return short_hash(json.dumps([(c.id, c.title) for c in o.chapters], ensure_ascii=False)) if o else None
+        if name == "longmem":
+            return self.longmem_hash(ch)
+        raise KeyError(f"unknown input {name!r}")
+
+    def longmem_hash(self, ch: str) -> str | None:
+        o = self.outline
+        if o is None or ch not in o.by_id:
+            return None
+        parts = [f"{v}:{self.body_hash(STEPS['memory'].file(v)) or '-'}" for v in o.visible(ch)
+                 if self.step(v, "memory").complete]
+        return short_hash("\n".join(parts))
+
+    def chapters(self) -> list[str]:
+        """Chapters of the outline, and any chapter that has files (a bare tree works too)."""
+        found: set[str] = set()
+        for d, pats in step_dirs().items():
+            try:
+                with os.scandir(self.root / d) as it:
+                    for e in it:
+                        for rx, key in pats:
+                            m = rx.match(e.name)
+                            if m:
+                                found.add(m.group(1))
+                                rel = f"{d}/{e.name}"
+                                if rel not in self._states:
+                                    self.file_state(rel, STEPS[key].marker, e.stat())
+                                break
+            except OSError:
+                continue
+        o = self.outline
+        if o:
+            found |= {c.id for c in o.chapters}
+        return sorted(found, key=chapter_sort_key)
+
+
+# ---------------------------------------------------------------- the whole-tree view
+
+PHASE_OF_STEP = {"research": "researching", "draft": "writing", "r1": "reviewing", "r2": "reviewing",
+                 "r3": "reviewing", "review": "reviewing", "panel": "panel", "memory": "memory",
+                 "final": "finalizing", "html": "publishing"}
+
+
+def chapter_phase(steps: dict[str, StepState]) -> str:
+    for key in ORDER:
+        if not steps[key].fresh:
+            if key == "research" and steps[key].status == "missing":
+                return "pending"
+            return PHASE_OF_STEP[key]
+    return "done"
+
+
+@dataclass
+class Snapshot:
+    root: Path
+    chapters: dict[str, dict[str, StepState]]
+    book: dict[str, StepState]
+    memory_files: dict[str, bool]
+    outline: outline_mod.Outline | None
+    outline_error: str | None
+
+    def batch_of(self, ch: str) -> int | None:
+        c = self.outline.by_id.get(ch) if self.outline else None
+        return c.batch if c else None
+
+    @property
+    def phase(self) -> int:
+        if not self.book["outline"].complete:
+            return 1
+        if not (self.book["style_guide"].complete and all(self.memory_files.values())):
+            return 2
+        if any(not s[k].fresh for s in self.chapters.values() for k in PHASE3):
+            return 3
+        if any(not s["final"].fresh for s in self.chapters.values()) or not self.book["audit"].fresh:
+            return 4
+        return 5
+
+    @property
+    def complete(self) -> bool:
+        return (self.phase == 5 and all(s["html"].fresh for s in self.chapters.values())
+                and self.book["index"].complete)
+
+    @property
+    def batch(self) -> int | None:
+        """The earliest batch with a chapter whose phase-3 work is not done."""
+        pending = [self.batch_of(ch) for ch, s in self.chapters.items() if any(not s[k].fresh for k in PHASE3)]
+        pending = [b for b in pending if b is not None]
+        return min(pending) if pending else None
+
+    def files(self, pred) -> list[str]:
+        out = [s.path for ch in self.chapters.values() for s in ch.values() if pred(s)]
+        out += [s.path for s in self.book.values() if pred(s)]
+        return out
+
+    @property
+    def half_finished(self) -> list[str]:
+        return self.files(lambda s: s.status == "half_finished")
+
+    @property
+    def stale(self) -> list[str]:
+        return self.files(lambda s: s.complete and bool(s.stale))
+
+    @property
+    def edited(self) -> list[str]:
+        return self.files(lambda s: s.status == "edited")
+
+
+def status_word(s: StepState) -> str:
+    """The status DESIGN §2 reports: an edited file stays `edited` even when stale."""
+    if s.status == "done" and s.stale:
+        return "stale"
+    return s.status
+
+
+def snapshot(scanner: Scanner) -> Snapshot:
+    chapters = scanner.chapters()
+    rows = {ch: {k: scanner.step(ch, k) for k in ORDER} for ch in chapters}
+    book = {k: scanner.book_step(k) for k in BOOK_STEPS}
+    mem = {k: (scanner.root / p).exists() for k, p in MEMORY_FILES.items()}
+    return Snapshot(scanner.root, rows, book, mem, scanner.outline,
+                    str(scanner.outline_error) if scanner.outline_error else None)

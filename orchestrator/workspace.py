@@ -1,0 +1,141 @@
+"""Opening a workspace: its config (optional for read-only commands), the ledger, the hash
+cache and a scanner over the files, plus the views every command shares (`scan_report`)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import checkpoint, config as config_mod
+from .errors import ConfigError
+from .fsio import Workspace
+from .hashcache import HashCache
+from .ledger import Ledger
+from .scan import Scanner, Snapshot, chapter_phase, snapshot, status_word
+from .steps import CHECKPOINT, NEEDS_HUMAN, STATE_DB
+
+
+@dataclass
+class Book:
+    ws: Workspace
+    cfg: config_mod.Config
+    ledger: Ledger
+    cache: HashCache
+    scanner: Scanner
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def root(self) -> Path:
+        return self.ws.root
+
+    @classmethod
+    def open(cls, root: str | os.PathLike[str], require_config: bool = True, repair: bool = True) -> "Book":
+        """`repair=False` (scan): a damaged ledger is reported and left alone."""
+        root = Path(root).resolve()
+        if not root.is_dir():
+            raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
+        cfg = config_mod.load(root, require=require_config, check_source=require_config)
+        db = root / STATE_DB
+        if not (root / "output").is_dir():
+            ledger = Ledger(None, db, [])  # nothing to cache for yet; do not create output/
+        else:
+            ledger = Ledger.open(db, repair=repair)
+        cache = HashCache(ledger.load_hashes())
+        src = cfg.source_dir if cfg.file is not None else None
+        scanner = Scanner(root, cache, src)
+        return cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings))
+
+    def snapshot(self) -> Snapshot:
+        return snapshot(self.scanner)
+
+    def save_cache(self) -> None:
+        self.ledger.store_hashes(self.cache.dirty)
+        self.cache.dirty.clear()
+
+    def close(self) -> None:
+        self.save_cache()
+        self.ledger.close()
+
+    def needs_human(self) -> dict[str, str]:
+        """Chapters listed in output/memory/needs-human.md (a file: it survives a lost ledger)."""
+        p = self.root / NEEDS_HUMAN
+        out: dict[str, str] = {}
+        try:
+            for line in p.read_text(encoding="utf-8").splitlines():
+                if line.startswith("- ch") and ":" in line:
+                    ch, _, why = line[2:].partition(":")
+                    out[ch.strip()] = why.strip()
+        except OSError:
+            pass
+        return out
+
+
+def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
+    """The document of `book scan --json` (DESIGN §8)."""
+    snap = snap or book.snapshot()
+    needs = book.needs_human()
+    chapters = {}
+    for ch, steps in snap.chapters.items():
+        chapters[ch] = {
+            "batch": snap.batch_of(ch),
+            "phase": "needs_human" if ch in needs else chapter_phase(steps),
+            "steps": {k: status_word(s) for k, s in steps.items()},
+        }
+    discrepancies: list[str] = []
+    cp = book.root / CHECKPOINT
+    if cp.exists():
+        try:
+            discrepancies = checkpoint.compare(snap, cp.read_text(encoding="utf-8", errors="replace"), book.cfg.language)
+        except OSError as e:
+            discrepancies = [f"checkpoint.md unreadable: {e}"]
+    elif snap.chapters:
+        discrepancies = ["checkpoint.md is missing; `book scan --rebuild` or `book resume` rewrites it"]
+    return {
+        "workspace": str(book.root),
+        "phase": snap.phase,
+        "batch": snap.batch,
+        "complete": snap.complete,
+        "book": {k: status_word(s) for k, s in snap.book.items()},
+        "chapters": chapters,
+        "half_finished": snap.half_finished,
+        "stale": snap.stale,
+        "edited": snap.edited,
+        "needs_human": sorted(needs),
+        "discrepancies": discrepancies,
+        "outline_error": snap.outline_error,
+        "warnings": book.warnings,
+    }
+
+
+
+def init_workspace(dest: str | os.PathLike[str], source: str | None = None, example: bool = False,
+                   title: str | None = None, language: str | None = None) -> list[str]:
+    """`book init`: write book.yaml (every key, its default, a comment); with `example`, also a
+    small sample source tree to write about. Refuses to overwrite an existing book.yaml."""
+    import shutil
+
+    from .fsio import atomic_write
+    from .resources import builtin
+
+    root = Path(dest).resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    made: list[str] = []
+    cfg = root / "book.yaml"
+    if cfg.exists():
+        raise ConfigError("book.yaml already exists; nothing was changed", str(cfg),
+                          fix="edit it, or choose another directory")
+    if example:
+        target = root / "src"
+        if target.exists():
+            raise ConfigError(f"{target} already exists; nothing was changed", fix="use --source with your own tree")
+        shutil.copytree(builtin("example"), target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        made.append("src/")
+        source = source or "./src"
+        title = title or "Inside minikv: a small key-value store, explained"
+    elif source is None:
+        source = "./src"
+    atomic_write(cfg, config_mod.render_default(title=title, source=source, language=language))
+    made.insert(0, "book.yaml")
+    return made
