@@ -122,8 +122,6 @@ def _type_name(t: type | tuple[type, ...]) -> str:
 
 def load(root: str | os.PathLike[str], require: bool = True, check_source: bool = True) -> Config:
     """Load `<root>/book.yaml`. Without the file: defaults (or an error when `require`)."""
-    import yaml  # only commands that read the config pay for it
-
     root = Path(root).resolve()
     path = root / "book.yaml"
     shown = str(path)
@@ -131,6 +129,7 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
         if require:
             raise ConfigError("no book.yaml here", shown, fix="run `book init` to create one, or pass --workspace DIR")
         return Config(root=root)
+    import yaml  # only commands that read a config pay for it
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:

@@ -74,14 +74,14 @@ def find_marker(data: bytes) -> Marker | None:
 
 def read_marker(path: str | os.PathLike[str], size: int | None = None) -> Marker | None:
     """The marker on the last non-blank line, reading only the file's tail."""
-    with open(path, "rb") as fh:
+    fd = os.open(path, os.O_RDONLY)
+    try:
         if size is None:
-            size = os.fstat(fh.fileno()).st_size
+            size = os.fstat(fd).st_size
         chunk = TAIL
         while True:
             start = max(0, size - chunk)
-            fh.seek(start)
-            data = fh.read(size - start)
+            data = os.pread(fd, size - start, start)
             found = _last_line(data)
             if found is None:
                 if start == 0:
@@ -95,6 +95,8 @@ def read_marker(path: str | os.PathLike[str], size: int | None = None) -> Marker
                     return None
                 return Marker(mk.name, mk.body, mk.inputs, mk.run, start + off)
             chunk *= 4  # the last line began before this chunk
+    finally:
+        os.close(fd)
 
 
 def split_marked(data: bytes, marker: Marker) -> bytes:

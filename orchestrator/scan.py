@@ -63,9 +63,11 @@ class Scanner:
 
     def __init__(self, root: str | os.PathLike[str], cache: HashCache | None = None, source_dir: Path | None = None):
         self.root = Path(root).resolve()
+        self._prefix = str(self.root) + os.sep
         self.cache = cache or HashCache()
         self.source_dir = source_dir
         self._states: dict[str, StepState] = {}
+        self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._outline: outline_mod.Outline | None = None
         self._outline_loaded = False
         self.outline_error: BookError | None = None
@@ -75,9 +77,11 @@ class Scanner:
     def invalidate(self, rel: str | None = None) -> None:
         if rel is None:
             self._states.clear()
+            self._listed.clear()
             self._outline_loaded = False
             return
         self._states.pop(rel, None)
+        self._listed.discard(rel.rpartition("/")[0])
         if rel == BOOK_STEPS["outline"].path:
             self._outline_loaded = False
 
@@ -85,7 +89,10 @@ class Scanner:
         hit = self._states.get(rel)
         if hit is not None:
             return hit
-        p = str(self.root / rel)
+        p = self._prefix + rel
+        if st is None and rel.rpartition("/")[0] in self._listed:
+            state = self._states[rel] = StepState("missing", rel)
+            return state
         try:
             st = st or os.stat(p)
         except OSError:
@@ -105,7 +112,7 @@ class Scanner:
         return state
 
     def body_hash(self, rel: str) -> str | None:
-        return self.cache.body_hash(str(self.root / rel))
+        return self.cache.body_hash(self._prefix + rel)
 
     # ------------------------------------------------------------ the outline
 
@@ -194,6 +201,7 @@ class Scanner:
                                 break
             except OSError:
                 continue
+            self._listed.add(d)
         o = self.outline
         if o:
             found |= {c.id for c in o.chapters}

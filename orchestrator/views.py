@@ -1,0 +1,34 @@
+"""Text views for people (stderr or stdout without --json). Data views are JSON."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from .steps import ORDER
+
+SHORT = {"done": "✅", "edited": "✍", "stale": "🔄", "half_finished": "⚠️", "missing": "·",
+         "running": "⏳", "failed": "❌", "needs_human": "⚠️需人工"}
+
+
+def print_scan(report: dict[str, Any], out=None) -> None:
+    out = out or sys.stdout
+    w = out.write
+    w(f"workspace {report['workspace']}\n")
+    batch = f", batch {report['batch']}" if report.get("batch") else ""
+    w(f"phase {report['phase']}{batch}{' — complete' if report.get('complete') else ''}\n")
+    if report.get("outline_error"):
+        w(f"outline: {report['outline_error']}\n")
+    chapters = report["chapters"]
+    if chapters:
+        w("\n" + "chapter  batch  " + " ".join(f"{k[:6]:>6}" for k in ORDER) + "  phase\n")
+        for ch, row in chapters.items():
+            cells = " ".join(f"{SHORT.get(row['steps'][k], '?'):>6}" for k in ORDER)
+            w(f"{ch:<8} {str(row['batch'] or '-'):>5}  {cells}  {row['phase']}\n")
+        w("legend: ✅ done  ✍ edited by hand (kept)  🔄 stale  ⚠️ half-finished  · missing\n")
+    for key, title in (("half_finished", "half-finished"), ("stale", "stale (will be redone)"),
+                       ("edited", "edited by hand (kept, never overwritten)"), ("needs_human", "needs a person"),
+                       ("discrepancies", "checkpoint.md disagrees with the files"), ("warnings", "warnings")):
+        items = report.get(key) or []
+        if items:
+            w(f"\n{title}:\n" + "".join(f"  {x}\n" for x in items))
