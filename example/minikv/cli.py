@@ -68,8 +68,8 @@ def run(store: Store, args: argparse.Namespace) -> int:
     elif args.command == "compact":
         store.compact()
     elif args.command == "stats":
-        for name, value in store.stats().items():
-            print(f"{name}: {value}")
+        for name, count in store.stats().items():
+            print(f"{name}: {count}")
     return 0
 
 
