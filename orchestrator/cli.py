@@ -57,3 +57,142 @@ def scan(
     from .main import do_scan
 
     do_scan(workspace, as_json, rebuild)
+
+
+# ---------------------------------------------------------------- run / resume / redo
+
+Strategy = Annotated[str, typer.Option("--strategy", help="half-finished files: conservative (back up, redo), "
+                                                          "aggressive (continue the partial text), ask (list them, wait)")]
+Provider = Annotated[Optional[str], typer.Option("--provider", help="offline | anthropic | auto (book.yaml's by default)")]
+Concurrency = Annotated[Optional[int], typer.Option("--concurrency", min=1, help="model calls in flight at once")]
+
+
+def _print_summary(summary, book) -> None:
+    failed = [(n, o) for n, o in summary.outcomes.items() if o.status in ("failed", "needs_human")]
+    skipped = [n for n, o in summary.outcomes.items() if o.status == "skipped"]
+    err(f"generated {len(summary.generated)} file(s); {len(failed)} failed; {len(skipped)} skipped")
+    if summary.needs_human:
+        err("needs a person (see output/memory/needs-human.md):")
+        for k, v in sorted(summary.needs_human.items()):
+            err(f"  {k}: NEEDS_HUMAN_REVIEW — {v}")
+    index = book.root / "output/publish/index.html"
+    if summary.ok and not summary.needs_human and index.exists():
+        err(f"the book: {index}")
+
+
+def _print_plan(summary) -> None:
+    if not summary.plan:
+        print("nothing to do: every file is fresh")
+    for (ch, step), why in summary.plan:
+        print(f"{ch:<6} {step:<12} {why}")
+
+
+@app.command()
+def run(
+    workspace: Workspace = Path("."),
+    batch: Annotated[Optional[int], typer.Option(help="run phase 3 of this batch (phases 1–2 first if needed)")] = None,
+    phase: Annotated[Optional[int], typer.Option(min=1, max=5, help="run the phases up to this one")] = None,
+    chapter: Annotated[Optional[str], typer.Option(help="run one chapter, e.g. ch03")] = None,
+    strategy: Strategy = "conservative",
+    provider: Provider = None,
+    concurrency: Concurrency = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="print what would run and why; change nothing")] = False,
+    quiet: Quiet = False,
+) -> None:
+    """Run everything that can run, in order, until done or stopped by a gate or a failure."""
+    from .plan import Scope
+    from .runner import RunOptions, validate_strategy
+    from .session import run_session
+    from .steps import check_chapter_id
+    from .workspace import Book
+
+    if chapter:
+        check_chapter_id(chapter)
+    book = Book.open(workspace)
+    try:
+        opts = RunOptions(Scope(batch, phase, chapter), validate_strategy(strategy), concurrency, dry_run)
+        result = run_session(book, opts, provider, quiet)
+        if dry_run:
+            _print_plan(result.summary)
+        else:
+            _print_summary(result.summary, book)
+    finally:
+        book.close()
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def redo(
+    chapter: Annotated[str, typer.Argument(help="chNN, or `book` for a book-level step")],
+    step: Annotated[str, typer.Argument(help="the step to regenerate: research, draft, r1, ... (book: outline, audit)")],
+    workspace: Workspace = Path("."),
+    provider: Provider = None,
+    run_after: Annotated[bool, typer.Option("--run/--no-run", help="then continue with what the redo made stale")] = True,
+    quiet: Quiet = False,
+) -> None:
+    """Regenerate one step (the old file goes to .bak), then what it makes stale."""
+    from .errors import UsageError
+    from .plan import BOOK, Scope
+    from .runner import RunOptions
+    from .session import run_session
+    from .steps import BOOK_STEPS, STEPS, check_chapter_id
+    from .workspace import Book
+
+    if chapter == BOOK:
+        if step not in BOOK_STEPS:
+            raise UsageError(f"unknown book step {step!r}: one of {', '.join(BOOK_STEPS)}")
+    else:
+        check_chapter_id(chapter)
+        if step not in STEPS:
+            raise UsageError(f"unknown step {step!r}: one of {', '.join(STEPS)}")
+    book = Book.open(workspace)
+    try:
+        scope = Scope() if run_after or chapter == BOOK else Scope(chapter=chapter)
+        result = run_session(book, RunOptions(scope, redo={(chapter, step)}), provider, quiet)
+        _print_summary(result.summary, book)
+    finally:
+        book.close()
+    raise typer.Exit(result.exit_code)
+
+
+# ---------------------------------------------------------------- the ledger
+
+
+@app.command()
+def log(
+    workspace: Workspace = Path("."),
+    chapter: Annotated[Optional[str], typer.Option(help="only this chapter")] = None,
+    step: Annotated[Optional[str], typer.Option(help="only this step")] = None,
+    type: Annotated[Optional[str], typer.Option("--type", help="only this event type (step_start, step_end, ...)")] = None,
+    limit: Annotated[Optional[int], typer.Option(help="the last N events")] = None,
+    as_json: Json = False,
+) -> None:
+    """Print the ledger's events."""
+    from .workspace import Book
+
+    book = Book.open(workspace, require_config=False)
+    try:
+        events = book.ledger.events(chapter, step, type, limit)
+    finally:
+        book.close()
+    if as_json:
+        emit_json(events)
+        return
+    for e in events:
+        where = " ".join(x for x in (e["chapter"], e["step"]) if x)
+        detail = " ".join(f"{k}={v}" for k, v in sorted(e["detail"].items()))
+        print(f"{e['seq']:>6} {e['ts']} {e['type']:<14} {where:<14} {detail}")
+
+
+@app.command()
+def cost(workspace: Workspace = Path("."), as_json: Json = False) -> None:
+    """Spend per chapter, step and model, and the prompt-cache hit ratio."""
+    from .costs import cost_report, print_cost
+    from .workspace import Book
+
+    book = Book.open(workspace, require_config=False)
+    try:
+        rep = cost_report(book.ledger.calls())
+    finally:
+        book.close()
+    emit_json(rep) if as_json else print_cost(rep)

@@ -101,10 +101,21 @@ class PartialWriter:
         self.path = partial_path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _mutate("partial", self.path)
+        self.prefix = prefix
         self._fh = open(self.path, "w", encoding="utf-8")
         if prefix:
             self._fh.write(prefix)
             self._fh.flush()
+
+    def reset(self, keep_prefix: bool = True) -> None:
+        """The provider abandoned an attempt (a retry): drop its text, keep the prefix
+        (unless the provider starts afresh instead of continuing it)."""
+        if not keep_prefix:
+            self.prefix = ""
+        self._fh.seek(0)
+        self._fh.truncate()
+        self._fh.write(self.prefix)
+        self._fh.flush()
 
     def write(self, text: str) -> None:
         self._fh.write(text)

@@ -21,3 +21,69 @@ def write_needs_human(book, items: dict[str, str]) -> None:
              "Chapters marked NEEDS_HUMAN_REVIEW: fix the cause, then `book run` or `book resume` retries them.", ""]
     lines += [f"- {ch}: {why}" for ch, why in sorted(items.items())] or ["(nothing is waiting)"]
     atomic_write(book.ws.path(NEEDS_HUMAN), "\n".join(lines) + "\n")
+
+
+class Reporter:
+    """Progress on stderr: one line per event when stderr is not a terminal, a live table
+    (rich) when it is, nothing with -q."""
+
+    def __init__(self, quiet: bool = False, stream=None):
+        import sys
+
+        self.quiet = quiet
+        self.stream = stream or sys.stderr
+        self.live = None
+        self.rows: dict[str, dict[str, str]] = {}
+        self.counts = {"start": 0, "done": 0, "fail": 0, "skip": 0}
+        import time
+
+        self.t0 = time.monotonic()
+        if not quiet and self.stream.isatty():
+            from rich.console import Console
+            from rich.live import Live
+
+            self.live = Live(self._table(), console=Console(file=self.stream), refresh_per_second=4, transient=False)
+            self.live.start()
+
+    def __call__(self, kind: str, node: tuple[str, str], msg: str) -> None:
+        if self.quiet:
+            return
+        if kind in self.counts:
+            self.counts[kind] += 1
+        if kind == "warning":
+            if self.live:
+                self.live.console.print(f"[yellow]{msg}[/]")
+            else:
+                print(msg, file=self.stream, flush=True)
+            return
+        ch, step = node
+        sym = {"start": "⏳", "done": "✅", "fail": "❌", "skip": "⏭"}.get(kind, "·")
+        self.rows.setdefault(ch, {})[step] = sym
+        if self.live:
+            self.live.update(self._table())
+        else:
+            import time
+
+            why = f" ({msg})" if msg else ""
+            print(f"[{time.monotonic() - self.t0:6.1f}s] {sym} {ch} {step}{why}", file=self.stream, flush=True)
+
+    def _table(self):
+        import time
+
+        from rich.table import Table
+
+        from .steps import ORDER
+
+        t = Table(title=f"book — {time.monotonic() - self.t0:.0f}s, {self.counts['done']} done, "
+                        f"{self.counts['fail']} failed, {self.counts['skip']} skipped", expand=False)
+        t.add_column("")
+        for k in ORDER:
+            t.add_column(k)
+        for ch in sorted(self.rows):
+            t.add_row(ch, *[self.rows[ch].get(k, "") for k in ORDER])
+        return t
+
+    def close(self) -> None:
+        if self.live:
+            self.live.update(self._table())
+            self.live.stop()

@@ -35,6 +35,15 @@ READS: dict[str, tuple[str, ...]] = {
     "html": ("final", "toc"),
 }
 
+# Book-level files made from other files. `finals` expands to one `final:chNN` per chapter.
+# The outline records no inputs: a new plan is asked for (`book redo outline`), never inferred.
+BOOK_READS: dict[str, tuple[str, ...]] = {
+    "source_map": ("outline_file",),
+    "style_guide": ("config",),
+    "audit": ("finals",),
+    "index": ("toc", "summaries"),
+}
+
 DONE = ("done", "edited")
 
 
@@ -61,11 +70,13 @@ class StepState:
 class Scanner:
     """Reads the tree, memoising what it has seen; `invalidate` after a write."""
 
-    def __init__(self, root: str | os.PathLike[str], cache: HashCache | None = None, source_dir: Path | None = None):
+    def __init__(self, root: str | os.PathLike[str], cache: HashCache | None = None, source_dir: Path | None = None,
+                 config_hash: str | None = None):
         self.root = Path(root).resolve()
         self._prefix = str(self.root) + os.sep
         self.cache = cache or HashCache()
         self.source_dir = source_dir
+        self.config_hash = config_hash  # what the style guide is made from (title, language, audience)
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._outline: outline_mod.Outline | None = None
@@ -141,7 +152,23 @@ class Scanner:
 
     def book_step(self, key: str) -> StepState:
         s = BOOK_STEPS[key]
-        return self.file_state(s.path, s.marker)
+        state = self.file_state(s.path, s.marker)
+        if state.complete and state.marker and state.marker.inputs and not state.checked and key in BOOK_READS:
+            state.checked = True
+            now = self.book_input_hashes(key)
+            state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
+                                 if now.get(n) != state.marker.inputs.get(n))
+        return state
+
+    def book_input_hashes(self, key: str) -> dict[str, str | None]:
+        names: list[str] = []
+        o = self.outline
+        for r in BOOK_READS[key]:
+            if r == "finals":
+                names += [f"final:{c.id}" for c in (o.chapters if o else ())]
+            else:
+                names.append(r)
+        return {n: self.input_hash("", n) for n in names}
 
     def input_names(self, ch: str, key: str) -> list[str]:
         names: list[str] = []
@@ -160,6 +187,9 @@ class Scanner:
     def input_hash(self, ch: str, name: str) -> str | None:
         if name in STEPS:
             return self.body_hash(STEPS[name].file(ch))
+        step, _, other = name.partition(":")
+        if other and step in STEPS:  # another chapter's file, e.g. final:ch03
+            return self.body_hash(STEPS[step].file(other))
         if name.startswith("src:"):
             if self.source_dir is None:
                 return None
@@ -170,6 +200,12 @@ class Scanner:
             return c.entry_hash if c else None
         if name == "style":
             return self.body_hash(BOOK_STEPS["style_guide"].path)
+        if name == "outline_file":
+            return self.body_hash(BOOK_STEPS["outline"].path)
+        if name == "config":
+            return self.config_hash
+        if name == "summaries":
+            return short_hash(json.dumps([(c.id, c.title, c.summary) for c in o.chapters], ensure_ascii=False)) if o else None
         if name == "toc":
             return short_hash(json.dumps([(c.id, c.title) for c in o.chapters], ensure_ascii=False)) if o else None
         if name == "longmem":

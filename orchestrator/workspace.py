@@ -44,7 +44,7 @@ class Book:
             ledger = Ledger.open(db, repair=repair)
         cache = HashCache(ledger.load_hashes())
         src = cfg.source_dir if cfg.file is not None else None
-        scanner = Scanner(root, cache, src)
+        scanner = Scanner(root, cache, src, config_hash=style_hash(cfg) if cfg.file is not None else None)
         return cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings))
 
     def snapshot(self) -> Snapshot:
@@ -70,6 +70,12 @@ class Book:
         except OSError:
             pass
         return out
+
+
+def style_hash(cfg: config_mod.Config) -> str:
+    from .markers import short_hash
+
+    return short_hash(f"{cfg.title}\n{cfg.language}\n{cfg.audience}")
 
 
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:

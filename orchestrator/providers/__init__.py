@@ -1,0 +1,40 @@
+"""Providers: `offline` (deterministic, no network: the default without ANTHROPIC_API_KEY)
+and `anthropic` (Claude through the anthropic SDK, imported only when used)."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import UsageError
+
+NAMES = ("auto", "offline", "anthropic")
+
+
+def resolve_name(name: str | None, cfg) -> str:
+    name = name or cfg.provider
+    if name not in NAMES:
+        raise UsageError(f"unknown provider {name!r}: choose one of {', '.join(NAMES)}")
+    if name == "auto":
+        return "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "offline"
+    return name
+
+
+def make_provider(name: str | None, cfg, ledger=None, run_id: str | None = None):
+    name = resolve_name(name, cfg)
+    if name == "offline":
+        from .offline import OfflineProvider
+
+        latency = float(os.environ.get("BOOK_OFFLINE_LATENCY", "0") or 0)
+        return OfflineProvider(latency=latency)
+    if not os.environ.get("ANTHROPIC_API_KEY"):
+        raise UsageError("the anthropic provider needs ANTHROPIC_API_KEY in the environment "
+                         "(export ANTHROPIC_API_KEY=...; it is never written anywhere), or use --provider offline")
+    from .anthropic import AnthropicProvider
+
+    on_call = None
+    if ledger is not None:
+        def on_call(row: dict) -> None:
+            ledger.log_call(run=run_id, **row)
+    p = AnthropicProvider(concurrency=cfg.concurrency, on_call=on_call)
+    p.logs_calls = on_call is not None
+    return p

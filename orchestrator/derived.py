@@ -1,0 +1,114 @@
+"""Files the orchestrator derives without a model: the source map, the style guide and the
+long-memory aggregates. Each is a pure function of other files, written with a marker whose
+`inputs` say what it was made from, so a scan can tell when it is stale."""
+
+from __future__ import annotations
+
+import sys
+
+from . import memoryfiles
+from .agents import long_memory
+from .fsio import atomic_write, backup
+from .markers import compose, short_hash
+from .outline import Outline
+from .sources import list_files
+from .steps import MEMORY_FILES, MEMORY_MARKER, STEPS
+
+STYLE = {
+    "en": """# Style guide: {title}
+
+For {audience}.
+
+## Voice
+- Explain, then show: say what a piece of code is for before quoting it, and what it does after.
+- Plain words, short sentences (under 30 words); one idea per paragraph.
+- Address the reader as "you"; name things the way the code names them.
+
+## Code
+- Quote real code only, as a fenced block whose info string names the file: ```` ```python file=path/in/repo.py ````.
+- Quote the smallest piece that makes the point; elide with a line `...` when needed.
+- Every code block is followed by prose that explains it.
+- Inline code for every path, function, class and value: `Store.get`, `minikv/wal.py`.
+
+## Terms and references
+- Define a term in bold on first use (`**term**: definition`); the glossary collects them.
+- Do not redefine a term an earlier chapter defined: link to that chapter instead.
+- Link other chapters as `[title](chNN.md)`; only chapters that exist.
+- Each chapter may use one metaphor of its own; never reuse another chapter's.
+
+## Shape
+- One `# ` title, then `## ` sections; a closing `## Summary`.
+- No TODOs, placeholders or notes to the editor in a chapter.
+""",
+    "zh": """# 风格指南：{title}
+
+读者：{audience}。
+
+## 语气
+- 先解释再展示：引用代码前说明它的用途，引用后说明它做了什么。
+- 用平实的词和短句；一段只讲一件事。
+- 用"你"称呼读者；沿用代码中的命名。
+
+## 代码
+- 只引用真实代码，用代码块并在信息字符串中标明文件：```` ```python file=path/in/repo.py ````。
+- 引用能说明问题的最小片段；必要时用一行 `...` 省略。
+- 每个代码块之后都要有解释。
+- 路径、函数、类和值都用行内代码：`Store.get`、`minikv/wal.py`。
+
+## 术语与引用
+- 术语首次出现时加粗定义（`**术语**：定义`），术语表会收集它们。
+- 不要重复定义前面章节已定义的术语，改为链接到该章。
+- 用 `[标题](chNN.md)` 链接其他章节，只链接存在的章节。
+- 每章最多使用一个自己的隐喻，不要复用其他章节的隐喻。
+
+## 结构
+- 一个 `# ` 标题，然后是 `## ` 小节，最后是 `## 小结`。
+- 章节中不得留有 TODO、占位符或给编辑的备注。
+""",
+}
+
+
+def style_guide(cfg) -> str:
+    return STYLE["zh" if cfg.language == "zh" else "en"].format(title=cfg.title, audience=cfg.audience)
+
+
+def source_map(o: Outline, source_dir) -> str:
+    covered = {s: c.id for c in o.chapters for s in c.sources}
+    files = list_files(source_dir)
+    out = ["# Source map", "", "Which chapter explains which file of the source tree.", "",
+           "| file | chapter |", "|------|---------|"]
+    for f in files:
+        ch = covered.get(f)
+        out.append(f"| `{f}` | {ch + ' — ' + o.by_id[ch].title if ch else '—'} |")
+    for s in sorted(set(covered) - set(files)):
+        out.append(f"| `{s}` | {covered[s]} (missing from the source tree) |")
+    return "\n".join(out)
+
+
+def write_derived(book, rel: str, body: str, marker: str, inputs: dict, run: str | None = None,
+                  warn=lambda m: print(m, file=sys.stderr)) -> bool:
+    """Write a derived file unless its body is already this one. A person's edit of a derived
+    file is kept in a `.bak` (with a warning saying where to edit instead). True if written."""
+    path = book.ws.path(rel)
+    st = book.scanner.file_state(rel, marker)
+    if st.complete and book.scanner.body_hash(rel) == short_hash(body.rstrip()):
+        return False
+    if st.status == "edited":
+        dest = backup(path)
+        warn(f"warning: {rel} was edited by hand; it is made from other files, so your version is kept as "
+             f"{dest.name if dest else '?'} and the file is regenerated")
+    elif st.status != "missing":
+        backup(path)
+    atomic_write(path, compose(body, marker, inputs, run))
+    book.scanner.invalidate(rel)
+    book.cache.forget(str(path))
+    return True
+
+
+def sync_memory(book, run: str | None = None) -> list[str]:
+    """Regenerate the long-memory aggregates from the per-chapter files, in chapter order."""
+    chapters = book.scanner.chapters()
+    mem = long_memory(book, chapters)
+    inputs = {f"memory:{m.chapter}": book.scanner.body_hash(STEPS["memory"].file(m.chapter)) for m in mem.chapters}
+    bodies = memoryfiles.aggregates(mem, book.cfg.language)
+    return [rel for key, rel in MEMORY_FILES.items() if write_derived(book, rel, bodies[key], MEMORY_MARKER, inputs, run)]

@@ -1,0 +1,113 @@
+"""Long memory: the per-chapter files `output/memory/chapters/chNN.md` and the aggregates
+(glossary, chapter summaries, metaphor registry, cross references) regenerated from them in
+chapter order. The per-chapter files are the truth; the aggregates are views."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+SECTIONS = ("Summary", "Glossary", "Metaphors", "Cross references")
+_ITEM_RE = re.compile(r"^- \*\*(.+?)\*\*\s*[:：]\s*(.+)$")
+_XREF_RE = re.compile(r"^- (ch\d{2,})\s*[:：]\s*(.+)$")
+
+
+@dataclass
+class ChapterMemory:
+    chapter: str
+    title: str = ""
+    summary: str = ""
+    glossary: list[tuple[str, str]] = field(default_factory=list)  # (term, definition)
+    metaphors: list[tuple[str, str]] = field(default_factory=list)  # (phrase, what it explains)
+    xrefs: list[tuple[str, str]] = field(default_factory=list)  # (chapter, why)
+
+
+def render(mem: ChapterMemory) -> str:
+    out = [f"# Memory: {mem.chapter} — {mem.title}", "", "## Summary", "", mem.summary.strip() or "(none)", "",
+           "## Glossary", ""]
+    out += [f"- **{t}**: {d}" for t, d in mem.glossary] or ["(none)"]
+    out += ["", "## Metaphors", ""]
+    out += [f"- **{p}**: {m}" for p, m in mem.metaphors] or ["(none)"]
+    out += ["", "## Cross references", ""]
+    out += [f"- {c}: {w}" for c, w in mem.xrefs] or ["(none)"]
+    return "\n".join(out) + "\n"
+
+
+def parse(chapter: str, text: str) -> ChapterMemory:
+    mem = ChapterMemory(chapter)
+    section = None
+    summary: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("# ") and "—" in line:
+            mem.title = line.split("—", 1)[1].strip()
+        elif line.startswith("## "):
+            section = line[3:].strip()
+        elif section == "Summary":
+            if line.strip() and line.strip() != "(none)":
+                summary.append(line.strip())
+        elif section in ("Glossary", "Metaphors"):
+            m = _ITEM_RE.match(line.strip())
+            if m:
+                (mem.glossary if section == "Glossary" else mem.metaphors).append((m.group(1).strip(), m.group(2).strip()))
+        elif section == "Cross references":
+            m = _XREF_RE.match(line.strip())
+            if m:
+                mem.xrefs.append((m.group(1), m.group(2).strip()))
+    mem.summary = " ".join(summary)
+    return mem
+
+
+def missing_sections(text: str) -> list[str]:
+    heads = {line[3:].strip() for line in text.splitlines() if line.startswith("## ")}
+    return [s for s in SECTIONS if s not in heads]
+
+
+@dataclass
+class LongMemory:
+    """What a chapter may read of the others: built from per-chapter files, in chapter order."""
+
+    chapters: list[ChapterMemory] = field(default_factory=list)
+
+    @property
+    def glossary(self) -> dict[str, str]:
+        """term -> the chapter that defined it first."""
+        out: dict[str, str] = {}
+        for m in self.chapters:
+            for t, _ in m.glossary:
+                out.setdefault(t, m.chapter)
+        return out
+
+    @property
+    def metaphors(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for m in self.chapters:
+            for p, _ in m.metaphors:
+                out.setdefault(p, m.chapter)
+        return out
+
+    def glossary_entries(self) -> list[tuple[str, str, str]]:
+        seen: set[str] = set()
+        out = []
+        for m in self.chapters:
+            for t, d in m.glossary:
+                if t.lower() not in seen:
+                    seen.add(t.lower())
+                    out.append((t, d, m.chapter))
+        return out
+
+
+def aggregates(mem: LongMemory, lang: str = "en") -> dict[str, str]:
+    """The four aggregate files' bodies (without markers), keyed as steps.MEMORY_FILES."""
+    zh = lang == "zh"
+    g = ["# " + ("术语表" if zh else "Glossary"), ""]
+    g += [f"- **{t}** ({c}): {d}" for t, d, c in mem.glossary_entries()] or ["(empty)"]
+    s = ["# " + ("章节摘要" if zh else "Chapter summaries"), ""]
+    for m in mem.chapters:
+        s += [f"## {m.chapter} — {m.title}", "", m.summary or "(none)", ""]
+    if not mem.chapters:
+        s.append("(empty)")
+    r = ["# " + ("隐喻登记" if zh else "Metaphor registry"), ""]
+    r += [f"- **{p}** ({m.chapter}): {w}" for m in mem.chapters for p, w in m.metaphors] or ["(empty)"]
+    x = ["# " + ("交叉引用" if zh else "Cross references"), ""]
+    x += [f"- {m.chapter} → {c}: {w}" for m in mem.chapters for c, w in m.xrefs] or ["(empty)"]
+    return {"glossary": "\n".join(g), "summaries": "\n".join(s), "metaphors": "\n".join(r), "xrefs": "\n".join(x)}

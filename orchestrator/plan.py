@@ -1,0 +1,116 @@
+"""State → what runs next. The plan is a graph of nodes (one per book-level step and per
+chapter × step) with the dependencies of DESIGN §1; it is a pure function of the outline and
+the options, and the runner walks it. Whether a node actually has work to do is decided
+when it is reached, from the files (a node whose file is fresh is a no-op).
+
+Two kinds of dependency:
+- hard: must have succeeded (a chapter's own earlier steps, its `depends_on` chapters);
+- settle: must have finished, whatever the outcome (the long memory of every chapter of an
+  earlier batch: a chapter reads what exists, so one failure does not stop the book)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import UsageError
+from .outline import Outline
+from .steps import ORDER, PHASE3, STEPS
+
+Node = tuple[str, str]  # (chapter id or "book", step key)
+BOOK = "book"
+PHASE12: tuple[Node, ...] = ((BOOK, "outline"), (BOOK, "source_map"), (BOOK, "style_guide"))
+
+
+@dataclass
+class NodeSpec:
+    hard: list[Node] = field(default_factory=list)
+    settle: list[Node] = field(default_factory=list)
+
+
+@dataclass
+class Scope:
+    batch: int | None = None
+    phase: int | None = None  # run phases up to and including this one
+    chapter: str | None = None
+
+
+def phase12() -> dict[Node, NodeSpec]:
+    return {
+        (BOOK, "outline"): NodeSpec(),
+        (BOOK, "source_map"): NodeSpec(hard=[(BOOK, "outline")]),
+        (BOOK, "style_guide"): NodeSpec(hard=[(BOOK, "outline")]),
+    }
+
+
+def chapter_graph(o: Outline, scope: Scope) -> dict[Node, NodeSpec]:
+    """The nodes of phases 3–5 that the scope asks for, in a valid order."""
+    max_phase = scope.phase or 5
+    if scope.chapter and scope.chapter not in o.by_id:
+        raise UsageError(f"{scope.chapter} is not in the outline (chapters: {', '.join(c.id for c in o.chapters)})")
+    if scope.batch is not None and scope.batch not in o.batches:
+        raise UsageError(f"there is no batch {scope.batch} in the outline (batches: {', '.join(map(str, o.batches))})")
+    g: dict[Node, NodeSpec] = {}
+    chosen = [c for c in o.chapters
+              if (scope.chapter is None or c.id == scope.chapter) and (scope.batch is None or c.batch == scope.batch)]
+    whole_book = scope.chapter is None and scope.batch is None
+    for c in chosen:
+        earlier = [(e.id, "memory") for e in o.chapters if e.batch < c.batch]
+        for key in ORDER:
+            s = STEPS[key]
+            if s.phase > max_phase:
+                continue
+            if key == "html" and not whole_book:
+                continue  # pages link to each other: publish the whole book at once
+            if key == "final" and scope.batch is not None:
+                continue  # `--batch N` is phase 3 of that batch
+            spec = NodeSpec(hard=[(c.id, n) for n in s.needs])
+            if key == "research":
+                spec.hard += [(BOOK, "style_guide"), (BOOK, "source_map")] + [(d, "memory") for d in c.depends_on]
+                spec.settle += [n for n in earlier if n[0] not in c.depends_on]
+            if key == "html":
+                spec.hard += [(BOOK, "audit")]
+            g[(c.id, key)] = spec
+    if whole_book and max_phase >= 4:
+        g[(BOOK, "audit")] = NodeSpec(hard=[(c.id, "final") for c in o.chapters])
+    if whole_book and max_phase >= 5:
+        g[(BOOK, "index")] = NodeSpec(hard=[(c.id, "html") for c in o.chapters])
+    return g
+
+
+def check_scope(o: Outline, scope: Scope, complete) -> None:
+    """Refuse a batch or chapter whose prerequisites are not done (exit 2).
+    `complete(ch)` says whether a chapter's phase-3 work is done."""
+    if scope.batch is not None:
+        missing = [c.id for c in o.chapters if c.batch < scope.batch and not complete(c.id)]
+        if missing:
+            first = min(o.by_id[m].batch for m in missing)
+            raise UsageError(f"batch {scope.batch} needs the earlier batches first; not done yet: {', '.join(missing)}; "
+                             f"run `book run --batch {first}` first")
+    if scope.chapter is not None:
+        c = o.by_id[scope.chapter]
+        missing = [d for d in c.depends_on if not complete(d)]
+        if missing:
+            raise UsageError(f"{c.id} depends on {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
+                             f"not done yet; run them first (or `book run --batch {o.by_id[missing[0]].batch}`)")
+
+
+def topo(graph: dict[Node, NodeSpec]) -> list[Node]:
+    """Nodes in an order where every node comes after its dependencies (stable)."""
+    out: list[Node] = []
+    seen: set[Node] = set()
+
+    def visit(n: Node) -> None:
+        if n in seen or n not in graph:
+            return
+        seen.add(n)
+        for d in graph[n].hard + graph[n].settle:
+            visit(d)
+        out.append(n)
+
+    for n in graph:
+        visit(n)
+    return out
+
+
+def phase3_complete(snapshot_row) -> bool:
+    return all(snapshot_row[k].fresh for k in PHASE3)

@@ -1,0 +1,70 @@
+"""RESUME.md: the letter to the next session (DESIGN §5), written at the end of every run,
+resume and interruption, from the files (a scan) and the ledger."""
+
+from __future__ import annotations
+
+from .fsio import atomic_write
+from .scan import status_word
+from .steps import CHECKPOINT, NEEDS_HUMAN, ORDER, RESUME, STATE_DB
+
+
+def write_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> None:
+    atomic_write(book.ws.path(RESUME), render_resume(book, summary, strategy, interrupted))
+
+
+def render_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> str:
+    book.scanner.invalidate()
+    snap = book.snapshot()
+    cfg = book.cfg
+    title = (snap.outline.title if snap.outline and snap.outline.title else "") or cfg.title
+    done, active, todo = [], [], []
+    for ch, steps in snap.chapters.items():
+        fresh = [k for k in ORDER if steps[k].fresh]
+        (done if len(fresh) == len(ORDER) else active if any(s.status != "missing" for s in steps.values()) else todo).append(ch)
+    needs = book.needs_human() | ({k: v for k, v in summary.needs_human.items()} if summary else {})
+    out = [f"# RESUME — {title}", "",
+           "The letter to the next session: `book resume` reads this first, then checkpoint.md, then verifies "
+           "everything against the files (the files win).", ""]
+    out += ["## Project overview", "", f"- title: {title}", f"- source: `{cfg.source}` ({cfg.source_dir})",
+            f"- chapters: {len(snap.chapters)}", f"- workspace: {book.root}", f"- language: {cfg.language}, gates: {cfg.gates}", ""]
+    out += ["## Current progress", "", f"- phase: {snap.phase}{' (complete)' if snap.complete else ''}",
+            f"- batch: {snap.batch or '—'}", f"- done: {', '.join(done) or '—'}",
+            f"- in progress: {', '.join(active) or '—'}", f"- not started: {', '.join(todo) or '—'}", ""]
+    out += ["## Unfinished tasks", ""]
+    tasks = []
+    for ch, steps in snap.chapters.items():
+        for k in ORDER:
+            s = steps[k]
+            if not s.fresh:
+                prio = "high" if s.status == "half_finished" or ch in needs else ("normal" if k in ("research", "draft", "r1", "r2", "r3", "review", "panel", "memory") else "low")
+                tasks.append(f"- {ch} {k}: {status_word(s)} — priority {prio}")
+    for k, s in snap.book.items():
+        if not s.fresh:
+            tasks.append(f"- book {k}: {status_word(s)} — priority {'high' if k == 'outline' else 'normal'}")
+    out += tasks[:200] or ["- none"]
+    if len(tasks) > 200:
+        out.append(f"- … and {len(tasks) - 200} more (see `book scan`)")
+    out += ["", "## Known problems", ""]
+    probs = [f"- {k}: NEEDS_HUMAN_REVIEW — {v} (its dependent chapters wait)" for k, v in sorted(needs.items())]
+    probs += [f"- {p}: half-finished (recovered by `book resume --strategy {strategy}`)" for p in snap.half_finished]
+    probs += [f"- {p}: edited by hand, kept; what was made from it is redone" for p in snap.edited]
+    if snap.outline_error:
+        probs.append(f"- outline: {snap.outline_error}")
+    if interrupted:
+        probs.append("- the last run was interrupted; in-flight generations left .partial files")
+    out += probs or ["- none"]
+    out += ["", "## Key decisions", "", f"- recovery strategy: {strategy}", f"- gates: {cfg.gates}"]
+    for e in book.ledger.events(type="gate_decision")[-20:]:
+        out.append(f"- gate {e['step']} {e['chapter'] or ''}: {e['detail'].get('decision')} — {e['detail'].get('reason', '')}")
+    out += ["", "## Next steps", ""]
+    ws = f" --workspace {book.root}"
+    if snap.complete and not needs:
+        out.append(f"- nothing left: the book is at `output/publish/index.html`; `book scan{ws}` to check")
+    else:
+        if needs:
+            out.append("- fix what needs a person (above), then:")
+        out.append(f"- `book resume{ws}`  (or `book resume --no-run{ws}` to only reconcile)")
+    out += ["", "## Important files", "", f"- `{CHECKPOINT}` — progress matrix", f"- `{NEEDS_HUMAN}` — what waits for a person",
+            f"- `{STATE_DB}` — ledger (`book log`, `book replay`, `book cost`)", "- `output/memory/outline.md` — the plan (editable)",
+            "- `output/chapters/final/` — final chapters", "- `output/publish/index.html` — the HTML book"]
+    return "\n".join(out) + "\n"

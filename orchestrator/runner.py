@@ -1,0 +1,476 @@
+"""The runner: walks the plan with asyncio, doing each node's work through the write protocol.
+
+A node, when its dependencies have finished, looks at its own file: fresh (done with the
+same inputs, or edited by a person) → nothing to do; otherwise it is (re)generated. So a
+first run, a second run, and a resume after a crash are the same code path, and only what
+is missing, half-finished or stale is ever redone."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import agents, derived
+from .errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
+from .fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
+from .markers import compose
+from .plan import BOOK, Node, NodeSpec, Scope, chapter_graph, check_scope, phase12, phase3_complete, topo
+from .progress import write_checkpoint, write_needs_human
+from .providers.base import Provider
+from .scan import StepState
+from .steps import BOOK_STEPS, STEPS
+
+STRATEGIES = ("conservative", "aggressive", "ask")
+
+
+@dataclass
+class RunOptions:
+    scope: Scope = field(default_factory=Scope)
+    strategy: str = "conservative"
+    concurrency: int | None = None
+    dry_run: bool = False
+    retry_delay: float = 1.0  # seconds before the first retry of a failed step; doubles
+    redo: set[Node] = field(default_factory=set)  # nodes to regenerate even when fresh
+    instructions: dict[Node, str] = field(default_factory=dict)  # extra instructions for a redo
+
+
+@dataclass
+class Outcome:
+    status: str  # ok | failed | skipped | needs_human
+    ran: bool = False
+    reason: str = ""
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    outcomes: dict[Node, Outcome]
+    generated: list[Node]
+    needs_human: dict[str, str]
+    plan: list[tuple[Node, str]] = field(default_factory=list)  # dry run: what would run and why
+
+    @property
+    def ok(self) -> bool:
+        return all(o.status == "ok" for o in self.outcomes.values())
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok and not self.needs_human else 3
+
+
+def new_run_id() -> str:
+    return f"{utc_stamp()[:13]}Z-{os.urandom(2).hex()}"
+
+
+class Runner:
+    def __init__(self, book, provider: Provider, opts: RunOptions, report: Callable[[str, Node, str], None] | None = None):
+        self.book = book
+        self.provider = provider
+        self.opts = opts
+        self.report = report or (lambda kind, node, msg: None)
+        self.run_id = new_run_id()
+        self.sem = asyncio.Semaphore(opts.concurrency or book.cfg.concurrency)
+        self.outcomes: dict[Node, Outcome] = {}
+        self.generated: list[Node] = []
+        self.live: dict[tuple[str, str], str] = {}
+        self.needs = dict(book.needs_human())
+        self.warn: Callable[[str], None] = lambda m: self.report("warning", ("", ""), m)
+        self._started_ever: set[Node] | None = None
+        self._kept_noted: set[Node] = set()
+
+    # ------------------------------------------------------------ the walk
+
+    async def run(self) -> RunSummary:
+        led = self.book.ledger
+        if self.opts.dry_run:
+            return self.dry_run()
+        led.event("run_start", self.run_id, strategy=self.opts.strategy, provider=self.provider.name,
+                  scope={k: v for k, v in vars(self.opts.scope).items() if v is not None})
+        try:
+            await self.walk(phase12())
+            o = self.book.scanner.outline
+            if o is None:
+                if self.book.scanner.outline_error:
+                    raise self.book.scanner.outline_error
+                if self.outcomes.get((BOOK, "outline"), Outcome("ok")).status != "ok":
+                    return self.finish()
+                raise BookError("the outline is missing after phase 1")
+            derived.sync_memory(self.book, self.run_id)
+            check_scope(o, self.opts.scope, self.chapter_complete)
+            await self.walk(chapter_graph(o, self.opts.scope))
+            return self.finish()
+        except asyncio.CancelledError:
+            led.event("interrupted", self.run_id)
+            self.finish(interrupted=True)
+            raise
+
+    def chapter_complete(self, ch: str) -> bool:
+        sc = self.book.scanner
+        return phase3_complete({k: sc.step(ch, k) for k in STEPS})
+
+    async def walk(self, graph: dict[Node, NodeSpec]) -> None:
+        self.book.ledger.set_todos({n: ("pending", "") for n in graph},
+                                   {n: spec.hard + spec.settle for n, spec in graph.items()})
+        tasks: dict[Node, asyncio.Task] = {}
+
+        async def one(n: Node) -> Outcome:
+            spec = graph[n]
+            for d in spec.hard + spec.settle:
+                if d in tasks:
+                    await tasks[d]
+            bad = [d for d in spec.hard if self.outcomes.get(d, Outcome("ok")).status != "ok"]
+            if bad:
+                out = Outcome("skipped", reason=f"{bad[0][0]} {bad[0][1]} did not complete")
+                self.outcomes[n] = out
+                self.book.ledger.event("step_skipped", self.run_id, *self._ev(n), reason=out.reason)
+                self.book.ledger.set_todo(*self._ev(n), "skipped", out.reason)
+                self.report("skip", n, out.reason)
+                return out
+            out = await self.node(n)
+            self.outcomes[n] = out
+            self.book.ledger.set_todo(*self._ev(n), out.status, out.reason)
+            return out
+
+        for n in topo(graph):
+            tasks[n] = asyncio.ensure_future(one(n))
+        try:
+            await asyncio.gather(*tasks.values())
+        except BaseException:
+            for t in tasks.values():
+                t.cancel()
+            await asyncio.gather(*tasks.values(), return_exceptions=True)
+            raise
+
+    @staticmethod
+    def _ev(n: Node) -> tuple[str | None, str]:
+        return (None if n[0] == BOOK else n[0]), n[1]
+
+    # ------------------------------------------------------------ one node
+
+    def state(self, n: Node) -> StepState:
+        sc = self.book.scanner
+        return sc.book_step(n[1]) if n[0] == BOOK else sc.step(n[0], n[1])
+
+    def rel(self, n: Node) -> str:
+        return BOOK_STEPS[n[1]].path if n[0] == BOOK else STEPS[n[1]].file(n[0])
+
+    def marker(self, n: Node) -> str:
+        return BOOK_STEPS[n[1]].marker if n[0] == BOOK else STEPS[n[1]].marker
+
+    def why(self, n: Node) -> str | None:
+        """Why node `n` has work to do, or None when its file is fresh."""
+        if n in self.opts.redo:
+            return "asked to redo it"
+        st = self.state(n)
+        part = self.book.root / (self.rel(n) + ".partial")
+        if st.status == "edited":
+            if st.stale and n not in self._kept_noted:
+                self._kept_noted.add(n)
+                self.warn(f"{st.path} was edited by hand and is kept; it is stale ({', '.join(st.stale)} changed): "
+                          f"`book redo {n[0]} {n[1]}` regenerates it")
+            return None
+        if st.status == "done" and not st.stale:
+            return None
+        if st.status == "done":
+            return "stale: " + ", ".join(st.stale) + " changed"
+        if st.status == "half_finished":
+            return "half-finished"
+        return "interrupted (.partial left)" if part.exists() else "missing"
+
+    async def node(self, n: Node) -> Outcome:
+        self.book.scanner.invalidate(self.rel(n))
+        why = self.why(n)
+        if why is None:
+            if n[1] == "memory":
+                derived.sync_memory(self.book, self.run_id)
+            return Outcome("ok")
+        if why == "half-finished" or why.startswith("interrupted"):
+            if self.opts.strategy == "ask":
+                reason = f"{self.rel(n)} is half-finished; waiting for a person (`book resume --strategy ...`)"
+                self.needs_human(n, reason)
+                return Outcome("needs_human", reason=reason)
+        self.report("start", n, why)
+        self.live[(n[0], n[1])] = "running"
+        self.checkpoint()
+        try:
+            if n[0] == BOOK and n[1] in ("source_map", "style_guide", "index"):
+                out = await self.derive(n)
+            elif n[1] == "html":
+                out = await self.derive(n)
+            else:
+                out = await self.generate(n, why)
+        finally:
+            self.live.pop((n[0], n[1]), None)
+        if out.status == "ok":
+            if n[0] != BOOK and n[0] in self.needs:
+                del self.needs[n[0]]
+            if n[1] == "memory":
+                derived.sync_memory(self.book, self.run_id)
+            self.report("done", n, out.reason)
+        else:
+            self.live[(n[0], n[1])] = "failed"
+            self.needs_human(n, out.reason)
+            self.report("fail", n, out.reason)
+        self.checkpoint()
+        return out
+
+    def needs_human(self, n: Node, reason: str) -> None:
+        key = n[0] if n[0] != BOOK else f"book {n[1]}"
+        self.needs[key] = f"{n[1]}: {reason}"
+        try:
+            write_needs_human(self.book, {k: v for k, v in self.needs.items() if k.startswith("ch")})
+        except OSError as e:
+            self.warn(f"could not write needs-human.md: {e}")
+
+    def checkpoint(self) -> None:
+        try:
+            write_checkpoint(self.book, live=self.live)
+        except (OSError, BookError) as e:
+            self.warn(f"could not rewrite checkpoint.md: {e}")
+
+    # ------------------------------------------------------------ model steps
+
+    def _previous_partial(self, n: Node) -> str:
+        """The text an interrupted generation left: the half-finished file or its .partial."""
+        path = self.book.ws.path(self.rel(n))
+        for p in (partial_path(path), path):
+            try:
+                text = p.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if text.strip():
+                return text
+        return ""
+
+    def _set_aside(self, n: Node) -> None:
+        """Before a fresh generation: keep what an interrupted one left (never delete it)."""
+        path = self.book.ws.path(self.rel(n))
+        part = partial_path(path)
+        if part.exists():
+            backup(part)
+        st = self.state(n)
+        if st.status == "half_finished":
+            if not self._ledger_started(n):
+                self.warn(f"{st.path} has no marker and book never started writing it: it may be yours; "
+                          "it is kept as a .bak file beside it")
+            dest = backup(path)
+            self.book.ledger.event("recovered", self.run_id, *self._ev(n), action="backed_up",
+                                   to=dest.name if dest else None)
+
+    def _ledger_started(self, n: Node) -> bool:
+        if self._started_ever is None:
+            self._started_ever = {((e["chapter"] or BOOK), e["step"]) for e in self.book.ledger.events(type="step_start")}
+        return n in self._started_ever
+
+    async def generate(self, n: Node, why: str) -> Outcome:
+        book, led = self.book, self.book.ledger
+        ch = None if n[0] == BOOK else n[0]
+        step = n[1]
+        role = BOOK_STEPS[step].role if ch is None else STEPS[step].role
+        path = book.ws.path(self.rel(n))
+        prefix = ""
+        if why in ("half-finished",) or why.startswith("interrupted"):
+            if self.opts.strategy == "aggressive":
+                prefix = self._previous_partial(n)
+                if prefix:
+                    led.event("recovered", self.run_id, ch, step, action="continue", chars=len(prefix))
+            if not prefix:
+                self._set_aside(n)
+        elif path.with_name(path.name + ".partial").exists():
+            backup(path.with_name(path.name + ".partial"))
+        attempts = max(1, book.cfg.retries)
+        feedback = ""
+        last = ""
+        for attempt in range(1, attempts + 1):
+            extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
+            if n in self.opts.instructions:
+                extra["instructions"] = self.opts.instructions[n]
+            g = agents.gather(book, step, ch, extra)
+            req = agents.build_request(book, step, ch, g, role)
+            req.prefix, req.feedback = prefix, feedback
+            self._check_budget(req)
+            led.event("step_start", self.run_id, ch, step, attempt=attempt, why=why)
+            if self._started_ever is not None:
+                self._started_ever.add(n)
+            pw = PartialWriter(path, prefix)
+            req.context["on_reset"] = pw.reset
+            t0 = time.monotonic()
+            try:
+                async with self.sem:
+                    result = await self.provider.generate(req, pw.write)
+            except StepFailed as e:
+                pw.close()
+                last = str(e)
+                self._log_call(req, None, t0, error=last)
+                led.event("step_retry" if attempt < attempts and e.retryable else "step_failed", self.run_id, ch, step,
+                          attempt=attempt, error=last)
+                if not e.retryable:
+                    break
+                await self._backoff(attempt)
+                continue
+            except asyncio.CancelledError:
+                pw.close()  # the .partial stays for `book resume --strategy aggressive`
+                raise
+            pw.close()
+            self._log_call(req, result, t0)
+            if result.stop_reason != "end_turn":
+                last = f"the answer ended with stop reason {result.stop_reason!r}, not end_turn"
+                led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
+                await self._backoff(attempt)
+                continue
+            try:
+                text = agents.clean_and_validate(step, result.text, g.context)
+            except ValidationFailed as e:
+                last = f"the answer did not pass validation: {e}"
+                feedback = f"Your previous answer was rejected: {e}. Answer again, fixing that."
+                prefix = ""
+                led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
+                continue
+            inputs = {k: v for k, v in g.inputs.items() if v is not None} | (
+                {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
+            if path.exists():
+                backup(path)
+            atomic_write(path, compose(text, self.marker(n), inputs, self.run_id))
+            pw.retire()
+            book.scanner.invalidate(self.rel(n))
+            if step == "outline":
+                book.scanner.invalidate()
+            led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text))
+            self.generated.append(n)
+            return Outcome("ok", ran=True)
+        led.event("step_failed", self.run_id, ch, step, error=last)
+        return Outcome("failed", reason=last or "failed")
+
+    async def _backoff(self, attempt: int) -> None:
+        if self.opts.retry_delay > 0:
+            await asyncio.sleep(self.opts.retry_delay * (2 ** (attempt - 1)) * (1 + random.random() / 4))
+
+    def _check_budget(self, req) -> None:
+        cap = self.book.cfg.budget_usd
+        if cap <= 0:
+            return
+        spent = self.book.ledger.spent()
+        est = self.provider.estimate_cost(req)
+        if est and spent + est > cap:
+            raise NeedsHuman(f"stopping before a call that could cross the budget: spent ${spent:.2f} of "
+                             f"${cap:.2f}, the next call may cost up to ${est:.2f}. Raise budget_usd in book.yaml "
+                             "and `book resume`.")
+
+    def _log_call(self, req, result, t0: float, error: str | None = None) -> None:
+        if getattr(self.provider, "logs_calls", False):
+            return  # the provider logs each HTTP attempt itself
+        u = result.usage if result else None
+        self.book.ledger.log_call(run=self.run_id, role=req.role, chapter=req.chapter, step=req.step,
+                                  provider=self.provider.name, model=(result.model if result else req.model),
+                                  input_tokens=u.input_tokens if u else 0, output_tokens=u.output_tokens if u else 0,
+                                  cache_creation_tokens=u.cache_creation_tokens if u else 0,
+                                  cache_read_tokens=u.cache_read_tokens if u else 0,
+                                  cost_usd=result.cost_usd if result else 0.0,
+                                  latency_ms=int((time.monotonic() - t0) * 1000),
+                                  stop_reason=result.stop_reason if result else None,
+                                  request_id=result.request_id if result else None, error=error)
+
+    # ------------------------------------------------------------ derived steps
+
+    async def derive(self, n: Node) -> Outcome:
+        from . import publishing
+
+        book = self.book
+        o = book.scanner.outline
+        try:
+            if n == (BOOK, "source_map"):
+                body = derived.source_map(o, book.cfg.source_dir)
+                derived.write_derived(book, self.rel(n), body, self.marker(n),
+                                      book.scanner.book_input_hashes("source_map"), self.run_id, self.warn)
+            elif n == (BOOK, "style_guide"):
+                st = self.state(n)
+                if st.status == "edited":
+                    return Outcome("ok")
+                derived.write_derived(book, self.rel(n), derived.style_guide(book.cfg), self.marker(n),
+                                      book.scanner.book_input_hashes("style_guide"), self.run_id, self.warn)
+                # The empty long-memory files belong to phase 2 as well.
+                derived.sync_memory(book, self.run_id)
+            elif n[1] == "html":
+                problems = publishing.publish_chapter(self, n[0])
+                if problems:
+                    return Outcome("failed", reason="delivery check: " + "; ".join(problems[:5]))
+            elif n == (BOOK, "index"):
+                publishing.publish_index(self)
+        except BookError as e:
+            return Outcome("failed", reason=str(e))
+        self.generated.append(n)
+        book.scanner.invalidate(self.rel(n))
+        return Outcome("ok", ran=True)
+
+    # ------------------------------------------------------------ end of a run
+
+    def finish(self, interrupted: bool = False) -> RunSummary:
+        from .resume_md import write_resume
+
+        book = self.book
+        led = book.ledger
+        chapter_needs = {k: v for k, v in self.needs.items() if k.startswith("ch")}
+        try:
+            write_needs_human(book, chapter_needs)
+        except OSError as e:
+            self.warn(f"could not write needs-human.md: {e}")
+        for key in list(self.live):
+            if self.live[key] == "running":
+                del self.live[key]
+        self.checkpoint()
+        summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs))
+        try:
+            write_resume(book, summary, strategy=self.opts.strategy, interrupted=interrupted)
+        except (OSError, BookError) as e:
+            self.warn(f"could not write RESUME.md: {e}")
+        led.event("run_end", self.run_id, status="interrupted" if interrupted else ("ok" if summary.ok else "needs_human"),
+                  generated=len(self.generated), failed=sorted(f"{n[0]} {n[1]}" for n, o in self.outcomes.items()
+                                                               if o.status == "failed"))
+        return summary
+
+    # ------------------------------------------------------------ dry run
+
+    def dry_run(self) -> RunSummary:
+        """What would run, in what order, and why; changes nothing."""
+        plan: list[tuple[Node, str]] = []
+        graph = phase12()
+        o = self.book.scanner.outline
+        if o is not None:
+            check_scope(o, self.opts.scope, self.chapter_complete)
+            graph.update(chapter_graph(o, self.opts.scope))
+        will_run: set[Node] = set()
+        for n in topo(graph):
+            why = self.why(n)
+            upstream = [d for d in graph[n].hard if d in will_run]
+            if why is None and upstream:
+                why = f"after {upstream[0][0]} {upstream[0][1]}, if that changes what it reads"
+            if why:
+                will_run.add(n)
+                plan.append((n, why))
+        if o is None:
+            plan.append(((BOOK, "chapters"), "planned once the outline exists"))
+        return RunSummary(self.run_id, {}, [], {}, plan)
+
+
+def _short(text: str) -> str:
+    from .markers import short_hash
+
+    return short_hash(text)
+
+
+async def run_async(book, provider, opts: RunOptions, report=None) -> RunSummary:
+    runner = Runner(book, provider, opts, report)
+    try:
+        return await runner.run()
+    finally:
+        await provider.aclose()
+
+
+def validate_strategy(s: str) -> str:
+    if s not in STRATEGIES:
+        raise UsageError(f"unknown strategy {s!r}: choose one of {', '.join(STRATEGIES)}")
+    return s

@@ -1,0 +1,98 @@
+"""A writing session: `book run` and `book resume` hold the lock, run the plan under asyncio,
+and turn SIGINT/SIGTERM into a clean stop (in-flight generations abandoned, their .partial
+files kept, an `interrupted` event, RESUME.md and checkpoint.md brought up to date)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from dataclasses import dataclass
+
+from .errors import BookError
+from .fsio import Lock
+from .progress import Reporter
+from .providers import make_provider, resolve_name
+from .runner import RunOptions, RunSummary, Runner
+from .steps import LOCK
+from .workspace import Book
+
+
+class Interrupted(BookError):
+    exit_code = 130
+
+
+@dataclass
+class SessionResult:
+    summary: RunSummary
+    exit_code: int
+
+
+def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, quiet: bool = False,
+                provider=None, before=None) -> SessionResult:
+    """Run the plan with the lock held. `before(book, runner)` runs first, under the lock
+    (resume's reconciliation). A dry run takes no lock and writes nothing."""
+    report = Reporter(quiet=quiet or opts.dry_run)
+    if opts.dry_run:
+        provider = provider or _NoProvider(resolve_name(provider_name, book.cfg))
+        summary = asyncio.run(Runner(book, provider, opts, report).run())
+        return SessionResult(summary, 0)
+    lock = Lock(book.ws.path(LOCK), warn=lambda m: print(m, file=sys.stderr))
+    lock.acquire()
+    try:
+        book.ledger.event("lock_acquired")
+        runner_box: list[Runner] = []
+
+        async def main() -> RunSummary:
+            nonlocal provider
+            provider = provider or make_provider(provider_name, book.cfg, book.ledger)
+            runner = Runner(book, provider, opts, report)
+            runner_box.append(runner)
+            task = asyncio.current_task()
+            loop = asyncio.get_running_loop()
+            got: list[int] = []
+
+            def stop(signum: int) -> None:
+                got.append(signum)
+                report("warning", ("", ""), f"received {signal.Signals(signum).name}: stopping cleanly "
+                                            "(in-flight work is kept as .partial files)")
+                task.cancel()
+
+            for s in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    loop.add_signal_handler(s, stop, s)
+                except (NotImplementedError, RuntimeError):
+                    pass
+            try:
+                if before is not None:
+                    before(book, runner)
+                return await runner.run()
+            except asyncio.CancelledError:
+                if got:
+                    raise Interrupted(f"interrupted by {signal.Signals(got[0]).name}; `book resume` continues") from None
+                raise
+            finally:
+                await provider.aclose()
+
+        summary = asyncio.run(main())
+        return SessionResult(summary, summary.exit_code)
+    finally:
+        report.close()
+        book.save_cache()
+        lock.release()
+
+
+class _NoProvider:
+    """Stands in for the provider of a dry run: it must never be called."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    async def generate(self, req, on_text):  # pragma: no cover - a dry run never generates
+        raise AssertionError("a dry run does not call a model")
+
+    def estimate_cost(self, req) -> float:
+        return 0.0
+
+    async def aclose(self) -> None:
+        return None

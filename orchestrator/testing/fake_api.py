@@ -1,0 +1,633 @@
+"""A fake Anthropic Messages API: a real HTTP server on 127.0.0.1 that the real `anthropic`
+SDK talks to through `ANTHROPIC_BASE_URL`. Tests run it in-process; it also runs standalone:
+
+    python -m orchestrator.testing.fake_api --port 8765 [--latency 0.2]
+    ANTHROPIC_BASE_URL=http://127.0.0.1:8765 ANTHROPIC_API_KEY=sk-ant-dummy book run --provider anthropic
+
+What it does, like the real API:
+
+- `POST /v1/messages`, streaming (SSE: `message_start` with usage including the cache
+  fields, `content_block_start`, `ping`, `content_block_delta`/`text_delta` chunks,
+  `content_block_stop`, `message_delta` with `stop_reason` and usage, `message_stop`) and
+  non-streaming (one JSON `message`); `POST /v1/messages/count_tokens`. Every response
+  carries a `request-id` header; errors have the API's JSON error shape.
+- Usage: tokens ~ len(text)/4. The system prefix up to the last `cache_control` block is
+  remembered by hash: the first request with it pays `cache_creation_input_tokens`, a
+  request repeating it gets `cache_read_input_tokens` (and `input_tokens` excludes it).
+- A request with no `x-api-key`/`authorization` gets a 401. A request whose last message
+  is an assistant message (a prefill) gets the 400 that Claude 4.6+ and 5.x models give,
+  unless `allow_prefill=True`.
+- The answer is `answerer(request_json) -> str` (default: a short Markdown document with a
+  `# Title` and `## Sections` derived from the prompt). The answerer always sees the request
+  as first asked: the system prompt and the first user message only. The fake handles
+  continuations itself: when the messages carry an assistant turn (the text so far, followed
+  by a user "continue" turn, or a prefill), it answers with what the full answer has after
+  that text. A request whose `max_tokens` is smaller than the answer stops at `max_tokens`.
+
+Scripting faults: each call queues a fault that applies to the next request whose system
+prompt or messages contain `match` (any request when `match` is None), `times` times:
+
+    fake.status(429, retry_after=1)         fake.status(529)      fake.status(500)
+    fake.delay(0.5)                          fake.drop_mid_stream()  (socket closed after some deltas)
+    fake.error_event()                       (`event: error` overloaded_error mid-stream, HTTP 200)
+    fake.no_message_stop()                   (stream ends cleanly without message_delta/message_stop)
+    fake.max_tokens(at=0.5, overlap=0)       (stop at max_tokens halfway; the continuation gets
+                                              the rest, starting with `overlap` repeated chars)
+    fake.refusal()   fake.marker_text()   fake.empty()   fake.malformed("text")
+
+It records every request (`fake.requests`: method, path, headers without the key, JSON
+body, the fault applied) and never logs or records the `x-api-key`/`authorization` value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.server
+import itertools
+import json
+import math
+import re
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+Answerer = Callable[[dict], str]
+
+SECRET_HEADERS = {"x-api-key", "authorization", "proxy-authorization", "cookie"}
+
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    502: "api_error",
+    503: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+
+DEFAULT_MARKER = "<!-- DRAFT_COMPLETE -->"
+
+
+def tokens(text: str) -> int:
+    """The fake's token count: about four characters a token."""
+    return math.ceil(len(text) / 4) if text else 0
+
+
+def block_text(content: Any) -> str:
+    """The text of a message's or the system prompt's content (a string or a list of blocks)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type", "text") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)
+
+
+def default_answerer(request: dict) -> str:
+    """A deterministic Markdown document derived from the prompt: a `# Title` and three
+    `## Sections`, long enough to stream in many chunks."""
+    messages = request.get("messages") or []
+    prompt = block_text(messages[0].get("content")) if messages else ""
+    title = "Answer"
+    for line in prompt.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            title = line[:60].rstrip()
+            break
+    seen: list[str] = []
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9_]{3,}", prompt):
+        w = word.lower()
+        if w not in seen:
+            seen.append(w)
+    words = seen or ["subject", "structure", "detail"]
+    names = ["Overview", "How it works", "Summary"]
+    digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
+    out = [f"# {title}", ""]
+    for i, name in enumerate(names):
+        focus = [words[(i * 3 + j) % len(words)] for j in range(3)]
+        out += [
+            f"## {name}",
+            "",
+            f"This section looks at {focus[0]}, {focus[1]} and {focus[2]}. "
+            f"Each of them plays a part in the whole, and the text explains that part "
+            f"in plain words before it turns to the details (note {digest}-{i}).",
+            "",
+            f"The second paragraph of {name.lower()} connects {focus[0]} to what came before "
+            f"and prepares what comes next, so that a reader can follow the argument.",
+            "",
+        ]
+    return "\n".join(out).rstrip() + "\n"
+
+
+@dataclass
+class Fault:
+    kind: str
+    match: str | None = None
+    times: int = 1
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    fake: "FakeAPI"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that closes a kept-alive connection (or a test that stops the server)
+        # is normal here; anything else is printed (without headers).
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError, OSError)) or self.fake._stopping:
+            return
+        super().handle_error(request, client_address)
+
+
+class _Dropped(Exception):
+    """The handler closed the connection on purpose (drop_mid_stream)."""
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    # http.server logs every request to stderr with the client address; the fake logs
+    # nothing by default (and never a header).
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        if self.server.fake.verbose:
+            sys.stderr.write("fake_api: " + (format % args) + "\n")
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.fake._track(self.connection, True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.fake._track(self.connection, False)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _read_body(self) -> bytes:
+        length = int(self.headers.get("content-length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _send_json(self, status: int, payload: dict, rid: str, extra: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", rid)
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _send_error(self, status: int, rid: str, message: str | None = None, error_type: str | None = None,
+                    extra: dict[str, str] | None = None) -> None:
+        etype = error_type or ERROR_TYPES.get(status, "api_error")
+        body = {"type": "error", "error": {"type": etype, "message": message or etype.replace("_", " ")},
+                "request_id": rid}
+        self._send_json(status, body, rid, extra)
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _event(self, name: str, payload: dict) -> None:
+        self._chunk(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
+
+    def _drop(self) -> None:
+        """Close the socket without finishing the chunked body: the client sees a dropped
+        connection in the middle of the stream."""
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        raise _Dropped()
+
+    # ------------------------------------------------------------------ routes
+
+    def do_GET(self) -> None:  # noqa: N802
+        fake = self.server.fake
+        rid = fake._next_id("req")
+        fake._record(self, None, None)
+        if self.path.rstrip("/") == "/v1/models":
+            data = [{"type": "model", "id": m, "display_name": m} for m in fake.models]
+            self._send_json(200, {"data": data, "has_more": False, "first_id": None, "last_id": None}, rid)
+        else:
+            self._send_error(404, rid, f"no route {self.path}")
+
+    def do_POST(self) -> None:  # noqa: N802
+        fake = self.server.fake
+        rid = fake._next_id("req")
+        raw = self._read_body()
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            fake._record(self, None, None)
+            self._send_error(400, rid, "request body is not valid JSON")
+            return
+        path = self.path.split("?")[0].rstrip("/")
+        if not (self.headers.get("x-api-key") or self.headers.get("authorization")):
+            fake._record(self, body, None)
+            self._send_error(401, rid, "x-api-key header is required")
+            return
+        if path == "/v1/messages/count_tokens":
+            fake._record(self, body, None)
+            self._send_json(200, {"input_tokens": fake._usage(body, remember=False)[0]}, rid)
+            return
+        if path != "/v1/messages":
+            fake._record(self, body, None)
+            self._send_error(404, rid, f"no route {self.path}")
+            return
+        fault = fake._take_fault(body)
+        fake._record(self, body, fault)
+        try:
+            self._messages(body, fault, rid)
+        except _Dropped:
+            pass
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _messages(self, body: dict, fault: Fault | None, rid: str) -> None:
+        fake = self.server.fake
+        if fake.latency:
+            time.sleep(fake.latency)
+        kind = fault.kind if fault else None
+        args = fault.args if fault else {}
+        if kind == "delay":
+            time.sleep(float(args.get("seconds", 0)))
+        if kind == "status":
+            extra = {}
+            if args.get("retry_after") is not None:
+                extra["retry-after"] = str(args["retry_after"])
+            self._send_error(int(args["code"]), rid, args.get("message"), args.get("error_type"), extra)
+            return
+        for key in ("model", "max_tokens", "messages"):
+            if key not in body:
+                self._send_error(400, rid, f"{key}: Field required")
+                return
+        messages = body.get("messages") or []
+        if not messages or not isinstance(messages, list):
+            self._send_error(400, rid, "messages: at least one message is required")
+            return
+        if messages[-1].get("role") == "assistant" and not fake.allow_prefill:
+            self._send_error(400, rid, "This model does not support assistant message prefill. "
+                                       "The conversation must end with a user message.")
+            return
+        if messages[-1].get("role") == "assistant" and block_text(messages[-1].get("content")) != \
+                block_text(messages[-1].get("content")).rstrip():
+            self._send_error(400, rid, "messages: final assistant content cannot end with trailing whitespace")
+            return
+        for m in messages:
+            if m.get("role") == "assistant" and not block_text(m.get("content")):
+                self._send_error(400, rid, "messages: all messages must have non-empty content "
+                                           "except for the optional final assistant message")
+                return
+
+        text, stop = fake._answer(body, fault)
+        input_tokens, created, read = fake._usage(body, remember=True)
+        usage_start = {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
+                       "cache_read_input_tokens": read, "output_tokens": 1}
+        out_tokens = tokens(text)
+        msg_id = fake._next_id("msg")
+        model = body["model"]
+        if not body.get("stream"):
+            if kind in ("drop_mid_stream",):
+                self._drop()
+            if kind in ("error_event", "no_message_stop"):
+                self._send_error(529, rid, "Overloaded")
+                return
+            message = {"id": msg_id, "type": "message", "role": "assistant", "model": model,
+                       "content": [{"type": "text", "text": text}] if text else [],
+                       "stop_reason": stop, "stop_sequence": None,
+                       "usage": {**usage_start, "output_tokens": out_tokens}}
+            self._send_json(200, message, rid)
+            return
+
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", rid)
+        self.end_headers()
+        self._event("message_start", {"type": "message_start", "message": {
+            "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": usage_start}})
+        pieces = fake._pieces(text)
+        if pieces or kind not in ("empty",):
+            self._event("content_block_start", {"type": "content_block_start", "index": 0,
+                                                "content_block": {"type": "text", "text": ""}})
+            self._event("ping", {"type": "ping"})
+        cut_after = None
+        if kind in ("drop_mid_stream", "error_event"):
+            cut_after = max(0, min(int(args.get("after", 2)), len(pieces) - 1)) if pieces else 0
+        for i, piece in enumerate(pieces):
+            if cut_after is not None and i == cut_after:
+                if kind == "drop_mid_stream":
+                    self._drop()
+                self._event("error", {"type": "error", "error": {
+                    "type": args.get("error_type", "overloaded_error"), "message": "Overloaded"}})
+                self._chunk(b"")  # the real API ends the response after an error event
+                return
+            self._event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                "delta": {"type": "text_delta", "text": piece}})
+            if fake.delta_delay:
+                time.sleep(fake.delta_delay)
+        if cut_after is not None and not pieces:
+            if kind == "drop_mid_stream":
+                self._drop()
+            self._event("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+            self._chunk(b"")
+            return
+        if pieces or kind not in ("empty",):
+            self._event("content_block_stop", {"type": "content_block_stop", "index": 0})
+        if kind == "no_message_stop":
+            self._chunk(b"")
+            return
+        self._event("message_delta", {"type": "message_delta",
+                                      "delta": {"stop_reason": stop, "stop_sequence": None},
+                                      "usage": {"output_tokens": out_tokens}})
+        self._event("message_stop", {"type": "message_stop"})
+        self._chunk(b"")
+
+
+class FakeAPI:
+    """The fake Messages API server. `start()` returns the base URL; use it as a context
+    manager in tests."""
+
+    def __init__(self, answerer: Answerer | None = None, *, host: str = "127.0.0.1", port: int = 0,
+                 latency: float = 0.0, delta_delay: float = 0.0, chunk_chars: int = 40,
+                 allow_prefill: bool = False, min_cache_tokens: int = 0, verbose: bool = False,
+                 models: list[str] | None = None):
+        self.answerer: Answerer = answerer or default_answerer
+        self.host, self.port = host, port
+        self.latency, self.delta_delay, self.chunk_chars = latency, delta_delay, max(1, chunk_chars)
+        self.allow_prefill, self.min_cache_tokens, self.verbose = allow_prefill, min_cache_tokens, verbose
+        self.models = models or ["claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5"]
+        self.requests: list[dict[str, Any]] = []
+        self.faults: list[Fault] = []
+        self._cache: set[str] = set()
+        self._overlap_next = 0
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._conns: set[socket.socket] = set()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("FakeAPI is not started")
+        return f"http://{self.host}:{self._server.server_address[1]}"
+
+    def start(self) -> str:
+        if self._server is None:
+            self._stopping = False
+            self._server = _Server((self.host, self.port), _Handler)
+            self._server.fake = self
+            self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                            name="fake-anthropic-api", daemon=True)
+            self._thread.start()
+        return self.base_url
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        self._stopping = True
+        server.shutdown()
+        server.server_close()
+        with self._lock:
+            conns = list(self._conns)
+        for c in conns:  # kept-alive connections: wake their handler threads so they end
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> "FakeAPI":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _track(self, conn: socket.socket, alive: bool) -> None:
+        with self._lock:
+            (self._conns.add if alive else self._conns.discard)(conn)
+
+    # ------------------------------------------------------------------ scripting
+
+    def add_fault(self, kind: str, match: str | None = None, times: int = 1, **args: Any) -> "FakeAPI":
+        with self._lock:
+            self.faults.append(Fault(kind, match, times, args))
+        return self
+
+    def delay(self, seconds: float, match: str | None = None, times: int = 1) -> "FakeAPI":
+        return self.add_fault("delay", match, times, seconds=seconds)
+
+    def status(self, code: int, retry_after: float | None = None, match: str | None = None, times: int = 1,
+               message: str | None = None, error_type: str | None = None) -> "FakeAPI":
+        return self.add_fault("status", match, times, code=code, retry_after=retry_after, message=message,
+                              error_type=error_type)
+
+    def drop_mid_stream(self, after: int = 2, match: str | None = None, times: int = 1) -> "FakeAPI":
+        return self.add_fault("drop_mid_stream", match, times, after=after)
+
+    def error_event(self, after: int = 2, match: str | None = None, times: int = 1,
+                    error_type: str = "overloaded_error") -> "FakeAPI":
+        return self.add_fault("error_event", match, times, after=after, error_type=error_type)
+
+    def no_message_stop(self, match: str | None = None, times: int = 1) -> "FakeAPI":
+        return self.add_fault("no_message_stop", match, times)
+
+    def max_tokens(self, at: float = 0.5, overlap: int = 0, match: str | None = None, times: int = 1) -> "FakeAPI":
+        return self.add_fault("max_tokens", match, times, at=at, overlap=overlap)
+
+    def refusal(self, match: str | None = None, times: int = 1) -> "FakeAPI":
+        return self.add_fault("refusal", match, times)
+
+    def marker_text(self, text: str = DEFAULT_MARKER, match: str | None = None, times: int = 1) -> "FakeAPI":
+        return self.add_fault("marker_text", match, times, text=text)
+
+    def empty(self, match: str | None = None, times: int = 1) -> "FakeAPI":
+        return self.add_fault("empty", match, times)
+
+    def malformed(self, text: str, match: str | None = None, times: int = 1) -> "FakeAPI":
+        return self.add_fault("malformed", match, times, text=text)
+
+    def clear(self) -> None:
+        """Forget queued faults, recorded requests and the prompt cache."""
+        with self._lock:
+            self.faults.clear()
+            self.requests.clear()
+            self._cache.clear()
+            self._overlap_next = 0
+
+    # ------------------------------------------------------------------ inspection
+
+    def message_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["path"].startswith("/v1/messages") and
+                not r["path"].startswith("/v1/messages/count_tokens")]
+
+    def dump(self) -> str:
+        """Everything recorded, as JSON (what a test would print or save)."""
+        with self._lock:
+            return json.dumps(self.requests, indent=1, sort_keys=True, default=str)
+
+    # ------------------------------------------------------------------ internals
+
+    def _next_id(self, prefix: str) -> str:
+        return f"{prefix}_fake{next(self._ids):06x}"
+
+    def _record(self, handler: _Handler, body: dict | None, fault: Fault | None) -> None:
+        headers = {}
+        for k, v in handler.headers.items():
+            headers[k.lower()] = "***" if k.lower() in SECRET_HEADERS else v
+        with self._lock:
+            self.requests.append({"method": handler.command, "path": handler.path, "headers": headers,
+                                  "body": body, "fault": fault.kind if fault else None, "time": time.time()})
+
+    @staticmethod
+    def _haystack(body: dict) -> str:
+        parts = [block_text(body.get("system"))]
+        for m in body.get("messages") or []:
+            if isinstance(m, dict):
+                parts.append(block_text(m.get("content")))
+        return "\n".join(parts)
+
+    def _take_fault(self, body: dict) -> Fault | None:
+        hay = self._haystack(body)
+        with self._lock:
+            for i, f in enumerate(self.faults):
+                if f.match is None or f.match in hay:
+                    f.times -= 1
+                    if f.times <= 0:
+                        del self.faults[i]
+                    return f
+        return None
+
+    def _usage(self, body: dict, remember: bool) -> tuple[int, int, int]:
+        """(input_tokens, cache_creation_input_tokens, cache_read_input_tokens)."""
+        system = body.get("system")
+        blocks = [{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])
+        last_marked = max((i for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("cache_control")),
+                          default=-1)
+        prefix = block_text(blocks[: last_marked + 1])
+        rest = block_text(blocks[last_marked + 1:])
+        rest += "".join(block_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict))
+        created = read = 0
+        cached = tokens(prefix)
+        if last_marked >= 0 and cached and cached >= self.min_cache_tokens:
+            key = hashlib.sha256((str(body.get("model")) + "\0" + prefix).encode()).hexdigest()
+            with self._lock:
+                if key in self._cache:
+                    read = cached
+                else:
+                    created = cached
+                    if remember:
+                        self._cache.add(key)
+            return tokens(rest), created, read
+        return tokens(rest) + cached, 0, 0
+
+    def _answer(self, body: dict, fault: Fault | None) -> tuple[str, str]:
+        """The text of this response and its stop reason."""
+        kind = fault.kind if fault else None
+        args = fault.args if fault else {}
+        messages = body.get("messages") or []
+        first = dict(body)
+        first["messages"] = messages[:1]
+        if kind == "malformed":
+            full = str(args.get("text", ""))
+        elif kind == "empty":
+            return "", "end_turn"
+        else:
+            full = self.answerer(first)
+        assistant = [block_text(m.get("content")) for m in messages[1:] if m.get("role") == "assistant"]
+        already = assistant[-1] if assistant else ""
+        if already:
+            k = 0
+            stripped = already.rstrip()
+            if full.startswith(stripped):
+                k = len(stripped)
+            else:
+                while k < min(len(full), len(stripped)) and full[k] == stripped[k]:
+                    k += 1
+            rest = full[k:]
+            with self._lock:
+                overlap, self._overlap_next = self._overlap_next, 0
+            if overlap:
+                rest = stripped[-overlap:] + rest
+        else:
+            rest = full
+        if kind == "marker_text":
+            mid = len(rest) // 2
+            nl = rest.find("\n", mid)
+            mid = nl + 1 if nl >= 0 else mid
+            rest = rest[:mid] + str(args.get("text", DEFAULT_MARKER)) + "\n" + rest[mid:]
+        if kind == "refusal":
+            return rest[: max(1, len(rest) // 3)], "refusal"
+        if kind == "max_tokens":
+            cut = max(1, int(len(rest) * float(args.get("at", 0.5))))
+            with self._lock:
+                self._overlap_next = int(args.get("overlap", 0))
+            return rest[:cut], "max_tokens"
+        if kind == "no_message_stop":
+            return rest[: max(1, len(rest) // 2)], "end_turn"
+        limit = int(body.get("max_tokens") or 0) * 4
+        if limit and len(rest) > limit:
+            return rest[:limit], "max_tokens"
+        return rest, "end_turn"
+
+    def _pieces(self, text: str) -> list[str]:
+        n = self.chunk_chars
+        return [text[i:i + n] for i in range(0, len(text), n)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m orchestrator.testing.fake_api",
+                                 description="A fake Anthropic Messages API on 127.0.0.1 for tests and demos.")
+    ap.add_argument("--port", type=int, default=8765)
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds before each response")
+    ap.add_argument("--delta-delay", type=float, default=0.0, help="seconds between streamed chunks")
+    ap.add_argument("--verbose", action="store_true", help="log each request line (never headers)")
+    ns = ap.parse_args(argv)
+    fake = FakeAPI(host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay, verbose=ns.verbose)
+    url = fake.start()
+    print(f"fake Anthropic API listening on {url}", file=sys.stderr)
+    print(f"  export ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=sk-ant-dummy", file=sys.stderr)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
