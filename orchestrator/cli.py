@@ -170,7 +170,7 @@ def log(
     """Print the ledger's events."""
     from .workspace import Book
 
-    book = Book.open(workspace, require_config=False)
+    book = Book.open(workspace, require_config=False, repair=False)
     try:
         events = book.ledger.events(chapter, step, type, limit)
     finally:
@@ -190,9 +190,59 @@ def cost(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     from .costs import cost_report, print_cost
     from .workspace import Book
 
-    book = Book.open(workspace, require_config=False)
+    book = Book.open(workspace, require_config=False, repair=False)
     try:
         rep = cost_report(book.ledger.calls())
     finally:
         book.close()
     emit_json(rep) if as_json else print_cost(rep)
+
+
+@app.command()
+def resume(
+    workspace: Workspace = Path("."),
+    strategy: Strategy = "conservative",
+    no_run: Annotated[bool, typer.Option("--no-run", help="only reconcile and rebuild; generate nothing")] = False,
+    provider: Provider = None,
+    concurrency: Concurrency = None,
+    quiet: Quiet = False,
+) -> None:
+    """Read RESUME.md, reconcile checkpoint.md and the ledger with the files, recover, continue."""
+    from .recovery import resume as do_resume
+    from .runner import validate_strategy
+    from .workspace import Book
+
+    book = Book.open(workspace)
+    try:
+        code = do_resume(book, validate_strategy(strategy), no_run, provider, concurrency, quiet, _print_summary)
+    finally:
+        book.close()
+    raise typer.Exit(code)
+
+
+@app.command()
+def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:
+    """Rebuild the status matrix from the ledger's events alone; show where it differs from the files."""
+    from .reconcile import replay_matrix
+    from .scan import status_word
+    from .workspace import Book
+
+    book = Book.open(workspace, require_config=False, repair=False)
+    try:
+        matrix = replay_matrix(book.ledger.events())
+        snap = book.snapshot()
+        diffs = []
+        for (ch, step), said in sorted(matrix.items()):
+            row = snap.chapters.get(ch)
+            have = status_word(row[step]) if row else "missing"
+            same = said == have or (said == "done" and have in ("edited", "stale"))
+            if not same:
+                diffs.append({"chapter": ch, "step": step, "ledger": said, "files": have})
+    finally:
+        book.close()
+    if as_json:
+        emit_json({"matrix": {f"{c} {s}": v for (c, s), v in sorted(matrix.items())}, "differences": diffs})
+        return
+    print(f"{len(matrix)} steps in the ledger; {len(diffs)} differ from the files (the files win):")
+    for d in diffs:
+        print(f"  {d['chapter']} {d['step']}: ledger says {d['ledger']}, files say {d['files']}")

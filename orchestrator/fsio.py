@@ -74,6 +74,39 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     fsync_dir(path.parent)
 
 
+_TMP_RE = None
+
+
+def sweep_temp_files(root: Path) -> list[Path]:
+    """Remove the temp files of atomic writes that a killed process left behind. They never
+    hold anything unique: the final path still has the old content or the new one."""
+    import re
+
+    global _TMP_RE
+    _TMP_RE = _TMP_RE or re.compile(r"^\..+\.tmp\.(\d+)$")
+    gone = []
+    for d, _, files in os.walk(root):
+        for f in files:
+            m = _TMP_RE.match(f)
+            if m and not pid_alive(int(m.group(1))):
+                p = Path(d) / f
+                p.unlink(missing_ok=True)
+                gone.append(p)
+    return gone
+
+
+def write_if_changed(path: Path, data: str | bytes) -> bool:
+    """atomic_write, unless the file already holds exactly this (no needless mtime change)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        if path.read_bytes() == raw:
+            return False
+    except OSError:
+        pass
+    atomic_write(path, raw)
+    return True
+
+
 def backup(path: Path) -> Path | None:
     """Move `path` aside to `path.bak.<UTC timestamp>`; never overwrite an older backup."""
     if not path.exists():

@@ -70,7 +70,8 @@ def main() -> None:
             return
         from .cli import app
 
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # without standalone mode, typer.Exit(n) returns n
+        sys.exit(code if isinstance(code, int) else 0)
     except BookError as e:
         if os.environ.get("BOOK_DEBUG"):
             raise

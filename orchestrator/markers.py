@@ -110,7 +110,7 @@ def format_marker(name: str, body: str | None = None, inputs: dict[str, str] | N
     if body:
         parts.append(f"body={body}")
     if inputs:
-        parts.append("inputs=" + ",".join(f"{quote(k, safe='/._-')}:{v}" for k, v in sorted(inputs.items())))
+        parts.append("inputs=" + ",".join(f"{quote(k, safe='/._-:')}:{v}" for k, v in sorted(inputs.items())))
     if run:
         parts.append(f"run={run}")
     return "<!-- " + " ".join(parts) + " -->"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import checkpoint
-from .fsio import atomic_write
+from .fsio import atomic_write, write_if_changed
 from .scan import Snapshot
 from .steps import CHECKPOINT, NEEDS_HUMAN
 
@@ -20,7 +20,7 @@ def write_needs_human(book, items: dict[str, str]) -> None:
     lines = ["# Needs a person", "",
              "Chapters marked NEEDS_HUMAN_REVIEW: fix the cause, then `book run` or `book resume` retries them.", ""]
     lines += [f"- {ch}: {why}" for ch, why in sorted(items.items())] or ["(nothing is waiting)"]
-    atomic_write(book.ws.path(NEEDS_HUMAN), "\n".join(lines) + "\n")
+    write_if_changed(book.ws.path(NEEDS_HUMAN), "\n".join(lines) + "\n")
 
 
 class Reporter:

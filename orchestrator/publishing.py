@@ -4,7 +4,7 @@ write protocol. The rendering itself is in `publish.py` (pure functions of a Sit
 from __future__ import annotations
 
 from .agents import long_memory, read_body
-from .fsio import atomic_write
+from .fsio import atomic_write, write_if_changed
 from .markers import compose
 from .resources import search_path
 from .steps import BOOK_STEPS, STEPS
@@ -49,10 +49,10 @@ def publish_index(runner) -> None:
     site = _site(runner)
     out = book.ws.path("output/publish")
     for name, text in sorted(publish.static_files(site).items()):
-        atomic_write(out / name, text)
-    atomic_write(out / "search-index.js", publish.search_index_js(site))
+        write_if_changed(out / name, text)
+    write_if_changed(out / "search-index.js", publish.search_index_js(site))
     for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print)):
-        atomic_write(out / name, compose(render(site), "HTML_COMPLETE"))
+        write_if_changed(out / name, compose(render(site), "HTML_COMPLETE"))
     inputs = {k: v for k, v in book.scanner.book_input_hashes("index").items() if v is not None}
     atomic_write(book.ws.path(BOOK_STEPS["index"].path),
                  compose(publish.render_index(site), BOOK_STEPS["index"].marker, inputs, runner.run_id))

@@ -130,7 +130,18 @@ class Runner:
                 self.book.ledger.set_todo(*self._ev(n), "skipped", out.reason)
                 self.report("skip", n, out.reason)
                 return out
-            out = await self.node(n)
+            try:
+                out = await self.node(n)
+            except (asyncio.CancelledError, NeedsHuman):
+                raise
+            except Exception as e:  # one node's bug or I/O error must not stop the others
+                if os.environ.get("BOOK_DEBUG"):
+                    raise
+                out = Outcome("failed", reason=f"{type(e).__name__}: {e}")
+                self.live[(n[0], n[1])] = "failed"
+                self.needs_human(n, out.reason)
+                self.book.ledger.event("step_failed", self.run_id, *self._ev(n), error=out.reason)
+                self.report("fail", n, out.reason)
             self.outcomes[n] = out
             self.book.ledger.set_todo(*self._ev(n), out.status, out.reason)
             return out

@@ -79,6 +79,7 @@ class Scanner:
         self.config_hash = config_hash  # what the style guide is made from (title, language, audience)
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
+        self._seen: set[str] = set()  # every file name seen in those directories
         self._outline: outline_mod.Outline | None = None
         self._outline_loaded = False
         self.outline_error: BookError | None = None
@@ -89,9 +90,11 @@ class Scanner:
         if rel is None:
             self._states.clear()
             self._listed.clear()
+            self._seen.clear()
             self._outline_loaded = False
             return
         self._states.pop(rel, None)
+        self._seen.discard(rel)
         self._listed.discard(rel.rpartition("/")[0])
         if rel == BOOK_STEPS["outline"].path:
             self._outline_loaded = False
@@ -101,7 +104,7 @@ class Scanner:
         if hit is not None:
             return hit
         p = self._prefix + rel
-        if st is None and rel.rpartition("/")[0] in self._listed:
+        if st is None and rel not in self._seen and rel.rpartition("/")[0] in self._listed:
             state = self._states[rel] = StepState("missing", rel)
             return state
         try:
@@ -227,6 +230,7 @@ class Scanner:
             try:
                 with os.scandir(self.root / d) as it:
                     for e in it:
+                        self._seen.add(f"{d}/{e.name}")
                         for rx, key in pats:
                             m = rx.match(e.name)
                             if m:

@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 
 from .errors import BookError
-from .fsio import Lock
+from .fsio import Lock, sweep_temp_files
 from .progress import Reporter
 from .providers import make_provider, resolve_name
 from .runner import RunOptions, RunSummary, Runner
@@ -40,7 +40,10 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
     lock = Lock(book.ws.path(LOCK), warn=lambda m: print(m, file=sys.stderr))
     lock.acquire()
     try:
-        book.ledger.event("lock_acquired")
+        sweep_temp_files(book.root / "output")
+        if not opts.redo and nothing_to_do(book, opts):
+            report("warning", ("", ""), "nothing to do: every file is fresh")
+            return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)
         runner_box: list[Runner] = []
 
         async def main() -> RunSummary:
@@ -80,6 +83,19 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         report.close()
         book.save_cache()
         lock.release()
+
+
+def nothing_to_do(book: Book, opts: RunOptions) -> bool:
+    """True when a run would change no file: the plan is empty and the human views agree
+    with the files (so a second `book run` or `book resume` leaves the tree untouched)."""
+    from .reconcile import all_discrepancies
+
+    plan = Runner(book, _NoProvider("none"), RunOptions(opts.scope, opts.strategy, dry_run=True)).dry_run().plan
+    if plan:
+        return False
+    book.scanner.invalidate()
+    issues = [i for i in all_discrepancies(book, book.snapshot()) if not i.startswith("the ledger")]
+    return not issues
 
 
 class _NoProvider:

@@ -38,8 +38,8 @@ class Book:
             raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
         cfg = config_mod.load(root, require=require_config, check_source=require_config)
         db = root / STATE_DB
-        if not (root / "output").is_dir():
-            ledger = Ledger(None, db, [])  # nothing to cache for yet; do not create output/
+        if not repair and not (root / "output").is_dir():
+            ledger = Ledger(None, db, [])  # a scan of a tree with no output/ creates nothing
         else:
             ledger = Ledger.open(db, repair=repair)
         cache = HashCache(ledger.load_hashes())

@@ -52,7 +52,7 @@ PRICE_FIELDS = ("input", "output", "cache_write", "cache_read")
 FALLBACK_PRICE = {"input": 10.0, "output": 50.0, "cache_write": 12.5, "cache_read": 1.0}
 
 CONTINUE_PROMPT = "Continue exactly where you stopped; do not repeat anything."
-FEEDBACK_HEADER = "Your previous answer was not accepted, for this reason:"
+FEEDBACK_HEADER = "## Feedback on your previous answer"
 CHARS_PER_TOKEN = 3.5  # for the upper cost estimate (and the output of a stream cut short)
 OVERLAP_MIN = 8  # an overlap shorter than this between text and continuation is a coincidence
 OVERLAP_MAX = 1000  # the longest repetition a continuation is checked for
@@ -407,8 +407,7 @@ class AnthropicProvider:
 
     def _user_content(self, req: Request) -> str:
         if req.feedback:
-            return f"{req.prompt.rstrip()}\n\n{FEEDBACK_HEADER}\n\n{req.feedback.strip()}\n\n" \
-                   f"Write the complete answer again, fixing this."
+            return f"{req.prompt.rstrip()}\n\n{FEEDBACK_HEADER}\n\n{req.feedback.strip()}"
         return req.prompt
 
     async def generate(self, req: Request, on_text: Callable[[str], None]) -> Result:
@@ -574,6 +573,12 @@ class AnthropicProvider:
                         elif etype == "message_stop":
                             saw_stop = True
             except _CallbackError:
+                raise
+            except asyncio.CancelledError:  # Ctrl-C or a cancelled run: the call may still be billed
+                if seg.text and usage.output_tokens <= 1:
+                    usage.output_tokens = math.ceil(len(seg.text) / CHARS_PER_TOKEN)
+                self._log_call(req, model, usage, int((time.monotonic() - started) * 1000), None, rid,
+                               "cancelled", attempt)
                 raise
             except Exception as e:  # noqa: BLE001 - classified: retried, or turned into StepFailed
                 failure = self._classify(e, model)

@@ -103,7 +103,7 @@ _UI: dict[str, dict[str, str]] = {
         "skip": "Skip to content", "toggle": "Show or hide the table of contents",
         "permalink": "Link to this section", "audience": "Written for", "start": "Start reading",
         "defined_in": "Defined in", "other_terms": "Other terms", "lines": "lines {lines}",
-        "copy": "Copy", "copied": "Copied", "copy_label": "Copy this code", "backref": "Back to the text",
+        "copy_text": "Copy", "copied": "Copied", "copy_label": "Copy this code", "backref": "Back to the text",
         "on_this_page": "In this chapter", "whole_book": "The whole book", "terms": "{n} terms",
         "glossary_intro": "Every term the book defines, grouped by the chapter that introduces it.",
         "no_chapters": "This book has no chapters yet.",
@@ -117,7 +117,7 @@ _UI: dict[str, dict[str, str]] = {
         "skip": "跳到正文", "toggle": "显示或隐藏目录",
         "permalink": "本节链接", "audience": "读者对象", "start": "开始阅读",
         "defined_in": "出自", "other_terms": "其他术语", "lines": "第 {lines} 行",
-        "copy": "复制", "copied": "已复制", "copy_label": "复制这段代码", "backref": "回到正文",
+        "copy_text": "复制", "copied": "已复制", "copy_label": "复制这段代码", "backref": "回到正文",
         "on_this_page": "本章内容", "whole_book": "全书", "terms": "{n} 个术语",
         "glossary_intro": "本书定义的全部术语，按首次引入它们的章节分组。",
         "no_chapters": "本书还没有章节。",
@@ -275,7 +275,7 @@ class _Book:
     def context(self, page_title: str, kind: str, current: str | None = None, mode: str = "page",
                 prev: dict[str, str] | None = None, next: dict[str, str] | None = None) -> dict[str, Any]:
         return {
-            "site": self.site, "lang": self.site.language, "ui": self.ui, "csp": CSP,
+            "site": self.site, "lang": self.site.language, "ui": self.ui, "csp": Markup(CSP),
             "page_title": page_title, "page_kind": kind, "current": current,
             "parts": self.sidebar(current, mode), "show_parts": len(self.parts) > 1,
             "has_glossary": bool(self.glossary), "prev": prev, "next": next,

@@ -68,7 +68,9 @@ class IndexBuilder:
             self.postings[tok][n] = w
 
     def js(self) -> str:
-        terms = {tok: [x for doc, w in sorted(ds.items()) for x in (doc, w)] for tok, ds in self.postings.items()}
+        # [token, [doc, weight, doc, weight, ...]] pairs, sorted: a list rather than an object,
+        # so that a token such as `__proto__` cannot clash with JavaScript's object keys.
+        terms = [[tok, [x for doc, w in sorted(ds.items()) for x in (doc, w)]] for tok, ds in sorted(self.postings.items())]
         data = {"version": 1, "pages": self.pages, "docs": self.docs, "terms": terms}
         return "window.BOOK_SEARCH = " + dump_js(data) + ";\n"
 
@@ -84,4 +86,4 @@ def dump_js(data: object) -> str:
 def vocabulary(js: str) -> Iterable[str]:
     """The tokens of a built index (for tests and debugging)."""
     data = json.loads(js[js.index("{"): js.rindex("}") + 1])
-    return data["terms"].keys()
+    return [tok for tok, _ in data["terms"]]

@@ -1,0 +1,112 @@
+"""The three levels of state compared (DESIGN §4): checkpoint.md and the ledger against the
+files. The files always win; these functions only say where the others disagree, and what
+the ledger alone would conclude (`book replay`)."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from . import checkpoint
+from .scan import Snapshot, status_word
+from .steps import CHECKPOINT, ORDER, RESUME, STEPS
+
+
+def replay_matrix(events: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(chapter, step) -> status, from the ledger's events alone."""
+    out: dict[tuple[str, str], str] = {}
+    for e in events:
+        ch, step, typ = e.get("chapter"), e.get("step"), e.get("type")
+        if not ch or step not in STEPS:
+            continue
+        if typ == "step_start":
+            out[(ch, step)] = "running"
+        elif typ == "step_end":
+            out[(ch, step)] = "done"
+        elif typ == "step_failed":
+            out[(ch, step)] = "failed"
+        elif typ == "recovered":
+            out[(ch, step)] = "half_finished"
+        elif typ == "hand_edit":
+            out[(ch, step)] = "edited"
+    # A run that ended (or was interrupted) has nothing running any more.
+    return {k: ("interrupted" if v == "running" else v) for k, v in out.items()}
+
+
+def ledger_discrepancies(snap: Snapshot, events: list[dict[str, Any]]) -> list[str]:
+    if not events:
+        return []
+    claimed = replay_matrix(events)
+    issues = []
+    for (ch, step), said in sorted(claimed.items()):
+        row = snap.chapters.get(ch)
+        have = status_word(row[step]) if row else "missing"
+        rel = STEPS[step].file(ch)
+        if said == "done" and have not in ("done", "edited", "stale"):
+            issues.append(f"the ledger says {ch} {step} finished, but {rel} is {have}")
+        elif said == "interrupted" and have in ("missing", "half_finished"):
+            issues.append(f"the ledger says {ch} {step} was started and never finished; {rel} is {have}")
+    return issues
+
+
+@dataclass
+class HalfFinished:
+    path: str
+    size: int
+    age_s: float
+    truncated: bool
+    why: str
+    partial: bool  # a .partial left by a crash, rather than the final path
+
+
+def looks_truncated(text: str) -> tuple[bool, str]:
+    """DESIGN §5's decision tree for a file without a marker."""
+    if len(text) < 100:
+        return True, "under 100 characters"
+    fences = sum(1 for line in text.splitlines() if line.lstrip().startswith(("```", "~~~")))
+    if fences % 2:
+        return True, "an unclosed code fence"
+    last = text.rstrip().splitlines()[-1].strip() if text.strip() else ""
+    if last.startswith("|") and not last.endswith("|"):
+        return True, "a cut-off table row"
+    if last.startswith(("- ", "* ")) and len(last) < 4:
+        return True, "a cut-off list item"
+    if last and last[-1] not in ".!?。！？:：)）]】`*|>\"'-" and not last.startswith("#"):
+        return True, "it ends mid-sentence"
+    return False, "it looks complete but has no marker"
+
+
+def half_finished(book, snap: Snapshot) -> list[HalfFinished]:
+    now = time.time()
+    out = []
+    paths = list(snap.half_finished)
+    for ch, steps in snap.chapters.items():
+        for k in ORDER:
+            p = steps[k].path + ".partial"
+            if os.path.exists(book.root / p):
+                paths.append(p)
+    for rel in sorted(set(paths)):
+        p = book.root / rel
+        try:
+            st = p.stat()
+            text = p.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        t, why = looks_truncated(text)
+        out.append(HalfFinished(rel, st.st_size, now - st.st_mtime, t, why, rel.endswith(".partial")))
+    return out
+
+
+def all_discrepancies(book, snap: Snapshot) -> list[str]:
+    issues = []
+    cp = book.root / CHECKPOINT
+    if cp.exists():
+        issues += checkpoint.compare(snap, cp.read_text(encoding="utf-8", errors="replace"), book.cfg.language)
+    elif snap.chapters or snap.book["outline"].status != "missing":
+        issues.append("checkpoint.md is missing")
+    if not (book.root / RESUME).exists() and snap.book["outline"].status != "missing":
+        issues.append("RESUME.md is missing")
+    issues += ledger_discrepancies(snap, book.ledger.events())
+    return issues

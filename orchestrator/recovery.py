@@ -1,0 +1,95 @@
+"""`book resume`: read RESUME.md, compare checkpoint.md and the ledger with the files, apply
+the strategy to half-finished files, rebuild the caches of the files (checkpoint.md, todos,
+long-memory aggregates), then continue as `book run` would (DESIGN §5)."""
+
+from __future__ import annotations
+
+import sys
+
+from . import derived, reconcile
+from .plan import Scope
+from .progress import write_checkpoint
+from .runner import RunOptions
+from .session import run_session
+from .steps import RESUME
+
+
+def err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def resume_summary(book) -> str:
+    p = book.root / RESUME
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    keep, on = [], False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            on = line[3:].strip() in ("Current progress", "Known problems")
+            if on:
+                keep.append(line)
+            continue
+        if on and line.strip():
+            keep.append(line)
+    return "\n".join(keep)
+
+
+def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency: int | None, quiet: bool,
+           print_summary) -> int:
+    say = (lambda m: None) if quiet else err
+    summary = resume_summary(book)
+    say("RESUME.md:\n" + summary if summary else "no RESUME.md: working out where things stand from the files alone")
+    snap = book.snapshot()
+    issues = reconcile.all_discrepancies(book, snap)
+    for i in issues:
+        say(f"  disagreement: {i} (the files win)")
+    halves = reconcile.half_finished(book, snap)
+    for h in halves:
+        owner = "a crash's .partial" if h.partial else "no marker"
+        say(f"  half-finished: {h.path} ({h.size} bytes, {h.age_s / 60:.0f} min old, {owner}; "
+            f"{'looks truncated: ' if h.truncated else ''}{h.why})")
+    if strategy == "ask" and halves:
+        say("strategy ask: nothing was changed. Decide, then `book resume --strategy conservative` "
+            "(back up and redo) or `--strategy aggressive` (continue the partial text).")
+        return 3
+
+    def reconcile_files(book, runner) -> None:
+        written = derived.sync_memory(book, runner.run_id)
+        for w in written:
+            say(f"  rebuilt {w} from output/memory/chapters/")
+        if issues:
+            write_checkpoint(book)
+
+    if no_run:
+        from .fsio import Lock
+        from .resume_md import write_resume
+        from .runner import Runner
+        from .steps import LOCK
+
+        with Lock(book.ws.path(LOCK)):
+            runner = Runner(book, _Null(), RunOptions(Scope(), strategy))
+            reconcile_files(book, runner)
+            if issues:
+                write_resume(book, strategy=strategy)
+            plan = runner.dry_run().plan
+        for (ch, step), why in plan:
+            print(f"{ch:<6} {step:<12} {why}")
+        say("reconciled; nothing generated (--no-run)" if plan or issues else "nothing to do")
+        return 0
+    opts = RunOptions(Scope(), strategy, concurrency)
+    result = run_session(book, opts, provider, quiet, before=reconcile_files)
+    if result.summary.run_id:
+        print_summary(result.summary, book)
+    return result.exit_code
+
+
+class _Null:
+    name = "none"
+
+    async def aclose(self) -> None:
+        return None
+
+    def estimate_cost(self, req) -> float:
+        return 0.0
