@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import unquote
@@ -179,7 +180,7 @@ def text_length(text: str) -> int:
 # ----------------------------------------------------------------- the source index
 
 _SKIP_DIRS = {"__pycache__", "node_modules"}  # and every hidden directory
-_TEXT_LIMIT = 1 << 20  # bytes read from one non-Python file for the text fallback
+_TEXT_LIMIT, _TEXT_TOTAL = 1 << 20, 64 << 20  # bytes of text kept per file and in all for the fallback
 _EXTERNAL = set(sys.stdlib_module_names) | set(dir(builtins))
 _BUILTIN_MEMBERS = {n for t in (str, bytes, bytearray, dict, list, set, tuple, int, float, memoryview,
                                 io.TextIOWrapper, io.BufferedRandom, io.BytesIO) for n in dir(t)}
@@ -284,7 +285,7 @@ def _index(root: Path) -> _Index:
     key = str(root.resolve())
     if key in _INDEX_CACHE and _INDEX_CACHE[key][0] == signature:
         return _INDEX_CACHE[key][1]
-    idx, texts = _Index(), []
+    idx, texts, total = _Index(), [], 0
     for p, _, _ in stats:
         rel = p.relative_to(root).as_posix()
         idx.files.add(rel)
@@ -293,18 +294,19 @@ def _index(root: Path) -> _Index:
             try:
                 with warnings.catch_warnings():  # SyntaxWarnings of odd sources are not ours
                     warnings.simplefilter("ignore")
-                    module = rel[:-3].removesuffix("/__init__").replace("/", ".")
+                    module = re.sub(r"(^|/)__init__$", "", rel[:-3]).replace("/", ".") or root.name
                     _index_python(ast.parse(p.read_bytes()), module, idx)
                 continue
             except (SyntaxError, ValueError, OSError, RecursionError):
                 pass  # not Python 3 after all: searched as text below
         try:
             with open(p, "rb") as fh:
-                data = fh.read(_TEXT_LIMIT)
+                data = fh.read(min(_TEXT_LIMIT, _TEXT_TOTAL - total))
         except OSError:
             continue
-        if b"\0" not in data[:8192]:
+        if b"\0" not in data[:8192]:  # not a binary file
             texts.append(data.decode("utf-8", "replace"))
+            total += len(data)
     idx.text = "\n".join(texts)
     _INDEX_CACHE[key] = (signature, idx)
     return idx
@@ -313,8 +315,11 @@ def _index(root: Path) -> _Index:
 # ----------------------------------------------------------------- R1: code, paths, symbols
 
 _ELISIONS = {"...", "# ...", "// ...", "…", "# …"}
-_EXTS = set("py pyi md rst txt toml yaml yml json cfg ini lock js mjs cjs ts tsx jsx go rs c h cc cpp hpp "
-            "java kt rb php sh bash sql html htm css scss proto xml csv j2 jinja tmpl mk".split())
+_EXTS = frozenset((
+    "py", "pyi", "md", "rst", "txt", "toml", "yaml", "yml", "json", "cfg", "ini", "lock", "js", "mjs",
+    "cjs", "ts", "tsx", "jsx", "go", "rs", "c", "h", "cc", "cpp", "hpp", "java", "kt", "rb", "php", "sh",
+    "bash", "sql", "html", "htm", "css", "scss", "proto", "xml", "csv", "j2", "jinja", "tmpl", "mk"
+))
 _LITERAL_RE = re.compile(r"""^(?:[-+]?v?\d[\w.+-]*|["'].*|True|False|None)$""")
 _PATH_RE = re.compile(r"^(?:\./)?[\w@+-][\w.@+-]*(?:/[\w.@+-]+)*/?$")
 _SYMBOL_RE = re.compile(r"^@?([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)(\([^()]*\))?$")
@@ -381,12 +386,13 @@ def _why_missing(pieces: list[list[str]], src: _Src) -> str:
 
 def _verify_block(b: CodeBlock, src: _Src) -> tuple[Finding | None, bool]:
     """(finding, verified) of a `file=` block against its file's lines."""
-    pieces, cur = [], []
-    for ln in b.code.split("\n") + ["..."]:
+    pieces: list[list[str]] = [[]]  # the runs of lines between elisions (`...`, `# ...`)
+    for ln in b.code.split("\n"):
         if ln.strip() in _ELISIONS:
-            pieces, cur = pieces + [cur] if cur else pieces, []
+            pieces.append([])
         elif ln.strip():  # blank lines never count: a writer may drop or add one
-            cur.append(ln.expandtabs(8).rstrip())
+            pieces[-1].append(ln.expandtabs(8).rstrip())
+    pieces = [p for p in pieces if p]
     where = f"code block at line {b.line}"
     if not pieces:
         return Finding("r1.code", "minor", b.line, f"{where} quotes nothing from {b.file}"), False
@@ -401,7 +407,8 @@ def _verify_block(b: CodeBlock, src: _Src) -> tuple[Finding | None, bool]:
         return Finding("r1.code", "blocking", b.line, f"{where} is not in {b.file}: {why}"), False
     if b.lines:
         said, real = f"lines={b.lines[0]}-{b.lines[1]}", f"lines {found[0]}-{found[1]}"
-        return Finding("r1.code", "minor", b.line, f"{where} says {said} but the code is at {real} of {b.file}"), True
+        message = f"{where} says {said}; the code is at {real} of {b.file}"
+        return Finding("r1.code", "minor", b.line, message), True
     return None, True
 
 
@@ -489,7 +496,12 @@ def check_code(md: str, source_dir: Path) -> tuple[list[Finding], list[CodeBlock
                     f"code block at line {b.line} cites {b.file}, which {problem}")
             continue
         if path not in sources:
-            text = path.read_text("utf-8-sig", errors="replace")
+            try:
+                text = path.read_text("utf-8-sig", errors="replace")
+            except OSError as e:
+                out.add("r1.code", "blocking", b.line, f"code block at line {b.line} cites {b.file}, "
+                        f"which cannot be read ({e.strerror})")
+                continue
             sources[path] = [(n, ln.expandtabs(8).rstrip(), ln.strip())
                              for n, ln in enumerate(_split_lines(text), 1) if ln.strip()]
         finding, ok = _verify_block(b, sources[path])
@@ -617,11 +629,14 @@ _LEFTOVER_RES = (
 _MARKER_RE = re.compile(r"<!--\s*(?:\(quoted\)\s*)?[A-Z][A-Z0-9_]{2,}(?=\s|-->|$)")
 _OWN_MARKER_RE = re.compile(r"\s*<!--\s*[A-Z][A-Z0-9_]*(?:\s[^>]*)?-->\s*")
 _ANGLE_RE = re.compile(r"<(?=\S)([^<>\n]{1,80})(?<=\S)>")
-_HTML_TAGS = set("a abbr audio b bdi bdo blockquote br button caption center cite code col colgroup dd del "
-                 "details dfn div dl dt em figcaption figure font footer h1 h2 h3 h4 h5 h6 header hr i iframe "
-                 "img input ins kbd label li mark nav ol p picture pre q rp rt ruby s samp section small source "
-                 "span strong style sub summary sup svg table tbody td tfoot th thead time tr u ul var video "
-                 "wbr".split())
+_HTML_TAGS = frozenset((
+    "a", "abbr", "audio", "b", "bdi", "bdo", "blockquote", "br", "button", "caption", "center", "cite",
+    "code", "col", "colgroup", "dd", "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption",
+    "figure", "font", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "i", "iframe", "img",
+    "input", "ins", "kbd", "label", "li", "mark", "nav", "ol", "p", "picture", "pre", "q", "rp", "rt",
+    "ruby", "s", "samp", "section", "small", "source", "span", "strong", "style", "sub", "summary", "sup",
+    "svg", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "video", "wbr"
+))
 _MENTION_RE = re.compile(rf"\b[Cc]hapter\s+(\d+)\b|{_LATIN_B}ch(\d{{2,}}){_LATIN_A}"  # Chapter 9, ch09
                          r"|第\s*([0-9零一二三四五六七八九十百〇两]+)\s*章")  # 第九章
 _ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
@@ -731,12 +746,12 @@ _FINDING_RE = re.compile(r"^\s*[-*+]\s+\*\*(blocking|major|minor)\*\*\s+`([^`]+)
                          r"(?:\s+line\s+(\d+))?:\s?(.*)$", re.IGNORECASE)
 
 
-def blocking(findings) -> bool:
+def blocking(findings: Iterable[Finding]) -> bool:
     """True when any finding blocks the chapter (R1 found code that is not in the source, ...)."""
     return any(f.severity == "blocking" for f in findings)
 
 
-def format_findings(findings) -> str:
+def format_findings(findings: Iterable[Finding]) -> str:
     """A Markdown bullet list, one finding a line, `- **blocking** `r1.code` line 12: ...`
     (the chapter before the line when set; no line for whole-file findings); `- none` if empty."""
     rows = []

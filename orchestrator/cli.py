@@ -108,7 +108,7 @@ def run(
 
     if chapter:
         check_chapter_id(chapter)
-    book = Book.open(workspace)
+    book = Book.open(workspace, repair=not dry_run)  # a dry run creates nothing, not even the ledger
     try:
         opts = RunOptions(Scope(batch, phase, chapter), validate_strategy(strategy), concurrency, dry_run)
         result = run_session(book, opts, provider, quiet)

@@ -81,6 +81,7 @@ class Runner:
         self.warn: Callable[[str], None] = lambda m: self.report("warning", ("", ""), m)
         self._started_ever: set[Node] | None = None
         self._kept_noted: set[Node] = set()
+        self._blocked_noted: set[Node] = set()
 
     # ------------------------------------------------------------ the walk
 
@@ -198,7 +199,7 @@ class Runner:
         if why is None:
             if n[1] == "memory":
                 derived.sync_memory(self.book, self.run_id)
-            return Outcome("ok")
+            return self.guard(n, Outcome("ok"))
         if why == "half-finished" or why.startswith("interrupted"):
             if self.opts.strategy == "ask":
                 reason = f"{self.rel(n)} is half-finished; waiting for a person (`book resume --strategy ...`)"
@@ -216,6 +217,7 @@ class Runner:
                 out = await self.generate(n, why)
         finally:
             self.live.pop((n[0], n[1]), None)
+        out = self.guard(n, out)
         if out.status == "ok":
             if n[0] != BOOK and n[0] in self.needs:
                 del self.needs[n[0]]
@@ -227,6 +229,24 @@ class Runner:
             self.needs_human(n, out.reason)
             self.report("fail", n, out.reason)
         self.checkpoint()
+        return out
+
+    def guard(self, n: Node, out: Outcome) -> Outcome:
+        """The planner, not a model, decides whether a chapter moves on: a merged review
+        with a blocking finding (e.g. code that is not in the source) stops the chapter."""
+        if out.status != "ok" or n[1] != "review" or n[0] == BOOK:
+            return out
+        from .checks import blocking
+
+        text = agents.read_body(self.book.root, self.rel(n))
+        found = [f for f in agents.findings_in(text) if f.severity == "blocking"]
+        if blocking(found):
+            reason = f"review blocked: {found[0].check} line {found[0].line}: {found[0].message}"
+            if n not in self._blocked_noted:
+                self._blocked_noted.add(n)
+                self.needs_human(n, reason)
+                self.report("fail", n, reason)
+            return Outcome("needs_human", reason=reason)
         return out
 
     def needs_human(self, n: Node, reason: str) -> None:

@@ -34,8 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 MODEL = "claude-sonnet-5-5"
 SYSTEM = "You are the writer of a technical book. Follow the style guide. " * 30
 PROMPT = "Write chapter one about widgets, gadgets and sprockets."
-ROW_KEYS = {"role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens", "cache_creation_tokens",
-            "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason", "request_id", "error"}
+ROW_KEYS = {"role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
+            "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason", "request_id",
+            "error"}
 
 
 def expected(prompt: str = PROMPT) -> str:
@@ -272,8 +273,8 @@ def test_a_429_slows_down_every_task(fake_api):
 
     async def go():
         try:
-            return await asyncio.gather(p.generate(request(prompt="TASK-A: write about gears"), lambda s: None),
-                                        task_b())
+            a = p.generate(request(prompt="TASK-A: write about gears"), lambda s: None)
+            return await asyncio.gather(a, task_b())
         finally:
             await p.aclose()
 
@@ -298,7 +299,8 @@ def test_max_tokens_continues_and_joins(fake_api):
     second = message_bodies(fake_api)[1]["messages"]
     assert [m["role"] for m in second] == ["user", "assistant", "user"]
     assert second[2]["content"] == CONTINUE_PROMPT
-    assert second[1]["content"] == second[1]["content"].rstrip() and expected().startswith(second[1]["content"])
+    so_far = second[1]["content"]
+    assert so_far == so_far.rstrip() and expected().startswith(so_far)
     assert [r["stop_reason"] for r in rows] == ["max_tokens", "end_turn"]
     assert res.usage.output_tokens == sum(r["output_tokens"] for r in rows)
     assert res.cost_usd == pytest.approx(sum(r["cost_usd"] for r in rows))
@@ -381,7 +383,8 @@ def test_the_key_never_leaks(fake_api, caplog):
         generate(provider(rows), request())
     errors.append(str(info.value))
     assert "HTTP 401" in errors[0] and "***" in errors[0]
-    assert info.value.__cause__ is None and info.value.__context__ is None  # no SDK error (it holds the request)
+    # no SDK error chained to it (it holds the request and its headers)
+    assert info.value.__cause__ is None and info.value.__context__ is None
     for text in (json.dumps(rows, default=str), "\n".join(errors), fake_api.dump(), caplog.text):
         assert DUMMY_KEY not in text and "SECRET123" not in text
     assert all(r["headers"].get("authorization", "***") == "***" for r in fake_api.requests)
@@ -426,8 +429,9 @@ def test_importing_the_provider_does_not_import_anthropic():
     code = ("import sys, orchestrator.providers.anthropic as a\n"
             "from orchestrator.providers.base import Request\n"
             "p = a.AnthropicProvider(concurrency=2)\n"
-            "assert p.estimate_cost(Request(role='writer', step='draft', chapter='ch01', system='s', prompt='p',"
-            " model='claude-sonnet-5-5')) > 0\n"
+            "r = Request(role='writer', step='draft', chapter='ch01', system='s', prompt='p',"
+            " model='claude-sonnet-5-5')\n"
+            "assert p.estimate_cost(r) > 0\n"
             "print('anthropic' in sys.modules, any(m.startswith('httpx') for m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -489,8 +493,9 @@ def test_join_continuation():
 # ---------------------------------------------------------------------------- the fake itself
 
 def _post(url: str, body: dict, key: str | None = DUMMY_KEY):
+    headers = {"content-type": "application/json", **({"x-api-key": key} if key else {})}
     req = urllib.request.Request(url + "/v1/messages", data=json.dumps(body).encode(), method="POST",
-                                 headers={"content-type": "application/json", **({"x-api-key": key} if key else {})})
+                                 headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             return r.status, dict(r.headers), r.read().decode()

@@ -274,7 +274,13 @@ def test_declared_lines_are_checked(src):
     assert check_code(good, src)[0] == []
     bad = good.replace("lines=22-23", "lines=3-4")
     (f,), ok = check_code(bad, src)
-    assert (f.check, f.severity) == ("r1.code", "minor") and "lines 22-23" in f.message and len(ok) == 1
+    assert (f.check, f.severity) == ("r1.code", "minor") and "at lines 22-23" in f.message and len(ok) == 1
+
+
+def test_source_with_bom_and_crlf(src):
+    (src / "bom.py").write_bytes("\ufeffimport os\r\n\r\ndef f():\r\n    return os.sep\r\n".encode())
+    md = md_block("import os\n...\n    return os.sep", "python file=bom.py")
+    assert check_code(md, src)[0] == []
 
 
 def test_illustrative_blocks_are_not_verified(src):
@@ -509,7 +515,9 @@ def test_heading_slugs_dedupe_and_skip_code():
 # ----------------------------------------------------------------- final audit
 
 GOOD = {
-    "ch01": "# Storage\n\n## The write-ahead log\n\nSee [recovery](ch02.md#replay), [site](https://x.org) and [below](#details).\n\n## Details\n\nText.\n\n<!-- CHAPTER_FINAL body=abc -->\n",
+    "ch01": "# Storage\n\n## The write-ahead log\n\n"
+    "See [recovery](ch02.md#replay), [site](https://x.org) and [below](#details).\n\n"
+    "## Details\n\nText.\n\n<!-- CHAPTER_FINAL body=abc -->\n",
     "ch02": "# 恢复\n\n## Replay\n\n见[第1章](ch01.md#the-write-ahead-log)与第2章。\n\n## 恢复 流程\n\n文字。\n",
 }
 
@@ -550,6 +558,12 @@ def test_audit_leftovers():
     findings = audit({"ch01": md}, chapters={"ch01": "T"})
     assert {(f.check, f.severity, f.chapter) for f in findings} == {("audit.leftover", "major", "ch01")}
     assert [f.line for f in findings] == [5, 5, 9, 11, 13, 13, 17]
+
+
+def test_audit_catches_neutralised_markers():
+    md = "# T\n\n## A\n\ntext\n\n<!-- (quoted) DRAFT_COMPLETE body=1 -->\n\n## B\n\ntext\n"
+    (f,) = audit({"ch01": md}, chapters={"ch01": "T"})
+    assert (f.check, f.line) == ("audit.leftover", 7) and "(quoted) DRAFT_COMPLETE" in f.message
 
 
 def test_audit_glossary_and_textual_cross_references():

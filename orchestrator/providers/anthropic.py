@@ -118,9 +118,9 @@ def _price_entry(name: str, entry: Any, path: str) -> dict[str, Any]:
     if long is not None:
         if not isinstance(long, dict) or not isinstance(long.get("threshold_tokens"), int):
             raise ConfigError(f"{name}: `long_prompt` needs threshold_tokens and rates", path, fix=fix)
+        rates = {k: v for k, v in long.items() if k != "threshold_tokens"}
         out["long_prompt"] = {"threshold_tokens": long["threshold_tokens"],
-                              **_price_entry(f"{name}.long_prompt",
-                                             {k: v for k, v in long.items() if k != "threshold_tokens"}, path)}
+                              **_price_entry(f"{name}.long_prompt", rates, path)}
     return out
 
 
@@ -151,7 +151,8 @@ def cost_usd(usage: Usage, model: str, prices: dict[str, dict[str, Any]] | None 
     if long and prompt > long["threshold_tokens"]:
         p = long
     return (usage.input_tokens * p["input"] + usage.output_tokens * p["output"]
-            + usage.cache_creation_tokens * p["cache_write"] + usage.cache_read_tokens * p["cache_read"]) / 1e6
+            + usage.cache_creation_tokens * p["cache_write"]
+            + usage.cache_read_tokens * p["cache_read"]) / 1e6
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -542,7 +543,8 @@ class AnthropicProvider:
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    kwargs: dict[str, Any] = {"model": model, "max_tokens": req.max_tokens, "messages": messages}
+                    kwargs: dict[str, Any] = {"model": model, "max_tokens": req.max_tokens,
+                                              "messages": messages}
                     if system:
                         kwargs["system"] = system
                     manager = client.messages.stream(**kwargs)
@@ -593,7 +595,8 @@ class AnthropicProvider:
             if failure is not None and text and usage.output_tokens <= 1:
                 usage.output_tokens = math.ceil(len(text) / CHARS_PER_TOKEN)  # billed all the same
             latency_ms = int((time.monotonic() - started) * 1000)
-        self._log_call(req, model, usage, latency_ms, stop, rid, failure.message if failure else None, attempt)
+        self._log_call(req, model, usage, latency_ms, stop, rid, failure.message if failure else None,
+                       attempt)
         return _Outcome(text, stop, usage, rid), failure
 
     def _note_warnings(self, model: str, caught: list[warnings.WarningMessage]) -> None:
@@ -610,7 +613,8 @@ class AnthropicProvider:
         self.on_call({
             "role": req.role, "chapter": req.chapter, "step": req.step, "provider": self.name, "model": model,
             "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
-            "cache_creation_tokens": usage.cache_creation_tokens, "cache_read_tokens": usage.cache_read_tokens,
+            "cache_creation_tokens": usage.cache_creation_tokens,
+            "cache_read_tokens": usage.cache_read_tokens,
             "cost_usd": self.cost(usage, model), "latency_ms": latency_ms, "stop_reason": stop,
             "request_id": rid, "error": self._redact(error)[:500] if error else None, "attempt": attempt,
         })
@@ -644,7 +648,8 @@ class AnthropicProvider:
             if rid:
                 msg += f" [request {rid}]"
             return _Failure(self._redact(msg), retryable=retryable, slowdown=status in SLOWDOWN_STATUS,
-                            retry_after=_retry_after(e.response.headers) if retryable else None, request_id=rid)
+                            retry_after=_retry_after(e.response.headers) if retryable else None,
+                            request_id=rid)
         if isinstance(e, anthropic.APITimeoutError):
             return _Failure(f"{where}: the request timed out", retryable=True)
         if isinstance(e, anthropic.APIConnectionError):
@@ -655,8 +660,9 @@ class AnthropicProvider:
             return _Failure(self._redact(f"{where}: {type(e).__name__}: {e}"), retryable=False)
         if any(c.__module__.split(".")[0].startswith("httpx") for c in type(e).__mro__) or \
                 isinstance(e, (OSError, asyncio.TimeoutError, EOFError)):
-            return _Failure(self._redact(f"{where}: the connection dropped mid-stream: {type(e).__name__}: {e}"),
-                            retryable=True)
+            return _Failure(self._redact(f"{where}: the connection dropped mid-stream: "
+                                         f"{type(e).__name__}: {e}"), retryable=True)
         if isinstance(e, (TypeError, AttributeError, NameError, ImportError)):
             raise e  # a bug, not a bad response: retrying would not help
-        return _Failure(self._redact(f"{where}: unexpected response: {type(e).__name__}: {e}"), retryable=True)
+        return _Failure(self._redact(f"{where}: unexpected response: {type(e).__name__}: {e}"),
+                        retryable=True)

@@ -55,12 +55,12 @@ def classify_url(url: str) -> str | None:
     """'external' (http/https), 'mailto', 'fragment' (#x), 'relative', or None: not a link.
 
     Decides on a de-obfuscated copy: percent-encoding and entities undone (repeatedly, for
-    nested encodings), whitespace, control and invisible format characters removed, lower
+    nested encodings), compatibility forms folded (NFKC), whitespace, control and invisible format characters removed, lower
     case. So `JaVa&#x09;Script:`, `java%0ascript:` and `java\u200bscript:` are all refused,
     even where a browser might not have read them as javascript: either."""
     s = url
     for _ in range(3):
-        s = html.unescape(unquote(s))
+        s = unicodedata.normalize("NFKC", html.unescape(unquote(s)))  # NFKC: full-width `：` too
     s = "".join(c for c in s if not (c.isspace() or unicodedata.category(c)[0] in "CZ")).lower()
     if s.startswith(("//", "\\", "/\\")):
         return None  # network-path reference: another host, over whatever scheme the page has

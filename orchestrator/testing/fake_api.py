@@ -292,7 +292,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         if messages[-1].get("role") == "assistant" and block_text(messages[-1].get("content")) != \
                 block_text(messages[-1].get("content")).rstrip():
-            self._send_error(400, rid, "messages: final assistant content cannot end with trailing whitespace")
+            self._send_error(400, rid,
+                             "messages: final assistant content cannot end with trailing whitespace")
             return
         for m in messages:
             if m.get("role") == "assistant" and not block_text(m.get("content")):
@@ -352,7 +353,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if cut_after is not None and not pieces:
             if kind == "drop_mid_stream":
                 self._drop()
-            self._event("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+            self._event("error", {"type": "error",
+                                  "error": {"type": "overloaded_error", "message": "Overloaded"}})
             self._chunk(b"")
             return
         if pieces or kind not in ("empty",):
@@ -463,7 +465,8 @@ class FakeAPI:
     def no_message_stop(self, match: str | None = None, times: int = 1) -> "FakeAPI":
         return self.add_fault("no_message_stop", match, times)
 
-    def max_tokens(self, at: float = 0.5, overlap: int = 0, match: str | None = None, times: int = 1) -> "FakeAPI":
+    def max_tokens(self, at: float = 0.5, overlap: int = 0, match: str | None = None,
+                   times: int = 1) -> "FakeAPI":
         return self.add_fault("max_tokens", match, times, at=at, overlap=overlap)
 
     def refusal(self, match: str | None = None, times: int = 1) -> "FakeAPI":
@@ -537,7 +540,8 @@ class FakeAPI:
                           default=-1)
         prefix = block_text(blocks[: last_marked + 1])
         rest = block_text(blocks[last_marked + 1:])
-        rest += "".join(block_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict))
+        rest += "".join(block_text(m.get("content"))
+                        for m in body.get("messages") or [] if isinstance(m, dict))
         created = read = 0
         cached = tokens(prefix)
         if last_marked >= 0 and cached and cached >= self.min_cache_tokens:
@@ -608,14 +612,16 @@ class FakeAPI:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m orchestrator.testing.fake_api",
-                                 description="A fake Anthropic Messages API on 127.0.0.1 for tests and demos.")
+                                 description="A fake Anthropic Messages API on 127.0.0.1, "
+                                             "for tests and demos.")
     ap.add_argument("--port", type=int, default=8765)
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each response")
     ap.add_argument("--delta-delay", type=float, default=0.0, help="seconds between streamed chunks")
     ap.add_argument("--verbose", action="store_true", help="log each request line (never headers)")
     ns = ap.parse_args(argv)
-    fake = FakeAPI(host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay, verbose=ns.verbose)
+    fake = FakeAPI(host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay,
+                   verbose=ns.verbose)
     url = fake.start()
     print(f"fake Anthropic API listening on {url}", file=sys.stderr)
     print(f"  export ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=sk-ant-dummy", file=sys.stderr)

@@ -1,0 +1,27 @@
+"""Helpers for tests and benchmarks: run the core directly, with any provider."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..plan import Scope
+from ..runner import RunOptions
+from ..session import run_session
+from ..workspace import Book
+
+
+def run_book(root: Path, provider=None, scope: Scope | None = None, strategy: str = "conservative",
+             quiet: bool = True, resume: bool = False, **opts):
+    """`book run` (or `book resume`) in-process; returns (exit code, summary)."""
+    book = Book.open(root)
+    try:
+        if resume:
+            from ..recovery import resume as do_resume
+
+            code = do_resume(book, strategy, False, None, None, True, lambda s, b: None)
+            return code, None
+        options = RunOptions(scope or Scope(), strategy, retry_delay=0.0, **opts)
+        result = run_session(book, options, quiet=quiet, provider=provider)
+        return result.exit_code, result.summary
+    finally:
+        book.close()

@@ -1,0 +1,80 @@
+"""Shared fixtures. Every test works in tmp_path; nothing leaks into the repository, the home
+directory or the network (no API key: the offline provider is the default)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.delenv("BOOK_OFFLINE_LATENCY", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    yield
+
+
+def make_example(dest: Path, gates: str = "off", **overrides) -> Path:
+    """A workspace like `book init DIR --example`, with gates off unless asked."""
+    from orchestrator.workspace import init_workspace
+
+    init_workspace(dest, example=True)
+    cfg = dest / "book.yaml"
+    text = cfg.read_text()
+    lines = []
+    for line in text.splitlines():
+        key = line.split(":", 1)[0]
+        if key == "gates":
+            line = f'gates: "{gates}"'
+        elif key in overrides:
+            line = f"{key}: {overrides.pop(key)}"
+        lines.append(line)
+    lines += [f"{k}: {v}" for k, v in overrides.items()]
+    cfg.write_text("\n".join(lines) + "\n")
+    return dest
+
+
+@pytest.fixture
+def example_ws(tmp_path) -> Path:
+    return make_example(tmp_path / "ws")
+
+
+_BUILT: dict[str, Path] = {}
+
+
+@pytest.fixture
+def built_ws(tmp_path, tmp_path_factory) -> Path:
+    """A copy of a workspace on which `book run` has completed (built once per session)."""
+    if "done" not in _BUILT:
+        base = tmp_path_factory.mktemp("built") / "ws"
+        make_example(base)
+        from orchestrator.testing.helpers import run_book
+
+        code, _ = run_book(base)
+        assert code == 0
+        _BUILT["done"] = base
+    dest = tmp_path / "ws"
+    shutil.copytree(_BUILT["done"], dest)
+    return dest
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under output/ (and RESUME.md) with its bytes."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            out[p.relative_to(root).as_posix()] = p.read_bytes()
+    return out
+
+
+def env_without_key() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
