@@ -214,7 +214,7 @@ def resume(
 
     book = Book.open(workspace)
     try:
-        code = do_resume(book, validate_strategy(strategy), no_run, provider, concurrency, quiet, _print_summary)
+        code, _ = do_resume(book, validate_strategy(strategy), no_run, provider, concurrency, quiet, _print_summary)
     finally:
         book.close()
     raise typer.Exit(code)

@@ -12,7 +12,7 @@ from typing import Any
 
 from .errors import ConfigError
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_PERSONAS = [
     "newcomer: knows Python, has never seen this codebase",
     "maintainer: knows the codebase, checks that nothing is wrong or missing",

@@ -9,7 +9,7 @@ import sys
 from . import memoryfiles
 from .agents import long_memory
 from .fsio import atomic_write, backup
-from .markers import compose, short_hash
+from .markers import compose
 from .outline import Outline
 from .sources import list_files
 from .steps import MEMORY_FILES, MEMORY_MARKER, STEPS
@@ -87,19 +87,23 @@ def source_map(o: Outline, source_dir) -> str:
 
 def write_derived(book, rel: str, body: str, marker: str, inputs: dict, run: str | None = None,
                   warn=lambda m: print(m, file=sys.stderr)) -> bool:
-    """Write a derived file unless its body is already this one. A person's edit of a derived
-    file is kept in a `.bak` (with a warning saying where to edit instead). True if written."""
+    """Write a derived file unless it already holds exactly this. Derived files carry no run id:
+    they are pure functions of their inputs, so the same inputs give the same bytes. A person's
+    edit (or a file without a marker) is moved to a `.bak` first, with a warning saying where
+    to edit instead; a derived file that is merely out of date is replaced. True if written."""
     path = book.ws.path(rel)
+    new = compose(body, marker, {k: v for k, v in inputs.items() if v is not None})
+    try:
+        if path.read_text(encoding="utf-8") == new:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
     st = book.scanner.file_state(rel, marker)
-    if st.complete and book.scanner.body_hash(rel) == short_hash(body.rstrip()):
-        return False
-    if st.status == "edited":
+    if st.status in ("edited", "half_finished"):
         dest = backup(path)
-        warn(f"warning: {rel} was edited by hand; it is made from other files, so your version is kept as "
+        warn(f"warning: {rel} was changed by hand; it is made from other files, so your version is kept as "
              f"{dest.name if dest else '?'} and the file is regenerated")
-    elif st.status != "missing":
-        backup(path)
-    atomic_write(path, compose(body, marker, inputs, run))
+    atomic_write(path, new)
     book.scanner.invalidate(rel)
     book.cache.forget(str(path))
     return True

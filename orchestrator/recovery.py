@@ -37,7 +37,8 @@ def resume_summary(book) -> str:
 
 
 def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency: int | None, quiet: bool,
-           print_summary) -> int:
+           print_summary, provider_obj=None, retry_delay: float = 1.0):
+    """Returns (exit code, the run's summary or None when nothing ran)."""
     say = (lambda m: None) if quiet else err
     summary = resume_summary(book)
     say("RESUME.md:\n" + summary if summary else "no RESUME.md: working out where things stand from the files alone")
@@ -53,7 +54,7 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
     if strategy == "ask" and halves:
         say("strategy ask: nothing was changed. Decide, then `book resume --strategy conservative` "
             "(back up and redo) or `--strategy aggressive` (continue the partial text).")
-        return 3
+        return 3, None
 
     def reconcile_files(book, runner) -> None:
         written = derived.sync_memory(book, runner.run_id)
@@ -77,12 +78,12 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
         for (ch, step), why in plan:
             print(f"{ch:<6} {step:<12} {why}")
         say("reconciled; nothing generated (--no-run)" if plan or issues else "nothing to do")
-        return 0
-    opts = RunOptions(Scope(), strategy, concurrency)
-    result = run_session(book, opts, provider, quiet, before=reconcile_files)
+        return 0, None
+    opts = RunOptions(Scope(), strategy, concurrency, retry_delay=retry_delay)
+    result = run_session(book, opts, provider, quiet, provider=provider_obj, before=reconcile_files)
     if result.summary.run_id:
         print_summary(result.summary, book)
-    return result.exit_code
+    return result.exit_code, result.summary
 
 
 class _Null:

@@ -197,6 +197,7 @@ class Runner:
         self.book.scanner.invalidate(self.rel(n))
         why = self.why(n)
         if why is None:
+            self._tidy_partial(n)
             if n[1] == "memory":
                 derived.sync_memory(self.book, self.run_id)
             return self.guard(n, Outcome("ok"))
@@ -291,6 +292,26 @@ class Runner:
             dest = backup(path)
             self.book.ledger.event("recovered", self.run_id, *self._ev(n), action="backed_up",
                                    to=dest.name if dest else None)
+
+    def _tidy_partial(self, n: Node) -> None:
+        """A .partial beside a fresh file: a crash came between the commit and its cleanup. If
+        the final file holds all of it, it is redundant and goes; otherwise it is backed up."""
+        path = self.book.ws.path(self.rel(n))
+        part = partial_path(path)
+        if not part.exists():
+            return
+        try:
+            partial = part.read_text(encoding="utf-8", errors="replace").rstrip()
+            final = agents.read_body(self.book.root, self.rel(n))
+        except OSError:
+            return
+        if final.startswith(partial):
+            from .fsio import _mutate
+
+            _mutate("remove-partial", part)
+            part.unlink(missing_ok=True)
+        else:
+            backup(part)
 
     def _ledger_started(self, n: Node) -> bool:
         if self._started_ever is None:

@@ -60,6 +60,10 @@
     bar.addEventListener("click", function (e) {
       if (isNarrow() && e.target.closest && e.target.closest("a")) close();
     });
+    // A tap beside the open sidebar (on the shaded page) closes it.
+    document.addEventListener("click", function (e) {
+      if (root.classList.contains("sidebar-open") && !bar.contains(e.target) && !btn.contains(e.target)) close();
+    });
     document.addEventListener("keydown", function (e) {
       if (e.key === "Escape" && root.classList.contains("sidebar-open")) { close(); btn.focus(); }
     });

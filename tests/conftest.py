@@ -68,11 +68,13 @@ def built_ws(tmp_path, tmp_path_factory) -> Path:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    """Every file under output/ (and RESUME.md) with its bytes."""
+    """Every file of the workspace with its bytes, but the ledger's database (a cache of the
+    files whose hash cache any command may refresh)."""
     out = {}
     for p in sorted(root.rglob("*")):
-        if p.is_file():
-            out[p.relative_to(root).as_posix()] = p.read_bytes()
+        rel = p.relative_to(root).as_posix()
+        if p.is_file() and ".book/" not in rel:
+            out[rel] = p.read_bytes()
     return out
 
 

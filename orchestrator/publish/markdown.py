@@ -264,6 +264,8 @@ class RenderCtx:
             return href
         path, sep, frag = href.partition("#")
         page = site_page(path)
+        if re.fullmatch(r"[\w\-]+", unquote(frag)):
+            frag = unquote(frag)  # a slug: written as the heading's id is, `#写入路径`, not %-escapes
         if self.mode == "print":
             if page == "":
                 return f"#{self.chapter}--{frag}" if frag else f"#{self.chapter}"
@@ -402,11 +404,28 @@ def _r_escaped(self: Any, tokens: list[Token], idx: int, options: Any, env: dict
     return escapeHtml(tokens[idx].content)
 
 
+# Footnotes: the plugin's own rules, but ids through RenderCtx.id_for, so a `#fn1` link
+# written in a chapter still finds its note on print.html (as `#ch03--fn1`).
+def _fn_ids(tok: Token, ctx: RenderCtx) -> tuple[str, str]:
+    n = str(tok.meta["id"] + 1)
+    sub = tok.meta.get("subId", 0)
+    return ctx.id_for(f"fn{n}"), ctx.id_for(f"fnref{n}" + (f":{sub}" if sub > 0 else ""))
+
+
+def _r_footnote_ref(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    note, ref = _fn_ids(tokens[idx], env["book"])
+    caption = self.rules["footnote_caption"](tokens, idx, options, env)
+    return f'<sup class="footnote-ref"><a href="#{note}" id="{ref}">{caption}</a></sup>'
+
+
+def _r_footnote_open(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    return f'<li id="{_fn_ids(tokens[idx], env["book"])[0]}" class="footnote-item">'
+
+
 def _r_footnote_backref(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
-    ident = self.rules["footnote_anchor_name"](tokens, idx, options, env)
-    if tokens[idx].meta.get("subId", 0) > 0:
-        ident += ":" + str(tokens[idx].meta["subId"])
-    return f' <a href="#fnref{ident}" class="footnote-backref" aria-label="{escapeHtml(env["book"].ui["backref"])}">↩\ufe0e</a>'
+    ref = _fn_ids(tokens[idx], env["book"])[1]
+    label = escapeHtml(env["book"].ui["backref"])
+    return f' <a href="#{ref}" class="footnote-backref" aria-label="{label}">↩\ufe0e</a>'
 
 
 def _safe_validate(url: str) -> bool:
@@ -423,7 +442,8 @@ def make_parser() -> MarkdownIt:
         "heading_open": _r_heading_open, "heading_close": _r_heading_close, "link_open": _r_link_open,
         "image": _r_image, "fence": _r_fence, "code_block": _r_code_block, "th_open": _r_cell,
         "td_open": _r_cell, "html_block": _r_escaped, "html_inline": _r_escaped,
-        "footnote_anchor": _r_footnote_backref,
+        "footnote_anchor": _r_footnote_backref, "footnote_ref": _r_footnote_ref,
+        "footnote_open": _r_footnote_open,
     }.items():
         md.add_render_rule(name, rule)
     return md
@@ -497,8 +517,6 @@ def parse_chapter(markdown: str, title: str, glossary: list[GlossaryTerm]) -> Pa
 
 def render_tokens(parsed: ParsedChapter, ctx: RenderCtx, title: str) -> str:
     env: dict[str, Any] = {"book": ctx}
-    if ctx.mode == "print":
-        env["docId"] = ctx.chapter  # footnote ids become fn-ch03-1
     body = _MD.renderer.render(parsed.tokens, _MD.options, env)
     if parsed.title_slug:  # the Markdown had no `# Title`: the page still gets one
         anchor = ctx.id_for(parsed.title_slug)

@@ -1,0 +1,310 @@
+"""Recovery (DESIGN §5): resume after interruptions, damage and hand edits; nothing lost,
+nothing trusted that should not be, only in-flight or stale work redone."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import make_example, tree
+from orchestrator import fsio
+from orchestrator.providers.offline import OfflineProvider
+from orchestrator.steps import CHECKPOINT, MEMORY_FILES, STATE_DB, STEPS
+from orchestrator.testing.helpers import run_book
+from orchestrator.workspace import Book, scan_report
+from test_run import normalised
+
+BOOK = str(Path(sys.executable).parent / "book")
+
+
+class Counting(OfflineProvider):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.seen: list[tuple[str | None, str]] = []
+
+    async def generate(self, req, on_text):
+        self.seen.append((req.chapter, req.step))
+        return await super().generate(req, on_text)
+
+
+def scan(ws: Path) -> dict:
+    book = Book.open(ws, require_config=False, repair=False)
+    try:
+        return scan_report(book)
+    finally:
+        book.close()
+
+
+def cut(path: Path, keep: float = 0.5) -> str:
+    """Simulate an interrupted write: the file's first part, no marker."""
+    text = path.read_text()
+    body = text.rsplit("<!--", 1)[0]
+    path.write_text(body[: int(len(body) * keep)])
+    return text
+
+
+@pytest.fixture
+def baseline(built_ws):
+    return normalised(built_ws)
+
+
+# ---------------------------------------------------------------- the five scenarios
+
+
+def test_writing_interrupted_draft_half_finished(built_ws, baseline):
+    draft = built_ws / STEPS["draft"].file("ch03")
+    cut(draft)
+    assert scan(built_ws)["chapters"]["ch03"]["steps"]["draft"] == "half_finished"
+    p = Counting()
+    code, summary = run_book(built_ws, provider=p, resume=True)
+    assert code == 0
+    assert ("ch03", "draft") in p.seen
+    assert normalised(built_ws) == baseline
+    baks = list(draft.parent.glob("ch03-draft.md.bak.*"))
+    assert len(baks) == 1  # the half-finished text is kept, never lost
+
+
+def test_review_interrupted_only_missing_reviewer_redone(built_ws, baseline):
+    for k in ("r2", "review", "panel", "memory", "final", "html"):
+        (built_ws / STEPS[k].file("ch02")).unlink()
+    p = Counting()
+    code, _ = run_book(built_ws, provider=p, resume=True)
+    assert code == 0
+    assert [s for c, s in p.seen if c == "ch02"] == ["r2", "review", "panel", "memory", "final"]
+    assert ("ch02", "r1") not in p.seen and ("ch02", "r3") not in p.seen
+    assert normalised(built_ws) == baseline
+
+
+def test_long_memory_damaged_is_rebuilt(built_ws, baseline):
+    summaries = built_ws / MEMORY_FILES["summaries"]
+    summaries.write_text(summaries.read_text()[:120])
+    glossary = built_ws / MEMORY_FILES["glossary"]
+    glossary.write_text("\n".join(line for line in glossary.read_text().splitlines() if "**Store**" not in line))
+    (built_ws / STEPS["memory"].file("ch04")).unlink()
+    p = Counting()
+    code, _ = run_book(built_ws, provider=p, resume=True)
+    assert code == 0
+    assert p.seen == [("ch04", "memory")]  # the per-chapter file is remade from the draft; the rest from files
+    assert normalised(built_ws) == baseline
+
+
+def test_everything_but_the_files_lost(built_ws, baseline):
+    for rel in (CHECKPOINT, STATE_DB, "RESUME.md"):
+        (built_ws / rel).unlink()
+    for extra in (built_ws / "output/.book").glob("state.db-*"):
+        extra.unlink()
+    p = Counting()
+    code, _ = run_book(built_ws, provider=p, resume=True)
+    assert code == 0 and p.seen == []
+    assert (built_ws / CHECKPOINT).exists() and (built_ws / "RESUME.md").exists()
+    assert scan(built_ws)["discrepancies"] == []
+    assert normalised(built_ws) == baseline
+
+
+def test_dependency_chain_broken(example_ws):
+    run_book(example_ws)
+    o = Book.open(example_ws).scanner.outline
+    victim = next(c for c in o.chapters if any(c.id in d.depends_on for d in o.chapters))
+    dependents = {d.id for d in o.chapters if victim.id in d.depends_on}
+    for k in ("research", "draft", "r1", "r2", "r3", "review", "panel", "memory", "final", "html"):
+        (example_ws / STEPS[k].file(victim.id)).unlink()
+    failing = OfflineProvider(fail=lambda req: "still broken" if req.chapter == victim.id else None)
+    code, summary = run_book(example_ws, provider=failing, resume=True)
+    assert code == 3
+    assert victim.id in summary.needs_human
+    skipped = {n[0] for n, o in summary.outcomes.items() if o.status == "skipped"}
+    assert dependents <= skipped
+    rep = scan(example_ws)
+    assert rep["chapters"][victim.id]["phase"] == "needs_human"
+    resume_md = (example_ws / "RESUME.md").read_text()
+    assert victim.id in resume_md and "NEEDS_HUMAN_REVIEW" in resume_md
+
+
+# ---------------------------------------------------------------- strategies
+
+
+def test_aggressive_continues_the_partial_text(built_ws, baseline):
+    draft = built_ws / STEPS["draft"].file("ch05")
+    full = draft.read_text()
+    draft.unlink()
+    partial = fsio.partial_path(draft)
+    partial.write_text(full[: len(full) // 2])
+    code, _ = run_book(built_ws, resume=True, strategy="aggressive")
+    assert code == 0
+    assert normalised(built_ws) == baseline
+    book = Book.open(built_ws)
+    assert any(e["detail"].get("action") == "continue" for e in book.ledger.events(type="recovered"))
+
+
+def test_ask_lists_and_changes_nothing(built_ws):
+    cut(built_ws / STEPS["review"].file("ch01"))
+    before = tree(built_ws)
+    proc = subprocess.run([BOOK, "resume", "--strategy", "ask", "--workspace", str(built_ws)], capture_output=True, text=True)
+    assert proc.returncode == 3
+    assert "ch01-review.md" in proc.stderr and "bytes" in proc.stderr and "truncated" in proc.stderr
+    assert tree(built_ws) == before
+
+
+def test_resume_twice_second_changes_nothing(built_ws):
+    cut(built_ws / STEPS["panel"].file("ch02"))
+    assert run_book(built_ws, resume=True)[0] == 0
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in built_ws.rglob("*")
+              if p.is_file() and ".book" not in p.parts}
+    proc = subprocess.run([BOOK, "resume", "--workspace", str(built_ws)], capture_output=True, text=True)
+    assert proc.returncode == 0 and "nothing to do" in proc.stderr
+    after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in built_ws.rglob("*")
+             if p.is_file() and ".book" not in p.parts}
+    assert after == before
+
+
+# ---------------------------------------------------------------- hand edits
+
+
+def _edit(path: Path, new_text: str) -> None:
+    text = path.read_text()
+    body, marker = text.rsplit("<!--", 1)
+    path.write_text(body.replace("\n## ", f"\n{new_text}\n\n## ", 1) + "<!--" + marker)
+
+
+def test_hand_edit_content_is_kept_and_downstream_redone(built_ws):
+    draft = built_ws / STEPS["draft"].file("ch03")
+    _edit(draft, "A paragraph written by a person.")
+    edited = draft.read_text()
+    rep = scan(built_ws)
+    assert rep["chapters"]["ch03"]["steps"]["draft"] == "edited"
+    assert rep["chapters"]["ch03"]["steps"]["r1"] == "stale"
+    p = Counting()
+    code, _ = run_book(built_ws, provider=p)
+    assert code == 0
+    assert draft.read_text() == edited  # never overwritten
+    redone = {s for c, s in p.seen if c == "ch03"}
+    assert redone == {"r1", "r2", "r3", "review", "panel", "memory", "final"}
+    assert "A paragraph written by a person." in (built_ws / STEPS["final"].file("ch03")).read_text()
+    rep = scan(built_ws)
+    assert rep["stale"] == [] and rep["chapters"]["ch03"]["steps"]["draft"] == "edited"
+
+
+def test_touch_only_reruns_nothing(built_ws):
+    draft = built_ws / STEPS["draft"].file("ch03")
+    os.utime(draft, (time.time() + 10, time.time() + 10))
+    p = Counting()
+    assert run_book(built_ws, provider=p)[0] == 0 and p.seen == []
+
+
+def test_whitespace_at_the_end_reruns_nothing(built_ws):
+    draft = built_ws / STEPS["draft"].file("ch03")
+    text = draft.read_text()
+    body, marker = text.rsplit("<!--", 1)
+    draft.write_text(body.rstrip() + "\n\n\n   \n<!--" + marker + "\n\n")
+    assert scan(built_ws)["chapters"]["ch03"]["steps"]["draft"] == "done"
+    p = Counting()
+    assert run_book(built_ws, provider=p)[0] == 0 and p.seen == []
+
+
+def test_marker_deleted_by_hand_is_backed_up_not_lost(built_ws):
+    draft = built_ws / STEPS["draft"].file("ch03")
+    text = draft.read_text()
+    body = text.rsplit("<!--", 1)[0] + "My own closing words.\n"
+    draft.write_text(body)
+    assert scan(built_ws)["chapters"]["ch03"]["steps"]["draft"] == "half_finished"
+    assert run_book(built_ws, resume=True)[0] == 0
+    baks = list(draft.parent.glob("ch03-draft.md.bak.*"))
+    assert [b.read_text() for b in baks] == [body]
+
+
+# ---------------------------------------------------------------- crashes
+
+
+class Crash(BaseException):
+    """A simulated kill: not an Exception, so nothing in the runner catches it."""
+
+
+def test_kill_at_every_write(tmp_path):
+    base = make_example(tmp_path / "base", max_chapters=2, batch_size=1)
+    assert run_book(base)[0] == 0
+    want = normalised(base)
+    mutations = []
+    fsio.mutation_hook = lambda kind, path: mutations.append(kind)
+    try:
+        assert run_book(make_example(tmp_path / "count", max_chapters=2, batch_size=1))[0] == 0
+    finally:
+        fsio.mutation_hook = None
+    total = len(mutations)
+    assert total > 50
+    for n in range(1, total + 1, 3 if os.environ.get("CI") else 1):
+        ws = make_example(tmp_path / f"k{n}", max_chapters=2, batch_size=1)
+        count = [0]
+
+        def hook(kind, path, n=n, count=count):
+            count[0] += 1
+            if count[0] == n:
+                raise Crash(f"killed at mutation {n} ({kind} {path.name})")
+
+        fsio.mutation_hook = hook
+        try:
+            run_book(ws)
+            crashed = False
+        except Crash:
+            crashed = True
+        finally:
+            fsio.mutation_hook = None
+        if not crashed:  # the number of checkpoint rewrites may differ by one between runs
+            assert n > total - 3, (n, total, count[0])
+            continue
+        # No marked file is ever incomplete: every file with a marker has its body hash.
+        rep = scan(ws)
+        fresh_before = {(c, k) for c, r in rep["chapters"].items() for k, v in r["steps"].items() if v == "done"}
+        p = Counting()
+        code, _ = run_book(ws, provider=p, resume=True)
+        assert code == 0, n
+        assert normalised(ws) == want, n
+        assert not (set(p.seen) & fresh_before), (n, set(p.seen) & fresh_before)  # only in-flight work redone
+        import shutil
+
+        shutil.rmtree(ws)
+
+
+def test_sigterm_stops_cleanly_and_resume_finishes(example_ws):
+    env = dict(os.environ, BOOK_OFFLINE_LATENCY="0.3")
+    proc = subprocess.Popen([BOOK, "run", "--workspace", str(example_ws)], stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 20
+    while time.time() < deadline and not list((example_ws / "output").rglob("*.partial")):
+        time.sleep(0.05)
+    time.sleep(0.1)
+    t0 = time.time()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=10)
+    assert time.time() - t0 < 5
+    assert proc.returncode != 0 and "interrupted" in err.lower()
+    book = Book.open(example_ws)
+    assert book.ledger.events(type="interrupted")
+    book.close()
+    assert "interrupted" in (example_ws / "RESUME.md").read_text()
+    assert not (example_ws / "output/.lock").exists()
+    code, _ = run_book(example_ws, resume=True)
+    assert code == 0 and scan(example_ws)["complete"]
+
+
+def test_lock_taken_over_from_a_dead_process(built_ws):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (built_ws / "output/.lock").write_text(f"{dead.pid} host\n")
+    proc = subprocess.run([BOOK, "resume", "--workspace", str(built_ws)], capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert "taking over the lock" in proc.stderr
+
+
+def test_live_lock_refuses_with_exit_4(built_ws):
+    (built_ws / "output/.lock").write_text(f"{os.getpid()} host\n")
+    before = tree(built_ws)
+    for verb in ("run", "resume"):
+        proc = subprocess.run([BOOK, verb, "--workspace", str(built_ws)], capture_output=True, text=True)
+        assert proc.returncode == 4, proc.stderr
+        assert "another book run" in proc.stderr
+    assert tree(built_ws) == before
