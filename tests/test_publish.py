@@ -186,7 +186,7 @@ def article(page: str) -> str:
 @pytest.fixture(autouse=True)
 def _fresh_caches():
     # Each test sees the publisher as a fresh process would.
-    publish._book.cache_clear()
+    publish.clear_cache()
     yield
 
 
@@ -224,7 +224,7 @@ def test_every_page_renders_with_the_shared_frame():
 
 def test_the_same_site_gives_byte_identical_files():
     first, _ = publish.render_site(make_site())
-    publish._book.cache_clear()
+    publish.clear_cache()
     second, _ = publish.render_site(make_site())  # an equal Site, built anew
     assert first == second
     assert publish.render_chapter(make_site(), "ch02")[0] == first["ch02.html"]
@@ -239,7 +239,7 @@ def test_index_groups_chapters_by_part_with_summaries():
     assert "Keeping the log <em>short</em>." in body
     # One batch only: no part headings at all.
     single = make_site(chapters=tuple(ChapterDoc(c.id, c.title, c.summary, 1, c.markdown) for c in make_site().chapters))
-    publish._book.cache_clear()
+    publish.clear_cache()
     assert "Part 1" not in publish.render_index(single)
 
 
@@ -258,7 +258,7 @@ def test_previous_and_next_links():
     assert pager(publish.render_chapter(site, "ch03")[0]) == ("ch02.html", "glossary.html")
     assert pager(publish.render_glossary(site)) == ("ch03.html", None)
     # Without a glossary the last chapter is the end of the book.
-    publish._book.cache_clear()
+    publish.clear_cache()
     assert pager(publish.render_chapter(make_site(glossary=()), "ch03")[0]) == ("ch02.html", None)
 
 
@@ -587,3 +587,16 @@ def test_marker_lookalikes_are_shown_as_text_not_comments():
     assert "&lt;!-- HTML_COMPLETE --&gt;" in page
     assert find_marker(page.encode()) is None
     assert page.rstrip().endswith("</html>")
+
+
+def test_a_real_marker_left_on_the_chapter_is_not_shown():
+    body = "# Done\n\nText.\n\n<!-- CHAPTER_FINAL body=3f9a0c1d2e4b run=x -->\n"
+    page, _ = publish.render_chapter(Site("M", "en", "", (ChapterDoc("ch01", "Done", "", 1, body),), (), (TEMPLATES,)), "ch01")
+    assert "CHAPTER_FINAL" not in page and "<p>Text.</p>" in page
+
+
+def test_a_site_built_with_lists_still_renders():
+    site = make_site()
+    loose = Site(site.title, site.language, site.audience, list(site.chapters), list(site.glossary),  # type: ignore[arg-type]
+                 list(site.template_dirs))  # type: ignore[arg-type]
+    assert publish.render_chapter(loose, "ch01")[0] == publish.render_chapter(site, "ch01")[0]

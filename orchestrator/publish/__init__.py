@@ -24,6 +24,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..errors import UsageError
+from ..markers import find_marker, split_marked
 from .markdown import (
     CHAPTER_LINK_RE,
     GlossaryTerm,
@@ -46,7 +47,7 @@ from .search import IndexBuilder
 __all__ = [
     "ChapterDoc", "Site", "LinkProblem", "load_templates", "render_chapter", "render_index",
     "render_glossary", "render_print", "search_index_js", "static_files", "check_links",
-    "render_site", "chapter_anchors", "slugify", "SEARCH_INDEX", "CSP",
+    "render_site", "chapter_anchors", "clear_cache", "slugify", "SEARCH_INDEX", "CSP",
 ]
 
 SEARCH_INDEX = "search-index.js"
@@ -162,6 +163,14 @@ def _static(site: Site, name: str) -> str:
 
 # --------------------------------------------------------------------------- the book model
 
+def _without_marker(markdown: str) -> str:
+    """The body is meant to come without its CHAPTER_FINAL marker; if one is still on the
+    last line, it is the file's proof of completion, not text for the reader."""
+    data = markdown.encode("utf-8", "surrogateescape")
+    marker = find_marker(data)
+    return markdown if marker is None else split_marked(data, marker).decode("utf-8", "surrogateescape")
+
+
 @dataclass(frozen=True)
 class _Chapter:
     doc: ChapterDoc
@@ -200,7 +209,7 @@ class _Book:
             if doc.id in seen or not CHAPTER_LINK_RE.match(f"{doc.id}.md"):
                 raise UsageError(f"publish: invalid or duplicate chapter id {doc.id!r}")
             seen.add(doc.id)
-            self.chapters[doc.id] = _Chapter(doc, n, parse_chapter(doc.markdown, doc.title, terms))
+            self.chapters[doc.id] = _Chapter(doc, n, parse_chapter(_without_marker(doc.markdown), doc.title, terms))
         self.order = list(self.chapters.values())
         # Parts: one per batch, in batch order; chapters keep book order inside a part.
         batches = sorted({c.doc.batch for c in self.order})
@@ -312,10 +321,21 @@ class _Book:
         return out
 
 
-@functools.lru_cache(maxsize=4)
+_cached_book = functools.lru_cache(maxsize=4)(_Book)
+
+
 def _book(site: Site) -> _Book:
     # Site is frozen and hashable: the runner's many calls for one site parse the book once.
-    return _Book(site)
+    try:
+        return _cached_book(site)
+    except TypeError:  # a Site built with lists instead of tuples: correct, just not cached
+        return _Book(site)
+
+
+def clear_cache() -> None:
+    """Forget parsed books and template environments (tests; a long-lived process)."""
+    _cached_book.cache_clear()
+    _environment.cache_clear()
 
 
 # --------------------------------------------------------------------------- the API
