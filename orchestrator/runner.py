@@ -82,6 +82,11 @@ class Runner:
         self._started_ever: set[Node] | None = None
         self._kept_noted: set[Node] = set()
         self._blocked_noted: set[Node] = set()
+        self.budget_stop: str | None = None
+        # A provider that makes several HTTP attempts per step logs each one itself; it logs
+        # into the ledger through us, with this run's id (every model call logged from the core).
+        if hasattr(provider, "on_call") and getattr(provider, "on_call") is None:
+            provider.on_call = lambda row: book.ledger.log_call(run=self.run_id, **row)
 
     # ------------------------------------------------------------ the walk
 
@@ -225,6 +230,8 @@ class Runner:
             if n[1] == "memory":
                 derived.sync_memory(self.book, self.run_id)
             self.report("done", n, out.reason)
+        elif out.reason == self.budget_stop:
+            self.report("skip", n, "budget reached")
         else:
             self.live[(n[0], n[1])] = "failed"
             self.needs_human(n, out.reason)
@@ -344,7 +351,9 @@ class Runner:
             g = agents.gather(book, step, ch, extra)
             req = agents.build_request(book, step, ch, g, role)
             req.prefix, req.feedback = prefix, feedback
-            self._check_budget(req)
+            over = self._over_budget(req)
+            if over:
+                return Outcome("needs_human", reason=over)
             led.event("step_start", self.run_id, ch, step, attempt=attempt, why=why)
             if self._started_ever is not None:
                 self._started_ever.add(n)
@@ -358,9 +367,11 @@ class Runner:
                 pw.close()
                 last = str(e)
                 self._log_call(req, None, t0, error=last)
-                led.event("step_retry" if attempt < attempts and e.retryable else "step_failed", self.run_id, ch, step,
+                # A provider that retries its own calls (anthropic) has already spent its attempts.
+                final = not e.retryable or getattr(self.provider, "retries_itself", False)
+                led.event("step_retry" if attempt < attempts and not final else "step_failed", self.run_id, ch, step,
                           attempt=attempt, error=last)
-                if not e.retryable:
+                if final:
                     break
                 await self._backoff(attempt)
                 continue
@@ -401,19 +412,25 @@ class Runner:
         if self.opts.retry_delay > 0:
             await asyncio.sleep(self.opts.retry_delay * (2 ** (attempt - 1)) * (1 + random.random() / 4))
 
-    def _check_budget(self, req) -> None:
+    def _over_budget(self, req) -> str | None:
+        """Stop before a call that could cross `budget_usd` (the estimate is an upper bound).
+        Once hit, no further call starts in this run; what is in flight finishes."""
         cap = self.book.cfg.budget_usd
-        if cap <= 0:
-            return
+        if self.budget_stop or cap <= 0:
+            return self.budget_stop
         spent = self.book.ledger.spent()
         est = self.provider.estimate_cost(req)
         if est and spent + est > cap:
-            raise NeedsHuman(f"stopping before a call that could cross the budget: spent ${spent:.2f} of "
-                             f"${cap:.2f}, the next call may cost up to ${est:.2f}. Raise budget_usd in book.yaml "
-                             "and `book resume`.")
+            self.budget_stop = (f"budget: spent ${spent:.2f} of ${cap:.2f} and the next call may cost up to "
+                                f"${est:.2f}; raise budget_usd in book.yaml, then `book resume`")
+            self.book.ledger.event("budget_stop", self.run_id, req.chapter, req.step, spent=round(spent, 4),
+                                   estimate=round(est, 4), cap=cap)
+            self.needs["budget"] = self.budget_stop
+            self.warn("stopping: " + self.budget_stop)
+        return self.budget_stop
 
     def _log_call(self, req, result, t0: float, error: str | None = None) -> None:
-        if getattr(self.provider, "logs_calls", False):
+        if getattr(self.provider, "on_call", None) is not None:
             return  # the provider logs each HTTP attempt itself
         u = result.usage if result else None
         self.book.ledger.log_call(run=self.run_id, role=req.role, chapter=req.chapter, step=req.step,

@@ -48,7 +48,7 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
 
         async def main() -> RunSummary:
             nonlocal provider
-            provider = provider or make_provider(provider_name, book.cfg, book.ledger)
+            provider = provider or make_provider(provider_name, book.cfg)
             runner = Runner(book, provider, opts, report)
             runner_box.append(runner)
             task = asyncio.current_task()

@@ -8,14 +8,18 @@ screen, and no request leaves file:// (DNS is mapped to nothing as well)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
+import re
 import shutil
+import struct
 import subprocess
 import sys
 import threading
 import time
+import zlib
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -37,13 +41,17 @@ def _find_chromium() -> str:
     if found:
         return found
     try:
-        r = subprocess.run(["apt-get", "install", "-y", "chromium"], capture_output=True, text=True, timeout=900)
+        r = subprocess.run(
+            ["apt-get", "install", "-y", "chromium"], capture_output=True, text=True, timeout=900
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         pytest.skip(f"chromium is not installed and `apt-get install -y chromium` could not run: {e}")
     found = shutil.which("chromium") or (CHROMIUM if os.path.exists(CHROMIUM) else None)
     if r.returncode != 0 or not found:
-        pytest.skip(f"chromium is not installed and `apt-get install -y chromium` failed "
-                    f"(exit {r.returncode}): {(r.stderr or r.stdout).strip()[-300:]}")
+        pytest.skip(
+            f"chromium is not installed and `apt-get install -y chromium` failed "
+            f"(exit {r.returncode}): {(r.stderr or r.stdout).strip()[-300:]}"
+        )
     return found
 
 
@@ -54,17 +62,37 @@ class Browser:
     def __init__(self, exe: str, profile: Path, log: Path):
         cmd_r, self._cmd_w = os.pipe()
         self._res_r, res_w = os.pipe()
-        args = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--no-default-browser-check",
-                "--disable-extensions", "--disable-default-apps", "--metrics-recording-only",
-                "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}",
-                "--remote-debugging-pipe", "about:blank"]
+        args = [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-default-apps",
+            "--metrics-recording-only",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            f"--user-data-dir={profile}",
+            "--remote-debugging-pipe",
+            "about:blank",
+        ]
         # A tiny Python trampoline puts our pipe ends on the fds 3 and 4 that Chromium expects
         # (portable: no shell needed, and no preexec_fn).
-        trampoline = f"import os, sys; os.dup2({cmd_r}, 3); os.dup2({res_w}, 4); os.execv(sys.argv[1], sys.argv[1:])"
-        self._log = open(log, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-c", trampoline, *args], pass_fds=(cmd_r, res_w),
-                                     stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log)
+        trampoline = (
+            f"import os, sys; os.dup2({cmd_r}, 3); os.dup2({res_w}, 4); os.execv(sys.argv[1], sys.argv[1:])"
+        )
+        self._log = open(log, "wb")  # noqa: SIM115  (closed in close(), it outlives this method)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", trampoline, *args],
+            pass_fds=(cmd_r, res_w),
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=self._log,
+        )
         os.close(cmd_r)
         os.close(res_w)
         self._next_id = 0
@@ -133,7 +161,9 @@ class Browser:
         self.wait_event("Page.loadEventFired", mark)
 
     def js(self, expression: str):
-        r = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True, awaitPromise=True)
+        r = self.call(
+            "Runtime.evaluate", session=True, expression=expression, returnByValue=True, awaitPromise=True
+        )
         if "exceptionDetails" in r:
             raise RuntimeError(r["exceptionDetails"])
         return r["result"].get("value")
@@ -148,8 +178,10 @@ class Browser:
         raise TimeoutError(expression)
 
     def set_search(self, text: str) -> None:
-        self.js("(() => { const i = document.getElementById('Search'); i.value = %s; "
-                "i.dispatchEvent(new Event('input')); })()" % json.dumps(text))
+        self.js(
+            f"(() => {{ const i = document.getElementById('Search'); i.value = {json.dumps(text)}; "
+            "i.dispatchEvent(new Event('input')); })()"
+        )
 
     def key(self, key: str, code: str, text: str = "", vk: int = 0) -> None:
         for kind in ("keyDown", "keyUp"):
@@ -171,13 +203,15 @@ class Browser:
         return out
 
     def requests(self) -> list[str]:
-        return [ev["params"]["request"]["url"] for ev in self.events if ev["method"] == "Network.requestWillBeSent"]
+        return [
+            ev["params"]["request"]["url"]
+            for ev in self.events
+            if ev["method"] == "Network.requestWillBeSent"
+        ]
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # already gone: the wait below returns at once
             self.call("Browser.close", timeout=5)
-        except Exception:
-            pass  # already gone: the wait below returns at once
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -188,28 +222,71 @@ class Browser:
 
 
 EN_CHAPTERS = (
-    ChapterDoc("ch01", "Storing keys", "How a write reaches the disk.", 1,
-               "# Storing keys\n\nEvery put goes to the write-ahead log first.\n\n## The log\n\n"
-               "```python file=minikv/store.py\ndef put(self, key, value):\n    self.log.append((key, value))\n```\n\n"
-               "See [compaction](ch02.md#compaction) and [the spec](https://example.org/spec).\n"),
-    ChapterDoc("ch02", "Compaction", "Merging segments.", 1,
-               "# Compaction\n\n## Compaction\n\nOld segments are merged by the zanzibarite merger.\n"),
-    ChapterDoc("ch03", "Reading", "Finding a key.", 2,
-               "# Reading\n\nA read checks the memtable, then each segment.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"),
+    ChapterDoc(
+        "ch01",
+        "Storing keys",
+        "How a write reaches the disk.",
+        1,
+        "# Storing keys\n\nEvery put goes to the write-ahead log first.\n\n## The log\n\n"
+        "```python file=minikv/store.py\n"
+        "def put(self, key, value):\n    self.log.append((key, value))\n```\n\n"
+        "See [compaction](ch02.md#compaction) and [the spec](https://example.org/spec).\n",
+    ),
+    ChapterDoc(
+        "ch02",
+        "Compaction",
+        "Merging segments.",
+        1,
+        "# Compaction\n\n## Compaction\n\nOld segments are merged by the zanzibarite merger.\n",
+    ),
+    ChapterDoc(
+        "ch03",
+        "Reading",
+        "Finding a key.",
+        2,
+        "# Reading\n\nA read checks the memtable, then each segment.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+        "![the read path](figures/read-path.png)\n",
+    ),
 )
-EN_GLOSSARY = (("write-ahead log", "A log written before the data.", "ch01"),
-               ("segment", "An immutable sorted file.", "ch02"),
-               ("memtable", "Recent writes in memory.", "ch03"))
+EN_GLOSSARY = (
+    ("write-ahead log", "A log written before the data.", "ch01"),
+    ("segment", "An immutable sorted file.", "ch02"),
+    ("memtable", "Recent writes in memory.", "ch03"),
+)
 
 ZH_CHAPTERS = (
-    ChapterDoc("ch01", "存储引擎", "写入如何落盘。", 1, "# 存储引擎\n\n存储引擎先写预写日志。\n\n## 写入路径\n\n数据先进入内存表。\n"),
+    ChapterDoc(
+        "ch01",
+        "存储引擎",
+        "写入如何落盘。",
+        1,
+        "# 存储引擎\n\n存储引擎先写预写日志。\n\n## 写入路径\n\n数据先进入内存表。\n",
+    ),
     ChapterDoc("ch02", "压缩", "合并段文件。", 1, "# 压缩\n\n后台线程合并段文件，清理墓碑标记。\n"),
 )
 
 
+def _png() -> bytes:
+    """A 2×2 PNG, made here so that the test needs no binary fixture."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\0" + b"\x20\x60\xa0" * 2 for _ in range(2))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
 def _publish(site: Site, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    files, _ = publish.render_site(site)
+    (out / "figures").mkdir(exist_ok=True)
+    (out / "figures" / "read-path.png").write_bytes(_png())
+    files, problems = publish.render_site(site)
+    assert problems == []
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
     return out
@@ -228,14 +305,23 @@ def browser(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def en_site(tmp_path_factory) -> Path:
-    site = Site("Inside minikv", "en", "developers", EN_CHAPTERS, EN_GLOSSARY, (TEMPLATES,))
-    return _publish(site, tmp_path_factory.mktemp("en"))
+    out = tmp_path_factory.mktemp("en")
+    site = Site("Inside minikv", "en", "developers", EN_CHAPTERS, EN_GLOSSARY, (TEMPLATES,), root=out)
+    return _publish(site, out)
 
 
 @pytest.fixture(scope="module")
 def zh_site(tmp_path_factory) -> Path:
-    site = Site("深入 minikv", "zh", "开发者", ZH_CHAPTERS, (("预写日志", "先写的日志。", "ch01"),), (TEMPLATES,))
+    site = Site(
+        "深入 minikv", "zh", "开发者", ZH_CHAPTERS, (("预写日志", "先写的日志。", "ch01"),), (TEMPLATES,)
+    )
     return _publish(site, tmp_path_factory.mktemp("zh"))
+
+
+# The hrefs of the chapters a search lists, once there are any.
+HIT_HREFS = """(() => {
+    const a = Array.from(document.querySelectorAll('#SearchList .search-hit-title'));
+    return a.length ? a.map(x => x.getAttribute('href')) : null; })()"""
 
 
 def _file_of(url: str) -> Path:
@@ -248,14 +334,25 @@ def test_pages_load_without_errors_and_without_network(browser, en_site):
     pages = ["index.html", "ch01.html", "ch02.html", "ch03.html", "glossary.html", "print.html"]
     for name in pages:
         browser.goto((en_site / name).as_uri())
-        assert browser.js("document.documentElement.classList.contains('js')"), f"book.js did not run on {name}"
+        assert browser.js("document.documentElement.classList.contains('js')"), (
+            f"book.js did not run on {name}"
+        )
         # Everything a page loads is relative; only reader-clicked links may point outside.
         loaded = browser.js("""Array.from(document.querySelectorAll('[src], link[href]'))
             .map(e => e.getAttribute('src') || e.getAttribute('href'))""")
         assert loaded and all("://" not in u and not u.startswith("//") for u in loaded), (name, loaded)
         # (cssRules cannot be read from file://: look at a computed style instead)
-        assert browser.js("getComputedStyle(document.querySelector('.topbar')).position") == "sticky", \
+        assert browser.js("getComputedStyle(document.querySelector('.topbar')).position") == "sticky", (
             f"book.css not applied on {name}"
+        )
+    # A local image loads under the page's Content-Security-Policy.
+    browser.goto((en_site / "ch03.html").as_uri())
+    assert (
+        browser.wait_for(
+            "document.querySelector('main img').complete && document.querySelector('main img').naturalWidth"
+        )
+        == 2
+    )
     # Open the search so the lazily loaded index is fetched too.
     browser.goto((en_site / "ch01.html").as_uri())
     browser.js("document.getElementById('Search').focus()")
@@ -263,7 +360,9 @@ def test_pages_load_without_errors_and_without_network(browser, en_site):
     assert browser.errors() == []
     requests = browser.requests()
     assert requests, "no request was seen at all: the network log is not working"
-    assert all(u.startswith("file://") for u in requests), [u for u in requests if not u.startswith("file://")]
+    assert all(u.startswith("file://") for u in requests), [
+        u for u in requests if not u.startswith("file://")
+    ]
 
 
 def test_search_lists_the_chapter_that_has_the_word(browser, en_site):
@@ -271,19 +370,24 @@ def test_search_lists_the_chapter_that_has_the_word(browser, en_site):
     browser.key("/", "Slash", "/", 191)  # the shortcut focuses the search box
     assert browser.js("document.activeElement && document.activeElement.id") == "Search"
     browser.call("Input.insertText", session=True, text="zanzibarite")
-    hits = browser.wait_for("""(() => { const a = Array.from(document.querySelectorAll('#SearchList .search-hit-title'));
-        return a.length ? a.map(x => x.getAttribute('href')) : null; })()""")
+    hits = browser.wait_for(HIT_HREFS)
     assert hits == ["ch02.html"]
     assert browser.js("document.getElementById('SearchResults').hidden") is False
     assert "zanzibarite" in browser.js("document.querySelector('#SearchList mark').textContent").lower()
     # A prefix finds it too, and a title word ranks its chapter first.
     browser.set_search("")
     browser.call("Input.insertText", session=True, text="zanzib")
-    assert browser.wait_for("""(() => { const a = document.querySelector('#SearchList .search-hit-title');
-        return a && a.getAttribute('href'); })()""") == "ch02.html"
+    assert (
+        browser.wait_for("""(() => { const a = document.querySelector('#SearchList .search-hit-title');
+        return a && a.getAttribute('href'); })()""")
+        == "ch02.html"
+    )
     browser.set_search("reading")
-    assert browser.wait_for("""(() => { const a = document.querySelector('#SearchList .search-hit-title');
-        return a && a.textContent.includes('Reading') && a.getAttribute('href'); })()""") == "ch03.html"
+    assert (
+        browser.wait_for("""(() => { const a = document.querySelector('#SearchList .search-hit-title');
+        return a && a.textContent.includes('Reading') && a.getAttribute('href'); })()""")
+        == "ch03.html"
+    )
     # Enter opens the best result.
     mark = len(browser.events)
     browser.key("Enter", "Enter", "\r", 13)
@@ -294,8 +398,7 @@ def test_search_lists_the_chapter_that_has_the_word(browser, en_site):
 
 def test_search_works_for_chinese(browser, zh_site):
     browser.goto((zh_site / "ch01.html").as_uri() + "?search=墓碑")
-    hits = browser.wait_for("""(() => { const a = Array.from(document.querySelectorAll('#SearchList .search-hit-title'));
-        return a.length ? a.map(x => x.getAttribute('href')) : null; })()""")
+    hits = browser.wait_for(HIT_HREFS)
     assert hits == ["ch02.html"]
     browser.set_search("写入路径")
     section = browser.wait_for("""(() => { const a = document.querySelector('#SearchList .search-sections a');
@@ -322,7 +425,9 @@ def test_navigation_links_resolve_and_arrow_keys_move(browser, en_site):
     # Every link the page holds to a file of the site exists.
     local = browser.js("""Array.from(document.querySelectorAll('a[href]')).map(a => a.href)
         .filter(h => h.startsWith('file:'))""")
-    assert local and all(_file_of(u).is_file() for u in local), [u for u in local if not _file_of(u).is_file()]
+    assert local and all(_file_of(u).is_file() for u in local), [
+        u for u in local if not _file_of(u).is_file()
+    ]
     # → goes to the next chapter, ← comes back.
     mark = len(browser.events)
     browser.key("ArrowRight", "ArrowRight", "", 39)
@@ -336,8 +441,14 @@ def test_navigation_links_resolve_and_arrow_keys_move(browser, en_site):
 
 
 def test_phone_layout_collapses_the_sidebar(browser, en_site):
-    browser.call("Emulation.setDeviceMetricsOverride", session=True, width=390, height=800,
-                 deviceScaleFactor=2, mobile=True)
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        session=True,
+        width=390,
+        height=800,
+        deviceScaleFactor=2,
+        mobile=True,
+    )
     try:
         browser.goto((en_site / "ch01.html").as_uri())
         hidden = "getComputedStyle(document.getElementById('Sidebar')).visibility"
@@ -351,3 +462,22 @@ def test_phone_layout_collapses_the_sidebar(browser, en_site):
     finally:
         browser.call("Emulation.clearDeviceMetricsOverride", session=True)
     assert browser.errors() == []
+
+
+def test_dark_mode_follows_the_system_preference(browser, en_site):
+    background = "getComputedStyle(document.body).backgroundColor"
+    keyword = "getComputedStyle(document.querySelector('.highlight .k')).color"
+    browser.goto((en_site / "ch01.html").as_uri())
+    light = browser.js(background), browser.js(keyword)
+    browser.call(
+        "Emulation.setEmulatedMedia",
+        session=True,
+        features=[{"name": "prefers-color-scheme", "value": "dark"}],
+    )
+    try:
+        dark = browser.js(background), browser.js(keyword)
+    finally:
+        browser.call("Emulation.setEmulatedMedia", session=True, features=[])
+    assert light[0] == "rgb(255, 255, 255)"
+    assert dark[0] != light[0] and dark[1] != light[1]  # the page and the code colours both change
+    assert sum(int(v) for v in re.findall(r"\d+", dark[0])[:3]) < 150  # and the page is dark

@@ -200,7 +200,7 @@ INPUT_NAMES = st.text(min_size=1, max_size=30) | st.sampled_from(
      "gt>name", "pct%41", "100%", "ü/中文:名"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(body=st.text(max_size=400), name=NAMES, inputs=st.dictionaries(INPUT_NAMES, HEX12, max_size=8),
        run=st.none() | RUN_IDS)
 def test_compose_read_round_trip(body, name, inputs, run):

@@ -19,7 +19,7 @@ def resolve_name(name: str | None, cfg) -> str:
     return name
 
 
-def make_provider(name: str | None, cfg, ledger=None, run_id: str | None = None):
+def make_provider(name: str | None, cfg):
     name = resolve_name(name, cfg)
     if name == "offline":
         from .offline import OfflineProvider
@@ -31,10 +31,4 @@ def make_provider(name: str | None, cfg, ledger=None, run_id: str | None = None)
                          "(export ANTHROPIC_API_KEY=...; it is never written anywhere), or use --provider offline")
     from .anthropic import AnthropicProvider
 
-    on_call = None
-    if ledger is not None:
-        def on_call(row: dict) -> None:
-            ledger.log_call(run=run_id, **row)
-    p = AnthropicProvider(concurrency=cfg.concurrency, on_call=on_call)
-    p.logs_calls = on_call is not None
-    return p
+    return AnthropicProvider(concurrency=cfg.concurrency)  # the runner attaches call logging

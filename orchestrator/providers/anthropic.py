@@ -310,6 +310,7 @@ class _Outcome:
 
 class AnthropicProvider:
     name = "anthropic"
+    retries_itself = True  # the runner does not retry a StepFailed on top of these attempts
 
     def __init__(self, *, concurrency: int, prices: dict | None = None,
                  on_call: Callable[[dict], None] | None = None, max_attempts: int = 5,

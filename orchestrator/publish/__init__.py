@@ -45,9 +45,23 @@ from .markdown import (
 from .search import IndexBuilder
 
 __all__ = [
-    "ChapterDoc", "Site", "LinkProblem", "load_templates", "render_chapter", "render_index",
-    "render_glossary", "render_print", "search_index_js", "static_files", "check_links",
-    "render_site", "chapter_anchors", "clear_cache", "slugify", "SEARCH_INDEX", "CSP",
+    "ChapterDoc",
+    "Site",
+    "LinkProblem",
+    "load_templates",
+    "render_chapter",
+    "render_index",
+    "render_glossary",
+    "render_print",
+    "search_index_js",
+    "static_files",
+    "check_links",
+    "render_site",
+    "chapter_anchors",
+    "clear_cache",
+    "slugify",
+    "SEARCH_INDEX",
+    "CSP",
 ]
 
 SEARCH_INDEX = "search-index.js"
@@ -96,30 +110,70 @@ class LinkProblem:
 
 _UI: dict[str, dict[str, str]] = {
     "en": {
-        "contents": "Contents", "toc": "Table of contents", "part": "Part {n}", "chapter": "Chapter {n}",
-        "prev": "Previous", "next": "Next", "pager": "Chapter navigation", "search": "Search the book",
-        "search_placeholder": "Search… (press / )", "no_results": "No results for “{q}”",
-        "results": "{n} chapters match “{q}”", "searching": "Loading the search index…",
-        "glossary": "Glossary", "print": "Print or save the whole book as PDF", "print_short": "Print",
-        "skip": "Skip to content", "toggle": "Show or hide the table of contents",
-        "permalink": "Link to this section", "audience": "Written for", "start": "Start reading",
-        "defined_in": "Defined in", "other_terms": "Other terms", "lines": "lines {lines}",
-        "copy_text": "Copy", "copied": "Copied", "copy_label": "Copy this code", "backref": "Back to the text",
-        "on_this_page": "In this chapter", "whole_book": "The whole book", "terms": "{n} terms",
+        "contents": "Contents",
+        "toc": "Table of contents",
+        "part": "Part {n}",
+        "chapter": "Chapter {n}",
+        "prev": "Previous",
+        "next": "Next",
+        "pager": "Chapter navigation",
+        "search": "Search the book",
+        "search_placeholder": "Search… (press / )",
+        "no_results": "No results for “{q}”",
+        "results": "{n} chapters match “{q}”",
+        "searching": "Loading the search index…",
+        "glossary": "Glossary",
+        "print": "Print or save the whole book as PDF",
+        "print_short": "Print",
+        "skip": "Skip to content",
+        "toggle": "Show or hide the table of contents",
+        "permalink": "Link to this section",
+        "audience": "Written for",
+        "start": "Start reading",
+        "defined_in": "Defined in",
+        "other_terms": "Other terms",
+        "lines": "lines {lines}",
+        "copy_text": "Copy",
+        "copied": "Copied",
+        "copy_label": "Copy this code",
+        "backref": "Back to the text",
+        "on_this_page": "In this chapter",
+        "whole_book": "The whole book",
+        "terms": "{n} terms",
         "glossary_intro": "Every term the book defines, grouped by the chapter that introduces it.",
         "no_chapters": "This book has no chapters yet.",
     },
     "zh": {
-        "contents": "目录", "toc": "目录", "part": "第 {n} 部分", "chapter": "第 {n} 章",
-        "prev": "上一章", "next": "下一章", "pager": "章节导航", "search": "搜索全书",
-        "search_placeholder": "搜索…（按 / 键）", "no_results": "没有找到“{q}”",
-        "results": "{n} 章包含“{q}”", "searching": "正在加载搜索索引…",
-        "glossary": "术语表", "print": "打印全书或保存为 PDF", "print_short": "打印",
-        "skip": "跳到正文", "toggle": "显示或隐藏目录",
-        "permalink": "本节链接", "audience": "读者对象", "start": "开始阅读",
-        "defined_in": "出自", "other_terms": "其他术语", "lines": "第 {lines} 行",
-        "copy_text": "复制", "copied": "已复制", "copy_label": "复制这段代码", "backref": "回到正文",
-        "on_this_page": "本章内容", "whole_book": "全书", "terms": "{n} 个术语",
+        "contents": "目录",
+        "toc": "目录",
+        "part": "第 {n} 部分",
+        "chapter": "第 {n} 章",
+        "prev": "上一章",
+        "next": "下一章",
+        "pager": "章节导航",
+        "search": "搜索全书",
+        "search_placeholder": "搜索…（按 / 键）",
+        "no_results": "没有找到“{q}”",
+        "results": "{n} 章包含“{q}”",
+        "searching": "正在加载搜索索引…",
+        "glossary": "术语表",
+        "print": "打印全书或保存为 PDF",
+        "print_short": "打印",
+        "skip": "跳到正文",
+        "toggle": "显示或隐藏目录",
+        "permalink": "本节链接",
+        "audience": "读者对象",
+        "start": "开始阅读",
+        "defined_in": "出自",
+        "other_terms": "其他术语",
+        "lines": "第 {lines} 行",
+        "copy_text": "复制",
+        "copied": "已复制",
+        "copy_label": "复制这段代码",
+        "backref": "回到正文",
+        "on_this_page": "本章内容",
+        "whole_book": "全书",
+        "terms": "{n} 个术语",
         "glossary_intro": "本书定义的全部术语，按首次引入它们的章节分组。",
         "no_chapters": "本书还没有章节。",
     },
@@ -131,6 +185,7 @@ def ui_strings(language: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- templates
+
 
 def load_templates(dirs: Any) -> jinja2.Environment:
     """One environment for a search path of template folders (first match wins, file by
@@ -162,6 +217,7 @@ def _static(site: Site, name: str) -> str:
 
 
 # --------------------------------------------------------------------------- the book model
+
 
 def _without_marker(markdown: str) -> str:
     """The body is meant to come without its CHAPTER_FINAL marker; if one is still on the
@@ -200,7 +256,8 @@ class _Book:
         used: set[str] = set()
         self.glossary = [
             _GlossaryEntry(t.strip(), d.strip(), c, unique_slug(slugify(t), used))
-            for t, d, c in site.glossary if t.strip()
+            for t, d, c in site.glossary
+            if t.strip()
         ]
         terms = [GlossaryTerm(g.term, g.slug, plain_inline(g.definition)) for g in self.glossary]
         seen: set[str] = set()
@@ -209,12 +266,18 @@ class _Book:
             if doc.id in seen or not CHAPTER_LINK_RE.match(f"{doc.id}.md"):
                 raise UsageError(f"publish: invalid or duplicate chapter id {doc.id!r}")
             seen.add(doc.id)
-            self.chapters[doc.id] = _Chapter(doc, n, parse_chapter(_without_marker(doc.markdown), doc.title, terms))
+            self.chapters[doc.id] = _Chapter(
+                doc, n, parse_chapter(_without_marker(doc.markdown), doc.title, terms)
+            )
         self.order = list(self.chapters.values())
         # Parts: one per batch, in batch order; chapters keep book order inside a part.
         batches = sorted({c.doc.batch for c in self.order})
         self.parts = [
-            {"label": self.ui["part"].format(n=i), "batch": b, "chapters": [c for c in self.order if c.doc.batch == b]}
+            {
+                "label": self.ui["part"].format(n=i),
+                "batch": b,
+                "chapters": [c for c in self.order if c.doc.batch == b],
+            }
             for i, b in enumerate(batches, 1)
         ]
         self.problems = self._check()
@@ -232,7 +295,9 @@ class _Book:
                     out.append(LinkProblem(ch.doc.id, link.line, link.href, msg))
         return out
 
-    def _check_one(self, ch: _Chapter, href: str, image: bool, known: set[str], gloss: set[str]) -> str | None:
+    def _check_one(
+        self, ch: _Chapter, href: str, image: bool, known: set[str], gloss: set[str]
+    ) -> str | None:
         kind = classify_url(href)
         if kind in ("external", "mailto", None):
             return None  # not fetched; None never became a link
@@ -273,21 +338,44 @@ class _Book:
                 url = c.url if mode == "page" else f"#{c.doc.id}"
                 sections = []
                 if c.doc.id == current:
-                    sections = [{"url": f"#{h.slug}", "text": h.text} for h in c.parsed.headings if h.level == 2]
-                entries.append({
-                    "id": c.doc.id, "number": c.number, "title": c.doc.title, "url": url,
-                    "current": c.doc.id == current, "sections": sections,
-                })
+                    sections = [
+                        {"url": f"#{h.slug}", "text": h.text} for h in c.parsed.headings if h.level == 2
+                    ]
+                entries.append(
+                    {
+                        "id": c.doc.id,
+                        "number": c.number,
+                        "title": c.doc.title,
+                        "url": url,
+                        "current": c.doc.id == current,
+                        "sections": sections,
+                    }
+                )
             parts.append({"label": part["label"], "chapters": entries})
         return parts
 
-    def context(self, page_title: str, kind: str, current: str | None = None, mode: str = "page",
-                prev: dict[str, str] | None = None, next: dict[str, str] | None = None) -> dict[str, Any]:
+    def context(
+        self,
+        page_title: str,
+        kind: str,
+        current: str | None = None,
+        mode: str = "page",
+        prev: dict[str, str] | None = None,
+        next: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
         return {
-            "site": self.site, "lang": self.site.language, "ui": self.ui, "csp": Markup(CSP),
-            "page_title": page_title, "page_kind": kind, "current": current,
-            "parts": self.sidebar(current, mode), "show_parts": len(self.parts) > 1,
-            "has_glossary": bool(self.glossary), "prev": prev, "next": next,
+            "site": self.site,
+            "lang": self.site.language,
+            "ui": self.ui,
+            "csp": Markup(CSP),
+            "page_title": page_title,
+            "page_kind": kind,
+            "current": current,
+            "parts": self.sidebar(current, mode),
+            "show_parts": len(self.parts) > 1,
+            "has_glossary": bool(self.glossary),
+            "prev": prev,
+            "next": next,
             "search_index": SEARCH_INDEX,
         }
 
@@ -304,9 +392,16 @@ class _Book:
             terms = [g for g in self.glossary if g.chapter == c.doc.id]
             if terms:
                 url = c.url if mode == "page" else f"#{c.doc.id}"
-                groups.append({"chapter": {"url": url, "title": c.doc.title,
-                                           "label": self.ui["chapter"].format(n=c.number)},
-                               "terms": self._terms(terms, mode)})
+                groups.append(
+                    {
+                        "chapter": {
+                            "url": url,
+                            "title": c.doc.title,
+                            "label": self.ui["chapter"].format(n=c.number),
+                        },
+                        "terms": self._terms(terms, mode),
+                    }
+                )
         rest = [g for g in self.glossary if g.chapter not in self.chapters]
         if rest:
             groups.append({"chapter": None, "terms": self._terms(rest, mode)})
@@ -316,8 +411,14 @@ class _Book:
         out = []
         for g in entries:
             anchor = g.slug if mode == "page" else f"glossary--{g.slug}"
-            out.append({"term": g.term, "anchor": anchor, "definition": Markup(render_inline(g.definition)),
-                        "permalink": Markup(permalink(anchor, plain_inline(g.term), self.ui))})
+            out.append(
+                {
+                    "term": g.term,
+                    "anchor": anchor,
+                    "definition": Markup(render_inline(g.definition)),
+                    "permalink": Markup(permalink(anchor, plain_inline(g.term), self.ui)),
+                }
+            )
         return out
 
 
@@ -340,6 +441,7 @@ def clear_cache() -> None:
 
 # --------------------------------------------------------------------------- the API
 
+
 def render_chapter(site: Site, ch: str) -> tuple[str, list[LinkProblem]]:
     """The page chNN.html (without a marker) and the link problems found in that chapter."""
     book = _book(site)
@@ -347,14 +449,34 @@ def render_chapter(site: Site, ch: str) -> tuple[str, list[LinkProblem]]:
     if c is None:
         raise UsageError(f"publish: chapter {ch!r} is not in the site")
     i = book.order.index(c)
-    prev = book.link_to(book.order[i - 1]) if i > 0 else {"url": "index.html", "title": book.ui["contents"], "label": site.title}
-    nxt = book.link_to(book.order[i + 1]) if i + 1 < len(book.order) else (
-        {"url": "glossary.html", "title": book.ui["glossary"], "label": site.title} if book.glossary else None)
-    ctx = book.context(f"{plain_inline(c.doc.title)} — {site.title}", "chapter", current=ch, prev=prev, next=nxt)
+    prev = (
+        book.link_to(book.order[i - 1])
+        if i > 0
+        else {"url": "index.html", "title": book.ui["contents"], "label": site.title}
+    )
+    nxt = (
+        book.link_to(book.order[i + 1])
+        if i + 1 < len(book.order)
+        else (
+            {"url": "glossary.html", "title": book.ui["glossary"], "label": site.title}
+            if book.glossary
+            else None
+        )
+    )
+    ctx = book.context(
+        f"{plain_inline(c.doc.title)} — {site.title}", "chapter", current=ch, prev=prev, next=nxt
+    )
     body = render_tokens(c.parsed, book.render_ctx(ch, "page"), c.doc.title)
-    ctx.update(chapter={"id": ch, "number": c.number, "title": c.doc.title, "summary": c.doc.summary,
-                        "label": book.ui["chapter"].format(n=c.number)},
-               body=Markup(body))
+    ctx.update(
+        chapter={
+            "id": ch,
+            "number": c.number,
+            "title": c.doc.title,
+            "summary": c.doc.summary,
+            "label": book.ui["chapter"].format(n=c.number),
+        },
+        body=Markup(body),
+    )
     page = book.env.get_template("chapter.html").render(ctx)
     return page, [p for p in book.problems if p.chapter == ch]
 
@@ -364,20 +486,37 @@ def render_index(site: Site) -> str:
     book = _book(site)
     first = book.link_to(book.order[0]) if book.order else None
     ctx = book.context(site.title, "index", next=first)
-    ctx.update(first=first, toc=[
-        {"label": p["label"], "chapters": [
-            {"url": c.url, "title": c.doc.title, "summary": c.doc.summary, "number": c.number,
-             "label": book.ui["chapter"].format(n=c.number)} for c in p["chapters"]]}
-        for p in book.parts
-    ])
+    ctx.update(
+        first=first,
+        toc=[
+            {
+                "label": p["label"],
+                "chapters": [
+                    {
+                        "url": c.url,
+                        "title": c.doc.title,
+                        "summary": c.doc.summary,
+                        "number": c.number,
+                        "label": book.ui["chapter"].format(n=c.number),
+                    }
+                    for c in p["chapters"]
+                ],
+            }
+            for p in book.parts
+        ],
+    )
     return book.env.get_template("index.html").render(ctx)
 
 
 def render_glossary(site: Site) -> str:
     """glossary.html: every term with an anchor id, grouped by the defining chapter."""
     book = _book(site)
-    prev = book.link_to(book.order[-1]) if book.order else {"url": "index.html", "title": book.ui["contents"], "label": site.title}
-    ctx = book.context(f'{book.ui["glossary"]} — {site.title}', "glossary", prev=prev)
+    prev = (
+        book.link_to(book.order[-1])
+        if book.order
+        else {"url": "index.html", "title": book.ui["contents"], "label": site.title}
+    )
+    ctx = book.context(f"{book.ui['glossary']} — {site.title}", "glossary", prev=prev)
     ctx.update(groups=book.glossary_groups("page"), term_count=len(book.glossary))
     return book.env.get_template("glossary.html").render(ctx)
 
@@ -389,9 +528,16 @@ def render_print(site: Site) -> str:
     chapters = []
     for c in book.order:
         body = render_tokens(c.parsed, book.render_ctx(c.doc.id, "print"), c.doc.title)
-        chapters.append({"id": c.doc.id, "number": c.number, "title": c.doc.title,
-                         "label": book.ui["chapter"].format(n=c.number), "body": Markup(body)})
-    ctx = book.context(f'{site.title} — {book.ui["whole_book"]}', "print", mode="print")
+        chapters.append(
+            {
+                "id": c.doc.id,
+                "number": c.number,
+                "title": c.doc.title,
+                "label": book.ui["chapter"].format(n=c.number),
+                "body": Markup(body),
+            }
+        )
+    ctx = book.context(f"{site.title} — {book.ui['whole_book']}", "print", mode="print")
     ctx.update(chapters=chapters, groups=book.glossary_groups("print"))
     return book.env.get_template("print.html").render(ctx)
 
@@ -404,7 +550,9 @@ def search_index_js(site: Site) -> str:
         title = plain_inline(c.doc.title)
         page = idx.page(f"{c.number}. {title}", c.url)
         for n, sec in enumerate(c.parsed.sections):
-            idx.doc(page, sec.anchor, sec.title if n else title, sec.text, page_title=title if n == 0 else None)
+            idx.doc(
+                page, sec.anchor, sec.title if n else title, sec.text, page_title=title if n == 0 else None
+            )
     if book.glossary:
         page = idx.page(book.ui["glossary"], "glossary.html")
         for g in book.glossary:
@@ -437,7 +585,13 @@ def render_site(site: Site) -> tuple[dict[str, str], list[LinkProblem]]:
     """Every file of the site by name, and the link problems: for tests and previews (the
     runner writes chapter pages one by one, each with its marker)."""
     files = {c.id + ".html": render_chapter(site, c.id)[0] for c in site.chapters}
-    files.update({"index.html": render_index(site), "glossary.html": render_glossary(site),
-                  "print.html": render_print(site), SEARCH_INDEX: search_index_js(site)})
+    files.update(
+        {
+            "index.html": render_index(site),
+            "glossary.html": render_glossary(site),
+            "print.html": render_print(site),
+            SEARCH_INDEX: search_index_js(site),
+        }
+    )
     files.update(static_files(site))
     return files, check_links(site)

@@ -12,10 +12,12 @@ the chapter id so that the whole book fits on one page without collisions)."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
@@ -37,8 +39,11 @@ CJK_RE = re.compile(f"[{CJK_CHARS}]")
 # Cross references: `ch03.md`, `./ch03.md`, `ch03-final.md`, `ch03.html`, with an optional #anchor.
 CHAPTER_LINK_RE = re.compile(r"^(?:\./)?(ch\d{2,})(?:-final)?\.(?:md|html)$")
 _SITE_PAGES = {
-    "glossary.md": "glossary.html", "glossary.html": "glossary.html",
-    "index.md": "index.html", "index.html": "index.html", "readme.md": "index.html",
+    "glossary.md": "glossary.html",
+    "glossary.html": "glossary.html",
+    "index.md": "index.html",
+    "index.html": "index.html",
+    "readme.md": "index.html",
     "print.html": "print.html",
 }
 
@@ -55,9 +60,10 @@ def classify_url(url: str) -> str | None:
     """'external' (http/https), 'mailto', 'fragment' (#x), 'relative', or None: not a link.
 
     Decides on a de-obfuscated copy: percent-encoding and entities undone (repeatedly, for
-    nested encodings), compatibility forms folded (NFKC), whitespace, control and invisible format characters removed, lower
-    case. So `JaVa&#x09;Script:`, `java%0ascript:` and `java\u200bscript:` are all refused,
-    even where a browser might not have read them as javascript: either."""
+    nested encodings), compatibility forms folded (NFKC: a full-width colon is a colon),
+    whitespace, control and invisible format characters removed, lower case. So
+    `JaVa&#x09;Script:`, `java%0ascript:` and `java\u200bscript:` are all refused, even
+    where a browser might not have read them as javascript: either."""
     s = url
     for _ in range(3):
         s = unicodedata.normalize("NFKC", html.unescape(unquote(s)))  # NFKC: full-width `：` too
@@ -104,6 +110,7 @@ def inline_text(children: list[Token] | None) -> str:
 
 # --------------------------------------------------------------------------- parse results
 
+
 @dataclass(frozen=True)
 class Heading:
     level: int
@@ -149,40 +156,80 @@ class GlossaryTerm:
     definition: str  # plain text, shown as the link's tooltip
 
 
+_WORD_RE = re.compile(r"\w+")
+
+
+def _is_word_char(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+
 class _GlossaryLinker:
-    """Links the first use of each glossary term in one chapter. One regex of all terms not
-    yet used, longest first, so `write-ahead log` wins over `log` at the same place."""
+    """Links the first use of each glossary term in one chapter.
+
+    Latin terms match whole words, case-insensitively: each word of the text is looked up
+    by the term's first word (a dict, not a regex of every term: a big book has hundreds of
+    terms). CJK terms, which have no word boundaries, match as plain substrings. The
+    leftmost match wins, and at one place the longest term (`write-ahead log` over `log`)."""
 
     def __init__(self, terms: list[GlossaryTerm]):
-        self.pending = sorted(terms, key=lambda t: -len(t.term))
-        self._compile()
+        self.by_first: dict[str, list[tuple[int, GlossaryTerm]]] = {}
+        self.substrings: list[tuple[re.Pattern[str], GlossaryTerm]] = []
+        for t in sorted(terms, key=lambda t: -len(t.term)):
+            first = _WORD_RE.search(t.term)
+            if CJK_RE.search(t.term) or first is None:
+                self.substrings.append((re.compile(re.escape(t.term), re.IGNORECASE), t))
+            else:
+                self.by_first.setdefault(first.group().lower(), []).append((first.start(), t))
+        self.used: set[str] = set()
+        self.pending = len({t.term.lower() for t in terms})
 
-    def _compile(self) -> None:
-        alts = []
-        for t in self.pending:
-            pat = re.escape(t.term)
-            # Whole words for Latin text; CJK has no word boundaries, so a plain substring.
-            alts.append(f"({pat})" if CJK_RE.search(t.term) else rf"(?<!\w)({pat})(?!\w)")
-        self.rx = re.compile("|".join(alts), re.IGNORECASE) if alts else None
+    @property
+    def done(self) -> bool:
+        return self.pending == 0
+
+    def _find(self, text: str, pos: int) -> tuple[int, int, GlossaryTerm] | None:
+        best: tuple[int, int, GlossaryTerm] | None = None
+        for rx, t in self.substrings:
+            if t.term.lower() in self.used:
+                continue
+            m = rx.search(text, pos)
+            if m and (best is None or (m.start(), -len(t.term)) < (best[0], best[0] - best[1])):
+                best = (m.start(), m.end(), t)
+        for w in _WORD_RE.finditer(text, pos):
+            if best is not None and w.start() > best[0]:
+                break
+            for offset, t in self.by_first.get(w.group().lower(), ()):
+                start, end = w.start() - offset, w.start() - offset + len(t.term)
+                if (
+                    start < pos
+                    or t.term.lower() in self.used
+                    or text[start:end].lower() != t.term.lower()
+                    or _is_word_char(text, start - 1)
+                    or _is_word_char(text, end)
+                ):
+                    continue
+                if best is None or (start, -len(t.term)) < (best[0], best[0] - best[1]):
+                    best = (start, end, t)
+                break  # longest first: the first term that fits here is the one
+        return best
 
     def link(self, tok: Token) -> list[Token]:
         text, pos, out = tok.content, 0, []
-        while self.rx is not None:
-            m = self.rx.search(text, pos)
-            if m is None:
+        while not self.done:
+            found = self._find(text, pos)
+            if found is None:
                 break
-            entry = self.pending[(m.lastindex or 1) - 1]
-            if m.start() > pos:
-                out.append(_text(text[pos:m.start()]))
+            start, end, entry = found
+            if start > pos:
+                out.append(_text(text[pos:start]))
             a = Token("link_open", "a", 1, attrs={"href": f"glossary.html#{entry.slug}"})
             if entry.definition:
                 a.attrSet("title", entry.definition)
             a.meta["glossary"] = True  # ours: always resolves, not a link to check
-            out += [a, _text(m.group()), Token("link_close", "a", -1)]
-            pos = m.end()
-            key = entry.term.casefold()
-            self.pending = [t for t in self.pending if t.term.casefold() != key]
-            self._compile()
+            out += [a, _text(text[start:end]), Token("link_close", "a", -1)]
+            pos = end
+            self.used.add(entry.term.lower())
+            self.pending -= 1
         if not out:
             return [tok]
         if pos < len(text):
@@ -195,6 +242,7 @@ def _text(s: str) -> Token:
 
 
 # --------------------------------------------------------------------------- core rules
+
 
 def _core_headings(state: Any) -> None:
     """Give every heading a unique slug (kept in token.meta; the id is written at render)."""
@@ -227,7 +275,7 @@ def _core_glossary(state: Any) -> None:
                 depth += 1
             elif child.type == "link_close":
                 depth -= 1
-            if child.type == "text" and depth == 0 and linker.rx is not None:
+            if child.type == "text" and depth == 0 and not linker.done:
                 out.extend(linker.link(child))
             else:
                 out.append(child)
@@ -244,6 +292,7 @@ class _ParseCtx:
 
 
 # --------------------------------------------------------------------------- render rules
+
 
 @dataclass
 class RenderCtx:
@@ -300,11 +349,13 @@ def _r_heading_open(self: Any, tokens: list[Token], idx: int, options: Any, env:
 def _r_heading_close(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
     # heading_open, inline, heading_close: the slug sits on the opening token.
     opening, ctx = tokens[idx - 2], env["book"]
-    return permalink(ctx.id_for(opening.meta["slug"]), opening.meta["text"], ctx.ui) + f"</{tokens[idx].tag}>\n"
+    return (
+        permalink(ctx.id_for(opening.meta["slug"]), opening.meta["text"], ctx.ui) + f"</{tokens[idx].tag}>\n"
+    )
 
 
 def permalink(anchor: str, text: str, ui: dict[str, str]) -> str:
-    label = f'{ui["permalink"]}: {text}'
+    label = f"{ui['permalink']}: {text}"
     return f' <a class="anchor" href="#{escapeHtml(anchor)}" aria-label="{escapeHtml(label)}">¶</a>'
 
 
@@ -347,19 +398,35 @@ def parse_info(info: str) -> tuple[str, dict[str, str]]:
     lang, _, rest = info.partition(" ")
     if "=" in lang:  # no language, only attributes
         lang, rest = "", info
-    attrs = {m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _INFO_ATTR_RE.finditer(rest)}
+    attrs = {
+        m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _INFO_ATTR_RE.finditer(rest)
+    }
     return lang.strip("{}."), attrs
 
 
 def _lexer(lang: str, filename: str | None) -> Any:
-    try:
-        if lang:
-            return get_lexer_by_name(lang, stripnl=False, ensurenl=True)
-        if filename:
-            return get_lexer_for_filename(filename, stripnl=False, ensurenl=True)
-    except ClassNotFound:
-        pass
+    if lang:
+        return _lexer_by_name(lang.lower())
+    if filename:
+        return _lexer_for_file(PurePosixPath(filename).name.lower())
     return None
+
+
+# Lexers are reusable; looking one up is not free, and a book has hundreds of blocks.
+@functools.lru_cache(maxsize=256)
+def _lexer_by_name(lang: str) -> Any:
+    try:
+        return get_lexer_by_name(lang, stripnl=False, ensurenl=True)
+    except ClassNotFound:
+        return None
+
+
+@functools.lru_cache(maxsize=256)
+def _lexer_for_file(name: str) -> Any:
+    try:
+        return get_lexer_for_filename(name, stripnl=False, ensurenl=True)
+    except ClassNotFound:
+        return None
 
 
 def _r_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
@@ -439,10 +506,18 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("book_headings", _core_headings)
     md.core.ruler.push("book_glossary", _core_glossary)
     for name, rule in {
-        "heading_open": _r_heading_open, "heading_close": _r_heading_close, "link_open": _r_link_open,
-        "image": _r_image, "fence": _r_fence, "code_block": _r_code_block, "th_open": _r_cell,
-        "td_open": _r_cell, "html_block": _r_escaped, "html_inline": _r_escaped,
-        "footnote_anchor": _r_footnote_backref, "footnote_ref": _r_footnote_ref,
+        "heading_open": _r_heading_open,
+        "heading_close": _r_heading_close,
+        "link_open": _r_link_open,
+        "image": _r_image,
+        "fence": _r_fence,
+        "code_block": _r_code_block,
+        "th_open": _r_cell,
+        "td_open": _r_cell,
+        "html_block": _r_escaped,
+        "html_inline": _r_escaped,
+        "footnote_anchor": _r_footnote_backref,
+        "footnote_ref": _r_footnote_ref,
         "footnote_open": _r_footnote_open,
     }.items():
         md.add_render_rule(name, rule)
@@ -471,6 +546,7 @@ def plain_inline(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- parse + render
+
 
 def parse_chapter(markdown: str, title: str, glossary: list[GlossaryTerm]) -> ParsedChapter:
     ctx = _ParseCtx(title=title, glossary=_GlossaryLinker(glossary) if glossary else None)
@@ -521,7 +597,10 @@ def render_tokens(parsed: ParsedChapter, ctx: RenderCtx, title: str) -> str:
     if parsed.title_slug:  # the Markdown had no `# Title`: the page still gets one
         anchor = ctx.id_for(parsed.title_slug)
         plain = plain_inline(title)
-        body = f'<h1 id="{escapeHtml(anchor)}">{render_inline(title)}{permalink(anchor, plain, ctx.ui)}</h1>\n' + body
+        body = (
+            f'<h1 id="{escapeHtml(anchor)}">{render_inline(title)}{permalink(anchor, plain, ctx.ui)}</h1>\n'
+            + body
+        )
     return body
 
 
@@ -536,7 +615,10 @@ def pygments_css() -> str:
     because the two styles do not colour the same set of tokens."""
     light = HtmlFormatter(style=LIGHT_STYLE).get_token_style_defs(".highlight")
     dark = HtmlFormatter(style=DARK_STYLE).get_token_style_defs(".highlight")
-    reset = ".highlight [class] { color: inherit; background-color: transparent; font-weight: inherit; font-style: inherit; border: 0 }"
+    reset = (
+        ".highlight [class] { color: inherit; background-color: transparent;"
+        " font-weight: inherit; font-style: inherit; border: 0 }"
+    )
     return (
         f"/* Syntax highlighting: Pygments {LIGHT_STYLE} and {DARK_STYLE}, generated at build time. */\n"
         + "\n".join(light)

@@ -31,7 +31,7 @@ def tokenize(text: str, parts: bool = False) -> list[str]:
     for m in _TOKEN_RE.finditer(unicodedata.normalize("NFKC", text)):
         cjk, word = m.group(1), m.group(2)
         if cjk:
-            out.extend([cjk] if len(cjk) == 1 else [cjk[i:i + 2] for i in range(len(cjk) - 1)])
+            out.extend([cjk] if len(cjk) == 1 else [cjk[i : i + 2] for i in range(len(cjk) - 1)])
             continue
         low = word.lower()
         if len(low) >= 2:
@@ -70,7 +70,10 @@ class IndexBuilder:
     def js(self) -> str:
         # [token, [doc, weight, doc, weight, ...]] pairs, sorted: a list rather than an object,
         # so that a token such as `__proto__` cannot clash with JavaScript's object keys.
-        terms = [[tok, [x for doc, w in sorted(ds.items()) for x in (doc, w)]] for tok, ds in sorted(self.postings.items())]
+        terms = [
+            [tok, [x for doc, w in sorted(ds.items()) for x in (doc, w)]]
+            for tok, ds in sorted(self.postings.items())
+        ]
         data = {"version": 1, "pages": self.pages, "docs": self.docs, "terms": terms}
         return "window.BOOK_SEARCH = " + dump_js(data) + ";\n"
 
@@ -78,12 +81,18 @@ class IndexBuilder:
 def dump_js(data: object) -> str:
     """Stable JSON that is also safe inside any HTML or JS context."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+    for ch, esc in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
         text = text.replace(ch, esc)
     return text
 
 
 def vocabulary(js: str) -> Iterable[str]:
     """The tokens of a built index (for tests and debugging)."""
-    data = json.loads(js[js.index("{"): js.rindex("}") + 1])
+    data = json.loads(js[js.index("{") : js.rindex("}") + 1])
     return [tok for tok, _ in data["terms"]]

@@ -1,0 +1,177 @@
+"""`book run --provider anthropic` end to end: the real SDK against the fake Messages API on
+127.0.0.1, with faults, a kill mid-stream, the budget cap, and the key never leaking."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import make_example
+from orchestrator.providers.anthropic import AnthropicProvider
+from orchestrator.steps import STEPS
+from orchestrator.testing.fake_api import FakeAPI
+from orchestrator.testing.helpers import run_book
+from orchestrator.testing.role_answers import answer, role_of
+from orchestrator.workspace import Book, scan_report
+
+BOOK = str(Path(sys.executable).parent / "book")
+KEY = "sk-ant-test-SECRET-do-not-leak-123"
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    api = FakeAPI(answerer=answer)
+    url = api.start()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    yield api
+    api.stop()
+
+
+def provider(**kw) -> AnthropicProvider:
+    return AnthropicProvider(concurrency=8, base_delay=0.01, max_delay=0.05, **kw)
+
+
+def scan(ws: Path) -> dict:
+    book = Book.open(ws, require_config=False, repair=False)
+    try:
+        return scan_report(book)
+    finally:
+        book.close()
+
+
+def small(tmp_path: Path, name: str = "ws", **kw) -> Path:
+    return make_example(tmp_path / name, **kw)
+
+
+def assert_no_truncated_marked_files(ws: Path) -> None:
+    """Every file with a marker is whole: its marker's body hash matches (done, not edited)."""
+    rep = scan(ws)
+    assert rep["edited"] == [] and rep["half_finished"] == []
+
+
+def test_claude_run_end_to_end(fake, tmp_path):
+    ws = small(tmp_path)
+    code, summary = run_book(ws, provider=provider())
+    assert code == 0, summary.needs_human
+    rep = scan(ws)
+    assert rep["complete"], rep
+    book = Book.open(ws)
+    calls = book.ledger.calls()
+    requests = fake.message_requests()
+    assert len(calls) == len(requests) > 10
+    assert all(c["request_id"] and c["model"] and c["stop_reason"] == "end_turn" for c in calls)
+    assert sum(c["cache_read_tokens"] for c in calls) > 0  # the stable prefix is served from the cache
+    from orchestrator.costs import cost_report
+
+    rep = cost_report(calls)
+    assert rep["calls"] == len(requests) and rep["cost_usd"] > 0
+    assert 0 < rep["cache_hit_ratio"] < 1
+    roles = {role_of(r["body"]) for r in requests}
+    assert {"planner", "researcher", "writer", "r1", "r2", "r3", "merger", "panel", "memory", "editor", "auditor"} <= roles
+    proc = subprocess.run([BOOK, "cost", "--json", "--workspace", str(ws)], capture_output=True, text=True)
+    assert proc.returncode == 0 and '"cost_usd"' in proc.stdout
+
+
+FAULTS = [
+    ("status429", lambda f, m: f.status(429, retry_after=0.01, match=m)),
+    ("status529", lambda f, m: f.status(529, match=m)),
+    ("status500", lambda f, m: f.status(500, match=m)),
+    ("drop", lambda f, m: f.drop_mid_stream(match=m)),
+    ("error_event", lambda f, m: f.error_event(match=m)),
+    ("no_message_stop", lambda f, m: f.no_message_stop(match=m)),
+    ("max_tokens", lambda f, m: f.max_tokens(match=m)),
+    ("marker_text", lambda f, m: f.marker_text(match=m)),
+    ("empty", lambda f, m: f.empty(match=m)),
+    ("malformed", lambda f, m: f.malformed("no title, no sections", match=m)),
+    ("refusal", lambda f, m: f.refusal(match=m)),
+]
+
+
+@pytest.mark.parametrize("name,inject", FAULTS, ids=[f[0] for f in FAULTS])
+def test_each_fault_gives_correct_files_or_one_failed_step(fake, tmp_path, name, inject):
+    ws = small(tmp_path, max_chapters=2)
+    inject(fake, "You are the writer")
+    code, summary = run_book(ws, provider=provider())
+    assert_no_truncated_marked_files(ws)
+    draft = (ws / STEPS["draft"].file("ch01"))
+    if name == "refusal":
+        assert code == 3 and "ch01" in summary.needs_human and not draft.exists()
+        assert "refus" in summary.needs_human["ch01"]
+    else:
+        assert code == 0, summary.needs_human
+        assert scan(ws)["complete"]
+        text = draft.read_text()
+        assert "<!-- DRAFT_COMPLETE" in text.splitlines()[-1]
+        assert text.count("DRAFT_COMPLETE") == 1 + ("(quoted) DRAFT_COMPLETE" in text)
+
+
+def test_kill_mid_stream_then_resume_calls_only_unfinished(fake, tmp_path):
+    ws = small(tmp_path, max_chapters=3)
+    fake.delta_delay = 0.05  # slow streams, so a kill lands inside one
+    env = dict(os.environ)
+    proc = subprocess.Popen([BOOK, "run", "--provider", "anthropic", "--workspace", str(ws)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not list((ws / "output/chapters/draft").glob("*.partial")):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    fake.delta_delay = 0.0
+    book = Book.open(ws)
+    before = scan(ws)
+    done_before = {(c, k) for c, r in before["chapters"].items() for k, v in r["steps"].items() if v == "done"}
+    book.close()
+    n0 = len(fake.message_requests())
+    code, _ = run_book(ws, provider=provider(), resume=True)
+    assert code == 0
+    again = fake.message_requests()[n0:]
+    assert again
+    remade = set()
+    for r in again:
+        m = __import__("re").search(r"## This chapter: (ch\d{2,})", r["body"]["messages"][0]["content"]
+                                    if isinstance(r["body"]["messages"][0]["content"], str) else "")
+        role = role_of(r["body"])
+        step = {"researcher": "research", "writer": "draft", "merger": "review", "panel": "panel",
+                "memory": "memory", "editor": "final"}.get(role, role)
+        if m:
+            remade.add((m.group(1), step))
+    assert not (remade & done_before), remade & done_before
+    assert scan(ws)["complete"]
+
+
+def test_budget_cap_stops_cleanly_and_resume_with_higher_cap_finishes(fake, tmp_path):
+    ws = small(tmp_path, max_chapters=2, budget_usd=0.2)
+    code, summary = run_book(ws, provider=provider())
+    assert code == 3
+    rep = scan(ws)
+    assert not rep["complete"] and rep["half_finished"] == []
+    book = Book.open(ws)
+    assert book.ledger.spent() <= 0.2
+    assert any(e["type"] == "budget_stop" for e in book.ledger.events())
+    book.close()
+    cfg = ws / "book.yaml"
+    cfg.write_text(cfg.read_text().replace("budget_usd: 0.2", "budget_usd: 50"))
+    code, _ = run_book(ws, provider=provider(), resume=True)
+    assert code == 0 and scan(ws)["complete"]
+
+
+def test_the_key_never_leaks(fake, tmp_path):
+    ws = small(tmp_path, max_chapters=2)
+    fake.status(401, match="You are the writer")  # an auth error, whose message could carry the key
+    env = dict(os.environ)
+    outs = []
+    for args in (["run", "--provider", "anthropic"], ["resume"], ["scan", "--json"], ["log"], ["cost"], ["replay"]):
+        p = subprocess.run([BOOK, *args, "--workspace", str(ws)], env=env, capture_output=True, text=True)
+        outs.append(p.stdout + p.stderr)
+    assert all(KEY not in o for o in outs)
+    for p in ws.rglob("*"):
+        if p.is_file():
+            assert KEY.encode() not in p.read_bytes(), p
+    assert KEY not in fake.dump()

@@ -1,0 +1,481 @@
+"""Tests of the prompt templates (prompts/*.md.j2): every role renders with StrictUndefined in
+English and Chinese, the cached `system` part holds nothing chapter-specific (two chapters of
+one batch get the same system), the `prompt` part carries the chapter and the deterministic
+findings, the output formats the tool parses are asked for, and a workspace's own template
+wins over the built-in one."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+
+from orchestrator import agents
+from orchestrator.errors import ConfigError
+from orchestrator.steps import BOOK_STEPS, PHASE3, STEPS
+
+from conftest import make_example
+
+LANGS = ("en", "zh")
+CHAPTER_ROLES = ("researcher", "writer", "r1_code", "r2_consistency", "r3_content", "merger", "reader_panel",
+                 "memory_keeper", "editor")
+ALL_ROLES = ("planner",) + CHAPTER_ROLES + ("auditor",)
+
+PERSONAS = ["newcomer: knows Python, has never seen this codebase",
+            "maintainer: knows the codebase, checks that nothing is wrong or missing",
+            "architect: wants the design decisions and their trade-offs"]
+
+OUTLINE_YAML = """title: 'Inside minikv'
+chapters:
+- id: ch01
+  title: Records on disk
+  batch: 1
+  summary: How a record is encoded.
+  depends_on: []
+  sources:
+  - minikv/record.py
+- id: ch04
+  title: The memtable
+  batch: 2
+  summary: Recent writes in memory.
+  depends_on: [ch01]
+  sources:
+  - minikv/memtable.py
+- id: ch05
+  title: Sorted string tables
+  batch: 2
+  summary: Immutable sorted files.
+  depends_on: [ch01, ch04]
+  sources:
+  - minikv/sstable.py
+- id: ch06
+  title: The write-ahead log
+  batch: 2
+  summary: Durable writes before they are applied.
+  depends_on: [ch01]
+  sources:
+  - minikv/wal.py
+"""
+
+CHAPTERS = {
+    "ch01": {"id": "ch01", "title": "Records on disk", "batch": 1, "summary": "How a record is encoded.",
+             "depends_on": [], "sources": ["minikv/record.py"]},
+    "ch04": {"id": "ch04", "title": "The memtable", "batch": 2, "summary": "Recent writes in memory.",
+             "depends_on": ["ch01"], "sources": ["minikv/memtable.py"]},
+    "ch05": {"id": "ch05", "title": "Sorted string tables", "batch": 2, "summary": "Immutable sorted files.",
+             "depends_on": ["ch01", "ch04"], "sources": ["minikv/sstable.py"]},
+    "ch06": {"id": "ch06", "title": "The write-ahead log", "batch": 2,
+             "summary": "Durable writes before they are applied.", "depends_on": ["ch01"], "sources": ["minikv/wal.py"]},
+}
+
+SOURCES = {
+    "minikv/record.py": 'def encode(key: bytes) -> bytes:\n    """Encode."""\n    return key\n',
+    "minikv/memtable.py": "class MemTable:\n    pass\n",
+    "minikv/sstable.py": 'def write_table(path):\n    """SSTABLE-SOURCE-MARK"""\n    return 1\n',
+    "minikv/wal.py": 'def append(record):\n    """WAL-SOURCE-MARK"""\n    return None\n',
+}
+
+# Long memory as gather gives it: ch01 (batch 1) is visible to every chapter of batch 2; ch04
+# (batch 2) only to ch05, which depends on it. Shared entries belong in the system part,
+# same-batch ones in the prompt part.
+MEM_SHARED = {"glossary": [["Record", "One mutation of one key.", "ch01"]],
+              "summaries": [["ch01", "Records on disk", "Records have a CRC."]],
+              "metaphors": [["a coat check", "hand it over, get a ticket", "ch01"]]}
+MEM_CH04 = {"glossary": [["MemTable", "SAMEBATCH-GLOSSARY sorted map in memory.", "ch04"]],
+            "summaries": [["ch04", "The memtable", "SAMEBATCH-SUMMARY of the memtable."]],
+            "metaphors": [["a front desk", "SAMEBATCH-METAPHOR one place to ask", "ch04"]]}
+
+FINDINGS = {
+    "r1_code": [{"check": "r1.code", "severity": "blocking", "line": 12,
+                 "message": "code block at line 12 is not in minikv/sstable.py: FINDING-MARK"}],
+    "r2_consistency": [{"check": "r2.glossary", "severity": "minor", "line": 3,
+                        "message": "writes 'record' for the glossary term 'Record'; use 'Record' FINDING-MARK"}],
+    "r3_content": [{"check": "r3.length", "severity": "major", "line": 0,
+                    "message": "the chapter is 153 words long; the minimum is 300 FINDING-MARK"}],
+    "merger": [{"check": "r1.code", "severity": "blocking", "line": 12, "message": "not in the source FINDING-MARK"},
+               {"check": "r3.length", "severity": "major", "line": 0, "message": "too short FINDING-MARK"}],
+    "auditor": [{"check": "audit.link", "severity": "major", "line": 7,
+                 "message": "link to ch09.md points to a chapter that is not in this book FINDING-MARK"}],
+}
+
+
+def draft_of(ch: str) -> str:
+    return (f"# {CHAPTERS[ch]['title']}\n\nDRAFT-MARK-{ch} opening paragraph.\n\n## Part\n\n"
+            "```python file=minikv/sstable.py\ndef write_table(path):\n```\n\nExplained.\n\n## Summary\n\nDone.\n")
+
+
+def ctx_for(role: str, language: str = "en", ch: str | None = "ch05") -> dict:
+    """A context as agents.gather builds it for `role` (keys per its docstring)."""
+    ctx = {
+        "book": {"title": "Inside minikv", "language": language, "audience": "developers new to the code",
+                 "brief": "Explain the store module by module."},
+        "language": language,
+        "personas": list(PERSONAS),
+        "style_guide": "# Style guide: Inside minikv\n\n## Voice\n- Plain words.\n" if role != "planner" else "",
+        "chapters": [{k: c[k] for k in ("id", "title", "batch", "summary")} for c in CHAPTERS.values()],
+        "outline_yaml": OUTLINE_YAML,
+        "_source_dir": "/nonexistent", "source_name": "./src",
+    }
+    if role == "planner":
+        ctx["chapters"], ctx["outline_yaml"] = [], ""
+        ctx["sources"] = dict(SOURCES, **{"README.md": "# minikv\n\n```console\n$ run\n```\n",
+                                          "minikv/big.py": "".join(f"line_{i} = {i}\n" for i in range(1, 501))})
+        ctx["limits"] = {"max_chapters": 7, "batch_size": 2}
+        return ctx
+    mem = copy.deepcopy(MEM_SHARED)
+    if role == "auditor":
+        for k in mem:
+            mem[k] += copy.deepcopy(MEM_CH04[k])
+        ctx["memory"] = mem
+        ctx["finals"] = {c: draft_of(c).replace("DRAFT-MARK", "FINAL-MARK") for c in CHAPTERS}
+        ctx["findings"] = copy.deepcopy(FINDINGS["auditor"])
+        return ctx
+    assert ch is not None
+    if "ch04" in CHAPTERS[ch]["depends_on"]:  # visible: earlier batches + own dependencies
+        for k in mem:
+            mem[k] += copy.deepcopy(MEM_CH04[k])
+    ctx["memory"] = mem
+    ctx["chapter"] = copy.deepcopy(CHAPTERS[ch])
+    if role in ("researcher", "r1_code"):
+        ctx["sources"] = {p: SOURCES[p] for p in CHAPTERS[ch]["sources"]}
+    if role == "researcher":
+        ctx["imports_from"] = {p: c for c, e in CHAPTERS.items() if c != ch for p in e["sources"]}
+    if role == "writer":
+        ctx["research"] = f"# Research: {ch}\n\n## Sources\n\n- RESEARCH-MARK-{ch}\n"
+    if role not in ("researcher", "writer"):
+        ctx["draft"] = draft_of(ch)
+    if role in FINDINGS:
+        ctx["findings"] = copy.deepcopy(FINDINGS[role])
+    if role == "r1_code":
+        ctx["verified_blocks"] = ["minikv/sstable.py"]
+    if role == "merger":
+        for k in ("r1", "r2", "r3"):
+            ctx[k] = f"# {k}\n\nVerdict: clean\n\n## Findings\n\n- none\n\n## Notes\n\nREVIEW-MARK-{k}-{ch}\n"
+        ctx["blocked"] = True
+    if role in ("reader_panel", "editor"):
+        ctx["review"] = f"# Merged review: {ch}\n\nVerdict: clean\n\n## Findings\n\n- none\n\nMERGED-MARK-{ch}\n"
+    if role == "editor":
+        ctx["panel"] = f"# Reader panel: {ch}\n\n## newcomer\n\n- PANEL-MARK-{ch}\n"
+    return ctx
+
+
+def render(role, ctx, root: Path | None = None):
+    return agents.render_prompt(root, role, ctx)
+
+
+def finding_line(f: dict) -> str:
+    return f"- **{f['severity']}** `{f['check']}`" + (f" line {f['line']}" if f["line"] else "") + f": {f['message']}"
+
+
+CHAPTER_MARKS = ("DRAFT-MARK", "RESEARCH-MARK", "REVIEW-MARK", "MERGED-MARK", "PANEL-MARK", "FINDING-MARK",
+                 "SAMEBATCH-", "SSTABLE-SOURCE-MARK", "WAL-SOURCE-MARK", "INSTRUCTION-MARK")
+
+
+# ---------------------------------------------------------------- every role renders
+
+
+@pytest.mark.parametrize("language", LANGS)
+@pytest.mark.parametrize("role", ALL_ROLES)
+def test_every_role_renders_both_parts(role, language):
+    ch = None if role in ("planner", "auditor") else "ch05"
+    system, prompt = render(role, ctx_for(role, language, ch))
+    assert len(system) > 500 and len(prompt) > 100
+    assert "no preamble" in system
+    assert "Simplified Chinese" in system if language == "zh" else "Simplified Chinese" not in system
+    assert "{{" not in system + prompt and "{%" not in system + prompt
+
+
+def test_every_step_role_has_a_template():
+    roles = {s.role for s in STEPS.values() if s.model} | {s.role for s in BOOK_STEPS.values() if s.model}
+    assert roles == set(ALL_ROLES)
+
+
+# ---------------------------------------------------------------- the cached prefix
+
+
+@pytest.mark.parametrize("language", LANGS)
+@pytest.mark.parametrize("role", CHAPTER_ROLES)
+def test_system_is_the_same_for_every_chapter_of_a_batch(role, language):
+    s5, p5 = render(role, ctx_for(role, language, "ch05"))
+    s6, p6 = render(role, ctx_for(role, language, "ch06"))
+    assert s5 == s6
+    assert p5 != p6
+    for mark in CHAPTER_MARKS:
+        assert mark not in s5, f"{role}: chapter-specific text {mark!r} in the system part"
+    # The chapter's own outline entry text is in the prompt, never outside the outline block.
+    assert "Immutable sorted files." not in s5.replace(OUTLINE_YAML.strip(), "")
+
+
+@pytest.mark.parametrize("role", ["writer", "r2_consistency", "memory_keeper", "editor"])
+def test_memory_of_earlier_batches_in_system_same_batch_dependencies_in_prompt(role):
+    system, prompt = render(role, ctx_for(role, "en", "ch05"))
+    assert "**Record** (ch01)" in system
+    assert "a coat check" in system
+    assert "SAMEBATCH-GLOSSARY" in prompt and "SAMEBATCH-GLOSSARY" not in system
+    assert "SAMEBATCH-METAPHOR" in prompt
+    _, prompt6 = render(role, ctx_for(role, "en", "ch06"))
+    assert "SAMEBATCH" not in prompt6  # ch06 does not see ch04
+
+
+# ---------------------------------------------------------------- the chapter-specific part
+
+
+@pytest.mark.parametrize("language", LANGS)
+@pytest.mark.parametrize("role", CHAPTER_ROLES)
+def test_prompt_names_the_chapter(role, language):
+    ctx = ctx_for(role, language, "ch05")
+    _, prompt = render(role, ctx)
+    assert "ch05" in prompt and "Sorted string tables" in prompt
+    assert "Immutable sorted files." in prompt
+    if role in ("researcher", "r1_code"):
+        assert "```python file=minikv/sstable.py\n" in prompt and "SSTABLE-SOURCE-MARK" in prompt
+        assert "WAL-SOURCE-MARK" not in prompt
+    if role == "writer":
+        assert "RESEARCH-MARK-ch05" in prompt
+    if role not in ("researcher", "writer", "merger"):
+        assert "DRAFT-MARK-ch05" in prompt
+    if role == "merger":
+        assert all(f"REVIEW-MARK-{k}-ch05" in prompt for k in ("r1", "r2", "r3"))
+    if role in ("reader_panel", "editor"):
+        assert "MERGED-MARK-ch05" in prompt
+    if role == "editor":
+        assert "PANEL-MARK-ch05" in prompt
+
+
+@pytest.mark.parametrize("language", LANGS)
+@pytest.mark.parametrize("role", ["r1_code", "r2_consistency", "r3_content", "merger", "auditor"])
+def test_prompt_carries_every_deterministic_finding(role, language):
+    ctx = ctx_for(role, language, None if role == "auditor" else "ch05")
+    system, prompt = render(role, ctx)
+    for f in ctx["findings"]:
+        assert finding_line(f) in prompt
+    assert "FINDING-MARK" not in system
+
+
+@pytest.mark.parametrize("role", ["r1_code", "r2_consistency", "r3_content", "merger", "auditor"])
+def test_no_findings_is_said_as_none(role):
+    ctx = ctx_for(role, "en", None if role == "auditor" else "ch05")
+    ctx["findings"] = []
+    if role == "merger":
+        ctx["blocked"] = False
+    _, prompt = render(role, ctx)
+    assert "\n- none\n" in prompt
+
+
+def test_auditor_names_the_chapter_of_a_finding_when_it_is_known():
+    ctx = ctx_for("auditor")
+    ctx["findings"][0]["chapter"] = "ch04"
+    _, prompt = render("auditor", ctx)
+    assert "- **major** `audit.link` ch04 line 7: link to ch09.md" in prompt
+    assert all(f"<chapter id=\"{c}\"" in prompt for c in CHAPTERS)
+    assert "FINAL-MARK-ch06" in prompt
+
+
+@pytest.mark.parametrize("role", ["r1_code", "r2_consistency", "r3_content", "reader_panel"])
+def test_reviewers_see_the_draft_with_line_numbers(role):
+    _, prompt = render(role, ctx_for(role, "en", "ch05"))
+    assert "   1 | # Sorted string tables\n" in prompt
+    assert "   3 | DRAFT-MARK-ch05 opening paragraph.\n" in prompt
+
+
+@pytest.mark.parametrize("role", ["writer", "editor", "memory_keeper"])
+def test_writing_roles_see_the_draft_verbatim(role):
+    _, prompt = render(role, ctx_for(role, "en", "ch05"))
+    if role != "writer":
+        assert draft_of("ch05").strip() in prompt
+
+
+def test_merger_is_told_the_verdict():
+    _, prompt = render("merger", ctx_for("merger"))
+    assert "Verdict: blocked" in prompt
+    ctx = ctx_for("merger")
+    ctx["blocked"] = False
+    _, prompt = render("merger", ctx)
+    assert "Verdict: clean" in prompt
+
+
+@pytest.mark.parametrize("role", ALL_ROLES)
+def test_instructions_are_used_only_when_given(role):
+    ch = None if role in ("planner", "auditor") else "ch05"
+    ctx = ctx_for(role, "en", ch)
+    _, without = render(role, ctx)
+    assert "<instructions>" not in without
+    ctx["instructions"] = "INSTRUCTION-MARK: shorten the second section"
+    system, prompt = render(role, ctx)
+    assert "INSTRUCTION-MARK: shorten the second section" in prompt
+    assert "INSTRUCTION-MARK" not in system
+
+
+# ---------------------------------------------------------------- output formats
+
+
+FORMAT_TOKENS = {
+    "planner": ["```yaml", "title:", "chapters:", "id: ch01", "batch:", "summary:", "depends_on:", "sources:"],
+    "researcher": ["file=", "## "],
+    "writer": ["file=", "**term**: definition", "(chNN.md)", "# <chapter title>"],
+    "r1_code": ["Verdict: clean", "Verdict: blocked", "## Findings", "## Notes", "`blocking`", "`major`",
+                "`minor`", "- **severity** `r1.check` line N: message", "`- none`"],
+    "r2_consistency": ["Verdict: blocked", "## Findings", "## Notes", "- **severity** `r2.check` line N: message"],
+    "r3_content": ["Verdict: blocked", "## Findings", "## Notes", "- **severity** `r3.check` line N: message"],
+    "merger": ["Verdict: clean", "Verdict: blocked", "## Findings"],
+    "reader_panel": ["## newcomer", "## maintainer", "## architect"],
+    "memory_keeper": ["# Memory: chNN — <chapter title>", "## Summary", "## Glossary", "## Metaphors",
+                      "## Cross references", "- **term**: ", "- ch03: ", "(none)"],
+    "editor": ["file=", "**term**: definition"],
+    "auditor": ["Verdict: clean", "Verdict: blocked", "## Findings", "## Notes", "`audit.link` ch03 line 12"],
+}
+LOCALISED = {  # (en, zh) headings the tool writes in the book's language, as the offline provider does
+    "researcher": ("# Research: chNN", "# 研究报告: chNN"),
+    "writer": ("## Summary", "## 小结"),
+    "editor": ("## Summary", "## 小结"),
+    "r1_code": ("# R1 code review: chNN", "# R1 代码审查: chNN"),
+    "r2_consistency": ("# R2 consistency review: chNN", "# R2 一致性审查: chNN"),
+    "r3_content": ("# R3 content review: chNN", "# R3 内容审查: chNN"),
+    "merger": ("## Actions for the editor", "## 给编辑的修改项"),
+    "reader_panel": ("# Reader panel: chNN", "# 读者评审: chNN"),
+    "auditor": ("# Book audit: <the book's title>", "# 全书审计: <the book's title>"),
+    "planner": ("# Outline: <the book's title>", "# Outline: <the book's title>"),
+    "memory_keeper": ("# Memory: chNN", "# Memory: chNN"),
+}
+
+
+@pytest.mark.parametrize("language", LANGS)
+@pytest.mark.parametrize("role", ALL_ROLES)
+def test_system_asks_for_the_output_format(role, language):
+    ch = None if role in ("planner", "auditor") else "ch05"
+    system, _ = render(role, ctx_for(role, language, ch))
+    for tok in FORMAT_TOKENS[role]:
+        assert tok in system, f"{role}/{language}: {tok!r} missing from the system part"
+    assert LOCALISED[role][language == "zh"] in system
+    assert "<!-- DRAFT_COMPLETE -->" in system  # told never to write markers
+
+
+@pytest.mark.parametrize("language", LANGS)
+@pytest.mark.parametrize("role", ["writer", "editor", "r2_consistency", "r3_content", "auditor"])
+def test_judging_and_writing_roles_get_the_style_guide_and_outline(role, language):
+    system, _ = render(role, ctx_for(role, language, None if role == "auditor" else "ch05"))
+    assert "<style_guide>\n# Style guide: Inside minikv" in system
+    assert "```yaml\n" + OUTLINE_YAML.strip() + "\n```" in system
+
+
+@pytest.mark.parametrize("role", ["writer", "editor", "r3_content"])
+def test_conventions_are_spelled_out(role):
+    system, _ = render(role, ctx_for(role, "en", "ch05"))
+    for tok in ("```` ```python file=", "copied exactly", "`...`", "**term**: definition", "[its title](chNN.md)",
+                "one metaphor", "TODO", "## Summary"):
+        assert tok in system, tok
+
+
+def test_reader_panel_has_one_section_per_persona_name():
+    ctx = ctx_for("reader_panel")
+    ctx["personas"] = ["ops engineer: runs it in production", "student"]
+    system, prompt = render("reader_panel", ctx)
+    assert "## ops engineer\n" in system and "## student\n" in system
+    assert "**ops engineer**: runs it in production" in system
+    assert "`## ops engineer`, `## student`." in prompt
+
+
+def test_memory_keeper_prompt_gives_the_exact_title_line():
+    _, prompt = render("memory_keeper", ctx_for("memory_keeper", "zh", "ch05"))
+    assert "`# Memory: ch05 — Sorted string tables`" in prompt
+
+
+# ---------------------------------------------------------------- the planner
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_planner_lists_every_file_and_shows_bounded_heads(language):
+    ctx = ctx_for("planner", language, None)
+    system, prompt = render("planner", ctx)
+    for path, text in ctx["sources"].items():
+        assert f"- `{path}` ({len(text.splitlines())} lines)" in prompt
+    assert "line_60 = 60\n" in prompt and "line_61 = 61" not in prompt
+    assert "At most 7 chapters" in prompt and "At most 2 chapters per batch" in prompt
+    # a file with its own ``` fences gets a longer fence, so it cannot close ours
+    assert "````markdown file=README.md\n# minikv" in prompt
+    assert "Inside minikv" in prompt and "developers new to the code" in prompt
+
+
+def test_planner_heads_shrink_for_a_large_tree():
+    ctx = ctx_for("planner", "en", None)
+    ctx["sources"] = {f"pkg/m{i:03d}.py": "".join(f"x{j} = {j}\n" for j in range(100)) for i in range(120)}
+    _, prompt = render("planner", ctx)
+    assert "first 30 lines" in prompt and "x29 = 29\n" in prompt and "x30 = 30" not in prompt
+    assert prompt.count("- `pkg/m") == 120
+
+
+# ---------------------------------------------------------------- overrides
+
+
+def test_a_workspace_template_overrides_the_built_in_one(tmp_path):
+    ws = tmp_path / "ws"
+    (ws / "prompts").mkdir(parents=True)
+    (ws / "prompts" / "writer.md.j2").write_text(
+        "{% block system %}{% import '_common.md.j2' as c with context %}OVERRIDE-SYSTEM {{ c.t('en', 'zh') }}"
+        "{% endblock %}\n{% block prompt %}OVERRIDE-PROMPT {{ chapter.id }}{% endblock %}\n")
+    system, prompt = render("writer", ctx_for("writer", "zh", "ch05"), ws)
+    assert system == "OVERRIDE-SYSTEM zh"  # the override may import the built-in macros
+    assert prompt == "OVERRIDE-PROMPT ch05"
+    # other roles still come from the built-in templates
+    system, _ = render("editor", ctx_for("editor", "en", "ch05"), ws)
+    assert "You are the editor" in system
+    # and the built-in writer is unchanged for a workspace without an override
+    system, _ = render("writer", ctx_for("writer", "en", "ch05"), tmp_path)
+    assert "You are the writer" in system
+
+
+def test_a_broken_override_is_a_config_error(tmp_path):
+    ws = tmp_path / "ws2"
+    (ws / "prompts").mkdir(parents=True)
+    (ws / "prompts" / "writer.md.j2").write_text("{% block system %}{{ no_such_key }}{% endblock %}"
+                                                 "{% block prompt %}x{% endblock %}")
+    with pytest.raises(ConfigError):
+        render("writer", ctx_for("writer"), ws)
+
+
+# ---------------------------------------------------------------- the real contexts
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_contexts_gathered_from_a_built_book_render(tmp_path, language):
+    """The templates against agents.gather itself, on the example book built offline."""
+    from orchestrator.testing.helpers import run_book
+    from orchestrator.workspace import Book
+
+    ws = make_example(tmp_path / f"ws-{language}", language=f'"{language}"')
+    code, _ = run_book(ws)
+    assert code == 0
+    book = Book.open(ws)
+    try:
+        o = book.scanner.outline
+        extra = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
+        for step in ("outline", "audit"):
+            g = agents.gather(book, step, None, extra)
+            system, prompt = agents.render_prompt(book.root, BOOK_STEPS[step].role, g.context)
+            assert system and prompt
+        for step in PHASE3 + ("final",):
+            systems = {}
+            for c in o.chapters:
+                g = agents.gather(book, step, c.id, extra)
+                system, prompt = agents.render_prompt(book.root, STEPS[step].role, g.context)
+                assert c.id in prompt
+                for f in g.context.get("findings", []):
+                    assert f["message"].replace("\n", " ") in prompt
+                if g.context.get("draft"):
+                    assert g.context["draft"].splitlines()[0][2:] in prompt  # the draft's title
+                systems.setdefault(c.batch, set()).add(system)
+            for batch, found in systems.items():
+                assert len(found) == 1, f"{step}: batch {batch} has {len(found)} different system parts"
+    finally:
+        book.close()
+
+
+def test_prompts_stay_readable():
+    root = Path(agents.__file__).resolve().parent.parent / "prompts"
+    for role in ALL_ROLES:
+        n = len((root / f"{role}.md.j2").read_text(encoding="utf-8").splitlines())
+        assert 30 <= n <= 120, f"{role}.md.j2 has {n} lines"
+        text = (root / f"{role}.md.j2").read_text(encoding="utf-8")
+        assert re.search(r"\{% block system %\}.*\{% endblock %\}.*\{% block prompt %\}", text, re.S)
