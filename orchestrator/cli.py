@@ -68,13 +68,17 @@ Concurrency = Annotated[Optional[int], typer.Option("--concurrency", min=1, help
 
 
 def _print_summary(summary, book) -> None:
-    failed = [(n, o) for n, o in summary.outcomes.items() if o.status in ("failed", "needs_human")]
-    skipped = [n for n, o in summary.outcomes.items() if o.status == "skipped"]
-    err(f"generated {len(summary.generated)} file(s); {len(failed)} failed; {len(skipped)} skipped")
+    count = lambda st: sum(1 for o in summary.outcomes.values() if o.status == st)  # noqa: E731
+    err(f"generated {len(summary.generated)} file(s); {count('failed')} failed; {count('needs_human')} waiting "
+        f"for a person; {count('skipped')} skipped")
     if summary.needs_human:
         err("needs a person (see output/memory/needs-human.md):")
         for k, v in sorted(summary.needs_human.items()):
             err(f"  {k}: NEEDS_HUMAN_REVIEW — {v}")
+    if summary.waiting:
+        err("waiting for your decision (`book gates`, then `book approve`/`book reject`/`book modify`):")
+        for c in summary.waiting:
+            err(f"  {c}")
     index = book.root / "output/publish/index.html"
     if summary.ok and not summary.needs_human and index.exists():
         err(f"the book: {index}")
@@ -246,3 +250,83 @@ def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     print(f"{len(matrix)} steps in the ledger; {len(diffs)} differ from the files (the files win):")
     for d in diffs:
         print(f"  {d['chapter']} {d['step']}: ledger says {d['ledger']}, files say {d['files']}")
+
+
+# ---------------------------------------------------------------- gates
+
+
+@app.command()
+def gates(workspace: Workspace = Path("."), as_json: Json = False) -> None:
+    """List the gate cards waiting for a decision."""
+    from . import gates as g
+    from .workspace import Book
+
+    book = Book.open(workspace)
+    try:
+        cards = g.pending(book, book.scanner.chapters())
+    finally:
+        book.close()
+    if as_json:
+        emit_json([{"gate": c.gate, "chapter": c.chapter, "card": c.path, "artifact": c.artifact,
+                    "artifact_hash": c.artifact_hash, "confirmation": c.confirmation} for c in cards])
+        return
+    if not cards:
+        print("no card is waiting for a decision")
+    for c in cards:
+        print(f"{c.gate:<9} {c.chapter or '-':<6} {c.path}  (confirmation {c.confirmation}; artifact {c.artifact})")
+
+
+def _decide(workspace: Path, gate: str, chapter: Optional[str], decision: str, reason: str, card: Optional[str]) -> None:
+    from . import gates as g
+    from .fsio import Lock
+    from .steps import LOCK, check_chapter_id
+    from .workspace import Book
+
+    if chapter:
+        check_chapter_id(chapter)
+    book = Book.open(workspace)
+    try:
+        with Lock(book.ws.path(LOCK)):
+            result, c = g.decide(book, gate, chapter, decision, reason, card)
+    finally:
+        book.close()
+    if result == "duplicate":
+        err(f"duplicate: the {gate} card{' of ' + chapter if chapter else ''} is already {decision}; nothing changed")
+        return
+    follow = "continue" if decision == "approved" else f"redo {g.GATES[gate][1]} with your {'instructions' if decision == 'modified' else 'reason'}"
+    err(f"{decision}: {c.path}. `book resume` will {follow}.")
+
+
+Card = Annotated[Optional[str], typer.Option("--card", help="the card's confirmation hash (from `book gates`)")]
+GateArg = Annotated[str, typer.Argument(help="outline, research, review or final")]
+ChapterArg = Annotated[Optional[str], typer.Argument(help="the chapter (not for the outline gate)")]
+
+
+@app.command()
+def approve(gate: GateArg, chapter: ChapterArg = None, workspace: Workspace = Path("."), card: Card = None) -> None:
+    """Approve the pending card of a gate: the chapter moves on."""
+    _decide(workspace, gate, chapter, "approved", "", card)
+
+
+@app.command()
+def reject(gate: GateArg, chapter: ChapterArg = None,
+           reason: Annotated[str, typer.Option("--reason", help="why; the redo gets it as instructions")] = "",
+           workspace: Workspace = Path("."), card: Card = None) -> None:
+    """Reject a gate's card: its rollback step is redone with the reason as instructions."""
+    from .errors import UsageError
+
+    if not reason.strip():
+        raise UsageError("say why with --reason: the redo is given it as instructions")
+    _decide(workspace, gate, chapter, "rejected", reason, card)
+
+
+@app.command()
+def modify(gate: GateArg, chapter: ChapterArg = None,
+           instructions: Annotated[str, typer.Option("--instructions", help="what to change")] = "",
+           workspace: Workspace = Path("."), card: Card = None) -> None:
+    """Ask for changes at a gate: its rollback step is redone following the instructions."""
+    from .errors import UsageError
+
+    if not instructions.strip():
+        raise UsageError("say what to change with --instructions")
+    _decide(workspace, gate, chapter, "modified", instructions, card)

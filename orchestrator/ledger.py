@@ -218,6 +218,16 @@ class Ledger:
         except sqlite3.DatabaseError:
             return {}
 
+    def retry_counts(self) -> dict[str, int]:
+        """chapter -> how many step retries the ledger has seen for it."""
+        if self.conn is None:
+            return {}
+        try:
+            return dict(self.conn.execute(
+                "SELECT chapter, count(*) FROM events WHERE type='step_retry' AND chapter IS NOT NULL GROUP BY chapter"))
+        except sqlite3.DatabaseError:
+            return {}
+
     def log_call(self, **row: Any) -> None:
         cols = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
                 "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",

@@ -26,6 +26,7 @@ class Marker:
     inputs: dict[str, str] = field(default_factory=dict)  # input name -> short hash
     run: str | None = None
     offset: int = 0  # byte offset where the marker line starts
+    extra: dict[str, str] = field(default_factory=dict)  # other attributes, e.g. verdict= on a review
 
 
 def short_hash(data: bytes | str) -> str:
@@ -60,7 +61,8 @@ def parse_marker_line(line: bytes) -> Marker | None:
             name, _, h = item.rpartition(":")
             if name:
                 inputs[unquote(name)] = h
-    return Marker(m.group(1).decode(), attrs.get("body") or None, inputs, attrs.get("run"))
+    extra = {k: v for k, v in attrs.items() if k not in ("body", "inputs", "run")}
+    return Marker(m.group(1).decode(), attrs.get("body") or None, inputs, attrs.get("run"), 0, extra)
 
 
 def find_marker(data: bytes) -> Marker | None:
@@ -69,7 +71,7 @@ def find_marker(data: bytes) -> Marker | None:
     if found is None:
         return None
     mk = parse_marker_line(found[1])
-    return None if mk is None else Marker(mk.name, mk.body, mk.inputs, mk.run, found[0])
+    return None if mk is None else Marker(mk.name, mk.body, mk.inputs, mk.run, found[0], mk.extra)
 
 
 def read_marker(path: str | os.PathLike[str], size: int | None = None) -> Marker | None:
@@ -93,7 +95,7 @@ def read_marker(path: str | os.PathLike[str], size: int | None = None) -> Marker
                 mk = parse_marker_line(line)
                 if mk is None:
                     return None
-                return Marker(mk.name, mk.body, mk.inputs, mk.run, start + off)
+                return Marker(mk.name, mk.body, mk.inputs, mk.run, start + off, mk.extra)
             chunk *= 4  # the last line began before this chunk
     finally:
         os.close(fd)
@@ -105,21 +107,23 @@ def split_marked(data: bytes, marker: Marker) -> bytes:
 
 
 def format_marker(name: str, body: str | None = None, inputs: dict[str, str] | None = None,
-                  run: str | None = None) -> str:
+                  run: str | None = None, extra: dict[str, str] | None = None) -> str:
     parts = [name]
     if body:
         parts.append(f"body={body}")
     if inputs:
         parts.append("inputs=" + ",".join(f"{quote(k, safe='/._-:')}:{v}" for k, v in sorted(inputs.items())))
+    parts += [f"{k}={v}" for k, v in sorted((extra or {}).items())]
     if run:
         parts.append(f"run={run}")
     return "<!-- " + " ".join(parts) + " -->"
 
 
-def compose(body: str, name: str, inputs: dict[str, str] | None = None, run: str | None = None) -> str:
+def compose(body: str, name: str, inputs: dict[str, str] | None = None, run: str | None = None,
+            extra: dict[str, str] | None = None) -> str:
     """Complete file text: the body, a blank line, the marker with provenance, a newline."""
     body = body.rstrip()
-    return body + "\n\n" + format_marker(name, short_hash(body), inputs, run) + "\n"
+    return body + "\n\n" + format_marker(name, short_hash(body), inputs, run, extra) + "\n"
 
 
 def neutralise(text: str) -> str:

@@ -34,15 +34,30 @@ class Scope:
     chapter: str | None = None
 
 
-def phase12() -> dict[Node, NodeSpec]:
-    return {
-        (BOOK, "outline"): NodeSpec(),
-        (BOOK, "source_map"): NodeSpec(hard=[(BOOK, "outline")]),
-        (BOOK, "style_guide"): NodeSpec(hard=[(BOOK, "outline")]),
-    }
+def gate_node(gate: str) -> str:
+    return f"gate:{gate}"
 
 
-def chapter_graph(o: Outline, scope: Scope) -> dict[Node, NodeSpec]:
+def is_gate(n: Node) -> bool:
+    return n[1].startswith("gate:")
+
+
+def phase12(gates: tuple[str, ...] = ()) -> dict[Node, NodeSpec]:
+    after = [(BOOK, "outline")]
+    g = {(BOOK, "outline"): NodeSpec()}
+    if "outline" in gates:
+        g[(BOOK, gate_node("outline"))] = NodeSpec(hard=[(BOOK, "outline")])
+        after = [(BOOK, gate_node("outline"))]
+    g[(BOOK, "source_map")] = NodeSpec(hard=list(after))
+    g[(BOOK, "style_guide")] = NodeSpec(hard=list(after))
+    return g
+
+
+# A chapter gate sits between the step it approves and the step after it.
+CHAPTER_GATES = {"research": "draft", "review": "panel", "final": "html"}
+
+
+def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = ()) -> dict[Node, NodeSpec]:
     """The nodes of phases 3–5 that the scope asks for, in a valid order."""
     max_phase = scope.phase or 5
     if scope.chapter and scope.chapter not in o.by_id:
@@ -69,9 +84,16 @@ def chapter_graph(o: Outline, scope: Scope) -> dict[Node, NodeSpec]:
                 spec.settle += [n for n in earlier if n[0] not in c.depends_on]
             if key == "html":
                 spec.hard += [(BOOK, "audit")]
+            for gate, nxt in CHAPTER_GATES.items():
+                if gate in gates and nxt == key and (c.id, gate) in g:
+                    g[(c.id, gate_node(gate))] = NodeSpec(hard=[(c.id, gate)])
+                    spec.hard = [(c.id, gate_node(gate)) if d == (c.id, gate) else d for d in spec.hard]
             g[(c.id, key)] = spec
     if whole_book and max_phase >= 4:
         g[(BOOK, "audit")] = NodeSpec(hard=[(c.id, "final") for c in o.chapters])
+        if "final" in gates and max_phase < 5:  # the final gate still asks, without publishing
+            for c in o.chapters:
+                g[(c.id, gate_node("final"))] = NodeSpec(hard=[(c.id, "final")])
     if whole_book and max_phase >= 5:
         g[(BOOK, "index")] = NodeSpec(hard=[(c.id, "html") for c in o.chapters])
     return g

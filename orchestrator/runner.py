@@ -18,7 +18,7 @@ from . import agents, derived
 from .errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
 from .fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
 from .markers import compose
-from .plan import BOOK, Node, NodeSpec, Scope, chapter_graph, check_scope, phase12, phase3_complete, topo
+from .plan import BOOK, Node, NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase12, phase3_complete, topo
 from .progress import write_checkpoint, write_needs_human
 from .providers.base import Provider
 from .scan import StepState
@@ -52,6 +52,7 @@ class RunSummary:
     generated: list[Node]
     needs_human: dict[str, str]
     plan: list[tuple[Node, str]] = field(default_factory=list)  # dry run: what would run and why
+    waiting: list[str] = field(default_factory=list)  # gate cards waiting for a person
 
     @property
     def ok(self) -> bool:
@@ -83,6 +84,7 @@ class Runner:
         self._kept_noted: set[Node] = set()
         self._blocked_noted: set[Node] = set()
         self.budget_stop: str | None = None
+        self.waiting: list[str] = []  # gate cards this run stopped at
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and getattr(provider, "on_call") is None:
@@ -97,7 +99,8 @@ class Runner:
         led.event("run_start", self.run_id, strategy=self.opts.strategy, provider=self.provider.name,
                   scope={k: v for k, v in vars(self.opts.scope).items() if v is not None})
         try:
-            await self.walk(phase12())
+            self.apply_rejections()
+            await self.walk(phase12(self.gates))
             o = self.book.scanner.outline
             if o is None:
                 if self.book.scanner.outline_error:
@@ -107,12 +110,42 @@ class Runner:
                 raise BookError("the outline is missing after phase 1")
             derived.sync_memory(self.book, self.run_id)
             check_scope(o, self.opts.scope, self.chapter_complete)
-            await self.walk(chapter_graph(o, self.opts.scope))
+            self.apply_rejections()
+            await self.walk(chapter_graph(o, self.opts.scope, self.gates))
             return self.finish()
         except asyncio.CancelledError:
             led.event("interrupted", self.run_id)
             self.finish(interrupted=True)
             raise
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        from .gates import active
+
+        return active(self.book.cfg.gates)
+
+    def apply_rejections(self) -> None:
+        """A rejected (or modified) card whose artifact is still the one it judged: redo the
+        gate's rollback step, with the person's reason as instructions (DESIGN §6)."""
+        from . import gates
+
+        o = self.book.scanner.outline
+        chapters = [c.id for c in o.chapters] if o else []
+        for gate in self.gates:
+            for ch in ([None] if gate == "outline" else chapters):
+                card = gates.read_card(self.book, gate, ch)
+                if not card or card.decision not in ("rejected", "modified"):
+                    continue
+                if gates.current_hash(self.book, gate, ch) != card.artifact_hash:
+                    continue  # already redone: the card is remade when the gate is reached
+                node = (ch or BOOK, gates.GATES[gate][1])
+                why = f"the {gate} gate was {card.decision}: {card.reason}"
+                if gate == "review":
+                    why += "\n\nThe merged review to address:\n\n" + agents.read_body(self.book.root, card.artifact)
+                if node not in self.opts.redo:
+                    self.opts.redo.add(node)
+                    self.opts.instructions[node] = why
+                    self.book.ledger.event("rollback", self.run_id, ch, node[1], gate=gate, decision=card.decision)
 
     def chapter_complete(self, ch: str) -> bool:
         sc = self.book.scanner
@@ -182,6 +215,8 @@ class Runner:
         """Why node `n` has work to do, or None when its file is fresh."""
         if n in self.opts.redo:
             return "asked to redo it"
+        if is_gate(n):
+            return self._gate_why(n)
         st = self.state(n)
         part = self.book.root / (self.rel(n) + ".partial")
         if st.status == "edited":
@@ -199,6 +234,8 @@ class Runner:
         return "interrupted (.partial left)" if part.exists() else "missing"
 
     async def node(self, n: Node) -> Outcome:
+        if is_gate(n):
+            return self.gate(n)
         self.book.scanner.invalidate(self.rel(n))
         why = self.why(n)
         if why is None:
@@ -238,6 +275,38 @@ class Runner:
             self.report("fail", n, out.reason)
         self.checkpoint()
         return out
+
+    # ------------------------------------------------------------ gates
+
+    def _gate_args(self, n: Node) -> tuple[str, str | None]:
+        return n[1].split(":", 1)[1], (None if n[0] == BOOK else n[0])
+
+    def _gate_why(self, n: Node) -> str | None:
+        from . import gates
+
+        gate, ch = self._gate_args(n)
+        card = gates.read_card(self.book, gate, ch)
+        if card and card.decision == "approved" and card.artifact_hash == gates.current_hash(self.book, gate, ch):
+            return None
+        return f"waiting for a person at the {gate} gate"
+
+    def gate(self, n: Node) -> Outcome:
+        """Approved (for this very artifact) → go on; otherwise make sure the card exists and
+        stop this chapter for a person. A model never passes a gate."""
+        from . import gates
+
+        gate, ch = self._gate_args(n)
+        card = gates.ensure_card(self.book, gate, ch, warn=self.warn)
+        if card.decision == "approved":
+            return Outcome("ok")
+        if card.decision == "pending":
+            reason = f"waiting at the {gate} gate: {card.path} — `book approve {gate}{' ' + ch if ch else ''}`"
+        else:
+            reason = f"the {gate} gate was {card.decision}; the rollback runs on the next `book resume`"
+        self.waiting.append(card.path)
+        self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
+        self.report("skip", n, reason)
+        return Outcome("needs_human", reason=reason)
 
     def guard(self, n: Node, out: Outcome) -> Outcome:
         """The planner, not a model, decides whether a chapter moves on: a merged review
@@ -395,9 +464,14 @@ class Runner:
                 continue
             inputs = {k: v for k, v in g.inputs.items() if v is not None} | (
                 {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
+            extra = None
+            if step == "review":  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
+                from .checks import blocking
+
+                extra = {"verdict": "blocked" if blocking(agents.findings_in(text)) else "clean"}
             if path.exists():
                 backup(path)
-            atomic_write(path, compose(text, self.marker(n), inputs, self.run_id))
+            atomic_write(path, compose(text, self.marker(n), inputs, self.run_id, extra))
             pw.retire()
             book.scanner.invalidate(self.rel(n))
             if step == "outline":
@@ -491,7 +565,7 @@ class Runner:
             if self.live[key] == "running":
                 del self.live[key]
         self.checkpoint()
-        summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs))
+        summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs), waiting=sorted(set(self.waiting)))
         try:
             write_resume(book, summary, strategy=self.opts.strategy, interrupted=interrupted)
         except (OSError, BookError) as e:

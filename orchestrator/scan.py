@@ -44,6 +44,9 @@ BOOK_READS: dict[str, tuple[str, ...]] = {
     "index": ("toc", "summaries"),
 }
 
+# Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
+PROVENANCE = frozenset({"instructions"})
+
 DONE = ("done", "edited")
 
 
@@ -150,7 +153,7 @@ class Scanner:
             state.checked = True
             now = self.input_hashes(ch, key)
             state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
-                                 if now.get(n) != state.marker.inputs.get(n))
+                                 if n not in PROVENANCE and now.get(n) != state.marker.inputs.get(n))
         return state
 
     def book_step(self, key: str) -> StepState:

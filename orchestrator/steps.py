@@ -81,6 +81,10 @@ MEMORY_FILES: dict[str, str] = {
 }
 MEMORY_MARKER = "LONG_MEMORY_COMPLETE"
 
+# Which gates each `gates:` mode of book.yaml turns on (DESIGN §6).
+GATE_MODES: dict[str, tuple[str, ...]] = {"normal": ("outline", "research", "review", "final"),
+                                          "fast": ("outline", "final"), "off": ()}
+
 CHECKPOINT = "output/memory/checkpoint.md"
 NEEDS_HUMAN = "output/memory/needs-human.md"
 STATE_DB = "output/.book/state.db"

@@ -13,8 +13,8 @@ from .errors import ConfigError
 from .fsio import Workspace
 from .hashcache import HashCache
 from .ledger import Ledger
-from .scan import Scanner, Snapshot, chapter_phase, snapshot, status_word
-from .steps import CHECKPOINT, NEEDS_HUMAN, STATE_DB
+from .scan import Scanner, Snapshot, snapshot, status_word
+from .steps import CHECKPOINT, GATE_MODES, NEEDS_HUMAN, STATE_DB
 
 
 @dataclass
@@ -72,6 +72,46 @@ class Book:
         return out
 
 
+# The gate a chapter must have passed to be in a phase.
+_GATE_BEFORE = {"writing": "research", "reviewing": "research", "panel": "review", "memory": "review",
+                "finalizing": "review", "publishing": "final", "done": "final"}
+
+
+def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = None, retries: int = 0):
+    """The state machine's view of a chapter, derived from its files and the gate cards."""
+    from . import statemachine
+
+    review = steps["review"]
+    blocked = ""
+    verdict = review.marker.extra.get("verdict") if review.marker and review.status == "done" else None
+    if verdict == "clean":
+        pass  # the orchestrator's verdict, for this very body: no need to read the file
+    elif review.fresh:
+        try:
+            data = (book.root / review.path).read_bytes()
+        except OSError:
+            data = b""
+        if b"**blocking**" in data:  # cheap test first: most reviews have no blocking finding
+            from .agents import findings_in
+
+            bad = [f for f in findings_in(data.decode("utf-8", "replace")) if f.severity == "blocking"]
+            if bad:
+                blocked = f"{bad[0].check} line {bad[0].line}: {bad[0].message}"
+    base = statemachine.derive(steps, review_blocked=blocked)
+    gate = _GATE_BEFORE.get(base.phase)
+    approval = "not_required"
+    if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
+        from . import gates
+
+        card = gates.read_card(book, gate, ch)
+        if card is None or card.artifact_hash != gates.current_hash(book, gate, ch):
+            approval = "pending"
+        else:
+            approval = {"approved": "approved", "pending": "pending"}.get(card.decision, "rejected")
+    return statemachine.derive(steps, review_blocked=blocked, approval=approval,
+                               needs_human=(needs or {}).get(ch, ""), retries=retries)
+
+
 def style_hash(cfg: config_mod.Config) -> str:
     from .markers import short_hash
 
@@ -82,13 +122,12 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (DESIGN §8)."""
     snap = snap or book.snapshot()
     needs = book.needs_human()
+    retries = book.ledger.retry_counts()
     chapters = {}
     for ch, steps in snap.chapters.items():
-        chapters[ch] = {
-            "batch": snap.batch_of(ch),
-            "phase": "needs_human" if ch in needs else chapter_phase(steps),
-            "steps": {k: status_word(s) for k, s in steps.items()},
-        }
+        state = chapter_state(book, ch, steps, needs, retries.get(ch, 0))
+        chapters[ch] = {"batch": snap.batch_of(ch), **state.as_dict(),
+                        "steps": {k: status_word(s) for k, s in steps.items()}}
     discrepancies: list[str] = []
     cp = book.root / CHECKPOINT
     if cp.exists():

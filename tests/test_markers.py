@@ -357,3 +357,11 @@ def test_read_marker_with_a_long_last_line_reads_a_bounded_tail(tmp_path, monkey
 def test_read_marker_missing_file_raises_oserror(tmp_path):
     with pytest.raises(OSError):
         read_marker(tmp_path / "nope.md")
+
+
+def test_extra_attributes_round_trip():
+    text = compose("A review.", "REVIEW_COMPLETE", {"r1": "0123456789ab"}, "run-1", extra={"verdict": "clean"})
+    mk = both(text.encode())
+    assert mk.extra == {"verdict": "clean"}
+    assert mk.inputs == {"r1": "0123456789ab"} and mk.run == "run-1" and mk.body == short_hash("A review.")
+    assert both(compose("x", "DRAFT_COMPLETE").encode()).extra == {}

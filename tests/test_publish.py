@@ -307,7 +307,7 @@ def test_glossary_matching_prefers_the_leftmost_longest_whole_term():
         ("跳表", "", "ch01"),
         ("put_batch", "", "ch01"),
     )
-    md = "# T\n\nIn C++ the Write-Ahead Log, then a log, a blog, logs,\nput_batches, put_batch; 用跳表实现。\n"
+    md = "# T\n\nIn C++ the Write-Ahead Log, a log, a blog, logs,\nput_batches, put_batch; 用跳表实现。\n"
     site = make_site(chapters=(ChapterDoc("ch01", "T", "", 1, md),), glossary=glossary)
     text = article(publish.render_chapter(site, "ch01")[0])
     linked = re.findall(r'<a href="glossary.html#([^"]*)" class="glossary-term">([^<]*)</a>', text)
@@ -418,8 +418,13 @@ def test_check_links_reports_broken_chapters_anchors_and_files_with_lines():
 def test_check_links_accepts_files_that_exist_in_the_publish_folder(tmp_path):
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "read-path.png").write_bytes(b"\x89PNG")
+    (tmp_path.parent / "outside.txt").write_text("not published")
     problems = publish.check_links(make_site(root=tmp_path))
     assert "figures/read-path.png" not in [p.target for p in problems]
+    site = make_site(
+        chapters=(ChapterDoc("ch01", "X", "", 1, "# X\n\n[out](../outside.txt)\n"),), root=tmp_path
+    )
+    assert [p.target for p in publish.check_links(site)] == ["../outside.txt"]
     page = publish.render_chapter(make_site(root=tmp_path), "ch03")[0]
     assert '<img src="figures/read-path.png" alt="a local figure" loading="lazy">' in page
 

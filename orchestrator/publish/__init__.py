@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 from ..errors import UsageError
 from ..markers import find_marker, split_marked
+from ..steps import CHAPTER_RE
 from .markdown import (
     CHAPTER_LINK_RE,
     GlossaryTerm,
@@ -263,7 +264,7 @@ class _Book:
         seen: set[str] = set()
         self.chapters: dict[str, _Chapter] = {}
         for n, doc in enumerate(site.chapters, 1):
-            if doc.id in seen or not CHAPTER_LINK_RE.match(f"{doc.id}.md"):
+            if doc.id in seen or not CHAPTER_RE.match(doc.id):
                 raise UsageError(f"publish: invalid or duplicate chapter id {doc.id!r}")
             seen.add(doc.id)
             self.chapters[doc.id] = _Chapter(
@@ -324,8 +325,11 @@ class _Book:
             return "an image with an absolute path is not published (use a path relative to the book)"
         if local in known:
             return None
-        if self.site.root is not None and not local.startswith("/") and (self.site.root / local).is_file():
-            return None
+        if self.site.root is not None and not local.startswith("/"):
+            root = self.site.root.resolve()
+            target = (root / local).resolve()
+            if target.is_file() and target.is_relative_to(root):  # `../` out of the site is not in it
+                return None
         return f"link to a local file that is not part of the published book: {local}"
 
     # ---- page context

@@ -62,8 +62,8 @@ def classify_url(url: str) -> str | None:
     Decides on a de-obfuscated copy: percent-encoding and entities undone (repeatedly, for
     nested encodings), compatibility forms folded (NFKC: a full-width colon is a colon),
     whitespace, control and invisible format characters removed, lower case. So
-    `JaVa&#x09;Script:`, `java%0ascript:` and `java\u200bscript:` are all refused, even
-    where a browser might not have read them as javascript: either."""
+    `JaVa&#x09;Script:`, `java%0ascript:` and a zero-width space in `javascript:` are all
+    refused, even where a browser might not have read them as javascript: either."""
     s = url
     for _ in range(3):
         s = unicodedata.normalize("NFKC", html.unescape(unquote(s)))  # NFKC: full-width `：` too
@@ -323,6 +323,8 @@ class RenderCtx:
                 return f"#{stem}--{frag}" if frag else f"#{stem}"
         if page is None:
             return href
+        if page == "":
+            return f"#{frag}"  # `#` alone stays `#` (the top), not an empty href
         return page + (f"#{frag}" if sep and frag else "")
 
 

@@ -1,0 +1,132 @@
+"""The chapter state machine (DESIGN §6): an explicit transition table, phase × event →
+phase, with guards. The planner asks it before a step starts; an event the table does not
+allow is refused and written to the ledger with the reason. The state itself is derived
+from the files and the gate decisions (`derive`), so a scan shows it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+PHASES = ("pending", "researching", "writing", "reviewing", "panel", "memory", "finalizing", "publishing",
+          "done", "failed", "needs_human")
+
+# The phase a chapter is in while a step is its next piece of work.
+STEP_PHASE = {"research": "researching", "draft": "writing", "r1": "reviewing", "r2": "reviewing", "r3": "reviewing",
+              "review": "reviewing", "panel": "panel", "memory": "memory", "final": "finalizing", "html": "publishing"}
+
+
+@dataclass
+class ChapterState:
+    phase: str = "pending"
+    review: str = "clean"  # clean | blocked
+    approval: str = "not_required"  # not_required | pending | approved | rejected
+    delivery: str = "not_started"  # not_started | passed | failed
+    retries: int = 0
+    blocked_reason: str = ""
+    last_stable_phase: str = "pending"  # advanced only when a step's output passed validation
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+Guard = Callable[[ChapterState], str | None]  # None: allowed; else why not
+
+
+def _not_blocked(s: ChapterState) -> str | None:
+    return f"the review is blocked: {s.blocked_reason}" if s.review == "blocked" else None
+
+
+def _approved(s: ChapterState) -> str | None:
+    return None if s.approval in ("not_required", "approved") else f"waiting at a gate (approval {s.approval})"
+
+
+def _both(*gs: Guard) -> Guard:
+    def g(s: ChapterState) -> str | None:
+        for x in gs:
+            why = x(s)
+            if why:
+                return why
+        return None
+    return g
+
+
+# (phase, event) -> (next phase, guard). `start_<step>` events ask whether a step may begin;
+# `<step>_done` events move the chapter on once the step's output passed validation.
+TRANSITIONS: dict[tuple[str, str], tuple[str, Guard | None]] = {
+    ("pending", "start_research"): ("researching", None),
+    ("researching", "start_research"): ("researching", None),
+    ("researching", "research_done"): ("writing", None),
+    ("writing", "start_draft"): ("writing", _approved),
+    ("writing", "draft_done"): ("reviewing", None),
+    ("reviewing", "start_draft"): ("writing", None),  # a revision of a blocked or rejected draft
+    ("reviewing", "start_r1"): ("reviewing", None),
+    ("reviewing", "start_r2"): ("reviewing", None),
+    ("reviewing", "start_r3"): ("reviewing", None),
+    ("reviewing", "start_review"): ("reviewing", None),
+    ("reviewing", "review_done"): ("panel", None),
+    ("reviewing", "review_blocked"): ("needs_human", None),
+    ("panel", "start_panel"): ("panel", _both(_not_blocked, _approved)),
+    ("panel", "panel_done"): ("memory", None),
+    ("memory", "start_memory"): ("memory", None),
+    ("memory", "memory_done"): ("finalizing", None),
+    ("finalizing", "start_final"): ("finalizing", None),
+    ("finalizing", "final_done"): ("publishing", None),
+    ("publishing", "start_html"): ("publishing", _approved),
+    ("publishing", "html_done"): ("done", None),
+    ("publishing", "delivery_failed"): ("finalizing", None),  # back to the editor
+    ("done", "start_html"): ("publishing", None),
+}
+# Any phase may fail, wait for a person, or be rolled back by a person's decision.
+for _p in PHASES:
+    TRANSITIONS.setdefault((_p, "fail"), ("failed", None))
+    TRANSITIONS.setdefault((_p, "gate_pending"), ("needs_human", None))
+    TRANSITIONS.setdefault((_p, "reject"), ("needs_human", None))
+for _p in ("failed", "needs_human"):
+    for _step, _ph in STEP_PHASE.items():
+        TRANSITIONS.setdefault((_p, f"start_{_step}"), (_ph, None))  # a retry, or after a decision
+
+
+class IllegalTransition(Exception):
+    pass
+
+
+def apply(state: ChapterState, event: str) -> ChapterState:
+    """The state after `event`, or IllegalTransition saying why not."""
+    rule = TRANSITIONS.get((state.phase, event))
+    if rule is None:
+        raise IllegalTransition(f"{event} is not allowed in phase {state.phase}")
+    nxt, guard = rule
+    why = guard(state) if guard else None
+    if why:
+        raise IllegalTransition(f"{event} refused in phase {state.phase}: {why}")
+    new = ChapterState(**state.as_dict())
+    new.phase = nxt
+    if event.endswith("_done"):
+        new.last_stable_phase = state.phase
+    return new
+
+
+def derive(steps: dict, *, review_blocked: str = "", approval: str = "not_required", needs_human: str = "",
+           retries: int = 0, delivery_failed: str = "") -> ChapterState:
+    """A chapter's state from its files (StepState per step) and the decisions around it."""
+    s = ChapterState(retries=retries, approval=approval)
+    stable = "pending"
+    phase = "done"
+    for key, ph in STEP_PHASE.items():
+        st = steps[key]
+        if not st.fresh:
+            phase = "pending" if key == "research" and st.status == "missing" else ph
+            break
+        stable = ph
+    s.last_stable_phase = stable
+    s.phase = phase
+    if review_blocked:
+        s.review, s.blocked_reason = "blocked", review_blocked
+    if steps["html"].fresh:
+        s.delivery = "passed"
+    elif delivery_failed:
+        s.delivery, s.blocked_reason = "failed", delivery_failed
+    if needs_human or review_blocked or approval in ("pending", "rejected"):
+        s.phase = "needs_human"
+    return s
