@@ -136,7 +136,8 @@ def _memory_ctx(mem: memoryfiles.LongMemory) -> dict[str, Any]:
 
 
 def _findings(fs) -> list[dict[str, Any]]:
-    return [{"check": f.check, "severity": f.severity, "line": f.line, "message": f.message} for f in fs]
+    return [{"check": f.check, "severity": f.severity, "line": f.line, "message": f.message,
+             **({"chapter": f.chapter} if getattr(f, "chapter", None) else {})} for f in fs]
 
 
 def _covered_elsewhere(o: outline_mod.Outline, ch: str) -> dict[str, str]:

@@ -85,6 +85,7 @@ class Runner:
         self._blocked_noted: set[Node] = set()
         self.budget_stop: str | None = None
         self.waiting: list[str] = []  # gate cards this run stopped at
+        self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and getattr(provider, "on_call") is None:
@@ -248,6 +249,9 @@ class Runner:
                 reason = f"{self.rel(n)} is half-finished; waiting for a person (`book resume --strategy ...`)"
                 self.needs_human(n, reason)
                 return Outcome("needs_human", reason=reason)
+        refused = self.refused(n)
+        if refused:
+            return Outcome("needs_human", reason=refused)
         self.report("start", n, why)
         self.live[(n[0], n[1])] = "running"
         self.checkpoint()
@@ -258,6 +262,8 @@ class Runner:
                 out = await self.derive(n)
             else:
                 out = await self.generate(n, why)
+                if n[1] == "review" and out.status == "ok":
+                    out = await self.revise(n[0], out)
         finally:
             self.live.pop((n[0], n[1]), None)
         out = self.guard(n, out)
@@ -275,6 +281,28 @@ class Runner:
             self.report("fail", n, out.reason)
         self.checkpoint()
         return out
+
+    def refused(self, n: Node) -> str | None:
+        """Ask the state machine whether this chapter step may start now (the plan's order
+        should always satisfy it: this is the guard that keeps anything from skipping a
+        step or a gate). A refusal is written to the ledger with the reason."""
+        if n[0] == BOOK or n[1] not in STEPS:
+            return None
+        from .statemachine import IllegalTransition, apply
+        from .workspace import chapter_state
+
+        sc = self.book.scanner
+        steps = {k: sc.step(n[0], k) for k in STEPS}
+        event = f"{'redo' if n in self.opts.redo else 'start'}_{n[1]}"
+        state = chapter_state(self.book, n[0], steps)
+        if n in self.opts.redo or self.revising.get(n[0]):
+            state.approval = "not_required"  # a person's redo or rollback, or an automatic revision
+        try:
+            apply(state, event)
+        except IllegalTransition as e:
+            self.book.ledger.event("illegal_transition", self.run_id, n[0], n[1], event=event, reason=str(e))
+            return str(e)
+        return None
 
     # ------------------------------------------------------------ gates
 
@@ -307,6 +335,32 @@ class Runner:
         self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
         self.report("skip", n, reason)
         return Outcome("needs_human", reason=reason)
+
+    def _blocking(self, ch: str) -> list:
+        text = agents.read_body(self.book.root, STEPS["review"].file(ch))
+        return [f for f in agents.findings_in(text) if f.severity == "blocking"]
+
+    async def revise(self, ch: str, out: Outcome) -> Outcome:
+        """A blocked review: rewrite the draft with the merged review as instructions, review it
+        again, up to `max_revisions` times, before a person is asked. A draft a person edited
+        is theirs: it is never rewritten automatically."""
+        while self._blocking(ch) and self.revising.get(ch, 0) < self.book.cfg.max_revisions:
+            if self.book.scanner.step(ch, "draft").status == "edited":
+                break
+            self.revising[ch] = self.revising.get(ch, 0) + 1
+            review = agents.read_body(self.book.root, STEPS["review"].file(ch))
+            self.book.ledger.event("revision", self.run_id, ch, "draft", round=self.revising[ch])
+            self.opts.instructions[(ch, "draft")] = (
+                "The merged review found blocking problems in your draft. Rewrite it, fixing every blocking "
+                "finding (quote code only exactly as it is in the source):\n\n" + review)
+            steps = [("draft",), ("r1", "r2", "r3"), ("review",)]
+            for group in steps:
+                outs = await asyncio.gather(*(self.generate((ch, k), f"revision {self.revising[ch]}") for k in group))
+                bad = [o for o in outs if o.status != "ok"]
+                if bad:
+                    return bad[0]
+            self.opts.instructions.pop((ch, "draft"), None)
+        return out
 
     def guard(self, n: Node, out: Outcome) -> Outcome:
         """The planner, not a model, decides whether a chapter moves on: a merged review

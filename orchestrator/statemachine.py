@@ -85,6 +85,9 @@ for _p in PHASES:
 for _p in ("failed", "needs_human"):
     for _step, _ph in STEP_PHASE.items():
         TRANSITIONS.setdefault((_p, f"start_{_step}"), (_ph, None))  # a retry, or after a decision
+for _p in PHASES:
+    for _step, _ph in STEP_PHASE.items():
+        TRANSITIONS.setdefault((_p, f"redo_{_step}"), (_ph, None))  # `book redo`: a person's explicit request
 
 
 class IllegalTransition(Exception):

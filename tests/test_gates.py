@@ -243,3 +243,40 @@ def test_final_edited_after_approval_is_reported_and_card_remade(tmp_path):
     assert proc.returncode == 3
     assert "ch01-final.md was changed outside book since the card was approved" in proc.stderr
     assert ("final", "ch01") in pending(ws)
+
+
+def test_blocked_review_is_revised_automatically(tmp_path):
+    """A draft with code that is not in the source: the review blocks, the draft is rewritten
+    with the review as instructions, reviewed again, and the chapter goes on."""
+    ws = make_example(tmp_path / "ws", max_chapters=1, max_revisions=1)
+
+    class Inventive(OfflineProvider):
+        async def generate(self, req, on_text):
+            res = await super().generate(req, on_text)
+            if req.step == "draft" and not req.context.get("instructions"):
+                res.text = res.text.replace("## Summary", "```python file=minikv/store.py\ndef invented():\n    pass\n```\n\nIt is invented.\n\n## Summary")
+            return res
+
+    code, summary = run_book(ws, provider=Inventive())
+    assert code == 0, summary.needs_human
+    book = Book.open(ws)
+    assert [e["detail"]["round"] for e in book.ledger.events(type="revision")] == [1]
+    assert "invented" not in (ws / STEPS["final"].file("ch01")).read_text()
+
+
+def test_blocked_review_goes_to_a_person_after_max_revisions(tmp_path):
+    ws = make_example(tmp_path / "ws", max_chapters=1, max_revisions=2)
+
+    class Stubborn(OfflineProvider):
+        async def generate(self, req, on_text):
+            res = await super().generate(req, on_text)
+            if req.step == "draft":
+                res.text = res.text.replace("## Summary", "```python file=minikv/store.py\ndef invented():\n    pass\n```\n\nIt is invented.\n\n## Summary")
+            return res
+
+    code, summary = run_book(ws, provider=Stubborn())
+    assert code == 3 and "review blocked" in summary.needs_human["ch01"]
+    book = Book.open(ws)
+    assert len(book.ledger.events(type="revision")) == 2
+    rep = scan_report(book)
+    assert rep["chapters"]["ch01"]["review"] == "blocked" and rep["chapters"]["ch01"]["phase"] == "needs_human"

@@ -241,9 +241,10 @@ def test_book_scan_json_on_a_built_book(built_ws):
 def test_outline_entry_edit_makes_only_that_chapter_stale(built_ws):
     o = built_ws / "output/memory/outline.md"
     text = o.read_text()
-    start = text.index("\n  title: ", text.index("- id: ch02"))
+    # the summary is part of ch02's entry (and of the index's summaries), not of the table of contents
+    start = text.index("\n  summary: ", text.index("- id: ch02"))
     line_end = text.index("\n", start + 1)
-    o.write_text(text[:line_end] + " (retitled)" + text[line_end:])
+    o.write_text(text[:line_end].rstrip("'") + " Now longer." + text[line_end:])
     book = Book.open(built_ws, repair=False)
     try:
         rep = scan_report(book)
@@ -255,6 +256,18 @@ def test_outline_entry_edit_makes_only_that_chapter_stale(built_ws):
     for ch, row in rep["chapters"].items():
         if ch != "ch02":
             assert "stale" not in row["steps"].values(), ch
+    # a title is in the table of contents: every page links to every chapter, so every page is stale
+    text = o.read_text()
+    start = text.index("\n  title: ", text.index("- id: ch02"))
+    o.write_text(text[:start + 1] + text[start + 1:].replace("\n", " (retitled)\n", 1))
+    book = Book.open(built_ws, repair=False)
+    try:
+        rep = scan_report(book)
+    finally:
+        book.close()
+    assert rep["outline_error"] is None
+    assert {ch: row["steps"]["html"] for ch, row in rep["chapters"].items()} == {
+        ch: "stale" for ch in rep["chapters"]}
 
 
 def test_outline_error_is_reported_not_raised(built_ws):
@@ -346,3 +359,15 @@ def test_conformance_check_scan():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 failed" in proc.stdout
+
+
+def test_source_edit_makes_only_the_steps_that_read_it_stale(built_ws):
+    cfg_src = built_ws / "src/minikv/cache.py"
+    cfg_src.write_text(cfg_src.read_text() + "\n# a comment added by hand\n")
+    rep = scan_once(built_ws)
+    citing = [ch for ch, row in rep["chapters"].items() if "stale" in row["steps"].values()]
+    assert citing  # at least the chapter about cache.py
+    for ch in citing:
+        stale_steps = {k for k, v in rep["chapters"][ch]["steps"].items() if v == "stale"}
+        assert stale_steps <= {"research", "r1"}, (ch, stale_steps)
+    assert F["research"]("ch01") in rep["stale"] and F["r1"]("ch01") in rep["stale"]
