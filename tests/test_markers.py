@@ -4,7 +4,6 @@ body hashes, neutralising marker-like text, and reading only the tail of a file.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -40,11 +39,18 @@ TOKENS = ["<!--", "-->", "<!-- ", " -->", "DRAFT_COMPLETE", "R1_CODE_REVIEW_COMP
           "!", "-", "a", "word", "é", "中", "\x0c"]
 MARKERISH = st.lists(st.sampled_from(TOKENS), max_size=40).map("".join) | st.text(max_size=200)
 
-_TMP = Path(tempfile.mkdtemp(prefix="book-markers-"))
+_TMP: list[Path] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _scratch(tmp_path_factory):
+    """One scratch directory for the property tests (hypothesis runs many examples per test)."""
+    _TMP[:] = [tmp_path_factory.mktemp("markers")]
+    yield
 
 
 def on_disk(data: bytes, name: str = "f.md") -> Path:
-    p = _TMP / name
+    p = _TMP[0] / name
     p.write_bytes(data)
     return p
 
