@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .errors import ConfigError
@@ -62,11 +63,16 @@ class Outline:
         ids = {c.id for c in self.chapters if c.batch < me.batch} | set(me.depends_on)
         return sorted(ids, key=chapter_sort_key)
 
-    def to_yaml(self) -> str:
+    @cached_property
+    def yaml_text(self) -> str:
+        """The YAML block's text (cached: every prompt's stable prefix carries it)."""
         import yaml
 
         data = {"title": self.title, "chapters": [c.entry() for c in self.chapters]}
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+
+    def to_yaml(self) -> str:
+        return self.yaml_text
 
 
 def render(outline: Outline, intro: str) -> str:

@@ -3,8 +3,6 @@ render -> parse round trip, `entry_hash` as the grain of staleness, and `visible
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -282,4 +280,3 @@ def test_outline_module_constants():
     assert outline_mod._find_cycle({"ch01": ("ch02",), "ch02": ()}) is None
     assert outline_mod._find_cycle({"ch01": ("ch02",), "ch02": ("ch03",), "ch03": ("ch01",)}) == [
         "ch01", "ch02", "ch03", "ch01"]
-    assert isinstance(Path(OUTLINE), Path)
