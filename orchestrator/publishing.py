@@ -19,7 +19,7 @@ def build_site(book):
     mem = long_memory(book, [c.id for c in o.chapters])
     return publish.Site(title=o.title or book.cfg.title, language=book.cfg.language, audience=book.cfg.audience,
                         chapters=chapters, glossary=tuple(mem.glossary_entries()),
-                        template_dirs=tuple(search_path("templates", book.root)))
+                        template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish")
 
 
 def _site(runner):

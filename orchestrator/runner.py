@@ -86,6 +86,8 @@ class Runner:
         self.budget_stop: str | None = None
         self.waiting: list[str] = []  # gate cards this run stopped at
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
+        self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
+        self._site = None  # the publisher's view of the book, built once per run
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and getattr(provider, "on_call") is None:
@@ -260,6 +262,8 @@ class Runner:
                 out = await self.derive(n)
             elif n[1] == "html":
                 out = await self.derive(n)
+                if out.status == "failed" and out.reason.startswith("delivery check") and n[0] not in self.redelivered:
+                    out = await self.back_to_editor(n, out)
             else:
                 out = await self.generate(n, why)
                 if n[1] == "review" and out.status == "ok":
@@ -335,6 +339,23 @@ class Runner:
         self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
         self.report("skip", n, reason)
         return Outcome("needs_human", reason=reason)
+
+    async def back_to_editor(self, n: Node, out: Outcome) -> Outcome:
+        """A final chapter whose links do not resolve goes back to the editor once, with the
+        problems as instructions; if the page still fails, a person decides."""
+        ch = n[0]
+        self.redelivered.add(ch)
+        if self.book.scanner.step(ch, "final").status == "edited":
+            return out  # a person's final: tell them, never rewrite it
+        self.book.ledger.event("delivery_failed", self.run_id, ch, "html", reason=out.reason)
+        self.opts.instructions[(ch, "final")] = ("The published page failed its link check; fix these links "
+                                                 "(link only to chapters and sections that exist):\n\n" + out.reason)
+        redo = await self.generate((ch, "final"), "delivery check failed")
+        self.opts.instructions.pop((ch, "final"), None)
+        if redo.status != "ok":
+            return redo
+        self._site = None  # the site is rebuilt from the new final
+        return await self.derive(n)
 
     def _blocking(self, ch: str) -> list:
         text = agents.read_body(self.book.root, STEPS["review"].file(ch))

@@ -32,7 +32,7 @@ READS: dict[str, tuple[str, ...]] = {
     "panel": ("draft", "review"),
     "memory": ("draft",),
     "final": ("draft", "review", "panel"),
-    "html": ("final", "toc"),
+    "html": ("final", "toc", "glossary", "templates"),
 }
 
 # Book-level files made from other files. `finals` expands to one `final:chNN` per chapter.
@@ -41,7 +41,7 @@ BOOK_READS: dict[str, tuple[str, ...]] = {
     "source_map": ("outline_file",),
     "style_guide": ("config",),
     "audit": ("finals",),
-    "index": ("toc", "summaries"),
+    "index": ("toc", "summaries", "templates"),
 }
 
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
@@ -86,6 +86,7 @@ class Scanner:
         self._outline: outline_mod.Outline | None = None
         self._outline_loaded = False
         self.outline_error: BookError | None = None
+        self._templates_hash: str | None = None
 
     # ------------------------------------------------------------ files
 
@@ -210,6 +211,10 @@ class Scanner:
             return self.body_hash(BOOK_STEPS["outline"].path)
         if name == "config":
             return self.config_hash
+        if name == "glossary":
+            return self.body_hash(MEMORY_FILES["glossary"])
+        if name == "templates":
+            return self.templates_hash()
         if name == "summaries":
             return short_hash(json.dumps([(c.id, c.title, c.summary) for c in o.chapters], ensure_ascii=False)) if o else None
         if name == "toc":
@@ -217,6 +222,19 @@ class Scanner:
         if name == "longmem":
             return self.longmem_hash(ch)
         raise KeyError(f"unknown input {name!r}")
+
+    def templates_hash(self) -> str:
+        """The HTML templates in effect (a workspace's templates/ over the built-in ones)."""
+        if self._templates_hash is None:
+            from .resources import search_path
+
+            files: dict[str, str] = {}
+            for d in reversed(search_path("templates", self.root)):
+                for p in sorted(d.iterdir()):
+                    if p.is_file():
+                        files[p.name] = self.cache.body_hash(str(p)) or ""
+            self._templates_hash = short_hash(json.dumps(sorted(files.items())))
+        return self._templates_hash
 
     def longmem_hash(self, ch: str) -> str | None:
         o = self.outline

@@ -224,3 +224,29 @@ def test_step_failed_not_retryable_fails_at_once(example_ws):
 
     code, summary = run_book(example_ws, provider=Refuses())
     assert code == 3 and calls == [1]
+
+
+def test_broken_link_in_a_final_goes_back_to_the_editor(example_ws):
+    class Careless(OfflineProvider):
+        async def generate(self, req, on_text):
+            res = await super().generate(req, on_text)
+            if req.step == "final" and req.chapter == "ch02" and not req.context.get("instructions"):
+                res.text = res.text.replace("## Summary", "See [the missing chapter](ch99.md).\n\n## Summary")
+            return res
+
+    code, summary = run_book(example_ws, provider=Careless())
+    assert code == 0, summary.needs_human
+    book = Book.open(example_ws)
+    assert [e["chapter"] for e in book.ledger.events(type="delivery_failed")] == ["ch02"]
+    assert "ch99" not in (example_ws / STEPS["final"].file("ch02")).read_text()
+
+
+def test_broken_link_in_a_hand_edited_final_needs_a_person(built_ws):
+    final = built_ws / STEPS["final"].file("ch03")
+    text = final.read_text()
+    body, marker = text.rsplit("<!--", 1)
+    final.write_text(body.replace("\n## ", "\nSee [nowhere](ch42.md#nothing).\n\n## ", 1) + "<!--" + marker)
+    code, summary = run_book(built_ws)
+    assert code == 3
+    assert "delivery check" in summary.needs_human["ch03"] and "ch03-final.md:" in summary.needs_human["ch03"]
+    assert "See [nowhere]" in final.read_text()  # a person's final is never rewritten
