@@ -330,3 +330,32 @@ def modify(gate: GateArg, chapter: ChapterArg = None,
     if not instructions.strip():
         raise UsageError("say what to change with --instructions")
     _decide(workspace, gate, chapter, "modified", instructions, card)
+
+
+@app.command()
+def doctor(workspace: Workspace = Path("."), provider: Provider = None, as_json: Json = False) -> None:
+    """Check config, source, API key, that the model answers (one tiny call), and the prompts."""
+    from .doctor import run_checks
+
+    checks = run_checks(workspace, provider)
+    if as_json:
+        emit_json([vars(c) for c in checks])
+    else:
+        for c in checks:
+            print(f"{'ok ' if c.ok else 'BAD'} {c.name:<9} {c.detail}")
+            if c.fix:
+                print(f"    fix: {c.fix}")
+    bad = [c.name for c in checks if not c.ok]
+    raise typer.Exit(0 if not bad else 1 if bad == ["model"] else 2)
+
+
+@app.command()
+def watch(
+    workspace: Workspace = Path("."),
+    as_json: Json = False,
+    debounce_ms: Annotated[int, typer.Option(help="wait this long for changes to settle")] = 300,
+) -> None:
+    """Live status while files change (hand edits, other runs); Ctrl-C to stop."""
+    from .watch import watch_workspace
+
+    raise typer.Exit(watch_workspace(workspace, as_json=as_json, debounce_ms=debounce_ms))

@@ -175,3 +175,22 @@ def test_the_key_never_leaks(fake, tmp_path):
         if p.is_file():
             assert KEY.encode() not in p.read_bytes(), p
     assert KEY not in fake.dump()
+
+
+def test_doctor_against_the_fake(fake, tmp_path):
+    ws = small(tmp_path)
+    proc = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(ws)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ok  model" in proc.stdout and "ok  prompts" in proc.stdout
+    assert KEY not in proc.stdout + proc.stderr
+
+
+def test_doctor_says_how_to_fix(tmp_path, monkeypatch):
+    ws = small(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    (ws / "prompts").mkdir()
+    (ws / "prompts/writer.md.j2").write_text("{% block system %}{{ no_such_key }}{% endblock %}{% block prompt %}x{% endblock %}")
+    proc = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(ws)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "BAD prompts" in proc.stdout and "writer" in proc.stdout
+    assert "BAD api key" in proc.stdout and "export ANTHROPIC_API_KEY" in proc.stdout

@@ -1,0 +1,91 @@
+"""`book doctor`: is this workspace ready to run? Config, source, provider key, the model
+reachable (one tiny call), the prompt templates rendering. Each check says how to fix it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+
+from .errors import BookError
+from .steps import BOOK_STEPS, STEPS
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def sample_context(cfg) -> dict:
+    """Every context key a prompt may use (agents.gather), with small sample values."""
+    chapter = {"id": "ch01", "title": "Sample", "summary": "A sample chapter.", "batch": 1, "depends_on": [],
+               "sources": ["pkg/mod.py"]}
+    finding = {"check": "r1.code", "severity": "minor", "line": 3, "message": "sample", "chapter": "ch01"}
+    doc = "# Sample\n\nText.\n\n## Findings\n\n- none\n"
+    return {"book": {"title": cfg.title, "language": cfg.language, "audience": cfg.audience, "brief": cfg.brief},
+            "language": cfg.language, "personas": list(cfg.personas), "style_guide": "# Style", "outline_yaml": "",
+            "chapters": [{k: chapter[k] for k in ("id", "title", "batch", "summary")}], "chapter": chapter,
+            "memory": {"glossary": [], "summaries": [], "metaphors": []}, "sources": {"pkg/mod.py": "x = 1\n"},
+            "imports_from": {}, "research": doc, "draft": doc, "r1": doc, "r2": doc, "r3": doc, "review": doc,
+            "panel": doc, "findings": [finding], "verified_blocks": [], "blocked": False, "finals": {"ch01": doc},
+            "limits": {"max_chapters": cfg.max_chapters, "batch_size": cfg.batch_size}}
+
+
+def run_checks(root, provider: str | None = None, call_model: bool = True) -> list[Check]:
+    from . import config as config_mod
+    from .agents import render_prompt
+    from .providers import resolve_name
+
+    out: list[Check] = []
+    try:
+        cfg = config_mod.load(root, require=True, check_source=False)
+        out.append(Check("config", True, f"{cfg.file} is valid"))
+    except BookError as e:
+        return [Check("config", False, str(e), "fix book.yaml as the message says (`book init` shows every key)")]
+    src = cfg.source_dir
+    out.append(Check("source", src.is_dir(), f"{src}" + ("" if src.is_dir() else " does not exist"),
+                     "" if src.is_dir() else "point `source:` in book.yaml at the repository to write about"))
+    roles = sorted({s.role for s in STEPS.values() if s.model} | {BOOK_STEPS["outline"].role, BOOK_STEPS["audit"].role})
+    ctx = sample_context(cfg)
+    bad = []
+    for role in roles:
+        try:
+            render_prompt(cfg.root, role, ctx)
+        except BookError as e:
+            bad.append(f"{role}: {e}")
+    out.append(Check("prompts", not bad, f"{len(roles)} role templates render" if not bad else "; ".join(bad),
+                     "" if not bad else "fix or remove the override in prompts/"))
+    name = resolve_name(provider, cfg)
+    if name == "offline":
+        out.append(Check("provider", True, "offline (deterministic, no network); set ANTHROPIC_API_KEY for Claude"))
+        return out
+    has_key = bool(os.environ.get("ANTHROPIC_API_KEY"))
+    out.append(Check("api key", has_key, "ANTHROPIC_API_KEY is set" if has_key else "ANTHROPIC_API_KEY is not set",
+                     "" if has_key else "export ANTHROPIC_API_KEY=... (it is read from the environment, never stored)"))
+    if has_key and call_model:
+        out.append(asyncio.run(_ping(cfg)))
+    return out
+
+
+async def _ping(cfg) -> Check:
+    from .errors import StepFailed
+    from .providers.anthropic import AnthropicProvider
+    from .providers.base import Request
+
+    p = AnthropicProvider(concurrency=1, max_attempts=2, base_delay=0.5)
+    req = Request(role="doctor", step="doctor", chapter=None, system="You check that the API works.",
+                  prompt="Reply with the single word OK.", model=cfg.model, max_tokens=5)
+    url = os.environ.get("ANTHROPIC_BASE_URL", "the Anthropic API")
+    try:
+        res = await p.generate(req, lambda t: None)
+        return Check("model", True, f"{cfg.model} answered through {url} (stop reason {res.stop_reason})")
+    except StepFailed as e:
+        if "incomplete" in str(e) or "max_tokens" in str(e):
+            return Check("model", True, f"{cfg.model} answered through {url}")
+        return Check("model", False, f"{cfg.model} through {url}: {e}", "check the model name in book.yaml, the key, "
+                     "and ANTHROPIC_BASE_URL if you set it")
+    finally:
+        await p.aclose()
