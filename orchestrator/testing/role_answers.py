@@ -41,11 +41,16 @@ def answer(request: dict) -> str:
             "It names each function it discusses, says what it takes and returns, and how it fits with the rest. ") * 3
     if role == "planner":
         paths = re.findall(r"^- `([^`]+\.py)` \(\d+ lines\)", prompt, re.M)
-        paths = [p for p in paths if not p.endswith("__init__.py")][:3] or paths[:1]
+        most = re.search(r"At most (\d+) chapters per batch", system + prompt)
+        per_batch = int(most.group(1)) if most else 3
+        cap = re.search(r"at most (\d+) chapters", system + prompt, re.I)
+        paths = [p for p in paths if not p.endswith("__init__.py")][: int(cap.group(1)) if cap else 8] or paths[:1]
         title_m = re.search(r'Propose the outline of "(.+?)"', prompt)
-        chapters = [{"id": f"ch{i + 1:02d}", "title": f"The {p.rsplit('/', 1)[-1][:-3]} module", "batch": i + 1,
-                     "summary": f"How {p} works.", "depends_on": [f"ch{i:02d}"] if i else [], "sources": [p]}
-                    for i, p in enumerate(paths)]
+        # Chapter i builds on the last chapter of the previous batch: dependencies point backwards.
+        chapters = [{"id": f"ch{i + 1:02d}", "title": f"The {p.rsplit('/', 1)[-1][:-3]} module",
+                     "batch": i // per_batch + 1, "summary": f"How {p} works.",
+                     "depends_on": [f"ch{(i // per_batch) * per_batch:02d}"] if i >= per_batch else [],
+                     "sources": [p]} for i, p in enumerate(paths)]
         import yaml
 
         block = yaml.safe_dump({"title": title_m.group(1) if title_m else "A book", "chapters": chapters},

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The Claude provider against the fake Messages API with a fixed latency: calls per chapter,
+share of input tokens read from the prompt cache over batch 1, spend per chapter at the
+default model's prices, and the calls a resume re-makes after a kill (aim: only those in flight).
+
+usage: python benchmarks/bench_claude.py [--latency 0.05] [--chapters 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from conftest import make_example  # noqa: E402
+from orchestrator.testing.fake_api import FakeAPI  # noqa: E402
+from orchestrator.testing.role_answers import answer  # noqa: E402
+from orchestrator.workspace import Book  # noqa: E402
+
+BOOK = str(Path(sys.executable).parent / "book")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--latency", type=float, default=0.05)
+    ap.add_argument("--chapters", type=int, default=8)
+    a = ap.parse_args()
+    fake = FakeAPI(answerer=answer, latency=a.latency)
+    env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=fake.start())
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            ws = make_example(Path(tmp) / "ws", max_chapters=a.chapters, batch_size=4)
+            t = time.perf_counter()
+            p = subprocess.run([BOOK, "run", "--provider", "anthropic", "-q", "--workspace", str(ws)], env=env,
+                               capture_output=True, text=True)
+            wall = time.perf_counter() - t
+            assert p.returncode == 0, p.stderr[-2000:]
+            book = Book.open(ws)
+            calls = book.ledger.calls()
+            o = book.scanner.outline
+            batch1 = {c.id for c in o.chapters if c.batch == 1}
+            per_ch = [c for c in calls if c["chapter"]]
+            chapters = {c["chapter"] for c in per_ch}
+            b1 = [c for c in per_ch if c["chapter"] in batch1]
+            read = sum(c["cache_read_tokens"] for c in b1)
+            total_in = sum(c["input_tokens"] + c["cache_read_tokens"] + c["cache_creation_tokens"] for c in b1)
+            spend = sum(c["cost_usd"] for c in per_ch)
+            model = calls[0]["model"]
+            print(f"{len(chapters)} chapters, {len(calls)} calls in {wall:.1f}s (latency {a.latency}s per call)")
+            print(f"calls per chapter: {len(per_ch) / len(chapters):.1f} (+{len(calls) - len(per_ch)} book-level)")
+            print(f"input tokens read from cache over batch 1: {read}/{total_in} = {read / total_in:.0%}")
+            print(f"spend per chapter at {model} prices: ${spend / len(chapters):.4f} (whole book ${sum(c['cost_usd'] for c in calls):.4f})")
+            book.close()
+
+            ws2 = make_example(Path(tmp) / "ws2", max_chapters=a.chapters, batch_size=4)
+            fake.delta_delay = 0.02
+            proc = subprocess.Popen([BOOK, "run", "--provider", "anthropic", "-q", "--workspace", str(ws2)], env=env,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            time.sleep(wall * 0.6)
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            fake.delta_delay = 0.0
+            book = Book.open(ws2)
+            ev = book.ledger.events()
+            started = {(e["chapter"], e["step"]) for e in ev if e["type"] == "step_start"}
+            ended = {(e["chapter"], e["step"]) for e in ev if e["type"] == "step_end"}
+            in_flight = started - ended
+            n_before = len(book.ledger.calls())
+            book.close()
+            subprocess.run([BOOK, "resume", "-q", "--workspace", str(ws2)], env=env, check=True, capture_output=True)
+            book = Book.open(ws2)
+            after = book.ledger.calls()[n_before:]
+            remade = {(c["chapter"], c["step"]) for c in after} & (started | ended)
+            print(f"after a kill: {len(in_flight)} steps were in flight; the resume re-made {len(remade)} of the steps "
+                  f"started before the kill ({len(remade & ended)} of them had finished)")
+            book.close()
+    finally:
+        fake.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
