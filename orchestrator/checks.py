@@ -528,6 +528,9 @@ def _glossary_findings(prose: list[tuple[int, str, str]], chapter: str, glossary
     out = _Out()
     owners = {t.lower(): (t, c) for t, c in glossary.items()}
     cased = [(t, _term_re(t)) for t in glossary if t.lower() != t.upper()]  # CJK terms have no case
+    # fine: the glossary form, that form starting a sentence, and the ordinary lowercase word for a
+    # term that is merely capitalised ("record" for the class `Record`; not "memtable" for `MemTable`)
+    plain = {t for t in glossary if t[:1].isupper() and t[1:] == t[1:].lower()}
     seen: set[tuple[str, str]] = set()
     for n, raw, text in prose:
         for rx in _DEFINE_RES:  # `**term**: ...`, `**term**（...）`: a definition
@@ -540,8 +543,10 @@ def _glossary_findings(prose: list[tuple[int, str, str]], chapter: str, glossary
             continue  # headings may be in title case
         for term, rx in cased:
             for m in rx.finditer(text):
-                found = m.group()  # the glossary form, or that form starting a sentence, is fine
-                if found not in (term, term[:1].upper() + term[1:]) and (term, found) not in seen:
+                found = m.group()
+                if found in (term, term[:1].upper() + term[1:]) or (term in plain and found == term.lower()):
+                    continue
+                if (term, found) not in seen:
                     seen.add((term, found))
                     out.add("r2.glossary", "minor", n,
                             f"writes '{found}' for the glossary term '{term}'; use '{term}'")

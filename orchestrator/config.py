@@ -5,6 +5,7 @@ are errors that name the file, the line and the fix. Precedence: flag > file > d
 from __future__ import annotations
 
 import difflib
+import math
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -145,8 +146,11 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
     if not isinstance(node, yaml.MappingNode):
         raise ConfigError("the top level must be a mapping of keys to values", shown, node.start_mark.line + 1)
     values: dict[str, Any] = {}
+    constructor = yaml.SafeLoader("")  # builds each value from its node, so errors keep their line
     for knode, vnode in node.value:
         line = knode.start_mark.line + 1
+        if not isinstance(knode, yaml.ScalarNode):
+            raise ConfigError("keys must be plain names", shown, line, fix=f"known keys: {', '.join(KEYS)}")
         name = knode.value
         if name not in KEYS:
             close = difflib.get_close_matches(str(name), list(KEYS), n=1)
@@ -155,8 +159,12 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
         if name in values:
             raise ConfigError(f"key {name!r} appears twice", shown, line, fix="keep one of them")
         key = KEYS[name]
-        value = yaml.safe_load(yaml.serialize(vnode))
         vline = vnode.start_mark.line + 1
+        try:
+            value = constructor.construct_object(vnode, deep=True)
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{name}: {getattr(e, 'problem', None) or e}", shown, vline,
+                              fix=f"write a plain value, for example: {name}: {_yaml_scalar(key.default)}") from None
         if name == "gates" and value is False:  # YAML 1.1 reads a bare `off` as false
             value = "off"
         if name == "budget_usd" and value is None:
@@ -166,16 +174,21 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             raise ConfigError(f"{name} must be {_type_name(key.type)}, not {type(value).__name__} ({value!r})",
                               shown, vline, fix=f"for example: {name}: {_yaml_scalar(key.default)}")
         if key.choices and value not in key.choices:
-            raise ConfigError(f"{name} must be one of {', '.join(map(str, key.choices))}, not {value!r}", shown, vline)
+            raise ConfigError(f"{name} must be one of {', '.join(map(str, key.choices))}, not {value!r}", shown, vline,
+                              fix=f"{name}: {key.choices[0]}")
         if name in ("concurrency", "retries", "batch_size", "max_chapters") and value < 1:
-            raise ConfigError(f"{name} must be at least 1, not {value}", shown, vline)
+            raise ConfigError(f"{name} must be at least 1, not {value}", shown, vline, fix=f"{name}: {key.default}")
+        if name == "budget_usd" and not math.isfinite(value):
+            raise ConfigError("budget_usd must be a finite number", shown, vline, fix="budget_usd: 25 (0 means no cap)")
         if name in ("budget_usd", "max_revisions") and value < 0:
-            raise ConfigError(f"{name} cannot be negative", shown, vline)
+            raise ConfigError(f"{name} cannot be negative", shown, vline, fix=f"{name}: {key.default}")
         if name == "personas" and (not value or not all(isinstance(p, str) and p.strip() for p in value)):
-            raise ConfigError("personas must be a non-empty list of descriptions", shown, vline)
+            raise ConfigError("personas must be a non-empty list of descriptions", shown, vline,
+                              fix='personas: ["newcomer: knows Python, new to this code"]')
         if name == "models" and not all(isinstance(v, str) for v in value.values()):
             raise ConfigError("models maps a role to a model name", shown, vline, fix="e.g. models: {writer: claude-opus-4-1}")
-        if name == "max_tokens" and not all(isinstance(v, int) and v > 0 for v in value.values()):
+        if name == "max_tokens" and not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                            for v in value.values()):
             raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)
         values[name] = float(value) if name == "budget_usd" else value
     cfg = Config(root=root, file=path, **values)

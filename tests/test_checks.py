@@ -414,6 +414,14 @@ def test_glossary_capitalisation():
     ]
 
 
+def test_lowercase_common_word_for_a_capitalised_term_is_fine():
+    gl = {"Record": "ch01", "Store": "ch01", "SSTable": "ch01"}
+    md = "# T\n\nEach record goes to the store, and a RECORD is odd. An sstable is not an SSTable.\n"
+    findings = consistency(md, glossary=gl)
+    assert [f.message for f in findings] == ["writes 'RECORD' for the glossary term 'Record'; use 'Record'",
+                                             "writes 'sstable' for the glossary term 'SSTable'; use 'SSTable'"]
+
+
 def test_metaphor_reuse():
     md = "# T\n\nThe log is like a Post Office for writes. `post office` in code is fine.\n\nOur own ledger image.\n"
     findings = consistency(md, metaphors={"post office": "ch01", "ledger": "ch02", "库房": "ch03"})
