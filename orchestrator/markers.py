@@ -42,12 +42,19 @@ def body_hash(body: bytes) -> str:
 
 
 def _last_line(data: bytes) -> tuple[int, bytes] | None:
-    """(start offset, line) of the last non-blank line of `data`, or None if all blank."""
-    end = len(data.rstrip())
-    if end == 0:
-        return None
-    start = data.rfind(b"\n", 0, end) + 1
-    return start, data[start:end]
+    """(start offset, line) of the last non-blank line of `data`, or None if all blank.
+    Blank means whitespace as str.strip() sees it (a no-break space too), the same notion
+    of whitespace as the body hash's."""
+    end = len(data)
+    while True:
+        end = len(data[:end].rstrip())
+        if end == 0:
+            return None
+        start = data.rfind(b"\n", 0, end) + 1
+        line = data[start:end]
+        if line.isascii() or line.decode("utf-8", "replace").strip():
+            return start, line
+        end = start
 
 
 def parse_marker_line(line: bytes) -> Marker | None:
