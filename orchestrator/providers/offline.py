@@ -75,7 +75,8 @@ T = {
     "en": {
         "outline_intro": "This book explains `{src}` to {audience}. {brief} Chapters follow the import graph: "
                          "what a module builds on comes first.",
-        "research": "Research", "sources": "Sources", "symbols": "Symbols", "excerpts": "Excerpts",
+        "research": "Research", "sources": "Sources", "overview": "Overview",
+        "uses": "How the pieces fit together", "calls_other": "`{a}` calls `{b}`.", "symbols": "Symbols", "excerpts": "Excerpts",
         "relations": "Relations", "questions": "Open questions", "imports": "imports `{m}`, covered in {ch}",
         "no_doc": "(no docstring)", "lines": "lines",
         "q_nodoc": "`{s}` has no docstring: the draft must explain it from the code.",
@@ -107,7 +108,8 @@ T = {
     },
     "zh": {
         "outline_intro": "本书为{audience}讲解 `{src}`。{brief} 章节顺序遵循导入关系：被依赖的模块先讲。",
-        "research": "研究报告", "sources": "源文件", "symbols": "符号", "excerpts": "代码摘录",
+        "research": "研究报告", "sources": "源文件", "overview": "概述",
+        "uses": "各部分如何配合", "calls_other": "`{a}` 调用了 `{b}`。", "symbols": "符号", "excerpts": "代码摘录",
         "relations": "关联", "questions": "待解决问题", "imports": "导入 `{m}`，见 {ch}",
         "no_doc": "（无文档字符串）", "lines": "行",
         "q_nodoc": "`{s}` 没有文档字符串：初稿需根据代码解释。",
@@ -259,6 +261,9 @@ def research(ctx: dict[str, Any], t: dict[str, str]) -> str:
         mods.append((mod, text))
         doc = _first_sentence(mod.doc) if mod.doc else t["no_doc"]
         out.append(f"- `{path}` ({mod.lines} {t['lines']}): {doc}")
+    overview = [_paragraph(p) for mod, _ in mods for p in mod.doc.strip().split("\n\n")[1:] if p.strip()]
+    if overview:
+        out += ["", f"## {t['overview']}", ""] + [p + "\n" for p in overview]
     out += ["", f"## {t['symbols']}", ""]
     for mod, _ in mods:
         for s in mod.symbols:
@@ -274,7 +279,8 @@ def research(ctx: dict[str, Any], t: dict[str, str]) -> str:
                 break
             taken += 1
             code = "\n".join(lines[s.line - 1:s.end])
-            out += [f"### `{s.name}` — {mod.path}:{s.line}", "", s.doc.strip().split("\n\n")[0].strip(), "",
+            doc = "\n\n".join(" ".join(p.split()) for p in s.doc.strip().split("\n\n") if p.strip())
+            out += [f"### `{s.name}` — {mod.path}:{s.line}", "", doc, "",
                     f"```python file={mod.path}", _dedent(code), "```", ""]
     rel = []
     for mod, _ in mods:
@@ -286,6 +292,17 @@ def research(ctx: dict[str, Any], t: dict[str, str]) -> str:
     qs = [t["q_nodoc"].format(s=s.name) for mod, _ in mods for s in mod.symbols if not s.doc and s.kind != "method"]
     out += [f"## {t['questions']}", ""] + ([f"- {q}" for q in qs[:8]] or ["- (none)"])
     return "\n".join(out)
+
+
+def _paragraph(p: str) -> str:
+    """A docstring paragraph as Markdown: prose is reflowed; a preformatted block (indented,
+    or a diagram) is kept as it is, in an illustrative fence."""
+    lines = p.splitlines()
+    if any(line.startswith((" ", "\t")) for line in lines) or any(line.lstrip().startswith(("+-", "|")) for line in lines):
+        import textwrap
+
+        return "```text\n" + textwrap.dedent(p).strip("\n") + "\n```"
+    return " ".join(p.split()).replace("::", ":")
 
 
 def _resolve_covered(name: str, by_name: dict[str, tuple[str, str]]) -> str | None:
@@ -322,6 +339,9 @@ def write(ctx: dict[str, Any], t: dict[str, str]) -> str:
     for s in src_lines:
         out.append(f"- {s}")
     out.append("")
+    overview = _section(ctx["research"], t["overview"]).strip()
+    if overview:
+        out += [overview, ""]
     for d in ch["depends_on"]:
         out.append(t["builds_on"].format(title=titles.get(d, d), ch=d))
     out += ["", t["think"].format(phrase=phrase, meaning=meaning), ""]
@@ -336,13 +356,33 @@ def write(ctx: dict[str, Any], t: dict[str, str]) -> str:
         out.append("")
     summary_items = []
     for name, path, line, doc, lang, fpath, code in excerpts:
-        out += [f"## `{name}`", "", " ".join(doc.split()), "", f"```{lang} file={fpath}", code, "```", ""]
+        out += [f"## `{name}`", "", doc.strip(), "", f"```{lang} file={fpath}", code, "```", ""]
         out.append(_explain(name, code, t) + " " + t["defined_in"].format(path=path, line=line))
         out.append("")
         summary_items.append(t["sum_item"].format(name=name, doc=_first_sentence(doc)))
+    relations = _relations(excerpts, t)
+    if relations:
+        out += [f"## {t['uses']}", "", " ".join(relations), ""]
     out += [f"## {t['summary']}", ""]
     out += [f"- {s}" for s in summary_items] or [f"- {ch['summary']}"]
     return "\n".join(out)
+
+
+def _relations(excerpts, t: dict[str, str]) -> list[str]:
+    """Which of the quoted functions call which: how the pieces of the chapter fit together."""
+    names = {name.rsplit(".", 1)[-1]: name for name, *_ in excerpts}
+    out = []
+    for name, _path, _line, _doc, _lang, _file, code in excerpts:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        called = sorted({(c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) for c in ast.walk(tree)
+                         if isinstance(c, ast.Call) and isinstance(c.func, (ast.Name, ast.Attribute))})
+        for c in called:
+            if c in names and names[c] != name:
+                out.append(t["calls_other"].format(a=name, b=names[c]))
+    return out
 
 
 def _explain(name: str, code: str, t: dict[str, str]) -> str:
