@@ -261,7 +261,7 @@ def gates(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     from . import gates as g
     from .workspace import Book
 
-    book = Book.open(workspace)
+    book = Book.open(workspace, repair=False)
     try:
         cards = g.pending(book, book.scanner.chapters())
     finally:

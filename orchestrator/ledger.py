@@ -97,8 +97,11 @@ class Ledger:
             cls._migrate(conn)
             return cls(conn, path, warnings)
         except sqlite3.DatabaseError as e:
-            if not repair:
-                warnings.append(f"{path} is unreadable ({e}); `book resume` will rebuild it")
+            corrupt = any(w in str(e).lower() for w in ("not a database", "malformed", "corrupt", "unsupported file format"))
+            if not repair or not corrupt:
+                # Busy or locked is not damage: never move a healthy ledger aside for it.
+                what = "unreadable" if corrupt else "not available"
+                warnings.append(f"{path} is {what} ({e}); the files are the truth, and `book resume` rebuilds it")
                 return cls(None, path, warnings)
             dest = path.with_name(f"{path.name}.corrupt.{utc_stamp()}")
             for suffix in ("", "-wal", "-shm"):

@@ -103,7 +103,12 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
     if not isinstance(root, yaml.MappingNode):
         raise err("the yaml block must be a mapping with `title` and `chapters`", root)
     nodes = {k.value: v for k, v in root.value}
-    data = yaml.safe_load(m.group(1))
+    try:
+        data = yaml.safe_load(m.group(1))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise ConfigError(f"the yaml block cannot be read: {getattr(e, 'problem', None) or e}", file,
+                          base + mark.line + 1 if mark else base, fix="write plain YAML values (no !tags)") from None
     chapters_node = nodes.get("chapters")
     if not isinstance(chapters_node, yaml.SequenceNode) or not chapters_node.value:
         raise err("`chapters` must be a non-empty list", chapters_node or root)
@@ -113,11 +118,11 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
         if not isinstance(c, dict):
             raise err("each chapter must be a mapping (id, title, batch, ...)", cnode)
         fields_ = {k.value: v for k, v in cnode.value}
-        unknown = set(c) - {"id", "title", "batch", "summary", "depends_on", "sources"}
+        unknown = {str(k) for k in c} - {"id", "title", "batch", "summary", "depends_on", "sources"}
         if unknown:
             k = sorted(unknown)[0]
-            raise err(f"unknown chapter field {k!r}", next(n for n in cnode.value if n[0].value == k)[0],
-                      fix="fields are id, title, batch, summary, depends_on, sources")
+            at = next((n[0] for n in cnode.value if str(n[0].value) == k), cnode)
+            raise err(f"unknown chapter field {k!r}", at, fix="fields are id, title, batch, summary, depends_on, sources")
         cid = c.get("id")
         if not isinstance(cid, str) or not CHAPTER_RE.match(cid):
             raise err(f"chapter id {cid!r} is not like ch01", fields_.get("id", cnode))

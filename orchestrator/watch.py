@@ -32,6 +32,10 @@ STYLE_GUIDE = BOOK_STEPS["style_guide"].path
 _BOOK_PATHS = {s.path: k for k, s in BOOK_STEPS.items()}
 _BOOK_DIR = STATE_DB.rsplit("/", 1)[0] + "/"  # output/.book/
 _TMP_RE = re.compile(r"\.tmp\.[^/]*$")  # atomic_write's `.<name>.tmp.<pid>`, editors' `x.tmp.123`
+# Directories that hold chapter-step files, and their ancestors: an event on one of these (a
+# directory made, removed or renamed) may stand for files whose own events were not reported.
+_STEP_DIRS = {s.path.rsplit("/", 1)[0] for s in STEPS.values()}
+_DIR_EVENTS = {"/".join(d.split("/")[:i]) for d in _STEP_DIRS for i in range(1, d.count("/") + 2)}
 
 
 # ---------------------------------------------------------------- pure: which changes matter
@@ -67,7 +71,8 @@ def affected(changes: Iterable[tuple[str, str]], outline, source_rel: str | None
       files     workspace files the scanner must re-read (chapter-step and book-level files)
       sources   changed paths inside the source tree, relative to it (their hashes are forgotten)
       chapters  chapters whose statuses must be recomputed, in chapter order
-      all       True when every chapter must be recomputed (the outline or the style guide changed)
+      all       True when every chapter must be recomputed: the outline or the style guide changed,
+                or a directory of chapter files was made, removed or renamed
       checkpoint True when checkpoint.md may show something new (any relevant change)
     """
     changed: set[str] = set()
@@ -81,6 +86,9 @@ def affected(changes: Iterable[tuple[str, str]], outline, source_rel: str | None
         if ignored(rel):
             continue
         changed.add(rel)
+        if rel in _DIR_EVENTS:
+            everything = True
+            continue
         found = step_of_path(rel)
         if found is not None:
             ch, step = found
@@ -458,7 +466,7 @@ def watch_workspace(root: str | os.PathLike[str], *, as_json: bool = False, debo
         w.start()
         debounce = max(1, int(debounce_ms))
         for raw in watchfiles.watch(*w.paths(), watch_filter=w.keep, debounce=debounce, step=min(50, debounce),
-                                    stop_event=stop, raise_interrupt=False):
+                                    stop_event=stop, raise_interrupt=True):
             try:
                 w.batch(raw)
             except KeyboardInterrupt:

@@ -37,6 +37,8 @@ class Book:
         if not root.is_dir():
             raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
         cfg = config_mod.load(root, require=require_config, check_source=require_config)
+        if repair:
+            _refuse_if_locked(root)  # a second writer changes nothing, not even the ledger
         db = root / STATE_DB
         if not repair and not (root / "output").is_dir():
             ledger = Ledger(None, db, [])  # a scan of a tree with no output/ creates nothing
@@ -70,6 +72,21 @@ class Book:
         except OSError:
             pass
         return out
+
+
+def _refuse_if_locked(root: Path) -> None:
+    from .errors import LockedError
+    from .fsio import Lock
+    from .steps import LOCK
+
+    lock = Lock(root / LOCK)
+    owner = lock.owner()
+    if owner is not None and lock.path.exists():
+        from .fsio import pid_alive
+
+        if pid_alive(owner):
+            raise LockedError(f"another book run (pid {owner}) is writing this workspace ({lock.path}); "
+                              "wait for it to finish, or stop it first")
 
 
 # The gate a chapter must have passed to be in a phase.

@@ -323,9 +323,6 @@ def test_book_run_while_locked_exits_4_and_changes_nothing(tmp_path):
     assert snapshot_tree(ws) == before
 
 
-@pytest.mark.xfail(strict=True, reason="bug (minor): a second writer opens (and creates) output/.book/state.db "
-                                        "before it takes the lock, so `book run` on a locked workspace without a "
-                                        "ledger creates one although it exits 4 (DESIGN §3: it changes nothing)")
 def test_book_run_while_locked_creates_nothing(tmp_path, monkeypatch, capsys):
     ws = make_example(tmp_path / "ws")
     (ws / "output").mkdir()

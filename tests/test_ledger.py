@@ -83,10 +83,6 @@ def test_a_failing_migration_is_rolled_back(db, monkeypatch):
         conn.close()
 
 
-@pytest.mark.xfail(strict=True, reason="bug: Ledger.open(repair=True) treats every sqlite3.DatabaseError as "
-                                        "corruption, so a transient OperationalError ('database is locked' while a "
-                                        "pending migration waits for another writer) moves a healthy state.db "
-                                        "aside as .corrupt and starts an empty ledger")
 def test_a_locked_database_is_not_mistaken_for_a_corrupt_one(db, monkeypatch):
     led = Ledger.open(db)
     led.event("precious")

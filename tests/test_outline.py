@@ -242,26 +242,17 @@ def test_load_not_utf8(tmp_path):
 # ---------------------------------------------------------------- bugs
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an unknown YAML tag in the outline's block (e.g. `title: !foo x`) "
-                                        "raises yaml ConstructorError from parse() instead of a ConfigError, so "
-                                        "`book scan` on such a hand edit crashes with exit 1 instead of reporting "
-                                        "outline_error")
 def test_unknown_tag_in_outline_is_a_config_error():
     with pytest.raises(ConfigError):
         parse(doc(BASE.replace("title: T", "title: !foo T")), "outline.md")
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a non-string key in a chapter mapping (`- {id: ch01, ..., 1: x}`) "
-                                        "makes parse() raise StopIteration instead of a ConfigError "
-                                        "(the field lookup compares the int key with the node's string value)")
 def test_non_string_chapter_field_is_a_config_error():
     with pytest.raises(ConfigError) as e:
         parse(doc("title: T\nchapters:\n  - {id: ch01, title: A, batch: 1, 1: x}\n"), "outline.md")
     assert e.value.line == 8
 
 
-@pytest.mark.xfail(strict=True, reason="bug: `book scan` crashes (exit 1, yaml ConstructorError) on an outline "
-                                        "whose yaml block has an unknown tag, instead of reporting it")
 def test_scan_survives_an_outline_with_an_unknown_tag(tmp_path, monkeypatch, capsys):
     p = tmp_path / OUTLINE
     p.parent.mkdir(parents=True)
