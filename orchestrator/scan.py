@@ -41,7 +41,7 @@ BOOK_READS: dict[str, tuple[str, ...]] = {
     "source_map": ("outline_file",),
     "style_guide": ("config",),
     "audit": ("finals",),
-    "index": ("toc", "summaries", "templates"),
+    "index": ("toc", "summaries", "templates", "glossary", "finals"),  # and print.html, glossary.html
 }
 
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
