@@ -464,8 +464,10 @@ def watch_workspace(root: str | os.PathLike[str], *, as_json: bool = False, debo
         book = Book.open(root, require_config=False, repair=False)  # never moves a run's ledger aside
         w = Watcher(book, as_json, out, jsonout)
         w.start()
-        debounce = max(1, int(debounce_ms))
-        for raw in watchfiles.watch(*w.paths(), watch_filter=w.keep, debounce=debounce, step=min(50, debounce),
+        # A batch is yielded once the tree has been quiet for `debounce_ms` (an editor's save is
+        # several writes), or after 4x that while something keeps writing (a run's .partial files).
+        quiet = max(10, int(debounce_ms))
+        for raw in watchfiles.watch(*w.paths(), watch_filter=w.keep, debounce=4 * quiet, step=quiet,
                                     stop_event=stop, raise_interrupt=True):
             try:
                 w.batch(raw)

@@ -80,3 +80,14 @@ def tree(root: Path) -> dict[str, bytes]:
 
 def env_without_key() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+
+
+def scan(ws: Path) -> dict:
+    """`book scan --json` of a workspace, in-process (read-only, like the command)."""
+    from orchestrator.workspace import Book, scan_report
+
+    book = Book.open(ws, require_config=False, repair=False)
+    try:
+        return scan_report(book)
+    finally:
+        book.close()

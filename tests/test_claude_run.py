@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_example
+from conftest import make_example, scan
 from orchestrator.providers.anthropic import AnthropicProvider
 from orchestrator.steps import STEPS
 from orchestrator.testing.fake_api import FakeAPI
@@ -36,14 +36,6 @@ def fake(monkeypatch):
 
 def provider(**kw) -> AnthropicProvider:
     return AnthropicProvider(concurrency=8, base_delay=0.01, max_delay=0.05, **kw)
-
-
-def scan(ws: Path) -> dict:
-    book = Book.open(ws, require_config=False, repair=False)
-    try:
-        return scan_report(book)
-    finally:
-        book.close()
 
 
 def small(tmp_path: Path, name: str = "ws", **kw) -> Path:

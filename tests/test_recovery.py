@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_example, tree
+from conftest import make_example, scan, tree
 from orchestrator import fsio
 from orchestrator.providers.offline import OfflineProvider
 from orchestrator.steps import CHECKPOINT, MEMORY_FILES, STATE_DB, STEPS
@@ -31,14 +31,6 @@ class Counting(OfflineProvider):
     async def generate(self, req, on_text):
         self.seen.append((req.chapter, req.step))
         return await super().generate(req, on_text)
-
-
-def scan(ws: Path) -> dict:
-    book = Book.open(ws, require_config=False, repair=False)
-    try:
-        return scan_report(book)
-    finally:
-        book.close()
 
 
 def cut(path: Path, keep: float = 0.5) -> str:

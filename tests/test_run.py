@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_example, tree
+from conftest import make_example, scan, tree
 from orchestrator.errors import StepFailed, UsageError
 from orchestrator.plan import Scope
 from orchestrator.providers.offline import OfflineProvider
@@ -20,14 +20,6 @@ from orchestrator.workspace import Book, scan_report
 
 BOOK = str(Path(sys.executable).parent / "book")
 RUN_ATTR = re.compile(rb" run=\S+")
-
-
-def scan(ws: Path) -> dict:
-    book = Book.open(ws, require_config=False, repair=False)
-    try:
-        return scan_report(book)
-    finally:
-        book.close()
 
 
 def normalised(ws: Path) -> dict[str, bytes]:
