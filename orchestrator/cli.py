@@ -6,15 +6,11 @@ Heavy imports (the runner, providers, anthropic) happen inside the commands that
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from .errors import BookError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Write a technical book about a codebase with a team of LLM agents. "

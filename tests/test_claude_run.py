@@ -18,7 +18,7 @@ from orchestrator.steps import STEPS
 from orchestrator.testing.fake_api import FakeAPI
 from orchestrator.testing.helpers import run_book
 from orchestrator.testing.role_answers import answer, role_of
-from orchestrator.workspace import Book, scan_report
+from orchestrator.workspace import Book
 
 BOOK = str(Path(sys.executable).parent / "book")
 KEY = "sk-ant-test-SECRET-do-not-leak-123"

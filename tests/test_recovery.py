@@ -17,7 +17,7 @@ from orchestrator import fsio
 from orchestrator.providers.offline import OfflineProvider
 from orchestrator.steps import CHECKPOINT, MEMORY_FILES, STATE_DB, STEPS
 from orchestrator.testing.helpers import run_book
-from orchestrator.workspace import Book, scan_report
+from orchestrator.workspace import Book
 from test_run import normalised
 
 BOOK = str(Path(sys.executable).parent / "book")

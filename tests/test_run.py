@@ -16,7 +16,7 @@ from orchestrator.plan import Scope
 from orchestrator.providers.offline import OfflineProvider
 from orchestrator.steps import ORDER, STEPS
 from orchestrator.testing.helpers import run_book
-from orchestrator.workspace import Book, scan_report
+from orchestrator.workspace import Book
 
 BOOK = str(Path(sys.executable).parent / "book")
 RUN_ATTR = re.compile(rb" run=\S+")
