@@ -52,7 +52,7 @@ def _last_line(data: bytes) -> tuple[int, bytes] | None:
             return None
         start = data.rfind(b"\n", 0, end) + 1
         line = data[start:end]
-        if line.isascii() or line.decode("utf-8", "replace").strip():
+        if line.decode("utf-8", "replace").strip():
             return start, line
         end = start
 

@@ -180,6 +180,9 @@ def _same_checkpoint(a: str, b: str) -> bool:
     return _UPDATED_RE.sub("", a) == _UPDATED_RE.sub("", b)
 
 
+_SHORT_HEAD = {"research": "res", "review": "rev", "memory": "mem"}
+
+
 class _View:
     """The compact table on stderr: rich when it is a terminal, plain text otherwise."""
 
@@ -215,20 +218,20 @@ class _View:
         return self.sym.get(w, "?")
 
     def _rich(self, snap, note: str):
-        from rich.table import Table
-
-        t = Table(title=f"book watch — {self.root}  (phase {snap.phase}{', batch ' + str(snap.batch) if snap.batch else ''})",
-                  caption="✅ done  ✍ edited by hand  🔄 stale  ⚠️ half-finished  · missing   Ctrl-C to stop",
-                  expand=False)
-        t.add_column("chapter")
-        t.add_column("b")
-        for k in ORDER:
-            t.add_column(k[:6])
-        for ch, steps in snap.chapters.items():
-            t.add_row(ch, str(snap.batch_of(ch) or "-"), *[self._cell(s) for s in steps.values()])
+        from rich import box
         from rich.console import Group
+        from rich.table import Table
         from rich.text import Text
 
+        batch = f", batch {snap.batch}" if snap.batch else ""
+        t = Table(title=f"book watch — {self.root.name}: phase {snap.phase}{batch}", box=box.SIMPLE_HEAD,
+                  caption="✅ done ✍ by hand 🔄 stale ⚠️ half-finished · missing — Ctrl-C stops", expand=False)
+        t.add_column("ch")
+        t.add_column("b", justify="right")
+        for k in ORDER:
+            t.add_column(_SHORT_HEAD.get(k, k), justify="center")
+        for ch, steps in snap.chapters.items():
+            t.add_row(ch, str(snap.batch_of(ch) or "-"), *[self._cell(s) for s in steps.values()])
         return Group(t, Text(note))
 
     def show(self, snap, header: str, transitions: list[str], first: bool = False) -> None:
@@ -313,18 +316,23 @@ class Watcher:
             return False
         rel = self.rel(path)
         return rel is not None and not ignored(rel) and (
-            rel.startswith("output/") or _source_sub(rel, self.source_rel) is not None)
+            rel == "output" or rel.startswith("output/") or _source_sub(rel, self.source_rel) is not None)
 
     # ------------------------------------------------------------ one batch
 
+    def say(self, msg: str) -> None:
+        if self.view is not None:
+            self.view.message(msg)
+        else:
+            print(msg, file=self.out, flush=True)
+
     def start(self) -> None:
         self.refresh_checkpoint()
-        where = ", ".join(str(p) for p in self.paths())
+        self.say(f"watching {', '.join(str(p) for p in self.paths())} (Ctrl-C to stop)")
+        for msg in self.book.warnings:  # e.g. an unreadable ledger: hand edits are then not recorded
+            self.say(f"warning: {msg}")
         if self.view is not None:
-            self.view.message(f"watching {where} (Ctrl-C to stop)")
             self.view.show(self.snap, "", [], first=True)
-        else:
-            print(f"watching {where} (Ctrl-C to stop)", file=self.out, flush=True)
 
     def batch(self, raw: Iterable[tuple[Any, str]]) -> dict[str, Any] | None:
         changes = []
@@ -475,8 +483,7 @@ def watch_workspace(root: str | os.PathLike[str], *, as_json: bool = False, debo
                 raise
             except Exception as e:  # a watcher reports and goes on; the next batch starts afresh
                 book.scanner.invalidate(None)
-                msg = f"warning: {type(e).__name__}: {e}"
-                (w.view.message(msg) if w.view is not None else print(msg, file=out, flush=True))
+                w.say(f"warning: {type(e).__name__}: {e}")
     except KeyboardInterrupt:
         pass
     finally:

@@ -80,7 +80,7 @@ def test_a_marker_on_the_last_non_blank_line_counts(body, name, trailing):
        tail=st.text(alphabet=st.characters(blacklist_characters="<", blacklist_categories=("Cs",)), min_size=1, max_size=80),
        trailing=BLANKS)
 def test_a_marker_followed_by_any_other_line_does_not_count(body, name, tail, trailing):
-    if not tail.encode().strip(ASCII_WS.encode()):
+    if not tail.strip():  # blank, as str.strip() (and so the body hash) sees it: make it a real line
         tail = tail + "x"
     data = (body + "\n" + f"<!-- {name} -->\n" + tail + trailing).encode()
     assert both(data) is None

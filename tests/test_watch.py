@@ -358,3 +358,77 @@ def test_watch_plain_text_and_stop(tmp_path):
         stop.set()
         th.join(5)
     assert result.get("code") == 0
+
+
+# ---------------------------------------------------------------- one batch at a time, no threads
+
+
+def test_lock_held(tmp_path):
+    from orchestrator.steps import LOCK
+    from orchestrator.watch import lock_held
+
+    (tmp_path / "output").mkdir()
+    assert not lock_held(tmp_path)
+    lock = tmp_path / LOCK
+    lock.write_text(f"{os.getpid()} host\n")
+    assert lock_held(tmp_path)
+    lock.write_text("999999999 host\n")  # no such process
+    assert not lock_held(tmp_path)
+    lock.write_text("")  # being created right now
+    assert lock_held(tmp_path)
+
+
+def test_batches_lock_outline_and_restart(built_ws):
+    """Drive the watcher's batch step directly: no checkpoint.md while a run holds the lock;
+    an outline edit makes the chapter's outline readers stale; a restarted watcher does not
+    record the same hand edit twice."""
+    from watchfiles import Change
+
+    from orchestrator.steps import LOCK
+    from orchestrator.watch import Watcher
+    from orchestrator.workspace import Book
+
+    ws = built_ws
+    cp = ws / CHECKPOINT
+    draft = ws / STEPS["draft"].file("ch02")
+
+    def batch(*paths: Path):
+        book = Book.open(ws, require_config=False, repair=False)
+        try:
+            w = Watcher(book, True, Lines(), jout := Lines())
+            w.start()
+            doc = w.batch([(Change.modified, str(p)) for p in paths])
+            w.close()
+            return doc, jout.json_lines(), book.ledger.events(type="hand_edit")
+        finally:
+            book.close()
+
+    before = cp.read_bytes()
+    (ws / LOCK).write_text(f"{os.getpid()} host\n")  # a live run is writing
+    _insert_before_marker(draft, "Edited while a run was going.")
+    doc, lines, events = batch(draft)
+    assert lines == [doc] and doc["chapters"]["ch02"]["draft"] == "edited"
+    assert cp.read_bytes() == before  # the run owns checkpoint.md
+    assert [e["detail"]["path"] for e in events] == [STEPS["draft"].file("ch02")]
+
+    (ws / LOCK).unlink()  # the run is gone: a new watcher brings checkpoint.md up to date at once
+    doc, _, events = batch(draft)  # the same body: not recorded again
+    assert doc["transitions"] == [] and doc["hand_edits"] == []
+    assert len(events) == 1
+    assert cp.read_bytes() != before and "🔄" in cp.read_text(encoding="utf-8")
+
+    # an outline edit: ch03's entry changes, so what reads it (research, draft, r3) is stale;
+    # other chapters' entries did not change
+    outline = ws / "output/memory/outline.md"
+    text = outline.read_text(encoding="utf-8")
+    i = text.index("- id: ch03")
+    j = text.index("summary:", i)
+    outline.write_text(text[:j] + "summary: A summary a person rewrote.\n  " + text[j:].split("\n", 1)[1].lstrip(),
+                       encoding="utf-8")
+    doc, _, events = batch(outline)
+    assert set(doc["chapters"]) >= {"ch01", "ch03", "ch08"}  # every chapter is recomputed
+    row = doc["chapters"]["ch03"]
+    assert row["research"] == row["draft"] == row["r3"] == "stale", row
+    assert doc["chapters"]["ch01"]["research"] == "done"
+    assert "output/memory/outline.md" in doc["edited"]
+    assert [e["step"] for e in events] == ["draft", "outline"]
