@@ -9,7 +9,10 @@ every debounced batch of changes:
   research and R1 of the chapters that cite it stale (the scanner's input hashes say so);
 - records each hand edit in the ledger (`hand_edit`, once per distinct body);
 - rewrites `output/memory/checkpoint.md` when what it shows changed and no run holds the lock;
-- redraws a compact table on stderr, or with `--json` prints one JSON line per batch on stdout.
+- redraws a compact table on stderr, or with `--json` prints one JSON line per batch on stdout:
+  `{"changed": [paths], "chapters": {chNN: {step: status}} (the chapters affected),
+    "edited": [...], "stale": [...] (the whole book, as `book scan`), "transitions":
+    ["ch01 draft: done → edited", ...], "hand_edits": [paths recorded], "phase": N, "batch": N}`.
 
 The watcher's own writes (checkpoint.md, the ledger under `output/.book/`, temp files) are
 ignored, so it never wakes itself up."""

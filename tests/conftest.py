@@ -8,6 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests with a fixed seed: a failure there is reproducible, not luck.
+# Locally they explore new examples every run.
+settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
