@@ -258,9 +258,8 @@ class Runner:
         self.live[(n[0], n[1])] = "running"
         self.checkpoint()
         try:
-            if n[0] == BOOK and n[1] in ("source_map", "style_guide", "index"):
-                out = await self.derive(n)
-            elif n[1] == "html":
+            spec = BOOK_STEPS[n[1]] if n[0] == BOOK else STEPS[n[1]]
+            if not spec.model:  # the step table says the orchestrator derives this file itself
                 out = await self.derive(n)
                 if out.status == "failed" and out.reason.startswith("delivery check") and n[0] not in self.redelivered:
                     out = await self.back_to_editor(n, out)
