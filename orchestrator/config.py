@@ -4,7 +4,6 @@ are errors that name the file, the line and the fix. Precedence: flag > file > d
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 from dataclasses import dataclass, field, fields, replace
@@ -153,6 +152,8 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             raise ConfigError("keys must be plain names", shown, line, fix=f"known keys: {', '.join(KEYS)}")
         name = knode.value
         if name not in KEYS:
+            import difflib
+
             close = difflib.get_close_matches(str(name), list(KEYS), n=1)
             raise ConfigError(f"unknown key {name!r}", shown, line,
                               fix=f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(KEYS)}")

@@ -8,9 +8,7 @@ module, which is also what the kill-at-every-write test wraps."""
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
-import socket
 import sys
 from pathlib import Path
 
@@ -43,6 +41,8 @@ class Workspace:
 
 
 def utc_stamp() -> str:
+    import datetime as _dt
+
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
 
 
@@ -200,6 +200,8 @@ class Lock:
 
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        import socket  # only writers take the lock: keep it off `book scan`'s import path
+
         me = f"{os.getpid()} {socket.gethostname()}\n".encode()
         for _ in range(3):
             try:

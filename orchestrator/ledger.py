@@ -7,7 +7,6 @@ migrations."""
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import sqlite3
@@ -77,6 +76,8 @@ MIGRATIONS: list[tuple[str, str]] = [
 
 
 def now_iso() -> str:
+    import datetime as _dt
+
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

@@ -6,11 +6,9 @@ hash through the cache in `hashcache.py`."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
-from urllib.parse import quote, unquote
 
 TAIL = 4096
 MARKER_LINE_RE = re.compile(rb"^\s*<!--\s*([A-Z][A-Z0-9_]*)((?:\s+[a-z_]+=[^\s>]*)*)\s*-->\s*$")
@@ -30,6 +28,8 @@ class Marker:
 
 
 def short_hash(data: bytes | str) -> str:
+    import hashlib  # a scan of an unchanged tree never hashes: keep the import off its path
+
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     return hashlib.sha256(data).hexdigest()[:12]
@@ -64,6 +64,8 @@ def parse_marker_line(line: bytes) -> Marker | None:
     attrs = dict(_ATTR_RE.findall(m.group(2).decode("ascii", "replace")))
     inputs: dict[str, str] = {}
     if attrs.get("inputs"):
+        from urllib.parse import unquote
+
         for item in attrs["inputs"].split(","):
             name, _, h = item.rpartition(":")
             if name:
@@ -119,6 +121,8 @@ def format_marker(name: str, body: str | None = None, inputs: dict[str, str] | N
     if body:
         parts.append(f"body={body}")
     if inputs:
+        from urllib.parse import quote
+
         parts.append("inputs=" + ",".join(f"{quote(k, safe='/._-:')}:{v}" for k, v in sorted(inputs.items())))
     parts += [f"{k}={v}" for k, v in sorted((extra or {}).items())]
     if run:

@@ -5,7 +5,7 @@ from the files and the gate decisions (`derive`), so a scan shows it."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 PHASES = ("pending", "researching", "writing", "reviewing", "panel", "memory", "finalizing", "publishing",
@@ -26,9 +26,19 @@ class ChapterState:
     blocked_reason: str = ""
     last_stable_phase: str = "pending"  # advanced only when a step's output passed validation
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+    def with_approval(self, approval: str) -> "ChapterState":
+        """A gate's decision: waiting or rejected means a person must act."""
+        self.approval = approval
+        if approval in ("pending", "rejected"):
+            self.phase = "needs_human"
+        return self
 
+    def as_dict(self) -> dict:
+        # Not dataclasses.asdict: its recursive deep copy is most of `book scan`'s time per chapter.
+        return {f: getattr(self, f) for f in _FIELDS}
+
+
+_FIELDS = ("phase", "review", "approval", "delivery", "retries", "blocked_reason", "last_stable_phase")
 
 Guard = Callable[[ChapterState], str | None]  # None: allowed; else why not
 
@@ -103,7 +113,7 @@ def apply(state: ChapterState, event: str) -> ChapterState:
     why = guard(state) if guard else None
     if why:
         raise IllegalTransition(f"{event} refused in phase {state.phase}: {why}")
-    new = ChapterState(**state.as_dict())
+    new = replace(state)
     new.phase = nxt
     if event.endswith("_done"):
         new.last_stable_phase = state.phase
@@ -130,6 +140,6 @@ def derive(steps: dict, *, review_blocked: str = "", approval: str = "not_requir
         s.delivery = "passed"
     elif delivery_failed:
         s.delivery, s.blocked_reason = "failed", delivery_failed
-    if needs_human or review_blocked or approval in ("pending", "rejected"):
+    if needs_human or review_blocked:
         s.phase = "needs_human"
-    return s
+    return s.with_approval(approval)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import checkpoint, config as config_mod
+from . import config as config_mod
 from .errors import ConfigError
 from .fsio import Workspace
 from .hashcache import HashCache
@@ -114,8 +114,8 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
             bad = [f for f in findings_in(data.decode("utf-8", "replace")) if f.severity == "blocking"]
             if bad:
                 blocked = f"{bad[0].check} line {bad[0].line}: {bad[0].message}"
-    base = statemachine.derive(steps, review_blocked=blocked)
-    gate = _GATE_BEFORE.get(base.phase)
+    state = statemachine.derive(steps, review_blocked=blocked, needs_human=(needs or {}).get(ch, ""), retries=retries)
+    gate = _GATE_BEFORE.get(state.phase)
     approval = "not_required"
     if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
         from . import gates
@@ -125,8 +125,7 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
             approval = "pending"
         else:
             approval = {"approved": "approved", "pending": "pending"}.get(card.decision, "rejected")
-    return statemachine.derive(steps, review_blocked=blocked, approval=approval,
-                               needs_human=(needs or {}).get(ch, ""), retries=retries)
+    return state.with_approval(approval)
 
 
 def style_hash(cfg: config_mod.Config) -> str:
@@ -148,6 +147,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     discrepancies: list[str] = []
     cp = book.root / CHECKPOINT
     if cp.exists():
+        from . import checkpoint
+
         try:
             discrepancies = checkpoint.compare(snap, cp.read_text(encoding="utf-8", errors="replace"), book.cfg.language)
         except OSError as e:
