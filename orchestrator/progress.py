@@ -42,7 +42,9 @@ class Reporter:
             from rich.console import Console
             from rich.live import Live
 
-            self.live = Live(self._table(), console=Console(file=self.stream), refresh_per_second=4, transient=False)
+            # get_renderable: redrawn 4 times a second, so the elapsed time moves between events too.
+            self.live = Live(console=Console(file=self.stream), refresh_per_second=4, transient=False,
+                             get_renderable=self._table)
             self.live.start()
 
     def __call__(self, kind: str, node: tuple[str, str], msg: str) -> None:
@@ -59,9 +61,7 @@ class Reporter:
         ch, step = node
         sym = {"start": "⏳", "done": "✅", "fail": "❌", "skip": "⏭"}.get(kind, "·")
         self.rows.setdefault(ch, {})[step] = sym
-        if self.live:
-            self.live.update(self._table())
-        else:
+        if not self.live:
             import time
 
             why = f" ({msg})" if msg else ""
@@ -74,16 +74,18 @@ class Reporter:
 
         from .steps import ORDER
 
+        book = self.rows.get("book", {})
         t = Table(title=f"book — {time.monotonic() - self.t0:.0f}s, {self.counts['done']} done, "
-                        f"{self.counts['fail']} failed, {self.counts['skip']} skipped", expand=False)
+                        f"{self.counts['fail']} failed, {self.counts['skip']} skipped", expand=False,
+                  caption="  ".join(f"{k} {v}" for k, v in book.items()) or None)
         t.add_column("")
         for k in ORDER:
             t.add_column(k)
-        for ch in sorted(self.rows):
+        for ch in sorted(r for r in self.rows if r != "book"):
             t.add_row(ch, *[self.rows[ch].get(k, "") for k in ORDER])
         return t
 
     def close(self) -> None:
         if self.live:
-            self.live.update(self._table())
+            self.live.refresh()
             self.live.stop()

@@ -242,3 +242,17 @@ def test_broken_link_in_a_hand_edited_final_needs_a_person(built_ws):
     assert code == 3
     assert "delivery check" in summary.needs_human["ch03"] and "ch03-final.md:" in summary.needs_human["ch03"]
     assert "See [nowhere]" in final.read_text()  # a person's final is never rewritten
+
+
+def test_run_one_chapter(example_ws):
+    run_book(example_ws, scope=Scope(phase=2))
+    o = Book.open(example_ws).scanner.outline
+    free = next(c for c in o.chapters if not c.depends_on)
+    bound = next(c for c in o.chapters if c.depends_on)
+    with pytest.raises(UsageError, match=f"{bound.id} depends on"):
+        run_book(example_ws, scope=Scope(chapter=bound.id))
+    code, _ = run_book(example_ws, scope=Scope(chapter=free.id))
+    assert code == 0
+    rep = scan(example_ws)
+    assert rep["chapters"][free.id]["steps"]["final"] == "done"
+    assert all(r["steps"]["research"] == "missing" for c, r in rep["chapters"].items() if c != free.id)
