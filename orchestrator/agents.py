@@ -184,12 +184,16 @@ def prompt_env(root):
     return env
 
 
-def render_prompt(root, role: str, context: dict[str, Any]) -> tuple[str, str]:
-    """(system, prompt) from prompts/<role>.md.j2's `system` and `prompt` blocks."""
+def render_parts(root, role: str, context: dict[str, Any]) -> tuple[str, str, str]:
+    """(shared, system, prompt): the book's context from prompts/_shared.md.j2 (the same for every
+    role of a batch), then the role's `system` block (its instructions), then its `prompt` block
+    (the chapter-specific part). Each of the first two is a prompt-cache breakpoint."""
     import jinja2
 
     env = prompt_env(root)
     try:
+        shared_t = env.get_template("_shared.md.j2")
+        shared = "".join(shared_t.blocks["shared"](shared_t.new_context(dict(context, role=role)))).strip()
         tmpl = env.get_template(f"{role}.md.j2")
         tctx = tmpl.new_context(dict(context, role=role))
         system = "".join(tmpl.blocks["system"](tctx)).strip()
@@ -199,13 +203,19 @@ def render_prompt(root, role: str, context: dict[str, Any]) -> tuple[str, str]:
         raise ConfigError(f"prompt template error: {e}", where, getattr(e, "lineno", None)) from None
     except KeyError as e:
         raise ConfigError(f"prompt template lacks the block {e}", f"prompts/{role}.md.j2",
-                          fix="define {% block system %} and {% block prompt %}") from None
-    return system, prompt
+                          fix="define {% block system %} and {% block prompt %} (and {% block shared %} in _shared.md.j2)") from None
+    return shared, system, prompt
+
+
+def render_prompt(root, role: str, context: dict[str, Any]) -> tuple[str, str]:
+    """(system, prompt) as the model reads them: the shared context, then the role's instructions."""
+    shared, system, prompt = render_parts(root, role, context)
+    return (shared + "\n\n" + system).strip(), prompt
 
 
 def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Request:
-    system, prompt = render_prompt(book.root, role, g.context)
-    return Request(role=role, step=step, chapter=ch, system=system, prompt=prompt, context=g.context,
+    shared, system, prompt = render_parts(book.root, role, g.context)
+    return Request(role=role, step=step, chapter=ch, shared=shared, system=system, prompt=prompt, context=g.context,
                    model=book.cfg.model_for(role),
                    max_tokens=book.cfg.max_tokens.get(role, ROLE_MAX_TOKENS.get(role, 8000)))
 

@@ -416,7 +416,7 @@ def test_a_workspace_template_overrides_the_built_in_one(tmp_path):
         "{% block system %}{% import '_common.md.j2' as c with context %}OVERRIDE-SYSTEM {{ c.t('en', 'zh') }}"
         "{% endblock %}\n{% block prompt %}OVERRIDE-PROMPT {{ chapter.id }}{% endblock %}\n")
     system, prompt = render("writer", ctx_for("writer", "zh", "ch05"), ws)
-    assert system == "OVERRIDE-SYSTEM zh"  # the override may import the built-in macros
+    assert system.endswith("\n\nOVERRIDE-SYSTEM zh")  # after the shared book context; it may import the macros
     assert prompt == "OVERRIDE-PROMPT ch05"
     # other roles still come from the built-in templates
     system, _ = render("editor", ctx_for("editor", "en", "ch05"), ws)

@@ -383,7 +383,7 @@ class AnthropicProvider:
         of output."""
         model = self._model(req)
         p = price_for(model, self.prices)
-        system_tokens = len(req.system) / CHARS_PER_TOKEN
+        system_tokens = (len(getattr(req, "shared", "")) + len(req.system)) / CHARS_PER_TOKEN
         rest = req.prompt + req.feedback + FEEDBACK_HEADER * bool(req.feedback)
         if req.prefix:
             rest += req.prefix + CONTINUE_PROMPT
@@ -424,8 +424,10 @@ class AnthropicProvider:
         sink = _Sink(on_text, on_reset)
         model = self._model(req)
         fell_back = False
-        system = [{"type": "text", "text": req.system, "cache_control": {"type": "ephemeral"}}] \
-            if req.system else []
+        # Two cached prefixes: the book's context (shared by every role of a batch), then the
+        # role's instructions (shared by every chapter of the batch for this role).
+        system = [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}
+                  for text in (getattr(req, "shared", ""), req.system) if text]
         user = {"role": "user", "content": self._user_content(req)}
         prefix = req.prefix if req.prefix.strip() else ""
         kept_prefix, own = prefix, ""  # Result.text == kept_prefix + own

@@ -13,9 +13,10 @@ class Request:
     #            reader_panel, memory_keeper, editor, auditor
     step: str  # step key (`draft`, `r1`, ... or book-level `outline`, `audit`)
     chapter: str | None
-    system: str  # the stable prefix: role instructions, style guide, outline, glossary (cached)
+    system: str  # the role's instructions (a cached prefix, after `shared`)
     prompt: str  # the chapter-specific part, after the cached prefix
     context: dict[str, Any] = field(default_factory=dict)  # structured inputs (the offline provider uses these)
+    shared: str = ""  # the book's context, the same for every role of a batch: the first cached prefix
     model: str = ""
     max_tokens: int = 8000
     prefix: str = ""  # continue this partial text instead of starting afresh (aggressive recovery)

@@ -533,28 +533,30 @@ class FakeAPI:
         return None
 
     def _usage(self, body: dict, remember: bool) -> tuple[int, int, int]:
-        """(input_tokens, cache_creation_input_tokens, cache_read_input_tokens)."""
+        """(input_tokens, cache_creation_input_tokens, cache_read_input_tokens). Like the API,
+        each `cache_control` block is a breakpoint: the longest prefix seen before is read from
+        the cache, what follows it up to the last breakpoint is written."""
         system = body.get("system")
         blocks = [{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])
-        last_marked = max((i for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("cache_control")),
-                          default=-1)
-        prefix = block_text(blocks[: last_marked + 1])
+        marks = [i for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("cache_control")]
+        last_marked = marks[-1] if marks else -1
         rest = block_text(blocks[last_marked + 1:])
         rest += "".join(block_text(m.get("content"))
                         for m in body.get("messages") or [] if isinstance(m, dict))
-        created = read = 0
-        cached = tokens(prefix)
-        if last_marked >= 0 and cached and cached >= self.min_cache_tokens:
-            key = hashlib.sha256((str(body.get("model")) + "\0" + prefix).encode()).hexdigest()
-            with self._lock:
+        cached = tokens(block_text(blocks[: last_marked + 1]))
+        if last_marked < 0 or not cached or cached < self.min_cache_tokens:
+            return tokens(rest) + cached, 0, 0
+        keys = [hashlib.sha256((str(body.get("model")) + "\0" + block_text(blocks[: i + 1])).encode()).hexdigest()
+                for i in marks]
+        read = 0
+        with self._lock:
+            for i, key in zip(reversed(marks), reversed(keys)):
                 if key in self._cache:
-                    read = cached
-                else:
-                    created = cached
-                    if remember:
-                        self._cache.add(key)
-            return tokens(rest), created, read
-        return tokens(rest) + cached, 0, 0
+                    read = tokens(block_text(blocks[: i + 1]))
+                    break
+            if remember:
+                self._cache.update(keys)
+        return tokens(rest), cached - read, read
 
     def _answer(self, body: dict, fault: Fault | None) -> tuple[str, str]:
         """The text of this response and its stop reason."""

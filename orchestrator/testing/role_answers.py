@@ -1,6 +1,6 @@
 """Answers for the fake Messages API in the format each role's prompt asks for, so a whole
 `book run --provider anthropic` can be rehearsed against it (tests, and people without a
-key). The role comes from the system prompt's first sentence ("You are the writer ..."),
+key). The role comes from the system prompt's "You are the writer ..." sentence,
 the chapter from the prompt ("## This chapter: ch03 — Title"); the planner reads the file
 listing of its prompt. The answers are short but pass every validation."""
 
@@ -22,12 +22,10 @@ def _text(content) -> str:
 
 
 def role_of(request: dict) -> str:
-    system = _text(request.get("system", ""))
-    head = system[:400]
-    for phrase, role in ROLES:
-        if f"You are {phrase}" in head:
-            return role
-    return "unknown"
+    system = _text(request.get("system", ""))  # the shared book context, then "You are the <role> ..."
+    found = [(system.find(f"You are {phrase}"), role) for phrase, role in ROLES]
+    found = [(i, role) for i, role in found if i >= 0]
+    return min(found)[1] if found else "unknown"
 
 
 def answer(request: dict) -> str:
