@@ -41,8 +41,10 @@ def _find_chromium() -> str:
     if found:
         return found
     try:
+        # A fresh machine's package lists may be empty: update them once, then install.
+        subprocess.run(["apt-get", "update", "-q"], capture_output=True, text=True, timeout=600)
         r = subprocess.run(
-            ["apt-get", "install", "-y", "chromium"], capture_output=True, text=True, timeout=900
+            ["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, text=True, timeout=900
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         pytest.skip(f"chromium is not installed and `apt-get install -y chromium` could not run: {e}")
