@@ -109,10 +109,27 @@ def write_derived(book, rel: str, body: str, marker: str, inputs: dict, run: str
     return True
 
 
-def sync_memory(book, run: str | None = None) -> list[str]:
-    """Regenerate the long-memory aggregates from the per-chapter files, in chapter order."""
-    chapters = book.scanner.chapters()
-    mem = long_memory(book, chapters)
+def _memory_aggregates(book) -> tuple[dict[str, str], dict[str, str]]:
+    """(rel path -> body of each long-memory aggregate, the per-chapter hashes they are made from)."""
+    mem = long_memory(book, book.scanner.chapters())
     inputs = {f"memory:{m.chapter}": book.scanner.body_hash(STEPS["memory"].file(m.chapter)) for m in mem.chapters}
     bodies = memoryfiles.aggregates(mem, book.cfg.language)
-    return [rel for key, rel in MEMORY_FILES.items() if write_derived(book, rel, bodies[key], MEMORY_MARKER, inputs, run)]
+    return {rel: bodies[key] for key, rel in MEMORY_FILES.items()}, {k: v for k, v in inputs.items() if v}
+
+
+def memory_in_sync(book) -> bool:
+    """Do the aggregates hold exactly what the per-chapter files say? (reads, never writes)"""
+    bodies, inputs = _memory_aggregates(book)
+    for rel, body in bodies.items():
+        try:
+            if (book.root / rel).read_text(encoding="utf-8") != compose(body, MEMORY_MARKER, inputs):
+                return False
+        except (OSError, UnicodeDecodeError):
+            return False
+    return True
+
+
+def sync_memory(book, run: str | None = None) -> list[str]:
+    """Regenerate the long-memory aggregates from the per-chapter files, in chapter order."""
+    bodies, inputs = _memory_aggregates(book)
+    return [rel for rel, body in bodies.items() if write_derived(book, rel, body, MEMORY_MARKER, inputs, run)]

@@ -10,7 +10,7 @@ from . import derived, reconcile
 from .plan import Scope
 from .progress import write_checkpoint
 from .runner import RunOptions
-from .session import run_session
+from .session import NullProvider, run_session
 from .steps import RESUME
 
 
@@ -70,7 +70,7 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
         from .steps import LOCK
 
         with Lock(book.ws.path(LOCK)):
-            runner = Runner(book, _Null(), RunOptions(Scope(), strategy))
+            runner = Runner(book, NullProvider("none"), RunOptions(Scope(), strategy))
             reconcile_files(book, runner)
             if issues:
                 write_resume(book, strategy=strategy)
@@ -85,12 +85,3 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
         print_summary(result.summary, book)
     return result.exit_code, result.summary
 
-
-class _Null:
-    name = "none"
-
-    async def aclose(self) -> None:
-        return None
-
-    def estimate_cost(self, req) -> float:
-        return 0.0

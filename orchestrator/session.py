@@ -34,7 +34,7 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
     (resume's reconciliation). A dry run takes no lock and writes nothing."""
     report = Reporter(quiet=quiet or opts.dry_run)
     if opts.dry_run:
-        provider = provider or _NoProvider(resolve_name(provider_name, book.cfg))
+        provider = provider or NullProvider(resolve_name(provider_name, book.cfg))
         summary = asyncio.run(Runner(book, provider, opts, report).run())
         return SessionResult(summary, 0)
     lock = Lock(book.ws.path(LOCK), warn=lambda m: print(m, file=sys.stderr))
@@ -90,16 +90,20 @@ def nothing_to_do(book: Book, opts: RunOptions) -> bool:
     with the files (so a second `book run` or `book resume` leaves the tree untouched)."""
     from .reconcile import all_discrepancies
 
-    plan = Runner(book, _NoProvider("none"), RunOptions(opts.scope, opts.strategy, dry_run=True)).dry_run().plan
+    plan = Runner(book, NullProvider("none"), RunOptions(opts.scope, opts.strategy, dry_run=True)).dry_run().plan
     if plan:
         return False
+    from .derived import memory_in_sync
+
+    if book.scanner.outline is not None and not memory_in_sync(book):
+        return False  # a damaged glossary or summaries file: rebuilt from the per-chapter files
     book.scanner.invalidate()
     issues = [i for i in all_discrepancies(book, book.snapshot()) if not i.startswith("the ledger")]
     return not issues
 
 
-class _NoProvider:
-    """Stands in for the provider of a dry run: it must never be called."""
+class NullProvider:
+    """Stands in for the provider of a dry run or a reconciliation: it must never be called."""
 
     def __init__(self, name: str):
         self.name = name

@@ -300,3 +300,12 @@ def test_live_lock_refuses_with_exit_4(built_ws):
         assert proc.returncode == 4, proc.stderr
         assert "another book run" in proc.stderr
     assert tree(built_ws) == before
+
+
+def test_only_the_glossary_damaged_is_rebuilt_without_any_generation(built_ws, baseline):
+    glossary = built_ws / MEMORY_FILES["glossary"]
+    glossary.write_text(glossary.read_text()[:200])  # cut, marker gone
+    p = Counting()
+    code, _ = run_book(built_ws, provider=p, resume=True)
+    assert code == 0 and p.seen == []
+    assert normalised(built_ws) == baseline
