@@ -256,3 +256,13 @@ def test_run_one_chapter(example_ws):
     rep = scan(example_ws)
     assert rep["chapters"][free.id]["steps"]["final"] == "done"
     assert all(r["steps"]["research"] == "missing" for c, r in rep["chapters"].items() if c != free.id)
+
+
+def test_a_broken_outline_edit_is_reported_with_its_line_and_changes_nothing(built_ws):
+    outline = built_ws / "output/memory/outline.md"
+    outline.write_text(outline.read_text().replace("  batch: 2\n", "  batch: two\n", 1))
+    before = tree(built_ws)
+    proc = subprocess.run([BOOK, "run", "--workspace", str(built_ws)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert re.search(r"outline\.md:\d+: ch\d+: batch must be a whole number", proc.stderr), proc.stderr
+    assert tree(built_ws) == before
