@@ -108,9 +108,9 @@ def run(
 
     if chapter:
         check_chapter_id(chapter)
+    opts = RunOptions(Scope(batch, phase, chapter), validate_strategy(strategy), concurrency, dry_run)
     book = Book.open(workspace, repair=not dry_run)  # a dry run creates nothing, not even the ledger
     try:
-        opts = RunOptions(Scope(batch, phase, chapter), validate_strategy(strategy), concurrency, dry_run)
         result = run_session(book, opts, provider, quiet)
         if dry_run:
             _print_plan(result.summary)
@@ -212,9 +212,10 @@ def resume(
     from .runner import validate_strategy
     from .workspace import Book
 
+    strategy = validate_strategy(strategy)
     book = Book.open(workspace)
     try:
-        code, _ = do_resume(book, validate_strategy(strategy), no_run, provider, concurrency, quiet, _print_summary)
+        code, _ = do_resume(book, strategy, no_run, provider, concurrency, quiet, _print_summary)
     finally:
         book.close()
     raise typer.Exit(code)

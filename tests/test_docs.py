@@ -1,0 +1,65 @@
+"""Docs that cannot drift, and every command's failure paths through the real entry point."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from orchestrator.cli import app
+
+BOOK = str(Path(sys.executable).parent / "book")
+
+
+def commands() -> dict[str, str]:
+    import typer.main
+
+    group = typer.main.get_command(app)
+    return {name: (cmd.help or "") for name, cmd in group.commands.items()}
+
+
+def test_every_command_is_in_the_readme_with_help_text():
+    readme = (REPO / "README.md").read_text()
+    for name, help_text in commands().items():
+        assert f"`book {name}" in readme, f"README.md does not show `book {name}`"
+        assert len(help_text.strip()) > 20, f"`book {name}` has no help text"
+
+
+def test_readme_opens_with_the_two_commands_ci_runs():
+    readme = (REPO / "README.md").read_text().splitlines()
+    block = readme[readme.index("```sh") + 1: readme.index("```sh") + 3]
+    assert block[0].endswith(".venv/bin/book run")
+    assert block[1].endswith(".venv/bin/pytest")
+    assert block[1] in (REPO / ".ci/run").read_text()
+
+
+@pytest.mark.parametrize("args,code,says", [
+    (["scan", "--workspace", "/nonexistent/place"], 2, "does not exist"),
+    (["run", "--workspace", "."], 2, "no book.yaml here"),
+    (["run", "--strategy", "bold"], 2, "unknown strategy"),
+    (["redo", "chapter1", "draft"], 2, "invalid chapter id"),
+    (["redo", "ch01", "polish"], 2, "unknown step"),
+    (["approve", "everything"], 2, ""),
+    (["reject", "research", "ch01"], 2, "--reason"),
+    (["frobnicate"], 2, "No such command"),
+])
+def test_failure_paths_exit_codes_and_messages(tmp_path, args, code, says):
+    if args[0] in ("approve", "reject"):
+        from conftest import make_example
+
+        make_example(tmp_path / "ws")
+        args = args + ["--workspace", str(tmp_path / "ws")]
+    proc = subprocess.run([BOOK, *args], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == code, proc.stderr
+    assert says in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_read_only_commands_on_an_empty_directory_create_nothing(tmp_path):
+    for args in (["scan"], ["scan", "--json"], ["log"], ["cost"], ["replay"]):
+        proc = subprocess.run([BOOK, *args, "--workspace", str(tmp_path)], capture_output=True, text=True)
+        assert proc.returncode == 0, (args, proc.stderr)
+    assert list(tmp_path.iterdir()) == []
