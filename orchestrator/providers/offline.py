@@ -198,7 +198,9 @@ def plan(ctx: dict[str, Any], t: dict[str, str]) -> str:
         first = mods[g[0]]
         title = _title(first)
         summary = " ".join(_first_sentence(mods[p].doc) for p in g if mods[p].doc) or f"How {', '.join(g)} work."
-        dep_ids = sorted({chapter_of[d] for p in g for d in deps.get(p, []) if chapter_of.get(d) not in (None, cid)})
+        # Only chapters earlier in reading order: an import cycle in the source must not become
+        # a cycle (or a forward dependency) in the book.
+        dep_ids = sorted({chapter_of[d] for p in g for d in deps.get(p, []) if chapter_of.get(d, cid) < cid})
         chapters.append(Chapter(cid, title, i // batch_size + 1, summary, tuple(dep_ids), tuple(g)))
     # Dependencies must be in the same or an earlier batch: topological order guarantees it.
     book = ctx["book"]
