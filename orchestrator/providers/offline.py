@@ -157,9 +157,12 @@ METAPHORS = [
 
 
 def _first_sentence(doc: str) -> str:
+    """The first sentence of a docstring's first paragraph; never cut inside a `code span`."""
     doc = " ".join(doc.strip().split("\n\n")[0].split())
-    m = re.match(r"(.+?[.!?。])(\s|$)", doc)
-    return (m.group(1) if m else doc).strip()
+    for m in re.finditer(r"[.!?。](?=\s|$)", doc):
+        if doc[: m.end()].count("`") % 2 == 0:
+            return doc[: m.end()].strip()
+    return doc.strip()
 
 
 def _stable_pick(key: str, n: int) -> int:
