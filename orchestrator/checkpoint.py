@@ -19,14 +19,14 @@ TEXT = {
         "title": "Progress checkpoint", "updated": "Last updated", "phase": "Current phase", "batch": "Current batch",
         "phases": {1: "Outline", 2: "Shared resources", 3: "Chapters", 4: "Final audit", 5: "HTML"},
         "done": "✅ done", "active": "⏳ in progress", "todo": "not started", "chapter": "Chapter",
-        "unbatched": "Not in the outline", "needs": "Needs a person",
+        "unbatched": "Not in the outline", "needs": "Needs a person", "gates": "Waiting at a gate",
         "legend": "Legend: ✅done  ⏳in progress  ❌failed  ⚠️需人工 needs a person  ⚠️ half-finished  🔄stale  — not started",
     },
     "zh": {
         "title": "项目进度检查点", "updated": "最后更新", "phase": "当前Phase", "batch": "当前批次",
         "phases": {1: "大纲定稿", 2: "共享资源构建", 3: "逐章写作", 4: "统稿审计", 5: "HTML装帧"},
         "done": "✅ 完成", "active": "⏳ 进行中", "todo": "未开始", "chapter": "章节",
-        "unbatched": "不在大纲中", "needs": "需人工处理",
+        "unbatched": "不在大纲中", "needs": "需人工处理", "gates": "待审批",
         "legend": "图例: ✅完成  ⏳进行中  ❌失败  ⚠️需人工  🔄需重做  — 未开始",
     },
 }
@@ -49,7 +49,8 @@ def cell(snap: Snapshot, ch: str, step: str, live: dict[tuple[str, str], str]) -
 
 
 def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, str], str] | None = None,
-           needs_human: dict[str, str] | None = None, now: _dt.datetime | None = None) -> str:
+           needs_human: dict[str, str] | None = None, now: _dt.datetime | None = None,
+           gates: list[str] | None = None) -> str:
     live = live or {}
     t = TEXT["zh" if lang == "zh" else "en"]
     now = now or _dt.datetime.now(_dt.timezone.utc)
@@ -81,6 +82,10 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
     for p, step in ((4, "final"), (5, "html")):
         out.append(f"## Phase {p}: {t['phases'][p]} — {phase_state(p)}")
         out += _table([t["chapter"], label(step, lang)], [[c, cell(snap, c, step, live)] for c in snap.chapters])
+        out.append("")
+    if gates:
+        out.append(f"## {t['gates']}")
+        out += [f"- ⚠️需人工 {card}" for card in gates]
         out.append("")
     if needs_human:
         out.append(f"## {t['needs']}")

@@ -5,13 +5,19 @@ from __future__ import annotations
 from . import checkpoint
 from .fsio import atomic_write, write_if_changed
 from .scan import Snapshot
-from .steps import CHECKPOINT, NEEDS_HUMAN
+from .steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN
 
 
 def write_checkpoint(book, snap: Snapshot | None = None, live: dict[tuple[str, str], str] | None = None) -> None:
     snap = snap or book.snapshot()
     title = (snap.outline.title if snap.outline and snap.outline.title else None) or book.cfg.title
-    text = checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human())
+    waiting = []
+    if (book.root / GATES_DIR).is_dir():
+        from .gates import pending
+
+        waiting = [f"{c.path} — `book approve {c.gate}{' ' + c.chapter if c.chapter else ''}`"
+                   for c in pending(book, list(snap.chapters))]
+    text = checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting)
     atomic_write(book.ws.path(CHECKPOINT), text)
 
 

@@ -337,6 +337,10 @@ class Runner:
         else:
             reason = f"the {gate} gate was {card.decision}; the rollback runs on the next `book resume`"
         self.waiting.append(card.path)
+        if ch:  # the matrix shows the chapter waiting where it will go on after the decision
+            from .plan import CHAPTER_GATES
+
+            self.live[(ch, CHAPTER_GATES[gate])] = "needs_human"
         self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
         self.report("skip", n, reason)
         return Outcome("needs_human", reason=reason)
