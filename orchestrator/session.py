@@ -41,7 +41,13 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
     lock.acquire()
     try:
         sweep_temp_files(book.root / "output")
-        if not opts.redo and nothing_to_do(book, opts):
+        from .reconcile import all_discrepancies
+
+        issues = all_discrepancies(book, book.snapshot())
+        if before is None:  # `book resume` reports them itself, with more
+            for i in issues:
+                report("warning", ("", ""), f"disagreement: {i} (the files win)")
+        if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
             return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)
         runner_box: list[Runner] = []
@@ -85,11 +91,9 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         lock.release()
 
 
-def nothing_to_do(book: Book, opts: RunOptions) -> bool:
+def nothing_to_do(book: Book, opts: RunOptions, issues: list[str]) -> bool:
     """True when a run would change no file: the plan is empty and the human views agree
     with the files (so a second `book run` or `book resume` leaves the tree untouched)."""
-    from .reconcile import all_discrepancies
-
     plan = Runner(book, NullProvider("none"), RunOptions(opts.scope, opts.strategy, dry_run=True)).dry_run().plan
     if plan:
         return False
@@ -97,9 +101,7 @@ def nothing_to_do(book: Book, opts: RunOptions) -> bool:
 
     if book.scanner.outline is not None and not memory_in_sync(book):
         return False  # a damaged glossary or summaries file: rebuilt from the per-chapter files
-    book.scanner.invalidate()
-    issues = [i for i in all_discrepancies(book, book.snapshot()) if not i.startswith("the ledger")]
-    return not issues
+    return not [i for i in issues if not i.startswith("the ledger")]
 
 
 class NullProvider:
