@@ -541,10 +541,27 @@ def remember(ctx, t):
     return memoryfiles.render(mem)
 
 
+_SPELLING_RE = re.compile(r"writes '(.+?)' for the glossary term '(.+?)'")
+
+
+def _apply_spelling(lines: list[str], review: str) -> list[str]:
+    """R2's glossary findings: write the term as the glossary spells it, on the line cited,
+    outside inline code (code keeps the source's own names)."""
+    for f in checks.parse_findings(_section(review, "Findings")):
+        m = _SPELLING_RE.search(f.message)
+        if f.check != "r2.glossary" or not m or not (0 < f.line <= len(lines)):
+            continue
+        wrong, right = m.groups()
+        parts = lines[f.line - 1].split("`")
+        parts[::2] = [re.sub(rf"(?<![\w-]){re.escape(wrong)}(?![\w-])", right, p) for p in parts[::2]]
+        lines[f.line - 1] = "`".join(parts)
+    return lines
+
+
 def edit(ctx, t):
     """The final chapter: the draft, with the review's and panel's mechanical fixes applied."""
     draft = ctx["draft"].rstrip()
-    lines = draft.splitlines()
+    lines = _apply_spelling(draft.splitlines(), ctx.get("review", ""))
     sections = [line[3:] for line in lines if line.startswith("## ")]
     # After the opening paragraph, tell the reader what is ahead (the panel's newcomer asks for it).
     head_end = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
