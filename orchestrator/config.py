@@ -42,6 +42,7 @@ SCHEMA: tuple[Key, ...] = (
         ("auto", "anthropic", "offline")),
     Key("model", str, DEFAULT_MODEL, "the model for every role, unless `models` names another"),
     Key("models", dict, {}, "per-role model, e.g. {writer: claude-opus-4-1}"),
+    Key("fallback_model", str, "", "a model to ask when the main one refuses a request; empty: none"),
     Key("max_tokens", dict, {}, "per-role output token limit, e.g. {writer: 16000}"),
     Key("concurrency", int, 4, "model calls in flight at once"),
     Key("budget_usd", (int, float), 25.0, "stop cleanly before a call that could cross this spend; 0 means no cap"),
@@ -65,6 +66,7 @@ class Config:
     provider: str = "auto"
     model: str = DEFAULT_MODEL
     models: dict[str, str] = field(default_factory=dict)
+    fallback_model: str = ""
     max_tokens: dict[str, int] = field(default_factory=dict)
     concurrency: int = 4
     budget_usd: float = 25.0

@@ -187,3 +187,17 @@ def test_doctor_says_how_to_fix(tmp_path, monkeypatch):
     assert proc.returncode == 2
     assert "BAD prompts" in proc.stdout and "writer" in proc.stdout
     assert "BAD api key" in proc.stdout and "export ANTHROPIC_API_KEY" in proc.stdout
+
+
+def test_refusal_falls_back_to_the_configured_model(fake, tmp_path):
+    ws = small(tmp_path, max_chapters=1, fallback_model='"claude-opus-5-5"')
+    fake.refusal(match="You are the writer")
+    from orchestrator import config
+    from orchestrator.providers import make_provider
+
+    p = make_provider("anthropic", config.load(ws))
+    p.base_delay = 0.01
+    code, summary = run_book(ws, provider=p)
+    assert code == 0, summary.needs_human
+    models = [r["body"]["model"] for r in fake.message_requests() if role_of(r["body"]) == "writer"]
+    assert models == ["claude-sonnet-5-5", "claude-opus-5-5"]

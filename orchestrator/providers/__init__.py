@@ -31,4 +31,5 @@ def make_provider(name: str | None, cfg):
                          "(export ANTHROPIC_API_KEY=...; it is never written anywhere), or use --provider offline")
     from .anthropic import AnthropicProvider
 
-    return AnthropicProvider(concurrency=cfg.concurrency)  # the runner attaches call logging
+    # The runner attaches call logging (with its run id) to the provider.
+    return AnthropicProvider(concurrency=cfg.concurrency, fallback_model=cfg.fallback_model or None)
