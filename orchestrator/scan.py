@@ -20,11 +20,12 @@ from .steps import BOOK_STEPS, MEMORY_FILES, ORDER, PHASE3, STEPS, chapter_sort_
 # What each step reads, at the finest useful grain. `outline` is the chapter's own entry;
 # `sources` expands to one `src:<path>` per source file the chapter cites; `longmem` is the
 # long memory of the chapters this one may read (Outline.visible); `toc` the chapter list.
+# `deps` is the ids and titles of the chapters this one builds on (the draft links to them).
 # A draft does not record `longmem`: other chapters' memory changing is R2's to check, so
 # one hand edit does not rewrite every later chapter (see README, "State").
 READS: dict[str, tuple[str, ...]] = {
     "research": ("outline", "sources"),
-    "draft": ("outline", "research", "style"),
+    "draft": ("outline", "deps", "research", "style"),
     "r1": ("draft", "sources"),
     "r2": ("draft", "style", "longmem"),
     "r3": ("draft", "outline"),
@@ -217,6 +218,11 @@ class Scanner:
             return self.templates_hash()
         if name == "summaries":
             return short_hash(json.dumps([(c.id, c.title, c.summary) for c in o.chapters], ensure_ascii=False)) if o else None
+        if name == "deps":
+            c = o.by_id.get(ch) if o else None
+            if c is None:
+                return None
+            return short_hash(json.dumps([(d, o.by_id[d].title) for d in c.depends_on if d in o.by_id], ensure_ascii=False))
         if name == "toc":
             return short_hash(json.dumps([(c.id, c.title) for c in o.chapters], ensure_ascii=False)) if o else None
         if name == "longmem":

@@ -309,3 +309,23 @@ def test_only_the_glossary_damaged_is_rebuilt_without_any_generation(built_ws, b
     code, _ = run_book(built_ws, provider=p, resume=True)
     assert code == 0 and p.seen == []
     assert normalised(built_ws) == baseline
+
+
+def test_renaming_a_chapter_in_the_outline_redoes_what_names_it(built_ws):
+    book = Book.open(built_ws)
+    o = book.scanner.outline
+    book.close()
+    target = next(c for c in o.chapters if any(c.id in d.depends_on for d in o.chapters))
+    dependents = {d.id for d in o.chapters if target.id in d.depends_on}
+    outline = built_ws / "output/memory/outline.md"
+    outline.write_text(outline.read_text().replace(f"title: {target.title}\n", "title: A new name\n", 1))
+    rep = scan(built_ws)
+    assert rep["chapters"][target.id]["steps"]["research"] == "stale"
+    for d in dependents:
+        assert rep["chapters"][d]["steps"]["research"] == "done"
+        assert rep["chapters"][d]["steps"]["draft"] == "stale"  # it links to the renamed chapter
+    others = {c.id for c in o.chapters} - dependents - {target.id}
+    assert all(rep["chapters"][c]["steps"]["draft"] == "done" for c in others)
+    assert run_book(built_ws)[0] == 0
+    for d in dependents:
+        assert "[A new name](" in (built_ws / STEPS["draft"].file(d)).read_text()
