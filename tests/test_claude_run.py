@@ -201,3 +201,21 @@ def test_refusal_falls_back_to_the_configured_model(fake, tmp_path):
     assert code == 0, summary.needs_human
     models = [r["body"]["model"] for r in fake.message_requests() if role_of(r["body"]) == "writer"]
     assert models == ["claude-sonnet-5-5", "claude-opus-5-5"]
+
+
+def test_rehearsal_with_the_standalone_fake_as_the_readme_says(tmp_path):
+    """`python -m orchestrator.testing.fake_api` then `book run --provider anthropic`: no key, no spend."""
+    server = subprocess.Popen([sys.executable, "-m", "orchestrator.testing.fake_api", "--port", "0"],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        url = server.stderr.readline().split()[-1]
+        assert url.startswith("http://127.0.0.1:")
+        ws = small(tmp_path, max_chapters=1)
+        env = dict(os.environ, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-dummy")
+        proc = subprocess.run([BOOK, "run", "--provider", "anthropic", "-q", "--workspace", str(ws)], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert scan(ws)["complete"]
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)

@@ -622,7 +622,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--delta-delay", type=float, default=0.0, help="seconds between streamed chunks")
     ap.add_argument("--verbose", action="store_true", help="log each request line (never headers)")
     ns = ap.parse_args(argv)
-    fake = FakeAPI(host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay,
+    from .role_answers import answer  # every role answered in the format its prompt asks for
+
+    fake = FakeAPI(answer, host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay,
                    verbose=ns.verbose)
     url = fake.start()
     print(f"fake Anthropic API listening on {url}", file=sys.stderr)
