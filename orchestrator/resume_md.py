@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .fsio import atomic_write
 from .scan import status_word
-from .steps import CHECKPOINT, NEEDS_HUMAN, ORDER, RESUME, STATE_DB
+from .steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, RESUME, STATE_DB
 
 
 def write_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> None:
@@ -22,6 +22,11 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
         fresh = [k for k in ORDER if steps[k].fresh]
         (done if len(fresh) == len(ORDER) else active if any(s.status != "missing" for s in steps.values()) else todo).append(ch)
     needs = book.needs_human() | ({k: v for k, v in summary.needs_human.items()} if summary else {})
+    cards = []
+    if (book.root / GATES_DIR).is_dir():
+        from .gates import pending
+
+        cards = pending(book, list(snap.chapters))
     out = [f"# RESUME — {title}", "",
            "The letter to the next session: `book resume` reads this first, then checkpoint.md, then verifies "
            "everything against the files (the files win).", ""]
@@ -31,7 +36,8 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
             f"- batch: {snap.batch or '—'}", f"- done: {', '.join(done) or '—'}",
             f"- in progress: {', '.join(active) or '—'}", f"- not started: {', '.join(todo) or '—'}", ""]
     out += ["## Unfinished tasks", ""]
-    tasks = []
+    tasks = [f"- {c.gate} gate{' of ' + c.chapter if c.chapter else ''}: waiting for your decision ({c.path}) — priority high"
+             for c in cards]
     for ch, steps in snap.chapters.items():
         for k in ORDER:
             s = steps[k]
@@ -50,6 +56,8 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     probs += [f"- {p}: edited by hand, kept; what was made from it is redone" for p in snap.edited]
     if snap.outline_error:
         probs.append(f"- outline: {snap.outline_error}")
+    probs += [f"- {c.path}: waiting at the {c.gate} gate; {'everything after it waits' if not c.chapter else c.chapter + ' and what depends on it wait'}"
+              for c in cards]
     if interrupted:
         probs.append("- the last run was interrupted; in-flight generations left .partial files")
     out += probs or ["- none"]
@@ -61,6 +69,10 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     if snap.complete and not needs:
         out.append(f"- nothing left: the book is at `output/publish/index.html`; `book scan{ws}` to check")
     else:
+        for c in cards:
+            who = f" {c.chapter}" if c.chapter else ""
+            out.append(f"- decide at the {c.gate} gate{who}: read {c.path}, then `book approve {c.gate}{who}{ws}` "
+                       f"(or `book reject {c.gate}{who} --reason \"...\"{ws}`)")
         if needs:
             out.append("- fix what needs a person (above), then:")
         out.append(f"- `book resume{ws}`  (or `book resume --no-run{ws}` to only reconcile)")
