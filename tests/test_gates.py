@@ -102,6 +102,9 @@ def test_normal_gates_stop_and_resume(tmp_path):
     assert code == 3 and summary.waiting == ["output/gates/outline.md"]
     assert not (ws / "output/memory/style-guide.md").exists()
     assert pending(ws) == [("outline", None)]
+    letter = (ws / "RESUME.md").read_text()
+    assert "`book approve outline --workspace" in letter and "output/gates/outline.md" in letter
+    assert "⚠️需人工 output/gates/outline.md" in (ws / "output/memory/checkpoint.md").read_text()
     decide(ws, "outline", None)
     code, summary = run_book(ws, resume=True)
     assert code == 3 and set(pending(ws)) == {("research", "ch01")}  # ch02 depends on ch01
