@@ -27,7 +27,7 @@ def print_scan(report: dict[str, Any], out=None) -> None:
             w(f"{ch:<8} {str(row['batch'] or '-'):>5}  {cells}  {row['phase']}\n")
         w("legend: ✅ done  ✍ edited by hand (kept)  🔄 stale  ⚠️ half-finished  · missing\n")
     for key, title in (("half_finished", "half-finished"), ("stale", "stale (will be redone)"),
-                       ("edited", "edited by hand (kept, never overwritten)"), ("needs_human", "needs a person"),
+                       ("edited", "edited by hand (kept, never overwritten)"), ("needs_human", "needs a person"), ("gates_waiting", "waiting at a gate (`book gates`)"),
                        ("discrepancies", "checkpoint.md disagrees with the files"), ("warnings", "warnings")):
         items = report.get(key) or []
         if items:

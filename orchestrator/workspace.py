@@ -155,6 +155,11 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
             discrepancies = [f"checkpoint.md unreadable: {e}"]
     elif snap.chapters:
         discrepancies = ["checkpoint.md is missing; `book scan --rebuild` or `book resume` rewrites it"]
+    waiting: list[str] = []
+    if book.cfg.file is not None and (book.root / "output/gates").is_dir():
+        from .gates import pending
+
+        waiting = [c.path for c in pending(book, list(snap.chapters))]
     return {
         "workspace": str(book.root),
         "phase": snap.phase,
@@ -166,6 +171,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "stale": snap.stale,
         "edited": snap.edited,
         "needs_human": sorted(needs),
+        "gates_waiting": waiting,
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
         "warnings": book.warnings,
