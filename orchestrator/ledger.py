@@ -232,6 +232,18 @@ class Ledger:
         except sqlite3.DatabaseError:
             return {}
 
+    def last_step_events(self) -> dict[tuple[str, str], tuple[str, str | None]]:
+        """(chapter, step) -> (the type of its latest start/end/failed event, that event's run)."""
+        if self.conn is None:
+            return {}
+        try:
+            rows = self.conn.execute(
+                "SELECT chapter, step, type, run FROM events WHERE seq IN (SELECT max(seq) FROM events "
+                "WHERE chapter IS NOT NULL AND type IN ('step_start','step_end','step_failed') GROUP BY chapter, step)")
+            return {(c, st): (t, r) for c, st, t, r in rows}
+        except sqlite3.DatabaseError:
+            return {}
+
     def log_call(self, **row: Any) -> None:
         cols = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
                 "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",

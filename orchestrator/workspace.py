@@ -128,6 +128,30 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
     return state.with_approval(approval)
 
 
+def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
+    """`running` (a live run holds the lock and started the step) and `failed` (the ledger's
+    last word on a step whose file is not there): DESIGN §2's statuses that need more than
+    the files. A bare tree has neither lock nor ledger, so a scan of it never reports them."""
+    last = book.ledger.last_step_events()
+    if not last:
+        return {}
+    from .fsio import Lock, pid_alive
+    from .steps import LOCK
+
+    owner = Lock(book.root / LOCK).owner()
+    live_run = None
+    if owner is not None and pid_alive(owner):
+        starts = book.ledger.events(type="run_start", limit=1)
+        live_run = starts[-1]["run"] if starts else None
+    out = {}
+    for key, (typ, run) in last.items():
+        if typ == "step_failed":
+            out[key] = "failed"
+        elif typ == "step_start" and live_run is not None and run == live_run:
+            out[key] = "running"
+    return out
+
+
 def style_hash(cfg: config_mod.Config) -> str:
     from .markers import short_hash
 
@@ -139,11 +163,24 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     snap = snap or book.snapshot()
     needs = book.needs_human()
     retries = book.ledger.retry_counts()
+    waiting: list[str] = []
+    live = _live_statuses(book)
+    if book.cfg.file is not None and (book.root / "output/gates").is_dir():
+        from .gates import pending
+        from .plan import CHAPTER_GATES
+
+        for c in pending(book, list(snap.chapters)):
+            waiting.append(c.path)
+            if c.chapter:
+                live.setdefault((c.chapter, CHAPTER_GATES[c.gate]), "needs_human")
     chapters = {}
     for ch, steps in snap.chapters.items():
         state = chapter_state(book, ch, steps, needs, retries.get(ch, 0))
-        chapters[ch] = {"batch": snap.batch_of(ch), **state.as_dict(),
-                        "steps": {k: status_word(s) for k, s in steps.items()}}
+        words = {k: status_word(s) for k, s in steps.items()}
+        for k, w in words.items():  # what only the lock, the ledger and the cards can tell
+            if w in ("missing", "half_finished") and (ch, k) in live:
+                words[k] = live[(ch, k)]
+        chapters[ch] = {"batch": snap.batch_of(ch), **state.as_dict(), "steps": words}
     discrepancies: list[str] = []
     cp = book.root / CHECKPOINT
     if cp.exists():
@@ -155,11 +192,6 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
             discrepancies = [f"checkpoint.md unreadable: {e}"]
     elif snap.chapters:
         discrepancies = ["checkpoint.md is missing; `book scan --rebuild` or `book resume` rewrites it"]
-    waiting: list[str] = []
-    if book.cfg.file is not None and (book.root / "output/gates").is_dir():
-        from .gates import pending
-
-        waiting = [c.path for c in pending(book, list(snap.chapters))]
     return {
         "workspace": str(book.root),
         "phase": snap.phase,

@@ -119,7 +119,7 @@ def test_failing_chapter_needs_human_and_dependents_skipped(example_ws):
     assert code == 3
     assert victim.id in summary.needs_human
     rep = scan(example_ws)
-    assert rep["chapters"][victim.id]["steps"]["research"] == "missing"
+    assert rep["chapters"][victim.id]["steps"]["research"] == "failed"  # the ledger's last word
     for d in dependents:
         assert rep["chapters"][d]["steps"]["research"] == "missing", d
     others = [c.id for c in o.chapters if c.id != victim.id and c.id not in dependents
@@ -266,3 +266,27 @@ def test_a_broken_outline_edit_is_reported_with_its_line_and_changes_nothing(bui
     assert proc.returncode == 2
     assert re.search(r"outline\.md:\d+: ch\d+: batch must be a whole number", proc.stderr), proc.stderr
     assert tree(built_ws) == before
+
+
+def test_scan_shows_running_steps_of_a_live_run(example_ws):
+    import os
+    import time
+
+    env = dict(os.environ, BOOK_OFFLINE_LATENCY="0.3")
+    proc = subprocess.Popen([BOOK, "run", "-q", "--workspace", str(example_ws)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        seen = set()
+        deadline = time.time() + 30
+        while time.time() < deadline and "running" not in seen:
+            out = subprocess.run([BOOK, "scan", "--json", "--workspace", str(example_ws)], capture_output=True, text=True)
+            if out.returncode == 0 and out.stdout:
+                rep = json.loads(out.stdout)
+                seen |= {v for r in rep["chapters"].values() for v in r["steps"].values()}
+            time.sleep(0.1)
+        assert "running" in seen
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    rep = scan(example_ws)
+    assert "running" not in {v for r in rep["chapters"].values() for v in r["steps"].values()}  # no live run now
