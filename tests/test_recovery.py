@@ -329,3 +329,17 @@ def test_renaming_a_chapter_in_the_outline_redoes_what_names_it(built_ws):
     assert run_book(built_ws)[0] == 0
     for d in dependents:
         assert "[A new name](" in (built_ws / STEPS["draft"].file(d)).read_text()
+
+
+def test_log_and_replay_through_the_cli(built_ws):
+    proc = subprocess.run([BOOK, "log", "--chapter", "ch02", "--type", "step_end", "--json", "--workspace", str(built_ws)],
+                          capture_output=True, text=True)
+    import json
+
+    events = json.loads(proc.stdout)
+    assert {e["step"] for e in events} == {"research", "draft", "r1", "r2", "r3", "review", "panel", "memory", "final"}
+    assert all(e["chapter"] == "ch02" and e["type"] == "step_end" for e in events)
+    (built_ws / STEPS["panel"].file("ch02")).unlink()
+    proc = subprocess.run([BOOK, "replay", "--workspace", str(built_ws)], capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert "ch02 panel: ledger says done, files say missing" in proc.stdout
