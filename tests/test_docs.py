@@ -63,3 +63,21 @@ def test_read_only_commands_on_an_empty_directory_create_nothing(tmp_path):
         proc = subprocess.run([BOOK, *args, "--workspace", str(tmp_path)], capture_output=True, text=True)
         assert proc.returncode == 0, (args, proc.stderr)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_commands_that_call_no_model_never_import_anthropic(tmp_path):
+    """`import anthropic` alone costs ~2 s: scan, and an offline run, must not pay it."""
+    from conftest import make_example
+
+    ws = make_example(tmp_path / "ws", max_chapters=1)
+    code = f"""
+import sys
+from orchestrator.main import do_scan
+do_scan(__import__('pathlib').Path({str(ws)!r}), True, False)
+assert 'anthropic' not in sys.modules and 'typer' not in sys.modules and 'jinja2' not in sys.modules, 'scan'
+from orchestrator.testing.helpers import run_book
+assert run_book(__import__('pathlib').Path({str(ws)!r}))[0] == 0
+assert 'anthropic' not in sys.modules and 'httpx' not in sys.modules, 'offline run'
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
