@@ -343,3 +343,17 @@ def test_log_and_replay_through_the_cli(built_ws):
     proc = subprocess.run([BOOK, "replay", "--workspace", str(built_ws)], capture_output=True, text=True)
     assert proc.returncode == 0
     assert "ch02 panel: ledger says done, files say missing" in proc.stdout
+
+
+def test_a_file_book_never_started_is_moved_only_with_a_word(example_ws):
+    from orchestrator.plan import Scope
+
+    run_book(example_ws, scope=Scope(phase=2))
+    mine = example_ws / STEPS["research"].file("ch01")
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text("# My own notes on the cache\n\nI started these by hand and never finished")
+    proc = subprocess.run([BOOK, "resume", "--workspace", str(example_ws)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "book never started writing it: it may be yours" in proc.stderr
+    baks = list(mine.parent.glob("ch01-report.md.bak.*"))
+    assert [b.read_text() for b in baks] == ["# My own notes on the cache\n\nI started these by hand and never finished"]
