@@ -69,10 +69,25 @@ class Outline:
         import yaml
 
         data = {"title": self.title, "chapters": [c.entry() for c in self.chapters]}
-        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+        return yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=100)
 
     def to_yaml(self) -> str:
         return self.yaml_text
+
+
+def _dumper():
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        """Safe, readable YAML (unicode as is) that also survives a round trip: a string with a
+        character YAML reads as a line break (NEL, LS, PS) is written double-quoted, escaped."""
+
+    def str_repr(dumper, value: str):
+        style = '"' if any(c in value for c in "\x85\u2028\u2029") else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, str_repr)
+    return Dumper
 
 
 def render(outline: Outline, intro: str) -> str:
