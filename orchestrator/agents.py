@@ -98,7 +98,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     inputs = book.scanner.input_hashes(ch, step)
     body = lambda k: read_body(book.root, STEPS[k].file(ch))  # noqa: E731
     if step in ("research", "r1"):
-        ctx["sources"] = {p: read_text(src_dir, p) for p in chap.sources}
+        ctx["sources"] = bounded_sources({p: read_text(src_dir, p) for p in chap.sources})
     if step == "research":
         ctx["imports_from"] = _covered_elsewhere(o, ch)
     if step in ("r1", "r2", "r3", "review", "panel", "memory", "final"):
@@ -127,6 +127,24 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         ctx["review"] = body("review")
         ctx["panel"] = body("panel")
     return Gathered(ctx | (extra or {}), inputs)
+
+
+SOURCE_CHARS = 400_000  # ~115k tokens: a chapter's sources must leave room in the context window
+
+
+def bounded_sources(files: dict[str, str], limit: int = SOURCE_CHARS) -> dict[str, str]:
+    """A chapter's source files for a prompt, whole while they fit; past the limit each further
+    file is cut to its first lines, with a note saying so (R1's checks still read the files)."""
+    out, used = {}, 0
+    for path, text in files.items():
+        if used + len(text) > limit:
+            lines = text.splitlines()
+            head = "\n".join(lines[:120])
+            text = f"{head}\n# … {len(lines) - 120} more lines not shown: the chapter's sources are too long for one prompt\n" \
+                if len(lines) > 120 else text
+        out[path] = text
+        used += len(text)
+    return out
 
 
 def _memory_ctx(mem: memoryfiles.LongMemory) -> dict[str, Any]:

@@ -32,3 +32,13 @@ def test_tests_are_left_out_and_no_code_is_an_error():
     assert [s for c in o.chapters for s in c.sources] == ["m.py"]
     with pytest.raises(StepFailed, match="no code files"):
         plan(ctx({"README.md": "# hi\n"}), T["en"])
+
+
+def test_a_chapters_sources_are_bounded_in_a_prompt():
+    from orchestrator.agents import bounded_sources
+
+    big = "\n".join(f"x{i} = {i}" for i in range(5000))
+    out = bounded_sources({"a.py": big, "b.py": big, "c.py": "y = 1\n"}, limit=len(big) + 10)
+    assert out["a.py"] == big  # the first file fits whole
+    assert out["b.py"].count("\n") < 130 and "more lines not shown" in out["b.py"]
+    assert out["c.py"] == "y = 1\n"  # short files are never cut
