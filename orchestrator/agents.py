@@ -82,7 +82,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         assert o is not None
         finals = {c.id: read_body(book.root, STEPS["final"].file(c.id)) for c in o.chapters}
         mem = long_memory(book, [c.id for c in o.chapters])
-        ctx["finals"] = finals
+        ctx["finals"] = bounded_finals(finals)
         ctx["memory"] = _memory_ctx(mem)
         ctx["findings"] = _findings(checks.audit_book(finals, glossary=mem.glossary,
                                                       chapters={c.id: c.title for c in o.chapters}, language=cfg.language))
@@ -144,6 +144,28 @@ def bounded_sources(files: dict[str, str], limit: int = SOURCE_CHARS) -> dict[st
                 if len(lines) > 120 else text
         out[path] = text
         used += len(text)
+    return out
+
+
+def bounded_finals(finals: dict[str, str], limit: int = SOURCE_CHARS) -> dict[str, str]:
+    """The whole book for the auditor while it fits one prompt; past the limit each chapter is
+    reduced to its headings and the first line of each paragraph (the deterministic audit has
+    already read every line)."""
+    if sum(len(t) for t in finals.values()) <= limit:
+        return finals
+    out = {}
+    for ch, text in finals.items():
+        keep, prev_blank, fence = [], True, False
+        for line in text.splitlines():
+            if line.lstrip().startswith(("```", "~~~")):
+                fence = not fence
+                continue
+            if fence:
+                continue
+            if line.startswith("#") or (prev_blank and line.strip()):
+                keep.append(line)
+            prev_blank = not line.strip()
+        out[ch] = "\n".join(keep) + "\n(condensed: headings and the first line of each paragraph)\n"
     return out
 
 
