@@ -118,7 +118,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     elif step == "review":
         for k in ("r1", "r2", "r3"):
             ctx[k] = body(k)
-        fs = [f for k in ("r1", "r2", "r3") for f in checks.parse_findings(_section(ctx[k], "Findings"))]
+        fs = [f for k in ("r1", "r2", "r3") for f in checks.parse_findings(section(ctx[k], "Findings"))]
         ctx["findings"] = _findings(fs)
         ctx["blocked"] = checks.blocking(fs)
     elif step == "panel":
@@ -190,8 +190,8 @@ def _covered_elsewhere(o: outline_mod.Outline, ch: str) -> dict[str, str]:
     return out
 
 
-def _section(md: str, title: str) -> str:
-    """The text under `## title` up to the next `## ` heading."""
+def section(md: str, title: str) -> str:
+    """The text under `## title` (any case) up to the next `## ` heading."""
     lines, on = [], False
     for line in md.splitlines():
         if line.startswith("## "):
@@ -203,7 +203,7 @@ def _section(md: str, title: str) -> str:
 
 
 def findings_in(md: str) -> list:
-    return checks.parse_findings(_section(md, "Findings"))
+    return checks.parse_findings(section(md, "Findings"))
 
 
 # ---------------------------------------------------------------- prompts

@@ -208,11 +208,7 @@ class Lock:
                 fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             except FileExistsError:
                 owner = self.owner()
-                if owner is not None and pid_alive(owner):
-                    raise LockedError(
-                        f"another book run (pid {owner}) is writing this workspace ({self.path}); "
-                        "wait for it to finish, or stop it first"
-                    ) from None
+                self.refuse_if_held()
                 stale = self.path.with_name(f".lock.stale.{os.getpid()}")
                 try:
                     os.replace(self.path, stale)  # atomic: only one taker wins
@@ -228,6 +224,18 @@ class Lock:
             self.held = True
             return
         raise LockedError(f"could not take the lock {self.path}; is another run starting right now?")
+
+    def live_owner(self) -> int | None:
+        """The pid holding the lock, if that process is alive."""
+        owner = self.owner()
+        return owner if owner is not None and pid_alive(owner) else None
+
+    def refuse_if_held(self) -> None:
+        """LockedError (exit 4) when another live process holds the lock."""
+        owner = self.live_owner()
+        if owner is not None:
+            raise LockedError(f"another book run (pid {owner}) is writing this workspace ({self.path}); "
+                              "wait for it to finish, or stop it first")
 
     def owner(self) -> int | None:
         try:

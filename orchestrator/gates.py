@@ -17,7 +17,6 @@ from .fsio import atomic_write, backup
 from .markers import compose, short_hash
 from .steps import BOOK_STEPS, GATE_MODES, GATES_DIR, STEPS
 
-MODES = GATE_MODES
 # gate -> (the step whose file is approved, the step redone when it is rejected)
 GATES = {"outline": ("outline", "outline"), "research": ("research", "research"),
          "review": ("review", "draft"), "final": ("final", "final")}
@@ -27,7 +26,7 @@ DECISIONS = ("approved", "rejected", "modified")
 
 
 def active(mode: str) -> tuple[str, ...]:
-    return MODES.get(mode, ())
+    return GATE_MODES.get(mode, ())
 
 
 def card_path(gate: str, ch: str | None) -> str:

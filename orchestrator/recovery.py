@@ -4,18 +4,14 @@ long-memory aggregates), then continue as `book run` would (DESIGN §5)."""
 
 from __future__ import annotations
 
-import sys
 
 from . import derived, reconcile
 from .plan import Scope
 from .progress import write_checkpoint
 from .runner import RunOptions
+from .main import err
 from .session import NullProvider, run_session
 from .steps import RESUME
-
-
-def err(msg: str) -> None:
-    print(msg, file=sys.stderr)
 
 
 def resume_summary(book) -> str:

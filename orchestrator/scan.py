@@ -277,20 +277,6 @@ class Scanner:
 
 # ---------------------------------------------------------------- the whole-tree view
 
-PHASE_OF_STEP = {"research": "researching", "draft": "writing", "r1": "reviewing", "r2": "reviewing",
-                 "r3": "reviewing", "review": "reviewing", "panel": "panel", "memory": "memory",
-                 "final": "finalizing", "html": "publishing"}
-
-
-def chapter_phase(steps: dict[str, StepState]) -> str:
-    for key in ORDER:
-        if not steps[key].fresh:
-            if key == "research" and steps[key].status == "missing":
-                return "pending"
-            return PHASE_OF_STEP[key]
-    return "done"
-
-
 @dataclass
 class Snapshot:
     root: Path

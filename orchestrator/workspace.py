@@ -38,7 +38,10 @@ class Book:
             raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
         cfg = config_mod.load(root, require=require_config, check_source=require_config)
         if repair:
-            _refuse_if_locked(root)  # a second writer changes nothing, not even the ledger
+            from .fsio import Lock
+            from .steps import LOCK
+
+            Lock(root / LOCK).refuse_if_held()  # a second writer changes nothing, not even the ledger
         db = root / STATE_DB
         if not repair and not (root / "output").is_dir():
             ledger = Ledger(None, db, [])  # a scan of a tree with no output/ creates nothing
@@ -72,21 +75,6 @@ class Book:
         except OSError:
             pass
         return out
-
-
-def _refuse_if_locked(root: Path) -> None:
-    from .errors import LockedError
-    from .fsio import Lock
-    from .steps import LOCK
-
-    lock = Lock(root / LOCK)
-    owner = lock.owner()
-    if owner is not None and lock.path.exists():
-        from .fsio import pid_alive
-
-        if pid_alive(owner):
-            raise LockedError(f"another book run (pid {owner}) is writing this workspace ({lock.path}); "
-                              "wait for it to finish, or stop it first")
 
 
 # The gate a chapter must have passed to be in a phase.
@@ -135,12 +123,11 @@ def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
     last = book.ledger.last_step_events()
     if not last:
         return {}
-    from .fsio import Lock, pid_alive
+    from .fsio import Lock
     from .steps import LOCK
 
-    owner = Lock(book.root / LOCK).owner()
     live_run = None
-    if owner is not None and pid_alive(owner):
+    if Lock(book.root / LOCK).live_owner() is not None:
         starts = book.ledger.events(type="run_start", limit=1)
         live_run = starts[-1]["run"] if starts else None
     out = {}

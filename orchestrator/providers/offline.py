@@ -14,6 +14,7 @@ import re
 from typing import Any, Callable
 
 from .. import checks, memoryfiles
+from ..agents import section
 from ..errors import StepFailed
 from ..outline import Chapter, Outline, render as render_outline
 from ..sources import CODE_EXT, Module, analyse_python, module_name
@@ -337,14 +338,14 @@ def write(ctx: dict[str, Any], t: dict[str, str]) -> str:
     titles = {c["id"]: c["title"] for c in ctx["chapters"]}
     known = {term.lower() for term, _, _ in ctx["memory"]["glossary"]}
     excerpts = _EXCERPT_RE.findall(ctx["research"])
-    src_lines = [line[2:] for line in _section(ctx["research"], t["sources"]).splitlines() if line.startswith("- ")]
+    src_lines = [line[2:] for line in section(ctx["research"], t["sources"]).splitlines() if line.startswith("- ")]
     out = [f"# {ch['title']}", "", ch["summary"], ""]
     files = ", ".join(f"`{s}`" for s in ch["sources"])
     out += [t["reads"].format(files=files), "", f"## {t['fits']}", ""]
     for s in src_lines:
         out.append(f"- {s}")
     out.append("")
-    overview = _section(ctx["research"], t["overview"]).strip()
+    overview = section(ctx["research"], t["overview"]).strip()
     if overview:
         out += [overview, ""]
     for d in ch["depends_on"]:
@@ -352,7 +353,7 @@ def write(ctx: dict[str, Any], t: dict[str, str]) -> str:
     out += ["", t["think"].format(phrase=phrase, meaning=meaning), ""]
     # Key terms: the classes of this chapter, defined once, on first use.
     terms = []
-    for line in _section(ctx["research"], t["symbols"]).splitlines():
+    for line in section(ctx["research"], t["symbols"]).splitlines():
         m = re.match(r"- `(\w+)` \(class, .*?— (.*)$", line)
         if m and m.group(1).lower() not in known and m.group(2) != t["no_doc"]:
             terms.append((m.group(1), m.group(2)))
@@ -412,17 +413,6 @@ def _explain(name: str, code: str, t: dict[str, str]) -> str:
     if raises:
         s += t["raises"].format(exc=", ".join(f"`{r}`" for r in raises[:3]))
     return s
-
-
-def _section(md: str, title: str) -> str:
-    lines, on = [], False
-    for line in md.splitlines():
-        if line.startswith("## "):
-            on = line[3:].strip() == title
-            continue
-        if on:
-            lines.append(line)
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- reviewers
@@ -547,7 +537,7 @@ _SPELLING_RE = re.compile(r"writes '(.+?)' for the glossary term '(.+?)'")
 def _apply_spelling(lines: list[str], review: str) -> list[str]:
     """R2's glossary findings: write the term as the glossary spells it, on the line cited,
     outside inline code (code keeps the source's own names)."""
-    for f in checks.parse_findings(_section(review, "Findings")):
+    for f in checks.parse_findings(section(review, "Findings")):
         m = _SPELLING_RE.search(f.message)
         if f.check != "r2.glossary" or not m or not (0 < f.line <= len(lines)):
             continue
