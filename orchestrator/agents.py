@@ -18,10 +18,17 @@ from .markers import find_marker, neutralise
 from .providers.base import Request
 from .resources import search_path
 from .sources import list_files, read_text
-from .steps import BOOK_STEPS, STEPS, chapter_sort_key
-
-ROLE_MAX_TOKENS = {"planner": 8000, "researcher": 8000, "writer": 16000, "editor": 16000, "auditor": 8000,
-                   "memory_keeper": 4000, "merger": 6000, "reader_panel": 6000}
+from .steps import (
+    ALL_STEPS,
+    BOOK_STEPS,
+    DRAFT,
+    FINAL,
+    MEMORY,
+    REVIEWERS,
+    STEPS,
+    STYLE_GUIDE,
+    chapter_sort_key,
+)
 
 
 def read_body(root, rel: str) -> str:
@@ -38,7 +45,7 @@ def read_body(root, rel: str) -> str:
 def long_memory(book, chapters: list[str]) -> memoryfiles.LongMemory:
     mems = []
     for c in sorted(chapters, key=chapter_sort_key):
-        st = book.scanner.step(c, "memory")
+        st = book.scanner.step(c, MEMORY)
         if st.complete:
             mems.append(memoryfiles.parse(c, read_body(book.root, st.path)))
     return memoryfiles.LongMemory(mems)
@@ -62,31 +69,32 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     """
     cfg = book.cfg
     o = book.scanner.outline
+    spec, style = ALL_STEPS[step], BOOK_STEPS[STYLE_GUIDE]
     ctx: dict[str, Any] = {
         "book": {"title": (o.title if o and o.title else cfg.title), "language": cfg.language,
                  "audience": cfg.audience, "brief": cfg.brief},
         "language": cfg.language,
         "personas": list(cfg.personas),
-        "style_guide": read_body(book.root, BOOK_STEPS["style_guide"].path) if step != "outline" else "",
+        "style_guide": read_body(book.root, style.path) if spec.phase > style.phase else "",
         "chapters": [{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary} for c in o.chapters] if o else [],
         "outline_yaml": o.to_yaml() if o else "",
     }
     inputs: dict[str, str | None] = {}
     src_dir = cfg.source_dir
-    if step == "outline":
+    if not spec.chapter and spec.sources:  # the planner reads the whole tree
         files = list_files(src_dir)
         ctx["sources"] = {p: read_text(src_dir, p) for p in files}
         ctx["limits"] = {"max_chapters": cfg.max_chapters, "batch_size": cfg.batch_size}
         return Gathered(ctx | (extra or {}), inputs)
-    if step == "audit":
+    if not spec.chapter:  # the auditor reads the whole book
         assert o is not None
-        finals = {c.id: read_body(book.root, STEPS["final"].file(c.id)) for c in o.chapters}
+        finals = {c.id: read_body(book.root, STEPS[FINAL].file(c.id)) for c in o.chapters}
         mem = long_memory(book, [c.id for c in o.chapters])
         ctx["finals"] = bounded_finals(finals)
         ctx["memory"] = _memory_ctx(mem)
         ctx["findings"] = _findings(checks.audit_book(finals, glossary=mem.glossary,
                                                       chapters={c.id: c.title for c in o.chapters}, language=cfg.language))
-        inputs = book.scanner.book_input_hashes("audit")
+        inputs = book.scanner.book_input_hashes(step)
         return Gathered(ctx | (extra or {}), inputs)
 
     assert ch is not None and o is not None
@@ -96,37 +104,33 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     mem = long_memory(book, visible)
     ctx["memory"] = _memory_ctx(mem)
     inputs = book.scanner.input_hashes(ch, step)
-    body = lambda k: read_body(book.root, STEPS[k].file(ch))  # noqa: E731
-    if step in ("research", "r1"):
+    if spec.sources:
         ctx["sources"] = bounded_sources({p: read_text(src_dir, p) for p in chap.sources})
-    if step == "research":
+    if not spec.needs:  # the first step of a chapter relates it to the others
         ctx["imports_from"] = _covered_elsewhere(o, ch)
-    if step in ("r1", "r2", "r3", "review", "panel", "memory", "final"):
-        ctx["draft"] = body("draft")
-    if step == "draft":
-        ctx["research"] = body("research")
-    chapter_titles = {c.id: c.title for c in o.chapters}
-    if step == "r1":
-        found, verified = checks.check_code(ctx["draft"], src_dir)
-        ctx["findings"] = _findings(found)
-        ctx["verified_blocks"] = [b.file for b in verified]
-    elif step == "r2":
-        ctx["findings"] = _findings(checks.check_consistency(
-            ctx["draft"], ch, glossary=mem.glossary, chapters=chapter_titles, metaphors=mem.metaphors))
-    elif step == "r3":
-        ctx["findings"] = _findings(checks.check_structure(ctx["draft"], language=cfg.language))
-    elif step == "review":
-        for k in ("r1", "r2", "r3"):
-            ctx[k] = body(k)
-        fs = [f for k in ("r1", "r2", "r3") for f in checks.parse_findings(section(ctx[k], "Findings"))]
-        ctx["findings"] = _findings(fs)
-        ctx["blocked"] = checks.blocking(fs)
-    elif step == "panel":
-        ctx["review"] = body("review")
-    elif step == "final":
-        ctx["review"] = body("review")
-        ctx["panel"] = body("panel")
+    for k in spec.context:  # earlier steps' answers, under their step keys
+        ctx[k] = read_body(book.root, STEPS[k].file(ch))
+    if spec.checks:
+        ctx |= _checked(spec.checks, ctx, book, ch, mem)
     return Gathered(ctx | (extra or {}), inputs)
+
+
+def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.LongMemory) -> dict[str, Any]:
+    """The deterministic checks a step's prompt includes, as context keys."""
+    o = book.scanner.outline
+    draft = ctx.get(DRAFT, "")
+    if kind == "code":
+        found, verified = checks.check_code(draft, book.cfg.source_dir)
+        return {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
+    if kind == "consistency":
+        return {"findings": _findings(checks.check_consistency(
+            draft, ch, glossary=mem.glossary, chapters={c.id: c.title for c in o.chapters}, metaphors=mem.metaphors))}
+    if kind == "structure":
+        return {"findings": _findings(checks.check_structure(draft, language=book.cfg.language))}
+    if kind == "merge":
+        fs = [f for k in REVIEWERS for f in checks.parse_findings(section(ctx[k], "Findings"))]
+        return {"findings": _findings(fs), "blocked": checks.blocking(fs)}
+    raise KeyError(f"unknown check kind {kind!r} in the step registry")
 
 
 SOURCE_CHARS = 400_000  # ~115k tokens: a chapter's sources must leave room in the context window
@@ -257,7 +261,7 @@ def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Re
     shared, system, prompt = render_parts(book.root, role, g.context)
     return Request(role=role, step=step, chapter=ch, shared=shared, system=system, prompt=prompt, context=g.context,
                    model=book.cfg.model_for(role),
-                   max_tokens=book.cfg.max_tokens.get(role, ROLE_MAX_TOKENS.get(role, 8000)))
+                   max_tokens=book.cfg.max_tokens.get(role, ALL_STEPS[step].max_tokens))
 
 
 # ---------------------------------------------------------------- validation
@@ -317,9 +321,10 @@ def _outline(text: str, ctx: dict[str, Any]) -> list[str]:
     return []
 
 
+# Step.answer -> the validator of that kind of answer.
 VALIDATORS: dict[str, Callable[[str, dict[str, Any]], list[str]]] = {
-    "outline": _outline, "research": _headed, "draft": _chapter_text, "r1": _review, "r2": _review, "r3": _review,
-    "review": _merged, "panel": _headed, "memory": _memory, "final": _chapter_text, "audit": _review,
+    "plan": _outline, "headed": _headed, "chapter": _chapter_text, "findings": _review, "verdict": _merged,
+    "sections": _memory,
 }
 
 
@@ -328,7 +333,7 @@ def clean_and_validate(step: str, text: str, ctx: dict[str, Any]) -> str:
     text = neutralise(text).strip()
     if not text:
         raise ValidationFailed("the answer was empty")
-    errs = VALIDATORS[step](text, ctx)
+    errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
     if errs:
         raise ValidationFailed("; ".join(errs))
     return text + "\n"

@@ -9,7 +9,7 @@ import datetime as _dt
 import re
 
 from .scan import Snapshot, status_word
-from .steps import PHASE3, STEPS
+from .steps import FINAL, HTML, PHASE3, STEPS
 
 SYMBOL = {"done": "✅", "edited": "✅", "stale": "🔄", "half_finished": "⚠️", "missing": "—",
           "running": "⏳", "failed": "❌", "needs_human": "⚠️需人工"}
@@ -79,7 +79,7 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
         out.append(f"### {name}" + ("" if started else f" — {t['todo']}"))
         out += _table(head, [[c] + [cell(snap, c, k, live) for k in PHASE3] for c in chs])
         out.append("")
-    for p, step in ((4, "final"), (5, "html")):
+    for p, step in ((4, FINAL), (5, HTML)):
         out.append(f"## Phase {p}: {t['phases'][p]} — {phase_state(p)}")
         out += _table([t["chapter"], label(step, lang)], [[c, cell(snap, c, step, live)] for c in snap.chapters])
         out.append("")

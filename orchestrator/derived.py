@@ -12,7 +12,7 @@ from .fsio import atomic_write, backup
 from .markers import compose
 from .outline import Outline
 from .sources import list_files
-from .steps import MEMORY_FILES, MEMORY_MARKER, STEPS
+from .steps import MEMORY, MEMORY_FILES, MEMORY_MARKER, STEPS
 
 STYLE = {
     "en": """# Style guide: {title}
@@ -85,7 +85,7 @@ def source_map(o: Outline, source_dir) -> str:
     return "\n".join(out)
 
 
-def write_derived(book, rel: str, body: str, marker: str, inputs: dict, run: str | None = None,
+def write_derived(book, rel: str, body: str, marker: str, inputs: dict,
                   warn=lambda m: print(m, file=sys.stderr)) -> bool:
     """Write a derived file unless it already holds exactly this. Derived files carry no run id:
     they are pure functions of their inputs, so the same inputs give the same bytes. A person's
@@ -112,7 +112,7 @@ def write_derived(book, rel: str, body: str, marker: str, inputs: dict, run: str
 def _memory_aggregates(book) -> tuple[dict[str, str], dict[str, str]]:
     """(rel path -> body of each long-memory aggregate, the per-chapter hashes they are made from)."""
     mem = long_memory(book, book.scanner.chapters())
-    inputs = {f"memory:{m.chapter}": book.scanner.body_hash(STEPS["memory"].file(m.chapter)) for m in mem.chapters}
+    inputs = {f"{MEMORY}:{m.chapter}": book.scanner.body_hash(STEPS[MEMORY].file(m.chapter)) for m in mem.chapters}
     bodies = memoryfiles.aggregates(mem, book.cfg.language)
     return {rel: bodies[key] for key, rel in MEMORY_FILES.items()}, {k: v for k, v in inputs.items() if v}
 
@@ -129,7 +129,7 @@ def memory_in_sync(book) -> bool:
     return True
 
 
-def sync_memory(book, run: str | None = None) -> list[str]:
+def sync_memory(book) -> list[str]:
     """Regenerate the long-memory aggregates from the per-chapter files, in chapter order."""
     bodies, inputs = _memory_aggregates(book)
-    return [rel for rel, body in bodies.items() if write_derived(book, rel, body, MEMORY_MARKER, inputs, run)]
+    return [rel for rel, body in bodies.items() if write_derived(book, rel, body, MEMORY_MARKER, inputs)]

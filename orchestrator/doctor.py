@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 
 from .errors import BookError
-from .steps import BOOK_STEPS, STEPS
+from .steps import ALL_STEPS, MEMORY, STEPS, STYLE_GUIDE
 
 
 @dataclass
@@ -26,11 +26,11 @@ def sample_context(cfg) -> dict:
     finding = {"check": "r1.code", "severity": "minor", "line": 3, "message": "sample", "chapter": "ch01"}
     doc = "# Sample\n\nText.\n\n## Findings\n\n- none\n"
     return {"book": {"title": cfg.title, "language": cfg.language, "audience": cfg.audience, "brief": cfg.brief},
-            "language": cfg.language, "personas": list(cfg.personas), "style_guide": "# Style", "outline_yaml": "",
+            "language": cfg.language, "personas": list(cfg.personas), STYLE_GUIDE: "# Style", "outline_yaml": "",
             "chapters": [{k: chapter[k] for k in ("id", "title", "batch", "summary")}], "chapter": chapter,
-            "memory": {"glossary": [], "summaries": [], "metaphors": []}, "sources": {"pkg/mod.py": "x = 1\n"},
-            "imports_from": {}, "research": doc, "draft": doc, "r1": doc, "r2": doc, "r3": doc, "review": doc,
-            "panel": doc, "findings": [finding], "verified_blocks": [], "blocked": False, "finals": {"ch01": doc},
+            MEMORY: {"glossary": [], "summaries": [], "metaphors": []}, "sources": {"pkg/mod.py": "x = 1\n"},
+            "imports_from": {}, **{k: doc for s in STEPS.values() for k in s.context},
+            "findings": [finding], "verified_blocks": [], "blocked": False, "finals": {"ch01": doc},
             "limits": {"max_chapters": cfg.max_chapters, "batch_size": cfg.batch_size}}
 
 
@@ -48,7 +48,7 @@ def run_checks(root, provider: str | None = None, call_model: bool = True) -> li
     src = cfg.source_dir
     out.append(Check("source", src.is_dir(), f"{src}" + ("" if src.is_dir() else " does not exist"),
                      "" if src.is_dir() else "point `source:` in book.yaml at the repository to write about"))
-    roles = sorted({s.role for s in STEPS.values() if s.model} | {BOOK_STEPS["outline"].role, BOOK_STEPS["audit"].role})
+    roles = sorted({s.role for s in ALL_STEPS.values() if s.model})
     ctx = sample_context(cfg)
     bad = []
     for role in roles:

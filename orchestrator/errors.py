@@ -1,5 +1,5 @@
 """One exception tree. The core raises these with messages a person can act on; the CLI
-prints the message and exits with the code (DESIGN §8). BOOK_DEBUG=1 shows tracebacks."""
+prints the message and exits with the code the class names. BOOK_DEBUG=1 shows tracebacks."""
 
 from __future__ import annotations
 
@@ -47,3 +47,13 @@ class StepFailed(BookError):
 
 class ValidationFailed(StepFailed):
     """The model's answer did not pass the step's validation."""
+
+
+class IllegalTransition(BookError):
+    """An event the chapter state machine does not allow in the chapter's phase (refused, logged)."""
+
+
+class Interrupted(BookError):
+    """A run stopped by SIGINT or SIGTERM after writing what it had (exit 130, as shells expect)."""
+
+    exit_code = 130

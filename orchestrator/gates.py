@@ -1,4 +1,4 @@
-"""Human approval gates (DESIGN §6). When a step that a gate follows completes, the gate
+"""Human approval gates. When a step that a gate follows completes, the gate
 writes a confirmation card `output/gates/<gate>[-chNN].md`: what is being approved (the
 artifact and its hash), a preview, the recommendation and risks, alternatives, and a
 confirmation hash derived from the card's content — the same artifact always yields the same
@@ -15,12 +15,10 @@ from .agents import findings_in, read_body
 from .errors import NeedsHuman, UsageError
 from .fsio import atomic_write, backup
 from .markers import compose, short_hash
-from .steps import BOOK_STEPS, GATE_MODES, GATES_DIR, STEPS
+from .steps import GATE_MODES, GATES as GATE_STEPS, GATES_DIR
 
 # gate -> (the step whose file is approved, the step redone when it is rejected)
-GATES = {"outline": ("outline", "outline"), "research": ("research", "research"),
-         "review": ("review", "draft"), "final": ("final", "final")}
-AFTER = {v[0]: k for k, v in GATES.items()}  # step -> the gate that follows it
+GATES = {k: (k, s.gate_redo or k) for k, s in GATE_STEPS.items()}
 MARKER = "GATE_CARD_COMPLETE"
 DECISIONS = ("approved", "rejected", "modified")
 
@@ -29,13 +27,18 @@ def active(mode: str) -> tuple[str, ...]:
     return GATE_MODES.get(mode, ())
 
 
+def units(gate: str, chapters: list[str]) -> list[str | None]:
+    """The cards a gate can have: one per chapter, or one for the book."""
+    return list(chapters) if GATE_STEPS[gate].chapter else [None]
+
+
 def card_path(gate: str, ch: str | None) -> str:
     return f"{GATES_DIR}/{gate}{'-' + ch if ch else ''}.md"
 
 
 def artifact_path(gate: str, ch: str | None) -> str:
-    step = GATES[gate][0]
-    return BOOK_STEPS[step].path if gate == "outline" else STEPS[step].file(ch)
+    s = GATE_STEPS[gate]
+    return s.file(ch) if s.chapter else s.path
 
 
 @dataclass
@@ -51,7 +54,7 @@ class Card:
 
 
 def _recommend(gate: str, artifact_text: str) -> tuple[str, list[str]]:
-    findings = findings_in(artifact_text) if gate in ("review",) else []
+    findings = findings_in(artifact_text) if GATE_STEPS[gate].verdict else []
     risks = [f"{f.severity} {f.check} line {f.line}: {f.message}" for f in findings if f.severity in ("blocking", "major")]
     if any(f.severity == "blocking" for f in findings):
         return "reject: the review has blocking findings", risks
@@ -139,7 +142,7 @@ def ensure_card(book, gate: str, ch: str | None, warn=lambda m: None) -> Card:
 def pending(book, chapters: list[str]) -> list[Card]:
     out = []
     for gate in active(book.cfg.gates):
-        for ch in ([None] if gate == "outline" else chapters):
+        for ch in units(gate, chapters):
             card = read_card(book, gate, ch)
             if card and card.decision == "pending":
                 out.append(card)
@@ -151,9 +154,9 @@ def decide(book, gate: str, ch: str | None, decision: str, reason: str = "", con
     card does not exist, belongs to another gate, or has expired (the artifact changed)."""
     if gate not in GATES:
         raise UsageError(f"unknown gate {gate!r}: one of {', '.join(GATES)}")
-    if gate != "outline" and not ch:
+    if GATE_STEPS[gate].chapter and not ch:
         raise UsageError(f"the {gate} gate is per chapter: say which, e.g. `book approve {gate} ch03`")
-    if gate == "outline":
+    if not GATE_STEPS[gate].chapter:
         ch = None
     if confirm:  # a card named by hash must be this gate's
         for other in GATES:

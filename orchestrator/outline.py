@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from . import steps
 from .errors import ConfigError
 from .markers import read_marker, short_hash
 from .steps import BOOK_STEPS, CHAPTER_RE, chapter_sort_key, check_relpath
 
-OUTLINE = BOOK_STEPS["outline"].path
+OUTLINE = BOOK_STEPS[steps.OUTLINE].path
 _BLOCK_RE = re.compile(r"^```ya?ml[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 
 

@@ -1,5 +1,5 @@
 """State → what runs next. The plan is a graph of nodes (one per book-level step and per
-chapter × step) with the dependencies of DESIGN §1; it is a pure function of the outline and
+chapter × step) with the dependencies the step registry declares; it is a pure function of the outline and
 the options, and the runner walks it. Whether a node actually has work to do is decided
 when it is reached, from the files (a node whose file is fresh is a no-op).
 
@@ -14,11 +14,24 @@ from dataclasses import dataclass, field
 
 from .errors import UsageError
 from .outline import Outline
-from .steps import ORDER, PHASE3, STEPS
+from .steps import (
+    AUDIT,
+    BOOK,
+    CHAPTER_GATES,
+    FINAL,
+    HTML,
+    INDEX,
+    MEMORY,
+    ORDER,
+    OUTLINE,
+    PHASE3,
+    SOURCE_MAP,
+    STEPS,
+    STYLE_GUIDE,
+    Node,
+)
 
-Node = tuple[str, str]  # (chapter id or "book", step key)
-BOOK = "book"
-PHASE12: tuple[Node, ...] = ((BOOK, "outline"), (BOOK, "source_map"), (BOOK, "style_guide"))
+PHASE12: tuple[Node, ...] = (Node(BOOK, OUTLINE), Node(BOOK, SOURCE_MAP), Node(BOOK, STYLE_GUIDE))
 
 
 @dataclass
@@ -43,18 +56,14 @@ def is_gate(n: Node) -> bool:
 
 
 def phase12(gates: tuple[str, ...] = ()) -> dict[Node, NodeSpec]:
-    after = [(BOOK, "outline")]
-    g = {(BOOK, "outline"): NodeSpec()}
-    if "outline" in gates:
-        g[(BOOK, gate_node("outline"))] = NodeSpec(hard=[(BOOK, "outline")])
-        after = [(BOOK, gate_node("outline"))]
-    g[(BOOK, "source_map")] = NodeSpec(hard=list(after))
-    g[(BOOK, "style_guide")] = NodeSpec(hard=list(after))
+    after = [(BOOK, OUTLINE)]
+    g = {(BOOK, OUTLINE): NodeSpec()}
+    if OUTLINE in gates:
+        g[(BOOK, gate_node(OUTLINE))] = NodeSpec(hard=[(BOOK, OUTLINE)])
+        after = [(BOOK, gate_node(OUTLINE))]
+    g[(BOOK, SOURCE_MAP)] = NodeSpec(hard=list(after))
+    g[(BOOK, STYLE_GUIDE)] = NodeSpec(hard=list(after))
     return g
-
-
-# A chapter gate sits between the step it approves and the step after it.
-CHAPTER_GATES = {"research": "draft", "review": "panel", "final": "html"}
 
 
 def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = ()) -> dict[Node, NodeSpec]:
@@ -69,33 +78,33 @@ def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = ()) -> dict
               if (scope.chapter is None or c.id == scope.chapter) and (scope.batch is None or c.batch == scope.batch)]
     whole_book = scope.chapter is None and scope.batch is None
     for c in chosen:
-        earlier = [(e.id, "memory") for e in o.chapters if e.batch < c.batch]
+        earlier = [(e.id, MEMORY) for e in o.chapters if e.batch < c.batch]
         for key in ORDER:
             s = STEPS[key]
             if s.phase > max_phase:
                 continue
-            if key == "html" and not whole_book:
+            if key == HTML and not whole_book:
                 continue  # pages link to each other: publish the whole book at once
-            if key == "final" and scope.batch is not None:
+            if key == FINAL and scope.batch is not None:
                 continue  # `--batch N` is phase 3 of that batch
             spec = NodeSpec(hard=[(c.id, n) for n in s.needs])
-            if key == "research":
-                spec.hard += [(BOOK, "style_guide"), (BOOK, "source_map")] + [(d, "memory") for d in c.depends_on]
+            if not s.needs:  # the chapter's first step waits for the book-level files and its dependencies
+                spec.hard += [(BOOK, STYLE_GUIDE), (BOOK, SOURCE_MAP)] + [(d, MEMORY) for d in c.depends_on]
                 spec.settle += [n for n in earlier if n[0] not in c.depends_on]
-            if key == "html":
-                spec.hard += [(BOOK, "audit")]
+            if key == HTML:
+                spec.hard += [(BOOK, AUDIT)]
             for gate, nxt in CHAPTER_GATES.items():
                 if gate in gates and nxt == key and (c.id, gate) in g:
                     g[(c.id, gate_node(gate))] = NodeSpec(hard=[(c.id, gate)])
                     spec.hard = [(c.id, gate_node(gate)) if d == (c.id, gate) else d for d in spec.hard]
             g[(c.id, key)] = spec
     if whole_book and max_phase >= 4:
-        g[(BOOK, "audit")] = NodeSpec(hard=[(c.id, "final") for c in o.chapters])
-        if "final" in gates and max_phase < 5:  # the final gate still asks, without publishing
+        g[(BOOK, AUDIT)] = NodeSpec(hard=[(c.id, FINAL) for c in o.chapters])
+        if FINAL in gates and max_phase < 5:  # the final gate still asks, without publishing
             for c in o.chapters:
-                g[(c.id, gate_node("final"))] = NodeSpec(hard=[(c.id, "final")])
+                g[(c.id, gate_node(FINAL))] = NodeSpec(hard=[(c.id, FINAL)])
     if whole_book and max_phase >= 5:
-        g[(BOOK, "index")] = NodeSpec(hard=[(c.id, "html") for c in o.chapters])
+        g[(BOOK, INDEX)] = NodeSpec(hard=[(c.id, HTML) for c in o.chapters])
     return g
 
 

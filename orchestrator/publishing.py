@@ -7,14 +7,14 @@ from .agents import long_memory, read_body
 from .fsio import atomic_write, write_if_changed
 from .markers import compose
 from .resources import search_path
-from .steps import BOOK_STEPS, STEPS
+from .steps import BOOK_STEPS, FINAL, HTML, INDEX, STEPS
 
 
 def build_site(book):
     from . import publish
 
     o = book.scanner.outline
-    chapters = tuple(publish.ChapterDoc(c.id, c.title, c.summary, c.batch, read_body(book.root, STEPS["final"].file(c.id)))
+    chapters = tuple(publish.ChapterDoc(c.id, c.title, c.summary, c.batch, read_body(book.root, STEPS[FINAL].file(c.id)))
                      for c in o.chapters)
     mem = long_memory(book, [c.id for c in o.chapters])
     return publish.Site(title=o.title or book.cfg.title, language=book.cfg.language, audience=book.cfg.audience,
@@ -37,8 +37,8 @@ def publish_chapter(runner, ch: str) -> list[str]:
     html, problems = publish.render_chapter(_site(runner), ch)
     if problems:
         return [f"{STEPS['final'].file(p.chapter)}:{p.line}: {p.message}" for p in problems]
-    inputs = {k: v for k, v in book.scanner.input_hashes(ch, "html").items() if v is not None}
-    atomic_write(book.ws.path(STEPS["html"].file(ch)), compose(html, STEPS["html"].marker, inputs, runner.run_id))
+    inputs = {k: v for k, v in book.scanner.input_hashes(ch, HTML).items() if v is not None}
+    atomic_write(book.ws.path(STEPS[HTML].file(ch)), compose(html, STEPS[HTML].marker, inputs, runner.run_id))
     return []
 
 
@@ -53,6 +53,6 @@ def publish_index(runner) -> None:
     write_if_changed(out / "search-index.js", publish.search_index_js(site))
     for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print)):
         write_if_changed(out / name, compose(render(site), "HTML_COMPLETE"))
-    inputs = {k: v for k, v in book.scanner.book_input_hashes("index").items() if v is not None}
-    atomic_write(book.ws.path(BOOK_STEPS["index"].path),
-                 compose(publish.render_index(site), BOOK_STEPS["index"].marker, inputs, runner.run_id))
+    inputs = {k: v for k, v in book.scanner.book_input_hashes(INDEX).items() if v is not None}
+    atomic_write(book.ws.path(BOOK_STEPS[INDEX].path),
+                 compose(publish.render_index(site), BOOK_STEPS[INDEX].marker, inputs, runner.run_id))

@@ -11,7 +11,7 @@ from typing import Any
 
 from . import checkpoint
 from .scan import Snapshot, status_word
-from .steps import CHECKPOINT, ORDER, RESUME, STEPS
+from .steps import CHECKPOINT, ORDER, OUTLINE, RESUME, STEPS
 
 
 def replay_matrix(events: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
@@ -104,9 +104,9 @@ def all_discrepancies(book, snap: Snapshot) -> list[str]:
     cp = book.root / CHECKPOINT
     if cp.exists():
         issues += checkpoint.compare(snap, cp.read_text(encoding="utf-8", errors="replace"), book.cfg.language)
-    elif snap.chapters or snap.book["outline"].status != "missing":
+    elif snap.chapters or snap.book[OUTLINE].status != "missing":
         issues.append("checkpoint.md is missing")
-    if not (book.root / RESUME).exists() and snap.book["outline"].status != "missing":
+    if not (book.root / RESUME).exists() and snap.book[OUTLINE].status != "missing":
         issues.append("RESUME.md is missing")
     issues += ledger_discrepancies(snap, book.ledger.events())
     return issues

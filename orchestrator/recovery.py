@@ -4,12 +4,11 @@ long-memory aggregates), then continue as `book run` would (DESIGN §5)."""
 
 from __future__ import annotations
 
-
 from . import derived, reconcile
+from .main import err
 from .plan import Scope
 from .progress import write_checkpoint
 from .runner import RunOptions
-from .main import err
 from .session import NullProvider, run_session
 from .steps import RESUME
 
@@ -53,7 +52,7 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
         return 3, None
 
     def reconcile_files(book, runner) -> None:
-        written = derived.sync_memory(book, runner.run_id)
+        written = derived.sync_memory(book)
         for w in written:
             say(f"  rebuilt {w} from output/memory/chapters/")
         if issues:

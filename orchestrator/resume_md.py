@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .fsio import atomic_write
 from .scan import status_word
-from .steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, RESUME, STATE_DB
+from .steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, PHASE3, RESUME, STATE_DB
 
 
 def write_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> None:
@@ -42,7 +42,7 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
         for k in ORDER:
             s = steps[k]
             if not s.fresh:
-                prio = "high" if s.status == "half_finished" or ch in needs else ("normal" if k in ("research", "draft", "r1", "r2", "r3", "review", "panel", "memory") else "low")
+                prio = "high" if s.status == "half_finished" or ch in needs else ("normal" if k in PHASE3 else "low")
                 tasks.append(f"- {ch} {k}: {status_word(s)} — priority {prio}")
     for k, s in snap.book.items():
         if not s.fresh:

@@ -18,11 +18,24 @@ from . import agents, derived
 from .errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
 from .fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
 from .markers import compose
-from .plan import BOOK, Node, NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase12, phase3_complete, topo
+from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
 from .progress import write_checkpoint, write_needs_human
 from .providers.base import Provider
 from .scan import StepState
-from .steps import BOOK_STEPS, STEPS
+from .steps import (
+    BOOK,
+    GATES,
+    HTML,
+    INDEX,
+    OUTLINE,
+    REVIEW,
+    REVISION,
+    SOURCE_MAP,
+    STEPS,
+    STYLE_GUIDE,
+    Node,
+    spec,
+)
 
 STRATEGIES = ("conservative", "aggressive", "ask")
 
@@ -110,10 +123,10 @@ class Runner:
             if o is None:
                 if self.book.scanner.outline_error:
                     raise self.book.scanner.outline_error
-                if self.outcomes.get((BOOK, "outline"), Outcome("ok")).status != "ok":
+                if self.outcomes.get(Node(BOOK, OUTLINE), Outcome("ok")).status != "ok":
                     return self.finish()
                 raise BookError("the outline is missing after phase 1")
-            derived.sync_memory(self.book, self.run_id)
+            derived.sync_memory(self.book)
             check_scope(o, self.opts.scope, self.chapter_complete)
             self.apply_rejections()
             await self.walk(chapter_graph(o, self.opts.scope, self.gates))
@@ -137,7 +150,7 @@ class Runner:
         o = self.book.scanner.outline
         chapters = [c.id for c in o.chapters] if o else []
         for gate in self.gates:
-            for ch in ([None] if gate == "outline" else chapters):
+            for ch in gates.units(gate, chapters):
                 card = gates.read_card(self.book, gate, ch)
                 if not card or card.decision not in ("rejected", "modified"):
                     continue
@@ -145,7 +158,7 @@ class Runner:
                     continue  # already redone: the card is remade when the gate is reached
                 node = (ch or BOOK, gates.GATES[gate][1])
                 why = f"the {gate} gate was {card.decision}: {card.reason}"
-                if gate == "review":
+                if GATES[gate].verdict:  # the findings a rejected review asks to address
                     why += "\n\nThe merged review to address:\n\n" + agents.read_body(self.book.root, card.artifact)
                 if node not in self.opts.redo:
                     self.opts.redo.add(node)
@@ -211,10 +224,10 @@ class Runner:
         return sc.book_step(n[1]) if n[0] == BOOK else sc.step(n[0], n[1])
 
     def rel(self, n: Node) -> str:
-        return BOOK_STEPS[n[1]].path if n[0] == BOOK else STEPS[n[1]].file(n[0])
+        return spec(n).file(None if n[0] == BOOK else n[0])
 
     def marker(self, n: Node) -> str:
-        return BOOK_STEPS[n[1]].marker if n[0] == BOOK else STEPS[n[1]].marker
+        return spec(n).marker
 
     def why(self, n: Node) -> str | None:
         """Why node `n` has work to do, or None when its file is fresh."""
@@ -245,8 +258,8 @@ class Runner:
         why = self.why(n)
         if why is None:
             self._tidy_partial(n)
-            if n[1] == "memory":
-                derived.sync_memory(self.book, self.run_id)
+            if spec(n).long_memory:
+                derived.sync_memory(self.book)
             return self.guard(n, Outcome("ok"))
         if why == "half-finished" or why.startswith("interrupted"):
             if self.opts.strategy == "ask":
@@ -260,14 +273,13 @@ class Runner:
         self.live[(n[0], n[1])] = "running"
         self.checkpoint()
         try:
-            spec = BOOK_STEPS[n[1]] if n[0] == BOOK else STEPS[n[1]]
-            if not spec.model:  # the step table says the orchestrator derives this file itself
+            if not spec(n).model:  # the step table says the orchestrator derives this file itself
                 out = await self.derive(n)
                 if out.status == "failed" and out.reason.startswith("delivery check") and n[0] not in self.redelivered:
                     out = await self.back_to_editor(n, out)
             else:
                 out = await self.generate(n, why)
-                if n[1] == "review" and out.status == "ok":
+                if spec(n).verdict and out.status == "ok":
                     out = await self.revise(n[0], out)
         finally:
             self.live.pop((n[0], n[1]), None)
@@ -275,8 +287,8 @@ class Runner:
         if out.status == "ok":
             if n[0] != BOOK and n[0] in self.needs:
                 del self.needs[n[0]]
-            if n[1] == "memory":
-                derived.sync_memory(self.book, self.run_id)
+            if spec(n).long_memory:
+                derived.sync_memory(self.book)
             self.report("done", n, out.reason)
         elif out.reason == self.budget_stop:
             self.report("skip", n, "budget reached")
@@ -349,49 +361,50 @@ class Runner:
         """A final chapter whose links do not resolve goes back to the editor once, with the
         problems as instructions; if the page still fails, a person decides."""
         ch = n[0]
+        src = Node(ch, spec(n).needs[0])  # the step the page is published from
         self.redelivered.add(ch)
-        if self.book.scanner.step(ch, "final").status == "edited":
+        if self.book.scanner.step(ch, src.step).status == "edited":
             return out  # a person's final: tell them, never rewrite it
-        self.book.ledger.event("delivery_failed", self.run_id, ch, "html", reason=out.reason)
-        self.opts.instructions[(ch, "final")] = ("The published page failed its link check; fix these links "
-                                                 "(link only to chapters and sections that exist):\n\n" + out.reason)
-        redo = await self.generate((ch, "final"), "delivery check failed")
-        self.opts.instructions.pop((ch, "final"), None)
+        self.book.ledger.event("delivery_failed", self.run_id, ch, n[1], reason=out.reason)
+        self.opts.instructions[src] = ("The published page failed its link check; fix these links "
+                                       "(link only to chapters and sections that exist):\n\n" + out.reason)
+        redo = await self.generate(src, "delivery check failed")
+        self.opts.instructions.pop(src, None)
         if redo.status != "ok":
             return redo
         self._site = None  # the site is rebuilt from the new final
         return await self.derive(n)
 
     def _blocking(self, ch: str) -> list:
-        text = agents.read_body(self.book.root, STEPS["review"].file(ch))
+        text = agents.read_body(self.book.root, STEPS[REVIEW].file(ch))
         return [f for f in agents.findings_in(text) if f.severity == "blocking"]
 
     async def revise(self, ch: str, out: Outcome) -> Outcome:
         """A blocked review: rewrite the draft with the merged review as instructions, review it
         again, up to `max_revisions` times, before a person is asked. A draft a person edited
         is theirs: it is never rewritten automatically."""
+        draft = REVISION[0][0]
         while self._blocking(ch) and self.revising.get(ch, 0) < self.book.cfg.max_revisions:
-            if self.book.scanner.step(ch, "draft").status == "edited":
+            if self.book.scanner.step(ch, draft).status == "edited":
                 break
             self.revising[ch] = self.revising.get(ch, 0) + 1
-            review = agents.read_body(self.book.root, STEPS["review"].file(ch))
-            self.book.ledger.event("revision", self.run_id, ch, "draft", round=self.revising[ch])
-            self.opts.instructions[(ch, "draft")] = (
+            review = agents.read_body(self.book.root, STEPS[REVIEW].file(ch))
+            self.book.ledger.event("revision", self.run_id, ch, draft, round=self.revising[ch])
+            self.opts.instructions[Node(ch, draft)] = (
                 "The merged review found blocking problems in your draft. Rewrite it, fixing every blocking "
                 "finding (quote code only exactly as it is in the source):\n\n" + review)
-            steps = [("draft",), ("r1", "r2", "r3"), ("review",)]
-            for group in steps:
-                outs = await asyncio.gather(*(self.generate((ch, k), f"revision {self.revising[ch]}") for k in group))
+            for group in REVISION:
+                outs = await asyncio.gather(*(self.generate(Node(ch, k), f"revision {self.revising[ch]}") for k in group))
                 bad = [o for o in outs if o.status != "ok"]
                 if bad:
                     return bad[0]
-            self.opts.instructions.pop((ch, "draft"), None)
+            self.opts.instructions.pop(Node(ch, draft), None)
         return out
 
     def guard(self, n: Node, out: Outcome) -> Outcome:
         """The planner, not a model, decides whether a chapter moves on: a merged review
         with a blocking finding (e.g. code that is not in the source) stops the chapter."""
-        if out.status != "ok" or n[1] != "review" or n[0] == BOOK:
+        if out.status != "ok" or n[0] == BOOK or not spec(n).verdict:
             return out
         from .checks import blocking
 
@@ -478,7 +491,7 @@ class Runner:
         book, led = self.book, self.book.ledger
         ch = None if n[0] == BOOK else n[0]
         step = n[1]
-        role = BOOK_STEPS[step].role if ch is None else STEPS[step].role
+        role = spec(n).role
         path = book.ws.path(self.rel(n))
         prefix = ""
         if why in ("half-finished",) or why.startswith("interrupted"):
@@ -545,7 +558,7 @@ class Runner:
             inputs = {k: v for k, v in g.inputs.items() if v is not None} | (
                 {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
             extra = None
-            if step == "review":  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
+            if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 from .checks import blocking
 
                 extra = {"verdict": "blocked" if blocking(agents.findings_in(text)) else "clean"}
@@ -554,7 +567,7 @@ class Runner:
             atomic_write(path, compose(text, self.marker(n), inputs, self.run_id, extra))
             pw.retire()
             book.scanner.invalidate(self.rel(n))
-            if step == "outline":
+            if spec(n).replans:
                 book.scanner.invalidate()
             led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text))
             self.generated.append(n)
@@ -600,34 +613,50 @@ class Runner:
     # ------------------------------------------------------------ derived steps
 
     async def derive(self, n: Node) -> Outcome:
-        from . import publishing
-
-        book = self.book
-        o = book.scanner.outline
+        """A step the orchestrator writes itself (the registry's `model=False`)."""
         try:
-            if n == (BOOK, "source_map"):
-                body = derived.source_map(o, book.cfg.source_dir)
-                derived.write_derived(book, self.rel(n), body, self.marker(n),
-                                      book.scanner.book_input_hashes("source_map"), self.run_id, self.warn)
-            elif n == (BOOK, "style_guide"):
-                st = self.state(n)
-                if st.status == "edited":
-                    return Outcome("ok")
-                derived.write_derived(book, self.rel(n), derived.style_guide(book.cfg), self.marker(n),
-                                      book.scanner.book_input_hashes("style_guide"), self.run_id, self.warn)
-                # The empty long-memory files belong to phase 2 as well.
-                derived.sync_memory(book, self.run_id)
-            elif n[1] == "html":
-                problems = publishing.publish_chapter(self, n[0])
-                if problems:
-                    return Outcome("failed", reason="delivery check: " + "; ".join(problems[:5]))
-            elif n == (BOOK, "index"):
-                publishing.publish_index(self)
+            out = self._DERIVERS[n[1]](self, n)
         except BookError as e:
             return Outcome("failed", reason=str(e))
+        if out is not None:
+            return out
         self.generated.append(n)
-        book.scanner.invalidate(self.rel(n))
+        self.book.scanner.invalidate(self.rel(n))
         return Outcome("ok", ran=True)
+
+    def _source_map(self, n: Node) -> Outcome | None:
+        book = self.book
+        body = derived.source_map(book.scanner.outline, book.cfg.source_dir)
+        derived.write_derived(book, self.rel(n), body, self.marker(n), book.scanner.book_input_hashes(n[1]),
+                              self.warn)
+        return None
+
+    def _style_guide(self, n: Node) -> Outcome | None:
+        book = self.book
+        if self.state(n).status == "edited":
+            return Outcome("ok")
+        derived.write_derived(book, self.rel(n), derived.style_guide(book.cfg), self.marker(n),
+                              book.scanner.book_input_hashes(n[1]), self.warn)
+        derived.sync_memory(book)  # the empty long-memory files belong to phase 2 as well
+        return None
+
+    def _page(self, n: Node) -> Outcome | None:
+        from . import publishing
+
+        problems = publishing.publish_chapter(self, n[0])
+        if problems:
+            return Outcome("failed", reason="delivery check: " + "; ".join(problems[:5]))
+        return None
+
+    def _index(self, n: Node) -> Outcome | None:
+        from . import publishing
+
+        publishing.publish_index(self)
+        return None
+
+    # step key -> how the orchestrator writes that file
+    _DERIVERS: dict[str, Callable[[Runner, Node], Outcome | None]] = {
+        SOURCE_MAP: _source_map, STYLE_GUIDE: _style_guide, HTML: _page, INDEX: _index}
 
     # ------------------------------------------------------------ end of a run
 
@@ -683,14 +712,6 @@ def _short(text: str) -> str:
     from .markers import short_hash
 
     return short_hash(text)
-
-
-async def run_async(book, provider, opts: RunOptions, report=None) -> RunSummary:
-    runner = Runner(book, provider, opts, report)
-    try:
-        return await runner.run()
-    finally:
-        await provider.aclose()
 
 
 def validate_strategy(s: str) -> str:

@@ -1,8 +1,8 @@
-"""Files → state. Everything here is inferred from the file tree alone (DESIGN §2, §4 level 3).
+"""Files → state. Everything here is inferred from the file tree alone: no database, no log is needed to know where a book stands.
 
 A step's status: missing, half_finished, done, edited; plus `stale` when an input it was
 made from has changed since (its marker's `inputs` hashes differ from the inputs' current
-hashes). What each step reads is declared once, in `READS`."""
+hashes). What each step reads is declared once, in the step registry (`Step.reads`)."""
 
 from __future__ import annotations
 
@@ -15,35 +15,22 @@ from . import outline as outline_mod
 from .errors import BookError
 from .hashcache import HashCache
 from .markers import Marker, read_marker, short_hash
-from .steps import BOOK_STEPS, MEMORY_FILES, ORDER, PHASE3, STEPS, chapter_sort_key, step_dirs
-
-# What each step reads, at the finest useful grain. `outline` is the chapter's own entry;
-# `sources` expands to one `src:<path>` per source file the chapter cites; `longmem` is the
-# long memory of the chapters this one may read (Outline.visible); `toc` the chapter list.
-# `deps` is the ids and titles of the chapters this one builds on (the draft links to them).
-# A draft does not record `longmem`: other chapters' memory changing is R2's to check, so
-# one hand edit does not rewrite every later chapter (see README, "State").
-READS: dict[str, tuple[str, ...]] = {
-    "research": ("outline", "sources"),
-    "draft": ("outline", "deps", "research", "style"),
-    "r1": ("draft", "sources"),
-    "r2": ("draft", "style", "longmem"),
-    "r3": ("draft", "outline"),
-    "review": ("r1", "r2", "r3"),
-    "panel": ("draft", "review"),
-    "memory": ("draft",),
-    "final": ("draft", "review", "panel"),
-    "html": ("final", "toc", "glossary", "templates"),
-}
-
-# Book-level files made from other files. `finals` expands to one `final:chNN` per chapter.
-# The outline records no inputs: a new plan is asked for (`book redo outline`), never inferred.
-BOOK_READS: dict[str, tuple[str, ...]] = {
-    "source_map": ("outline_file",),
-    "style_guide": ("config",),
-    "audit": ("finals",),
-    "index": ("toc", "summaries", "templates", "glossary", "finals"),  # and print.html, glossary.html
-}
+from .steps import (
+    AUDIT,
+    BOOK_STEPS,
+    FINAL,
+    HTML,
+    INDEX,
+    MEMORY,
+    MEMORY_FILES,
+    ORDER,
+    OUTLINE,
+    PHASE3,
+    STEPS,
+    STYLE_GUIDE,
+    chapter_sort_key,
+    step_dirs,
+)
 
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
 PROVENANCE = frozenset({"instructions"})
@@ -101,7 +88,7 @@ class Scanner:
         self._states.pop(rel, None)
         self._seen.discard(rel)
         self._listed.discard(rel.rpartition("/")[0])
-        if rel == BOOK_STEPS["outline"].path:
+        if rel == BOOK_STEPS[OUTLINE].path:
             self._outline_loaded = False
 
     def file_state(self, rel: str, marker_name: str, st: os.stat_result | None = None) -> StepState:
@@ -161,7 +148,7 @@ class Scanner:
     def book_step(self, key: str) -> StepState:
         s = BOOK_STEPS[key]
         state = self.file_state(s.path, s.marker)
-        if state.complete and state.marker and state.marker.inputs and not state.checked and key in BOOK_READS:
+        if state.complete and state.marker and state.marker.inputs and not state.checked and s.reads:
             state.checked = True
             now = self.book_input_hashes(key)
             state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
@@ -171,16 +158,16 @@ class Scanner:
     def book_input_hashes(self, key: str) -> dict[str, str | None]:
         names: list[str] = []
         o = self.outline
-        for r in BOOK_READS[key]:
+        for r in BOOK_STEPS[key].reads:
             if r == "finals":
-                names += [f"final:{c.id}" for c in (o.chapters if o else ())]
+                names += [f"{FINAL}:{c.id}" for c in (o.chapters if o else ())]
             else:
                 names.append(r)
         return {n: self.input_hash("", n) for n in names}
 
     def input_names(self, ch: str, key: str) -> list[str]:
         names: list[str] = []
-        for r in READS[key]:
+        for r in STEPS[key].reads:
             if r == "sources":
                 o = self.outline
                 c = o.by_id.get(ch) if o else None
@@ -203,13 +190,13 @@ class Scanner:
                 return None
             return self.cache.body_hash(str(self.source_dir / name[4:]))
         o = self.outline
-        if name == "outline":
+        if name == OUTLINE:
             c = o.by_id.get(ch) if o else None
             return c.entry_hash if c else None
         if name == "style":
-            return self.body_hash(BOOK_STEPS["style_guide"].path)
+            return self.body_hash(BOOK_STEPS[STYLE_GUIDE].path)
         if name == "outline_file":
-            return self.body_hash(BOOK_STEPS["outline"].path)
+            return self.body_hash(BOOK_STEPS[OUTLINE].path)
         if name == "config":
             return self.config_hash
         if name == "glossary":
@@ -246,8 +233,8 @@ class Scanner:
         o = self.outline
         if o is None or ch not in o.by_id:
             return None
-        parts = [f"{v}:{self.body_hash(STEPS['memory'].file(v)) or '-'}" for v in o.visible(ch)
-                 if self.step(v, "memory").complete]
+        parts = [f"{v}:{self.body_hash(STEPS[MEMORY].file(v)) or '-'}" for v in o.visible(ch)
+                 if self.step(v, MEMORY).complete]
         return short_hash("\n".join(parts))
 
     def chapters(self) -> list[str]:
@@ -292,20 +279,20 @@ class Snapshot:
 
     @property
     def phase(self) -> int:
-        if not self.book["outline"].complete:
+        if not self.book[OUTLINE].complete:
             return 1
-        if not (self.book["style_guide"].complete and all(self.memory_files.values())):
+        if not (self.book[STYLE_GUIDE].complete and all(self.memory_files.values())):
             return 2
         if any(not s[k].fresh for s in self.chapters.values() for k in PHASE3):
             return 3
-        if any(not s["final"].fresh for s in self.chapters.values()) or not self.book["audit"].fresh:
+        if any(not s[FINAL].fresh for s in self.chapters.values()) or not self.book[AUDIT].fresh:
             return 4
         return 5
 
     @property
     def complete(self) -> bool:
-        return (self.phase == 5 and all(s["html"].fresh for s in self.chapters.values())
-                and self.book["index"].complete)
+        return (self.phase == 5 and all(s[HTML].fresh for s in self.chapters.values())
+                and self.book[INDEX].complete)
 
     @property
     def batch(self) -> int | None:
@@ -333,7 +320,7 @@ class Snapshot:
 
 
 def status_word(s: StepState) -> str:
-    """The status DESIGN §2 reports: an edited file stays `edited` even when stale."""
+    """The status a scan reports: an edited file stays `edited` even when stale."""
     if s.status == "done" and s.stale:
         return "stale"
     return s.status

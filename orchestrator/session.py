@@ -9,17 +9,13 @@ import signal
 import sys
 from dataclasses import dataclass
 
-from .errors import BookError
+from .errors import Interrupted
 from .fsio import Lock, sweep_temp_files
 from .progress import Reporter
 from .providers import make_provider, resolve_name
-from .runner import RunOptions, RunSummary, Runner
+from .runner import Runner, RunOptions, RunSummary
 from .steps import LOCK
 from .workspace import Book
-
-
-class Interrupted(BookError):
-    exit_code = 130
 
 
 @dataclass

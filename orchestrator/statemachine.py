@@ -1,4 +1,4 @@
-"""The chapter state machine (DESIGN §6): an explicit transition table, phase × event →
+"""The chapter state machine: an explicit transition table, phase × event →
 phase, with guards. The planner asks it before a step starts; an event the table does not
 allow is refused and written to the ledger with the reason. The state itself is derived
 from the files and the gate decisions (`derive`), so a scan shows it."""
@@ -8,12 +8,30 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from .errors import IllegalTransition
+from .steps import CHAPTER_GATES, HTML, ORDER, STEPS
+
 PHASES = ("pending", "researching", "writing", "reviewing", "panel", "memory", "finalizing", "publishing",
           "done", "failed", "needs_human")
 
-# The phase a chapter is in while a step is its next piece of work.
-STEP_PHASE = {"research": "researching", "draft": "writing", "r1": "reviewing", "r2": "reviewing", "r3": "reviewing",
-              "review": "reviewing", "panel": "panel", "memory": "memory", "final": "finalizing", "html": "publishing"}
+# The phase a chapter is in while a step is its next piece of work (the step registry says).
+STEP_PHASE = {k: s.state for k, s in STEPS.items()}
+
+
+
+def _gate_before() -> dict[str, str]:
+    """phase -> the last gate a chapter must have passed to be in it."""
+    out: dict[str, str] = {}
+    gate = ""
+    for k in ORDER:
+        if gate:
+            out.setdefault(STEP_PHASE[k], gate)
+        gate = k if k in CHAPTER_GATES else gate
+    out["done"] = gate
+    return out
+
+
+GATE_BEFORE = _gate_before()
 
 
 @dataclass
@@ -100,10 +118,6 @@ for _p in PHASES:
         TRANSITIONS.setdefault((_p, f"redo_{_step}"), (_ph, None))  # `book redo`: a person's explicit request
 
 
-class IllegalTransition(Exception):
-    pass
-
-
 def apply(state: ChapterState, event: str) -> ChapterState:
     """The state after `event`, or IllegalTransition saying why not."""
     rule = TRANSITIONS.get((state.phase, event))
@@ -129,14 +143,14 @@ def derive(steps: dict, *, review_blocked: str = "", approval: str = "not_requir
     for key, ph in STEP_PHASE.items():
         st = steps[key]
         if not st.fresh:
-            phase = "pending" if key == "research" and st.status == "missing" else ph
+            phase = "pending" if key == ORDER[0] and st.status == "missing" else ph
             break
         stable = ph
     s.last_stable_phase = stable
     s.phase = phase
     if review_blocked:
         s.review, s.blocked_reason = "blocked", review_blocked
-    if steps["html"].fresh:
+    if steps[HTML].fresh:
         s.delivery = "passed"
     elif delivery_failed:
         s.delivery, s.blocked_reason = "failed", delivery_failed

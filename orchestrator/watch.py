@@ -28,10 +28,23 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
-from .steps import BOOK_STEPS, CHECKPOINT, LOCK, ORDER, STATE_DB, STEPS, chapter_sort_key, step_of_path
+from .steps import (
+    BOOK_STEPS,
+    CHECKPOINT,
+    LOCK,
+    MEMORY,
+    ORDER,
+    OUTLINE,
+    RESEARCH,
+    REVIEW,
+    STATE_DB,
+    STEPS,
+    STYLE_GUIDE,
+    chapter_sort_key,
+    step_of_path,
+)
 
-OUTLINE = BOOK_STEPS["outline"].path
-STYLE_GUIDE = BOOK_STEPS["style_guide"].path
+_REPLAN = (BOOK_STEPS[OUTLINE].path, BOOK_STEPS[STYLE_GUIDE].path)
 _BOOK_PATHS = {s.path: k for k, s in BOOK_STEPS.items()}
 _BOOK_DIR = STATE_DB.rsplit("/", 1)[0] + "/"  # output/.book/
 _TMP_RE = re.compile(r"\.tmp\.[^/]*$")  # atomic_write's `.<name>.tmp.<pid>`, editors' `x.tmp.123`
@@ -97,13 +110,13 @@ def affected(changes: Iterable[tuple[str, str]], outline, source_rel: str | None
             ch, step = found
             files.add(rel)
             chapters.add(ch)
-            if step == "memory" and outline is not None:
+            if step == MEMORY and outline is not None:
                 # R2 of every chapter that can see this one reads its long memory.
                 chapters |= {c for c in known if c != ch and ch in outline.visible(c)}
             continue
         if rel in _BOOK_PATHS:
             files.add(rel)
-            if rel in (OUTLINE, STYLE_GUIDE):  # every entry, source list, batch; every draft and R2
+            if rel in _REPLAN:  # every entry, source list, batch; every draft and R2
                 everything = True
             continue
         sub = _source_sub(rel, source_rel)
@@ -183,7 +196,7 @@ def _same_checkpoint(a: str, b: str) -> bool:
     return _UPDATED_RE.sub("", a) == _UPDATED_RE.sub("", b)
 
 
-_SHORT_HEAD = {"research": "res", "review": "rev", "memory": "mem"}
+_SHORT_HEAD = {RESEARCH: "res", REVIEW: "rev", MEMORY: "mem"}
 
 
 class _View:
@@ -362,7 +375,7 @@ class Watcher:
                 for k in ORDER:
                     sc.invalidate(STEPS[k].file(ch))
             for k, s in BOOK_STEPS.items():  # audit/index/source map: cheap to re-check every time
-                if k != "outline":
+                if k != OUTLINE:
                     sc.invalidate(s.path)
         snap = self.book.snapshot()
         matrix, book_row = _matrix(snap), _book_row(snap)

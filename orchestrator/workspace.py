@@ -14,7 +14,7 @@ from .fsio import Workspace
 from .hashcache import HashCache
 from .ledger import Ledger
 from .scan import Scanner, Snapshot, snapshot, status_word
-from .steps import CHECKPOINT, GATE_MODES, NEEDS_HUMAN, STATE_DB
+from .steps import CHECKPOINT, GATE_MODES, NEEDS_HUMAN, REVIEW, STATE_DB
 
 
 @dataclass
@@ -77,16 +77,11 @@ class Book:
         return out
 
 
-# The gate a chapter must have passed to be in a phase.
-_GATE_BEFORE = {"writing": "research", "reviewing": "research", "panel": "review", "memory": "review",
-                "finalizing": "review", "publishing": "final", "done": "final"}
-
-
 def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = None, retries: int = 0):
     """The state machine's view of a chapter, derived from its files and the gate cards."""
     from . import statemachine
 
-    review = steps["review"]
+    review = steps[REVIEW]
     blocked = ""
     verdict = review.marker.extra.get("verdict") if review.marker and review.status == "done" else None
     if verdict == "clean":
@@ -103,7 +98,7 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
             if bad:
                 blocked = f"{bad[0].check} line {bad[0].line}: {bad[0].message}"
     state = statemachine.derive(steps, review_blocked=blocked, needs_human=(needs or {}).get(ch, ""), retries=retries)
-    gate = _GATE_BEFORE.get(state.phase)
+    gate = statemachine.GATE_BEFORE.get(state.phase)
     approval = "not_required"
     if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
         from . import gates
