@@ -75,7 +75,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
                  "audience": cfg.audience, "brief": cfg.brief},
         "language": cfg.language,
         "personas": list(cfg.personas),
-        "style_guide": read_body(book.root, style.path) if spec.phase > style.phase else "",
+        STYLE_GUIDE: read_body(book.root, style.path) if spec.phase > style.phase else "",
         "chapters": [{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary} for c in o.chapters] if o else [],
         "outline_yaml": o.to_yaml() if o else "",
     }
@@ -91,7 +91,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         finals = {c.id: read_body(book.root, STEPS[FINAL].file(c.id)) for c in o.chapters}
         mem = long_memory(book, [c.id for c in o.chapters])
         ctx["finals"] = bounded_finals(finals)
-        ctx["memory"] = _memory_ctx(mem)
+        ctx[MEMORY] = _memory_ctx(mem)
         ctx["findings"] = _findings(checks.audit_book(finals, glossary=mem.glossary,
                                                       chapters={c.id: c.title for c in o.chapters}, language=cfg.language))
         inputs = book.scanner.book_input_hashes(step)
@@ -102,7 +102,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     ctx["chapter"] = chap.entry()
     visible = o.visible(ch)
     mem = long_memory(book, visible)
-    ctx["memory"] = _memory_ctx(mem)
+    ctx[MEMORY] = _memory_ctx(mem)
     inputs = book.scanner.input_hashes(ch, step)
     if spec.sources:
         ctx["sources"] = bounded_sources({p: read_text(src_dir, p) for p in chap.sources})

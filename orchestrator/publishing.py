@@ -36,7 +36,7 @@ def publish_chapter(runner, ch: str) -> list[str]:
     book = runner.book
     html, problems = publish.render_chapter(_site(runner), ch)
     if problems:
-        return [f"{STEPS['final'].file(p.chapter)}:{p.line}: {p.message}" for p in problems]
+        return [f"{STEPS[FINAL].file(p.chapter)}:{p.line}: {p.message}" for p in problems]
     inputs = {k: v for k, v in book.scanner.input_hashes(ch, HTML).items() if v is not None}
     atomic_write(book.ws.path(STEPS[HTML].file(ch)), compose(html, STEPS[HTML].marker, inputs, runner.run_id))
     return []

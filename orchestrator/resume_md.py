@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .fsio import atomic_write
 from .scan import status_word
-from .steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, PHASE3, RESUME, STATE_DB
+from .steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, OUTLINE, PHASE3, RESUME, STATE_DB
 
 
 def write_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> None:
@@ -46,7 +46,7 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
                 tasks.append(f"- {ch} {k}: {status_word(s)} — priority {prio}")
     for k, s in snap.book.items():
         if not s.fresh:
-            tasks.append(f"- book {k}: {status_word(s)} — priority {'high' if k == 'outline' else 'normal'}")
+            tasks.append(f"- book {k}: {status_word(s)} — priority {'high' if k == OUTLINE else 'normal'}")
     out += tasks[:200] or ["- none"]
     if len(tasks) > 200:
         out.append(f"- … and {len(tasks) - 200} more (see `book scan`)")

@@ -18,6 +18,7 @@ from ..agents import section
 from ..errors import StepFailed
 from ..outline import Chapter, Outline, render as render_outline
 from ..sources import CODE_EXT, Module, analyse_python, module_name
+from ..steps import AUDIT, DRAFT, FINAL, MEMORY, OUTLINE, PANEL, R1, R2, R3, RESEARCH, REVIEW
 from .base import Request, Result, Usage
 
 CHUNK = 400  # characters per streamed piece
@@ -76,7 +77,7 @@ T = {
     "en": {
         "outline_intro": "This book explains `{src}` to {audience}. {brief} Chapters follow the import graph: "
                          "what a module builds on comes first.",
-        "research": "Research", "sources": "Sources", "overview": "Overview",
+        RESEARCH: "Research", "sources": "Sources", "overview": "Overview",
         "uses": "How the pieces fit together", "calls_other": "`{a}` calls `{b}`.", "symbols": "Symbols", "excerpts": "Excerpts",
         "relations": "Relations", "questions": "Open questions", "imports": "imports `{m}`, covered in {ch}",
         "no_doc": "(no docstring)", "lines": "lines",
@@ -90,26 +91,26 @@ T = {
         "defined_in": "It is defined in `{path}` at line {line}.",
         "sum_item": "`{name}`: {doc}",
         "verdict": "Verdict", "findings": "Findings", "notes": "Notes",
-        "r1": "R1 code review", "r2": "R2 consistency review", "r3": "R3 content review", "review": "Merged review",
+        R1: "R1 code review", R2: "R2 consistency review", R3: "R3 content review", REVIEW: "Merged review",
         "r1_note": "Checked {n} code blocks against the source; {ok} verified. Cited paths and symbols were looked up in the source tree.",
         "r2_note": "Checked glossary terms ({g} known), links to other chapters and metaphors ({m} registered).",
         "r3_note": "Checked the title, sections, length ({w} words) and code fences.",
         "actions": "Actions for the editor", "no_actions": "Nothing to change: the reviews found no problems.",
         "act": "fix: {msg}",
-        "panel": "Reader panel", "persona_ok": "Nothing got in the way of this reader.",
+        PANEL: "Reader panel", "persona_ok": "Nothing got in the way of this reader.",
         "before_def": "uses **{t}** at line {a} before defining it at line {b}",
         "long_sentence": "line {n} has a sentence of {w} words; split it",
         "unexplained": "the code block at line {n} is not followed by an explanation",
         "no_xref": "the chapter does not say how it connects to other chapters",
         "verified": "{n} code blocks are quoted from the source with their paths",
-        "memory": "Memory", "audit": "Book audit",
+        MEMORY: "Memory", AUDIT: "Book audit",
         "audit_note": "Audited {n} final chapters: links, cross references, glossary use and leftovers.",
         "final_intro": "What you will find in this chapter:",
         "style": "Style guide",
     },
     "zh": {
         "outline_intro": "本书为{audience}讲解 `{src}`。{brief} 章节顺序遵循导入关系：被依赖的模块先讲。",
-        "research": "研究报告", "sources": "源文件", "overview": "概述",
+        RESEARCH: "研究报告", "sources": "源文件", "overview": "概述",
         "uses": "各部分如何配合", "calls_other": "`{a}` 调用了 `{b}`。", "symbols": "符号", "excerpts": "代码摘录",
         "relations": "关联", "questions": "待解决问题", "imports": "导入 `{m}`，见 {ch}",
         "no_doc": "（无文档字符串）", "lines": "行",
@@ -123,19 +124,19 @@ T = {
         "defined_in": "它定义在 `{path}` 第 {line} 行。",
         "sum_item": "`{name}`：{doc}",
         "verdict": "Verdict", "findings": "Findings", "notes": "Notes",
-        "r1": "R1 代码审查", "r2": "R2 一致性审查", "r3": "R3 内容审查", "review": "合并审查",
+        R1: "R1 代码审查", R2: "R2 一致性审查", R3: "R3 内容审查", REVIEW: "合并审查",
         "r1_note": "对照源码检查了 {n} 个代码块，{ok} 个通过。引用的路径和符号均在源码树中查找。",
         "r2_note": "检查了术语（已知 {g} 个）、章节间链接和隐喻（已登记 {m} 个）。",
         "r3_note": "检查了标题、小节、长度（{w} 字）和代码围栏。",
         "actions": "给编辑的修改项", "no_actions": "无需修改：审查没有发现问题。",
         "act": "修改：{msg}",
-        "panel": "读者评审", "persona_ok": "这位读者没有遇到障碍。",
+        PANEL: "读者评审", "persona_ok": "这位读者没有遇到障碍。",
         "before_def": "第 {a} 行使用了 **{t}**，但第 {b} 行才定义",
         "long_sentence": "第 {n} 行的句子有 {w} 个词，建议拆分",
         "unexplained": "第 {n} 行的代码块后没有解释",
         "no_xref": "本章没有说明与其他章节的联系",
         "verified": "{n} 个代码块引用自源码并标明路径",
-        "memory": "长记忆", "audit": "全书审计",
+        MEMORY: "长记忆", AUDIT: "全书审计",
         "audit_note": "审计了 {n} 个定稿章节：链接、交叉引用、术语使用和遗留内容。",
         "final_intro": "本章内容：",
         "style": "风格指南",
@@ -332,20 +333,20 @@ _EXCERPT_RE = re.compile(r"^### `(.+?)` — (.+?):(\d+)\n\n(.*?)\n\n```(\S+) fil
 
 def write(ctx: dict[str, Any], t: dict[str, str]) -> str:
     ch = ctx["chapter"]
-    taken = {p.lower() for p, _, _ in ctx["memory"]["metaphors"]}
+    taken = {p.lower() for p, _, _ in ctx[MEMORY]["metaphors"]}
     free = [m for m in METAPHORS if m[0].lower() not in taken] or METAPHORS
     phrase, meaning = free[_stable_pick(ch["id"], len(free))]
     titles = {c["id"]: c["title"] for c in ctx["chapters"]}
-    known = {term.lower() for term, _, _ in ctx["memory"]["glossary"]}
-    excerpts = _EXCERPT_RE.findall(ctx["research"])
-    src_lines = [line[2:] for line in section(ctx["research"], t["sources"]).splitlines() if line.startswith("- ")]
+    known = {term.lower() for term, _, _ in ctx[MEMORY]["glossary"]}
+    excerpts = _EXCERPT_RE.findall(ctx[RESEARCH])
+    src_lines = [line[2:] for line in section(ctx[RESEARCH], t["sources"]).splitlines() if line.startswith("- ")]
     out = [f"# {ch['title']}", "", ch["summary"], ""]
     files = ", ".join(f"`{s}`" for s in ch["sources"])
     out += [t["reads"].format(files=files), "", f"## {t['fits']}", ""]
     for s in src_lines:
         out.append(f"- {s}")
     out.append("")
-    overview = section(ctx["research"], t["overview"]).strip()
+    overview = section(ctx[RESEARCH], t["overview"]).strip()
     if overview:
         out += [overview, ""]
     for d in ch["depends_on"]:
@@ -353,7 +354,7 @@ def write(ctx: dict[str, Any], t: dict[str, str]) -> str:
     out += ["", t["think"].format(phrase=phrase, meaning=meaning), ""]
     # Key terms: the classes of this chapter, defined once, on first use.
     terms = []
-    for line in section(ctx["research"], t["symbols"]).splitlines():
+    for line in section(ctx[RESEARCH], t["symbols"]).splitlines():
         m = re.match(r"- `(\w+)` \(class, .*?— (.*)$", line)
         if m and m.group(1).lower() not in known and m.group(2) != t["no_doc"]:
             terms.append((m.group(1), m.group(2)))
@@ -431,18 +432,18 @@ def _review_doc(ctx: dict[str, Any], t: dict[str, str], kind: str, note: str) ->
 
 
 def review_r1(ctx, t):
-    blocks = checks.code_blocks(ctx["draft"])
+    blocks = checks.code_blocks(ctx[DRAFT])
     n = sum(1 for b in blocks if b.file)
-    return _review_doc(ctx, t, "r1", t["r1_note"].format(n=n, ok=len(ctx.get("verified_blocks", []))))
+    return _review_doc(ctx, t, R1, t["r1_note"].format(n=n, ok=len(ctx.get("verified_blocks", []))))
 
 
 def review_r2(ctx, t):
-    return _review_doc(ctx, t, "r2", t["r2_note"].format(g=len(ctx["memory"]["glossary"]), m=len(ctx["memory"]["metaphors"])))
+    return _review_doc(ctx, t, R2, t["r2_note"].format(g=len(ctx[MEMORY]["glossary"]), m=len(ctx[MEMORY]["metaphors"])))
 
 
 def review_r3(ctx, t):
-    words = len(ctx["draft"].split())
-    return _review_doc(ctx, t, "r3", t["r3_note"].format(w=words))
+    words = len(ctx[DRAFT].split())
+    return _review_doc(ctx, t, R3, t["r3_note"].format(w=words))
 
 
 def merge(ctx, t):
@@ -459,7 +460,7 @@ def merge(ctx, t):
 
 def panel(ctx, t):
     ch = ctx["chapter"]
-    draft = ctx["draft"]
+    draft = ctx[DRAFT]
     lines = draft.splitlines()
     prose = _prose_lines(lines)
     notes: dict[str, list[str]] = {"terms": [], "sentences": [], "code": [], "xref": [], "verified": []}
@@ -515,7 +516,7 @@ def _prose_lines(lines: list[str]) -> list[int]:
 
 def remember(ctx, t):
     ch = ctx["chapter"]
-    draft = ctx["draft"]
+    draft = ctx[DRAFT]
     paras = [p.strip() for p in draft.split("\n\n") if p.strip() and not p.lstrip().startswith(("#", "```", "-", "**"))]
     mem = memoryfiles.ChapterMemory(ch["id"], ch["title"], summary=paras[0] if paras else ch["summary"])
     for line in draft.splitlines():
@@ -550,8 +551,8 @@ def _apply_spelling(lines: list[str], review: str) -> list[str]:
 
 def edit(ctx, t):
     """The final chapter: the draft, with the review's and panel's mechanical fixes applied."""
-    draft = ctx["draft"].rstrip()
-    lines = _apply_spelling(draft.splitlines(), ctx.get("review", ""))
+    draft = ctx[DRAFT].rstrip()
+    lines = _apply_spelling(draft.splitlines(), ctx.get(REVIEW, ""))
     sections = [line[3:] for line in lines if line.startswith("## ")]
     # After the opening paragraph, tell the reader what is ahead (the panel's newcomer asks for it).
     head_end = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
@@ -571,6 +572,6 @@ def audit(ctx, t):
 
 
 AUTHORS: dict[str, Callable[[dict[str, Any], dict[str, str]], str]] = {
-    "outline": plan, "research": research, "draft": write, "r1": review_r1, "r2": review_r2, "r3": review_r3,
-    "review": merge, "panel": panel, "memory": remember, "final": edit, "audit": audit,
+    OUTLINE: plan, RESEARCH: research, DRAFT: write, R1: review_r1, R2: review_r2, R3: review_r3,
+    REVIEW: merge, PANEL: panel, MEMORY: remember, FINAL: edit, AUDIT: audit,
 }

@@ -502,7 +502,7 @@ def _safe_validate(url: str) -> bool:
 
 
 def make_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "xhtmlOut": False}).enable(["table", "strikethrough"])
+    md = MarkdownIt("commonmark", dict(html=False, xhtmlOut=False)).enable(["table", "strikethrough"])
     md.use(footnote_plugin).use(deflist_plugin)
     md.validateLink = _safe_validate  # type: ignore[method-assign]  # the one URL policy
     md.core.ruler.push("book_headings", _core_headings)
@@ -529,7 +529,7 @@ def make_parser() -> MarkdownIt:
 def make_inline_parser() -> MarkdownIt:
     """For titles, summaries and definitions: emphasis and code only, never links (they sit
     inside links in the tables of contents)."""
-    md = MarkdownIt("commonmark", {"html": False, "xhtmlOut": False}).enable(["strikethrough"])
+    md = MarkdownIt("commonmark", dict(html=False, xhtmlOut=False)).enable(["strikethrough"])
     md.disable(["link", "image", "autolink"])
     md.add_render_rule("html_inline", _r_escaped)
     return md
