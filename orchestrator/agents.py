@@ -12,12 +12,13 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import checks, memoryfiles, outline as outline_mod
+from . import checks, outline as outline_mod
 from .errors import ConfigError, ValidationFailed
-from .markers import find_marker, neutralise
 from .providers.base import Request
+from .repo.sources import list_files, read_text
 from .resources import search_path
-from .sources import list_files, read_text
+from .state import memory as memoryfiles
+from .state.markers import find_marker, neutralise
 from .steps import (
     ALL_STEPS,
     BOOK_STEPS,

@@ -36,7 +36,7 @@ def init(
     language: Annotated[Optional[str], typer.Option(help="en or zh")] = None,
 ) -> None:
     """Create book.yaml (every key with its default) and, with --example, a sample source."""
-    from .workspace import init_workspace
+    from .state.book import init_workspace
 
     made = init_workspace(directory, source=source, example=example, title=title, language=language)
     err(f"created {', '.join(made)} in {directory.resolve()}")
@@ -104,7 +104,7 @@ def run(
     from .runner import RunOptions, validate_strategy
     from .session import run_session
     from .steps import check_chapter_id
-    from .workspace import Book
+    from .state.book import Book
 
     if chapter:
         check_chapter_id(chapter)
@@ -136,7 +136,7 @@ def redo(
     from .runner import RunOptions
     from .session import run_session
     from .steps import BOOK_STEPS, STEPS, check_chapter_id
-    from .workspace import Book
+    from .state.book import Book
 
     if chapter == BOOK:
         if step not in BOOK_STEPS:
@@ -168,7 +168,7 @@ def log(
     as_json: Json = False,
 ) -> None:
     """Print the ledger's events."""
-    from .workspace import Book
+    from .state.book import Book
 
     book = Book.open(workspace, require_config=False, repair=False)
     try:
@@ -188,7 +188,7 @@ def log(
 def cost(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     """Spend per chapter, step and model, and the prompt-cache hit ratio."""
     from .costs import cost_report, print_cost
-    from .workspace import Book
+    from .state.book import Book
 
     book = Book.open(workspace, require_config=False, repair=False)
     try:
@@ -210,7 +210,7 @@ def resume(
     """Read RESUME.md, reconcile checkpoint.md and the ledger with the files, recover, continue."""
     from .recovery import resume as do_resume
     from .runner import validate_strategy
-    from .workspace import Book
+    from .state.book import Book
 
     strategy = validate_strategy(strategy)
     book = Book.open(workspace)
@@ -224,9 +224,9 @@ def resume(
 @app.command()
 def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     """Rebuild the status matrix from the ledger's events alone; show where it differs from the files."""
-    from .reconcile import replay_matrix
-    from .scan import status_word
-    from .workspace import Book
+    from .state.reconcile import replay_matrix
+    from .state.scan import status_word
+    from .state.book import Book
 
     book = Book.open(workspace, require_config=False, repair=False)
     try:
@@ -256,7 +256,7 @@ def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:
 def gates(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     """List the gate cards waiting for a decision."""
     from . import gates as g
-    from .workspace import Book
+    from .state.book import Book
 
     book = Book.open(workspace, repair=False)
     try:
@@ -275,9 +275,9 @@ def gates(workspace: Workspace = Path("."), as_json: Json = False) -> None:
 
 def _decide(workspace: Path, gate: str, chapter: Optional[str], decision: str, reason: str, card: Optional[str]) -> None:
     from . import gates as g
-    from .fsio import Lock
+    from .state.fsio import Lock
     from .steps import LOCK, check_chapter_id
-    from .workspace import Book
+    from .state.book import Book
 
     if chapter:
         check_chapter_id(chapter)

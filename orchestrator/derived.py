@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import sys
 
-from . import memoryfiles
 from .agents import long_memory
-from .fsio import atomic_write, backup
-from .markers import compose
 from .outline import Outline
-from .sources import list_files
+from .repo.sources import list_files
+from .state import memory as memoryfiles
+from .state.fsio import atomic_write, backup
+from .state.markers import compose
 from .steps import MEMORY, MEMORY_FILES, MEMORY_MARKER, STEPS
 
 STYLE = {

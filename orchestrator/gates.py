@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from .agents import findings_in, read_body
 from .errors import NeedsHuman, UsageError
-from .fsio import atomic_write, backup
-from .markers import compose, short_hash
+from .state.fsio import atomic_write, backup
+from .state.markers import compose, short_hash
 from .steps import GATE_MODES, GATES as GATE_STEPS, GATES_DIR
 
 # gate -> (the step whose file is approved, the step redone when it is rejected)

@@ -20,14 +20,14 @@ def emit_json(doc) -> None:
 
 
 def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
-    from .workspace import Book, scan_report
+    from .state.book import Book, scan_report
 
     book = Book.open(workspace, require_config=False, repair=False)
     try:
         snap = book.snapshot()
         report = scan_report(book, snap)
         if rebuild:
-            from .progress import write_checkpoint
+            from .state.board import write_checkpoint
 
             write_checkpoint(book, snap)
             report["discrepancies"] = []

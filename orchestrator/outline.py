@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import steps
 from .errors import ConfigError
-from .markers import read_marker, short_hash
+from .state.markers import read_marker, short_hash
 from .steps import BOOK_STEPS, CHAPTER_RE, chapter_sort_key, check_relpath
 
 OUTLINE = BOOK_STEPS[steps.OUTLINE].path

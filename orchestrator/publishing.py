@@ -4,9 +4,9 @@ write protocol. The rendering itself is in `publish.py` (pure functions of a Sit
 from __future__ import annotations
 
 from .agents import long_memory, read_body
-from .fsio import atomic_write, write_if_changed
-from .markers import compose
 from .resources import search_path
+from .state.fsio import atomic_write, write_if_changed
+from .state.markers import compose
 from .steps import BOOK_STEPS, FINAL, HTML, INDEX, STEPS
 
 

@@ -4,12 +4,13 @@ long-memory aggregates), then continue as `book run` would (DESIGN §5)."""
 
 from __future__ import annotations
 
-from . import derived, reconcile
+from . import derived
 from .main import err
 from .plan import Scope
-from .progress import write_checkpoint
 from .runner import RunOptions
 from .session import NullProvider, run_session
+from .state import reconcile
+from .state.board import write_checkpoint
 from .steps import RESUME
 
 
@@ -59,9 +60,9 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
             write_checkpoint(book)
 
     if no_run:
-        from .fsio import Lock
-        from .resume_md import write_resume
         from .runner import Runner
+        from .state.fsio import Lock
+        from .state.resume_md import write_resume
         from .steps import LOCK
 
         with Lock(book.ws.path(LOCK)):

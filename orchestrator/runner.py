@@ -16,12 +16,12 @@ from typing import Any, Callable
 
 from . import agents, derived
 from .errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
-from .fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
-from .markers import compose
 from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
-from .progress import write_checkpoint, write_needs_human
 from .providers.base import Provider
-from .scan import StepState
+from .state.board import write_checkpoint, write_needs_human
+from .state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
+from .state.markers import compose
+from .state.scan import StepState
 from .steps import (
     BOOK,
     GATES,
@@ -305,8 +305,8 @@ class Runner:
         step or a gate). A refusal is written to the ledger with the reason."""
         if n[0] == BOOK or n[1] not in STEPS:
             return None
+        from .state.book import chapter_state
         from .statemachine import IllegalTransition, apply
-        from .workspace import chapter_state
 
         sc = self.book.scanner
         steps = {k: sc.step(n[0], k) for k in STEPS}
@@ -475,7 +475,7 @@ class Runner:
         except OSError:
             return
         if final.startswith(partial):
-            from .fsio import _mutate
+            from .state.fsio import _mutate
 
             _mutate("remove-partial", part)
             part.unlink(missing_ok=True)
@@ -661,7 +661,7 @@ class Runner:
     # ------------------------------------------------------------ end of a run
 
     def finish(self, interrupted: bool = False) -> RunSummary:
-        from .resume_md import write_resume
+        from .state.resume_md import write_resume
 
         book = self.book
         led = book.ledger
@@ -709,7 +709,7 @@ class Runner:
 
 
 def _short(text: str) -> str:
-    from .markers import short_hash
+    from .state.markers import short_hash
 
     return short_hash(text)
 

@@ -157,7 +157,7 @@ def diff(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list
 def lock_held(root: Path) -> bool:
     """A run is writing: `output/.lock` exists and its pid is alive (a lock being created, still
     empty, counts as held for a few seconds)."""
-    from .fsio import Lock, pid_alive
+    from .state.fsio import Lock, pid_alive
 
     p = root / LOCK
     try:
@@ -171,13 +171,13 @@ def lock_held(root: Path) -> bool:
 
 
 def _matrix(snap) -> dict[str, dict[str, str]]:
-    from .scan import status_word
+    from .state.scan import status_word
 
     return {ch: {k: status_word(s) for k, s in steps.items()} for ch, steps in snap.chapters.items()}
 
 
 def _book_row(snap) -> dict[str, str]:
-    from .scan import status_word
+    from .state.scan import status_word
 
     return {k: status_word(s) for k, s in snap.book.items()}
 
@@ -186,7 +186,7 @@ _UPDATED_RE = re.compile(r"^(Last updated|最后更新): .*$", re.M)
 
 
 def _checkpoint_text(book, snap) -> str:
-    from . import checkpoint
+    from .state import checkpoint
 
     title = (snap.outline.title if snap.outline and snap.outline.title else None) or book.cfg.title
     return checkpoint.render(snap, title, book.cfg.language, needs_human=book.needs_human())
@@ -226,7 +226,7 @@ class _View:
         return "\n".join(lines)
 
     def _cell(self, s) -> str:
-        from .scan import status_word
+        from .state.scan import status_word
 
         w = status_word(s)
         if w == "edited" and s.stale:
@@ -442,7 +442,7 @@ class Watcher:
             have = None
         if have is not None and _same_checkpoint(have, text):
             return False
-        from .progress import write_checkpoint
+        from .state.board import write_checkpoint
 
         write_checkpoint(self.book, self.snap)
         return True
@@ -471,7 +471,7 @@ def watch_workspace(root: str | os.PathLike[str], *, as_json: bool = False, debo
     exit code (0). A workspace without book.yaml is watched too (output/ only)."""
     import watchfiles
 
-    from .workspace import Book
+    from .state.book import Book
 
     out = out if out is not None else sys.stderr
     jsonout = jsonout if jsonout is not None else sys.stdout

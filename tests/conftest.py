@@ -32,7 +32,7 @@ def isolated(tmp_path, monkeypatch):
 
 def make_example(dest: Path, gates: str = "off", **overrides) -> Path:
     """A workspace like `book init DIR --example`, with gates off unless asked."""
-    from orchestrator.workspace import init_workspace
+    from orchestrator.state.book import init_workspace
 
     init_workspace(dest, example=True)
     cfg = dest / "book.yaml"
@@ -91,7 +91,7 @@ def env_without_key() -> dict[str, str]:
 
 def scan(ws: Path) -> dict:
     """`book scan --json` of a workspace, in-process (read-only, like the command)."""
-    from orchestrator.workspace import Book, scan_report
+    from orchestrator.state.book import Book, scan_report
 
     book = Book.open(ws, require_config=False, repair=False)
     try:

@@ -7,14 +7,13 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from orchestrator import checkpoint
-from orchestrator.checkpoint import SYMBOL, compare, parse, render
-from orchestrator.markers import compose, short_hash
 from orchestrator.outline import Chapter, Outline
-from orchestrator.scan import Scanner, Snapshot, StepState, snapshot, status_word
+from orchestrator.state import checkpoint
+from orchestrator.state.checkpoint import SYMBOL, compare, parse, render
+from orchestrator.state.markers import compose, short_hash
+from orchestrator.state.scan import Scanner, Snapshot, StepState, snapshot, status_word
 from orchestrator.steps import BOOK_STEPS, MEMORY_FILES, ORDER, PHASE3, STEPS
 
 ZH_HEADER = "| 章节 | 研究 | 写作 | R1审查 | R2审查 | R3审查 | 合并审查 | 读者评审 | 长记忆更新 |"
@@ -204,7 +203,7 @@ def test_compare_live_symbols(tree):
 
 
 def test_a_built_books_checkpoint_matches_its_files(built_ws):
-    from orchestrator.workspace import Book, scan_report
+    from orchestrator.state.book import Book, scan_report
 
     text = (built_ws / "output/memory/checkpoint.md").read_text()
     symbols = parse(text)

@@ -11,14 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import make_example, scan
+
 from orchestrator.providers.anthropic import AnthropicProvider
+from orchestrator.state.book import Book
 from orchestrator.steps import STEPS
 from orchestrator.testing.fake_api import FakeAPI
 from orchestrator.testing.helpers import run_book
 from orchestrator.testing.role_answers import answer, role_of
-from orchestrator.workspace import Book
 
 BOOK = str(Path(sys.executable).parent / "book")
 KEY = "sk-ant-test-SECRET-do-not-leak-123"

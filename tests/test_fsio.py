@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import make_example
-from orchestrator import fsio
+
 from orchestrator.errors import LockedError, PathError
-from orchestrator.fsio import (
+from orchestrator.state import fsio
+from orchestrator.state.fsio import (
     Lock,
     PartialWriter,
     Workspace,
@@ -309,7 +309,7 @@ def test_book_run_while_locked_exits_4_and_changes_nothing(tmp_path):
     ws = make_example(tmp_path / "ws")
     (ws / "output/.book").mkdir(parents=True)
     # a live run holds the lock: it has the workspace open (its ledger exists) and its pid is alive
-    from orchestrator.ledger import Ledger
+    from orchestrator.state.ledger import Ledger
 
     Ledger.open(ws / "output/.book/state.db").close()
     (ws / LOCK).write_text(f"{os.getpid()} {os.uname().nodename}\n")

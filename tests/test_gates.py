@@ -7,16 +7,16 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import make_example
+
 from orchestrator import gates, statemachine
 from orchestrator.errors import NeedsHuman, UsageError
 from orchestrator.providers.offline import OfflineProvider
-from orchestrator.scan import StepState
-from orchestrator.statemachine import ChapterState, IllegalTransition, TRANSITIONS
+from orchestrator.state.book import Book, scan_report
+from orchestrator.state.scan import StepState
+from orchestrator.statemachine import TRANSITIONS, ChapterState, IllegalTransition
 from orchestrator.steps import STEPS
 from orchestrator.testing.helpers import run_book
-from orchestrator.workspace import Book, scan_report
 
 BOOK = str(Path(sys.executable).parent / "book")
 

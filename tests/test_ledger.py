@@ -8,11 +8,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from orchestrator import ledger as ledger_mod
-from orchestrator.ledger import MIGRATIONS, Ledger
+from orchestrator.state import ledger as ledger_mod
+from orchestrator.state.ledger import MIGRATIONS, Ledger
 
 
 @pytest.fixture

@@ -7,12 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
-from orchestrator import markers
-from orchestrator.hashcache import HashCache
-from orchestrator.markers import (
+from orchestrator.state import markers
+from orchestrator.state.hashcache import HashCache
+from orchestrator.state.markers import (
     TAIL,
     Marker,
     body_hash,

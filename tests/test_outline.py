@@ -4,13 +4,12 @@ render -> parse round trip, `entry_hash` as the grain of staleness, and `visible
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from orchestrator import outline as outline_mod
 from orchestrator.errors import ConfigError
-from orchestrator.markers import compose
 from orchestrator.outline import OUTLINE, Chapter, Outline, load, parse, render
+from orchestrator.state.markers import compose
 
 HEAD = "# Outline: T\n\nSome words for people.\n\n```yaml\n"  # the yaml content starts on line 6
 

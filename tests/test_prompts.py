@@ -11,12 +11,11 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import make_example
 
 from orchestrator import agents
 from orchestrator.errors import ConfigError
 from orchestrator.steps import BOOK_STEPS, PHASE3, STEPS
-
-from conftest import make_example
 
 LANGS = ("en", "zh")
 CHAPTER_ROLES = ("researcher", "writer", "r1_code", "r2_consistency", "r3_content", "merger", "reader_panel",
@@ -441,8 +440,8 @@ def test_a_broken_override_is_a_config_error(tmp_path):
 @pytest.mark.parametrize("language", LANGS)
 def test_contexts_gathered_from_a_built_book_render(tmp_path, language):
     """The templates against agents.gather itself, on the example book built offline."""
+    from orchestrator.state.book import Book
     from orchestrator.testing.helpers import run_book
-    from orchestrator.workspace import Book
 
     ws = make_example(tmp_path / f"ws-{language}", language=f'"{language}"')
     code, _ = run_book(ws)

@@ -16,11 +16,11 @@ import jinja2
 import pytest
 
 from orchestrator import publish
-from orchestrator.markers import find_marker
 from orchestrator.publish import ChapterDoc, LinkProblem, Site
 from orchestrator.publish.markdown import classify_url, slugify
 from orchestrator.publish.search import tokenize, vocabulary
 from orchestrator.resources import builtin
+from orchestrator.state.markers import find_marker
 
 HOSTILE = Path(__file__).parent / "hostile"
 TEMPLATES = builtin("templates")

@@ -11,14 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import make_example, scan, tree
-from orchestrator import fsio
+from test_run import normalised
+
 from orchestrator.providers.offline import OfflineProvider
+from orchestrator.state import fsio
+from orchestrator.state.book import Book
 from orchestrator.steps import CHECKPOINT, MEMORY_FILES, STATE_DB, STEPS
 from orchestrator.testing.helpers import run_book
-from orchestrator.workspace import Book
-from test_run import normalised
 
 BOOK = str(Path(sys.executable).parent / "book")
 

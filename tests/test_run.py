@@ -9,14 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import make_example, scan, tree
+
 from orchestrator.errors import StepFailed, UsageError
 from orchestrator.plan import Scope
 from orchestrator.providers.offline import OfflineProvider
+from orchestrator.state.book import Book
 from orchestrator.steps import ORDER, STEPS
 from orchestrator.testing.helpers import run_book
-from orchestrator.workspace import Book
 
 BOOK = str(Path(sys.executable).parent / "book")
 RUN_ATTR = re.compile(rb" run=\S+")

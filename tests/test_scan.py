@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED
-from orchestrator import hashcache
-from orchestrator.markers import compose, short_hash
-from orchestrator.scan import Scanner, snapshot, status_word
+
+from orchestrator.state import hashcache
+from orchestrator.state.book import Book, scan_report
+from orchestrator.state.markers import compose, short_hash
+from orchestrator.state.scan import Scanner, snapshot, status_word
 from orchestrator.steps import ORDER, STATE_DB, STEPS
-from orchestrator.workspace import Book, scan_report
 
 BOOK = Path(sys.executable).parent / "book"
 F = {k: s.file for k, s in STEPS.items()}  # F["draft"]("ch01") -> output/chapters/draft/ch01-draft.md

@@ -9,10 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from conftest import make_example
+from hypothesis import given, settings, strategies as st
+
 from orchestrator.outline import Chapter, Outline
 from orchestrator.steps import CHECKPOINT, ORDER, STEPS
 from orchestrator.watch import affected, diff, ignored, watch_workspace
@@ -233,8 +232,8 @@ def _touch(p: Path) -> None:
 
 @pytest.mark.slow
 def test_watch_a_built_book(tmp_path):
+    from orchestrator.state.book import Book
     from orchestrator.testing.helpers import run_book
-    from orchestrator.workspace import Book
 
     ws = make_example(tmp_path / "ws")
     code, _ = run_book(ws)
@@ -384,9 +383,9 @@ def test_batches_lock_outline_and_restart(built_ws):
     record the same hand edit twice."""
     from watchfiles import Change
 
+    from orchestrator.state.book import Book
     from orchestrator.steps import LOCK
     from orchestrator.watch import Watcher
-    from orchestrator.workspace import Book
 
     ws = built_ws
     cp = ws / CHECKPOINT

@@ -13,11 +13,12 @@ import hashlib
 import re
 from typing import Any, Callable
 
-from .. import checks, memoryfiles
+from .. import checks
 from ..agents import section
 from ..errors import StepFailed
 from ..outline import Chapter, Outline, render as render_outline
-from ..sources import CODE_EXT, Module, analyse_python, module_name
+from ..repo.sources import CODE_EXT, Module, analyse_python, module_name
+from ..state import memory as memoryfiles
 from ..steps import AUDIT, DRAFT, FINAL, MEMORY, OUTLINE, PANEL, R1, R2, R3, RESEARCH, REVIEW
 from .base import Request, Result, Usage
 

@@ -24,7 +24,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..errors import UsageError
-from ..markers import find_marker, split_marked
+from ..state.markers import find_marker, split_marked
 from ..steps import CHAPTER_RE
 from .markdown import (
     CHAPTER_LINK_RE,

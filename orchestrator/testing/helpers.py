@@ -7,7 +7,7 @@ from pathlib import Path
 from ..plan import Scope
 from ..runner import RunOptions
 from ..session import run_session
-from ..workspace import Book
+from ..state.book import Book
 
 
 def run_book(root: Path, provider=None, scope: Scope | None = None, strategy: str = "conservative",

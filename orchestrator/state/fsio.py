@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import LockedError, PathError
+from ..errors import LockedError, PathError
 
 # Test hook: called before every file-system mutation with (kind, path).
 # The kill-at-every-write test raises from here to simulate a crash.

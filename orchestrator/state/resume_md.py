@@ -3,9 +3,9 @@ resume and interruption, from the files (a scan) and the ledger."""
 
 from __future__ import annotations
 
+from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, OUTLINE, PHASE3, RESUME, STATE_DB
 from .fsio import atomic_write
 from .scan import status_word
-from .steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, OUTLINE, PHASE3, RESUME, STATE_DB
 
 
 def write_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> None:
@@ -24,7 +24,7 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     needs = book.needs_human() | ({k: v for k, v in summary.needs_human.items()} if summary else {})
     cards = []
     if (book.root / GATES_DIR).is_dir():
-        from .gates import pending
+        from ..gates import pending
 
         cards = pending(book, list(snap.chapters))
     out = [f"# RESUME — {title}", "",

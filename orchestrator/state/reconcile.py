@@ -9,9 +9,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..steps import CHECKPOINT, ORDER, OUTLINE, RESUME, STEPS
 from . import checkpoint
 from .scan import Snapshot, status_word
-from .steps import CHECKPOINT, ORDER, OUTLINE, RESUME, STEPS
 
 
 def replay_matrix(events: list[dict[str, Any]]) -> dict[tuple[str, str], str]:

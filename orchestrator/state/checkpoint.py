@@ -8,8 +8,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
+from ..steps import FINAL, HTML, PHASE3, STEPS
 from .scan import Snapshot, status_word
-from .steps import FINAL, HTML, PHASE3, STEPS
 
 SYMBOL = {"done": "✅", "edited": "✅", "stale": "🔄", "half_finished": "⚠️", "missing": "—",
           "running": "⏳", "failed": "❌", "needs_human": "⚠️需人工"}

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN
 from . import checkpoint
 from .fsio import atomic_write, write_if_changed
 from .scan import Snapshot
-from .steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN
 
 
 def write_checkpoint(book, snap: Snapshot | None = None, live: dict[tuple[str, str], str] | None = None) -> None:
@@ -13,7 +13,7 @@ def write_checkpoint(book, snap: Snapshot | None = None, live: dict[tuple[str, s
     title = (snap.outline.title if snap.outline and snap.outline.title else None) or book.cfg.title
     waiting = []
     if (book.root / GATES_DIR).is_dir():
-        from .gates import pending
+        from ..gates import pending
 
         waiting = [f"{c.path} — `book approve {c.gate}{' ' + c.chapter if c.chapter else ''}`"
                    for c in pending(book, list(snap.chapters))]
@@ -78,7 +78,7 @@ class Reporter:
 
         from rich.table import Table
 
-        from .steps import ORDER
+        from ..steps import ORDER
 
         book = self.rows.get("book", {})
         t = Table(title=f"book — {time.monotonic() - self.t0:.0f}s, {self.counts['done']} done, "

@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import config as config_mod
-from .errors import ConfigError
+from .. import config as config_mod
+from ..errors import ConfigError
+from ..steps import CHECKPOINT, GATE_MODES, NEEDS_HUMAN, REVIEW, STATE_DB
 from .fsio import Workspace
 from .hashcache import HashCache
 from .ledger import Ledger
 from .scan import Scanner, Snapshot, snapshot, status_word
-from .steps import CHECKPOINT, GATE_MODES, NEEDS_HUMAN, REVIEW, STATE_DB
 
 
 @dataclass
@@ -38,8 +38,8 @@ class Book:
             raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
         cfg = config_mod.load(root, require=require_config, check_source=require_config)
         if repair:
+            from ..steps import LOCK
             from .fsio import Lock
-            from .steps import LOCK
 
             Lock(root / LOCK).refuse_if_held()  # a second writer changes nothing, not even the ledger
         db = root / STATE_DB
@@ -79,7 +79,7 @@ class Book:
 
 def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = None, retries: int = 0):
     """The state machine's view of a chapter, derived from its files and the gate cards."""
-    from . import statemachine
+    from .. import statemachine
 
     review = steps[REVIEW]
     blocked = ""
@@ -92,7 +92,7 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
         except OSError:
             data = b""
         if b"**blocking**" in data:  # cheap test first: most reviews have no blocking finding
-            from .agents import findings_in
+            from ..agents import findings_in
 
             bad = [f for f in findings_in(data.decode("utf-8", "replace")) if f.severity == "blocking"]
             if bad:
@@ -101,7 +101,7 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
     gate = statemachine.GATE_BEFORE.get(state.phase)
     approval = "not_required"
     if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
-        from . import gates
+        from .. import gates
 
         card = gates.read_card(book, gate, ch)
         if card is None or card.artifact_hash != gates.current_hash(book, gate, ch):
@@ -118,8 +118,8 @@ def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
     last = book.ledger.last_step_events()
     if not last:
         return {}
+    from ..steps import LOCK
     from .fsio import Lock
-    from .steps import LOCK
 
     live_run = None
     if Lock(book.root / LOCK).live_owner() is not None:
@@ -148,8 +148,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     waiting: list[str] = []
     live = _live_statuses(book)
     if book.cfg.file is not None and (book.root / "output/gates").is_dir():
-        from .gates import pending
-        from .plan import CHAPTER_GATES
+        from ..gates import pending
+        from ..plan import CHAPTER_GATES
 
         for c in pending(book, list(snap.chapters)):
             waiting.append(c.path)
@@ -199,8 +199,8 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
     small sample source tree to write about. Refuses to overwrite an existing book.yaml."""
     import shutil
 
+    from ..resources import builtin
     from .fsio import atomic_write
-    from .resources import builtin
 
     root = Path(dest).resolve()
     root.mkdir(parents=True, exist_ok=True)

@@ -11,11 +11,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import outline as outline_mod
-from .errors import BookError
-from .hashcache import HashCache
-from .markers import Marker, read_marker, short_hash
-from .steps import (
+from .. import outline as outline_mod
+from ..errors import BookError
+from ..steps import (
     AUDIT,
     BOOK_STEPS,
     FINAL,
@@ -31,6 +29,8 @@ from .steps import (
     chapter_sort_key,
     step_dirs,
 )
+from .hashcache import HashCache
+from .markers import Marker, read_marker, short_hash
 
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
 PROVENANCE = frozenset({"instructions"})
@@ -219,7 +219,7 @@ class Scanner:
     def templates_hash(self) -> str:
         """The HTML templates in effect (a workspace's templates/ over the built-in ones)."""
         if self._templates_hash is None:
-            from .resources import search_path
+            from ..resources import search_path
 
             files: dict[str, str] = {}
             for d in reversed(search_path("templates", self.root)):
