@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import sys
 
-from .agents import long_memory
 from .outline import Outline
 from .repo.sources import list_files
 from .state import memory as memoryfiles
 from .state.fsio import atomic_write, backup
 from .state.markers import compose
+from .state.memory import long_memory
 from .steps import MEMORY, MEMORY_FILES, MEMORY_MARKER, STEPS
 
 STYLE = {

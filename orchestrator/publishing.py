@@ -3,10 +3,10 @@ write protocol. The rendering itself is in `publish.py` (pure functions of a Sit
 
 from __future__ import annotations
 
-from .agents import long_memory, read_body
 from .resources import search_path
 from .state.fsio import atomic_write, write_if_changed
 from .state.markers import compose
+from .state.memory import long_memory, read_body
 from .steps import BOOK_STEPS, FINAL, HTML, INDEX, STEPS
 
 

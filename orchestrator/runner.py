@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import agents, derived
+from .checks.findings import findings_in
 from .errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
 from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
 from .providers.base import Provider
 from .state.board import write_checkpoint, write_needs_human
 from .state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
 from .state.markers import compose
+from .state.memory import read_body
 from .state.scan import StepState
 from .steps import (
     BOOK,
@@ -159,7 +161,7 @@ class Runner:
                 node = (ch or BOOK, gates.GATES[gate][1])
                 why = f"the {gate} gate was {card.decision}: {card.reason}"
                 if GATES[gate].verdict:  # the findings a rejected review asks to address
-                    why += "\n\nThe merged review to address:\n\n" + agents.read_body(self.book.root, card.artifact)
+                    why += "\n\nThe merged review to address:\n\n" + read_body(self.book.root, card.artifact)
                 if node not in self.opts.redo:
                     self.opts.redo.add(node)
                     self.opts.instructions[node] = why
@@ -376,8 +378,8 @@ class Runner:
         return await self.derive(n)
 
     def _blocking(self, ch: str) -> list:
-        text = agents.read_body(self.book.root, STEPS[REVIEW].file(ch))
-        return [f for f in agents.findings_in(text) if f.severity == "blocking"]
+        text = read_body(self.book.root, STEPS[REVIEW].file(ch))
+        return [f for f in findings_in(text) if f.severity == "blocking"]
 
     async def revise(self, ch: str, out: Outcome) -> Outcome:
         """A blocked review: rewrite the draft with the merged review as instructions, review it
@@ -388,7 +390,7 @@ class Runner:
             if self.book.scanner.step(ch, draft).status == "edited":
                 break
             self.revising[ch] = self.revising.get(ch, 0) + 1
-            review = agents.read_body(self.book.root, STEPS[REVIEW].file(ch))
+            review = read_body(self.book.root, STEPS[REVIEW].file(ch))
             self.book.ledger.event("revision", self.run_id, ch, draft, round=self.revising[ch])
             self.opts.instructions[Node(ch, draft)] = (
                 "The merged review found blocking problems in your draft. Rewrite it, fixing every blocking "
@@ -408,8 +410,8 @@ class Runner:
             return out
         from .checks import blocking
 
-        text = agents.read_body(self.book.root, self.rel(n))
-        found = [f for f in agents.findings_in(text) if f.severity == "blocking"]
+        text = read_body(self.book.root, self.rel(n))
+        found = [f for f in findings_in(text) if f.severity == "blocking"]
         if blocking(found):
             reason = f"review blocked: {found[0].check} line {found[0].line}: {found[0].message}"
             if n not in self._blocked_noted:
@@ -471,7 +473,7 @@ class Runner:
             return
         try:
             partial = part.read_text(encoding="utf-8", errors="replace").rstrip()
-            final = agents.read_body(self.book.root, self.rel(n))
+            final = read_body(self.book.root, self.rel(n))
         except OSError:
             return
         if final.startswith(partial):
@@ -561,7 +563,7 @@ class Runner:
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 from .checks import blocking
 
-                extra = {"verdict": "blocked" if blocking(agents.findings_in(text)) else "clean"}
+                extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"}
             if path.exists():
                 backup(path)
             atomic_write(path, compose(text, self.marker(n), inputs, self.run_id, extra))

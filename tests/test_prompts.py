@@ -15,6 +15,7 @@ from conftest import make_example
 
 from orchestrator import agents
 from orchestrator.errors import ConfigError
+from orchestrator.resources import builtin
 from orchestrator.steps import BOOK_STEPS, PHASE3, STEPS
 
 LANGS = ("en", "zh")
@@ -472,7 +473,7 @@ def test_contexts_gathered_from_a_built_book_render(tmp_path, language):
 
 
 def test_prompts_stay_readable():
-    root = Path(agents.__file__).resolve().parent.parent / "prompts"
+    root = builtin("prompts")
     for role in ALL_ROLES:
         n = len((root / f"{role}.md.j2").read_text(encoding="utf-8").splitlines())
         assert 30 <= n <= 120, f"{role}.md.j2 has {n} lines"

@@ -14,12 +14,12 @@ import re
 from typing import Any, Callable
 
 from .. import checks
-from ..agents import section
 from ..errors import StepFailed
 from ..outline import Chapter, Outline, render as render_outline
 from ..repo.sources import CODE_EXT, Module, analyse_python, module_name
 from ..state import memory as memoryfiles
 from ..steps import AUDIT, DRAFT, FINAL, MEMORY, OUTLINE, PANEL, R1, R2, R3, RESEARCH, REVIEW
+from ..text.markdown import section
 from .base import Request, Result, Usage
 
 CHUNK = 400  # characters per streamed piece

@@ -92,7 +92,7 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
         except OSError:
             data = b""
         if b"**blocking**" in data:  # cheap test first: most reviews have no blocking finding
-            from ..agents import findings_in
+            from ..checks.findings import findings_in
 
             bad = [f for f in findings_in(data.decode("utf-8", "replace")) if f.severity == "blocking"]
             if bad:

@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..steps import MEMORY, chapter_sort_key
+from .markers import find_marker
+
 SECTIONS = ("Summary", "Glossary", "Metaphors", "Cross references")
 _ITEM_RE = re.compile(r"^- \*\*(.+?)\*\*\s*[:：]\s*(.+)$")
 _XREF_RE = re.compile(r"^- (ch\d{2,})\s*[:：]\s*(.+)$")
@@ -111,3 +114,23 @@ def aggregates(mem: LongMemory, lang: str = "en") -> dict[str, str]:
     x = ["# " + ("交叉引用" if zh else "Cross references"), ""]
     x += [f"- {m.chapter} → {c}: {w}" for m in mem.chapters for c, w in m.xrefs] or ["(empty)"]
     return {"glossary": "\n".join(g), "summaries": "\n".join(s), "metaphors": "\n".join(r), "xrefs": "\n".join(x)}
+
+
+def read_body(root, rel: str) -> str:
+    """A file's text without its marker line ("" when absent)."""
+    p = root / rel
+    try:
+        data = p.read_bytes()
+    except OSError:
+        return ""
+    mk = find_marker(data)
+    return (data[: mk.offset] if mk else data).decode("utf-8", "replace").rstrip() + "\n"
+
+
+def long_memory(book, chapters: list[str]) -> LongMemory:
+    mems = []
+    for c in sorted(chapters, key=chapter_sort_key):
+        st = book.scanner.step(c, MEMORY)
+        if st.complete:
+            mems.append(parse(c, read_body(book.root, st.path)))
+    return LongMemory(mems)

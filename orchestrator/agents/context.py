@@ -1,55 +1,21 @@
-"""The agents: for each model step, what it reads (the context), its prompt, and how its
-answer is validated. One role per step (steps.py names the role); the prompts live in
-`prompts/<role>.md.j2` with a `system` block (the stable, cached prefix) and a `prompt`
-block (the chapter-specific part), overridable per workspace.
+"""What each model step reads: the context its prompt is rendered from, and the input hashes
+recorded in its marker. The step registry says what a step includes (earlier steps' bodies,
+its sources, a deterministic check); this module gathers it.
 
 The context dict is the contract between the orchestrator, the prompt templates and the
 offline provider; its keys are listed in `gather`'s docstring."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from . import checks, outline as outline_mod
-from .errors import ConfigError, ValidationFailed
-from .providers.base import Request
-from .repo.sources import list_files, read_text
-from .resources import search_path
-from .state import memory as memoryfiles
-from .state.markers import find_marker, neutralise
-from .steps import (
-    ALL_STEPS,
-    BOOK_STEPS,
-    DRAFT,
-    FINAL,
-    MEMORY,
-    REVIEWERS,
-    STEPS,
-    STYLE_GUIDE,
-    chapter_sort_key,
-)
-
-
-def read_body(root, rel: str) -> str:
-    """A file's text without its marker line ("" when absent)."""
-    p = root / rel
-    try:
-        data = p.read_bytes()
-    except OSError:
-        return ""
-    mk = find_marker(data)
-    return (data[: mk.offset] if mk else data).decode("utf-8", "replace").rstrip() + "\n"
-
-
-def long_memory(book, chapters: list[str]) -> memoryfiles.LongMemory:
-    mems = []
-    for c in sorted(chapters, key=chapter_sort_key):
-        st = book.scanner.step(c, MEMORY)
-        if st.complete:
-            mems.append(memoryfiles.parse(c, read_body(book.root, st.path)))
-    return memoryfiles.LongMemory(mems)
+from .. import checks, outline as outline_mod
+from ..repo.sources import list_files, read_text
+from ..state import memory as memoryfiles
+from ..state.memory import long_memory, read_body
+from ..steps import ALL_STEPS, BOOK_STEPS, DRAFT, FINAL, MEMORY, REVIEWERS, STEPS, STYLE_GUIDE
+from ..text.markdown import section
 
 
 @dataclass
@@ -193,148 +159,3 @@ def _covered_elsewhere(o: outline_mod.Outline, ch: str) -> dict[str, str]:
             for s in c.sources:
                 out.setdefault(s, c.id)
     return out
-
-
-def section(md: str, title: str) -> str:
-    """The text under `## title` (any case) up to the next `## ` heading."""
-    lines, on = [], False
-    for line in md.splitlines():
-        if line.startswith("## "):
-            on = line[3:].strip().lower() == title.lower()
-            continue
-        if on:
-            lines.append(line)
-    return "\n".join(lines)
-
-
-def findings_in(md: str) -> list:
-    return checks.parse_findings(section(md, "Findings"))
-
-
-# ---------------------------------------------------------------- prompts
-
-_env_cache: dict[tuple, Any] = {}
-
-
-def prompt_env(root):
-    import jinja2
-
-    paths = tuple(str(p) for p in search_path("prompts", root))
-    env = _env_cache.get(paths)
-    if env is None:
-        env = jinja2.Environment(loader=jinja2.FileSystemLoader(list(paths)), undefined=jinja2.StrictUndefined,
-                                 keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
-        env.filters["tojson_pretty"] = lambda v: json.dumps(v, ensure_ascii=False, indent=1)
-        _env_cache[paths] = env
-    return env
-
-
-def render_parts(root, role: str, context: dict[str, Any]) -> tuple[str, str, str]:
-    """(shared, system, prompt): the book's context from prompts/_shared.md.j2 (the same for every
-    role of a batch), then the role's `system` block (its instructions), then its `prompt` block
-    (the chapter-specific part). Each of the first two is a prompt-cache breakpoint."""
-    import jinja2
-
-    env = prompt_env(root)
-    try:
-        shared_t = env.get_template("_shared.md.j2")
-        shared = "".join(shared_t.blocks["shared"](shared_t.new_context(dict(context, role=role)))).strip()
-        tmpl = env.get_template(f"{role}.md.j2")
-        tctx = tmpl.new_context(dict(context, role=role))
-        system = "".join(tmpl.blocks["system"](tctx)).strip()
-        prompt = "".join(tmpl.blocks["prompt"](tctx)).strip()
-    except jinja2.TemplateError as e:
-        where = getattr(e, "filename", None) or f"prompts/{role}.md.j2"
-        raise ConfigError(f"prompt template error: {e}", where, getattr(e, "lineno", None)) from None
-    except KeyError as e:
-        raise ConfigError(f"prompt template lacks the block {e}", f"prompts/{role}.md.j2",
-                          fix="define {% block system %} and {% block prompt %} (and {% block shared %} in _shared.md.j2)") from None
-    return shared, system, prompt
-
-
-def render_prompt(root, role: str, context: dict[str, Any]) -> tuple[str, str]:
-    """(system, prompt) as the model reads them: the shared context, then the role's instructions."""
-    shared, system, prompt = render_parts(root, role, context)
-    return (shared + "\n\n" + system).strip(), prompt
-
-
-def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Request:
-    shared, system, prompt = render_parts(book.root, role, g.context)
-    return Request(role=role, step=step, chapter=ch, shared=shared, system=system, prompt=prompt, context=g.context,
-                   model=book.cfg.model_for(role),
-                   max_tokens=book.cfg.max_tokens.get(role, ALL_STEPS[step].max_tokens))
-
-
-# ---------------------------------------------------------------- validation
-
-
-def _h1_count(md: str) -> int:
-    n, fence = 0, None
-    for line in md.splitlines():
-        s = line.lstrip()
-        if s.startswith(("```", "~~~")):
-            mark = s[:3]
-            fence = None if fence == mark else (fence or mark)
-            continue
-        if fence is None and line.startswith("# "):
-            n += 1
-    return n
-
-
-def _chapter_text(text: str, ctx: dict[str, Any]) -> list[str]:
-    errs = []
-    h1 = _h1_count(text)
-    if h1 != 1:
-        errs.append(f"the chapter must have exactly one `# ` title line, found {h1}")
-    fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=50, max_words=50_000)
-    errs += [f"line {f.line}: {f.message}" for f in fs if f.check == "r3.fence"]
-    return errs
-
-
-def _review(text: str, ctx: dict[str, Any]) -> list[str]:
-    if "## Findings" not in text:
-        return ["a review needs a `## Findings` section listing findings as "
-                "`- **severity** `check` line N: message` (or `- none`)"]
-    return []
-
-
-def _merged(text: str, ctx: dict[str, Any]) -> list[str]:
-    errs = _review(text, ctx)
-    if not any(line.lower().startswith("verdict:") for line in text.splitlines()):
-        errs.append("the merged review needs a `Verdict: clean` or `Verdict: blocked` line")
-    return errs
-
-
-def _memory(text: str, ctx: dict[str, Any]) -> list[str]:
-    miss = memoryfiles.missing_sections(text)
-    return [f"the memory file lacks the section(s): {', '.join('## ' + m for m in miss)}"] if miss else []
-
-
-def _headed(text: str, ctx: dict[str, Any]) -> list[str]:
-    return [] if text.lstrip().startswith("# ") else ["the answer must start with a `# ` title line"]
-
-
-def _outline(text: str, ctx: dict[str, Any]) -> list[str]:
-    try:
-        outline_mod.parse(text, "the planner's answer", ctx.get("_source_dir"))
-    except ConfigError as e:
-        return [str(e)]
-    return []
-
-
-# Step.answer -> the validator of that kind of answer.
-VALIDATORS: dict[str, Callable[[str, dict[str, Any]], list[str]]] = {
-    "plan": _outline, "headed": _headed, "chapter": _chapter_text, "findings": _review, "verdict": _merged,
-    "sections": _memory,
-}
-
-
-def clean_and_validate(step: str, text: str, ctx: dict[str, Any]) -> str:
-    """Neutralise marker-like text, then validate; raise ValidationFailed with what to fix."""
-    text = neutralise(text).strip()
-    if not text:
-        raise ValidationFailed("the answer was empty")
-    errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
-    if errs:
-        raise ValidationFailed("; ".join(errs))
-    return text + "\n"

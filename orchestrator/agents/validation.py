@@ -1,0 +1,84 @@
+"""How a model's answer is judged before it is committed: marker-like text neutralised, then
+the validator of the step's kind of answer (the registry's `Step.answer`)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import checks, outline as outline_mod
+from ..errors import ConfigError, ValidationFailed
+from ..state import memory as memoryfiles
+from ..state.markers import neutralise
+from ..steps import ALL_STEPS
+
+
+def _h1_count(md: str) -> int:
+    n, fence = 0, None
+    for line in md.splitlines():
+        s = line.lstrip()
+        if s.startswith(("```", "~~~")):
+            mark = s[:3]
+            fence = None if fence == mark else (fence or mark)
+            continue
+        if fence is None and line.startswith("# "):
+            n += 1
+    return n
+
+
+def _chapter_text(text: str, ctx: dict[str, Any]) -> list[str]:
+    errs = []
+    h1 = _h1_count(text)
+    if h1 != 1:
+        errs.append(f"the chapter must have exactly one `# ` title line, found {h1}")
+    fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=50, max_words=50_000)
+    errs += [f"line {f.line}: {f.message}" for f in fs if f.check == "r3.fence"]
+    return errs
+
+
+def _review(text: str, ctx: dict[str, Any]) -> list[str]:
+    if "## Findings" not in text:
+        return ["a review needs a `## Findings` section listing findings as "
+                "`- **severity** `check` line N: message` (or `- none`)"]
+    return []
+
+
+def _merged(text: str, ctx: dict[str, Any]) -> list[str]:
+    errs = _review(text, ctx)
+    if not any(line.lower().startswith("verdict:") for line in text.splitlines()):
+        errs.append("the merged review needs a `Verdict: clean` or `Verdict: blocked` line")
+    return errs
+
+
+def _memory(text: str, ctx: dict[str, Any]) -> list[str]:
+    miss = memoryfiles.missing_sections(text)
+    return [f"the memory file lacks the section(s): {', '.join('## ' + m for m in miss)}"] if miss else []
+
+
+def _headed(text: str, ctx: dict[str, Any]) -> list[str]:
+    return [] if text.lstrip().startswith("# ") else ["the answer must start with a `# ` title line"]
+
+
+def _outline(text: str, ctx: dict[str, Any]) -> list[str]:
+    try:
+        outline_mod.parse(text, "the planner's answer", ctx.get("_source_dir"))
+    except ConfigError as e:
+        return [str(e)]
+    return []
+
+
+# Step.answer -> the validator of that kind of answer.
+VALIDATORS: dict[str, Callable[[str, dict[str, Any]], list[str]]] = {
+    "plan": _outline, "headed": _headed, "chapter": _chapter_text, "findings": _review, "verdict": _merged,
+    "sections": _memory,
+}
+
+
+def clean_and_validate(step: str, text: str, ctx: dict[str, Any]) -> str:
+    """Neutralise marker-like text, then validate; raise ValidationFailed with what to fix."""
+    text = neutralise(text).strip()
+    if not text:
+        raise ValidationFailed("the answer was empty")
+    errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
+    if errs:
+        raise ValidationFailed("; ".join(errs))
+    return text + "\n"
