@@ -22,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from conftest import make_example  # noqa: E402
-from orchestrator.plan import Scope  # noqa: E402
+
+from orchestrator.pipeline.plan import Scope  # noqa: E402
 from orchestrator.providers.offline import OfflineProvider  # noqa: E402
 from orchestrator.testing.helpers import run_book  # noqa: E402
 

@@ -100,9 +100,9 @@ def run(
     quiet: Quiet = False,
 ) -> None:
     """Run everything that can run, in order, until done or stopped by a gate or a failure."""
-    from .plan import Scope
-    from .runner import RunOptions, validate_strategy
-    from .session import run_session
+    from .pipeline.plan import Scope
+    from .pipeline.runner import RunOptions, validate_strategy
+    from .pipeline.session import run_session
     from .steps import check_chapter_id
     from .state.book import Book
 
@@ -132,9 +132,9 @@ def redo(
 ) -> None:
     """Regenerate one step (the old file goes to .bak), then what it makes stale."""
     from .errors import UsageError
-    from .plan import BOOK, Scope
-    from .runner import RunOptions
-    from .session import run_session
+    from .pipeline.plan import BOOK, Scope
+    from .pipeline.runner import RunOptions
+    from .pipeline.session import run_session
     from .steps import BOOK_STEPS, STEPS, check_chapter_id
     from .state.book import Book
 
@@ -208,8 +208,8 @@ def resume(
     quiet: Quiet = False,
 ) -> None:
     """Read RESUME.md, reconcile checkpoint.md and the ledger with the files, recover, continue."""
-    from .recovery import resume as do_resume
-    from .runner import validate_strategy
+    from .pipeline.recovery import resume as do_resume
+    from .pipeline.runner import validate_strategy
     from .state.book import Book
 
     strategy = validate_strategy(strategy)

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from conftest import make_example
 
-from orchestrator import gates, statemachine
 from orchestrator.errors import NeedsHuman, UsageError
+from orchestrator.pipeline import gates
 from orchestrator.providers.offline import OfflineProvider
+from orchestrator.state import statemachine
 from orchestrator.state.book import Book, scan_report
 from orchestrator.state.scan import StepState
-from orchestrator.statemachine import TRANSITIONS, ChapterState, IllegalTransition
+from orchestrator.state.statemachine import TRANSITIONS, ChapterState, IllegalTransition
 from orchestrator.steps import STEPS
 from orchestrator.testing.helpers import run_book
 

@@ -346,7 +346,7 @@ def test_log_and_replay_through_the_cli(built_ws):
 
 
 def test_a_file_book_never_started_is_moved_only_with_a_word(example_ws):
-    from orchestrator.plan import Scope
+    from orchestrator.pipeline.plan import Scope
 
     run_book(example_ws, scope=Scope(phase=2))
     mine = example_ws / STEPS["research"].file("ch01")

@@ -12,7 +12,7 @@ import pytest
 from conftest import make_example, scan, tree
 
 from orchestrator.errors import StepFailed, UsageError
-from orchestrator.plan import Scope
+from orchestrator.pipeline.plan import Scope
 from orchestrator.providers.offline import OfflineProvider
 from orchestrator.state.book import Book
 from orchestrator.steps import ORDER, STEPS

@@ -13,7 +13,7 @@ def write_checkpoint(book, snap: Snapshot | None = None, live: dict[tuple[str, s
     title = (snap.outline.title if snap.outline and snap.outline.title else None) or book.cfg.title
     waiting = []
     if (book.root / GATES_DIR).is_dir():
-        from ..gates import pending
+        from ..pipeline.gates import pending
 
         waiting = [f"{c.path} — `book approve {c.gate}{' ' + c.chapter if c.chapter else ''}`"
                    for c in pending(book, list(snap.chapters))]

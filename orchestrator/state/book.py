@@ -79,7 +79,7 @@ class Book:
 
 def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = None, retries: int = 0):
     """The state machine's view of a chapter, derived from its files and the gate cards."""
-    from .. import statemachine
+    from . import statemachine
 
     review = steps[REVIEW]
     blocked = ""
@@ -101,7 +101,7 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
     gate = statemachine.GATE_BEFORE.get(state.phase)
     approval = "not_required"
     if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
-        from .. import gates
+        from ..pipeline import gates
 
         card = gates.read_card(book, gate, ch)
         if card is None or card.artifact_hash != gates.current_hash(book, gate, ch):
@@ -148,8 +148,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     waiting: list[str] = []
     live = _live_statuses(book)
     if book.cfg.file is not None and (book.root / "output/gates").is_dir():
-        from ..gates import pending
-        from ..plan import CHAPTER_GATES
+        from ..pipeline.gates import pending
+        from ..pipeline.plan import CHAPTER_GATES
 
         for c in pending(book, list(snap.chapters)):
             waiting.append(c.path)

@@ -24,7 +24,7 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     needs = book.needs_human() | ({k: v for k, v in summary.needs_human.items()} if summary else {})
     cards = []
     if (book.root / GATES_DIR).is_dir():
-        from ..gates import pending
+        from ..pipeline.gates import pending
 
         cards = pending(book, list(snap.chapters))
     out = [f"# RESUME — {title}", "",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..plan import Scope
-from ..runner import RunOptions
-from ..session import run_session
+from ..pipeline.plan import Scope
+from ..pipeline.runner import RunOptions
+from ..pipeline.session import run_session
 from ..state.book import Book
 
 
@@ -16,7 +16,7 @@ def run_book(root: Path, provider=None, scope: Scope | None = None, strategy: st
     book = Book.open(root)
     try:
         if resume:
-            from ..recovery import resume as do_resume
+            from ..pipeline.recovery import resume as do_resume
 
             return do_resume(book, strategy, False, None, None, True, lambda s, b: None, provider_obj=provider,
                              retry_delay=0.0)

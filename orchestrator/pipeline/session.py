@@ -9,13 +9,13 @@ import signal
 import sys
 from dataclasses import dataclass
 
-from .errors import Interrupted
-from .providers import make_provider, resolve_name
+from ..errors import Interrupted
+from ..providers import make_provider, resolve_name
 from .runner import Runner, RunOptions, RunSummary
-from .state.board import Reporter
-from .state.book import Book
-from .state.fsio import Lock, sweep_temp_files
-from .steps import LOCK
+from ..state.board import Reporter
+from ..state.book import Book
+from ..state.fsio import Lock, sweep_temp_files
+from ..steps import LOCK
 
 
 @dataclass
@@ -37,7 +37,7 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
     lock.acquire()
     try:
         sweep_temp_files(book.root / "output")
-        from .state.reconcile import all_discrepancies
+        from ..state.reconcile import all_discrepancies
 
         issues = all_discrepancies(book, book.snapshot())
         if before is None:  # `book resume` reports them itself, with more

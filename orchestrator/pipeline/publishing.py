@@ -3,15 +3,15 @@ write protocol. The rendering itself is in `publish.py` (pure functions of a Sit
 
 from __future__ import annotations
 
-from .resources import search_path
-from .state.fsio import atomic_write, write_if_changed
-from .state.markers import compose
-from .state.memory import long_memory, read_body
-from .steps import BOOK_STEPS, FINAL, HTML, INDEX, STEPS
+from ..resources import search_path
+from ..state.fsio import atomic_write, write_if_changed
+from ..state.markers import compose
+from ..state.memory import long_memory, read_body
+from ..steps import BOOK_STEPS, FINAL, HTML, INDEX, STEPS
 
 
 def build_site(book):
-    from . import publish
+    from .. import publish
 
     o = book.scanner.outline
     chapters = tuple(publish.ChapterDoc(c.id, c.title, c.summary, c.batch, read_body(book.root, STEPS[FINAL].file(c.id)))
@@ -31,7 +31,7 @@ def _site(runner):
 
 def publish_chapter(runner, ch: str) -> list[str]:
     """Write output/publish/chNN.html; return the delivery-check problems (nothing written then)."""
-    from . import publish
+    from .. import publish
 
     book = runner.book
     html, problems = publish.render_chapter(_site(runner), ch)
@@ -43,7 +43,7 @@ def publish_chapter(runner, ch: str) -> list[str]:
 
 
 def publish_index(runner) -> None:
-    from . import publish
+    from .. import publish
 
     book = runner.book
     site = _site(runner)

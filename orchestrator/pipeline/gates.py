@@ -11,12 +11,12 @@ import datetime as _dt
 import re
 from dataclasses import dataclass
 
-from .checks.findings import findings_in
-from .errors import NeedsHuman, UsageError
-from .state.fsio import atomic_write, backup
-from .state.markers import compose, short_hash
-from .state.memory import read_body
-from .steps import GATE_MODES, GATES as GATE_STEPS, GATES_DIR
+from ..checks.findings import findings_in
+from ..errors import NeedsHuman, UsageError
+from ..state.fsio import atomic_write, backup
+from ..state.markers import compose, short_hash
+from ..state.memory import read_body
+from ..steps import GATE_MODES, GATES as GATE_STEPS, GATES_DIR
 
 # gate -> (the step whose file is approved, the step redone when it is rejected)
 GATES = {k: (k, s.gate_redo or k) for k, s in GATE_STEPS.items()}

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import sys
 
-from .outline import Outline
-from .repo.sources import list_files
-from .state import memory as memoryfiles
-from .state.fsio import atomic_write, backup
-from .state.markers import compose
-from .state.memory import long_memory
-from .steps import MEMORY, MEMORY_FILES, MEMORY_MARKER, STEPS
+from ..outline import Outline
+from ..repo.sources import list_files
+from ..state import memory as memoryfiles
+from ..state.fsio import atomic_write, backup
+from ..state.markers import compose
+from ..state.memory import long_memory
+from ..steps import MEMORY, MEMORY_FILES, MEMORY_MARKER, STEPS
 
 STYLE = {
     "en": """# Style guide: {title}

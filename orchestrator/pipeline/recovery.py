@@ -5,13 +5,13 @@ long-memory aggregates), then continue as `book run` would (DESIGN §5)."""
 from __future__ import annotations
 
 from . import derived
-from .main import err
+from ..main import err
 from .plan import Scope
 from .runner import RunOptions
 from .session import NullProvider, run_session
-from .state import reconcile
-from .state.board import write_checkpoint
-from .steps import RESUME
+from ..state import reconcile
+from ..state.board import write_checkpoint
+from ..steps import RESUME
 
 
 def resume_summary(book) -> str:
@@ -61,9 +61,9 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
 
     if no_run:
         from .runner import Runner
-        from .state.fsio import Lock
-        from .state.resume_md import write_resume
-        from .steps import LOCK
+        from ..state.fsio import Lock
+        from ..state.resume_md import write_resume
+        from ..steps import LOCK
 
         with Lock(book.ws.path(LOCK)):
             runner = Runner(book, NullProvider("none"), RunOptions(Scope(), strategy))

@@ -12,24 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import UsageError
-from .outline import Outline
-from .steps import (
-    AUDIT,
-    BOOK,
-    CHAPTER_GATES,
-    FINAL,
-    HTML,
-    INDEX,
-    MEMORY,
-    ORDER,
-    OUTLINE,
-    PHASE3,
-    SOURCE_MAP,
-    STEPS,
-    STYLE_GUIDE,
-    Node,
-)
+from ..errors import UsageError
+from ..outline import Outline
+from ..steps import (AUDIT, BOOK, CHAPTER_GATES, FINAL, HTML, INDEX, MEMORY, ORDER, OUTLINE, PHASE3, SOURCE_MAP, STEPS, STYLE_GUIDE, Node)
 
 PHASE12: tuple[Node, ...] = (Node(BOOK, OUTLINE), Node(BOOK, SOURCE_MAP), Node(BOOK, STYLE_GUIDE))
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .errors import IllegalTransition
-from .steps import CHAPTER_GATES, HTML, ORDER, STEPS
+from ..errors import IllegalTransition
+from ..steps import CHAPTER_GATES, HTML, ORDER, STEPS
 
 PHASES = ("pending", "researching", "writing", "reviewing", "panel", "memory", "finalizing", "publishing",
           "done", "failed", "needs_human")

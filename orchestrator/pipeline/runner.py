@@ -14,30 +14,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import agents, derived
-from .checks.findings import findings_in
-from .errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
+from .. import agents
+from . import derived
+from ..checks.findings import findings_in
+from ..errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
 from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
-from .providers.base import Provider
-from .state.board import write_checkpoint, write_needs_human
-from .state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
-from .state.markers import compose
-from .state.memory import read_body
-from .state.scan import StepState
-from .steps import (
-    BOOK,
-    GATES,
-    HTML,
-    INDEX,
-    OUTLINE,
-    REVIEW,
-    REVISION,
-    SOURCE_MAP,
-    STEPS,
-    STYLE_GUIDE,
-    Node,
-    spec,
-)
+from ..providers.base import Provider
+from ..state.board import write_checkpoint, write_needs_human
+from ..state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
+from ..state.markers import compose
+from ..state.memory import read_body
+from ..state.scan import StepState
+from ..steps import (BOOK, GATES, HTML, INDEX, OUTLINE, REVIEW, REVISION, SOURCE_MAP, STEPS, STYLE_GUIDE, Node, spec)
 
 STRATEGIES = ("conservative", "aggressive", "ask")
 
@@ -307,8 +295,8 @@ class Runner:
         step or a gate). A refusal is written to the ledger with the reason."""
         if n[0] == BOOK or n[1] not in STEPS:
             return None
-        from .state.book import chapter_state
-        from .statemachine import IllegalTransition, apply
+        from ..state.book import chapter_state
+        from ..state.statemachine import IllegalTransition, apply
 
         sc = self.book.scanner
         steps = {k: sc.step(n[0], k) for k in STEPS}
@@ -408,7 +396,7 @@ class Runner:
         with a blocking finding (e.g. code that is not in the source) stops the chapter."""
         if out.status != "ok" or n[0] == BOOK or not spec(n).verdict:
             return out
-        from .checks import blocking
+        from ..checks import blocking
 
         text = read_body(self.book.root, self.rel(n))
         found = [f for f in findings_in(text) if f.severity == "blocking"]
@@ -477,7 +465,7 @@ class Runner:
         except OSError:
             return
         if final.startswith(partial):
-            from .state.fsio import _mutate
+            from ..state.fsio import _mutate
 
             _mutate("remove-partial", part)
             part.unlink(missing_ok=True)
@@ -561,7 +549,7 @@ class Runner:
                 {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
             extra = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
-                from .checks import blocking
+                from ..checks import blocking
 
                 extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"}
             if path.exists():
@@ -663,7 +651,7 @@ class Runner:
     # ------------------------------------------------------------ end of a run
 
     def finish(self, interrupted: bool = False) -> RunSummary:
-        from .state.resume_md import write_resume
+        from ..state.resume_md import write_resume
 
         book = self.book
         led = book.ledger
@@ -711,7 +699,7 @@ class Runner:
 
 
 def _short(text: str) -> str:
-    from .state.markers import short_hash
+    from ..state.markers import short_hash
 
     return short_hash(text)
 
