@@ -1,4 +1,4 @@
-"""The command line: parse, call the core, map errors to exit codes (DESIGN §8).
+"""The command line: parse, call the core, map errors to exit codes.
 
 Data goes to stdout (`--json`: one JSON document), messages and progress to stderr.
 Exit codes: 0 ok, 1 failure, 2 usage or config error, 3 stopped for a person, 4 locked.
@@ -7,10 +7,9 @@ Heavy imports (the runner, providers, anthropic) happen inside the commands that
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
-
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Write a technical book about a codebase with a team of LLM agents. "
@@ -21,8 +20,7 @@ Json = Annotated[bool, typer.Option("--json", help="print one JSON document on s
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")]
 
 
-from .main import emit_json, err  # noqa: E402
-
+from .console import emit_json, err  # noqa: E402
 
 # ---------------------------------------------------------------- init / scan
 
@@ -30,10 +28,10 @@ from .main import emit_json, err  # noqa: E402
 @app.command()
 def init(
     directory: Annotated[Path, typer.Argument(help="where to create the book")] = Path("."),
-    source: Annotated[Optional[str], typer.Option(help="the source tree to write about, relative to DIR")] = None,
+    source: Annotated[str | None, typer.Option(help="the source tree to write about, relative to DIR")] = None,
     example: Annotated[bool, typer.Option("--example", help="also write a small sample source tree (src/)")] = False,
-    title: Annotated[Optional[str], typer.Option(help="the book's title")] = None,
-    language: Annotated[Optional[str], typer.Option(help="en or zh")] = None,
+    title: Annotated[str | None, typer.Option(help="the book's title")] = None,
+    language: Annotated[str | None, typer.Option(help="en or zh")] = None,
 ) -> None:
     """Create book.yaml (every key with its default) and, with --example, a sample source."""
     from .state.book import init_workspace
@@ -50,7 +48,7 @@ def scan(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="rewrite checkpoint.md from the files")] = False,
 ) -> None:
     """Infer progress from the files alone. Changes nothing unless --rebuild."""
-    from .main import do_scan
+    from .console import do_scan
 
     do_scan(workspace, as_json, rebuild)
 
@@ -59,8 +57,8 @@ def scan(
 
 Strategy = Annotated[str, typer.Option("--strategy", help="half-finished files: conservative (back up, redo), "
                                                           "aggressive (continue the partial text), ask (list them, wait)")]
-Provider = Annotated[Optional[str], typer.Option("--provider", help="offline | anthropic | auto (book.yaml's by default)")]
-Concurrency = Annotated[Optional[int], typer.Option("--concurrency", min=1, help="model calls in flight at once")]
+Provider = Annotated[str | None, typer.Option("--provider", help="offline | anthropic | auto (book.yaml's by default)")]
+Concurrency = Annotated[int | None, typer.Option("--concurrency", min=1, help="model calls in flight at once")]
 
 
 def _print_summary(summary, book) -> None:
@@ -90,9 +88,9 @@ def _print_plan(summary) -> None:
 @app.command()
 def run(
     workspace: Workspace = Path("."),
-    batch: Annotated[Optional[int], typer.Option(help="run phase 3 of this batch (phases 1–2 first if needed)")] = None,
-    phase: Annotated[Optional[int], typer.Option(min=1, max=5, help="run the phases up to this one")] = None,
-    chapter: Annotated[Optional[str], typer.Option(help="run one chapter, e.g. ch03")] = None,
+    batch: Annotated[int | None, typer.Option(help="run phase 3 of this batch (phases 1–2 first if needed)")] = None,
+    phase: Annotated[int | None, typer.Option(min=1, max=5, help="run the phases up to this one")] = None,
+    chapter: Annotated[str | None, typer.Option(help="run one chapter, e.g. ch03")] = None,
     strategy: Strategy = "conservative",
     provider: Provider = None,
     concurrency: Concurrency = None,
@@ -103,8 +101,8 @@ def run(
     from .pipeline.plan import Scope
     from .pipeline.runner import RunOptions, validate_strategy
     from .pipeline.session import run_session
-    from .steps import check_chapter_id
     from .state.book import Book
+    from .steps import check_chapter_id
 
     if chapter:
         check_chapter_id(chapter)
@@ -135,8 +133,8 @@ def redo(
     from .pipeline.plan import BOOK, Scope
     from .pipeline.runner import RunOptions
     from .pipeline.session import run_session
-    from .steps import BOOK_STEPS, STEPS, check_chapter_id
     from .state.book import Book
+    from .steps import BOOK_STEPS, STEPS, check_chapter_id
 
     if chapter == BOOK:
         if step not in BOOK_STEPS:
@@ -161,10 +159,10 @@ def redo(
 @app.command()
 def log(
     workspace: Workspace = Path("."),
-    chapter: Annotated[Optional[str], typer.Option(help="only this chapter")] = None,
-    step: Annotated[Optional[str], typer.Option(help="only this step")] = None,
-    type: Annotated[Optional[str], typer.Option("--type", help="only this event type (step_start, step_end, ...)")] = None,
-    limit: Annotated[Optional[int], typer.Option(help="the last N events")] = None,
+    chapter: Annotated[str | None, typer.Option(help="only this chapter")] = None,
+    step: Annotated[str | None, typer.Option(help="only this step")] = None,
+    type: Annotated[str | None, typer.Option("--type", help="only this event type (step_start, step_end, ...)")] = None,
+    limit: Annotated[int | None, typer.Option(help="the last N events")] = None,
     as_json: Json = False,
 ) -> None:
     """Print the ledger's events."""
@@ -215,18 +213,22 @@ def resume(
     strategy = validate_strategy(strategy)
     book = Book.open(workspace)
     try:
-        code, _ = do_resume(book, strategy, no_run, provider, concurrency, quiet, _print_summary)
+        res = do_resume(book, strategy, no_run, provider, concurrency, (lambda m: None) if quiet else err, quiet)
+        for (ch, step), why in res.plan:
+            print(f"{ch:<6} {step:<12} {why}")
+        if res.summary and res.summary.run_id:
+            _print_summary(res.summary, book)
     finally:
         book.close()
-    raise typer.Exit(code)
+    raise typer.Exit(res.exit_code)
 
 
 @app.command()
 def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     """Rebuild the status matrix from the ledger's events alone; show where it differs from the files."""
+    from .state.book import Book
     from .state.reconcile import replay_matrix
     from .state.scan import status_word
-    from .state.book import Book
 
     book = Book.open(workspace, require_config=False, repair=False)
     try:
@@ -255,7 +257,7 @@ def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:
 @app.command()
 def gates(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     """List the gate cards waiting for a decision."""
-    from . import gates as g
+    from .pipeline import gates as g
     from .state.book import Book
 
     book = Book.open(workspace, repair=False)
@@ -273,11 +275,11 @@ def gates(workspace: Workspace = Path("."), as_json: Json = False) -> None:
         print(f"{c.gate:<9} {c.chapter or '-':<6} {c.path}  (confirmation {c.confirmation}; artifact {c.artifact})")
 
 
-def _decide(workspace: Path, gate: str, chapter: Optional[str], decision: str, reason: str, card: Optional[str]) -> None:
-    from . import gates as g
+def _decide(workspace: Path, gate: str, chapter: str | None, decision: str, reason: str, card: str | None) -> None:
+    from .pipeline import gates as g
+    from .state.book import Book
     from .state.fsio import Lock
     from .steps import LOCK, check_chapter_id
-    from .state.book import Book
 
     if chapter:
         check_chapter_id(chapter)
@@ -294,9 +296,9 @@ def _decide(workspace: Path, gate: str, chapter: Optional[str], decision: str, r
     err(f"{decision}: {c.path}. `book resume` will {follow}.")
 
 
-Card = Annotated[Optional[str], typer.Option("--card", help="the card's confirmation hash (from `book gates`)")]
+Card = Annotated[str | None, typer.Option("--card", help="the card's confirmation hash (from `book gates`)")]
 GateArg = Annotated[str, typer.Argument(help="outline, research, review or final")]
-ChapterArg = Annotated[Optional[str], typer.Argument(help="the chapter (not for the outline gate)")]
+ChapterArg = Annotated[str | None, typer.Argument(help="the chapter (not for the outline gate)")]
 
 
 @app.command()

@@ -86,7 +86,7 @@ class Config:
     def model_for(self, role: str) -> str:
         return self.models.get(role, self.model)
 
-    def with_overrides(self, **kw: Any) -> "Config":
+    def with_overrides(self, **kw: Any) -> Config:
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
 

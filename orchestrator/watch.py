@@ -1,4 +1,4 @@
-"""`book watch`: a live view of the workspace while people and runs change it (DESIGN §4, §8).
+"""`book watch`: a live view of the workspace while people and runs change it.
 
 It watches `output/` (the outline is inside it) and the source tree with `watchfiles`, and on
 every debounced batch of changes:
@@ -25,9 +25,11 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable
+from typing import Any
 
+from .state.board import checkpoint_text
 from .steps import (
     BOOK_STEPS,
     CHECKPOINT,
@@ -183,13 +185,6 @@ def _book_row(snap) -> dict[str, str]:
 
 
 _UPDATED_RE = re.compile(r"^(Last updated|最后更新): .*$", re.M)
-
-
-def _checkpoint_text(book, snap) -> str:
-    from .state import checkpoint
-
-    title = (snap.outline.title if snap.outline and snap.outline.title else None) or book.cfg.title
-    return checkpoint.render(snap, title, book.cfg.language, needs_human=book.needs_human())
 
 
 def _same_checkpoint(a: str, b: str) -> bool:
@@ -435,7 +430,7 @@ class Watcher:
             return False
         if lock_held(self.root):
             return False
-        text = _checkpoint_text(self.book, self.snap)
+        text = checkpoint_text(self.book, self.snap)
         try:
             have = (self.root / CHECKPOINT).read_text(encoding="utf-8", errors="replace")
         except OSError:

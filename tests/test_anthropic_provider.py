@@ -16,8 +16,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from conftest_fake_api import DUMMY_KEY, fake_api  # noqa: F401  (fixture)
+
 from orchestrator.errors import ConfigError, StepFailed
 from orchestrator.providers.anthropic import (
     CONTINUE_PROMPT,

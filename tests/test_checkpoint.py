@@ -1,4 +1,4 @@
-"""checkpoint.md (DESIGN §4 level 1): render -> parse round trip in both languages, the
+"""checkpoint.md: render -> parse round trip in both languages, the
 exact zh headers, and `compare` finding where it and the files disagree."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from orchestrator.steps import BOOK_STEPS, MEMORY_FILES, ORDER, PHASE3, STEPS
 
 ZH_HEADER = "| 章节 | 研究 | 写作 | R1审查 | R2审查 | R3审查 | 合并审查 | 读者评审 | 长记忆更新 |"
 EN_HEADER = "| Chapter | Research | Write | R1 | R2 | R3 | Merged review | Reader panel | Memory |"
-NOW = dt.datetime(2026, 11, 29, 20, 41, tzinfo=dt.timezone.utc)
+NOW = dt.datetime(2026, 11, 29, 20, 41, tzinfo=dt.UTC)
 
 
 def state(status: str, path: str) -> StepState:

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
+
 from orchestrator.cli import app
 
 BOOK = str(Path(sys.executable).parent / "book")

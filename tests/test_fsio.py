@@ -1,4 +1,4 @@
-"""Writing files (DESIGN §3): atomic writes, backups that never overwrite, the workspace
+"""Writing files: atomic writes, backups that never overwrite, the workspace
 gate for paths, the lock (exit 4 for a second writer), and sweeping dead writers' temp files."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Gates and the chapter state machine (DESIGN §6)."""
+"""Gates and the chapter state machine."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ledger (output/.book/state.db, DESIGN §4 level 2): named migrations applied once,
+"""The ledger (output/.book/state.db): named migrations applied once,
 a damaged database moved aside and rebuilt (or left alone for a scan), events, todos,
 calls and the hash cache, and truncated files that never crash `Ledger.open`."""
 

@@ -1,4 +1,4 @@
-"""Markers (DESIGN §2): detection on the last non-blank line only, provenance round trip,
+"""Markers: detection on the last non-blank line only, provenance round trip,
 body hashes, neutralising marker-like text, and reading only the tail of a file."""
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ import venv
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 

@@ -1,4 +1,4 @@
-"""Recovery (DESIGN §5): resume after interruptions, damage and hand edits; nothing lost,
+"""Recovery: resume after interruptions, damage and hand edits; nothing lost,
 nothing trusted that should not be, only in-flight or stale work redone."""
 
 from __future__ import annotations

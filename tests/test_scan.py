@@ -1,6 +1,6 @@
 """Files -> state (orchestrator/scan.py, workspace.scan_report, `book scan`): statuses on
 hand-built trees, edited+stale, what does not count as a change, bare trees, the JSON
-document of DESIGN §8, the hash cache, and the shared conformance check."""
+document of `book scan --json`, the hash cache, and the shared conformance check."""
 
 from __future__ import annotations
 

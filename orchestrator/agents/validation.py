@@ -3,7 +3,8 @@ the validator of the step's kind of answer (the registry's `Step.answer`)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import checks, outline as outline_mod
 from ..errors import ConfigError, ValidationFailed

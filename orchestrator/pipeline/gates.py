@@ -90,7 +90,7 @@ def render_card(book, gate: str, ch: str | None) -> tuple[str, str, str]:
 
 
 def _decision_block(decision: str, reason: str) -> str:
-    when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"\n## Decision\n\n- decision: {decision}\n- reason: {reason or '-'}\n- at: {when}\n"
 
 

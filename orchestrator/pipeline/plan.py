@@ -14,7 +14,22 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..outline import Outline
-from ..steps import (AUDIT, BOOK, CHAPTER_GATES, FINAL, HTML, INDEX, MEMORY, ORDER, OUTLINE, PHASE3, SOURCE_MAP, STEPS, STYLE_GUIDE, Node)
+from ..steps import (
+    AUDIT,
+    BOOK,
+    CHAPTER_GATES,
+    FINAL,
+    HTML,
+    INDEX,
+    MEMORY,
+    ORDER,
+    OUTLINE,
+    PHASE3,
+    SOURCE_MAP,
+    STEPS,
+    STYLE_GUIDE,
+    Node,
+)
 
 PHASE12: tuple[Node, ...] = (Node(BOOK, OUTLINE), Node(BOOK, SOURCE_MAP), Node(BOOK, STYLE_GUIDE))
 

@@ -1,17 +1,22 @@
 """`book resume`: read RESUME.md, compare checkpoint.md and the ledger with the files, apply
 the strategy to half-finished files, rebuild the caches of the files (checkpoint.md, todos,
-long-memory aggregates), then continue as `book run` would (DESIGN §5)."""
+long-memory aggregates), then continue as `book run` would. It reports through the caller's
+`say` and returns what it did; printing is the CLI's."""
 
 from __future__ import annotations
 
-from . import derived
-from ..main import err
-from .plan import Scope
-from .runner import RunOptions
-from .session import NullProvider, run_session
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
 from ..state import reconcile
 from ..state.board import write_checkpoint
-from ..steps import RESUME
+from ..state.fsio import Lock
+from ..state.resume_md import write_resume
+from ..steps import LOCK, RESUME, Node
+from . import derived
+from .plan import Scope
+from .runner import Runner, RunOptions, RunSummary
+from .session import NullProvider, run_session
 
 
 def resume_summary(book) -> str:
@@ -32,10 +37,16 @@ def resume_summary(book) -> str:
     return "\n".join(keep)
 
 
-def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency: int | None, quiet: bool,
-           print_summary, provider_obj=None, retry_delay: float = 1.0):
-    """Returns (exit code, the run's summary or None when nothing ran)."""
-    say = (lambda m: None) if quiet else err
+@dataclass
+class ResumeResult:
+    exit_code: int
+    summary: RunSummary | None = None  # None when nothing ran
+    plan: list[tuple[Node, str]] = field(default_factory=list)  # --no-run: what a run would do, and why
+
+
+def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency: int | None,
+           say: Callable[[str], None], quiet: bool = False, provider_obj=None, retry_delay: float = 1.0) -> ResumeResult:
+    """Recover, then run (or with `no_run`, only reconcile and plan)."""
     summary = resume_summary(book)
     say("RESUME.md:\n" + summary if summary else "no RESUME.md: working out where things stand from the files alone")
     snap = book.snapshot()
@@ -50,7 +61,7 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
     if strategy == "ask" and halves:
         say("strategy ask: nothing was changed. Decide, then `book resume --strategy conservative` "
             "(back up and redo) or `--strategy aggressive` (continue the partial text).")
-        return 3, None
+        return ResumeResult(3)
 
     def reconcile_files(book, runner) -> None:
         written = derived.sync_memory(book)
@@ -60,24 +71,15 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
             write_checkpoint(book)
 
     if no_run:
-        from .runner import Runner
-        from ..state.fsio import Lock
-        from ..state.resume_md import write_resume
-        from ..steps import LOCK
-
         with Lock(book.ws.path(LOCK)):
             runner = Runner(book, NullProvider("none"), RunOptions(Scope(), strategy))
             reconcile_files(book, runner)
             if issues:
                 write_resume(book, strategy=strategy)
             plan = runner.dry_run().plan
-        for (ch, step), why in plan:
-            print(f"{ch:<6} {step:<12} {why}")
         say("reconciled; nothing generated (--no-run)" if plan or issues else "nothing to do")
-        return 0, None
+        return ResumeResult(0, plan=plan)
     opts = RunOptions(Scope(), strategy, concurrency, retry_delay=retry_delay)
     result = run_session(book, opts, provider, quiet, provider=provider_obj, before=reconcile_files)
-    if result.summary.run_id:
-        print_summary(result.summary, book)
-    return result.exit_code, result.summary
+    return ResumeResult(result.exit_code, result.summary)
 

@@ -11,21 +11,35 @@ import asyncio
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .. import agents
-from . import derived
 from ..checks.findings import findings_in
 from ..errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
-from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
 from ..providers.base import Provider
 from ..state.board import write_checkpoint, write_needs_human
 from ..state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
 from ..state.markers import compose
 from ..state.memory import read_body
 from ..state.scan import StepState
-from ..steps import (BOOK, GATES, HTML, INDEX, OUTLINE, REVIEW, REVISION, SOURCE_MAP, STEPS, STYLE_GUIDE, Node, spec)
+from ..steps import (
+    BOOK,
+    GATES,
+    HTML,
+    INDEX,
+    OUTLINE,
+    REVIEW,
+    REVISION,
+    SOURCE_MAP,
+    STEPS,
+    STYLE_GUIDE,
+    Node,
+    spec,
+)
+from . import derived
+from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
 
 STRATEGIES = ("conservative", "aggressive", "ask")
 
@@ -93,7 +107,7 @@ class Runner:
         self._site = None  # the publisher's view of the book, built once per run
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
-        if hasattr(provider, "on_call") and getattr(provider, "on_call") is None:
+        if hasattr(provider, "on_call") and provider.on_call is None:
             provider.on_call = lambda row: book.ledger.log_call(run=self.run_id, **row)
 
     # ------------------------------------------------------------ the walk
@@ -134,7 +148,7 @@ class Runner:
 
     def apply_rejections(self) -> None:
         """A rejected (or modified) card whose artifact is still the one it judged: redo the
-        gate's rollback step, with the person's reason as instructions (DESIGN §6)."""
+        gate's rollback step, with the person's reason as instructions."""
         from . import gates
 
         o = self.book.scanner.outline

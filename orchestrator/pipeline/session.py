@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from ..errors import Interrupted
 from ..providers import make_provider, resolve_name
-from .runner import Runner, RunOptions, RunSummary
 from ..state.board import Reporter
 from ..state.book import Book
 from ..state.fsio import Lock, sweep_temp_files
 from ..steps import LOCK
+from .runner import Runner, RunOptions, RunSummary
 
 
 @dataclass

@@ -11,7 +11,8 @@ import ast
 import asyncio
 import hashlib
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import checks
 from ..errors import StepFailed

@@ -1,4 +1,4 @@
-"""Phase 5: the final chapters as a static HTML site (DESIGN §1).
+"""Phase 5: the final chapters as a static HTML site.
 
 The publisher returns strings; the runner writes each page through its own atomic write
 and completion marker. Pages: `chNN.html` (one per chapter), `index.html` (title,

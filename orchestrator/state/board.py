@@ -1,4 +1,5 @@
-"""Keeping the human views current: checkpoint.md and needs-human.md (DESIGN §4, §5)."""
+"""Keeping the human views current: checkpoint.md and needs-human.md, rewritten from the files
+(and what only a live run knows) whenever the state changes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from .scan import Snapshot
 
 
 def write_checkpoint(book, snap: Snapshot | None = None, live: dict[tuple[str, str], str] | None = None) -> None:
-    snap = snap or book.snapshot()
+    atomic_write(book.ws.path(CHECKPOINT), checkpoint_text(book, snap or book.snapshot(), live))
+
+
+def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | None = None) -> str:
+    """checkpoint.md as a run and `book watch` both write it (one renderer, so they never drift)."""
     title = (snap.outline.title if snap.outline and snap.outline.title else None) or book.cfg.title
     waiting = []
     if (book.root / GATES_DIR).is_dir():
@@ -17,8 +22,7 @@ def write_checkpoint(book, snap: Snapshot | None = None, live: dict[tuple[str, s
 
         waiting = [f"{c.path} — `book approve {c.gate}{' ' + c.chapter if c.chapter else ''}`"
                    for c in pending(book, list(snap.chapters))]
-    text = checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting)
-    atomic_write(book.ws.path(CHECKPOINT), text)
+    return checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting)
 
 
 def write_needs_human(book, items: dict[str, str]) -> None:

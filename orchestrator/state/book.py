@@ -31,7 +31,7 @@ class Book:
         return self.ws.root
 
     @classmethod
-    def open(cls, root: str | os.PathLike[str], require_config: bool = True, repair: bool = True) -> "Book":
+    def open(cls, root: str | os.PathLike[str], require_config: bool = True, repair: bool = True) -> Book:
         """`repair=False` (scan): a damaged ledger is reported and left alone."""
         root = Path(root).resolve()
         if not root.is_dir():
@@ -113,7 +113,7 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
 
 def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
     """`running` (a live run holds the lock and started the step) and `failed` (the ledger's
-    last word on a step whose file is not there): DESIGN §2's statuses that need more than
+    last word on a step whose file is not there): the statuses that need more than
     the files. A bare tree has neither lock nor ledger, so a scan of it never reports them."""
     last = book.ledger.last_step_events()
     if not last:
@@ -141,7 +141,7 @@ def style_hash(cfg: config_mod.Config) -> str:
 
 
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
-    """The document of `book scan --json` (DESIGN §8)."""
+    """The document of `book scan --json` (its keys are a public contract)."""
     snap = snap or book.snapshot()
     needs = book.needs_human()
     retries = book.ledger.retry_counts()

@@ -1,4 +1,4 @@
-"""`output/memory/checkpoint.md`: the human view of progress (DESIGN §4 level 1).
+"""`output/memory/checkpoint.md`: the human view of progress (the third witness, after the files and the ledger).
 
 Rendered from a Snapshot (plus what only a live run knows: running, failed, needs_human),
 and parsed back so a scan can say where it and the files disagree."""
@@ -53,7 +53,7 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
            gates: list[str] | None = None) -> str:
     live = live or {}
     t = TEXT["zh" if lang == "zh" else "en"]
-    now = now or _dt.datetime.now(_dt.timezone.utc)
+    now = now or _dt.datetime.now(_dt.UTC)
     phase = snap.phase
     batch = snap.batch
     out = [f"# {title} — {t['title']}", "",

@@ -1,4 +1,4 @@
-"""Completion markers (DESIGN §2): an HTML comment on the last non-blank line of a file,
+"""Completion markers: an HTML comment on the last non-blank line of a file,
 `<!-- DRAFT_COMPLETE body=3f9a0c1d2e4b inputs=research:9c1e..,outline:77ab.. run=... -->`.
 
 Reading a marker reads only the tail of a file; hashing a body reads it all, so callers
@@ -36,7 +36,7 @@ def short_hash(data: bytes | str) -> str:
 
 
 def body_hash(body: bytes) -> str:
-    """Hash of a body as DESIGN §2 defines it: trailing whitespace stripped."""
+    """Hash of a body: its text with trailing whitespace stripped, so an editor's final newline changes nothing."""
     text = body.decode("utf-8", "surrogateescape").rstrip()
     return short_hash(text)
 

@@ -1,4 +1,4 @@
-"""The three levels of state compared (DESIGN §4): checkpoint.md and the ledger against the
+"""The three levels of state compared (files, ledger, checkpoint.md): checkpoint.md and the ledger against the
 files. The files always win; these functions only say where the others disagree, and what
 the ledger alone would conclude (`book replay`)."""
 
@@ -62,7 +62,7 @@ class HalfFinished:
 
 
 def looks_truncated(text: str) -> tuple[bool, str]:
-    """DESIGN §5's decision tree for a file without a marker."""
+    """The decision tree for a file without a marker: whose it is, and whether it looks truncated."""
     if len(text) < 100:
         return True, "under 100 characters"
     fences = sum(1 for line in text.splitlines() if line.lstrip().startswith(("```", "~~~")))
@@ -82,7 +82,7 @@ def half_finished(book, snap: Snapshot) -> list[HalfFinished]:
     now = time.time()
     out = []
     paths = list(snap.half_finished)
-    for ch, steps in snap.chapters.items():
+    for steps in snap.chapters.values():
         for k in ORDER:
             p = steps[k].path + ".partial"
             if os.path.exists(book.root / p):

@@ -1,4 +1,4 @@
-"""RESUME.md: the letter to the next session (DESIGN §5), written at the end of every run,
+"""RESUME.md: the letter to the next session, written at the end of every run,
 resume and interruption, from the files (a scan) and the ledger."""
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from the files and the gate decisions (`derive`), so a scan shows it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from ..errors import IllegalTransition
 from ..steps import CHAPTER_GATES, HTML, ORDER, STEPS
@@ -44,7 +44,7 @@ class ChapterState:
     blocked_reason: str = ""
     last_stable_phase: str = "pending"  # advanced only when a step's output passed validation
 
-    def with_approval(self, approval: str) -> "ChapterState":
+    def with_approval(self, approval: str) -> ChapterState:
         """A gate's decision: waiting or rejected means a person must act."""
         self.approval = approval
         if approval in ("pending", "rejected"):

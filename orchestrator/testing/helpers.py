@@ -18,8 +18,9 @@ def run_book(root: Path, provider=None, scope: Scope | None = None, strategy: st
         if resume:
             from ..pipeline.recovery import resume as do_resume
 
-            return do_resume(book, strategy, False, None, None, True, lambda s, b: None, provider_obj=provider,
-                             retry_delay=0.0)
+            res = do_resume(book, strategy, False, None, None, lambda m: None, quiet=True, provider_obj=provider,
+                            retry_delay=0.0)
+            return res.exit_code, res.summary
         options = RunOptions(scope or Scope(), strategy, retry_delay=0.0, **opts)
         result = run_session(book, options, quiet=quiet, provider=provider)
         return result.exit_code, result.summary
