@@ -134,7 +134,7 @@ def redo(
     from .pipeline.runner import RunOptions
     from .pipeline.session import run_session
     from .state.book import Book
-    from .steps import BOOK_STEPS, STEPS, check_chapter_id
+    from .steps import BOOK_STEPS, STEPS, Node, check_chapter_id
 
     if chapter == BOOK:
         if step not in BOOK_STEPS:
@@ -146,7 +146,7 @@ def redo(
     book = Book.open(workspace)
     try:
         scope = Scope() if run_after or chapter == BOOK else Scope(chapter=chapter)
-        result = run_session(book, RunOptions(scope, redo={(chapter, step)}), provider, quiet)
+        result = run_session(book, RunOptions(scope, redo={Node(chapter, step)}), provider, quiet)
         _print_summary(result.summary, book)
     finally:
         book.close()

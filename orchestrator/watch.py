@@ -29,24 +29,11 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from . import steps as step_registry
 from .state.board import checkpoint_text
-from .steps import (
-    BOOK_STEPS,
-    CHECKPOINT,
-    LOCK,
-    MEMORY,
-    ORDER,
-    OUTLINE,
-    RESEARCH,
-    REVIEW,
-    STATE_DB,
-    STEPS,
-    STYLE_GUIDE,
-    chapter_sort_key,
-    step_of_path,
-)
+from .steps import BOOK_STEPS, CHECKPOINT, LOCK, ORDER, STATE_DB, STEPS, chapter_sort_key, step_of_path
 
-_REPLAN = (BOOK_STEPS[OUTLINE].path, BOOK_STEPS[STYLE_GUIDE].path)
+_REPLAN = (BOOK_STEPS[step_registry.OUTLINE].path, BOOK_STEPS[step_registry.STYLE_GUIDE].path)
 _BOOK_PATHS = {s.path: k for k, s in BOOK_STEPS.items()}
 _BOOK_DIR = STATE_DB.rsplit("/", 1)[0] + "/"  # output/.book/
 _TMP_RE = re.compile(r"\.tmp\.[^/]*$")  # atomic_write's `.<name>.tmp.<pid>`, editors' `x.tmp.123`
@@ -112,7 +99,7 @@ def affected(changes: Iterable[tuple[str, str]], outline, source_rel: str | None
             ch, step = found
             files.add(rel)
             chapters.add(ch)
-            if step == MEMORY and outline is not None:
+            if STEPS[step].long_memory and outline is not None:
                 # R2 of every chapter that can see this one reads its long memory.
                 chapters |= {c for c in known if c != ch and ch in outline.visible(c)}
             continue
@@ -191,7 +178,7 @@ def _same_checkpoint(a: str, b: str) -> bool:
     return _UPDATED_RE.sub("", a) == _UPDATED_RE.sub("", b)
 
 
-_SHORT_HEAD = {RESEARCH: "res", REVIEW: "rev", MEMORY: "mem"}
+_SHORT_HEAD = {step_registry.RESEARCH: "res", step_registry.REVIEW: "rev", step_registry.MEMORY: "mem"}
 
 
 class _View:
@@ -369,8 +356,8 @@ class Watcher:
             for ch in aff["chapters"]:
                 for k in ORDER:
                     sc.invalidate(STEPS[k].file(ch))
-            for k, s in BOOK_STEPS.items():  # audit/index/source map: cheap to re-check every time
-                if k != OUTLINE:
+            for s in BOOK_STEPS.values():  # audit/index/source map: cheap to re-check every time
+                if not s.replans:
                     sc.invalidate(s.path)
         snap = self.book.snapshot()
         matrix, book_row = _matrix(snap), _book_row(snap)
@@ -395,7 +382,7 @@ class Watcher:
         if self.as_json:
             self.jsonout.write(json.dumps(doc, ensure_ascii=False) + "\n")
             self.jsonout.flush()
-        else:
+        elif self.view is not None:
             n = len(aff["changed"])
             names = ", ".join(aff["changed"][:3]) + (f" and {n - 3} more" if n > 3 else "")
             what = "" if transitions else " — no status change"

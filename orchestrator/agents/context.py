@@ -153,7 +153,7 @@ def _findings(fs) -> list[dict[str, Any]]:
 
 def _covered_elsewhere(o: outline_mod.Outline, ch: str) -> dict[str, str]:
     """source path -> the other chapter that covers it (for the researcher's relations)."""
-    out = {}
+    out: dict[str, str] = {}
     for c in o.chapters:
         if c.id != ch:
             for s in c.sources:

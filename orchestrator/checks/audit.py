@@ -103,9 +103,9 @@ def _audit_text(md: str, chapters: dict[str, str]) -> Collected:
                 out.add("audit.leftover", "major", n,
                         f"the placeholder '{m.group()}' is still in the text; replace it")
         own_marker = n == last and _OWN_MARKER_RE.fullmatch(raw)  # the file's own completion marker
-        if not own_marker and (m := _MARKER_RE.search(masked)):
+        if not own_marker and (mk := _MARKER_RE.search(masked)):
             out.add("audit.leftover", "major", n,
-                    f"the marker-like comment '{m.group()}' is left in the text; remove it")
+                    f"the marker-like comment '{mk.group()}' is left in the text; remove it")
         for m in _MENTION_RE.finditer(blank_urls(masked)):  # "Chapter 9", "ch09", "第九章"
             num = int(m.group(1) or m.group(2)) if (m.group(1) or m.group(2)) else _zh_number(m.group(3))
             if num is not None and numbers and num not in numbers:

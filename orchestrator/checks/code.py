@@ -10,6 +10,7 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def _index_python(tree: ast.Module, module: str, idx: _Index) -> None:
     """Modules, classes, functions, methods, parameters, locals, module and class level
     assignments, `self.x` attributes, and imported names (re-exports like `minikv.Store`)."""
 
-    def visit(nodes: list[ast.AST], qual: str, cls: str | None) -> None:
+    def visit(nodes: Sequence[ast.AST], qual: str, cls: str | None) -> None:
         for node in nodes:
             if isinstance(node, _DEFS):
                 q = f"{qual}.{node.name}"

@@ -56,13 +56,13 @@ def is_gate(n: Node) -> bool:
 
 
 def phase12(gates: tuple[str, ...] = ()) -> dict[Node, NodeSpec]:
-    after = [(BOOK, OUTLINE)]
-    g = {(BOOK, OUTLINE): NodeSpec()}
+    after = [Node(BOOK, OUTLINE)]
+    g = {Node(BOOK, OUTLINE): NodeSpec()}
     if OUTLINE in gates:
-        g[(BOOK, gate_node(OUTLINE))] = NodeSpec(hard=[(BOOK, OUTLINE)])
-        after = [(BOOK, gate_node(OUTLINE))]
-    g[(BOOK, SOURCE_MAP)] = NodeSpec(hard=list(after))
-    g[(BOOK, STYLE_GUIDE)] = NodeSpec(hard=list(after))
+        g[Node(BOOK, gate_node(OUTLINE))] = NodeSpec(hard=[Node(BOOK, OUTLINE)])
+        after = [Node(BOOK, gate_node(OUTLINE))]
+    g[Node(BOOK, SOURCE_MAP)] = NodeSpec(hard=list(after))
+    g[Node(BOOK, STYLE_GUIDE)] = NodeSpec(hard=list(after))
     return g
 
 
@@ -78,7 +78,7 @@ def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = ()) -> dict
               if (scope.chapter is None or c.id == scope.chapter) and (scope.batch is None or c.batch == scope.batch)]
     whole_book = scope.chapter is None and scope.batch is None
     for c in chosen:
-        earlier = [(e.id, MEMORY) for e in o.chapters if e.batch < c.batch]
+        earlier = [Node(e.id, MEMORY) for e in o.chapters if e.batch < c.batch]
         for key in ORDER:
             s = STEPS[key]
             if s.phase > max_phase:
@@ -87,24 +87,24 @@ def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = ()) -> dict
                 continue  # pages link to each other: publish the whole book at once
             if key == FINAL and scope.batch is not None:
                 continue  # `--batch N` is phase 3 of that batch
-            spec = NodeSpec(hard=[(c.id, n) for n in s.needs])
+            spec = NodeSpec(hard=[Node(c.id, n) for n in s.needs])
             if not s.needs:  # the chapter's first step waits for the book-level files and its dependencies
-                spec.hard += [(BOOK, STYLE_GUIDE), (BOOK, SOURCE_MAP)] + [(d, MEMORY) for d in c.depends_on]
+                spec.hard += [Node(BOOK, STYLE_GUIDE), Node(BOOK, SOURCE_MAP)] + [Node(d, MEMORY) for d in c.depends_on]
                 spec.settle += [n for n in earlier if n[0] not in c.depends_on]
             if key == HTML:
-                spec.hard += [(BOOK, AUDIT)]
+                spec.hard += [Node(BOOK, AUDIT)]
             for gate, nxt in CHAPTER_GATES.items():
-                if gate in gates and nxt == key and (c.id, gate) in g:
-                    g[(c.id, gate_node(gate))] = NodeSpec(hard=[(c.id, gate)])
-                    spec.hard = [(c.id, gate_node(gate)) if d == (c.id, gate) else d for d in spec.hard]
-            g[(c.id, key)] = spec
+                if gate in gates and nxt == key and Node(c.id, gate) in g:
+                    g[Node(c.id, gate_node(gate))] = NodeSpec(hard=[Node(c.id, gate)])
+                    spec.hard = [Node(c.id, gate_node(gate)) if d == Node(c.id, gate) else d for d in spec.hard]
+            g[Node(c.id, key)] = spec
     if whole_book and max_phase >= 4:
-        g[(BOOK, AUDIT)] = NodeSpec(hard=[(c.id, FINAL) for c in o.chapters])
+        g[Node(BOOK, AUDIT)] = NodeSpec(hard=[Node(c.id, FINAL) for c in o.chapters])
         if FINAL in gates and max_phase < 5:  # the final gate still asks, without publishing
             for c in o.chapters:
-                g[(c.id, gate_node(FINAL))] = NodeSpec(hard=[(c.id, FINAL)])
+                g[Node(c.id, gate_node(FINAL))] = NodeSpec(hard=[Node(c.id, FINAL)])
     if whole_book and max_phase >= 5:
-        g[(BOOK, INDEX)] = NodeSpec(hard=[(c.id, HTML) for c in o.chapters])
+        g[Node(BOOK, INDEX)] = NodeSpec(hard=[Node(c.id, HTML) for c in o.chapters])
     return g
 
 

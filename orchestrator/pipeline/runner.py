@@ -96,7 +96,7 @@ class Runner:
         self.generated: list[Node] = []
         self.live: dict[tuple[str, str], str] = {}
         self.needs = dict(book.needs_human())
-        self.warn: Callable[[str], None] = lambda m: self.report("warning", ("", ""), m)
+        self.warn: Callable[[str], None] = lambda m: self.report("warning", Node("", ""), m)
         self._started_ever: set[Node] | None = None
         self._kept_noted: set[Node] = set()
         self._blocked_noted: set[Node] = set()
@@ -160,7 +160,7 @@ class Runner:
                     continue
                 if gates.current_hash(self.book, gate, ch) != card.artifact_hash:
                     continue  # already redone: the card is remade when the gate is reached
-                node = (ch or BOOK, gates.GATES[gate][1])
+                node = Node(ch or BOOK, gates.GATES[gate][1])
                 why = f"the {gate} gate was {card.decision}: {card.reason}"
                 if GATES[gate].verdict:  # the findings a rejected review asks to address
                     why += "\n\nThe merged review to address:\n\n" + read_body(self.book.root, card.artifact)
@@ -488,7 +488,7 @@ class Runner:
 
     def _ledger_started(self, n: Node) -> bool:
         if self._started_ever is None:
-            self._started_ever = {((e["chapter"] or BOOK), e["step"]) for e in self.book.ledger.events(type="step_start")}
+            self._started_ever = {Node(e["chapter"] or BOOK, e["step"]) for e in self.book.ledger.events(type="step_start")}
         return n in self._started_ever
 
     async def generate(self, n: Node, why: str) -> Outcome:
@@ -511,10 +511,10 @@ class Runner:
         feedback = ""
         last = ""
         for attempt in range(1, attempts + 1):
-            extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
+            ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
             if n in self.opts.instructions:
-                extra["instructions"] = self.opts.instructions[n]
-            g = agents.gather(book, step, ch, extra)
+                ctx_extra["instructions"] = self.opts.instructions[n]
+            g = agents.gather(book, step, ch, ctx_extra)
             req = agents.build_request(book, step, ch, g, role)
             req.prefix, req.feedback = prefix, feedback
             over = self._over_budget(req)
@@ -561,7 +561,7 @@ class Runner:
                 continue
             inputs = {k: v for k, v in g.inputs.items() if v is not None} | (
                 {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
-            extra = None
+            extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 from ..checks import blocking
 
@@ -708,7 +708,7 @@ class Runner:
                 will_run.add(n)
                 plan.append((n, why))
         if o is None:
-            plan.append(((BOOK, "chapters"), "planned once the outline exists"))
+            plan.append((Node(BOOK, "chapters"), "planned once the outline exists"))
         return RunSummary(self.run_id, {}, [], {}, plan)
 
 

@@ -54,6 +54,7 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
             runner = Runner(book, provider, opts, report)
             runner_box.append(runner)
             task = asyncio.current_task()
+            assert task is not None  # run inside asyncio.run
             loop = asyncio.get_running_loop()
             got: list[int] = []
 

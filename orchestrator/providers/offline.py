@@ -189,8 +189,8 @@ def plan(ctx: dict[str, Any], t: dict[str, str]) -> str:
     by_name = {m.name: p for p, m in mods.items()}
     # Units: one module each; a tiny __init__.py joins no chapter of its own.
     units = [p for p in sorted(code) if not (p.endswith("__init__.py") and mods[p].lines < 40)]
-    deps = {p: sorted({_resolve(i, by_name) for i in mods[p].imports} - {None, p}) for p in units}
-    deps = {p: [d for d in ds if d in deps] for p, ds in deps.items()}
+    found = {p: {_resolve(i, by_name) for i in mods[p].imports} - {p} for p in units}
+    deps = {p: sorted(d for d in ds if d is not None and d in found) for p, ds in found.items()}
     order = _topo(units, deps)
     groups = [[p] for p in order]
     while len(groups) > max_ch:  # merge the smallest adjacent pair
@@ -466,7 +466,7 @@ def panel(ctx, t):
     lines = draft.splitlines()
     prose = _prose_lines(lines)
     notes: dict[str, list[str]] = {"terms": [], "sentences": [], "code": [], "xref": [], "verified": []}
-    defined = {}
+    defined: dict[str, int] = {}
     for i, line in enumerate(lines, 1):
         m = re.match(r"\*\*(.+?)\*\*[:：]", line)
         if m:

@@ -273,7 +273,7 @@ class _Book:
         self.order = list(self.chapters.values())
         # Parts: one per batch, in batch order; chapters keep book order inside a part.
         batches = sorted({c.doc.batch for c in self.order})
-        self.parts = [
+        self.parts: list[dict[str, Any]] = [
             {
                 "label": self.ui["part"].format(n=i),
                 "batch": b,
@@ -327,8 +327,8 @@ class _Book:
             return None
         if self.site.root is not None and not local.startswith("/"):
             root = self.site.root.resolve()
-            target = (root / local).resolve()
-            if target.is_file() and target.is_relative_to(root):  # `../` out of the site is not in it
+            file = (root / local).resolve()
+            if file.is_file() and file.is_relative_to(root):  # `../` out of the site is not in it
                 return None
         return f"link to a local file that is not part of the published book: {local}"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from typing import Any
 
 from ..steps import FINAL, HTML, PHASE3, STEPS
 from .scan import Snapshot, status_word
@@ -14,7 +15,7 @@ from .scan import Snapshot, status_word
 SYMBOL = {"done": "✅", "edited": "✅", "stale": "🔄", "half_finished": "⚠️", "missing": "—",
           "running": "⏳", "failed": "❌", "needs_human": "⚠️需人工"}
 
-TEXT = {
+TEXT: dict[str, dict[str, Any]] = {
     "en": {
         "title": "Progress checkpoint", "updated": "Last updated", "phase": "Current phase", "batch": "Current batch",
         "phases": {1: "Outline", 2: "Shared resources", 3: "Chapters", 4: "Final audit", 5: "HTML"},

@@ -17,7 +17,9 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     snap = book.snapshot()
     cfg = book.cfg
     title = (snap.outline.title if snap.outline and snap.outline.title else "") or cfg.title
-    done, active, todo = [], [], []
+    done: list[str] = []
+    active: list[str] = []
+    todo: list[str] = []
     for ch, steps in snap.chapters.items():
         fresh = [k for k in ORDER if steps[k].fresh]
         (done if len(fresh) == len(ORDER) else active if any(s.status != "missing" for s in steps.values()) else todo).append(ch)

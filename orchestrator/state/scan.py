@@ -207,7 +207,7 @@ class Scanner:
             return short_hash(json.dumps([(c.id, c.title, c.summary) for c in o.chapters], ensure_ascii=False)) if o else None
         if name == "deps":
             c = o.by_id.get(ch) if o else None
-            if c is None:
+            if o is None or c is None:
                 return None
             return short_hash(json.dumps([(d, o.by_id[d].title) for d in c.depends_on if d in o.by_id], ensure_ascii=False))
         if name == "toc":
@@ -297,8 +297,8 @@ class Snapshot:
     @property
     def batch(self) -> int | None:
         """The earliest batch with a chapter whose phase-3 work is not done."""
-        pending = [self.batch_of(ch) for ch, s in self.chapters.items() if any(not s[k].fresh for k in PHASE3)]
-        pending = [b for b in pending if b is not None]
+        pending = [b for ch, s in self.chapters.items() if any(not s[k].fresh for k in PHASE3)
+                   if (b := self.batch_of(ch)) is not None]
         return min(pending) if pending else None
 
     def files(self, pred) -> list[str]:
