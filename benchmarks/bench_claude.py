@@ -17,13 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from conftest import make_example  # noqa: E402
-
-from orchestrator.state.book import Book  # noqa: E402
-from orchestrator.testing.fake_api import FakeAPI  # noqa: E402
-from orchestrator.testing.role_answers import answer  # noqa: E402
+from orchestrator.state.book import Book
+from orchestrator.testing.fake_api import FakeAPI
+from orchestrator.testing.helpers import make_example
+from orchestrator.testing.role_answers import answer
 
 BOOK = str(Path(sys.executable).parent / "book")
 

@@ -19,13 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from conftest import make_example  # noqa: E402
-
-from orchestrator.pipeline.plan import Scope  # noqa: E402
-from orchestrator.providers.offline import OfflineProvider  # noqa: E402
-from orchestrator.testing.helpers import run_book  # noqa: E402
+from orchestrator.pipeline.plan import Scope
+from orchestrator.providers.offline import OfflineProvider
+from orchestrator.testing.helpers import make_example, run_book
 
 
 def phase3(latency: float, concurrency: int, chapters: int) -> tuple[float, int]:

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from orchestrator.testing.helpers import make_example
+
 # CI runs the property tests with a fixed seed: a failure there is reproducible, not luck.
 # Locally they explore new examples every run.
 settings.register_profile("ci", derandomize=True, deadline=None)
@@ -28,26 +30,6 @@ def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
     yield
-
-
-def make_example(dest: Path, gates: str = "off", **overrides) -> Path:
-    """A workspace like `book init DIR --example`, with gates off unless asked."""
-    from orchestrator.state.book import init_workspace
-
-    init_workspace(dest, example=True)
-    cfg = dest / "book.yaml"
-    text = cfg.read_text()
-    lines = []
-    for line in text.splitlines():
-        key = line.split(":", 1)[0]
-        if key == "gates":
-            line = f'gates: "{gates}"'
-        elif key in overrides:
-            line = f"{key}: {overrides.pop(key)}"
-        lines.append(line)
-    lines += [f"{k}: {v}" for k, v in overrides.items()]
-    cfg.write_text("\n".join(lines) + "\n")
-    return dest
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..pipeline.plan import Scope
 from ..pipeline.runner import RunOptions
 from ..pipeline.session import run_session
-from ..state.book import Book
+from ..state.book import Book, init_workspace
 
 
 def run_book(root: Path, provider=None, scope: Scope | None = None, strategy: str = "conservative",
@@ -26,3 +26,21 @@ def run_book(root: Path, provider=None, scope: Scope | None = None, strategy: st
         return result.exit_code, result.summary
     finally:
         book.close()
+
+
+def make_example(dest: Path, gates: str = "off", **overrides) -> Path:
+    """A workspace like `book init DIR --example`, with gates off unless asked."""
+    init_workspace(dest, example=True)
+    cfg = dest / "book.yaml"
+    text = cfg.read_text()
+    lines = []
+    for line in text.splitlines():
+        key = line.split(":", 1)[0]
+        if key == "gates":
+            line = f'gates: "{gates}"'
+        elif key in overrides:
+            line = f"{key}: {overrides.pop(key)}"
+        lines.append(line)
+    lines += [f"{k}: {v}" for k, v in overrides.items()]
+    cfg.write_text("\n".join(lines) + "\n")
+    return dest
