@@ -239,6 +239,8 @@ def test_build_output_tool_dirs_and_packages_named_build(tmp_path):
     w(src / "src" / "lib.rs", "pub fn f() {}\n")
     w(src / "target" / "debug" / "x.rs", "fn main() {}\n")
     w(src / "dist" / "out.js", "var a = 1\n")
+    w(src / "doc" / "build" / "index.rst", "Docs\n")  # no manifest beside it: SQLAlchemy keeps its docs there
+    w(src / "doc" / "_build" / "html.txt", "out\n")
     w(src / "pkg" / "build" / "__init__.py")  # a Python package called build is code
     w(src / "pkg" / "build" / "steps.py")
     w(src / "__pycache__" / "m.py")
@@ -246,9 +248,10 @@ def test_build_output_tool_dirs_and_packages_named_build(tmp_path):
     w(src / "env" / "lib" / "site.py")
     w(src / "go" / "third_party" / "x.go", "package x\n")
     tree = walk(src)
-    assert tree.rels() == ["Cargo.toml", "pkg/build/__init__.py", "pkg/build/steps.py", "src/lib.rs"]
+    assert tree.rels() == ["Cargo.toml", "doc/build/index.rst", "pkg/build/__init__.py", "pkg/build/steps.py",
+                           "src/lib.rs"]
     why = reasons(tree)
-    assert why["target"] == why["dist"] == "build output"
+    assert why["target"] == why["dist"] == why["doc/_build"] == "build output"
     assert why["__pycache__"].startswith("tool or cache")
     assert why["env"] == "tool or cache directory (a virtual environment)"
     assert why["go/third_party"] == "vendored"

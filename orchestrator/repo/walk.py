@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable
 
-from .classify import (DOC_NAMES, OUTPUT_DIRS, TOOL_DIRS, VCS_DIRS, VENDOR_DIRS, classify, head_reason, language_of,
-                       name_reason, shebang_language)
+from .classify import (DOC_NAMES, MANIFESTS, OUTPUT_DIRS, TOOL_DIRS, VCS_DIRS, VENDOR_DIRS, classify, head_reason, language_of,
+                       name_reason, shebang_language, split_name)
 
 if TYPE_CHECKING:  # pathspec is imported when a .gitignore is actually read
     from pathspec import GitIgnoreSpec
@@ -184,7 +185,22 @@ def walk(root: Path, *, max_file_bytes: int = 1_000_000, max_files: int = 20_000
     return _Walker(Path(root), max_file_bytes, max_files, max_entries, on_progress, should_stop).run()
 
 
-Specs = tuple[tuple[str, "GitIgnoreSpec"], ...]  # (directory rel, its patterns), outermost first
+# (directory rel, its patterns, one regex that matches whenever any pattern does), outermost first
+Specs = tuple[tuple[str, "GitIgnoreSpec", "re.Pattern[str] | None"], ...]
+
+
+def _quick_filter(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
+    """All of a .gitignore's patterns as one regex, so that the usual path (matched by none) costs
+    one search instead of one per pattern; pathspec still decides every path this one matches."""
+    parts = [getattr(p, "regex", None) for p in spec.patterns]
+    if not parts or any(r is not None and not (isinstance(r, re.Pattern) and isinstance(r.pattern, str))
+                        for r in parts):
+        return None
+    try:
+        return re.compile("|".join(f"(?:{r.pattern.replace('(?P<ps_d>', '(')})" for r in parts
+                                   if r is not None) or "(?!)")
+    except re.error:
+        return None
 
 
 class _Walker:
@@ -252,16 +268,21 @@ class _Walker:
         from pathspec import GitIgnoreSpec  # lazy: `book` commands that never walk do not pay for it
 
         try:
-            return specs + ((dir_rel, GitIgnoreSpec.from_lines(text.splitlines())),)
+            spec = GitIgnoreSpec.from_lines(text.splitlines())
         except Exception as e:  # a pattern pathspec rejects: the rest of the walk still counts
             self.warnings.append(f"{file_rel}: not applied ({e})")
             return specs
+        return specs + ((dir_rel, spec, _quick_filter(spec)),)
 
     @staticmethod
     def _ignored(specs: Specs, rel: str, is_dir: bool) -> bool:
-        for base, spec in reversed(specs):  # the deepest .gitignore that has a say decides, as in git
+        for base, spec, quick in reversed(specs):  # the deepest .gitignore that has a say decides, as in git
             sub = rel[len(base) + 1:] if base else rel
-            verdict = spec.check_file(sub + "/" if is_dir else sub).include
+            if is_dir:
+                sub += "/"
+            if quick is not None and not quick.search(sub):
+                continue  # no pattern of this file matches: it has no say
+            verdict = spec.check_file(sub).include
             if verdict is not None:
                 return verdict
         return False
@@ -353,7 +374,11 @@ class _Walker:
             return "tool or cache directory"
         if name == "target" and names & {"Cargo.toml", "pom.xml", "build.sbt"}:
             return "build output"
-        if name in OUTPUT_DIRS and not os.path.isfile(os.path.join(path, "__init__.py")):
+        # `build`, `dist`, `out` are output only beside a project manifest (the repository's root or a
+        # package's): SQLAlchemy's docs live in doc/build, and pypa/build has a package called build.
+        if (name in OUTPUT_DIRS and names & MANIFESTS) and not os.path.isfile(os.path.join(path, "__init__.py")):
+            return "build output"
+        if name == "_build":
             return "build output"
         if os.path.isfile(os.path.join(path, "pyvenv.cfg")):
             return "tool or cache directory (a virtual environment)"
@@ -384,9 +409,10 @@ class _Walker:
         if reason := head_reason(head, st.st_size <= HEAD_BYTES):
             self._skip(rel, reason)
             return
-        lang = language_of(rel) or (shebang_language(head) if not PurePosixPath(name).suffix else None)
+        stem, suffix = split_name(name)
+        lang = language_of(rel) or (shebang_language(head) if not suffix else None)
         kind = classify(rel, lang)
-        if kind == "doc" and not PurePosixPath(name).suffix and PurePosixPath(name).stem not in DOC_NAMES:
+        if kind == "doc" and not suffix and stem not in DOC_NAMES:
             self._skip(rel, "not source code, documentation or configuration (no extension)")
             return
         self.seen_files[key] = rel
