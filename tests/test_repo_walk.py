@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -288,6 +289,32 @@ def test_progress_and_stop(tmp_path):
 
     with pytest.raises(WalkStopped):
         walk(src, should_stop=stop, on_progress=seen.append)
+    # a flag set from elsewhere (the integrator's signal handler) is seen within 100 entries
+    flag: list[int] = []
+    with pytest.raises(WalkStopped) as e:
+        walk(src, on_progress=flag.append, should_stop=lambda: bool(flag))
+    assert 1000 <= int(str(e.value).split(" after ")[1].split()[0]) <= 1100
+
+
+def test_stop_from_another_thread_is_prompt(tmp_path):
+    """The integrator runs walk in a thread and sets a flag on SIGINT: it must end within a second."""
+    src = tmp_path / "src"
+    for i in range(40):
+        for j in range(100):
+            w(src / f"d{i:02}" / f"f{j:03}.py", "")
+    flag = threading.Event()
+    done: dict[str, float] = {}
+
+    def run() -> None:
+        try:
+            walk(src, on_progress=lambda n: flag.set() if n >= 1000 else None, should_stop=flag.is_set)
+        except WalkStopped:
+            done["at"] = time.monotonic()
+
+    th = threading.Thread(target=run)
+    th.start()
+    th.join(10)
+    assert not th.is_alive() and "at" in done
 
 
 def test_other_file_systems_are_not_entered():
@@ -327,13 +354,18 @@ def test_language_and_kind(rel, lang, kind):
 
 def test_shebang_scripts_are_code_and_other_extensionless_files_are_not(tmp_path):
     src = tmp_path / "src"
-    w(src / "bin" / "tool", "#!/usr/bin/env python3\nprint(1)\n")
-    w(src / "bin" / "run", "#!/bin/sh\necho hi\n")
-    w(src / "bin" / "blob", "just some data\n")
+    w(src / "bin" / "tool", "#!/usr/bin/env python3\nprint(1)\n").chmod(0o755)
+    w(src / "bin" / "run", "#!/bin/sh\necho hi\n").chmod(0o755)
+    w(src / "bin" / "blob", "just some data\n").chmod(0o755)
+    w(src / "bin" / "not_exec", "#!/bin/sh\necho hi\n")  # never opened: only executables can be scripts
+    w(src / "tests" / "fixture", "expected output\n")
     tree = walk(src)
     assert [(f.rel, f.lang, f.kind) for f in tree.files] == [("bin/run", "shell", "code"),
                                                             ("bin/tool", "python", "code")]
-    assert reasons(tree)["bin/blob"].startswith("not source code")
+    why = reasons(tree)
+    assert why["bin/blob"] == "not source code, documentation or configuration (no extension, no known #! line)"
+    assert why["bin/not_exec"] == why["tests/fixture"] == ("not source code, documentation or configuration "
+                                                           "(no extension)")
 
 
 def test_root_errors_are_clear(tmp_path):

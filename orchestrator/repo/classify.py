@@ -99,19 +99,24 @@ def classify(rel: str, lang: str | None) -> str:
 
 def name_reason(name: str) -> str | None:
     """Why a file is left out from its name alone (no system call), or None."""
-    stem, suffix = split_name(name)
+    suffix = split_name(name)[1]
     if suffix.lower() in BINARY_EXT or name in BINARY_EXT:
         return f"binary ({suffix or name})"
     if name in LOCKFILES:
         return "generated (lockfile)"
     if name.endswith(GENERATED_SUFFIXES):
         return "generated (by its name)"
-    known = (suffix in LANGUAGES or suffix in DOC_EXT or suffix in CONFIG_EXT or suffix in BUILD_EXT
-             or name in NAME_LANGUAGES or name in BUILD_NAMES or name in CONFIG_NAMES
-             or stem in DOC_NAMES or name.startswith("Dockerfile"))
-    if not known and suffix:  # extension-less files may be scripts: decided from their shebang
+    if suffix and not known_name(name):  # extension-less files may be scripts: see shebang_language
         return f"not source code, documentation or configuration ({suffix})"
     return None
+
+
+def known_name(name: str) -> bool:
+    """Whether the name alone says the file is source, documentation, configuration or build."""
+    stem, suffix = split_name(name)
+    return (suffix in LANGUAGES or suffix in DOC_EXT or suffix in CONFIG_EXT or suffix in BUILD_EXT
+            or name in NAME_LANGUAGES or name in BUILD_NAMES or name in CONFIG_NAMES
+            or stem in DOC_NAMES or name.startswith("Dockerfile"))
 
 
 def head_reason(head: bytes, whole: bool) -> str | None:

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable
 
-from .classify import (DOC_NAMES, MANIFESTS, OUTPUT_DIRS, TOOL_DIRS, VCS_DIRS, VENDOR_DIRS, classify, head_reason, language_of,
-                       name_reason, shebang_language, split_name)
+from .classify import (MANIFESTS, OUTPUT_DIRS, TOOL_DIRS, VCS_DIRS, VENDOR_DIRS, classify, head_reason, language_of,
+                       known_name, name_reason, shebang_language)
 
 if TYPE_CHECKING:  # pathspec is imported when a .gitignore is actually read
     from pathspec import GitIgnoreSpec
@@ -395,6 +395,10 @@ class _Walker:
         if st.st_size > self.max_file_bytes:  # stat only: a 50 MB file is never opened
             self._skip(rel, f"too large ({_mb(st.st_size)} > {_mb(self.max_file_bytes)}; raise max_file_bytes)")
             return
+        script = not known_name(name)  # no extension: only a script (with a shebang) counts
+        if script and not st.st_mode & 0o111:  # not executable: decided without opening it
+            self._skip(rel, "not source code, documentation or configuration (no extension)")
+            return
         if len(self.files) >= self.max_files:
             self._stop_at(rel, f"{self.max_files:,} files included (raise max_files to include more)")
         try:
@@ -409,14 +413,12 @@ class _Walker:
         if reason := head_reason(head, st.st_size <= HEAD_BYTES):
             self._skip(rel, reason)
             return
-        stem, suffix = split_name(name)
-        lang = language_of(rel) or (shebang_language(head) if not suffix else None)
-        kind = classify(rel, lang)
-        if kind == "doc" and not suffix and stem not in DOC_NAMES:
-            self._skip(rel, "not source code, documentation or configuration (no extension)")
+        lang = shebang_language(head) if script else language_of(rel)
+        if script and lang is None:
+            self._skip(rel, "not source code, documentation or configuration (no extension, no known #! line)")
             return
         self.seen_files[key] = rel
-        self.files.append(SourceFile(rel, st.st_size, lang, kind))
+        self.files.append(SourceFile(rel, st.st_size, lang, classify(rel, lang)))
 
     def _link(self, path: str, rel: str) -> None:
         """A symlink is resolved, never walked through: what it points to inside the root is read
