@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.repo.walk import (SourceReadError, SourceTree, WalkStopped, classify, language_of, read_source,
-                                    walk)
+                                    read_source_bytes, source_problem, walk)
 
 SECRET = "SECRET-7f3a-do-not-leak"
 
@@ -116,6 +116,10 @@ def test_hostile_tree_every_entry_handled_with_its_reason(hostile):
     assert (files["README.md"].kind, files["README.md"].lang) == ("doc", None)
     assert files["pyproject.toml"].kind == "config"
     assert not tree.truncated
+    summary = tree.summary()
+    assert summary.startswith("8 files (3 code, 2 test, ") and "; 20 left out (4 symlink to outside" in summary
+    for part in ("3 symlink loop", "2 symlink inside the source root", "1 hard link", "1 FIFO", "2 vendored"):
+        assert part in summary
     assert [f.rel for f in tree.files] == sorted(files) and [s.rel for s in tree.skipped] == sorted(why)
     # everything the walk lists reads back, and nothing read holds the outside secret
     text = "".join(read_source(hostile, f.rel) for f in tree.files)
@@ -146,6 +150,7 @@ def test_read_source_refuses_what_would_leak_or_block(hostile):
             read_source(hostile, rel)
         assert rel in str(e.value) and expected in str(e.value), (rel, str(e.value))
         assert SECRET not in str(e.value)
+        assert source_problem(hostile, rel) == str(e.value)  # the same verdict without opening anything
     with pytest.raises(SourceReadError, match="not a path relative"):
         read_source(hostile, str(hostile / "pkg" / "core.py"))
     assert time.monotonic() - t0 < 5  # the FIFO and /dev/zero were refused, not waited on
@@ -153,6 +158,8 @@ def test_read_source_refuses_what_would_leak_or_block(hostile):
 
 def test_read_source_reads_inside_links_and_replaces_bad_utf8(hostile):
     assert read_source(hostile, "alias.py") == "def run():\n    return 1\n"
+    assert read_source_bytes(hostile, "pkg/core.py") == b"def run():\n    return 1\n"
+    assert source_problem(hostile, "pkg/core.py") is None
     w(hostile / "latin1.py", b"name = '\xe9t\xe9'\n")
     assert read_source(hostile, "latin1.py") == "name = '\ufffdt\ufffd'\n"
     with pytest.raises(SourceReadError, match="too large"):

@@ -15,6 +15,7 @@ import errno
 import os
 import re
 import stat
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable
@@ -56,6 +57,23 @@ class SourceTree:
     def rels(self, *kinds: str) -> list[str]:
         """Paths of the included files, of the given kinds (all when none are given)."""
         return [f.rel for f in self.files if not kinds or f.kind in kinds]
+
+    def summary(self) -> str:
+        """One line for `book scan` and source-map.md: what was read, what was left out and why."""
+        def counts(words: list[str]) -> str:
+            return ", ".join(f"{n} {w}" for w, n in Counter(words).most_common())
+        out = f"{len(self.files)} files ({counts([f.kind for f in self.files])})"
+        out += f"; {len(self.skipped)} left out ({counts([_category(s.reason) for s in self.skipped])})" \
+            if self.skipped else ""
+        return out + ("; the walk stopped at a bound" if self.truncated else "")
+
+
+def _category(reason: str) -> str:
+    """A reason without its details (sizes, link targets), to count alike reasons together."""
+    head = reason.split(" (")[0]
+    if head.startswith("symlink to ") and not head.startswith(("symlink to outside", "symlink to a ")):
+        return "symlink inside the source root"
+    return "hard link" if head.startswith("hard link to ") else head
 
 
 class WalkStopped(Exception):
@@ -131,49 +149,72 @@ def _open_checked(real: str, expect: os.stat_result | None, root_real: str) -> t
         raise
 
 
-def read_source(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str:
-    """The text of one source file, safely: `rel` may have changed since the walk, so every rule
-    is checked again here. Raises SourceReadError with a message naming the file."""
-    def fail(why: str) -> SourceReadError:
-        return SourceReadError(f"source file {rel}: {why}")
+def _fail(rel: str, why: str) -> SourceReadError:
+    return SourceReadError(f"source file {rel}: {why}")
 
+
+def _check(root: Path, rel: str, max_bytes: int) -> tuple[str, os.stat_result, str]:
+    """(real path, its stat, real root) of a source file that passes every rule, without opening it."""
     root_real = os.path.realpath(root)
     if not rel or os.path.isabs(rel) or PurePosixPath(rel).is_absolute():
-        raise fail("not a path relative to the source root")
+        raise _fail(rel, "not a path relative to the source root")
     path = os.path.join(root_real, rel)
     try:
         real = os.path.realpath(path, strict=True)
         st = os.stat(real)
         root_dev = os.stat(root_real).st_dev
     except FileNotFoundError:
-        raise fail("dangling symlink" if os.path.islink(path) else "does not exist (removed since the walk?)") from None
+        raise _fail(rel, "dangling symlink" if os.path.islink(path)
+                    else "does not exist (removed since the walk?)") from None
     except OSError as e:
-        raise fail("symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
+        raise _fail(rel, "symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
     if not _inside(real, root_real):
-        raise fail("resolves to outside the source root; not read")
+        raise _fail(rel, "resolves to outside the source root; not read")
     if not stat.S_ISREG(st.st_mode):  # refused before open: opening a device can have effects
-        raise fail(f"not a regular file ({_type_name(st.st_mode)})")
+        raise _fail(rel, f"not a regular file ({_type_name(st.st_mode)})")
     if st.st_dev != root_dev:
-        raise fail("on another file system than the source root; not read")
+        raise _fail(rel, "on another file system than the source root; not read")
     if st.st_size > max_bytes:
-        raise fail(f"too large ({_mb(st.st_size)} > {_mb(max_bytes)})")
+        raise _fail(rel, f"too large ({_mb(st.st_size)} > {_mb(max_bytes)})")
+    return real, st, root_real
+
+
+def source_problem(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str | None:
+    """Why `rel` could not be read safely (the SourceReadError message), or None if it can: for
+    checks that must not open the file, such as validating an outline's `sources`."""
+    try:
+        _check(root, rel, max_bytes)
+    except SourceReadError as e:
+        return str(e)
+    return None
+
+
+def read_source_bytes(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> bytes:
+    """The bytes of one source file, safely: `rel` may have changed since the walk, so every rule
+    is checked again here, and once more on the open file. Raises SourceReadError naming the file."""
+    real, st, root_real = _check(root, rel, max_bytes)
     try:
         fd, st2 = _open_checked(real, st, root_real)
     except SourceReadError as e:
-        raise fail(e.strerror or str(e)) from None
+        raise _fail(rel, e.strerror or str(e)) from None
     except OSError as e:
-        raise fail("symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
+        raise _fail(rel, "symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
     try:
         if st2.st_size > max_bytes:
-            raise fail(f"too large ({_mb(st2.st_size)} > {_mb(max_bytes)})")
+            raise _fail(rel, f"too large ({_mb(st2.st_size)} > {_mb(max_bytes)})")
         data = _read_fd(fd, max_bytes + 1)
     except OSError as e:
-        raise fail(f"unreadable: {e.strerror}") from None
+        raise _fail(rel, f"unreadable: {e.strerror}") from None
     finally:
         os.close(fd)
     if len(data) > max_bytes:
-        raise fail(f"too large (grew past {_mb(max_bytes)} while being read)")
-    return data.decode("utf-8", errors="replace")
+        raise _fail(rel, f"too large (grew past {_mb(max_bytes)} while being read)")
+    return data
+
+
+def read_source(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str:
+    """The text of one source file (UTF-8, undecodable bytes replaced), read as read_source_bytes."""
+    return read_source_bytes(root, rel, max_bytes=max_bytes).decode("utf-8", errors="replace")
 
 
 def walk(root: Path, *, max_file_bytes: int = 1_000_000, max_files: int = 20_000, max_entries: int = 200_000,
