@@ -1,10 +1,11 @@
 """What a file in the source tree is, from its name and its first bytes: its language, its
 kind (code, test, example, doc, config, build), or why it is left out (binary, generated,
-not source at all). Pure functions: no file system access here."""
+not source at all). Pure functions of names, modes and bytes: no file system access here."""
 
 from __future__ import annotations
 
 import re
+import stat
 
 LONG_LINE = 500  # a file whose lines are mostly longer than this is minified or generated data
 
@@ -146,3 +147,18 @@ def shebang_language(head: bytes) -> str | None:
         if base in SHEBANGS:
             return SHEBANGS[base]
     return None
+
+
+def type_name(mode: int) -> str:
+    """A file type in words, from a stat mode (never from opening the file)."""
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return "not a regular file"

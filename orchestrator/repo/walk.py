@@ -21,7 +21,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable
 
 from .classify import (MANIFESTS, OUTPUT_DIRS, TOOL_DIRS, VCS_DIRS, VENDOR_DIRS, classify, head_reason, language_of,
-                       known_name, name_reason, shebang_language)
+                       known_name, name_reason, shebang_language,
+                       type_name)
 
 if TYPE_CHECKING:  # pathspec is imported when a .gitignore is actually read
     from pathspec import GitIgnoreSpec
@@ -88,20 +89,6 @@ class _Bound(Exception):
     """Internal: a max_* bound was reached."""
 
 
-def _type_name(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "FIFO"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode):
-        return "character device"
-    if stat.S_ISBLK(mode):
-        return "block device"
-    if stat.S_ISDIR(mode):
-        return "directory"
-    return "not a regular file"
-
-
 def _mb(n: int) -> str:
     return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n / 1000:.1f} KB"
 
@@ -134,7 +121,7 @@ def _open_checked(real: str, expect: os.stat_result | None, root_real: str) -> t
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise SourceReadError(errno.EINVAL, f"not a regular file ({_type_name(st.st_mode)})")
+            raise SourceReadError(errno.EINVAL, f"not a regular file ({type_name(st.st_mode)})")
         if expect is not None and (st.st_dev, st.st_ino) != (expect.st_dev, expect.st_ino):
             raise SourceReadError(errno.ESTALE, "the file changed while it was being read")
         try:  # Linux: where the open file really is, whatever a parent directory became meanwhile
@@ -171,7 +158,7 @@ def _check(root: Path, rel: str, max_bytes: int) -> tuple[str, os.stat_result, s
     if not _inside(real, root_real):
         raise _fail(rel, "resolves to outside the source root; not read")
     if not stat.S_ISREG(st.st_mode):  # refused before open: opening a device can have effects
-        raise _fail(rel, f"not a regular file ({_type_name(st.st_mode)})")
+        raise _fail(rel, f"not a regular file ({type_name(st.st_mode)})")
     if st.st_dev != root_dev:
         raise _fail(rel, "on another file system than the source root; not read")
     if st.st_size > max_bytes:
@@ -400,7 +387,7 @@ class _Walker:
             self.seen_dirs[key] = rel
             return (e.path, rel, specs)
         if not stat.S_ISREG(st.st_mode):
-            self._skip(rel, _type_name(st.st_mode))  # lstat only: FIFOs and devices are never opened
+            self._skip(rel, type_name(st.st_mode))  # lstat only: FIFOs and devices are never opened
             return None
         self._file(e.path, rel, name, st)
         return None
@@ -477,7 +464,7 @@ class _Walker:
             self._skip(rel, "symlink to outside the source root")
             return
         if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
-            self._skip(rel, f"symlink to a {_type_name(st.st_mode)}")
+            self._skip(rel, f"symlink to a {type_name(st.st_mode)}")
             return
         target = Path(os.path.relpath(real, self.root_real)).as_posix()
         if stat.S_ISDIR(st.st_mode) and (target == "." or rel.startswith(target + "/")):
