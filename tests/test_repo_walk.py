@@ -349,6 +349,7 @@ def test_other_file_systems_are_not_entered():
     ("examples/basic.go", "go", "example"), ("_examples/a.go", "go", "example"),
     ("docs/examples/x.py", "python", "example"), ("docs/conf.py", "python", "doc"),
     ("CHANGES.rst", None, "doc"), ("notes.txt", None, "doc"), ("LICENSE", None, "doc"),
+    ("LICENSE-MIT", None, "doc"), ("history.py", "python", "code"),
     ("pyproject.toml", None, "config"), ("package.json", None, "config"), ("go.mod", None, "config"),
     ("Cargo.toml", None, "config"), ("setup.cfg", None, "config"), ("tsconfig.json", None, "config"),
     ("Makefile", None, "build"), ("setup.py", "python", "build"), ("build.rs", "rust", "build"),

@@ -92,7 +92,7 @@ def classify(rel: str, lang: str | None) -> str:
         return "build"
     if name in CONFIG_NAMES or suffix in CONFIG_EXT or name.startswith("requirements") and suffix == ".txt":
         return "config"
-    if suffix in DOC_EXT or name in DOC_NAMES or stem in DOC_NAMES or \
+    if suffix in DOC_EXT or doc_name(stem) or \
             any(d in DOC_DIRS for d in dirs):
         return "doc"
     return "code" if lang else "doc"
@@ -112,12 +112,17 @@ def name_reason(name: str) -> str | None:
     return None
 
 
+def doc_name(stem: str) -> bool:
+    """README, LICENSE-MIT, CHANGES_1.x: the conventional names of a project's documents."""
+    return re.split(r"[-_]", stem, maxsplit=1)[0] in DOC_NAMES
+
+
 def known_name(name: str) -> bool:
     """Whether the name alone says the file is source, documentation, configuration or build."""
     stem, suffix = split_name(name)
     return (suffix in LANGUAGES or suffix in DOC_EXT or suffix in CONFIG_EXT or suffix in BUILD_EXT
             or name in NAME_LANGUAGES or name in BUILD_NAMES or name in CONFIG_NAMES
-            or stem in DOC_NAMES or name.startswith("Dockerfile"))
+            or doc_name(stem) or name.startswith("Dockerfile"))
 
 
 def head_reason(head: bytes, whole: bool) -> str | None:
