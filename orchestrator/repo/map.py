@@ -24,6 +24,8 @@ from .rank import TARGET_KINDS, Graph, build_graph, definition_scores, pagerank
 FLUSH_EVERY = 200          # cache rows written per transaction during a long build
 EXPORTED_BONUS = 1.5
 ENTRY_POINT_BONUS = 1.3
+API_BONUS = 2.0           # exported and named by an entry point (re-exported, `pub use`, index.ts)
+CODE_START_WEIGHT = 0.25   # a random restart lands on a code file 4× less than on a test or entry
 BASE_SHARE = 0.01          # of its file's rank, so unreferenced definitions still order by file
 
 
@@ -97,9 +99,14 @@ class RepoMap:
         if self._defs is not None:
             return
         graph = build_graph(self.files, self.kinds)
-        rank = pagerank(self.files, graph.edges)
         entries = set(self.entry_points())
+        # The walk starts where a user of the code stands: tests, examples, entry points.
+        personal = {rel: (1.0 if rel in entries or self.kinds.get(rel) in ("test", "example")
+                          else CODE_START_WEIGHT)
+                    for rel in self.files}
+        rank = pagerank(self.files, graph.edges, personalization=personal)
         scores = definition_scores(graph, rank)
+        api_names = {name for rel in entries for name in self.files[rel].references}
         ranked: list[RankedDef] = []
         for rel, fm in self.files.items():
             if self.kinds.get(rel) not in TARGET_KINDS:
@@ -111,6 +118,8 @@ class RepoMap:
                     score *= EXPORTED_BONUS
                 if rel in entries:
                     score *= ENTRY_POINT_BONUS
+                if d.exported and d.name in api_names:
+                    score *= API_BONUS  # re-exported by the package's entry point: public API
                 if d.kind == "impl":
                     score *= 0.5  # the type it implements carries the same name and ranks for it
                 ranked.append(RankedDef(rel, d, score))

@@ -19,7 +19,7 @@ from typing import Any
 from .languages import SUPPORTED, grammar, query_cursor
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 
 MAX_SIGNATURE_CHARS = 400
 MAX_SIGNATURE_LINES = 8
@@ -51,6 +51,7 @@ class FileMap:
     definitions: list[Definition] = field(default_factory=list)
     imports: list[str] = field(default_factory=list)
     references: dict[str, int] = field(default_factory=dict)
+    imported: dict[str, str] = field(default_factory=dict)  # local name → module it comes from
     doc: str = ""                # module docstring, Rust //!, Go package comment
     has_main: bool = False       # an entry point: __main__ guard, Go package main, fn main ...
     lines: int = 0
@@ -96,6 +97,8 @@ _CONTAINERS["typescript"] = _CONTAINERS["tsx"] = _CONTAINERS["javascript"]
 _SEPARATOR = {"rust": "::", "cpp": "::"}
 _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _IGNORED_REFS = frozenset({"self", "cls", "this", "super", "_"})
+# Python's builtins are never the repository's own names, even where it defines one alike.
+_PY_BUILTINS = frozenset(n for n in dir(__import__("builtins")) if not n.startswith("_"))
 _STRING_PREFIX = re.compile(r"""^[rRuUbBfF]*("{3}|'{3}|"|')(.*)\1$""", re.S)
 
 
@@ -155,26 +158,95 @@ def _extract(src: _Source) -> FileMap:
             found[key] = (rank, definition)
     fm.definitions = sorted((d for _, d in found.values()), key=lambda d: (d.start_line, d.end_line))
 
+    imports: list[str] = []
+    for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
+        text = src.text(n).strip().strip("\"'`<>")
+        if text and text not in imports:
+            imports.append(text)
+        if text and n.parent is not None and src.lang in ("python", "javascript", "typescript", "tsx"):
+            for local in _bound_names(src, n.parent):
+                fm.imported.setdefault(local, text)
+    fm.imports = imports
+
+    foreign = _go_package_names(src, root) if src.lang == "go" else set()
     counts: Counter[bytes] = Counter()
     for nodes in query_cursor(g.refs).captures(root).values():
         for n in nodes:
-            if n.start_byte not in name_nodes:
-                counts[src.data[n.start_byte:n.end_byte]] += 1
+            if n.start_byte in name_nodes:
+                continue
+            if foreign and _is_foreign(n, foreign, src):
+                continue  # `http.Handler`: another package's name, not one defined here
+            counts[src.data[n.start_byte:n.end_byte]] += 1
     refs = {k.decode("utf-8", "replace"): v for k, v in counts.items()}
-    fm.references = {k: v for k, v in sorted(refs.items()) if k not in _IGNORED_REFS}
+    ignored = _IGNORED_REFS | _PY_BUILTINS if src.lang == "python" else _IGNORED_REFS
+    fm.references = {k: v for k, v in sorted(refs.items()) if k not in ignored}
 
-    imports: list[str] = []
-    for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
-        if n.parent is not None:
-            text = src.text(n).strip().strip("\"'`<>")
-            if text and text not in imports:
-                imports.append(text)
-    fm.imports = imports
     fm.doc = _file_doc(src, root)
     fm.has_main = _has_main(src, fm)
     if src.lang in ("javascript", "typescript", "tsx"):
         _mark_js_exports(src, fm)
     return fm
+
+
+def _bound_names(src: _Source, statement: Any) -> list[str]:
+    """The local names an import statement binds: `from m import a as b` → b, `import a.b` → a,
+    `import X, {y as z} from 'm'` → X, z."""
+    names: list[str] = []
+    if statement.type in ("import_statement", "import_from_statement") and src.lang == "python":
+        for item in statement.children_by_field_name("name"):
+            if item.type == "aliased_import":
+                alias = item.child_by_field_name("alias")
+                names.append(src.text(alias) if alias is not None else "")
+            else:
+                names.append(src.text(item).split(".", 1)[0])
+    elif statement.type == "import_statement":
+        clause = next((c for c in statement.named_children if c.type == "import_clause"), None)
+        stack = [clause] if clause is not None else []
+        while stack:
+            node = stack.pop()
+            if node.type == "identifier" and node.parent is not None and node.parent.type in (
+                    "import_clause", "namespace_import"):
+                names.append(src.text(node))
+            elif node.type == "import_specifier":
+                local = node.child_by_field_name("alias") or node.child_by_field_name("name")
+                names.append(src.text(local))
+            else:
+                stack.extend(node.named_children)
+    return [n for n in names if n]
+
+
+def _go_package_names(src: _Source, root: Any) -> set[bytes]:
+    """The names this Go file's imports are used by (`http` for "net/http", or the alias)."""
+    names: set[bytes] = set()
+    for decl in root.children:
+        if decl.type != "import_declaration":
+            continue
+        specs = [c for c in decl.named_children if c.type == "import_spec"]
+        for lst in (c for c in decl.named_children if c.type == "import_spec_list"):
+            specs += [c for c in lst.named_children if c.type == "import_spec"]
+        for spec in specs:
+            alias = spec.child_by_field_name("name")
+            path = spec.child_by_field_name("path")
+            if alias is not None:
+                names.add(src.data[alias.start_byte:alias.end_byte])
+            elif path is not None:
+                last = src.text(path).strip('"`').rsplit("/", 1)[-1]
+                last = re.sub(r"^go-|\.v\d+$|-go$", "", last)   # gopkg.in/yaml.v3 → yaml
+                names.add(last.encode())
+    return names
+
+
+def _is_foreign(node: Any, packages: set[bytes], src: _Source) -> bool:
+    parent = node.parent
+    if parent is None:
+        return False
+    if node.type == "type_identifier" and parent.type == "qualified_type":
+        return True
+    if node.type == "field_identifier" and parent.type == "selector_expression":
+        operand = parent.child_by_field_name("operand")
+        return operand is not None and operand.type == "identifier" and \
+            src.data[operand.start_byte:operand.end_byte] in packages
+    return False
 
 
 # --------------------------------------------------------------------------- definitions
@@ -397,7 +469,7 @@ def _comment_block(src: _Source, outer: Any) -> str:
                 break  # a Rust comment that is not a doc comment
             if js and not text.startswith("/**"):
                 break
-            comments.append(text)
+            comments.append(text.rstrip())
             line = sibling.start_point[0]
             if js:
                 break  # one JSDoc block is the doc
@@ -487,7 +559,7 @@ def _file_doc(src: _Source, root: Any) -> str:
     if src.lang == "python":
         return _docstring(src, root)
     if src.lang == "rust":
-        inner = [src.text(c) for c in root.children
+        inner = [src.text(c).rstrip() for c in root.children
                  if c.type in ("line_comment", "block_comment") and src.text(c).startswith(("//!", "/*!"))]
         return _clean_comment("\n".join(t.replace("//!", "//", 1).replace("/*!", "/*", 1) for t in inner))
     if src.lang == "go":

@@ -30,7 +30,7 @@ COMMON_NAMES = frozenset({
     "string", "error", "result", "err", "ctx", "config", "options", "args", "kwargs", "self",
     "push", "pop", "append", "remove", "delete", "list", "map", "filter", "count", "size",
     "length", "toString", "constructor", "__init__", "__call__", "__repr__", "__str__",
-    "__eq__", "__hash__", "__iter__", "__len__", "__enter__", "__exit__", "String", "Error",
+    "__eq__", "__hash__", "__iter__", "__len__", "__enter__", "__exit__",
 })
 
 TARGET_KINDS = frozenset({"code"})   # file kinds whose definitions can be ranked
@@ -103,15 +103,19 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str]) -> Graph
             if not definers[d.name] or definers[d.name][-1] != rel:
                 definers[d.name].append(rel)
             private[d.name] = private.get(d.name, True) and not d.exported
+    local_modules = _local_module_names(files)
     graph = Graph()
     for src, fm in files.items():
         own = {d.name for d in fm.definitions}
+        # Names imported from another project (`from typing import Any`, `import {x} from
+        # 'react'`) are that project's, whatever this repository happens to define alike.
+        foreign = {name for name, module in fm.imported.items() if not _is_local(module, local_modules)}
         edges: dict[str, float] = defaultdict(float)
         carried: dict[tuple[str, str], float] = {}
         total = 0.0
         for name, count in fm.references.items():
             targets = definers.get(name)
-            if not targets:
+            if not targets or name in foreign:
                 continue
             w = name_weight(name, count, len(targets), private=private.get(name, False))
             for dst in targets:
@@ -127,13 +131,49 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str]) -> Graph
     return graph
 
 
-def definition_scores(graph: Graph, rank: Mapping[str, float]) -> dict[tuple[str, str], float]:
-    """(file, name) → the rank that flows into the file through that name (incl. its own use)."""
-    scores: dict[tuple[str, str], float] = defaultdict(float)
+def _local_module_names(files: Mapping[str, FileMap]) -> set[str]:
+    """Every directory and file stem in the repository: an import whose first component is
+    one of them is (probably) the repository's own module."""
+    names: set[str] = set()
+    for rel in files:
+        parts = rel.split("/")
+        names.update(parts[:-1])
+        names.add(parts[-1].split(".", 1)[0])
+    return names
+
+
+def _is_local(module: str, local: set[str]) -> bool:
+    if module.startswith((".", "/", "~", "@/")):
+        return True  # relative imports, and the common `@/` alias for the project's own src
+    first = module.replace("::", ".").replace("/", ".").lstrip("@").split(".", 1)[0]
+    return first in local
+
+
+def definition_scores(graph: Graph, rank: Mapping[str, float], *,
+                      usage_share: float = 0.5) -> dict[tuple[str, str], float]:
+    """(file, name) → how much that name of that file matters, as a blend of two measures,
+    each normalised to sum 1 over all (file, name) pairs:
+
+    * flow: the rank that reaches the file through that name (each file splits its rank
+      over everything it references, as in PageRank; its own use of its names included);
+    * usage: how widely the name is used by other files, tests and examples included,
+      by the same damped weights as the edges, whatever the rank of the user.
+
+    Flow finds the foundations (what the important code stands on), usage finds the API
+    (what callers and tests touch): a maintainer's "core" is both.
+    """
+    flow: dict[tuple[str, str], float] = defaultdict(float)
+    usage: dict[tuple[str, str], float] = defaultdict(float)
     for src, carried in graph.carried.items():
         total = graph.out_total.get(src, 0.0)
         if total <= 0 or src not in rank:
             continue
         for key, w in carried.items():
-            scores[key] += rank[src] * w / total
-    return dict(scores)
+            flow[key] += rank[src] * w / total
+            if key[0] != src:
+                usage[key] += w
+    flow_sum = sum(flow.values()) or 1.0
+    usage_sum = sum(usage.values()) or 1.0
+    keys = set(flow) | set(usage)
+    return {k: (1 - usage_share) * flow.get(k, 0.0) / flow_sum + usage_share * usage.get(k, 0.0) / usage_sum
+            for k in keys}
