@@ -47,6 +47,7 @@ def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[s
     maps: dict[str, FileMap] = {}
     kinds: dict[str, str] = {}
     stats: Counter[str] = Counter()
+    project_names: set[str] = set()
     try:
         for rel, lang, kind in files:
             if should_stop is not None and should_stop():
@@ -55,6 +56,8 @@ def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[s
             kinds[rel] = kind
             if lang is None:
                 stats["unparsed"] += 1
+                if posixpath.basename(rel) in _MANIFESTS and rel.count("/") <= 1:
+                    project_names |= _project_names(rel, read)
                 continue
             try:
                 raw = read(rel)
@@ -81,7 +84,27 @@ def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[s
     finally:
         if cache is not None:
             cache.flush()
-    return RepoMap(files=maps, kinds=kinds, stats=dict(stats))
+    return RepoMap(files=maps, kinds=kinds, stats=dict(stats), project_names=project_names)
+
+
+_MANIFESTS = {"Cargo.toml": r'^name\s*=\s*"([^"]+)"', "package.json": r'^\s*"name"\s*:\s*"([^"]+)"',
+              "pyproject.toml": r'^name\s*=\s*"([^"]+)"', "go.mod": r"^module\s+(\S+)"}
+
+
+def _project_names(rel: str, read: Callable[[str], bytes | str]) -> set[str]:
+    """The names the project's own tests import it by (`use anyhow::…`, `from 'ky'`), from its
+    manifest: imports of those are local, not another project's."""
+    try:
+        raw = read(rel)
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    except Exception:
+        return set()
+    match = re.search(_MANIFESTS[posixpath.basename(rel)], text[:20_000], re.MULTILINE)
+    if not match:
+        return set()
+    name = match.group(1).rsplit("/", 1)[-1] if "/" in match.group(1) and not match.group(1).startswith("@") \
+        else match.group(1)
+    return {name, name.replace("-", "_"), name.lstrip("@")}
 
 
 @dataclass
@@ -89,6 +112,7 @@ class RepoMap:
     files: dict[str, FileMap]
     kinds: dict[str, str] = field(default_factory=dict)   # rel → code/test/example/doc/config/build
     stats: dict[str, int] = field(default_factory=dict)
+    project_names: set[str] = field(default_factory=set)   # from Cargo.toml, package.json, …
     _graph: Graph | None = field(default=None, repr=False)
     _rank: dict[str, float] | None = field(default=None, repr=False)
     _defs: list[RankedDef] | None = field(default=None, repr=False)
@@ -98,7 +122,7 @@ class RepoMap:
     def _ensure_ranked(self) -> None:
         if self._defs is not None:
             return
-        graph = build_graph(self.files, self.kinds)
+        graph = build_graph(self.files, self.kinds, local_modules=self.project_names)
         entries = set(self.entry_points())
         # The walk starts where a user of the code stands: tests, examples, entry points.
         personal = {rel: (1.0 if rel in entries or self.kinds.get(rel) in ("test", "example")

@@ -93,7 +93,8 @@ def name_weight(name: str, count: int, n_definers: int, *, private: bool) -> flo
     return weight
 
 
-def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str]) -> Graph:
+def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str], *,
+                local_modules: Iterable[str] = ()) -> Graph:
     definers: dict[str, list[str]] = defaultdict(list)   # name → code files defining it
     private: dict[str, bool] = {}
     for rel, fm in files.items():
@@ -103,13 +104,13 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str]) -> Graph
             if not definers[d.name] or definers[d.name][-1] != rel:
                 definers[d.name].append(rel)
             private[d.name] = private.get(d.name, True) and not d.exported
-    local_modules = _local_module_names(files)
+    local = _local_module_names(files) | set(local_modules)
     graph = Graph()
     for src, fm in files.items():
         own = {d.name for d in fm.definitions}
         # Names imported from another project (`from typing import Any`, `import {x} from
         # 'react'`) are that project's, whatever this repository happens to define alike.
-        foreign = {name for name, module in fm.imported.items() if not _is_local(module, local_modules)}
+        foreign = {name for name, module in fm.imported.items() if not _is_local(module, local)}
         edges: dict[str, float] = defaultdict(float)
         carried: dict[tuple[str, str], float] = {}
         total = 0.0
@@ -132,18 +133,20 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str]) -> Graph
 
 
 def _local_module_names(files: Mapping[str, FileMap]) -> set[str]:
-    """Every directory and file stem in the repository: an import whose first component is
-    one of them is (probably) the repository's own module."""
+    """Top-level package and module names of the repository (`src/`, `lib/` looked through):
+    an import whose first component is one of them is the repository's own. Deeper names
+    do not count: SQLAlchemy's `util/typing.py` does not make `from typing import Any` local."""
     names: set[str] = set()
     for rel in files:
         parts = rel.split("/")
-        names.update(parts[:-1])
-        names.add(parts[-1].split(".", 1)[0])
+        while len(parts) > 1 and parts[0] in ("src", "lib", "source", "python"):
+            parts = parts[1:]
+        names.add(parts[0].split(".", 1)[0])
     return names
 
 
 def _is_local(module: str, local: set[str]) -> bool:
-    if module.startswith((".", "/", "~", "@/")):
+    if module.startswith((".", "/", "~", "@/", "crate::", "self::", "super::")):
         return True  # relative imports, and the common `@/` alias for the project's own src
     first = module.replace("::", ".").replace("/", ".").lstrip("@").split(".", 1)[0]
     return first in local
