@@ -509,3 +509,25 @@ def test_cache_keys_language_and_parser_version() -> None:
     assert newer.prune() == 1 and cache.get(sha, "python") is None
     conn.execute("INSERT INTO repo_map_files VALUES ('x', 'python', ?, 'not json')", (cache.parser_version,))
     assert cache.get("x", "python") is None  # a damaged row is a miss, not a crash
+
+
+def test_rust_impls_use_their_type_and_do_not_define_it() -> None:
+    # Many files write `impl Trait for Value`; the struct is defined once and must rank first.
+    files = {
+        "src/value.rs": "/// A JSON value.\npub enum Value { Null }\n",
+        **{f"src/impl_{i}.rs": f"use crate::value::Value;\npub struct Helper{i};\n"
+                                f"impl core::fmt::Debug for Value {{ fn fmt(&self) {{}} }}\n" for i in range(6)},
+        "tests/test.rs": "use serde_json::Value;\nfn t() { let v: Value = Value::Null; }\n",
+        "Cargo.toml": '[package]\nname = "serde_json"\n',
+    }
+    spec = [(rel, None if rel.endswith(".toml") else "rust",
+             "test" if rel.startswith("tests/") else "build" if rel.endswith(".toml") else "code")
+            for rel in files]
+    repo = build_map(spec, read=lambda rel: files[rel])
+    assert repo.project_names >= {"serde_json"}
+    top = repo.ranked_definitions(1)[0]
+    assert (top.rel, top.definition.qualified_name, top.definition.kind) == ("src/value.rs", "Value", "enum")
+    assert "tests/test.rs" in repo.users_of("Value")  # `serde_json::Value` is the project's own
+    impl = next(d for d in repo.files["src/impl_0.rs"].definitions if d.kind == "impl")
+    assert impl.qualified_name == "impl core::fmt::Debug for Value"
+    assert repo.files["src/impl_0.rs"].references["Value"] == 2

@@ -183,6 +183,9 @@ def _refine_kind(src: Source, node: Any, name: str, kind: str, containers: list[
     if lang == "go" and kind == "type":
         body = node.child_by_field_name("type")
         return {"struct_type": "struct", "interface_type": "interface"}.get(body.type if body else "", "type")
+    if lang == "rust" and containers and kind in ("type alias", "constant") and \
+            containers[-1].child_by_field_name("trait") is not None:
+        return None  # `type Error = Error;` in a trait impl fills the trait in, defines nothing new
     if lang == "rust" and kind == "function" and containers:
         return "method"
     if lang in ("javascript", "typescript", "tsx") and kind == "function" and node.type == "assignment_expression":

@@ -21,7 +21,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 3
+PARSER_VERSION = 4
 
 @dataclass
 class FileMap:
@@ -83,7 +83,8 @@ def _extract(src: Source) -> FileMap:
         if made is None:
             continue
         made_def, name_start = made
-        name_nodes.add(name_start)
+        if made_def.kind != "impl":  # the type an impl names is a use of that type
+            name_nodes.add(name_start)
         key = (node.start_byte, node.end_byte)
         # One node can match two patterns (a top-level `const f = () => …` is a function and
         # a constant): the more specific kind wins.

@@ -101,6 +101,8 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str], *,
         if kinds.get(rel) not in TARGET_KINDS:
             continue
         for d in fm.definitions:
+            if d.kind == "impl":
+                continue  # `impl Display for Value` uses Value; the struct defines it
             if not definers[d.name] or definers[d.name][-1] != rel:
                 definers[d.name].append(rel)
             private[d.name] = private.get(d.name, True) and not d.exported
