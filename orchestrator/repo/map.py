@@ -122,15 +122,15 @@ class RepoMap:
     def _ensure_ranked(self) -> None:
         if self._defs is not None:
             return
-        graph = build_graph(self.files, self.kinds, local_modules=self.project_names)
         entries = set(self.entry_points())
+        api_names = {name for rel in entries for name in self.files[rel].references}
+        graph = build_graph(self.files, self.kinds, local_modules=self.project_names, api_names=api_names)
         # The walk starts where a user of the code stands: tests, examples, entry points.
         personal = {rel: (1.0 if rel in entries or self.kinds.get(rel) in ("test", "example")
                           else CODE_START_WEIGHT)
                     for rel in self.files}
         rank = pagerank(self.files, graph.edges, personalization=personal)
         scores = definition_scores(graph, rank)
-        api_names = {name for rel in entries for name in self.files[rel].references}
         ranked: list[RankedDef] = []
         for rel, fm in self.files.items():
             if self.kinds.get(rel) not in TARGET_KINDS:

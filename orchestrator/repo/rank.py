@@ -79,10 +79,13 @@ class Graph:
     out_total: dict[str, float] = field(default_factory=dict)   # src → all weight incl. self use
 
 
-def name_weight(name: str, count: int, n_definers: int, *, private: bool) -> float:
-    """How much one file's ``count`` uses of ``name`` say about the file(s) defining it."""
+def name_weight(name: str, count: int, n_definers: int, *, private: bool, api: bool = False) -> float:
+    """How much one file's ``count`` uses of ``name`` say about the file(s) defining it.
+
+    ``api``: the package's entry point re-exports the name (Flask's `g`), so it is not the
+    throwaway short or generic name it looks like."""
     weight = math.sqrt(count) / n_definers
-    if name in COMMON_NAMES or len(name) <= 2:
+    if not api and (name in COMMON_NAMES or len(name) <= 2):
         weight *= 0.1
     if private or name.startswith("_"):
         weight *= 0.3
@@ -94,7 +97,7 @@ def name_weight(name: str, count: int, n_definers: int, *, private: bool) -> flo
 
 
 def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str], *,
-                local_modules: Iterable[str] = ()) -> Graph:
+                local_modules: Iterable[str] = (), api_names: Iterable[str] = ()) -> Graph:
     definers: dict[str, list[str]] = defaultdict(list)   # name → code files defining it
     private: dict[str, bool] = {}
     for rel, fm in files.items():
@@ -107,6 +110,7 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str], *,
                 definers[d.name].append(rel)
             private[d.name] = private.get(d.name, True) and not d.exported
     local = _local_module_names(files) | set(local_modules)
+    api = set(api_names)
     graph = Graph()
     for src, fm in files.items():
         own = {d.name for d in fm.definitions}
@@ -120,7 +124,7 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str], *,
             targets = definers.get(name)
             if not targets or name in foreign:
                 continue
-            w = name_weight(name, count, len(targets), private=private.get(name, False))
+            w = name_weight(name, count, len(targets), private=private.get(name, False), api=name in api)
             for dst in targets:
                 # A file that defines the name itself most likely means its own.
                 wd = w if dst == src or name not in own else w * 0.1
