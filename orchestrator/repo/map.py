@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 from .cache import MapCache, content_hash
 from .parse import Definition, FileMap, parse_source
-from .rank import TARGET_KINDS, Graph, build_graph, definition_scores, pagerank
+from .rank import (TARGET_KINDS, Graph, build_graph, definition_scores, is_local_module, local_module_names,
+                   pagerank)
 
 FLUSH_EVERY = 200          # cache rows written per transaction during a long build
 EXPORTED_BONUS = 1.5
@@ -123,7 +124,7 @@ class RepoMap:
         if self._defs is not None:
             return
         entries = set(self.entry_points())
-        api_names = {name for rel in entries for name in self.files[rel].references}
+        api_names = self._api_names(entries)
         graph = build_graph(self.files, self.kinds, local_modules=self.project_names, api_names=api_names)
         # The walk starts where a user of the code stands: tests, examples, entry points.
         personal = {rel: (1.0 if rel in entries or self.kinds.get(rel) in ("test", "example")
@@ -149,6 +150,18 @@ class RepoMap:
                 ranked.append(RankedDef(rel, d, score))
         ranked.sort(key=lambda r: (-r.score, r.rel, r.definition.start_line))
         self._graph, self._rank, self._defs = graph, rank, ranked
+
+    def _api_names(self, entries: set[str]) -> set[str]:
+        """Names a library's entry point (`__init__.py`, `index.ts`, `lib.rs`) imports or
+        re-exports from the repository itself: its public API. Scripts (a `__main__` guard,
+        `package main`) import what they use, which says nothing about the API."""
+        local = local_module_names(self.files) | self.project_names
+        names: set[str] = set()
+        for rel in entries:
+            fm = self.files[rel]
+            if not fm.has_main:
+                names.update(n for n, module in fm.imported.items() if is_local_module(module, local))
+        return names
 
     def ranked_definitions(self, n: int | None = None, *, within: Iterable[str] | None = None,
                            kinds: Iterable[str] | None = None) -> list[RankedDef]:

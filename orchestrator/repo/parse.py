@@ -21,7 +21,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 4
+PARSER_VERSION = 5
 
 @dataclass
 class FileMap:
@@ -148,6 +148,10 @@ def _bound_names(src: Source, statement: Any) -> list[str]:
                 names.append(src.text(node))
             elif node.type in ("scoped_use_list", "use_list"):
                 stack.extend(node.named_children)
+    elif statement.type == "export_statement":  # export {a, b as c} from './m'
+        for spec in (s for c in statement.named_children if c.type == "export_clause"
+                     for s in c.named_children if s.type == "export_specifier"):
+            names.append(src.text(spec.child_by_field_name("alias") or spec.child_by_field_name("name")))
     elif statement.type == "import_statement":
         clause = next((c for c in statement.named_children if c.type == "import_clause"), None)
         stack = [clause] if clause is not None else []

@@ -109,14 +109,14 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str], *,
             if not definers[d.name] or definers[d.name][-1] != rel:
                 definers[d.name].append(rel)
             private[d.name] = private.get(d.name, True) and not d.exported
-    local = _local_module_names(files) | set(local_modules)
+    local = local_module_names(files) | set(local_modules)
     api = set(api_names)
     graph = Graph()
     for src, fm in files.items():
         own = {d.name for d in fm.definitions}
         # Names imported from another project (`from typing import Any`, `import {x} from
         # 'react'`) are that project's, whatever this repository happens to define alike.
-        foreign = {name for name, module in fm.imported.items() if not _is_local(module, local)}
+        foreign = {name for name, module in fm.imported.items() if not is_local_module(module, local)}
         edges: dict[str, float] = defaultdict(float)
         carried: dict[tuple[str, str], float] = {}
         total = 0.0
@@ -138,7 +138,7 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str], *,
     return graph
 
 
-def _local_module_names(files: Mapping[str, FileMap]) -> set[str]:
+def local_module_names(files: Mapping[str, FileMap]) -> set[str]:
     """Top-level package and module names of the repository (`src/`, `lib/` looked through):
     an import whose first component is one of them is the repository's own. Deeper names
     do not count: SQLAlchemy's `util/typing.py` does not make `from typing import Any` local."""
@@ -151,7 +151,7 @@ def _local_module_names(files: Mapping[str, FileMap]) -> set[str]:
     return names
 
 
-def _is_local(module: str, local: set[str]) -> bool:
+def is_local_module(module: str, local: set[str]) -> bool:
     if module.startswith((".", "/", "~", "@/", "crate::", "self::", "super::")):
         return True  # relative imports, and the common `@/` alias for the project's own src
     first = module.replace("::", ".").replace("/", ".").lstrip("@").split(".", 1)[0]
