@@ -531,3 +531,16 @@ def test_rust_impls_use_their_type_and_do_not_define_it() -> None:
     impl = next(d for d in repo.files["src/impl_0.rs"].definitions if d.kind == "impl")
     assert impl.qualified_name == "impl core::fmt::Debug for Value"
     assert repo.files["src/impl_0.rs"].references["Value"] == 2
+
+
+def test_render_counts_every_character_it_prints() -> None:
+    repo = _build(CORE)
+    for budget in (40, 90, 150, 260, 400):
+        out = repo.render(budget)
+        assert len(out) <= budget
+        assert all(line == "" or line.endswith(":") or line[:5].strip().isdigit() for line in out.splitlines())
+
+
+def test_a_trailing_comment_is_not_part_of_a_signature() -> None:
+    fm = parse_source("request: Proxy = LocalProxy(  # type: ignore[assignment]\n    get_request)\n", "python")
+    assert fm.definitions[0].signature == "request: Proxy = LocalProxy("

@@ -215,6 +215,12 @@ def _outer(node: Any, lang: str) -> Any:
     return outer
 
 
+# A comment after the first line of a constant (`x = f(  # type: ignore`) is not its signature.
+_TRAILING_COMMENT = {"python": re.compile(r"\s+#.*$"), "go": re.compile(r"\s+//.*$"),
+                     "rust": re.compile(r"\s+//.*$"), "javascript": re.compile(r"\s+//.*$"),
+                     "typescript": re.compile(r"\s+//.*$"), "tsx": re.compile(r"\s+//.*$")}
+_NO_MATCH = re.compile(r"(?!)")
+
 _BODY_TYPES = frozenset({"block", "statement_block", "class_body", "field_declaration_list",
                          "declaration_list", "enum_body", "enum_variant_list", "interface_body",
                          "object_type", "compound_statement", "constructor_body",
@@ -243,6 +249,7 @@ def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
     text = src.data[start:end].decode("utf-8", "replace")
     if body is None:
         text = text.split("\n", 1)[0]  # a constant or alias: its first line says what it is
+        text = _TRAILING_COMMENT.get(src.lang, _NO_MATCH).sub("", text)
     prefix = {"type_spec": "type ", "type_alias": "type ", "const_spec": "const ",
               "var_spec": "var "}.get(node.type, "") if outer is node else ""
     lines = [ln.rstrip() for ln in text.strip().splitlines()][:MAX_SIGNATURE_LINES]

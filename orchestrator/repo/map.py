@@ -255,7 +255,8 @@ class RepoMap:
         used = 0
         for rel, d, _score in self.ranked_definitions(within=within):
             line = _render_line(d)
-            cost = len(line) + 1 + (0 if rel in chosen else len(rel) + 2)
+            # A line and its newline; a new file adds "rel:", its newline and a blank line.
+            cost = len(line) + 1 + (0 if rel in chosen else len(rel) + 3)
             if used + cost > budget_chars:
                 continue
             if rel not in chosen:

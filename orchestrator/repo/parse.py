@@ -21,7 +21,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 5
+PARSER_VERSION = 6
 
 @dataclass
 class FileMap:
