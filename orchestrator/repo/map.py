@@ -19,8 +19,15 @@ from typing import NamedTuple
 
 from .cache import MapCache, content_hash
 from .parse import Definition, FileMap, parse_source
-from .rank import (TARGET_KINDS, Graph, build_graph, definition_scores, is_local_module, local_module_names,
-                   pagerank)
+from .rank import (
+    TARGET_KINDS,
+    Graph,
+    build_graph,
+    definition_scores,
+    is_local_module,
+    local_module_names,
+    pagerank,
+)
 
 FLUSH_EVERY = 200          # cache rows written per transaction during a long build
 EXPORTED_BONUS = 1.5
