@@ -1,0 +1,245 @@
+"""One source file → its FileMap: definitions, imports and the names it references.
+
+The map is name-based, as in Aider's repository map: a file "references" every identifier it
+uses outside the names it defines, and the ranking (rank.py) links a reference to the files
+that define that name. Nothing here resolves types or scopes; that keeps every language to
+a few queries (languages.py) and a little per-language tidying below.
+
+tree_sitter is imported only through languages.grammar(), on first use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .definitions import Definition, Source, clean_comment, comment_block, definition, docstring
+from .languages import SUPPORTED, grammar, query_cursor
+
+__all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
+
+# Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
+PARSER_VERSION = 6
+
+@dataclass
+class FileMap:
+    language: str | None
+    definitions: list[Definition] = field(default_factory=list)
+    imports: list[str] = field(default_factory=list)
+    references: dict[str, int] = field(default_factory=dict)
+    imported: dict[str, str] = field(default_factory=dict)  # local name → module it comes from
+    doc: str = ""                # module docstring, Rust //!, Go package comment
+    has_main: bool = False       # an entry point: __main__ guard, Go package main, fn main ...
+    lines: int = 0
+    error: str | None = None     # why the file could not be read or parsed (then it is empty)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FileMap:
+        defs = [Definition(**d) for d in data.get("definitions", [])]
+        return cls(**{**data, "definitions": defs})
+
+
+_IGNORED_REFS = frozenset({"self", "cls", "this", "super", "_"})
+# Python's builtins are never the repository's own names, even where it defines one alike.
+_PY_BUILTINS = frozenset(n for n in dir(__import__("builtins")) if not n.startswith("_"))
+def parse_source(source: bytes | str, lang: str) -> FileMap:
+    """Parse one file's text in ``lang``. Never raises: a failure gives an empty map with ``error``."""
+    if lang not in SUPPORTED:
+        return FileMap(language=lang, error=f"language {lang!r} is not supported by the map")
+    try:
+        data = source.encode("utf-8") if isinstance(source, str) else source
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        data.decode("utf-8")  # strict: a file that is not UTF-8 text is reported, not guessed
+    except UnicodeError as exc:
+        return FileMap(language=lang, error=f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    try:
+        return _extract(Source(data, lang))
+    except Exception as exc:  # a grammar or extraction bug must not stop the whole map
+        return FileMap(language=lang, error=f"parse failed: {type(exc).__name__}: {exc}")
+
+
+def _extract(src: Source) -> FileMap:
+    g = grammar(src.lang)
+    tree = g.parser.parse(src.data)
+    root = tree.root_node
+    fm = FileMap(language=src.lang, lines=src.data.count(b"\n") + (0 if src.data.endswith(b"\n") else 1))
+    if not src.data:
+        fm.lines = 0
+
+    found: dict[tuple[int, int], tuple[int, Definition]] = {}
+    name_nodes: set[int] = set()
+    for _pattern, caps in query_cursor(g.defs).matches(root):
+        kind_key = next((k for k in caps if k.startswith("def.")), None)
+        if kind_key is None or "name" not in caps:
+            continue
+        node, name_node = caps[kind_key][0], caps["name"][0]
+        made = definition(src, node, name_node, kind_key[4:].replace("_", " "))
+        if made is None:
+            continue
+        made_def, name_start = made
+        if made_def.kind != "impl":  # the type an impl names is a use of that type
+            name_nodes.add(name_start)
+        key = (node.start_byte, node.end_byte)
+        # One node can match two patterns (a top-level `const f = () => …` is a function and
+        # a constant): the more specific kind wins.
+        rank = 1 if made_def.kind in ("constant", "variable") else 0
+        if key not in found or rank < found[key][0]:
+            found[key] = (rank, made_def)
+    fm.definitions = sorted((d for _, d in found.values()), key=lambda d: (d.start_line, d.end_line))
+
+    imports: list[str] = []
+    for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
+        text = src.text(n).strip().strip("\"'`<>")
+        if text and text not in imports:
+            imports.append(text)
+        if text and n.parent is not None and src.lang in ("python", "javascript", "typescript", "tsx", "rust"):
+            for local in _bound_names(src, n.parent):
+                fm.imported.setdefault(local, text)
+    fm.imports = imports
+
+    foreign = _go_package_names(src, root) if src.lang == "go" else set()
+    counts: Counter[bytes] = Counter()
+    for nodes in query_cursor(g.refs).captures(root).values():
+        for n in nodes:
+            if n.start_byte in name_nodes:
+                continue
+            if foreign and _is_foreign(n, foreign, src):
+                continue  # `http.Handler`: another package's name, not one defined here
+            counts[src.data[n.start_byte:n.end_byte]] += 1
+    refs = {k.decode("utf-8", "replace"): v for k, v in counts.items()}
+    ignored = _IGNORED_REFS | _PY_BUILTINS if src.lang == "python" else _IGNORED_REFS
+    fm.references = {k: v for k, v in sorted(refs.items()) if k not in ignored}
+
+    fm.doc = _file_doc(src, root)
+    fm.has_main = _has_main(src, fm)
+    if src.lang in ("javascript", "typescript", "tsx"):
+        _mark_js_exports(src, fm)
+    return fm
+
+
+def _bound_names(src: Source, statement: Any) -> list[str]:
+    """The local names an import statement binds: `from m import a as b` → b, `import a.b` → a,
+    `import X, {y as z} from 'm'` → X, z."""
+    names: list[str] = []
+    if statement.type in ("import_statement", "import_from_statement") and src.lang == "python":
+        for item in statement.children_by_field_name("name"):
+            if item.type == "aliased_import":
+                alias = item.child_by_field_name("alias")
+                names.append(src.text(alias) if alias is not None else "")
+            else:
+                names.append(src.text(item).split(".", 1)[0])
+    elif statement.type == "use_declaration":
+        stack = [statement.child_by_field_name("argument")]
+        while stack:
+            node = stack.pop()
+            if node is None:
+                continue
+            if node.type == "use_as_clause":
+                names.append(src.text(node.child_by_field_name("alias")))
+            elif node.type == "scoped_identifier":
+                names.append(src.text(node.child_by_field_name("name")))
+            elif node.type == "identifier" and node.parent is not None and node.parent.type == "use_list":
+                names.append(src.text(node))
+            elif node.type in ("scoped_use_list", "use_list"):
+                stack.extend(node.named_children)
+    elif statement.type == "export_statement":  # export {a, b as c} from './m'
+        for spec in (s for c in statement.named_children if c.type == "export_clause"
+                     for s in c.named_children if s.type == "export_specifier"):
+            names.append(src.text(spec.child_by_field_name("alias") or spec.child_by_field_name("name")))
+    elif statement.type == "import_statement":
+        clause = next((c for c in statement.named_children if c.type == "import_clause"), None)
+        stack = [clause] if clause is not None else []
+        while stack:
+            node = stack.pop()
+            if node.type == "identifier" and node.parent is not None and node.parent.type in (
+                    "import_clause", "namespace_import"):
+                names.append(src.text(node))
+            elif node.type == "import_specifier":
+                local = node.child_by_field_name("alias") or node.child_by_field_name("name")
+                names.append(src.text(local))
+            else:
+                stack.extend(node.named_children)
+    return [n for n in names if n]
+
+
+def _go_package_names(src: Source, root: Any) -> set[bytes]:
+    """The names this Go file's imports are used by (`http` for "net/http", or the alias)."""
+    names: set[bytes] = set()
+    for decl in root.children:
+        if decl.type != "import_declaration":
+            continue
+        specs = [c for c in decl.named_children if c.type == "import_spec"]
+        for lst in (c for c in decl.named_children if c.type == "import_spec_list"):
+            specs += [c for c in lst.named_children if c.type == "import_spec"]
+        for spec in specs:
+            alias = spec.child_by_field_name("name")
+            path = spec.child_by_field_name("path")
+            if alias is not None:
+                names.add(src.data[alias.start_byte:alias.end_byte])
+            elif path is not None:
+                last = src.text(path).strip('"`').rsplit("/", 1)[-1]
+                last = re.sub(r"^go-|\.v\d+$|-go$", "", last)   # gopkg.in/yaml.v3 → yaml
+                names.add(last.encode())
+    return names
+
+
+def _is_foreign(node: Any, packages: set[bytes], src: Source) -> bool:
+    parent = node.parent
+    if parent is None:
+        return False
+    if node.type == "type_identifier" and parent.type == "qualified_type":
+        return True
+    if node.type == "field_identifier" and parent.type == "selector_expression":
+        operand = parent.child_by_field_name("operand")
+        return operand is not None and operand.type == "identifier" and \
+            src.data[operand.start_byte:operand.end_byte] in packages
+    return False
+
+
+_JS_EXPORT_NAMES = re.compile(
+    rb"module\.exports\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$|export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$"
+    rb"|export\s*\{([^}]*)\}", re.MULTILINE)
+
+
+def _mark_js_exports(src: Source, fm: FileMap) -> None:
+    """`module.exports = x`, `export default x` and `export { a, b as c }` export earlier definitions."""
+    names: set[str] = set()
+    for match in _JS_EXPORT_NAMES.finditer(src.data):
+        if match.group(3) is not None:
+            for item in match.group(3).decode("utf-8", "replace").split(","):
+                names.add(item.strip().split(" as ")[0].strip())
+        else:
+            names.add((match.group(1) or match.group(2)).decode("utf-8", "replace"))
+    for d in fm.definitions:
+        if d.name in names and d.qualified_name == d.name:
+            d.exported = True
+
+
+def _file_doc(src: Source, root: Any) -> str:
+    if src.lang == "python":
+        return docstring(src, root)
+    if src.lang == "rust":
+        inner = [src.text(c).rstrip() for c in root.children
+                 if c.type in ("line_comment", "block_comment") and src.text(c).startswith(("//!", "/*!"))]
+        return clean_comment("\n".join(t.replace("//!", "//", 1).replace("/*!", "/*", 1) for t in inner))
+    if src.lang == "go":
+        package = next((c for c in root.children if c.type == "package_clause"), None)
+        return comment_block(src, package) if package is not None else ""
+    return ""
+
+
+def _has_main(src: Source, fm: FileMap) -> bool:
+    if src.lang == "python":
+        return re.search(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]", src.data, re.MULTILINE) is not None
+    if src.data.startswith(b"#!"):
+        return True
+    has_main_fn = any(d.name == "main" and d.kind in ("function", "method") for d in fm.definitions)
+    if src.lang == "go":
+        return has_main_fn and re.search(rb"^package\s+main\b", src.data, re.MULTILINE) is not None
+    return has_main_fn
