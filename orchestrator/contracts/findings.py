@@ -47,6 +47,8 @@ class Finding:
         if self.chapter is not None and not CHAPTER_RE.match(self.chapter):
             raise ValueError(f"chapter {self.chapter!r} is not like ch03")
         object.__setattr__(self, "message", one_line(self.message))
+        if not self.message:
+            raise ValueError("a finding needs a message")
         object.__setattr__(self, "end_line", _norm_range(self.line, self.end_line))
         object.__setattr__(self, "quote", normalise_block(self.quote))
 
@@ -117,6 +119,8 @@ class Action:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "change", one_line(self.change))
+        if not self.change:
+            raise ValueError("an action needs a change")
         object.__setattr__(self, "end_line", _norm_range(self.line, self.end_line))
         object.__setattr__(self, "checks", tuple(self.checks))
         for c in self.checks:
@@ -158,6 +162,14 @@ Action.SCHEMA = s_obj({
 }, ["change", "settles"])
 
 
+def _clean_notes(notes: str) -> str:
+    notes = normalise_block(notes)
+    notes = "" if notes == "(none)" else notes
+    if problem := block_problem(notes, "notes"):
+        raise ValueError(problem)
+    return notes
+
+
 def _findings(r: Reader, key: str = "findings") -> tuple[Finding, ...]:
     return tuple(Finding.from_json(x, p) for p, x in r.items(key))
 
@@ -180,8 +192,7 @@ class Review:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "findings", tuple(self.findings))
-        notes = normalise_block(self.notes)
-        object.__setattr__(self, "notes", "" if notes == "(none)" else notes)
+        object.__setattr__(self, "notes", _clean_notes(self.notes))
 
     def to_json(self) -> dict[str, Any]:
         return {"findings": [f.to_json() for f in self.findings], "notes": self.notes}
@@ -214,8 +225,7 @@ class MergedReview:
     def __post_init__(self) -> None:
         object.__setattr__(self, "findings", tuple(self.findings))
         object.__setattr__(self, "actions", tuple(self.actions))
-        notes = normalise_block(self.notes)
-        object.__setattr__(self, "notes", "" if notes == "(none)" else notes)
+        object.__setattr__(self, "notes", _clean_notes(self.notes))
 
     def to_json(self) -> dict[str, Any]:
         return {"findings": [f.to_json() for f in self.findings], "actions": [a.to_json() for a in self.actions],

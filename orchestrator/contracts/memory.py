@@ -36,6 +36,8 @@ class Term:
         object.__setattr__(self, "definition", one_line(self.definition))
         if p := _label_problem(self.term, "term"):
             raise ValueError(p)
+        if not self.definition:
+            raise ValueError(f"the term {self.term!r} needs a definition")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class Metaphor:
         object.__setattr__(self, "meaning", one_line(self.meaning))
         if p := _label_problem(self.phrase, "phrase"):
             raise ValueError(p)
+        if not self.meaning:
+            raise ValueError(f"the metaphor {self.phrase!r} needs its meaning")
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,8 @@ class CrossRef:
         object.__setattr__(self, "reason", one_line(self.reason))
         if not CHAPTER_RE.match(self.chapter):
             raise ValueError(f"chapter {self.chapter!r} is not like ch03")
+        if not self.reason:
+            raise ValueError(f"the cross reference to {self.chapter} needs a reason")
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ class OutlinePlan:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "title", one_line(self.title))
-        object.__setattr__(self, "intro", normalise_block(self.intro))
+        object.__setattr__(self, "intro", normalise_block(self.intro).strip())
         object.__setattr__(self, "chapters", tuple(self.chapters))
 
     def to_json(self) -> dict[str, Any]:

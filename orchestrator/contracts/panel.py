@@ -3,13 +3,16 @@ leaves open and the places where the reader got confused."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .errors import ContractError
 from .findings import _norm_range
 from .jsonread import Reader, load, one_line, s_arr, s_int, s_obj, s_str
 from .mdtext import normalise_block
 
+NONE_RE = re.compile(r"^\(?\s*(?:none|nothing|n/a|无|没有)\s*\)?\.?$", re.I)  # what a list says when empty
 VERDICTS = ("ready", "revise")  # ready: this reader follows the chapter; revise: the editor must act
 
 
@@ -23,6 +26,8 @@ class Confusion:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "message", one_line(self.message))
+        if not self.message:
+            raise ValueError("a confusion needs a message")
         object.__setattr__(self, "suggestion", one_line(self.suggestion))
         object.__setattr__(self, "quote", normalise_block(self.quote))
         object.__setattr__(self, "end_line", _norm_range(self.line, self.end_line))
@@ -39,6 +44,11 @@ class ReaderFeedback:
     def __post_init__(self) -> None:
         object.__setattr__(self, "persona", one_line(self.persona))
         object.__setattr__(self, "questions", tuple(one_line(q) for q in self.questions))
+        if not self.persona or self.persona.startswith("#"):
+            raise ValueError(f"persona {self.persona!r} must be a name (not empty, not starting with #)")
+        for q in self.questions:
+            if not q or NONE_RE.match(q):
+                raise ValueError(f"the question {q!r} is not a question (leave the list empty instead)")
         object.__setattr__(self, "confusions", tuple(self.confusions))
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict {self.verdict!r} is not one of {', '.join(VERDICTS)}")
@@ -87,6 +97,9 @@ class PanelFeedback:
             verdict = r.choice("verdict", VERDICTS)
             score = r.integer("score", low=1, high=5)
             questions = r.strings("questions")
+            for i, q in enumerate(questions):
+                if NONE_RE.match(q):
+                    raise ContractError("not a question: leave the array empty instead", path=f"{p}.questions[{i}]")
             confusions = []
             for cp, cx in r.items("confusions"):
                 c = Reader(cx, cp)

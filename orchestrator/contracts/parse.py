@@ -24,13 +24,13 @@ from .jsonread import CHAPTER_RE, CHECK_FAMILIES, CHECK_RE
 from .memory import CrossRef, MemoryUpdate, Metaphor, Term
 from .mdtext import Section, fence_mask, fence_spans, normalise_block, sections, split_lines
 from .outline import OutlinePlan
-from .panel import Confusion, PanelFeedback, ReaderFeedback
+from .panel import NONE_RE, Confusion, PanelFeedback, ReaderFeedback
 
 FINDING_FORM = "a finding like `- **major** `r2.glossary` line 12: message` (severity blocking, major or minor)"
 _MARKER_LINE_RE = re.compile(r"^\s*<!--\s*[A-Z][A-Z0-9_]*(?:\s+[a-z_]+=[^\s>]*)*\s*-->\s*$")
 _BULLET_RE = re.compile(r"^(?P<ind>[ \t]*)(?:[-*+]|\d{1,3}[.)])(?:[ \t]+|$)(?P<rest>.*)$")
 _QUOTE_RE = re.compile(r"^[ \t]*>[ \t]?(.*)$")
-_NONE_RE = re.compile(r"^\(?\s*(?:none|nothing|n/a|无|没有)\s*\)?\.?$", re.I)
+_NONE_RE = NONE_RE
 _SEV_RE = re.compile(r"^(?P<bold>\*\*|__|\*|_)?\[?(?P<sev>blocking|blocker|major|minor)\]?(?!\w)[ \t]*"
                      r"(?P<c1>[:：])?[ \t]*(?:\*\*|__|\*|_)?(?:[ \t]*(?P<c2>[:：]))?", re.I)
 _VERDICT_RE = re.compile(r"^\s*(?:[-*+]\s+)?verdict\s*(?:[:：]|[—–-])\s*(?P<v>[^\s.,;()]*)", re.I)
@@ -368,7 +368,7 @@ def parse_memory(text: str, *, file: str = "memory") -> ParsedMemory:
     if missing:
         raise ContractError("missing section(s): " + ", ".join("## " + m for m in missing), file=file, line=1)
     starts = lambda st: st.startswith(("**", "__"))  # noqa: E731  (a bold term without a bullet)
-    summary_lines = [t for _, t in found["summary"].lines if t.strip() and not t.strip().startswith("<!--")]
+    summary_lines = [t for _, t in found["summary"].lines if t.strip()]
     summary = " ".join(" ".join(summary_lines).split())
     terms = []
     for it in _walk(found["glossary"], starts):
