@@ -31,7 +31,7 @@ _MARKER_LINE_RE = re.compile(r"^\s*<!--\s*[A-Z][A-Z0-9_]*(?:\s+[a-z_]+=[^\s>]*)*
 _BULLET_RE = re.compile(r"^(?P<ind>[ \t]*)(?:[-*+]|\d{1,3}[.)])(?:[ \t]+|$)(?P<rest>.*)$")
 _QUOTE_RE = re.compile(r"^[ \t]*>[ \t]?(.*)$")
 _NONE_RE = NONE_RE
-_SEV_RE = re.compile(r"^(?P<bold>\*\*|__|\*|_)?\[?(?P<sev>blocking|blocker|major|minor)\]?(?!\w)[ \t]*"
+_SEV_RE = re.compile(r"^(?P<bold>\*\*|__|\*|_)?\[?(?P<sev>blocking|blocker|major|minor)\]?(?![A-Za-z0-9])[ \t]*"
                      r"(?P<c1>[:：])?[ \t]*(?:\*\*|__|\*|_)?(?:[ \t]*(?P<c2>[:：]))?", re.I)
 _VERDICT_RE = re.compile(r"^\s*(?:[-*+]\s+)?verdict\s*(?:[:：]|[—–-])\s*(?P<v>[^\s.,;()]*)", re.I)
 
@@ -97,8 +97,8 @@ def scan_head(s: str, pos: int = 0) -> Head:
                     continue
                 h.checks += vals
             else:
-                if first_place is None:
-                    first_place = q
+                if first_place is None and s[q] not in "[(":
+                    first_place = q  # a bare location is part of the sentence; a bracketed one is not
                 if kind == "chapter":
                     h.chapter = m.group("v")
                 elif kind == "lines":
@@ -171,7 +171,7 @@ def _walk(sec: Section, starts_item: Callable[[str], bool] = lambda s: False) ->
             continue
         b = _BULLET_RE.match(t)
         indented = len(t) - len(t.lstrip(" \t")) >= 2
-        if cur is not None and (indented or (not b and not blank_before)):
+        if cur is not None and (indented or (not b and not blank_before and not starts_item(st))):
             q = _QUOTE_RE.match(t)
             if q:
                 cur.quote.append(q.group(1))
