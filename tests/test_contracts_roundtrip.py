@@ -4,6 +4,8 @@ text that looks like a location (`lines 3-5`), a check id, a verdict or a marker
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +24,8 @@ TEXT = st.lists(st.one_of(st.sampled_from(SNIPPETS), st.text(alphabet=ALPHA, max
 CHECKS = st.sampled_from(["r1.code", "r1.symbol", "r2.glossary", "r2.xref", "r3.structure", "audit.link", "person",
                           "review.merge", "panel.reader", "r3.a-b_c"])
 CHAPTERS = st.integers(1, 150).map(lambda n: f"ch{n:02d}")
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+# CONTRACTS_EXAMPLES=2000 for a longer search (the default keeps the suite quick).
+SETTINGS = settings(max_examples=int(os.environ.get("CONTRACTS_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
                                                                             HealthCheck.too_slow])
 MARKER = "\n\n<!-- R1_CODE_REVIEW_COMPLETE body=0123456789ab run=20261130T1200Z-abcd -->\n"
 

@@ -26,6 +26,14 @@ def _summary(s: str) -> str:
     return "" if s == "(none)" else s
 
 
+def _summary_problem(s: str) -> str | None:
+    if s.startswith("#"):
+        return "the summary must not start with `#` (it would read as a heading)"
+    if re.match(r"^(`{3,}|~{3,})", s):
+        return "the summary must not start with a code fence"
+    return None
+
+
 @dataclass(frozen=True)
 class Term:
     term: str
@@ -78,8 +86,8 @@ class MemoryUpdate:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "summary", _summary(self.summary))
-        if self.summary.startswith("#"):
-            raise ValueError("the summary must not start with `#` (it would read as a heading)")
+        if problem := _summary_problem(self.summary):
+            raise ValueError(problem)
         for k in ("terms", "metaphors", "cross_references"):
             object.__setattr__(self, k, tuple(getattr(self, k)))
 
@@ -95,8 +103,8 @@ class MemoryUpdate:
         summary = _summary(r.text("summary"))
         if not summary:
             raise r.fail("summary", "must not be empty")
-        if summary.startswith("#"):
-            raise r.fail("summary", "must not start with `#`")
+        if problem := _summary_problem(summary):
+            raise r.fail("summary", problem)
         terms, seen = [], set()
         for p, x in r.items("terms"):
             t = Reader(x, p)
