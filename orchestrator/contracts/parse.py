@@ -15,185 +15,20 @@ Every `render_*` output reads back to an equal object (tests/test_contracts_roun
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
 
 from .errors import ContractError
 from .findings import Action, Finding, MergedReview, Review
-from .jsonread import CHAPTER_RE, CHECK_FAMILIES, CHECK_RE
+from .lists import Item, line_range, scan_head, strip_marker, walk
 from .memory import CrossRef, MemoryUpdate, Metaphor, Term
-from .mdtext import Section, fence_mask, fence_spans, normalise_block, sections, split_lines
+from .mdtext import Section, fence_mask, sections, split_lines
 from .outline import OutlinePlan
-from .panel import NONE_RE, Confusion, PanelFeedback, ReaderFeedback
+from .panel import Confusion, PanelFeedback, ReaderFeedback
 
 FINDING_FORM = "a finding like `- **major** `r2.glossary` line 12: message` (severity blocking, major or minor)"
-_MARKER_LINE_RE = re.compile(r"^\s*<!--\s*[A-Z][A-Z0-9_]*(?:\s+[a-z_]+=[^\s>]*)*\s*-->\s*$")
-_BULLET_RE = re.compile(r"^(?P<ind>[ \t]*)(?:[-*+]|\d{1,3}[.)])(?:[ \t]+|$)(?P<rest>.*)$")
-_QUOTE_RE = re.compile(r"^[ \t]*>[ \t]?(.*)$")
-_NONE_RE = NONE_RE
 _SEV_RE = re.compile(r"^(?P<bold>\*\*|__|\*|_)?\[?(?P<sev>blocking|blocker|major|minor)\]?(?![A-Za-z0-9])[ \t]*"
                      r"(?P<c1>[:：])?[ \t]*(?:\*\*|__|\*|_)?(?:[ \t]*(?P<c2>[:：]))?", re.I)
 _VERDICT_RE = re.compile(r"^\s*(?:[-*+]\s+)?verdict\s*(?:[:：]|[—–-])\s*(?P<v>[^\s.,;()]*)", re.I)
-
-# Tokens of a finding's (or an action's) head, before the message.
-_TOKENS: list[tuple[str, re.Pattern[str]]] = [
-    ("check", re.compile(r"`(?P<v>[^`\s]+)`")),
-    ("check", re.compile(r"(?P<v>(?:" + "|".join(CHECK_FAMILIES) + r")\.[a-z][a-z0-9_-]*)")),
-    ("checks", re.compile(r"\((?P<v>`[^`\s]+`(?:\s*,\s*`[^`\s]+`)*)\)")),
-    ("chapter", re.compile(r"[\[(]?(?P<v>ch\d{2,})[\])]?")),
-    ("lines", re.compile(r"[\[(]?(?:lines?|ll?\.)\s*(?P<a>\d+)(?:\s*(?:-|–|—|to|\.\.)\s*(?P<b>\d+))?[\])]?", re.I)),
-    ("lines", re.compile(r"[\[(]?L(?P<a>\d+)(?:\s*[-–—]\s*L?(?P<b>\d+))?[\])]?")),
-    ("lines", re.compile(r"[\[(]?第\s*(?P<a>\d+)(?:\s*[-–—]\s*(?P<b>\d+))?\s*行[\])]?")),
-    ("whole", re.compile(r"[\[(]?(?:whole chapter|whole file|whole text|整章)[\])]?", re.I)),
-]
-_TOKEN_END = re.compile(r"(?=$|[\s:：,;—–-])")
-_BETWEEN = re.compile(r"[\s,;—–-]*")
-_TERMINATOR = re.compile(r"[ \t]*(?:[:：]|[—–]|-(?=\s|$))")
-
-
-def strip_marker(text: str) -> str:
-    """The body without its completion marker line (the last non-blank line, if it is one)."""
-    lines = split_lines(text)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if lines and _MARKER_LINE_RE.match(lines[-1]):
-        lines.pop()
-    return "\n".join(lines)
-
-
-@dataclass
-class Head:
-    """What the head of a list item says, and where its message starts."""
-
-    checks: list[str] = field(default_factory=list)
-    chapter: str | None = None
-    lines: tuple[int, int | None] | None = None
-    whole: bool = False
-    message: str = ""
-    terminated: bool = False  # the head ended in a colon or a dash
-    tokens: int = 0
-
-
-def scan_head(s: str, pos: int = 0) -> Head:
-    """Read check ids, chapter and location tokens from `pos`, then the separator, then the
-    message. A colon ends the head: what follows it is message, whatever it looks like (so a
-    rendered message that starts with "lines 3-5" stays a message)."""
-    h = Head()
-    p = pos
-    first_place = None  # where the first chapter/location token starts (kept in an unterminated message)
-    while True:
-        q = _BETWEEN.match(s, p).end()
-        for kind, rx in _TOKENS:
-            m = rx.match(s, q)
-            if not m or not _TOKEN_END.match(s, m.end()):
-                continue
-            if kind == "check":
-                if not CHECK_RE.match(m.group("v")):
-                    continue
-                h.checks.append(m.group("v"))
-            elif kind == "checks":
-                vals = re.findall(r"`([^`\s]+)`", m.group("v"))
-                if not all(CHECK_RE.match(v) for v in vals):
-                    continue
-                h.checks += vals
-            else:
-                if first_place is None and s[q] not in "[(":
-                    first_place = q  # a bare location is part of the sentence; a bracketed one is not
-                if kind == "chapter":
-                    h.chapter = m.group("v")
-                elif kind == "lines":
-                    h.lines = (int(m.group("a")), int(m.group("b")) if m.group("b") else None)
-                else:
-                    h.whole = True
-            h.tokens += 1
-            p = m.end()
-            break
-        else:
-            break
-    t = _TERMINATOR.match(s, p)
-    if t:
-        h.terminated = True
-        h.message = s[t.end():].strip()
-    elif first_place is not None and h.tokens:
-        h.message = s[first_place:].strip()
-    else:
-        h.message = s[_BETWEEN.match(s, p).end():].strip()
-    return h
-
-
-def _range(h: Head) -> tuple[int, int | None]:
-    if not h.lines:
-        return 0, None
-    a, b = h.lines
-    return a, (None if b == a else b)
-
-
-@dataclass
-class _Item:
-    line: int
-    head: str
-    cont: list[str] = field(default_factory=list)
-    quote: list[str] = field(default_factory=list)
-
-
-def _walk(sec: Section, starts_item: Callable[[str], bool] = lambda s: False) -> list[_Item]:
-    """The list items of a section with their continuation and quote lines; prose, blank
-    lines, HTML comments and `none` lines are left out. A fenced block right under an item
-    becomes its quote."""
-    items: list[_Item] = []
-    cur: _Item | None = None
-    blank_before = False
-    in_comment = False
-    texts = [t for _, t in sec.lines]
-    spans = dict(fence_spans(texts))
-    i = 0
-    while i < len(sec.lines):
-        n, t = sec.lines[i]
-        st = t.strip()
-        if in_comment:
-            in_comment = "-->" not in st
-            i += 1
-            continue
-        if st.startswith("<!--"):
-            in_comment = "-->" not in st[4:]
-            i += 1
-            continue
-        if i in spans:
-            j = spans[i]  # the closing fence (or one past the end)
-            if cur is not None and not cur.quote:
-                indent = len(t) - len(t.lstrip(" \t"))
-                cur.quote = [ln[min(indent, len(ln) - len(ln.lstrip(" \t"))):] for _, ln in sec.lines[i + 1:j]]
-            i, blank_before = j + 1, False
-            continue
-        if not st:
-            blank_before = True
-            i += 1
-            continue
-        b = _BULLET_RE.match(t)
-        indented = len(t) - len(t.lstrip(" \t")) >= 2
-        if cur is not None and (indented or (not b and not blank_before and not starts_item(st))):
-            q = _QUOTE_RE.match(t)
-            if q:
-                cur.quote.append(q.group(1))
-            else:
-                cur.cont.append(st)
-        elif b:
-            rest = b.group("rest").strip()
-            if _NONE_RE.match(rest):
-                cur = None
-            else:
-                cur = _Item(n, rest)
-                items.append(cur)
-        elif starts_item(st):
-            cur = _Item(n, st)
-            items.append(cur)
-        elif _NONE_RE.match(st):
-            cur = None
-        else:
-            cur = None  # prose: a preface, or a paragraph after the list
-        blank_before = False
-        i += 1
-    return items
 
 
 def _strong_severity(st: str) -> bool:
@@ -218,7 +53,7 @@ def parse_finding(text: str, *, file: str, line: int, default_check: str = "pers
     h = scan_head(text, m.end())
     if not h.message:
         raise ContractError("the finding has no message", file=file, line=line, expected=FINDING_FORM)
-    a, b = _range(h)
+    a, b = line_range(h)
     sev = m.group("sev").lower()
     try:
         return Finding(h.checks[0] if h.checks else default_check, "blocking" if sev == "blocker" else sev,
@@ -227,7 +62,7 @@ def parse_finding(text: str, *, file: str, line: int, default_check: str = "pers
         raise ContractError(str(e), file=file, line=line, expected=FINDING_FORM) from None
 
 
-def _item_finding(it: _Item, file: str, default_check: str) -> Finding:
+def _item_finding(it: Item, file: str, default_check: str) -> Finding:
     text = " ".join([it.head, *it.cont])
     return parse_finding(text, file=file, line=it.line, default_check=default_check, quote="\n".join(it.quote))
 
@@ -235,7 +70,7 @@ def _item_finding(it: _Item, file: str, default_check: str) -> Finding:
 def parse_findings(text: str, *, file: str = "findings", default_check: str = "person") -> list[Finding]:
     """The findings of one findings section's text (or of a whole text without sections)."""
     sec = Section("Findings", 0, [(n, t) for n, t in enumerate(split_lines(text), 1)])
-    return [_item_finding(it, file, default_check) for it in _walk(sec, _strong_severity)]
+    return [_item_finding(it, file, default_check) for it in walk(sec, _strong_severity)]
 
 
 def _is(title: str, *names: str) -> bool:
@@ -289,7 +124,7 @@ def _review_parts(text: str, file: str, default_check: str):
     if not fsecs:
         raise ContractError("there is no `## Findings` section", file=file, line=1,
                             expected="a `## Findings` section listing findings, or `- none`")
-    findings = [_item_finding(it, file, default_check) for s in fsecs for it in _walk(s, _strong_severity)]
+    findings = [_item_finding(it, file, default_check) for s in fsecs for it in walk(s, _strong_severity)]
     notes = "\n\n".join(s.text() for s in secs if _is(s.title, "notes", "备注", "说明"))
     return secs, fsecs, findings, notes
 
@@ -306,14 +141,14 @@ def parse_action(text: str) -> Action:
     h = scan_head(text)
     if not (h.terminated and h.tokens and h.message):
         return Action(text.strip())  # a person's plain sentence: the whole of it is the change
-    a, b = _range(h)
+    a, b = line_range(h)
     return Action(h.message, a, b, tuple(h.checks))
 
 
 def parse_merged(text: str, *, file: str = "merged review", default_check: str = "person") -> ParsedMerged:
     secs, fsecs, findings, notes = _review_parts(text, file, default_check)
     actions = [parse_action(" ".join([it.head, *it.cont])) for s in secs if _is(s.title, *ACTION_TITLES)
-               for it in _walk(s)]
+               for it in walk(s)]
     return ParsedMerged(_heading(secs[0]), MergedReview(tuple(findings), tuple(actions), notes),
                         _verdict_lines([secs[0], *fsecs], file))
 
@@ -335,7 +170,7 @@ _SECTION_KEYS = {"summary": "summary", "glossary": "glossary", "terms": "glossar
                  "cross references": "xrefs", "cross-references": "xrefs"}
 
 
-def _label_item(it: _Item, key: str, file: str) -> tuple[str, str]:
+def _label_item(it: Item, key: str, file: str) -> tuple[str, str]:
     text = " ".join([it.head, *it.cont])
     for rx in _LABEL_RES:
         m = rx.match(text)
@@ -371,21 +206,21 @@ def parse_memory(text: str, *, file: str = "memory") -> ParsedMemory:
     summary_lines = [t for _, t in found["summary"].lines if t.strip()]
     summary = " ".join(" ".join(summary_lines).split())
     terms = []
-    for it in _walk(found["glossary"], starts):
+    for it in walk(found["glossary"], starts):
         t, d = _label_item(it, "glossary", file)
         try:
             terms.append(Term(t, d))
         except ValueError as e:
             raise ContractError(str(e), file=file, line=it.line, expected=MEMORY_FORM["glossary"]) from None
     metaphors = []
-    for it in _walk(found["metaphors"], starts):
+    for it in walk(found["metaphors"], starts):
         t, d = _label_item(it, "metaphors", file)
         try:
             metaphors.append(Metaphor(t, d))
         except ValueError as e:
             raise ContractError(str(e), file=file, line=it.line, expected=MEMORY_FORM["metaphors"]) from None
     xrefs = []
-    for it in _walk(found["xrefs"], lambda st: bool(re.match(r"^(\[[^\]]*\]\(|ch\d{2,}\b)", st))):
+    for it in walk(found["xrefs"], lambda st: bool(re.match(r"^(\[[^\]]*\]\(|ch\d{2,}\b)", st))):
         text = " ".join([it.head, *it.cont])
         m = _XREF_RE.match(text)
         why = m and ((m.group("why") or "").strip() or (m.group("paren") or "").strip() or (m.group("title") or "").strip())
@@ -409,14 +244,14 @@ _PANEL_VERDICT_RE = re.compile(r"^\s*verdict\s*[:：]\s*(?P<v>\w+)(?:\s*(?:[·,;
 _SUGGEST_RE = re.compile(r"^(?:suggestion|help|建议)\s*[:：]\s*(.*)$", re.I)
 
 
-def _confusion(it: _Item) -> Confusion:
+def _confusion(it: Item) -> Confusion:
     cont = [c for c in it.cont if not _SUGGEST_RE.match(c)]
     suggestion = " ".join(_SUGGEST_RE.match(c).group(1) for c in it.cont if _SUGGEST_RE.match(c))
     text = " ".join([it.head, *cont])
     h = scan_head(text)
     if not (h.terminated and h.tokens and h.message) or h.checks:
         return Confusion(text, quote="\n".join(it.quote), suggestion=suggestion)
-    a, b = _range(h)
+    a, b = line_range(h)
     return Confusion(h.message, a, b, "\n".join(it.quote), suggestion)
 
 
@@ -443,12 +278,12 @@ def parse_panel(text: str, *, file: str = "panel") -> PanelFeedback:
         confusions: list[Confusion] = []
         # Bullets directly under the persona (today's files) are confusions too.
         pre = Section("", 0, [(n, t) for n, t in subs[0].lines if not _PANEL_VERDICT_RE.match(re.sub(r"\*\*|__", "", t))])
-        confusions += [_confusion(it) for it in _walk(pre)]
+        confusions += [_confusion(it) for it in walk(pre)]
         for sub in subs[1:]:
             if _is(sub.title, "questions", "问题"):
-                questions += [" ".join([it.head, *it.cont]) for it in _walk(sub)]
+                questions += [" ".join([it.head, *it.cont]) for it in walk(sub)]
             elif _is(sub.title, "confusions", "困惑", "障碍"):
-                confusions += [_confusion(it) for it in _walk(sub)]
+                confusions += [_confusion(it) for it in walk(sub)]
             else:
                 raise ContractError(f"unknown sub-section `### {sub.title}`", file=file, line=base + sub.line,
                                     expected="### Questions or ### Confusions")
@@ -492,7 +327,3 @@ def parse_outline(text: str, *, file: str = "outline", source_files: set[str] | 
         return OutlinePlan.from_json({**data, "intro": intro}, source_files=source_files)
     except ContractError as e:
         raise ContractError(e.problem, file=file, line=base + 1, path=e.path, expected=e.expected) from None
-
-
-def normalise(text: str) -> str:
-    return normalise_block(text)
