@@ -16,6 +16,13 @@ NONE_RE = re.compile(r"^\(?\s*(?:none|nothing|n/a|无|没有)\s*\)?\.?$", re.I) 
 VERDICTS = ("ready", "revise")  # ready: this reader follows the chapter; revise: the editor must act
 
 
+def persona_problem(name: str) -> str | None:
+    """A persona's name is a `## ` heading of the panel file: it must read back as itself."""
+    if not name or name.startswith("#") or re.search(r"(^|[ \t])#+$", name):
+        return f"the persona {name!r} must be a name (not empty, not starting or ending with `#`)"
+    return None
+
+
 @dataclass(frozen=True)
 class Confusion:
     message: str  # what got in the way (one line)
@@ -44,8 +51,8 @@ class ReaderFeedback:
     def __post_init__(self) -> None:
         object.__setattr__(self, "persona", one_line(self.persona))
         object.__setattr__(self, "questions", tuple(one_line(q) for q in self.questions))
-        if not self.persona or self.persona.startswith("#"):
-            raise ValueError(f"persona {self.persona!r} must be a name (not empty, not starting with #)")
+        if problem := persona_problem(self.persona):
+            raise ValueError(problem)
         for q in self.questions:
             if not q or NONE_RE.match(q):
                 raise ValueError(f"the question {q!r} is not a question (leave the list empty instead)")
@@ -92,8 +99,8 @@ class PanelFeedback:
         for p, x in root.items("readers"):
             r = Reader(x, p)
             persona = r.text("persona", line=True)
-            if persona.startswith("#"):
-                raise r.fail("persona", "must not start with `#`")
+            if problem := persona_problem(persona):
+                raise r.fail("persona", problem)
             verdict = r.choice("verdict", VERDICTS)
             score = r.integer("score", low=1, high=5)
             questions = r.strings("questions")

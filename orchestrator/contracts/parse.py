@@ -159,7 +159,7 @@ MEMORY_FORM = {"glossary": "`- **term**: definition`", "metaphors": "`- **phrase
                "xrefs": "`- ch03: why this chapter refers to it` or `- [title](ch03.md): why`"}
 _SEP = r"\s*(?:[:：]|\s[—–-]\s|[—–])\s*"
 _LABEL_RES = [
-    re.compile(r"^\*\*(?P<t>[^*].*?)[:：]\*\*\s*(?P<d>.*)$"),  # **term:** def
+    re.compile(r"^\*\*(?P<t>[^*]+?)[:：]\*\*\s*(?P<d>.*)$"),  # **term:** def (no `*` inside: see render)
     re.compile(r"^\*\*(?P<t>.+?)\*\*\s*(?:\((?:ch\d{2,})\))?" + _SEP + r"(?P<d>.*)$"),  # **term**: def, **term** — def
     re.compile(r"^__(?P<t>.+?)__" + _SEP + r"(?P<d>.*)$"),
     re.compile(r"^(?P<t>[^:：*][^:：]*?)" + _SEP + r"(?P<d>.*)$"),  # term: def, term — def
