@@ -361,6 +361,11 @@ def test_review_json_errors_name_the_path(obj, path, what):
     assert e.value.path == path and what in str(e.value), str(e.value)
 
 
+def test_a_fenced_json_answer_is_read():
+    review = from_answer("r2", '```json\n{"findings": [], "notes": "Checked the glossary."}\n```\n')
+    assert review == Review((), "Checked the glossary.")
+
+
 def test_json_that_does_not_parse():
     with pytest.raises(ContractError, match="not valid JSON: .* line 1 column"):
         from_answer("review", '{"findings": [')

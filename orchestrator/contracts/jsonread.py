@@ -26,6 +26,12 @@ CHECK_RE = re.compile(r"^(?:(?:" + "|".join(CHECK_FAMILIES) + r")\.[a-z][a-z0-9_
 def load(obj: Any, what: str) -> Any:
     """The decoded answer: a dict as is, a str decoded as JSON (an error says where it broke)."""
     if isinstance(obj, (str, bytes)):
+        if isinstance(obj, bytes):
+            obj = obj.decode("utf-8", "replace")
+        # Structured outputs give bare JSON; a provider without them (or a fake API) may fence it.
+        m = re.fullmatch(r"\s*```(?:json)?[ \t]*\n(.*?)\n```\s*", obj, re.S)
+        if m:
+            obj = m.group(1)
         try:
             return json.loads(obj)
         except json.JSONDecodeError as e:
