@@ -151,6 +151,12 @@ def test_a_persons_verdict_blocked_holds_without_a_finding():
     assert verdict(fs, "clean") == "blocked"
 
 
+def test_a_verdict_written_as_a_bullet_of_the_findings():
+    text = "# M\n\n## Findings\n\n- **Verdict:** blocked\n- **major** `r1.code` line 2: x\n"
+    findings, person = read_merged_review(text, file="m.md")
+    assert person == "blocked" and [f.line for f in findings] == [2]
+
+
 def test_verdict_line_errors_and_missing_findings_section():
     with pytest.raises(ContractError, match=r"ch03-review.md:3: cannot read the verdict 'maybe'"):
         read_merged_review(MERGED_BY_HAND.replace("Verdict: blocked", "Verdict: maybe"), file="ch03-review.md")

@@ -124,7 +124,8 @@ def _review_parts(text: str, file: str, default_check: str):
     if not fsecs:
         raise ContractError("there is no `## Findings` section", file=file, line=1,
                             expected="a `## Findings` section listing findings, or `- none`")
-    findings = [_item_finding(it, file, default_check) for s in fsecs for it in walk(s, _strong_severity)]
+    findings = [_item_finding(it, file, default_check) for s in fsecs for it in walk(s, _strong_severity)
+                if not _VERDICT_RE.match(re.sub(r"\*\*|__", "", it.head))]  # `- Verdict: blocked`: read above
     notes = "\n\n".join(s.text() for s in secs if _is(s.title, "notes", "备注", "说明"))
     return secs, fsecs, findings, notes
 
