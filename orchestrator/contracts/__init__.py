@@ -1,0 +1,26 @@
+"""Agent contracts (issue 11): what passes between agents is structured, validated and
+rendered deterministically; what people write is read strictly; the verdict is computed.
+
+- `findings`: Finding, Action, Review (R1/R2/R3/audit), MergedReview — with SCHEMA, from_json
+- `memory`: MemoryUpdate (Term, Metaphor, CrossRef); `panel`: PanelFeedback (ReaderFeedback,
+  Confusion); `outline`: OutlinePlan (PlannedChapter)
+- `schemas`: SCHEMAS by step, output_config(step) for the SDK, from_answer(step, text)
+- `render`: JSON contract -> the Markdown file (reviews, merged review, memory, panel, outline)
+- `parse`: the Markdown files -> contracts, leniently in form, strictly in substance
+- `verdict`: verdict(findings, person_verdict), merge_findings, read_merged_review
+- `markers_guard`: marker_problems(text), check_no_markers(text)
+- `examples`: one exemplary answer per role, for the cached instructions
+
+Nothing here imports anthropic, yaml (except to render/parse the outline) or the runner."""
+
+from .errors import ContractError
+from .findings import Action, Finding, MergedReview, Review
+from .markers_guard import check_no_markers, marker_problems
+from .memory import CrossRef, MemoryUpdate, Metaphor, Term
+from .outline import OutlinePlan, PlannedChapter
+from .panel import Confusion, PanelFeedback, ReaderFeedback
+from .verdict import blocked_reason, merge_findings, read_merged_review, verdict
+
+__all__ = ["Action", "Confusion", "ContractError", "CrossRef", "Finding", "MemoryUpdate", "MergedReview", "Metaphor",
+           "OutlinePlan", "PanelFeedback", "PlannedChapter", "ReaderFeedback", "Review", "Term", "blocked_reason",
+           "check_no_markers", "marker_problems", "merge_findings", "read_merged_review", "verdict"]

@@ -1,0 +1,156 @@
+"""The planner's answer: the book's title, a short intro for people, and the chapters with
+their batch, dependencies, source files and goals. The fields of today's outline
+(`orchestrator/outline.py`: id, title, batch, summary, depends_on, sources) are kept; `goals`
+(what the reader can do after the chapter) is new."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .errors import ContractError
+from .jsonread import CHAPTER_RE, Reader, load, one_line, s_arr, s_int, s_obj, s_str
+from .mdtext import block_problem, normalise_block
+
+
+def path_problem(p: str) -> str | None:
+    """A source path from a model: relative, inside the source tree, no `..` (as steps.check_relpath)."""
+    q = p.replace("\\", "/")
+    if not q or q.startswith("/") or re.match(r"^[A-Za-z]:", q) or ".." in q.split("/"):
+        return f"{p!r} must be a relative path inside the source tree, without `..`"
+    return None
+
+
+@dataclass(frozen=True)
+class PlannedChapter:
+    id: str
+    title: str
+    batch: int
+    summary: str = ""
+    goals: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title", one_line(self.title))
+        object.__setattr__(self, "summary", one_line(self.summary))
+        for k in ("goals", "depends_on", "sources"):
+            object.__setattr__(self, k, tuple(one_line(x) for x in getattr(self, k)))
+
+    def entry(self) -> dict[str, Any]:
+        """The YAML entry, in today's field order; `goals` only when there are some."""
+        out: dict[str, Any] = {"id": self.id, "title": self.title, "batch": self.batch, "summary": self.summary}
+        if self.goals:
+            out["goals"] = list(self.goals)
+        out["depends_on"] = list(self.depends_on)
+        out["sources"] = list(self.sources)
+        return out
+
+
+@dataclass(frozen=True)
+class OutlinePlan:
+    title: str
+    intro: str  # a short paragraph for people, above the YAML block
+    chapters: tuple[PlannedChapter, ...]
+
+    SCHEMA: ClassVar[dict[str, Any]]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title", one_line(self.title))
+        object.__setattr__(self, "intro", normalise_block(self.intro).strip())
+        object.__setattr__(self, "chapters", tuple(self.chapters))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"title": self.title, "intro": self.intro,
+                "chapters": [c.entry() | {"goals": list(c.goals)} for c in self.chapters]}
+
+    @classmethod
+    def from_json(cls, obj: Any, path: str = "$", *, source_files: set[str] | None = None) -> OutlinePlan:
+        """`source_files`: the source tree's files; a chapter citing another path is an error."""
+        r = Reader(load(obj, "outline"), path)
+        title = r.text("title", line=True)
+        intro = r.text("intro", required=False)
+        if intro and (problem := block_problem(intro, "intro", max_level=6)):
+            raise r.fail("intro", problem)
+        if intro and re.search(r"^\s*(`{3}|~{3})", intro, re.M):
+            raise r.fail("intro", "must not contain a code block")
+        chapters: list[PlannedChapter] = []
+        where: dict[str, str] = {}
+        for p, x in r.items("chapters"):
+            c = Reader(x, p)
+            cid = c.text("id", line=True)
+            if not CHAPTER_RE.match(cid):
+                raise c.fail("id", f"{cid!r} is not a chapter id like ch01")
+            if cid in where:
+                raise c.fail("id", f"{cid} appears twice (first at {where[cid]})")
+            where[cid] = p
+            ctitle = c.text("title", line=True)
+            batch = c.integer("batch", low=1) or 1
+            summary = c.text("summary", required=False, line=True)
+            goals = c.strings("goals", required=False)
+            deps = c.strings("depends_on", required=False)
+            srcs = c.strings("sources", required=False)
+            for i, s in enumerate(srcs):
+                problem = path_problem(s)
+                if problem is None and source_files is not None and s not in source_files:
+                    problem = f"{s!r} is not a file of the source tree"
+                if problem:
+                    raise c.fail(f"sources[{i}]", problem)
+            c.done()
+            chapters.append(PlannedChapter(cid, ctitle, batch, summary, goals, deps, srcs))
+        r.done()
+        if not chapters:
+            raise r.fail("chapters", "the outline needs at least one chapter")
+        by_id = {c.id: c for c in chapters}
+        for c in chapters:
+            for i, d in enumerate(c.depends_on):
+                at = f"{where[c.id]}.depends_on[{i}]"
+                if d not in by_id:
+                    raise ContractError(f"{c.id} depends on {d!r}, which is not a chapter of the outline", path=at)
+                if d == c.id:
+                    raise ContractError(f"{c.id} depends on itself", path=at)
+                if by_id[d].batch > c.batch:
+                    raise ContractError(f"{c.id} (batch {c.batch}) depends on {d} of a later batch ({by_id[d].batch})",
+                                        path=at)
+        if cycle := _cycle({c.id: c.depends_on for c in chapters}):
+            raise r.fail("chapters", "chapters depend on each other in a cycle: " + " -> ".join(cycle))
+        return cls(title, intro, tuple(chapters))
+
+
+def _cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> list[str] | None:
+        state[n] = 1
+        stack.append(n)
+        for d in graph.get(n, ()):
+            if state.get(d) == 1:
+                return stack[stack.index(d):] + [d]
+            if d not in state and (found := visit(d)):
+                return found
+        stack.pop()
+        state[n] = 2
+        return None
+
+    for n in sorted(graph):
+        if n not in state and (found := visit(n)):
+            return found
+    return None
+
+
+OutlinePlan.SCHEMA = s_obj({
+    "title": s_str("the book's title"),
+    "intro": s_str("two or three sentences for people: what the book explains, to whom, in which order"),
+    "chapters": s_arr(s_obj({
+        "id": s_str("ch01, ch02, ... in reading order (at least two digits)"),
+        "title": s_str("the chapter's title"),
+        "batch": s_int("the batch (1, 2, ...): chapters of a batch are written at the same time, so a chapter "
+                       "depends only on chapters of its own or an earlier batch"),
+        "summary": s_str("one sentence: what the chapter explains"),
+        "goals": s_arr(s_str("one goal"), "two to four things the reader can do or explain after the chapter"),
+        "depends_on": s_arr(s_str("a chapter id"), "the chapters this one builds on"),
+        "sources": s_arr(s_str("a path relative to the source root"), "the source files the chapter explains"),
+    }, ["id", "title", "batch", "summary", "goals", "depends_on", "sources"]), "the chapters in reading order"),
+}, ["title", "intro", "chapters"])

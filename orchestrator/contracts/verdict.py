@@ -1,0 +1,79 @@
+"""The verdict, computed in code from all findings: the deterministic checks', the model's and
+a person's. A model's `Verdict:` line is never read as the verdict; a person's `Verdict:
+blocked` is a person's decision and holds the chapter even without a finding to show for it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from .findings import Finding
+
+PERSON_BLOCKED = "a person marked it blocked"
+_RANK = {"blocking": 0, "major": 1, "minor": 2}
+
+
+def verdict(findings: Iterable[Finding], person_verdict: str | None = None) -> Literal["clean", "blocked"]:
+    """'blocked' when any finding is blocking, or a person wrote `Verdict: blocked`."""
+    if person_verdict == "blocked":
+        return "blocked"
+    return "blocked" if any(f.severity == "blocking" for f in findings) else "clean"
+
+
+def blocked_reason(findings: Iterable[Finding], person_verdict: str | None = None) -> str | None:
+    """Why the chapter is held, for needs-human.md and the exit message; None when clean."""
+    for f in findings:
+        if f.severity == "blocking":
+            where = " ".join(x for x in (f.chapter or "", f"line {f.line}" if f.line else "") if x)
+            where += f"-{f.end_line}" if f.end_line else ""
+            return f"{f.check}{' ' + where if where else ''}: {f.message}"
+    return PERSON_BLOCKED if person_verdict == "blocked" else None
+
+
+def merge_findings(*groups: Iterable[Finding]) -> tuple[Finding, ...]:
+    """All findings of several sources, each once, blocking first, then by chapter and line.
+    The deterministic checks' findings reach the verdict this way, not through a model's copy."""
+    seen: dict[tuple, Finding] = {}
+    for g in groups:
+        for f in g:
+            key = (f.check, f.severity, f.chapter, f.line, f.end_line, f.message)
+            if key not in seen or (f.quote and not seen[key].quote):
+                seen[key] = f
+    return tuple(sorted(seen.values(), key=lambda f: (_RANK[f.severity], f.chapter or "", f.line, f.check, f.message)))
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    findings: tuple[Finding, ...]
+    person_verdict: str | None  # the file's `Verdict:` line, if any
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.findings, self.person_verdict)
+
+    @property
+    def reason(self) -> str | None:
+        return blocked_reason(self.findings, self.person_verdict)
+
+
+def read_merged_review(source: str | Path, *, file: str | None = None) -> tuple[tuple[Finding, ...], str | None]:
+    """(findings, person_verdict | None) of a merged review, from its path or its text. Anything
+    in its findings that cannot be read raises ContractError naming the file and line."""
+    from .parse import parse_merged
+
+    if isinstance(source, Path):
+        text = source.read_text(encoding="utf-8")
+        file = file or str(source)
+    else:
+        text = source
+    p = parse_merged(text, file=file or "merged review")
+    return p.merged.findings, p.person_verdict
+
+
+def review_state(source: str | Path, *, file: str | None = None, also: Iterable[Finding] = ()) -> ReviewState:
+    """The merged review's findings plus `also` (the deterministic checks' findings of the same
+    draft), with the person's verdict line: what the runner's guard needs in one call."""
+    findings, pv = read_merged_review(source, file=file)
+    return ReviewState(merge_findings(findings, also), pv)
