@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .errors import BookError
+from .signals import Terminated
 
 
 def err(msg: str) -> None:
@@ -22,7 +23,19 @@ def emit_json(doc) -> None:
 def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
     from .workspace import Book, scan_report
 
-    book = Book.open(workspace, require_config=False, repair=False)
+    lock = None
+    if rebuild and Path(workspace).is_dir():  # --rebuild writes: never while another run does (exit 4)
+        from .fsio import Lock
+        from .steps import LOCK
+
+        lock = Lock(Path(workspace).resolve() / LOCK)
+        lock.acquire()
+    try:
+        book = Book.open(workspace, require_config=False, repair=False)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
     try:
         snap = book.snapshot()
         report = scan_report(book, snap)
@@ -34,6 +47,8 @@ def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
             err(f"rewrote {book.root / 'output/memory/checkpoint.md'}")
     finally:
         book.close()
+        if lock is not None:
+            lock.release()
     if as_json:
         emit_json(report)
     else:
@@ -65,6 +80,16 @@ def _fast_scan(argv: list[str]) -> bool:
 
 
 def main() -> None:
+    from .signals import install, restore
+
+    before = install()
+    try:
+        _main()
+    finally:
+        restore(before)  # the `book` process ends here; a test calling main() in-process goes on
+
+
+def _main() -> None:
     try:
         if _fast_scan(sys.argv[1:]):
             return
@@ -80,9 +105,22 @@ def main() -> None:
     except KeyboardInterrupt:
         err("interrupted")
         sys.exit(130)
+    except Terminated as e:
+        try:
+            err(f"{e}; `book resume` continues")
+        except OSError:
+            pass
+        sys.exit(128 + e.signum)
     except BrokenPipeError:  # `book scan | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
+    except OSError as e:  # a damaged workspace: a directory where a file belongs, a full disk
+        if os.environ.get("BOOK_DEBUG"):
+            raise
+        from .fsio import explain_os_error
+
+        err(f"error: {explain_os_error(e)}")
+        sys.exit(2)
     except SystemExit:
         raise
     except Exception as e:  # click usage errors and the like

@@ -25,6 +25,7 @@ class Book:
     cache: HashCache
     scanner: Scanner
     warnings: list[str] = field(default_factory=list)
+    lock: Any = None  # the writer's fsio.Lock, released by close()
 
     @property
     def root(self) -> Path:
@@ -37,20 +38,27 @@ class Book:
         if not root.is_dir():
             raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
         cfg = config_mod.load(root, require=require_config, check_source=require_config)
-        if repair:
+        lock = None
+        if repair:  # a writer: it holds the lock from before it touches the ledger until close()
             from .fsio import Lock
             from .steps import LOCK
 
-            Lock(root / LOCK).refuse_if_held()  # a second writer changes nothing, not even the ledger
+            lock = Lock(root / LOCK)
+            lock.acquire()  # a second writer changes nothing, not even the ledger
         db = root / STATE_DB
-        if not repair and not (root / "output").is_dir():
-            ledger = Ledger(None, db, [])  # a scan of a tree with no output/ creates nothing
-        else:
-            ledger = Ledger.open(db, repair=repair)
-        cache = HashCache(ledger.load_hashes())
-        src = cfg.source_dir if cfg.file is not None else None
-        scanner = Scanner(root, cache, src, config_hash=style_hash(cfg) if cfg.file is not None else None)
-        return cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings))
+        try:
+            if not repair and not (root / "output").is_dir():
+                ledger = Ledger(None, db, [])  # a scan of a tree with no output/ creates nothing
+            else:
+                ledger = Ledger.open(db, repair=repair)
+            cache = HashCache(ledger.load_hashes())
+            src = cfg.source_dir if cfg.file is not None else None
+            scanner = Scanner(root, cache, src, config_hash=style_hash(cfg) if cfg.file is not None else None)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        return cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings), lock)
 
     def snapshot(self) -> Snapshot:
         return snapshot(self.scanner)
@@ -60,8 +68,13 @@ class Book:
         self.cache.dirty.clear()
 
     def close(self) -> None:
-        self.save_cache()
-        self.ledger.close()
+        try:
+            self.save_cache()
+            self.ledger.close()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+                self.lock = None
 
     def needs_human(self) -> dict[str, str]:
         """Chapters listed in output/memory/needs-human.md (a file: it survives a lost ledger)."""
