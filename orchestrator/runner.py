@@ -574,7 +574,16 @@ class Runner:
             return self.budget_stop
         spent = self.book.ledger.spent()
         est = self.provider.estimate_cost(req)
-        if est and spent + est > cap:
+        lost = self.book.ledger.spend_unknown() if est else None
+        if lost:  # the ledger was rebuilt and the spend before is unknown: the cap cannot be checked
+            self.budget_stop = (f"budget: the spend recorded before the ledger was rebuilt is unknown ({lost}), so the "
+                                f"cap of ${cap:.2f} cannot be checked; enter it with `book cost --lost-spend USD` or set "
+                                "budget_usd: 0 in book.yaml, then `book resume`")
+            self.book.ledger.event("budget_stop", self.run_id, req.chapter, req.step, spent=round(spent, 4),
+                                   estimate=round(est, 4), cap=cap, spend_unknown=lost)
+            self.needs["budget"] = self.budget_stop
+            self.warn("stopping: " + self.budget_stop)
+        elif est and spent + est > cap:
             self.budget_stop = (f"budget: spent ${spent:.2f} of ${cap:.2f} and the next call may cost up to "
                                 f"${est:.2f}; raise budget_usd in book.yaml, then `book resume`")
             self.book.ledger.event("budget_stop", self.run_id, req.chapter, req.step, spent=round(spent, 4),
