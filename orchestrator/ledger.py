@@ -221,6 +221,11 @@ class Ledger:
             self.failed = _advice(self.path, e, during_run=True)
         return LedgerError(self.failed)
 
+    def check(self) -> None:
+        """LedgerError if a write has failed: called before each model call."""
+        if self.failed is not None:
+            raise LedgerError(self.failed)
+
     def _exec(self, sql: str, args: Iterable[Any] = ()) -> None:
         if self.failed is not None:
             raise LedgerError(self.failed)
@@ -336,10 +341,12 @@ class Ledger:
                        [row.get(c) for c in _CALL_COLS])
         except LedgerError as e:
             cost = row.get("cost_usd") or 0.0
-            raise LedgerError(f"{e} (the model call just made, {row.get('role') or 'a call'} for "
-                              f"{row.get('chapter') or 'the book'} {row.get('step') or ''}, cost ${cost:.4f} "
-                              "and is not in the ledger: add it with `book cost --lost-spend USD` "
-                              "once the ledger works)") from None
+            # the failure is sticky: whatever write raises it next carries what was not recorded
+            self.failed = (f"{e} (the model call just made, {row.get('role') or 'a call'} for "
+                           f"{row.get('chapter') or 'the book'} {row.get('step') or ''}, cost ${cost:.4f} "
+                           "and is not in the ledger: add it with `book cost --lost-spend USD` "
+                           "once the ledger works)")
+            raise LedgerError(self.failed) from None
 
     def calls(self) -> list[dict[str, Any]]:
         if self.conn is None:
