@@ -430,6 +430,8 @@ def explain_os_error(e: OSError) -> str:
     import errno
 
     path = e.filename if e.filename is not None else None
+    if isinstance(e, IsADirectoryError) and e.filename2 is not None:
+        path = e.filename2  # os.replace(temp, final): the final path is the directory
     where = f"{path}" if path is not None else "a file of the workspace"
     if isinstance(e, IsADirectoryError):
         return (f"{where} is a directory where a file belongs: move it aside "
@@ -458,3 +460,15 @@ def _file_in_the_way(p: Path) -> Path | None:
         if a.exists() and not a.is_dir():
             return a
     return None
+
+
+def refuse_directories(root: Path, rels: list[str]) -> None:
+    """PathError (exit 2) when a directory stands where one of these files belongs: a writing
+    command checks before it starts, instead of failing on its first write to one of them."""
+    from .errors import PathError as _PathError
+
+    for rel in rels:
+        p = root / rel
+        if p.is_dir():
+            raise _PathError(f"{p} is a directory where a file belongs: move it aside "
+                             f"(`mv {p} {p}.dir`), then run again")

@@ -45,8 +45,13 @@ class Book:
 
             lock = Lock(root / LOCK)
             lock.acquire()  # a second writer changes nothing, not even the ledger
-        db = root / STATE_DB
         try:
+            if repair:
+                from .fsio import refuse_directories
+                from .steps import RESUME
+
+                refuse_directories(root, [CHECKPOINT, NEEDS_HUMAN, RESUME])
+            db = root / STATE_DB
             if not repair and not (root / "output").is_dir():
                 ledger = Ledger(None, db, [])  # a scan of a tree with no output/ creates nothing
             else:
