@@ -72,6 +72,16 @@ class Book:
         self.ledger.store_hashes(self.cache.dirty)
         self.cache.dirty.clear()
 
+    def __del__(self) -> None:
+        # A Book dropped without close() (a quick look in a script or a test) lets go of the
+        # lock, so that the next writer in another process is not refused.
+        lock = getattr(self, "lock", None)
+        if lock is not None:
+            try:
+                lock.release()
+            except Exception:  # at interpreter exit: the kernel releases it anyway
+                pass
+
     def close(self) -> None:
         try:
             self.save_cache()
