@@ -442,6 +442,8 @@ def explain_os_error(e: OSError) -> str:
             return (f"{blocker} is a file where a directory belongs (needed for {where}): move it aside, "
                     "then run again")
         return f"{where}: a file is where a directory belongs; move it aside, then run again"
+    if isinstance(e, FileExistsError) and path is not None and Path(path).exists() and not Path(path).is_dir():
+        return f"{where} is a file where a directory belongs: move it aside, then run again"  # mkdir's error
     if isinstance(e, PermissionError):
         return (f"{where} cannot be accessed (permission denied): give your user read and write access "
                 f"(`chmod u+rw {where}`, and its directory), then run again")

@@ -80,7 +80,7 @@ def test_a_file_where_output_belongs(tmp_path):
     (ws / "output").write_text("not a directory")
     proc = book("run", "--workspace", str(ws))
     assert proc.returncode == 2, proc.stderr
-    assert str(ws / "output") in proc.stderr and "Traceback" not in proc.stderr
+    assert f"{ws / 'output'} is a file where a directory belongs" in proc.stderr and "Traceback" not in proc.stderr
     assert (ws / "output").read_text() == "not a directory"
 
 

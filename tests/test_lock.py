@@ -128,19 +128,21 @@ from orchestrator.errors import LockedError
 from orchestrator.fsio import Lock
 path, record, start = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 while time.time() < start:
-    pass
+    time.sleep(0.001)
 try:
     Lock(path).acquire()
 except LockedError:
     sys.exit(4)
 with open(record, "a") as fh:  # O_APPEND: each winner records itself
     fh.write(f"{os.getpid()}\\n")
-time.sleep(1.0)  # hold it while the others give up
+sys.stdin.read()  # hold the lock until every racer has decided (the test closes our stdin)
 sys.exit(0)
 """
 
 
 def test_eight_processes_racing_on_a_stale_lock_give_one_writer_twelve_times(tmp_path):
+    """Each winner holds the lock until all eight have decided, so two winners would be two
+    writers at once, never one after the other."""
     for trial in range(12):
         ws = tmp_path / f"t{trial}"
         path = ws / "output/.lock"
@@ -148,10 +150,15 @@ def test_eight_processes_racing_on_a_stale_lock_give_one_writer_twelve_times(tmp
         path.write_text("999999 vm\n")  # a stale lock file, as a killed run leaves
         record = ws / "winners"
         start = time.time() + 0.8
-        procs = [subprocess.Popen([sys.executable, "-c", _RACER, str(path), str(record), str(start)])
-                 for _ in range(8)]
+        procs = [subprocess.Popen([sys.executable, "-c", _RACER, str(path), str(record), str(start)],
+                                  stdin=subprocess.PIPE) for _ in range(8)]
+        deadline = time.monotonic() + 60
+        while sum(p.poll() is not None for p in procs) < 7 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        winners = record.read_text().split() if record.exists() else []
+        for p in procs:
+            p.stdin.close()
         codes = sorted(p.wait(timeout=60) for p in procs)
-        winners = record.read_text().split()
         assert len(winners) == 1, (trial, winners, codes)
         assert codes == [0] + [4] * 7, (trial, codes)
 
