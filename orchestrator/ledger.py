@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import UsageError
-from .fsio import utc_stamp
+from .ledger_faults import advice, files_were_generated, kind, move_aside, read_old
 
 # How long a writer waits for another program's transaction before it gives up (seconds).
 BUSY_TIMEOUT_S = 10.0
@@ -140,25 +140,25 @@ class Ledger:
             try:
                 return cls(cls._open_checked(path, probe=False), path, warnings)
             except sqlite3.DatabaseError as e:
-                what = "unreadable" if _kind(e) == "corrupt" else "not available"
+                what = "unreadable" if kind(e) == "corrupt" else "not available"
                 warnings.append(f"{path} is {what} ({e}); the files are the truth, and `book resume` rebuilds it")
                 return cls(None, path, warnings)
         aside = None
         if os.path.lexists(path) and not path.is_file():
-            aside = _move_aside(path, "broken")
+            aside = move_aside(path, "broken")
             warnings.append(f"{path} was not a file (a directory or something else is in its place); "
                             f"moved it to {aside.name} and started a new ledger")
         try:
             try:
                 conn = cls._open_checked(path, probe=True)
             except sqlite3.DatabaseError as e:
-                if _kind(e) != "corrupt":
+                if kind(e) != "corrupt":
                     raise
-                aside = _move_aside(path, "corrupt")
+                aside = move_aside(path, "corrupt")
                 warnings.append(f"{path} was damaged ({e}); moved it to {aside.name} and started a new one")
                 conn = cls._open_checked(path, probe=True)
         except sqlite3.DatabaseError as e:
-            raise LedgerError(_advice(path, e)) from None
+            raise LedgerError(advice(path, e)) from None
         except OSError as e:  # output/.book is a file, or cannot be created
             raise LedgerError(f"the ledger {path} cannot be created ({e.strerror or e}): make sure "
                               f"{path.parent} is a writable directory, then run again; "
@@ -218,7 +218,7 @@ class Ledger:
     def _fail(self, e: sqlite3.DatabaseError) -> "LedgerError":
         """A writer's ledger failed: remember it (later writes raise the same) and say what to do."""
         if self.failed is None:
-            self.failed = _advice(self.path, e, during_run=True)
+            self.failed = advice(self.path, e, during_run=True)
         return LedgerError(self.failed)
 
     def check(self) -> None:
@@ -397,8 +397,8 @@ class Ledger:
         """Copy what can be read of a moved-aside ledger (its calls, its events) into this new
         one. When its calls cannot be read and the files show that models were called, the
         spend so far is unknown: recorded, so that a budget cap stops the next call."""
-        calls = _read_old(aside, f"SELECT {','.join(_CALL_COLS)} FROM llm_calls ORDER BY id")
-        events = _read_old(aside, "SELECT ts, run, type, chapter, step, detail FROM events ORDER BY seq")
+        calls = read_old(aside, f"SELECT {','.join(_CALL_COLS)} FROM llm_calls ORDER BY id")
+        events = read_old(aside, "SELECT ts, run, type, chapter, step, detail FROM events ORDER BY seq")
         if events:
             self.conn.executemany("INSERT INTO events (ts, run, type, chapter, step, detail) VALUES (?,?,?,?,?,?)", events)
         if calls is not None:
@@ -410,7 +410,7 @@ class Ledger:
                                  f"event(s) from {aside.name}")
             self.event("ledger_rebuilt", aside=aside.name, calls=len(calls), spend_recovered=True)
             return
-        generated = _files_were_generated(self.path.parent.parent)
+        generated = files_were_generated(self.path.parent.parent)
         self.event("ledger_rebuilt", aside=aside.name, calls=0, spend_recovered=not generated)
         if generated:
             self._exec("INSERT OR REPLACE INTO meta VALUES ('spend_unknown', ?)", (str(aside),))
@@ -447,79 +447,3 @@ class Ledger:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _kind(e: sqlite3.DatabaseError) -> str:
-    """corrupt | locked | readonly | full | cantopen | other, from SQLite's result code."""
-    code = getattr(e, "sqlite_errorcode", None)
-    primary = code & 0xFF if isinstance(code, int) else None
-    msg = str(e).lower()
-    if primary in (11, 26) or any(w in msg for w in ("not a database", "malformed", "corrupt",
-                                                      "unsupported file format")):
-        return "corrupt"
-    if primary in (5, 6) or "locked" in msg or "busy" in msg:
-        return "locked"
-    if primary in (3, 8, 23) or "readonly" in msg or "read-only" in msg:
-        return "readonly"
-    if primary == 13 or "disk is full" in msg or "disk full" in msg:
-        return "full"
-    if primary == 14 or "unable to open" in msg:
-        return "cantopen"
-    return "other"
-
-
-def _advice(path: Path, e: sqlite3.DatabaseError, during_run: bool = False) -> str:
-    kind = _kind(e)
-    what = {
-        "locked": f"is locked by another program for more than {BUSY_TIMEOUT_S:g} s ({e}): close whatever has it "
-                  "open (a sqlite3 shell, a database browser, a stuck book process), then run again",
-        "readonly": f"cannot be written ({e}): make it and {path.parent} writable "
-                    f"(`chmod u+w {path} {path.parent}`), then run again",
-        "full": f"cannot be written: the disk is full ({e}); free some space, then `book resume`",
-        "cantopen": f"cannot be opened ({e}): make sure {path.parent} is a writable directory, then run again",
-        "corrupt": f"was damaged while the run used it ({e}): `book resume` moves it aside and rebuilds it",
-    }.get(kind, f"cannot be used ({e}): move it aside (`book resume` then rebuilds it), then run again")
-    tail = ("; the run stopped so that no model call goes unrecorded" if during_run
-            else "; no model call was made")
-    return f"the ledger {path} {what}{tail}"
-
-
-def _move_aside(path: Path, why: str) -> Path:
-    """Move a damaged database (and its -wal/-shm) to `<name>.<why>.<UTC timestamp>`."""
-    dest = path.with_name(f"{path.name}.{why}.{utc_stamp()}")
-    for suffix in ("", "-wal", "-shm"):
-        src = Path(str(path) + suffix)
-        if os.path.lexists(src):
-            os.replace(src, Path(str(dest) + suffix))
-    return dest
-
-
-def _read_old(aside: Path, sql: str) -> list[tuple] | None:
-    """Rows of a moved-aside ledger, or None when it cannot be read (not a database at all)."""
-    if not aside.is_file():
-        return None
-    try:
-        conn = sqlite3.connect(aside.resolve().as_uri() + "?mode=ro", uri=True)
-    except sqlite3.DatabaseError:
-        return None
-    try:
-        return conn.execute(sql).fetchall()
-    except sqlite3.DatabaseError:
-        return None
-    finally:
-        conn.close()
-
-
-def _files_were_generated(output: Path) -> bool:
-    """Whether any file under output/ carries a completion marker: a model was called before."""
-    from .markers import read_marker
-
-    for d, dirs, files in os.walk(output):
-        dirs[:] = [x for x in dirs if x != ".book"]
-        for f in files:
-            if f.endswith(".md") and ".bak." not in f and f != "checkpoint.md" and read_marker(Path(d) / f):
-                return True
-    return False
