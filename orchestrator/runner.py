@@ -514,7 +514,9 @@ class Runner:
             try:
                 try:
                     async with self.sem:
-                        led.check()  # the ledger failed while this call waited: it would go unrecorded
+                        if led.failed is not None:  # the ledger failed while this call waited: it would go unrecorded
+                            pw.close()
+                            led.check()
                         result = await self.provider.generate(req, pw.write)
                 finally:  # logged (or failed): its cost is in the ledger now, not in flight
                     self.in_flight_usd -= self._reserved.pop(id(req), 0.0)
