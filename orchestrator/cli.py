@@ -183,11 +183,21 @@ def log(
 
 
 @app.command()
-def cost(workspace: Workspace = Path("."), as_json: Json = False) -> None:
+def cost(workspace: Workspace = Path("."), as_json: Json = False,
+         lost_spend: Annotated[float | None, typer.Option(
+             "--lost-spend", min=0, help="enter the spend a damaged ledger held (US dollars), so the budget cap counts it")] = None,
+         ) -> None:
     """Spend per chapter, step and model, and the prompt-cache hit ratio."""
     from .costs import cost_report, print_cost
     from .state.book import Book
 
+    if lost_spend is not None:  # a writer: it takes the lock
+        book = Book.open(workspace, require_config=False)
+        try:
+            book.ledger.record_lost_spend(lost_spend)
+        finally:
+            book.close()
+        err(f"recorded ${lost_spend:.2f} of spend lost with the old ledger; the budget cap counts it")
     book = Book.open(workspace, require_config=False, repair=False)
     try:
         rep = cost_report(book.ledger.calls())

@@ -20,7 +20,19 @@ def emit_json(doc) -> None:
 def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
     from .state.book import Book, scan_report
 
-    book = Book.open(workspace, require_config=False, repair=False)
+    lock = None
+    if rebuild and Path(workspace).is_dir():  # --rebuild writes: never while another run does (exit 4)
+        from .state.fsio import Lock
+        from .steps import LOCK
+
+        lock = Lock(Path(workspace).resolve() / LOCK)
+        lock.acquire()
+    try:
+        book = Book.open(workspace, require_config=False, repair=False)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
     try:
         snap = book.snapshot()
         report = scan_report(book, snap)
@@ -32,6 +44,8 @@ def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
             err(f"rewrote {book.root / 'output/memory/checkpoint.md'}")
     finally:
         book.close()
+        if lock is not None:
+            lock.release()
     if as_json:
         emit_json(report)
     else:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .console import do_scan, err
 from .errors import BookError
+from .signals import Terminated
 
 
 def _fast_scan(argv: list[str]) -> bool:
@@ -33,6 +34,16 @@ def _fast_scan(argv: list[str]) -> bool:
 
 
 def main() -> None:
+    from .signals import install, restore
+
+    before = install()
+    try:
+        _main()
+    finally:
+        restore(before)  # the `book` process ends here; a test calling main() in-process goes on
+
+
+def _main() -> None:
     try:
         if _fast_scan(sys.argv[1:]):
             return
@@ -48,9 +59,22 @@ def main() -> None:
     except KeyboardInterrupt:
         err("interrupted")
         sys.exit(130)
+    except Terminated as e:
+        try:
+            err(f"{e}; `book resume` continues")
+        except OSError:
+            pass
+        sys.exit(128 + e.signum)
     except BrokenPipeError:  # `book scan | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
+    except OSError as e:  # a damaged workspace: a directory where a file belongs, a full disk
+        if os.environ.get("BOOK_DEBUG"):
+            raise
+        from .state.fsio import explain_os_error
+
+        err(f"error: {explain_os_error(e)}")
+        sys.exit(2)
     except SystemExit:
         raise
     except Exception as e:  # click usage errors and the like

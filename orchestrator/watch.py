@@ -144,19 +144,10 @@ def diff(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list
 
 
 def lock_held(root: Path) -> bool:
-    """A run is writing: `output/.lock` exists and its pid is alive (a lock being created, still
-    empty, counts as held for a few seconds)."""
-    from .state.fsio import Lock, pid_alive
+    """A run is writing: another process holds the kernel lock on `output/.lock`."""
+    from .state.fsio import Lock
 
-    p = root / LOCK
-    try:
-        st = p.stat()
-    except OSError:
-        return False
-    owner = Lock(p).owner()
-    if owner is None:
-        return time.time() - st.st_mtime < 5
-    return pid_alive(owner)
+    return Lock(root / LOCK).holder() is not None
 
 
 def _matrix(snap) -> dict[str, dict[str, str]]:
@@ -424,9 +415,16 @@ class Watcher:
             have = None
         if have is not None and _same_checkpoint(have, text):
             return False
+        from .state.fsio import Lock
         from .state.board import write_checkpoint
 
-        write_checkpoint(self.book, self.snap)
+        lock = Lock(self.root / LOCK)
+        if not lock.try_acquire():  # a run started meanwhile: it rewrites checkpoint.md itself
+            return False
+        try:  # held only for the instant of the write
+            write_checkpoint(self.book, self.snap)
+        finally:
+            lock.release()
         return True
 
     def close(self) -> None:

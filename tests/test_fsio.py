@@ -1,5 +1,5 @@
 """Writing files: atomic writes, backups that never overwrite, the workspace
-gate for paths, the lock (exit 4 for a second writer), and sweeping dead writers' temp files."""
+gate for paths, and sweeping dead writers' temp files."""
 
 from __future__ import annotations
 
@@ -11,11 +11,9 @@ from pathlib import Path
 
 import pytest
 from conftest import make_example
-
-from orchestrator.errors import LockedError, PathError
 from orchestrator.state import fsio
+from orchestrator.errors import PathError
 from orchestrator.state.fsio import (
-    Lock,
     PartialWriter,
     Workspace,
     atomic_write,
@@ -25,7 +23,7 @@ from orchestrator.state.fsio import (
     sweep_temp_files,
     write_if_changed,
 )
-from orchestrator.steps import LOCK, check_relpath
+from orchestrator.steps import check_relpath
 
 BOOK = Path(sys.executable).parent / "book"
 
@@ -235,104 +233,6 @@ def test_a_zombie_is_dead():
         assert not pid_alive(p.pid)
     finally:
         p.wait()
-
-
-# ---------------------------------------------------------------- the lock
-
-
-def test_lock_writes_pid_and_releases(tmp_path):
-    path = tmp_path / "output/.lock"
-    with Lock(path) as lock:
-        assert lock.held
-        assert path.read_text().split()[0] == str(os.getpid())
-        assert lock.owner() == os.getpid()
-    assert not path.exists()
-
-
-def test_second_lock_on_a_live_pid_is_refused(tmp_path):
-    path = tmp_path / "output/.lock"
-    first = Lock(path)
-    first.acquire()
-    before = path.read_bytes()
-    second = Lock(path, warn=lambda m: pytest.fail(f"unexpected warning {m}"))
-    with pytest.raises(LockedError) as e:
-        second.acquire()
-    assert e.value.exit_code == 4
-    assert str(os.getpid()) in str(e.value) and str(path) in str(e.value)
-    assert not second.held
-    assert path.read_bytes() == before
-    second.release()  # not held: does nothing
-    assert path.exists()
-    first.release()
-    assert not path.exists()
-
-
-def test_lock_file_holding_a_live_pid_written_by_hand(tmp_path):
-    path = tmp_path / ".lock"
-    path.write_text(f"{os.getpid()} somehost\n")
-    with pytest.raises(LockedError):
-        Lock(path).acquire()
-    assert path.read_text() == f"{os.getpid()} somehost\n"
-
-
-@pytest.mark.parametrize("content", ["{pid} otherhost\n", "{pid}", "", "garbage\n", "-5\n"])
-def test_a_dead_owners_lock_is_taken_over_with_a_warning(tmp_path, content):
-    pid = dead_pid()
-    path = tmp_path / "output/.lock"
-    path.parent.mkdir()
-    path.write_text(content.format(pid=pid))
-    warnings: list[str] = []
-    lock = Lock(path, warn=warnings.append)
-    lock.acquire()
-    assert lock.held
-    assert lock.owner() == os.getpid()
-    assert len(warnings) == 1 and "taking over" in warnings[0]
-    if "{pid}" in content:
-        assert str(pid) in warnings[0]
-    assert listing(tmp_path) == ["output", "output/.lock"]  # no stale leftovers
-    lock.release()
-    assert not path.exists()
-
-
-def test_release_does_not_remove_someone_elses_lock(tmp_path):
-    path = tmp_path / ".lock"
-    lock = Lock(path)
-    lock.acquire()
-    path.write_text("1 other\n")  # another process took it over
-    lock.release()
-    assert path.read_text() == "1 other\n"
-
-
-def test_book_run_while_locked_exits_4_and_changes_nothing(tmp_path):
-    if not BOOK.exists():
-        pytest.skip("the `book` console script is not installed")
-    ws = make_example(tmp_path / "ws")
-    (ws / "output/.book").mkdir(parents=True)
-    # a live run holds the lock: it has the workspace open (its ledger exists) and its pid is alive
-    from orchestrator.state.ledger import Ledger
-
-    Ledger.open(ws / "output/.book/state.db").close()
-    (ws / LOCK).write_text(f"{os.getpid()} {os.uname().nodename}\n")
-    before = snapshot_tree(ws)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run([str(BOOK), "run", "--workspace", str(ws)], capture_output=True, text=True, env=env,
-                          timeout=60)
-    assert proc.returncode == 4, proc.stderr
-    assert f"pid {os.getpid()}" in proc.stderr and "another book run" in proc.stderr
-    assert proc.stdout == ""
-    assert snapshot_tree(ws) == before
-
-
-def test_book_run_while_locked_creates_nothing(tmp_path, monkeypatch, capsys):
-    ws = make_example(tmp_path / "ws")
-    (ws / "output").mkdir()
-    (ws / LOCK).write_text(f"{os.getpid()} host\n")
-    before = snapshot_tree(ws)
-    from test_config import run_main
-
-    code, _, _ = run_main(monkeypatch, capsys, "run", "--workspace", str(ws))
-    assert code == 4
-    assert snapshot_tree(ws) == before
 
 
 # ---------------------------------------------------------------- sweeping temp files

@@ -166,7 +166,7 @@ def test_card_cannot_approve_another_gate_and_duplicates_change_nothing(tmp_path
     run_book(ws)
     decide(ws, "outline", None)
     run_book(ws, resume=True)
-    research = gates.read_card(Book.open(ws), "research", "ch01")
+    research = gates.read_card(Book.open(ws, repair=False), "research", "ch01")
     with pytest.raises(UsageError, match="cannot approve another gate"):
         decide(ws, "review", "ch01", confirm=research.confirmation)
     with pytest.raises(UsageError, match="no card for the review gate"):

@@ -368,13 +368,14 @@ def test_lock_held(tmp_path):
 
     (tmp_path / "output").mkdir()
     assert not lock_held(tmp_path)
+    from lockutil import held_elsewhere
+
     lock = tmp_path / LOCK
-    lock.write_text(f"{os.getpid()} host\n")
-    assert lock_held(tmp_path)
-    lock.write_text("999999999 host\n")  # no such process
+    lock.write_text(f"{os.getpid()} host\n")  # a pid in the file is not a lock: only the kernel's counts
     assert not lock_held(tmp_path)
-    lock.write_text("")  # being created right now
-    assert lock_held(tmp_path)
+    with held_elsewhere(lock):
+        assert lock_held(tmp_path)
+    assert not lock_held(tmp_path)  # the holder ended: released
 
 
 def test_batches_lock_outline_and_restart(built_ws):
@@ -402,15 +403,17 @@ def test_batches_lock_outline_and_restart(built_ws):
         finally:
             book.close()
 
+    from lockutil import held_elsewhere
+
     before = cp.read_bytes()
-    (ws / LOCK).write_text(f"{os.getpid()} host\n")  # a live run is writing
-    _insert_before_marker(draft, "Edited while a run was going.")
-    doc, lines, events = batch(draft)
+    with held_elsewhere(ws / LOCK):  # a live run is writing
+        _insert_before_marker(draft, "Edited while a run was going.")
+        doc, lines, events = batch(draft)
     assert lines == [doc] and doc["chapters"]["ch02"]["draft"] == "edited"
     assert cp.read_bytes() == before  # the run owns checkpoint.md
     assert [e["detail"]["path"] for e in events] == [STEPS["draft"].file("ch02")]
 
-    (ws / LOCK).unlink()  # the run is gone: a new watcher brings checkpoint.md up to date at once
+    # the run is gone: a new watcher brings checkpoint.md up to date at once
     doc, _, events = batch(draft)  # the same body: not recorded again
     assert doc["transitions"] == [] and doc["hand_edits"] == []
     assert len(events) == 1

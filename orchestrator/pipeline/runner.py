@@ -101,6 +101,8 @@ class Runner:
         self._kept_noted: set[Node] = set()
         self._blocked_noted: set[Node] = set()
         self.budget_stop: str | None = None
+        self.in_flight_usd = 0.0  # estimates of the calls started and not yet logged: the cap counts them
+        self._reserved: dict[int, float] = {}  # id(request) -> its estimate, while in flight
         self.waiting: list[str] = []  # gate cards this run stopped at
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
@@ -527,8 +529,14 @@ class Runner:
             req.context["on_reset"] = pw.reset
             t0 = time.monotonic()
             try:
-                async with self.sem:
-                    result = await self.provider.generate(req, pw.write)
+                try:
+                    async with self.sem:
+                        if led.failed is not None:  # the ledger failed while this call waited: it would go unrecorded
+                            pw.close()
+                            led.check()
+                        result = await self.provider.generate(req, pw.write)
+                finally:  # logged (or failed): its cost is in the ledger now, not in flight
+                    self.in_flight_usd -= self._reserved.pop(id(req), 0.0)
             except StepFailed as e:
                 pw.close()
                 last = str(e)
@@ -585,19 +593,32 @@ class Runner:
 
     def _over_budget(self, req) -> str | None:
         """Stop before a call that could cross `budget_usd` (the estimate is an upper bound).
+        Calls in flight count with their estimates, so concurrent calls cannot cross it together.
         Once hit, no further call starts in this run; what is in flight finishes."""
         cap = self.book.cfg.budget_usd
         if self.budget_stop or cap <= 0:
             return self.budget_stop
-        spent = self.book.ledger.spent()
+        spent = self.book.ledger.spent() + self.in_flight_usd
         est = self.provider.estimate_cost(req)
-        if est and spent + est > cap:
+        lost = self.book.ledger.spend_unknown() if est else None
+        if lost:  # the ledger was rebuilt and the spend before is unknown: the cap cannot be checked
+            self.budget_stop = (f"budget: the spend recorded before the ledger was rebuilt is unknown ({lost}), so the "
+                                f"cap of ${cap:.2f} cannot be checked; enter it with `book cost --lost-spend USD` or set "
+                                "budget_usd: 0 in book.yaml, then `book resume`")
+            self.book.ledger.event("budget_stop", self.run_id, req.chapter, req.step, spent=round(spent, 4),
+                                   estimate=round(est, 4), cap=cap, spend_unknown=lost)
+            self.needs["budget"] = self.budget_stop
+            self.warn("stopping: " + self.budget_stop)
+        elif est and spent + est > cap:
             self.budget_stop = (f"budget: spent ${spent:.2f} of ${cap:.2f} and the next call may cost up to "
                                 f"${est:.2f}; raise budget_usd in book.yaml, then `book resume`")
             self.book.ledger.event("budget_stop", self.run_id, req.chapter, req.step, spent=round(spent, 4),
                                    estimate=round(est, 4), cap=cap)
             self.needs["budget"] = self.budget_stop
             self.warn("stopping: " + self.budget_stop)
+        elif est:
+            self._reserved[id(req)] = est
+            self.in_flight_usd += est
         return self.budget_stop
 
     def _log_call(self, req, result, t0: float, error: str | None = None) -> None:

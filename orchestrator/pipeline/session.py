@@ -1,5 +1,5 @@
 """A writing session: `book run` and `book resume` hold the lock, run the plan under asyncio,
-and turn SIGINT/SIGTERM into a clean stop (in-flight generations abandoned, their .partial
+and turn SIGINT/SIGTERM/SIGHUP into a clean stop (in-flight generations abandoned, their .partial
 files kept, an `interrupted` event, RESUME.md and checkpoint.md brought up to date)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from ..providers import make_provider, resolve_name
 from ..state.board import Reporter
 from ..state.book import Book
 from ..state.fsio import Lock, sweep_temp_files
+from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..steps import LOCK
 from .runner import Runner, RunOptions, RunSummary
 
@@ -60,11 +61,16 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
 
             def stop(signum: int) -> None:
                 got.append(signum)
-                report("warning", ("", ""), f"received {signal.Signals(signum).name}: stopping cleanly "
-                                            "(in-flight work is kept as .partial files)")
-                task.cancel()
+                if signum == signal.SIGHUP:
+                    detach_from_terminal()
+                task.cancel()  # first: a message to a closed terminal must not prevent the stop
+                try:
+                    report("warning", ("", ""), f"received {signal.Signals(signum).name}: stopping cleanly "
+                                                "(in-flight work is kept as .partial files)")
+                except OSError:
+                    pass
 
-            for s in (signal.SIGINT, signal.SIGTERM):
+            for s in STOP_SIGNALS:
                 try:
                     loop.add_signal_handler(s, stop, s)
                 except (NotImplementedError, RuntimeError):

@@ -25,6 +25,7 @@ class Book:
     cache: HashCache
     scanner: Scanner
     warnings: list[str] = field(default_factory=list)
+    lock: Any = None  # the writer's fsio.Lock, released by close()
 
     @property
     def root(self) -> Path:
@@ -37,20 +38,32 @@ class Book:
         if not root.is_dir():
             raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
         cfg = config_mod.load(root, require=require_config, check_source=require_config)
-        if repair:
+        lock = None
+        if repair:  # a writer: it holds the lock from before it touches the ledger until close()
             from ..steps import LOCK
             from .fsio import Lock
 
-            Lock(root / LOCK).refuse_if_held()  # a second writer changes nothing, not even the ledger
-        db = root / STATE_DB
-        if not repair and not (root / "output").is_dir():
-            ledger = Ledger(None, db, [])  # a scan of a tree with no output/ creates nothing
-        else:
-            ledger = Ledger.open(db, repair=repair)
-        cache = HashCache(ledger.load_hashes())
-        src = cfg.source_dir if cfg.file is not None else None
-        scanner = Scanner(root, cache, src, config_hash=style_hash(cfg) if cfg.file is not None else None)
-        return cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings))
+            lock = Lock(root / LOCK)
+            lock.acquire()  # a second writer changes nothing, not even the ledger
+        try:
+            if repair:
+                from .fsio import refuse_directories
+                from ..steps import RESUME
+
+                refuse_directories(root, [CHECKPOINT, NEEDS_HUMAN, RESUME])
+            db = root / STATE_DB
+            if not repair and not (root / "output").is_dir():
+                ledger = Ledger(None, db, [])  # a scan of a tree with no output/ creates nothing
+            else:
+                ledger = Ledger.open(db, repair=repair)
+            cache = HashCache(ledger.load_hashes())
+            src = cfg.source_dir if cfg.file is not None else None
+            scanner = Scanner(root, cache, src, config_hash=style_hash(cfg) if cfg.file is not None else None)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        return cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings), lock)
 
     def snapshot(self) -> Snapshot:
         return snapshot(self.scanner)
@@ -59,9 +72,24 @@ class Book:
         self.ledger.store_hashes(self.cache.dirty)
         self.cache.dirty.clear()
 
+    def __del__(self) -> None:
+        # A Book dropped without close() (a quick look in a script or a test) lets go of the
+        # lock, so that the next writer in another process is not refused.
+        lock = getattr(self, "lock", None)
+        if lock is not None:
+            try:
+                lock.release()
+            except Exception:  # at interpreter exit: the kernel releases it anyway
+                pass
+
     def close(self) -> None:
-        self.save_cache()
-        self.ledger.close()
+        try:
+            self.save_cache()
+            self.ledger.close()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+                self.lock = None
 
     def needs_human(self) -> dict[str, str]:
         """Chapters listed in output/memory/needs-human.md (a file: it survives a lost ledger)."""

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from ..errors import LockedError, PathError
 
@@ -66,11 +69,20 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
     _mutate("write", path)
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        # A failed write (a full disk) leaves no temp file for the next run's sweep: the
+        # final path still holds the old content, the temp file nothing of value.
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
     fsync_dir(path.parent)
 
 
@@ -189,64 +201,190 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
+@dataclass(frozen=True)
+class LockOwner:
+    """What the holder of the lock wrote into it: only ever used in messages."""
+
+    pid: int | None
+    host: str = ""
+    started: str = ""
+    command: str = ""
+
+    def describe(self) -> str:
+        bits = [f"pid {self.pid}" if self.pid else "pid unknown"]
+        if self.host:
+            bits[0] += f" on host {self.host}"
+        if self.started:
+            bits.append(f"started {self.started}")
+        if self.command:
+            bits.append(f"`{self.command}`")
+        return ", ".join(bits)
+
+
+def _parse_owner(text: str) -> LockOwner:
+    lines = text.splitlines()
+    first = lines[0].split() if lines else []
+    try:
+        pid = int(first[0]) if first else None
+    except ValueError:
+        pid = None
+    host = first[1] if len(first) > 1 else ""
+    fields = dict(line.split(" ", 1) for line in lines[1:] if " " in line)
+    return LockOwner(pid, host, fields.get("started", ""), fields.get("command", ""))
+
+
 class Lock:
-    """`output/.lock` holding the writer's pid. A live owner → LockedError (exit 4);
-    a dead owner's lock is taken over with a warning."""
+    """`output/.lock`, held with an advisory kernel lock (`flock`) for the whole of a writing
+    command (DESIGN §3). The kernel releases it when the holder dies, however it dies, so
+    there is no pid check, no takeover and no race: a lock file left by a dead run, or one
+    naming a live process that is not a book run, blocks nothing. The pid, host, start time
+    and command written into the file are only for the message a second writer gets.
+
+    The file is never unlinked: a taker that had already opened the old file would lock an
+    inode no one else will ever open. Release truncates the owner lines and unlocks.
+
+    Within one process the lock is re-entrant (a count per path): `Book.open` takes it and
+    the session, a gate decision or `resume --no-run` take it again inside. flock conflicts
+    between two opens of the same file even in one process, so without the count a process
+    would lock itself out."""
+
+    # realpath -> [fd, depth]: the locks this process holds
+    _held: ClassVar[dict[str, list[int]]] = {}
+    # How long a taker retries a lock that is busy: a probe (`book scan`) or the watcher's
+    # checkpoint refresh holds it for a few milliseconds; a run holds it for minutes.
+    RETRY_S: ClassVar[float] = 0.5
 
     def __init__(self, path: Path, warn=lambda msg: print(msg, file=sys.stderr)):
-        self.path = path
+        self.path = Path(path)
         self.warn = warn
         self.held = False
 
-    def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        import socket  # only writers take the lock: keep it off `book scan`'s import path
+    def _key(self) -> str:
+        return os.path.realpath(self.path)
 
-        me = f"{os.getpid()} {socket.gethostname()}\n".encode()
-        for _ in range(3):
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                owner = self.owner()
-                self.refuse_if_held()
-                stale = self.path.with_name(f".lock.stale.{os.getpid()}")
-                try:
-                    os.replace(self.path, stale)  # atomic: only one taker wins
-                except FileNotFoundError:
-                    continue
-                self.warn(f"warning: taking over the lock left by a process that is gone (pid {owner})")
-                stale.unlink(missing_ok=True)
-                continue
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(me)
-                fh.flush()
-                os.fsync(fh.fileno())
+    def acquire(self, wait: float | None = None) -> None:
+        """Take the lock, or LockedError (exit 4) naming the holder. `wait` overrides how long
+        a busy lock is retried (0: once)."""
+        import fcntl
+
+        if self.held:
+            return
+        key = self._key()
+        mine = Lock._held.get(key)
+        if mine is not None:
+            mine[1] += 1
             self.held = True
             return
-        raise LockedError(f"could not take the lock {self.path}; is another run starting right now?")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + (self.RETRY_S if wait is None else wait)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                owner = _read_owner(fd)
+                os.close(fd)
+                if time.monotonic() >= deadline:
+                    raise LockedError(self._message(owner)) from None
+                time.sleep(0.02)
+                continue
+            except BaseException:
+                os.close(fd)
+                raise
+            # A person may have deleted the file between our open and our flock, and another
+            # taker created a new one: a lock on a name no one else opens protects nothing.
+            try:
+                st, now = os.fstat(fd), os.stat(self.path)
+                same = (st.st_ino, st.st_dev) == (now.st_ino, now.st_dev)
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        _write_owner(fd)
+        Lock._held[key] = [fd, 1]
+        self.held = True
+
+    def try_acquire(self) -> bool:
+        """Take the lock if no one holds it; False at once (no retry) if someone does."""
+        try:
+            self.acquire(wait=0)
+        except LockedError:
+            return False
+        return True
+
+    def _message(self, owner: LockOwner | None) -> str:
+        who = owner.describe() if owner else "pid unknown"
+        return (f"another book run ({who}) is writing this workspace ({self.path}); "
+                "wait for it to finish, or stop it first")
+
+    def holder(self) -> LockOwner | None:
+        """Who holds the lock now, or None. A non-blocking probe that creates nothing: it
+        takes a shared lock for an instant (a taker retries for that long) and lets go."""
+        import fcntl
+
+        mine = Lock._held.get(self._key())
+        if mine is not None:
+            return _read_owner(mine[0])
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None  # no lock file (or not a file): no one can hold it
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return _read_owner(fd) or LockOwner(None)
+            except OSError:
+                return None
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        finally:
+            os.close(fd)
 
     def live_owner(self) -> int | None:
-        """The pid holding the lock, if that process is alive."""
-        owner = self.owner()
-        return owner if owner is not None and pid_alive(owner) else None
+        """The pid holding the lock (0 when it wrote none yet), or None when no one holds it."""
+        owner = self.holder()
+        return None if owner is None else (owner.pid or 0)
 
     def refuse_if_held(self) -> None:
-        """LockedError (exit 4) when another live process holds the lock."""
-        owner = self.live_owner()
+        """LockedError (exit 4) when another process holds the lock."""
+        if Lock._held.get(self._key()) is not None:
+            return
+        owner = self.holder()
         if owner is not None:
-            raise LockedError(f"another book run (pid {owner}) is writing this workspace ({self.path}); "
-                              "wait for it to finish, or stop it first")
+            raise LockedError(self._message(owner))
 
     def owner(self) -> int | None:
+        """The pid written in the lock file (whether or not anyone holds it)."""
         try:
-            return int(self.path.read_text().split()[0])
-        except (OSError, ValueError, IndexError):
+            return _parse_owner(self.path.read_text(errors="replace")).pid
+        except OSError:
             return None
 
     def release(self) -> None:
-        if self.held and self.owner() == os.getpid():
-            self.path.unlink(missing_ok=True)
+        import fcntl
+
+        if not self.held:
+            return
         self.held = False
+        key = self._key()
+        mine = Lock._held.get(key)
+        if mine is None:
+            return
+        mine[1] -= 1
+        if mine[1] > 0:
+            return
+        del Lock._held[key]
+        fd = mine[0]
+        try:
+            os.ftruncate(fd, 0)  # the owner lines are only true while held
+        except OSError:
+            pass
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
 
     def __enter__(self) -> "Lock":
         self.acquire()
@@ -254,3 +392,85 @@ class Lock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def _read_owner(fd: int) -> LockOwner | None:
+    try:
+        data = os.pread(fd, 4096, 0)
+    except OSError:
+        return None
+    return _parse_owner(data.decode("utf-8", "replace")) if data.strip() else None
+
+
+def _write_owner(fd: int) -> None:
+    """Best effort: a full disk leaves the file empty, and the lock is held all the same."""
+    import datetime as _dt
+    import socket  # only writers take the lock: keep it off `book scan`'s import path
+
+    started = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    argv = [os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python", *sys.argv[1:]]
+    command = " ".join(argv)[:200].replace("\n", " ")
+    text = f"{os.getpid()} {socket.gethostname()}\nstarted {started}\ncommand {command}\n".encode()
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, text, 0)
+    except OSError:
+        try:
+            os.ftruncate(fd, 0)
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------- explaining OS errors
+
+
+def explain_os_error(e: OSError) -> str:
+    """A file-system error as a person can act on it: the path, what is wrong, what to do.
+    Used where an OSError would otherwise reach the person as a traceback."""
+    import errno
+
+    path = e.filename if e.filename is not None else None
+    if isinstance(e, IsADirectoryError) and e.filename2 is not None:
+        path = e.filename2  # os.replace(temp, final): the final path is the directory
+    where = f"{path}" if path is not None else "a file of the workspace"
+    if isinstance(e, IsADirectoryError):
+        return (f"{where} is a directory where a file belongs: move it aside "
+                f"(`mv {where} {where}.dir`), then run again")
+    if isinstance(e, NotADirectoryError):
+        blocker = _file_in_the_way(Path(path)) if path is not None else None
+        if blocker is not None:
+            return (f"{blocker} is a file where a directory belongs (needed for {where}): move it aside, "
+                    "then run again")
+        return f"{where}: a file is where a directory belongs; move it aside, then run again"
+    if isinstance(e, FileExistsError) and path is not None and Path(path).exists() and not Path(path).is_dir():
+        return f"{where} is a file where a directory belongs: move it aside, then run again"  # mkdir's error
+    if isinstance(e, PermissionError):
+        return (f"{where} cannot be accessed (permission denied): give your user read and write access "
+                f"(`chmod u+rw {where}`, and its directory), then run again")
+    if e.errno == errno.ENOSPC or e.errno == errno.EDQUOT:
+        return f"the disk is full (writing {where}): free some space, then `book resume`"
+    if e.errno == errno.EROFS:
+        return f"{where} is on a read-only file system: work in a writable copy of the workspace"
+    if isinstance(e, FileNotFoundError):
+        return f"{where} does not exist"
+    return f"{where}: {e.strerror or e}"
+
+
+def _file_in_the_way(p: Path) -> Path | None:
+    """The first ancestor of `p` that exists and is not a directory."""
+    for a in reversed([p, *p.parents]):
+        if a.exists() and not a.is_dir():
+            return a
+    return None
+
+
+def refuse_directories(root: Path, rels: list[str]) -> None:
+    """PathError (exit 2) when a directory stands where one of these files belongs: a writing
+    command checks before it starts, instead of failing on its first write to one of them."""
+    from ..errors import PathError as _PathError
+
+    for rel in rels:
+        p = root / rel
+        if p.is_dir():
+            raise _PathError(f"{p} is a directory where a file belongs: move it aside "
+                             f"(`mv {p} {p}.dir`), then run again")

@@ -1,9 +1,28 @@
 """`output/.book/state.db`: the second witness (DESIGN §4 level 2).
 
 An append-only `events` ledger, `todos`/`todo_deps`, `llm_calls`, and the
-`(path, size, mtime_ns) -> hash` cache. It is a cache of the files: a missing or corrupt
-database is moved aside and rebuilt, never fatal. Schema changes are named, append-only
-migrations."""
+`(path, size, mtime_ns) -> hash` cache. Schema changes are named, append-only migrations.
+
+It is a cache of the files, but it is also the only record of what the models cost, so a
+writing command never runs without it (`Ledger.open(path, repair=True)`):
+
+- a damaged database (corrupt, or not a file at all: a directory in its place) is moved aside
+  to `state.db.corrupt.<ts>` / `state.db.broken.<ts>` and a new one is started. What can still
+  be read of the old one (its model calls, its events) is copied into the new one, so the spend
+  so far, and with it the budget cap, survive the rebuild;
+- when the old spend cannot be read and the files show that models were called before, the new
+  ledger records that the spend is unknown (`spend_unknown()`): a run with a budget cap then
+  makes no model call until a person enters the lost spend (`book cost --lost-spend USD`) or
+  sets `budget_usd: 0`. The files' markers say which steps ran, not what they cost, so no
+  number is guessed;
+- a database that cannot be written (read-only file or directory, locked by another program
+  beyond the busy timeout, a full disk) stops the command with LedgerError (exit 2) naming
+  the file and what to do, before any model call; a write that fails later stops the run the
+  same way (the failure is sticky: every later write raises too), so no model call is ever
+  made without being recorded.
+
+Read-only commands (`repair=False`: scan, log, cost) never move or create anything: a damaged
+ledger is reported in their warnings and read as empty."""
 
 from __future__ import annotations
 
@@ -14,7 +33,15 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
-from .fsio import utc_stamp
+from ..errors import UsageError
+from .ledger_faults import advice, files_were_generated, kind, move_aside, read_old
+
+# How long a writer waits for another program's transaction before it gives up (seconds).
+BUSY_TIMEOUT_S = 10.0
+
+
+class LedgerError(UsageError):
+    """state.db cannot be used by a writing command: exit 2, with the file and what to do."""
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -72,7 +99,20 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "002_meta",
+        """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        """,
+    ),
 ]
+
+_CALL_COLS = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
+              "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
+              "request_id", "error"]
 
 
 def now_iso() -> str:
@@ -82,43 +122,70 @@ def now_iso() -> str:
 
 
 class Ledger:
-    """Open with `Ledger.open(path)`. A damaged database is moved aside and rebuilt, or with
-    `repair=False` (a scan, which changes nothing) reported and not used."""
+    """Open with `Ledger.open(path)`. A writer's ledger (`repair=True`) is strict: it is
+    rebuilt when damaged, and any failure to write it raises LedgerError. A reader's
+    (`repair=False`) is lenient: a damaged database is reported and read as empty."""
 
-    def __init__(self, conn: sqlite3.Connection | None, path: Path, warnings: list[str]):
+    def __init__(self, conn: sqlite3.Connection | None, path: Path, warnings: list[str], strict: bool = False):
         self.conn = conn
         self.path = path
         self.warnings = warnings
+        self.strict = strict
+        self.failed: str | None = None  # a writer's first write failure: every later write raises it
 
     @classmethod
     def open(cls, path: Path, repair: bool = True) -> "Ledger":
         warnings: list[str] = []
-        try:
-            conn = cls._connect(path)
-            cls._migrate(conn)
-            return cls(conn, path, warnings)
-        except sqlite3.DatabaseError as e:
-            corrupt = any(w in str(e).lower() for w in ("not a database", "malformed", "corrupt", "unsupported file format"))
-            if not repair or not corrupt:
-                # Busy or locked is not damage: never move a healthy ledger aside for it.
-                what = "unreadable" if corrupt else "not available"
+        if not repair:
+            try:
+                return cls(cls._open_checked(path, probe=False), path, warnings)
+            except sqlite3.DatabaseError as e:
+                what = "unreadable" if kind(e) == "corrupt" else "not available"
                 warnings.append(f"{path} is {what} ({e}); the files are the truth, and `book resume` rebuilds it")
                 return cls(None, path, warnings)
-            dest = path.with_name(f"{path.name}.corrupt.{utc_stamp()}")
-            for suffix in ("", "-wal", "-shm"):
-                src = Path(str(path) + suffix)
-                if src.exists():
-                    os.replace(src, Path(str(dest) + suffix))
-            warnings.append(f"{path} was damaged ({e}); moved it to {dest.name} and started a new one")
-            conn = cls._connect(path)
+        aside = None
+        if os.path.lexists(path) and not path.is_file():
+            aside = move_aside(path, "broken")
+            warnings.append(f"{path} was not a file (a directory or something else is in its place); "
+                            f"moved it to {aside.name} and started a new ledger")
+        try:
+            try:
+                conn = cls._open_checked(path, probe=True)
+            except sqlite3.DatabaseError as e:
+                if kind(e) != "corrupt":
+                    raise
+                aside = move_aside(path, "corrupt")
+                warnings.append(f"{path} was damaged ({e}); moved it to {aside.name} and started a new one")
+                conn = cls._open_checked(path, probe=True)
+        except sqlite3.DatabaseError as e:
+            raise LedgerError(advice(path, e)) from None
+        except OSError as e:  # output/.book is a file, or cannot be created
+            raise LedgerError(f"the ledger {path} cannot be created ({e.strerror or e}): make sure "
+                              f"{path.parent} is a writable directory, then run again; "
+                              "no model call was made") from None
+        led = cls(conn, path, warnings, strict=True)
+        if aside is not None:
+            led._recover_from(aside)
+        return led
+
+    @classmethod
+    def _open_checked(cls, path: Path, probe: bool) -> sqlite3.Connection:
+        """Connect, migrate, and (a writer) prove that the database takes a write now."""
+        conn = cls._connect(path)
+        try:
             cls._migrate(conn)
-            return cls(conn, path, warnings)
+            if probe:
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('opened', ?)", (now_iso(),))
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout=10000")
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -146,14 +213,31 @@ class Ledger:
                 conn.execute("ROLLBACK")
                 raise
 
-    # ------------------------------------------------------------ writes never fail a run
+    # ------------------------------------------------------------ writes
+
+    def _fail(self, e: sqlite3.DatabaseError) -> "LedgerError":
+        """A writer's ledger failed: remember it (later writes raise the same) and say what to do."""
+        if self.failed is None:
+            self.failed = advice(self.path, e, during_run=True)
+        return LedgerError(self.failed)
+
+    def check(self) -> None:
+        """LedgerError if a write has failed: called before each model call."""
+        if self.failed is not None:
+            raise LedgerError(self.failed)
 
     def _exec(self, sql: str, args: Iterable[Any] = ()) -> None:
+        if self.failed is not None:
+            raise LedgerError(self.failed)
         if self.conn is None:
             return
         try:
             self.conn.execute(sql, tuple(args))
-        except sqlite3.DatabaseError as e:  # the ledger is a witness, not the truth
+        except sqlite3.IntegrityError as e:  # a row our own code got wrong, not an unusable ledger
+            self.warnings.append(f"ledger write refused: {e}")
+        except sqlite3.DatabaseError as e:
+            if self.strict:  # a run never goes on without its record
+                raise self._fail(e) from None
             self.warnings.append(f"ledger write failed: {e}")
 
     def event(self, type: str, run: str | None = None, chapter: str | None = None, step: str | None = None,
@@ -180,6 +264,8 @@ class Ledger:
         try:
             rows = self.conn.execute(sql, args).fetchall()
         except sqlite3.DatabaseError as e:
+            if self.strict:
+                raise self._fail(e) from None
             self.warnings.append(f"ledger unreadable in part: {e}")
             return []
         for seq, ts, run, typ, ch, st, detail in rows:
@@ -192,6 +278,8 @@ class Ledger:
 
     def set_todos(self, todos: dict[tuple[str, str], tuple[str, str]], deps: dict[tuple[str, str], list[tuple[str, str]]]) -> None:
         """Replace the todo table with the plan: (chapter, step) -> (status, reason)."""
+        if self.failed is not None:
+            raise LedgerError(self.failed)
         if self.conn is None:
             return
         ts = now_iso()
@@ -209,6 +297,8 @@ class Ledger:
                 self.conn.execute("ROLLBACK")
             except sqlite3.DatabaseError:
                 pass
+            if self.strict:
+                raise self._fail(e) from None
             self.warnings.append(f"ledger todos not written: {e}")
 
     def set_todo(self, chapter: str, step: str, status: str, reason: str = "") -> None:
@@ -245,12 +335,18 @@ class Ledger:
             return {}
 
     def log_call(self, **row: Any) -> None:
-        cols = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
-                "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-                "request_id", "error"]
         row.setdefault("ts", now_iso())
-        self._exec(f"INSERT INTO llm_calls ({','.join(cols)}) VALUES ({','.join('?' * len(cols))})",
-                   [row.get(c) for c in cols])
+        try:
+            self._exec(f"INSERT INTO llm_calls ({','.join(_CALL_COLS)}) VALUES ({','.join('?' * len(_CALL_COLS))})",
+                       [row.get(c) for c in _CALL_COLS])
+        except LedgerError as e:
+            cost = row.get("cost_usd") or 0.0
+            # the failure is sticky: whatever write raises it next carries what was not recorded
+            self.failed = (f"{e} (the model call just made, {row.get('role') or 'a call'} for "
+                           f"{row.get('chapter') or 'the book'} {row.get('step') or ''}, cost ${cost:.4f} "
+                           "and is not in the ledger: add it with `book cost --lost-spend USD` "
+                           "once the ledger works)")
+            raise LedgerError(self.failed) from None
 
     def calls(self) -> list[dict[str, Any]]:
         if self.conn is None:
@@ -267,8 +363,60 @@ class Ledger:
             return 0.0
         try:
             return float(self.conn.execute("SELECT coalesce(sum(cost_usd),0) FROM llm_calls").fetchone()[0])
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as e:
+            if self.strict:  # a spend read as $0 would lift the budget cap
+                raise self._fail(e) from None
             return 0.0
+
+    # ------------------------------------------------------------ spend lost with a damaged ledger
+
+    def spend_unknown(self) -> str | None:
+        """Why the spend before a rebuild is unknown (the moved-aside file), or None."""
+        if self.conn is None:
+            return None
+        try:
+            row = self.conn.execute("SELECT value FROM meta WHERE key='spend_unknown'").fetchone()
+        except sqlite3.DatabaseError as e:
+            if self.strict:
+                raise self._fail(e) from None
+            return None
+        return row[0] if row else None
+
+    def record_lost_spend(self, usd: float, note: str = "") -> None:
+        """A person enters the spend the damaged ledger held: one `llm_calls` row (so `book cost`
+        and the budget cap count it), and the spend is no longer unknown."""
+        if usd < 0:
+            raise UsageError(f"the lost spend must be a positive number of US dollars, not {usd}")
+        lost = self.spend_unknown()
+        self.log_call(role="lost_spend", provider="person", cost_usd=float(usd), input_tokens=0, output_tokens=0,
+                      error=f"spend lost with {lost or 'a damaged ledger'}, entered by a person" + (f": {note}" if note else ""))
+        self._exec("DELETE FROM meta WHERE key='spend_unknown'")
+        self.event("lost_spend_entered", usd=float(usd), was=lost)
+
+    def _recover_from(self, aside: Path) -> None:
+        """Copy what can be read of a moved-aside ledger (its calls, its events) into this new
+        one. When its calls cannot be read and the files show that models were called, the
+        spend so far is unknown: recorded, so that a budget cap stops the next call."""
+        calls = read_old(aside, f"SELECT {','.join(_CALL_COLS)} FROM llm_calls ORDER BY id")
+        events = read_old(aside, "SELECT ts, run, type, chapter, step, detail FROM events ORDER BY seq")
+        if events:
+            self.conn.executemany("INSERT INTO events (ts, run, type, chapter, step, detail) VALUES (?,?,?,?,?,?)", events)
+        if calls is not None:
+            if calls:
+                self.conn.executemany(f"INSERT INTO llm_calls ({','.join(_CALL_COLS)}) VALUES "
+                                      f"({','.join('?' * len(_CALL_COLS))})", calls)
+            total = sum(float(r[_CALL_COLS.index("cost_usd")] or 0) for r in calls)
+            self.warnings.append(f"recovered {len(calls)} model call(s) (${total:.2f}) and {len(events or [])} "
+                                 f"event(s) from {aside.name}")
+            self.event("ledger_rebuilt", aside=aside.name, calls=len(calls), spend_recovered=True)
+            return
+        generated = files_were_generated(self.path.parent.parent)
+        self.event("ledger_rebuilt", aside=aside.name, calls=0, spend_recovered=not generated)
+        if generated:
+            self._exec("INSERT OR REPLACE INTO meta VALUES ('spend_unknown', ?)", (str(aside),))
+            self.warnings.append(f"the spend recorded in {aside.name} cannot be read; with a budget cap no model call "
+                                 "is made until you enter it (`book cost --lost-spend USD`, from your provider's "
+                                 "console) or set budget_usd: 0 in book.yaml")
 
     # ------------------------------------------------------------ the hash cache
 
