@@ -72,6 +72,19 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # A call is logged when it starts (status 'started') and updated when it ends, so a kill
+        # mid-call leaves a row `book cost` counts; stop reason + text hash let a resume commit a
+        # .partial whose call ended normally without paying for it again.
+        "002_llm_calls_started_and_text_hash",
+        """
+        ALTER TABLE llm_calls ADD COLUMN call_id TEXT;
+        ALTER TABLE llm_calls ADD COLUMN status TEXT;
+        ALTER TABLE llm_calls ADD COLUMN attempt INTEGER;
+        ALTER TABLE llm_calls ADD COLUMN text_hash TEXT;
+        CREATE UNIQUE INDEX llm_calls_call_id ON llm_calls(call_id) WHERE call_id IS NOT NULL
+        """,
+    ),
 ]
 
 
@@ -247,10 +260,34 @@ class Ledger:
     def log_call(self, **row: Any) -> None:
         cols = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
                 "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-                "request_id", "error"]
+                "request_id", "error", "call_id", "status", "attempt", "text_hash"]
         row.setdefault("ts", now_iso())
+        if row.get("call_id") and row.get("status") != "started":  # the end of a call logged as started
+            sets = [c for c in cols if c not in ("ts", "run", "call_id") and c in row]
+            if self.conn is not None:
+                try:
+                    cur = self.conn.execute(f"UPDATE llm_calls SET {','.join(c + '=?' for c in sets)} WHERE call_id=?",
+                                            [row[c] for c in sets] + [row["call_id"]])
+                    if cur.rowcount:
+                        return
+                except sqlite3.DatabaseError as e:
+                    self.warnings.append(f"ledger write failed: {e}")
+                    return
         self._exec(f"INSERT INTO llm_calls ({','.join(cols)}) VALUES ({','.join('?' * len(cols))})",
                    [row.get(c) for c in cols])
+
+    def completed_partial(self, chapter: str | None, step: str, text_hash: str) -> bool:
+        """Whether a `.partial` with this text (sha256 of its UTF-8, as the provider hashes the
+        answer) is the complete answer of a call the ledger saw end normally (`end_turn`): a
+        resume may then validate and commit it without a new call."""
+        if self.conn is None or not text_hash:
+            return False
+        try:
+            return self.conn.execute(
+                "SELECT 1 FROM llm_calls WHERE chapter IS ? AND step=? AND stop_reason='end_turn' AND text_hash=? "
+                "AND (status IS NULL OR status='ok') LIMIT 1", (chapter, step, text_hash)).fetchone() is not None
+        except sqlite3.DatabaseError:
+            return False
 
     def calls(self) -> list[dict[str, Any]]:
         if self.conn is None:
