@@ -294,6 +294,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _messages(self, body: dict, fault: Fault | None, rid: str) -> None:
         fake = self.server.fake
+        # Real cache rules: what a request can read is decided when it arrives; what it writes
+        # becomes readable only once its answer starts (after the latency of reading the prompt).
+        arrived = fake._usage(body, remember=False) if fake.cache_rules and "messages" in body else None
         if fake.latency:
             time.sleep(fake.latency)
         kind = fault.kind if fault else None
@@ -330,7 +333,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 return
 
         text, stop = fake._answer(body, fault)
-        input_tokens, created, read = fake._usage(body, remember=not fake.cache_rules)
+        input_tokens, created, read = arrived or fake._usage(body, remember=not fake.cache_rules)
         usage_start = {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
                        "cache_read_input_tokens": read, "output_tokens": 1}
         out_tokens = tokens(text)
