@@ -51,7 +51,12 @@ def system_blocks(req: Request, settings: dict[str, Any]) -> list[dict[str, Any]
 
 
 def user_message(req: Request, settings: dict[str, Any]) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": req.prompt, "cache_control": _cache_control(settings)}]
+    # The write costs 1.25x on the prompt once; each re-send (retry, continuation, re-ask) then
+    # reads it at 0.1x: worth it from ~0.3 re-sends per call. `cache_user_turn: False` turns it off.
+    block: dict[str, Any] = {"type": "text", "text": req.prompt}
+    if settings.get("cache_user_turn", True):
+        block["cache_control"] = _cache_control(settings)
+    content: list[dict[str, Any]] = [block]
     if req.feedback and req.feedback.strip():
         content.append({"type": "text", "text": f"\n\n{FEEDBACK_HEADER}\n\n{req.feedback.strip()}"})
     return {"role": "user", "content": content}
@@ -91,5 +96,5 @@ def build_params(req: Request, model_settings: dict[str, Any], text_so_far: str 
     if output_config:
         params["output_config"] = output_config
     n = sum(1 for b in system if "cache_control" in b) + 1
-    assert n <= MAX_BREAKPOINTS, n
+    assert n <= MAX_BREAKPOINTS, n  # the API refuses a 5th breakpoint
     return params

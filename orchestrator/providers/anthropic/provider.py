@@ -73,7 +73,7 @@ class AnthropicProvider:
 
     def __init__(self, *, concurrency: int, prices: dict | None = None,
                  on_call: Callable[[dict], None] | None = None, max_attempts: int = 5,
-                 max_continuations: int = 3, base_delay: float = 1.0, fallback_model: str | None = None,
+                 max_continuations: int = 8, base_delay: float = 1.0, fallback_model: str | None = None,
                  max_delay: float = MAX_BACKOFF, timeout: float = 600.0, connect_timeout: float = CONNECT_TIMEOUT,
                  role_settings: dict[str, Any] | None = None, overload_budget: float = OVERLOAD_BUDGET,
                  overload_base: float = 5.0, clock: Clock | None = None, cache_gate: bool = True,

@@ -22,7 +22,8 @@ from .models import model_info
 EFFORTS = ("low", "medium", "high", "xhigh", "max")  # OutputConfigParam.effort in the SDK
 ROLE_KEYS = ("model", "max_tokens", "thinking", "effort", "cache_ttl")
 MIN_THINKING_BUDGET = 1024  # ThinkingConfigEnabledParam: budget_tokens >= 1024 and < max_tokens
-EXAMPLE = "models: {writer: {model: claude-opus-5, max_tokens: 32000, thinking: adaptive, effort: high}}"
+EXAMPLE = ("models: {writer: claude-opus-5, editor: {model: claude-sonnet-5-5, max_tokens: 32000, "
+           "thinking: adaptive, effort: high}}")
 
 
 def thinking_param(value: Any) -> dict[str, Any] | None:
@@ -46,7 +47,8 @@ def check_role(role: str, entry: Any, default_model: str, max_tokens: int | None
     if isinstance(entry, str):
         entry = {"model": entry}
     if not isinstance(entry, dict):
-        raise ValueError(f"models.{role} must be a model name or a mapping of {', '.join(ROLE_KEYS)}")
+        raise ValueError(f"models maps a role to a model name or a mapping of {', '.join(ROLE_KEYS)} "
+                         f"(models.{role} is {entry!r})")
     unknown = [k for k in entry if k not in ROLE_KEYS]
     if "temperature" in unknown:
         raise ValueError(f"models.{role}: temperature is not supported (thinking models refuse it, "
