@@ -685,13 +685,17 @@ class FakeAPI:
         limit = int(body.get("max_tokens") or 0) * 4
         if limit and len(rest) > limit:
             return rest[:limit], "max_tokens"
-        if self.cut_share > 0 and len(rest) > 1:
+        # A cut keeps at least one character past the leading whitespace: a real max_tokens
+        # budget is thousands of tokens, and a continuation of only the whitespace that was held
+        # back makes no progress (the identical next request would be cut identically).
+        lo = len(rest) - len(rest.lstrip()) + 1
+        if self.cut_share > 0 and lo < len(rest):
             seed = hashlib.sha256(f"{self.cut_seed}\0{json.dumps(messages, sort_keys=True)}".encode()).hexdigest()
             rng = random.Random(seed)
             if rng.random() < self.cut_share:
                 with self._lock:
                     self.cuts += 1
-                return rest[: rng.randrange(1, len(rest))], "max_tokens"
+                return rest[: rng.randrange(lo, len(rest))], "max_tokens"
         return rest, "end_turn"
 
     def _pieces(self, text: str) -> list[str]:
