@@ -3,7 +3,13 @@
 share of input tokens read from the prompt cache over batch 1, spend per chapter at the
 default model's prices, and the calls a resume re-makes after a kill (aim: only those in flight).
 
-usage: python benchmarks/bench_claude.py [--latency 0.05] [--chapters 8]
+With --cache-rules the fake applies the real API's cache rules: a prefix shorter than the
+model's minimum cacheable length is not cached, and a prefix is readable only once the
+request writing it has started answering (requests sent together all write).
+--cut SHARE:SEED cuts that share of answers at max_tokens (continuations too).
+
+usage: python benchmarks/bench_claude.py [--latency 0.05] [--chapters 8] [--cache-rules] [--cut 0.3:7]
+       [--no-kill]
 """
 
 from __future__ import annotations
@@ -29,8 +35,13 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--chapters", type=int, default=8)
+    ap.add_argument("--cache-rules", action="store_true", help="the real API's cache rules")
+    ap.add_argument("--cut", default="", help="SHARE:SEED: cut that share of answers at max_tokens")
+    ap.add_argument("--no-kill", action="store_true", help="skip the kill-and-resume part")
     a = ap.parse_args()
-    fake = FakeAPI(answerer=answer, latency=a.latency)
+    share, _, seed = a.cut.partition(":")
+    fake = FakeAPI(answerer=answer, latency=a.latency, cache_rules=a.cache_rules,
+                   cut_share=float(share) if share else 0.0, cut_seed=int(seed or 0))
     env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=fake.start())
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -54,8 +65,20 @@ def main() -> int:
             print(f"{len(chapters)} chapters, {len(calls)} calls in {wall:.1f}s (latency {a.latency}s per call)")
             print(f"calls per chapter: {len(per_ch) / len(chapters):.1f} (+{len(calls) - len(per_ch)} book-level)")
             print(f"input tokens read from cache over batch 1: {read}/{total_in} = {read / total_in:.0%}")
+            ended = [c for c in calls if c.get("status") != "started"]
+            r_all = sum(c["cache_read_tokens"] or 0 for c in ended)
+            w_all = sum(c["cache_creation_tokens"] or 0 for c in ended)
+            t_all = sum((c["input_tokens"] or 0) + (c["cache_read_tokens"] or 0) + (c["cache_creation_tokens"] or 0)
+                        for c in ended)
+            rules = "real cache rules" if a.cache_rules else "instant cache, no minimum"
+            print(f"input tokens read from cache over the whole book ({rules}): {r_all}/{t_all} = "
+                  f"{r_all / t_all:.0%} (written: {w_all / t_all:.0%}, uncached: {(t_all - r_all - w_all) / t_all:.0%})")
+            if a.cut:
+                print(f"answers cut at max_tokens by the fake: {fake.cuts}; continuations that diverged: {fake.diverged}")
             print(f"spend per chapter at {model} prices: ${spend / len(chapters):.4f} (whole book ${sum(c['cost_usd'] for c in calls):.4f})")
             book.close()
+            if a.no_kill:
+                return 0
 
             ws2 = make_example(Path(tmp) / "ws2", max_chapters=a.chapters, batch_size=4)
             fake.delta_delay = 0.02

@@ -41,7 +41,8 @@ SCHEMA: tuple[Key, ...] = (
     Key("provider", str, "auto", "auto (anthropic when ANTHROPIC_API_KEY is set, else offline), anthropic or offline",
         ("auto", "anthropic", "offline")),
     Key("model", str, DEFAULT_MODEL, "the model for every role, unless `models` names another"),
-    Key("models", dict, {}, "per-role model, e.g. {writer: claude-opus-4-1}"),
+    Key("models", dict, {}, "per-role model or settings, e.g. {writer: claude-opus-5} or "
+        "{editor: {model: claude-sonnet-5-5, max_tokens: 32000, thinking: adaptive, effort: high}}"),
     Key("fallback_model", str, "", "a model to ask when the main one refuses a request; empty: none"),
     Key("max_tokens", dict, {}, "per-role output token limit, e.g. {writer: 16000}"),
     Key("concurrency", int, 4, "model calls in flight at once"),
@@ -65,7 +66,7 @@ class Config:
     gates: str = "normal"
     provider: str = "auto"
     model: str = DEFAULT_MODEL
-    models: dict[str, str] = field(default_factory=dict)
+    models: dict[str, Any] = field(default_factory=dict)
     fallback_model: str = ""
     max_tokens: dict[str, int] = field(default_factory=dict)
     concurrency: int = 4
@@ -84,7 +85,8 @@ class Config:
         return (self.root / self.source).resolve()
 
     def model_for(self, role: str) -> str:
-        return self.models.get(role, self.model)
+        entry = self.models.get(role, self.model)
+        return str(entry.get("model") or self.model) if isinstance(entry, dict) else entry
 
     def with_overrides(self, **kw: Any) -> Config:
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
@@ -188,8 +190,10 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
         if name == "personas" and (not value or not all(isinstance(p, str) and p.strip() for p in value)):
             raise ConfigError("personas must be a non-empty list of descriptions", shown, vline,
                               fix='personas: ["newcomer: knows Python, new to this code"]')
-        if name == "models" and not all(isinstance(v, str) for v in value.values()):
-            raise ConfigError("models maps a role to a model name", shown, vline, fix="e.g. models: {writer: claude-opus-4-1}")
+        if name == "models":  # each role's model, max_tokens, thinking, effort against data/models.yaml
+            from .providers.anthropic.settings import validate_models
+
+            validate_models(value, vnode, shown, DEFAULT_MODEL)
         if name == "max_tokens" and not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
                                             for v in value.values()):
             raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)

@@ -92,6 +92,8 @@ class Runner:
         self.report = report or (lambda kind, node, msg: None)
         self.run_id = new_run_id()
         self.sem = asyncio.Semaphore(opts.concurrency or book.cfg.concurrency)
+        if opts.concurrency and hasattr(provider, "set_concurrency"):
+            provider.set_concurrency(opts.concurrency)  # --concurrency reaches the provider's own limit
         self.outcomes: dict[Node, Outcome] = {}
         self.generated: list[Node] = []
         self.live: dict[tuple[str, str], str] = {}

@@ -32,4 +32,5 @@ def make_provider(name: str | None, cfg):
     from .anthropic import AnthropicProvider
 
     # The runner attaches call logging (with its run id) to the provider.
-    return AnthropicProvider(concurrency=cfg.concurrency, fallback_model=cfg.fallback_model or None)
+    return AnthropicProvider(concurrency=cfg.concurrency, fallback_model=cfg.fallback_model or None,
+                             role_settings=dict(cfg.models))

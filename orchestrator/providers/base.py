@@ -22,6 +22,8 @@ class Request:
     max_tokens: int = 8000
     prefix: str = ""  # continue this partial text instead of starting afresh (aggressive recovery)
     feedback: str = ""  # why the previous attempt was rejected (validation error), for a retry
+    output_schema: dict[str, Any] | None = None  # a JSON Schema: the answer must be JSON matching it
+    #                                              (the Messages API's structured outputs)
 
 
 @dataclass

@@ -108,11 +108,24 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # A call is logged when it starts (status 'started') and updated when it ends, so a kill
+        # mid-call leaves a row `book cost` counts; stop reason + text hash let a resume commit a
+        # .partial whose call ended normally without paying for it again.
+        "003_llm_calls_started_and_text_hash",
+        """
+        ALTER TABLE llm_calls ADD COLUMN call_id TEXT;
+        ALTER TABLE llm_calls ADD COLUMN status TEXT;
+        ALTER TABLE llm_calls ADD COLUMN attempt INTEGER;
+        ALTER TABLE llm_calls ADD COLUMN text_hash TEXT;
+        CREATE UNIQUE INDEX llm_calls_call_id ON llm_calls(call_id) WHERE call_id IS NOT NULL
+        """,
+    ),
 ]
 
 _CALL_COLS = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
               "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-              "request_id", "error"]
+              "request_id", "error", "call_id", "status", "attempt", "text_hash"]
 
 
 def now_iso() -> str:
@@ -226,19 +239,21 @@ class Ledger:
         if self.failed is not None:
             raise LedgerError(self.failed)
 
-    def _exec(self, sql: str, args: Iterable[Any] = ()) -> None:
+    def _exec(self, sql: str, args: Iterable[Any] = ()) -> int:
+        """Run one write; the number of rows it changed (0 without a ledger or on a refusal)."""
         if self.failed is not None:
             raise LedgerError(self.failed)
         if self.conn is None:
-            return
+            return 0
         try:
-            self.conn.execute(sql, tuple(args))
+            return self.conn.execute(sql, tuple(args)).rowcount
         except sqlite3.IntegrityError as e:  # a row our own code got wrong, not an unusable ledger
             self.warnings.append(f"ledger write refused: {e}")
         except sqlite3.DatabaseError as e:
             if self.strict:  # a run never goes on without its record
                 raise self._fail(e) from None
             self.warnings.append(f"ledger write failed: {e}")
+        return 0
 
     def event(self, type: str, run: str | None = None, chapter: str | None = None, step: str | None = None,
               **detail: Any) -> None:
@@ -337,6 +352,11 @@ class Ledger:
     def log_call(self, **row: Any) -> None:
         row.setdefault("ts", now_iso())
         try:
+            if row.get("call_id") and row.get("status") != "started":  # the end of a call logged as started
+                sets = [c for c in _CALL_COLS if c not in ("ts", "run", "call_id") and c in row]
+                if self._exec(f"UPDATE llm_calls SET {','.join(c + '=?' for c in sets)} WHERE call_id=?",
+                              [row[c] for c in sets] + [row["call_id"]]):
+                    return
             self._exec(f"INSERT INTO llm_calls ({','.join(_CALL_COLS)}) VALUES ({','.join('?' * len(_CALL_COLS))})",
                        [row.get(c) for c in _CALL_COLS])
         except LedgerError as e:
@@ -347,6 +367,19 @@ class Ledger:
                            "and is not in the ledger: add it with `book cost --lost-spend USD` "
                            "once the ledger works)")
             raise LedgerError(self.failed) from None
+
+    def completed_partial(self, chapter: str | None, step: str, text_hash: str) -> bool:
+        """Whether a `.partial` with this text (sha256 of its UTF-8, as the provider hashes the
+        answer) is the complete answer of a call the ledger saw end normally (`end_turn`): a
+        resume may then validate and commit it without a new call."""
+        if self.conn is None or not text_hash:
+            return False
+        try:
+            return self.conn.execute(
+                "SELECT 1 FROM llm_calls WHERE chapter IS ? AND step=? AND stop_reason='end_turn' AND text_hash=? "
+                "AND (status IS NULL OR status='ok') LIMIT 1", (chapter, step, text_hash)).fetchone() is not None
+        except sqlite3.DatabaseError:
+            return False
 
     def calls(self) -> list[dict[str, Any]]:
         if self.conn is None:

@@ -11,18 +11,30 @@ What it does, like the real API:
   `content_block_stop`, `message_delta` with `stop_reason` and usage, `message_stop`) and
   non-streaming (one JSON `message`); `POST /v1/messages/count_tokens`. Every response
   carries a `request-id` header; errors have the API's JSON error shape.
-- Usage: tokens ~ len(text)/4. The system prefix up to the last `cache_control` block is
-  remembered by hash: the first request with it pays `cache_creation_input_tokens`, a
-  request repeating it gets `cache_read_input_tokens` (and `input_tokens` excludes it).
+- Usage: tokens ~ len(text)/4. Every `cache_control` block (system or message content) is a
+  breakpoint; the prefix up to it is remembered by hash: the first request with it pays
+  `cache_creation_input_tokens`, a request repeating it gets `cache_read_input_tokens`.
+  `cache_rules=True` models the real API: a prefix shorter than the model's minimum
+  cacheable length (data/models.yaml) is not cached, and a prefix is readable only once the
+  request writing it has started its answer (requests sent together all write).
 - A request with no `x-api-key`/`authorization` gets a 401. A request whose last message
-  is an assistant message (a prefill) gets the 400 that Claude 4.6+ and 5.x models give,
-  unless `allow_prefill=True`.
+  is an assistant message (a prefill) gets the 400 that Claude 4.6+ models give when the
+  model's table entry says `prefill: false` (or `allow_prefill=False`), or when it thinks.
+- Structured outputs: a request with `output_config.format` = json_schema is answered with
+  a JSON document valid for the schema (schema_instance.py, deterministic from the prompt).
 - The answer is `answerer(request_json) -> str` (default: a short Markdown document with a
   `# Title` and `## Sections` derived from the prompt). The answerer always sees the request
   as first asked: the system prompt and the first user message only. The fake handles
   continuations itself: when the messages carry an assistant turn (the text so far, followed
-  by a user "continue" turn, or a prefill), it answers with what the full answer has after
-  that text. A request whose `max_tokens` is smaller than the answer stops at `max_tokens`.
+  by a user "continue" turn, or a prefill), it answers with exactly what the uncut answer has
+  after that text, byte for byte, wherever the cut was (`fake.diverged` counts continuations
+  whose text was not a start of the uncut answer: a client that altered the text). A
+  request whose `max_tokens` is smaller than the answer stops at `max_tokens`.
+- Cut faults: `cut_share=0.3, cut_seed=7` (or FAKE_API_CUT="0.3:7" / --cut 0.3:7) cuts that
+  share of answers, continuations too, at `max_tokens`, at a position drawn from the seed
+  and the request (inside words, code blocks, between multi-byte characters, on repeated
+  lines). Streamed events are also split across HTTP chunks inside multi-byte UTF-8
+  characters, so the client's decoder is exercised.
 
 Scripting faults: each call queues a fault that applies to the next request whose system
 prompt or messages contain `match` (any request when `match` is None), `times` times:
@@ -31,8 +43,8 @@ prompt or messages contain `match` (any request when `match` is None), `times` t
     fake.delay(0.5)                          fake.drop_mid_stream()  (socket closed after some deltas)
     fake.error_event()                       (`event: error` overloaded_error mid-stream, HTTP 200)
     fake.no_message_stop()                   (stream ends cleanly without message_delta/message_stop)
-    fake.max_tokens(at=0.5, overlap=0)       (stop at max_tokens halfway; the continuation gets
-                                              the rest, starting with `overlap` repeated chars)
+    fake.max_tokens(at=0.5)                  (stop at max_tokens at that share of the answer;
+                                              the continuation gets exactly the rest)
     fake.refusal()   fake.marker_text()   fake.empty()   fake.malformed("text")
 
 It records every request (`fake.requests`: method, path, headers without the key, JSON
@@ -47,6 +59,8 @@ import http.server
 import itertools
 import json
 import math
+import os
+import random
 import re
 import socket
 import sys
@@ -131,6 +145,13 @@ def default_answerer(request: dict) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _json_schema(body: dict) -> dict | None:
+    fmt = (body.get("output_config") or {}).get("format") if isinstance(body.get("output_config"), dict) else None
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
+        return fmt["schema"]
+    return None
+
+
 @dataclass
 class Fault:
     kind: str
@@ -207,7 +228,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _event(self, name: str, payload: dict) -> None:
-        self._chunk(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
+        data = f"event: {name}\ndata: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
+        # Split inside a multi-byte character when there is one: the client must reassemble it.
+        cut = next((i for i in range(1, len(data)) if 0x80 <= data[i] <= 0xBF), None)
+        if cut is None:
+            self._chunk(data)
+        else:
+            self._chunk(data[:cut])
+            self._chunk(data[cut:])
 
     def _drop(self) -> None:
         """Close the socket without finishing the chunked body: the client sees a dropped
@@ -266,6 +294,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _messages(self, body: dict, fault: Fault | None, rid: str) -> None:
         fake = self.server.fake
+        # Real cache rules: what a request can read is decided when it arrives; what it writes
+        # becomes readable only once its answer starts (after the latency of reading the prompt).
+        arrived = fake._usage(body, remember=False) if fake.cache_rules and "messages" in body else None
         if fake.latency:
             time.sleep(fake.latency)
         kind = fault.kind if fault else None
@@ -286,7 +317,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if not messages or not isinstance(messages, list):
             self._send_error(400, rid, "messages: at least one message is required")
             return
-        if messages[-1].get("role") == "assistant" and not fake.allow_prefill:
+        if messages[-1].get("role") == "assistant" and not fake._prefill_ok(body):
             self._send_error(400, rid, "This model does not support assistant message prefill. "
                                        "The conversation must end with a user message.")
             return
@@ -302,7 +333,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 return
 
         text, stop = fake._answer(body, fault)
-        input_tokens, created, read = fake._usage(body, remember=True)
+        input_tokens, created, read = arrived or fake._usage(body, remember=not fake.cache_rules)
         usage_start = {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
                        "cache_read_input_tokens": read, "output_tokens": 1}
         out_tokens = tokens(text)
@@ -330,6 +361,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._event("message_start", {"type": "message_start", "message": {
             "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
             "stop_reason": None, "stop_sequence": None, "usage": usage_start}})
+        if fake.cache_rules:  # the prefix is written now: later requests may read it
+            fake._usage(body, remember=True)
         pieces = fake._pieces(text)
         if pieces or kind not in ("empty",):
             self._event("content_block_start", {"type": "content_block_start", "index": 0,
@@ -375,8 +408,9 @@ class FakeAPI:
 
     def __init__(self, answerer: Answerer | None = None, *, host: str = "127.0.0.1", port: int = 0,
                  latency: float = 0.0, delta_delay: float = 0.0, chunk_chars: int = 40,
-                 allow_prefill: bool = False, min_cache_tokens: int = 0, verbose: bool = False,
-                 models: list[str] | None = None):
+                 allow_prefill: bool | None = None, min_cache_tokens: int = 0, verbose: bool = False,
+                 models: list[str] | None = None, cache_rules: bool = False, cut_share: float | None = None,
+                 cut_seed: int = 0):
         self.answerer: Answerer = answerer or default_answerer
         self.host, self.port = host, port
         self.latency, self.delta_delay, self.chunk_chars = latency, delta_delay, max(1, chunk_chars)
@@ -385,7 +419,14 @@ class FakeAPI:
         self.requests: list[dict[str, Any]] = []
         self.faults: list[Fault] = []
         self._cache: set[str] = set()
-        self._overlap_next = 0
+        self.cache_rules = cache_rules
+        if cut_share is None:  # FAKE_API_CUT="0.3:7": cut 30 % of answers, seed 7
+            env = os.environ.get("FAKE_API_CUT", "").strip()
+            share, _, seed = env.partition(":")
+            cut_share, cut_seed = (float(share), int(seed or 0)) if share else (0.0, cut_seed)
+        self.cut_share, self.cut_seed = float(cut_share), int(cut_seed)
+        self.diverged = 0  # continuations whose text was not a start of the uncut answer
+        self.cuts = 0
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._conns: set[socket.socket] = set()
@@ -465,9 +506,8 @@ class FakeAPI:
     def no_message_stop(self, match: str | None = None, times: int = 1) -> "FakeAPI":
         return self.add_fault("no_message_stop", match, times)
 
-    def max_tokens(self, at: float = 0.5, overlap: int = 0, match: str | None = None,
-                   times: int = 1) -> "FakeAPI":
-        return self.add_fault("max_tokens", match, times, at=at, overlap=overlap)
+    def max_tokens(self, at: float = 0.5, match: str | None = None, times: int = 1) -> "FakeAPI":
+        return self.add_fault("max_tokens", match, times, at=at)
 
     def refusal(self, match: str | None = None, times: int = 1) -> "FakeAPI":
         return self.add_fault("refusal", match, times)
@@ -487,7 +527,7 @@ class FakeAPI:
             self.faults.clear()
             self.requests.clear()
             self._cache.clear()
-            self._overlap_next = 0
+            self.diverged = self.cuts = 0
 
     # ------------------------------------------------------------------ inspection
 
@@ -532,31 +572,71 @@ class FakeAPI:
                     return f
         return None
 
+    def _prefill_ok(self, body: dict) -> bool:
+        if body.get("thinking") and body["thinking"].get("type") != "disabled":
+            return False  # prefill is not supported with extended thinking
+        if self.allow_prefill is not None:
+            return self.allow_prefill
+        from ..providers.anthropic.models import model_info
+
+        return model_info(str(body.get("model"))).prefill
+
+    def _min_cache(self, model: str) -> int:
+        if self.min_cache_tokens or not self.cache_rules:
+            return self.min_cache_tokens
+        from ..providers.anthropic.models import model_info
+
+        return model_info(model).min_cache_tokens
+
+    @staticmethod
+    def _blocks(body: dict) -> list[tuple[str, bool]]:
+        """The request as (text, is_breakpoint) pieces in prompt order: system blocks, then each
+        message's content blocks (with its role, so the same text in another turn differs)."""
+        out: list[tuple[str, bool]] = []
+        system = body.get("system")
+        for b in ([{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])):
+            if isinstance(b, dict):
+                out.append((str(b.get("text", "")), bool(b.get("cache_control"))))
+        for m in body.get("messages") or []:
+            if not isinstance(m, dict):
+                continue
+            content = m.get("content")
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+            out.append((f"\x00{m.get('role')}\x00", False))
+            for b in blocks:
+                if isinstance(b, dict):
+                    out.append((str(b.get("text", "")), bool(b.get("cache_control"))))
+        return out
+
     def _usage(self, body: dict, remember: bool) -> tuple[int, int, int]:
         """(input_tokens, cache_creation_input_tokens, cache_read_input_tokens). Like the API,
         each `cache_control` block is a breakpoint: the longest prefix seen before is read from
         the cache, what follows it up to the last breakpoint is written."""
-        system = body.get("system")
-        blocks = [{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])
-        marks = [i for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("cache_control")]
-        last_marked = marks[-1] if marks else -1
-        rest = block_text(blocks[last_marked + 1:])
-        rest += "".join(block_text(m.get("content"))
-                        for m in body.get("messages") or [] if isinstance(m, dict))
-        cached = tokens(block_text(blocks[: last_marked + 1]))
-        if last_marked < 0 or not cached or cached < self.min_cache_tokens:
-            return tokens(rest) + cached, 0, 0
-        keys = [hashlib.sha256((str(body.get("model")) + "\0" + block_text(blocks[: i + 1])).encode()).hexdigest()
-                for i in marks]
+        blocks = self._blocks(body)
+        model = str(body.get("model"))
+        minimum = self._min_cache(model)
+        texts: list[str] = []
+        marks: list[tuple[int, str]] = []  # (tokens up to the breakpoint, key)
+        for text, mark in blocks:
+            texts.append(text)
+            if mark:
+                prefix = "".join(texts)
+                n = tokens(prefix.replace("\x00user\x00", "").replace("\x00assistant\x00", ""))
+                if n >= max(1, minimum):
+                    marks.append((n, hashlib.sha256((model + "\0" + prefix).encode()).hexdigest()))
+        total = tokens("".join(t for t, _ in blocks if not t.startswith("\x00")))
+        if not marks:
+            return total, 0, 0
+        cached = marks[-1][0]
         read = 0
         with self._lock:
-            for i, key in zip(reversed(marks), reversed(keys)):
+            for n, key in reversed(marks):
                 if key in self._cache:
-                    read = tokens(block_text(blocks[: i + 1]))
+                    read = n
                     break
             if remember:
-                self._cache.update(keys)
-        return tokens(rest), cached - read, read
+                self._cache.update(k for _, k in marks)
+        return total - cached, cached - read, read
 
     def _answer(self, body: dict, fault: Fault | None) -> tuple[str, str]:
         """The text of this response and its stop reason."""
@@ -569,23 +649,25 @@ class FakeAPI:
             full = str(args.get("text", ""))
         elif kind == "empty":
             return "", "end_turn"
+        elif _json_schema(body) is not None:
+            from .schema_instance import instance
+
+            prompt = block_text(messages[0].get("content")) if messages else ""
+            full = json.dumps(instance(_json_schema(body), prompt), ensure_ascii=False, indent=1)
         else:
             full = self.answerer(first)
         assistant = [block_text(m.get("content")) for m in messages[1:] if m.get("role") == "assistant"]
         already = assistant[-1] if assistant else ""
         if already:
-            k = 0
-            stripped = already.rstrip()
-            if full.startswith(stripped):
-                k = len(stripped)
-            else:
-                while k < min(len(full), len(stripped)) and full[k] == stripped[k]:
+            if full.startswith(already):
+                rest = full[len(already):]
+            else:  # the client altered the text: continue from where it still agrees
+                k = 0
+                while k < min(len(full), len(already)) and full[k] == already[k]:
                     k += 1
-            rest = full[k:]
-            with self._lock:
-                overlap, self._overlap_next = self._overlap_next, 0
-            if overlap:
-                rest = stripped[-overlap:] + rest
+                with self._lock:
+                    self.diverged += 1
+                rest = full[k:]
         else:
             rest = full
         if kind == "marker_text":
@@ -597,14 +679,23 @@ class FakeAPI:
             return rest[: max(1, len(rest) // 3)], "refusal"
         if kind == "max_tokens":
             cut = max(1, int(len(rest) * float(args.get("at", 0.5))))
-            with self._lock:
-                self._overlap_next = int(args.get("overlap", 0))
             return rest[:cut], "max_tokens"
         if kind == "no_message_stop":
             return rest[: max(1, len(rest) // 2)], "end_turn"
         limit = int(body.get("max_tokens") or 0) * 4
         if limit and len(rest) > limit:
             return rest[:limit], "max_tokens"
+        # A cut keeps at least one character past the leading whitespace: a real max_tokens
+        # budget is thousands of tokens, and a continuation of only the whitespace that was held
+        # back makes no progress (the identical next request would be cut identically).
+        lo = len(rest) - len(rest.lstrip()) + 1
+        if self.cut_share > 0 and lo < len(rest):
+            seed = hashlib.sha256(f"{self.cut_seed}\0{json.dumps(messages, sort_keys=True)}".encode()).hexdigest()
+            rng = random.Random(seed)
+            if rng.random() < self.cut_share:
+                with self._lock:
+                    self.cuts += 1
+                return rest[: rng.randrange(lo, len(rest))], "max_tokens"
         return rest, "end_turn"
 
     def _pieces(self, text: str) -> list[str]:
@@ -621,11 +712,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each response")
     ap.add_argument("--delta-delay", type=float, default=0.0, help="seconds between streamed chunks")
     ap.add_argument("--verbose", action="store_true", help="log each request line (never headers)")
+    ap.add_argument("--cut", default="", help="SHARE:SEED: cut that share of answers at max_tokens (e.g. 0.3:7)")
+    ap.add_argument("--cache-rules", action="store_true",
+                    help="model the real cache rules (minimum length; no read before the first write started)")
     ns = ap.parse_args(argv)
     from .role_answers import answer  # every role answered in the format its prompt asks for
 
+    share, _, seed = ns.cut.partition(":")
     fake = FakeAPI(answer, host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay,
-                   verbose=ns.verbose)
+                   verbose=ns.verbose, cache_rules=ns.cache_rules,
+                   cut_share=float(share) if share else None, cut_seed=int(seed or 0))
     url = fake.start()
     print(f"fake Anthropic API listening on {url}", file=sys.stderr)
     print(f"  export ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=sk-ant-dummy", file=sys.stderr)

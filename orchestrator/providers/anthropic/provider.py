@@ -1,0 +1,332 @@
+"""The Claude provider (DESIGN §7): one shared client, always streaming, a global concurrency
+limit, our own retries (every attempt logged; overload waits up to ~10 minutes), exact
+continuation after `max_tokens`, prompt caching with a cache gate, and a cost for every call.
+
+Contract with the runner, beyond `base.Provider`:
+
+- `on_text(piece)` gets the new text as it arrives, never the request's `prefix`.
+- `req.context["on_reset"]`, when set, is called before a retry whose failed attempt had
+  already delivered text: the runner truncates its `.partial` back to where it stood when
+  the call began; the provider then re-delivers what still stands.
+- `Result.text` == prefix + everything delivered, exactly (continuation.py).
+- `on_call(row)` is called twice per HTTP attempt with the same `call_id`: `status="started"`
+  before the request is sent, then the outcome (`ok`, `error`, `cancelled`) with tokens, cost,
+  stop reason and, on the attempt that ends the answer, `text_hash` (sha256 of Result.text).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+import uuid
+import warnings
+from typing import Any, Callable
+
+from ...errors import StepFailed
+from ..base import Request, Result, Usage
+from .client import CONNECT_TIMEOUT, api_key, make_client
+from .continuation import WhitespaceSkipper, split_prefill, whitespace_overlap
+from .gate import CacheGate
+from .params import build_params, est_tokens, prefix_key
+from .pricing import CHARS_PER_TOKEN, cost_usd, load_prices, price_for
+from .retry import MAX_BACKOFF, OVERLOAD_BUDGET, Clock, Failure, RetryPolicy, redact
+from .settings import resolve_settings
+from .stream import CallbackError, Outcome, stream_once
+
+log = logging.getLogger("orchestrator.providers.anthropic")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class _Sink:
+    """Delivers text to on_text and counts it, so a failed attempt's text can be retracted."""
+
+    def __init__(self, on_text: Callable[[str], None], on_reset: Callable[[], None] | None):
+        self.on_text, self.on_reset = on_text, on_reset
+        self.delivered = 0
+
+    def write(self, s: str) -> None:
+        if not s:
+            return
+        try:
+            self.on_text(s)
+        except BaseException as e:  # noqa: BLE001 - handed back untouched by generate()
+            raise CallbackError(e) from None
+        self.delivered += len(s)
+
+    def reset(self) -> None:
+        if self.delivered and self.on_reset is not None:
+            try:
+                self.on_reset()
+            except BaseException as e:  # noqa: BLE001
+                raise CallbackError(e) from None
+        self.delivered = 0
+
+
+class AnthropicProvider:
+    name = "anthropic"
+    retries_itself = True  # the runner does not retry a StepFailed on top of these attempts
+
+    def __init__(self, *, concurrency: int, prices: dict | None = None,
+                 on_call: Callable[[dict], None] | None = None, max_attempts: int = 5,
+                 max_continuations: int = 8, base_delay: float = 1.0, fallback_model: str | None = None,
+                 max_delay: float = MAX_BACKOFF, timeout: float = 600.0, connect_timeout: float = CONNECT_TIMEOUT,
+                 role_settings: dict[str, Any] | None = None, overload_budget: float = OVERLOAD_BUDGET,
+                 overload_base: float = 5.0, clock: Clock | None = None, cache_gate: bool = True,
+                 gate_timeout: float = 20.0):
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.concurrency = concurrency
+        self._prices = prices
+        self.on_call = on_call
+        self.policy = RetryPolicy(max(1, max_attempts), base_delay, max_delay, overload_budget, overload_base)
+        self.max_continuations = max(0, max_continuations)
+        self.fallback_model = fallback_model
+        self.timeout, self.connect_timeout = timeout, connect_timeout
+        self.role_settings = dict(role_settings or {})
+        self.clock = clock or Clock()
+        self.gate = CacheGate(timeout=gate_timeout) if cache_gate else None
+        self._client: Any = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+        self._sem_loop: asyncio.AbstractEventLoop | None = None
+        self._not_before = 0.0  # clock time before which no task starts a request
+        self._key: str | None = None
+        self._warned: set[str] = set()
+
+    # ------------------------------------------------------------------ setup
+
+    @property
+    def max_attempts(self) -> int:
+        return self.policy.max_attempts
+
+    def set_concurrency(self, n: int) -> None:
+        """The run's `--concurrency` (the runner calls this before the first request)."""
+        if n < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.concurrency = n
+        self._semaphore = None
+
+    @property
+    def prices(self) -> dict[str, dict[str, Any]]:
+        if self._prices is None:
+            self._prices = load_prices()
+        return self._prices
+
+    def _get_client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client is not None and self._client_loop is loop:
+            return self._client
+        self._key = api_key()
+        self._client = make_client(self._key, self.timeout, self.connect_timeout)
+        self._client_loop = loop
+        return self._client
+
+    def _get_semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._sem_loop is not loop:
+            self._semaphore = asyncio.Semaphore(self.concurrency)
+            self._sem_loop = loop
+        return self._semaphore
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
+
+    # ------------------------------------------------------------------ settings and cost
+
+    def settings_for(self, req: Request, model: str | None = None) -> dict[str, Any]:
+        from ...config import DEFAULT_MODEL
+
+        entry = self.role_settings.get(req.role)
+        entry = {"model": entry} if isinstance(entry, str) else dict(entry or {})
+        if model or req.model:
+            entry["model"] = model or req.model  # the request's model (agents resolved `models:`) wins
+        return resolve_settings(model or req.model or DEFAULT_MODEL, req.max_tokens, entry)
+
+    def estimate_cost(self, req: Request) -> float:
+        """An upper estimate before the call: the prompt at ~3.5 characters a token (the cached
+        prefix at the cache-write rate, which is the higher one), plus `max_tokens` of output."""
+        s = self.settings_for(req)
+        p = price_for(s["model"], self.prices)
+        system_tokens = (len(getattr(req, "shared", "")) + len(req.system)) / CHARS_PER_TOKEN
+        rest = req.prompt + req.feedback + req.prefix
+        rest_tokens = len(rest) / CHARS_PER_TOKEN
+        long = p.get("long_prompt")
+        if long and system_tokens + rest_tokens > long["threshold_tokens"]:
+            p = long
+        return (system_tokens * max(p["input"], p["cache_write"]) + rest_tokens * max(p["input"], p["cache_write"])
+                + s["max_tokens"] * p["output"]) / 1e6
+
+    def cost(self, usage: Usage, model: str) -> float:
+        return cost_usd(usage, model, self.prices)
+
+    # ------------------------------------------------------------------ generate
+
+    async def generate(self, req: Request, on_text: Callable[[str], None]) -> Result:
+        try:
+            return await self._generate(req, on_text)
+        except CallbackError as e:
+            raise e.exc from None
+
+    async def _generate(self, req: Request, on_text: Callable[[str], None]) -> Result:
+        client = self._get_client()
+        on_reset = req.context.get("on_reset") if isinstance(req.context, dict) else None
+        sink = _Sink(on_text, on_reset)
+        settings = self.settings_for(req)
+        model = settings["model"]
+        fell_back = False
+        prefix = req.prefix if req.prefix.strip() else ""
+        own = ""  # Result.text == prefix + own; own is exactly what on_text received
+        total, cost, calls, continuations = Usage(), 0.0, 0, 0
+        last_rid: str | None = None
+        overload_waited = 0.0
+
+        while True:
+            so_far = prefix + own
+            params = build_params(req, settings, so_far)
+            held = split_prefill(so_far)[1] if so_far else ""
+            attempt = 0
+            while True:
+                attempt += 1
+                skip = WhitespaceSkipper(held)
+                mark = sink.delivered
+                final_text = None
+                outcome, failure, call_id = await self._attempt(client, req, params, lambda s: sink.write(skip.feed(s)),
+                                                                attempt)
+                calls += 1
+                self._add(total, outcome.usage)
+                cost += self.cost(outcome.usage, model)
+                last_rid = outcome.request_id or last_rid
+                addition = outcome.text[whitespace_overlap(held, outcome.text):]
+                if failure is None and outcome.stop_reason == "end_turn" and not (so_far + addition).strip():
+                    failure = Failure(f"anthropic {model}: empty answer", retryable=True, request_id=outcome.request_id)
+                if failure is None:
+                    if outcome.stop_reason != "max_tokens":
+                        final_text = so_far + addition
+                    self._log_end(call_id, req, model, outcome, 0, None, attempt, final_text)
+                    break
+                self._log_end(call_id, req, model, outcome, 0, failure.message, attempt, None)
+                delay = self.policy.delay(attempt, failure)
+                if self.policy.gives_up(attempt, failure, overload_waited, delay):
+                    if not failure.retryable:
+                        raise StepFailed(failure.message, retryable=False)
+                    if failure.overload:
+                        raise StepFailed(f"{failure.message} (still overloaded after {overload_waited:.0f}s of "
+                                         f"retries, {attempt} attempts)", retryable=True)
+                    raise StepFailed(f"{failure.message} (gave up after {attempt} attempts)", retryable=True)
+                if failure.overload:
+                    overload_waited += delay
+                if failure.slowdown:
+                    self._not_before = max(self._not_before, self.clock.now() + delay)
+                if sink.delivered != mark:  # the failed attempt's partial text is discarded
+                    sink.reset()
+                    sink.write(own)
+                log.info("anthropic %s %s/%s: %s; retry %d in %.1fs", model, req.chapter or "-", req.step,
+                         failure.message, attempt + 1, delay)
+                await self.clock.sleep(delay)
+
+            own += addition
+            stop = outcome.stop_reason
+            if stop == "end_turn":
+                return Result(text=prefix + own, stop_reason="end_turn", usage=total, model=model,
+                              request_id=last_rid, cost_usd=cost, calls=calls)
+            if stop == "max_tokens":
+                if not (prefix + own).strip():
+                    raise StepFailed(f"anthropic {model}: stopped at max_tokens={settings['max_tokens']} before "
+                                     f"writing any text; raise max_tokens", retryable=False)
+                if continuations >= self.max_continuations:
+                    raise StepFailed(f"anthropic {model}: the answer is still incomplete after "
+                                     f"{continuations} continuations (max_tokens={settings['max_tokens']})",
+                                     retryable=False)
+                continuations += 1
+                continue
+            if stop == "refusal":
+                if self.fallback_model and not fell_back and self.fallback_model != model:
+                    log.warning("anthropic %s refused %s/%s; trying the fallback model %s", model,
+                                req.chapter or "-", req.step, self.fallback_model)
+                    settings = self.settings_for(req, self.fallback_model)
+                    model, fell_back = settings["model"], True
+                    sink.reset()
+                    own, continuations = "", 0
+                    continue
+                raise StepFailed(f"anthropic {model}: the model refused to answer (stop_reason=refusal)",
+                                 retryable=False)
+            raise StepFailed(f"anthropic {model}: the answer stopped with stop_reason={stop}, "
+                             f"which this tool cannot continue", retryable=False)
+
+    @staticmethod
+    def _add(total: Usage, u: Usage) -> None:
+        total.input_tokens += u.input_tokens
+        total.output_tokens += u.output_tokens
+        total.cache_creation_tokens += u.cache_creation_tokens
+        total.cache_read_tokens += u.cache_read_tokens
+
+    async def _wait_turn(self) -> None:
+        while (wait := self._not_before - self.clock.now()) > 0:
+            await self.clock.sleep(wait)
+
+    # ------------------------------------------------------------------ one HTTP call
+
+    async def _attempt(self, client: Any, req: Request, params: dict[str, Any], on_piece: Callable[[str], None],
+                       attempt: int) -> tuple[Outcome, Failure | None, str]:
+        key = prefix_key(params) if self.gate is not None else ""
+        lead = await self.gate.enter(key) if self.gate is not None and key else False
+        await self._wait_turn()
+        out = Outcome()
+        call_id = uuid.uuid4().hex
+        model = params["model"]
+        async with self._get_semaphore():
+            await self._wait_turn()  # another task may have hit a rate limit while this one queued
+            started = time.monotonic()
+            self._emit({**self._row(req, model, Usage(), attempt), "call_id": call_id, "status": "started"})
+            caught: list[warnings.WarningMessage] = []
+            try:
+                failure = await stream_once(client, params, model, self._key, on_piece,
+                                            lambda: self.gate.opened(key) if lead and self.gate else None,
+                                            caught, out)
+            except asyncio.CancelledError:  # Ctrl-C or a cancelled run: the call may still be billed
+                self._log_end(call_id, req, model, out, int((time.monotonic() - started) * 1000), "cancelled",
+                              attempt, None)
+                raise
+            finally:
+                self._note_warnings(caught)
+                if lead and self.gate is not None:
+                    (self.gate.opened if out.started else self.gate.failed)(key)
+            out.latency_ms = int((time.monotonic() - started) * 1000)
+        return out, failure, call_id
+
+    def _note_warnings(self, caught: list[warnings.WarningMessage]) -> None:
+        for w in caught:
+            msg = str(w.message)
+            if msg not in self._warned:
+                self._warned.add(msg)
+                log.warning("anthropic: %s", msg)
+
+    def _row(self, req: Request, model: str, usage: Usage, attempt: int) -> dict[str, Any]:
+        return {"role": req.role, "chapter": req.chapter, "step": req.step, "provider": self.name, "model": model,
+                "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                "cache_creation_tokens": usage.cache_creation_tokens, "cache_read_tokens": usage.cache_read_tokens,
+                "cost_usd": self.cost(usage, model), "attempt": attempt}
+
+    def _log_end(self, call_id: str, req: Request, model: str, out: Outcome, latency_ms: int, error: str | None,
+                 attempt: int, final_text: str | None) -> None:
+        row = self._row(req, model, out.usage, attempt)
+        row.update({"call_id": call_id, "latency_ms": latency_ms or out.latency_ms,
+                    "stop_reason": out.stop_reason, "request_id": out.request_id,
+                    "error": redact(error, self._key)[:500] if error else None,
+                    "status": "cancelled" if error == "cancelled" else ("error" if error else "ok"),
+                    "text_hash": text_hash(final_text) if final_text is not None else None})
+        self._emit(row)
+
+    def _emit(self, row: dict[str, Any]) -> None:
+        if self.on_call is not None:
+            self.on_call(row)
+
+    # kept for tools that estimated tokens through the provider
+    est_tokens = staticmethod(est_tokens)
