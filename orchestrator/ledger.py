@@ -72,6 +72,8 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    # A call made through the Message Batches API (billed at half the rate): `book cost` splits on it.
+    ("002_llm_calls_batch", "ALTER TABLE llm_calls ADD COLUMN batch INTEGER NOT NULL DEFAULT 0"),
 ]
 
 
@@ -247,8 +249,9 @@ class Ledger:
     def log_call(self, **row: Any) -> None:
         cols = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
                 "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-                "request_id", "error"]
+                "request_id", "error", "batch"]
         row.setdefault("ts", now_iso())
+        row["batch"] = 1 if row.get("batch") else 0
         self._exec(f"INSERT INTO llm_calls ({','.join(cols)}) VALUES ({','.join('?' * len(cols))})",
                    [row.get(c) for c in cols])
 

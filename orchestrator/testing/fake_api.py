@@ -226,6 +226,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         fake = self.server.fake
         rid = fake._next_id("req")
         fake._record(self, None, None)
+        if self.path.startswith("/v1/messages/batches"):
+            from . import fake_batches
+
+            return fake_batches.handle(self, "GET", None, rid)
         if self.path.rstrip("/") == "/v1/models":
             data = [{"type": "model", "id": m, "display_name": m} for m in fake.models]
             self._send_json(200, {"data": data, "has_more": False, "first_id": None, "last_id": None}, rid)
@@ -247,6 +251,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             fake._record(self, body, None)
             self._send_error(401, rid, "x-api-key header is required")
             return
+        if path.startswith("/v1/messages/batches"):
+            from . import fake_batches
+
+            fake._record(self, body, None)
+            return fake_batches.handle(self, "POST", body, rid)
         if path == "/v1/messages/count_tokens":
             fake._record(self, body, None)
             self._send_json(200, {"input_tokens": fake._usage(body, remember=False)[0]}, rid)
@@ -621,11 +630,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each response")
     ap.add_argument("--delta-delay", type=float, default=0.0, help="seconds between streamed chunks")
     ap.add_argument("--verbose", action="store_true", help="log each request line (never headers)")
+    from . import fake_batches
+
+    fake_batches.add_arguments(ap)
     ns = ap.parse_args(argv)
     from .role_answers import answer  # every role answered in the format its prompt asks for
 
     fake = FakeAPI(answer, host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay,
                    verbose=ns.verbose)
+    fake_batches.configure(fake, ns)
     url = fake.start()
     print(f"fake Anthropic API listening on {url}", file=sys.stderr)
     print(f"  export ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=sk-ant-dummy", file=sys.stderr)
