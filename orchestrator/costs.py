@@ -47,6 +47,10 @@ def print_cost(rep: dict[str, Any]) -> None:
     print(f"{rep['calls']} calls ({rep['errors']} failed), ${rep['cost_usd']:.4f}; "
           f"input {rep['input_tokens']} + cache read {rep['cache_read_tokens']} + cache write "
           f"{rep['cache_creation_tokens']}, output {rep['output_tokens']}; cache hit ratio {rep['cache_hit_ratio']:.0%}")
+    mode = rep.get("by_mode") or {}
+    if mode.get("batch", {}).get("calls"):
+        print(f"Message Batches: {mode['batch']['calls']} calls, ${mode['batch']['cost_usd']:.4f} (batch rate); "
+              f"streamed: {mode['stream']['calls']} calls, ${mode['stream']['cost_usd']:.4f}")
     for title, key in (("chapter", "by_chapter"), ("step", "by_step"), ("model", "by_model")):
         print(f"\nby {title}:")
         for k, g in rep[key].items():

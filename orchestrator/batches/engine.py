@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
 import os
 import random
 import sys
-import time
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
@@ -84,6 +84,7 @@ class BatchEngine:
         self.on_call, self.on_progress = on_call, on_progress
         self.notice = notice or (lambda msg: print(msg, file=sys.stderr))
         self._client, self.prices = client, prices
+        self._own_client = client is None  # a client passed in is the caller's to close
         self.max_batch_retries, self.max_reasks, self.max_creates = max_batch_retries, max_reasks, max_creates
         self.poll_interval, self.poll_max = poll_interval, poll_max
         self.retry_delay, self.retry_max, self.endpoint_attempts = retry_delay, retry_max, endpoint_attempts
@@ -133,8 +134,8 @@ class BatchEngine:
         sub = jr.new_submission_id()
         while any(j.submission == sub for j in self.journals):
             sub = jr.new_submission_id()
-        jitems = [Item(jr.make_custom_id(sub, bi.chapter, bi.step, bi.input_hash), bi.chapter, bi.step, bi.target,
-                       bi.input_hash, bi.role, jr.params_hash(bi.params), bi.reask) for bi in send]
+        jitems = [Item(jr.make_custom_id(sub, bi.chapter, bi.step, bi.input_hash), bi.chapter, bi.step,
+                       bi.target, bi.input_hash, bi.role, jr.params_hash(bi.params), bi.reask) for bi in send]
         j = jr.new_journal(self.output_dir, sub, jitems)
         for it, bi in zip(jitems, send):
             self._params[it.custom_id] = bi.params
@@ -174,7 +175,16 @@ class BatchEngine:
 
     async def poll(self, j: Journal) -> str:
         """One look at a submitted batch; returns its processing_status."""
-        b = await self._api("retrieve", lambda: self._get_client().messages.batches.retrieve(j.batch_id))
+        b = await self._api("retrieve", lambda: self._get_client().messages.batches.retrieve(j.batch_id),
+                            missing=None)
+        if b is None:  # deleted, or archived with its results: what it held is asked again
+            j.note = f"batch {j.batch_id} is gone from the server (deleted or archived)"
+            for it in j.pending():
+                self._retry(j, it, "requeued", j.note)
+            j.state = "done"
+            j.save()
+            self.notice(f"batch submission {j.submission}: {j.note}; its requests are asked again")
+            return "gone"
         j.counts = b.request_counts.model_dump()
         self._progress(j, b.processing_status)
         if b.processing_status == "ended":
@@ -226,6 +236,14 @@ class BatchEngine:
     def in_flight(self) -> list[Journal]:
         return [j for j in self.journals if j.open]
 
+    def feedback_for(self, chapter: str | None, step: str, input_hash: str) -> str:
+        """The validation feedback a new request for this step must carry: set when its last
+        batched answer (from these inputs) was rejected, also by an earlier process."""
+        last = None
+        for last in jr.history(self.journals, chapter, step, input_hash):
+            pass
+        return last.feedback if last is not None and last.outcome in ("rejected", "to_stream") else ""
+
     # ------------------------------------------------------------------ states
 
     async def _advance(self, j: Journal) -> bool:
@@ -240,55 +258,9 @@ class BatchEngine:
         return (j.state, j.batch_id, len(j.candidates)) != before
 
     async def _search(self, j: Journal) -> None:
-        """Resolve a journal with no batch id (the re-attach rule in journal.py)."""
-        created = jr.parse_iso(j.created).timestamp()
-        if time.time() - created < self.search_grace:
-            return
-        client = self._get_client()
-        if j.listed_at is None:
-            claimed = jr.claimed_batch_ids(self.journals)
-            found = await self._api("list", lambda: self._candidates(created - self.clock_skew, claimed,
-                                                                     len(j.items)))
-            j.state, j.candidates, j.listed_at = "searching", found, jr.now_iso()
-            j.save()
-        for bid in list(j.candidates):
-            b = await self._api("retrieve", lambda: client.messages.batches.retrieve(bid))
-            if b.processing_status != "ended":
-                self._progress(j, f"unconfirmed {bid}: {b.processing_status}")
-                continue
-            first = await self._api("results", lambda: self._first_custom_id(bid))
-            if first is not None and first.startswith(j.submission + "-"):
-                j.batch_id, j.batch_created_at, j.candidates = bid, b.created_at.isoformat(), []
-                j.counts, j.state, j.note = b.request_counts.model_dump(), "ended", "re-attached by listing"
-                j.save()
-                self.notice(f"batch submission {j.submission}: re-attached to {bid}")
-                return
-            j.candidates.remove(bid)
-            j.save()
-        if not j.candidates:
-            j.state, j.note = "abandoned", "the server has no batch of this submission (listed after the grace)"
-            for it in j.pending():
-                self._retry(j, it, "requeued", "its batch was never created")
-            j.save()
+        from .reattach import search
 
-    async def _candidates(self, since: float, claimed: set[str], n: int) -> list[str]:
-        out = []
-        async for b in self._get_client().messages.batches.list(limit=100):  # newest first
-            if b.created_at.timestamp() < since:
-                break
-            total = sum(b.request_counts.model_dump().values())
-            if b.id not in claimed and total == n:
-                out.append(b.id)
-        return out
-
-    async def _first_custom_id(self, bid: str) -> str | None:
-        dec = await self._get_client().messages.batches.results(bid)
-        try:
-            async for line in dec:
-                return line.custom_id
-        finally:
-            await dec.close()
-        return None
+        await search(self, j)
 
     def _create_failed(self, j: Journal, e: Exception) -> None:
         import anthropic
@@ -327,12 +299,13 @@ class BatchEngine:
                 j.set_outcome(it, "discarded", "its inputs changed while it waited in the batch")
                 self.report.discarded.append(it)
             elif m.stop_reason != "end_turn":
-                why = f"the batched answer stopped with {m.stop_reason!r}; streaming can continue or fall back"
+                why = f"the batched answer stopped with {m.stop_reason!r}; streaming continues or falls back"
                 j.set_outcome(it, "to_stream", why)
                 self.report.to_stream.append(_handoff(it, why))
             else:
                 v = await _maybe_await(self.commit(it, result))
-                v = v if isinstance(v, Verdict) else Verdict(bool(v), "" if v else "the answer did not validate")
+                if not isinstance(v, Verdict):
+                    v = Verdict(bool(v), "" if v else "the answer did not validate")
                 if v.ok:
                     j.set_outcome(it, "committed")
                     self.report.committed.append(it)
@@ -341,7 +314,8 @@ class BatchEngine:
         elif kind == "errored":
             err = res.error.error
             why = f"errored: {err.type}: {err.message}"
-            self._log(j, it, str(self._params.get(it.custom_id, {}).get("model", "")), Usage(), 0.0, None, why)
+            model = str(self._params.get(it.custom_id, {}).get("model", ""))
+            self._log(j, it, model, Usage(), 0.0, None, why)
             if err.type == "invalid_request_error":  # a batch would refuse it again; streaming says why
                 j.set_outcome(it, "to_stream", why)
                 self.report.to_stream.append(_handoff(it, why))
@@ -383,8 +357,8 @@ class BatchEngine:
                 if bi is not None:
                     out.append(bi)
             elif not feedback and it.custom_id in self._params:  # the same request again
-                out.append(BatchItem(it.chapter, it.step, it.target, it.input_hash, self._params[it.custom_id],
-                                     it.role, it.reask))
+                out.append(BatchItem(it.chapter, it.step, it.target, it.input_hash,
+                                     self._params[it.custom_id], it.role, it.reask))
             else:
                 self.report.retry.append(_handoff(it, it.reason, feedback))
         return out
@@ -420,8 +394,15 @@ class BatchEngine:
         return self._client
 
     async def aclose(self) -> None:
-        if self._client is not None and hasattr(self._client, "close"):
-            await self._client.close()
+        client, self._client = self._client, None
+        if client is not None and self._own_client:
+            await client.close()
+
+    async def __aenter__(self) -> "BatchEngine":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
 
     @staticmethod
     def _retryable(e: BaseException) -> bool:
@@ -432,19 +413,25 @@ class BatchEngine:
         if isinstance(e, (anthropic.APIConnectionError, anthropic.APITimeoutError)):
             return True
         return any(c.__module__.split(".")[0].startswith(("httpx", "httpcore")) for c in type(e).__mro__) or \
-            isinstance(e, (OSError, EOFError, asyncio.TimeoutError))
+            isinstance(e, (OSError, EOFError, asyncio.TimeoutError, json.JSONDecodeError))  # a garbled line
 
     def _backoff(self, attempt: int) -> float:
         return min(self.retry_max, self.retry_delay * 2 ** (attempt - 1)) * random.uniform(0.75, 1.25)
 
-    async def _api(self, what: str, call: Callable[[], Any]) -> Any:
+    async def _api(self, what: str, call: Callable[[], Any], **kw: Any) -> Any:
+        """`call()` with retries and backoff; with `missing=`, a 404 returns that value."""
+        import anthropic
+
         for attempt in range(1, self.endpoint_attempts + 1):
             try:
                 return await call()
             except Exception as e:  # noqa: BLE001
+                if "missing" in kw and isinstance(e, anthropic.NotFoundError):
+                    return kw["missing"]
                 if not self._retryable(e) or attempt == self.endpoint_attempts:
-                    raise BatchError(f"Message Batches {what}: {e} (the journals in "
-                                     f"{jr.journal_dir(self.output_dir)} keep every batch for `book resume`)") from e
+                    where = jr.journal_dir(self.output_dir)
+                    raise BatchError(f"Message Batches {what}: {e} (the journals in {where} keep "
+                                     f"every batch for `book resume`)") from e
                 log.info("batch %s failed (%s); retry %d", what, e, attempt + 1)
                 await asyncio.sleep(self._backoff(attempt))
         raise AssertionError("unreachable")
@@ -463,7 +450,8 @@ class BatchEngine:
         if self.on_call is None:
             return
         self.on_call({"role": it.role, "chapter": it.chapter, "step": it.step, "provider": "anthropic",
-                      "model": model, "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                      "model": model, "input_tokens": usage.input_tokens,
+                      "output_tokens": usage.output_tokens,
                       "cache_creation_tokens": usage.cache_creation_tokens,
                       "cache_read_tokens": usage.cache_read_tokens, "cost_usd": cost, "latency_ms": None,
                       "stop_reason": stop, "request_id": f"{j.batch_id}/{it.custom_id}",

@@ -169,7 +169,8 @@ class Journal:
     def to_json(self) -> str:
         d = {"format": FORMAT, "submission": self.submission, "created": self.created, "state": self.state,
              "batch_id": self.batch_id, "batch_created_at": self.batch_created_at,
-             "candidates": self.candidates, "listed_at": self.listed_at, "counts": self.counts, "note": self.note,
+             "candidates": self.candidates, "listed_at": self.listed_at, "counts": self.counts,
+             "note": self.note,
              "items": [asdict(it) for it in self.items]}
         return json.dumps(d, indent=1, ensure_ascii=False) + "\n"
 
@@ -238,7 +239,7 @@ def load_all(output_dir: Path) -> list[Journal]:
     d = journal_dir(output_dir)
     if not d.is_dir():
         return []
-    return [load(p) for p in sorted(d.glob("*.json"))]
+    return sorted((load(p) for p in d.glob("*.json")), key=lambda j: (parse_iso(j.created), j.submission))
 
 
 def claimed_batch_ids(journals: list[Journal]) -> set[str]:

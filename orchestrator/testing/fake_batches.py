@@ -56,7 +56,8 @@ FAIL_CODES = (500, 502, 503, 529)
 def _iso(t: float | None) -> str | None:
     if t is None:
         return None
-    return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    stamp = _dt.datetime.fromtimestamp(t, _dt.timezone.utc).isoformat(timespec="microseconds")
+    return stamp.replace("+00:00", "Z")
 
 
 @dataclass
@@ -123,7 +124,8 @@ class BatchStore:
             self.scripts.append(_Script(kind, match, times, error_type))
         return self
 
-    def fail(self, status: int = 500, times: int = 1, after: bool = False, path: str | None = None) -> "BatchStore":
+    def fail(self, status: int = 500, times: int = 1, after: bool = False,
+             path: str | None = None) -> "BatchStore":
         with self.lock:
             self.faults.append(_EndpointFault(status, times, after, path))
         return self
