@@ -526,3 +526,9 @@ def test_fake_command_line_takes_the_batch_options():
     fake_batches.configure(fake, ap.parse_args(["--batch-delay", "2.5", "--batch-fail-rate", "0.15"]))
     st = fake_batches.store(fake)
     assert (st.delay, st.fail_rate) == (2.5, 0.15)
+
+
+def test_inputs_hash_is_stable_and_ignores_absent_inputs():
+    a = jr.inputs_hash({"research": "9c1e0a4b77ab", "outline": "77ab9c1e0a4b", "glossary": None})
+    assert a == jr.inputs_hash({"outline": "77ab9c1e0a4b", "research": "9c1e0a4b77ab"})
+    assert a != jr.inputs_hash({"outline": "77ab9c1e0a4b", "research": "000000000000"})

@@ -5,12 +5,16 @@ The pipeline calls, per wave of ready steps:
 
     engine = BatchEngine(book.root / "output", commit=commit, is_current=is_current,
                          rebuild=rebuild, on_call=log_row, on_progress=show)
-    report = await engine.run_wave([BatchItem.from_request(req, target, input_hash), ...])
+    h = journal.inputs_hash(g.inputs)          # g = agents.gather(book, step, ch, ...)
+    req.feedback = engine.feedback_for(ch, step, h)   # a re-ask journaled by an earlier process
+    report = await engine.run_wave([BatchItem.from_request(req, target_rel, h), ...])
     # report.committed / .discarded: done; report.to_stream: stream these (with .feedback);
     # report.retry: ask these again in the next wave (only without a `rebuild` callback)
+    await engine.aclose()                      # or `async with engine:`
 
 and, on `book resume`, `await engine.resume()` first (it re-attaches to every batch the
 journals record as in flight, collects them, and returns the same kind of report).
+`journal.waiting(output_dir)` tells `book scan`/checkpoint.md which steps wait in a batch.
 
 - `commit(item, result) -> bool | Verdict` (sync or async) validates a succeeded result and
   writes it through the marker protocol. False / Verdict(False, reason) = validation failed:

@@ -67,7 +67,7 @@ FORMAT = 1
 DIR = ".book/batches"  # under the workspace's output/
 CUSTOM_ID_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 SEARCH_GRACE = 60.0  # seconds after `created` before "the server has no such batch" may be decided
-CLOCK_SKEW = 600.0  # seconds of difference between our clock and the server's that are tolerated
+CLOCK_SKEW = 120.0  # seconds of difference between our clock and the server's that are tolerated
 
 # submitting: journal written, create not returned · searching: create failed ambiguously ·
 # submitted: batch id known, processing · ended: processing ended, results being collected ·
@@ -108,6 +108,13 @@ def make_custom_id(submission: str, chapter: str | None, step: str, input_hash: 
     if not CUSTOM_ID_RE.match(cid):
         raise ValueError(f"custom_id {cid!r} does not match {CUSTOM_ID_RE.pattern}")
     return cid
+
+
+def inputs_hash(inputs: dict[str, str | None]) -> str:
+    """One hash for a step's inputs (the name -> short hash map its marker records), so a batch
+    item can be compared with the files when its result arrives."""
+    flat = ",".join(f"{k}:{v}" for k, v in sorted(inputs.items()) if v is not None)
+    return hashlib.sha256(flat.encode()).hexdigest()[:12]
 
 
 def params_hash(params: dict[str, Any]) -> str:

@@ -258,9 +258,11 @@ def handle(handler: "_Handler", method: str, body: dict | None, rid: str) -> Non
                 if b.status != "ended":
                     status, payload = 400, {"message": f"batch {b.id} is still {b.status}: no results yet"}
                 else:
-                    return _results(handler, st, b, rid, fault)
+                    status, payload = 200, {"lines": _result_lines(b)}
         else:
             status, payload = 404, {"message": f"no route {method} {handler.path}"}
+    if status == 200 and payload is not None and "lines" in payload:
+        return _results(handler, st, payload["lines"], rid, fault)
     if fault is not None:  # the work is done, the response is lost
         return _reply(handler, st, method, path, fault.status, rid, error="injected failure after the work")
     if status != 200:
@@ -340,10 +342,16 @@ def _plain_view(b: _Batch, base: str) -> dict[str, Any]:
             "results_url": f"{base}{PREFIX}/{b.id}/results" if b.status == "ended" else None}
 
 
-def _results(handler: "_Handler", st: BatchStore, b: _Batch, rid: str, fault: _EndpointFault | None) -> None:
+def _result_lines(b: _Batch) -> list[str]:
     # Not in request order, as the API warns: a client must match results by custom_id.
     ids = sorted(b.results, key=lambda c: hashlib.sha256(c.encode()).hexdigest())
-    lines = [json.dumps({"custom_id": c, "result": b.results[c]}) + "\n" for c in ids]
+    return [json.dumps({"custom_id": c, "result": b.results[c]}) + "\n" for c in ids]
+
+
+def _results(handler: "_Handler", st: BatchStore, lines: list[str], rid: str,
+             fault: _EndpointFault | None) -> None:
+    from .fake_api import _Dropped
+
     data = "".join(lines).encode()
     with st.lock:
         st.calls.append(("GET", handler.path, 200 if fault is None else -1))
@@ -355,7 +363,10 @@ def _results(handler: "_Handler", st: BatchStore, b: _Batch, rid: str, fault: _E
     if fault is not None:  # cut off half way through the download
         half = "".join(lines[: max(1, len(lines) // 2)]).encode()
         handler.wfile.write(half[: max(1, len(half) - 3)])
-        handler._drop()
+        try:
+            handler._drop()
+        except _Dropped:
+            return
     handler.wfile.write(data)
     handler.wfile.flush()
 
