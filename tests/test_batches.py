@@ -532,3 +532,42 @@ def test_inputs_hash_is_stable_and_ignores_absent_inputs():
     a = jr.inputs_hash({"research": "9c1e0a4b77ab", "outline": "77ab9c1e0a4b", "glossary": None})
     assert a == jr.inputs_hash({"outline": "77ab9c1e0a4b", "research": "9c1e0a4b77ab"})
     assert a != jr.inputs_hash({"outline": "77ab9c1e0a4b", "research": "000000000000"})
+
+
+def test_kill_9_while_the_batch_is_processing_then_resume(tmp_path, batches):
+    """A real kill -9 of a process waiting on its batch; a new process re-attaches by the journal."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    batches.delay = 3.0
+    chapters = ["ch01", "ch02", "ch03"]
+    driver = (f"import asyncio, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+              f"import test_batches as tb; from pathlib import Path; "
+              f"p = tb.Pipeline(Path({str(tmp_path)!r}), {chapters!r}); "
+              f"tb.wave(p.engine(), p.items())")
+    proc = subprocess.Popen([sys.executable, "-c", driver], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    jdir = tmp_path / "output" / jr.DIR
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            js = jr.load_all(tmp_path / "output") if jdir.is_dir() else []
+            if js and js[0].batch_id:
+                break
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the driver never submitted its batch")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stderr.close()
+    [j] = jr.load_all(tmp_path / "output")
+    assert j.state == "submitted" and batches.batches[j.batch_id].status == "in_progress"
+    p = Pipeline(tmp_path, chapters)
+    rep = wave(p.engine())
+    assert sorted(it.chapter for it in rep.committed) == chapters and all(p.done(ch) for ch in chapters)
+    assert len(batches.batches) == 1
+    no_duplicates(batches)
