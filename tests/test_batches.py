@@ -571,3 +571,28 @@ def test_kill_9_while_the_batch_is_processing_then_resume(tmp_path, batches):
     assert sorted(it.chapter for it in rep.committed) == chapters and all(p.done(ch) for ch in chapters)
     assert len(batches.batches) == 1
     no_duplicates(batches)
+
+
+def test_a_rate_limited_create_is_sent_again_after_a_pause_then_streamed(tmp_path, batches):
+    p = Pipeline(tmp_path, ["ch01"])
+    batches.fail(429, times=2)  # the API refuses before creating anything: no search needed
+    rep = wave(p.engine(search_grace=3600), p.items())  # a search would wait an hour: none happens
+    assert [it.chapter for it in rep.committed] == ["ch01"]
+    states = [j.state for j in journals(p)]
+    assert states == ["abandoned", "abandoned", "done"] and len(batches.batches) == 1
+    no_duplicates(batches)
+    batches.fail(429, times=10)
+    p2 = Pipeline(tmp_path / "two", ["ch02"])
+    rep = wave(p2.engine(max_creates=2), p2.items())
+    [h] = rep.to_stream
+    assert h.chapter == "ch02" and "429" in h.reason and len(journals(p2)) == 2
+
+
+def test_a_refused_create_hands_every_step_to_streaming(tmp_path, batches):
+    p = Pipeline(tmp_path, ["ch01", "ch02"])
+    batches.fail(404)  # e.g. a gateway in ANTHROPIC_BASE_URL without the batch endpoints
+    rep = wave(p.engine(), p.items())
+    assert sorted(h.chapter for h in rep.to_stream) == ["ch01", "ch02"] and rep.committed == []
+    assert all("HTTP 404" in h.reason for h in rep.to_stream)
+    [j] = journals(p)
+    assert j.state == "refused" and not batches.batches and jr.waiting(p.out) == {}

@@ -106,14 +106,18 @@ class BatchEngine:
         back. Ctrl-C leaves the batches running on the server and says so."""
         self.report = Report()
         try:
-            todo = list(items)
+            todo, misses = list(items), 0
             while True:
+                unsent = self._unsent()
                 if todo:
                     await self.submit(todo)
                 await self.drain()
                 todo = await self._next_round()
                 if not todo:
                     return self.report
+                if self._unsent() > unsent:  # a create came to nothing (429, or none on the server)
+                    misses += 1
+                    await asyncio.sleep(self._backoff(misses))
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._say_left_running()
             raise
@@ -236,6 +240,9 @@ class BatchEngine:
         if j is None or not j.batch_id:
             raise BatchError(f"no submitted batch {submission!r} in {jr.journal_dir(self.output_dir)}")
         await self._api("cancel", lambda: self._get_client().messages.batches.cancel(j.batch_id))
+
+    def _unsent(self) -> int:
+        return sum(1 for j in self.journals if j.state in ("abandoned", "refused"))
 
     def in_flight(self) -> list[Journal]:
         return [j for j in self.journals if j.open]
