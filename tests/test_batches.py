@@ -596,3 +596,16 @@ def test_a_refused_create_hands_every_step_to_streaming(tmp_path, batches):
     assert all("HTTP 404" in h.reason for h in rep.to_stream)
     [j] = journals(p)
     assert j.state == "refused" and not batches.batches and jr.waiting(p.out) == {}
+
+
+def test_no_journal_holds_the_api_key(tmp_path, batches):
+    from conftest_fake_api import DUMMY_KEY
+
+    p = Pipeline(tmp_path, ["ch01"])
+    batches.outcome("errored", match="ch01", error_type="api_error", message=f"bad key {DUMMY_KEY} seen")
+    wave(p.engine(), p.items())
+    first = journals(p)[0]
+    assert "bad key *** seen" in first.items[0].reason
+    for f in (p.out / jr.DIR).glob("*.json"):
+        assert DUMMY_KEY not in f.read_text()
+    assert all(DUMMY_KEY not in (c["error"] or "") for c in p.calls)

@@ -41,6 +41,7 @@ import json
 import logging
 import os
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
@@ -59,12 +60,21 @@ log = logging.getLogger(__name__)
 # handled and journaled). A test raises from it to simulate a kill at that instant.
 crash_hook: Callable[[str, Journal], None] | None = None
 
+_KEY_PATTERN = re.compile(r"sk-ant-[A-Za-z0-9_\-]{3,}")
 REFUSED_STATUS = {400, 401, 402, 403, 404, 413, 422}  # the create was refused: nothing exists
 NOT_CREATED_STATUS = {429}  # rate limited before anything was created
 
 
 class _NotDownload(Exception):
     """Carries an error of commit/is_current/the journal through the download's retry loop."""
+
+
+def _redact(text: str) -> str:
+    """Nothing that reaches a journal, the ledger or a message carries the API key."""
+    key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+    if key:
+        text = text.replace(key, "***")
+    return _KEY_PATTERN.sub("sk-ant-***", text)
 
 
 async def _maybe_await(x: Any) -> Any:
@@ -227,7 +237,8 @@ class BatchEngine:
                 raise e.__cause__ from None  # type: ignore[misc]
             except Exception as e:  # noqa: BLE001
                 if not self._retryable(e) or attempt == self.endpoint_attempts:
-                    raise BatchError(f"batch {j.batch_id}: results could not be downloaded: {e}") from e
+                    msg = f"batch {j.batch_id}: results could not be downloaded: {e}"
+                    raise BatchError(_redact(msg)) from e
                 await asyncio.sleep(self._backoff(attempt))
         for it in j.pending():  # the API lists every request; a missing one is asked again
             self._retry(j, it, "requeued", "the batch's results had no line for it")
@@ -282,7 +293,8 @@ class BatchEngine:
             for it in j.pending():
                 self._retry(j, it, "requeued", j.note)
         elif status in REFUSED_STATUS:
-            j.state, j.note = "refused", f"the batch endpoint refused the create: HTTP {status}: {e}"[:500]
+            j.state = "refused"
+            j.note = _redact(f"the batch endpoint refused the create: HTTP {status}: {e}")[:500]
             for it in j.pending():
                 j.set_outcome(it, "to_stream", j.note, it.feedback)
                 self.report.to_stream.append(_handoff(it, j.note))
@@ -324,7 +336,7 @@ class BatchEngine:
                     self._retry(j, it, "rejected", v.reason or "the answer did not validate")
         elif kind == "errored":
             err = res.error.error
-            why = f"errored: {err.type}: {err.message}"
+            why = _redact(f"errored: {err.type}: {err.message}")
             model = str(self._params.get(it.custom_id, {}).get("model", ""))
             self._log(j, it, model, Usage(), 0.0, None, why)
             if err.type == "invalid_request_error":  # a batch would refuse it again; streaming says why
@@ -441,8 +453,8 @@ class BatchEngine:
                     return kw["missing"]
                 if not self._retryable(e) or attempt == self.endpoint_attempts:
                     where = jr.journal_dir(self.output_dir)
-                    raise BatchError(f"Message Batches {what}: {e} (the journals in {where} keep "
-                                     f"every batch for `book resume`)") from e
+                    raise BatchError(_redact(f"Message Batches {what}: {e} (the journals in {where} keep "
+                                            f"every batch for `book resume`)")) from e
                 log.info("batch %s failed (%s); retry %d", what, e, attempt + 1)
                 await asyncio.sleep(self._backoff(attempt))
         raise AssertionError("unreachable")

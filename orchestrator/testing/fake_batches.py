@@ -66,6 +66,7 @@ class _Script:
     match: str | None
     times: int
     error_type: str = "api_error"
+    message: str = "scripted error"
 
 
 @dataclass
@@ -116,12 +117,12 @@ class BatchStore:
     # ------------------------------------------------------------------ scripting
 
     def outcome(self, kind: str, match: str | None = None, times: int = 1,
-                error_type: str = "api_error") -> "BatchStore":
+                error_type: str = "api_error", message: str = "scripted error") -> "BatchStore":
         """The next `times` requests whose custom_id or content contains `match` end `kind`."""
         if kind not in ("errored", "expired", "canceled"):
             raise ValueError(f"unknown batch outcome {kind!r}")
         with self.lock:
-            self.scripts.append(_Script(kind, match, times, error_type))
+            self.scripts.append(_Script(kind, match, times, error_type, message))
         return self
 
     def fail(self, status: int = 500, times: int = 1, after: bool = False,
@@ -162,7 +163,7 @@ class BatchStore:
         script = self._take_script(req)
         if script is not None:
             if script.kind == "errored":
-                return _errored(script.error_type, "scripted error")
+                return _errored(script.error_type, script.message)
             return {"type": script.kind}
         fake = self.fake
         body = req.get("params") or {}
