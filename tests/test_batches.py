@@ -523,9 +523,23 @@ def test_fake_command_line_takes_the_batch_options():
     ap = argparse.ArgumentParser()
     fake_batches.add_arguments(ap)
     fake = FakeAPI()
-    fake_batches.configure(fake, ap.parse_args(["--batch-delay", "2.5", "--batch-fail-rate", "0.15"]))
+    fake_batches.configure(fake, ap.parse_args(["--batch-delay", "2.5", "--batch-fail-rate", "0.15",
+                                                "--batch-error-rate", "0.05", "--batch-expire-rate", "0.02"]))
     st = fake_batches.store(fake)
-    assert (st.delay, st.fail_rate) == (2.5, 0.15)
+    assert (st.delay, st.fail_rate, st.error_rate, st.expire_rate) == (2.5, 0.15, 0.05, 0.02)
+
+
+def test_random_request_errors_and_expiry_are_requeued(tmp_path, batches):
+    batches.error_rate, batches.expire_rate = 0.2, 0.1
+    batches.rng.seed(3)
+    p = Pipeline(tmp_path, [f"ch{n:02d}" for n in range(1, 11)])
+    rep = wave(p.engine(max_batch_retries=5), p.items())
+    first = journals(p)[0]
+    assert {it.outcome for it in first.items} >= {"committed", "requeued"}
+    assert any("random error" in it.reason for it in first.items) and any(it.reason == "expired"
+                                                                          for it in first.items)
+    assert sorted(it.chapter for it in rep.committed) == p.chapters
+    no_duplicates(batches)
 
 
 def test_inputs_hash_is_stable_and_ignores_absent_inputs():

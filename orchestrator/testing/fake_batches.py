@@ -22,6 +22,7 @@ Scripting, on the store (`store(fake)`):
     store(fake).outcome("expired", match="ch03", times=2)                   expired (not processed)
     store(fake).fail(503, times=1, after=True)   the next batch-endpoint call fails with 503
                                                  after doing its work (a lost response)
+    store(fake).error_rate = 0.05                a share of requests end `errored` (expire_rate: `expired`)
     store(fake).fail_rate = 0.15                 a share of batch-endpoint calls fail with 5xx; half
                                                  of the failing writes (create, cancel) fail after
                                                  doing their work, a failing results download is
@@ -105,6 +106,8 @@ class BatchStore:
         self.fake = fake
         self.delay = delay
         self.fail_rate = fail_rate
+        self.error_rate = 0.0  # share of requests that end `errored` (api_error)
+        self.expire_rate = 0.0  # share of requests that end `expired`
         self.rng = random.Random(seed)
         self.batches: dict[str, _Batch] = {}
         self.received: list[str] = []
@@ -161,6 +164,12 @@ class BatchStore:
         from .fake_api import ERROR_TYPES, tokens
 
         script = self._take_script(req)
+        if script is None and self.error_rate + self.expire_rate > 0:
+            roll = self.rng.random()
+            if roll < self.error_rate:
+                script = _Script("errored", None, 1, "api_error", "random error (--batch-error-rate)")
+            elif roll < self.error_rate + self.expire_rate:
+                script = _Script("expired", None, 1)
         if script is not None:
             if script.kind == "errored":
                 return _errored(script.error_type, script.message)
@@ -379,9 +388,17 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="seconds a Message Batch takes to process")
     ap.add_argument("--batch-fail-rate", type=float, default=0.0,
                     help="share of batch-endpoint calls that fail with a 5xx (0..1)")
+    ap.add_argument("--batch-error-rate", type=float, default=0.0,
+                    help="share of requests in a batch that end `errored` (0..1)")
+    ap.add_argument("--batch-expire-rate", type=float, default=0.0,
+                    help="share of requests in a batch that end `expired` (0..1)")
+    ap.add_argument("--batch-seed", type=int, default=0, help="seed of the random faults above")
 
 
 def configure(fake: "FakeAPI", ns: argparse.Namespace) -> None:
     st = store(fake)
     st.delay = max(0.0, float(ns.batch_delay))
     st.fail_rate = min(1.0, max(0.0, float(ns.batch_fail_rate)))
+    st.error_rate = min(1.0, max(0.0, float(ns.batch_error_rate)))
+    st.expire_rate = min(1.0 - st.error_rate, max(0.0, float(ns.batch_expire_rate)))
+    st.rng.seed(ns.batch_seed)
