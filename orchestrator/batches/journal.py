@@ -46,7 +46,11 @@ resubmitted:
    Candidates that turn out to be someone else's are dropped; when none is left, step 3.
 
 So a submission's requests are sent again only after the server is known not to have them,
-and always under new custom_ids: no custom_id is ever submitted twice.
+and always under new custom_ids: no custom_id is ever submitted twice. The price of certainty:
+someone else's batch of the same size, created in the window, keeps the submission unconfirmed
+until that batch ends (at most 24 hours). A batch that is gone from the server (deleted, or
+archived 29 days after it ended) is no candidate; a submitted batch that is gone has its
+unhandled requests asked again.
 """
 
 from __future__ import annotations
@@ -126,7 +130,7 @@ class Item:
     custom_id: str
     chapter: str | None
     step: str
-    target: str  # the workspace-relative file the result is committed to
+    target: str  # the file the result is committed to, as the pipeline names it (workspace-relative)
     input_hash: str
     role: str = ""
     params_hash: str = ""
