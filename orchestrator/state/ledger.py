@@ -121,11 +121,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE UNIQUE INDEX llm_calls_call_id ON llm_calls(call_id) WHERE call_id IS NOT NULL
         """,
     ),
+    # A call made through the Message Batches API (billed at half the rate): `book cost` splits on it.
+    ("004_llm_calls_batch", "ALTER TABLE llm_calls ADD COLUMN batch INTEGER NOT NULL DEFAULT 0"),
 ]
 
 _CALL_COLS = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
               "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-              "request_id", "error", "call_id", "status", "attempt", "text_hash"]
+              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch"]
 
 
 def now_iso() -> str:
@@ -351,6 +353,7 @@ class Ledger:
 
     def log_call(self, **row: Any) -> None:
         row.setdefault("ts", now_iso())
+        row["batch"] = 1 if row.get("batch") else 0
         try:
             if row.get("call_id") and row.get("status") != "started":  # the end of a call logged as started
                 sets = [c for c in _CALL_COLS if c not in ("ts", "run", "call_id") and c in row]

@@ -254,6 +254,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         fake = self.server.fake
         rid = fake._next_id("req")
         fake._record(self, None, None)
+        if self.path.startswith("/v1/messages/batches"):
+            from . import fake_batches
+
+            return fake_batches.handle(self, "GET", None, rid)
         if self.path.rstrip("/") == "/v1/models":
             data = [{"type": "model", "id": m, "display_name": m} for m in fake.models]
             self._send_json(200, {"data": data, "has_more": False, "first_id": None, "last_id": None}, rid)
@@ -275,6 +279,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             fake._record(self, body, None)
             self._send_error(401, rid, "x-api-key header is required")
             return
+        if path.startswith("/v1/messages/batches"):
+            from . import fake_batches
+
+            fake._record(self, body, None)
+            return fake_batches.handle(self, "POST", body, rid)
         if path == "/v1/messages/count_tokens":
             fake._record(self, body, None)
             self._send_json(200, {"input_tokens": fake._usage(body, remember=False)[0]}, rid)
@@ -715,6 +724,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cut", default="", help="SHARE:SEED: cut that share of answers at max_tokens (e.g. 0.3:7)")
     ap.add_argument("--cache-rules", action="store_true",
                     help="model the real cache rules (minimum length; no read before the first write started)")
+    from . import fake_batches
+
+    fake_batches.add_arguments(ap)
     ns = ap.parse_args(argv)
     from .role_answers import answer  # every role answered in the format its prompt asks for
 
@@ -722,6 +734,7 @@ def main(argv: list[str] | None = None) -> int:
     fake = FakeAPI(answer, host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay,
                    verbose=ns.verbose, cache_rules=ns.cache_rules,
                    cut_share=float(share) if share else None, cut_seed=int(seed or 0))
+    fake_batches.configure(fake, ns)
     url = fake.start()
     print(f"fake Anthropic API listening on {url}", file=sys.stderr)
     print(f"  export ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=sk-ant-dummy", file=sys.stderr)

@@ -1,0 +1,74 @@
+"""Re-attaching a submission whose create never confirmed a batch id (the rule is in
+journal.py's docstring): list the server's batches since the journal was written, take the
+unclaimed ones of the same size as candidates, and let the first custom_id of each one's
+results tell whether it is ours. Only when none is left is the submission `abandoned`, and its
+requests are then sent again under a new submission id."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from . import journal as jr
+from .journal import Journal
+
+if TYPE_CHECKING:
+    from .engine import BatchEngine
+
+
+async def search(eng: "BatchEngine", j: Journal) -> None:
+    """Resolve a journal with no batch id (the re-attach rule in journal.py)."""
+    created = jr.parse_iso(j.created).timestamp()
+    if time.time() - created < eng.search_grace:
+        return
+    client = eng._get_client()
+    if j.listed_at is None:
+        claimed = jr.claimed_batch_ids(eng.journals)
+        since = created - eng.clock_skew
+        found = await eng._api("list", lambda: _candidates(eng, since, claimed, len(j.items)))
+        j.state, j.candidates, j.listed_at = "searching", found, jr.now_iso()
+        j.save()
+    for bid in list(j.candidates):
+        b = await eng._api("retrieve", lambda: client.messages.batches.retrieve(bid), missing=None)
+        if b is None:  # gone: whoever's it was, there is nothing of it to collect
+            j.candidates.remove(bid)
+            j.save()
+            continue
+        if b.processing_status != "ended":
+            eng._progress(j, f"unconfirmed {bid}: {b.processing_status}")
+            continue
+        first = await eng._api("results", lambda: _first_custom_id(eng, bid))
+        if first is not None and first.startswith(j.submission + "-"):
+            j.batch_id, j.batch_created_at, j.candidates = bid, b.created_at.isoformat(), []
+            j.counts, j.state, j.note = b.request_counts.model_dump(), "ended", "re-attached by listing"
+            j.save()
+            eng.notice(f"batch submission {j.submission}: re-attached to {bid}")
+            return
+        j.candidates.remove(bid)
+        j.save()
+    if not j.candidates:
+        j.state, j.note = "abandoned", "the server has no batch of this submission (listed after the grace)"
+        for it in j.pending():
+            eng._retry(j, it, "requeued", "its batch was never created")
+        j.save()
+
+
+async def _candidates(eng: "BatchEngine", since: float, claimed: set[str], n: int) -> list[str]:
+    out = []
+    async for b in eng._get_client().messages.batches.list(limit=100):  # newest first
+        if b.created_at.timestamp() < since:
+            break
+        total = sum(b.request_counts.model_dump().values())
+        if b.id not in claimed and total == n:
+            out.append(b.id)
+    return out
+
+
+async def _first_custom_id(eng: "BatchEngine", bid: str) -> str | None:
+    dec = await eng._get_client().messages.batches.results(bid)
+    try:
+        async for line in dec:
+            return line.custom_id
+    finally:
+        await dec.close()
+    return None

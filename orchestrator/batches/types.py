@@ -1,0 +1,73 @@
+"""What the pipeline and the batch engine hand each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import BookError
+from ..providers.base import Request
+from .journal import Item
+
+
+class BatchError(BookError):
+    """The batch endpoints stayed unavailable; the journals keep everything for `book resume`."""
+
+
+@dataclass
+class BatchItem:
+    """One ready step, as the pipeline hands it to the engine."""
+
+    chapter: str | None
+    step: str
+    target: str  # workspace-relative path its result is committed to
+    input_hash: str  # what the step's inputs hash to now (the same value the marker records)
+    params: dict[str, Any]  # the Messages API body (no `stream`)
+    role: str = ""
+    reask: bool = False  # the params carry validation feedback (counts toward max_reasks)
+
+    @classmethod
+    def from_request(cls, req: Request, target: str, input_hash: str,
+                     build: Callable[[Request], dict[str, Any]] | None = None) -> "BatchItem":
+        if build is None:
+            from .params import request_params as build  # TEMPORARY: providers.anthropic.build_params
+        return cls(req.chapter, req.step, target, input_hash, build(req), req.role, bool(req.feedback))
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    reason: str = ""
+
+
+@dataclass
+class Handoff:
+    """A step the pipeline must take back: stream it, or (no rebuild callback) ask it again."""
+
+    chapter: str | None
+    step: str
+    target: str
+    reason: str
+    feedback: str = ""  # validation feedback the next request must carry
+
+
+@dataclass
+class Progress:
+    submission: str
+    batch_id: str | None
+    state: str
+    counts: dict[str, int]
+    requests: int
+
+
+@dataclass
+class Report:
+    committed: list[Item] = field(default_factory=list)
+    discarded: list[Item] = field(default_factory=list)
+    to_stream: list[Handoff] = field(default_factory=list)
+    retry: list[Handoff] = field(default_factory=list)
+    skipped: list[BatchItem] = field(default_factory=list)  # already waiting in a batch
+
+
+def _handoff(it: Item, reason: str, feedback: str = "") -> Handoff:
+    return Handoff(it.chapter, it.step, it.target, reason, feedback)
