@@ -1,0 +1,1 @@
+"""Text rules: Markdown, and docstrings turned into Markdown."""
