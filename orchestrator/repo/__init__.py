@@ -1,0 +1,1 @@
+"""Reading the source repository: the safe walker and the repository map."""

@@ -1,0 +1,134 @@
+"""What a file in the source tree is, from its name and its first bytes: its language, its
+kind (code, test, example, doc, config, build), or why it is left out (binary, generated,
+not source at all). Pure functions: no file system access here."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+LONG_LINE = 500  # a file whose lines are mostly longer than this is minified or generated data
+
+LANGUAGES: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python", ".pyx": "cython",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".hxx": "cpp", ".ipp": "cpp", ".m": "objc", ".mm": "objcpp", ".cs": "csharp", ".swift": "swift",
+    ".rb": "ruby", ".php": "php", ".lua": "lua", ".pl": "perl", ".pm": "perl", ".sh": "shell",
+    ".bash": "shell", ".zsh": "shell", ".sql": "sql", ".r": "r", ".R": "r", ".jl": "julia",
+    ".ex": "elixir", ".exs": "elixir", ".erl": "erlang", ".hrl": "erlang", ".hs": "haskell",
+    ".ml": "ocaml", ".mli": "ocaml", ".dart": "dart", ".zig": "zig", ".nim": "nim", ".vue": "vue",
+    ".svelte": "svelte", ".clj": "clojure", ".groovy": "groovy", ".proto": "protobuf",
+}
+NAME_LANGUAGES = {"Rakefile": "ruby", "Gemfile": "ruby", "Vagrantfile": "ruby"}
+SHEBANGS = {"python": "python", "node": "javascript", "bash": "shell", "sh": "shell", "zsh": "shell",
+            "ruby": "ruby", "perl": "perl", "deno": "typescript"}
+DOC_EXT = {".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".rdoc", ".tex"}
+DOC_NAMES = {"README", "LICENSE", "LICENCE", "COPYING", "NOTICE", "AUTHORS", "CHANGELOG", "CHANGES",
+             "HISTORY", "CONTRIBUTING", "CODEOWNERS", "MAINTAINERS"}
+CONFIG_EXT = {".toml", ".yaml", ".yml", ".json", ".jsonc", ".json5", ".ini", ".cfg", ".conf", ".properties", ".xml"}
+CONFIG_NAMES = {"Gemfile", "Pipfile", "go.mod", "go.work", "MANIFEST.in", "requirements.txt", "Procfile"}
+BUILD_NAMES = {"Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "Dockerfile", "Containerfile", "setup.py",
+               "build.rs", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "pom.xml",
+               "meson.build", "BUILD", "BUILD.bazel", "WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel", "SConstruct",
+               "SConscript", "configure.ac", "Makefile.am", "justfile", "Justfile", "Rakefile", "noxfile.py"}
+BUILD_EXT = {".mk", ".cmake", ".bzl", ".gemspec"}
+BINARY_EXT = {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".icns", ".webp", ".tif", ".tiff", ".psd", ".pdf",
+              ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".tar", ".whl", ".egg", ".jar", ".war",
+              ".so", ".dylib", ".dll", ".exe", ".o", ".obj", ".a", ".lib", ".class", ".pyc", ".pyo", ".pyd",
+              ".wasm", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".wav", ".ogg", ".flac", ".avi",
+              ".mov", ".mkv", ".webm", ".sqlite", ".sqlite3", ".db", ".bin", ".dat", ".pkl", ".pickle", ".npy",
+              ".npz", ".parquet", ".h5", ".onnx", ".pt", ".ckpt", ".safetensors", ".DS_Store", ".iso", ".dmg"}
+LOCKFILES = {"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "Cargo.lock",
+             "poetry.lock", "Pipfile.lock", "uv.lock", "pdm.lock", "go.sum", "composer.lock", "Gemfile.lock",
+             "mix.lock", "flake.lock", "packages.lock.json", "Podfile.lock"}
+GENERATED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", ".js.map", ".css.map", ".pb.go", "_pb2.py",
+                      "_pb2_grpc.py", ".pb.h", ".pb.cc", ".designer.cs", ".g.dart", ".freezed.dart")
+VCS_DIRS = {".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"}
+VENDOR_DIRS = {"vendor", "vendors", "third_party", "third-party", "thirdparty", "3rdparty", "node_modules",
+               "bower_components", "Godeps", "jspm_packages", "Pods", "Carthage"}
+TOOL_DIRS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".eggs", ".venv",
+             "venv", "site-packages", ".gradle", ".idea", ".vscode", ".next", ".nuxt", ".cache", "htmlcov",
+             ".terraform", ".svelte-kit"}
+OUTPUT_DIRS = {"build", "dist", "_build", "out"}  # unless they are a Python package (pypa/build has src/build)
+TEST_DIRS = {"tests", "test", "__tests__", "__test__", "spec", "specs", "testdata", "test_data", "e2e"}
+EXAMPLE_DIRS = {"examples", "example", "_examples", "samples", "sample", "demo", "demos"}
+DOC_DIRS = {"docs", "doc", "documentation"}
+TEST_FILE = re.compile(
+    r"^(test_.*\.(py|rb)|.*_test\.(py|go|rb|rs|c|cc|cpp|exs)|conftest\.py|tests?\.py|.*_unittest\.(cc|cpp)"
+    r"|.*\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)|.*_spec\.rb|.*(Test|Tests|IT)\.(java|kt|cs|swift))$")
+GENERATED_LINE = re.compile(  # Go's convention and its relatives, on a comment line near the top
+    rb"(?im)^\s*(?:#|//|/\*+|\*|--|;|<!--)\s*(?:code generated|generated by|auto-?generated|automatically generated"
+    rb"|this file (?:is|was) (?:auto(?:matically)?[- ]?)?generated)\b")
+DO_NOT_EDIT = re.compile(rb"(?i)do not edit")
+GENERATED_TAG = re.compile(rb"(?m)^\s*(?:#|//|/\*+|\*|--)[^\n]*@generated\b")
+
+
+def language_of(rel: str) -> str | None:
+    """The programming language of a path, from its name alone (None for docs, config, text)."""
+    p = PurePosixPath(rel)
+    return NAME_LANGUAGES.get(p.name) or LANGUAGES.get(p.suffix)
+
+
+def classify(rel: str, lang: str | None) -> str:
+    """'test' | 'example' | 'build' | 'config' | 'doc' | 'code' for an included file."""
+    parts = rel.split("/")
+    name, dirs = parts[-1], parts[:-1]
+    if TEST_FILE.match(name) or any(d in TEST_DIRS for d in dirs):
+        return "test"
+    if any(d in EXAMPLE_DIRS for d in dirs):
+        return "example"
+    suffix = PurePosixPath(name).suffix
+    if name in BUILD_NAMES or suffix in BUILD_EXT or name.startswith("Dockerfile."):
+        return "build"
+    if name in CONFIG_NAMES or suffix in CONFIG_EXT or name.startswith("requirements") and suffix == ".txt":
+        return "config"
+    if suffix in DOC_EXT or name in DOC_NAMES or PurePosixPath(name).stem in DOC_NAMES or \
+            any(d in DOC_DIRS for d in dirs):
+        return "doc"
+    return "code" if lang else "doc"
+
+
+def name_reason(name: str) -> str | None:
+    """Why a file is left out from its name alone (no system call), or None."""
+    suffix = PurePosixPath(name).suffix
+    if suffix.lower() in BINARY_EXT or name in BINARY_EXT:
+        return f"binary ({suffix or name})"
+    if name in LOCKFILES:
+        return "generated (lockfile)"
+    if name.endswith(GENERATED_SUFFIXES):
+        return "generated (by its name)"
+    known = (suffix in LANGUAGES or suffix in DOC_EXT or suffix in CONFIG_EXT or suffix in BUILD_EXT
+             or name in NAME_LANGUAGES or name in BUILD_NAMES or name in CONFIG_NAMES
+             or PurePosixPath(name).stem in DOC_NAMES or name.startswith("Dockerfile"))
+    if not known and suffix:  # extension-less files may be scripts: decided from their shebang
+        return f"not source code, documentation or configuration ({suffix})"
+    return None
+
+
+def head_reason(head: bytes, whole: bool) -> str | None:
+    """Why a file is left out from its first 8 KB head, or None."""
+    if b"\0" in head:
+        return "binary (NUL byte in the first 8 KB)"
+    if GENERATED_TAG.search(head) or (GENERATED_LINE.search(head) and DO_NOT_EDIT.search(head)):
+        return "generated (its header says so)"
+    lines = head.split(b"\n")
+    if not whole and len(lines) > 1:
+        lines.pop()  # cut at 8 KB head: the last line is partial
+    lines = [ln for ln in lines if ln.strip()]
+    if lines and sum(len(ln) > LONG_LINE for ln in lines) * 2 > len(lines):
+        return f"generated or minified (most lines are longer than {LONG_LINE} characters)"
+    return None
+
+
+def shebang_language(head: bytes) -> str | None:
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:head.find(b"\n") if b"\n" in head else 200].decode("ascii", "replace").split()
+    for w in words[:2]:  # `#!/usr/bin/env python3 -u` or `#!/bin/sh`
+        base = re.sub(r"[\d.]+$", "", w.rsplit("/", 1)[-1])
+        if base in SHEBANGS:
+            return SHEBANGS[base]
+    return None

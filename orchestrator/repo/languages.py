@@ -1,0 +1,215 @@
+"""Grammars and tree-sitter queries for each language the repository map understands.
+
+Everything here is loaded lazily: importing this module does not import tree_sitter, so
+commands that never build a map (``book scan``) stay light. A grammar is loaded the first
+time a file of its language is parsed and kept for the life of the process.
+
+Each language has three queries, written here rather than taken from the grammar wheels'
+``tags.scm`` (those differ in capture names per language, miss TypeScript's classes and
+functions entirely and carry predicates the Python binding does not implement):
+
+* ``defs``: ``@def.<kind>`` on the definition node and ``@name`` on its name;
+* ``refs``: ``@ref`` on every identifier-like node (definition names are removed later);
+* ``imports``: ``@import`` on the module string of an import.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+# Extension → language, for callers without a walker of their own (tests, the benchmark).
+EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+}
+
+# Language → (grammar module, function returning the language pointer).
+_GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+}
+
+SUPPORTED: frozenset[str] = frozenset(_GRAMMARS)
+
+
+def language_for_path(rel: str) -> str | None:
+    """The language of a file by its extension, or None when the map does not parse it."""
+    dot = rel.rfind(".")
+    return EXTENSIONS.get(rel[dot:].lower()) if dot >= 0 else None
+
+
+# --------------------------------------------------------------------------- queries
+
+_PY_DEFS = """
+(class_definition name: (identifier) @name) @def.class
+(function_definition name: (identifier) @name) @def.function
+(module (expression_statement (assignment left: (identifier) @name) @def.variable))
+"""
+_PY_REFS = "(identifier) @ref"
+_PY_IMPORTS = """
+(import_statement name: (dotted_name) @import)
+(import_statement name: (aliased_import name: (dotted_name) @import))
+(import_from_statement module_name: (_) @import)
+"""
+
+_GO_DEFS = """
+(function_declaration name: (identifier) @name) @def.function
+(method_declaration name: (field_identifier) @name) @def.method
+(type_spec name: (type_identifier) @name) @def.type
+(type_alias name: (type_identifier) @name) @def.type_alias
+(source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
+"""
+_GO_REFS = "[(identifier) (type_identifier) (field_identifier)] @ref"
+_GO_IMPORTS = "(import_spec path: (_) @import)"
+
+_RUST_DEFS = """
+(function_item name: (identifier) @name) @def.function
+(function_signature_item name: (identifier) @name) @def.function
+(struct_item name: (type_identifier) @name) @def.struct
+(union_item name: (type_identifier) @name) @def.struct
+(enum_item name: (type_identifier) @name) @def.enum
+(type_item name: (type_identifier) @name) @def.type_alias
+(trait_item name: (type_identifier) @name) @def.trait
+(impl_item type: (_) @name) @def.impl
+(mod_item name: (identifier) @name) @def.module
+(macro_definition name: (identifier) @name) @def.macro
+(const_item name: (identifier) @name) @def.constant
+(static_item name: (identifier) @name) @def.constant
+"""
+_RUST_REFS = "[(identifier) (type_identifier) (field_identifier)] @ref"
+_RUST_IMPORTS = """
+(use_declaration argument: (_) @import)
+(extern_crate_declaration name: (identifier) @import)
+"""
+
+_JS_DEFS_COMMON = """
+(function_declaration name: (identifier) @name) @def.function
+(generator_function_declaration name: (identifier) @name) @def.function
+(class_declaration name: (_) @name) @def.class
+(method_definition name: (_) @name) @def.method
+(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function
+(variable_declarator name: (identifier) @name value: (class)) @def.class
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant))
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant)))
+(program (expression_statement (assignment_expression
+   left: (member_expression property: (property_identifier) @name)
+   right: [(function_expression) (arrow_function)]) @def.function))
+"""
+_TS_DEFS_EXTRA = """
+(abstract_class_declaration name: (type_identifier) @name) @def.class
+(interface_declaration name: (type_identifier) @name) @def.interface
+(type_alias_declaration name: (type_identifier) @name) @def.type_alias
+(enum_declaration name: (identifier) @name) @def.enum
+(function_signature name: (identifier) @name) @def.function
+(abstract_method_signature name: (property_identifier) @name) @def.method
+(internal_module name: (_) @name) @def.module
+"""
+_JS_REFS = """[(identifier) (property_identifier) (shorthand_property_identifier)
+  (shorthand_property_identifier_pattern)] @ref"""
+_TS_REFS = """[(identifier) (property_identifier) (shorthand_property_identifier)
+  (shorthand_property_identifier_pattern) (type_identifier)] @ref"""
+_JS_IMPORTS = """
+(import_statement source: (string) @import)
+(export_statement source: (string) @import)
+(call_expression function: (identifier) @_req arguments: (arguments . (string) @import)
+   (#eq? @_req "require"))
+"""
+
+_JAVA_DEFS = """
+(class_declaration name: (identifier) @name) @def.class
+(record_declaration name: (identifier) @name) @def.class
+(interface_declaration name: (identifier) @name) @def.interface
+(annotation_type_declaration name: (identifier) @name) @def.interface
+(enum_declaration name: (identifier) @name) @def.enum
+(method_declaration name: (identifier) @name) @def.method
+(constructor_declaration name: (identifier) @name) @def.method
+"""
+_JAVA_REFS = "[(identifier) (type_identifier)] @ref"
+_JAVA_IMPORTS = "(import_declaration (_) @import)"
+
+_C_DEFS_COMMON = """
+(function_definition declarator: (_) @name) @def.function
+(translation_unit (declaration declarator: (function_declarator) @name) @def.function)
+(struct_specifier name: (_) @name body: (_)) @def.struct
+(union_specifier name: (_) @name body: (_)) @def.struct
+(enum_specifier name: (_) @name body: (_)) @def.enum
+(type_definition declarator: (_) @name) @def.type_alias
+(preproc_function_def name: (identifier) @name) @def.macro
+(preproc_def name: (identifier) @name) @def.macro
+"""
+_CPP_DEFS_EXTRA = """
+(class_specifier name: (_) @name body: (_)) @def.class
+(namespace_definition name: (_) @name) @def.module
+(field_declaration_list (field_declaration declarator: (function_declarator) @name) @def.method)
+(field_declaration_list (declaration declarator: (function_declarator) @name) @def.method)
+"""
+_C_REFS = "[(identifier) (type_identifier) (field_identifier)] @ref"
+_CPP_REFS = "[(identifier) (type_identifier) (field_identifier) (namespace_identifier)] @ref"
+_C_IMPORTS = "(preproc_include path: (_) @import)"
+
+_QUERIES: dict[str, tuple[str, str, str]] = {
+    "python": (_PY_DEFS, _PY_REFS, _PY_IMPORTS),
+    "go": (_GO_DEFS, _GO_REFS, _GO_IMPORTS),
+    "rust": (_RUST_DEFS, _RUST_REFS, _RUST_IMPORTS),
+    "javascript": (_JS_DEFS_COMMON, _JS_REFS, _JS_IMPORTS),
+    "typescript": (_JS_DEFS_COMMON + _TS_DEFS_EXTRA, _TS_REFS, _JS_IMPORTS),
+    "tsx": (_JS_DEFS_COMMON + _TS_DEFS_EXTRA, _TS_REFS, _JS_IMPORTS),
+    "java": (_JAVA_DEFS, _JAVA_REFS, _JAVA_IMPORTS),
+    "c": (_C_DEFS_COMMON, _C_REFS, _C_IMPORTS),
+    "cpp": (_C_DEFS_COMMON + _CPP_DEFS_EXTRA, _CPP_REFS, _C_IMPORTS),
+}
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """A loaded grammar with its parser and compiled queries (one per process and language)."""
+
+    name: str
+    language: Any          # tree_sitter.Language
+    parser: Any            # tree_sitter.Parser
+    defs: Any              # tree_sitter.Query
+    refs: Any
+    imports: Any
+
+
+@functools.cache
+def grammar(name: str) -> Grammar:
+    """Load the grammar of ``name`` (one of SUPPORTED); raises KeyError for an unknown language."""
+    import tree_sitter  # lazy: heavy, and only the map needs it
+
+    module_name, function = _GRAMMARS[name]
+    module = importlib.import_module(module_name)
+    language = tree_sitter.Language(getattr(module, function)())
+    defs, refs, imports = _QUERIES[name]
+    return Grammar(
+        name=name,
+        language=language,
+        parser=tree_sitter.Parser(language),
+        defs=tree_sitter.Query(language, defs),
+        refs=tree_sitter.Query(language, refs),
+        imports=tree_sitter.Query(language, imports),
+    )
+
+
+def query_cursor(query: Any) -> Any:
+    """A fresh cursor for ``query`` (cursors hold match state, so one per use)."""
+    import tree_sitter
+
+    return tree_sitter.QueryCursor(query)

@@ -1,0 +1,245 @@
+"""The repository map: every file's FileMap, the reference graph, and what ranks highest.
+
+``build_map`` parses each file once per content (through MapCache when given one); the
+ranking is computed on first use and kept. ``render`` is the text the planner and the
+researcher get: per file, its best symbols with signature and first doc line, best first,
+within a character budget.
+
+No tree_sitter at import time: parse.py reaches it only through languages.grammar().
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from .cache import MapCache, content_hash
+from .parse import Definition, FileMap, parse_source
+from .rank import TARGET_KINDS, Graph, build_graph, definition_scores, pagerank
+
+FLUSH_EVERY = 200          # cache rows written per transaction during a long build
+EXPORTED_BONUS = 1.5
+ENTRY_POINT_BONUS = 1.3
+BASE_SHARE = 0.01          # of its file's rank, so unreferenced definitions still order by file
+
+
+class RankedDef(NamedTuple):
+    rel: str
+    definition: Definition
+    score: float
+
+
+def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[str], bytes | str],
+              cache: MapCache | None = None, should_stop: Callable[[], bool] | None = None) -> RepoMap:
+    """Map ``files`` given as (relative path, language or None, kind).
+
+    ``read(rel)`` returns the file's content; a file it cannot read, decode or parse gets an
+    empty FileMap with ``error`` set. Files whose language is None are classified (their kind
+    is kept) but not parsed. ``should_stop`` is asked before each file; when it says stop,
+    the map holds the files done so far and ``stats["stopped"]`` is 1.
+    """
+    maps: dict[str, FileMap] = {}
+    kinds: dict[str, str] = {}
+    stats: Counter[str] = Counter()
+    try:
+        for rel, lang, kind in files:
+            if should_stop is not None and should_stop():
+                stats["stopped"] = 1
+                break
+            kinds[rel] = kind
+            if lang is None:
+                stats["unparsed"] += 1
+                continue
+            try:
+                raw = read(rel)
+            except Exception as exc:  # the walker's refusal, a vanished file, a permission error
+                maps[rel] = FileMap(language=lang, error=f"could not read {rel}: {exc}")
+                stats["errors"] += 1
+                continue
+            data = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else raw
+            sha = content_hash(data)
+            fm = cache.get(sha, lang) if cache is not None else None
+            if fm is None:
+                fm = parse_source(data, lang)
+                stats["parsed"] += 1
+                if cache is not None:
+                    cache.put(sha, lang, fm)
+                    if stats["parsed"] % FLUSH_EVERY == 0:
+                        cache.flush()
+            else:
+                stats["cached"] += 1
+            if fm.error:
+                stats["errors"] += 1
+            stats["lines"] += fm.lines
+            maps[rel] = fm
+    finally:
+        if cache is not None:
+            cache.flush()
+    return RepoMap(files=maps, kinds=kinds, stats=dict(stats))
+
+
+@dataclass
+class RepoMap:
+    files: dict[str, FileMap]
+    kinds: dict[str, str] = field(default_factory=dict)   # rel → code/test/example/doc/config/build
+    stats: dict[str, int] = field(default_factory=dict)
+    _graph: Graph | None = field(default=None, repr=False)
+    _rank: dict[str, float] | None = field(default=None, repr=False)
+    _defs: list[RankedDef] | None = field(default=None, repr=False)
+
+    # ------------------------------------------------------------------ ranking
+
+    def _ensure_ranked(self) -> None:
+        if self._defs is not None:
+            return
+        graph = build_graph(self.files, self.kinds)
+        rank = pagerank(self.files, graph.edges)
+        entries = set(self.entry_points())
+        scores = definition_scores(graph, rank)
+        ranked: list[RankedDef] = []
+        for rel, fm in self.files.items():
+            if self.kinds.get(rel) not in TARGET_KINDS:
+                continue
+            same_name = Counter(d.name for d in fm.definitions)
+            for d in fm.definitions:
+                score = scores.get((rel, d.name), 0.0) / same_name[d.name] + BASE_SHARE * rank.get(rel, 0.0)
+                if d.exported:
+                    score *= EXPORTED_BONUS
+                if rel in entries:
+                    score *= ENTRY_POINT_BONUS
+                if d.kind == "impl":
+                    score *= 0.5  # the type it implements carries the same name and ranks for it
+                ranked.append(RankedDef(rel, d, score))
+        ranked.sort(key=lambda r: (-r.score, r.rel, r.definition.start_line))
+        self._graph, self._rank, self._defs = graph, rank, ranked
+
+    def ranked_definitions(self, n: int | None = None, *, within: Iterable[str] | None = None,
+                           kinds: Iterable[str] | None = None) -> list[RankedDef]:
+        """Definitions of code files, best first; ``within`` limits the files, ``kinds`` the
+        definition kinds ("class", "method", …)."""
+        self._ensure_ranked()
+        assert self._defs is not None
+        files = set(within) if within is not None else None
+        wanted = set(kinds) if kinds is not None else None
+        out = [r for r in self._defs
+               if (files is None or r.rel in files) and (wanted is None or r.definition.kind in wanted)]
+        return out if n is None else out[:n]
+
+    def file_rank(self) -> dict[str, float]:
+        """Code files → their share of the rank (summing to 1), best first."""
+        self._ensure_ranked()
+        assert self._rank is not None
+        code = {rel: r for rel, r in self._rank.items() if self.kinds.get(rel) in TARGET_KINDS}
+        total = sum(code.values()) or 1.0
+        return dict(sorted(((rel, r / total) for rel, r in code.items()), key=lambda x: (-x[1], x[0])))
+
+    def file_graph(self) -> dict[str, dict[str, float]]:
+        """Code file → {code file whose definitions it references: weight}."""
+        self._ensure_ranked()
+        assert self._graph is not None
+        return {src: {dst: w for dst, w in sorted(edges.items()) if self.kinds.get(dst) in TARGET_KINDS}
+                for src, edges in sorted(self._graph.edges.items()) if self.kinds.get(src) in TARGET_KINDS}
+
+    # ------------------------------------------------------------------ questions
+
+    def users_of(self, rel_or_qualname: str) -> list[str]:
+        """Files (tests and examples included) that use a file or a definition, most first."""
+        self._ensure_ranked()
+        assert self._graph is not None
+        weights: Counter[str] = Counter()
+        if rel_or_qualname in self.files:
+            for src, edges in self._graph.edges.items():
+                if rel_or_qualname in edges and src != rel_or_qualname:
+                    weights[src] += edges[rel_or_qualname]
+        else:
+            target = rel_or_qualname
+            homes = [(rel, d) for rel, fm in self.files.items() for d in fm.definitions
+                     if d.qualified_name == target or d.name == target]
+            for src, carried in self._graph.carried.items():
+                for rel, d in homes:
+                    w = carried.get((rel, d.name), 0.0)
+                    if w > 0 and src != rel:
+                        weights[src] += w
+        return [rel for rel, _ in sorted(weights.items(), key=lambda x: (-x[1], x[0]))]
+
+    def tests_for(self, rels: Iterable[str]) -> list[str]:
+        """Test files that exercise ``rels``: named after one of them first, then by use."""
+        targets = list(rels)
+        tests = {rel for rel, kind in self.kinds.items() if kind == "test"}
+        stems = {_stem(rel) for rel in targets}
+        named = sorted(t for t in tests if _stem(t) in stems)
+        weights: Counter[str] = Counter()
+        self._ensure_ranked()
+        assert self._graph is not None
+        for t in tests:
+            edges = self._graph.edges.get(t, {})
+            weights[t] = sum(edges.get(rel, 0.0) for rel in targets)
+        used = [t for t, w in sorted(weights.items(), key=lambda x: (-x[1], x[0])) if w > 0 and t not in named]
+        return named + used
+
+    def entry_points(self) -> list[str]:
+        """Where a reader starts: main packages, __main__, bin/, cmd/, index.ts, lib.rs, main.rs, cli."""
+        found = []
+        for rel, fm in sorted(self.files.items()):
+            if self.kinds.get(rel, "code") != "code":
+                continue
+            base = posixpath.basename(rel)
+            stem = base.rsplit(".", 1)[0]
+            parts = rel.split("/")
+            top = [p for p in parts[:-1] if p not in ("src", "lib", "source")]
+            if (fm.has_main or base in ("__main__.py", "main.rs", "lib.rs")
+                    or stem == "cli" or "bin" in parts[:-1] or "cmd" in parts[:-1]
+                    or (stem in ("index", "main", "mod") and base.endswith((".ts", ".js", ".mjs", ".tsx"))
+                        and len(top) <= 1)
+                    or (base == "__init__.py" and len(top) == 1)):
+                found.append(rel)
+        return found
+
+    # ------------------------------------------------------------------ rendering
+
+    def render(self, budget_chars: int, *, within: Iterable[str] | None = None) -> str:
+        """Per file, its best symbols (signature, first doc line), files by their best symbol,
+        the whole within ``budget_chars``."""
+        chosen: dict[str, list[Definition]] = {}
+        order: list[str] = []
+        used = 0
+        for rel, d, _score in self.ranked_definitions(within=within):
+            line = _render_line(d)
+            cost = len(line) + 1 + (0 if rel in chosen else len(rel) + 2)
+            if used + cost > budget_chars:
+                continue
+            if rel not in chosen:
+                chosen[rel] = []
+                order.append(rel)
+            chosen[rel].append(d)
+            used += cost
+        blocks = []
+        for rel in order:
+            lines = [rel + ":"] + [_render_line(d) for d in sorted(chosen[rel], key=lambda d: d.start_line)]
+            blocks.append("\n".join(lines))
+        return "\n\n".join(blocks)[:budget_chars]
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _render_line(d: Definition) -> str:
+    sig = _SPACES.sub(" ", d.signature).replace("( ", "(").replace(" )", ")")
+    if len(sig) > 160:
+        sig = sig[:157] + "…"
+    doc = d.doc_line
+    if len(doc) > 100:
+        doc = doc[:97] + "…"
+    return f"{d.start_line:>5} {sig}" + (f"  # {doc}" if doc else "")
+
+
+def _stem(rel: str) -> str:
+    """`tests/test_app.py`, `app_test.go`, `app.spec.ts` → `app`."""
+    base = posixpath.basename(rel).split(".", 1)[0]
+    for affix in ("test_", "_test", "_spec", "tests_"):
+        base = base.removeprefix(affix) if affix.endswith("_") else base.removesuffix(affix)
+    return base

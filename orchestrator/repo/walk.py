@@ -1,0 +1,435 @@
+"""The one safe way to list and read the source tree a book is about.
+
+Every reader of the source goes through `walk` (which files count, and why the others do
+not) and `read_source` (the bytes of one of them). Both hold the same rules: only regular
+files whose real path is inside the real source root; symlinks are resolved and explained,
+never followed out; FIFOs, devices and sockets are never opened; other file systems are
+not entered (like `find -xdev`, so `source: /` stays out of /proc, /sys and /dev); sizes
+are checked before reading. The walk is bounded, reports progress and can be stopped, so
+a huge tree or a signal never leaves the caller waiting.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Callable
+
+from .classify import (DOC_NAMES, OUTPUT_DIRS, TOOL_DIRS, VCS_DIRS, VENDOR_DIRS, classify, head_reason, language_of,
+                       name_reason, shebang_language)
+
+if TYPE_CHECKING:  # pathspec is imported when a .gitignore is actually read
+    from pathspec import GitIgnoreSpec
+
+HEAD_BYTES = 8192  # what is read of every file to decide binary / generated; nothing more
+PROGRESS_EVERY = 1000
+STOP_CHECK_EVERY = 100
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    rel: str  # POSIX path relative to the root
+    size: int
+    lang: str | None  # 'python', 'go', ... or None for docs, configuration and plain text
+    kind: str  # 'code' | 'test' | 'example' | 'doc' | 'config' | 'build'
+
+
+@dataclass(frozen=True)
+class Skipped:
+    rel: str
+    reason: str  # in words a person reads in source-map.md and `book scan`
+
+
+@dataclass
+class SourceTree:
+    root: Path
+    files: list[SourceFile]  # sorted by rel
+    skipped: list[Skipped]  # sorted by rel: what was left out and why
+    truncated: bool  # the walk stopped at a bound (the reason is among `skipped`)
+    entries: int = 0  # directory entries looked at
+    warnings: list[str] = field(default_factory=list)  # e.g. an unreadable .gitignore
+
+    def rels(self, *kinds: str) -> list[str]:
+        """Paths of the included files, of the given kinds (all when none are given)."""
+        return [f.rel for f in self.files if not kinds or f.kind in kinds]
+
+
+class WalkStopped(Exception):
+    """should_stop() turned true: the caller asked the walk to end (a signal, a shutdown)."""
+
+
+class SourceReadError(OSError):
+    """A source file that cannot be read safely; the message names the file and why."""
+
+
+class _Bound(Exception):
+    """Internal: a max_* bound was reached."""
+
+
+def _type_name(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return "not a regular file"
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n / 1000:.1f} KB"
+
+
+def _inside(real: str, root_real: str) -> bool:
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+# O_NOFOLLOW: the last component cannot be swapped for a link after the check; O_NONBLOCK: a FIFO
+# that slipped through opens at once instead of waiting for a writer; O_NOCTTY: never a terminal.
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+
+
+def _read_fd(fd: int, limit: int) -> bytes:
+    chunks, left = [], limit
+    while left > 0:
+        b = os.read(fd, min(left, 1 << 20))
+        if not b:
+            break
+        chunks.append(b)
+        left -= len(b)
+    return b"".join(chunks)
+
+
+def _open_checked(real: str, expect: os.stat_result | None, root_real: str) -> tuple[int, os.stat_result]:
+    """Open a path already resolved inside the root; the open file must be a regular file (and the
+    very one `expect` described): what was checked is what is read."""
+    fd = os.open(real, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SourceReadError(errno.EINVAL, f"not a regular file ({_type_name(st.st_mode)})")
+        if expect is not None and (st.st_dev, st.st_ino) != (expect.st_dev, expect.st_ino):
+            raise SourceReadError(errno.ESTALE, "the file changed while it was being read")
+        try:  # Linux: where the open file really is, whatever a parent directory became meanwhile
+            where = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            where = None
+        if where is not None and where.startswith("/") and not _inside(where, root_real):
+            raise SourceReadError(errno.EXDEV, "resolves to outside the source root")
+        return fd, st
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_source(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str:
+    """The text of one source file, safely: `rel` may have changed since the walk, so every rule
+    is checked again here. Raises SourceReadError with a message naming the file."""
+    def fail(why: str) -> SourceReadError:
+        return SourceReadError(f"source file {rel}: {why}")
+
+    root_real = os.path.realpath(root)
+    if not rel or os.path.isabs(rel) or PurePosixPath(rel).is_absolute():
+        raise fail("not a path relative to the source root")
+    path = os.path.join(root_real, rel)
+    try:
+        real = os.path.realpath(path, strict=True)
+        st = os.stat(real)
+        root_dev = os.stat(root_real).st_dev
+    except FileNotFoundError:
+        raise fail("dangling symlink" if os.path.islink(path) else "does not exist (removed since the walk?)") from None
+    except OSError as e:
+        raise fail("symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
+    if not _inside(real, root_real):
+        raise fail("resolves to outside the source root; not read")
+    if not stat.S_ISREG(st.st_mode):  # refused before open: opening a device can have effects
+        raise fail(f"not a regular file ({_type_name(st.st_mode)})")
+    if st.st_dev != root_dev:
+        raise fail("on another file system than the source root; not read")
+    if st.st_size > max_bytes:
+        raise fail(f"too large ({_mb(st.st_size)} > {_mb(max_bytes)})")
+    try:
+        fd, st2 = _open_checked(real, st, root_real)
+    except SourceReadError as e:
+        raise fail(e.strerror or str(e)) from None
+    except OSError as e:
+        raise fail("symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
+    try:
+        if st2.st_size > max_bytes:
+            raise fail(f"too large ({_mb(st2.st_size)} > {_mb(max_bytes)})")
+        data = _read_fd(fd, max_bytes + 1)
+    except OSError as e:
+        raise fail(f"unreadable: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise fail(f"too large (grew past {_mb(max_bytes)} while being read)")
+    return data.decode("utf-8", errors="replace")
+
+
+def walk(root: Path, *, max_file_bytes: int = 1_000_000, max_files: int = 20_000, max_entries: int = 200_000,
+         on_progress: Callable[[int], None] | None = None,
+         should_stop: Callable[[], bool] | None = None) -> SourceTree:
+    """The files of the source tree worth reading, and what was left out and why. Never raises
+    for anything found in the tree (links, FIFOs, permissions); raises SourceReadError when the
+    root itself is not a readable directory, and WalkStopped when should_stop() turned true."""
+    return _Walker(Path(root), max_file_bytes, max_files, max_entries, on_progress, should_stop).run()
+
+
+Specs = tuple[tuple[str, "GitIgnoreSpec"], ...]  # (directory rel, its patterns), outermost first
+
+
+class _Walker:
+    def __init__(self, root: Path, max_file_bytes: int, max_files: int, max_entries: int,
+                 on_progress: Callable[[int], None] | None, should_stop: Callable[[], bool] | None):
+        self.root = root
+        self.max_file_bytes, self.max_files, self.max_entries = max_file_bytes, max_files, max_entries
+        self.on_progress, self.should_stop = on_progress, should_stop
+        self.files: list[SourceFile] = []
+        self.skipped: list[Skipped] = []
+        self.warnings: list[str] = []
+        self.entries = 0
+        self.seen_files: dict[tuple[int, int], str] = {}  # (st_dev, st_ino) -> rel: each file read once
+        self.seen_dirs: dict[tuple[int, int], str] = {}  # also catches bind-mount loops
+        self.links: list[tuple[str, str, bool]] = []  # (link rel, target rel, target is a directory)
+        self.reasons: dict[str, str] = {}  # rel -> why it was skipped, to explain links to it
+
+    def run(self) -> SourceTree:
+        try:
+            self.root_real = os.path.realpath(self.root, strict=True)
+            st = os.stat(self.root_real)
+        except OSError as e:
+            raise SourceReadError(f"source root {self.root}: {e.strerror}") from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise SourceReadError(f"source root {self.root}: not a directory")
+        self.root_dev = st.st_dev
+        self.seen_dirs[(st.st_dev, st.st_ino)] = ""
+        specs: Specs = ()
+        if os.path.isdir(os.path.join(self.root_real, ".git")) and not os.path.islink(os.path.join(self.root_real, ".git")):
+            specs = self._add_spec(specs, "", ".git/info/exclude")
+        stack: list[tuple[str, str, Specs]] = [(self.root_real, "", specs)]
+        truncated = False
+        try:
+            while stack:
+                self._check_stop()
+                self._scan_dir(*stack.pop(), stack)
+        except _Bound:
+            truncated = True
+        self._explain_links()
+        if self.on_progress:
+            self.on_progress(self.entries)
+        return SourceTree(self.root, sorted(self.files, key=lambda f: f.rel),
+                          sorted(self.skipped, key=lambda s: (s.rel, s.reason)), truncated, self.entries,
+                          self.warnings)
+
+    def _check_stop(self) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise WalkStopped(f"walk of {self.root} stopped after {self.entries} entries")
+
+    def _skip(self, rel: str, reason: str) -> None:
+        self.skipped.append(Skipped(rel, reason))
+        self.reasons[rel] = reason
+
+    def _stop_at(self, rel: str, what: str) -> None:
+        self.skipped.append(Skipped(rel or ".", f"walk stopped here: {what}"))
+        raise _Bound()
+
+    def _add_spec(self, specs: Specs, dir_rel: str, file_rel: str) -> Specs:
+        try:
+            text = read_source(Path(self.root_real), file_rel, max_bytes=1_000_000)
+        except SourceReadError as e:
+            if os.path.lexists(os.path.join(self.root_real, file_rel)):
+                self.warnings.append(f"{e}; its patterns are not applied")
+            return specs
+        from pathspec import GitIgnoreSpec  # lazy: `book` commands that never walk do not pay for it
+
+        try:
+            return specs + ((dir_rel, GitIgnoreSpec.from_lines(text.splitlines())),)
+        except Exception as e:  # a pattern pathspec rejects: the rest of the walk still counts
+            self.warnings.append(f"{file_rel}: not applied ({e})")
+            return specs
+
+    @staticmethod
+    def _ignored(specs: Specs, rel: str, is_dir: bool) -> bool:
+        for base, spec in reversed(specs):  # the deepest .gitignore that has a say decides, as in git
+            sub = rel[len(base) + 1:] if base else rel
+            verdict = spec.check_file(sub + "/" if is_dir else sub).include
+            if verdict is not None:
+                return verdict
+        return False
+
+    def _scan_dir(self, path: str, rel: str, specs: Specs, stack: list[tuple[str, str, Specs]]) -> None:
+        entries: list[os.DirEntry[str]] = []
+        try:
+            with os.scandir(path) as it:
+                for e in it:
+                    self.entries += 1
+                    if self.entries % STOP_CHECK_EVERY == 0:
+                        self._check_stop()
+                    if self.entries % PROGRESS_EVERY == 0 and self.on_progress:
+                        self.on_progress(self.entries)
+                    if self.entries > self.max_entries:
+                        # readdir order is arbitrary, so what lies beyond the bound is dropped unsorted
+                        self._stop_at(rel, f"{self.max_entries:,} directory entries looked at "
+                                           f"(raise max_entries to walk further)")
+                    entries.append(e)
+        except OSError as e:
+            self._skip(rel or ".", f"unreadable: {e.strerror}")
+            return
+        entries.sort(key=lambda e: e.name)
+        names = {e.name for e in entries}
+        if ".gitignore" in names:
+            specs = self._add_spec(specs, rel, f"{rel}/.gitignore" if rel else ".gitignore")
+        subdirs: list[tuple[str, str, Specs]] = []
+        for e in entries:
+            sub = self._entry(e, rel, specs, names)
+            if sub is not None:
+                subdirs.append(sub)
+        stack.extend(reversed(subdirs))  # popped in name order: the same tree walks the same way
+
+    def _entry(self, e: os.DirEntry[str], parent: str, specs: Specs, names: set[str]) -> tuple[str, str, Specs] | None:
+        name = e.name
+        rel = f"{parent}/{name}" if parent else name
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            self._skip(rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+                       "file name is not valid UTF-8")
+            return None
+        try:
+            is_link = e.is_symlink()
+            is_dir = not is_link and e.is_dir(follow_symlinks=False)
+        except OSError as ex:
+            self._skip(rel, f"unreadable: {ex.strerror}")
+            return None
+        if is_dir and (reason := self._dir_name_reason(name, e.path, names)):
+            self._skip(rel, reason)
+            return None
+        if name.startswith("."):
+            self._skip(rel, "hidden directory" if is_dir else "hidden file")
+            return None
+        if specs and self._ignored(specs, rel, is_dir):
+            self._skip(rel, "ignored by .gitignore")
+            return None
+        if is_link:
+            self._link(e.path, rel)
+            return None
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError as ex:
+            self._skip(rel, f"unreadable: {ex.strerror}")
+            return None
+        if st.st_dev != self.root_dev:
+            self._skip(rel, "on another file system")
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            key = (st.st_dev, st.st_ino)
+            if key in self.seen_dirs:  # a bind mount of an ancestor or sibling
+                self._skip(rel, f"the same directory as {self.seen_dirs[key] or '.'} (already walked)")
+                return None
+            self.seen_dirs[key] = rel
+            return (e.path, rel, specs)
+        if not stat.S_ISREG(st.st_mode):
+            self._skip(rel, _type_name(st.st_mode))  # lstat only: FIFOs and devices are never opened
+            return None
+        self._file(e.path, rel, name, st)
+        return None
+
+    @staticmethod
+    def _dir_name_reason(name: str, path: str, names: set[str]) -> str | None:
+        if name in VCS_DIRS:
+            return "version control directory"
+        if name in VENDOR_DIRS:
+            return "vendored"
+        if name in TOOL_DIRS or name.endswith(".egg-info"):
+            return "tool or cache directory"
+        if name == "target" and names & {"Cargo.toml", "pom.xml", "build.sbt"}:
+            return "build output"
+        if name in OUTPUT_DIRS and not os.path.isfile(os.path.join(path, "__init__.py")):
+            return "build output"
+        if os.path.isfile(os.path.join(path, "pyvenv.cfg")):
+            return "tool or cache directory (a virtual environment)"
+        return None
+
+    def _file(self, path: str, rel: str, name: str, st: os.stat_result) -> None:
+        if reason := name_reason(name):
+            self._skip(rel, reason)
+            return
+        key = (st.st_dev, st.st_ino)
+        if key in self.seen_files:
+            self._skip(rel, f"hard link to {self.seen_files[key]} (read there)")
+            return
+        if st.st_size > self.max_file_bytes:  # stat only: a 50 MB file is never opened
+            self._skip(rel, f"too large ({_mb(st.st_size)} > {_mb(self.max_file_bytes)}; raise max_file_bytes)")
+            return
+        if len(self.files) >= self.max_files:
+            self._stop_at(rel, f"{self.max_files:,} files included (raise max_files to include more)")
+        try:
+            fd, _ = _open_checked(path, st, self.root_real)
+            try:
+                head = _read_fd(fd, HEAD_BYTES)
+            finally:
+                os.close(fd)
+        except OSError as ex:
+            self._skip(rel, f"unreadable: {ex.strerror or ex}")
+            return
+        if reason := head_reason(head, st.st_size <= HEAD_BYTES):
+            self._skip(rel, reason)
+            return
+        lang = language_of(rel) or (shebang_language(head) if not PurePosixPath(name).suffix else None)
+        kind = classify(rel, lang)
+        if kind == "doc" and not PurePosixPath(name).suffix and PurePosixPath(name).stem not in DOC_NAMES:
+            self._skip(rel, "not source code, documentation or configuration (no extension)")
+            return
+        self.seen_files[key] = rel
+        self.files.append(SourceFile(rel, st.st_size, lang, kind))
+
+    def _link(self, path: str, rel: str) -> None:
+        """A symlink is resolved, never walked through: what it points to inside the root is read
+        under its own path (once), and anything outside is left out."""
+        try:
+            real = os.path.realpath(path, strict=True)
+            st = os.stat(real)
+        except FileNotFoundError:
+            self._skip(rel, "dangling symlink")
+            return
+        except OSError as e:
+            self._skip(rel, "symlink loop" if e.errno == errno.ELOOP else f"unreadable symlink: {e.strerror}")
+            return
+        if not _inside(real, self.root_real):
+            self._skip(rel, "symlink to outside the source root")
+            return
+        if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+            self._skip(rel, f"symlink to a {_type_name(st.st_mode)}")
+            return
+        target = Path(os.path.relpath(real, self.root_real)).as_posix()
+        if stat.S_ISDIR(st.st_mode) and (target == "." or rel.startswith(target + "/")):
+            self._skip(rel, f"symlink loop (points to its own ancestor {target})")
+            return
+        self.links.append((rel, target, stat.S_ISDIR(st.st_mode)))
+
+    def _explain_links(self) -> None:
+        read = {f.rel for f in self.files}
+        walked = set(self.seen_dirs.values())
+        for rel, target, is_dir in self.links:
+            if target in (walked if is_dir else read):
+                self._skip(rel, f"symlink to {target} (read there)")
+            elif why := self._why_not(target):
+                self._skip(rel, f"symlink to {target}, which is left out: {why}")
+            else:
+                self._skip(rel, f"symlink to {target}, which the walk did not reach")
+
+    def _why_not(self, target: str) -> str | None:
+        parts = target.split("/")
+        for i in range(len(parts), 0, -1):  # the target itself, or the directory that excluded it
+            if (why := self.reasons.get("/".join(parts[:i]))) is not None:
+                return why
+        return None
