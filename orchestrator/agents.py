@@ -18,7 +18,7 @@ from .markers import find_marker, neutralise
 from .providers.base import Request
 from .resources import search_path
 from .sources import list_files, read_text
-from .steps import BOOK_STEPS, STEPS, chapter_sort_key
+from .steps import BOOK_STEPS, STATE_DB, STEPS, chapter_sort_key
 
 ROLE_MAX_TOKENS = {"planner": 8000, "researcher": 8000, "writer": 16000, "editor": 16000, "auditor": 8000,
                    "memory_keeper": 4000, "merger": 6000, "reader_panel": 6000}
@@ -73,6 +73,8 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     }
     inputs: dict[str, str | None] = {}
     src_dir = cfg.source_dir
+    # the offline authors read the tree themselves (safe walker, repository map cached in state.db)
+    ctx["source_root"], ctx["state_db"] = str(src_dir), str(book.root / STATE_DB)
     if step == "outline":
         files = list_files(src_dir)
         ctx["sources"] = {p: read_text(src_dir, p) for p in files}

@@ -300,3 +300,13 @@ def test_inline_and_helpers():
     assert strip_comment("/**\n * Hello.\n * World.\n */") == "Hello.\nWorld."
     assert strip_comment("/// One.\n/// Two.") == "One.\nTwo."
     assert markup_leaks("A :class:`Foo` and\n.. note:: x\n\n```\n:class:`in code`\n```") == 2
+
+
+def test_cjk_share_sets_code_and_quoted_source_aside():
+    from orchestrator.text.measure import cjk_share, prose_of
+
+    md = "# 标题\n\n这是中文句子，提到 `Mux.Route` 和[链接](ch02.md)。\n\n> Quoted English source text here.\n\n```go\nfunc main() {}\n```\n"
+    assert "Quoted" not in prose_of(md) and "func" not in prose_of(md) and "Mux" not in prose_of(md)
+    assert cjk_share(md) == 1.0
+    assert cjk_share("中文 abc") == 2 / 5
+    assert cjk_share("") == 1.0

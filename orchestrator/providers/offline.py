@@ -570,7 +570,9 @@ def audit(ctx, t):
     return "\n".join(out)
 
 
+from .. import authoring  # noqa: E402  (the planner, researcher and writer, built on the repository map)
+
 AUTHORS: dict[str, Callable[[dict[str, Any], dict[str, str]], str]] = {
-    "outline": plan, "research": research, "draft": write, "r1": review_r1, "r2": review_r2, "r3": review_r3,
+    "outline": authoring.outline, "research": authoring.research, "draft": authoring.draft, "r1": review_r1, "r2": review_r2, "r3": review_r3,
     "review": merge, "panel": panel, "memory": remember, "final": edit, "audit": audit,
 }

@@ -1,0 +1,295 @@
+"""The offline planner: chapters are cohesive groups of code files, read from the repository map.
+
+Files are grouped bottom-up: each file starts alone (a large directory tree starts as its
+directories), then the pair of groups that references each other most, relative to their
+size, and that live close in the tree (same directory first) is merged, until the book has
+as many chapters as its size warrants. Tests and examples never become chapters: they are
+the researcher's evidence. The chapters are then ordered so that a chapter comes after the
+chapters it references (its real dependencies, from the map's file graph), and chapters that
+do not depend on each other share a batch."""
+
+from __future__ import annotations
+
+import math
+import posixpath
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from . import roles as roles_mod
+from .phrases import phrases
+from .project import DEFAULT_TITLE, Project, Sym, project_name
+
+LINES_PER_CHAPTER = 600  # a chapter's share of the code when the book may have as many as it likes
+DEP_SHARE = 0.08  # a reference is a dependency when it is at least this share of the chapter's references
+MAX_DEPS = 3
+TITLE_KINDS = ("class", "struct", "interface", "trait", "enum", "type", "macro")
+PLAIN_KINDS = ("function", "method", "constant")
+
+
+@dataclass
+class Group:
+    files: list[str]
+    lines: int
+    defs: int
+
+
+def group_files(p: Project, max_chapters: int) -> list[list[str]]:
+    files = p.code_files()
+    fg = p.map.file_graph()
+    total = sum(max(p.size(f), 1) for f in files) or 1
+    ndefs = {f: len(p.map.files[f].definitions) for f in files}
+    target = max(1, min(max_chapters, math.ceil(total / LINES_PER_CHAPTER), sum(1 for f in files if ndefs[f])))
+    avg = total / target
+    # A huge tree starts from its directories (a big directory from its files): the merging is quadratic.
+    if len(files) > 6 * target:
+        by_dir: dict[str, list[str]] = defaultdict(list)
+        for f in files:
+            by_dir[posixpath.dirname(f)].append(f)
+        units = []
+        for d, fs in sorted(by_dir.items()):
+            if sum(p.size(f) for f in fs) > 2 * avg:
+                units += [[f] for f in fs]
+            else:
+                units.append(fs)
+    else:
+        units = [[f] for f in files]
+    groups = [Group(sorted(u), sum(p.size(f) for f in u), sum(ndefs[f] for f in u)) for u in units]
+    out_total = {f: sum(fg.get(f, {}).values()) or 1.0 for f in files}
+
+    def conn(a: Group, b: Group) -> float:
+        w = 0.0
+        for f in a.files:
+            edges = fg.get(f, {})
+            w += sum(edges.get(g, 0.0) for g in b.files) / out_total[f]
+        for f in b.files:
+            edges = fg.get(f, {})
+            w += sum(edges.get(g, 0.0) for g in a.files) / out_total[f]
+        return w
+
+    def closeness(a: Group, b: Group) -> float:
+        da = {posixpath.dirname(f) for f in a.files}
+        db = {posixpath.dirname(f) for f in b.files}
+        if da & db:
+            return 1.0
+        if any(x.startswith(y + "/") or y.startswith(x + "/") or not x or not y for x in da for y in db):
+            return 0.02  # a package and its sub-package: related, but each is a chapter of its own first
+        if {posixpath.dirname(x) for x in da} & {posixpath.dirname(y) for y in db}:
+            return 0.012
+        return 0.004
+
+    def score(a: Group, b: Group) -> float:
+        if not a.defs or not b.defs:  # a file with nothing to explain joins its neighbour first
+            return 100.0 * closeness(a, b)
+        size = (a.lines + b.lines) / avg
+        if size > 1.6 and a.lines > 0.3 * avg and b.lines > 0.3 * avg:
+            return 0.0  # two substantial groups that would make a chapter too long to read
+        return (conn(a, b) + 0.05) * closeness(a, b) / max(size, 0.15)
+
+    cache: dict[tuple[int, int], float] = {}
+    while len(groups) > target or any(not g.defs for g in groups) and len(groups) > 1:
+        best, pair = -1.0, (0, 1)
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                key = (id(groups[i]), id(groups[j]))
+                if key not in cache:
+                    cache[key] = score(groups[i], groups[j])
+                if cache[key] > best:
+                    best, pair = cache[key], (i, j)
+        if best <= 0 and all(g.defs for g in groups):
+            break  # every remaining merge would make a chapter too large to read
+        i, j = pair
+        a, b = groups[i], groups[j]
+        merged = Group(sorted(a.files + b.files), a.lines + b.lines, a.defs + b.defs)
+        groups = [g for k, g in enumerate(groups) if k not in (i, j)] + [merged]
+    return [g.files for g in groups]
+
+
+def group_graph(p: Project, groups: list[list[str]]) -> dict[int, dict[int, float]]:
+    fg = p.map.file_graph()
+    where = {f: i for i, g in enumerate(groups) for f in g}
+    out: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for src, edges in fg.items():
+        a = where.get(src)
+        if a is None:
+            continue
+        for dst, w in edges.items():
+            b = where.get(dst)
+            if b is not None and b != a:
+                out[a][b] += w
+    return out
+
+
+def order_groups(p: Project, groups: list[list[str]]) -> tuple[list[int], dict[int, list[int]]]:
+    """(reading order, each group's real dependencies): what a group references most comes first;
+    a cycle is broken at the group the others lean on most."""
+    gg = group_graph(p, groups)
+    deps: dict[int, list[int]] = {}
+    for a in range(len(groups)):
+        edges = gg.get(a, {})
+        total = sum(edges.values()) or 1.0
+        strong = sorted((b for b, w in edges.items() if w / total >= DEP_SHARE), key=lambda b: (-edges[b], b))
+        deps[a] = strong[:MAX_DEPS]
+    rank = p.map.file_rank()
+    weight = {i: sum(rank.get(f, 0.0) for f in g) for i, g in enumerate(groups)}
+    placed: list[int] = []
+    left = set(range(len(groups)))
+    while left:
+        ready = [g for g in left if all(d not in left for d in deps[g])]
+        if not ready:  # a cycle: start with what the others lean on most
+            lean = {g: sum(gg.get(o, {}).get(g, 0.0) for o in left if o != g) for g in left}
+            ready = [max(sorted(left), key=lambda g: lean[g])]
+        nxt = max(sorted(ready), key=lambda g: weight[g])
+        placed.append(nxt)
+        left.discard(nxt)
+    pos = {g: k for k, g in enumerate(placed)}
+    deps = {g: [d for d in ds if pos[d] < pos[g]] for g, ds in deps.items()}
+    return placed, deps
+
+
+def batches(order: list[int], deps: dict[int, list[int]], batch_size: int) -> dict[int, int]:
+    """Each group's batch: after every batch it depends on; at most `batch_size` per batch."""
+    level: dict[int, int] = {}
+    for g in order:
+        level[g] = 1 + max((level[d] for d in deps[g]), default=0)
+    out: dict[int, int] = {}
+    batch, count, last_level = 0, batch_size, 0
+    for g in sorted(order, key=lambda g: (level[g], order.index(g))):
+        need = max((out[d] for d in deps[g]), default=0) + 1
+        if count >= batch_size or level[g] != last_level or batch < need:
+            batch = max(batch + 1, need)
+            count = 0
+        out[g] = batch
+        count += 1
+        last_level = level[g]
+    return out
+
+
+# ---------------------------------------------------------------- titles
+
+
+def key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
+    """The chapter's most important symbols by rank: exported before private, things with a body
+    before variables, at most a few from one file so a large file does not crowd out the rest."""
+    syms = [s for s in p.symbols(within=files) if s.kind not in ("variable", "impl", "module")]
+    per_file: dict[str, int] = defaultdict(int)
+    cap = max(3, math.ceil(n * 0.6)) if len(files) > 1 else n
+
+    def weight(s: Sym) -> float:
+        w = s.score * (1.0 if s.d.exported else 0.25) * (1.3 if s.d.doc else 1.0)
+        w *= (1 + math.log2(max(1, min(s.lines, 120)))) / 3  # a one-line getter explains less than a body
+        if s.kind == "type alias" or (s.kind == "type" and s.lines <= 2):
+            w *= 0.4  # a type alias explains little on its own
+        if s.short.startswith("_") and not s.short.startswith("__init"):
+            w *= 0.3
+        return w
+
+    out = []
+    for s in sorted(syms, key=lambda s: (-weight(s), s.rel, s.d.start_line)):
+        if per_file[s.rel] >= cap or any(o.name == s.name for o in out):
+            continue
+        per_file[s.rel] += 1
+        out.append(s)
+        if len(out) >= n:
+            break
+    return out
+
+
+def title_names(p: Project, files: list[str]) -> list[str]:
+    top = key_symbols(p, files, 10)
+    typed = [s.short for s in top if s.kind in TITLE_KINDS and s.d.exported]
+    plain = [s.short for s in top if s.kind in PLAIN_KINDS and s.d.exported]
+    names: list[str] = []
+    for n in typed + plain + [s.short for s in top]:
+        if n not in names and n.strip("_"):
+            names.append(n)
+    return names[:2]
+
+
+def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:
+    prefix = posixpath.commonpath(files) if len(files) > 1 else posixpath.dirname(files[0])
+    shown = [f[len(prefix):].lstrip("/") or posixpath.basename(f) for f in files]
+    dirs = [d for d in prefix.split("/") if d not in ("src", "lib", "source", "pkg", "internal")][-1:] * len(files)
+    names = [s.short for s in key_symbols(p, files, 8)]
+    doc = " ".join(p.module_doc(f) for f in files)[:2000]
+    return roles_mod.detect(names, shown + dirs, doc)
+
+
+def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]:
+    t = phrases(language)
+    used_roles: set[str] = set()
+    titles: list[str] = []
+    for files in groups:
+        scored = chapter_roles(p, files)
+        best = scored[0][0] if scored else 0.0
+        role = next((r for s, r in scored if r.key not in used_roles and s >= 0.3 * best), None)
+        role = role or (scored[0][1] if scored else None)  # a second chapter on the topic: its names differ
+        names = title_names(p, files)
+        joined = t["and"].join(names) if names else ""
+        if role:
+            used_roles.add(role.key)
+            title = t["title_topic"].format(topic=role.topic[t["lang"]], names=joined) if joined else role.topic[t["lang"]]
+        elif joined:
+            title = t["title_names"].format(names=joined)
+        else:
+            stem = posixpath.basename(files[0]).rsplit(".", 1)[0]
+            title = t["title_part"].format(name=stem)
+        titles.append(title)
+    # distinct: a repeated title names its directory
+    seen: dict[str, int] = defaultdict(int)
+    for tt in titles:
+        seen[tt] += 1
+    out = []
+    for files, tt in zip(groups, titles):
+        if seen[tt] > 1:
+            where = posixpath.dirname(files[0]).rsplit("/", 1)[-1] or posixpath.basename(files[0]).rsplit(".", 1)[0]
+            tt = t["title_where"].format(title=tt, where=where)
+        while tt in out:
+            tt = tt + " (" + str(len(out) + 1) + ")"
+        out.append(tt)
+    return out
+
+
+def book_title(ctx: dict[str, Any], root: str) -> str:
+    title = ctx["book"]["title"]
+    if title and title != DEFAULT_TITLE:
+        return title
+    t = phrases(ctx.get("language", "en"))
+    return t["book_title"].format(name=project_name(root))
+
+
+# ---------------------------------------------------------------- the outline
+
+
+def plan(ctx: dict[str, Any], p: Project) -> str:
+    from ..errors import StepFailed
+    from ..outline import Chapter, Outline, render as render_outline
+
+    language = ctx.get("language", "en")
+    t = phrases(language)
+    limits = ctx.get("limits", {})
+    max_ch, batch_size = int(limits.get("max_chapters", 12)), max(1, int(limits.get("batch_size", 3)))
+    if not p.code_files():
+        raise StepFailed("the source tree has no code files the map can read (tests and examples alone "
+                         "are not a subject)", retryable=False)
+    groups = group_files(p, max_ch)
+    order, deps = order_groups(p, groups)
+    batch_of = batches(order, deps, batch_size)
+    final = sorted(order, key=lambda g: (batch_of[g], order.index(g)))
+    width = max(2, len(str(len(final))))
+    ids = {g: f"ch{k + 1:0{width}d}" for k, g in enumerate(final)}
+    titles = dict(zip(final, make_titles(p, [groups[g] for g in final], language)))
+    chapters = []
+    for g in final:
+        files = groups[g]
+        names = [s.short for s in key_symbols(p, files, 3)]
+        summary = t["ch_summary"].format(names=t["and"].join(f"`{n}`" for n in names) or t["these_files"],
+                                      n=len(files), files=", ".join(f"`{f}`" for f in files[:3])
+                                      + (t["and_more"].format(n=len(files) - 3) if len(files) > 3 else ""))
+        dep_ids = tuple(sorted(ids[d] for d in deps[g]))
+        chapters.append(Chapter(ids[g], titles[g], batch_of[g], summary, dep_ids, tuple(files)))
+    book = ctx["book"]
+    o = Outline(book_title(ctx, str(p.root)), tuple(chapters))
+    intro = t["outline_intro"].format(src=ctx.get("source_name", p.root.name), audience=book["audience"],
+                                      brief=book["brief"], n=len(chapters), b=len({c.batch for c in chapters}))
+    return render_outline(o, intro)
