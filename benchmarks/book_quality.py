@@ -45,7 +45,7 @@ def expected_symbols(path: Path, project: str) -> list[tuple[str, list[str]]]:
                 inner = re.findall(r"\(([^)]*)\)", e)
                 names = []
                 for a in alts:
-                    a = a.strip("!()")
+                    a = a.strip("!()").replace("::", ".")
                     if "." in a and "/" not in a:
                         owner, _, member = a.rpartition(".")
                         names.append(member.split("/")[0])

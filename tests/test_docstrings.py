@@ -295,6 +295,8 @@ def test_nothing_from_a_docstring_can_break_validation():
 def test_inline_and_helpers():
     assert inline(":meth:`Flask.route` and :py:class:`~a.b.Blueprint`") == "`Flask.route()` and `Blueprint`"
     assert inline("``x`` and :exc:`KeyError`") == "`x` and `KeyError`"
+    # Flask's own typo (app.py: `:data:`g:`): a role the source never closed still becomes code
+    assert inline(":data:`.session`, :data:`g:, and :data:`.current_app` become") == "`session`, `g`, and `current_app` become"
     assert inline("see `the docs <https://x.org>`_ and `local <local.rst>`_") == "see [the docs](https://x.org) and local"
     assert first_sentence("Use e.g. `a.b`. Then more.") == "Use e.g. `a.b`."
     assert strip_comment("/**\n * Hello.\n * World.\n */") == "Hello.\nWorld."

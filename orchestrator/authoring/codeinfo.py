@@ -198,7 +198,7 @@ def receiver(s: Sym) -> str:
 
 def owner(s: Sym) -> str:
     """The type a method belongs to (`Mux` for `Mux.Route`), or ''."""
-    return s.name.rsplit(".", 1)[0] if "." in s.name else ""
+    return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
 
 
 def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
@@ -221,19 +221,19 @@ def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
         if all_syms is None:
             all_syms = p.symbols()
         if len(parts) == 2 and parts[0] in (me_recv, "self", "Self", "this", "cls") and me_owner:
-            hit = [x for x in all_syms if x.name == f"{me_owner}.{parts[1]}"]
+            hit = [x for x in all_syms if x.dotted == f"{me_owner}.{parts[1]}"]
         elif len(parts) == 2:
-            hit = [x for x in all_syms if x.name == expr]
+            hit = [x for x in all_syms if x.dotted == expr]
             if not hit and s.lang == "go":  # pkg.Name: a definition named so in a directory named pkg
                 hit = [x for x in all_syms if x.short == parts[1] and posixpath.basename(posixpath.dirname(x.rel)) == parts[0]
-                       and "." not in x.name]
+                       and "." not in x.dotted]
         elif len(parts) == 1:
-            same = [x for x in all_syms if x.short == expr and "." not in x.name
+            same = [x for x in all_syms if x.short == expr and "." not in x.dotted
                     and (x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == here))]
             if len(same) == 1:
                 hit = same
             elif not same:
-                anywhere = [x for x in all_syms if x.short == expr and "." not in x.name
+                anywhere = [x for x in all_syms if x.short == expr and "." not in x.dotted
                             and x.kind in ("function", "class", "macro", "struct")]
                 hit = anywhere if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr) else []
         if len(hit) == 1 and hit[0].name not in seen and hit[0].name != s.name:

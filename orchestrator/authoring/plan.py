@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import posixpath
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,8 @@ def group_files(p: Project, max_chapters: int) -> list[list[str]]:
     files = p.code_files()
     fg = p.map.file_graph()
     total = sum(max(p.size(f), 1) for f in files) or 1
-    ndefs = {f: len(p.map.files[f].definitions) for f in files}
+    ndefs = {f: sum(1 for d in p.map.files[f].definitions if d.kind not in ("variable", "impl", "module"))
+             for f in files}  # what a chapter could explain: a file of variables alone joins a neighbour
     target = max(1, min(max_chapters, math.ceil(total / LINES_PER_CHAPTER), sum(1 for f in files if ndefs[f])))
     avg = total / target
     # A huge tree starts from its directories (a big directory from its files): the merging is quadratic.
@@ -173,20 +175,35 @@ def key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
     before variables, at most a few from one file so a large file does not crowd out the rest."""
     syms = [s for s in p.symbols(within=files) if s.kind not in ("variable", "impl", "module")]
     per_file: dict[str, int] = defaultdict(int)
-    cap = max(3, math.ceil(n * 0.6)) if len(files) > 1 else n
+    total = sum(max(p.size(f), 1) for f in files) or 1
+    # a file's share of the chapter's symbols follows its share of the code (a large file is
+    # covered through more of its ranked symbols), with room for each file's best
+    cap = {f: max(2, round(n * max(p.size(f), 1) / total) + 1) for f in files}
+
+    texts: dict[str, str] = {}
+
+    def called_here(s: Sym) -> int:
+        """How often the symbol's own file calls it (`self.dispatch_request(`, `mx.handle(`): the
+        steps a type takes inside, which its public rank alone does not show."""
+        if s.rel not in texts:
+            texts[s.rel] = "\n".join(p.lines_of(s.rel))
+        return len(re.findall(rf"[.:]{re.escape(s.short)}\s*\(", texts[s.rel]))
 
     def weight(s: Sym) -> float:
-        w = s.score * (1.0 if s.d.exported else 0.25) * (1.3 if s.d.doc else 1.0)
+        w = s.score * (1.0 if s.d.exported else 0.15) * (1.3 if s.d.doc else 1.0)
         w *= (1 + math.log2(max(1, min(s.lines, 120)))) / 3  # a one-line getter explains less than a body
+        if s.kind == "method":
+            w *= 1 + 0.5 * min(called_here(s), 4)
+        w *= 1 + 0.25 * math.log2(1 + len(s.d.doc) / 200)  # maintainers document at length what matters
         if s.kind == "type alias" or (s.kind == "type" and s.lines <= 2):
             w *= 0.4  # a type alias explains little on its own
-        if s.short.startswith("_") and not s.short.startswith("__init"):
-            w *= 0.3
+        if s.short.startswith(("_", "#")) and not s.short.startswith("__init"):
+            w *= 0.1  # private by convention: explained where a public name leads to it
         return w
 
     out = []
     for s in sorted(syms, key=lambda s: (-weight(s), s.rel, s.d.start_line)):
-        if per_file[s.rel] >= cap or any(o.name == s.name for o in out):
+        if per_file[s.rel] >= cap.get(s.rel, n) or any(o.name == s.name for o in out):
             continue
         per_file[s.rel] += 1
         out.append(s)
@@ -215,19 +232,29 @@ def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.R
     return roles_mod.detect(names, shown + dirs, doc)
 
 
-def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]:
-    t = phrases(language)
+def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | None]:
+    """Each chapter's role, in reading order: the best that no earlier chapter has, when it fits
+    nearly as well; else the best (a second chapter on a topic is told apart by its names)."""
     used_roles: set[str] = set()
-    titles: list[str] = []
+    out: list[roles_mod.Role | None] = []
     for files in groups:
-        scored = chapter_roles(p, files)
+        scored = chapter_roles(p, files) if files else []
         best = scored[0][0] if scored else 0.0
         role = next((r for s, r in scored if r.key not in used_roles and s >= 0.3 * best), None)
-        role = role or (scored[0][1] if scored else None)  # a second chapter on the topic: its names differ
+        role = role or (scored[0][1] if scored else None)
+        if role:
+            used_roles.add(role.key)
+        out.append(role)
+    return out
+
+
+def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]:
+    t = phrases(language)
+    titles: list[str] = []
+    for files, role in zip(groups, assign_roles(p, groups)):
         names = title_names(p, files)
         joined = t["and"].join(names) if names else ""
         if role:
-            used_roles.add(role.key)
             title = t["title_topic"].format(topic=role.topic[t["lang"]], names=joined) if joined else role.topic[t["lang"]]
         elif joined:
             title = t["title_names"].format(names=joined)

@@ -34,6 +34,11 @@ class Sym:
 
     @property
     def name(self) -> str:
+        """As the language writes it: `Mux.Route`, `Error::msg`."""
+        return self.d.qualified_name
+
+    @property
+    def dotted(self) -> str:
         return self.d.qualified_name.replace("::", ".")
 
     @property
@@ -94,7 +99,7 @@ class Project:
     def find(self, name: str) -> list[Sym]:
         """Definitions by qualified or bare name (`Mux.Route`, `Route`, `Error::msg`)."""
         key = name.replace("::", ".")
-        return [s for s in self.symbols() if s.name == key or s.short == key]
+        return [s for s in self.symbols() if s.dotted == key or s.short == key]
 
     def excerpt(self, s: Sym, skip_doc: bool = True) -> tuple[str, int, int]:
         """(code, first line, last line) of a definition, exactly as in its file. A Python
@@ -117,6 +122,10 @@ class Project:
         else:
             rest = body
             out = []
+        if len(out) + len(rest) > MAX_EXCERPT_LINES and s.kind in CONTAINER_KINDS:
+            skeleton = self._skeleton(s, lines, marker)
+            if skeleton:
+                return _dedent("\n".join(skeleton)), a, b
         if len(out) + len(rest) > MAX_EXCERPT_LINES:
             keep = max(8, MAX_EXCERPT_LINES - len(out) - 2)
             tail = rest[-1] if rest[-1].strip() else ""
@@ -124,6 +133,35 @@ class Project:
             rest = rest[:keep] + [ind + marker] + ([tail] if tail and tail.strip() not in ("", marker) else [])
         code = "\n".join(out + rest)
         return _dedent(code), a, b
+
+
+    def _skeleton(self, s: Sym, lines: list[str], marker: str) -> list[str]:
+        """A large class, struct or trait as its header and the first line of each member, with
+        elisions between them: the shape of the type, every line exactly as in the file."""
+        a, b = s.d.start_line, min(s.d.end_line, len(lines))
+        members = sorted({d.start_line for d in self.map.files[s.rel].definitions
+                          if a < d.start_line <= b and d.qualified_name.replace("::", ".").startswith(s.dotted + ".")
+                          and d.qualified_name.replace("::", ".").count(".") == s.dotted.count(".") + 1})
+        if len(members) < 2:
+            return []
+        head_end = a
+        while head_end < b and not re.search(r"[:{]\s*(#.*|//.*)?$", lines[head_end - 1]):
+            head_end += 1
+        out = lines[a - 1:head_end]
+        for ln in members[:24]:
+            k = ln
+            while k <= b and (lines[k - 1].lstrip().startswith("@") or not lines[k - 1].strip()):
+                k += 1  # a decorator: the member's own line is what the reader looks for
+            if k > head_end:
+                out += [_indent_of(lines[k - 1]) + marker, lines[k - 1]]
+        ind = _indent_of(out[-1])
+        out.append(ind + marker)
+        if lines[b - 1].strip() in ("}", "};", "})"):
+            out.append(lines[b - 1])
+        return out
+
+
+CONTAINER_KINDS = ("class", "struct", "interface", "trait", "impl", "enum")
 
 
 def _indent_of(line: str) -> str:

@@ -25,7 +25,7 @@ EXCERPT_RE = re.compile(r"^### `(.+?)` — (\S+?):(\d+)-(\d+)\n\n(`{3,})(\S*) fi
 
 def n_key(p: Project, files: list[str]) -> int:
     lines = sum(p.size(f) for f in files)
-    return max(3, min(8, lines // 120 + 2))
+    return max(3, min(10, lines // 150 + 2))
 
 
 def outline_chapters(ctx: dict[str, Any]) -> list[dict[str, Any]]:

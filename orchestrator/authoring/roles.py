@@ -23,6 +23,12 @@ def _r(key, words, en, zh, men, mzh) -> Role:
 
 
 ROLES: tuple[Role, ...] = (
+    _r("app", "app application wsgi asgi server serve",
+       "The application object", "应用对象",
+       [("a theatre's stage manager", "every actor, light and cue answers to one person who runs the show"),
+        ("an orchestra's conductor", "the musicians play their own parts, and one person keeps them together")],
+       [("剧院的舞台监督", "每位演员、每盏灯、每个提示都听从一个人的调度"),
+        ("乐队指挥", "乐手们各奏各的声部，由一个人把他们统一起来")]),
     _r("routing", "router route routes routing mux multiplexer dispatch dispatcher path pattern url",
        "Routing requests", "请求路由",
        [("a telephone switchboard", "each incoming call is plugged through to the one line that should answer it"),
@@ -115,7 +121,7 @@ ROLES: tuple[Role, ...] = (
         ("a hotel key card", "the card itself holds little; the front desk knows what it opens")],
        [("衣帽寄存处", "把东西交出去，拿一张票，之后凭票取回"),
         ("酒店房卡", "卡本身没什么内容，前台知道它能开哪扇门")]),
-    _r("store", "create createstore store subscribe listener listeners setstate getstate selector selectors "
+    _r("store", "createstore store subscribe listener listeners setstate getstate selector selectors "
        "slice immer devtools persist",
        "State stores", "状态仓库",
        [("a shared whiteboard", "everyone reads the same board and is told when someone changes it"),
@@ -140,6 +146,12 @@ ROLES: tuple[Role, ...] = (
         ("a radio broadcast", "one station sends and any number of listeners tune in")],
        [("门铃", "屋里的人听到铃声，自己决定怎么办"),
         ("无线电广播", "一个电台发送，任意多的听众都可以收听")]),
+    _r("logging", "log logger logging logs debug trace",
+       "Logging", "日志",
+       [("a ship's logbook", "every event is written down in order, so the voyage can be retold later"),
+        ("a flight recorder", "it keeps quietly recording, and is read when something went wrong")],
+       [("航海日志", "每件事都按顺序记下来，之后可以完整地复述这段航程"),
+        ("飞行记录仪", "它默默地一直记录，出事之后才会被拿出来读")]),
     _r("utils", "util utils utility utilities helper helpers common internal misc tools shared",
        "Helpers used everywhere", "到处用到的辅助函数",
        [("a toolbox", "small, separate tools that the rest of the code picks up when it needs them"),

@@ -18,7 +18,7 @@ from ..text import docstrings
 from . import roles as roles_mod
 from .codeinfo import resolved_calls, signature_parts, steps
 from .phrases import kind_name, phrases
-from .plan import chapter_roles, key_symbols
+from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
 from .research import chapter_of_files, outline_chapters, parse_excerpts, _quote
 
@@ -55,8 +55,14 @@ def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, 
 
 def _opening(ctx: dict[str, Any], p: Project, files: list[str], syms: list[Sym], t: dict[str, str]) -> list[str]:
     ch = ctx["chapter"]
-    rs = chapter_roles(p, files) if files else []
-    role = rs[0][1] if rs else None
+    chs = outline_chapters(ctx)
+    ids = [str(c.get("id")) for c in chs]
+    if ch["id"] in ids:  # the role the planner gave this chapter's title
+        groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
+        role = assign_roles(p, groups)[ids.index(ch["id"])]
+    else:
+        rs = chapter_roles(p, files) if files else []
+        role = rs[0][1] if rs else None
     problem = t.get("problem_" + role.key, "") if role else ""
     names = join([f"`{s.name}`" for s in syms[:3]], t)
     out = []
@@ -83,7 +89,7 @@ def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str
     for s in syms:
         if s.kind not in ("class", "struct", "interface", "trait", "enum", "type") or s.short.lower() in known:
             continue
-        if "." in s.name:
+        if "." in s.dotted:
             continue
         out.append(t["term"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel))
         out.append("")
@@ -236,7 +242,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
             out += [t["usage_intro"].format(name=name, file=rel, a=a), "",
                     docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "",
                     t["usage_after"].format(name=name.rsplit(".", 1)[-1]), ""]
-    others = [s for s in key_symbols(p, files, len(key) + 8) if s.name not in in_chapter][:8]
+    others = [s for s in key_symbols(p, files, len(key) + 12) if s.name not in in_chapter][:12]
     if others:
         out += [f"## {t['others']}", ""]
         for s in others:

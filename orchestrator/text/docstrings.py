@@ -70,8 +70,10 @@ class DocParts:
 
 # ---------------------------------------------------------------- inline
 
-_ROLE_RE = re.compile(r"(?::[\w-]+)?:([\w-]+):`([^`]+)`")
+_ROLE_RE = re.compile(r"(?::[\w-]+)?:([\w-]+):`([^`\s]+|[^`<]+<[^`>]+>)`")
+_BROKEN_ROLE_RE = re.compile(r"(?::[\w-]+)?:([\w-]+):`([~.\w]+):?(?=[\s,;)]|$)")  # `:data:`g:` (never closed)
 _RST_LINK_RE = re.compile(r"`([^`<]+?)\s*<([^>`]+)>`__?")
+_STRAY_ROLE_RE = re.compile(r":(?:py:)?(?:class|meth|func|data|attr|exc|obj|mod|const|ref|doc|term|envvar|option):(?=`)?")
 _DOUBLE_TICK_RE = re.compile(r"``(.+?)``")
 _JSDOC_LINK_RE = re.compile(r"\{@(?:link|linkcode|linkplain)\s+([^}|\s]+)(?:[\s|]+([^}]*))?\}")
 _MD_LINK_RE = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]*(?:\([^)]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)")
@@ -123,9 +125,11 @@ def inline(text: str) -> str:
     text = _DOUBLE_TICK_RE.sub(lambda m: "`" + m.group(1).replace("`", "'") + "`", text)
     text = _ROLE_RE.sub(lambda m: (_role_target(m.group(1), m.group(2)) if m.group(1) in ("ref", "doc", "term")
                                    else "`" + _role_target(m.group(1), m.group(2)) + "`"), text)
+    text = _BROKEN_ROLE_RE.sub(lambda m: "`" + _role_target(m.group(1), m.group(2)) + "`", text)
     text = _JSDOC_LINK_RE.sub(lambda m: (m.group(2).strip() if m.group(2) else f"`{m.group(1)}`"), text)
     text = _RST_LINK_RE.sub(lambda m: f"[{m.group(1).strip()}]({m.group(2)})" if re.match(r"https?://", m.group(2))
                             else m.group(1).strip(), text)
+    text = _STRAY_ROLE_RE.sub("", text)  # a role name left without its target
     text = _FOOTNOTE_REF_RE.sub("", text)
     text = _MD_LINK_RE.sub(_link, text)
     text = _REF_LINK_RE.sub(lambda m: m.group(1), text)
