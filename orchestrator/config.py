@@ -98,10 +98,18 @@ def _yaml_scalar(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else str(v)
 
 
+LOCALIZED_DEFAULTS: dict[str, dict[str, str]] = {
+    "zh": {"title": "一本关于代码库的书", "audience": "将要参与这份代码开发的工程师",
+           "brief": "结合真实代码，逐个模块讲解这份代码是如何工作的。"},
+}
+DEFAULT_TITLES = {"en": "Inside {name}", "zh": "{name} 源码解读"}  # when the source names its project
+
+
 def render_default(title: str | None = None, source: str | None = None, language: str | None = None,
                    **values: Any) -> str:
     """The book.yaml that `book init` writes: every key, its value, a comment."""
     vals = {k.name: k.default for k in SCHEMA}
+    vals.update(LOCALIZED_DEFAULTS.get(language or "en", {}))  # a Chinese book's title, audience and brief in Chinese
     vals.update({k: v for k, v in dict(title=title, source=source, language=language, **values).items() if v is not None})
     lines = ["# book.yaml: the book to write. Every key is shown with its default.",
              "# Flags on the command line win over this file; this file wins over the defaults.", ""]

@@ -224,6 +224,11 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
         title = title or "Inside minikv: a small key-value store, explained"
     elif source is None:
         source = "./src"
+    if title is None and (root / source).is_dir():  # the project's own name, from its manifest or README
+        from .authoring.project import project_name
+
+        title = config_mod.DEFAULT_TITLES.get(language or "en", config_mod.DEFAULT_TITLES["en"]).format(
+            name=project_name(root / source))
     atomic_write(cfg, config_mod.render_default(title=title, source=source, language=language))
     made.insert(0, "book.yaml")
     return made

@@ -97,12 +97,13 @@ EN: dict[str, str] = {
     "problem_engine": "Talking to a database means opening connections, reusing them and running statements safely.",
     "problem_events": "Parts of a program need to react to what happens elsewhere without being called directly.",
     "problem_logging": "When a program misbehaves in production, its own record of what it did is often the only witness.",
+    "problem_completion": "A person typing a command should not have to remember every subcommand and flag: the shell can suggest them.",
     "problem_utils": "Small jobs recur everywhere in a code base and are best written once.",
     "problem_types": "Parts of the code agree on shapes and contracts before any of them runs.",
 }
 
 ZH: dict[str, str] = {
-    "lang": "zh", "and": "与", "comma": "、", "none": "无",
+    "lang": "zh", "and": " 与 ", "comma": "、", "none": "无",
     "takes_from": "它使用了其他章节讲解的以下名字：",
     "title_topic": "{topic}：{names}", "title_names": "{names} 的工作方式", "title_part": "{name} 部分",
     "title_where": "{title}（{where}）", "book_title": "{name} 源码解读",
@@ -187,6 +188,7 @@ ZH: dict[str, str] = {
     "problem_engine": "与数据库打交道意味着打开连接、复用连接，并安全地执行语句。",
     "problem_events": "程序的各个部分需要对其他地方发生的事情做出反应，而不必被直接调用。",
     "problem_logging": "程序在生产环境中出问题时，它自己留下的运行记录往往是唯一的证人。",
+    "problem_completion": "输入命令的人不必记住每一个子命令和参数：命令行可以替他给出提示。",
     "problem_utils": "一些小任务在代码库中反复出现，最好只写一次。",
     "problem_types": "代码的各个部分在运行之前，先要就数据的形状和约定达成一致。",
 }

@@ -80,30 +80,37 @@ def group_files(p: Project, max_chapters: int) -> list[list[str]]:
             return 0.012
         return 0.004
 
-    def score(a: Group, b: Group) -> float:
+    def score(a: Group, b: Group, strict: bool) -> float:
         if not a.defs or not b.defs:  # a file with nothing to explain joins its neighbour first
             return 100.0 * closeness(a, b)
+        near = closeness(a, b)
+        if strict and near < 1.0 and min(a.lines, b.lines) > 0.2 * avg:
+            return 0.0  # another directory is another chapter while the book has room for it
         size = (a.lines + b.lines) / avg
-        if size > 1.6 and a.lines > 0.3 * avg and b.lines > 0.3 * avg:
+        if strict and size > 1.6 and a.lines > 0.3 * avg and b.lines > 0.3 * avg:
             return 0.0  # two substantial groups that would make a chapter too long to read
-        return (conn(a, b) + 0.05) * closeness(a, b) / max(size, 0.15)
+        return (conn(a, b) + 0.05) * near / max(size, 0.15)
 
-    cache: dict[tuple[int, int], float] = {}
-    while len(groups) > target or any(not g.defs for g in groups) and len(groups) > 1:
-        best, pair = -1.0, (0, 1)
-        for i in range(len(groups)):
-            for j in range(i + 1, len(groups)):
-                key = (id(groups[i]), id(groups[j]))
-                if key not in cache:
-                    cache[key] = score(groups[i], groups[j])
-                if cache[key] > best:
-                    best, pair = cache[key], (i, j)
-        if best <= 0 and all(g.defs for g in groups):
-            break  # every remaining merge would make a chapter too large to read
-        i, j = pair
-        a, b = groups[i], groups[j]
-        merged = Group(sorted(a.files + b.files), a.lines + b.lines, a.defs + b.defs)
-        groups = [g for k, g in enumerate(groups) if k not in (i, j)] + [merged]
+    serial = iter(range(10**9))
+    ids = [next(serial) for _ in groups]
+    for strict, goal in ((True, target), (False, max(1, max_chapters))):
+        cache: dict[tuple[int, int], float] = {}
+        while len(groups) > goal or any(not g.defs for g in groups) and len(groups) > 1:
+            best, pair = -1.0, (0, 1)
+            for i in range(len(groups)):
+                for j in range(i + 1, len(groups)):
+                    key = (ids[i], ids[j])
+                    if key not in cache:
+                        cache[key] = score(groups[i], groups[j], strict)
+                    if cache[key] > best:
+                        best, pair = cache[key], (i, j)
+            if best <= 0 and all(g.defs for g in groups):
+                break  # every remaining merge would make a chapter too large, or mix directories
+            i, j = pair
+            a, b = groups[i], groups[j]
+            keep = [k for k in range(len(groups)) if k not in (i, j)]
+            groups = [groups[k] for k in keep] + [Group(sorted(a.files + b.files), a.lines + b.lines, a.defs + b.defs)]
+            ids = [ids[k] for k in keep] + [next(serial)]
     return [g.files for g in groups]
 
 
@@ -240,7 +247,7 @@ def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | N
     for files in groups:
         scored = chapter_roles(p, files) if files else []
         best = scored[0][0] if scored else 0.0
-        role = next((r for s, r in scored if r.key not in used_roles and s >= 0.3 * best), None)
+        role = next((r for s, r in scored if r.key not in used_roles and s >= 0.5 * best), None)
         role = role or (scored[0][1] if scored else None)
         if role:
             used_roles.add(role.key)
@@ -278,8 +285,10 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
 
 
 def book_title(ctx: dict[str, Any], root: str) -> str:
+    from ..config import LOCALIZED_DEFAULTS
+
     title = ctx["book"]["title"]
-    if title and title != DEFAULT_TITLE:
+    if title and title != DEFAULT_TITLE and title not in {d.get("title") for d in LOCALIZED_DEFAULTS.values()}:
         return title
     t = phrases(ctx.get("language", "en"))
     return t["book_title"].format(name=project_name(root))

@@ -152,7 +152,7 @@ def research(ctx: dict[str, Any], p: Project) -> str:
                 taken.setdefault(cid, set()).add(d.qualified_name.replace("::", "."))
     out += [f"## {t['relations']}", ""]
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
-    rel_lines = [t["rel_uses"].format(names=", ".join(f"`{n}`" for n in sorted(ns)[:6]), ch=cid, title=titles.get(cid, cid))
+    rel_lines = [t["rel_uses"].format(names=t["comma"].join(f"`{n}`" for n in sorted(ns)[:6]), ch=cid, title=titles.get(cid, cid))
                  for cid, ns in sorted(taken.items())]
     out += [f"- {x}" for x in rel_lines] or [f"- {t['none']}"]
     out += ["", f"## {t['questions']}", ""]

@@ -83,6 +83,12 @@ ROLES: tuple[Role, ...] = (
         ("a remote control", "each button is a command, and some buttons open a sub-menu")],
        [("餐厅菜单", "每道菜都有名字、说明和可以点的选项"),
         ("遥控器", "每个按钮是一条命令，有的按钮还会打开子菜单")]),
+    _r("completion", "completion completions complete bash zsh fish powershell",
+       "Shell completion", "命令行补全",
+       [("a predictive keyboard", "it offers the next word before you finish typing it"),
+        ("a helpful shop assistant", "you start to ask and they already know which shelf you mean")],
+       [("输入法的联想词", "你还没打完，下一个词已经摆在眼前"),
+        ("热心的店员", "你刚开口，他就知道你要找哪一排货架")]),
     _r("serialization", "json serialize serializer serialization deserialize deserializer encode encoder decode "
        "decoder marshal unmarshal parse parser tag tagged ser de value",
        "Encoding and decoding data", "数据的编码与解码",

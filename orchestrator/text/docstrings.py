@@ -663,7 +663,7 @@ def prose_only(md: str) -> str:
 
 
 _LEAK_RE = re.compile(r":(?:class|meth|func|data|attr|exc|ref|obj|mod|const|doc|term|py:\w+):`|\.\.\s+[\w-]+::|"
-                      r"^\s*:(?:param|type|returns?|rtype|raises?)\b|``\w|^\s*[=~^-]{4,}\s*$", re.M)
+                      r"^\s*:(?:param|type|returns?|rtype|raises?)\b|(?<!`)``(?!`)\w|^\s*[=~^-]{4,}\s*$", re.M)
 
 
 def markup_leaks(md: str) -> int:
