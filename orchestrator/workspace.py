@@ -221,7 +221,8 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
         shutil.copytree(builtin("example"), target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         made.append("src/")
         source = source or "./src"
-        title = title or "Inside minikv: a small key-value store, explained"
+        title = title or ("minikv 源码解读：一个小型键值存储" if language == "zh"
+                          else "Inside minikv: a small key-value store, explained")
     elif source is None:
         source = "./src"
     if title is None and (root / source).is_dir():  # the project's own name, from its manifest or README
