@@ -22,6 +22,7 @@ from .phrases import phrases
 from .project import DEFAULT_TITLE, Project, Sym, project_name
 
 LINES_PER_CHAPTER = 600  # a chapter's share of the code when the book may have as many as it likes
+MIN_LINES_PER_CHAPTER = 100  # below this, modules share a chapter
 DEP_SHARE = 0.08  # a reference is a dependency when it is at least this share of the chapter's references
 MAX_DEPS = 3
 TITLE_KINDS = ("class", "struct", "interface", "trait", "enum", "type", "macro")
@@ -35,13 +36,47 @@ class Group:
     defs: int
 
 
+def dep_graph(p: Project) -> dict[str, dict[str, float]]:
+    """Code file -> {code file: weight}: the top-level names (types, functions, constants, macros)
+    a file uses that another file defines. Methods are left out: `fh.close()` does not make a file
+    depend on every class with a `close` method. A name defined in k files counts 1/k for each."""
+    if p._deps is not None:
+        return p._deps
+    files = p.code_files()
+    homes: dict[str, list[str]] = defaultdict(list)
+    for f in files:
+        for d in p.map.files[f].definitions:
+            q = d.qualified_name
+            if "." not in q and "::" not in q and d.kind not in ("method", "impl", "module") and len(d.name) > 2:
+                if f not in homes[d.name]:
+                    homes[d.name].append(f)
+    out: dict[str, dict[str, float]] = {}
+    for f in files:
+        own = {d.name for d in p.map.files[f].definitions}
+        edges: dict[str, float] = defaultdict(float)
+        for name, count in p.map.files[f].references.items():
+            where = homes.get(name)
+            if not where or name in own:
+                continue
+            for g in where:
+                if g != f:
+                    edges[g] += min(count, 5) / len(where)
+        out[f] = dict(edges)
+    p._deps = out
+    return out
+
+
 def group_files(p: Project, max_chapters: int) -> list[list[str]]:
     files = p.code_files()
-    fg = p.map.file_graph()
+    fg = dep_graph(p)
     total = sum(max(p.size(f), 1) for f in files) or 1
     ndefs = {f: sum(1 for d in p.map.files[f].definitions if d.kind not in ("variable", "impl", "module"))
              for f in files}  # what a chapter could explain: a file of variables alone joins a neighbour
-    target = max(1, min(max_chapters, math.ceil(total / LINES_PER_CHAPTER), sum(1 for f in files if ndefs[f])))
+    explainable = sum(1 for f in files if ndefs[f])
+    target = math.ceil(total / LINES_PER_CHAPTER)
+    if explainable <= max_chapters:  # a small project of real modules: a chapter per module reads best
+        target = max(target, min(explainable, math.ceil(total / MIN_LINES_PER_CHAPTER)))
+    target = max(1, min(max_chapters, target, explainable))
     avg = total / target
     # A huge tree starts from its directories (a big directory from its files): the merging is quadratic.
     if len(files) > 6 * target:
@@ -115,13 +150,13 @@ def group_files(p: Project, max_chapters: int) -> list[list[str]]:
 
 
 def group_graph(p: Project, groups: list[list[str]]) -> dict[int, dict[int, float]]:
-    fg = p.map.file_graph()
+    fg = dep_graph(p)
     where = {f: i for i, g in enumerate(groups) for f in g}
     out: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
     for src, edges in fg.items():
         a = where.get(src)
-        if a is None:
-            continue
+        if a is None or not any(d.kind not in ("variable", "impl", "module") for d in p.map.files[src].definitions):
+            continue  # a file that only re-exports (`__init__.py`, `index.ts`) depends on nothing itself
         for dst, w in edges.items():
             b = where.get(dst)
             if b is not None and b != a:
@@ -137,22 +172,24 @@ def order_groups(p: Project, groups: list[list[str]]) -> tuple[list[int], dict[i
     for a in range(len(groups)):
         edges = gg.get(a, {})
         total = sum(edges.values()) or 1.0
-        strong = sorted((b for b, w in edges.items() if w / total >= DEP_SHARE), key=lambda b: (-edges[b], b))
-        deps[a] = strong[:MAX_DEPS]
+        deps[a] = sorted((b for b, w in edges.items() if w / total >= DEP_SHARE), key=lambda b: (-edges[b], b))
     rank = p.map.file_rank()
     weight = {i: sum(rank.get(f, 0.0) for f in g) for i, g in enumerate(groups)}
     placed: list[int] = []
     left = set(range(len(groups)))
     while left:
         ready = [g for g in left if all(d not in left for d in deps[g])]
-        if not ready:  # a cycle: start with what the others lean on most
-            lean = {g: sum(gg.get(o, {}).get(g, 0.0) for o in left if o != g) for g in left}
+        if not ready:  # a cycle: start with what the others lean on most, relative to what it leans on
+            share = {o: sum(gg.get(o, {}).values()) or 1.0 for o in left}
+            lean = {g: sum(gg.get(o, {}).get(g, 0.0) / share[o] for o in left if o != g)
+                    - sum(gg.get(g, {}).get(o, 0.0) for o in left if o != g) / share[g] for g in left}
             ready = [max(sorted(left), key=lambda g: lean[g])]
         nxt = max(sorted(ready), key=lambda g: weight[g])
         placed.append(nxt)
         left.discard(nxt)
     pos = {g: k for k, g in enumerate(placed)}
-    deps = {g: [d for d in ds if pos[d] < pos[g]] for g, ds in deps.items()}
+    # all of them order the book; the strongest few are what a chapter says it builds on
+    deps = {g: [d for d in ds if pos[d] < pos[g]][:MAX_DEPS] for g, ds in deps.items()}
     return placed, deps
 
 

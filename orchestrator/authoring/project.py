@@ -60,6 +60,7 @@ class Project:
     files: dict[str, tuple[str | None, str]]  # rel -> (language, kind)
     map: "RepoMap"
     _texts: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _deps: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # plan.dep_graph, once
 
     # ------------------------------------------------------------------ files
 

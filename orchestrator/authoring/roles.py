@@ -29,7 +29,7 @@ ROLES: tuple[Role, ...] = (
         ("an orchestra's conductor", "the musicians play their own parts, and one person keeps them together")],
        [("剧院的舞台监督", "每位演员、每盏灯、每个提示都听从一个人的调度"),
         ("乐队指挥", "乐手们各奏各的声部，由一个人把他们统一起来")]),
-    _r("routing", "router route routes routing mux multiplexer dispatch dispatcher path pattern url",
+    _r("routing", "router route routes routing mux multiplexer dispatch dispatcher url",
        "Routing requests", "请求路由",
        [("a telephone switchboard", "each incoming call is plugged through to the one line that should answer it"),
         ("a railway junction", "points set in advance send each train onto its own track")],
