@@ -109,9 +109,9 @@ def signature_parts(s: Sym) -> tuple[list[Param], str]:
 # ---------------------------------------------------------------- steps
 
 _STEP_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("check", re.compile(r"^(?:}\s*)?(?:else\s+)?if\b\s*(?:let\s+)?\(?(.*?)\)?\s*(?:\{|:)?$")),
-    ("loop", re.compile(r"^(?:for|while|loop)\b\s*\(?(.*?)\)?\s*(?:\{|:)?$")),
-    ("choose", re.compile(r"^(?:switch|match|select)\b\s*\(?(.*?)\)?\s*\{?$")),
+    ("check", re.compile(r"^(?:}\s*)?(?:else\s+)?if\b\s*(?:let\s+)?(.*?)\s*(?:\{|:)?$")),
+    ("loop", re.compile(r"^(?:for|while|loop)\b\s*(.*?)\s*(?:\{|:)?$")),
+    ("choose", re.compile(r"^(?:switch|match|select)\b\s*(.*?)\s*\{?$")),
     ("raise", re.compile(r"^(?:raise|throw)\s+(.+?);?$|^(panic!?\(.*\));?$")),
     ("return", re.compile(r"^return\b\s*(.*?);?$")),
     ("defer", re.compile(r"^defer\s+(.+)$")),
@@ -171,8 +171,20 @@ def steps(code: str, lang: str, limit: int = 7) -> list[tuple[str, str]]:
     return out
 
 
+def _unwrap(code: str) -> str:
+    """`(a && b)` -> `a && b` when the parentheses enclose the whole condition."""
+    if code.startswith("(") and code.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(code):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0 and i < len(code) - 1:
+                return code
+        return code[1:-1].strip()
+    return code
+
+
 def _short(code: str, n: int = 72) -> str:
-    code = code.strip().rstrip("{:").strip()
+    code = _unwrap(code.strip().rstrip("{:").strip())
     if len(code) <= n:
         return code
     cut = code[:n]

@@ -153,7 +153,7 @@ class Project:
             k = ln
             while k <= b and (lines[k - 1].lstrip().startswith("@") or not lines[k - 1].strip()):
                 k += 1  # a decorator: the member's own line is what the reader looks for
-            if k > head_end:
+            if k > head_end and lines[k - 1] not in out:  # overloads repeat the same first line
                 out += [_indent_of(lines[k - 1]) + marker, lines[k - 1]]
         ind = _indent_of(out[-1])
         out.append(ind + marker)

@@ -43,9 +43,12 @@ def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, 
     taken = {str(m[0]).lower() for m in ctx.get("memory", {}).get("metaphors", [])}
     me = ctx["chapter"]["id"]
     chosen: dict[str, tuple[str, str]] = {}
-    for c in outline_chapters(ctx) or [ctx["chapter"]]:
-        files = [f for f in (c.get("sources") or []) if f in p.map.files]
+    chs = outline_chapters(ctx) or [ctx["chapter"]]
+    groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
+    assigned = assign_roles(p, groups)
+    for c, files, role in zip(chs, groups, assigned):
         rs = [r for _, r in chapter_roles(p, files)] if files else []
+        rs = ([role] if role else []) + [r for r in rs if r is not role]  # the title's role first
         used = taken | {m[0].lower() for cid, m in chosen.items()}
         chosen[str(c.get("id"))] = roles_mod.pick_metaphor(rs, used, t["lang"], str(c.get("id")))
         if c.get("id") == me:
@@ -101,7 +104,7 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
     """Parameters and result as a list: the doc's own descriptions when it has them (quoted in a
     Chinese book), the signature's names and types otherwise."""
     zh = t["lang"] == "zh"
-    sig_params, ret = signature_parts(s)
+    sig_params, ret = signature_parts(s) if s.kind in ("function", "method", "macro") else ([], "")
     out: list[str] = []
     if pd.params or pd.returns or pd.raises:
         items = docstrings.render_items(pd.params)
