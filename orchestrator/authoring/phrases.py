@@ -12,7 +12,7 @@ EN: dict[str, str] = {
     # plan
     "title_topic": "{topic} — {names}",  # no ": " so the outline's YAML needs no quotes for a person to edit "title_names": "How {names} work", "title_part": "The {name} part",
     "title_where": "{title} in {where}", "book_title": "Inside {name}",
-    "ch_summary": "What {names} do and how the rest of the code relies on them ({files}).",
+    "ch_summary": "How {names} work, and what relies on them.",
     "these_files": "these files", "and_more": " and {n} more",
     "outline_intro": "This book explains `{src}` to {audience}. {brief} The {n} chapters are groups of code that "
                      "belong together; a chapter comes after the chapters whose code it uses, and chapters that do "
@@ -107,7 +107,7 @@ ZH: dict[str, str] = {
     "takes_from": "它使用了其他章节讲解的以下名字：",
     "title_topic": "{topic}：{names}", "title_names": "{names} 的工作方式", "title_part": "{name} 部分",
     "title_where": "{title}（{where}）", "book_title": "{name} 源码解读",
-    "ch_summary": "讲解 {names} 做什么，以及其余代码如何依赖它们（{files}）。",
+    "ch_summary": "讲解 {names} 的工作方式，以及哪些代码依赖它们。",
     "these_files": "这些文件", "and_more": " 等共 {n} 个文件",
     "outline_intro": "本书为{audience}讲解 `{src}`。{brief} 全书 {n} 章，每章是一组紧密相关的代码；"
                      "一章总是排在它所用到的章节之后，互不依赖的章节放在同一批次中，共 {b} 个批次。",

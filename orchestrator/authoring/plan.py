@@ -356,7 +356,9 @@ def plan(ctx: dict[str, Any], p: Project) -> str:
     for g in final:
         files = groups[g]
         names = [s.short for s in key_symbols(p, files, 3)]
-        summary = t["ch_summary"].format(names=t["and"].join(f"`{n}`" for n in names) or t["these_files"],
+        shown = [f"`{n}`" for n in names]
+        listed = (t["comma"].join(shown[:-1]) + t["and"] + shown[-1]) if len(shown) > 1 else "".join(shown)
+        summary = t["ch_summary"].format(names=listed or t["these_files"],
                                       n=len(files), files=", ".join(f"`{f}`" for f in files[:3])
                                       + (t["and_more"].format(n=len(files) - 3) if len(files) > 3 else ""))
         dep_ids = tuple(sorted(ids[d] for d in deps[g]))
