@@ -21,14 +21,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from orchestrator.repo.cache import MapCache  # noqa: E402
-from orchestrator.repo.languages import language_for_path  # noqa: E402
-from orchestrator.repo.map import build_map  # noqa: E402
+from orchestrator.repo.cache import MapCache
+from orchestrator.repo.languages import language_for_path
+from orchestrator.repo.map import build_map
 
 SKIP_DIRS = {".git", "node_modules", "vendor", "target", "dist", "build", "__pycache__", ".venv", ".tox"}
 TEST_DIRS = {"test", "tests", "__tests__", "spec", "testing", "testdata"}
 EXAMPLE_DIRS = {"example", "examples", "_examples", "docs_src", "samples"}
 MAX_BYTES = 2_000_000
+MANIFESTS = {"Cargo.toml", "package.json", "pyproject.toml", "go.mod"}
 
 
 def classify(rel: str) -> str:
@@ -57,6 +58,8 @@ def simple_walk(root: Path) -> list[tuple[str, str | None, str]]:
             lang = language_for_path(rel)
             if lang is not None:
                 out.append((rel, lang, classify(rel)))
+            elif name in MANIFESTS:
+                out.append((rel, None, "build"))  # not parsed; it names the project
     return out
 
 

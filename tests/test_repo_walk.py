@@ -7,13 +7,14 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from orchestrator.repo.walk import (SourceReadError, SourceTree, WalkStopped, classify, language_of, read_source,
-                                    walk)
+                                    read_source_bytes, source_problem, walk)
 
 SECRET = "SECRET-7f3a-do-not-leak"
 
@@ -115,6 +116,10 @@ def test_hostile_tree_every_entry_handled_with_its_reason(hostile):
     assert (files["README.md"].kind, files["README.md"].lang) == ("doc", None)
     assert files["pyproject.toml"].kind == "config"
     assert not tree.truncated
+    summary = tree.summary()
+    assert summary.startswith("8 files (3 code, 2 test, ") and "; 20 left out (4 symlink to outside" in summary
+    for part in ("3 symlink loop", "2 symlink inside the source root", "1 hard link", "1 FIFO", "2 vendored"):
+        assert part in summary
     assert [f.rel for f in tree.files] == sorted(files) and [s.rel for s in tree.skipped] == sorted(why)
     # everything the walk lists reads back, and nothing read holds the outside secret
     text = "".join(read_source(hostile, f.rel) for f in tree.files)
@@ -145,6 +150,7 @@ def test_read_source_refuses_what_would_leak_or_block(hostile):
             read_source(hostile, rel)
         assert rel in str(e.value) and expected in str(e.value), (rel, str(e.value))
         assert SECRET not in str(e.value)
+        assert source_problem(hostile, rel) == str(e.value)  # the same verdict without opening anything
     with pytest.raises(SourceReadError, match="not a path relative"):
         read_source(hostile, str(hostile / "pkg" / "core.py"))
     assert time.monotonic() - t0 < 5  # the FIFO and /dev/zero were refused, not waited on
@@ -152,6 +158,8 @@ def test_read_source_refuses_what_would_leak_or_block(hostile):
 
 def test_read_source_reads_inside_links_and_replaces_bad_utf8(hostile):
     assert read_source(hostile, "alias.py") == "def run():\n    return 1\n"
+    assert read_source_bytes(hostile, "pkg/core.py") == b"def run():\n    return 1\n"
+    assert source_problem(hostile, "pkg/core.py") is None
     w(hostile / "latin1.py", b"name = '\xe9t\xe9'\n")
     assert read_source(hostile, "latin1.py") == "name = '\ufffdt\ufffd'\n"
     with pytest.raises(SourceReadError, match="too large"):
@@ -239,6 +247,8 @@ def test_build_output_tool_dirs_and_packages_named_build(tmp_path):
     w(src / "src" / "lib.rs", "pub fn f() {}\n")
     w(src / "target" / "debug" / "x.rs", "fn main() {}\n")
     w(src / "dist" / "out.js", "var a = 1\n")
+    w(src / "doc" / "build" / "index.rst", "Docs\n")  # no manifest beside it: SQLAlchemy keeps its docs there
+    w(src / "doc" / "_build" / "html.txt", "out\n")
     w(src / "pkg" / "build" / "__init__.py")  # a Python package called build is code
     w(src / "pkg" / "build" / "steps.py")
     w(src / "__pycache__" / "m.py")
@@ -246,9 +256,10 @@ def test_build_output_tool_dirs_and_packages_named_build(tmp_path):
     w(src / "env" / "lib" / "site.py")
     w(src / "go" / "third_party" / "x.go", "package x\n")
     tree = walk(src)
-    assert tree.rels() == ["Cargo.toml", "pkg/build/__init__.py", "pkg/build/steps.py", "src/lib.rs"]
+    assert tree.rels() == ["Cargo.toml", "doc/build/index.rst", "pkg/build/__init__.py", "pkg/build/steps.py",
+                           "src/lib.rs"]
     why = reasons(tree)
-    assert why["target"] == why["dist"] == "build output"
+    assert why["target"] == why["dist"] == why["doc/_build"] == "build output"
     assert why["__pycache__"].startswith("tool or cache")
     assert why["env"] == "tool or cache directory (a virtual environment)"
     assert why["go/third_party"] == "vendored"
@@ -285,6 +296,32 @@ def test_progress_and_stop(tmp_path):
 
     with pytest.raises(WalkStopped):
         walk(src, should_stop=stop, on_progress=seen.append)
+    # a flag set from elsewhere (the integrator's signal handler) is seen within 100 entries
+    flag: list[int] = []
+    with pytest.raises(WalkStopped) as e:
+        walk(src, on_progress=flag.append, should_stop=lambda: bool(flag))
+    assert 1000 <= int(str(e.value).split(" after ")[1].split()[0]) <= 1100
+
+
+def test_stop_from_another_thread_is_prompt(tmp_path):
+    """The integrator runs walk in a thread and sets a flag on SIGINT: it must end within a second."""
+    src = tmp_path / "src"
+    for i in range(40):
+        for j in range(100):
+            w(src / f"d{i:02}" / f"f{j:03}.py", "")
+    flag = threading.Event()
+    done: dict[str, float] = {}
+
+    def run() -> None:
+        try:
+            walk(src, on_progress=lambda n: flag.set() if n >= 1000 else None, should_stop=flag.is_set)
+        except WalkStopped:
+            done["at"] = time.monotonic()
+
+    th = threading.Thread(target=run)
+    th.start()
+    th.join(10)
+    assert not th.is_alive() and "at" in done
 
 
 def test_other_file_systems_are_not_entered():
@@ -312,6 +349,7 @@ def test_other_file_systems_are_not_entered():
     ("examples/basic.go", "go", "example"), ("_examples/a.go", "go", "example"),
     ("docs/examples/x.py", "python", "example"), ("docs/conf.py", "python", "doc"),
     ("CHANGES.rst", None, "doc"), ("notes.txt", None, "doc"), ("LICENSE", None, "doc"),
+    ("LICENSE-MIT", None, "doc"), ("history.py", "python", "code"),
     ("pyproject.toml", None, "config"), ("package.json", None, "config"), ("go.mod", None, "config"),
     ("Cargo.toml", None, "config"), ("setup.cfg", None, "config"), ("tsconfig.json", None, "config"),
     ("Makefile", None, "build"), ("setup.py", "python", "build"), ("build.rs", "rust", "build"),
@@ -324,13 +362,18 @@ def test_language_and_kind(rel, lang, kind):
 
 def test_shebang_scripts_are_code_and_other_extensionless_files_are_not(tmp_path):
     src = tmp_path / "src"
-    w(src / "bin" / "tool", "#!/usr/bin/env python3\nprint(1)\n")
-    w(src / "bin" / "run", "#!/bin/sh\necho hi\n")
-    w(src / "bin" / "blob", "just some data\n")
+    w(src / "bin" / "tool", "#!/usr/bin/env python3\nprint(1)\n").chmod(0o755)
+    w(src / "bin" / "run", "#!/bin/sh\necho hi\n").chmod(0o755)
+    w(src / "bin" / "blob", "just some data\n").chmod(0o755)
+    w(src / "bin" / "not_exec", "#!/bin/sh\necho hi\n")  # never opened: only executables can be scripts
+    w(src / "tests" / "fixture", "expected output\n")
     tree = walk(src)
     assert [(f.rel, f.lang, f.kind) for f in tree.files] == [("bin/run", "shell", "code"),
                                                             ("bin/tool", "python", "code")]
-    assert reasons(tree)["bin/blob"].startswith("not source code")
+    why = reasons(tree)
+    assert why["bin/blob"] == "not source code, documentation or configuration (no extension, no known #! line)"
+    assert why["bin/not_exec"] == why["tests/fixture"] == ("not source code, documentation or configuration "
+                                                           "(no extension)")
 
 
 def test_root_errors_are_clear(tmp_path):

@@ -19,11 +19,21 @@ from typing import NamedTuple
 
 from .cache import MapCache, content_hash
 from .parse import Definition, FileMap, parse_source
-from .rank import TARGET_KINDS, Graph, build_graph, definition_scores, pagerank
+from .rank import (
+    TARGET_KINDS,
+    Graph,
+    build_graph,
+    definition_scores,
+    is_local_module,
+    local_module_names,
+    pagerank,
+)
 
 FLUSH_EVERY = 200          # cache rows written per transaction during a long build
 EXPORTED_BONUS = 1.5
 ENTRY_POINT_BONUS = 1.3
+API_BONUS = 2.0           # exported and named by an entry point (re-exported, `pub use`, index.ts)
+CODE_START_WEIGHT = 0.25   # a random restart lands on a code file 4× less than on a test or entry
 BASE_SHARE = 0.01          # of its file's rank, so unreferenced definitions still order by file
 
 
@@ -45,6 +55,7 @@ def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[s
     maps: dict[str, FileMap] = {}
     kinds: dict[str, str] = {}
     stats: Counter[str] = Counter()
+    project_names: set[str] = set()
     try:
         for rel, lang, kind in files:
             if should_stop is not None and should_stop():
@@ -53,6 +64,8 @@ def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[s
             kinds[rel] = kind
             if lang is None:
                 stats["unparsed"] += 1
+                if posixpath.basename(rel) in _MANIFESTS and rel.count("/") <= 1:
+                    project_names |= _project_names(rel, read)
                 continue
             try:
                 raw = read(rel)
@@ -79,7 +92,27 @@ def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[s
     finally:
         if cache is not None:
             cache.flush()
-    return RepoMap(files=maps, kinds=kinds, stats=dict(stats))
+    return RepoMap(files=maps, kinds=kinds, stats=dict(stats), project_names=project_names)
+
+
+_MANIFESTS = {"Cargo.toml": r'^name\s*=\s*"([^"]+)"', "package.json": r'^\s*"name"\s*:\s*"([^"]+)"',
+              "pyproject.toml": r'^name\s*=\s*"([^"]+)"', "go.mod": r"^module\s+(\S+)"}
+
+
+def _project_names(rel: str, read: Callable[[str], bytes | str]) -> set[str]:
+    """The names the project's own tests import it by (`use anyhow::…`, `from 'ky'`), from its
+    manifest: imports of those are local, not another project's."""
+    try:
+        raw = read(rel)
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    except Exception:
+        return set()
+    match = re.search(_MANIFESTS[posixpath.basename(rel)], text[:20_000], re.MULTILINE)
+    if not match:
+        return set()
+    name = match.group(1).rsplit("/", 1)[-1] if "/" in match.group(1) and not match.group(1).startswith("@") \
+        else match.group(1)
+    return {name, name.replace("-", "_"), name.lstrip("@")}
 
 
 @dataclass
@@ -87,6 +120,7 @@ class RepoMap:
     files: dict[str, FileMap]
     kinds: dict[str, str] = field(default_factory=dict)   # rel → code/test/example/doc/config/build
     stats: dict[str, int] = field(default_factory=dict)
+    project_names: set[str] = field(default_factory=set)   # from Cargo.toml, package.json, …
     _graph: Graph | None = field(default=None, repr=False)
     _rank: dict[str, float] | None = field(default=None, repr=False)
     _defs: list[RankedDef] | None = field(default=None, repr=False)
@@ -96,9 +130,14 @@ class RepoMap:
     def _ensure_ranked(self) -> None:
         if self._defs is not None:
             return
-        graph = build_graph(self.files, self.kinds)
-        rank = pagerank(self.files, graph.edges)
         entries = set(self.entry_points())
+        api_names = self._api_names(entries)
+        graph = build_graph(self.files, self.kinds, local_modules=self.project_names, api_names=api_names)
+        # The walk starts where a user of the code stands: tests, examples, entry points.
+        personal = {rel: (1.0 if rel in entries or self.kinds.get(rel) in ("test", "example")
+                          else CODE_START_WEIGHT)
+                    for rel in self.files}
+        rank = pagerank(self.files, graph.edges, personalization=personal)
         scores = definition_scores(graph, rank)
         ranked: list[RankedDef] = []
         for rel, fm in self.files.items():
@@ -111,11 +150,25 @@ class RepoMap:
                     score *= EXPORTED_BONUS
                 if rel in entries:
                     score *= ENTRY_POINT_BONUS
+                if d.exported and d.name in api_names:
+                    score *= API_BONUS  # re-exported by the package's entry point: public API
                 if d.kind == "impl":
                     score *= 0.5  # the type it implements carries the same name and ranks for it
                 ranked.append(RankedDef(rel, d, score))
         ranked.sort(key=lambda r: (-r.score, r.rel, r.definition.start_line))
         self._graph, self._rank, self._defs = graph, rank, ranked
+
+    def _api_names(self, entries: set[str]) -> set[str]:
+        """Names a library's entry point (`__init__.py`, `index.ts`, `lib.rs`) imports or
+        re-exports from the repository itself: its public API. Scripts (a `__main__` guard,
+        `package main`) import what they use, which says nothing about the API."""
+        local = local_module_names(self.files) | self.project_names
+        names: set[str] = set()
+        for rel in entries:
+            fm = self.files[rel]
+            if not fm.has_main:
+                names.update(n for n, module in fm.imported.items() if is_local_module(module, local))
+        return names
 
     def ranked_definitions(self, n: int | None = None, *, within: Iterable[str] | None = None,
                            kinds: Iterable[str] | None = None) -> list[RankedDef]:
@@ -209,7 +262,8 @@ class RepoMap:
         used = 0
         for rel, d, _score in self.ranked_definitions(within=within):
             line = _render_line(d)
-            cost = len(line) + 1 + (0 if rel in chosen else len(rel) + 2)
+            # A line and its newline; a new file adds "rel:", its newline and a blank line.
+            cost = len(line) + 1 + (0 if rel in chosen else len(rel) + 3)
             if used + cost > budget_chars:
                 continue
             if rel not in chosen:

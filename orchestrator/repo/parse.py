@@ -10,40 +10,18 @@ tree_sitter is imported only through languages.grammar(), on first use.
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .definitions import Definition, Source, clean_comment, comment_block, definition, docstring
 from .languages import SUPPORTED, grammar, query_cursor
 
+__all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
+
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 1
-
-MAX_SIGNATURE_CHARS = 400
-MAX_SIGNATURE_LINES = 8
-
-KINDS = ("class", "function", "method", "struct", "interface", "trait", "impl", "enum", "type",
-         "type alias", "macro", "constant", "variable", "module")
-
-
-@dataclass
-class Definition:
-    kind: str
-    name: str
-    qualified_name: str
-    signature: str
-    doc: str
-    start_line: int          # 1-based, including decorators / export keyword
-    end_line: int            # 1-based, inclusive
-    exported: bool
-
-    @property
-    def doc_line(self) -> str:
-        """The first line of the doc comment (the summary), or ''."""
-        return self.doc.strip().split("\n", 1)[0].strip() if self.doc else ""
-
+PARSER_VERSION = 6
 
 @dataclass
 class FileMap:
@@ -51,6 +29,7 @@ class FileMap:
     definitions: list[Definition] = field(default_factory=list)
     imports: list[str] = field(default_factory=list)
     references: dict[str, int] = field(default_factory=dict)
+    imported: dict[str, str] = field(default_factory=dict)  # local name → module it comes from
     doc: str = ""                # module docstring, Rust //!, Go package comment
     has_main: bool = False       # an entry point: __main__ guard, Go package main, fn main ...
     lines: int = 0
@@ -65,51 +44,9 @@ class FileMap:
         return cls(**{**data, "definitions": defs})
 
 
-# Node types that make a definition local (inside a function body): those are left out.
-_LOCAL_SCOPES: dict[str, frozenset[str]] = {
-    "python": frozenset({"function_definition", "lambda"}),
-    "go": frozenset({"function_declaration", "method_declaration", "func_literal"}),
-    "rust": frozenset({"function_item", "closure_expression"}),
-    "javascript": frozenset({"function_declaration", "function_expression", "arrow_function",
-                             "method_definition", "generator_function_declaration",
-                             "generator_function", "class_static_block"}),
-    "java": frozenset({"method_declaration", "constructor_declaration", "lambda_expression"}),
-    "c": frozenset({"function_definition"}),
-    "cpp": frozenset({"function_definition", "lambda_expression"}),
-}
-_LOCAL_SCOPES["typescript"] = _LOCAL_SCOPES["tsx"] = _LOCAL_SCOPES["javascript"]
-
-# Container node types whose name qualifies the definitions inside them.
-_CONTAINERS: dict[str, frozenset[str]] = {
-    "python": frozenset({"class_definition"}),
-    "go": frozenset(),
-    "rust": frozenset({"impl_item", "trait_item"}),
-    "javascript": frozenset({"class_declaration", "class", "abstract_class_declaration",
-                             "internal_module"}),
-    "java": frozenset({"class_declaration", "interface_declaration", "enum_declaration",
-                       "record_declaration", "annotation_type_declaration"}),
-    "c": frozenset(),
-    "cpp": frozenset({"class_specifier", "struct_specifier"}),
-}
-_CONTAINERS["typescript"] = _CONTAINERS["tsx"] = _CONTAINERS["javascript"]
-
-_SEPARATOR = {"rust": "::", "cpp": "::"}
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _IGNORED_REFS = frozenset({"self", "cls", "this", "super", "_"})
-_STRING_PREFIX = re.compile(r"""^[rRuUbBfF]*("{3}|'{3}|"|')(.*)\1$""", re.S)
-
-
-class _Source:
-    """The bytes of a file and the helpers every extractor needs."""
-
-    def __init__(self, data: bytes, lang: str) -> None:
-        self.data = data
-        self.lang = lang
-
-    def text(self, node: Any) -> str:
-        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-
-
+# Python's builtins are never the repository's own names, even where it defines one alike.
+_PY_BUILTINS = frozenset(n for n in dir(__import__("builtins")) if not n.startswith("_"))
 def parse_source(source: bytes | str, lang: str) -> FileMap:
     """Parse one file's text in ``lang``. Never raises: a failure gives an empty map with ``error``."""
     if lang not in SUPPORTED:
@@ -122,12 +59,12 @@ def parse_source(source: bytes | str, lang: str) -> FileMap:
     except UnicodeError as exc:
         return FileMap(language=lang, error=f"not UTF-8 text ({exc.reason} at byte {exc.start})")
     try:
-        return _extract(_Source(data, lang))
+        return _extract(Source(data, lang))
     except Exception as exc:  # a grammar or extraction bug must not stop the whole map
         return FileMap(language=lang, error=f"parse failed: {type(exc).__name__}: {exc}")
 
 
-def _extract(src: _Source) -> FileMap:
+def _extract(src: Source) -> FileMap:
     g = grammar(src.lang)
     tree = g.parser.parse(src.data)
     root = tree.root_node
@@ -142,34 +79,43 @@ def _extract(src: _Source) -> FileMap:
         if kind_key is None or "name" not in caps:
             continue
         node, name_node = caps[kind_key][0], caps["name"][0]
-        made = _definition(src, node, name_node, kind_key[4:].replace("_", " "))
+        made = definition(src, node, name_node, kind_key[4:].replace("_", " "))
         if made is None:
             continue
-        definition, name_start = made
-        name_nodes.add(name_start)
+        made_def, name_start = made
+        if made_def.kind != "impl":  # the type an impl names is a use of that type
+            name_nodes.add(name_start)
         key = (node.start_byte, node.end_byte)
         # One node can match two patterns (a top-level `const f = () => …` is a function and
         # a constant): the more specific kind wins.
-        rank = 1 if definition.kind in ("constant", "variable") else 0
+        rank = 1 if made_def.kind in ("constant", "variable") else 0
         if key not in found or rank < found[key][0]:
-            found[key] = (rank, definition)
+            found[key] = (rank, made_def)
     fm.definitions = sorted((d for _, d in found.values()), key=lambda d: (d.start_line, d.end_line))
-
-    counts: Counter[bytes] = Counter()
-    for nodes in query_cursor(g.refs).captures(root).values():
-        for n in nodes:
-            if n.start_byte not in name_nodes:
-                counts[src.data[n.start_byte:n.end_byte]] += 1
-    refs = {k.decode("utf-8", "replace"): v for k, v in counts.items()}
-    fm.references = {k: v for k, v in sorted(refs.items()) if k not in _IGNORED_REFS}
 
     imports: list[str] = []
     for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
-        if n.parent is not None:
-            text = src.text(n).strip().strip("\"'`<>")
-            if text and text not in imports:
-                imports.append(text)
+        text = src.text(n).strip().strip("\"'`<>")
+        if text and text not in imports:
+            imports.append(text)
+        if text and n.parent is not None and src.lang in ("python", "javascript", "typescript", "tsx", "rust"):
+            for local in _bound_names(src, n.parent):
+                fm.imported.setdefault(local, text)
     fm.imports = imports
+
+    foreign = _go_package_names(src, root) if src.lang == "go" else set()
+    counts: Counter[bytes] = Counter()
+    for nodes in query_cursor(g.refs).captures(root).values():
+        for n in nodes:
+            if n.start_byte in name_nodes:
+                continue
+            if foreign and _is_foreign(n, foreign, src):
+                continue  # `http.Handler`: another package's name, not one defined here
+            counts[src.data[n.start_byte:n.end_byte]] += 1
+    refs = {k.decode("utf-8", "replace"): v for k, v in counts.items()}
+    ignored = _IGNORED_REFS | _PY_BUILTINS if src.lang == "python" else _IGNORED_REFS
+    fm.references = {k: v for k, v in sorted(refs.items()) if k not in ignored}
+
     fm.doc = _file_doc(src, root)
     fm.has_main = _has_main(src, fm)
     if src.lang in ("javascript", "typescript", "tsx"):
@@ -177,299 +123,91 @@ def _extract(src: _Source) -> FileMap:
     return fm
 
 
-# --------------------------------------------------------------------------- definitions
+def _bound_names(src: Source, statement: Any) -> list[str]:
+    """The local names an import statement binds: `from m import a as b` → b, `import a.b` → a,
+    `import X, {y as z} from 'm'` → X, z."""
+    names: list[str] = []
+    if statement.type in ("import_statement", "import_from_statement") and src.lang == "python":
+        for item in statement.children_by_field_name("name"):
+            if item.type == "aliased_import":
+                alias = item.child_by_field_name("alias")
+                names.append(src.text(alias) if alias is not None else "")
+            else:
+                names.append(src.text(item).split(".", 1)[0])
+    elif statement.type == "use_declaration":
+        stack = [statement.child_by_field_name("argument")]
+        while stack:
+            node = stack.pop()
+            if node is None:
+                continue
+            if node.type == "use_as_clause":
+                names.append(src.text(node.child_by_field_name("alias")))
+            elif node.type == "scoped_identifier":
+                names.append(src.text(node.child_by_field_name("name")))
+            elif node.type == "identifier" and node.parent is not None and node.parent.type == "use_list":
+                names.append(src.text(node))
+            elif node.type in ("scoped_use_list", "use_list"):
+                stack.extend(node.named_children)
+    elif statement.type == "export_statement":  # export {a, b as c} from './m'
+        for spec in (s for c in statement.named_children if c.type == "export_clause"
+                     for s in c.named_children if s.type == "export_specifier"):
+            names.append(src.text(spec.child_by_field_name("alias") or spec.child_by_field_name("name")))
+    elif statement.type == "import_statement":
+        clause = next((c for c in statement.named_children if c.type == "import_clause"), None)
+        stack = [clause] if clause is not None else []
+        while stack:
+            node = stack.pop()
+            if node.type == "identifier" and node.parent is not None and node.parent.type in (
+                    "import_clause", "namespace_import"):
+                names.append(src.text(node))
+            elif node.type == "import_specifier":
+                local = node.child_by_field_name("alias") or node.child_by_field_name("name")
+                names.append(src.text(local))
+            else:
+                stack.extend(node.named_children)
+    return [n for n in names if n]
 
 
-def _definition(src: _Source, node: Any, name_node: Any, kind: str) -> tuple[Definition, int] | None:
-    lang = src.lang
-    containers: list[Any] = []
+def _go_package_names(src: Source, root: Any) -> set[bytes]:
+    """The names this Go file's imports are used by (`http` for "net/http", or the alias)."""
+    names: set[bytes] = set()
+    for decl in root.children:
+        if decl.type != "import_declaration":
+            continue
+        specs = [c for c in decl.named_children if c.type == "import_spec"]
+        for lst in (c for c in decl.named_children if c.type == "import_spec_list"):
+            specs += [c for c in lst.named_children if c.type == "import_spec"]
+        for spec in specs:
+            alias = spec.child_by_field_name("name")
+            path = spec.child_by_field_name("path")
+            if alias is not None:
+                names.add(src.data[alias.start_byte:alias.end_byte])
+            elif path is not None:
+                last = src.text(path).strip('"`').rsplit("/", 1)[-1]
+                last = re.sub(r"^go-|\.v\d+$|-go$", "", last)   # gopkg.in/yaml.v3 → yaml
+                names.add(last.encode())
+    return names
+
+
+def _is_foreign(node: Any, packages: set[bytes], src: Source) -> bool:
     parent = node.parent
-    while parent is not None:
-        if parent.type in _LOCAL_SCOPES[lang]:
-            return None
-        if parent.type in _CONTAINERS[lang]:
-            containers.append(parent)
-        elif lang in ("javascript", "typescript", "tsx") and parent.type == "object":
-            return None  # methods and functions of object literals: not part of the API
-        parent = parent.parent
-    containers.reverse()
-
-    name_start = name_node.start_byte
-    if lang in ("c", "cpp") and kind in ("function", "method", "type alias"):
-        name_node = _c_name(name_node)
-        if name_node is None:
-            return None
-        name_start = name_node.start_byte
-    name = src.text(name_node)
-    if kind == "impl" or (lang == "rust" and name_node.type not in ("identifier", "type_identifier")):
-        name = _base_type(src, name_node)
-    if not name or name == "_":
-        return None
-    outer = _outer(node, lang)
-    qualified = _qualify(src, node, name, kind, containers)
-    if lang == "cpp" and "::" in name:
-        qualified, name = name, name.rsplit("::", 1)[1]
-    kind = _refine_kind(src, node, name, kind, containers)
-    if kind is None:
-        return None
-    return Definition(
-        kind=kind, name=name, qualified_name=qualified,
-        signature=_signature(src, node, outer, kind),
-        doc=_doc(src, node, outer),
-        start_line=outer.start_point[0] + 1, end_line=outer.end_point[0] + 1,
-        exported=_exported(src, node, outer, name, qualified, containers),
-    ), name_start
-
-
-def _c_name(node: Any) -> Any | None:
-    """The identifier inside a C/C++ declarator (through pointers, references, parentheses)."""
-    while node is not None and node.type not in (
-            "identifier", "field_identifier", "type_identifier", "qualified_identifier",
-            "destructor_name", "operator_name", "primitive_type"):
-        node = node.child_by_field_name("declarator")
-    return node if node is not None and node.type != "primitive_type" else None
-
-
-def _base_type(src: _Source, node: Any) -> str:
-    """`Foo` for Rust types written `Foo<T>`, `crate::Foo`, `&'a Foo`."""
-    while node is not None and node.type not in ("type_identifier", "identifier", "primitive_type"):
-        node = node.child_by_field_name("type") or node.child_by_field_name("name")
-    return src.text(node) if node is not None else ""
-
-
-def _container_name(src: _Source, node: Any) -> str:
-    if node.type == "impl_item":
-        return _base_type(src, node.child_by_field_name("type"))
-    name = node.child_by_field_name("name")
-    if name is None and node.type == "class" and node.parent is not None:
-        name = node.parent.child_by_field_name("name")  # const K = class { … }
-    return src.text(name) if name is not None else ""
-
-
-def _qualify(src: _Source, node: Any, name: str, kind: str, containers: list[Any]) -> str:
-    sep = _SEPARATOR.get(src.lang, ".")
-    if kind == "impl":
-        trait = node.child_by_field_name("trait")
-        typ = src.text(node.child_by_field_name("type"))
-        return f"impl {src.text(trait)} for {typ}" if trait is not None else f"impl {typ}"
-    if src.lang == "go" and kind == "method":
-        receiver = node.child_by_field_name("receiver")
-        rtype = _go_receiver(src, receiver) if receiver is not None else ""
-        return f"{rtype}.{name}" if rtype else name
-    if src.lang in ("javascript", "typescript", "tsx") and node.type == "assignment_expression":
-        target = src.text(node.child_by_field_name("left"))
-        return target.replace(".prototype.", ".")
-    parts = [p for p in (_container_name(src, c) for c in containers) if p]
-    return sep.join([*parts, name])
-
-
-def _go_receiver(src: _Source, receiver: Any) -> str:
-    """`(m *Mux[T])` → `Mux`: the receiver's base type, as Go docs name methods."""
-    match = re.search(r"\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*\)\s*$", src.text(receiver))
-    return match.group(1) if match else ""
-
-
-def _refine_kind(src: _Source, node: Any, name: str, kind: str, containers: list[Any]) -> str | None:
-    lang = src.lang
-    if lang == "python":
-        if kind == "function" and containers:
-            return "method"
-        if kind == "variable":
-            if name.startswith("__") and name.endswith("__"):
-                return None  # __all__, __version__: bookkeeping, not API
-            return "constant" if name.isupper() else "variable"
-    if lang == "go" and kind == "type":
-        body = node.child_by_field_name("type")
-        return {"struct_type": "struct", "interface_type": "interface"}.get(body.type if body else "", "type")
-    if lang == "rust" and kind == "function" and containers:
-        return "method"
-    if lang in ("javascript", "typescript", "tsx") and kind == "function" and node.type == "assignment_expression":
-        left = src.text(node.child_by_field_name("left"))
-        return "method" if ".prototype." in left else "function"
-    if lang == "cpp" and kind == "function" and containers:
-        return "method"
-    return kind
-
-
-def _outer(node: Any, lang: str) -> Any:
-    """The node a reader sees as the whole definition: with decorators, `export`, `const`."""
-    outer = node
-    parent = node.parent
-    if lang == "python":
-        if parent is not None and parent.type == "decorated_definition":
-            outer = parent
-        elif node.type == "assignment" and parent is not None and parent.type == "expression_statement":
-            outer = parent
-    elif lang in ("javascript", "typescript", "tsx"):
-        if node.type == "variable_declarator" and parent is not None and parent.type in (
-                "lexical_declaration", "variable_declaration"):
-            outer = parent
-        elif node.type == "assignment_expression" and parent is not None:
-            outer = parent
-        if outer.parent is not None and outer.parent.type == "export_statement":
-            outer = outer.parent
-    elif lang == "go" and node.type in ("type_spec", "type_alias", "const_spec", "var_spec"):
-        if parent is not None and parent.named_child_count == 1 and parent.type.endswith("_declaration"):
-            outer = parent
-    return outer
-
-
-_BODY_TYPES = frozenset({"block", "statement_block", "class_body", "field_declaration_list",
-                         "declaration_list", "enum_body", "enum_variant_list", "interface_body",
-                         "object_type", "compound_statement", "constructor_body",
-                         "annotation_type_body"})
-
-
-def _signature(src: _Source, node: Any, outer: Any, kind: str) -> str:
-    body = node.child_by_field_name("body")
-    if body is None and node.type == "variable_declarator":
-        value = node.child_by_field_name("value")
-        if value is not None and value.type in ("arrow_function", "function_expression", "class"):
-            body = value.child_by_field_name("body")
-    if body is None and node.type == "assignment_expression":
-        right = node.child_by_field_name("right")
-        body = right.child_by_field_name("body") if right is not None else None
-    if body is None and node.type == "type_spec":
-        typ = node.child_by_field_name("type")
-        if typ is not None and typ.type in ("struct_type", "interface_type"):
-            body = next((c for c in typ.children if c.type in ("field_declaration_list", "{")), None)
-    if body is None:
-        body = next((c for c in node.children if c.type in _BODY_TYPES), None)
-    start = outer.start_byte
-    if src.lang == "python" and outer.type == "decorated_definition":
-        start = node.start_byte  # decorators belong to the line range, not to the signature
-    end = body.start_byte if body is not None and body.start_byte > start else outer.end_byte
-    text = src.data[start:end].decode("utf-8", "replace")
-    if body is None:
-        text = text.split("\n", 1)[0]  # a constant or alias: its first line says what it is
-    prefix = {"type_spec": "type ", "type_alias": "type ", "const_spec": "const ",
-              "var_spec": "var "}.get(node.type, "") if outer is node else ""
-    lines = [ln.rstrip() for ln in text.strip().splitlines()][:MAX_SIGNATURE_LINES]
-    sig = (prefix + "\n".join(lines)).rstrip().rstrip("{").rstrip()
-    if src.lang == "python":
-        sig = sig.rstrip(":")
-    if len(sig) > MAX_SIGNATURE_CHARS:
-        sig = sig[:MAX_SIGNATURE_CHARS].rstrip() + " …"
-    return sig
-
-
-def _doc(src: _Source, node: Any, outer: Any) -> str:
-    if src.lang == "python":
-        return _docstring(src, node.child_by_field_name("body"))
-    return _comment_block(src, outer)
-
-
-def _docstring(src: _Source, body: Any) -> str:
-    if body is None or body.named_child_count == 0:
-        return ""
-    first = body.named_children[0]
-    if first.type != "expression_statement" or first.named_child_count == 0:
-        return ""
-    string = first.named_children[0]
-    if string.type != "string":
-        return ""
-    match = _STRING_PREFIX.match(src.text(string))
-    return inspect.cleandoc(match.group(2)) if match else ""
-
-
-_MARKERS = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*(?!/))?")
-
-
-def _comment_block(src: _Source, outer: Any) -> str:
-    """The comments directly above a definition (no blank line between), markers removed.
-
-    JS/TS: only JSDoc (`/** */`, which may stand one blank line above, as in Express), never
-    tool directives such as `// eslint-disable-next-line`.
-    """
-    js = src.lang in ("javascript", "typescript", "tsx")
-    comments: list[str] = []
-    line = outer.start_point[0]
-    sibling = outer.prev_sibling
-    while sibling is not None:
-        text = src.text(sibling) if sibling.type in _COMMENTS else ""
-        gap = 2 if js and text.startswith("/**") and not comments else 1
-        if sibling.type in ("attribute_item", "decorator"):
-            line = sibling.start_point[0]
-        elif text and sibling.end_point[0] >= line - gap:
-            if text.startswith(("//!", "/*!", "////")) or _DIRECTIVE.match(text):
-                break  # a file doc, a licence banner or a linter directive
-            if src.lang == "rust" and not text.startswith(("///", "/**")):
-                break  # a Rust comment that is not a doc comment
-            if js and not text.startswith("/**"):
-                break
-            comments.append(text)
-            line = sibling.start_point[0]
-            if js:
-                break  # one JSDoc block is the doc
-        else:
-            break
-        sibling = sibling.prev_sibling
-    return _clean_comment("\n".join(reversed(comments)))
-
-
-_DIRECTIVE = re.compile(r"^//\s*(?:eslint|@ts-|prettier-|nolint|go:|\+build|TODO|FIXME|NOTE\b)|^/\*\s*(?:eslint|global)")
-
-
-def _clean_comment(text: str) -> str:
-    lines = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.endswith("*/"):
-            line = line[:-2].rstrip()
-        line = _MARKERS.sub("", line, count=1)
-        lines.append(line[1:] if line.startswith(" ") else line)
-    return inspect.cleandoc("\n".join(lines)) if lines else ""
-
-
-def _exported(src: _Source, node: Any, outer: Any, name: str, qualified: str,
-              containers: list[Any]) -> bool:
-    lang = src.lang
-    if lang == "python":
-        return not any(part.startswith("_") for part in qualified.split("."))
-    if lang == "go":
-        return all(part[:1].isupper() for part in qualified.split("."))
-    if lang == "rust":
-        if any(c.type == "visibility_modifier" and src.text(c) == "pub" for c in node.children):
-            return True  # `pub(crate)` and `pub(super)` are not the crate's public API
-        if node.type == "macro_definition":
-            prev = node.prev_named_sibling  # #[macro_export] among the attributes and doc lines above
-            while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
-                if prev.type == "attribute_item" and "macro_export" in src.text(prev):
-                    return True
-                prev = prev.prev_named_sibling
-            return False
-        # Items of a trait impl, or of a public trait, are as public as the trait.
-        return bool(containers) and (containers[-1].child_by_field_name("trait") is not None
-                                     or any(c.type == "visibility_modifier" and src.text(c) == "pub"
-                                            for c in containers[-1].children))
-    if lang in ("javascript", "typescript", "tsx"):
-        if name.startswith(("_", "#")):
-            return False
-        if outer.type == "export_statement":
-            return True
-        if node.type == "method_definition":
-            if any(c.type == "accessibility_modifier" and src.text(c) != "public" for c in node.children):
-                return False
-            return bool(containers) and _outer(containers[-1], lang).type == "export_statement"
-        # CommonJS: `app.use = function …` at top level attaches to an exported object.
-        return node.type == "assignment_expression"
-    if lang == "java":
-        modifiers = next((c for c in node.children if c.type == "modifiers"), None)
-        if modifiers is not None and re.search(r"\bpublic\b", src.text(modifiers)):
-            return True
-        return bool(containers) and containers[-1].type == "interface_declaration"
-    # C and C++: everything not `static` and not reserved-looking.
-    if name.startswith("_"):
+    if parent is None:
         return False
-    return not any(c.type == "storage_class_specifier" and src.text(c) == "static" for c in node.children)
+    if node.type == "type_identifier" and parent.type == "qualified_type":
+        return True
+    if node.type == "field_identifier" and parent.type == "selector_expression":
+        operand = parent.child_by_field_name("operand")
+        return operand is not None and operand.type == "identifier" and \
+            src.data[operand.start_byte:operand.end_byte] in packages
+    return False
 
 
 _JS_EXPORT_NAMES = re.compile(
     rb"module\.exports\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$|export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$"
-    rb"|export\s*\{([^}]*)\}", re.M)
+    rb"|export\s*\{([^}]*)\}", re.MULTILINE)
 
 
-def _mark_js_exports(src: _Source, fm: FileMap) -> None:
+def _mark_js_exports(src: Source, fm: FileMap) -> None:
     """`module.exports = x`, `export default x` and `export { a, b as c }` export earlier definitions."""
     names: set[str] = set()
     for match in _JS_EXPORT_NAMES.finditer(src.data):
@@ -483,25 +221,25 @@ def _mark_js_exports(src: _Source, fm: FileMap) -> None:
             d.exported = True
 
 
-def _file_doc(src: _Source, root: Any) -> str:
+def _file_doc(src: Source, root: Any) -> str:
     if src.lang == "python":
-        return _docstring(src, root)
+        return docstring(src, root)
     if src.lang == "rust":
-        inner = [src.text(c) for c in root.children
+        inner = [src.text(c).rstrip() for c in root.children
                  if c.type in ("line_comment", "block_comment") and src.text(c).startswith(("//!", "/*!"))]
-        return _clean_comment("\n".join(t.replace("//!", "//", 1).replace("/*!", "/*", 1) for t in inner))
+        return clean_comment("\n".join(t.replace("//!", "//", 1).replace("/*!", "/*", 1) for t in inner))
     if src.lang == "go":
         package = next((c for c in root.children if c.type == "package_clause"), None)
-        return _comment_block(src, package) if package is not None else ""
+        return comment_block(src, package) if package is not None else ""
     return ""
 
 
-def _has_main(src: _Source, fm: FileMap) -> bool:
+def _has_main(src: Source, fm: FileMap) -> bool:
     if src.lang == "python":
-        return re.search(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]", src.data, re.M) is not None
+        return re.search(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]", src.data, re.MULTILINE) is not None
     if src.data.startswith(b"#!"):
         return True
     has_main_fn = any(d.name == "main" and d.kind in ("function", "method") for d in fm.definitions)
     if src.lang == "go":
-        return has_main_fn and re.search(rb"^package\s+main\b", src.data, re.M) is not None
+        return has_main_fn and re.search(rb"^package\s+main\b", src.data, re.MULTILINE) is not None
     return has_main_fn

@@ -30,7 +30,7 @@ COMMON_NAMES = frozenset({
     "string", "error", "result", "err", "ctx", "config", "options", "args", "kwargs", "self",
     "push", "pop", "append", "remove", "delete", "list", "map", "filter", "count", "size",
     "length", "toString", "constructor", "__init__", "__call__", "__repr__", "__str__",
-    "__eq__", "__hash__", "__iter__", "__len__", "__enter__", "__exit__", "String", "Error",
+    "__eq__", "__hash__", "__iter__", "__len__", "__enter__", "__exit__",
 })
 
 TARGET_KINDS = frozenset({"code"})   # file kinds whose definitions can be ranked
@@ -79,10 +79,13 @@ class Graph:
     out_total: dict[str, float] = field(default_factory=dict)   # src → all weight incl. self use
 
 
-def name_weight(name: str, count: int, n_definers: int, *, private: bool) -> float:
-    """How much one file's ``count`` uses of ``name`` say about the file(s) defining it."""
+def name_weight(name: str, count: int, n_definers: int, *, private: bool, api: bool = False) -> float:
+    """How much one file's ``count`` uses of ``name`` say about the file(s) defining it.
+
+    ``api``: the package's entry point re-exports the name (Flask's `g`), so it is not the
+    throwaway short or generic name it looks like."""
     weight = math.sqrt(count) / n_definers
-    if name in COMMON_NAMES or len(name) <= 2:
+    if not api and (name in COMMON_NAMES or len(name) <= 2):
         weight *= 0.1
     if private or name.startswith("_"):
         weight *= 0.3
@@ -93,27 +96,35 @@ def name_weight(name: str, count: int, n_definers: int, *, private: bool) -> flo
     return weight
 
 
-def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str]) -> Graph:
+def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str], *,
+                local_modules: Iterable[str] = (), api_names: Iterable[str] = ()) -> Graph:
     definers: dict[str, list[str]] = defaultdict(list)   # name → code files defining it
     private: dict[str, bool] = {}
     for rel, fm in files.items():
         if kinds.get(rel) not in TARGET_KINDS:
             continue
         for d in fm.definitions:
+            if d.kind == "impl":
+                continue  # `impl Display for Value` uses Value; the struct defines it
             if not definers[d.name] or definers[d.name][-1] != rel:
                 definers[d.name].append(rel)
             private[d.name] = private.get(d.name, True) and not d.exported
+    local = local_module_names(files) | set(local_modules)
+    api = set(api_names)
     graph = Graph()
     for src, fm in files.items():
         own = {d.name for d in fm.definitions}
+        # Names imported from another project (`from typing import Any`, `import {x} from
+        # 'react'`) are that project's, whatever this repository happens to define alike.
+        foreign = {name for name, module in fm.imported.items() if not is_local_module(module, local)}
         edges: dict[str, float] = defaultdict(float)
         carried: dict[tuple[str, str], float] = {}
         total = 0.0
         for name, count in fm.references.items():
             targets = definers.get(name)
-            if not targets:
+            if not targets or name in foreign:
                 continue
-            w = name_weight(name, count, len(targets), private=private.get(name, False))
+            w = name_weight(name, count, len(targets), private=private.get(name, False), api=name in api)
             for dst in targets:
                 # A file that defines the name itself most likely means its own.
                 wd = w if dst == src or name not in own else w * 0.1
@@ -127,13 +138,51 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str]) -> Graph
     return graph
 
 
-def definition_scores(graph: Graph, rank: Mapping[str, float]) -> dict[tuple[str, str], float]:
-    """(file, name) → the rank that flows into the file through that name (incl. its own use)."""
-    scores: dict[tuple[str, str], float] = defaultdict(float)
+def local_module_names(files: Mapping[str, FileMap]) -> set[str]:
+    """Top-level package and module names of the repository (`src/`, `lib/` looked through):
+    an import whose first component is one of them is the repository's own. Deeper names
+    do not count: SQLAlchemy's `util/typing.py` does not make `from typing import Any` local."""
+    names: set[str] = set()
+    for rel in files:
+        parts = rel.split("/")
+        while len(parts) > 1 and parts[0] in ("src", "lib", "source", "python"):
+            parts = parts[1:]
+        names.add(parts[0].split(".", 1)[0])
+    return names
+
+
+def is_local_module(module: str, local: set[str]) -> bool:
+    if module.startswith((".", "/", "~", "@/", "crate::", "self::", "super::")):
+        return True  # relative imports, and the common `@/` alias for the project's own src
+    first = module.replace("::", ".").replace("/", ".").lstrip("@").split(".", 1)[0]
+    return first in local
+
+
+def definition_scores(graph: Graph, rank: Mapping[str, float], *,
+                      usage_share: float = 0.5) -> dict[tuple[str, str], float]:
+    """(file, name) → how much that name of that file matters, as a blend of two measures,
+    each normalised to sum 1 over all (file, name) pairs:
+
+    * flow: the rank that reaches the file through that name (each file splits its rank
+      over everything it references, as in PageRank; its own use of its names included);
+    * usage: how widely the name is used by other files, tests and examples included,
+      by the same damped weights as the edges, whatever the rank of the user.
+
+    Flow finds the foundations (what the important code stands on), usage finds the API
+    (what callers and tests touch): a maintainer's "core" is both.
+    """
+    flow: dict[tuple[str, str], float] = defaultdict(float)
+    usage: dict[tuple[str, str], float] = defaultdict(float)
     for src, carried in graph.carried.items():
         total = graph.out_total.get(src, 0.0)
         if total <= 0 or src not in rank:
             continue
         for key, w in carried.items():
-            scores[key] += rank[src] * w / total
-    return dict(scores)
+            flow[key] += rank[src] * w / total
+            if key[0] != src:
+                usage[key] += w
+    flow_sum = sum(flow.values()) or 1.0
+    usage_sum = sum(usage.values()) or 1.0
+    keys = set(flow) | set(usage)
+    return {k: (1 - usage_share) * flow.get(k, 0.0) / flow_sum + usage_share * usage.get(k, 0.0) / usage_sum
+            for k in keys}

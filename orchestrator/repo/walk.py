@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable
 
-from .classify import (DOC_NAMES, OUTPUT_DIRS, TOOL_DIRS, VCS_DIRS, VENDOR_DIRS, classify, head_reason, language_of,
-                       name_reason, shebang_language)
+from .classify import (MANIFESTS, OUTPUT_DIRS, TOOL_DIRS, VCS_DIRS, VENDOR_DIRS, classify, head_reason, language_of,
+                       known_name, name_reason, shebang_language,
+                       type_name)
 
 if TYPE_CHECKING:  # pathspec is imported when a .gitignore is actually read
     from pathspec import GitIgnoreSpec
@@ -56,6 +59,23 @@ class SourceTree:
         """Paths of the included files, of the given kinds (all when none are given)."""
         return [f.rel for f in self.files if not kinds or f.kind in kinds]
 
+    def summary(self) -> str:
+        """One line for `book scan` and source-map.md: what was read, what was left out and why."""
+        def counts(words: list[str]) -> str:
+            return ", ".join(f"{n} {w}" for w, n in Counter(words).most_common())
+        out = f"{len(self.files)} files ({counts([f.kind for f in self.files])})"
+        out += f"; {len(self.skipped)} left out ({counts([_category(s.reason) for s in self.skipped])})" \
+            if self.skipped else ""
+        return out + ("; the walk stopped at a bound" if self.truncated else "")
+
+
+def _category(reason: str) -> str:
+    """A reason without its details (sizes, link targets), to count alike reasons together."""
+    head = reason.split(" (")[0]
+    if head.startswith("symlink to ") and not head.startswith(("symlink to outside", "symlink to a ")):
+        return "symlink inside the source root"
+    return "hard link" if head.startswith("hard link to ") else head
+
 
 class WalkStopped(Exception):
     """should_stop() turned true: the caller asked the walk to end (a signal, a shutdown)."""
@@ -67,20 +87,6 @@ class SourceReadError(OSError):
 
 class _Bound(Exception):
     """Internal: a max_* bound was reached."""
-
-
-def _type_name(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "FIFO"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode):
-        return "character device"
-    if stat.S_ISBLK(mode):
-        return "block device"
-    if stat.S_ISDIR(mode):
-        return "directory"
-    return "not a regular file"
 
 
 def _mb(n: int) -> str:
@@ -115,7 +121,7 @@ def _open_checked(real: str, expect: os.stat_result | None, root_real: str) -> t
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise SourceReadError(errno.EINVAL, f"not a regular file ({_type_name(st.st_mode)})")
+            raise SourceReadError(errno.EINVAL, f"not a regular file ({type_name(st.st_mode)})")
         if expect is not None and (st.st_dev, st.st_ino) != (expect.st_dev, expect.st_ino):
             raise SourceReadError(errno.ESTALE, "the file changed while it was being read")
         try:  # Linux: where the open file really is, whatever a parent directory became meanwhile
@@ -130,49 +136,72 @@ def _open_checked(real: str, expect: os.stat_result | None, root_real: str) -> t
         raise
 
 
-def read_source(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str:
-    """The text of one source file, safely: `rel` may have changed since the walk, so every rule
-    is checked again here. Raises SourceReadError with a message naming the file."""
-    def fail(why: str) -> SourceReadError:
-        return SourceReadError(f"source file {rel}: {why}")
+def _fail(rel: str, why: str) -> SourceReadError:
+    return SourceReadError(f"source file {rel}: {why}")
 
+
+def _check(root: Path, rel: str, max_bytes: int) -> tuple[str, os.stat_result, str]:
+    """(real path, its stat, real root) of a source file that passes every rule, without opening it."""
     root_real = os.path.realpath(root)
     if not rel or os.path.isabs(rel) or PurePosixPath(rel).is_absolute():
-        raise fail("not a path relative to the source root")
+        raise _fail(rel, "not a path relative to the source root")
     path = os.path.join(root_real, rel)
     try:
         real = os.path.realpath(path, strict=True)
         st = os.stat(real)
         root_dev = os.stat(root_real).st_dev
     except FileNotFoundError:
-        raise fail("dangling symlink" if os.path.islink(path) else "does not exist (removed since the walk?)") from None
+        raise _fail(rel, "dangling symlink" if os.path.islink(path)
+                    else "does not exist (removed since the walk?)") from None
     except OSError as e:
-        raise fail("symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
+        raise _fail(rel, "symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
     if not _inside(real, root_real):
-        raise fail("resolves to outside the source root; not read")
+        raise _fail(rel, "resolves to outside the source root; not read")
     if not stat.S_ISREG(st.st_mode):  # refused before open: opening a device can have effects
-        raise fail(f"not a regular file ({_type_name(st.st_mode)})")
+        raise _fail(rel, f"not a regular file ({type_name(st.st_mode)})")
     if st.st_dev != root_dev:
-        raise fail("on another file system than the source root; not read")
+        raise _fail(rel, "on another file system than the source root; not read")
     if st.st_size > max_bytes:
-        raise fail(f"too large ({_mb(st.st_size)} > {_mb(max_bytes)})")
+        raise _fail(rel, f"too large ({_mb(st.st_size)} > {_mb(max_bytes)})")
+    return real, st, root_real
+
+
+def source_problem(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str | None:
+    """Why `rel` could not be read safely (the SourceReadError message), or None if it can: for
+    checks that must not open the file, such as validating an outline's `sources`."""
+    try:
+        _check(root, rel, max_bytes)
+    except SourceReadError as e:
+        return str(e)
+    return None
+
+
+def read_source_bytes(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> bytes:
+    """The bytes of one source file, safely: `rel` may have changed since the walk, so every rule
+    is checked again here, and once more on the open file. Raises SourceReadError naming the file."""
+    real, st, root_real = _check(root, rel, max_bytes)
     try:
         fd, st2 = _open_checked(real, st, root_real)
     except SourceReadError as e:
-        raise fail(e.strerror or str(e)) from None
+        raise _fail(rel, e.strerror or str(e)) from None
     except OSError as e:
-        raise fail("symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
+        raise _fail(rel, "symlink loop" if e.errno == errno.ELOOP else f"unreadable: {e.strerror}") from None
     try:
         if st2.st_size > max_bytes:
-            raise fail(f"too large ({_mb(st2.st_size)} > {_mb(max_bytes)})")
+            raise _fail(rel, f"too large ({_mb(st2.st_size)} > {_mb(max_bytes)})")
         data = _read_fd(fd, max_bytes + 1)
     except OSError as e:
-        raise fail(f"unreadable: {e.strerror}") from None
+        raise _fail(rel, f"unreadable: {e.strerror}") from None
     finally:
         os.close(fd)
     if len(data) > max_bytes:
-        raise fail(f"too large (grew past {_mb(max_bytes)} while being read)")
-    return data.decode("utf-8", errors="replace")
+        raise _fail(rel, f"too large (grew past {_mb(max_bytes)} while being read)")
+    return data
+
+
+def read_source(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str:
+    """The text of one source file (UTF-8, undecodable bytes replaced), read as read_source_bytes."""
+    return read_source_bytes(root, rel, max_bytes=max_bytes).decode("utf-8", errors="replace")
 
 
 def walk(root: Path, *, max_file_bytes: int = 1_000_000, max_files: int = 20_000, max_entries: int = 200_000,
@@ -184,7 +213,22 @@ def walk(root: Path, *, max_file_bytes: int = 1_000_000, max_files: int = 20_000
     return _Walker(Path(root), max_file_bytes, max_files, max_entries, on_progress, should_stop).run()
 
 
-Specs = tuple[tuple[str, "GitIgnoreSpec"], ...]  # (directory rel, its patterns), outermost first
+# (directory rel, its patterns, one regex that matches whenever any pattern does), outermost first
+Specs = tuple[tuple[str, "GitIgnoreSpec", "re.Pattern[str] | None"], ...]
+
+
+def _quick_filter(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
+    """All of a .gitignore's patterns as one regex, so that the usual path (matched by none) costs
+    one search instead of one per pattern; pathspec still decides every path this one matches."""
+    parts = [getattr(p, "regex", None) for p in spec.patterns]
+    if not parts or any(r is not None and not (isinstance(r, re.Pattern) and isinstance(r.pattern, str))
+                        for r in parts):
+        return None
+    try:
+        return re.compile("|".join(f"(?:{r.pattern.replace('(?P<ps_d>', '(')})" for r in parts
+                                   if r is not None) or "(?!)")
+    except re.error:
+        return None
 
 
 class _Walker:
@@ -252,16 +296,21 @@ class _Walker:
         from pathspec import GitIgnoreSpec  # lazy: `book` commands that never walk do not pay for it
 
         try:
-            return specs + ((dir_rel, GitIgnoreSpec.from_lines(text.splitlines())),)
+            spec = GitIgnoreSpec.from_lines(text.splitlines())
         except Exception as e:  # a pattern pathspec rejects: the rest of the walk still counts
             self.warnings.append(f"{file_rel}: not applied ({e})")
             return specs
+        return specs + ((dir_rel, spec, _quick_filter(spec)),)
 
     @staticmethod
     def _ignored(specs: Specs, rel: str, is_dir: bool) -> bool:
-        for base, spec in reversed(specs):  # the deepest .gitignore that has a say decides, as in git
+        for base, spec, quick in reversed(specs):  # the deepest .gitignore that has a say decides, as in git
             sub = rel[len(base) + 1:] if base else rel
-            verdict = spec.check_file(sub + "/" if is_dir else sub).include
+            if is_dir:
+                sub += "/"
+            if quick is not None and not quick.search(sub):
+                continue  # no pattern of this file matches: it has no say
+            verdict = spec.check_file(sub).include
             if verdict is not None:
                 return verdict
         return False
@@ -338,7 +387,7 @@ class _Walker:
             self.seen_dirs[key] = rel
             return (e.path, rel, specs)
         if not stat.S_ISREG(st.st_mode):
-            self._skip(rel, _type_name(st.st_mode))  # lstat only: FIFOs and devices are never opened
+            self._skip(rel, type_name(st.st_mode))  # lstat only: FIFOs and devices are never opened
             return None
         self._file(e.path, rel, name, st)
         return None
@@ -353,7 +402,11 @@ class _Walker:
             return "tool or cache directory"
         if name == "target" and names & {"Cargo.toml", "pom.xml", "build.sbt"}:
             return "build output"
-        if name in OUTPUT_DIRS and not os.path.isfile(os.path.join(path, "__init__.py")):
+        # `build`, `dist`, `out` are output only beside a project manifest (the repository's root or a
+        # package's): SQLAlchemy's docs live in doc/build, and pypa/build has a package called build.
+        if (name in OUTPUT_DIRS and names & MANIFESTS) and not os.path.isfile(os.path.join(path, "__init__.py")):
+            return "build output"
+        if name == "_build":
             return "build output"
         if os.path.isfile(os.path.join(path, "pyvenv.cfg")):
             return "tool or cache directory (a virtual environment)"
@@ -370,6 +423,10 @@ class _Walker:
         if st.st_size > self.max_file_bytes:  # stat only: a 50 MB file is never opened
             self._skip(rel, f"too large ({_mb(st.st_size)} > {_mb(self.max_file_bytes)}; raise max_file_bytes)")
             return
+        script = not known_name(name)  # no extension: only a script (with a shebang) counts
+        if script and not st.st_mode & 0o111:  # not executable: decided without opening it
+            self._skip(rel, "not source code, documentation or configuration (no extension)")
+            return
         if len(self.files) >= self.max_files:
             self._stop_at(rel, f"{self.max_files:,} files included (raise max_files to include more)")
         try:
@@ -384,13 +441,12 @@ class _Walker:
         if reason := head_reason(head, st.st_size <= HEAD_BYTES):
             self._skip(rel, reason)
             return
-        lang = language_of(rel) or (shebang_language(head) if not PurePosixPath(name).suffix else None)
-        kind = classify(rel, lang)
-        if kind == "doc" and not PurePosixPath(name).suffix and PurePosixPath(name).stem not in DOC_NAMES:
-            self._skip(rel, "not source code, documentation or configuration (no extension)")
+        lang = shebang_language(head) if script else language_of(rel)
+        if script and lang is None:
+            self._skip(rel, "not source code, documentation or configuration (no extension, no known #! line)")
             return
         self.seen_files[key] = rel
-        self.files.append(SourceFile(rel, st.st_size, lang, kind))
+        self.files.append(SourceFile(rel, st.st_size, lang, classify(rel, lang)))
 
     def _link(self, path: str, rel: str) -> None:
         """A symlink is resolved, never walked through: what it points to inside the root is read
@@ -408,7 +464,7 @@ class _Walker:
             self._skip(rel, "symlink to outside the source root")
             return
         if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
-            self._skip(rel, f"symlink to a {_type_name(st.st_mode)}")
+            self._skip(rel, f"symlink to a {type_name(st.st_mode)}")
             return
         target = Path(os.path.relpath(real, self.root_real)).as_posix()
         if stat.S_ISDIR(st.st_mode) and (target == "." or rel.startswith(target + "/")):

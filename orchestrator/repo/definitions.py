@@ -1,0 +1,378 @@
+"""One definition node → a Definition: its kind, qualified name, signature, doc comment,
+line range and whether it is public, for each language the map reads.
+
+These are the per-language rules a grammar cannot express: what qualifies a method
+(`(*Router).Get` → `Router.Get`, `impl Display for Error` → `Error::fmt`), where a signature
+ends (at the body), which comment is a doc (Python docstring, JSDoc, Go's `//` block, Rust's
+`///`), and what is exported (Go capitals, Rust `pub`, JS/TS `export`, Java `public`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_SIGNATURE_CHARS = 400
+MAX_SIGNATURE_LINES = 8
+
+KINDS = ("class", "function", "method", "struct", "interface", "trait", "impl", "enum", "type",
+         "type alias", "macro", "constant", "variable", "module")
+
+
+@dataclass
+class Definition:
+    kind: str
+    name: str
+    qualified_name: str
+    signature: str
+    doc: str
+    start_line: int          # 1-based, including decorators / export keyword
+    end_line: int            # 1-based, inclusive
+    exported: bool
+
+    @property
+    def doc_line(self) -> str:
+        """The first line of the doc comment (the summary), or ''."""
+        return self.doc.strip().split("\n", 1)[0].strip() if self.doc else ""
+
+
+# Node types that make a definition local (inside a function body): those are left out.
+_LOCAL_SCOPES: dict[str, frozenset[str]] = {
+    "python": frozenset({"function_definition", "lambda"}),
+    "go": frozenset({"function_declaration", "method_declaration", "func_literal"}),
+    "rust": frozenset({"function_item", "closure_expression"}),
+    "javascript": frozenset({"function_declaration", "function_expression", "arrow_function",
+                             "method_definition", "generator_function_declaration",
+                             "generator_function", "class_static_block"}),
+    "java": frozenset({"method_declaration", "constructor_declaration", "lambda_expression"}),
+    "c": frozenset({"function_definition"}),
+    "cpp": frozenset({"function_definition", "lambda_expression"}),
+}
+_LOCAL_SCOPES["typescript"] = _LOCAL_SCOPES["tsx"] = _LOCAL_SCOPES["javascript"]
+
+# Container node types whose name qualifies the definitions inside them.
+_CONTAINERS: dict[str, frozenset[str]] = {
+    "python": frozenset({"class_definition"}),
+    "go": frozenset(),
+    "rust": frozenset({"impl_item", "trait_item"}),
+    "javascript": frozenset({"class_declaration", "class", "abstract_class_declaration",
+                             "internal_module"}),
+    "java": frozenset({"class_declaration", "interface_declaration", "enum_declaration",
+                       "record_declaration", "annotation_type_declaration"}),
+    "c": frozenset(),
+    "cpp": frozenset({"class_specifier", "struct_specifier"}),
+}
+_CONTAINERS["typescript"] = _CONTAINERS["tsx"] = _CONTAINERS["javascript"]
+
+_SEPARATOR = {"rust": "::", "cpp": "::"}
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_STRING_PREFIX = re.compile(r"""^[rRuUbBfF]*("{3}|'{3}|"|')(.*)\1$""", re.DOTALL)
+
+
+class Source:
+    """The bytes of a file and the helpers every extractor needs."""
+
+    def __init__(self, data: bytes, lang: str) -> None:
+        self.data = data
+        self.lang = lang
+
+    def text(self, node: Any) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Definition, int] | None:
+    lang = src.lang
+    containers: list[Any] = []
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _LOCAL_SCOPES[lang]:
+            return None
+        if parent.type in _CONTAINERS[lang]:
+            containers.append(parent)
+        elif lang in ("javascript", "typescript", "tsx") and parent.type == "object":
+            return None  # methods and functions of object literals: not part of the API
+        parent = parent.parent
+    containers.reverse()
+
+    name_start = name_node.start_byte
+    if lang in ("c", "cpp") and kind in ("function", "method", "type alias"):
+        name_node = _c_name(name_node)
+        if name_node is None:
+            return None
+        name_start = name_node.start_byte
+    name = src.text(name_node)
+    if kind == "impl" or (lang == "rust" and name_node.type not in ("identifier", "type_identifier")):
+        name = _base_type(src, name_node)
+    if not name or name == "_":
+        return None
+    outer = _outer(node, lang)
+    qualified = _qualify(src, node, name, kind, containers)
+    if lang == "cpp" and "::" in name:
+        qualified, name = name, name.rsplit("::", 1)[1]
+    kind = _refine_kind(src, node, name, kind, containers)
+    if kind is None:
+        return None
+    return Definition(
+        kind=kind, name=name, qualified_name=qualified,
+        signature=_signature(src, node, outer, kind),
+        doc=_doc(src, node, outer),
+        start_line=outer.start_point[0] + 1, end_line=outer.end_point[0] + 1,
+        exported=_exported(src, node, outer, name, qualified, containers),
+    ), name_start
+
+
+def _c_name(node: Any) -> Any | None:
+    """The identifier inside a C/C++ declarator (through pointers, references, parentheses)."""
+    while node is not None and node.type not in (
+            "identifier", "field_identifier", "type_identifier", "qualified_identifier",
+            "destructor_name", "operator_name", "primitive_type"):
+        node = node.child_by_field_name("declarator")
+    return node if node is not None and node.type != "primitive_type" else None
+
+
+def _base_type(src: Source, node: Any) -> str:
+    """`Foo` for Rust types written `Foo<T>`, `crate::Foo`, `&'a Foo`."""
+    while node is not None and node.type not in ("type_identifier", "identifier", "primitive_type"):
+        node = node.child_by_field_name("type") or node.child_by_field_name("name")
+    return src.text(node) if node is not None else ""
+
+
+def _container_name(src: Source, node: Any) -> str:
+    if node.type == "impl_item":
+        return _base_type(src, node.child_by_field_name("type"))
+    name = node.child_by_field_name("name")
+    if name is None and node.type == "class" and node.parent is not None:
+        name = node.parent.child_by_field_name("name")  # const K = class { … }
+    return src.text(name) if name is not None else ""
+
+
+def _qualify(src: Source, node: Any, name: str, kind: str, containers: list[Any]) -> str:
+    sep = _SEPARATOR.get(src.lang, ".")
+    if kind == "impl":
+        trait = node.child_by_field_name("trait")
+        typ = src.text(node.child_by_field_name("type"))
+        return f"impl {src.text(trait)} for {typ}" if trait is not None else f"impl {typ}"
+    if src.lang == "go" and kind == "method":
+        receiver = node.child_by_field_name("receiver")
+        rtype = _go_receiver(src, receiver) if receiver is not None else ""
+        return f"{rtype}.{name}" if rtype else name
+    if src.lang in ("javascript", "typescript", "tsx") and node.type == "assignment_expression":
+        target = src.text(node.child_by_field_name("left"))
+        return target.replace(".prototype.", ".")
+    parts = [p for p in (_container_name(src, c) for c in containers) if p]
+    return sep.join([*parts, name])
+
+
+def _go_receiver(src: Source, receiver: Any) -> str:
+    """`(m *Mux[T])` → `Mux`: the receiver's base type, as Go docs name methods."""
+    match = re.search(r"\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*\)\s*$", src.text(receiver))
+    return match.group(1) if match else ""
+
+
+def _refine_kind(src: Source, node: Any, name: str, kind: str, containers: list[Any]) -> str | None:
+    lang = src.lang
+    if lang == "python":
+        if kind == "function" and containers:
+            return "method"
+        if kind == "variable":
+            if name.startswith("__") and name.endswith("__"):
+                return None  # __all__, __version__: bookkeeping, not API
+            return "constant" if name.isupper() else "variable"
+    if lang == "go" and kind == "type":
+        body = node.child_by_field_name("type")
+        return {"struct_type": "struct", "interface_type": "interface"}.get(body.type if body else "", "type")
+    if lang == "rust" and containers and kind in ("type alias", "constant") and \
+            containers[-1].child_by_field_name("trait") is not None:
+        return None  # `type Error = Error;` in a trait impl fills the trait in, defines nothing new
+    if lang == "rust" and kind == "function" and containers:
+        return "method"
+    if lang in ("javascript", "typescript", "tsx") and kind == "function" and node.type == "assignment_expression":
+        left = src.text(node.child_by_field_name("left"))
+        return "method" if ".prototype." in left else "function"
+    if lang == "cpp" and kind == "function" and containers:
+        return "method"
+    return kind
+
+
+def _outer(node: Any, lang: str) -> Any:
+    """The node a reader sees as the whole definition: with decorators, `export`, `const`."""
+    outer = node
+    parent = node.parent
+    if lang == "python":
+        if parent is not None and parent.type == "decorated_definition" or node.type == "assignment" and parent is not None and parent.type == "expression_statement":
+            outer = parent
+    elif lang in ("javascript", "typescript", "tsx"):
+        if node.type == "variable_declarator" and parent is not None and parent.type in (
+                "lexical_declaration", "variable_declaration") or node.type == "assignment_expression" and parent is not None:
+            outer = parent
+        if outer.parent is not None and outer.parent.type == "export_statement":
+            outer = outer.parent
+    elif lang == "go" and node.type in ("type_spec", "type_alias", "const_spec", "var_spec"):
+        if parent is not None and parent.named_child_count == 1 and parent.type.endswith("_declaration"):
+            outer = parent
+    return outer
+
+
+# A comment after the first line of a constant (`x = f(  # type: ignore`) is not its signature.
+_TRAILING_COMMENT = {"python": re.compile(r"\s+#.*$"), "go": re.compile(r"\s+//.*$"),
+                     "rust": re.compile(r"\s+//.*$"), "javascript": re.compile(r"\s+//.*$"),
+                     "typescript": re.compile(r"\s+//.*$"), "tsx": re.compile(r"\s+//.*$")}
+_NO_MATCH = re.compile(r"(?!)")
+
+_BODY_TYPES = frozenset({"block", "statement_block", "class_body", "field_declaration_list",
+                         "declaration_list", "enum_body", "enum_variant_list", "interface_body",
+                         "object_type", "compound_statement", "constructor_body",
+                         "annotation_type_body"})
+
+
+def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
+    body = node.child_by_field_name("body")
+    if body is None and node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        if value is not None and value.type in ("arrow_function", "function_expression", "class"):
+            body = value.child_by_field_name("body")
+    if body is None and node.type == "assignment_expression":
+        right = node.child_by_field_name("right")
+        body = right.child_by_field_name("body") if right is not None else None
+    if body is None and node.type == "type_spec":
+        typ = node.child_by_field_name("type")
+        if typ is not None and typ.type in ("struct_type", "interface_type"):
+            body = next((c for c in typ.children if c.type in ("field_declaration_list", "{")), None)
+    if body is None:
+        body = next((c for c in node.children if c.type in _BODY_TYPES), None)
+    start = outer.start_byte
+    if src.lang == "python" and outer.type == "decorated_definition":
+        start = node.start_byte  # decorators belong to the line range, not to the signature
+    end = body.start_byte if body is not None and body.start_byte > start else outer.end_byte
+    text = src.data[start:end].decode("utf-8", "replace")
+    if body is None:
+        text = text.split("\n", 1)[0]  # a constant or alias: its first line says what it is
+        text = _TRAILING_COMMENT.get(src.lang, _NO_MATCH).sub("", text)
+    prefix = {"type_spec": "type ", "type_alias": "type ", "const_spec": "const ",
+              "var_spec": "var "}.get(node.type, "") if outer is node else ""
+    lines = [ln.rstrip() for ln in text.strip().splitlines()][:MAX_SIGNATURE_LINES]
+    sig = (prefix + "\n".join(lines)).rstrip().rstrip("{").rstrip()
+    if src.lang == "python":
+        sig = sig.rstrip(":")
+    if len(sig) > MAX_SIGNATURE_CHARS:
+        sig = sig[:MAX_SIGNATURE_CHARS].rstrip() + " …"
+    return sig
+
+
+def _doc(src: Source, node: Any, outer: Any) -> str:
+    if src.lang == "python":
+        return docstring(src, node.child_by_field_name("body"))
+    return comment_block(src, outer)
+
+
+def docstring(src: Source, body: Any) -> str:
+    if body is None or body.named_child_count == 0:
+        return ""
+    first = body.named_children[0]
+    if first.type != "expression_statement" or first.named_child_count == 0:
+        return ""
+    string = first.named_children[0]
+    if string.type != "string":
+        return ""
+    match = _STRING_PREFIX.match(src.text(string))
+    return inspect.cleandoc(match.group(2)) if match else ""
+
+
+_MARKERS = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*(?!/))?")
+
+
+def comment_block(src: Source, outer: Any) -> str:
+    """The comments directly above a definition (no blank line between), markers removed.
+
+    JS/TS: only JSDoc (`/** */`, which may stand one blank line above, as in Express), never
+    tool directives such as `// eslint-disable-next-line`.
+    """
+    js = src.lang in ("javascript", "typescript", "tsx")
+    comments: list[str] = []
+    line = outer.start_point[0]
+    sibling = outer.prev_sibling
+    while sibling is not None:
+        text = src.text(sibling) if sibling.type in _COMMENTS else ""
+        gap = 2 if js and text.startswith("/**") and not comments else 1
+        if sibling.type in ("attribute_item", "decorator"):
+            line = sibling.start_point[0]
+        elif text and sibling.end_point[0] >= line - gap:
+            if text.startswith(("//!", "/*!", "////")) or _DIRECTIVE.match(text):
+                break  # a file doc, a licence banner or a linter directive
+            if src.lang == "rust" and not text.startswith(("///", "/**")):
+                break  # a Rust comment that is not a doc comment
+            if js and not text.startswith("/**"):
+                break
+            comments.append(text.rstrip())
+            line = sibling.start_point[0]
+            if js:
+                break  # one JSDoc block is the doc
+        else:
+            break
+        sibling = sibling.prev_sibling
+    return clean_comment("\n".join(reversed(comments)))
+
+
+_DIRECTIVE = re.compile(r"^//\s*(?:eslint|@ts-|prettier-|nolint|go:|\+build|TODO|FIXME|NOTE\b)|^/\*\s*(?:eslint|global)")
+
+
+def clean_comment(text: str) -> str:
+    lines = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.endswith("*/"):
+            line = line[:-2].rstrip()
+        line = _MARKERS.sub("", line, count=1)
+        lines.append(line.removeprefix(" "))
+    return inspect.cleandoc("\n".join(lines)) if lines else ""
+
+
+def _exported(src: Source, node: Any, outer: Any, name: str, qualified: str,
+              containers: list[Any]) -> bool:
+    lang = src.lang
+    if lang == "python":
+        return not any(part.startswith("_") for part in qualified.split("."))
+    if lang == "go":
+        return all(part[:1].isupper() for part in qualified.split("."))
+    if lang == "rust":
+        ancestor = node.parent
+        while ancestor is not None:  # `pub mod __private`: public to macros, not to readers
+            if ancestor.type == "mod_item" and src.text(ancestor.child_by_field_name("name")).startswith(
+                    ("_", "private")):
+                return False
+            ancestor = ancestor.parent
+        if any(c.type == "visibility_modifier" and src.text(c) == "pub" for c in node.children):
+            return True  # `pub(crate)` and `pub(super)` are not the crate's public API
+        if node.type == "macro_definition":
+            prev = node.prev_named_sibling  # #[macro_export] among the attributes and doc lines above
+            while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
+                if prev.type == "attribute_item" and "macro_export" in src.text(prev):
+                    return True
+                prev = prev.prev_named_sibling
+            return False
+        # Items of a trait impl, or of a public trait, are as public as the trait.
+        return bool(containers) and (containers[-1].child_by_field_name("trait") is not None
+                                     or any(c.type == "visibility_modifier" and src.text(c) == "pub"
+                                            for c in containers[-1].children))
+    if lang in ("javascript", "typescript", "tsx"):
+        if name.startswith(("_", "#")):
+            return False
+        if outer.type == "export_statement":
+            return True
+        if node.type == "method_definition":
+            if any(c.type == "accessibility_modifier" and src.text(c) != "public" for c in node.children):
+                return False
+            return bool(containers) and _outer(containers[-1], lang).type == "export_statement"
+        # CommonJS: `app.use = function …` at top level attaches to an exported object.
+        return node.type == "assignment_expression"
+    if lang == "java":
+        modifiers = next((c for c in node.children if c.type == "modifiers"), None)
+        if modifiers is not None and re.search(r"\bpublic\b", src.text(modifiers)):
+            return True
+        return bool(containers) and containers[-1].type == "interface_declaration"
+    # C and C++: everything not `static` and not reserved-looking.
+    if name.startswith("_"):
+        return False
+    return not any(c.type == "storage_class_specifier" and src.text(c) == "static" for c in node.children)
