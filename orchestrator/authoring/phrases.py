@@ -10,7 +10,8 @@ EN: dict[str, str] = {
     "lang": "en", "and": " and ", "comma": ", ", "none": "none",
     "takes_from": "It uses these names explained in other chapters:",
     # plan
-    "title_topic": "{topic} — {names}",  # no ": " so the outline's YAML needs no quotes for a person to edit "title_names": "How {names} work", "title_part": "The {name} part",
+    # a title has no ": " so the outline's YAML needs no quotes for a person to edit
+    "title_topic": "{topic} — {names}", "title_names": "How {names} work", "title_part": "The {name} part",
     "title_where": "{title} in {where}", "book_title": "Inside {name}",
     "ch_summary": "How {names} work, and what relies on them.",
     "these_files": "these files", "and_more": " and {n} more",

@@ -23,7 +23,7 @@ def _r(key, words, en, zh, men, mzh) -> Role:
 
 
 ROLES: tuple[Role, ...] = (
-    _r("app", "app application wsgi asgi server serve",
+    _r("app", "app application wsgi asgi server",
        "The application object", "应用对象",
        [("a theatre's stage manager", "every actor, light and cue answers to one person who runs the show"),
         ("an orchestra's conductor", "the musicians play their own parts, and one person keeps them together")],
