@@ -277,18 +277,21 @@ def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.R
 
 
 def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | None]:
-    """Each chapter's role, in reading order: the best that no earlier chapter has, when it fits
-    nearly as well; else the best (a second chapter on a topic is told apart by its names)."""
-    used_roles: set[str] = set()
-    out: list[roles_mod.Role | None] = []
-    for files in groups:
-        scored = chapter_roles(p, files) if files else []
-        best = scored[0][0] if scored else 0.0
-        role = next((r for s, r in scored if r.key not in used_roles and s >= 0.5 * best), None)
-        role = role or (scored[0][1] if scored else None)
-        if role:
-            used_roles.add(role.key)
-        out.append(role)
+    """Each chapter's role: the strongest chapter-role fits are settled first, so a topic goes to
+    the chapter it fits best; a chapter whose good roles are all taken gets its best one again
+    (a second chapter on a topic is told apart by its names)."""
+    scored = [chapter_roles(p, files) if files else [] for files in groups]
+    out: list[roles_mod.Role | None] = [None] * len(groups)
+    used: set[str] = set()
+    pairs = sorted(((s, -i, r.key, i, r) for i, sc in enumerate(scored) for s, r in sc
+                    if s >= 0.5 * sc[0][0]), reverse=True)
+    for _s, _neg, key, i, role in pairs:
+        if out[i] is None and key not in used:
+            out[i] = role
+            used.add(key)
+    for i, sc in enumerate(scored):
+        if out[i] is None and sc:
+            out[i] = sc[0][1]
     return out
 
 
