@@ -573,6 +573,7 @@ def audit(ctx, t):
 from .. import authoring  # noqa: E402  (the planner, researcher and writer, built on the repository map)
 
 AUTHORS: dict[str, Callable[[dict[str, Any], dict[str, str]], str]] = {
-    "outline": authoring.outline, "research": authoring.research, "draft": authoring.draft, "r1": review_r1, "r2": review_r2, "r3": review_r3,
+    "outline": authoring.write_outline, "research": authoring.write_research, "draft": authoring.write_draft,
+    "r1": review_r1, "r2": review_r2, "r3": review_r3,
     "review": merge, "panel": panel, "memory": remember, "final": edit, "audit": audit,
 }
