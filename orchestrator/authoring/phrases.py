@@ -11,7 +11,7 @@ EN: dict[str, str] = {
     "takes_from": "It uses these names explained in other chapters:",
     # plan
     # a title has no ": " so the outline's YAML needs no quotes for a person to edit
-    "title_topic": "{topic} — {names}", "title_names": "How {names} work", "title_part": "The {name} part",
+    "title_topic": "{topic} — {names}", "title_names": "How {names} work", "title_name": "How {names} works", "title_part": "The {name} part",
     "title_where": "{title} in {where}", "book_title": "Inside {name}",
     "ch_summary": "How {names} work, and what relies on them.",
     "these_files": "these files", "and_more": " and {n} more",
@@ -106,7 +106,7 @@ EN: dict[str, str] = {
 ZH: dict[str, str] = {
     "lang": "zh", "and": " 与 ", "comma": "、", "none": "无",
     "takes_from": "它使用了其他章节讲解的以下名字：",
-    "title_topic": "{topic}：{names}", "title_names": "{names} 的工作方式", "title_part": "{name} 部分",
+    "title_topic": "{topic}：{names}", "title_names": "{names} 的工作方式", "title_name": "{names} 的工作方式", "title_part": "{name} 部分",
     "title_where": "{title}（{where}）", "book_title": "{name} 源码解读",
     "ch_summary": "讲解 {names} 的工作方式，以及哪些代码依赖它们。",
     "these_files": "这些文件", "and_more": " 等共 {n} 个文件",

@@ -284,7 +284,7 @@ def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | N
     out: list[roles_mod.Role | None] = [None] * len(groups)
     used: set[str] = set()
     pairs = sorted(((s, -i, r.key, i, r) for i, sc in enumerate(scored) for s, r in sc
-                    if s >= 0.5 * sc[0][0]), reverse=True)
+                    if s >= 0.7 * sc[0][0]), reverse=True)
     for _s, _neg, key, i, role in pairs:
         if out[i] is None and key not in used:
             out[i] = role
@@ -304,7 +304,7 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
         if role:
             title = t["title_topic"].format(topic=role.topic[t["lang"]], names=joined) if joined else role.topic[t["lang"]]
         elif joined:
-            title = t["title_names"].format(names=joined)
+            title = t["title_names" if len(names) > 1 else "title_name"].format(names=joined)
         else:
             stem = posixpath.basename(files[0]).rsplit(".", 1)[0]
             title = t["title_part"].format(name=stem)
