@@ -284,7 +284,7 @@ def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | N
     out: list[roles_mod.Role | None] = [None] * len(groups)
     used: set[str] = set()
     pairs = sorted(((s, -i, r.key, i, r) for i, sc in enumerate(scored) for s, r in sc
-                    if s >= 0.7 * sc[0][0]), reverse=True)
+                    if s >= 0.9 * sc[0][0]), reverse=True)
     for _s, _neg, key, i, role in pairs:
         if out[i] is None and key not in used:
             out[i] = role
