@@ -11,9 +11,11 @@ point inside a documentation site (`/quickstart/`, `api.rst`) are reduced to the
 
 from __future__ import annotations
 
-import inspect
 import re
 from dataclasses import dataclass, field
+
+from .markdown import fence, markup_leaks, prose_only, safe  # noqa: F401  (re-exported: one import for callers)
+from .markup import first_sentence, inline, strip_comment, _single_backtick_refs  # noqa: F401
 
 # ---------------------------------------------------------------- data
 
@@ -66,113 +68,6 @@ class DocParts:
     def empty(self) -> bool:
         return not (self.blocks or self.params or self.returns or self.raises or self.examples or self.notes
                     or self.deprecated)
-
-
-# ---------------------------------------------------------------- inline
-
-_ROLE_RE = re.compile(r"(?::[\w-]+)?:([\w-]+):`([^`\s]+|[^`<]+<[^`>]+>)`")
-_BROKEN_ROLE_RE = re.compile(r"(?::[\w-]+)?:([\w-]+):`([~.\w]+):?(?=[\s,;)]|$)")  # `:data:`g:` (never closed)
-_RST_LINK_RE = re.compile(r"`([^`<]+?)\s*<([^>`]+)>`__?")
-_STRAY_ROLE_RE = re.compile(r":(?:py:)?(?:class|meth|func|data|attr|exc|obj|mod|const|ref|doc|term|envvar|option):(?=`)?")
-_DOUBLE_TICK_RE = re.compile(r"``(.+?)``")
-_JSDOC_LINK_RE = re.compile(r"\{@(?:link|linkcode|linkplain)\s+([^}|\s]+)(?:[\s|]+([^}]*))?\}")
-_MD_LINK_RE = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]*(?:\([^)]*\))?[^()\s]*)(?:\s+\"[^\"]*\")?\)")
-_REF_LINK_RE = re.compile(r"\[([^\[\]]+)\]\[([^\[\]]*)\]")
-_INTRA_RE = re.compile(r"\[(`[^`\]]+`)\](?![(\[:])")
-_BRACKET_NAME_RE = re.compile(r"(?<![\w\]`!])\[([A-Za-z_][\w.:]*(?:\(\))?)\](?![(\[:])")
-_MARKER_RE = re.compile(r"<!--")
-_TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
-_FOOTNOTE_REF_RE = re.compile(r"\s*\[(?:#\w*|\d+|\*)\]_")
-_SUBST_RE = re.compile(r"\|([\w -]+)\|_?")
-
-
-def _role_target(role: str, target: str) -> str:
-    target = target.strip()
-    m = re.match(r"^(.*?)\s*<([^>]+)>$", target)  # `title <target>`: the title reads better
-    if m and m.group(1):
-        return m.group(1) if role in ("ref", "doc", "term") else m.group(2).lstrip("~!")
-    if role in ("ref", "doc"):  # a label in the documentation site: its words are what a reader needs
-        return target.rstrip("/").rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")
-    short = target.startswith("~")
-    target = target.lstrip("~!").lstrip(".")
-    # SQLAlchemy-style private module aliases (`_engine.Engine`, `_sa.create_engine`) name no module a reader knows
-    target = re.sub(r"^(?:_\w+\.)+", "", target)
-    if short:
-        target = target.rsplit(".", 1)[-1]
-    if role in ("meth", "func") and not target.endswith(")"):
-        target += "()"
-    return target
-
-
-def _outside_code(text: str, fn) -> str:
-    """Apply `fn` to the parts of a line that are not inline code."""
-    parts = re.split(r"(`[^`]*`)", text)
-    return "".join(p if i % 2 else fn(p) for i, p in enumerate(parts))
-
-
-def _link(m: re.Match[str]) -> str:
-    bang, label, url = m.groups()
-    if bang:  # an image: a documentation site's picture is not ours to ship
-        return label
-    if re.match(r"https?://", url):
-        return f"[{label}]({url})"
-    return label  # site-relative, a local file, an anchor: the book has none of them
-
-
-def inline(text: str) -> str:
-    """One piece of doc prose as Markdown: roles and RST literals become inline code, links into
-    the documentation site become their text, markers and raw HTML tags become inert."""
-    text = _DOUBLE_TICK_RE.sub(lambda m: "`" + m.group(1).replace("`", "'") + "`", text)
-    text = _ROLE_RE.sub(lambda m: (_role_target(m.group(1), m.group(2)) if m.group(1) in ("ref", "doc", "term")
-                                   else "`" + _role_target(m.group(1), m.group(2)) + "`"), text)
-    text = _BROKEN_ROLE_RE.sub(lambda m: "`" + _role_target(m.group(1), m.group(2)) + "`", text)
-    text = _JSDOC_LINK_RE.sub(lambda m: (m.group(2).strip() if m.group(2) else f"`{m.group(1)}`"), text)
-    text = _RST_LINK_RE.sub(lambda m: f"[{m.group(1).strip()}]({m.group(2)})" if re.match(r"https?://", m.group(2))
-                            else m.group(1).strip(), text)
-    text = _STRAY_ROLE_RE.sub("", text)  # a role name left without its target
-    text = _FOOTNOTE_REF_RE.sub("", text)
-    text = _MD_LINK_RE.sub(_link, text)
-    text = _REF_LINK_RE.sub(lambda m: m.group(1), text)
-    text = _INTRA_RE.sub(lambda m: m.group(1), text)  # rustdoc [`Foo`]
-    text = _outside_code(text, lambda s: _BRACKET_NAME_RE.sub(lambda m: f"`{m.group(1)}`", s))  # godoc [Foo]
-    text = _MARKER_RE.sub("&lt;!--", text)
-    text = _outside_code(text, lambda s: _TAG_RE.sub(lambda m: f"`{m.group(0)}`", s))
-    text = _outside_code(text, lambda s: _SUBST_RE.sub(lambda m: m.group(1), s) if "|" in s and not s.strip().startswith("|") else s)
-    return text
-
-
-def _single_backtick_refs(text: str) -> str:
-    """RST's `interpreted text` (single backticks) is a reference, already inline code in Markdown;
-    `text`_ (a hyperlink reference) loses its trailing underscore."""
-    return re.sub(r"(`[^`]+`)__?(?!\w)", r"\1", text)
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of a paragraph; never cut inside a `code span` or after "e.g."."""
-    text = " ".join(text.split())
-    for m in re.finditer(r"[.!?。！？](?=\s|$)", text):
-        head = text[: m.end()]
-        if head.count("`") % 2 == 0 and not re.search(r"\b(?:e\.g|i\.e|etc|vs|cf)\.$", head):
-            return head.strip()
-    return text.strip()
-
-
-# ---------------------------------------------------------------- comment markers
-
-def strip_comment(raw: str) -> str:
-    """A doc comment's text without its comment syntax (`/** */`, `///`, `//!`, `//`, `#`, `*`)."""
-    text = raw.strip("\n")
-    s = text.strip()
-    if s.startswith("/*"):
-        s = re.sub(r"^/\*+!?", "", s)
-        s = re.sub(r"\*+/$", "", s).rstrip()
-        lines = [re.sub(r"^\s*\* ?", "", ln) if re.match(r"^\s*\*(?!\*)", ln) else ln for ln in s.splitlines()]
-        return inspect.cleandoc("\n".join(lines))
-    lines = text.splitlines()
-    for prefix in (r"//[/!]", r"//", r"#(?!\[)"):
-        if lines and all(re.match(rf"^\s*{prefix}", ln) or not ln.strip() for ln in lines):
-            return "\n".join(re.sub(rf"^\s*{prefix} ?", "", ln) for ln in lines).strip("\n")
-    return inspect.cleandoc(text)
 
 
 # ---------------------------------------------------------------- block parser
@@ -580,12 +475,16 @@ LABELS = {
 }
 
 
-def fence(code: str, lang: str = "text") -> str:
-    """A fenced block that its own content cannot close."""
-    ticks = "```"
-    while ticks in code:
-        ticks += "`"
-    return f"{ticks}{lang}\n{code}\n{ticks}"
+# ---------------------------------------------------------------- rendering
+
+LABELS = {
+    "en": {"params": "Parameters", "returns": "Returns", "raises": "Raises", "example": "Example",
+           "note": "Note", "warning": "Warning", "see also": "See also", "added": "New in version",
+           "changed": "Changed in version", "deprecated": "Deprecated", "safety": "Safety"},
+    "zh": {"params": "参数", "returns": "返回值", "raises": "异常", "example": "示例", "note": "注意",
+           "warning": "警告", "see also": "另见", "added": "新增于版本", "changed": "变更于版本",
+           "deprecated": "已弃用", "safety": "安全性"},
+}
 
 
 def render_blocks(blocks: list[Block]) -> list[str]:
@@ -629,44 +528,3 @@ def to_markdown(doc: str, lang: str = "", language: str = "en") -> str:
     for ex in p.examples:
         out.append(fence(ex.text, ex.lang or "text"))
     return "\n\n".join(x for x in out if x.strip())
-
-
-def safe(md: str) -> str:
-    """Markdown from the source made harmless to the book: no line outside a code fence starts
-    a heading, a fence the text does not close, or a marker."""
-    out, fence_mark = [], None
-    for ln in md.splitlines():
-        s = ln.lstrip()
-        if s.startswith(("```", "~~~")):
-            mark = s[:3]
-            if fence_mark is None:
-                fence_mark = mark
-            elif s.startswith(fence_mark) and not s.strip("`~").strip():
-                fence_mark = None
-            out.append(ln)
-            continue
-        if fence_mark is None:
-            m = _MD_HEADING_RE.match(s)
-            if m:
-                ln = f"**{m.group(1)}**" if m.group(1) else ""
-            ln = _MARKER_RE.sub("&lt;!--", ln)
-        out.append(ln)
-    if fence_mark is not None:
-        out.append(fence_mark)
-    return "\n".join(out)
-
-
-def prose_only(md: str) -> str:
-    """Markdown without its code blocks and inline code (what a reader reads as sentences)."""
-    md = re.sub(r"(?ms)^\s*(```+|~~~+).*?^\s*\1\s*$", "", md)
-    return re.sub(r"`[^`\n]*`", "", md)
-
-
-_LEAK_RE = re.compile(r":(?:class|meth|func|data|attr|exc|ref|obj|mod|const|doc|term|py:\w+):`|\.\.\s+[\w-]+::|"
-                      r"^\s*:(?:param|type|returns?|rtype|raises?)\b|(?<!`)``(?!`)\w|^\s*[=~^-]{4,}\s*$", re.M)
-
-
-def markup_leaks(md: str) -> int:
-    """How many pieces of Sphinx/RST markup remain in the prose of a Markdown text."""
-    no_fences = re.sub(r"(?ms)^\s*(```+|~~~+).*?^\s*\1\s*$", "", md)  # roles carry backticks: keep inline code
-    return len(_LEAK_RE.findall(no_fences))
