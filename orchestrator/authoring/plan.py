@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import posixpath
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -215,6 +215,13 @@ def batches(order: list[int], deps: dict[int, list[int]], batch_size: int) -> di
 
 
 def key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
+    key = (tuple(files), n)
+    if key not in p._keys:
+        p._keys[key] = _key_symbols(p, files, n)
+    return list(p._keys[key])
+
+
+def _key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
     """The chapter's most important symbols by rank: exported before private, things with a body
     before variables, at most a few from one file so a large file does not crowd out the rest."""
     syms = [s for s in p.symbols(within=files) if s.kind not in ("variable", "impl", "module")]
@@ -224,14 +231,12 @@ def key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
     # covered through more of its ranked symbols), with room for each file's best
     cap = {f: max(2, round(n * max(p.size(f), 1) / total) + 1) for f in files}
 
-    texts: dict[str, str] = {}
-
     def called_here(s: Sym) -> int:
         """How often the symbol's own file calls it (`self.dispatch_request(`, `mx.handle(`): the
         steps a type takes inside, which its public rank alone does not show."""
-        if s.rel not in texts:
-            texts[s.rel] = "\n".join(p.lines_of(s.rel))
-        return len(re.findall(rf"[.:]{re.escape(s.short)}\s*\(", texts[s.rel]))
+        if s.rel not in p._calls:
+            p._calls[s.rel] = Counter(re.findall(r"[.:]([A-Za-z_$][\w$]*)\s*\(", "\n".join(p.lines_of(s.rel))))
+        return p._calls[s.rel][s.short]
 
     def weight(s: Sym) -> float:
         w = s.score * (1.0 if s.d.exported else 0.15) * (1.3 if s.d.doc else 1.0)
@@ -268,6 +273,13 @@ def title_names(p: Project, files: list[str]) -> list[str]:
 
 
 def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:
+    key = ("roles", tuple(files))
+    if key not in p._keys:
+        p._keys[key] = _chapter_roles(p, files)
+    return list(p._keys[key])
+
+
+def _chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:
     prefix = posixpath.commonpath(files) if len(files) > 1 else posixpath.dirname(files[0])
     shown = [f[len(prefix):].lstrip("/") or posixpath.basename(f) for f in files]
     dirs = [d for d in prefix.split("/") if d not in ("src", "lib", "source", "pkg", "internal")][-1:] * len(files)

@@ -61,6 +61,9 @@ class Project:
     map: "RepoMap"
     _texts: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _deps: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # plan.dep_graph, once
+    _calls: dict[str, Any] = field(default_factory=dict, repr=False)  # rel -> Counter of `.name(` calls
+    _keys: dict[tuple, Any] = field(default_factory=dict, repr=False)  # memo of plan's per-chapter readings
+    _syms: list["Sym"] | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ files
 
@@ -94,8 +97,12 @@ class Project:
 
     def symbols(self, within: list[str] | None = None) -> list[Sym]:
         """Definitions of `within` (all code files when None), best ranked first."""
-        return [Sym(r.rel, r.definition, r.score, self.lang(r.rel))
-                for r in self.map.ranked_definitions(within=within)]
+        if self._syms is None:
+            self._syms = [Sym(r.rel, r.definition, r.score, self.lang(r.rel)) for r in self.map.ranked_definitions()]
+        if within is None:
+            return self._syms
+        wanted = set(within)
+        return [s for s in self._syms if s.rel in wanted]
 
     def find(self, name: str) -> list[Sym]:
         """Definitions by qualified or bare name (`Mux.Route`, `Route`, `Error::msg`)."""
