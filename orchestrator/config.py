@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .defaults import DEFAULT_TITLE, DEFAULT_TITLES, LOCALIZED_DEFAULTS  # noqa: F401  (re-exported)
 from .errors import ConfigError
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -30,7 +31,7 @@ class Key:
 
 
 SCHEMA: tuple[Key, ...] = (
-    Key("title", str, "A Book About a Codebase", "the book's title"),
+    Key("title", str, DEFAULT_TITLE, "the book's title"),
     Key("language", str, "en", "language of the book and of checkpoint.md: en or zh", ("en", "zh")),
     Key("audience", str, "developers who will work on this code", "who the book is for"),
     Key("source", str, "./src", "the source tree to write about, relative to this file"),
@@ -100,10 +101,13 @@ def _yaml_scalar(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else str(v)
 
 
+
+
 def render_default(title: str | None = None, source: str | None = None, language: str | None = None,
                    **values: Any) -> str:
     """The book.yaml that `book init` writes: every key, its value, a comment."""
     vals = {k.name: k.default for k in SCHEMA}
+    vals.update(LOCALIZED_DEFAULTS.get(language or "en", {}))  # a Chinese book's title, audience and brief in Chinese
     vals.update({k: v for k, v in dict(title=title, source=source, language=language, **values).items() if v is not None})
     lines = ["# book.yaml: the book to write. Every key is shown with its default.",
              "# Flags on the command line win over this file; this file wins over the defaults.", ""]

@@ -415,8 +415,8 @@ class Watcher:
             have = None
         if have is not None and _same_checkpoint(have, text):
             return False
-        from .state.fsio import Lock
         from .state.board import write_checkpoint
+        from .state.fsio import Lock
 
         lock = Lock(self.root / LOCK)
         if not lock.try_acquire():  # a run started meanwhile: it rewrites checkpoint.md itself

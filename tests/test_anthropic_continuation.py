@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from conftest_fake_api import DUMMY_KEY, fake_api  # noqa: F401  (fixture)
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest_fake_api import DUMMY_KEY, fake_api  # noqa: F401  (fixture)
 from orchestrator.providers.anthropic import AnthropicProvider, join_continuation
 from orchestrator.providers.anthropic.continuation import WhitespaceSkipper, split_prefill
 from orchestrator.providers.base import Request

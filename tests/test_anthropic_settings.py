@@ -8,11 +8,17 @@ import asyncio
 import json
 
 import pytest
-
 from conftest_fake_api import DUMMY_KEY, fake_api  # noqa: F401  (fixture)
+
 from orchestrator.errors import ConfigError, StepFailed
-from orchestrator.providers.anthropic import (AnthropicProvider, build_params, model_info, model_warnings,
-                                              resolve_settings, text_hash)
+from orchestrator.providers.anthropic import (
+    AnthropicProvider,
+    build_params,
+    model_info,
+    model_warnings,
+    resolve_settings,
+    text_hash,
+)
 from orchestrator.providers.anthropic.client import make_client
 from orchestrator.providers.anthropic.models import sdk_model_ids
 from orchestrator.providers.anthropic.retry import Clock

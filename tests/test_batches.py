@@ -10,14 +10,13 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest_fake_api import fake_api  # noqa: F401  (fixture)
-from orchestrator.batches import engine as engine_mod
-from orchestrator.batches import journal as jr
+
+from orchestrator.batches import engine as engine_mod, journal as jr
 from orchestrator.batches.engine import BatchEngine, BatchItem, Verdict
+from orchestrator.providers.base import Request, Usage
 from orchestrator.state.fsio import atomic_write
 from orchestrator.state.markers import compose, looks_like_marker, read_marker, short_hash
-from orchestrator.providers.base import Request, Usage
 from orchestrator.testing import fake_batches
 
 MODEL = "claude-sonnet-5-5"

@@ -77,8 +77,31 @@ def test_rendered_with_values_loads_back(tmp_path):
     root = ws_with(tmp_path, render_default(title='Quotes " and: colons', source="./src", language="zh",
                                             gates="off", budget_usd=0, personas=["a: b", "中文读者"]))
     cfg = load(root)
+    zh = config.LOCALIZED_DEFAULTS["zh"]  # a Chinese book's audience and brief are written in Chinese
     assert cfg == Config(title='Quotes " and: colons', language="zh", gates="off", budget_usd=0.0,
-                         personas=["a: b", "中文读者"])
+                         personas=["a: b", "中文读者"], audience=zh["audience"], brief=zh["brief"])
+
+
+def test_book_init_zh_writes_chinese_title_audience_and_brief(tmp_path, monkeypatch, capsys):
+    code, _, err = run_main(monkeypatch, capsys, "init", str(tmp_path / "b"), "--language", "zh")
+    assert code == 0, err
+    cfg = load(tmp_path / "b", check_source=False)
+    assert (cfg.title, cfg.audience, cfg.brief) == tuple(config.LOCALIZED_DEFAULTS["zh"][k] for k in ("title", "audience", "brief"))
+
+
+@pytest.mark.parametrize("manifest,text,name", [
+    ("pyproject.toml", '[project]\nname = "tinydb"\n', "tinydb"),
+    ("package.json", '{"name": "ky", "version": "1.0.0"}', "ky"),
+    ("go.mod", "module github.com/go-chi/chi/v5\n\ngo 1.20\n", "chi"),
+    ("Cargo.toml", '[package]\nname = "anyhow"\n', "anyhow"),
+    ("README.md", "[![badge](x.svg)](y)\n\n# Zustand\n", "Zustand"),
+])
+def test_book_init_titles_the_book_after_the_project(tmp_path, monkeypatch, capsys, manifest, text, name):
+    (tmp_path / "b" / "proj").mkdir(parents=True)
+    (tmp_path / "b" / "proj" / manifest).write_text(text)
+    code, _, err = run_main(monkeypatch, capsys, "init", str(tmp_path / "b"), "--source", "proj")
+    assert code == 0, err
+    assert load(tmp_path / "b", check_source=False).title == f"Inside {name}"
 
 
 def test_book_init_output_loads_back_equal_to_defaults(tmp_path, monkeypatch, capsys):
@@ -100,7 +123,9 @@ def test_book_init_example_has_a_loadable_source(tmp_path, monkeypatch, capsys):
     assert code == 0, err
     cfg = load(tmp_path / "b")
     assert cfg.source_dir.is_dir() and cfg.language == "zh"
-    assert cfg == Config(title=cfg.title, language="zh")
+    zh = config.LOCALIZED_DEFAULTS["zh"]
+    assert cfg == Config(title=cfg.title, language="zh", audience=zh["audience"], brief=zh["brief"])
+    assert "源码解读" in cfg.title
 
 
 def test_missing_file(tmp_path):

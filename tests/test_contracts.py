@@ -9,10 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.contracts import (ContractError, Finding, MemoryUpdate, MergedReview, OutlinePlan, PanelFeedback,
-                                    Review, blocked_reason, check_no_markers, marker_problems, merge_findings,
-                                    read_merged_review, verdict)
-from orchestrator.contracts import parse as P
+from orchestrator.contracts import (
+    ContractError,
+    Finding,
+    MemoryUpdate,
+    MergedReview,
+    OutlinePlan,
+    PanelFeedback,
+    Review,
+    blocked_reason,
+    check_no_markers,
+    marker_problems,
+    merge_findings,
+    parse as P,
+    read_merged_review,
+    verdict,
+)
 from orchestrator.contracts.schemas import SCHEMAS, from_answer, output_config
 from orchestrator.errors import ValidationFailed
 
@@ -223,7 +235,7 @@ def test_memory_variants_people_write():
 
 def test_the_files_of_todays_runs_still_read():
     """The memory file the offline provider writes today (memoryfiles.render)."""
-    from orchestrator import memoryfiles
+    from orchestrator.state import memory as memoryfiles
 
     mem = memoryfiles.ChapterMemory("ch04", "The memtable", "Recent writes in memory.", [("MemTable", "sorted dict")],
                                     [("a bookmark", "remembers where you were")], [("ch03", "records")])

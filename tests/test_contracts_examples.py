@@ -10,7 +10,14 @@ import re
 import pytest
 
 from orchestrator import checks
-from orchestrator.contracts import MemoryUpdate, MergedReview, OutlinePlan, PanelFeedback, Review, marker_problems
+from orchestrator.contracts import (
+    MemoryUpdate,
+    MergedReview,
+    OutlinePlan,
+    PanelFeedback,
+    Review,
+    marker_problems,
+)
 from orchestrator.contracts.examples import EXAMPLES, example
 
 JSON_ROLES = {"planner": OutlinePlan, "r1_code": Review, "r2_consistency": Review, "r3_content": Review,
@@ -23,7 +30,7 @@ def test_every_role_has_an_example():
     assert sorted(EXAMPLES) == sorted(ROLES)
     import pathlib
 
-    prompts = {p.name.removesuffix(".md.j2") for p in (pathlib.Path(checks.__file__).parent.parent / "prompts").glob("*.md.j2")}
+    prompts = {p.name.removesuffix(".md.j2") for p in (pathlib.Path(__file__).resolve().parents[1] / "prompts").glob("*.md.j2")}
     assert set(ROLES) <= prompts  # keyed by the roles' template names
 
 

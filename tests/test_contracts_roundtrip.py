@@ -6,13 +6,25 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from orchestrator.contracts import (Action, Confusion, CrossRef, Finding, MemoryUpdate, MergedReview, Metaphor,
-                                    OutlinePlan, PanelFeedback, PlannedChapter, ReaderFeedback, Review, Term)
-from orchestrator.contracts import parse as P
-from orchestrator.contracts import render as R
+from orchestrator.contracts import (
+    Action,
+    Confusion,
+    CrossRef,
+    Finding,
+    MemoryUpdate,
+    MergedReview,
+    Metaphor,
+    OutlinePlan,
+    PanelFeedback,
+    PlannedChapter,
+    ReaderFeedback,
+    Review,
+    Term,
+    parse as P,
+    render as R,
+)
 
 SNIPPETS = ["`", "``", "```", ":", "：", " — ", "–", "-", "—", "**", "*", "_", "__", "line 12", "lines 3-5", "L7",
             "ch03", "(line 4)", "[line 2]", "第 3 行", "<!-- DRAFT_COMPLETE -->", "<!--", "-->", "# ", "## ", "- ",

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import make_example, tree
+
 from orchestrator.state.fsio import explain_os_error
 from orchestrator.steps import CHECKPOINT, NEEDS_HUMAN, RESUME, STEPS
 
@@ -98,8 +98,9 @@ def test_an_unreadable_book_yaml(tmp_path):
 def test_an_unreadable_file_is_explained_in_process(tmp_path, monkeypatch, capsys):
     """As root a chmod 000 file is still readable, so the read fails here as it would for a
     person: PermissionError from the config loader, mapped by the entry point."""
-    from orchestrator import config
     from test_config import run_main
+
+    from orchestrator import config
 
     ws = make_example(tmp_path / "ws")
     target = ws / "book.yaml"

@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import make_example
-from orchestrator.state import fsio
+
 from orchestrator.errors import PathError
+from orchestrator.state import fsio
 from orchestrator.state.fsio import (
     PartialWriter,
     Workspace,

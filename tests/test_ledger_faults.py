@@ -7,23 +7,22 @@ case, also when the spend before a rebuild is lost."""
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from conftest import make_example
-from orchestrator.state import ledger as ledger_mod
-from orchestrator.state.ledger import Ledger, LedgerError
+
 from orchestrator.providers.offline import OfflineProvider
+from orchestrator.state import ledger as ledger_mod
+from orchestrator.state.book import Book
+from orchestrator.state.ledger import Ledger, LedgerError
 from orchestrator.steps import STATE_DB
 from orchestrator.testing.helpers import run_book
-from orchestrator.state.book import Book
 
 BOOK = str(Path(sys.executable).parent / "book")
 PRICE = 0.10

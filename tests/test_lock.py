@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import make_example
 from lockutil import held_elsewhere, wait_until_free
-from orchestrator.state import fsio
+
 from orchestrator.errors import LockedError
+from orchestrator.state import fsio
 from orchestrator.state.fsio import Lock, atomic_write
 from orchestrator.steps import LOCK
 
@@ -284,8 +284,8 @@ def test_eight_book_runs_at_once_on_a_stale_lock_give_one_writer(tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
 def test_a_signal_stops_a_run_cleanly_and_releases_the_lock(tmp_path, sig):
-    from orchestrator.testing.helpers import run_book
     from orchestrator.state.book import Book
+    from orchestrator.testing.helpers import run_book
 
     ws = make_example(tmp_path / "ws")
     proc = subprocess.Popen([BOOK, "run", "--workspace", str(ws)], stderr=subprocess.PIPE, text=True,

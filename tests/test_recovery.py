@@ -334,7 +334,11 @@ def test_renaming_a_chapter_in_the_outline_redoes_what_names_it(built_ws):
     target = next(c for c in o.chapters if any(c.id in d.depends_on for d in o.chapters))
     dependents = {d.id for d in o.chapters if target.id in d.depends_on}
     outline = built_ws / "output/memory/outline.md"
-    outline.write_text(outline.read_text().replace(f"title: {target.title}\n", "title: A new name\n", 1))
+    text = outline.read_text()
+    at = text.index(f"- id: {target.id}\n")  # the chapter's own `title:` line, however YAML quotes it
+    line_start = text.index("  title: ", at)
+    line_end = text.index("\n", line_start)
+    outline.write_text(text[:line_start] + "  title: A new name" + text[line_end:])
     rep = scan(built_ws)
     assert rep["chapters"][target.id]["steps"]["research"] == "stale"
     for d in dependents:

@@ -13,8 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.repo.walk import (SourceReadError, SourceTree, WalkStopped, classify, language_of, read_source,
-                                    read_source_bytes, source_problem, walk)
+from orchestrator.repo.walk import (
+    SourceReadError,
+    SourceTree,
+    WalkStopped,
+    classify,
+    language_of,
+    read_source,
+    read_source_bytes,
+    source_problem,
+    walk,
+)
 
 SECRET = "SECRET-7f3a-do-not-leak"
 

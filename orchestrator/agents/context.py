@@ -14,7 +14,7 @@ from .. import checks, outline as outline_mod
 from ..repo.sources import list_files, read_text
 from ..state import memory as memoryfiles
 from ..state.memory import long_memory, read_body
-from ..steps import ALL_STEPS, BOOK_STEPS, DRAFT, FINAL, MEMORY, REVIEWERS, STEPS, STYLE_GUIDE
+from ..steps import ALL_STEPS, BOOK_STEPS, DRAFT, FINAL, MEMORY, REVIEWERS, STATE_DB, STEPS, STYLE_GUIDE
 from ..text.markdown import section
 
 
@@ -48,6 +48,8 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     }
     inputs: dict[str, str | None] = {}
     src_dir = cfg.source_dir
+    # the offline authors read the tree themselves (safe walker, repository map cached in state.db)
+    ctx["source_root"], ctx["state_db"] = str(src_dir), str(book.root / STATE_DB)
     if not spec.chapter and spec.sources:  # the planner reads the whole tree
         files = list_files(src_dir)
         ctx["sources"] = {p: read_text(src_dir, p) for p in files}

@@ -43,8 +43,9 @@ import os
 import random
 import re
 import sys
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from ..providers.base import Result, Usage
 from . import journal as jr
@@ -421,7 +422,7 @@ class BatchEngine:
         if client is not None and self._own_client:
             await client.close()
 
-    async def __aenter__(self) -> "BatchEngine":
+    async def __aenter__(self) -> BatchEngine:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

@@ -60,9 +60,10 @@ import hashlib
 import json
 import re
 import secrets
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import UsageError
 from ..state.fsio import atomic_write
@@ -91,7 +92,7 @@ class JournalError(UsageError):
 
 
 def now_iso() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def parse_iso(s: str) -> _dt.datetime:
@@ -100,7 +101,7 @@ def parse_iso(s: str) -> _dt.datetime:
 
 def new_submission_id() -> str:
     """`b` + UTC yymmddHHMMSS + 4 hex: short, sortable, unique enough per workspace."""
-    return "b" + _dt.datetime.now(_dt.timezone.utc).strftime("%y%m%d%H%M%S") + "-" + secrets.token_hex(2)
+    return "b" + _dt.datetime.now(_dt.UTC).strftime("%y%m%d%H%M%S") + "-" + secrets.token_hex(2)
 
 
 def _slug(s: str, n: int) -> str:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .engine import BatchEngine
 
 
-async def search(eng: "BatchEngine", j: Journal) -> None:
+async def search(eng: BatchEngine, j: Journal) -> None:
     """Resolve a journal with no batch id (the re-attach rule in journal.py)."""
     created = jr.parse_iso(j.created).timestamp()
     if time.time() - created < eng.search_grace:
@@ -53,7 +53,7 @@ async def search(eng: "BatchEngine", j: Journal) -> None:
         j.save()
 
 
-async def _candidates(eng: "BatchEngine", since: float, claimed: set[str], n: int) -> list[str]:
+async def _candidates(eng: BatchEngine, since: float, claimed: set[str], n: int) -> list[str]:
     out = []
     async for b in eng._get_client().messages.batches.list(limit=100):  # newest first
         if b.created_at.timestamp() < since:
@@ -64,7 +64,7 @@ async def _candidates(eng: "BatchEngine", since: float, claimed: set[str], n: in
     return out
 
 
-async def _first_custom_id(eng: "BatchEngine", bid: str) -> str | None:
+async def _first_custom_id(eng: BatchEngine, bid: str) -> str | None:
     dec = await eng._get_client().messages.batches.results(bid)
     try:
         async for line in dec:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import BookError
 from ..providers.base import Request
@@ -28,7 +29,7 @@ class BatchItem:
 
     @classmethod
     def from_request(cls, req: Request, target: str, input_hash: str,
-                     build: Callable[[Request], dict[str, Any]] | None = None) -> "BatchItem":
+                     build: Callable[[Request], dict[str, Any]] | None = None) -> BatchItem:
         if build is None:
             from .params import request_params as build  # TEMPORARY: providers.anthropic.build_params
         return cls(req.chapter, req.step, target, input_hash, build(req), req.role, bool(req.feedback))

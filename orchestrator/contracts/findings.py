@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .errors import ContractError
-from .jsonread import (CHAPTER_RE, CHECK_RE, SEVERITIES, Reader, load, one_line, s_arr, s_int, s_obj, s_str)
+from .jsonread import CHAPTER_RE, CHECK_RE, SEVERITIES, Reader, load, one_line, s_arr, s_int, s_obj, s_str
 from .mdtext import block_problem, normalise_block
 
 

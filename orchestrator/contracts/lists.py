@@ -9,8 +9,8 @@ does not fit means (for a findings section: an error naming the line)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .jsonread import CHECK_FAMILIES, CHECK_RE
 from .mdtext import Section, fence_spans, split_lines

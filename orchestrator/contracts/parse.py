@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from .errors import ContractError
 from .findings import Action, Finding, MergedReview, Review
 from .lists import Item, line_range, scan_head, strip_marker, walk
-from .memory import CrossRef, MemoryUpdate, Metaphor, Term
 from .mdtext import Section, fence_mask, sections, split_lines
+from .memory import CrossRef, MemoryUpdate, Metaphor, Term
 from .outline import OutlinePlan
 from .panel import Confusion, PanelFeedback, ReaderFeedback
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from .findings import Finding
@@ -56,24 +55,3 @@ class ReviewState:
     @property
     def reason(self) -> str | None:
         return blocked_reason(self.findings, self.person_verdict)
-
-
-def read_merged_review(source: str | Path, *, file: str | None = None) -> tuple[tuple[Finding, ...], str | None]:
-    """(findings, person_verdict | None) of a merged review, from its path or its text. Anything
-    in its findings that cannot be read raises ContractError naming the file and line."""
-    from .parse import parse_merged
-
-    if isinstance(source, Path):
-        text = source.read_text(encoding="utf-8")
-        file = file or str(source)
-    else:
-        text = source
-    p = parse_merged(text, file=file or "merged review")
-    return p.merged.findings, p.person_verdict
-
-
-def review_state(source: str | Path, *, file: str | None = None, also: Iterable[Finding] = ()) -> ReviewState:
-    """The merged review's findings plus `also` (the deterministic checks' findings of the same
-    draft), with the person's verdict line: what the runner's guard needs in one call."""
-    findings, pv = read_merged_review(source, file=file)
-    return ReviewState(merge_findings(findings, also), pv)

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from ..errors import Interrupted
 from ..providers import make_provider, resolve_name
+from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
 from ..state.book import Book
 from ..state.fsio import Lock, sweep_temp_files
-from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..steps import LOCK
 from .runner import Runner, RunOptions, RunSummary
 

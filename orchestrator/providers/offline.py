@@ -573,7 +573,9 @@ def audit(ctx, t):
     return "\n".join(out)
 
 
+from .. import authoring  # noqa: E402  (the planner, researcher and writer, built on the repository map)
+
 AUTHORS: dict[str, Callable[[dict[str, Any], dict[str, str]], str]] = {
-    OUTLINE: plan, RESEARCH: research, DRAFT: write, R1: review_r1, R2: review_r2, R3: review_r3,
-    REVIEW: merge, PANEL: panel, MEMORY: remember, FINAL: edit, AUDIT: audit,
+    OUTLINE: authoring.write_outline, RESEARCH: authoring.write_research, DRAFT: authoring.write_draft,
+    R1: review_r1, R2: review_r2, R3: review_r3, REVIEW: merge, PANEL: panel, MEMORY: remember, FINAL: edit, AUDIT: audit,
 }

@@ -16,13 +16,25 @@ import os
 import re
 import stat
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from .classify import (MANIFESTS, OUTPUT_DIRS, TOOL_DIRS, VCS_DIRS, VENDOR_DIRS, classify, head_reason, language_of,
-                       known_name, name_reason, shebang_language,
-                       type_name)
+from .classify import (
+    MANIFESTS,
+    OUTPUT_DIRS,
+    TOOL_DIRS,
+    VCS_DIRS,
+    VENDOR_DIRS,
+    classify,
+    head_reason,
+    known_name,
+    language_of,
+    name_reason,
+    shebang_language,
+    type_name,
+)
 
 if TYPE_CHECKING:  # pathspec is imported when a .gitignore is actually read
     from pathspec import GitIgnoreSpec

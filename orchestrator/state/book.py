@@ -47,8 +47,8 @@ class Book:
             lock.acquire()  # a second writer changes nothing, not even the ledger
         try:
             if repair:
-                from .fsio import refuse_directories
                 from ..steps import RESUME
+                from .fsio import refuse_directories
 
                 refuse_directories(root, [CHECKPOINT, NEEDS_HUMAN, RESUME])
             db = root / STATE_DB
@@ -244,9 +244,15 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
         shutil.copytree(builtin("example"), target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         made.append("src/")
         source = source or "./src"
-        title = title or "Inside minikv: a small key-value store, explained"
+        title = title or ("minikv 源码解读：一个小型键值存储" if language == "zh"
+                          else "Inside minikv: a small key-value store, explained")
     elif source is None:
         source = "./src"
+    if title is None and (root / source).is_dir():  # the project's own name, from its manifest or README
+        from ..authoring.project import project_name
+
+        title = config_mod.DEFAULT_TITLES.get(language or "en", config_mod.DEFAULT_TITLES["en"]).format(
+            name=project_name(root / source))
     atomic_write(cfg, config_mod.render_default(title=title, source=source, language=language))
     made.insert(0, "book.yaml")
     return made

@@ -173,7 +173,7 @@ class Ledger:
                 warnings.append(f"{path} was damaged ({e}); moved it to {aside.name} and started a new one")
                 conn = cls._open_checked(path, probe=True)
         except sqlite3.DatabaseError as e:
-            raise LedgerError(advice(path, e)) from None
+            raise LedgerError(advice(path, e, busy_timeout_s=BUSY_TIMEOUT_S)) from None
         except OSError as e:  # output/.book is a file, or cannot be created
             raise LedgerError(f"the ledger {path} cannot be created ({e.strerror or e}): make sure "
                               f"{path.parent} is a writable directory, then run again; "
@@ -233,7 +233,7 @@ class Ledger:
     def _fail(self, e: sqlite3.DatabaseError) -> "LedgerError":
         """A writer's ledger failed: remember it (later writes raise the same) and say what to do."""
         if self.failed is None:
-            self.failed = advice(self.path, e, during_run=True)
+            self.failed = advice(self.path, e, during_run=True, busy_timeout_s=BUSY_TIMEOUT_S)
         return LedgerError(self.failed)
 
     def check(self) -> None:

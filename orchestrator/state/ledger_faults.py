@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .fsio import utc_stamp
 
+
 def kind(e: sqlite3.DatabaseError) -> str:
     """corrupt | locked | readonly | full | cantopen | other, from SQLite's result code."""
     code = getattr(e, "sqlite_errorcode", None)
@@ -29,12 +30,10 @@ def kind(e: sqlite3.DatabaseError) -> str:
     return "other"
 
 
-def advice(path: Path, e: sqlite3.DatabaseError, during_run: bool = False) -> str:
-    from .ledger import BUSY_TIMEOUT_S  # read at call time: tests shorten it
-
+def advice(path: Path, e: sqlite3.DatabaseError, during_run: bool = False, busy_timeout_s: float = 10.0) -> str:
     kind_ = kind(e)
     what = {
-        "locked": f"is locked by another program for more than {BUSY_TIMEOUT_S:g} s ({e}): close whatever has it "
+        "locked": f"is locked by another program for more than {busy_timeout_s:g} s ({e}): close whatever has it "
                   "open (a sqlite3 shell, a database browser, a stuck book process), then run again",
         "readonly": f"cannot be written ({e}): make it and {path.parent} writable "
                     f"(`chmod u+w {path} {path.parent}`), then run again",

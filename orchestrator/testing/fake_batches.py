@@ -57,7 +57,7 @@ FAIL_CODES = (500, 502, 503, 529)
 def _iso(t: float | None) -> str | None:
     if t is None:
         return None
-    stamp = _dt.datetime.fromtimestamp(t, _dt.timezone.utc).isoformat(timespec="microseconds")
+    stamp = _dt.datetime.fromtimestamp(t, _dt.UTC).isoformat(timespec="microseconds")
     return stamp.replace("+00:00", "Z")
 
 
@@ -102,7 +102,7 @@ class _Batch:
 class BatchStore:
     """The batches of one FakeAPI, and what is scripted for them."""
 
-    def __init__(self, fake: "FakeAPI", delay: float = 0.0, fail_rate: float = 0.0, seed: int = 0):
+    def __init__(self, fake: FakeAPI, delay: float = 0.0, fail_rate: float = 0.0, seed: int = 0):
         self.fake = fake
         self.delay = delay
         self.fail_rate = fail_rate
@@ -120,7 +120,7 @@ class BatchStore:
     # ------------------------------------------------------------------ scripting
 
     def outcome(self, kind: str, match: str | None = None, times: int = 1,
-                error_type: str = "api_error", message: str = "scripted error") -> "BatchStore":
+                error_type: str = "api_error", message: str = "scripted error") -> BatchStore:
         """The next `times` requests whose custom_id or content contains `match` end `kind`."""
         if kind not in ("errored", "expired", "canceled"):
             raise ValueError(f"unknown batch outcome {kind!r}")
@@ -129,7 +129,7 @@ class BatchStore:
         return self
 
     def fail(self, status: int = 500, times: int = 1, after: bool = False,
-             path: str | None = None) -> "BatchStore":
+             path: str | None = None) -> BatchStore:
         with self.lock:
             self.faults.append(_EndpointFault(status, times, after, path))
         return self
@@ -224,7 +224,7 @@ def _errored(etype: str, message: str) -> dict[str, Any]:
     return {"type": "errored", "error": {"type": "error", "error": {"type": etype, "message": message}}}
 
 
-def store(fake: "FakeAPI") -> BatchStore:
+def store(fake: FakeAPI) -> BatchStore:
     """The batch store of `fake`, made on first use (so FakeAPI itself needs no change)."""
     with fake._lock:
         s = getattr(fake, "_batch_store", None)
@@ -234,7 +234,7 @@ def store(fake: "FakeAPI") -> BatchStore:
         return s
 
 
-def handle(handler: "_Handler", method: str, body: dict | None, rid: str) -> None:
+def handle(handler: _Handler, method: str, body: dict | None, rid: str) -> None:
     """Answer one call to a batch endpoint."""
     fake = handler.server.fake
     st = store(fake)
@@ -281,7 +281,7 @@ def handle(handler: "_Handler", method: str, body: dict | None, rid: str) -> Non
     return _reply(handler, st, method, path, 200, rid, payload=payload)
 
 
-def _reply(handler: "_Handler", st: BatchStore, method: str, path: str, status: int, rid: str,
+def _reply(handler: _Handler, st: BatchStore, method: str, path: str, status: int, rid: str,
            payload: dict | None = None, error: str | None = None) -> None:
     with st.lock:
         st.calls.append((method, path, status))
@@ -358,7 +358,7 @@ def _result_lines(b: _Batch) -> list[str]:
     return [json.dumps({"custom_id": c, "result": b.results[c]}) + "\n" for c in ids]
 
 
-def _results(handler: "_Handler", st: BatchStore, lines: list[str], rid: str,
+def _results(handler: _Handler, st: BatchStore, lines: list[str], rid: str,
              fault: _EndpointFault | None) -> None:
     from .fake_api import _Dropped
 
@@ -395,7 +395,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--batch-seed", type=int, default=0, help="seed of the random faults above")
 
 
-def configure(fake: "FakeAPI", ns: argparse.Namespace) -> None:
+def configure(fake: FakeAPI, ns: argparse.Namespace) -> None:
     st = store(fake)
     st.delay = max(0.0, float(ns.batch_delay))
     st.fail_rate = min(1.0, max(0.0, float(ns.batch_fail_rate)))

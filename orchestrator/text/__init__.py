@@ -1,1 +1,1 @@
-"""Text rules shared by the checks and the publisher (one reading of Markdown)."""
+"""Text rules: Markdown as the checks and the publisher read it, and docstrings turned into Markdown."""

@@ -1,5 +1,7 @@
 """Markdown as the checks and the publisher read it: fences, prose lines, headings and their
-slugs, links, and the length of a text (CJK characters count one each)."""
+slugs, links, and the length of a text (CJK characters count one each); and the rules for
+Markdown that came from the source (fences its content cannot close, headings demoted,
+markers made inert, a count of Sphinx/RST markup left in prose)."""
 
 from __future__ import annotations
 
@@ -146,3 +148,58 @@ def section(md: str, title: str) -> str:
         if on:
             lines.append(line)
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- Markdown that came from the source
+
+_MD_HEADING_RE = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+_MARKER_RE = re.compile(r"<!--")
+
+
+def fence(code: str, lang: str = "text") -> str:
+    """A fenced block that its own content cannot close."""
+    ticks = "```"
+    while ticks in code:
+        ticks += "`"
+    return f"{ticks}{lang}\n{code}\n{ticks}"
+
+
+def safe(md: str) -> str:
+    """Markdown from the source made harmless to the book: no line outside a code fence starts
+    a heading, a fence the text does not close, or a marker."""
+    out, fence_mark = [], None
+    for ln in md.splitlines():
+        s = ln.lstrip()
+        if s.startswith(("```", "~~~")):
+            mark = s[:3]
+            if fence_mark is None:
+                fence_mark = mark
+            elif s.startswith(fence_mark) and not s.strip("`~").strip():
+                fence_mark = None
+            out.append(ln)
+            continue
+        if fence_mark is None:
+            m = _MD_HEADING_RE.match(s)
+            if m:
+                ln = f"**{m.group(1)}**" if m.group(1) else ""
+            ln = _MARKER_RE.sub("&lt;!--", ln)
+        out.append(ln)
+    if fence_mark is not None:
+        out.append(fence_mark)
+    return "\n".join(out)
+
+
+def prose_only(md: str) -> str:
+    """Markdown without its code blocks and inline code (what a reader reads as sentences)."""
+    md = re.sub(r"(?ms)^\s*(```+|~~~+).*?^\s*\1\s*$", "", md)
+    return re.sub(r"`[^`\n]*`", "", md)
+
+
+_LEAK_RE = re.compile(r":(?:class|meth|func|data|attr|exc|ref|obj|mod|const|doc|term|py:\w+):`|\.\.\s+[\w-]+::|"
+                      r"^\s*:(?:param|type|returns?|rtype|raises?)\b|(?<!`)``(?!`)\w|^\s*[=~^-]{4,}\s*$", re.M)
+
+
+def markup_leaks(md: str) -> int:
+    """How many pieces of Sphinx/RST markup remain in the prose of a Markdown text."""
+    no_fences = re.sub(r"(?ms)^\s*(```+|~~~+).*?^\s*\1\s*$", "", md)  # roles carry backticks: keep inline code
+    return len(_LEAK_RE.findall(no_fences))

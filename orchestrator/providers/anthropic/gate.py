@@ -41,7 +41,7 @@ class CacheGate:
         self.waited += 1
         try:
             await asyncio.wait_for(e.warm.wait(), self.timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.timed_out += 1
         return False
 

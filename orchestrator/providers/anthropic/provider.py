@@ -22,7 +22,8 @@ import logging
 import time
 import uuid
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...errors import StepFailed
 from ..base import Request, Result, Usage

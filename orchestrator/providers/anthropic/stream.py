@@ -7,8 +7,9 @@ from __future__ import annotations
 import asyncio
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..base import Usage
 from .pricing import CHARS_PER_TOKEN

@@ -1,0 +1,260 @@
+"""What a definition's code says about itself, in any of the map's languages: its parameters
+and result (from the signature), the steps of its body (its top-level statements), and the
+calls it makes that the repository map can resolve to a definition. Text-based on purpose:
+the map has already found the definition; these are small readings of its lines."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .project import Project, Sym
+
+
+@dataclass
+class Param:
+    name: str
+    type: str = ""
+    default: str = ""
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    out, depth, cur, quote = [], 0, [], ""
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'`":
+            quote = ch
+        elif ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur))
+    return [x.strip() for x in out if x.strip()]
+
+
+def _paren_span(sig: str, start: int) -> tuple[int, int] | None:
+    i = sig.find("(", start)
+    if i < 0:
+        return None
+    depth = 0
+    for j in range(i, len(sig)):
+        if sig[j] == "(":
+            depth += 1
+        elif sig[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return i, j
+    return None
+
+
+def signature_parts(s: Sym) -> tuple[list[Param], str]:
+    """(parameters, result type) read from the signature; receivers, `self` and `this` left out."""
+    sig = " ".join(s.d.signature.split())
+    lang = s.lang
+    start = 0
+    if lang == "go" and sig.startswith("func ("):  # the receiver's parentheses come first
+        span = _paren_span(sig, 0)
+        start = span[1] + 1 if span else 0
+    name_at = sig.find(s.short + "(", start)
+    if name_at < 0:
+        name_at = sig.find(s.short, start)
+    span = _paren_span(sig, max(name_at, start))
+    if span is None:
+        return [], ""
+    inner, rest = sig[span[0] + 1:span[1]], sig[span[1] + 1:].strip()
+    params: list[Param] = []
+    for raw in _split_top(inner):
+        raw = raw.strip()
+        if raw in ("self", "cls", "&self", "&mut self", "mut self", "*", "/") or raw.startswith(("self:", "this:")):
+            continue
+        default = ""
+        if "=" in raw and lang in ("python", "typescript", "tsx", "javascript"):
+            raw, default = (x.strip() for x in raw.split("=", 1))
+        if lang in ("python", "typescript", "tsx", "javascript", "rust"):
+            name, _, typ = raw.partition(":")
+        elif lang == "go":
+            name, _, typ = raw.partition(" ")
+        else:  # C-like: the name comes last
+            bits = raw.rsplit(" ", 1)
+            name, typ = (bits[1], bits[0]) if len(bits) == 2 else (raw, "")
+        name = name.strip().lstrip("&*").strip()
+        if name and re.match(r"^[\w.$?\[\]{}]+$", name):
+            params.append(Param(name.rstrip("?"), typ.strip(), default))
+    if lang == "go":  # `a, b string`: the type is written once, after the last name
+        for k in range(len(params) - 1, -1, -1):
+            if not params[k].type and k + 1 < len(params):
+                params[k].type = params[k + 1].type
+    ret = ""
+    if lang == "python" and rest.startswith("->"):
+        ret = rest[2:].split(":")[0].strip()
+    elif lang == "rust" and rest.startswith("->"):
+        ret = re.split(r"\s+where\s+|\{", rest[2:])[0].strip()
+    elif lang in ("typescript", "tsx") and rest.startswith(":"):
+        ret = rest[1:].split("{")[0].split("=>")[0].strip()
+    elif lang == "go":
+        ret = rest.split("{")[0].strip()
+    return params, ret.strip().rstrip(";").strip()
+
+
+# ---------------------------------------------------------------- steps
+
+_STEP_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("check", re.compile(r"^(?:}\s*)?(?:else\s+)?if\b\s*(?:let\s+)?(.*?)\s*(?:\{|:)?$")),
+    ("loop", re.compile(r"^(?:for|while|loop)\b\s*(.*?)\s*(?:\{|:)?$")),
+    ("choose", re.compile(r"^(?:switch|match|select)\b\s*(.*?)\s*\{?$")),
+    ("raise", re.compile(r"^(?:raise|throw)\s+(.+?);?$|^(panic!?\(.*\));?$")),
+    ("return", re.compile(r"^return\b\s*(.*?);?$")),
+    ("defer", re.compile(r"^defer\s+(.+)$")),
+    ("with", re.compile(r"^(?:async\s+)?with\s+(.+?):$")),
+    ("try", re.compile(r"^try\b\s*[:{]?$")),
+    ("yield", re.compile(r"^yield\b\s*(.*?);?$")),
+    ("set", re.compile(r"^(?:let\s+(?:mut\s+)?|const\s+|var\s+)?([\w.\[\]\"', ]+?)\s*(?::=|=|\+=|-=)\s*(.+?);?$")),
+    ("call", re.compile(r"^(?:await\s+)?([\w.$:!]+(?:<[^>]*>)?\(.*)$")),
+]
+_SKIP_LINE = re.compile(r"^(?:#|//|/\*|\*|}|\)|\]|else\b|elif\b|except\b|finally\b|catch\b|case\b|default:|"
+                        r"pass$|break;?$|continue;?$|\"\"\"|'''|\.\.\.$|@)")
+
+
+def body_lines(code: str, lang: str) -> list[str]:
+    """The statements at the first level of a definition's body (its own indentation)."""
+    lines = code.splitlines()
+    start = 0
+    if lang == "python":
+        depth = 0
+        for i, ln in enumerate(lines):
+            depth += ln.count("(") + ln.count("[") - ln.count(")") - ln.count("]")
+            if depth <= 0 and ln.rstrip().endswith(":") and re.match(r"^\s*(async\s+def|def|class)\b", ln):
+                start = i + 1
+                break
+            if depth <= 0 and ln.rstrip().endswith(":") and i > 0:
+                start = i + 1
+                break
+    else:
+        for i, ln in enumerate(lines):
+            if ln.rstrip().endswith("{"):
+                start = i + 1
+                break
+    body = [ln for ln in lines[start:] if ln.strip()]
+    if body and lang != "python" and re.match(r"^[}\]);,]+$", body[-1].strip()):
+        body = body[:-1]  # the closing brace is not a statement of the body
+    if not body:
+        return []
+    base = min(len(ln) - len(ln.lstrip()) for ln in body)
+    return [ln.strip() for ln in body if len(ln) - len(ln.lstrip()) == base]
+
+
+def steps(code: str, lang: str, limit: int = 7) -> list[tuple[str, str]]:
+    """(kind, code) for the body's top-level statements: check, loop, choose, raise, return,
+    defer, with, try, yield, set, call."""
+    out: list[tuple[str, str]] = []
+    for st in body_lines(code, lang):
+        if _SKIP_LINE.match(st) or "`" in st:
+            continue
+        for kind, rx in _STEP_PATTERNS:
+            m = rx.match(st)
+            if m:
+                frag = next((g for g in m.groups() if g), "") if m.groups() else ""
+                out.append((kind, _short(frag if kind not in ("set", "call") else st.rstrip(";{ ").rstrip())))
+                break
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _unwrap(code: str) -> str:
+    """`(a && b)` -> `a && b` when the parentheses enclose the whole condition."""
+    if code.startswith("(") and code.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(code):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0 and i < len(code) - 1:
+                return code
+        return code[1:-1].strip()
+    return code
+
+
+def _short(code: str, n: int = 72) -> str:
+    code = _unwrap(code.strip().rstrip("{:").strip())
+    if len(code) <= n:
+        return code
+    cut = code[:n]
+    cut = cut[: max(cut.rfind(" "), cut.rfind(","), cut.rfind("("), 20)]
+    return cut.rstrip(" ,(") + " …"
+
+
+# ---------------------------------------------------------------- calls
+
+_CALL_RE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(?:!\s*)?\(")
+_KEYWORDS = {"if", "for", "while", "switch", "return", "func", "function", "fn", "match", "catch", "elif", "not",
+             "and", "or", "print", "len", "make", "new", "append", "super", "typeof", "await", "yield", "isinstance",
+             "assert", "lambda", "defer", "go", "panic", "Some", "Ok", "Err", "Box", "Vec", "String"}
+
+
+def receiver(s: Sym) -> str:
+    """The name a method calls its own object by: self, this, or Go's receiver variable."""
+    if s.lang == "go":
+        m = re.match(r"^func\s*\(\s*(\w+)\s", s.d.signature)
+        return m.group(1) if m else ""
+    return "self" if s.lang in ("python", "rust") else "this"
+
+
+def owner(s: Sym) -> str:
+    """The type a method belongs to (`Mux` for `Mux.Route`), or ''."""
+    return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+
+
+def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
+    """The definitions this code calls, only where the map resolves the callee: a method of its
+    own type through `self`/`this`/the receiver, a qualified `Type.name`, or a bare name defined
+    exactly once in the same package (directory) or file. `self.loads` is never the module's `loads`."""
+    import posixpath
+
+    me_owner, me_recv = owner(s), receiver(s)
+    here = posixpath.dirname(s.rel)
+    found: list[Sym] = []
+    seen: set[str] = set()
+    all_syms = None
+    for m in _CALL_RE.finditer(code):
+        expr = m.group(1).replace("::", ".")
+        if expr in _KEYWORDS or expr == s.short:
+            continue
+        parts = expr.split(".")
+        hit: list[Sym] = []
+        if all_syms is None:
+            all_syms = p.symbols()
+        if len(parts) == 2 and parts[0] in (me_recv, "self", "Self", "this", "cls") and me_owner:
+            hit = [x for x in all_syms if x.dotted == f"{me_owner}.{parts[1]}"]
+        elif len(parts) == 2:
+            hit = [x for x in all_syms if x.dotted == expr]
+            if not hit and s.lang == "go":  # pkg.Name: a definition named so in a directory named pkg
+                hit = [x for x in all_syms if x.short == parts[1] and posixpath.basename(posixpath.dirname(x.rel)) == parts[0]
+                       and "." not in x.dotted]
+        elif len(parts) == 1:
+            same = [x for x in all_syms if x.short == expr and "." not in x.dotted
+                    and (x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == here))]
+            if len(same) == 1:
+                hit = same
+            elif not same:
+                anywhere = [x for x in all_syms if x.short == expr and "." not in x.dotted
+                            and x.kind in ("function", "class", "macro", "struct")]
+                hit = anywhere if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr) else []
+        if len(hit) == 1 and hit[0].name not in seen and hit[0].name != s.name:
+            seen.add(hit[0].name)
+            found.append(hit[0])
+    return found
+
+
+def _imports(p: Project, rel: str, name: str) -> bool:
+    """The Python file imports `name` by that name (so a bare call reaches the project's definition)."""
+    rx = re.compile(rf"^\s*(?:from\s+\S+\s+)?import\s+(?:\(?[^\n]*\b{re.escape(name)}\b)")
+    return any(rx.match(ln) for ln in p.lines_of(rel)[:400])

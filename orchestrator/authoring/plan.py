@@ -1,0 +1,384 @@
+"""The offline planner: chapters are cohesive groups of code files, read from the repository map.
+
+Files are grouped bottom-up: each file starts alone (a large directory tree starts as its
+directories), then the pair of groups that references each other most, relative to their
+size, and that live close in the tree (same directory first) is merged, until the book has
+as many chapters as its size warrants. Tests and examples never become chapters: they are
+the researcher's evidence. The chapters are then ordered so that a chapter comes after the
+chapters it references (its real dependencies, from the map's file graph), and chapters that
+do not depend on each other share a batch."""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from ..defaults import DEFAULT_TITLE, LOCALIZED_DEFAULTS
+from . import roles as roles_mod
+from .phrases import phrases
+from .project import Project, Sym, project_name
+
+LINES_PER_CHAPTER = 600  # a chapter's share of the code when the book may have as many as it likes
+MIN_LINES_PER_CHAPTER = 100  # below this, modules share a chapter
+DEP_SHARE = 0.08  # a reference is a dependency when it is at least this share of the chapter's references
+MAX_DEPS = 3
+TITLE_KINDS = ("class", "struct", "interface", "trait", "enum", "type", "macro")
+PLAIN_KINDS = ("function", "method", "constant")
+
+
+@dataclass
+class Group:
+    files: list[str]
+    lines: int
+    defs: int
+
+
+def dep_graph(p: Project) -> dict[str, dict[str, float]]:
+    """Code file -> {code file: weight}: the top-level names (types, functions, constants, macros)
+    a file uses that another file defines. Methods are left out: `fh.close()` does not make a file
+    depend on every class with a `close` method. A name defined in k files counts 1/k for each."""
+    if p._deps is not None:
+        return p._deps
+    files = p.code_files()
+    homes: dict[str, list[str]] = defaultdict(list)
+    for f in files:
+        for d in p.map.files[f].definitions:
+            q = d.qualified_name
+            if "." not in q and "::" not in q and d.kind not in ("method", "impl", "module") and len(d.name) > 2:
+                if f not in homes[d.name]:
+                    homes[d.name].append(f)
+    out: dict[str, dict[str, float]] = {}
+    for f in files:
+        own = {d.name for d in p.map.files[f].definitions}
+        edges: dict[str, float] = defaultdict(float)
+        for name, count in p.map.files[f].references.items():
+            where = homes.get(name)
+            if not where or name in own:
+                continue
+            for g in where:
+                if g != f:
+                    edges[g] += min(count, 5) / len(where)
+        out[f] = dict(edges)
+    p._deps = out
+    return out
+
+
+def group_files(p: Project, max_chapters: int) -> list[list[str]]:
+    files = p.code_files()
+    fg = dep_graph(p)
+    total = sum(max(p.size(f), 1) for f in files) or 1
+    ndefs = {f: sum(1 for d in p.map.files[f].definitions if d.kind not in ("variable", "impl", "module"))
+             for f in files}  # what a chapter could explain: a file of variables alone joins a neighbour
+    explainable = sum(1 for f in files if ndefs[f])
+    target = math.ceil(total / LINES_PER_CHAPTER)
+    if explainable <= max_chapters:  # a small project of real modules: a chapter per module reads best
+        target = max(target, min(explainable, math.ceil(total / MIN_LINES_PER_CHAPTER)))
+    target = max(1, min(max_chapters, target, explainable))
+    avg = total / target
+    # A huge tree starts from its directories (a big directory from its files): the merging is quadratic.
+    if len(files) > 6 * target:
+        by_dir: dict[str, list[str]] = defaultdict(list)
+        for f in files:
+            by_dir[posixpath.dirname(f)].append(f)
+        units = []
+        for d, fs in sorted(by_dir.items()):
+            if sum(p.size(f) for f in fs) > 2 * avg:
+                units += [[f] for f in fs]
+            else:
+                units.append(fs)
+    else:
+        units = [[f] for f in files]
+    groups = [Group(sorted(u), sum(p.size(f) for f in u), sum(ndefs[f] for f in u)) for u in units]
+    out_total = {f: sum(fg.get(f, {}).values()) or 1.0 for f in files}
+
+    def conn(a: Group, b: Group) -> float:
+        w = 0.0
+        for f in a.files:
+            edges = fg.get(f, {})
+            w += sum(edges.get(g, 0.0) for g in b.files) / out_total[f]
+        for f in b.files:
+            edges = fg.get(f, {})
+            w += sum(edges.get(g, 0.0) for g in a.files) / out_total[f]
+        return w
+
+    def closeness(a: Group, b: Group) -> float:
+        da = {posixpath.dirname(f) for f in a.files}
+        db = {posixpath.dirname(f) for f in b.files}
+        if da & db:
+            return 1.0
+        if any(x.startswith(y + "/") or y.startswith(x + "/") or not x or not y for x in da for y in db):
+            return 0.02  # a package and its sub-package: related, but each is a chapter of its own first
+        if {posixpath.dirname(x) for x in da} & {posixpath.dirname(y) for y in db}:
+            return 0.012
+        return 0.004
+
+    def score(a: Group, b: Group, strict: bool) -> float:
+        if not a.defs or not b.defs:  # a file with nothing to explain joins its neighbour first
+            return 100.0 * closeness(a, b)
+        near = closeness(a, b)
+        if strict and near < 1.0 and min(a.lines, b.lines) > 0.2 * avg:
+            return 0.0  # another directory is another chapter while the book has room for it
+        size = (a.lines + b.lines) / avg
+        if strict and size > 1.6 and a.lines > 0.3 * avg and b.lines > 0.3 * avg:
+            return 0.0  # two substantial groups that would make a chapter too long to read
+        return (conn(a, b) + 0.05) * near / max(size, 0.15)
+
+    serial = iter(range(10**9))
+    ids = [next(serial) for _ in groups]
+    for strict, goal in ((True, target), (False, max(1, max_chapters))):
+        cache: dict[tuple[int, int], float] = {}
+        while len(groups) > goal or any(not g.defs for g in groups) and len(groups) > 1:
+            best, pair = -1.0, (0, 1)
+            for i in range(len(groups)):
+                for j in range(i + 1, len(groups)):
+                    key = (ids[i], ids[j])
+                    if key not in cache:
+                        cache[key] = score(groups[i], groups[j], strict)
+                    if cache[key] > best:
+                        best, pair = cache[key], (i, j)
+            if best <= 0 and all(g.defs for g in groups):
+                break  # every remaining merge would make a chapter too large, or mix directories
+            i, j = pair
+            a, b = groups[i], groups[j]
+            keep = [k for k in range(len(groups)) if k not in (i, j)]
+            groups = [groups[k] for k in keep] + [Group(sorted(a.files + b.files), a.lines + b.lines, a.defs + b.defs)]
+            ids = [ids[k] for k in keep] + [next(serial)]
+    return [g.files for g in groups]
+
+
+def group_graph(p: Project, groups: list[list[str]]) -> dict[int, dict[int, float]]:
+    fg = dep_graph(p)
+    where = {f: i for i, g in enumerate(groups) for f in g}
+    out: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for src, edges in fg.items():
+        a = where.get(src)
+        if a is None or not any(d.kind not in ("variable", "impl", "module") for d in p.map.files[src].definitions):
+            continue  # a file that only re-exports (`__init__.py`, `index.ts`) depends on nothing itself
+        for dst, w in edges.items():
+            b = where.get(dst)
+            if b is not None and b != a:
+                out[a][b] += w
+    return out
+
+
+def order_groups(p: Project, groups: list[list[str]]) -> tuple[list[int], dict[int, list[int]]]:
+    """(reading order, each group's real dependencies): what a group references most comes first;
+    a cycle is broken at the group the others lean on most."""
+    gg = group_graph(p, groups)
+    deps: dict[int, list[int]] = {}
+    for a in range(len(groups)):
+        edges = gg.get(a, {})
+        total = sum(edges.values()) or 1.0
+        deps[a] = sorted((b for b, w in edges.items() if w / total >= DEP_SHARE), key=lambda b: (-edges[b], b))
+    rank = p.map.file_rank()
+    weight = {i: sum(rank.get(f, 0.0) for f in g) for i, g in enumerate(groups)}
+    placed: list[int] = []
+    left = set(range(len(groups)))
+    while left:
+        ready = [g for g in left if all(d not in left for d in deps[g])]
+        if not ready:  # a cycle: start with what the others lean on most, relative to what it leans on
+            share = {o: sum(gg.get(o, {}).values()) or 1.0 for o in left}
+            lean = {g: sum(gg.get(o, {}).get(g, 0.0) / share[o] for o in left if o != g)
+                    - sum(gg.get(g, {}).get(o, 0.0) for o in left if o != g) / share[g] for g in left}
+            ready = [max(sorted(left), key=lambda g: lean[g])]
+        nxt = max(sorted(ready), key=lambda g: weight[g])
+        placed.append(nxt)
+        left.discard(nxt)
+    pos = {g: k for k, g in enumerate(placed)}
+    # all of them order the book; the strongest few are what a chapter says it builds on
+    deps = {g: [d for d in ds if pos[d] < pos[g]][:MAX_DEPS] for g, ds in deps.items()}
+    return placed, deps
+
+
+def batches(order: list[int], deps: dict[int, list[int]], batch_size: int) -> dict[int, int]:
+    """Each group's batch: after every batch it depends on; at most `batch_size` per batch."""
+    level: dict[int, int] = {}
+    for g in order:
+        level[g] = 1 + max((level[d] for d in deps[g]), default=0)
+    out: dict[int, int] = {}
+    batch, count, last_level = 0, batch_size, 0
+    for g in sorted(order, key=lambda g: (level[g], order.index(g))):
+        need = max((out[d] for d in deps[g]), default=0) + 1
+        if count >= batch_size or level[g] != last_level or batch < need:
+            batch = max(batch + 1, need)
+            count = 0
+        out[g] = batch
+        count += 1
+        last_level = level[g]
+    return out
+
+
+# ---------------------------------------------------------------- titles
+
+
+def key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
+    key = (tuple(files), n)
+    if key not in p._keys:
+        p._keys[key] = _key_symbols(p, files, n)
+    return list(p._keys[key])
+
+
+def _key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
+    """The chapter's most important symbols by rank: exported before private, things with a body
+    before variables, at most a few from one file so a large file does not crowd out the rest."""
+    syms = [s for s in p.symbols(within=files) if s.kind not in ("variable", "impl", "module")]
+    per_file: dict[str, int] = defaultdict(int)
+    total = sum(max(p.size(f), 1) for f in files) or 1
+    # a file's share of the chapter's symbols follows its share of the code (a large file is
+    # covered through more of its ranked symbols), with room for each file's best
+    cap = {f: max(2, round(n * max(p.size(f), 1) / total) + 1) for f in files}
+
+    def called_here(s: Sym) -> int:
+        """How often the symbol's own file calls it (`self.dispatch_request(`, `mx.handle(`): the
+        steps a type takes inside, which its public rank alone does not show."""
+        if s.rel not in p._calls:
+            p._calls[s.rel] = Counter(re.findall(r"[.:]([A-Za-z_$][\w$]*)\s*\(", "\n".join(p.lines_of(s.rel))))
+        return p._calls[s.rel][s.short]
+
+    def weight(s: Sym) -> float:
+        w = s.score * (1.0 if s.d.exported else 0.15) * (1.3 if s.d.doc else 1.0)
+        w *= (1 + math.log2(max(1, min(s.lines, 120)))) / 3  # a one-line getter explains less than a body
+        if s.kind == "method":
+            w *= 1 + 0.5 * min(called_here(s), 4)
+        w *= 1 + 0.25 * math.log2(1 + len(s.d.doc) / 200)  # maintainers document at length what matters
+        if s.kind == "type alias" or (s.kind == "type" and s.lines <= 2):
+            w *= 0.4  # a type alias explains little on its own
+        if s.short.startswith(("_", "#")) and not s.short.startswith("__init"):
+            w *= 0.1  # private by convention: explained where a public name leads to it
+        return w
+
+    out = []
+    for s in sorted(syms, key=lambda s: (-weight(s), s.rel, s.d.start_line)):
+        if per_file[s.rel] >= cap.get(s.rel, n) or any(o.name == s.name for o in out):
+            continue
+        per_file[s.rel] += 1
+        out.append(s)
+        if len(out) >= n:
+            break
+    return out
+
+
+def title_names(p: Project, files: list[str]) -> list[str]:
+    top = key_symbols(p, files, 10)
+    typed = [s.short for s in top if s.kind in TITLE_KINDS and s.d.exported]
+    plain = [s.short for s in top if s.kind in PLAIN_KINDS and s.d.exported]
+    names: list[str] = []
+    for n in typed + plain + [s.short for s in top]:
+        if n not in names and n.strip("_"):
+            names.append(n)
+    return names[:2]
+
+
+def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:
+    key = ("roles", tuple(files))
+    if key not in p._keys:
+        p._keys[key] = _chapter_roles(p, files)
+    return list(p._keys[key])
+
+
+def _chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:
+    prefix = posixpath.commonpath(files) if len(files) > 1 else posixpath.dirname(files[0])
+    shown = [f[len(prefix):].lstrip("/") or posixpath.basename(f) for f in files]
+    dirs = [d for d in prefix.split("/") if d not in ("src", "lib", "source", "pkg", "internal")][-1:] * len(files)
+    names = [s.short for s in key_symbols(p, files, 8)]
+    doc = " ".join(p.module_doc(f) for f in files)[:2000]
+    return roles_mod.detect(names, shown + dirs, doc)
+
+
+def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | None]:
+    """Each chapter's role: the strongest chapter-role fits are settled first, so a topic goes to
+    the chapter it fits best; a chapter whose good roles are all taken gets its best one again
+    (a second chapter on a topic is told apart by its names)."""
+    scored = [chapter_roles(p, files) if files else [] for files in groups]
+    out: list[roles_mod.Role | None] = [None] * len(groups)
+    used: set[str] = set()
+    pairs = sorted(((s, -i, r.key, i, r) for i, sc in enumerate(scored) for s, r in sc
+                    if s >= 0.9 * sc[0][0]), reverse=True)
+    for _s, _neg, key, i, role in pairs:
+        if out[i] is None and key not in used:
+            out[i] = role
+            used.add(key)
+    for i, sc in enumerate(scored):
+        if out[i] is None and sc:
+            out[i] = sc[0][1]
+    return out
+
+
+def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]:
+    t = phrases(language)
+    titles: list[str] = []
+    for files, role in zip(groups, assign_roles(p, groups)):
+        names = title_names(p, files)
+        joined = t["and"].join(names) if names else ""
+        if role:
+            title = t["title_topic"].format(topic=role.topic[t["lang"]], names=joined) if joined else role.topic[t["lang"]]
+        elif joined:
+            title = t["title_names" if len(names) > 1 else "title_name"].format(names=joined)
+        else:
+            stem = posixpath.basename(files[0]).rsplit(".", 1)[0]
+            title = t["title_part"].format(name=stem)
+        titles.append(title)
+    # distinct: a repeated title names its directory
+    seen: dict[str, int] = defaultdict(int)
+    for tt in titles:
+        seen[tt] += 1
+    out = []
+    for files, tt in zip(groups, titles):
+        if seen[tt] > 1:
+            where = posixpath.dirname(files[0]).rsplit("/", 1)[-1] or posixpath.basename(files[0]).rsplit(".", 1)[0]
+            tt = t["title_where"].format(title=tt, where=where)
+        while tt in out:
+            tt = tt + " (" + str(len(out) + 1) + ")"
+        out.append(tt)
+    return out
+
+
+def book_title(ctx: dict[str, Any], root: str) -> str:
+    title = ctx["book"]["title"]
+    if title and title != DEFAULT_TITLE and title not in {d.get("title") for d in LOCALIZED_DEFAULTS.values()}:
+        return title
+    t = phrases(ctx.get("language", "en"))
+    return t["book_title"].format(name=project_name(root))
+
+
+# ---------------------------------------------------------------- the outline
+
+
+def plan(ctx: dict[str, Any], p: Project) -> str:
+    from ..errors import StepFailed
+    from ..outline import Chapter, Outline, render as render_outline
+
+    language = ctx.get("language", "en")
+    t = phrases(language)
+    limits = ctx.get("limits", {})
+    max_ch, batch_size = int(limits.get("max_chapters", 12)), max(1, int(limits.get("batch_size", 3)))
+    if not p.code_files():
+        raise StepFailed("the source tree has no code files the map can read (tests and examples alone "
+                         "are not a subject)", retryable=False)
+    groups = group_files(p, max_ch)
+    order, deps = order_groups(p, groups)
+    batch_of = batches(order, deps, batch_size)
+    final = sorted(order, key=lambda g: (batch_of[g], order.index(g)))
+    width = max(2, len(str(len(final))))
+    ids = {g: f"ch{k + 1:0{width}d}" for k, g in enumerate(final)}
+    titles = dict(zip(final, make_titles(p, [groups[g] for g in final], language)))
+    chapters = []
+    for g in final:
+        files = groups[g]
+        names = [s.short for s in key_symbols(p, files, 3)]
+        shown = [f"`{n}`" for n in names]
+        listed = (t["comma"].join(shown[:-1]) + t["and"] + shown[-1]) if len(shown) > 1 else "".join(shown)
+        summary = t["ch_summary"].format(names=listed or t["these_files"],
+                                      n=len(files), files=", ".join(f"`{f}`" for f in files[:3])
+                                      + (t["and_more"].format(n=len(files) - 3) if len(files) > 3 else ""))
+        dep_ids = tuple(sorted(ids[d] for d in deps[g]))
+        chapters.append(Chapter(ids[g], titles[g], batch_of[g], summary, dep_ids, tuple(files)))
+    book = ctx["book"]
+    o = Outline(book_title(ctx, str(p.root)), tuple(chapters))
+    intro = t["outline_intro"].format(src=ctx.get("source_name", p.root.name), audience=book["audience"],
+                                      brief=book["brief"], n=len(chapters), b=len({c.batch for c in chapters}))
+    return render_outline(o, intro)

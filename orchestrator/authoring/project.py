@@ -1,0 +1,330 @@
+"""The source project as the offline authors see it: its files (the safe walker), its
+repository map (tree-sitter definitions ranked by use), its name, and exact excerpts.
+
+A build asks for the same project many times (the planner, then each chapter's researcher
+and writer): the walk and the map are kept per process, keyed by the tree's file sizes and
+modification times, and the parsed files are cached by content in the workspace's state.db
+when the context names it, so a second run parses nothing that did not change."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # heavy (tree-sitter, networkx-free ranking): imported when a map is built
+    from ..repo.map import RepoMap
+    from ..repo.parse import Definition
+
+MAX_EXCERPT_LINES = 36  # longer bodies are quoted as head, an elision, and their last line
+
+
+@dataclass
+class Sym:
+    """One definition of the map, with what the authors need beside it."""
+    rel: str
+    d: Definition
+    score: float
+    lang: str
+
+    @property
+    def name(self) -> str:
+        """As the language writes it: `Mux.Route`, `Error::msg`."""
+        return self.d.qualified_name
+
+    @property
+    def dotted(self) -> str:
+        return self.d.qualified_name.replace("::", ".")
+
+    @property
+    def short(self) -> str:
+        return self.d.name
+
+    @property
+    def kind(self) -> str:
+        return self.d.kind
+
+    @property
+    def lines(self) -> int:
+        return self.d.end_line - self.d.start_line + 1
+
+
+@dataclass
+class Project:
+    root: Path
+    files: dict[str, tuple[str | None, str]]  # rel -> (language, kind)
+    map: RepoMap
+    _texts: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _deps: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # plan.dep_graph, once
+    _calls: dict[str, Any] = field(default_factory=dict, repr=False)  # rel -> Counter of `.name(` calls
+    _keys: dict[tuple, Any] = field(default_factory=dict, repr=False)  # memo of plan's per-chapter readings
+    _syms: list[Sym] | None = field(default=None, repr=False)
+
+    # ------------------------------------------------------------------ files
+
+    def code_files(self) -> list[str]:
+        """Files a chapter may cover: code the map could parse (tests and examples are evidence)."""
+        return sorted(rel for rel, (lang, kind) in self.files.items()
+                      if kind == "code" and lang and rel in self.map.files and not self.map.files[rel].error)
+
+    def lines_of(self, rel: str) -> list[str]:
+        if rel not in self._texts:
+            from ..repo.walk import read_source
+
+            try:
+                self._texts[rel] = read_source(self.root, rel).splitlines()
+            except OSError:
+                self._texts[rel] = []
+        return self._texts[rel]
+
+    def lang(self, rel: str) -> str:
+        return (self.files.get(rel, (None, ""))[0] or "text")
+
+    def size(self, rel: str) -> int:
+        fm = self.map.files.get(rel)
+        return fm.lines if fm else 0
+
+    def module_doc(self, rel: str) -> str:
+        fm = self.map.files.get(rel)
+        return fm.doc if fm else ""
+
+    # ------------------------------------------------------------------ symbols
+
+    def symbols(self, within: list[str] | None = None) -> list[Sym]:
+        """Definitions of `within` (all code files when None), best ranked first."""
+        if self._syms is None:
+            self._syms = [Sym(r.rel, r.definition, r.score, self.lang(r.rel)) for r in self.map.ranked_definitions()]
+        if within is None:
+            return self._syms
+        wanted = set(within)
+        return [s for s in self._syms if s.rel in wanted]
+
+    def find(self, name: str) -> list[Sym]:
+        """Definitions by qualified or bare name (`Mux.Route`, `Route`, `Error::msg`)."""
+        key = name.replace("::", ".")
+        return [s for s in self.symbols() if s.dotted == key or s.short == key]
+
+    def excerpt(self, s: Sym, skip_doc: bool = True) -> tuple[str, int, int]:
+        """(code, first line, last line) of a definition, exactly as in its file. A Python
+        docstring is replaced by an elision (the prose shows it once, converted); a long body
+        keeps its head and its last line around an elision. Blank lines are kept as they are."""
+        lines = self.lines_of(s.rel)
+        a, b = s.d.start_line, min(s.d.end_line, len(lines))
+        body = lines[a - 1:b]
+        if not body:
+            return "", a, a
+        marker = "# ..." if s.lang == "python" else ("// ..." if s.lang != "text" else "...")
+        out: list[str] = []
+        i = 0
+        if skip_doc and s.lang == "python":
+            i = _python_doc_span(body)
+        if i:
+            head_end = _python_head_end(body)
+            out = body[:head_end] + [_indent_of(body[head_end] if head_end < len(body) else body[0]) + marker]
+            rest = body[i:]
+        else:
+            rest = body
+            out = []
+        if len(out) + len(rest) > MAX_EXCERPT_LINES and s.kind in CONTAINER_KINDS:
+            skeleton = self._skeleton(s, lines, marker)
+            if skeleton:
+                return _dedent("\n".join(skeleton)), a, b
+        if len(out) + len(rest) > MAX_EXCERPT_LINES:
+            keep = max(8, MAX_EXCERPT_LINES - len(out) - 2)
+            tail = rest[-1] if rest[-1].strip() else ""
+            ind = _indent_of(next((ln for ln in rest[1:keep] if ln.strip()), rest[0]))
+            rest = rest[:keep] + [ind + marker] + ([tail] if tail and tail.strip() not in ("", marker) else [])
+        code = "\n".join(out + rest)
+        return _dedent(code), a, b
+
+
+    def _skeleton(self, s: Sym, lines: list[str], marker: str) -> list[str]:
+        """A large class, struct or trait as its header and the first line of each member, with
+        elisions between them: the shape of the type, every line exactly as in the file."""
+        a, b = s.d.start_line, min(s.d.end_line, len(lines))
+        members = sorted({d.start_line for d in self.map.files[s.rel].definitions
+                          if a < d.start_line <= b and d.qualified_name.replace("::", ".").startswith(s.dotted + ".")
+                          and d.qualified_name.replace("::", ".").count(".") == s.dotted.count(".") + 1})
+        if len(members) < 2:
+            return []
+        head_end = a
+        while head_end < b and not re.search(r"[:{]\s*(#.*|//.*)?$", lines[head_end - 1]):
+            head_end += 1
+        out = lines[a - 1:head_end]
+        for ln in members[:24]:
+            k = ln
+            while k <= b and (lines[k - 1].lstrip().startswith("@") or not lines[k - 1].strip()):
+                k += 1  # a decorator: the member's own line is what the reader looks for
+            if k > head_end and lines[k - 1] not in out:  # overloads repeat the same first line
+                out += [_indent_of(lines[k - 1]) + marker, lines[k - 1]]
+        ind = _indent_of(out[-1])
+        out.append(ind + marker)
+        if lines[b - 1].strip() in ("}", "};", "})"):
+            out.append(lines[b - 1])
+        return out
+
+
+CONTAINER_KINDS = ("class", "struct", "interface", "trait", "impl", "enum")
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _dedent(code: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(code).rstrip()
+
+
+_DEF_START = re.compile(r"^\s*(?:async\s+def|def|class)\b")
+
+
+def _python_head_end(body: list[str]) -> int:
+    """The index after the `def ...:` / `class ...:` header (decorators and a wrapped signature included)."""
+    for i, ln in enumerate(body):
+        if _DEF_START.match(ln):
+            depth = 0
+            for j in range(i, len(body)):
+                depth += body[j].count("(") + body[j].count("[") - body[j].count(")") - body[j].count("]")
+                if depth <= 0 and body[j].rstrip().endswith(":"):
+                    return j + 1
+            return i + 1
+    return 1
+
+
+def _python_doc_span(body: list[str]) -> int:
+    """The index after a Python definition's docstring (0 when it has none)."""
+    h = _python_head_end(body)
+    if h >= len(body):
+        return 0
+    first = body[h].strip()
+    m = re.match(r'^[rRuUbB]?("""|\'\'\')', first)
+    if not m:
+        return 0
+    q = m.group(1)
+    if first.count(q) >= 2 and len(first) > 3 + len(m.group(0)) - 3:
+        return h + 1
+    for j in range(h + 1, len(body)):
+        if q in body[j]:
+            return j + 1
+    return 0
+
+
+# ---------------------------------------------------------------- loading
+
+_LOCK = threading.Lock()
+_PROJECTS: dict[tuple[str, int], Project] = {}
+
+
+def load(root: str | Path, state_db: str | Path | None = None) -> Project:
+    """The project at `root`, walked and mapped once per process and tree state."""
+    from ..repo.map import build_map
+    from ..repo.walk import read_source, walk
+
+    root = Path(root).resolve()
+    tree = walk(root)
+    key = (str(root), hash(tuple((f.rel, f.size, f.kind) for f in tree.files)) ^ _mtimes(root, tree))
+    with _LOCK:
+        if key in _PROJECTS:
+            return _PROJECTS[key]
+    cache = None
+    conn = None
+    if state_db is not None:
+        import sqlite3
+
+        from ..repo.cache import MapCache
+
+        try:
+            Path(state_db).parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(state_db), timeout=30)
+            cache = MapCache(conn)
+        except sqlite3.Error:
+            cache, conn = None, None  # a locked or damaged state.db only costs a re-parse
+
+    def read(rel: str) -> str:
+        return read_source(root, rel)
+
+    try:
+        m = build_map([(f.rel, f.lang, f.kind) for f in tree.files], read=read, cache=cache)
+    finally:
+        if conn is not None:
+            conn.close()
+    p = Project(root, {f.rel: (f.lang, f.kind) for f in tree.files}, m)
+    with _LOCK:
+        _PROJECTS[key] = p
+    return p
+
+
+def _mtimes(root: Path, tree: Any) -> int:
+    out = 0
+    for f in tree.files:
+        try:
+            out ^= hash((f.rel, (root / f.rel).stat().st_mtime_ns))
+        except OSError:
+            continue
+    return out
+
+
+def from_context(ctx: dict[str, Any]) -> Project:
+    root = ctx.get("source_root")
+    if not root:
+        from ..errors import StepFailed
+
+        raise StepFailed("the offline authors need the source root in the context (source_root)", retryable=False)
+    return load(root, ctx.get("state_db"))
+
+
+# ---------------------------------------------------------------- the project's name
+
+
+def project_name(root: str | Path) -> str:
+    """The project's name as its own manifest says it (pyproject.toml, package.json, Cargo.toml,
+    go.mod), else the README's first heading, else the directory's name. Light: no map needed."""
+    root = Path(root)
+    for name, read in (("pyproject.toml", _from_pyproject), ("package.json", _from_package_json),
+                       ("Cargo.toml", _from_cargo), ("go.mod", _from_go_mod)):
+        p = root / name
+        try:
+            if p.is_file() and p.stat().st_size < 1_000_000:
+                found = read(p.read_text(encoding="utf-8", errors="replace"))
+                if found:
+                    return found
+        except (OSError, ValueError, tomllib.TOMLDecodeError):
+            continue
+    for readme in sorted(root.glob("README*")):
+        try:
+            if readme.is_file() and readme.stat().st_size < 1_000_000:
+                for line in readme.read_text(encoding="utf-8", errors="replace").splitlines()[:40]:
+                    m = re.match(r"^#\s+(.+?)\s*#*$", line)
+                    if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
+                        return m.group(1).strip("`*_ ")
+        except OSError:
+            continue
+    return root.resolve().name
+
+
+def _from_pyproject(text: str) -> str:
+    data = tomllib.loads(text)
+    return str(data.get("project", {}).get("name") or data.get("tool", {}).get("poetry", {}).get("name") or "")
+
+
+def _from_package_json(text: str) -> str:
+    return str(json.loads(text).get("name") or "")
+
+
+def _from_cargo(text: str) -> str:
+    data = tomllib.loads(text)
+    return str(data.get("package", {}).get("name") or "")
+
+
+def _from_go_mod(text: str) -> str:
+    m = re.search(r"^module\s+(\S+)", text, re.M)
+    if not m:
+        return ""
+    parts = [p for p in m.group(1).split("/") if not re.fullmatch(r"v\d+", p)]
+    return parts[-1] if parts else ""

@@ -1,0 +1,204 @@
+"""The offline researcher: for one chapter, what the writer needs, read from the repository map.
+
+The report lists the chapter's files, its most important symbols by rank (signature and the
+doc comment converted to Markdown), verbatim excerpts of the top symbols with their paths and
+line ranges (R1 verifies every one against the source), how the tests and examples use them,
+what the chapter takes from other chapters, the questions the book's readers would ask, and
+the chapter's central use case. The writer reads the excerpts back from this report, so a
+person who edits it at the research gate edits what the chapter quotes."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+from ..text import docstrings
+from .codeinfo import signature_parts
+from .phrases import kind_name, phrases
+from .plan import key_symbols
+from .project import Project, Sym
+
+EXCERPT_RE = re.compile(r"^### `(.+?)` — (\S+?):(\d+)-(\d+)\n\n(`{3,})(\S*) file=(\S+)(?: lines=\S+)?\n(.*?)\n\5\s*$",
+                        re.S | re.M)
+
+
+def n_key(p: Project, files: list[str]) -> int:
+    lines = sum(p.size(f) for f in files)
+    return max(3, min(10, lines // 150 + 2))
+
+
+def outline_chapters(ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every chapter of the plan with its sources and dependencies (from the outline's YAML)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(ctx.get("outline_yaml") or "") or {}
+    except yaml.YAMLError:
+        return []
+    return [c for c in data.get("chapters", []) if isinstance(c, dict)]
+
+
+def chapter_of_files(ctx: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """source path -> (chapter id, title) of the chapter that covers it."""
+    out: dict[str, tuple[str, str]] = {}
+    for c in outline_chapters(ctx):
+        for s in c.get("sources") or []:
+            out.setdefault(s, (str(c.get("id")), str(c.get("title"))))
+    return out
+
+
+def usage_snippets(p: Project, files: list[str], syms: list[Sym], limit: int = 3) -> list[tuple[str, int, int, str, str]]:
+    """(test or example file, first line, last line, code, symbol) where the evidence calls a key
+    symbol: one whole statement each, exactly as in the file."""
+    evidence = p.map.tests_for(files)
+    for f in files:
+        for u in p.map.users_of(f):
+            if p.files.get(u, (None, ""))[1] == "example" and u not in evidence:
+                evidence.append(u)
+    out: list[tuple[str, int, int, str, str]] = []
+    used_syms: set[str] = set()
+    for rel in evidence[:12]:
+        lines = p.lines_of(rel)
+        for s in syms:
+            if s.name in used_syms or len(s.short) < 3:
+                continue
+            rx = re.compile(rf"(?<![\w$]){re.escape(s.short)}\s*[(!{{]|[.:]{re.escape(s.short)}\b(?!\s*=[^=])")
+            for i, ln in enumerate(lines):
+                if not rx.search(ln) or ln.lstrip().startswith(("#", "//", "*", "import", "from ", "use ")):
+                    continue
+                a, b, depth = i, i, 0
+                for j in range(i, min(len(lines), i + 14)):
+                    depth += sum(lines[j].count(c) for c in "([{") - sum(lines[j].count(c) for c in ")]}")
+                    b = j
+                    if depth <= 0:
+                        break
+                if depth > 0:
+                    continue
+                code = "\n".join(lines[a:b + 1])
+                if "```" in code or not code.strip():
+                    continue
+                out.append((rel, a + 1, b + 1, _dedent(code), s.name))
+                used_syms.add(s.name)
+                break
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def _dedent(code: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(code).rstrip()
+
+
+def research(ctx: dict[str, Any], p: Project) -> str:
+    t = phrases(ctx.get("language", "en"))
+    zh = t["lang"] == "zh"
+    ch = ctx["chapter"]
+    files = [f for f in ch["sources"] if f in p.map.files]
+    out = [f"# {t['research']}: {ch['id']} — {ch['title']}", "", f"## {t['sources']}", ""]
+    for f in ch["sources"]:
+        pd = docstrings.parse(p.module_doc(f), p.lang(f))
+        doc = "" if zh else pd.summary
+        out.append(t["src_line"].format(file=f, n=p.size(f), lang=p.lang(f)) + (f" {doc}" if doc else ""))
+    overview = []
+    for f in files:
+        pd = docstrings.parse(p.module_doc(f), p.lang(f))
+        if not pd.empty():
+            overview += docstrings.render_blocks(pd.blocks)[:4]
+    if overview:
+        body = "\n\n".join(overview)
+        out += ["", f"## {t['overview']}", "", _quote(body) if zh else body]
+    syms = key_symbols(p, files, n_key(p, files)) if files else []
+    out += ["", f"## {t['key_symbols']}", ""]
+    for s in syms:
+        pd = docstrings.parse(s.d.doc, s.lang)
+        summ = "" if zh or not pd.summary else " — " + pd.summary
+        out.append(t["sym_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel, a=s.d.start_line,
+                                        b=s.d.end_line, score=f"{s.score:.4f}") + summ)
+        sig = " ".join(s.d.signature.split())
+        if sig and "`" not in sig:
+            out.append(f"  - `{sig[:200]}`")
+        params, ret = signature_parts(s)
+        if params or ret:
+            out.append("  - " + t["sig_params"].format(
+                params=", ".join(f"`{x.name}`" for x in params) or t["none"], ret=f"`{ret}`" if ret else t["none"]))
+    out += ["", f"## {t['excerpts']}", ""]
+    for s in syms:
+        code, a, b = p.excerpt(s)
+        if not code.strip():
+            continue
+        out += [f"### `{s.name}` — {s.rel}:{a}-{b}", "", docstrings.fence(code, f"{s.lang} file={s.rel} lines={a}-{b}"), ""]
+    snippets = usage_snippets(p, files, syms)
+    out += [f"## {t['usage']}", ""]
+    if snippets:
+        for rel, a, b, code, name in snippets:
+            out += [f"### `{name}` — {rel}:{a}-{b}", "", docstrings.fence(code, f"{p.lang(rel)} file={rel} lines={a}-{b}"), ""]
+    else:
+        out += [t["no_usage"], ""]
+    # What this chapter takes from the others: the names of their files its files reference.
+    where = chapter_of_files(ctx)
+    taken: dict[str, set[str]] = {}
+    refs: dict[str, int] = {}
+    for f in files:
+        for name, k in p.map.files[f].references.items():
+            refs[name] = refs.get(name, 0) + k
+    for other, (cid, _title) in where.items():
+        if cid == ch["id"] or other not in p.map.files:
+            continue
+        for d in p.map.files[other].definitions:
+            if d.exported and d.name in refs and len(d.name) > 2:
+                taken.setdefault(cid, set()).add(d.qualified_name.replace("::", "."))
+    out += [f"## {t['relations']}", ""]
+    titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
+    rel_lines = [t["rel_uses"].format(names=t["comma"].join(f"`{n}`" for n in sorted(ns)[:6]), ch=cid, title=titles.get(cid, cid))
+                 for cid, ns in sorted(taken.items())]
+    out += [f"- {x}" for x in rel_lines] or [f"- {t['none']}"]
+    out += ["", f"## {t['questions']}", ""]
+    personas = [x.partition(":")[0].strip() for x in ctx.get("personas", [])] or ["reader"]
+    qs = _questions(syms, snippets, t)
+    for k, q in enumerate(qs):
+        out.append(f"- {personas[k % len(personas)]}: {q}")
+    out += ["", f"## {t['use_case']}", ""]
+    if syms:
+        s = syms[0]
+        via = next((sn for sn in snippets if sn[4] == s.name), snippets[0] if snippets else None)
+        out.append(t["use_case_text"].format(name=s.name, file=s.rel) +
+                   (" " + t["use_case_seen"].format(file=via[0], line=via[1]) if via else ""))
+    return "\n".join(out)
+
+
+def _questions(syms: list[Sym], snippets, t: dict[str, str]) -> list[str]:
+    qs = []
+    if syms:
+        qs.append(t["q_what"].format(name=syms[0].name))
+    funcs = [s for s in syms if s.kind in ("function", "method")]
+    if funcs:
+        qs.append(t["q_fail"].format(name=funcs[0].name))
+    if len(syms) > 1:
+        qs.append(t["q_together"].format(a=syms[0].name, b=syms[1].name))
+    if not snippets and syms:
+        qs.append(t["q_untested"].format(name=syms[0].name))
+    nodoc = [s for s in syms if not s.d.doc]
+    if nodoc:
+        qs.append(t["q_nodoc"].format(name=nodoc[0].name))
+    return qs
+
+
+def _quote(md: str) -> str:
+    """Markdown as a block quote (source text quoted in a book of another language)."""
+    out = []
+    for ln in md.splitlines():
+        out.append("> " + ln if ln.strip() else ">")
+    return "\n".join(out)
+
+
+def parse_excerpts(md: str, section_text: str) -> list[tuple[str, str, int, int, str, str, str]]:
+    """(name, path, first, last, lang, file, code) of each excerpt in a section of a report."""
+    return [(m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), m.group(6), m.group(7), m.group(8))
+            for m in EXCERPT_RE.finditer(section_text)]
+
+
+def basename(rel: str) -> str:
+    return posixpath.basename(rel)

@@ -1,0 +1,272 @@
+"""The offline writer: a chapter that teaches, built from the research report and the map.
+
+The chapter opens with the problem its code solves and for whom, gives one metaphor chosen
+from the code's role (never one the book has used), says where the chapter sits among the
+others, defines its key terms, then walks through each key symbol: what it is for (its doc
+comment, converted, shown once), its code (quoted exactly, with its path), what happens step
+by step, its parameters and result, and what it calls (only calls the map resolves). The
+tests show it in use; a summary closes. In a Chinese book every sentence the tool writes is
+Chinese, and English from the source stays in block quotes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..text import docstrings
+from . import roles as roles_mod
+from .codeinfo import resolved_calls, signature_parts, steps
+from .phrases import kind_name, phrases
+from .plan import assign_roles, chapter_roles, key_symbols
+from .project import Project, Sym
+from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
+
+
+def _section(md: str, title: str) -> str:
+    from ..text.markdown import section
+
+    return section(md, title)
+
+
+def _find_sym(p: Project, rel: str, name: str) -> Sym | None:
+    for s in p.symbols(within=[rel]):
+        if s.name == name:
+            return s
+    return None
+
+
+def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, str]:
+    """This chapter's metaphor: the book's chapters are assigned in reading order, each the
+    first free metaphor of its role, so chapters of one batch (which cannot read each other's
+    memory) still never share one; the registry of earlier chapters is honoured too."""
+    taken = {str(m[0]).lower() for m in ctx.get("memory", {}).get("metaphors", [])}
+    me = ctx["chapter"]["id"]
+    chosen: dict[str, tuple[str, str]] = {}
+    chs = outline_chapters(ctx) or [ctx["chapter"]]
+    groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
+    assigned = assign_roles(p, groups)
+    for c, files, role in zip(chs, groups, assigned):
+        rs = [r for _, r in chapter_roles(p, files)] if files else []
+        rs = ([role] if role else []) + [r for r in rs if r is not role]  # the title's role first
+        used = taken | {m[0].lower() for cid, m in chosen.items()}
+        chosen[str(c.get("id"))] = roles_mod.pick_metaphor(rs, used, t["lang"], str(c.get("id")))
+        if c.get("id") == me:
+            break
+    return chosen.get(me) or roles_mod.pick_metaphor([], taken, t["lang"], me)
+
+
+def _opening(ctx: dict[str, Any], p: Project, files: list[str], syms: list[Sym], t: dict[str, str]) -> list[str]:
+    ch = ctx["chapter"]
+    chs = outline_chapters(ctx)
+    ids = [str(c.get("id")) for c in chs]
+    if ch["id"] in ids:  # the role the planner gave this chapter's title
+        groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
+        role = assign_roles(p, groups)[ids.index(ch["id"])]
+    else:
+        rs = chapter_roles(p, files) if files else []
+        role = rs[0][1] if rs else None
+    problem = t.get("problem_" + role.key, "") if role else ""
+    names = join([f"`{s.name}`" for s in syms[:3]], t)
+    out = []
+    first = (problem + " " if problem else "") + t["for_whom"].format(
+        audience=ctx["book"]["audience"], names=names or t["these_files"], n=len(files))
+    out += [first.strip(), ""]
+    docs = []
+    for f in files:
+        pd = docstrings.parse(p.module_doc(f), p.lang(f))
+        if pd.summary:
+            docs.append((f, pd))
+    if docs:
+        f, pd = docs[0]
+        if t["lang"] == "zh":
+            out += [t["pkg_doc"].format(file=f), "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks[:3]))), ""]
+        else:
+            out += [t["pkg_doc"].format(file=f) + " " + " ".join(b.text for b in pd.blocks[:1] if b.kind == "p"), ""]
+            out += [x for b in docstrings.render_blocks(pd.blocks[1:3]) for x in (b, "")]
+    return out
+
+
+def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str]:
+    out = []
+    for s in syms:
+        if s.kind not in ("class", "struct", "interface", "trait", "enum", "type") or s.short.lower() in known:
+            continue
+        if "." in s.dotted:
+            continue
+        out.append(t["term"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel))
+        out.append("")
+        known.add(s.short.lower())
+    return out
+
+
+def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[str]:
+    """Parameters and result as a list: the doc's own descriptions when it has them (quoted in a
+    Chinese book), the signature's names and types otherwise."""
+    zh = t["lang"] == "zh"
+    sig_params, ret = signature_parts(s) if s.kind in ("function", "method", "macro") else ([], "")
+    out: list[str] = []
+    if pd.params or pd.returns or pd.raises:
+        items = docstrings.render_items(pd.params)
+        rets = docstrings.render_items(pd.returns)
+        raises = docstrings.render_items(pd.raises)
+        body = []
+        if items:
+            body += [f"**{t['params']}**", ""] + items + [""]
+        if rets:
+            body += [f"**{t['returns']}**", ""] + rets + [""]
+        if raises:
+            body += [f"**{t['raises']}**", ""] + raises + [""]
+        text = "\n".join(body).strip()
+        out += [t["params_from_doc"], "", _quote(text) if zh else text, ""]
+        return out
+    if sig_params:
+        out += [t["params_from_sig"].format(name=s.short), ""]
+        for x in sig_params:
+            typ = t["param_type"].format(type=x.type) if x.type and "`" not in x.type else ""
+            dflt = t["param_default"].format(default=x.default) if x.default and "`" not in x.default else ""
+            out.append(f"- `{x.name}`{typ}{dflt}")
+        out.append("")
+    if ret and "`" not in ret:
+        out += [t["result_type"].format(name=s.short, ret=ret), ""]
+    return out
+
+
+def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
+    st = steps(code, s.lang)
+    if len(st) < 2:
+        return []
+    out = [t["steps_intro"].format(name=s.short), ""]
+    for k, (kind, frag) in enumerate(st, 1):
+        out.append(f"{k}. " + t["step_" + kind].format(code=frag.replace("`", "'")))
+    return out + [""]
+
+
+def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]], me: str, in_chapter: set[str],
+                 t: dict[str, str]) -> list[str]:
+    calls = resolved_calls(p, s, code)
+    if not calls:
+        return []
+    local = [c for c in calls if c.name in in_chapter]
+    inner = [c for c in calls if c.name not in in_chapter and here.get(c.rel, (me,))[0] == me]
+    outer = [c for c in calls if here.get(c.rel, (me,))[0] != me]
+    parts = []
+    if local:
+        parts.append(t["calls_local"].format(names=join([f"`{c.name}`" for c in local[:4]], t)))
+    if inner:
+        parts.append(t["calls_inner"].format(names=join([f"`{c.name}`" for c in inner[:4]], t)))
+    by_ch: dict[str, list[Sym]] = {}
+    for c in outer:
+        by_ch.setdefault(here[c.rel][0], []).append(c)
+    for cid, cs in sorted(by_ch.items()):
+        parts.append(t["calls_other"].format(names=join([f"`{c.name}`" for c in cs[:3]], t), ch=cid,
+                                             title=here[cs[0].rel][1]))
+    return [" ".join(parts), ""]
+
+
+def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ctx: dict[str, Any],
+                    here: dict[str, tuple[str, str]], in_chapter: set[str], t: dict[str, str]) -> list[str]:
+    zh = t["lang"] == "zh"
+    pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
+    out = [f"## `{s.name}`", ""]
+    where = t["defined"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel, a=a, b=b)
+    if pd.summary:
+        if zh:
+            out += [where + t["doc_says"], "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks))), ""]
+        else:
+            out += [where + " " + pd.summary, ""]
+            out += [x for blk in docstrings.render_blocks(pd.paragraphs) for x in (blk, "")]
+    else:
+        out += [where + " " + t["no_doc"], ""]
+    if pd.deprecated:
+        out += [(t["deprecated"] + "\n\n" + _quote(pd.deprecated)) if zh else t["deprecated"] + " " + pd.deprecated, ""]
+    out += [docstrings.fence(code, f"{lang} file={s.rel} lines={a}-{b}"), ""]
+    out += _steps_block(code, s, t)
+    out += _params_block(s, pd, t)
+    notes = [n for n in pd.notes if n.text]
+    if notes:
+        lab = docstrings.LABELS["en"]
+        body = "\n".join(f"- **{lab.get(n.name, n.name)}{(' ' + n.type) if n.type else ''}**: {n.text}" for n in notes[:4])
+        out += [t["notes_intro"], "", _quote(body) if zh else body, ""]
+    out += _calls_block(p, s, code, here, ctx["chapter"]["id"], in_chapter, t)
+    if pd.examples:
+        ex = pd.examples[0]
+        out += [t["doc_example"], "", docstrings.fence(ex.text, ex.lang or "text"), ""]
+    return out
+
+
+def write(ctx: dict[str, Any], p: Project) -> str:
+    t = phrases(ctx.get("language", "en"))
+    zh = t["lang"] == "zh"
+    ch = ctx["chapter"]
+    files = [f for f in ch["sources"] if f in p.map.files]
+    research = ctx.get("research", "")
+    excerpts = parse_excerpts(research, _section(research, t["excerpts"]))
+    usage = parse_excerpts(research, _section(research, t["usage"]))
+    syms: list[tuple[Sym, str, int, int, str]] = []
+    for name, rel, a, b, lang, _file, code in excerpts:
+        s = _find_sym(p, rel, name)
+        if s is not None:
+            syms.append((s, code, a, b, lang))
+    key = [s for s, *_ in syms] or key_symbols(p, files, 4)
+    here = chapter_of_files(ctx)
+    titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
+    phrase, meaning = _metaphor(ctx, p, t)
+    out = [f"# {ch['title']}", ""]
+    out += _opening(ctx, p, files, key, t)
+    out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
+    if key:
+        out += [t["metaphor_tie"].format(name=key[0].name, phrase=phrase), ""]
+    # where this fits
+    out += [f"## {t['fits']}", ""]
+    for f in ch["sources"]:
+        out.append(t["file_line"].format(file=f, n=p.size(f), lang=p.lang(f)))
+    out.append("")
+    taken_from = [line[2:] for line in _section(research, t["relations"]).splitlines()
+                  if line.startswith("- ") and "](" in line]
+    deps = list(ch.get("depends_on") or [])
+    if deps:
+        out += [t["builds_on"].format(links=join([f"[{titles.get(d, d)}]({d}.md)" for d in deps], t)), ""]
+    if taken_from:
+        out += [t["takes_from"], ""] + [f"- {x}" for x in taken_from[:5]] + [""]
+    later = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
+    if later:
+        out += [t["used_by"].format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t)), ""]
+    known = {str(g[0]).lower() for g in ctx.get("memory", {}).get("glossary", [])}
+    terms = _term_lines(key, known, t)
+    if terms:
+        out += [f"## {t['terms']}", ""] + terms
+    in_chapter = {s.name for s in key}
+    for s, code, a, b, lang in syms:
+        out += _symbol_section(p, s, code, a, b, lang, ctx, here, in_chapter, t)
+    if usage:
+        out += [f"## {t['in_use']}", ""]
+        for name, rel, a, b, lang, _file, code in usage:
+            out += [t["usage_intro"].format(name=name, file=rel, a=a), "",
+                    docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "",
+                    t["usage_after"].format(name=name.rsplit(".", 1)[-1]), ""]
+    others = [s for s in key_symbols(p, files, len(key) + 12) if s.name not in in_chapter][:12]
+    if others:
+        out += [f"## {t['others']}", ""]
+        for s in others:
+            pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc and not zh else docstrings.DocParts()
+            desc = (": " + pd.summary) if pd.summary else ""
+            out.append(t["other_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel, a=s.d.start_line) + desc)
+        out.append("")
+    out += [f"## {t['summary']}", ""]
+    for s in key:
+        users = [u for u in p.map.users_of(s.name) if u not in files]
+        tests = [u for u in users if p.files.get(u, (None, ""))[1] in ("test", "example")]
+        out.append(t["sum_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel,
+                                        used=t["used_n"].format(n=len(users) - len(tests), k=len(tests)) if users else t["used_none"]))
+    nxt = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
+    if nxt:
+        out += ["", t["next"].format(link=f"[{nxt[0].get('title')}]({nxt[0].get('id')}.md)")]
+    text = "\n".join(out)
+    return re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
+
+
+def join(items: list[str], t: dict[str, str]) -> str:
+    """`a, b and c` (en) or `a、b与c` (zh)."""
+    if len(items) <= 1:
+        return "".join(items)
+    return t["comma"].join(items[:-1]) + t["and"] + items[-1]

@@ -1,0 +1,530 @@
+"""Doc comments of any language turned into clean, safe Markdown.
+
+A docstring is written for a documentation tool (Sphinx, JSDoc, godoc, rustdoc), not for a
+book: its roles (`:class:`Foo``), field lists (`:param x:`), Google and NumPy sections,
+directives (`.. versionadded::`), RST underlines, doctests and intra-doc links would leak into
+prose as markup. `parse` reads one doc comment into parts (summary, paragraphs, parameters,
+result, exceptions, examples, notes); `to_markdown` renders them; `inline` converts one line of
+prose. Whatever the source says, the result cannot break the book's validation: headings are
+demoted to bold lines (never a `# ` line), marker-like comments are made inert and links that
+point inside a documentation site (`/quickstart/`, `api.rst`) are reduced to their text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .markdown import fence, markup_leaks, prose_only, safe  # noqa: F401  (re-exported: one import for callers)
+from .markup import _single_backtick_refs, first_sentence, inline, strip_comment  # noqa: F401
+
+# ---------------------------------------------------------------- data
+
+
+@dataclass
+class Item:
+    """One parameter, result, or exception: name (may be empty), type (may be empty), text."""
+    name: str
+    type: str = ""
+    text: str = ""
+
+
+@dataclass
+class Block:
+    kind: str  # "p" (paragraph), "code", "list" (raw Markdown list lines), "heading"
+    text: str
+    lang: str = ""
+
+
+@dataclass
+class DocParts:
+    blocks: list[Block] = field(default_factory=list)  # the description, in order
+    params: list[Item] = field(default_factory=list)
+    returns: list[Item] = field(default_factory=list)
+    raises: list[Item] = field(default_factory=list)
+    examples: list[Block] = field(default_factory=list)  # code blocks
+    notes: list[Item] = field(default_factory=list)  # name: note | warning | added | changed | see also
+    deprecated: str | None = None
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of the first paragraph ("" when there is none)."""
+        first = next((b.text for b in self.blocks if b.kind == "p"), "")
+        return first_sentence(first)
+
+    @property
+    def paragraphs(self) -> list[Block]:
+        """The description after the summary sentence (the rest of the first paragraph too)."""
+        out, done = [], False
+        for b in self.blocks:
+            if b.kind == "p" and not done:
+                done = True
+                rest = b.text[len(first_sentence(b.text)):].strip()
+                if rest:
+                    out.append(Block("p", rest))
+                continue
+            out.append(b)
+        return out
+
+    def empty(self) -> bool:
+        return not (self.blocks or self.params or self.returns or self.raises or self.examples or self.notes
+                    or self.deprecated)
+
+
+# ---------------------------------------------------------------- block parser
+
+_SECTIONS = {
+    "args": "params", "arguments": "params", "parameters": "params", "params": "params", "parameter": "params",
+    "keyword args": "params", "keyword arguments": "params", "kwargs": "params", "other parameters": "params",
+    "returns": "returns", "return": "returns", "yields": "returns", "yield": "returns",
+    "raises": "raises", "raise": "raises", "exceptions": "raises", "throws": "raises", "errors": "raises",
+    "panics": "raises",
+    "example": "examples", "examples": "examples", "usage": "examples",
+    "note": "note", "notes": "note", "warning": "warning", "warnings": "warning", "warns": "warning",
+    "see also": "see also", "references": "drop", "attributes": "params_attr", "todo": "drop",
+    "methods": "drop", "safety": "warning",
+}
+_FIELD_RE = re.compile(r"^:(param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|except|exception|"
+                       r"yields?|ytype|var|ivar|cvar|vartype|meta)\b\s*([^:]*?)\s*:(?:\s+(.*))?$")
+_DIRECTIVE_RE = re.compile(r"^\.\.\s+([\w:-]+)::\s*(.*)$")
+_UNDERLINE_RE = re.compile(r"^([=\-~^\"'#*+_.:])\1{2,}\s*$")
+_MD_HEADING_RE = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+_LIST_RE = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
+_JSDOC_TAG_RE = re.compile(r"^@(\w+)\b\s*(.*)$")
+_RUST_CODE_ATTRS = {"", "rust", "ignore", "no_run", "should_panic", "compile_fail", "edition2015", "edition2018",
+                    "edition2021", "edition2024", "test_harness"}
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    ind = min((_indent(ln) for ln in lines if ln.strip()), default=0)
+    return [ln[ind:] for ln in lines]
+
+
+def _code_lang(info: str, doc_lang: str) -> str:
+    info = info.strip().strip("{}").split(",")[0].strip().lstrip(".")
+    if doc_lang == "rust" and info in _RUST_CODE_ATTRS:
+        return "rust"
+    return info or {"python": "python", "go": "go", "javascript": "js", "typescript": "ts"}.get(doc_lang, "text")
+
+
+class _Parser:
+    def __init__(self, lines: list[str], lang: str, parts: DocParts):
+        self.lines, self.lang, self.parts, self.i = lines, lang, parts, 0
+
+    def peek(self, k: int = 0) -> str:
+        j = self.i + k
+        return self.lines[j] if j < len(self.lines) else ""
+
+    def underlined(self, j: int) -> bool:
+        """Line j is an RST title: the next line is a rule of one punctuation character, as long
+        as the title (a `~~~` shorter than its title is more likely a code fence)."""
+        if j + 1 >= len(self.lines):
+            return False
+        title, rule = self.lines[j].strip(), self.lines[j + 1].strip()
+        if not title or _UNDERLINE_RE.match(title) or not _UNDERLINE_RE.match(rule):
+            return False
+        return len(rule) >= (len(title) if rule[0] == "~" else min(len(title), 3)) and len(rule) >= 3
+
+    def indented_body(self, base: int) -> list[str]:
+        """The lines after the current one indented deeper than `base` (blank lines included)."""
+        out = []
+        while self.i < len(self.lines):
+            ln = self.lines[self.i]
+            if ln.strip() and _indent(ln) <= base:
+                break
+            out.append(ln)
+            self.i += 1
+        while out and not out[-1].strip():
+            out.pop()
+        return out
+
+    def run(self) -> None:
+        while self.i < len(self.lines):
+            self.step()
+
+    def add_code(self, code: list[str], lang: str, example: bool = False) -> None:
+        text = "\n".join(_dedent(code)).strip("\n")
+        if not text.strip():
+            return
+        block = Block("code", text, lang)
+        (self.parts.examples if example else self.parts.blocks).append(block)
+
+    def step(self) -> None:  # noqa: C901 - one dispatch over the kinds of line
+        ln = self.peek()
+        s = ln.strip()
+        base = _indent(ln)
+        if not s:
+            self.i += 1
+            return
+        if s.startswith(("```", "~~~")):
+            fence, info = s[:3], s.lstrip("`~")
+            self.i += 1
+            code = []
+            while self.i < len(self.lines) and not self.peek().strip().startswith(fence):
+                code.append(self.peek())
+                self.i += 1
+            self.i += 1
+            lang = _code_lang(info, self.lang)
+            if lang == "rust":  # rustdoc hides `# ` lines: they are scaffolding, not the example
+                code = [c for c in code if not re.match(r"^\s*#(\s|$)", c)]
+            self.add_code(code, lang, example=True)
+            return
+        if s.startswith(">>>"):
+            code = []
+            while self.i < len(self.lines):
+                cur = self.peek()
+                nxt = self.peek(1).strip()
+                if not cur.strip():
+                    if nxt.startswith(">>>"):  # one example, even when the doctest has blank lines
+                        code.append("")
+                        self.i += 1
+                        continue
+                    break
+                if _indent(cur) < base:
+                    break
+                code.append(cur)
+                self.i += 1
+            self.add_code(code, "python", example=True)
+            return
+        if self.underlined(self.i):
+            title = s
+            self.i += 2
+            key = title.lower().rstrip(":")
+            if key in _SECTIONS:  # a NumPy section
+                self.section(_SECTIONS[key], base, numpy=True)
+            else:
+                self.parts.blocks.append(Block("heading", inline(title)))
+            return
+        if _UNDERLINE_RE.match(s):  # an overline, or a stray rule: never prose
+            self.i += 1
+            return
+        m = _MD_HEADING_RE.match(s)
+        if m and (self.lang != "python" or s.startswith("#" * 1 + " ")):
+            key = m.group(1).lower().rstrip(":")
+            self.i += 1
+            if key in _SECTIONS and _SECTIONS[key] == "examples":
+                return  # the code blocks that follow are the examples
+            if key in _SECTIONS and _SECTIONS[key] in ("raises", "warning", "note"):
+                body = []
+                while self.i < len(self.lines) and not _MD_HEADING_RE.match(self.peek().strip()):
+                    body.append(self.peek())
+                    self.i += 1
+                sub = parse("\n".join(body), self.lang)
+                label = "safety" if key == "safety" else _SECTIONS[key]
+                text = " ".join(b.text for b in sub.blocks if b.kind == "p")
+                if text and label == "raises":
+                    self.parts.raises.append(Item("", "", text))
+                elif text:
+                    self.parts.notes.append(Item(label, "", text))
+                self.parts.deprecated = sub.deprecated or self.parts.deprecated
+                self.parts.examples += [b for b in sub.blocks if b.kind == "code"] + sub.examples
+                return
+            self.parts.blocks.append(Block("heading", inline(m.group(1))))
+            return
+        m = _DIRECTIVE_RE.match(s)
+        if m:
+            self.i += 1
+            self.directive(m.group(1).lower(), m.group(2), self.indented_body(base))
+            return
+        if s.startswith(".."):  # a comment or a link target: not for the reader
+            self.i += 1
+            self.indented_body(base)
+            return
+        m = _FIELD_RE.match(s)
+        if m:
+            self.i += 1
+            body = self.indented_body(base)
+            self.field(m.group(1), m.group(2).strip(), self.sub_text([m.group(3) or ""] + _dedent(body)))
+            return
+        m = re.match(r"^([A-Za-z][A-Za-z ]{1,20}):\s*$", s)
+        if m and m.group(1).lower() in _SECTIONS and (not self.peek(1).strip() or _indent(self.peek(1)) > base
+                                                      or self.peek(1).strip().startswith(">>>")):
+            self.i += 1
+            self.section(_SECTIONS[m.group(1).lower()], base)
+            return
+        m = _JSDOC_TAG_RE.match(s)
+        if m and self.lang in ("javascript", "typescript", "tsx", "java", "") and m.group(1).isalpha():
+            self.i += 1
+            body = []
+            while self.i < len(self.lines) and not _JSDOC_TAG_RE.match(self.peek().strip()):
+                body.append(self.peek())
+                self.i += 1
+            self.jsdoc(m.group(1), m.group(2), body)
+            return
+        if base > 0 and self.lang == "go":
+            self.add_code(self.indented_body(base - 1), "go")
+            return
+        if _LIST_RE.match(s):
+            items = []
+            while self.i < len(self.lines) and self.peek().strip():
+                cur = self.peek()
+                if _LIST_RE.match(cur.strip()) and _indent(cur) <= base:
+                    items.append(inline(_single_backtick_refs(cur.strip())))
+                elif items:
+                    items[-1] += " " + inline(_single_backtick_refs(cur.strip()))
+                else:
+                    break
+                self.i += 1
+            self.parts.blocks.append(Block("list", "\n".join("- " + _LIST_RE.sub("", it, count=1) for it in items)))
+            return
+        # a paragraph: up to a blank line or the start of something else
+        para = []
+        while self.i < len(self.lines):
+            cur = self.peek().strip()
+            if not cur or (para and (cur.startswith((">>>", "```", "~~~", ".. ")) or _FIELD_RE.match(cur)
+                                     or _UNDERLINE_RE.match(cur) or _JSDOC_TAG_RE.match(cur) and self.lang != "python"
+                                     or self.underlined(self.i))):
+                break
+            if para and _indent(self.peek()) > base and para[-1].endswith("::"):
+                break
+            para.append(cur)
+            self.i += 1
+        text = " ".join(" ".join(para).split())
+        literal = text.endswith("::")
+        if literal:
+            text = text[:-2].rstrip() + (":" if not text[:-2].rstrip().endswith(":") else "")
+            text = "" if text == ":" else text
+        if text.startswith("Deprecated:") and self.lang == "go":
+            self.parts.deprecated = inline(text[len("Deprecated:"):].strip())
+        elif text:
+            self.parts.blocks.append(Block("p", inline(_single_backtick_refs(text))))
+        if literal:
+            while self.i < len(self.lines) and not self.peek().strip():
+                self.i += 1
+            if self.i < len(self.lines) and _indent(self.peek()) > base:
+                code_lang = "python" if self.lang in ("python", "") else _code_lang("", self.lang)
+                self.add_code(self.indented_body(base), code_lang)
+
+    def sub_text(self, lines: list[str]) -> str:
+        """The text of a nested body (a field's, an item's) as one paragraph: its own directives
+        and lists are read, not copied; its code goes to the examples."""
+        sub = parse("\n".join(lines), self.lang)
+        words = [b.text.replace("\n- ", "; ").removeprefix("- ") for b in sub.blocks if b.kind in ("p", "list")]
+        words += [f"({LABELS['en'][n.name]} {n.type})".replace(" )", ")") for n in sub.notes if n.name in ("added", "changed")]
+        self.parts.examples += [b for b in sub.blocks if b.kind == "code"] + sub.examples
+        return " ".join(" ".join(words).split())
+
+    def directive(self, name: str, arg: str, body: list[str]) -> None:
+        name = name.split(":")[-1]
+        text = " ".join(b.strip() for b in body if b.strip())
+        if name in ("code-block", "code", "sourcecode", "doctest", "testcode"):
+            body = [b for b in body if not re.match(r"^\s*:\w[\w-]*:", b)]  # the directive's options
+            self.add_code(body, arg.strip() or ("python" if name in ("doctest", "testcode") else "text"), example=True)
+        elif name in ("versionadded", "versionchanged", "deprecated"):
+            version, _, rest = arg.partition(" ")
+            desc = inline(_single_backtick_refs(" ".join([rest, text]).strip()))
+            if name == "deprecated":
+                self.parts.deprecated = (f"{version}: {desc}" if desc else version).strip(": ")
+            else:
+                self.parts.notes.append(Item("added" if name == "versionadded" else "changed", version, desc))
+        elif name in ("note", "warning", "tip", "important", "caution", "danger", "attention", "hint", "seealso",
+                      "admonition"):
+            kind = {"seealso": "see also", "tip": "note", "hint": "note", "important": "note", "caution": "warning",
+                    "danger": "warning", "attention": "warning", "admonition": "note"}.get(name, name)
+            sub = parse("\n".join(_dedent(body)), self.lang)
+            words = " ".join(b.text for b in sub.blocks if b.kind in ("p", "list"))
+            full = " ".join(x for x in [inline(_single_backtick_refs(arg)), words] if x).strip()
+            if full:
+                self.parts.notes.append(Item(kind, "", full))
+            self.parts.examples += sub.examples
+        # anything else (autoclass, toctree, image, include, ...) is for the documentation tool
+
+    def field(self, kind: str, arg: str, text: str) -> None:
+        if kind in ("param", "parameter", "arg", "argument", "key", "keyword", "var", "ivar", "cvar"):
+            words = arg.split()
+            name, typ = (words[-1], " ".join(words[:-1])) if words else ("", "")
+            name = name.split("=")[0]  # `:param echo=False:`
+            existing = next((p for p in self.parts.params if p.name == name), None)
+            if existing:
+                existing.text = text or existing.text
+                existing.type = existing.type or typ
+            else:
+                self.parts.params.append(Item(name, typ, text))
+        elif kind in ("type", "vartype"):
+            p = next((p for p in self.parts.params if p.name == arg), None)
+            if p:
+                p.type = text.strip("`")
+            else:
+                self.parts.params.append(Item(arg, text.strip("`"), ""))
+        elif kind in ("returns", "return", "yields", "yield"):
+            self.parts.returns.append(Item("", "", text))
+        elif kind in ("rtype", "ytype"):
+            if self.parts.returns:
+                self.parts.returns[-1].type = text.strip("`")
+            else:
+                self.parts.returns.append(Item("", text.strip("`"), ""))
+        elif kind in ("raises", "raise", "except", "exception"):
+            self.parts.raises.append(Item(arg, "", text))
+
+    def section(self, kind: str, base: int, numpy: bool = False) -> None:
+        body = self.indented_body(base) if not numpy else self.numpy_body(base)
+        if kind == "drop":
+            return
+        lines = _dedent(body)
+        if kind in ("examples", "note", "warning", "see also"):
+            sub = parse("\n".join(lines), self.lang)
+            if kind == "examples":
+                self.parts.examples += [b for b in sub.blocks if b.kind == "code"] + sub.examples
+                self.parts.blocks += [b for b in sub.blocks if b.kind != "code"]
+            else:
+                text = " ".join(b.text for b in sub.blocks if b.kind in ("p", "list"))
+                if text:
+                    self.parts.notes.append(Item(kind, "", text))
+                self.parts.examples += sub.examples
+            return
+        items: list[list[str]] = []
+        for ln in lines:
+            if not ln.strip():
+                continue
+            if _indent(ln) == 0 or not items:
+                items.append([ln.strip()])
+            else:
+                items[-1].append(ln.strip())
+        for it in items:
+            head, rest = it[0], it[1:]
+            if numpy:
+                name, _, typ = head.partition(" : ") if " : " in head else (head, "", "")
+                if kind == "returns" and not typ:
+                    name, typ = "", name
+                item = Item(name.strip(), typ.strip(), " ".join(rest))
+            else:
+                m = re.match(r"^\*{0,2}([\w.\[\], |]+?)\*{0,2}\s*(?:\(([^)]*)\))?\s*:\s*(.*)$", head)
+                if m and (kind != "returns" or m.group(2) or " " not in m.group(1).strip()):
+                    item = Item(m.group(1).strip(), (m.group(2) or "").strip(), " ".join([m.group(3)] + rest).strip())
+                    if kind == "returns":
+                        item = Item("", item.name if not item.type else item.type, item.text)
+                    if kind == "raises":
+                        item = Item(item.name, "", item.text)
+                else:
+                    item = Item("", "", " ".join(it))
+            item.text = inline(_single_backtick_refs(item.text))
+            target = {"params": self.parts.params, "params_attr": self.parts.params, "returns": self.parts.returns,
+                      "raises": self.parts.raises}[kind]
+            target.append(item)
+
+    def numpy_body(self, base: int) -> list[str]:
+        """A NumPy section runs to the next section header (a line underlined) or the end."""
+        out = []
+        while self.i < len(self.lines):
+            if self.underlined(self.i):
+                break
+            out.append(self.peek())
+            self.i += 1
+        while out and not out[-1].strip():
+            out.pop()
+        return out
+
+    def jsdoc(self, tag: str, rest: str, body: list[str]) -> None:
+        text = " ".join([rest.strip()] + [b.strip() for b in body if b.strip()]).strip()
+        tag = tag.lower()
+        if tag in ("param", "arg", "argument", "property", "prop"):
+            m = re.match(r"^(?:\{(.*?)\}\s*)?(\[[^\]]*\]|[\w.$]+)\s*(?:-\s*)?(.*)$", text)
+            if m:
+                name = m.group(2).strip("[]").split("=")[0]
+                self.parts.params.append(Item(name, m.group(1) or "", inline(m.group(3))))
+        elif tag in ("returns", "return"):
+            m = re.match(r"^(?:\{(.*?)\}\s*)?(?:-\s*)?(.*)$", text)
+            self.parts.returns.append(Item("", (m.group(1) or "") if m else "", inline(m.group(2) if m else text)))
+        elif tag in ("throws", "throw", "exception"):
+            m = re.match(r"^(?:\{(.*?)\}\s*)?(?:-\s*)?(.*)$", text)
+            self.parts.raises.append(Item((m.group(1) or "") if m else "", "", inline(m.group(2) if m else text)))
+        elif tag == "example":
+            lines = [rest] + body if rest.strip() else body
+            joined = "\n".join(lines).strip("\n")
+            if "```" in joined:
+                sub = parse(joined, self.lang)
+                self.parts.examples += sub.examples
+            else:
+                self.add_code(lines, _code_lang("", self.lang), example=True)
+        elif tag == "deprecated":
+            self.parts.deprecated = inline(text) or "deprecated"
+        elif tag in ("see", "since"):
+            if text:
+                self.parts.notes.append(Item("see also" if tag == "see" else "added", "", inline(text)))
+        elif tag in ("remarks", "description", "summary"):
+            sub = parse("\n".join([rest] + body), self.lang)
+            self.parts.blocks += sub.blocks
+            self.parts.examples += sub.examples
+        # @template, @typedef, @internal, @private, @default, @category ...: for tools, not readers
+
+
+def parse(doc: str, lang: str = "") -> DocParts:
+    """A doc comment (with or without its comment syntax) read into parts. `lang` is the
+    source's language (python, go, rust, javascript, typescript, ...): it decides what an
+    indented block or a `# ` line means."""
+    parts = DocParts()
+    if not doc or not doc.strip():
+        return parts
+    text = strip_comment(doc).replace("\t", "    ")
+    _Parser(text.splitlines(), lang, parts).run()
+    return parts
+
+
+# ---------------------------------------------------------------- rendering
+
+LABELS = {
+    "en": {"params": "Parameters", "returns": "Returns", "raises": "Raises", "example": "Example",
+           "note": "Note", "warning": "Warning", "see also": "See also", "added": "New in version",
+           "changed": "Changed in version", "deprecated": "Deprecated", "safety": "Safety"},
+    "zh": {"params": "参数", "returns": "返回值", "raises": "异常", "example": "示例", "note": "注意",
+           "warning": "警告", "see also": "另见", "added": "新增于版本", "changed": "变更于版本",
+           "deprecated": "已弃用", "safety": "安全性"},
+}
+
+
+# ---------------------------------------------------------------- rendering
+
+LABELS = {
+    "en": {"params": "Parameters", "returns": "Returns", "raises": "Raises", "example": "Example",
+           "note": "Note", "warning": "Warning", "see also": "See also", "added": "New in version",
+           "changed": "Changed in version", "deprecated": "Deprecated", "safety": "Safety"},
+    "zh": {"params": "参数", "returns": "返回值", "raises": "异常", "example": "示例", "note": "注意",
+           "warning": "警告", "see also": "另见", "added": "新增于版本", "changed": "变更于版本",
+           "deprecated": "已弃用", "safety": "安全性"},
+}
+
+
+def render_blocks(blocks: list[Block]) -> list[str]:
+    """Description blocks as Markdown paragraphs (a heading becomes a bold line)."""
+    out = []
+    for b in blocks:
+        if b.kind == "heading":
+            out.append(f"**{b.text.strip('*')}**")
+        elif b.kind == "code":
+            out.append(fence(b.text, b.lang or "text"))
+        else:
+            out.append(b.text)
+    return [safe(x) for x in out]
+
+
+def render_items(items: list[Item], code_names: bool = True) -> list[str]:
+    out = []
+    for it in items:
+        head = f"`{it.name}`" if it.name and code_names else it.name
+        typ = (f" (`{it.type}`)" if head else f"`{it.type}`") if it.type else ""
+        sep = ": " if it.text and (head or typ) else ""
+        out.append(safe(f"- {head}{typ}{sep}{it.text}"))
+    return out
+
+
+def to_markdown(doc: str, lang: str = "", language: str = "en") -> str:
+    """The whole doc comment as safe Markdown: description, parameters, result, exceptions,
+    notes and examples, labelled in the book's language."""
+    p = parse(doc, lang)
+    lab = LABELS.get(language, LABELS["en"])
+    out = render_blocks(p.blocks)
+    if p.deprecated:
+        out.append(f"**{lab['deprecated']}**: {p.deprecated}")
+    for key, items in (("params", p.params), ("returns", p.returns), ("raises", p.raises)):
+        if items:
+            out.append(f"**{lab[key]}**\n\n" + "\n".join(render_items(items)))
+    for n in p.notes:
+        label = lab.get(n.name, n.name)
+        ver = f" {n.type}" if n.type else ""
+        out.append(safe(f"**{label}{ver}**" + (f": {n.text}" if n.text else "")))
+    for ex in p.examples:
+        out.append(fence(ex.text, ex.lang or "text"))
+    return "\n\n".join(x for x in out if x.strip())
