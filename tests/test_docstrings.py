@@ -297,6 +297,11 @@ def test_nothing_from_a_docstring_can_break_validation():
     assert not any(line.startswith("#") for line in md.splitlines())
     assert "<!--" not in md and "](/quickstart/)" not in md and "[x](https://x.org)" in md
     assert safe("```\n# inside code\n```\n# outside") == "```\n# inside code\n```\n**outside**"
+    # anyhow's `Context`: a reference to a rustdoc anchor, and its definition line
+    rust = "Refer to the [Display representations] documentation.<br>\n\n[Display representations]: Error#display-representations"
+    md = to_markdown(rust, "rust")
+    assert md == "Refer to the Display representations documentation."
+    assert "](" not in md and "]:" not in md
     assert safe("```python\nunclosed").endswith("\n```")
 
 

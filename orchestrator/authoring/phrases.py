@@ -99,6 +99,8 @@ EN: dict[str, str] = {
     "problem_events": "Parts of a program need to react to what happens elsewhere without being called directly.",
     "problem_logging": "When a program misbehaves in production, its own record of what it did is often the only witness.",
     "problem_completion": "A person typing a command should not have to remember every subcommand and flag: the shell can suggest them.",
+    "problem_dialects": "Every database speaks its own variant of SQL; one library has to speak to each of them.",
+    "problem_orm": "Programs think in objects and databases in rows; something has to keep the two in step.",
     "problem_utils": "Small jobs recur everywhere in a code base and are best written once.",
     "problem_types": "Parts of the code agree on shapes and contracts before any of them runs.",
 }
@@ -190,6 +192,8 @@ ZH: dict[str, str] = {
     "problem_events": "程序的各个部分需要对其他地方发生的事情做出反应，而不必被直接调用。",
     "problem_logging": "程序在生产环境中出问题时，它自己留下的运行记录往往是唯一的证人。",
     "problem_completion": "输入命令的人不必记住每一个子命令和参数：命令行可以替他给出提示。",
+    "problem_dialects": "每种数据库都说着自己的 SQL 方言，一个库必须能和它们每一个对话。",
+    "problem_orm": "程序以对象来思考，数据库以数据行来存储，需要有东西让两者保持同步。",
     "problem_utils": "一些小任务在代码库中反复出现，最好只写一次。",
     "problem_types": "代码的各个部分在运行之前，先要就数据的形状和约定达成一致。",
 }

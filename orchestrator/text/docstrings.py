@@ -90,6 +90,7 @@ _UNDERLINE_RE = re.compile(r"^([=\-~^\"'#*+_.:])\1{2,}\s*$")
 _MD_HEADING_RE = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 _LIST_RE = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
 _JSDOC_TAG_RE = re.compile(r"^@(\w+)\b\s*(.*)$")
+_REFDEF_RE = re.compile(r"^\[[^\]]+\]:\s*\S+")
 _RUST_CODE_ATTRS = {"", "rust", "ignore", "no_run", "should_panic", "compile_fail", "edition2015", "edition2018",
                     "edition2021", "edition2024", "test_harness"}
 
@@ -156,7 +157,7 @@ class _Parser:
         ln = self.peek()
         s = ln.strip()
         base = _indent(ln)
-        if not s:
+        if not s or _REFDEF_RE.match(s):  # a blank line, or a link reference definition (rustdoc, Markdown)
             self.i += 1
             return
         if s.startswith(("```", "~~~")):

@@ -19,6 +19,7 @@ _REF_LINK_RE = re.compile(r"\[([^\[\]]+)\]\[([^\[\]]*)\]")
 _INTRA_RE = re.compile(r"\[(`[^`\]]+`)\](?![(\[:])")
 _BRACKET_NAME_RE = re.compile(r"(?<![\w\]`!])\[([A-Za-z_][\w.:]*(?:\(\))?)\](?![(\[:])")
 _MARKER_RE = re.compile(r"<!--")
+_SHORTCUT_RE = re.compile(r"(?<![\]`!])\[([^\[\]`]+)\](?![(\[:])")
 _TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 _FOOTNOTE_REF_RE = re.compile(r"\s*\[(?:#\w*|\d+|\*)\]_")
 _SUBST_RE = re.compile(r"\|([\w -]+)\|_?")
@@ -73,6 +74,8 @@ def inline(text: str) -> str:
     text = _REF_LINK_RE.sub(lambda m: m.group(1), text)
     text = _INTRA_RE.sub(lambda m: m.group(1), text)  # rustdoc [`Foo`]
     text = _outside_code(text, lambda s: _BRACKET_NAME_RE.sub(lambda m: f"`{m.group(1)}`", s))  # godoc [Foo]
+    text = _outside_code(text, lambda s: _SHORTCUT_RE.sub(lambda m: m.group(1), s))  # `[a phrase]`: a link whose target was dropped
+    text = re.sub(r"\s*<br\s*/?>\s*", " ", text).strip() if "<br" in text else text
     text = _MARKER_RE.sub("&lt;!--", text)
     text = _outside_code(text, lambda s: _TAG_RE.sub(lambda m: f"`{m.group(0)}`", s))
     text = _outside_code(text, lambda s: _SUBST_RE.sub(lambda m: m.group(1), s) if "|" in s and not s.strip().startswith("|") else s)
