@@ -325,3 +325,9 @@ def test_cjk_share_sets_code_and_quoted_source_aside():
     assert cjk_share(md) == 1.0
     assert cjk_share("中文 abc") == 2 / 5
     assert cjk_share("") == 1.0
+
+
+def test_a_file_role_keeps_a_dunder_name():
+    # Flask's docstring: "(a folder with an :file:`__init__.py` file inside)" once read "an `py` file"
+    md = to_markdown("a folder with an :file:`__init__.py` file inside; see :class:`_engine.Engine`.", "python")
+    assert "`__init__.py`" in md and "`Engine`" in md

@@ -35,7 +35,9 @@ def _role_target(role: str, target: str) -> str:
     short = target.startswith("~")
     target = target.lstrip("~!").lstrip(".")
     # SQLAlchemy-style private module aliases (`_engine.Engine`, `_sa.create_engine`) name no module a reader knows
-    target = re.sub(r"^(?:_\w+\.)+", "", target)
+    # (object roles only, and never a dunder: `:file:`__init__.py`` keeps its name)
+    if role != "file":
+        target = re.sub(r"^(?:_(?!_)\w+\.)+", "", target)
     if short:
         target = target.rsplit(".", 1)[-1]
     if role in ("meth", "func") and not target.endswith(")"):
