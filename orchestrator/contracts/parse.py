@@ -247,7 +247,7 @@ _SUGGEST_RE = re.compile(r"^(?:suggestion|help|建议)\s*[:：]\s*(.*)$", re.I)
 
 def _confusion(it: Item) -> Confusion:
     cont = [c for c in it.cont if not _SUGGEST_RE.match(c)]
-    suggestion = " ".join(_SUGGEST_RE.match(c).group(1) for c in it.cont if _SUGGEST_RE.match(c))
+    suggestion = " ".join(m.group(1) for c in it.cont if (m := _SUGGEST_RE.match(c)))
     text = " ".join([it.head, *cont])
     h = scan_head(text)
     if not (h.terminated and h.tokens and h.message) or h.checks:
@@ -262,8 +262,7 @@ def parse_panel(text: str, *, file: str = "panel") -> PanelFeedback:
     for s in secs[1:]:
         subs = sections("\n".join(t for _, t in s.lines), level=3)
         base = s.line  # sub-section lines are relative to the persona section's body
-        fix = lambda sec: Section(sec.title, sec.line, [(base + n, t) for n, t in sec.lines])  # noqa: E731
-        subs = [fix(x) for x in subs]
+        subs = [Section(x.title, x.line, [(base + n, t) for n, t in x.lines]) for x in subs]
         verdict = score = None
         for n, t in subs[0].lines:
             m = _PANEL_VERDICT_RE.match(re.sub(r"\*\*|__", "", t))
@@ -272,7 +271,7 @@ def parse_panel(text: str, *, file: str = "panel") -> PanelFeedback:
                     raise ContractError(f"cannot read the verdict line {t.strip()!r}", file=file, line=n,
                                         expected=PANEL_VERDICT_FORM)
                 verdict, score = m.group("v").lower(), int(m.group("s"))
-        if verdict is None:
+        if verdict is None or score is None:
             raise ContractError(f"the reader `{s.title}` has no verdict line", file=file, line=s.line,
                                 expected=PANEL_VERDICT_FORM)
         questions: list[str] = []

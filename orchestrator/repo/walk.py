@@ -342,8 +342,8 @@ class _Walker:
                         self._stop_at(rel, f"{self.max_entries:,} directory entries looked at "
                                            f"(raise max_entries to walk further)")
                     entries.append(e)
-        except OSError as e:
-            self._skip(rel or ".", f"unreadable: {e.strerror}")
+        except OSError as exc:
+            self._skip(rel or ".", f"unreadable: {exc.strerror}")
             return
         entries.sort(key=lambda e: e.name)
         names = {e.name for e in entries}

@@ -272,7 +272,7 @@ class _Parser:
             self.parts.blocks.append(Block("list", "\n".join("- " + _LIST_RE.sub("", it, count=1) for it in items)))
             return
         # a paragraph: up to a blank line or the start of something else
-        para = []
+        para: list[str] = []
         while self.i < len(self.lines):
             cur = self.peek().strip()
             if not cur or (para and (cur.startswith((">>>", "```", "~~~", ".. ")) or _FIELD_RE.match(cur)
