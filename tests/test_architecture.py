@@ -128,3 +128,27 @@ def _step_literals(p: Path) -> int:
 def test_step_names_are_spelled_in_few_modules():
     spelled = {m for m, p in MODULES.items() if not m.startswith("orchestrator.testing") and _step_literals(p)}
     assert len(spelled) <= MAX_STEP_LITERAL_MODULES, sorted(spelled)
+
+
+# Lower layers never import higher ones (function-local imports count): the state of the
+# files, the source walker, the Markdown rules and the agents' contracts are what the
+# pipeline, the agents and the CLI are built on, and a provider only answers requests.
+LOWER = ("orchestrator.state", "orchestrator.repo", "orchestrator.text", "orchestrator.contracts")
+HIGHER = ("orchestrator.pipeline", "orchestrator.agents", "orchestrator.cli")
+NEVER_IMPORTS = {**{low: HIGHER for low in LOWER}, "orchestrator.providers": ("orchestrator.pipeline",)}
+
+
+def _within(m: str, pkg: str) -> bool:
+    return m == pkg or m.startswith(pkg + ".")
+
+
+def test_lower_layers_never_import_higher_ones():
+    wrong = sorted((m, d) for m in MODULES for low, highs in NEVER_IMPORTS.items() if _within(m, low)
+                   for d in _imports(m) if any(_within(d, h) for h in highs))
+    assert wrong == []
+
+
+def test_the_layer_rule_sees_function_local_imports(tmp_path, monkeypatch):
+    (tmp_path / "x.py").write_text("def f():\n    from ..pipeline import gates\n", encoding="utf-8")
+    monkeypatch.setitem(MODULES, "orchestrator.state.x", tmp_path / "x.py")
+    assert "orchestrator.pipeline.gates" in _imports("orchestrator.state.x")
