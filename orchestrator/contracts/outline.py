@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..steps import OUTLINE
 from .errors import ContractError
 from .jsonread import CHAPTER_RE, Reader, load, one_line, s_arr, s_int, s_obj, s_str
 from .mdtext import block_problem, normalise_block
@@ -68,7 +69,7 @@ class OutlinePlan:
     @classmethod
     def from_json(cls, obj: Any, path: str = "$", *, source_files: set[str] | None = None) -> OutlinePlan:
         """`source_files`: the source tree's files; a chapter citing another path is an error."""
-        r = Reader(load(obj, "outline"), path)
+        r = Reader(load(obj, OUTLINE), path)
         title = r.text("title", line=True)
         intro = r.text("intro", required=False)
         if intro and (problem := block_problem(intro, "intro", max_level=6)):

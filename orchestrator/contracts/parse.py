@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..steps import MEMORY, OUTLINE, PANEL, REVIEW
 from .errors import ContractError
 from .findings import Action, Finding, MergedReview, Review
 from .lists import Item, line_range, scan_head, strip_marker, walk
@@ -130,7 +131,7 @@ def _review_parts(text: str, file: str, default_check: str):
     return secs, fsecs, findings, notes
 
 
-def parse_review(text: str, *, file: str = "review", default_check: str = "person") -> ParsedReview:
+def parse_review(text: str, *, file: str = REVIEW, default_check: str = "person") -> ParsedReview:
     secs, fsecs, findings, notes = _review_parts(text, file, default_check)
     return ParsedReview(_heading(secs[0]), Review(tuple(findings), notes), _verdict_lines([secs[0], *fsecs], file))
 
@@ -187,7 +188,7 @@ class ParsedMemory:
     update: MemoryUpdate
 
 
-def parse_memory(text: str, *, file: str = "memory") -> ParsedMemory:
+def parse_memory(text: str, *, file: str = MEMORY) -> ParsedMemory:
     secs = sections(strip_marker(text))
     found: dict[str, Section] = {}
     for s in secs[1:]:
@@ -256,7 +257,7 @@ def _confusion(it: Item) -> Confusion:
     return Confusion(h.message, a, b, "\n".join(it.quote), suggestion)
 
 
-def parse_panel(text: str, *, file: str = "panel") -> PanelFeedback:
+def parse_panel(text: str, *, file: str = PANEL) -> PanelFeedback:
     secs = sections(strip_marker(text))
     readers = []
     for s in secs[1:]:
@@ -299,7 +300,7 @@ def parse_panel(text: str, *, file: str = "panel") -> PanelFeedback:
 _YAML_BLOCK_RE = re.compile(r"^```ya?ml[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 
 
-def parse_outline(text: str, *, file: str = "outline", source_files: set[str] | None = None) -> OutlinePlan:
+def parse_outline(text: str, *, file: str = OUTLINE, source_files: set[str] | None = None) -> OutlinePlan:
     import yaml
 
     from .render import EDIT_HINT
