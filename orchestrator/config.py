@@ -10,10 +10,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .defaults import DEFAULT_TITLE, DEFAULT_TITLES, LOCALIZED_DEFAULTS  # noqa: F401  (re-exported)
+from .defaults import DEFAULT_MODEL, DEFAULT_TITLE, DEFAULT_TITLES, LOCALIZED_DEFAULTS  # noqa: F401  (re-exported)
 from .errors import ConfigError
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_PERSONAS = [
     "newcomer: knows Python, has never seen this codebase",
     "maintainer: knows the codebase, checks that nothing is wrong or missing",

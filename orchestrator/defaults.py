@@ -7,3 +7,7 @@ LOCALIZED_DEFAULTS: dict[str, dict[str, str]] = {
            "brief": "结合真实代码，逐个模块讲解这份代码是如何工作的。"},
 }
 DEFAULT_TITLES = {"en": "Inside {name}", "zh": "{name} 源码解读"}  # when the source names its project
+
+# The model for every role unless book.yaml names another: here, below config, so that the
+# providers that fall back on it need not import config (which imports them to check models).
+DEFAULT_MODEL = "claude-sonnet-5-5"

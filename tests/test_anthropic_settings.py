@@ -180,7 +180,7 @@ def test_siblings_of_a_new_prefix_wait_for_the_first_to_start_and_then_read(monk
             monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
             p = AnthropicProvider(concurrency=6, cache_gate=gate)
 
-            async def go():
+            async def go(p: AnthropicProvider = p):
                 try:
                     return await asyncio.gather(*(p.generate(req(prompt=f"chapter {i}"), lambda s: None)
                                                   for i in range(6)))

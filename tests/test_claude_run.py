@@ -16,6 +16,7 @@ from conftest import make_example, scan
 from orchestrator.providers.anthropic import AnthropicProvider
 from orchestrator.state.book import Book
 from orchestrator.steps import STEPS
+from orchestrator.testing.cli import run_cli
 from orchestrator.testing.fake_api import FakeAPI
 from orchestrator.testing.helpers import run_book
 from orchestrator.testing.role_answers import answer, role_of
@@ -67,7 +68,7 @@ def test_claude_run_end_to_end(fake, tmp_path):
     assert 0 < rep["cache_hit_ratio"] < 1
     roles = {role_of(r["body"]) for r in requests}
     assert {"planner", "researcher", "writer", "r1", "r2", "r3", "merger", "panel", "memory", "editor", "auditor"} <= roles
-    proc = subprocess.run([BOOK, "cost", "--json", "--workspace", str(ws)], capture_output=True, text=True)
+    proc = run_cli("cost", "--json", "--workspace", str(ws))
     assert proc.returncode == 0 and '"cost_usd"' in proc.stdout
 
 
@@ -161,7 +162,7 @@ def test_the_key_never_leaks(fake, tmp_path):
     env = dict(os.environ)
     outs = []
     for args in (["run", "--provider", "anthropic"], ["resume"], ["scan", "--json"], ["log"], ["cost"], ["replay"]):
-        p = subprocess.run([BOOK, *args, "--workspace", str(ws)], env=env, capture_output=True, text=True)
+        p = run_cli(*args, "--workspace", str(ws), env=env)
         outs.append(p.stdout + p.stderr)
     assert all(KEY not in o for o in outs)
     for p in ws.rglob("*"):
@@ -172,7 +173,7 @@ def test_the_key_never_leaks(fake, tmp_path):
 
 def test_doctor_against_the_fake(fake, tmp_path):
     ws = small(tmp_path)
-    proc = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(ws)], capture_output=True, text=True)
+    proc = run_cli("doctor", "--provider", "anthropic", "--workspace", str(ws))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok  model" in proc.stdout and "ok  prompts" in proc.stdout
     assert KEY not in proc.stdout + proc.stderr
@@ -183,7 +184,7 @@ def test_doctor_says_how_to_fix(tmp_path, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     (ws / "prompts").mkdir()
     (ws / "prompts/writer.md.j2").write_text("{% block system %}{{ no_such_key }}{% endblock %}{% block prompt %}x{% endblock %}")
-    proc = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(ws)], capture_output=True, text=True)
+    proc = run_cli("doctor", "--provider", "anthropic", "--workspace", str(ws))
     assert proc.returncode == 2
     assert "BAD prompts" in proc.stdout and "writer" in proc.stdout
     assert "BAD api key" in proc.stdout and "export ANTHROPIC_API_KEY" in proc.stdout
@@ -212,8 +213,7 @@ def test_rehearsal_with_the_standalone_fake_as_the_readme_says(tmp_path):
         assert url.startswith("http://127.0.0.1:")
         ws = small(tmp_path, max_chapters=1)
         env = dict(os.environ, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-dummy")
-        proc = subprocess.run([BOOK, "run", "--provider", "anthropic", "-q", "--workspace", str(ws)], env=env,
-                              capture_output=True, text=True, timeout=120)
+        proc = run_cli("run", "--provider", "anthropic", "-q", "--workspace", str(ws), env=env)
         assert proc.returncode == 0, proc.stderr
         assert scan(ws)["complete"]
     finally:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,13 +13,12 @@ from conftest import make_example, tree
 
 from orchestrator.state.fsio import explain_os_error
 from orchestrator.steps import CHECKPOINT, NEEDS_HUMAN, RESUME, STEPS
+from orchestrator.testing.cli import Completed, run_cli
 
-BOOK = str(Path(sys.executable).parent / "book")
 
-
-def book(*args: str) -> subprocess.CompletedProcess:
+def book(*args: str) -> Completed:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    return subprocess.run([BOOK, *args], capture_output=True, text=True, env=env, timeout=300)
+    return run_cli(*args, env=env)
 
 
 def make_dir_in_place(p: Path) -> None:

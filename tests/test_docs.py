@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import REPO
 
 from orchestrator.cli import app
-
-BOOK = str(Path(sys.executable).parent / "book")
+from orchestrator.testing.cli import run_cli
 
 
 def commands() -> dict[str, str]:
@@ -52,7 +50,7 @@ def test_failure_paths_exit_codes_and_messages(tmp_path, args, code, says):
 
         make_example(tmp_path / "ws")
         args = args + ["--workspace", str(tmp_path / "ws")]
-    proc = subprocess.run([BOOK, *args], capture_output=True, text=True, cwd=tmp_path)
+    proc = run_cli(*args, cwd=tmp_path)
     assert proc.returncode == code, proc.stderr
     assert says in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -60,7 +58,7 @@ def test_failure_paths_exit_codes_and_messages(tmp_path, args, code, says):
 
 def test_read_only_commands_on_an_empty_directory_create_nothing(tmp_path):
     for args in (["scan"], ["scan", "--json"], ["log"], ["cost"], ["replay"]):
-        proc = subprocess.run([BOOK, *args, "--workspace", str(tmp_path)], capture_output=True, text=True)
+        proc = run_cli(*args, "--workspace", str(tmp_path))
         assert proc.returncode == 0, (args, proc.stderr)
     assert list(tmp_path.iterdir()) == []
 

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from conftest import make_example
 
@@ -17,9 +13,8 @@ from orchestrator.state.book import Book, scan_report
 from orchestrator.state.scan import StepState
 from orchestrator.state.statemachine import TRANSITIONS, ChapterState, IllegalTransition
 from orchestrator.steps import STEPS
+from orchestrator.testing.cli import run_cli
 from orchestrator.testing.helpers import run_book
-
-BOOK = str(Path(sys.executable).parent / "book")
 
 
 class Counting(OfflineProvider):
@@ -173,7 +168,7 @@ def test_card_cannot_approve_another_gate_and_duplicates_change_nothing(tmp_path
         decide(ws, "review", "ch01")
     assert decide(ws, "research", "ch01", confirm=research.confirmation)[0] == "recorded"
     card = (ws / "output/gates/research-ch01.md").read_bytes()
-    proc = subprocess.run([BOOK, "approve", "research", "ch01", "--workspace", str(ws)], capture_output=True, text=True)
+    proc = run_cli("approve", "research", "ch01", "--workspace", str(ws))
     assert proc.returncode == 0 and "duplicate" in proc.stderr
     assert (ws / "output/gates/research-ch01.md").read_bytes() == card
     book = Book.open(ws)
@@ -243,7 +238,7 @@ def test_final_edited_after_approval_is_reported_and_card_remade(tmp_path):
     decide(ws, "final", "ch01")
     final = ws / STEPS["final"].file("ch01")
     final.write_text(final.read_text().replace("\n## ", "\nA late hand edit.\n\n## ", 1))
-    proc = subprocess.run([BOOK, "resume", "--workspace", str(ws)], capture_output=True, text=True)
+    proc = run_cli("resume", "--workspace", str(ws))
     assert proc.returncode == 3
     assert "ch01-final.md was changed outside book since the card was approved" in proc.stderr
     assert ("final", "ch01") in pending(ws)

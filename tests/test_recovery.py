@@ -19,6 +19,7 @@ from orchestrator.providers.offline import OfflineProvider
 from orchestrator.state import fsio
 from orchestrator.state.book import Book
 from orchestrator.steps import CHECKPOINT, MEMORY_FILES, STATE_DB, STEPS
+from orchestrator.testing.cli import run_cli
 from orchestrator.testing.helpers import run_book
 
 BOOK = str(Path(sys.executable).parent / "book")
@@ -139,7 +140,7 @@ def test_aggressive_continues_the_partial_text(built_ws, baseline):
 def test_ask_lists_and_changes_nothing(built_ws):
     cut(built_ws / STEPS["review"].file("ch01"))
     before = tree(built_ws)
-    proc = subprocess.run([BOOK, "resume", "--strategy", "ask", "--workspace", str(built_ws)], capture_output=True, text=True)
+    proc = run_cli("resume", "--strategy", "ask", "--workspace", str(built_ws))
     assert proc.returncode == 3
     assert "ch01-review.md" in proc.stderr and "bytes" in proc.stderr and "truncated" in proc.stderr
     assert tree(built_ws) == before
@@ -151,7 +152,7 @@ def test_resume_twice_second_changes_nothing(built_ws):
     # output/.lock is bookkeeping, not content: every writer records itself in it while it holds it
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in built_ws.rglob("*")
               if p.is_file() and ".book" not in p.parts and p.name != ".lock"}
-    proc = subprocess.run([BOOK, "resume", "--workspace", str(built_ws)], capture_output=True, text=True)
+    proc = run_cli("resume", "--workspace", str(built_ws))
     assert proc.returncode == 0 and "nothing to do" in proc.stderr
     after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in built_ws.rglob("*")
              if p.is_file() and ".book" not in p.parts and p.name != ".lock"}
@@ -302,7 +303,7 @@ def test_a_dead_processs_lock_file_blocks_nothing(built_ws):
     dead = subprocess.Popen(["true"])
     dead.wait()
     (built_ws / "output/.lock").write_text(f"{dead.pid} host\n")
-    proc = subprocess.run([BOOK, "resume", "--workspace", str(built_ws)], capture_output=True, text=True)
+    proc = run_cli("resume", "--workspace", str(built_ws))
     assert proc.returncode == 0, proc.stderr  # the kernel released the dead run's lock
 
 
@@ -352,15 +353,14 @@ def test_renaming_a_chapter_in_the_outline_redoes_what_names_it(built_ws):
 
 
 def test_log_and_replay_through_the_cli(built_ws):
-    proc = subprocess.run([BOOK, "log", "--chapter", "ch02", "--type", "step_end", "--json", "--workspace", str(built_ws)],
-                          capture_output=True, text=True)
+    proc = run_cli("log", "--chapter", "ch02", "--type", "step_end", "--json", "--workspace", str(built_ws))
     import json
 
     events = json.loads(proc.stdout)
     assert {e["step"] for e in events} == {"research", "draft", "r1", "r2", "r3", "review", "panel", "memory", "final"}
     assert all(e["chapter"] == "ch02" and e["type"] == "step_end" for e in events)
     (built_ws / STEPS["panel"].file("ch02")).unlink()
-    proc = subprocess.run([BOOK, "replay", "--workspace", str(built_ws)], capture_output=True, text=True)
+    proc = run_cli("replay", "--workspace", str(built_ws))
     assert proc.returncode == 0
     assert "ch02 panel: ledger says done, files say missing" in proc.stdout
 
@@ -372,7 +372,7 @@ def test_a_file_book_never_started_is_moved_only_with_a_word(example_ws):
     mine = example_ws / STEPS["research"].file("ch01")
     mine.parent.mkdir(parents=True, exist_ok=True)
     mine.write_text("# My own notes on the cache\n\nI started these by hand and never finished")
-    proc = subprocess.run([BOOK, "resume", "--workspace", str(example_ws)], capture_output=True, text=True)
+    proc = run_cli("resume", "--workspace", str(example_ws))
     assert proc.returncode == 0, proc.stderr
     assert "book never started writing it: it may be yours" in proc.stderr
     baks = list(mine.parent.glob("ch01-report.md.bak.*"))

@@ -16,6 +16,7 @@ from orchestrator.pipeline.plan import Scope
 from orchestrator.providers.offline import OfflineProvider
 from orchestrator.state.book import Book
 from orchestrator.steps import ORDER, STEPS
+from orchestrator.testing.cli import run_cli
 from orchestrator.testing.helpers import run_book
 
 BOOK = str(Path(sys.executable).parent / "book")
@@ -78,7 +79,7 @@ def test_batch_2_before_batch_1_is_refused(example_ws):
     assert code == 0
     with pytest.raises(UsageError, match="batch 2 needs the earlier batches first"):
         run_book(example_ws, scope=Scope(batch=2))
-    proc = subprocess.run([BOOK, "run", "--batch", "2", "--workspace", str(example_ws)], capture_output=True, text=True)
+    proc = run_cli("run", "--batch", "2", "--workspace", str(example_ws))
     assert proc.returncode == 2 and "run `book run --batch 1` first" in proc.stderr
     code, _ = run_book(example_ws, scope=Scope(batch=1))
     assert code == 0
@@ -92,7 +93,7 @@ def test_batch_2_before_batch_1_is_refused(example_ws):
 
 def test_dry_run_changes_nothing(example_ws):
     before = tree(example_ws)
-    proc = subprocess.run([BOOK, "run", "--dry-run", "--workspace", str(example_ws)], capture_output=True, text=True)
+    proc = run_cli("run", "--dry-run", "--workspace", str(example_ws))
     assert proc.returncode == 0, proc.stderr
     assert "outline" in proc.stdout and "missing" in proc.stdout
     assert tree(example_ws) == before
@@ -102,7 +103,7 @@ def test_dry_run_on_built_book_says_why(built_ws):
     draft = built_ws / STEPS["research"].file("ch02")
     text = draft.read_text()
     draft.write_text(text.replace("\n## ", "\nA line added by hand.\n\n## ", 1))
-    proc = subprocess.run([BOOK, "run", "--dry-run", "--workspace", str(built_ws)], capture_output=True, text=True)
+    proc = run_cli("run", "--dry-run", "--workspace", str(built_ws))
     assert proc.returncode == 0
     assert re.search(r"ch02\s+draft\s+stale: research changed", proc.stdout), proc.stdout
 
@@ -155,19 +156,18 @@ def test_failures_are_retried_then_failed_in_the_ledger(example_ws):
 
 
 def test_cli_run_reports_and_exit_code(example_ws):
-    proc = subprocess.run([BOOK, "run", "--workspace", str(example_ws)], capture_output=True, text=True)
+    proc = run_cli("run", "--workspace", str(example_ws))
     assert proc.returncode == 0, proc.stderr
     assert "the book:" in proc.stderr and "index.html" in proc.stderr
     assert "✅ ch01 research" in proc.stderr  # plain line-per-event output when not a terminal
-    rep = json.loads(subprocess.run([BOOK, "scan", "--json", "--workspace", str(example_ws)],
-                                    capture_output=True, text=True).stdout)
+    rep = json.loads(run_cli("scan", "--json", "--workspace", str(example_ws)).stdout)
     assert rep["complete"]
 
 
 def test_redo_backs_up_and_regenerates(built_ws):
     path = built_ws / STEPS["r2"].file("ch03")
     old = path.read_text()
-    proc = subprocess.run([BOOK, "redo", "ch03", "r2", "--workspace", str(built_ws)], capture_output=True, text=True)
+    proc = run_cli("redo", "ch03", "r2", "--workspace", str(built_ws))
     assert proc.returncode == 0, proc.stderr
     baks = list(path.parent.glob("ch03-r2.md.bak.*"))
     assert len(baks) == 1 and baks[0].read_text() == old
@@ -263,7 +263,7 @@ def test_a_broken_outline_edit_is_reported_with_its_line_and_changes_nothing(bui
     outline = built_ws / "output/memory/outline.md"
     outline.write_text(outline.read_text().replace("  batch: 2\n", "  batch: two\n", 1))
     before = tree(built_ws)
-    proc = subprocess.run([BOOK, "run", "--workspace", str(built_ws)], capture_output=True, text=True)
+    proc = run_cli("run", "--workspace", str(built_ws))
     assert proc.returncode == 2
     assert re.search(r"outline\.md:\d+: ch\d+: batch must be a whole number", proc.stderr), proc.stderr
     assert tree(built_ws) == before

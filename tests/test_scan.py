@@ -18,6 +18,7 @@ from orchestrator.state.book import Book, scan_report
 from orchestrator.state.markers import compose, short_hash
 from orchestrator.state.scan import Scanner, snapshot, status_word
 from orchestrator.steps import ORDER, STATE_DB, STEPS
+from orchestrator.testing.cli import Completed, run_cli
 
 BOOK = Path(sys.executable).parent / "book"
 F = {k: s.file for k, s in STEPS.items()}  # F["draft"]("ch01") -> output/chapters/draft/ch01-draft.md
@@ -194,12 +195,9 @@ def test_scan_of_an_empty_directory_creates_nothing(tmp_path):
 DESIGN_KEYS = {"workspace", "phase", "batch", "chapters", "half_finished", "stale", "needs_human", "discrepancies"}
 
 
-def run_scan(ws: Path, *extra: str) -> subprocess.CompletedProcess:
-    if not BOOK.exists():
-        pytest.skip("the `book` console script is not installed")
+def run_scan(ws: Path, *extra: str) -> Completed:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    return subprocess.run([str(BOOK), "scan", "--json", "--workspace", str(ws), *extra], capture_output=True,
-                          text=True, env=env, timeout=60)
+    return run_cli("scan", "--json", "--workspace", str(ws), *extra, env=env)
 
 
 def test_book_scan_json_has_the_design_keys(chain):

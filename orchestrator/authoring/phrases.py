@@ -19,7 +19,7 @@ EN: dict[str, str] = {
                      "belong together; a chapter comes after the chapters whose code it uses, and chapters that do "
                      "not depend on each other share one of the {b} batches.",
     # research
-    "research": "Research", "sources": "Sources", "overview": "Overview", "key_symbols": "Key symbols",
+    "research_report": "Research", "sources": "Sources", "overview": "Overview", "key_symbols": "Key symbols",
     "excerpts": "Excerpts", "usage": "Usage in tests and examples", "relations": "Relations",
     "questions": "Questions readers will ask", "use_case": "Central use case",
     "src_line": "- `{file}` ({n} lines of {lang}).",
@@ -114,7 +114,7 @@ ZH: dict[str, str] = {
     "these_files": "这些文件", "and_more": " 等共 {n} 个文件",
     "outline_intro": "本书为{audience}讲解 `{src}`。{brief} 全书 {n} 章，每章是一组紧密相关的代码；"
                      "一章总是排在它所用到的章节之后，互不依赖的章节放在同一批次中，共 {b} 个批次。",
-    "research": "研究报告", "sources": "源文件", "overview": "概述", "key_symbols": "关键符号",
+    "research_report": "研究报告", "sources": "源文件", "overview": "概述", "key_symbols": "关键符号",
     "excerpts": "代码摘录", "usage": "测试与示例中的用法", "relations": "关联",
     "questions": "读者会问的问题", "use_case": "核心用例",
     "src_line": "- `{file}`（{n} 行，语言：{lang}）。",

@@ -85,7 +85,7 @@ def group_files(p: Project, max_chapters: int) -> list[list[str]]:
         for f in files:
             by_dir[posixpath.dirname(f)].append(f)
         units = []
-        for d, fs in sorted(by_dir.items()):
+        for _, fs in sorted(by_dir.items()):
             if sum(p.size(f) for f in fs) > 2 * avg:
                 units += [[f] for f in fs]
             else:
@@ -251,7 +251,7 @@ def _key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
             w *= 0.1  # private by convention: explained where a public name leads to it
         return w
 
-    out = []
+    out: list[Sym] = []
     for s in sorted(syms, key=lambda s: (-weight(s), s.rel, s.d.start_line)):
         if per_file[s.rel] >= cap.get(s.rel, n) or any(o.name == s.name for o in out):
             continue
@@ -326,7 +326,7 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
     seen: dict[str, int] = defaultdict(int)
     for tt in titles:
         seen[tt] += 1
-    out = []
+    out: list[str] = []
     for files, tt in zip(groups, titles):
         if seen[tt] > 1:
             where = posixpath.dirname(files[0]).rsplit("/", 1)[-1] or posixpath.basename(files[0]).rsplit(".", 1)[0]

@@ -97,7 +97,7 @@ def research(ctx: dict[str, Any], p: Project) -> str:
     zh = t["lang"] == "zh"
     ch = ctx["chapter"]
     files = [f for f in ch["sources"] if f in p.map.files]
-    out = [f"# {t['research']}: {ch['id']} — {ch['title']}", "", f"## {t['sources']}", ""]
+    out = [f"# {t['research_report']}: {ch['id']} — {ch['title']}", "", f"## {t['sources']}", ""]
     for f in ch["sources"]:
         pd = docstrings.parse(p.module_doc(f), p.lang(f))
         doc = "" if zh else pd.summary

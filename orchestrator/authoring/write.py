@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..steps import MEMORY, RESEARCH
 from ..text import docstrings
 from . import roles as roles_mod
 from .codeinfo import resolved_calls, signature_parts, steps
@@ -39,7 +40,7 @@ def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, 
     """This chapter's metaphor: the book's chapters are assigned in reading order, each the
     first free metaphor of its role, so chapters of one batch (which cannot read each other's
     memory) still never share one; the registry of earlier chapters is honoured too."""
-    taken = {str(m[0]).lower() for m in ctx.get("memory", {}).get("metaphors", [])}
+    taken = {str(m[0]).lower() for m in ctx.get(MEMORY, {}).get("metaphors", [])}
     me = ctx["chapter"]["id"]
     chosen: dict[str, tuple[str, str]] = {}
     chs = outline_chapters(ctx) or [ctx["chapter"]]
@@ -199,7 +200,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     zh = t["lang"] == "zh"
     ch = ctx["chapter"]
     files = [f for f in ch["sources"] if f in p.map.files]
-    research = ctx.get("research", "")
+    research = ctx.get(RESEARCH, "")
     excerpts = parse_excerpts(research, _section(research, t["excerpts"]))
     usage = parse_excerpts(research, _section(research, t["usage"]))
     syms: list[tuple[Sym, str, int, int, str]] = []
@@ -231,7 +232,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     later = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
     if later:
         out += [t["used_by"].format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t)), ""]
-    known = {str(g[0]).lower() for g in ctx.get("memory", {}).get("glossary", [])}
+    known = {str(g[0]).lower() for g in ctx.get(MEMORY, {}).get("glossary", [])}
     terms = _term_lines(key, known, t)
     if terms:
         out += [f"## {t['terms']}", ""] + terms

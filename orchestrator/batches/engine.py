@@ -144,7 +144,7 @@ class BatchEngine:
             hand = self._guard(bi)
             if hand == "waiting":
                 self.report.skipped.append(bi)
-            elif hand is not None:
+            elif isinstance(hand, Handoff):
                 self.report.to_stream.append(hand)
             else:
                 send.append(bi)
@@ -263,8 +263,8 @@ class BatchEngine:
         """The validation feedback a new request for this step must carry: set when its last
         batched answer (from these inputs) was rejected, also by an earlier process."""
         last = None
-        for last in jr.history(self.journals, chapter, step, input_hash):
-            pass
+        for entry in jr.history(self.journals, chapter, step, input_hash):
+            last = entry
         return last.feedback if last is not None and last.outcome in ("rejected", "to_stream") else ""
 
     # ------------------------------------------------------------------ states

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..defaults import DEFAULT_MODEL
 from ..providers.base import Request
 
 CONTINUE_PROMPT = "Continue exactly where you stopped; do not repeat anything."
@@ -15,8 +16,6 @@ FEEDBACK_HEADER = "## Feedback on your previous answer"
 
 def request_params(req: Request) -> dict[str, Any]:
     """What `_generate`/`_attempt` send for `req`, minus `stream` (a batch request never streams)."""
-    from ..config import DEFAULT_MODEL
-
     system = [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}
               for text in (req.shared, req.system) if text]
     content = req.prompt

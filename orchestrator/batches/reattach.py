@@ -7,6 +7,7 @@ requests are then sent again under a new submission id."""
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
 from . import journal as jr
@@ -29,7 +30,7 @@ async def search(eng: BatchEngine, j: Journal) -> None:
         j.state, j.candidates, j.listed_at = "searching", found, jr.now_iso()
         j.save()
     for bid in list(j.candidates):
-        b = await eng._api("retrieve", lambda: client.messages.batches.retrieve(bid), missing=None)
+        b = await eng._api("retrieve", partial(client.messages.batches.retrieve, bid), missing=None)
         if b is None:  # gone: whoever's it was, there is nothing of it to collect
             j.candidates.remove(bid)
             j.save()
@@ -37,7 +38,7 @@ async def search(eng: BatchEngine, j: Journal) -> None:
         if b.processing_status != "ended":
             eng._progress(j, f"unconfirmed {bid}: {b.processing_status}")
             continue
-        first = await eng._api("results", lambda: _first_custom_id(eng, bid))
+        first = await eng._api("results", partial(_first_custom_id, eng, bid))
         if first is not None and first.startswith(j.submission + "-"):
             j.batch_id, j.batch_created_at, j.candidates = bid, b.created_at.isoformat(), []
             j.counts, j.state, j.note = b.request_counts.model_dump(), "ended", "re-attached by listing"

@@ -31,7 +31,9 @@ class BatchItem:
     def from_request(cls, req: Request, target: str, input_hash: str,
                      build: Callable[[Request], dict[str, Any]] | None = None) -> BatchItem:
         if build is None:
-            from .params import request_params as build  # TEMPORARY: providers.anthropic.build_params
+            from .params import request_params  # TEMPORARY: providers.anthropic.build_params
+
+            build = request_params
         return cls(req.chapter, req.step, target, input_hash, build(req), req.role, bool(req.feedback))
 
 

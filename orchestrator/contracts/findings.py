@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..steps import REVIEW
 from .errors import ContractError
 from .jsonread import CHAPTER_RE, CHECK_RE, SEVERITIES, Reader, load, one_line, s_arr, s_int, s_obj, s_str
 from .mdtext import block_problem, normalise_block
@@ -199,7 +200,7 @@ class Review:
 
     @classmethod
     def from_json(cls, obj: Any, path: str = "$") -> Review:
-        r = Reader(load(obj, "review"), path)
+        r = Reader(load(obj, REVIEW), path)
         out = cls(_findings(r), _notes(r))
         r.done()
         return out

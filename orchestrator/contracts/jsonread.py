@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from ..steps import AUDIT, FINAL, PANEL, R1, R2, R3, REVIEW
 from .errors import ContractError
 from .mdtext import normalise_block
 
@@ -19,7 +20,7 @@ SEVERITIES = ("blocking", "major", "minor")
 # A check id: a family and a name (`r1.code`, `r2.glossary`, `audit.link`) or `person` for a
 # finding a person wrote without one. The family list keeps a bare word in a person's prose
 # (`os.path`) from being read as a check id.
-CHECK_FAMILIES = ("r1", "r2", "r3", "review", "panel", "final", "audit", "editor")
+CHECK_FAMILIES = (R1, R2, R3, REVIEW, PANEL, FINAL, AUDIT, "editor")
 CHECK_RE = re.compile(r"^(?:(?:" + "|".join(CHECK_FAMILIES) + r")\.[a-z][a-z0-9_-]*|person)$")
 
 

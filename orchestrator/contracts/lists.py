@@ -34,6 +34,15 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
 ]
 _TOKEN_END = re.compile(r"(?=$|[\s:：,;—–-])")
 _BETWEEN = re.compile(r"[\s,;—–-]*")
+
+
+def _past_separators(s: str, p: int) -> int:
+    """Where the separators at ``p`` end (the pattern matches the empty string: always a match)."""
+    m = _BETWEEN.match(s, p)
+    assert m is not None
+    return m.end()
+
+
 _TERMINATOR = re.compile(r"[ \t]*(?:[:：]|[—–]|-(?=\s|$))")
 
 
@@ -68,7 +77,7 @@ def scan_head(s: str, pos: int = 0) -> Head:
     p = pos
     first_place = None  # where the first chapter/location token starts (kept in an unterminated message)
     while True:
-        q = _BETWEEN.match(s, p).end()
+        q = _past_separators(s, p)
         for kind, rx in _TOKENS:
             m = rx.match(s, q)
             if not m or not _TOKEN_END.match(s, m.end()):
@@ -103,7 +112,7 @@ def scan_head(s: str, pos: int = 0) -> Head:
     elif first_place is not None and h.tokens:
         h.message = s[first_place:].strip()
     else:
-        h.message = s[_BETWEEN.match(s, p).end():].strip()
+        h.message = s[_past_separators(s, p):].strip()
     return h
 
 

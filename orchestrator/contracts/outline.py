@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..steps import OUTLINE
 from .errors import ContractError
 from .jsonread import CHAPTER_RE, Reader, load, one_line, s_arr, s_int, s_obj, s_str
 from .mdtext import block_problem, normalise_block
@@ -68,7 +69,7 @@ class OutlinePlan:
     @classmethod
     def from_json(cls, obj: Any, path: str = "$", *, source_files: set[str] | None = None) -> OutlinePlan:
         """`source_files`: the source tree's files; a chapter citing another path is an error."""
-        r = Reader(load(obj, "outline"), path)
+        r = Reader(load(obj, OUTLINE), path)
         title = r.text("title", line=True)
         intro = r.text("intro", required=False)
         if intro and (problem := block_problem(intro, "intro", max_level=6)):
@@ -102,16 +103,16 @@ class OutlinePlan:
         r.done()
         if not chapters:
             raise r.fail("chapters", "the outline needs at least one chapter")
-        by_id = {c.id: c for c in chapters}
-        for c in chapters:
-            for i, d in enumerate(c.depends_on):
-                at = f"{where[c.id]}.depends_on[{i}]"
+        by_id = {ch.id: ch for ch in chapters}
+        for ch in chapters:
+            for i, d in enumerate(ch.depends_on):
+                at = f"{where[ch.id]}.depends_on[{i}]"
                 if d not in by_id:
-                    raise ContractError(f"{c.id} depends on {d!r}, which is not a chapter of the outline", path=at)
-                if d == c.id:
-                    raise ContractError(f"{c.id} depends on itself", path=at)
-                if by_id[d].batch > c.batch:
-                    raise ContractError(f"{c.id} (batch {c.batch}) depends on {d} of a later batch ({by_id[d].batch})",
+                    raise ContractError(f"{ch.id} depends on {d!r}, which is not a chapter of the outline", path=at)
+                if d == ch.id:
+                    raise ContractError(f"{ch.id} depends on itself", path=at)
+                if by_id[d].batch > ch.batch:
+                    raise ContractError(f"{ch.id} (batch {ch.batch}) depends on {d} of a later batch ({by_id[d].batch})",
                                         path=at)
         if cycle := _cycle({c.id: c.depends_on for c in chapters}):
             raise r.fail("chapters", "chapters depend on each other in a cycle: " + " -> ".join(cycle))

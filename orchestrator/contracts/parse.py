@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..steps import MEMORY, OUTLINE, PANEL, REVIEW
 from .errors import ContractError
 from .findings import Action, Finding, MergedReview, Review
 from .lists import Item, line_range, scan_head, strip_marker, walk
@@ -130,7 +131,7 @@ def _review_parts(text: str, file: str, default_check: str):
     return secs, fsecs, findings, notes
 
 
-def parse_review(text: str, *, file: str = "review", default_check: str = "person") -> ParsedReview:
+def parse_review(text: str, *, file: str = REVIEW, default_check: str = "person") -> ParsedReview:
     secs, fsecs, findings, notes = _review_parts(text, file, default_check)
     return ParsedReview(_heading(secs[0]), Review(tuple(findings), notes), _verdict_lines([secs[0], *fsecs], file))
 
@@ -187,7 +188,7 @@ class ParsedMemory:
     update: MemoryUpdate
 
 
-def parse_memory(text: str, *, file: str = "memory") -> ParsedMemory:
+def parse_memory(text: str, *, file: str = MEMORY) -> ParsedMemory:
     secs = sections(strip_marker(text))
     found: dict[str, Section] = {}
     for s in secs[1:]:
@@ -247,7 +248,7 @@ _SUGGEST_RE = re.compile(r"^(?:suggestion|help|建议)\s*[:：]\s*(.*)$", re.I)
 
 def _confusion(it: Item) -> Confusion:
     cont = [c for c in it.cont if not _SUGGEST_RE.match(c)]
-    suggestion = " ".join(_SUGGEST_RE.match(c).group(1) for c in it.cont if _SUGGEST_RE.match(c))
+    suggestion = " ".join(m.group(1) for c in it.cont if (m := _SUGGEST_RE.match(c)))
     text = " ".join([it.head, *cont])
     h = scan_head(text)
     if not (h.terminated and h.tokens and h.message) or h.checks:
@@ -256,14 +257,13 @@ def _confusion(it: Item) -> Confusion:
     return Confusion(h.message, a, b, "\n".join(it.quote), suggestion)
 
 
-def parse_panel(text: str, *, file: str = "panel") -> PanelFeedback:
+def parse_panel(text: str, *, file: str = PANEL) -> PanelFeedback:
     secs = sections(strip_marker(text))
     readers = []
     for s in secs[1:]:
         subs = sections("\n".join(t for _, t in s.lines), level=3)
         base = s.line  # sub-section lines are relative to the persona section's body
-        fix = lambda sec: Section(sec.title, sec.line, [(base + n, t) for n, t in sec.lines])  # noqa: E731
-        subs = [fix(x) for x in subs]
+        subs = [Section(x.title, x.line, [(base + n, t) for n, t in x.lines]) for x in subs]
         verdict = score = None
         for n, t in subs[0].lines:
             m = _PANEL_VERDICT_RE.match(re.sub(r"\*\*|__", "", t))
@@ -272,7 +272,7 @@ def parse_panel(text: str, *, file: str = "panel") -> PanelFeedback:
                     raise ContractError(f"cannot read the verdict line {t.strip()!r}", file=file, line=n,
                                         expected=PANEL_VERDICT_FORM)
                 verdict, score = m.group("v").lower(), int(m.group("s"))
-        if verdict is None:
+        if verdict is None or score is None:
             raise ContractError(f"the reader `{s.title}` has no verdict line", file=file, line=s.line,
                                 expected=PANEL_VERDICT_FORM)
         questions: list[str] = []
@@ -300,7 +300,7 @@ def parse_panel(text: str, *, file: str = "panel") -> PanelFeedback:
 _YAML_BLOCK_RE = re.compile(r"^```ya?ml[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 
 
-def parse_outline(text: str, *, file: str = "outline", source_files: set[str] | None = None) -> OutlinePlan:
+def parse_outline(text: str, *, file: str = OUTLINE, source_files: set[str] | None = None) -> OutlinePlan:
     import yaml
 
     from .render import EDIT_HINT

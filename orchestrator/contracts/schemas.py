@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..steps import AUDIT, MEMORY, OUTLINE, PANEL, R1, R2, R3, REVIEW
 from .findings import MergedReview, Review
 from .memory import MemoryUpdate
 from .outline import OutlinePlan
@@ -39,8 +40,8 @@ from .panel import PanelFeedback
 
 # step key (steps.py) -> the contract class whose SCHEMA and from_json handle the answer.
 CONTRACTS: dict[str, type] = {
-    "outline": OutlinePlan, "r1": Review, "r2": Review, "r3": Review, "audit": Review,
-    "review": MergedReview, "panel": PanelFeedback, "memory": MemoryUpdate,
+    OUTLINE: OutlinePlan, R1: Review, R2: Review, R3: Review, AUDIT: Review,
+    REVIEW: MergedReview, PANEL: PanelFeedback, MEMORY: MemoryUpdate,
 }
 SCHEMAS: dict[str, dict[str, Any]] = {step: c.SCHEMA for step, c in CONTRACTS.items()}  # type: ignore[attr-defined]
 

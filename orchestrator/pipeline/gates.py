@@ -8,50 +8,26 @@ written into the card (the file is the truth) and the ledger."""
 from __future__ import annotations
 
 import datetime as _dt
-import re
-from dataclasses import dataclass
 
 from ..checks.findings import findings_in
 from ..errors import NeedsHuman, UsageError
 from ..state.fsio import atomic_write, backup
+from ..state.gatecards import (  # noqa: F401  (reading cards lives in state/; re-exported for callers)
+    DECISIONS,
+    GATES,
+    MARKER,
+    Card,
+    active,
+    artifact_path,
+    card_path,
+    current_hash,
+    pending,
+    read_card,
+    units,
+)
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
-from ..steps import GATE_MODES, GATES as GATE_STEPS, GATES_DIR
-
-# gate -> (the step whose file is approved, the step redone when it is rejected)
-GATES = {k: (k, s.gate_redo or k) for k, s in GATE_STEPS.items()}
-MARKER = "GATE_CARD_COMPLETE"
-DECISIONS = ("approved", "rejected", "modified")
-
-
-def active(mode: str) -> tuple[str, ...]:
-    return GATE_MODES.get(mode, ())
-
-
-def units(gate: str, chapters: list[str]) -> list[str | None]:
-    """The cards a gate can have: one per chapter, or one for the book."""
-    return list(chapters) if GATE_STEPS[gate].chapter else [None]
-
-
-def card_path(gate: str, ch: str | None) -> str:
-    return f"{GATES_DIR}/{gate}{'-' + ch if ch else ''}.md"
-
-
-def artifact_path(gate: str, ch: str | None) -> str:
-    s = GATE_STEPS[gate]
-    return s.file(ch) if s.chapter else s.path
-
-
-@dataclass
-class Card:
-    gate: str
-    chapter: str | None
-    artifact: str
-    artifact_hash: str
-    confirmation: str
-    decision: str = "pending"  # pending | approved | rejected | modified
-    reason: str = ""
-    path: str = ""
+from ..steps import GATES as GATE_STEPS
 
 
 def _recommend(gate: str, artifact_text: str) -> tuple[str, list[str]]:
@@ -94,33 +70,6 @@ def _decision_block(decision: str, reason: str) -> str:
     return f"\n## Decision\n\n- decision: {decision}\n- reason: {reason or '-'}\n- at: {when}\n"
 
 
-_FIELD = re.compile(r"^- (gate|chapter|artifact|artifact_hash|confirmation|decision|reason): (.*)$", re.M)
-
-
-def read_card(book, gate: str, ch: str | None) -> Card | None:
-    rel = card_path(gate, ch)
-    text = read_body(book.root, rel)
-    if not text.strip():
-        return None
-    # The header fields come before the preview, the confirmation and decision after the
-    # alternatives: an artifact quoted in the preview cannot forge them.
-    head, _, rest = text.partition("## Preview")
-    _, _, tail = rest.partition("## Alternatives")
-    f = dict(_FIELD.findall(head)) | dict(_FIELD.findall(tail))
-    if "artifact_hash" not in f or "confirmation" not in f:
-        return None
-    return Card(f.get("gate", gate), None if f.get("chapter", "-") == "-" else f["chapter"], f.get("artifact", ""),
-                f["artifact_hash"], f["confirmation"], f.get("decision", "pending"),
-                "" if f.get("reason", "-") == "-" else f["reason"], rel)
-
-
-def current_hash(book, gate: str, ch: str | None) -> str | None:
-    art = artifact_path(gate, ch)
-    if not (book.root / art).exists():
-        return None
-    return short_hash(read_body(book.root, art).rstrip())
-
-
 def ensure_card(book, gate: str, ch: str | None, warn=lambda m: None) -> Card:
     """The card for the artifact as it is now: the existing one if it still matches, else a
     new one (an older card, with its decision, goes to .bak)."""
@@ -138,16 +87,6 @@ def ensure_card(book, gate: str, ch: str | None, warn=lambda m: None) -> Card:
     atomic_write(book.ws.path(rel), compose(content + "\n## Decision\n\n- decision: pending\n", MARKER))
     book.ledger.event("gate_card", None, ch, gate, artifact_hash=ahash, confirmation=confirm)
     return Card(gate, ch, artifact_path(gate, ch), ahash, confirm, "pending", "", rel)
-
-
-def pending(book, chapters: list[str]) -> list[Card]:
-    out = []
-    for gate in active(book.cfg.gates):
-        for ch in units(gate, chapters):
-            card = read_card(book, gate, ch)
-            if card and card.decision == "pending":
-                out.append(card)
-    return out
 
 
 def decide(book, gate: str, ch: str | None, decision: str, reason: str = "", confirm: str | None = None) -> tuple[str, Card]:

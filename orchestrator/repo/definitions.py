@@ -104,16 +104,17 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         name_start = name_node.start_byte
     name = src.text(name_node)
     if kind == "impl" or (lang == "rust" and name_node.type not in ("identifier", "type_identifier")):
-        name = _base_type(src, name_node)
+        name = _base_type(src, name_node) or ""
     if not name or name == "_":
         return None
     outer = _outer(node, lang)
     qualified = _qualify(src, node, name, kind, containers)
     if lang == "cpp" and "::" in name:
         qualified, name = name, name.rsplit("::", 1)[1]
-    kind = _refine_kind(src, node, name, kind, containers)
-    if kind is None:
+    refined = _refine_kind(src, node, name, kind, containers)
+    if refined is None:
         return None
+    kind = refined
     return Definition(
         kind=kind, name=name, qualified_name=qualified,
         signature=_signature(src, node, outer, kind),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -203,7 +203,7 @@ class RepoMap:
         """Files (tests and examples included) that use a file or a definition, most first."""
         self._ensure_ranked()
         assert self._graph is not None
-        weights: Counter[str] = Counter()
+        weights: dict[str, float] = defaultdict(float)
         if rel_or_qualname in self.files:
             for src, edges in self._graph.edges.items():
                 if rel_or_qualname in edges and src != rel_or_qualname:
@@ -225,7 +225,7 @@ class RepoMap:
         tests = {rel for rel, kind in self.kinds.items() if kind == "test"}
         stems = {_stem(rel) for rel in targets}
         named = sorted(t for t in tests if _stem(t) in stems)
-        weights: Counter[str] = Counter()
+        weights: dict[str, float] = defaultdict(float)
         self._ensure_ranked()
         assert self._graph is not None
         for t in tests:

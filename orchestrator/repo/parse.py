@@ -56,7 +56,7 @@ def parse_source(source: bytes | str, lang: str) -> FileMap:
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
         data.decode("utf-8")  # strict: a file that is not UTF-8 text is reported, not guessed
-    except UnicodeError as exc:
+    except (UnicodeDecodeError, UnicodeEncodeError) as exc:
         return FileMap(language=lang, error=f"not UTF-8 text ({exc.reason} at byte {exc.start})")
     try:
         return _extract(Source(data, lang))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN
 from . import checkpoint
 from .fsio import atomic_write, write_if_changed
+from .gatecards import pending
 from .scan import Snapshot
 
 
@@ -18,8 +19,6 @@ def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | Non
     title = (snap.outline.title if snap.outline and snap.outline.title else None) or book.cfg.title
     waiting = []
     if (book.root / GATES_DIR).is_dir():
-        from ..pipeline.gates import pending
-
         waiting = [f"{c.path} — `book approve {c.gate}{' ' + c.chapter if c.chapter else ''}`"
                    for c in pending(book, list(snap.chapters))]
     return checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting)

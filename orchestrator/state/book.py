@@ -10,7 +10,8 @@ from typing import Any
 
 from .. import config as config_mod
 from ..errors import ConfigError
-from ..steps import CHECKPOINT, GATE_MODES, NEEDS_HUMAN, REVIEW, STATE_DB
+from ..steps import CHAPTER_GATES, CHECKPOINT, GATE_MODES, NEEDS_HUMAN, REVIEW, STATE_DB
+from . import gatecards
 from .fsio import Workspace
 from .hashcache import HashCache
 from .ledger import Ledger
@@ -129,10 +130,8 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
     gate = statemachine.GATE_BEFORE.get(state.phase)
     approval = "not_required"
     if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
-        from ..pipeline import gates
-
-        card = gates.read_card(book, gate, ch)
-        if card is None or card.artifact_hash != gates.current_hash(book, gate, ch):
+        card = gatecards.read_card(book, gate, ch)
+        if card is None or card.artifact_hash != gatecards.current_hash(book, gate, ch):
             approval = "pending"
         else:
             approval = {"approved": "approved", "pending": "pending"}.get(card.decision, "rejected")
@@ -176,10 +175,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     waiting: list[str] = []
     live = _live_statuses(book)
     if book.cfg.file is not None and (book.root / "output/gates").is_dir():
-        from ..pipeline.gates import pending
-        from ..pipeline.plan import CHAPTER_GATES
-
-        for c in pending(book, list(snap.chapters)):
+        for c in gatecards.pending(book, list(snap.chapters)):
             waiting.append(c.path)
             if c.chapter:
                 live.setdefault((c.chapter, CHAPTER_GATES[c.gate]), "needs_human")

@@ -433,14 +433,16 @@ class Ledger:
         """Copy what can be read of a moved-aside ledger (its calls, its events) into this new
         one. When its calls cannot be read and the files show that models were called, the
         spend so far is unknown: recorded, so that a budget cap stops the next call."""
+        conn = self.conn
+        assert conn is not None, "only a writer's ledger, which is open, recovers a moved-aside one"
         calls = read_old(aside, f"SELECT {','.join(_CALL_COLS)} FROM llm_calls ORDER BY id")
         events = read_old(aside, "SELECT ts, run, type, chapter, step, detail FROM events ORDER BY seq")
         if events:
-            self.conn.executemany("INSERT INTO events (ts, run, type, chapter, step, detail) VALUES (?,?,?,?,?,?)", events)
+            conn.executemany("INSERT INTO events (ts, run, type, chapter, step, detail) VALUES (?,?,?,?,?,?)", events)
         if calls is not None:
             if calls:
-                self.conn.executemany(f"INSERT INTO llm_calls ({','.join(_CALL_COLS)}) VALUES "
-                                      f"({','.join('?' * len(_CALL_COLS))})", calls)
+                conn.executemany(f"INSERT INTO llm_calls ({','.join(_CALL_COLS)}) VALUES "
+                                 f"({','.join('?' * len(_CALL_COLS))})", calls)
             total = sum(float(r[_CALL_COLS.index("cost_usd")] or 0) for r in calls)
             self.warnings.append(f"recovered {len(calls)} model call(s) (${total:.2f}) and {len(events or [])} "
                                  f"event(s) from {aside.name}")

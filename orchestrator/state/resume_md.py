@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, OUTLINE, PHASE3, RESUME, STATE_DB
 from .fsio import atomic_write
+from .gatecards import pending
 from .scan import status_word
 
 
@@ -26,8 +27,6 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     needs = book.needs_human() | ({k: v for k, v in summary.needs_human.items()} if summary else {})
     cards = []
     if (book.root / GATES_DIR).is_dir():
-        from ..pipeline.gates import pending
-
         cards = pending(book, list(snap.chapters))
     out = [f"# RESUME — {title}", "",
            "The letter to the next session: `book resume` reads this first, then checkpoint.md, then verifies "

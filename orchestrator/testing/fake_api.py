@@ -58,91 +58,24 @@ import hashlib
 import http.server
 import itertools
 import json
-import math
 import os
 import random
-import re
 import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+
+# The wire-level pieces the batch endpoints and the role answerer share (re-exported here).
+from .fake_wire import ERROR_TYPES, _Dropped, block_text, default_answerer, tokens
 
 Answerer = Callable[[dict], str]
 
 SECRET_HEADERS = {"x-api-key", "authorization", "proxy-authorization", "cookie"}
 
-ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    500: "api_error",
-    502: "api_error",
-    503: "api_error",
-    504: "timeout_error",
-    529: "overloaded_error",
-}
-
 DEFAULT_MARKER = "<!-- DRAFT_COMPLETE -->"
-
-
-def tokens(text: str) -> int:
-    """The fake's token count: about four characters a token."""
-    return math.ceil(len(text) / 4) if text else 0
-
-
-def block_text(content: Any) -> str:
-    """The text of a message's or the system prompt's content (a string or a list of blocks)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type", "text") == "text":
-            parts.append(str(block.get("text", "")))
-    return "".join(parts)
-
-
-def default_answerer(request: dict) -> str:
-    """A deterministic Markdown document derived from the prompt: a `# Title` and three
-    `## Sections`, long enough to stream in many chunks."""
-    messages = request.get("messages") or []
-    prompt = block_text(messages[0].get("content")) if messages else ""
-    title = "Answer"
-    for line in prompt.splitlines():
-        line = line.strip().lstrip("#").strip()
-        if line:
-            title = line[:60].rstrip()
-            break
-    seen: list[str] = []
-    for word in re.findall(r"[A-Za-z][A-Za-z0-9_]{3,}", prompt):
-        w = word.lower()
-        if w not in seen:
-            seen.append(w)
-    words = seen or ["subject", "structure", "detail"]
-    names = ["Overview", "How it works", "Summary"]
-    digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
-    out = [f"# {title}", ""]
-    for i, name in enumerate(names):
-        focus = [words[(i * 3 + j) % len(words)] for j in range(3)]
-        out += [
-            f"## {name}",
-            "",
-            f"This section looks at {focus[0]}, {focus[1]} and {focus[2]}. "
-            f"Each of them plays a part in the whole, and the text explains that part "
-            f"in plain words before it turns to the details (note {digest}-{i}).",
-            "",
-            f"The second paragraph of {name.lower()} connects {focus[0]} to what came before "
-            f"and prepares what comes next, so that a reader can follow the argument.",
-            "",
-        ]
-    return "\n".join(out).rstrip() + "\n"
 
 
 def _json_schema(body: dict) -> dict | None:
@@ -163,7 +96,7 @@ class Fault:
 class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    fake: "FakeAPI"
+    fake: FakeAPI
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that closes a kept-alive connection (or a test that stops the server)
@@ -172,10 +105,6 @@ class _Server(http.server.ThreadingHTTPServer):
         if isinstance(exc, (ConnectionError, TimeoutError, OSError)) or self.fake._stopping:
             return
         super().handle_error(request, client_address)
-
-
-class _Dropped(Exception):
-    """The handler closed the connection on purpose (drop_mid_stream)."""
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -479,7 +408,7 @@ class FakeAPI:
             self._thread.join(timeout=5)
             self._thread = None
 
-    def __enter__(self) -> "FakeAPI":
+    def __enter__(self) -> FakeAPI:
         self.start()
         return self
 
@@ -492,42 +421,42 @@ class FakeAPI:
 
     # ------------------------------------------------------------------ scripting
 
-    def add_fault(self, kind: str, match: str | None = None, times: int = 1, **args: Any) -> "FakeAPI":
+    def add_fault(self, kind: str, match: str | None = None, times: int = 1, **args: Any) -> FakeAPI:
         with self._lock:
             self.faults.append(Fault(kind, match, times, args))
         return self
 
-    def delay(self, seconds: float, match: str | None = None, times: int = 1) -> "FakeAPI":
+    def delay(self, seconds: float, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("delay", match, times, seconds=seconds)
 
     def status(self, code: int, retry_after: float | None = None, match: str | None = None, times: int = 1,
-               message: str | None = None, error_type: str | None = None) -> "FakeAPI":
+               message: str | None = None, error_type: str | None = None) -> FakeAPI:
         return self.add_fault("status", match, times, code=code, retry_after=retry_after, message=message,
                               error_type=error_type)
 
-    def drop_mid_stream(self, after: int = 2, match: str | None = None, times: int = 1) -> "FakeAPI":
+    def drop_mid_stream(self, after: int = 2, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("drop_mid_stream", match, times, after=after)
 
     def error_event(self, after: int = 2, match: str | None = None, times: int = 1,
-                    error_type: str = "overloaded_error") -> "FakeAPI":
+                    error_type: str = "overloaded_error") -> FakeAPI:
         return self.add_fault("error_event", match, times, after=after, error_type=error_type)
 
-    def no_message_stop(self, match: str | None = None, times: int = 1) -> "FakeAPI":
+    def no_message_stop(self, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("no_message_stop", match, times)
 
-    def max_tokens(self, at: float = 0.5, match: str | None = None, times: int = 1) -> "FakeAPI":
+    def max_tokens(self, at: float = 0.5, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("max_tokens", match, times, at=at)
 
-    def refusal(self, match: str | None = None, times: int = 1) -> "FakeAPI":
+    def refusal(self, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("refusal", match, times)
 
-    def marker_text(self, text: str = DEFAULT_MARKER, match: str | None = None, times: int = 1) -> "FakeAPI":
+    def marker_text(self, text: str = DEFAULT_MARKER, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("marker_text", match, times, text=text)
 
-    def empty(self, match: str | None = None, times: int = 1) -> "FakeAPI":
+    def empty(self, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("empty", match, times)
 
-    def malformed(self, text: str, match: str | None = None, times: int = 1) -> "FakeAPI":
+    def malformed(self, text: str, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("malformed", match, times, text=text)
 
     def clear(self) -> None:
@@ -658,11 +587,11 @@ class FakeAPI:
             full = str(args.get("text", ""))
         elif kind == "empty":
             return "", "end_turn"
-        elif _json_schema(body) is not None:
+        elif (schema := _json_schema(body)) is not None:
             from .schema_instance import instance
 
             prompt = block_text(messages[0].get("content")) if messages else ""
-            full = json.dumps(instance(_json_schema(body), prompt), ensure_ascii=False, indent=1)
+            full = json.dumps(instance(schema, prompt), ensure_ascii=False, indent=1)
         else:
             full = self.answerer(first)
         assistant = [block_text(m.get("content")) for m in messages[1:] if m.get("role") == "assistant"]

@@ -161,7 +161,7 @@ class BatchStore:
 
     def _process(self, req: dict) -> dict[str, Any]:
         """The result of one request: what a non-streaming /v1/messages call would answer."""
-        from .fake_api import ERROR_TYPES, tokens
+        from .fake_wire import ERROR_TYPES, tokens
 
         script = self._take_script(req)
         if script is None and self.error_rate + self.expire_rate > 0:
@@ -188,7 +188,7 @@ class BatchStore:
             return _errored("invalid_request_error", "This model does not support assistant message prefill.")
         fault = fake._take_fault(body)
         kind = fault.kind if fault else None
-        if kind == "status":
+        if fault is not None and kind == "status":
             return _errored(ERROR_TYPES.get(int(fault.args["code"]), "api_error"), "scripted status")
         if kind in ("drop_mid_stream", "error_event", "no_message_stop"):
             return _errored("overloaded_error", "Overloaded")
@@ -230,7 +230,7 @@ def store(fake: FakeAPI) -> BatchStore:
         s = getattr(fake, "_batch_store", None)
         if s is None:
             s = BatchStore(fake)
-            fake._batch_store = s  # type: ignore[attr-defined]
+            fake._batch_store = s  # type: ignore[attr-defined]  # FakeAPI knows nothing of batches: the store rides on it
         return s
 
 
@@ -317,7 +317,7 @@ def _list(st: BatchStore, query: dict[str, list[str]], base: str) -> tuple[int, 
     order = sorted(st.batches.values(), key=lambda b: (b.created, b.id), reverse=True)  # newest first
     ids = [b.id for b in order]
     limit = max(1, min(1000, int((query.get("limit") or ["20"])[0])))
-    after, before = (query.get("after_id") or [None])[0], (query.get("before_id") or [None])[0]
+    after, before = next(iter(query.get("after_id") or []), None), next(iter(query.get("before_id") or []), None)
     if after in ids:
         page = order[ids.index(after) + 1:][:limit]
         more = ids.index(after) + 1 + limit < len(order)
@@ -360,7 +360,7 @@ def _result_lines(b: _Batch) -> list[str]:
 
 def _results(handler: _Handler, st: BatchStore, lines: list[str], rid: str,
              fault: _EndpointFault | None) -> None:
-    from .fake_api import _Dropped
+    from .fake_wire import _Dropped
 
     data = "".join(lines).encode()
     with st.lock:

@@ -72,6 +72,6 @@ def answer(request: dict) -> str:
     if role == "memory":
         return (f"# Memory: {ch} — {title}\n\n## Summary\n\n{title}: what the chapter explains.\n\n## Glossary\n\n"
                 f"- **{title.split()[-1]}**: the subject of {ch}.\n\n## Metaphors\n\n(none)\n\n## Cross references\n\n(none)\n")
-    from .fake_api import default_answerer  # not one of book's roles: a generic document
+    from .fake_wire import default_answerer  # not one of book's roles: a generic document
 
     return default_answerer(request)

@@ -51,8 +51,8 @@ def _gen(s: dict[str, Any], root: dict[str, Any], rng: random.Random, depth: int
         lo, hi = int(s.get("minimum", 1)), int(s.get("maximum", 200))
         return rng.randint(lo, max(lo, hi))
     if t == "number":
-        lo, hi = float(s.get("minimum", 0)), float(s.get("maximum", 100))
-        return round(rng.uniform(lo, max(lo, hi)), 2)
+        flo, fhi = float(s.get("minimum", 0)), float(s.get("maximum", 100))
+        return round(rng.uniform(flo, max(flo, fhi)), 2)
     if t == "boolean":
         return rng.random() < 0.5
     if t == "null":

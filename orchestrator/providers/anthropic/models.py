@@ -66,7 +66,7 @@ def _load(path: str) -> dict[str, ModelInfo]:
             raise ConfigError(f"{name}: expected a mapping", path, fix=fix)
         for f, t in FIELDS.items():
             v = entry.get(f)
-            if not isinstance(v, t) or (t is int and (isinstance(v, bool) or v < 1)):
+            if not isinstance(v, t) or (t is int and isinstance(v, int) and (isinstance(v, bool) or v < 1)):
                 raise ConfigError(f"{name}: `{f}` must be {'a positive whole number' if t is int else t.__name__}",
                                   path, fix=fix)
         if entry["thinking"] not in THINKING:

@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ...defaults import DEFAULT_MODEL
 from ...errors import StepFailed
 from ..base import Request, Result, Usage
 from .client import CONNECT_TIMEOUT, api_key, make_client
@@ -142,8 +143,6 @@ class AnthropicProvider:
     # ------------------------------------------------------------------ settings and cost
 
     def settings_for(self, req: Request, model: str | None = None) -> dict[str, Any]:
-        from ...config import DEFAULT_MODEL
-
         entry = self.role_settings.get(req.role)
         entry = {"model": entry} if isinstance(entry, str) else dict(entry or {})
         if model or req.model:
@@ -198,8 +197,11 @@ class AnthropicProvider:
                 skip = WhitespaceSkipper(held)
                 mark = sink.delivered
                 final_text = None
-                outcome, failure, call_id = await self._attempt(client, req, params, lambda s: sink.write(skip.feed(s)),
-                                                                attempt)
+
+                def on_piece(s: str, skip: WhitespaceSkipper = skip) -> None:  # this attempt's skipper
+                    sink.write(skip.feed(s))
+
+                outcome, failure, call_id = await self._attempt(client, req, params, on_piece, attempt)
                 calls += 1
                 self._add(total, outcome.usage)
                 cost += self.cost(outcome.usage, model)

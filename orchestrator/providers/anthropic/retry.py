@@ -130,7 +130,8 @@ def classify(e: Exception, model: str, key: str | None) -> Failure:
     if isinstance(e, anthropic.APIStatusError):
         status = e.status_code
         body = e.body if isinstance(e.body, dict) else {}
-        err = body.get("error") if isinstance(body.get("error"), dict) else {}
+        raw_err = body.get("error")
+        err: dict[str, Any] = raw_err if isinstance(raw_err, dict) else {}
         etype = getattr(e, "type", None) or err.get("type") or "error"
         detail = getattr(e, "api_message", None) or err.get("message") or str(e)
         rid = e.request_id
