@@ -80,6 +80,15 @@ def test_a_hostile_source_tree_builds_offline_and_nothing_from_outside_leaks(tmp
     assert peak_mb < 1500, f"peak memory {peak_mb:.0f} MB"
     assert leaked_files(ws) == []
     check_source_map(ws)
+    # `book scan` says what was read and left out, from source-map.md (no walk, no tree-sitter)
+    from orchestrator.state.book import Book, scan_report
+
+    book = Book.open(ws)
+    try:
+        summary_line = scan_report(book, book.snapshot())["source"]
+    finally:
+        book.close()
+    assert "left out" in summary_line and "FIFO" in summary_line and "too large" in summary_line
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="FIFOs and /dev/zero as on Linux")

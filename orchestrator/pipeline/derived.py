@@ -75,13 +75,14 @@ def style_guide(cfg) -> str:
 def source_map(o: Outline, source_dir) -> str:
     """Which chapter explains which file, and what the walk left out and why (the safe walker's
     rules: links out of the source, FIFOs, devices, huge, binary, generated, ignored files)."""
+    from ..repo.summary import PREFIX as SUMMARY_PREFIX
     from ..repo.walk import walk
 
     tree = walk(Path(source_dir))
     covered = {s: c.id for c in o.chapters for s in c.sources}
     files = tree.rels()
     out = ["# Source map", "", "Which chapter explains which file of the source tree.", "",
-           f"Read: {tree.summary()}.", "",
+           f"{SUMMARY_PREFIX}{tree.summary()}.", "",
            "| file | chapter |", "|------|---------|"]
     for f in files:
         ch = covered.get(f)
