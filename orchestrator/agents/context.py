@@ -89,7 +89,7 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     o = book.scanner.outline
     draft = ctx.get(DRAFT, "")
     if kind == "code":
-        found, verified = checks.check_code(draft, book.cfg.source_dir)
+        found, verified = checks.check_code(draft, book.cfg.source_dir, state_db=book.root / STATE_DB)
         return {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
     if kind == "consistency":
         return {"findings": _findings(checks.check_consistency(

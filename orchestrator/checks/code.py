@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..text.markdown import SPAN_RE, CodeBlock, code_blocks, prose_lines, split_lines
+from . import r1_store
 from .findings import Collected, Finding, sorted_findings
 
 _SOURCE_MAX = 8_000_000  # a quoted file is read whole up to this size (the walker's cap for the index is 1 MB)
@@ -52,7 +53,7 @@ class _Index:
         return self._found[name]
 
 
-_INDEX_CACHE: dict[str, tuple[int, _Index]] = {}  # resolved source dir → (tree signature, index)
+_INDEX_CACHE: dict[str, tuple[str, _Index]] = {}  # resolved source dir → (tree signature, index)
 
 
 def _index_python(tree: ast.Module, module: str, idx: _Index) -> None:
@@ -106,7 +107,7 @@ def _index_python(tree: ast.Module, module: str, idx: _Index) -> None:
     visit(tree.body, module, None)
 
 
-def _index(root: Path) -> _Index:
+def _index(root: Path, state_db: Path | None = None) -> _Index:
     """The index of a source tree, rebuilt only when a file was added, removed or changed
     (mtime or size). The files are the safe walker's (no link out of the source, no FIFO or
     device, nothing over its size cap), read with its checks, so R1 never blocks or balloons."""
@@ -123,9 +124,13 @@ def _index(root: Path) -> _Index:
         except OSError:
             continue
         stats.append((f.rel, st.st_mtime_ns, f.size))
-    signature = hash(tuple(stats))
+    signature = r1_store.signature(stats)
     key = str(root.resolve())
     if key in _INDEX_CACHE and _INDEX_CACHE[key][0] == signature:
+        return _INDEX_CACHE[key][1]
+    stored = r1_store.load(state_db, key, signature) if state_db is not None else None
+    if stored is not None:  # built by an earlier process from this very tree
+        _INDEX_CACHE[key] = (signature, _Index(**stored))
         return _INDEX_CACHE[key][1]
     idx, texts, total = _Index(), [], 0
     for rel, _, _ in stats:
@@ -150,6 +155,8 @@ def _index(root: Path) -> _Index:
             total += len(data)
     idx.text = "\n".join(texts)
     _INDEX_CACHE[key] = (signature, idx)
+    if state_db is not None:
+        r1_store.save(state_db, key, signature, {k: getattr(idx, k) for k in (*r1_store._SETS, *r1_store._MAPS, "text")})
     return idx
 
 
@@ -332,10 +339,10 @@ def _check_inline(token: str, root: Path, idx: _Index) -> tuple[str, str] | None
     return ("r1.symbol", f"`{token}` is cited but {problem}") if problem else None
 
 
-def check_code(md: str, source_dir: Path) -> tuple[list[Finding], list[CodeBlock]]:
+def check_code(md: str, source_dir: Path, *, state_db: Path | None = None) -> tuple[list[Finding], list[CodeBlock]]:
     """R1: every `file=` block must be in its file (modulo indentation; `...` elides), every
     cited path must exist, every cited symbol must be defined. Returns (findings, the blocks
-    verified against the source)."""
+    verified against the source). With `state_db`, the source index is kept there across processes."""
     from ..repo.walk import read_source
 
     root = Path(source_dir)
@@ -361,7 +368,7 @@ def check_code(md: str, source_dir: Path) -> tuple[list[Finding], list[CodeBlock
         finding, ok = _verify_block(b, sources[path])
         out += [finding] if finding else []
         verified += [b] if ok else []
-    idx = _index(root)
+    idx = _index(root, state_db)
     for n, raw, _ in prose_lines(md):
         for m in SPAN_RE.finditer(raw):
             if hit := _check_inline(m.group(2), root, idx):
