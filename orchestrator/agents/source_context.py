@@ -123,8 +123,31 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS) -
     tests = [t for t in p.map.tests_for(sources) if t not in mine][:12]
     return {"sources": bounded_sources(texts, limit, ranked=_ranked_lines(p, sources)),
             "related_map": p.map.render(RELATED_CHARS // 2, within=uses) if uses else "",
-            "tests_map": p.map.render(RELATED_CHARS // 2, within=tests) if tests else "",
+            "tests_map": _render_unranked(p, tests, RELATED_CHARS // 2),
             "related_files": uses[:40], "test_files": tests}
+
+
+def _render_unranked(p: Project, rels: list[str], budget: int) -> str:
+    """Files the ranking leaves out (tests, examples) as the map renders them: per file, its
+    definitions in file order, files in the given order, the whole within `budget`."""
+    from ..repo.map import _render_line
+
+    blocks, used = [], 0
+    for rel in rels:
+        fm = p.map.files.get(rel)
+        if fm is None or not fm.definitions:
+            continue
+        lines = [rel + ":"]
+        for d in fm.definitions:
+            line = _render_line(d)
+            if used + len(lines[0]) + len(line) + 3 > budget:
+                break
+            lines.append(line)
+            used += len(line) + 1
+        if len(lines) > 1:
+            blocks.append("\n".join(lines))
+            used += len(rel) + 3
+    return "\n\n".join(blocks)
 
 
 def _ranked_lines(p: Project, sources: list[str]) -> dict[str, list[tuple[int, int]]]:
@@ -168,13 +191,22 @@ def _excerpt(text: str, spans: list[tuple[int, int]], budget: int) -> str:
     lines = text.splitlines()
     keep: set[int] = set()
     size = 0
+    budget -= 160  # the closing note
     for a, b in spans:
         piece = range(max(a, 1), min(b, len(lines)) + 1)
         cost = sum(len(lines[k - 1]) + 1 for k in piece if k not in keep)
+        cost += 0 if (a - 1 in keep or not keep) else 40  # the note for the gap before it
         if size + cost > budget:
             continue
         keep.update(piece)
         size += cost
+    for k in range(2, len(lines)):  # a gap of blank lines only is shown, not noted
+        if k not in keep and not lines[k - 1].strip() and k - 1 in keep:
+            j = k
+            while j <= len(lines) and j not in keep and not lines[j - 1].strip():
+                j += 1
+            if j in keep:
+                keep.update(range(k, j))
     if not keep:
         for k in range(1, len(lines) + 1):
             if size + len(lines[k - 1]) + 1 > budget:
