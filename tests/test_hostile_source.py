@@ -26,6 +26,8 @@ def hostile(tmp_path: Path) -> Path:
     (outside / "pkg").mkdir(parents=True)
     (outside / "secret.py").write_text(f'def leak():\n    """{SECRET}"""\n    return "{SECRET}"\n')
     (outside / "pkg" / "hidden.py").write_text(f'KEY = "{SECRET}"\n\n\ndef hidden():\n    return KEY\n')
+    (outside / "pyproject.toml").write_text(f'[project]\nname = "{SECRET}"\n')
+    os.symlink(outside / "pyproject.toml", src / "pyproject.toml")  # the project's name must not come from it
     os.symlink(outside / "secret.py", src / "evil.py")  # a file out of the source
     os.symlink(outside / "pkg", src / "vendored_pkg")  # a directory out of the source
     os.mkfifo(src / "pipe.py")  # opening it would block forever
@@ -63,7 +65,7 @@ def leaked_files(ws: Path) -> list[str]:
 def check_source_map(ws: Path) -> None:
     text = next(ws.glob("output/**/source-map.md")).read_text()
     assert "## Left out" in text
-    for name in ("evil.py", "vendored_pkg", "pipe.py", "zero.py", "dangling.py", "huge.py"):
+    for name in ("pyproject.toml", "evil.py", "vendored_pkg", "pipe.py", "zero.py", "dangling.py", "huge.py"):
         assert f"`{name}" in text.split("## Left out", 1)[1], name
     assert "outside the source" in text and "too large" in text
 

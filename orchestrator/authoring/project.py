@@ -294,24 +294,23 @@ def from_context(ctx: dict[str, Any]) -> Project:
 def project_name(root: str | Path) -> str:
     """The project's name as its own manifest says it (pyproject.toml, package.json, Cargo.toml,
     go.mod), else the README's first heading, else the directory's name. Light: no map needed."""
+    from ..repo.walk import read_source  # a manifest linked out of the source, or a FIFO, is not read
+
     root = Path(root)
     for name, read in (("pyproject.toml", _from_pyproject), ("package.json", _from_package_json),
                        ("Cargo.toml", _from_cargo), ("go.mod", _from_go_mod)):
-        p = root / name
         try:
-            if p.is_file() and p.stat().st_size < 1_000_000:
-                found = read(p.read_text(encoding="utf-8", errors="replace"))
-                if found:
-                    return found
+            found = read(read_source(root, name))
+            if found:
+                return found
         except (OSError, ValueError, tomllib.TOMLDecodeError):
             continue
     for readme in sorted(root.glob("README*")):
         try:
-            if readme.is_file() and readme.stat().st_size < 1_000_000:
-                for line in readme.read_text(encoding="utf-8", errors="replace").splitlines()[:40]:
-                    m = re.match(r"^#\s+(.+?)\s*#*$", line)
-                    if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
-                        return m.group(1).strip("`*_ ")
+            for line in read_source(root, readme.name).splitlines()[:40]:
+                m = re.match(r"^#\s+(.+?)\s*#*$", line)
+                if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
+                    return m.group(1).strip("`*_ ")
         except OSError:
             continue
     return root.resolve().name
