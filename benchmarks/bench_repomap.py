@@ -24,6 +24,7 @@ from orchestrator.repo.cache import MapCache
 from orchestrator.repo.map import build_map
 from orchestrator.repo.walk import read_source_bytes, walk
 
+
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 

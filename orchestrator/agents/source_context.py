@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 SOURCE_CHARS = 400_000  # ~115k tokens: a chapter's sources must leave room in the context window
 MAP_CHARS = 60_000  # ~17k tokens of ranked symbols for the planner
 RELATED_CHARS = 24_000  # ranked symbols of what a chapter uses and of its tests, for the researcher
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_STOP_SIGNALS: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class _Stopped(Exception):

@@ -51,7 +51,7 @@ def load(db: Path, root: str, sig: str) -> dict[str, Any] | None:
 
 def save(db: Path, root: str, sig: str, fields: dict[str, Any]) -> None:
     """Store the index (best effort: a locked database only costs a rebuild next time)."""
-    data = {k: sorted(fields[k]) for k in _SETS}
+    data: dict[str, Any] = {k: sorted(fields[k]) for k in _SETS}
     data.update({k: {n: sorted(v) for n, v in fields[k].items()} for k in _MAPS})
     data["text"] = fields["text"]
     try:
