@@ -168,11 +168,12 @@ def bounded_sources(files: dict[str, str], limit: int = SOURCE_CHARS,
     ranked = ranked or {}
     order = sorted(files, key=lambda rel: (0 if rel in ranked else 1,
                                            list(ranked).index(rel) if rel in ranked else 0))
-    out: dict[str, str] = {}
-    used = 0
+    short = {rel: t for rel, t in files.items() if t.count("\n") < 40}  # never cut: taken first
+    out: dict[str, str] = dict(short)
+    used = sum(len(t) for t in short.values())
     for rel in order:
         text = files[rel]
-        if used + len(text) <= limit or text.count("\n") < 40:
+        if rel not in out and used + len(text) <= limit:
             out[rel] = text
             used += len(text)
     cut = [rel for rel in order if rel not in out]
