@@ -62,6 +62,7 @@ def test_a_chapter_gets_its_files_and_the_ranked_symbols_of_what_they_use_and_th
     assert ctx["sources"] == {"pkg/api.py": (src / "pkg" / "api.py").read_text()}
     assert ctx["related_files"] == ["pkg/core.py"] and "class Engine" in ctx["related_map"]
     assert ctx["test_files"] == ["tests/test_api.py"] and "def test_submit()" in ctx["tests_map"]
+    assert set(source_context.chapter_context(p, ["pkg/api.py"], related=False)) == {"sources"}  # reviewers
     plan = source_context.planner_context(p)
     assert {f["path"] for f in plan["source_files"]} == {"pkg/core.py", "pkg/api.py", "tests/test_api.py"}
     assert "class Engine" in plan["repo_map"] and "3 files" in plan["source_summary"]

@@ -15,7 +15,7 @@ from ..state import memory as memoryfiles
 from ..state.memory import long_memory, read_body
 from . import source_context
 from .source_context import SOURCE_CHARS, bounded_sources
-from ..steps import ALL_STEPS, BOOK_STEPS, DRAFT, FINAL, MEMORY, REVIEWERS, STATE_DB, STEPS, STYLE_GUIDE
+from ..steps import ALL_STEPS, BOOK_STEPS, DRAFT, FINAL, MEMORY, RESEARCH, REVIEWERS, STATE_DB, STEPS, STYLE_GUIDE
 from ..text.markdown import section
 
 
@@ -74,7 +74,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     ctx[MEMORY] = _memory_ctx(mem)
     inputs = book.scanner.input_hashes(ch, step)
     if spec.sources:
-        ctx |= source_context.chapter_context(_project(book), list(chap.sources))
+        ctx |= source_context.chapter_context(_project(book), list(chap.sources), related=step == RESEARCH)
     if not spec.needs:  # the first step of a chapter relates it to the others
         ctx["imports_from"] = _covered_elsewhere(o, ch)
     for k in spec.context:  # earlier steps' answers, under their step keys

@@ -101,9 +101,12 @@ def planner_context_of(kinds: dict[str, str], repo_map: RepoMap, summary: str,
     return {"source_files": files, "repo_map": repo_map.render(budget), "source_summary": summary}
 
 
-def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS) -> dict[str, Any]:
-    """A chapter's files (bounded by rank) and the ranked symbols of the files they use and of
-    the tests that exercise them."""
+def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *,
+                    related: bool = True) -> dict[str, Any]:
+    """A chapter's files (bounded by rank) and, with `related`, the ranked symbols of the files
+    they use and of the tests that exercise them. The ranking is computed only when it is
+    needed (a chapter over the limit, or `related`): a reviewer of a small chapter costs no
+    PageRank of the repository."""
     from ..repo.walk import read_source
 
     texts: dict[str, str] = {}
@@ -112,6 +115,9 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS) -
             texts[rel] = read_source(p.root, rel, max_bytes=8_000_000)
         except OSError as e:  # outside the root, a FIFO, vanished: said, never read
             texts[rel] = f"(not shown: {e})"
+    ranked = _ranked_lines(p, sources) if sum(len(t) for t in texts.values()) > limit else {}
+    if not related:
+        return {"sources": bounded_sources(texts, limit, ranked=ranked)}
     mine = set(sources)
     graph = p.map.file_graph()
     used: dict[str, float] = {}
@@ -121,7 +127,7 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS) -
                 used[dst] = used.get(dst, 0.0) + w
     uses = [rel for rel, _ in sorted(used.items(), key=lambda x: (-x[1], x[0]))]
     tests = [t for t in p.map.tests_for(sources) if t not in mine][:12]
-    return {"sources": bounded_sources(texts, limit, ranked=_ranked_lines(p, sources)),
+    return {"sources": bounded_sources(texts, limit, ranked=ranked),
             "related_map": p.map.render(RELATED_CHARS // 2, within=uses) if uses else "",
             "tests_map": _render_unranked(p, tests, RELATED_CHARS // 2),
             "related_files": uses[:40], "test_files": tests}
