@@ -4,14 +4,13 @@
 
 Prints, for each pass, seconds, files, parsed/cached counts, lines and the process's peak
 RSS (resource.getrusage, so the peak of everything so far: the cold figure is the one that
-matters). The walk here is a plain os.walk with the extension table; the real book run uses
-the safe walker (orchestrator/repo/walk.py).
+matters). The files are the safe walker's (orchestrator/repo/walk.py), read with its checks,
+as in a book run; the walk's own time and summary are printed first.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import sqlite3
 import sys
@@ -22,45 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from orchestrator.repo.cache import MapCache
-from orchestrator.repo.languages import language_for_path
 from orchestrator.repo.map import build_map
-
-SKIP_DIRS = {".git", "node_modules", "vendor", "target", "dist", "build", "__pycache__", ".venv", ".tox"}
-TEST_DIRS = {"test", "tests", "__tests__", "spec", "testing", "testdata"}
-EXAMPLE_DIRS = {"example", "examples", "_examples", "docs_src", "samples"}
-MAX_BYTES = 2_000_000
-MANIFESTS = {"Cargo.toml", "package.json", "pyproject.toml", "go.mod"}
-
-
-def classify(rel: str) -> str:
-    parts = rel.split("/")
-    base = parts[-1]
-    if any(p in TEST_DIRS for p in parts[:-1]) or base.startswith("test_") or \
-            base.endswith(("_test.go", "_test.py")) or ".test." in base or ".spec." in base:
-        return "test"
-    if any(p in EXAMPLE_DIRS for p in parts[:-1]):
-        return "example"
-    if parts[0] in ("doc", "docs"):
-        return "doc"
-    return "code"
-
-
-def simple_walk(root: Path) -> list[tuple[str, str | None, str]]:
-    """(rel, language, kind) for every regular source file under root, symlinks not followed."""
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            path = Path(dirpath, name)
-            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_BYTES:
-                continue
-            rel = path.relative_to(root).as_posix()
-            lang = language_for_path(rel)
-            if lang is not None:
-                out.append((rel, lang, classify(rel)))
-            elif name in MANIFESTS:
-                out.append((rel, None, "build"))  # not parsed; it names the project
-    return out
+from orchestrator.repo.walk import read_source_bytes, walk
 
 
 def peak_rss_mb() -> float:
@@ -74,10 +36,13 @@ def main() -> None:
     ap.add_argument("--render", type=int, default=0, help="print the rendered map within N chars")
     args = ap.parse_args()
     root = args.root.resolve()
-    files = simple_walk(root)
+    t0 = time.perf_counter()
+    tree = walk(root)
+    print(f"walk: {time.perf_counter() - t0:.2f}s, {tree.summary()}")
+    files = [(f.rel, f.lang, f.kind) for f in tree.files]
 
     def read(rel: str) -> bytes:
-        return (root / rel).read_bytes()
+        return read_source_bytes(root, rel)
 
     with tempfile.TemporaryDirectory() as tmp:
         conn = sqlite3.connect(Path(tmp) / "state.db")

@@ -31,7 +31,20 @@ def sample_context(cfg) -> dict:
             MEMORY: {"glossary": [], "summaries": [], "metaphors": []}, "sources": {"pkg/mod.py": "x = 1\n"},
             "imports_from": {}, **{k: doc for s in STEPS.values() for k in s.context},
             "findings": [finding], "verified_blocks": [], "blocked": False, "finals": {"ch01": doc},
-            "limits": {"max_chapters": cfg.max_chapters, "batch_size": cfg.batch_size}}
+            "limits": {"max_chapters": cfg.max_chapters, "batch_size": cfg.batch_size},
+            "source_files": [{"path": "pkg/mod.py", "kind": "code", "lines": 1}], "source_summary": "1 files (1 code)",
+            "repo_map": "pkg/mod.py:\n    1 x = 1", "related_map": "", "tests_map": "", "related_files": [],
+            "test_files": []}
+
+
+def _walk_summary(src) -> str:
+    """What the book reads of the source and what it leaves out (the safe walker's summary)."""
+    from .repo.walk import SourceReadError, walk
+
+    try:
+        return walk(src).summary()
+    except SourceReadError as e:
+        return str(e)
 
 
 def run_checks(root, provider: str | None = None, call_model: bool = True) -> list[Check]:
@@ -46,7 +59,7 @@ def run_checks(root, provider: str | None = None, call_model: bool = True) -> li
     except BookError as e:
         return [Check("config", False, str(e), "fix book.yaml as the message says (`book init` shows every key)")]
     src = cfg.source_dir
-    out.append(Check("source", src.is_dir(), f"{src}" + ("" if src.is_dir() else " does not exist"),
+    out.append(Check("source", src.is_dir(), f"{src}" + (f": {_walk_summary(src)}" if src.is_dir() else " does not exist"),
                      "" if src.is_dir() else "point `source:` in book.yaml at the repository to write about"))
     roles = sorted({s.role for s in ALL_STEPS.values() if s.model})
     ctx = sample_context(cfg)

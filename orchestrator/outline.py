@@ -160,8 +160,8 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
                 check_relpath(s, "source path")
             except Exception as e:
                 raise err(f"{cid}: {e}", fields_.get("sources", cnode)) from None
-            if source_dir is not None and not (source_dir / s).is_file():
-                raise err(f"{cid}: source file {s!r} does not exist in {source_dir}", fields_.get("sources", cnode),
+            if source_dir is not None and (why := _source_problem(source_dir, s)):
+                raise err(f"{cid}: source file {s!r} {why} in {source_dir}", fields_.get("sources", cnode),
                           fix="fix the path or remove it from `sources`")
         ch = Chapter(cid, c["title"].strip(), batch, str(c.get("summary") or "").strip(), tuple(deps), tuple(srcs))
         seen[cid] = ch
@@ -220,3 +220,15 @@ def load(root: Path, source_dir: Path | None = None) -> Outline | None:
     except UnicodeDecodeError as e:
         raise ConfigError(f"not UTF-8 text ({e})", str(p)) from None
     return parse(text, str(p), source_dir)
+
+
+def _source_problem(source_dir: Path, rel: str) -> str | None:
+    """Why a chapter's source cannot be read (missing, a link out of the source, a FIFO, too
+    big), by the same rules as every other reader of the source; None when it can."""
+    from .repo.walk import source_problem
+
+    why = source_problem(Path(source_dir), rel)
+    if why is None:
+        return None
+    why = why.removeprefix(f"source file {rel}: ")
+    return "does not exist" if why.startswith("does not exist") else f"cannot be read ({why})"

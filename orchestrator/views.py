@@ -17,6 +17,8 @@ def print_scan(report: dict[str, Any], out=None) -> None:
     w(f"workspace {report['workspace']}\n")
     batch = f", batch {report['batch']}" if report.get("batch") else ""
     w(f"phase {report['phase']}{batch}{' — complete' if report.get('complete') else ''}\n")
+    if report.get("source"):
+        w(f"source: {report['source']}\n")
     if report.get("outline_error"):
         w(f"outline: {report['outline_error']}\n")
     chapters = report["chapters"]

@@ -106,6 +106,16 @@ def draft_of(ch: str) -> str:
             "```python file=minikv/sstable.py\ndef write_table(path):\n```\n\nExplained.\n\n## Summary\n\nDone.\n")
 
 
+def planner_ctx(files: dict[str, str], budget: int = 60_000) -> dict:
+    """The planner's view of `files` as gather builds it: the listing and the ranked map."""
+    from orchestrator.agents.source_context import planner_context_of
+    from orchestrator.repo.map import build_map
+
+    kinds = {p: "code" if p.endswith(".py") else "doc" for p in files}
+    m = build_map([(p, "python" if p.endswith(".py") else None, kinds[p]) for p in files], read=files.__getitem__)
+    return planner_context_of(kinds, m, f"{len(files)} files", budget)
+
+
 def ctx_for(role: str, language: str = "en", ch: str | None = "ch05") -> dict:
     """A context as agents.gather builds it for `role` (keys per its docstring)."""
     ctx = {
@@ -120,8 +130,8 @@ def ctx_for(role: str, language: str = "en", ch: str | None = "ch05") -> dict:
     }
     if role == "planner":
         ctx["chapters"], ctx["outline_yaml"] = [], ""
-        ctx["sources"] = dict(SOURCES, **{"README.md": "# minikv\n\n```console\n$ run\n```\n",
-                                          "minikv/big.py": "".join(f"line_{i} = {i}\n" for i in range(1, 501))})
+        ctx |= planner_ctx(dict(SOURCES, **{"README.md": "# minikv\n\n```console\n$ run\n```\n",
+                                            "minikv/big.py": "".join(f"line_{i} = {i}\n" for i in range(1, 501))}))
         ctx["limits"] = {"max_chapters": 7, "batch_size": 2}
         return ctx
     mem = copy.deepcopy(MEM_SHARED)
@@ -142,6 +152,9 @@ def ctx_for(role: str, language: str = "en", ch: str | None = "ch05") -> dict:
         ctx["sources"] = {p: SOURCES[p] for p in CHAPTERS[ch]["sources"]}
     if role == "researcher":
         ctx["imports_from"] = {p: c for c, e in CHAPTERS.items() if c != ch for p in e["sources"]}
+        ctx["related_map"] = "minikv/record.py:\ndef encode(key: bytes) -> bytes  # RELATED-MAP-MARK"
+        ctx["tests_map"] = "tests/test_sstable.py:\ndef test_write_table()  # TESTS-MAP-MARK"
+        ctx["related_files"], ctx["test_files"] = ["minikv/record.py"], ["tests/test_sstable.py"]
     if role == "writer":
         ctx["research"] = f"# Research: {ch}\n\n## Sources\n\n- RESEARCH-MARK-{ch}\n"
     if role not in ("researcher", "writer"):
@@ -386,24 +399,27 @@ def test_memory_keeper_prompt_gives_the_exact_title_line():
 
 
 @pytest.mark.parametrize("language", LANGS)
-def test_planner_lists_every_file_and_shows_bounded_heads(language):
+def test_planner_lists_every_file_and_shows_the_ranked_map(language):
     ctx = ctx_for("planner", language, None)
     system, prompt = render("planner", ctx)
-    for path, text in ctx["sources"].items():
-        assert f"- `{path}` ({len(text.splitlines())} lines)" in prompt
-    assert "line_60 = 60\n" in prompt and "line_61 = 61" not in prompt
+    for f in ctx["source_files"]:
+        lines = f", {f['lines']} lines" if f["lines"] else ""
+        assert f"- `{f['path']}` ({f['kind']}{lines})" in prompt
+    assert "- `minikv/big.py` (code, 500 lines)" in prompt
+    # signatures and doc lines from the map, never the files' bodies
+    assert "def encode(key: bytes) -> bytes" in prompt and "return key" not in prompt
+    assert "$ run" not in prompt  # a doc file is listed, not shown
     assert "At most 7 chapters" in prompt and "At most 2 chapters per batch" in prompt
-    # a file with its own ``` fences gets a longer fence, so it cannot close ours
-    assert "````markdown file=README.md\n# minikv" in prompt
     assert "Inside minikv" in prompt and "developers new to the code" in prompt
 
 
-def test_planner_heads_shrink_for_a_large_tree():
+def test_the_planners_map_keeps_its_budget_for_a_large_tree():
     ctx = ctx_for("planner", "en", None)
-    ctx["sources"] = {f"pkg/m{i:03d}.py": "".join(f"x{j} = {j}\n" for j in range(100)) for i in range(120)}
+    files = {f"pkg/m{i:03d}.py": "".join(f"def f{j}_{i}(x):\n    return x\n" for j in range(100)) for i in range(120)}
+    ctx |= planner_ctx(files, budget=8_000)
     _, prompt = render("planner", ctx)
-    assert "first 30 lines" in prompt and "x29 = 29\n" in prompt and "x30 = 30" not in prompt
-    assert prompt.count("- `pkg/m") == 120
+    assert len(ctx["repo_map"]) <= 8_000 and "def f0_0(x)" in prompt
+    assert prompt.count("- `pkg/m") == 120  # the listing is complete; the map is what is bounded
 
 
 # ---------------------------------------------------------------- overrides
@@ -479,3 +495,13 @@ def test_prompts_stay_readable():
         assert 30 <= n <= 120, f"{role}.md.j2 has {n} lines"
         text = (root / f"{role}.md.j2").read_text(encoding="utf-8")
         assert re.search(r"\{% block system %\}.*\{% endblock %\}.*\{% block prompt %\}", text, re.S)
+
+
+def test_the_researcher_sees_the_ranked_symbols_of_what_the_chapter_uses_and_its_tests():
+    _, prompt = render("researcher", ctx_for("researcher", "en", "ch05"))
+    assert "RELATED-MAP-MARK" in prompt and "TESTS-MAP-MARK" in prompt and "`tests/test_sstable.py`" in prompt
+    ctx = ctx_for("researcher", "en", "ch05")
+    del ctx["related_map"], ctx["tests_map"]
+    _, prompt = render("researcher", ctx)  # a chapter that uses nothing else renders without the sections
+    assert "ranked symbols" not in prompt
+

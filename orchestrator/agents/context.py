@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import checks, outline as outline_mod
-from ..repo.sources import list_files, read_text
 from ..state import memory as memoryfiles
 from ..state.memory import long_memory, read_body
-from ..steps import ALL_STEPS, BOOK_STEPS, DRAFT, FINAL, MEMORY, REVIEWERS, STATE_DB, STEPS, STYLE_GUIDE
+from . import source_context
+from .source_context import SOURCE_CHARS, bounded_sources
+from ..steps import ALL_STEPS, BOOK_STEPS, DRAFT, FINAL, MEMORY, RESEARCH, REVIEWERS, STATE_DB, STEPS, STYLE_GUIDE
 from ..text.markdown import section
 
 
@@ -50,9 +51,8 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     src_dir = cfg.source_dir
     # the offline authors read the tree themselves (safe walker, repository map cached in state.db)
     ctx["source_root"], ctx["state_db"] = str(src_dir), str(book.root / STATE_DB)
-    if not spec.chapter and spec.sources:  # the planner reads the whole tree
-        files = list_files(src_dir)
-        ctx["sources"] = {p: read_text(src_dir, p) for p in files}
+    if not spec.chapter and spec.sources:  # the planner reads the listing and the ranked map
+        ctx |= source_context.planner_context(_project(book))
         ctx["limits"] = {"max_chapters": cfg.max_chapters, "batch_size": cfg.batch_size}
         return Gathered(ctx | (extra or {}), inputs)
     if not spec.chapter:  # the auditor reads the whole book
@@ -74,7 +74,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     ctx[MEMORY] = _memory_ctx(mem)
     inputs = book.scanner.input_hashes(ch, step)
     if spec.sources:
-        ctx["sources"] = bounded_sources({p: read_text(src_dir, p) for p in chap.sources})
+        ctx |= source_context.chapter_context(_project(book), list(chap.sources), related=step == RESEARCH)
     if not spec.needs:  # the first step of a chapter relates it to the others
         ctx["imports_from"] = _covered_elsewhere(o, ch)
     for k in spec.context:  # earlier steps' answers, under their step keys
@@ -89,7 +89,7 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     o = book.scanner.outline
     draft = ctx.get(DRAFT, "")
     if kind == "code":
-        found, verified = checks.check_code(draft, book.cfg.source_dir)
+        found, verified = checks.check_code(draft, book.cfg.source_dir, state_db=book.root / STATE_DB)
         return {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
     if kind == "consistency":
         return {"findings": _findings(checks.check_consistency(
@@ -102,22 +102,10 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     raise KeyError(f"unknown check kind {kind!r} in the step registry")
 
 
-SOURCE_CHARS = 400_000  # ~115k tokens: a chapter's sources must leave room in the context window
-
-
-def bounded_sources(files: dict[str, str], limit: int = SOURCE_CHARS) -> dict[str, str]:
-    """A chapter's source files for a prompt, whole while they fit; past the limit each further
-    file is cut to its first lines, with a note saying so (R1's checks still read the files)."""
-    out, used = {}, 0
-    for path, text in files.items():
-        if used + len(text) > limit:
-            lines = text.splitlines()
-            head = "\n".join(lines[:120])
-            text = f"{head}\n# … {len(lines) - 120} more lines not shown: the chapter's sources are too long for one prompt\n" \
-                if len(lines) > 120 else text
-        out[path] = text
-        used += len(text)
-    return out
+def _project(book):
+    """The source tree walked and mapped (once per process and tree state; stoppable)."""
+    return source_context.load_project(book.cfg.source_dir, book.root / STATE_DB,
+                                       progress=source_context.progress_printer("reading the source: "))
 
 
 def bounded_finals(finals: dict[str, str], limit: int = SOURCE_CHARS) -> dict[str, str]:

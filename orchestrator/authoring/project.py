@@ -13,6 +13,7 @@ import re
 import threading
 import tomllib
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,8 @@ class Project:
     root: Path
     files: dict[str, tuple[str | None, str]]  # rel -> (language, kind)
     map: RepoMap
+    tree_summary: str = ""  # the walk's one line: what was read, what was left out and why
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (rel, reason) of what the walk left out
     _texts: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _deps: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # plan.dep_graph, once
     _calls: dict[str, Any] = field(default_factory=dict, repr=False)  # rel -> Counter of `.name(` calls
@@ -221,13 +224,16 @@ _LOCK = threading.Lock()
 _PROJECTS: dict[tuple[str, int], Project] = {}
 
 
-def load(root: str | Path, state_db: str | Path | None = None) -> Project:
-    """The project at `root`, walked and mapped once per process and tree state."""
+def load(root: str | Path, state_db: str | Path | None = None, *, should_stop: Callable[[], bool] | None = None,
+         progress: Callable[[str], None] | None = None) -> Project:
+    """The project at `root`, walked and mapped once per process and tree state. `should_stop`
+    ends the walk or the map early (WalkStopped); `progress` hears how far they got."""
     from ..repo.map import build_map
-    from ..repo.walk import read_source, walk
+    from ..repo.walk import WalkStopped, read_source, walk
 
     root = Path(root).resolve()
-    tree = walk(root)
+    tree = walk(root, should_stop=should_stop,
+                on_progress=(lambda n: progress(f"{n} entries walked")) if progress else None)
     key = (str(root), hash(tuple((f.rel, f.size, f.kind) for f in tree.files)) ^ _mtimes(root, tree))
     with _LOCK:
         if key in _PROJECTS:
@@ -250,11 +256,14 @@ def load(root: str | Path, state_db: str | Path | None = None) -> Project:
         return read_source(root, rel)
 
     try:
-        m = build_map([(f.rel, f.lang, f.kind) for f in tree.files], read=read, cache=cache)
+        m = build_map([(f.rel, f.lang, f.kind) for f in tree.files], read=read, cache=cache, should_stop=should_stop)
     finally:
         if conn is not None:
             conn.close()
-    p = Project(root, {f.rel: (f.lang, f.kind) for f in tree.files}, m)
+    if m.stats.get("stopped"):
+        raise WalkStopped(f"map of {root} stopped after {len(m.files)} files")
+    p = Project(root, {f.rel: (f.lang, f.kind) for f in tree.files}, m, tree_summary=tree.summary(),
+                skipped=[(s.rel, s.reason) for s in tree.skipped])
     with _LOCK:
         _PROJECTS[key] = p
     return p
@@ -285,24 +294,23 @@ def from_context(ctx: dict[str, Any]) -> Project:
 def project_name(root: str | Path) -> str:
     """The project's name as its own manifest says it (pyproject.toml, package.json, Cargo.toml,
     go.mod), else the README's first heading, else the directory's name. Light: no map needed."""
+    from ..repo.walk import read_source  # a manifest linked out of the source, or a FIFO, is not read
+
     root = Path(root)
     for name, read in (("pyproject.toml", _from_pyproject), ("package.json", _from_package_json),
                        ("Cargo.toml", _from_cargo), ("go.mod", _from_go_mod)):
-        p = root / name
         try:
-            if p.is_file() and p.stat().st_size < 1_000_000:
-                found = read(p.read_text(encoding="utf-8", errors="replace"))
-                if found:
-                    return found
+            found = read(read_source(root, name))
+            if found:
+                return found
         except (OSError, ValueError, tomllib.TOMLDecodeError):
             continue
     for readme in sorted(root.glob("README*")):
         try:
-            if readme.is_file() and readme.stat().st_size < 1_000_000:
-                for line in readme.read_text(encoding="utf-8", errors="replace").splitlines()[:40]:
-                    m = re.match(r"^#\s+(.+?)\s*#*$", line)
-                    if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
-                        return m.group(1).strip("`*_ ")
+            for line in read_source(root, readme.name).splitlines()[:40]:
+                m = re.match(r"^#\s+(.+?)\s*#*$", line)
+                if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
+                    return m.group(1).strip("`*_ ")
         except OSError:
             continue
     return root.resolve().name

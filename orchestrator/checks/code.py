@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..text.markdown import SPAN_RE, CodeBlock, code_blocks, prose_lines, split_lines
+from . import r1_store
 from .findings import Collected, Finding, sorted_findings
 
-_SKIP_DIRS = {"__pycache__", "node_modules"}  # and every hidden directory
+_SOURCE_MAX = 8_000_000  # a quoted file is read whole up to this size (the walker's cap for the index is 1 MB)
 _TEXT_LIMIT, _TEXT_TOTAL = 1 << 20, 64 << 20  # bytes of text kept per file and in all for the fallback
 _EXTERNAL = set(sys.stdlib_module_names) | set(dir(builtins))
 _BUILTIN_MEMBERS = {n for t in (str, bytes, bytearray, dict, list, set, tuple, int, float, memoryview,
@@ -52,7 +53,7 @@ class _Index:
         return self._found[name]
 
 
-_INDEX_CACHE: dict[str, tuple[int, _Index]] = {}  # resolved source dir → (tree signature, index)
+_INDEX_CACHE: dict[str, tuple[str, _Index]] = {}  # resolved source dir → (tree signature, index)
 
 
 def _index_python(tree: ast.Module, module: str, idx: _Index) -> None:
@@ -106,47 +107,56 @@ def _index_python(tree: ast.Module, module: str, idx: _Index) -> None:
     visit(tree.body, module, None)
 
 
-def _index(root: Path) -> _Index:
+def _index(root: Path, state_db: Path | None = None) -> _Index:
     """The index of a source tree, rebuilt only when a file was added, removed or changed
-    (mtime or size): a check costs a walk and a `stat` per file when nothing changed."""
+    (mtime or size). The files are the safe walker's (no link out of the source, no FIFO or
+    device, nothing over its size cap), read with its checks, so R1 never blocks or balloons."""
+    from ..repo.walk import SourceReadError, read_source_bytes, walk
+
+    try:
+        tree = walk(root)
+    except SourceReadError:
+        return _Index()
     stats = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
-        for name in sorted(filenames):
-            p = Path(dirpath) / name
-            try:
-                st = p.stat()
-            except OSError:
-                continue
-            stats.append((p, st.st_mtime_ns, st.st_size))
-    signature = hash(tuple((str(p), m, s) for p, m, s in stats))
+    for f in tree.files:
+        try:
+            st = os.stat(root / f.rel)
+        except OSError:
+            continue
+        stats.append((f.rel, st.st_mtime_ns, f.size))
+    signature = r1_store.signature(stats)
     key = str(root.resolve())
     if key in _INDEX_CACHE and _INDEX_CACHE[key][0] == signature:
         return _INDEX_CACHE[key][1]
+    stored = r1_store.load(state_db, key, signature) if state_db is not None else None
+    if stored is not None:  # built by an earlier process from this very tree
+        _INDEX_CACHE[key] = (signature, _Index(**stored))
+        return _INDEX_CACHE[key][1]
     idx, texts, total = _Index(), [], 0
-    for p, _, _ in stats:
-        rel = p.relative_to(root).as_posix()
+    for rel, _, _ in stats:
         idx.files.add(rel)
         idx.dirs.update(rel.rsplit("/", k)[0] for k in range(1, rel.count("/") + 1))
-        if p.suffix == ".py":
+        try:
+            data = read_source_bytes(root, rel)
+        except OSError:
+            continue
+        if rel.endswith(".py"):
             try:
                 with warnings.catch_warnings():  # SyntaxWarnings of odd sources are not ours
                     warnings.simplefilter("ignore")
                     module = re.sub(r"(^|/)__init__$", "", rel[:-3]).replace("/", ".") or root.name
-                    _index_python(ast.parse(p.read_bytes()), module, idx)
+                    _index_python(ast.parse(data), module, idx)
                 continue
-            except (SyntaxError, ValueError, OSError, RecursionError):
+            except (SyntaxError, ValueError, RecursionError):
                 pass  # not Python 3 after all: searched as text below
-        try:
-            with open(p, "rb") as fh:
-                data = fh.read(min(_TEXT_LIMIT, _TEXT_TOTAL - total))
-        except OSError:
-            continue
+        data = data[:min(_TEXT_LIMIT, _TEXT_TOTAL - total)]
         if b"\0" not in data[:8192]:  # not a binary file
             texts.append(data.decode("utf-8", "replace"))
             total += len(data)
     idx.text = "\n".join(texts)
     _INDEX_CACHE[key] = (signature, idx)
+    if state_db is not None:
+        r1_store.save(state_db, key, signature, {k: getattr(idx, k) for k in (*r1_store._SETS, *r1_store._MAPS, "text")})
     return idx
 
 
@@ -169,10 +179,21 @@ def _resolve(root: Path, rel: str) -> tuple[str | None, Path | None]:
     p = rel.replace("\\", "/")
     if p.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", p) or ".." in p.split("/"):
         return "is outside the source directory", None
-    full = (root / p.removeprefix("./")).resolve()
+    from ..repo.walk import source_problem
+
+    rel_ = p.removeprefix("./")
+    full = (root / rel_).resolve()
     if not full.is_relative_to(root.resolve()):  # a symlink out of the source
         return "is outside the source directory", None
-    return (None, full) if full.is_file() else ("does not exist in the source", None)
+    why = source_problem(root, rel_, max_bytes=_SOURCE_MAX)
+    if why is None:
+        return None, root / rel_
+    why = why.removeprefix(f"source file {rel_}: ")
+    if why.startswith("does not exist"):
+        return "does not exist in the source", None
+    if why == "not a regular file (directory)":
+        return "does not exist in the source as a file (it is a directory)", None
+    return f"cannot be read ({why})", None
 
 
 def _shape(lines: list[str]) -> tuple[int, ...]:
@@ -318,10 +339,12 @@ def _check_inline(token: str, root: Path, idx: _Index) -> tuple[str, str] | None
     return ("r1.symbol", f"`{token}` is cited but {problem}") if problem else None
 
 
-def check_code(md: str, source_dir: Path) -> tuple[list[Finding], list[CodeBlock]]:
+def check_code(md: str, source_dir: Path, *, state_db: Path | None = None) -> tuple[list[Finding], list[CodeBlock]]:
     """R1: every `file=` block must be in its file (modulo indentation; `...` elides), every
     cited path must exist, every cited symbol must be defined. Returns (findings, the blocks
-    verified against the source)."""
+    verified against the source). With `state_db`, the source index is kept there across processes."""
+    from ..repo.walk import read_source
+
     root = Path(source_dir)
     out, verified = Collected(), []
     sources: dict[Path, _Src] = {}
@@ -335,17 +358,17 @@ def check_code(md: str, source_dir: Path) -> tuple[list[Finding], list[CodeBlock
             continue
         if path not in sources:
             try:
-                text = path.read_text("utf-8-sig", errors="replace")
+                text = read_source(root, path.relative_to(root).as_posix(), max_bytes=_SOURCE_MAX).removeprefix("\ufeff")
             except OSError as e:
                 out.add("r1.code", "blocking", b.line, f"code block at line {b.line} cites {b.file}, "
-                        f"which cannot be read ({e.strerror})")
+                        f"which cannot be read ({e})")
                 continue
             sources[path] = [(n, ln.expandtabs(8).rstrip(), ln.strip())
                              for n, ln in enumerate(split_lines(text), 1) if ln.strip()]
         finding, ok = _verify_block(b, sources[path])
         out += [finding] if finding else []
         verified += [b] if ok else []
-    idx = _index(root)
+    idx = _index(root, state_db)
     for n, raw, _ in prose_lines(md):
         for m in SPAN_RE.finditer(raw):
             if hit := _check_inline(m.group(2), root, idx):

@@ -5,9 +5,9 @@ long-memory aggregates. Each is a pure function of other files, written with a m
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..outline import Outline
-from ..repo.sources import list_files
 from ..state import memory as memoryfiles
 from ..state.fsio import atomic_write, backup
 from ..state.markers import compose
@@ -73,16 +73,31 @@ def style_guide(cfg) -> str:
 
 
 def source_map(o: Outline, source_dir) -> str:
+    """Which chapter explains which file, and what the walk left out and why (the safe walker's
+    rules: links out of the source, FIFOs, devices, huge, binary, generated, ignored files)."""
+    from ..repo.summary import PREFIX as SUMMARY_PREFIX
+    from ..repo.walk import walk
+
+    tree = walk(Path(source_dir))
     covered = {s: c.id for c in o.chapters for s in c.sources}
-    files = list_files(source_dir)
+    files = tree.rels()
     out = ["# Source map", "", "Which chapter explains which file of the source tree.", "",
+           f"{SUMMARY_PREFIX}{tree.summary()}.", "",
            "| file | chapter |", "|------|---------|"]
     for f in files:
         ch = covered.get(f)
         out.append(f"| `{f}` | {ch + ' — ' + o.by_id[ch].title if ch else '—'} |")
     for s in sorted(set(covered) - set(files)):
         out.append(f"| `{s}` | {covered[s]} (missing from the source tree) |")
+    if tree.skipped:
+        out += ["", "## Left out", "", "Files the book does not read, and why.", "",
+                "| file | reason |", "|------|--------|"]
+        out += [f"| `{_cell(sk.rel)}` | {_cell(sk.reason)} |" for sk in tree.skipped]
     return "\n".join(out)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")
 
 
 def write_derived(book, rel: str, body: str, marker: str, inputs: dict,

@@ -1,30 +1,14 @@
-"""Reading the source tree the book is about: which files count, and what a Python module
-defines and imports (the offline planner and researcher build on this)."""
+"""What a Python module defines and imports, through `ast` (the legacy offline planner and
+researcher in providers/offline.py). Listing and reading the source tree is repo/walk.py's
+job alone: every reader goes through `walk` and `read_source`."""
 
 from __future__ import annotations
 
 import ast
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
-TEXT_EXT = {".py", ".pyi", ".md", ".rst", ".txt", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".js", ".ts",
-            ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".java", ".kt", ".rb", ".sh", ".sql", ".lua", ".swift"}
-CODE_EXT = TEXT_EXT - {".md", ".rst", ".txt", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json"}
-SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv", "build", "dist", ".tox", ".mypy_cache"}
-MAX_BYTES = 200_000
-
-
-def list_files(root: Path) -> list[str]:
-    """Relative POSIX paths of the text files worth reading, sorted."""
-    out = []
-    for d, dirs, files in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("."))
-        for f in files:
-            p = Path(d) / f
-            if p.suffix in TEXT_EXT and not f.startswith(".") and p.stat().st_size <= MAX_BYTES:
-                out.append(p.relative_to(root).as_posix())
-    return sorted(out)
+CODE_EXT = {".py", ".pyi", ".js", ".ts", ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".java", ".kt", ".rb", ".sh",
+            ".sql", ".lua", ".swift"}
 
 
 @dataclass
@@ -98,10 +82,3 @@ def analyse_python(path: str, text: str) -> Module:
             mod.symbols.append(Symbol(node.name, "function", node.lineno, node.end_lineno or node.lineno,
                                       _signature(node), ast.get_docstring(node) or ""))
     return mod
-
-
-def read_text(root: Path, rel: str) -> str:
-    try:
-        return (root / rel).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""

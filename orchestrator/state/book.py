@@ -10,7 +10,8 @@ from typing import Any
 
 from .. import config as config_mod
 from ..errors import ConfigError
-from ..steps import CHAPTER_GATES, CHECKPOINT, GATE_MODES, NEEDS_HUMAN, REVIEW, STATE_DB
+from ..repo.summary import recorded_summary
+from ..steps import BOOK_STEPS, CHAPTER_GATES, CHECKPOINT, GATE_MODES, NEEDS_HUMAN, REVIEW, SOURCE_MAP, STATE_DB
 from . import gatecards
 from .fsio import Workspace
 from .hashcache import HashCache
@@ -213,6 +214,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
         "warnings": book.warnings,
+        "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
     }
 
 

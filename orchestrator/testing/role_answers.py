@@ -37,7 +37,7 @@ def answer(request: dict) -> str:
     para = ("This chapter explains how the code works, one piece at a time, and why it is built the way it is. "
             "It names each function it discusses, says what it takes and returns, and how it fits with the rest. ") * 3
     if role == "planner":
-        paths = re.findall(r"^- `([^`]+\.py)` \(\d+ lines\)", prompt, re.M)
+        paths = re.findall(r"^- `([^`]+\.py)` \((?:code, )?\d+ lines\)", prompt, re.M)  # the planner's listing
         most = re.search(r"At most (\d+) chapters per batch", system + prompt)
         per_batch = int(most.group(1)) if most else 3
         cap = re.search(r"at most (\d+) chapters", system + prompt, re.I)

@@ -1,0 +1,232 @@
+"""What the model steps read of the source tree, always through the safe walker and the
+repository map (issue 10): the planner gets the file listing and the ranked map instead of
+the head of every file; a chapter's researcher gets the chapter's files plus the ranked
+symbols of what they use and of the tests that exercise them, bounded by rank.
+
+The walk and the map are built once per process and tree state (authoring.project keeps
+them; parsed files are cached by content hash in the workspace's state.db). Building them
+runs in a worker thread so that SIGINT/SIGTERM stop it within a second even though the
+caller sits on the event loop's thread, where the loop's own handlers cannot run."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..authoring.project import Project
+    from ..repo.map import RepoMap
+
+SOURCE_CHARS = 400_000  # ~115k tokens: a chapter's sources must leave room in the context window
+MAP_CHARS = 60_000  # ~17k tokens of ranked symbols for the planner
+RELATED_CHARS = 24_000  # ranked symbols of what a chapter uses and of its tests, for the researcher
+_STOP_SIGNALS: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class _Stopped(Exception):
+    pass
+
+
+def load_project(src_dir: Path, state_db: Path | None, *,
+                 progress: Callable[[str], None] | None = None) -> Project:
+    """The walked and mapped source tree, built in a worker thread that a stop signal ends.
+
+    On the main thread, SIGINT/SIGTERM/SIGHUP set a stop flag the walk and the map check every
+    few entries; once the worker has stopped, the signal is raised again under the handlers
+    that were there before, so the run stops the way it always does."""
+    from ..authoring import project as project_mod
+
+    stop = threading.Event()
+    box: dict[str, Any] = {}
+    got: list[int] = []
+
+    def work() -> None:
+        try:
+            box["project"] = project_mod.load(src_dir, state_db, should_stop=stop.is_set, progress=progress)
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    def on_signal(signum: int, frame: object) -> None:
+        got.append(signum)
+        stop.set()
+
+    before: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for s in _STOP_SIGNALS:
+            try:
+                before[s] = signal.signal(s, on_signal)
+            except (ValueError, OSError):
+                pass
+    worker = threading.Thread(target=work, name="source-walk", daemon=True)
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.2)
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+    if got:
+        signal.raise_signal(got[0])  # the run's own handler now stops it cleanly
+        raise KeyboardInterrupt  # only reached when that handler returned
+    if "error" in box:
+        raise box["error"]
+    return box["project"]
+
+
+def progress_printer(prefix: str, after: float = 2.0) -> Callable[[str], None]:
+    """Progress lines on stderr for a walk that takes longer than `after` seconds (a small tree
+    says nothing)."""
+    start = time.monotonic()
+
+    def show(msg: str) -> None:
+        if time.monotonic() - start >= after:
+            print(f"{prefix}{msg}", file=sys.stderr, flush=True)
+    return show
+
+
+def planner_context(p: Project) -> dict[str, Any]:
+    """The listing (path, lines, kind) of every file read, the ranked map and what was left out."""
+    return planner_context_of({rel: kind for rel, (_lang, kind) in p.files.items()}, p.map, p.tree_summary)
+
+
+def planner_context_of(kinds: dict[str, str], repo_map: RepoMap, summary: str,
+                       budget: int = MAP_CHARS) -> dict[str, Any]:
+    files = [{"path": rel, "kind": kind, "lines": repo_map.files[rel].lines if rel in repo_map.files else None}
+             for rel, kind in sorted(kinds.items())]
+    return {"source_files": files, "repo_map": repo_map.render(budget), "source_summary": summary}
+
+
+def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *,
+                    related: bool = True) -> dict[str, Any]:
+    """A chapter's files (bounded by rank) and, with `related`, the ranked symbols of the files
+    they use and of the tests that exercise them. The ranking is computed only when it is
+    needed (a chapter over the limit, or `related`): a reviewer of a small chapter costs no
+    PageRank of the repository."""
+    from ..repo.walk import read_source
+
+    texts: dict[str, str] = {}
+    for rel in sources:
+        try:
+            texts[rel] = read_source(p.root, rel, max_bytes=8_000_000)
+        except OSError as e:  # outside the root, a FIFO, vanished: said, never read
+            texts[rel] = f"(not shown: {e})"
+    ranked = _ranked_lines(p, sources) if sum(len(t) for t in texts.values()) > limit else {}
+    if not related:
+        return {"sources": bounded_sources(texts, limit, ranked=ranked)}
+    mine = set(sources)
+    graph = p.map.file_graph()
+    used: dict[str, float] = {}
+    for rel in sources:
+        for dst, w in graph.get(rel, {}).items():
+            if dst not in mine:
+                used[dst] = used.get(dst, 0.0) + w
+    uses = [rel for rel, _ in sorted(used.items(), key=lambda x: (-x[1], x[0]))]
+    tests = [t for t in p.map.tests_for(sources) if t not in mine][:12]
+    return {"sources": bounded_sources(texts, limit, ranked=ranked),
+            "related_map": p.map.render(RELATED_CHARS // 2, within=uses) if uses else "",
+            "tests_map": _render_unranked(p, tests, RELATED_CHARS // 2),
+            "related_files": uses[:40], "test_files": tests}
+
+
+def _render_unranked(p: Project, rels: list[str], budget: int) -> str:
+    """Files the ranking leaves out (tests, examples) as the map renders them: per file, its
+    definitions in file order, files in the given order, the whole within `budget`."""
+    from ..repo.map import _render_line
+
+    blocks, used = [], 0
+    for rel in rels:
+        fm = p.map.files.get(rel)
+        if fm is None or not fm.definitions:
+            continue
+        lines = [rel + ":"]
+        for d in fm.definitions:
+            line = _render_line(d)
+            if used + len(lines[0]) + len(line) + 3 > budget:
+                break
+            lines.append(line)
+            used += len(line) + 1
+        if len(lines) > 1:
+            blocks.append("\n".join(lines))
+            used += len(rel) + 3
+    return "\n\n".join(blocks)
+
+
+def _ranked_lines(p: Project, sources: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """Per file, the line ranges of its definitions, best ranked first."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for r in p.map.ranked_definitions(within=sources):
+        out.setdefault(r.rel, []).append((r.definition.start_line, r.definition.end_line))
+    return out
+
+
+def bounded_sources(files: dict[str, str], limit: int = SOURCE_CHARS,
+                    ranked: dict[str, list[tuple[int, int]]] | None = None) -> dict[str, str]:
+    """A chapter's source files for a prompt within `limit` characters: files in order of their
+    best symbol's rank (the given order when no ranking is known) whole while they fit; past
+    that, each further file shows its best ranked definitions' code while room is left, then
+    only its first lines, always with a note saying what is not shown. Short files are never
+    cut. The result never exceeds the limit by more than the notes (R1 still reads the files)."""
+    ranked = ranked or {}
+    order = sorted(files, key=lambda rel: (0 if rel in ranked else 1,
+                                           list(ranked).index(rel) if rel in ranked else 0))
+    short = {rel: t for rel, t in files.items() if t.count("\n") < 40}  # never cut: taken first
+    out: dict[str, str] = dict(short)
+    used = sum(len(t) for t in short.values())
+    for rel in order:
+        text = files[rel]
+        if rel not in out and used + len(text) <= limit:
+            out[rel] = text
+            used += len(text)
+    cut = [rel for rel in order if rel not in out]
+    for i, rel in enumerate(cut):
+        share = (limit - used) // (len(cut) - i) if limit > used else 0
+        out[rel] = _excerpt(files[rel], ranked.get(rel, []), share) if share >= 200 else \
+            f"# … {files[rel].count(chr(10)) + 1} lines not shown: the chapter's sources are too long for one prompt\n"
+
+        used += len(out[rel])
+    return {rel: out[rel] for rel in files}
+
+
+def _excerpt(text: str, spans: list[tuple[int, int]], budget: int) -> str:
+    """The best ranked definitions of a file (whole, in file order) within `budget`, or its
+    first lines when nothing is ranked, with a note on what is left out."""
+    lines = text.splitlines()
+    keep: set[int] = set()
+    size = 0
+    budget -= 160  # the closing note
+    for a, b in spans:
+        piece = range(max(a, 1), min(b, len(lines)) + 1)
+        cost = sum(len(lines[k - 1]) + 1 for k in piece if k not in keep)
+        cost += 0 if (a - 1 in keep or not keep) else 40  # the note for the gap before it
+        if size + cost > budget:
+            continue
+        keep.update(piece)
+        size += cost
+    for k in range(2, len(lines)):  # a gap of blank lines only is shown, not noted
+        if k not in keep and not lines[k - 1].strip() and k - 1 in keep:
+            j = k
+            while j <= len(lines) and j not in keep and not lines[j - 1].strip():
+                j += 1
+            if j in keep:
+                keep.update(range(k, j))
+    if not keep:
+        for k in range(1, len(lines) + 1):
+            if size + len(lines[k - 1]) + 1 > budget:
+                break
+            keep.add(k)
+            size += len(lines[k - 1]) + 1
+    out, prev = [], 0
+    for k in sorted(keep):
+        if k != prev + 1:
+            out.append(f"# … lines {prev + 1}-{k - 1} not shown")
+        out.append(lines[k - 1])
+        prev = k
+    if prev < len(lines):
+        out.append(f"# … lines {prev + 1}-{len(lines)} not shown: the chapter's sources are too long for one "
+                   "prompt (the most used definitions are shown)")
+    return "\n".join(out) + "\n"
