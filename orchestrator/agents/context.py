@@ -13,10 +13,21 @@ from typing import Any
 from .. import checks, outline as outline_mod
 from ..state import memory as memoryfiles
 from ..state.memory import long_memory, read_body
-from . import source_context
-from .source_context import SOURCE_CHARS, bounded_sources
-from ..steps import ALL_STEPS, BOOK_STEPS, DRAFT, FINAL, MEMORY, RESEARCH, REVIEWERS, STATE_DB, STEPS, STYLE_GUIDE
+from ..steps import (
+    ALL_STEPS,
+    BOOK_STEPS,
+    DRAFT,
+    FINAL,
+    MEMORY,
+    RESEARCH,
+    REVIEWERS,
+    STATE_DB,
+    STEPS,
+    STYLE_GUIDE,
+)
 from ..text.markdown import section
+from . import source_context
+from .source_context import SOURCE_CHARS
 
 
 @dataclass

@@ -12,8 +12,8 @@ import json
 import re
 import threading
 import tomllib
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

@@ -11,7 +11,16 @@ from typing import Any
 from .. import config as config_mod
 from ..errors import ConfigError
 from ..repo.summary import recorded_summary
-from ..steps import BOOK_STEPS, CHAPTER_GATES, CHECKPOINT, GATE_MODES, NEEDS_HUMAN, REVIEW, SOURCE_MAP, STATE_DB
+from ..steps import (
+    BOOK_STEPS,
+    CHAPTER_GATES,
+    CHECKPOINT,
+    GATE_MODES,
+    NEEDS_HUMAN,
+    REVIEW,
+    SOURCE_MAP,
+    STATE_DB,
+)
 from . import gatecards
 from .fsio import Workspace
 from .hashcache import HashCache
