@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..checks.findings import findings_in
-from ..errors import NeedsHuman, UsageError
+from ..errors import NeedsHuman, UsageError, ValidationFailed
 from ..state.fsio import atomic_write, backup
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
@@ -55,7 +55,10 @@ class Card:
 
 
 def _recommend(gate: str, artifact_text: str) -> tuple[str, list[str]]:
-    findings = findings_in(artifact_text) if GATE_STEPS[gate].verdict else []
+    try:  # read strictly (contracts.parse): a review nobody can read is not approved by default
+        findings = findings_in(artifact_text) if GATE_STEPS[gate].verdict else []
+    except ValidationFailed as e:
+        return f"reject: the review cannot be read ({e})", []
     risks = [f"{f.severity} {f.check} line {f.line}: {f.message}" for f in findings if f.severity in ("blocking", "major")]
     if any(f.severity == "blocking" for f in findings):
         return "reject: the review has blocking findings", risks

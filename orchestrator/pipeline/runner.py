@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import agents
-from ..checks.findings import findings_in
 from ..errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
 from ..providers.base import Provider
 from ..state.board import write_checkpoint, write_needs_human
@@ -383,9 +382,15 @@ class Runner:
         self._site = None  # the site is rebuilt from the new final
         return await self.derive(n)
 
-    def _blocking(self, ch: str) -> list:
-        text = read_body(self.book.root, STEPS[REVIEW].file(ch))
-        return [f for f in findings_in(text) if f.severity == "blocking"]
+    def _blocking(self, ch: str) -> bool:
+        """The computed verdict (review_verdict); an unreadable review is the guard's to report."""
+        from ..errors import ValidationFailed as Unreadable
+        from .review_verdict import chapter_verdict
+
+        try:
+            return chapter_verdict(self.book, ch).verdict == "blocked"
+        except Unreadable:
+            return False
 
     async def revise(self, ch: str, out: Outcome) -> Outcome:
         """A blocked review: rewrite the draft with the merged review as instructions, review it
@@ -414,12 +419,14 @@ class Runner:
         with a blocking finding (e.g. code that is not in the source) stops the chapter."""
         if out.status != "ok" or n[0] == BOOK or not spec(n).verdict:
             return out
-        from ..checks import blocking
+        from .review_verdict import chapter_verdict
 
-        text = read_body(self.book.root, self.rel(n))
-        found = [f for f in findings_in(text) if f.severity == "blocking"]
-        if blocking(found):
-            reason = f"review blocked: {found[0].check} line {found[0].line}: {found[0].message}"
+        try:  # computed from all findings (deterministic, model's, person's) and a person's verdict
+            state = chapter_verdict(self.book, n[0])
+            reason = f"review blocked: {state.reason}" if state.verdict == "blocked" else ""
+        except ValidationFailed as e:  # a review nobody can read: a person says what it meant
+            reason = f"the merged review cannot be read: {e}"
+        if reason:
             if n not in self._blocked_noted:
                 self._blocked_noted.add(n)
                 self.needs_human(n, reason)
@@ -573,9 +580,9 @@ class Runner:
                 {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
             extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
-                from ..checks import blocking
+                from .review_verdict import chapter_verdict
 
-                extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"}
+                extra = {"verdict": chapter_verdict(book, n[0], text).verdict}
             if path.exists():
                 backup(path)
             atomic_write(path, compose(text, self.marker(n), inputs, self.run_id, extra))

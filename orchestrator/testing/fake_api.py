@@ -658,7 +658,7 @@ class FakeAPI:
             full = str(args.get("text", ""))
         elif kind == "empty":
             return "", "end_turn"
-        elif _json_schema(body) is not None:
+        elif _json_schema(body) is not None and not getattr(self.answerer, "structured", False):
             from .schema_instance import instance
 
             prompt = block_text(messages[0].get("content")) if messages else ""
