@@ -160,3 +160,25 @@ def test_fake_api_marker_text_in_30_percent_of_answers_is_never_committed_or_pub
             assert "(quoted)" not in text, p
     drafts = list((ws / "output/chapters/draft").glob("*-draft.md"))
     assert drafts and all(d.read_text().count("DRAFT_COMPLETE") == 1 for d in drafts)  # its own marker only
+
+
+def test_long_memory_reads_a_persons_variants_and_names_an_unreadable_line(built_ws):
+    from orchestrator.errors import BookError
+    from orchestrator.state.book import Book
+    from orchestrator.state.memory import long_memory
+
+    path = built_ws / STEPS["memory"].file("ch02")
+    _edit_body(path, "# Memory: ch02 — The store\n\n## Summary\n\nHow the store keeps data.\n\n## Glossary\n\n"
+                     "* **memtable** — the table in memory\n- **segment:** a file on disk\n\n## Metaphors\n\n(none)\n\n"
+                     "## Cross references\n\n- [Basics](ch01.md): builds on it\n")
+    book = Book.open(built_ws)
+    try:
+        mem = long_memory(book, ["ch01", "ch02"])
+        assert {"memtable", "segment"} <= {t for m in mem.chapters for t, _ in m.glossary}
+        assert ("ch01", "builds on it") in [x for m in mem.chapters for x in m.xrefs]
+        _edit_body(path, "# Memory: ch02 — The store\n\n## Summary\n\nS.\n\n## Gossip\n\n- x\n")
+        book.scanner.invalidate()
+        with pytest.raises(BookError, match=r"output/memory/chapters/ch02.md:\d+: unknown section"):
+            long_memory(book, ["ch01", "ch02"])
+    finally:
+        book.close()

@@ -15,7 +15,6 @@ from ..repo.sources import list_files, read_text
 from ..state import memory as memoryfiles
 from ..state.memory import long_memory, read_body
 from ..steps import ALL_STEPS, BOOK_STEPS, DRAFT, FINAL, MEMORY, REVIEWERS, STATE_DB, STEPS, STYLE_GUIDE
-from ..text.markdown import section
 
 
 @dataclass
@@ -97,7 +96,10 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     if kind == "structure":
         return {"findings": _findings(checks.check_structure(draft, language=book.cfg.language))}
     if kind == "merge":
-        fs = [f for k in REVIEWERS for f in checks.parse_findings(section(ctx[k], "Findings"))]
+        from ..contracts.parse import parse_review
+
+        # read strictly: a reviewer's file a person edited into something unreadable names its file and line
+        fs = [f for k in REVIEWERS for f in parse_review(ctx[k], file=STEPS[k].file(ch)).review.findings]
         return {"findings": _findings(fs), "blocked": checks.blocking(fs)}
     raise KeyError(f"unknown check kind {kind!r} in the step registry")
 
