@@ -37,3 +37,20 @@ def chapter_verdict(book, ch: str, text: str | None = None) -> ReviewState:
 
         text = read_body(book.root, rel)
     return review_state(text, file=rel, also=deterministic_findings(book, ch))
+
+
+def held_reason(book, ch: str) -> str:
+    """Why the runner's guard holds the chapter for a person ("" when it may go on): a blocked
+    verdict, or a merged review that cannot be read (the message names file and line)."""
+    from ..errors import ValidationFailed
+
+    try:
+        state = chapter_verdict(book, ch)
+    except ValidationFailed as e:  # a review nobody can read: only a person can say what it meant
+        return f"the merged review cannot be read: {e}"
+    return f"review blocked: {state.reason}" if state.verdict == "blocked" else ""
+
+
+def is_blocked(book, ch: str) -> bool:
+    """A blocked verdict (an automatic revision may fix it); unreadable is the guard's to report."""
+    return held_reason(book, ch).startswith("review blocked")

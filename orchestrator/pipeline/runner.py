@@ -37,7 +37,7 @@ from ..steps import (
     Node,
     spec,
 )
-from . import derived
+from . import derived, review_verdict
 from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
 
 STRATEGIES = ("conservative", "aggressive", "ask")
@@ -383,14 +383,7 @@ class Runner:
         return await self.derive(n)
 
     def _blocking(self, ch: str) -> bool:
-        """The computed verdict (review_verdict); an unreadable review is the guard's to report."""
-        from ..errors import ValidationFailed as Unreadable
-        from .review_verdict import chapter_verdict
-
-        try:
-            return chapter_verdict(self.book, ch).verdict == "blocked"
-        except Unreadable:
-            return False
+        return review_verdict.is_blocked(self.book, ch)
 
     async def revise(self, ch: str, out: Outcome) -> Outcome:
         """A blocked review: rewrite the draft with the merged review as instructions, review it
@@ -419,13 +412,7 @@ class Runner:
         with a blocking finding (e.g. code that is not in the source) stops the chapter."""
         if out.status != "ok" or n[0] == BOOK or not spec(n).verdict:
             return out
-        from .review_verdict import chapter_verdict
-
-        try:  # computed from all findings (deterministic, model's, person's) and a person's verdict
-            state = chapter_verdict(self.book, n[0])
-            reason = f"review blocked: {state.reason}" if state.verdict == "blocked" else ""
-        except ValidationFailed as e:  # a review nobody can read: a person says what it meant
-            reason = f"the merged review cannot be read: {e}"
+        reason = review_verdict.held_reason(self.book, n[0])  # all findings, and a person's verdict
         if reason:
             if n not in self._blocked_noted:
                 self._blocked_noted.add(n)
@@ -580,9 +567,7 @@ class Runner:
                 {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
             extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
-                from .review_verdict import chapter_verdict
-
-                extra = {"verdict": chapter_verdict(book, n[0], text).verdict}
+                extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
             if path.exists():
                 backup(path)
             atomic_write(path, compose(text, self.marker(n), inputs, self.run_id, extra))
