@@ -33,7 +33,7 @@ def render(mem: ChapterMemory) -> str:
     return "\n".join(out) + "\n"
 
 
-def parse(chapter: str, text: str, file: str = "memory") -> ChapterMemory:
+def parse(chapter: str, text: str, file: str = "the memory file") -> ChapterMemory:
     """A chapter's memory file, read strictly (contracts.parse.parse_memory: any bullet, any dash,
     `**term:** def`, `[title](ch03.md): why`, ...); what cannot be read raises ContractError
     naming `file` and the line, never a silent skip."""
