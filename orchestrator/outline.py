@@ -28,9 +28,12 @@ class Chapter:
     summary: str = ""
     depends_on: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    goals: tuple[str, ...] = ()  # what a reader can check they learned (the planner's JSON contract)
 
     def entry(self) -> dict:
+        # `goals` only when there are some, so the entries (and hashes) of older outlines stay as they were
         return {"id": self.id, "title": self.title, "batch": self.batch, "summary": self.summary,
+                **({"goals": list(self.goals)} if self.goals else {}),
                 "depends_on": list(self.depends_on), "sources": list(self.sources)}
 
     @property
@@ -134,11 +137,11 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
         if not isinstance(c, dict):
             raise err("each chapter must be a mapping (id, title, batch, ...)", cnode)
         fields_ = {k.value: v for k, v in cnode.value}
-        unknown = {str(k) for k in c} - {"id", "title", "batch", "summary", "depends_on", "sources"}
+        unknown = {str(k) for k in c} - {"id", "title", "batch", "summary", "goals", "depends_on", "sources"}
         if unknown:
             k = sorted(unknown)[0]
             at = next((n[0] for n in cnode.value if str(n[0].value) == k), cnode)
-            raise err(f"unknown chapter field {k!r}", at, fix="fields are id, title, batch, summary, depends_on, sources")
+            raise err(f"unknown chapter field {k!r}", at, fix="fields are id, title, batch, summary, goals, depends_on, sources")
         cid = c.get("id")
         if not isinstance(cid, str) or not CHAPTER_RE.match(cid):
             raise err(f"chapter id {cid!r} is not like ch01", fields_.get("id", cnode))
@@ -155,6 +158,9 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
             raise err(f"{cid}: depends_on must be a list of chapter ids", fields_.get("depends_on", cnode))
         if not isinstance(srcs, list) or not all(isinstance(s, str) for s in srcs):
             raise err(f"{cid}: sources must be a list of paths", fields_.get("sources", cnode))
+        goals = c.get("goals") or []
+        if not isinstance(goals, list) or not all(isinstance(g, str) for g in goals):
+            raise err(f"{cid}: goals must be a list of sentences", fields_.get("goals", cnode))
         for s in srcs:
             try:
                 check_relpath(s, "source path")
@@ -163,7 +169,8 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
             if source_dir is not None and (why := _source_problem(source_dir, s)):
                 raise err(f"{cid}: source file {s!r} {why} in {source_dir}", fields_.get("sources", cnode),
                           fix="fix the path or remove it from `sources`")
-        ch = Chapter(cid, c["title"].strip(), batch, str(c.get("summary") or "").strip(), tuple(deps), tuple(srcs))
+        ch = Chapter(cid, c["title"].strip(), batch, str(c.get("summary") or "").strip(), tuple(deps), tuple(srcs),
+                     tuple(g.strip() for g in goals if g.strip()))
         seen[cid] = ch
         chapters.append(ch)
     for cnode, ch in zip(chapters_node.value, chapters):

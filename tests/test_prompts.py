@@ -195,7 +195,13 @@ def test_every_role_renders_both_parts(role, language):
     ch = None if role in ("planner", "auditor") else "ch05"
     system, prompt = render(role, ctx_for(role, language, ch))
     assert len(system) > 500 and len(prompt) > 100
-    assert "no preamble" in system
+    from orchestrator.contracts.examples import EXAMPLES
+
+    structured = role not in ("researcher", "writer", "editor")
+    assert ("one JSON object" in system) if structured else ("no preamble" in system)
+    # the exemplary answer is part of the cached instructions when the context carries it
+    system_ex, _ = render(role, dict(ctx_for(role, language, ch), example=EXAMPLES[role]))
+    assert EXAMPLES[role].strip()[:200] in system_ex
     assert "Simplified Chinese" in system if language == "zh" else "Simplified Chinese" not in system
     assert "{{" not in system + prompt and "{%" not in system + prompt
 
@@ -293,7 +299,16 @@ def test_reviewers_see_the_draft_with_line_numbers(role):
     assert "   3 | DRAFT-MARK-ch05 opening paragraph.\n" in prompt
 
 
-@pytest.mark.parametrize("role", ["writer", "editor", "memory_keeper"])
+@pytest.mark.parametrize("role", ["merger", "editor"])
+def test_merger_and_editor_see_the_draft_with_line_numbers(role):
+    """The review's line numbers are those of the numbered draft: the merger writes its actions
+    against them, the editor applies them (issue 11 part 3)."""
+    _, prompt = render(role, ctx_for(role, "en", "ch05"))
+    for n, line in enumerate(draft_of("ch05").rstrip("\n").split("\n"), 1):
+        assert f"{n:4d} | {line}\n" in prompt
+
+
+@pytest.mark.parametrize("role", ["writer", "memory_keeper"])
 def test_writing_roles_see_the_draft_verbatim(role):
     _, prompt = render(role, ctx_for(role, "en", "ch05"))
     if role != "writer":

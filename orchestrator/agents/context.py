@@ -25,7 +25,6 @@ from ..steps import (
     STEPS,
     STYLE_GUIDE,
 )
-from ..text.markdown import section
 from . import source_context
 from .source_context import SOURCE_CHARS
 
@@ -108,7 +107,10 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     if kind == "structure":
         return {"findings": _findings(checks.check_structure(draft, language=book.cfg.language))}
     if kind == "merge":
-        fs = [f for k in REVIEWERS for f in checks.parse_findings(section(ctx[k], "Findings"))]
+        from ..contracts.parse import parse_review
+
+        # read strictly: a reviewer's file a person edited into something unreadable names its file and line
+        fs = [f for k in REVIEWERS for f in parse_review(ctx[k], file=STEPS[k].file(ch)).review.findings]
         return {"findings": _findings(fs), "blocked": checks.blocking(fs)}
     raise KeyError(f"unknown check kind {kind!r} in the step registry")
 

@@ -58,7 +58,16 @@ def render_prompt(root, role: str, context: dict[str, Any]) -> tuple[str, str]:
 
 
 def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Request:
-    shared, system, prompt = render_parts(book.root, role, g.context)
+    from ..contracts.examples import EXAMPLES
+
+    # One exemplary answer per role, in the cached instructions (prompts' example_block).
+    ctx = dict(g.context, example=EXAMPLES.get(role, ""))
+    shared, system, prompt = render_parts(book.root, role, ctx)
+    from ..contracts.schemas import SCHEMAS
+
+    # A contract step's answer is JSON matching its schema (structured outputs on the Claude
+    # path); agents.structured renders it into the Markdown file. Prose steps have none.
     return Request(role=role, step=step, chapter=ch, shared=shared, system=system, prompt=prompt, context=g.context,
                    model=book.cfg.model_for(role),
-                   max_tokens=book.cfg.max_tokens.get(role, ALL_STEPS[step].max_tokens))
+                   max_tokens=book.cfg.max_tokens.get(role, ALL_STEPS[step].max_tokens),
+                   output_schema=SCHEMAS.get(step))

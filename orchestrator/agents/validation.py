@@ -1,5 +1,8 @@
-"""How a model's answer is judged before it is committed: marker-like text neutralised, then
-the validator of the step's kind of answer (the registry's `Step.answer`)."""
+"""How a model's answer is judged before it is committed: marker-like text is a validation
+failure (re-asked with the reason, never rewritten or committed); a contract step's answer
+(JSON, or the offline provider's Markdown) is read strictly and rendered (agents.structured);
+then the validator of the step's kind of answer (the registry's `Step.answer`). A final
+chapter is code-checked like a draft: quoting code that is not in the source is re-asked."""
 
 from __future__ import annotations
 
@@ -7,10 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import checks, outline as outline_mod
+from ..contracts import check_no_markers
 from ..errors import ConfigError, ValidationFailed
 from ..state import memory as memoryfiles
-from ..state.markers import neutralise
-from ..steps import ALL_STEPS
+from ..steps import ALL_STEPS, FINAL
+from .structured import structured, structured_answer
 
 
 def _h1_count(md: str) -> int:
@@ -74,12 +78,28 @@ VALIDATORS: dict[str, Callable[[str, dict[str, Any]], list[str]]] = {
 }
 
 
+def _final_code(text: str, ctx: dict[str, Any]) -> list[str]:
+    """R1's deterministic code check on the editor's final: code not in the source blocks it."""
+    src = ctx.get("_source_dir")
+    if src is None:
+        return []
+    found, _ = checks.check_code(text, src)
+    return [f"line {f.line}: {f.message} (quote code only exactly as it is in the source)"
+            for f in found if f.severity == "blocking"]
+
+
 def clean_and_validate(step: str, text: str, ctx: dict[str, Any]) -> str:
-    """Neutralise marker-like text, then validate; raise ValidationFailed with what to fix."""
-    text = neutralise(text).strip()
+    """Reject marker text, read a contract answer strictly and render it, then validate;
+    raise ValidationFailed with what to fix (the runner re-asks with it)."""
+    text = text.strip()
     if not text:
         raise ValidationFailed("the answer was empty")
+    check_no_markers(text)
+    if structured(step):
+        text = structured_answer(step, text, ctx).strip()
     errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
+    if step == FINAL:
+        errs += _final_code(text, ctx)
     if errs:
         raise ValidationFailed("; ".join(errs))
     return text + "\n"

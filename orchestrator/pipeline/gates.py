@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from ..checks.findings import findings_in
-from ..errors import NeedsHuman, UsageError
+from ..errors import NeedsHuman, UsageError, ValidationFailed
 from ..state.fsio import atomic_write, backup
 from ..state.gatecards import (  # noqa: F401  (reading cards lives in state/; re-exported for callers)
     DECISIONS,
@@ -31,7 +31,10 @@ from ..steps import GATES as GATE_STEPS
 
 
 def _recommend(gate: str, artifact_text: str) -> tuple[str, list[str]]:
-    findings = findings_in(artifact_text) if GATE_STEPS[gate].verdict else []
+    try:  # read strictly (contracts.parse): a review nobody can read is not approved by default
+        findings = findings_in(artifact_text) if GATE_STEPS[gate].verdict else []
+    except ValidationFailed as e:
+        return f"reject: the review cannot be read ({e})", []
     risks = [f"{f.severity} {f.check} line {f.line}: {f.message}" for f in findings if f.severity in ("blocking", "major")]
     if any(f.severity == "blocking" for f in findings):
         return "reject: the review has blocking findings", risks

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import agents
-from ..checks.findings import findings_in
 from ..errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
 from ..providers.base import Provider
 from ..state.board import write_checkpoint, write_needs_human
@@ -38,7 +37,7 @@ from ..steps import (
     Node,
     spec,
 )
-from . import derived
+from . import derived, review_verdict
 from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
 
 STRATEGIES = ("conservative", "aggressive", "ask")
@@ -383,9 +382,8 @@ class Runner:
         self._site = None  # the site is rebuilt from the new final
         return await self.derive(n)
 
-    def _blocking(self, ch: str) -> list:
-        text = read_body(self.book.root, STEPS[REVIEW].file(ch))
-        return [f for f in findings_in(text) if f.severity == "blocking"]
+    def _blocking(self, ch: str) -> bool:
+        return review_verdict.is_blocked(self.book, ch)
 
     async def revise(self, ch: str, out: Outcome) -> Outcome:
         """A blocked review: rewrite the draft with the merged review as instructions, review it
@@ -414,12 +412,8 @@ class Runner:
         with a blocking finding (e.g. code that is not in the source) stops the chapter."""
         if out.status != "ok" or n[0] == BOOK or not spec(n).verdict:
             return out
-        from ..checks import blocking
-
-        text = read_body(self.book.root, self.rel(n))
-        found = [f for f in findings_in(text) if f.severity == "blocking"]
-        if blocking(found):
-            reason = f"review blocked: {found[0].check} line {found[0].line}: {found[0].message}"
+        reason = review_verdict.held_reason(self.book, n[0])  # all findings, and a person's verdict
+        if reason:
             if n not in self._blocked_noted:
                 self._blocked_noted.add(n)
                 self.needs_human(n, reason)
@@ -573,9 +567,7 @@ class Runner:
                 {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
             extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
-                from ..checks import blocking
-
-                extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"}
+                extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
             if path.exists():
                 backup(path)
             atomic_write(path, compose(text, self.marker(n), inputs, self.run_id, extra))

@@ -1,26 +1,27 @@
 """The offline provider: deterministic, no network, and real. It writes every role's answer
-from the source code itself and the context the orchestrator gathered (agents.gather):
-the planner groups modules into chapters by the import graph, the researcher lists files,
-symbols and docstrings with verbatim excerpts, the writer explains them and quotes the
-excerpts with their paths, reviewers report the deterministic checks, the panel reads as
-each persona. The same context always gives byte-identical text."""
+from the source code itself and the context the orchestrator gathered (agents.gather): the
+planner, researcher and writer are in authoring/ (built on the repository map); here the
+reviewers report the deterministic checks, the panel reads as each persona, the memory
+keeper reads the draft's definitions, the editor applies the mechanical fixes. Every
+structured answer is a contract object rendered by `contracts.render`, the same functions
+that render a model's JSON, so both paths write one format. The same context always gives
+byte-identical text."""
 
 from __future__ import annotations
 
-import ast
 import asyncio
-import hashlib
 import re
 from collections.abc import Callable
 from typing import Any
 
 from .. import checks
+from ..contracts import render as R
+from ..contracts.findings import Action, Finding, MergedReview, Review
+from ..contracts.memory import CrossRef, MemoryUpdate, Metaphor, Term
+from ..contracts.panel import Confusion, PanelFeedback, ReaderFeedback
+from ..contracts.parse import parse_merged
 from ..errors import StepFailed
-from ..outline import Chapter, Outline, render as render_outline
-from ..repo.sources import CODE_EXT, Module, analyse_python, module_name
-from ..state import memory as memoryfiles
 from ..steps import AUDIT, DRAFT, FINAL, MEMORY, OUTLINE, PANEL, R1, R2, R3, RESEARCH, REVIEW
-from ..text.markdown import section
 from .base import Request, Result, Usage
 
 CHUNK = 400  # characters per streamed piece
@@ -146,291 +147,17 @@ T = {
 }
 
 # Metaphors the writer may use; each chapter takes one no earlier chapter has taken.
-METAPHORS = [
-    ("a ship's logbook", "every event is written down in order before anything else happens"),
-    ("a library card catalogue", "a small index that tells you where to look instead of searching every shelf"),
-    ("a coat check", "you hand something over and get a ticket to claim it back later"),
-    ("a relay race", "each part does its leg of the work and hands the baton on"),
-    ("a recipe card", "a fixed list of steps that gives the same dish every time"),
-    ("a post office sorting room", "items arrive in any order and leave sorted by destination"),
-    ("a bookmark", "it remembers where you were so you can continue from there"),
-    ("a filing cabinet", "things are kept in order so that finding one is quick"),
-    ("a toolbox", "small, separate tools that the rest of the code picks up when it needs them"),
-    ("a front desk", "the one place visitors talk to, which sends each request to the right room"),
-]
-
-
-def _first_sentence(doc: str) -> str:
-    """The first sentence of a docstring's first paragraph; never cut inside a `code span`."""
-    doc = " ".join(doc.strip().split("\n\n")[0].split())
-    for m in re.finditer(r"[.!?。](?=\s|$)", doc):
-        if doc[: m.end()].count("`") % 2 == 0:
-            return doc[: m.end()].strip()
-    return doc.strip()
-
-
-def _stable_pick(key: str, n: int) -> int:
-    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % n
-
-
-# ---------------------------------------------------------------- planner
-
-
-def plan(ctx: dict[str, Any], t: dict[str, str]) -> str:
-    sources: dict[str, str] = ctx["sources"]
-    limits = ctx.get("limits", {})
-    max_ch, batch_size = int(limits.get("max_chapters", 12)), int(limits.get("batch_size", 3))
-    code = [p for p in sources if p.rsplit(".", 1)[-1] and "." + p.rsplit(".", 1)[-1] in CODE_EXT
-            and not re.search(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_test\.[a-z]+$", p)]
-    if not code:
-        raise StepFailed("the source tree has no code files to write about", retryable=False)
-    mods = {p: analyse_python(p, sources[p]) if p.endswith(".py") else Module(p, module_name(p), lines=sources[p].count("\n"))
-            for p in code}
-    by_name = {m.name: p for p, m in mods.items()}
-    # Units: one module each; a tiny __init__.py joins no chapter of its own.
-    units = [p for p in sorted(code) if not (p.endswith("__init__.py") and mods[p].lines < 40)]
-    found = {p: {_resolve(i, by_name) for i in mods[p].imports} - {p} for p in units}
-    deps = {p: sorted(d for d in ds if d is not None and d in found) for p, ds in found.items()}
-    order = _topo(units, deps)
-    groups = [[p] for p in order]
-    while len(groups) > max_ch:  # merge the smallest adjacent pair
-        sizes = [sum(mods[p].lines for p in g) for g in groups]
-        i = min(range(len(groups) - 1), key=lambda k: (sizes[k] + sizes[k + 1], k))
-        groups[i:i + 2] = [groups[i] + groups[i + 1]]
-    width = max(2, len(str(len(groups))))
-    chapter_of = {p: f"ch{i + 1:0{width}d}" for i, g in enumerate(groups) for p in g}
-    chapters = []
-    for i, g in enumerate(groups):
-        cid = f"ch{i + 1:0{width}d}"
-        first = mods[g[0]]
-        title = _title(first)
-        summary = " ".join(_first_sentence(mods[p].doc) for p in g if mods[p].doc) or f"How {', '.join(g)} work."
-        # Only chapters earlier in reading order: an import cycle in the source must not become
-        # a cycle (or a forward dependency) in the book.
-        dep_ids = sorted({chapter_of[d] for p in g for d in deps.get(p, []) if chapter_of.get(d, cid) < cid})
-        chapters.append(Chapter(cid, title, i // batch_size + 1, summary, tuple(dep_ids), tuple(g)))
-    # Dependencies must be in the same or an earlier batch: topological order guarantees it.
-    book = ctx["book"]
-    o = Outline(book["title"], tuple(chapters))
-    intro = t["outline_intro"].format(src=ctx.get("source_name", "the source"), audience=book["audience"],
-                                      brief=book["brief"])
-    return render_outline(o, intro)
-
-
-def _title(mod: Module) -> str:
-    """A chapter title from a module docstring's first clause ("The write-ahead log: an
-    append-only file..." -> "The write-ahead log"), else from the module's name."""
-    first = _first_sentence(mod.doc).rstrip(".。") if mod.doc else ""
-    for cut in (":", "：", ",", " so that ", " which ", " that ", " with ", " for "):
-        head = first.split(cut, 1)[0].strip()
-        if 12 <= len(head) <= 60 and head != first:
-            return head[0].upper() + head[1:]
-    if first and len(first) <= 60:
-        return first
-    return f"The {mod.name.rsplit('.', 1)[-1]} module"
-
-
-def _resolve(name: str, by_name: dict[str, str]) -> str | None:
-    while name:
-        if name in by_name:
-            return by_name[name]
-        name = name.rpartition(".")[0]
-    return None
-
-
-def _topo(units: list[str], deps: dict[str, list[str]]) -> list[str]:
-    out: list[str] = []
-    seen: set[str] = set()
-
-    def visit(p: str, stack: tuple[str, ...]) -> None:
-        if p in seen or p in stack:
-            return
-        for d in deps.get(p, []):
-            visit(d, stack + (p,))
-        seen.add(p)
-        out.append(p)
-
-    for p in units:
-        visit(p, ())
-    return out
-
-
-# ---------------------------------------------------------------- researcher
-
-
-def research(ctx: dict[str, Any], t: dict[str, str]) -> str:
-    ch = ctx["chapter"]
-    covered: dict[str, str] = ctx.get("imports_from", {})
-    by_name = {module_name(p): (p, c) for p, c in covered.items()}
-    out = [f"# {t['research']}: {ch['id']} — {ch['title']}", "", f"## {t['sources']}", ""]
-    mods = []
-    for path in ch["sources"]:
-        text = ctx["sources"].get(path, "")
-        mod = analyse_python(path, text) if path.endswith(".py") else Module(path, module_name(path), lines=text.count("\n"))
-        mods.append((mod, text))
-        doc = _first_sentence(mod.doc) if mod.doc else t["no_doc"]
-        out.append(f"- `{path}` ({mod.lines} {t['lines']}): {doc}")
-    overview = [_paragraph(p) for mod, _ in mods for p in mod.doc.strip().split("\n\n")[1:] if p.strip()]
-    if overview:
-        out += ["", f"## {t['overview']}", ""] + [p + "\n" for p in overview]
-    out += ["", f"## {t['symbols']}", ""]
-    for mod, _ in mods:
-        for s in mod.symbols:
-            doc = _first_sentence(s.doc) if s.doc else t["no_doc"]
-            out.append(f"- `{s.name}` ({s.kind}, `{mod.path}`:{s.line}): `{s.signature}` — {doc}")
-    out += ["", f"## {t['excerpts']}", ""]
-    taken = 0
-    for mod, text in mods:
-        lines = text.splitlines()
-        picked = [s for s in mod.symbols if s.kind != "class" and (s.end - s.line) <= 30 and s.doc][:6]
-        for s in picked:
-            if taken >= 10:
-                break
-            taken += 1
-            code = "\n".join(lines[s.line - 1:s.end])
-            doc = "\n\n".join(" ".join(p.split()) for p in s.doc.strip().split("\n\n") if p.strip())
-            out += [f"### `{s.name}` — {mod.path}:{s.line}", "", doc, "",
-                    f"```python file={mod.path}", _dedent(code), "```", ""]
-    rel = []
-    for mod, _ in mods:
-        for imp in sorted(set(mod.imports)):
-            hit = _resolve_covered(imp, by_name)
-            if hit:
-                rel.append("- " + t["imports"].format(m=imp, ch=hit))
-    out += [f"## {t['relations']}", ""] + (sorted(set(rel)) or ["- (none)"]) + [""]
-    qs = [t["q_nodoc"].format(s=s.name) for mod, _ in mods for s in mod.symbols if not s.doc and s.kind != "method"]
-    out += [f"## {t['questions']}", ""] + ([f"- {q}" for q in qs[:8]] or ["- (none)"])
-    return "\n".join(out)
-
-
-def _paragraph(p: str) -> str:
-    """A docstring paragraph as Markdown: prose is reflowed; a preformatted block (indented,
-    or a diagram) is kept as it is, in an illustrative fence."""
-    lines = p.splitlines()
-    if any(line.startswith((" ", "\t")) for line in lines) or any(line.lstrip().startswith(("+-", "|")) for line in lines):
-        import textwrap
-
-        return "```text\n" + textwrap.dedent(p).strip("\n") + "\n```"
-    return " ".join(p.split()).replace("::", ":")
-
-
-def _resolve_covered(name: str, by_name: dict[str, tuple[str, str]]) -> str | None:
-    while name:
-        if name in by_name:
-            return by_name[name][1]
-        name = name.rpartition(".")[0]
-    return None
-
-
-def _dedent(code: str) -> str:
-    import textwrap
-
-    return textwrap.dedent(code).rstrip()
-
-
-# ---------------------------------------------------------------- writer
-
-_EXCERPT_RE = re.compile(r"^### `(.+?)` — (.+?):(\d+)\n\n(.*?)\n\n```(\S+) file=(\S+)\n(.*?)\n```", re.S | re.M)
-
-
-def write(ctx: dict[str, Any], t: dict[str, str]) -> str:
-    ch = ctx["chapter"]
-    taken = {p.lower() for p, _, _ in ctx[MEMORY]["metaphors"]}
-    free = [m for m in METAPHORS if m[0].lower() not in taken] or METAPHORS
-    phrase, meaning = free[_stable_pick(ch["id"], len(free))]
-    titles = {c["id"]: c["title"] for c in ctx["chapters"]}
-    known = {term.lower() for term, _, _ in ctx[MEMORY]["glossary"]}
-    excerpts = _EXCERPT_RE.findall(ctx[RESEARCH])
-    src_lines = [line[2:] for line in section(ctx[RESEARCH], t["sources"]).splitlines() if line.startswith("- ")]
-    out = [f"# {ch['title']}", "", ch["summary"], ""]
-    files = ", ".join(f"`{s}`" for s in ch["sources"])
-    out += [t["reads"].format(files=files), "", f"## {t['fits']}", ""]
-    for s in src_lines:
-        out.append(f"- {s}")
-    out.append("")
-    overview = section(ctx[RESEARCH], t["overview"]).strip()
-    if overview:
-        out += [overview, ""]
-    for d in ch["depends_on"]:
-        out.append(t["builds_on"].format(title=titles.get(d, d), ch=d))
-    out += ["", t["think"].format(phrase=phrase, meaning=meaning), ""]
-    # Key terms: the classes of this chapter, defined once, on first use.
-    terms = []
-    for line in section(ctx[RESEARCH], t["symbols"]).splitlines():
-        m = re.match(r"- `(\w+)` \(class, .*?— (.*)$", line)
-        if m and m.group(1).lower() not in known and m.group(2) != t["no_doc"]:
-            terms.append((m.group(1), m.group(2)))
-    for term, doc in terms:
-        out.append(f"**{term}**: {doc}")
-        out.append("")
-    summary_items = []
-    for name, path, line, doc, lang, fpath, code in excerpts:
-        out += [f"## `{name}`", "", doc.strip(), "", f"```{lang} file={fpath}", code, "```", ""]
-        out.append(_explain(name, code, t) + " " + t["defined_in"].format(path=path, line=line))
-        out.append("")
-        summary_items.append(t["sum_item"].format(name=name, doc=_first_sentence(doc)))
-    relations = _relations(excerpts, t)
-    if relations:
-        out += [f"## {t['uses']}", "", " ".join(relations), ""]
-    out += [f"## {t['summary']}", ""]
-    out += [f"- {s}" for s in summary_items] or [f"- {ch['summary']}"]
-    return "\n".join(out)
-
-
-def _relations(excerpts, t: dict[str, str]) -> list[str]:
-    """Which of the quoted functions call which: how the pieces of the chapter fit together."""
-    names = {name.rsplit(".", 1)[-1]: name for name, *_ in excerpts}
-    out = []
-    for name, _path, _line, _doc, _lang, _file, code in excerpts:
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
-        called = sorted({(c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) for c in ast.walk(tree)
-                         if isinstance(c, ast.Call) and isinstance(c.func, (ast.Name, ast.Attribute))})
-        for c in called:
-            if c in names and names[c] != name:
-                out.append(t["calls_other"].format(a=name, b=names[c]))
-    return out
-
-
-def _explain(name: str, code: str, t: dict[str, str]) -> str:
-    """What the code of one function says about itself: parameters, result, calls, raises."""
-    short = name.rsplit(".", 1)[-1]
-    try:
-        fn = next(n for n in ast.walk(ast.parse(code)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    except (SyntaxError, StopIteration):
-        return ""
-    params = [a.arg for a in fn.args.args + fn.args.kwonlyargs if a.arg not in ("self", "cls")]
-    s = t["takes"].format(name=short, params=", ".join(f"`{p}`" for p in params)) if params else t["no_params"].format(name=short)
-    if fn.returns is not None and ast.unparse(fn.returns) != "None":
-        s += t["returns"].format(ret=ast.unparse(fn.returns))
-    s += "."
-    calls = sorted({ast.unparse(c.func) for c in ast.walk(fn) if isinstance(c, ast.Call)
-                    and isinstance(c.func, (ast.Name, ast.Attribute)) and len(ast.unparse(c.func)) < 40})
-    calls = [c for c in calls if not c.startswith(("self.", "super")) and "." not in c][:5]
-    if calls:
-        s += t["calls"].format(calls=", ".join(f"`{c}`" for c in calls))
-    raises = sorted({ast.unparse(r.exc.func if isinstance(r.exc, ast.Call) else r.exc) for r in ast.walk(fn)
-                     if isinstance(r, ast.Raise) and r.exc is not None})
-    if raises:
-        s += t["raises"].format(exc=", ".join(f"`{r}`" for r in raises[:3]))
-    return s
-
-
 # ---------------------------------------------------------------- reviewers
 
 
-def _findings_objs(ctx: dict[str, Any]) -> list:
-    return [checks.Finding(f["check"], f["severity"], f["line"], f["message"]) for f in ctx.get("findings", [])]
+def _findings_objs(ctx: dict[str, Any]) -> list[Finding]:
+    return [Finding(f["check"], f["severity"], int(f.get("line") or 0), f["message"], f.get("chapter"))
+            for f in ctx.get("findings", [])]
 
 
 def _review_doc(ctx: dict[str, Any], t: dict[str, str], kind: str, note: str) -> str:
     ch = ctx["chapter"]
-    fs = _findings_objs(ctx)
-    verdict = "blocked" if checks.blocking(fs) else "clean"
-    return "\n".join([f"# {t[kind]}: {ch['id']} — {ch['title']}", "", f"Verdict: {verdict}", "",
-                      f"## {t['findings']}", "", checks.format_findings(fs), "", f"## {t['notes']}", "", note])
+    return R.render_review(Review(tuple(_findings_objs(ctx)), note), heading=f"{t[kind]}: {ch['id']} — {ch['title']}")
 
 
 def review_r1(ctx, t):
@@ -449,23 +176,26 @@ def review_r3(ctx, t):
 
 
 def merge(ctx, t):
+    """All the reviewers' findings, each turned into an action on its line; the verdict is
+    computed from the findings by render_merged."""
     ch = ctx["chapter"]
     fs = _findings_objs(ctx)
-    out = [f"# {t['review']}: {ch['id']} — {ch['title']}", "", f"Verdict: {'blocked' if ctx.get('blocked') else 'clean'}", "",
-           f"## {t['findings']}", "", checks.format_findings(fs), "", f"## {t['actions']}", ""]
-    out += [f"- {t['act'].format(msg=f.message)} ({f.check}, line {f.line})" for f in fs] or [t["no_actions"]]
-    return "\n".join(out)
+    actions = [Action(t["act"].format(msg=f.message), f.line, f.end_line, (f.check,)) for f in fs]
+    merged = MergedReview(tuple(fs), tuple(actions), "" if actions else t["no_actions"])
+    return R.render_merged(merged, heading=f"{t[REVIEW]}: {ch['id']} — {ch['title']}", actions_title=t["actions"])
 
 
 # ---------------------------------------------------------------- reader panel
 
 
 def panel(ctx, t):
+    """Each persona reads for what it cares about; a reader who stumbles asks for a revision,
+    and the score falls with each stumble."""
     ch = ctx["chapter"]
     draft = ctx[DRAFT]
     lines = draft.splitlines()
     prose = _prose_lines(lines)
-    notes: dict[str, list[str]] = {"terms": [], "sentences": [], "code": [], "xref": [], "verified": []}
+    notes: dict[str, list[tuple[int, str]]] = {"terms": [], "sentences": [], "code": [], "xref": []}
     defined: dict[str, int] = {}
     for i, line in enumerate(lines, 1):
         m = re.match(r"\*\*(.+?)\*\*[:：]", line)
@@ -474,32 +204,34 @@ def panel(ctx, t):
     for term, at in defined.items():
         for i in prose:
             if i < at and re.search(rf"\b{re.escape(term)}\b", lines[i - 1]):
-                notes["terms"].append(t["before_def"].format(t=term, a=i, b=at))
+                notes["terms"].append((i, t["before_def"].format(t=term, a=i, b=at)))
                 break
     for i in prose:
         for sent in re.split(r"(?<=[.!?。！？])\s+", lines[i - 1]):
             w = len(sent.split())
             if w > 35:
-                notes["sentences"].append(t["long_sentence"].format(n=i, w=w))
+                notes["sentences"].append((i, t["long_sentence"].format(n=i, w=w)))
     for b in checks.code_blocks(draft):
         end = b.line + len(b.code.splitlines()) + 1
         nxt = next((lines[j].strip() for j in range(end, min(len(lines), end + 3)) if lines[j].strip()), "")
         if not nxt or nxt.startswith(("#", "```")):
-            notes["code"].append(t["unexplained"].format(n=b.line))
+            notes["code"].append((b.line, t["unexplained"].format(n=b.line)))
     if not re.search(r"\]\(ch\d{2,}\.md", draft) and ch["depends_on"]:
-        notes["xref"].append(t["no_xref"])
+        notes["xref"].append((0, t["no_xref"]))
     verified = sum(1 for b in checks.code_blocks(draft) if b.file)
-    if verified:
-        notes["verified"].append(t["verified"].format(n=verified))
-    wants = [("terms", "code"), ("verified", "sentences"), ("xref", "terms")]
-    out = [f"# {t['panel']}: {ch['id']} — {ch['title']}", ""]
+    wants = [("terms", "code"), ("sentences",), ("xref", "terms")]
+    readers = []
     for k, persona in enumerate(ctx["personas"]):
-        name, _, who = persona.partition(":")
-        out += [f"## {name.strip()}", "", f"_{who.strip() or name.strip()}_", ""]
-        items = [x for key in wants[k % len(wants)] for x in notes[key]]
-        out += [f"- {x}" for x in items[:8]] or [f"- {t['persona_ok']}"]
-        out.append("")
-    return "\n".join(out)
+        name = persona.partition(":")[0].strip()
+        items = [x for key in wants[k % len(wants)] for x in notes[key]][:8]
+        confusions = tuple(Confusion(msg, line) for line, msg in items)
+        questions = (t["verified"].format(n=verified),) if verified and k % len(wants) == 1 else ()
+        readers.append(ReaderFeedback(name, "revise" if confusions else "ready", max(1, 5 - len(confusions)),
+                                      questions, confusions))
+    desc = {p.partition(":")[0].strip(): (p.partition(":")[2].strip() or p.partition(":")[0].strip())
+            for p in ctx["personas"]}
+    return R.render_panel(PanelFeedback(tuple(readers)), heading=f"{t['panel']}: {ch['id']} — {ch['title']}",
+                          descriptions=desc)
 
 
 def _prose_lines(lines: list[str]) -> list[int]:
@@ -520,18 +252,19 @@ def remember(ctx, t):
     ch = ctx["chapter"]
     draft = ctx[DRAFT]
     paras = [p.strip() for p in draft.split("\n\n") if p.strip() and not p.lstrip().startswith(("#", "```", "-", "**"))]
-    mem = memoryfiles.ChapterMemory(ch["id"], ch["title"], summary=paras[0] if paras else ch["summary"])
+    terms: dict[str, Term] = {}
+    metaphors: list[Metaphor] = []
     for line in draft.splitlines():
         m = re.match(r"\*\*(.+?)\*\*[:：]\s*(.+)$", line)
-        if m:
-            mem.glossary.append((m.group(1), m.group(2).strip()))
+        if m and m.group(1) not in terms:
+            terms[m.group(1)] = Term(m.group(1), m.group(2).strip())
         for m2 in re.finditer(r"(?:Think of it as|可以把它想象成)\s*\*\*(.+?)\*\*[:：]\s*(.+?)[.。]$", line):
-            mem.metaphors.append((m2.group(1), m2.group(2)))
+            metaphors.append(Metaphor(m2.group(1), m2.group(2)))
     titles = {c["id"]: c["title"] for c in ctx["chapters"]}
-    for target in sorted(set(re.findall(r"\]\((ch\d{2,})\.md", draft))):
-        if target != ch["id"]:
-            mem.xrefs.append((target, titles.get(target, target)))
-    return memoryfiles.render(mem)
+    xrefs = [CrossRef(target, titles.get(target, target)) for target in sorted(set(re.findall(r"\]\((ch\d{2,})\.md", draft)))
+             if target != ch["id"]]
+    mem = MemoryUpdate(paras[0] if paras else ch["summary"], tuple(terms.values()), tuple(metaphors), tuple(xrefs))
+    return R.render_memory(mem, chapter=ch["id"], title=ch["title"])
 
 
 _SPELLING_RE = re.compile(r"writes '(.+?)' for the glossary term '(.+?)'")
@@ -540,7 +273,7 @@ _SPELLING_RE = re.compile(r"writes '(.+?)' for the glossary term '(.+?)'")
 def _apply_spelling(lines: list[str], review: str) -> list[str]:
     """R2's glossary findings: write the term as the glossary spells it, on the line cited,
     outside inline code (code keeps the source's own names)."""
-    for f in checks.parse_findings(section(review, "Findings")):
+    for f in (parse_merged(review, file="the merged review").merged.findings if review.strip() else ()):
         m = _SPELLING_RE.search(f.message)
         if f.check != "r2.glossary" or not m or not (0 < f.line <= len(lines)):
             continue
@@ -566,11 +299,8 @@ def edit(ctx, t):
 
 
 def audit(ctx, t):
-    fs = [checks.Finding(f["check"], f["severity"], f["line"], f["message"]) for f in ctx.get("findings", [])]
-    out = [f"# {t['audit']}: {ctx['book']['title']}", "", f"Verdict: {'blocked' if checks.blocking(fs) else 'clean'}", "",
-           f"## {t['findings']}", "", checks.format_findings(fs), "", f"## {t['notes']}", "",
-           t["audit_note"].format(n=len(ctx.get("finals", {})))]
-    return "\n".join(out)
+    review = Review(tuple(_findings_objs(ctx)), t["audit_note"].format(n=len(ctx.get("finals", {}))))
+    return R.render_review(review, heading=f"{t['audit']}: {ctx['book']['title']}")
 
 
 from .. import authoring  # noqa: E402  (the planner, researcher and writer, built on the repository map)

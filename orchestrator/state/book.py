@@ -130,12 +130,15 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
             data = (book.root / review.path).read_bytes()
         except OSError:
             data = b""
-        if b"**blocking**" in data:  # cheap test first: most reviews have no blocking finding
-            from ..checks.findings import findings_in
+        if b"block" in data.lower():  # cheap test first (any spelling a person uses): most reviews are clean
+            from ..contracts import review_state
+            from ..errors import ValidationFailed
 
-            bad = [f for f in findings_in(data.decode("utf-8", "replace")) if f.severity == "blocking"]
-            if bad:
-                blocked = f"{bad[0].check} line {bad[0].line}: {bad[0].message}"
+            try:  # read strictly; the verdict computed from the findings and a person's Verdict: line
+                rs = review_state(data.decode("utf-8", "replace"), file=review.path)
+                blocked = (rs.reason or "blocked") if rs.verdict == "blocked" else ""
+            except ValidationFailed as e:  # unreadable: held for a person, with file and line
+                blocked = f"the merged review cannot be read: {e}"
     state = statemachine.derive(steps, review_blocked=blocked, needs_human=(needs or {}).get(ch, ""), retries=retries)
     gate = statemachine.GATE_BEFORE.get(state.phase)
     approval = "not_required"

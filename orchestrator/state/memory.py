@@ -4,15 +4,12 @@ chapter order. The per-chapter files are the truth; the aggregates are views."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..steps import MEMORY, chapter_sort_key
 from .markers import find_marker
 
 SECTIONS = ("Summary", "Glossary", "Metaphors", "Cross references")
-_ITEM_RE = re.compile(r"^- \*\*(.+?)\*\*\s*[:：]\s*(.+)$")
-_XREF_RE = re.compile(r"^- (ch\d{2,})\s*[:：]\s*(.+)$")
 
 
 @dataclass
@@ -36,28 +33,16 @@ def render(mem: ChapterMemory) -> str:
     return "\n".join(out) + "\n"
 
 
-def parse(chapter: str, text: str) -> ChapterMemory:
-    mem = ChapterMemory(chapter)
-    section = None
-    summary: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("# ") and "—" in line:
-            mem.title = line.split("—", 1)[1].strip()
-        elif line.startswith("## "):
-            section = line[3:].strip()
-        elif section == "Summary":
-            if line.strip() and line.strip() != "(none)":
-                summary.append(line.strip())
-        elif section in ("Glossary", "Metaphors"):
-            m = _ITEM_RE.match(line.strip())
-            if m:
-                (mem.glossary if section == "Glossary" else mem.metaphors).append((m.group(1).strip(), m.group(2).strip()))
-        elif section == "Cross references":
-            m = _XREF_RE.match(line.strip())
-            if m:
-                mem.xrefs.append((m.group(1), m.group(2).strip()))
-    mem.summary = " ".join(summary)
-    return mem
+def parse(chapter: str, text: str, file: str = "the memory file") -> ChapterMemory:
+    """A chapter's memory file, read strictly (contracts.parse.parse_memory: any bullet, any dash,
+    `**term:** def`, `[title](ch03.md): why`, ...); what cannot be read raises ContractError
+    naming `file` and the line, never a silent skip."""
+    from ..contracts.parse import parse_memory
+
+    p = parse_memory(text, file=file)
+    m = p.update
+    return ChapterMemory(chapter, p.title, m.summary, [(t.term, t.definition) for t in m.terms],
+                         [(x.phrase, x.meaning) for x in m.metaphors], [(x.chapter, x.reason) for x in m.cross_references])
 
 
 def missing_sections(text: str) -> list[str]:
@@ -132,5 +117,5 @@ def long_memory(book, chapters: list[str]) -> LongMemory:
     for c in sorted(chapters, key=chapter_sort_key):
         st = book.scanner.step(c, MEMORY)
         if st.complete:
-            mems.append(parse(c, read_body(book.root, st.path)))
+            mems.append(parse(c, read_body(book.root, st.path), file=st.path))
     return LongMemory(mems)

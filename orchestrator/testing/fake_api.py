@@ -450,7 +450,12 @@ class FakeAPI:
     def refusal(self, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("refusal", match, times)
 
-    def marker_text(self, text: str = DEFAULT_MARKER, match: str | None = None, times: int = 1) -> FakeAPI:
+    def marker_text(self, text: str = DEFAULT_MARKER, match: str | None = None, times: int = 1,
+                    share: float | None = None, seed: int = 0) -> FakeAPI:
+        """Inject marker text into the next `times` matching answers; with `share`, into that
+        share of all matching answers (a seeded draw per answer; the fault never runs out)."""
+        if share is not None:
+            return self.add_fault("marker_text", match, 1, text=text, share=float(share), rng=random.Random(seed))
         return self.add_fault("marker_text", match, times, text=text)
 
     def empty(self, match: str | None = None, times: int = 1) -> FakeAPI:
@@ -504,6 +509,10 @@ class FakeAPI:
         with self._lock:
             for i, f in enumerate(self.faults):
                 if f.match is None or f.match in hay:
+                    if "share" in f.args:  # a share-based fault: drawn per answer, never used up
+                        if f.args["rng"].random() < f.args["share"]:
+                            return f
+                        continue
                     f.times -= 1
                     if f.times <= 0:
                         del self.faults[i]
@@ -587,7 +596,7 @@ class FakeAPI:
             full = str(args.get("text", ""))
         elif kind == "empty":
             return "", "end_turn"
-        elif (schema := _json_schema(body)) is not None:
+        elif (schema := _json_schema(body)) is not None and not getattr(self.answerer, "structured", False):
             from .schema_instance import instance
 
             prompt = block_text(messages[0].get("content")) if messages else ""

@@ -2,7 +2,8 @@
 `book run --provider anthropic` can be rehearsed against it (tests, and people without a
 key). The role comes from the system prompt's "You are the writer ..." sentence,
 the chapter from the prompt ("## This chapter: ch03 — Title"); the planner reads the file
-listing of its prompt. The answers are short but pass every validation."""
+listing of its prompt. The answers are short but pass every validation. A request with a
+JSON Schema (structured outputs) gets the role's JSON (role_json.py)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ def answer(request: dict) -> str:
     ch, title = (m.group(1), m.group(2).strip()) if m else ("ch01", "A chapter")
     para = ("This chapter explains how the code works, one piece at a time, and why it is built the way it is. "
             "It names each function it discusses, says what it takes and returns, and how it fits with the rest. ") * 3
+    if request.get("output_config"):  # a structured request: the role's JSON (role_json.py)
+        import json
+
+        from .role_json import structured_answer
+
+        obj = structured_answer(role, system, prompt, ch, title)
+        if obj is not None:
+            return json.dumps(obj, ensure_ascii=False, indent=1)
     if role == "planner":
         paths = re.findall(r"^- `([^`]+\.py)` \((?:code, )?\d+ lines\)", prompt, re.M)  # the planner's listing
         most = re.search(r"At most (\d+) chapters per batch", system + prompt)
@@ -75,3 +84,6 @@ def answer(request: dict) -> str:
     from .fake_wire import default_answerer  # not one of book's roles: a generic document
 
     return default_answerer(request)
+
+
+answer.structured = True  # type: ignore[attr-defined]  # the fake API lets it answer schema requests
