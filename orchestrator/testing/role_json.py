@@ -34,7 +34,7 @@ def _findings(prompt: str, with_chapter: bool) -> list[dict[str, Any]]:
 
 
 def _outline(system: str, prompt: str) -> dict[str, Any]:
-    paths = re.findall(r"^- `([^`]+\.py)` \(\d+ lines\)", prompt, re.M)
+    paths = re.findall(r"^- `([^`]+\.py)` \((?:code, )?\d+ lines\)", prompt, re.M)  # the planner's file listing
     most = re.search(r"At most (\d+) chapters per batch", system + prompt)
     per_batch = int(most.group(1)) if most else 3
     cap = re.search(r"at most (\d+) chapters", system + prompt, re.I)
