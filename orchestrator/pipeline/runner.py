@@ -19,7 +19,7 @@ from .. import agents
 from ..checks.findings import findings_in
 from ..errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
 from ..providers.base import Provider
-from ..state.board import write_checkpoint, write_needs_human
+from ..state.board import CheckpointWriter, write_needs_human
 from ..state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
 from ..state.markers import compose
 from ..state.memory import read_body
@@ -109,6 +109,7 @@ class Runner:
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
         self._site = None  # the publisher's view of the book, built once per run
+        self.board = CheckpointWriter(book)  # checkpoint.md, coalesced: a few writes a second at most
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and provider.on_call is None:
@@ -362,6 +363,7 @@ class Runner:
 
             self.live[(ch, CHAPTER_GATES[gate])] = "needs_human"
         self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
+        self.checkpoint(force=True)
         self.report("skip", n, reason)
         return Outcome("needs_human", reason=reason)
 
@@ -435,9 +437,11 @@ class Runner:
         except OSError as e:
             self.warn(f"could not write needs-human.md: {e}")
 
-    def checkpoint(self) -> None:
+    def checkpoint(self, force: bool = False) -> None:
+        """Ask for checkpoint.md to show the current state; written at once when forced (the
+        end of a run, a signal, a gate stop), otherwise coalesced with the requests around it."""
         try:
-            write_checkpoint(self.book, live=self.live)
+            self.board.request(self.live, force)
         except (OSError, BookError) as e:
             self.warn(f"could not rewrite checkpoint.md: {e}")
 
@@ -700,7 +704,8 @@ class Runner:
         for key in list(self.live):
             if self.live[key] == "running":
                 del self.live[key]
-        self.checkpoint()
+        self.checkpoint(force=True)
+        self.board.close()
         summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs), waiting=sorted(set(self.waiting)))
         try:
             write_resume(book, summary, strategy=self.opts.strategy, interrupted=interrupted)

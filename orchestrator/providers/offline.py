@@ -42,7 +42,8 @@ class OfflineProvider:
             why = self.fail(req)
             if why:
                 raise StepFailed(why)
-        text = author(req)
+        # Off the event loop: the author is CPU work, and other steps' calls go on meanwhile.
+        text = await asyncio.to_thread(author, req)
         start = 0
         if req.prefix:
             # Continue a partial answer: the same inputs give the same text, so an interrupted
