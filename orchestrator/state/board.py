@@ -21,7 +21,7 @@ class CheckpointWriter:
     signal, a gate stop). Each write renders the whole view from the runner's in-memory
     snapshot, so what is written is what `book scan --rebuild` writes for the same files."""
 
-    def __init__(self, book, interval: float = 0.25):
+    def __init__(self, book, interval: float = 0.5):
         import time
 
         self.book = book
