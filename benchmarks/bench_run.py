@@ -50,8 +50,8 @@ def phase3(latency: float, concurrency: int, chapters: int) -> tuple[float, int]
 def critical_calls(ws: Path) -> tuple[int, int]:
     """(model calls on the longest path of the whole book's plan, chapters with depends_on)."""
     from orchestrator.pipeline.plan import chapter_graph, phase12, topo
-    from orchestrator.steps import spec
     from orchestrator.state.book import Book
+    from orchestrator.steps import spec
 
     book = Book.open(ws, repair=False)
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 from ..text.markdown import CHAPTER_LINK_RE, HEADING_RE, LATIN_A, LATIN_B, blank_urls, links_in, prose_lines
 from .findings import Collected, Finding, sorted_findings
@@ -11,7 +11,7 @@ from .findings import Collected, Finding, sorted_findings
 _DEFINE_RES = (re.compile(r"\*\*([^*\n]+?)\*\*\s*[:：（(]"), re.compile(r"\*\*([^*\n]+?)[:：]\*\*"))
 
 
-@lru_cache(maxsize=None)  # a big book's glossary has thousands of terms: re's own cache holds 512
+@cache  # a big book's glossary has thousands of terms: re's own cache holds 512
 def term_re(term: str, end: bool = True) -> re.Pattern[str]:
     return re.compile(LATIN_B + re.escape(term) + (LATIN_A if end else ""), re.IGNORECASE)
 

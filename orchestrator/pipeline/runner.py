@@ -108,8 +108,7 @@ class Runner:
         self.waiting: list[str] = []  # gate cards this run stopped at
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
-        self._site = None  # the publisher's view of the book, built once per run
-        self.board = CheckpointWriter(book)  # checkpoint.md, coalesced: a few writes a second at most
+        self._site, self.board = None, CheckpointWriter(book)  # the site (built once per run); checkpoint.md
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and provider.on_call is None:
@@ -438,9 +437,7 @@ class Runner:
             self.warn(f"could not write needs-human.md: {e}")
 
     def checkpoint(self, force: bool = False) -> None:
-        """Ask for checkpoint.md to show the current state; written at once when forced (the
-        end of a run, a signal, a gate stop), otherwise coalesced with the requests around it."""
-        try:
+        try:  # coalesced (twice a second at most); at once when forced: end of run, signal, gate stop
             self.board.request(self.live, force)
         except (OSError, BookError) as e:
             self.warn(f"could not rewrite checkpoint.md: {e}")
@@ -701,11 +698,8 @@ class Runner:
             write_needs_human(book, chapter_needs)
         except OSError as e:
             self.warn(f"could not write needs-human.md: {e}")
-        for key in list(self.live):
-            if self.live[key] == "running":
-                del self.live[key]
-        self.checkpoint(force=True)
-        self.board.close()
+        self.live = {k: v for k, v in self.live.items() if v != "running"}
+        self.checkpoint(force=True)  # also cancels a deferred write
         summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs), waiting=sorted(set(self.waiting)))
         try:
             write_resume(book, summary, strategy=self.opts.strategy, interrupted=interrupted)
