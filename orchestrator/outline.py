@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 from . import steps
 from .errors import ConfigError
@@ -114,7 +115,12 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
         return ConfigError(msg, file, line, fix)
 
     try:
-        root = yaml.compose(m.group(1))
+        root, data = _read_block(m.group(1))
+    except yaml.YAMLError:
+        root = data = None  # say where, with the pure-Python reader's words, below
+    try:
+        if root is None:
+            root = yaml.compose(m.group(1))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         raise ConfigError(f"the yaml block is not valid YAML: {getattr(e, 'problem', e)}", file,
@@ -123,7 +129,8 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
         raise err("the yaml block must be a mapping with `title` and `chapters`", root)
     nodes = {k.value: v for k, v in root.value}
     try:
-        data = yaml.safe_load(m.group(1))
+        if data is None:
+            data = yaml.safe_load(m.group(1))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         raise ConfigError(f"the yaml block cannot be read: {getattr(e, 'problem', None) or e}", file,
@@ -212,6 +219,21 @@ def _find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
             if found:
                 return found
     return None
+
+
+@lru_cache(maxsize=8)
+def _read_block(block: str) -> tuple[Any, Any]:
+    """(node tree, data) of an outline's yaml block, read once per process for the same text
+    (a run asks for the outline many times) and with libyaml when it is there. Both are shared:
+    callers only read them."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    root = yaml.compose(block, Loader=loader)
+    data = yaml.load(block, Loader=loader)
+    if data is None:
+        raise yaml.YAMLError("empty")  # the slow path reports it
+    return root, data
 
 
 def load(root: Path, source_dir: Path | None = None) -> Outline | None:

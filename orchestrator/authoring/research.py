@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import lru_cache
 from typing import Any
 
 from ..text import docstrings
@@ -30,13 +31,21 @@ def n_key(p: Project, files: list[str]) -> int:
 
 def outline_chapters(ctx: dict[str, Any]) -> list[dict[str, Any]]:
     """Every chapter of the plan with its sources and dependencies (from the outline's YAML)."""
+    return list(_outline_chapters(ctx.get("outline_yaml") or ""))
+
+
+@lru_cache(maxsize=4)
+def _outline_chapters(text: str) -> tuple[dict[str, Any], ...]:
+    """Parsed once per outline text: every step of every chapter asks for it (read-only)."""
     import yaml
 
     try:
-        data = yaml.safe_load(ctx.get("outline_yaml") or "") or {}
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     except yaml.YAMLError:
-        return []
-    return [c for c in data.get("chapters", []) if isinstance(c, dict)]
+        return ()
+    if not isinstance(data, dict):
+        return ()
+    return tuple(c for c in data.get("chapters", []) if isinstance(c, dict))
 
 
 def chapter_of_files(ctx: dict[str, Any]) -> dict[str, tuple[str, str]]:

@@ -18,7 +18,7 @@ from typing import Any
 from .. import agents
 from ..errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFailed
 from ..providers.base import Provider
-from ..state.board import write_checkpoint, write_needs_human
+from ..state.board import CheckpointWriter, write_needs_human
 from ..state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
 from ..state.markers import compose
 from ..state.memory import read_body
@@ -107,7 +107,7 @@ class Runner:
         self.waiting: list[str] = []  # gate cards this run stopped at
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
-        self._site = None  # the publisher's view of the book, built once per run
+        self._site, self.board = None, CheckpointWriter(book)  # the site (built once per run); checkpoint.md
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and provider.on_call is None:
@@ -361,6 +361,7 @@ class Runner:
 
             self.live[(ch, CHAPTER_GATES[gate])] = "needs_human"
         self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
+        self.checkpoint(force=True)
         self.report("skip", n, reason)
         return Outcome("needs_human", reason=reason)
 
@@ -429,9 +430,9 @@ class Runner:
         except OSError as e:
             self.warn(f"could not write needs-human.md: {e}")
 
-    def checkpoint(self) -> None:
-        try:
-            write_checkpoint(self.book, live=self.live)
+    def checkpoint(self, force: bool = False) -> None:
+        try:  # coalesced (twice a second at most); at once when forced: end of run, signal, gate stop
+            self.board.request(self.live, force)
         except (OSError, BookError) as e:
             self.warn(f"could not rewrite checkpoint.md: {e}")
 
@@ -689,10 +690,8 @@ class Runner:
             write_needs_human(book, chapter_needs)
         except OSError as e:
             self.warn(f"could not write needs-human.md: {e}")
-        for key in list(self.live):
-            if self.live[key] == "running":
-                del self.live[key]
-        self.checkpoint()
+        self.live = {k: v for k, v in self.live.items() if v != "running"}
+        self.checkpoint(force=True)  # also cancels a deferred write
         summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs), waiting=sorted(set(self.waiting)))
         try:
             write_resume(book, summary, strategy=self.opts.strategy, interrupted=interrupted)

@@ -43,7 +43,7 @@ class OfflineProvider:
             why = self.fail(req)
             if why:
                 raise StepFailed(why)
-        text = author(req)
+        text = await asyncio.to_thread(author, req)  # CPU work: off the event loop, other calls go on
         start = 0
         if req.prefix:
             # Continue a partial answer: the same inputs give the same text, so an interrupted

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ..errors import BookError
 from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN
 from . import checkpoint
 from .fsio import atomic_write, write_if_changed
@@ -12,6 +13,75 @@ from .scan import Snapshot
 
 def write_checkpoint(book, snap: Snapshot | None = None, live: dict[tuple[str, str], str] | None = None) -> None:
     atomic_write(book.ws.path(CHECKPOINT), checkpoint_text(book, snap or book.snapshot(), live))
+
+
+class CheckpointWriter:
+    """checkpoint.md for a live run, coalesced: a run asks for it at every state change, and it
+    is written at most once per `interval` seconds (the last request is never lost: a timer
+    writes it when the interval is up), and at once when `force` is set (the end of a run, a
+    signal, a gate stop). Each write renders the whole view from the runner's in-memory
+    snapshot, so what is written is what `book scan --rebuild` writes for the same files."""
+
+    def __init__(self, book, interval: float = 0.5):
+        import time
+
+        self.book = book
+        self.interval = interval
+        self.clock = time.monotonic
+        self.last = float("-inf")
+        self.pending: dict[tuple[str, str], str] | None = None
+        self.timer = None  # asyncio.TimerHandle of the deferred write
+        self.writes = 0
+        self.cost = 0.0  # seconds the last write took
+
+    def request(self, live: dict[tuple[str, str], str], force: bool = False) -> None:
+        self.pending = dict(live)
+        if force or self.clock() - self.last >= self.gap:
+            self.flush()
+            return
+        if self.timer is None:
+            import asyncio
+
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop (a synchronous caller): write now
+                self.flush()
+                return
+            self.timer = loop.call_later(max(0.0, self.gap - (self.clock() - self.last)), self._deferred)
+
+    @property
+    def gap(self) -> float:
+        """Seconds between writes: `interval`, or longer on a book so big that one write takes
+        more than a fifth of it (the view never takes more than ~20 % of the run)."""
+        return max(self.interval, 5 * self.cost)
+
+    def _deferred(self) -> None:
+        self.timer = None
+        try:
+            self.flush()
+        except (OSError, BookError):
+            pass  # the next request (or the forced one at the end of the run) tries again
+
+    def flush(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.pending is None:
+            return
+        live, self.pending = self.pending, None
+        self.last = self.clock()
+        try:
+            write_checkpoint(self.book, live=live)
+            self.cost = self.clock() - self.last
+        except BaseException:
+            self.pending = self.pending if self.pending is not None else live  # not lost: the next flush retries
+            raise
+        self.writes += 1
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
 
 
 def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | None = None) -> str:

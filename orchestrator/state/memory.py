@@ -112,10 +112,20 @@ def read_body(root, rel: str) -> str:
     return (data[: mk.offset] if mk else data).decode("utf-8", "replace").rstrip() + "\n"
 
 
+# path -> (the file's identity when parsed, its parse): a chapter's memory is read once and
+# parsed again only when its file changes, so long memory costs O(changed chapters) per step.
+_PARSED: dict[str, tuple[tuple[int, float, str | None], ChapterMemory]] = {}
+
+
 def long_memory(book, chapters: list[str]) -> LongMemory:
     mems = []
     for c in sorted(chapters, key=chapter_sort_key):
         st = book.scanner.step(c, MEMORY)
         if st.complete:
-            mems.append(parse(c, read_body(book.root, st.path), file=st.path))
+            key = f"{book.root}/{st.path}"
+            ident = (st.size, st.mtime, st.marker.body if st.marker else None)
+            hit = _PARSED.get(key)
+            if hit is None or hit[0] != ident or not st.size:
+                hit = _PARSED[key] = (ident, parse(c, read_body(book.root, st.path), file=st.path))
+            mems.append(hit[1])
     return LongMemory(mems)
