@@ -53,6 +53,7 @@ class RunOptions:
     retry_delay: float = 1.0  # seconds before the first retry of a failed step; doubles
     redo: set[Node] = field(default_factory=set)  # nodes to regenerate even when fresh
     instructions: dict[Node, str] = field(default_factory=dict)  # extra instructions for a redo
+    message_batches: bool = False  # `--message-batches`: model steps go out as Message Batches (batch_wave.py)
 
 
 @dataclass
@@ -109,6 +110,9 @@ class Runner:
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
         self._site = None  # the publisher's view of the book, built once per run
+        from . import batch_wave
+
+        self.batch = batch_wave.BatchWave(self) if batch_wave.wanted(self) else None
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and provider.on_call is None:
@@ -125,6 +129,8 @@ class Runner:
         if self.book.scanner.outline is None and self.book.scanner.outline_error:
             raise self.book.scanner.outline_error  # a person's broken edit: say where, change nothing
         try:
+            if self.batch is not None:
+                await self.batch.reattach()  # `book resume`: batches in flight first, never sent twice
             self.apply_rejections()
             await self.walk(phase12(self.gates))
             o = self.book.scanner.outline
@@ -513,6 +519,11 @@ class Runner:
             backup(path.with_name(path.name + ".partial"))
         attempts = max(1, book.cfg.retries)
         feedback = ""
+        if self.batch is not None and not prefix:
+            got = await self.batch.generate(n, why)
+            if isinstance(got, Outcome):
+                return got
+            feedback = got  # handed back by the batch engine: stream it, with its re-ask feedback
         last = ""
         for attempt in range(1, attempts + 1):
             ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
