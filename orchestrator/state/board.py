@@ -22,6 +22,9 @@ def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | Non
 
         waiting = [f"{c.path} — `book approve {c.gate}{' ' + c.chapter if c.chapter else ''}`"
                    for c in pending(book, list(snap.chapters))]
+    from .book import _in_batch  # steps waiting in a Message Batch: 📨, over "running"
+
+    live = {**(live or {}), **{(w.chapter, w.step): "in_batch" for w in _in_batch(book) if w.chapter}}
     return checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting)
 
 
