@@ -167,3 +167,5 @@ def test_kill_while_a_batch_is_processing_then_resume(fake, tmp_path):
     assert len(st.received) == len(set(st.received)) > n0
     assert not jr.waiting(ws / "output")
     assert streamed(fake) == 0
+    runs = Book.open(ws).ledger.events(type="run_start")
+    assert [bool(e["detail"].get("message_batches")) for e in runs] == [True, True]  # resume went on in batches

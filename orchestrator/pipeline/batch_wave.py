@@ -55,6 +55,13 @@ def wanted(runner: Runner) -> bool:
     return bool(jr.waiting(runner.book.root / "output"))
 
 
+def resumes_in_batches(book: Any) -> bool:
+    """`book resume` goes on the way the interrupted run went: through Message Batches when
+    its `run_start` event says so."""
+    starts = book.ledger.events(type="run_start", limit=1)
+    return bool(starts and (starts[-1].get("detail") or {}).get("message_batches"))
+
+
 @dataclass
 class _Entry:
     node: Node

@@ -125,6 +125,7 @@ class Runner:
         if self.opts.dry_run:
             return self.dry_run()
         led.event("run_start", self.run_id, strategy=self.opts.strategy, provider=self.provider.name,
+                  **({"message_batches": True} if self.batch is not None else {}),
                   scope={k: v for k, v in vars(self.opts.scope).items() if v is not None})
         if self.book.scanner.outline is None and self.book.scanner.outline_error:
             raise self.book.scanner.outline_error  # a person's broken edit: say where, change nothing
