@@ -49,6 +49,15 @@ def test_message_batches_run_completes_through_batches(fake, tmp_path):
     assert streamed(fake) == 0  # no fault: nothing streamed
     calls = Book.open(ws).ledger.calls()
     assert calls and all(c["batch"] == 1 for c in calls)
+    from orchestrator.costs import cost_report
+    from orchestrator.providers.anthropic import cost_usd
+    from orchestrator.providers.base import Usage
+
+    rep = cost_report(calls)
+    assert abs(rep["total_usd"] - rep["by_mode"]["batch"]["cost_usd"]) < 1e-4 and rep["total_usd"] > 0 and rep["by_mode"]["stream"]["calls"] == 0
+    c = calls[0]  # priced at half the streamed rate
+    u = Usage(c["input_tokens"], c["output_tokens"], c["cache_creation_tokens"], c["cache_read_tokens"])
+    assert abs(c["cost_usd"] - cost_usd(u, c["model"], None, batch=False) / 2) < 1e-9
     journals = jr.load_all(ws / "output")
     assert journals and not any(j.open for j in journals)
     # a wave is several steps: fewer batches than requests
@@ -169,3 +178,18 @@ def test_kill_while_a_batch_is_processing_then_resume(fake, tmp_path):
     assert streamed(fake) == 0
     runs = Book.open(ws).ledger.events(type="run_start")
     assert [bool(e["detail"].get("message_batches")) for e in runs] == [True, True]  # resume went on in batches
+
+
+def test_fake_message_fail_rate_fails_a_share_of_streamed_calls(tmp_path, monkeypatch):
+    api = FakeAPI(answerer=answer)
+    api.message_fail_rate = 0.5
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    try:
+        ws = make_example(tmp_path / "ws", max_chapters=1)
+        code, summary = run_book(ws, provider=provider())  # the provider's retries ride it out
+        failed = [r for r in api.requests if r.get("fault") and r["path"] == "/v1/messages"]
+        assert code == 0, summary.needs_human
+        assert failed
+    finally:
+        api.stop()
