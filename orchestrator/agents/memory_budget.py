@@ -8,7 +8,8 @@ step reads, ranked:
 1. the summaries of the chapters it depends on (`depends_on`), nearest first;
 2. the glossary terms it actually uses: terms found in its sources, its research and its
    draft (whichever the step reads), most used first;
-3. the metaphors other chapters own (phrases only), its dependencies' first, then the newest.
+3. the metaphors other chapters own (phrases only), its dependencies' first, then the newest,
+   at most MAX_METAPHORS (R2's check reads the whole registry and catches a reuse).
 
 The rest of the outline is in the shared prefix as titles only (`_shared.md.j2`). What does
 not fit the budget is cut from the bottom of that ranking and the prompt says so
@@ -26,6 +27,9 @@ CHARS_PER_TOKEN = 3.5  # a high token estimate for prose and code (the budget er
 # tokens of long memory a role's prompt may carry; the roles not named get DEFAULT_TOKENS
 BUDGET_TOKENS = {"writer": 6000, "editor": 5000, "r2_consistency": 6000, "researcher": 3000}
 DEFAULT_TOKENS = 3000
+# Metaphors other chapters own: its dependencies' and the newest ones. The registry grows by one
+# a chapter; R2's deterministic check reads all of it from the files and catches a reuse.
+MAX_METAPHORS = 20
 
 
 def est_tokens(text: str) -> int:
@@ -56,7 +60,7 @@ def bounded_memory(mem: LongMemory, chapter: Any, texts: list[str], role: str,
     rank = {d: i for i, d in enumerate(deps)}
     mets = [[p, "", m.chapter] for m in sorted(mem.chapters, key=lambda m: (rank.get(m.chapter, len(rank)),
                                                                              -mem.chapters.index(m)))
-            for p, _ in m.metaphors]
+            for p, _ in m.metaphors][:MAX_METAPHORS]
 
     out: dict[str, list[list[str]]] = {"summaries": [], "glossary": [], "metaphors": []}
     left: dict[str, int] = {"summaries": 0, "glossary": 0, "metaphors": 0}
