@@ -219,3 +219,15 @@ def test_rehearsal_with_the_standalone_fake_as_the_readme_says(tmp_path):
     finally:
         server.terminate()
         server.communicate(timeout=10)
+
+
+def test_doctor_shows_each_roles_effective_settings_and_model_warnings(fake, tmp_path):
+    ws = small(tmp_path, models='{writer: {model: claude-opus-9-9, max_tokens: 9000}}')
+    proc = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(ws)], capture_output=True, text=True)
+    out = proc.stdout
+    assert "settings: writer" in out and "claude-opus-9-9, max_tokens 9000" in out
+    assert "settings: researcher" in out and "cache 5m" in out
+    assert "model warning" in out and "claude-opus-9-9: not in data/models.yaml" in out
+    assert proc.returncode == 2  # a warning is something to fix
+    pings = [r for r in fake.requests if r["path"].split("?")[0] == "/v1/messages"]
+    assert len(pings) == 1  # the ping makes one call, no continuation
