@@ -193,3 +193,62 @@ def test_fake_message_fail_rate_fails_a_share_of_streamed_calls(tmp_path, monkey
         assert failed
     finally:
         api.stop()
+
+
+def test_a_partial_whose_call_ended_normally_is_committed_without_a_new_call(tmp_path):
+    from orchestrator.providers.anthropic import text_hash
+    from orchestrator.providers.offline import OfflineProvider
+    from orchestrator.state.fsio import partial_path
+    from orchestrator.state.memory import read_body
+    from orchestrator.steps import STEPS
+
+    ws = make_example(tmp_path / "ws", max_chapters=1)
+    code, summary = run_book(ws, provider=OfflineProvider())
+    assert code == 0, summary.needs_human
+    rel = STEPS["draft"].file("ch01")
+    answer = read_body(ws, rel).rstrip() + "\n"
+    (ws / rel).unlink()  # a kill came after the answer ended and before the commit
+    partial_path(ws / rel).write_text(answer, encoding="utf-8")
+    book = Book.open(ws)
+    book.ledger.log_call(run="r0", role="writer", chapter="ch01", step="draft", provider="anthropic", model="m",
+                         input_tokens=1, output_tokens=1, cost_usd=0.0, stop_reason="end_turn",
+                         text_hash=text_hash(answer), status="ok")
+    book.close()
+
+    class NoDraft(OfflineProvider):
+        asked: list[tuple[str | None, str]] = []
+
+        async def generate(self, req, on_text):
+            NoDraft.asked.append((req.chapter, req.step))
+            return await super().generate(req, on_text)
+
+    code, summary = run_book(ws, provider=NoDraft(), resume=True)
+    assert code == 0, summary.needs_human
+    assert ("ch01", "draft") not in NoDraft.asked
+    assert read_body(ws, rel).strip() == answer.strip() and not partial_path(ws / rel).exists()
+    ev = Book.open(ws).ledger.events(type="recovered")
+    assert any(e["detail"].get("action") == "committed_partial" for e in ev)
+
+
+def test_a_partial_the_ledger_does_not_vouch_for_is_not_committed(tmp_path):
+    from orchestrator.providers.offline import OfflineProvider
+    from orchestrator.state.fsio import partial_path
+    from orchestrator.state.memory import read_body
+    from orchestrator.steps import STEPS
+
+    ws = make_example(tmp_path / "ws", max_chapters=1)
+    assert run_book(ws, provider=OfflineProvider())[0] == 0
+    rel = STEPS["draft"].file("ch01")
+    answer = read_body(ws, rel)
+    (ws / rel).unlink()
+    partial_path(ws / rel).write_text(answer, encoding="utf-8")  # no call row ended with this text
+
+    class Rec(OfflineProvider):
+        asked: list[tuple[str | None, str]] = []
+
+        async def generate(self, req, on_text):
+            Rec.asked.append((req.chapter, req.step))
+            return await super().generate(req, on_text)
+
+    assert run_book(ws, provider=Rec(), resume=True)[0] == 0
+    assert ("ch01", "draft") in Rec.asked

@@ -28,9 +28,8 @@ from typing import TYPE_CHECKING, Any
 from .. import agents
 from ..batches import journal as jr
 from ..errors import ValidationFailed
-from ..state.fsio import atomic_write, backup
-from ..state.markers import compose
-from ..steps import BOOK, Node, spec
+from ..steps import BOOK, Node
+from .answers import request_for, write_answer
 
 if TYPE_CHECKING:
     from ..batches.engine import BatchEngine
@@ -198,15 +197,7 @@ class BatchWave:
     # ------------------------------------------------------------------ the engine's callbacks
 
     def _request(self, n: Node, feedback: str) -> tuple[agents.Gathered, Request]:
-        """What the runner's `generate` would send for `n` now (same context, same prompt)."""
-        book, ch, step = self.book, (None if n[0] == BOOK else n[0]), n[1]
-        extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
-        if n in self.runner.opts.instructions:
-            extra["instructions"] = self.runner.opts.instructions[n]
-        g = agents.gather(book, step, ch, extra)
-        req = agents.build_request(book, step, ch, g, spec(n).role)
-        req.feedback = feedback
-        return g, req
+        return request_for(self.runner, n, feedback)
 
     def _item(self, req: Request, n: Node, input_hash: str) -> BatchItem:
         from ..batches.types import BatchItem
@@ -242,8 +233,6 @@ class BatchWave:
         """Validate and write one batched answer, as the runner's `generate` writes a streamed
         one. Idempotent: a file already marked from these inputs counts as committed."""
         from ..batches.types import Verdict
-        from ..checks import blocking
-        from ..checks.findings import findings_in
 
         n, runner, book = self._node(it), self.runner, self.book
         ch, step = it.chapter, it.step
@@ -254,25 +243,11 @@ class BatchWave:
             return True
         g, _ = self._request(n, "")
         try:
-            text = agents.clean_and_validate(step, result.text, g.context)
+            write_answer(runner, n, g, result.text, batch=True)
         except ValidationFailed as e:
             book.ledger.event("step_retry", runner.run_id, ch, step, attempt=1, batch=True,
                               error=f"the answer did not pass validation: {e}")
             return Verdict(False, f"Your previous answer was rejected: {e}. Answer again, fixing that.")
-        inputs = {k: v for k, v in g.inputs.items() if v is not None}
-        if g.context.get("instructions"):
-            from ..state.markers import short_hash
-
-            inputs["instructions"] = short_hash(g.context["instructions"])
-        extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"} if spec(n).verdict else None
-        path = book.ws.path(runner.rel(n))
-        if path.exists():
-            backup(path)
-        atomic_write(path, compose(text, spec(n).marker, inputs, runner.run_id, extra))
-        book.scanner.invalidate(runner.rel(n))
-        if spec(n).replans:
-            book.scanner.invalidate()
-        book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), batch=True)
         self.stats.committed += 1
         self._resolve(ch, step, "committed")
         return True

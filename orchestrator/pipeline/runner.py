@@ -508,6 +508,12 @@ class Runner:
         step = n[1]
         role = spec(n).role
         path = book.ws.path(self.rel(n))
+        if why.startswith("interrupted"):  # the whole answer of a call that ended normally: no new call
+            from .answers import commit_completed_partial
+
+            done = commit_completed_partial(self, n)
+            if done is not None:
+                return done
         prefix = ""
         if why in ("half-finished",) or why.startswith("interrupted"):
             if self.opts.strategy == "aggressive":
