@@ -231,3 +231,15 @@ def test_doctor_shows_each_roles_effective_settings_and_model_warnings(fake, tmp
     assert proc.returncode == 2  # a warning is something to fix
     pings = [r for r in fake.requests if r["path"].split("?")[0] == "/v1/messages"]
     assert len(pings) == 1  # the ping makes one call, no continuation
+
+
+def test_a_step_that_failed_for_overload_is_tried_again_after_the_slow_down(fake, tmp_path):
+    ws = small(tmp_path, max_chapters=1)
+    fake.status(529, match="You are the writer", times=3)  # more overload than the provider's budget
+    p = provider(overload_budget=0.02, overload_base=0.01)
+    code, summary = run_book(ws, provider=p)
+    assert code == 0, summary.needs_human
+    book = Book.open(ws)
+    retried = [e for e in book.ledger.events(type="step_retry") if e["step"] == "draft"]
+    assert retried and "overloaded" in retried[0]["detail"]["error"]
+    assert not book.ledger.events(type="step_failed")

@@ -563,6 +563,9 @@ class Runner:
                 self._log_call(req, None, t0, error=last)
                 # A provider that retries its own calls (anthropic) has already spent its attempts.
                 final = not e.retryable or getattr(self.provider, "retries_itself", False)
+                if final and getattr(e, "overload", False) and attempt < attempts:  # the API shed load
+                    final = False
+                    await self.provider.wait_slowdown()  # try again once the shared slow-down has ended
                 led.event("step_retry" if attempt < attempts and not final else "step_failed", self.run_id, ch, step,
                           attempt=attempt, error=last)
                 if final:

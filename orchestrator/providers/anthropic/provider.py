@@ -218,8 +218,10 @@ class AnthropicProvider:
                     if not failure.retryable:
                         raise StepFailed(failure.message, retryable=False)
                     if failure.overload:
-                        raise StepFailed(f"{failure.message} (still overloaded after {overload_waited:.0f}s of "
-                                         f"retries, {attempt} attempts)", retryable=True)
+                        e = StepFailed(f"{failure.message} (still overloaded after {overload_waited:.0f}s of "
+                                       f"retries, {attempt} attempts)", retryable=True)
+                        e.overload = True  # type: ignore[attr-defined]  # the runner tries it again later
+                        raise e
                     raise StepFailed(f"{failure.message} (gave up after {attempt} attempts)", retryable=True)
                 if failure.overload:
                     overload_waited += delay
@@ -267,6 +269,11 @@ class AnthropicProvider:
         total.output_tokens += u.output_tokens
         total.cache_creation_tokens += u.cache_creation_tokens
         total.cache_read_tokens += u.cache_read_tokens
+
+    async def wait_slowdown(self) -> None:
+        """Until the shared slow-down (set by overload and rate limits) has ended: the runner
+        waits here before it tries again a step that failed for overload."""
+        await self._wait_turn()
 
     async def _wait_turn(self) -> None:
         while (wait := self._not_before - self.clock.now()) > 0:
