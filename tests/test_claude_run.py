@@ -243,3 +243,18 @@ def test_a_step_that_failed_for_overload_is_tried_again_after_the_slow_down(fake
     retried = [e for e in book.ledger.events(type="step_retry") if e["step"] == "draft"]
     assert retried and "overloaded" in retried[0]["detail"]["error"]
     assert not book.ledger.events(type="step_failed")
+
+
+def test_cache_ttl_is_one_hour_when_the_run_may_stop_at_a_gate(fake, tmp_path):
+    gated = make_example(tmp_path / "gated", gates="fast", max_chapters=1)
+    code, summary = run_book(gated, provider=provider())
+    assert code == 3 and summary.waiting  # stopped at the outline gate for a person
+    ttl = {b.get("cache_control", {}).get("ttl") for r in fake.message_requests() for b in r["body"].get("system", [])
+           if b.get("cache_control")}
+    assert ttl == {"1h"}
+    fake.clear()
+    open_ws = small(tmp_path, "open", max_chapters=1)
+    assert run_book(open_ws, provider=provider())[0] == 0
+    ttl = {b.get("cache_control", {}).get("ttl") for r in fake.message_requests() for b in r["body"].get("system", [])
+           if b.get("cache_control")}
+    assert ttl == {None}  # the default 5 minutes

@@ -113,6 +113,8 @@ class Runner:
         from . import batch_wave
 
         self.batch = batch_wave.BatchWave(self) if batch_wave.wanted(self) else None
+        if self.gates and hasattr(provider, "default_cache_ttl"):  # it may stop at a gate for a person
+            provider.default_cache_ttl = "1h"
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and provider.on_call is None:

@@ -98,6 +98,9 @@ class AnthropicProvider:
         self._not_before = 0.0  # clock time before which no task starts a request
         self._key: str | None = None
         self._warned: set[str] = set()
+        # "1h" when the run may stop at a gate for a person: the cached prefixes outlive the wait
+        # (a 1-hour write costs 2x instead of 1.25x; a role's own `cache_ttl` in `models:` wins)
+        self.default_cache_ttl: str | None = None
 
     # ------------------------------------------------------------------ setup
 
@@ -148,6 +151,8 @@ class AnthropicProvider:
         entry = {"model": entry} if isinstance(entry, str) else dict(entry or {})
         if model or req.model:
             entry["model"] = model or req.model  # the request's model (agents resolved `models:`) wins
+        if self.default_cache_ttl:
+            entry.setdefault("cache_ttl", self.default_cache_ttl)
         return resolve_settings(model or req.model or DEFAULT_MODEL, req.max_tokens, entry)
 
     def estimate_cost(self, req: Request) -> float:
