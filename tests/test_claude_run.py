@@ -258,3 +258,42 @@ def test_cache_ttl_is_one_hour_when_the_run_may_stop_at_a_gate(fake, tmp_path):
     ttl = {b.get("cache_control", {}).get("ttl") for r in fake.message_requests() for b in r["body"].get("system", [])
            if b.get("cache_control")}
     assert ttl == {None}  # the default 5 minutes
+
+
+def test_token_counting_only_past_half_the_window_cached_and_refusing_what_cannot_fit(fake, monkeypatch):
+    import asyncio
+    from dataclasses import replace
+
+    from orchestrator.errors import StepFailed
+    from orchestrator.providers.anthropic import model_info, tokens
+    from orchestrator.providers.base import Request
+
+    small_window = lambda m: replace(model_info(m), context_window=4000)  # noqa: E731
+    monkeypatch.setattr(tokens, "model_info", small_window)
+
+    def req(words: int, max_tokens: int = 100) -> Request:
+        return Request(role="writer", step="draft", chapter="ch01", system="You are the writer.",
+                       prompt="word " * words, max_tokens=max_tokens)
+
+    def counted() -> int:
+        return sum(1 for r in fake.requests if r["path"].startswith("/v1/messages/count_tokens"))
+
+    async def go() -> None:
+        p = provider()
+        try:
+            await p.generate(req(100), lambda t: None)  # far under half the window: not counted
+            assert counted() == 0
+            await p.generate(req(1800), lambda t: None)  # past half: counted once...
+            await p.generate(req(1800), lambda t: None)  # ...and the same prompt not again
+            assert counted() == 1 and p.tokens.calls == 1
+            n = len(fake.message_requests())
+            try:
+                await p.generate(req(1800, max_tokens=3900), lambda t: None)
+                raise AssertionError("a prompt that cannot fit was sent")
+            except StepFailed as e:
+                assert not e.retryable and "context window of 4000" in str(e)
+            assert len(fake.message_requests()) == n and counted() == 1  # nothing sent; the count was cached
+        finally:
+            await p.aclose()
+
+    asyncio.run(go())

@@ -286,7 +286,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return fake_batches.handle(self, "POST", body, rid)
         if path == "/v1/messages/count_tokens":
             fake._record(self, body, None)
-            self._send_json(200, {"input_tokens": fake._usage(body, remember=False)[0]}, rid)
+            # every input token, as the real endpoint counts them (not split into cache reads/writes)
+            self._send_json(200, {"input_tokens": sum(fake._usage(body, remember=False))}, rid)
             return
         if path != "/v1/messages":
             fake._record(self, body, None)

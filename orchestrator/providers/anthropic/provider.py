@@ -101,6 +101,9 @@ class AnthropicProvider:
         # "1h" when the run may stop at a gate for a person: the cached prefixes outlive the wait
         # (a 1-hour write costs 2x instead of 1.25x; a role's own `cache_ttl` in `models:` wins)
         self.default_cache_ttl: str | None = None
+        from .tokens import TokenGate
+
+        self.tokens = TokenGate()  # counts a prompt with the API once its estimate passes half the window
 
     # ------------------------------------------------------------------ setup
 
@@ -196,6 +199,8 @@ class AnthropicProvider:
         while True:
             so_far = prefix + own
             params = build_params(req, settings, so_far)
+            if not so_far:  # a continuation is no longer than the first request's prompt and answer
+                await self.tokens.check(client, params)
             held = split_prefill(so_far)[1] if so_far else ""
             attempt = 0
             while True:
