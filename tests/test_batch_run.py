@@ -252,3 +252,17 @@ def test_a_partial_the_ledger_does_not_vouch_for_is_not_committed(tmp_path):
 
     assert run_book(ws, provider=Rec(), resume=True)[0] == 0
     assert ("ch01", "draft") in Rec.asked
+
+
+def test_book_init_writes_message_batches_and_a_wrong_value_is_named(tmp_path):
+    from orchestrator import config as config_mod
+    from orchestrator.errors import ConfigError
+    from orchestrator.state.book import init_workspace
+
+    init_workspace(tmp_path / "ws")
+    text = (tmp_path / "ws/book.yaml").read_text()
+    assert "message_batches: false" in text and "Message Batch" in text
+    assert config_mod.load(tmp_path / "ws", check_source=False).message_batches is False
+    (tmp_path / "ws/book.yaml").write_text(text.replace("message_batches: false", 'message_batches: "yes"'))
+    with pytest.raises(ConfigError, match="message_batches must be bool"):
+        config_mod.load(tmp_path / "ws", check_source=False)
