@@ -176,8 +176,9 @@ def test_kill_while_a_batch_is_processing_then_resume(fake, tmp_path):
     assert len(st.received) == len(set(st.received)) > n0
     assert not jr.waiting(ws / "output")
     assert streamed(fake) == 0
-    runs = Book.open(ws).ledger.events(type="run_start")
-    assert [bool(e["detail"].get("message_batches")) for e in runs] == [True, True]  # resume went on in batches
+    led = Book.open(ws).ledger
+    runs = [e["run"] for e in led.events(type="run_start")]
+    assert [e["run"] for e in led.events(type="message_batches")] == runs and len(runs) == 2  # resume went on in batches
 
 
 def test_fake_message_fail_rate_fails_a_share_of_streamed_calls(tmp_path, monkeypatch):

@@ -14,7 +14,7 @@ from ..steps import BOOK, Node, spec
 
 if TYPE_CHECKING:
     from ..providers.base import Request
-    from .runner import Outcome, Runner
+    from .runner import Runner
 
 
 def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gathered, Request]:
@@ -52,27 +52,26 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
     return len(text)
 
 
-def commit_completed_partial(runner: Runner, n: Node) -> Outcome | None:
+def commit_completed_partial(runner: Runner, n: Node) -> bool:
     """On resume: a `.partial` holding the whole answer of a call the ledger saw end normally
-    (`end_turn`, same text hash), which validates, is committed without a new call. None when
+    (`end_turn`, same text hash), which validates, is committed without a new call (True). False when
     it is not such a file (the runner then proceeds as before: back it up, or continue it)."""
     from ..providers.anthropic.provider import text_hash
-    from .runner import Outcome
 
     book, ch = runner.book, (None if n[0] == BOOK else n[0])
     part = partial_path(book.ws.path(runner.rel(n)))
     try:
         text = part.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
-        return None
+        return False
     if not text.strip() or not book.ledger.completed_partial(ch, n[1], text_hash(text)):
-        return None
+        return False
     g, _ = request_for(runner, n)
     try:
         write_answer(runner, n, g, text, recovered="completed_partial")
     except ValidationFailed:
-        return None
+        return False
     part.unlink(missing_ok=True)
     book.ledger.event("recovered", runner.run_id, ch, n[1], action="committed_partial", chars=len(text))
     runner.generated.append(n)
-    return Outcome("ok", ran=True)
+    return True

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..batches.journal import Item
     from ..batches.types import BatchItem, Progress, Verdict
     from ..providers.base import Request, Result
-    from .runner import Outcome, Runner
+    from .runner import Runner
 
 WINDOW = 0.25  # seconds a wave stays open after its first step, so siblings ready together join it
 MAX_ROUNDS = 4  # a step discarded (inputs changed) this often while waiting is streamed instead
@@ -56,9 +56,46 @@ def wanted(runner: Runner) -> bool:
 
 def resumes_in_batches(book: Any) -> bool:
     """`book resume` goes on the way the interrupted run went: through Message Batches when
-    its `run_start` event says so."""
+    the last run said so (its `message_batches` event)."""
     starts = book.ledger.events(type="run_start", limit=1)
-    return bool(starts and (starts[-1].get("detail") or {}).get("message_batches"))
+    marks = book.ledger.events(type="message_batches", limit=1)
+    return bool(starts and marks and marks[-1]["run"] == starts[-1]["run"])
+
+
+def setup(runner: Runner) -> BatchWave | None:
+    """At the runner's start: batch mode or not; and a run that may stop at a gate for a
+    person writes its cached prefixes with a 1-hour TTL, so they outlive the wait."""
+    if runner.gates and hasattr(runner.provider, "default_cache_ttl"):
+        runner.provider.default_cache_ttl = "1h"
+    return BatchWave(runner) if wanted(runner) else None
+
+
+async def start(runner: Runner) -> None:
+    """Before the walk: record batch mode for `book resume`; collect the batches in flight."""
+    if runner.batch is not None:
+        runner.book.ledger.event("message_batches", runner.run_id)
+        await runner.batch.reattach()
+
+
+async def before_generate(runner: Runner, n: Node, why: str) -> tuple[tuple[str, str] | None, str]:
+    """Before a model step streams: ((status, reason), "") when it is settled without a stream
+    (a `.partial` the ledger vouches for, committed; or its batch result); else (None, the
+    re-ask feedback the stream must carry)."""
+    from ..state.fsio import backup, partial_path
+    from .answers import commit_completed_partial
+
+    resumed = why == "half-finished" or why.startswith("interrupted")
+    if why.startswith("interrupted") and commit_completed_partial(runner, n):
+        return ("ok", ""), ""
+    if runner.batch is None or (resumed and runner.opts.strategy == "aggressive"):
+        return None, ""  # an aggressive resume continues the text it has: a stream
+    part = partial_path(runner.book.ws.path(runner.rel(n)))
+    if resumed:
+        runner._set_aside(n)
+    elif part.exists():
+        backup(part)
+    got = await runner.batch.generate(n, why)
+    return (got, "") if isinstance(got, tuple) else (None, got)
 
 
 @dataclass
@@ -99,18 +136,17 @@ class BatchWave:
         for h in report.to_stream:
             self.runner.warn(f"{h.chapter or BOOK} {h.step}: {h.reason}; it is streamed when the walk reaches it")
 
-    async def generate(self, n: Node, why: str) -> Outcome | str:
-        """The node's file through a batch: an Outcome when done (or needing a person), or the
-        feedback (possibly empty) with which the runner must stream it instead."""
-        from .runner import Outcome
-
+    async def generate(self, n: Node, why: str) -> tuple[str, str] | str:
+        """The node's file through a batch: (status, reason) when done ("ok") or when a person
+        must act ("needs_human"); or the feedback (possibly empty) with which the runner must
+        stream it instead."""
         led, ch = self.book.ledger, (None if n[0] == BOOK else n[0])
         feedback = ""
         for _ in range(MAX_ROUNDS):
             g, req = self._request(n, feedback)
             over = self.runner._over_budget(req)
             if over:
-                return Outcome("needs_human", reason=over)
+                return ("needs_human", over)
             h = jr.inputs_hash(g.inputs)
             entry = self._enqueue(n, self._item(req, n, h))
             led.event("step_start", self.runner.run_id, ch, n[1], attempt=1, why=why, batch=True)
@@ -123,7 +159,7 @@ class BatchWave:
                 self.runner.in_flight_usd -= self.runner._reserved.pop(id(req), 0.0)
             if got == "committed":
                 self.runner.generated.append(n)
-                return Outcome("ok", ran=True)
+                return ("ok", "")
             if isinstance(got, tuple):  # ("stream", reason, feedback)
                 self.stats.streamed += 1
                 led.event("step_retry", self.runner.run_id, ch, n[1], attempt=1, error=got[1], batch=True)

@@ -21,7 +21,7 @@ from ..errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFa
 from ..providers.base import Provider
 from ..state.board import write_checkpoint, write_needs_human
 from ..state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
-from ..state.markers import compose
+from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..state.scan import StepState
 from ..steps import (
@@ -38,7 +38,7 @@ from ..steps import (
     Node,
     spec,
 )
-from . import derived
+from . import batch_wave, derived
 from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
 
 STRATEGIES = ("conservative", "aggressive", "ask")
@@ -110,11 +110,7 @@ class Runner:
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
         self._site = None  # the publisher's view of the book, built once per run
-        from . import batch_wave
-
-        self.batch = batch_wave.BatchWave(self) if batch_wave.wanted(self) else None
-        if self.gates and hasattr(provider, "default_cache_ttl"):  # it may stop at a gate for a person
-            provider.default_cache_ttl = "1h"
+        self.batch = batch_wave.setup(self)  # Message Batches (batch_wave.py); a 1-hour cache TTL before a gate
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and provider.on_call is None:
@@ -127,13 +123,11 @@ class Runner:
         if self.opts.dry_run:
             return self.dry_run()
         led.event("run_start", self.run_id, strategy=self.opts.strategy, provider=self.provider.name,
-                  **({"message_batches": True} if self.batch is not None else {}),
                   scope={k: v for k, v in vars(self.opts.scope).items() if v is not None})
         if self.book.scanner.outline is None and self.book.scanner.outline_error:
             raise self.book.scanner.outline_error  # a person's broken edit: say where, change nothing
         try:
-            if self.batch is not None:
-                await self.batch.reattach()  # `book resume`: batches in flight first, never sent twice
+            await batch_wave.start(self)  # `book resume`: the batches in flight first, never sent twice
             self.apply_rejections()
             await self.walk(phase12(self.gates))
             o = self.book.scanner.outline
@@ -510,12 +504,9 @@ class Runner:
         step = n[1]
         role = spec(n).role
         path = book.ws.path(self.rel(n))
-        if why.startswith("interrupted"):  # the whole answer of a call that ended normally: no new call
-            from .answers import commit_completed_partial
-
-            done = commit_completed_partial(self, n)
-            if done is not None:
-                return done
+        done, feedback = await batch_wave.before_generate(self, n, why)  # a vouched-for .partial; a batch
+        if done is not None:
+            return Outcome(done[0], ran=done[0] == "ok", reason=done[1])
         prefix = ""
         if why in ("half-finished",) or why.startswith("interrupted"):
             if self.opts.strategy == "aggressive":
@@ -527,12 +518,6 @@ class Runner:
         elif path.with_name(path.name + ".partial").exists():
             backup(path.with_name(path.name + ".partial"))
         attempts = max(1, book.cfg.retries)
-        feedback = ""
-        if self.batch is not None and not prefix:
-            got = await self.batch.generate(n, why)
-            if isinstance(got, Outcome):
-                return got
-            feedback = got  # handed back by the batch engine: stream it, with its re-ask feedback
         last = ""
         for attempt in range(1, attempts + 1):
             ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
@@ -563,11 +548,9 @@ class Runner:
                 pw.close()
                 last = str(e)
                 self._log_call(req, None, t0, error=last)
-                # A provider that retries its own calls (anthropic) has already spent its attempts.
-                final = not e.retryable or getattr(self.provider, "retries_itself", False)
-                if final and getattr(e, "overload", False) and attempt < attempts:  # the API shed load
-                    final = False
-                    await self.provider.wait_slowdown()  # try again once the shared slow-down has ended
+                # A provider that retries its own calls (anthropic) has spent its attempts; overload: once its
+                final = not e.retryable or getattr(self.provider, "retries_itself", False)  # slow-down ends, again
+                final = final and not (getattr(e, "overload", False) and attempt < attempts and await self.provider.wait_slowdown())
                 led.event("step_retry" if attempt < attempts and not final else "step_failed", self.run_id, ch, step,
                           attempt=attempt, error=last)
                 if final:
@@ -593,7 +576,7 @@ class Runner:
                 led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
                 continue
             inputs = {k: v for k, v in g.inputs.items() if v is not None} | (
-                {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
+                {"instructions": short_hash(g.context["instructions"])} if g.context.get("instructions") else {})
             extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 from ..checks import blocking
@@ -756,12 +739,6 @@ class Runner:
         if o is None:
             plan.append((Node(BOOK, "chapters"), "planned once the outline exists"))
         return RunSummary(self.run_id, {}, [], {}, plan)
-
-
-def _short(text: str) -> str:
-    from ..state.markers import short_hash
-
-    return short_hash(text)
 
 
 def validate_strategy(s: str) -> str:

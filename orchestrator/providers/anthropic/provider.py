@@ -280,10 +280,11 @@ class AnthropicProvider:
         total.cache_creation_tokens += u.cache_creation_tokens
         total.cache_read_tokens += u.cache_read_tokens
 
-    async def wait_slowdown(self) -> None:
+    async def wait_slowdown(self) -> bool:
         """Until the shared slow-down (set by overload and rate limits) has ended: the runner
-        waits here before it tries again a step that failed for overload."""
+        waits here before it tries again a step that failed for overload. True when done."""
         await self._wait_turn()
+        return True
 
     async def _wait_turn(self) -> None:
         while (wait := self._not_before - self.clock.now()) > 0:
