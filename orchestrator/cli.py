@@ -95,6 +95,8 @@ def run(
     provider: Provider = None,
     concurrency: Concurrency = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print what would run and why; change nothing")] = False,
+    message_batches: Annotated[bool, typer.Option("--message-batches", help="send each wave of ready steps as one "
+                                                  "Message Batch: half price, slower (anthropic)")] = False,
     quiet: Quiet = False,
 ) -> None:
     """Run everything that can run, in order, until done or stopped by a gate or a failure."""
@@ -106,7 +108,8 @@ def run(
 
     if chapter:
         check_chapter_id(chapter)
-    opts = RunOptions(Scope(batch, phase, chapter), validate_strategy(strategy), concurrency, dry_run)
+    opts = RunOptions(Scope(batch, phase, chapter), validate_strategy(strategy), concurrency, dry_run,
+                      message_batches=message_batches)
     book = Book.open(workspace, repair=not dry_run)  # a dry run creates nothing, not even the ledger
     try:
         result = run_session(book, opts, provider, quiet)

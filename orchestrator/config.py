@@ -46,6 +46,8 @@ SCHEMA: tuple[Key, ...] = (
     Key("fallback_model", str, "", "a model to ask when the main one refuses a request; empty: none"),
     Key("max_tokens", dict, {}, "per-role output token limit, e.g. {writer: 16000}"),
     Key("concurrency", int, 4, "model calls in flight at once"),
+    Key("message_batches", bool, False, "send each wave of ready steps as one Message Batch (half price, "
+        "slower; anthropic only); or `book run --message-batches`"),
     Key("budget_usd", (int, float), 25.0, "stop cleanly before a call that could cross this spend; 0 means no cap"),
     Key("personas", list, DEFAULT_PERSONAS, "the simulated readers of the reader panel"),
     Key("batch_size", int, 3, "chapters per batch when the planner drafts the outline"),
@@ -70,6 +72,7 @@ class Config:
     fallback_model: str = ""
     max_tokens: dict[str, int] = field(default_factory=dict)
     concurrency: int = 4
+    message_batches: bool = False
     budget_usd: float = 25.0
     personas: list[str] = field(default_factory=lambda: list(DEFAULT_PERSONAS))
     batch_size: int = 3
@@ -95,6 +98,8 @@ class Config:
 def _yaml_scalar(v: Any) -> str:
     import json
 
+    if isinstance(v, bool):
+        return "true" if v else "false"
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
     return json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else str(v)

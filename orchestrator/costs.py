@@ -24,6 +24,7 @@ def cost_report(calls: list[dict[str, Any]]) -> dict[str, Any]:
         "calls": len(calls),
         "errors": sum(1 for c in calls if c.get("error")),
         "cost_usd": round(sum(c.get("cost_usd") or 0.0 for c in calls), 6),
+        "total_usd": round(sum(c.get("cost_usd") or 0.0 for c in calls), 6),  # streamed and batched, each at its rate
         "input_tokens": fresh, "cache_read_tokens": read, "cache_creation_tokens": written,
         "output_tokens": sum(c.get("output_tokens") or 0 for c in calls),
         "cache_hit_ratio": round(read / total_in, 4) if total_in else 0.0,

@@ -75,6 +75,7 @@ def run_checks(root, provider: str | None = None, call_model: bool = True) -> li
     if name == "offline":
         out.append(Check("provider", True, "offline (deterministic, no network); set ANTHROPIC_API_KEY for Claude"))
         return out
+    out += model_checks(cfg, roles)
     has_key = bool(os.environ.get("ANTHROPIC_API_KEY"))
     out.append(Check("api key", has_key, "ANTHROPIC_API_KEY is set" if has_key else "ANTHROPIC_API_KEY is not set",
                      "" if has_key else "export ANTHROPIC_API_KEY=... (it is read from the environment, never stored)"))
@@ -83,12 +84,35 @@ def run_checks(root, provider: str | None = None, call_model: bool = True) -> li
     return out
 
 
+def model_checks(cfg, roles: list[str]) -> list[Check]:
+    """The effective settings each role's calls are sent with (model, max_tokens, thinking,
+    effort, cache TTL, how a cut answer continues), and what the model tables warn about
+    (an unknown model is priced at the most expensive rate of its family)."""
+    from .providers.anthropic import effective_settings
+
+    out: list[Check] = []
+    warned: list[str] = []
+    for role in roles:
+        s = effective_settings(cfg, role)
+        extra = "".join(f", {k} {s[k]}" for k in ("thinking", "effort") if s.get(k))
+        out.append(Check(f"settings: {role}", True, f"{s['model']}, max_tokens {s['max_tokens']} (model limit "
+                         f"{s['max_output']}){extra}, cache {s['cache_ttl']}, context window {s['context_window']}, "
+                         f"a cut answer continues by {s['continuation']}"))
+        warned += [w for w in s["warnings"] if w not in warned]
+    for w in warned:
+        out.append(Check("model warning", False, w, "name a model of data/models.yaml in book.yaml "
+                         "(`model:` or `models:`), or add it to the table"))
+    return out
+
+
 async def _ping(cfg) -> Check:
     from .errors import StepFailed
     from .providers.anthropic import AnthropicProvider
     from .providers.base import Request
 
-    p = AnthropicProvider(concurrency=1, max_attempts=2, base_delay=0.5)
+    # One short call: no continuation of the 5-token answer, and no ten minutes of overload patience.
+    p = AnthropicProvider(concurrency=1, max_attempts=2, base_delay=0.5, max_continuations=0, overload_budget=20.0,
+                          overload_base=1.0)
     req = Request(role="doctor", step="doctor", chapter=None, system="You check that the API works.",
                   prompt="Reply with the single word OK.", model=cfg.model, max_tokens=5)
     url = os.environ.get("ANTHROPIC_BASE_URL", "the Anthropic API")

@@ -153,7 +153,8 @@ def test_happy_path_commits_every_step_at_the_batch_price(tmp_path, batches):
     assert last.counts["succeeded"] == 4 and last.counts["processing"] == 0
     # the answers are the fake's streaming answers for the same request
     body = batches.batches[j.batch_id].requests[0]["params"]
-    assert "stream" not in body and body["system"][0]["cache_control"] == {"type": "ephemeral"}
+    # built by the streaming path's builder (providers.anthropic.build_params): same breakpoints
+    assert "stream" not in body and body["system"][-1]["cache_control"] == {"type": "ephemeral"}
 
 
 def test_errored_and_expired_requests_go_into_the_next_batch(tmp_path, batches):
@@ -197,7 +198,8 @@ def test_a_result_that_fails_validation_is_reasked_with_the_reason(tmp_path, bat
     assert sorted(it.chapter for it in rep.committed) == ["ch01", "ch02"] and p.done("ch02")
     second = list(batches.batches.values())[1]
     [req] = second.requests
-    user = req["params"]["messages"][0]["content"]
+    content = req["params"]["messages"][0]["content"]  # build_params: prompt block (cached), feedback block
+    user = "".join(b["text"] for b in content)
     assert "## Feedback on your previous answer" in user and "`# Title`" in user
     first = journals(p)[0]
     assert first.items[1].outcome == "rejected" and "Title" in first.items[1].feedback

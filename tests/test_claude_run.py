@@ -219,3 +219,81 @@ def test_rehearsal_with_the_standalone_fake_as_the_readme_says(tmp_path):
     finally:
         server.terminate()
         server.communicate(timeout=10)
+
+
+def test_doctor_shows_each_roles_effective_settings_and_model_warnings(fake, tmp_path):
+    ws = small(tmp_path, models='{writer: {model: claude-opus-9-9, max_tokens: 9000}}')
+    proc = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(ws)], capture_output=True, text=True)
+    out = proc.stdout
+    assert "settings: writer" in out and "claude-opus-9-9, max_tokens 9000" in out
+    assert "settings: researcher" in out and "cache 5m" in out
+    assert "model warning" in out and "claude-opus-9-9: not in data/models.yaml" in out
+    assert proc.returncode == 2  # a warning is something to fix
+    pings = [r for r in fake.requests if r["path"].split("?")[0] == "/v1/messages"]
+    assert len(pings) == 1  # the ping makes one call, no continuation
+
+
+def test_a_step_that_failed_for_overload_is_tried_again_after_the_slow_down(fake, tmp_path):
+    ws = small(tmp_path, max_chapters=1)
+    fake.status(529, match="You are the writer", times=3)  # more overload than the provider's budget
+    p = provider(overload_budget=0.02, overload_base=0.01)
+    code, summary = run_book(ws, provider=p)
+    assert code == 0, summary.needs_human
+    book = Book.open(ws)
+    retried = [e for e in book.ledger.events(type="step_retry") if e["step"] == "draft"]
+    assert retried and "overloaded" in retried[0]["detail"]["error"]
+    assert not book.ledger.events(type="step_failed")
+
+
+def test_cache_ttl_is_one_hour_when_the_run_may_stop_at_a_gate(fake, tmp_path):
+    gated = make_example(tmp_path / "gated", gates="fast", max_chapters=1)
+    code, summary = run_book(gated, provider=provider())
+    assert code == 3 and summary.waiting  # stopped at the outline gate for a person
+    ttl = {b.get("cache_control", {}).get("ttl") for r in fake.message_requests() for b in r["body"].get("system", [])
+           if b.get("cache_control")}
+    assert ttl == {"1h"}
+    fake.clear()
+    open_ws = small(tmp_path, "open", max_chapters=1)
+    assert run_book(open_ws, provider=provider())[0] == 0
+    ttl = {b.get("cache_control", {}).get("ttl") for r in fake.message_requests() for b in r["body"].get("system", [])
+           if b.get("cache_control")}
+    assert ttl == {None}  # the default 5 minutes
+
+
+def test_token_counting_only_past_half_the_window_cached_and_refusing_what_cannot_fit(fake, monkeypatch):
+    import asyncio
+    from dataclasses import replace
+
+    from orchestrator.errors import StepFailed
+    from orchestrator.providers.anthropic import model_info, tokens
+    from orchestrator.providers.base import Request
+
+    small_window = lambda m: replace(model_info(m), context_window=4000)  # noqa: E731
+    monkeypatch.setattr(tokens, "model_info", small_window)
+
+    def req(words: int, max_tokens: int = 100) -> Request:
+        return Request(role="writer", step="draft", chapter="ch01", system="You are the writer.",
+                       prompt="word " * words, max_tokens=max_tokens)
+
+    def counted() -> int:
+        return sum(1 for r in fake.requests if r["path"].startswith("/v1/messages/count_tokens"))
+
+    async def go() -> None:
+        p = provider()
+        try:
+            await p.generate(req(100), lambda t: None)  # far under half the window: not counted
+            assert counted() == 0
+            await p.generate(req(1800), lambda t: None)  # past half: counted once...
+            await p.generate(req(1800), lambda t: None)  # ...and the same prompt not again
+            assert counted() == 1 and p.tokens.calls == 1
+            n = len(fake.message_requests())
+            try:
+                await p.generate(req(1800, max_tokens=3900), lambda t: None)
+                raise AssertionError("a prompt that cannot fit was sent")
+            except StepFailed as e:
+                assert not e.retryable and "context window of 4000" in str(e)
+            assert len(fake.message_requests()) == n and counted() == 1  # nothing sent; the count was cached
+        finally:
+            await p.aclose()
+
+    asyncio.run(go())

@@ -89,8 +89,14 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         ctx["imports_from"] = _covered_elsewhere(o, ch)
     for k in spec.context:  # earlier steps' answers, under their step keys
         ctx[k] = read_body(book.root, STEPS[k].file(ch))
+    # what long memory the prompt carries: the chapter's own, within the role's token budget
+    from .memory_budget import bounded_memory
+
+    texts = [chap.title, chap.summary, *(ctx.get("sources") or {}).values(), *(ctx.get(k, "") for k in spec.context)]
+    ctx[MEMORY], ctx["memory_note"] = bounded_memory(mem, chap, texts, spec.role)
+    ctx["memory_bounded"] = True
     if spec.checks:
-        ctx |= _checked(spec.checks, ctx, book, ch, mem)
+        ctx |= _checked(spec.checks, ctx, book, ch, mem)  # the checks read the whole memory
     return Gathered(ctx | (extra or {}), inputs)
 
 

@@ -42,6 +42,9 @@ def render_parts(root, role: str, context: dict[str, Any]) -> tuple[str, str, st
         tctx = tmpl.new_context(dict(context, role=role))
         system = "".join(tmpl.blocks["system"](tctx)).strip()
         prompt = "".join(tmpl.blocks["prompt"](tctx)).strip()
+        if "chapter_memory" in shared_t.blocks:  # a chapter's own long memory: after the cached prefix
+            memory = "".join(shared_t.blocks["chapter_memory"](shared_t.new_context(dict(context, role=role)))).strip()
+            prompt = f"{memory}\n\n{prompt}" if memory else prompt
     except jinja2.TemplateError as e:
         where = getattr(e, "filename", None) or f"prompts/{role}.md.j2"
         raise ConfigError(f"prompt template error: {e}", where, getattr(e, "lineno", None)) from None

@@ -31,10 +31,18 @@ class BatchItem:
     def from_request(cls, req: Request, target: str, input_hash: str,
                      build: Callable[[Request], dict[str, Any]] | None = None) -> BatchItem:
         if build is None:
-            from .params import request_params  # TEMPORARY: providers.anthropic.build_params
-
-            build = request_params
+            build = default_params
         return cls(req.chapter, req.step, target, input_hash, build(req), req.role, bool(req.feedback))
+
+
+def default_params(req: Request) -> dict[str, Any]:
+    """The Messages API body of `req` as the streaming path builds it (the one request builder,
+    providers.anthropic.build_params), with the settings its model and max_tokens resolve to.
+    The pipeline passes the provider's own `settings_for` (per-role `models:` entries)."""
+    from ..config import DEFAULT_MODEL
+    from ..providers.anthropic import build_params, resolve_settings
+
+    return build_params(req, resolve_settings(req.model or DEFAULT_MODEL, req.max_tokens))
 
 
 @dataclass

@@ -79,7 +79,10 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
             plan = runner.dry_run().plan
         say("reconciled; nothing generated (--no-run)" if plan or issues else "nothing to do")
         return ResumeResult(0, plan=plan)
-    opts = RunOptions(Scope(), strategy, concurrency, retry_delay=retry_delay)
+    from .batch_wave import resumes_in_batches
+
+    opts = RunOptions(Scope(), strategy, concurrency, retry_delay=retry_delay,
+                      message_batches=resumes_in_batches(book))
     result = run_session(book, opts, provider, quiet, provider=provider_obj, before=reconcile_files)
     return ResumeResult(result.exit_code, result.summary)
 

@@ -20,7 +20,7 @@ from ..errors import BookError, NeedsHuman, StepFailed, UsageError, ValidationFa
 from ..providers.base import Provider
 from ..state.board import CheckpointWriter, write_needs_human
 from ..state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
-from ..state.markers import compose
+from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..state.scan import StepState
 from ..steps import (
@@ -37,7 +37,7 @@ from ..steps import (
     Node,
     spec,
 )
-from . import derived, review_verdict
+from . import batch_wave, derived, review_verdict
 from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
 
 STRATEGIES = ("conservative", "aggressive", "ask")
@@ -52,6 +52,7 @@ class RunOptions:
     retry_delay: float = 1.0  # seconds before the first retry of a failed step; doubles
     redo: set[Node] = field(default_factory=set)  # nodes to regenerate even when fresh
     instructions: dict[Node, str] = field(default_factory=dict)  # extra instructions for a redo
+    message_batches: bool = False  # `--message-batches`: model steps go out as Message Batches (batch_wave.py)
 
 
 @dataclass
@@ -108,6 +109,7 @@ class Runner:
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
         self._site, self.board = None, CheckpointWriter(book)  # the site (built once per run); checkpoint.md
+        self.batch = batch_wave.setup(self)  # Message Batches (batch_wave.py); a 1-hour cache TTL before a gate
         # A provider that makes several HTTP attempts per step logs each one itself; it logs
         # into the ledger through us, with this run's id (every model call logged from the core).
         if hasattr(provider, "on_call") and provider.on_call is None:
@@ -124,6 +126,7 @@ class Runner:
         if self.book.scanner.outline is None and self.book.scanner.outline_error:
             raise self.book.scanner.outline_error  # a person's broken edit: say where, change nothing
         try:
+            await batch_wave.start(self)  # `book resume`: the batches in flight first, never sent twice
             self.apply_rejections()
             await self.walk(phase12(self.gates))
             o = self.book.scanner.outline
@@ -496,6 +499,9 @@ class Runner:
         step = n[1]
         role = spec(n).role
         path = book.ws.path(self.rel(n))
+        done, feedback = await batch_wave.before_generate(self, n, why)  # a vouched-for .partial; a batch
+        if done is not None:
+            return Outcome(done[0], ran=done[0] == "ok", reason=done[1])
         prefix = ""
         if why in ("half-finished",) or why.startswith("interrupted"):
             if self.opts.strategy == "aggressive":
@@ -507,7 +513,6 @@ class Runner:
         elif path.with_name(path.name + ".partial").exists():
             backup(path.with_name(path.name + ".partial"))
         attempts = max(1, book.cfg.retries)
-        feedback = ""
         last = ""
         for attempt in range(1, attempts + 1):
             ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
@@ -538,8 +543,11 @@ class Runner:
                 pw.close()
                 last = str(e)
                 self._log_call(req, None, t0, error=last)
-                # A provider that retries its own calls (anthropic) has already spent its attempts.
-                final = not e.retryable or getattr(self.provider, "retries_itself", False)
+                # A provider that retries its own calls (anthropic) has spent its attempts; overload: once its
+                final = not e.retryable or getattr(self.provider, "retries_itself", False)  # slow-down ends, again
+                wait = getattr(self.provider, "wait_slowdown", None)  # only a provider with a shared slow-down has one
+                final = final and not (getattr(e, "overload", False) and attempt < attempts and wait is not None
+                                       and await wait())
                 led.event("step_retry" if attempt < attempts and not final else "step_failed", self.run_id, ch, step,
                           attempt=attempt, error=last)
                 if final:
@@ -565,7 +573,7 @@ class Runner:
                 led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
                 continue
             inputs = {k: v for k, v in g.inputs.items() if v is not None} | (
-                {"instructions": _short(g.context["instructions"])} if g.context.get("instructions") else {})
+                {"instructions": short_hash(g.context["instructions"])} if g.context.get("instructions") else {})
             extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
@@ -724,12 +732,6 @@ class Runner:
         if o is None:
             plan.append((Node(BOOK, "chapters"), "planned once the outline exists"))
         return RunSummary(self.run_id, {}, [], {}, plan)
-
-
-def _short(text: str) -> str:
-    from ..state.markers import short_hash
-
-    return short_hash(text)
 
 
 def validate_strategy(s: str) -> str:

@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import BookError
 from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN
 from . import checkpoint
 from .fsio import atomic_write, write_if_changed
 from .gatecards import pending
 from .scan import Snapshot
+
+if TYPE_CHECKING:  # asyncio is imported only by a run that defers writes, never by `book scan`
+    import asyncio
 
 
 def write_checkpoint(book, snap: Snapshot | None = None, live: dict[tuple[str, str], str] | None = None) -> None:
@@ -30,7 +35,7 @@ class CheckpointWriter:
         self.clock = time.monotonic
         self.last = float("-inf")
         self.pending: dict[tuple[str, str], str] | None = None
-        self.timer = None  # asyncio.TimerHandle of the deferred write
+        self.timer: asyncio.TimerHandle | None = None  # the deferred write
         self.writes = 0
         self.cost = 0.0  # seconds the last write took
 
@@ -91,6 +96,9 @@ def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | Non
     if (book.root / GATES_DIR).is_dir():
         waiting = [f"{c.path} — `book approve {c.gate}{' ' + c.chapter if c.chapter else ''}`"
                    for c in pending(book, list(snap.chapters))]
+    from .book import _in_batch  # steps waiting in a Message Batch: 📨, over "running"
+
+    live = {**(live or {}), **{(w.chapter, w.step): "in_batch" for w in _in_batch(book) if w.chapter}}
     return checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting)
 
 

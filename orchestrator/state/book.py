@@ -155,9 +155,10 @@ def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
     """`running` (a live run holds the lock and started the step) and `failed` (the ledger's
     last word on a step whose file is not there): the statuses that need more than
     the files. A bare tree has neither lock nor ledger, so a scan of it never reports them."""
+    out = {(w.chapter, w.step): "in_batch" for w in _in_batch(book) if w.chapter}
     last = book.ledger.last_step_events()
     if not last:
-        return {}
+        return out
     from ..steps import LOCK
     from .fsio import Lock
 
@@ -165,13 +166,25 @@ def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
     if Lock(book.root / LOCK).live_owner() is not None:
         starts = book.ledger.events(type="run_start", limit=1)
         live_run = starts[-1]["run"] if starts else None
-    out = {}
     for key, (typ, run) in last.items():
+        if key in out:
+            continue  # waiting in a Message Batch says more than the ledger's last event
         if typ == "step_failed":
             out[key] = "failed"
         elif typ == "step_start" and live_run is not None and run == live_run:
             out[key] = "running"
     return out
+
+
+def _in_batch(book: Book) -> list[Any]:
+    """Steps waiting in a Message Batch (the journals under output/.book/batches/), oldest first."""
+    from ..batches import journal
+
+    try:
+        return list(journal.waiting(book.root / "output").values())
+    except (OSError, journal.JournalError) as e:
+        book.warnings.append(f"the Message Batches journals could not be read: {e}")
+        return []
 
 
 def style_hash(cfg: config_mod.Config) -> str:
@@ -223,6 +236,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "edited": snap.edited,
         "needs_human": sorted(needs),
         "gates_waiting": waiting,
+        "waiting_in_batch": [{"chapter": w.chapter, "step": w.step, "submission": w.submission,
+                              "batch_id": w.batch_id, "state": w.state} for w in _in_batch(book)],
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
         "warnings": book.warnings,

@@ -13,7 +13,7 @@ from ..steps import FINAL, HTML, PHASE3, STEPS
 from .scan import Snapshot, status_word
 
 SYMBOL = {"done": "✅", "edited": "✅", "stale": "🔄", "half_finished": "⚠️", "missing": "—",
-          "running": "⏳", "failed": "❌", "needs_human": "⚠️需人工"}
+          "running": "⏳", "failed": "❌", "needs_human": "⚠️需人工", "in_batch": "📨"}
 
 TEXT: dict[str, dict[str, Any]] = {
     "en": {
@@ -21,7 +21,7 @@ TEXT: dict[str, dict[str, Any]] = {
         "phases": {1: "Outline", 2: "Shared resources", 3: "Chapters", 4: "Final audit", 5: "HTML"},
         "done": "✅ done", "active": "⏳ in progress", "todo": "not started", "chapter": "Chapter",
         "unbatched": "Not in the outline", "needs": "Needs a person", "gates": "Waiting at a gate",
-        "legend": "Legend: ✅done  ⏳in progress  ❌failed  ⚠️需人工 needs a person  ⚠️ half-finished  🔄stale  — not started",
+        "legend": "Legend: ✅done  ⏳in progress  ❌failed  ⚠️需人工 needs a person  ⚠️ half-finished  🔄stale  📨waiting in a Message Batch  — not started",
     },
     "zh": {
         "title": "项目进度检查点", "updated": "最后更新", "phase": "当前Phase", "batch": "当前批次",
@@ -133,7 +133,8 @@ def compare(snap: Snapshot, text: str, lang: str = "en") -> list[str]:
     issues = []
     inverse = {"✅": ("done", "edited"), "🔄": ("stale",), "⚠️": ("half_finished",), "—": ("missing",),
                "⏳": ("missing", "half_finished", "stale"), "❌": ("missing", "half_finished", "stale"),
-               "⚠️需人工": ("missing", "half_finished", "done", "edited", "stale")}
+               "⚠️需人工": ("missing", "half_finished", "done", "edited", "stale"),
+               "📨": ("missing", "half_finished", "stale")}
     for (ch, k), sym in sorted(claimed.items()):
         have = found.get((ch, k), "missing")
         if have not in inverse.get(sym, ()):

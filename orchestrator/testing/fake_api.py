@@ -215,13 +215,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return fake_batches.handle(self, "POST", body, rid)
         if path == "/v1/messages/count_tokens":
             fake._record(self, body, None)
-            self._send_json(200, {"input_tokens": fake._usage(body, remember=False)[0]}, rid)
+            # every input token, as the real endpoint counts them (not split into cache reads/writes)
+            self._send_json(200, {"input_tokens": sum(fake._usage(body, remember=False))}, rid)
             return
         if path != "/v1/messages":
             fake._record(self, body, None)
             self._send_error(404, rid, f"no route {self.path}")
             return
-        fault = fake._take_fault(body)
+        fault = fake._take_fault(body) or fake._random_failure()
         fake._record(self, body, fault)
         try:
             self._messages(body, fault, rid)
@@ -363,6 +364,9 @@ class FakeAPI:
             share, _, seed = env.partition(":")
             cut_share, cut_seed = (float(share), int(seed or 0)) if share else (0.0, cut_seed)
         self.cut_share, self.cut_seed = float(cut_share), int(cut_seed)
+        # A share of POST /v1/messages calls answered 529 or 500 before anything is streamed
+        # (`--message-fail-rate`): the flaky network a benchmark runs a whole book through.
+        self.message_fail_rate, self._fail_rng = 0.0, random.Random(int(os.environ.get("FAKE_API_SEED", "0") or 0))
         self.diverged = 0  # continuations whose text was not a start of the uncut answer
         self.cuts = 0
         self._lock = threading.Lock()
@@ -463,6 +467,13 @@ class FakeAPI:
 
     def malformed(self, text: str, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("malformed", match, times, text=text)
+
+    def _random_failure(self) -> Fault | None:
+        with self._lock:
+            if self.message_fail_rate <= 0 or self._fail_rng.random() >= self.message_fail_rate:
+                return None
+            code = self._fail_rng.choice((500, 529))
+        return Fault("status", args={"code": code, "error_type": "overloaded_error" if code == 529 else "api_error"})
 
     def clear(self) -> None:
         """Forget queued faults, recorded requests and the prompt cache."""
@@ -662,6 +673,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cut", default="", help="SHARE:SEED: cut that share of answers at max_tokens (e.g. 0.3:7)")
     ap.add_argument("--cache-rules", action="store_true",
                     help="model the real cache rules (minimum length; no read before the first write started)")
+    ap.add_argument("--message-fail-rate", type=float, default=0.0,
+                    help="share of POST /v1/messages calls answered 500/529 (e.g. 0.05)")
     from . import fake_batches
 
     fake_batches.add_arguments(ap)
@@ -673,6 +686,7 @@ def main(argv: list[str] | None = None) -> int:
                    verbose=ns.verbose, cache_rules=ns.cache_rules,
                    cut_share=float(share) if share else None, cut_seed=int(seed or 0))
     fake_batches.configure(fake, ns)
+    fake.message_fail_rate = min(1.0, max(0.0, ns.message_fail_rate))
     url = fake.start()
     print(f"fake Anthropic API listening on {url}", file=sys.stderr)
     print(f"  export ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=sk-ant-dummy", file=sys.stderr)

@@ -99,6 +99,12 @@ class AnthropicProvider:
         self._not_before = 0.0  # clock time before which no task starts a request
         self._key: str | None = None
         self._warned: set[str] = set()
+        # "1h" when the run may stop at a gate for a person: the cached prefixes outlive the wait
+        # (a 1-hour write costs 2x instead of 1.25x; a role's own `cache_ttl` in `models:` wins)
+        self.default_cache_ttl: str | None = None
+        from .tokens import TokenGate
+
+        self.tokens = TokenGate()  # counts a prompt with the API once its estimate passes half the window
 
     # ------------------------------------------------------------------ setup
 
@@ -147,6 +153,8 @@ class AnthropicProvider:
         entry = {"model": entry} if isinstance(entry, str) else dict(entry or {})
         if model or req.model:
             entry["model"] = model or req.model  # the request's model (agents resolved `models:`) wins
+        if self.default_cache_ttl:
+            entry.setdefault("cache_ttl", self.default_cache_ttl)
         return resolve_settings(model or req.model or DEFAULT_MODEL, req.max_tokens, entry)
 
     def estimate_cost(self, req: Request) -> float:
@@ -190,6 +198,8 @@ class AnthropicProvider:
         while True:
             so_far = prefix + own
             params = build_params(req, settings, so_far)
+            if not so_far:  # a continuation is no longer than the first request's prompt and answer
+                await self.tokens.check(client, params)
             held = split_prefill(so_far)[1] if so_far else ""
             attempt = 0
             while True:
@@ -220,8 +230,10 @@ class AnthropicProvider:
                     if not failure.retryable:
                         raise StepFailed(failure.message, retryable=False)
                     if failure.overload:
-                        raise StepFailed(f"{failure.message} (still overloaded after {overload_waited:.0f}s of "
-                                         f"retries, {attempt} attempts)", retryable=True)
+                        e = StepFailed(f"{failure.message} (still overloaded after {overload_waited:.0f}s of "
+                                       f"retries, {attempt} attempts)", retryable=True)
+                        e.overload = True  # type: ignore[attr-defined]  # the runner tries it again later
+                        raise e
                     raise StepFailed(f"{failure.message} (gave up after {attempt} attempts)", retryable=True)
                 if failure.overload:
                     overload_waited += delay
@@ -269,6 +281,12 @@ class AnthropicProvider:
         total.output_tokens += u.output_tokens
         total.cache_creation_tokens += u.cache_creation_tokens
         total.cache_read_tokens += u.cache_read_tokens
+
+    async def wait_slowdown(self) -> bool:
+        """Until the shared slow-down (set by overload and rate limits) has ended: the runner
+        waits here before it tries again a step that failed for overload. True when done."""
+        await self._wait_turn()
+        return True
 
     async def _wait_turn(self) -> None:
         while (wait := self._not_before - self.clock.now()) > 0:

@@ -1,0 +1,79 @@
+"""What long memory a chapter's prompt carries: what matters to that chapter, within a
+per-role token budget, so a prompt at chapter 200 is about the size of one at chapter 2.
+
+Before, every prompt carried every summary, the whole glossary and the whole outline (11.5k
+characters at chapter 1, 109k at chapter 200: tokens over a book grew as N²). Now a chapter
+step reads, ranked:
+
+1. the summaries of the chapters it depends on (`depends_on`), nearest first;
+2. the glossary terms it actually uses: terms found in its sources, its research and its
+   draft (whichever the step reads), most used first;
+3. the metaphors other chapters own (phrases only), its dependencies' first, then the newest,
+   at most MAX_METAPHORS (R2's check reads the whole registry and catches a reuse).
+
+The rest of the outline is in the shared prefix as titles only (`_shared.md.j2`). What does
+not fit the budget is cut from the bottom of that ranking and the prompt says so
+(`memory_note`). The deterministic checks still read the whole memory from the files.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..state.memory import LongMemory
+
+CHARS_PER_TOKEN = 3.5  # a high token estimate for prose and code (the budget errs on the small side)
+# tokens of long memory a role's prompt may carry; the roles not named get DEFAULT_TOKENS
+BUDGET_TOKENS = {"writer": 6000, "editor": 5000, "r2_consistency": 6000, "researcher": 3000}
+DEFAULT_TOKENS = 3000
+# Metaphors other chapters own: its dependencies' and the newest ones. The registry grows by one
+# a chapter; R2's deterministic check reads all of it from the files and catches a reuse.
+MAX_METAPHORS = 20
+
+
+def est_tokens(text: str) -> int:
+    return int(len(text) / CHARS_PER_TOKEN) + 1
+
+
+def _uses(term: str, text_lower: str) -> int:
+    t = term.lower().strip()
+    if not t:
+        return 0
+    if re.fullmatch(r"[\w\s-]+", t):  # a word: whole-word matches only ("map" is not in "mapping")
+        return len(re.findall(rf"(?<!\w){re.escape(t)}(?!\w)", text_lower))
+    return text_lower.count(t)
+
+
+def bounded_memory(mem: LongMemory, chapter: Any, texts: list[str], role: str,
+                   budget: int | None = None) -> tuple[dict[str, Any], str]:
+    """(memory context, note): the chapter's relevant long memory within the role's budget;
+    the note says what was left out (empty when nothing was)."""
+    budget = budget if budget is not None else BUDGET_TOKENS.get(role, DEFAULT_TOKENS)
+    deps = [d for d in reversed(list(chapter.depends_on))]  # nearest (last listed) first
+    by_id = {m.chapter: m for m in mem.chapters}
+    summaries = [[d, by_id[d].title, by_id[d].summary] for d in deps if d in by_id]
+    hay = "\n".join(texts).lower()
+    used = [(n, e) for e in mem.glossary_entries() if (n := _uses(e[0], hay))]
+    used.sort(key=lambda x: -x[0])
+    glossary = [list(e) for _, e in used]
+    rank = {d: i for i, d in enumerate(deps)}
+    mets = [[p, "", m.chapter] for m in sorted(mem.chapters, key=lambda m: (rank.get(m.chapter, len(rank)),
+                                                                             -mem.chapters.index(m)))
+            for p, _ in m.metaphors][:MAX_METAPHORS]
+
+    out: dict[str, list[list[str]]] = {"summaries": [], "glossary": [], "metaphors": []}
+    left: dict[str, int] = {"summaries": 0, "glossary": 0, "metaphors": 0}
+    spent = 0
+    for key, rows in (("summaries", summaries), ("glossary", glossary), ("metaphors", mets)):
+        for row in rows:
+            cost = est_tokens(" ".join(str(x) for x in row)) + 4
+            if spent + cost > budget:
+                left[key] += 1
+                continue
+            spent += cost
+            out[key].append(row)
+    cut = [f"{n} {k}" for k, n in left.items() if n]
+    note = (f"Long memory cut to this role's budget of {budget} tokens: {', '.join(cut)} left out "
+            "(lowest ranked first).") if cut else ""
+    return dict(out), note

@@ -1,0 +1,77 @@
+"""Writing a model's answer for a node outside the runner's streaming loop (a batched result,
+a `.partial` whose call had ended normally): the same context, the same validation and the
+same marker protocol as `Runner.generate`, so every path commits a file the same way."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import agents
+from ..errors import ValidationFailed
+from ..state.fsio import atomic_write, backup, partial_path
+from ..state.markers import compose
+from ..steps import BOOK, Node, spec
+
+if TYPE_CHECKING:
+    from ..providers.base import Request
+    from .runner import Runner
+
+
+def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gathered, Request]:
+    """What the runner's `generate` would send for `n` now (same context, same prompt)."""
+    book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
+    extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
+    if n in runner.opts.instructions:
+        extra["instructions"] = runner.opts.instructions[n]
+    g = agents.gather(book, step, ch, extra)
+    req = agents.build_request(book, step, ch, g, spec(n).role)
+    req.feedback = feedback
+    return g, req
+
+
+def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **event: Any) -> int:
+    """Validate `answer` (raises ValidationFailed) and write it with its marker; returns its length."""
+    from ..checks import blocking
+    from ..checks.findings import findings_in
+    from ..state.markers import short_hash
+
+    book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
+    text = agents.clean_and_validate(step, answer, g.context)
+    inputs = {k: v for k, v in g.inputs.items() if v is not None}
+    if g.context.get("instructions"):
+        inputs["instructions"] = short_hash(g.context["instructions"])
+    extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"} if spec(n).verdict else None
+    path = book.ws.path(runner.rel(n))
+    if path.exists():
+        backup(path)
+    atomic_write(path, compose(text, spec(n).marker, inputs, runner.run_id, extra))
+    book.scanner.invalidate(runner.rel(n))
+    if spec(n).replans:
+        book.scanner.invalidate()
+    book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), **event)
+    return len(text)
+
+
+def commit_completed_partial(runner: Runner, n: Node) -> bool:
+    """On resume: a `.partial` holding the whole answer of a call the ledger saw end normally
+    (`end_turn`, same text hash), which validates, is committed without a new call (True). False when
+    it is not such a file (the runner then proceeds as before: back it up, or continue it)."""
+    from ..providers.anthropic.provider import text_hash
+
+    book, ch = runner.book, (None if n[0] == BOOK else n[0])
+    part = partial_path(book.ws.path(runner.rel(n)))
+    try:
+        text = part.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not text.strip() or not book.ledger.completed_partial(ch, n[1], text_hash(text)):
+        return False
+    g, _ = request_for(runner, n)
+    try:
+        write_answer(runner, n, g, text, recovered="completed_partial")
+    except ValidationFailed:
+        return False
+    part.unlink(missing_ok=True)
+    book.ledger.event("recovered", runner.run_id, ch, n[1], action="committed_partial", chars=len(text))
+    runner.generated.append(n)
+    return True

@@ -1,0 +1,300 @@
+"""`book run --message-batches`: the runner's steps that call a model go out as Message
+Batches, one batch per wave of ready steps (DESIGN §7).
+
+The runner walks the plan as one task per node; a node whose dependencies are done asks
+`BatchWave.generate` for its file. The request is queued, and the queue is flushed as one
+batch a moment later (`WINDOW`), so the steps that became ready together travel together.
+While a wave is in flight, newly ready steps wait for the next one: one `BatchEngine` at a
+time owns the journals (batches/journal.py), which keeps re-attachment simple and safe.
+
+A result is validated and written through the same marker protocol as a streamed answer
+(agents.clean_and_validate, markers.compose, fsio.atomic_write), from the files as they are
+when it arrives: a result whose inputs changed meanwhile is discarded and the step is asked
+again. Re-asks after a failed validation and errored/expired/canceled requests go into the
+next batch; past the engine's bounds the step is handed back to the runner, which streams it
+with the feedback. Ctrl-C leaves the batches running on the server (the engine says so) and
+`book resume` re-attaches to them before anything else (`reattach`).
+
+Nothing here imports `anthropic` until a batch is actually sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .. import agents
+from ..batches import journal as jr
+from ..errors import ValidationFailed
+from ..steps import BOOK, Node
+from .answers import request_for, write_answer
+
+if TYPE_CHECKING:
+    from ..batches.engine import BatchEngine
+    from ..batches.journal import Item
+    from ..batches.types import BatchItem, Progress, Verdict
+    from ..providers.base import Request, Result
+    from .runner import Runner
+
+WINDOW = 0.25  # seconds a wave stays open after its first step, so siblings ready together join it
+MAX_ROUNDS = 4  # a step discarded (inputs changed) this often while waiting is streamed instead
+POLL_ENV = "BOOK_BATCH_POLL_SECONDS"  # tests and benchmarks poll the fake faster than 5 s
+
+
+def wanted(runner: Runner) -> bool:
+    """Batch mode: asked for (`--message-batches`, `message_batches: true`), or batches of an
+    earlier run are still in flight (a resume re-attaches and goes on the same way). Only the
+    Claude provider has a batch endpoint."""
+    if getattr(runner.provider, "name", "") != "anthropic":
+        return False
+    if runner.opts.message_batches or runner.book.cfg.message_batches:
+        return True
+    return bool(jr.waiting(runner.book.root / "output"))
+
+
+def resumes_in_batches(book: Any) -> bool:
+    """`book resume` goes on the way the interrupted run went: through Message Batches when
+    the last run said so (its `message_batches` event)."""
+    starts = book.ledger.events(type="run_start", limit=1)
+    marks = book.ledger.events(type="message_batches", limit=1)
+    return bool(starts and marks and marks[-1]["run"] == starts[-1]["run"])
+
+
+def setup(runner: Runner) -> BatchWave | None:
+    """At the runner's start: batch mode or not; and a run that may stop at a gate for a
+    person writes its cached prefixes with a 1-hour TTL, so they outlive the wait."""
+    if runner.gates and hasattr(runner.provider, "default_cache_ttl"):
+        runner.provider.default_cache_ttl = "1h"
+    return BatchWave(runner) if wanted(runner) else None
+
+
+async def start(runner: Runner) -> None:
+    """Before the walk: record batch mode for `book resume`; collect the batches in flight."""
+    if runner.batch is not None:
+        runner.book.ledger.event("message_batches", runner.run_id)
+        await runner.batch.reattach()
+
+
+async def before_generate(runner: Runner, n: Node, why: str) -> tuple[tuple[str, str] | None, str]:
+    """Before a model step streams: ((status, reason), "") when it is settled without a stream
+    (a `.partial` the ledger vouches for, committed; or its batch result); else (None, the
+    re-ask feedback the stream must carry)."""
+    from ..state.fsio import backup, partial_path
+    from .answers import commit_completed_partial
+
+    resumed = why == "half-finished" or why.startswith("interrupted")
+    if why.startswith("interrupted") and commit_completed_partial(runner, n):
+        return ("ok", ""), ""
+    if runner.batch is None or (resumed and runner.opts.strategy == "aggressive"):
+        return None, ""  # an aggressive resume continues the text it has: a stream
+    part = partial_path(runner.book.ws.path(runner.rel(n)))
+    if resumed:
+        runner._set_aside(n)
+    elif part.exists():
+        backup(part)
+    got = await runner.batch.generate(n, why)
+    return (got, "") if isinstance(got, tuple) else (None, got)
+
+
+@dataclass
+class _Entry:
+    node: Node
+    item: BatchItem
+    future: asyncio.Future[Any]
+
+
+@dataclass
+class WaveStats:
+    waves: int = 0
+    sent: int = 0
+    committed: int = 0
+    discarded: int = 0
+    streamed: int = 0
+    progress: dict[str, str] = field(default_factory=dict)  # submission -> last counts line
+
+
+class BatchWave:
+    def __init__(self, runner: Runner, window: float = WINDOW):
+        self.runner, self.book, self.window = runner, runner.book, window
+        self.queue: list[_Entry] = []
+        self.waiting: dict[tuple[str | None, str], _Entry] = {}
+        self.task: asyncio.Task[None] | None = None
+        self.stats = WaveStats()
+
+    # ------------------------------------------------------------------ the runner's calls
+
+    async def reattach(self) -> None:
+        """`book resume`: collect every batch the journals record as in flight, before the walk."""
+        if not jr.waiting(self.book.root / "output"):
+            return
+        self.runner.warn("re-attaching to the Message Batches still in flight")
+        async with self._engine() as engine:
+            report = await engine.resume()
+        self.stats.committed += len(report.committed)
+        for h in report.to_stream:
+            self.runner.warn(f"{h.chapter or BOOK} {h.step}: {h.reason}; it is streamed when the walk reaches it")
+
+    async def generate(self, n: Node, why: str) -> tuple[str, str] | str:
+        """The node's file through a batch: (status, reason) when done ("ok") or when a person
+        must act ("needs_human"); or the feedback (possibly empty) with which the runner must
+        stream it instead."""
+        led, ch = self.book.ledger, (None if n[0] == BOOK else n[0])
+        feedback = ""
+        for _ in range(MAX_ROUNDS):
+            g, req = self._request(n, feedback)
+            over = self.runner._over_budget(req)
+            if over:
+                return ("needs_human", over)
+            h = jr.inputs_hash(g.inputs)
+            entry = self._enqueue(n, self._item(req, n, h))
+            led.event("step_start", self.runner.run_id, ch, n[1], attempt=1, why=why, batch=True)
+            try:
+                got = await entry.future
+            except asyncio.CancelledError:
+                self._stop()
+                raise
+            finally:
+                self.runner.in_flight_usd -= self.runner._reserved.pop(id(req), 0.0)
+            if got == "committed":
+                self.runner.generated.append(n)
+                return ("ok", "")
+            if isinstance(got, tuple):  # ("stream", reason, feedback)
+                self.stats.streamed += 1
+                led.event("step_retry", self.runner.run_id, ch, n[1], attempt=1, error=got[1], batch=True)
+                return got[2]
+            feedback = ""  # "again": its inputs changed while it waited; ask from the files as they are now
+        return ""
+
+    # ------------------------------------------------------------------ waves
+
+    def _enqueue(self, n: Node, item: BatchItem) -> _Entry:
+        e = _Entry(n, item, asyncio.get_running_loop().create_future())
+        self.queue.append(e)
+        self.waiting[(item.chapter, item.step)] = e
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self._waves())
+        return e
+
+    async def _waves(self) -> None:
+        while self.queue:
+            await asyncio.sleep(self.window)
+            wave, self.queue = self.queue, []
+            self.stats.waves += 1
+            self.stats.sent += len(wave)
+            try:
+                async with self._engine() as engine:
+                    report = await engine.run_wave([e.item for e in wave])
+            except asyncio.CancelledError:
+                for e in wave:
+                    if not e.future.done():
+                        e.future.cancel()
+                raise
+            except Exception as exc:  # noqa: BLE001 - the endpoints stayed down: the steps fail, the journals keep all
+                for e in wave:
+                    self.waiting.pop((e.item.chapter, e.item.step), None)
+                    if not e.future.done():
+                        e.future.set_exception(exc)
+                continue
+            for h in report.to_stream:
+                self._resolve(h.chapter, h.step, ("stream", h.reason, h.feedback))
+            for it in report.discarded:
+                self.stats.discarded += 1
+                self._resolve(it.chapter, it.step, "again")
+            for bi in report.skipped:  # waiting in an older batch: the next wave re-attaches to it
+                self._resolve(bi.chapter, bi.step, "again")
+            for e in wave:  # anything the report did not name (e.g. no longer needed on rebuild)
+                self._resolve(e.item.chapter, e.item.step, "again")
+
+    def _resolve(self, chapter: str | None, step: str, value: Any) -> None:
+        e = self.waiting.get((chapter, step))
+        if e is not None and not e.future.done():
+            del self.waiting[(chapter, step)]
+            e.future.set_result(value)
+
+    def _stop(self) -> None:
+        """A node was cancelled (Ctrl-C, a signal): stop collecting. The engine leaves the
+        batches running on the server and says so; the journals keep them for `book resume`."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+    def _engine(self) -> BatchEngine:
+        from ..batches.engine import BatchEngine
+
+        poll = float(os.environ.get(POLL_ENV) or 5.0)
+        prices = getattr(self.runner.provider, "prices", None)
+        return BatchEngine(self.book.root / "output", commit=self._commit, is_current=self._is_current,
+                           rebuild=self._rebuild, on_call=self._log, on_progress=self._progress,
+                           notice=self.runner.warn, prices=prices if isinstance(prices, dict) else None,
+                           poll_interval=poll, poll_max=max(poll, 60.0 if poll >= 5 else poll * 4),
+                           retry_delay=min(1.0, poll))
+
+    # ------------------------------------------------------------------ the engine's callbacks
+
+    def _request(self, n: Node, feedback: str) -> tuple[agents.Gathered, Request]:
+        return request_for(self.runner, n, feedback)
+
+    def _item(self, req: Request, n: Node, input_hash: str) -> BatchItem:
+        from ..batches.types import BatchItem
+
+        return BatchItem.from_request(req, self.runner.rel(n), input_hash, build=self._params)
+
+    def _params(self, req: Request) -> dict[str, Any]:
+        from ..providers.anthropic import build_params
+
+        settings_for = getattr(self.runner.provider, "settings_for", None)
+        if settings_for is None:
+            from ..providers.anthropic import resolve_settings
+
+            settings = resolve_settings(req.model or self.book.cfg.model, req.max_tokens, {})
+        else:
+            settings = settings_for(req)
+        return build_params(req, settings)
+
+    @staticmethod
+    def _node(it: Item) -> Node:
+        return Node(it.chapter or BOOK, it.step)
+
+    def _is_current(self, it: Item) -> bool:
+        g, _ = self._request(self._node(it), "")
+        return jr.inputs_hash(g.inputs) == it.input_hash
+
+    def _rebuild(self, it: Item, feedback: str) -> BatchItem | None:
+        n = self._node(it)
+        g, req = self._request(n, feedback)
+        return self._item(req, n, jr.inputs_hash(g.inputs))
+
+    def _commit(self, it: Item, result: Result) -> bool | Verdict:
+        """Validate and write one batched answer, as the runner's `generate` writes a streamed
+        one. Idempotent: a file already marked from these inputs counts as committed."""
+        from ..batches.types import Verdict
+
+        n, runner, book = self._node(it), self.runner, self.book
+        ch, step = it.chapter, it.step
+        book.scanner.invalidate(runner.rel(n))
+        st = runner.state(n)
+        if st.status == "done" and not st.stale:
+            self._resolve(ch, step, "committed")
+            return True
+        g, _ = self._request(n, "")
+        try:
+            write_answer(runner, n, g, result.text, batch=True)
+        except ValidationFailed as e:
+            book.ledger.event("step_retry", runner.run_id, ch, step, attempt=1, batch=True,
+                              error=f"the answer did not pass validation: {e}")
+            return Verdict(False, f"Your previous answer was rejected: {e}. Answer again, fixing that.")
+        self.stats.committed += 1
+        self._resolve(ch, step, "committed")
+        return True
+
+    def _log(self, row: dict[str, Any]) -> None:
+        self.book.ledger.log_call(run=self.runner.run_id, **row)
+
+    def _progress(self, p: Progress) -> None:
+        c = p.counts or {}
+        counts = ", ".join(f"{k} {v}" for k, v in c.items() if v) or "no counts yet"
+        line = f"batch {p.batch_id or p.submission}: {p.state}, {p.requests} requests ({counts})"
+        if self.stats.progress.get(p.submission) != line:
+            self.stats.progress[p.submission] = line
+            self.runner.report("batch", Node(BOOK, "batch"), line)
