@@ -7,25 +7,62 @@ from ..resources import search_path
 from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
-from ..steps import BOOK_STEPS, FINAL, HTML, INDEX, STEPS
+from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, NEEDS_HUMAN, STEPS
+from .plan import gate_node
 
 
-def build_site(book):
+def build_site(book, not_ready: dict[str, str] | None = None):
+    """The publisher's view of the book. A chapter whose final is not complete, or that is in
+    `not_ready` (chapter -> why: a failed step, a blocked review, a gate waiting), is listed
+    as not ready with what a person can do; the others are published."""
     from .. import publish
+    from ..state.ready import ready_chapters
 
     o = book.scanner.outline
-    chapters = tuple(publish.ChapterDoc(c.id, c.title, c.summary, c.batch, read_body(book.root, STEPS[FINAL].file(c.id)))
-                     for c in o.chapters)
-    mem = long_memory(book, [c.id for c in o.chapters])
+    not_ready = dict(not_ready or {})
+    for c in o.chapters:
+        if c.id not in ready_chapters(book.scanner) and c.id not in not_ready:
+            not_ready[c.id] = "its final is not written yet"
+    chapters = tuple(
+        publish.ChapterDoc(c.id, c.title, c.summary, c.batch,
+                           "" if c.id in not_ready else read_body(book.root, STEPS[FINAL].file(c.id)),
+                           ready=c.id not in not_ready,
+                           note=_note(c.id, not_ready[c.id]) if c.id in not_ready else "")
+        for c in o.chapters)
+    mem = long_memory(book, [c.id for c in o.chapters if c.id not in not_ready])
     return publish.Site(title=o.title or book.cfg.title, language=book.cfg.language, audience=book.cfg.audience,
                         chapters=chapters, glossary=tuple(mem.glossary_entries()),
                         template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish")
 
 
+def _note(ch: str, why: str) -> str:
+    """What a reader of the contents (the person running the book) sees for a chapter that waits."""
+    return f"{ch}: {why.strip().splitlines()[0] if why.strip() else 'waiting'} — see {NEEDS_HUMAN}; `book run` continues it"
+
+
+def waiting_chapters(runner) -> dict[str, str]:
+    """Chapters this run could not bring to a publishable final (their final, or the gate
+    after it, did not complete): chapter -> why, from needs-human or the outcome."""
+    out: dict[str, str] = {}
+    for n, o in runner.outcomes.items():
+        if n[0] != BOOK and n[1] in (FINAL, gate_node(FINAL)) and o.status != "ok":
+            out.setdefault(n[0], runner.needs.get(n[0]) or _upstream(runner, n[0]) or f"{o.status}: {o.reason}")
+    return out
+
+
+def _upstream(runner, ch: str) -> str | None:
+    """`waits for ch03` when a chapter was skipped because a chapter it depends on did not complete."""
+    for n, o in runner.outcomes.items():
+        other = o.reason.split(" ", 1)[0] if o.status == "skipped" else ""
+        if n[0] == ch and other not in (ch, BOOK) and CHAPTER_RE.match(other):
+            return f"waits for {other}"
+    return None
+
+
 def _site(runner):
     site = getattr(runner, "_site", None)
     if site is None:
-        site = runner._site = build_site(runner.book)
+        site = runner._site = build_site(runner.book, waiting_chapters(runner))
     return site
 
 

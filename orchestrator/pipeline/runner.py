@@ -23,8 +23,10 @@ from ..state.board import write_checkpoint, write_needs_human
 from ..state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
 from ..state.markers import compose
 from ..state.memory import read_body
+from ..state.ready import ready_chapters
 from ..state.scan import StepState
 from ..steps import (
+    AUDIT,
     BOOK,
     GATES,
     HTML,
@@ -277,6 +279,8 @@ class Runner:
         refused = self.refused(n)
         if refused:
             return Outcome("needs_human", reason=refused)
+        if n == Node(BOOK, AUDIT) and not ready_chapters(self.book.scanner):
+            return Outcome("skipped", reason="no chapter is final yet")
         self.report("start", n, why)
         self.live[(n[0], n[1])] = "running"
         self.checkpoint()

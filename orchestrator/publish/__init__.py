@@ -84,6 +84,10 @@ class ChapterDoc:
     summary: str
     batch: int
     markdown: str  # the final chapter's Markdown (body only, no marker)
+    # A partial book: a chapter not ready (failed, blocked, waiting for a person) has no page;
+    # the contents list it with `note` (its state and what a person can do).
+    ready: bool = True
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,7 @@ _UI: dict[str, dict[str, str]] = {
         "terms": "{n} terms",
         "glossary_intro": "Every term the book defines, grouped by the chapter that introduces it.",
         "no_chapters": "This book has no chapters yet.",
+        "not_ready": "not ready yet",
     },
     "zh": {
         "contents": "目录",
@@ -177,6 +182,7 @@ _UI: dict[str, dict[str, str]] = {
         "terms": "{n} 个术语",
         "glossary_intro": "本书定义的全部术语，按首次引入它们的章节分组。",
         "no_chapters": "本书还没有章节。",
+        "not_ready": "尚未完成",
     },
 }
 
@@ -267,17 +273,17 @@ class _Book:
             if doc.id in seen or not CHAPTER_RE.match(doc.id):
                 raise UsageError(f"publish: invalid or duplicate chapter id {doc.id!r}")
             seen.add(doc.id)
-            self.chapters[doc.id] = _Chapter(
-                doc, n, parse_chapter(_without_marker(doc.markdown), doc.title, terms)
-            )
-        self.order = list(self.chapters.values())
+            text = _without_marker(doc.markdown) if doc.ready else ""
+            self.chapters[doc.id] = _Chapter(doc, n, parse_chapter(text, doc.title, terms))
+        self.all = list(self.chapters.values())  # the contents: every chapter, ready or not
+        self.order = [c for c in self.all if c.doc.ready]  # the pages, the pager, print and search
         # Parts: one per batch, in batch order; chapters keep book order inside a part.
-        batches = sorted({c.doc.batch for c in self.order})
+        batches = sorted({c.doc.batch for c in self.all})
         self.parts: list[dict[str, Any]] = [
             {
                 "label": self.ui["part"].format(n=i),
                 "batch": b,
-                "chapters": [c for c in self.order if c.doc.batch == b],
+                "chapters": [c for c in self.all if c.doc.batch == b],
             }
             for i, b in enumerate(batches, 1)
         ]
@@ -311,6 +317,8 @@ class _Book:
             target = self.chapters.get(target_id)
             if target is None:
                 return f"cross reference to {target_id}, which is not in the book"
+            if not target.doc.ready:
+                return None  # its page comes when it is ready; this page is republished then
             if frag and frag not in target.parsed.anchors:
                 return f"{target_id} has no heading with the anchor #{frag}"
             return None
@@ -353,6 +361,8 @@ class _Book:
                         "url": url,
                         "current": c.doc.id == current,
                         "sections": sections,
+                        "ready": c.doc.ready,
+                        "note": c.doc.note,
                     }
                 )
             parts.append({"label": part["label"], "chapters": entries})
@@ -450,8 +460,8 @@ def render_chapter(site: Site, ch: str) -> tuple[str, list[LinkProblem]]:
     """The page chNN.html (without a marker) and the link problems found in that chapter."""
     book = _book(site)
     c = book.chapters.get(ch)
-    if c is None:
-        raise UsageError(f"publish: chapter {ch!r} is not in the site")
+    if c is None or not c.doc.ready:
+        raise UsageError(f"publish: chapter {ch!r} is not {'in the site' if c is None else 'ready'}")
     i = book.order.index(c)
     prev = (
         book.link_to(book.order[i - 1])
@@ -502,6 +512,8 @@ def render_index(site: Site) -> str:
                         "summary": c.doc.summary,
                         "number": c.number,
                         "label": book.ui["chapter"].format(n=c.number),
+                        "ready": c.doc.ready,
+                        "note": c.doc.note,
                     }
                     for c in p["chapters"]
                 ],
@@ -588,7 +600,7 @@ def chapter_anchors(site: Site, ch: str) -> frozenset[str]:
 def render_site(site: Site) -> tuple[dict[str, str], list[LinkProblem]]:
     """Every file of the site by name, and the link problems: for tests and previews (the
     runner writes chapter pages one by one, each with its marker)."""
-    files = {c.id + ".html": render_chapter(site, c.id)[0] for c in site.chapters}
+    files = {c.id + ".html": render_chapter(site, c.id)[0] for c in site.chapters if c.ready}
     files.update(
         {
             "index.html": render_index(site),

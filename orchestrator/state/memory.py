@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..steps import MEMORY, chapter_sort_key
-from .markers import find_marker
+from .markers import body_of
 
 SECTIONS = ("Summary", "Glossary", "Metaphors", "Cross references")
 _ITEM_RE = re.compile(r"^- \*\*(.+?)\*\*\s*[:：]\s*(.+)$")
@@ -123,8 +123,7 @@ def read_body(root, rel: str) -> str:
         data = p.read_bytes()
     except OSError:
         return ""
-    mk = find_marker(data)
-    return (data[: mk.offset] if mk else data).decode("utf-8", "replace").rstrip() + "\n"
+    return body_of(data).decode("utf-8", "replace").rstrip() + "\n"
 
 
 def long_memory(book, chapters: list[str]) -> LongMemory:

@@ -214,6 +214,10 @@ class Scanner:
             return short_hash(json.dumps([(c.id, c.title) for c in o.chapters], ensure_ascii=False)) if o else None
         if name == "longmem":
             return self.longmem_hash(ch)
+        if name == "ready":
+            from .ready import ready_hash
+
+            return ready_hash(self)
         raise KeyError(f"unknown input {name!r}")
 
     def templates_hash(self) -> str:

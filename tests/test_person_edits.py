@@ -1,0 +1,63 @@
+"""Issue 13, item 3: text after a valid marker is a person's addition. The file is `edited`,
+kept, used (its body is everything but the marker line) and published; a note appended to
+outline.md does not replan the book."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from orchestrator.main import main
+from orchestrator.state.markers import body_of, compose, find_marker, read_marker
+from orchestrator.state.memory import read_body
+from orchestrator.steps import BOOK_STEPS, STEPS
+from orchestrator.testing.helpers import make_example, run_book
+
+PARAGRAPH = "A person's closing paragraph: the write-ahead log is replayed on start."
+
+
+def scan_json(capsys, monkeypatch, ws: Path) -> dict:
+    monkeypatch.setattr(sys, "argv", ["book", "scan", "--json", "--workspace", str(ws)])
+    try:
+        main()  # the fast path returns; the typer path exits
+    except SystemExit as e:
+        assert not e.code
+    return json.loads(capsys.readouterr().out)
+
+
+def test_marker_then_text_is_a_body_with_the_text(tmp_path: Path):
+    text = compose("# Title\n\nBody.", "CHAPTER_FINAL", {"draft": "abc"}, "r1") + "\n" + PARAGRAPH + "\n"
+    p = tmp_path / "f.md"
+    p.write_text(text)
+    mk = read_marker(p)
+    assert mk is not None and mk.name == "CHAPTER_FINAL" and mk.end > mk.offset
+    assert find_marker(text.encode()) == mk
+    body = body_of(text.encode()).decode()
+    assert body.startswith("# Title\n\nBody.") and body.rstrip().endswith(PARAGRAPH) and "CHAPTER_FINAL" not in body
+    assert read_body(tmp_path, "f.md").rstrip().endswith(PARAGRAPH)
+    p.write_text("# Title\n\nno marker at all\n")
+    assert read_marker(p) is None  # a marker-less file stays half-finished
+
+
+def test_paragraph_after_the_final_marker_is_kept_edited_and_published(tmp_path, capsys, monkeypatch):
+    ws = make_example(tmp_path / "ws", max_chapters=2)
+    assert run_book(ws)[0] == 0
+    final = ws / STEPS["final"].file("ch01")
+    final.write_text(final.read_text() + "\n" + PARAGRAPH + "\n")
+    outline = ws / BOOK_STEPS["outline"].path
+    outline.write_text(outline.read_text() + "\nNote to self: ch02 could be shorter.\n")
+    drafts = {p.name: p.read_text() for p in (ws / "output/chapters/draft").glob("*.md")}
+    rep = scan_json(capsys, monkeypatch, ws)
+    assert rep["chapters"]["ch01"]["steps"]["final"] == "edited"
+    assert STEPS["final"].file("ch01") in rep["edited"] and BOOK_STEPS["outline"].path in rep["edited"]
+    assert rep["half_finished"] == []
+    code, _ = run_book(ws)
+    assert code == 0
+    assert final.read_text().rstrip().endswith(PARAGRAPH)  # kept, not set aside
+    assert not list(final.parent.glob("*.bak*"))
+    assert PARAGRAPH in (ws / "output/publish/ch01.html").read_text()
+    # the note did not replan: the outline and every draft are as they were
+    assert outline.read_text().rstrip().endswith("ch02 could be shorter.")
+    assert {p.name: p.read_text() for p in (ws / "output/chapters/draft").glob("*.md")} == drafts
+    assert scan_json(capsys, monkeypatch, ws)["complete"]
