@@ -189,6 +189,28 @@ def redo(
     raise typer.Exit(result.exit_code)
 
 
+@app.command()
+def accept(
+    chapter: Annotated[str, typer.Argument(help="chNN, or `book` for a book-level file")],
+    step: Annotated[str, typer.Argument(help="the step whose file you wrote or fixed")],
+    workspace: Workspace = Path("."),
+) -> None:
+    """Adopt the file of a step as it stands as your own work: it gets a marker with by=person,
+    its status is `edited` (never overwritten), and what follows is built from it.
+
+    Chapter steps: research, draft, r1, r2, r3, review, panel, memory, final.
+    Book steps (`book accept book STEP`): outline, style_guide, audit."""
+    from .pipeline.accept import accept as do_accept
+    from .state.book import Book
+
+    book = Book.open(workspace)
+    try:
+        rel = do_accept(book, chapter, step)
+    finally:
+        book.close()
+    err(f"accepted {rel} as yours (edited: kept, never overwritten). `book run` builds what follows from it.")
+
+
 # ---------------------------------------------------------------- the ledger
 
 

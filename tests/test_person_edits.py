@@ -61,3 +61,66 @@ def test_paragraph_after_the_final_marker_is_kept_edited_and_published(tmp_path,
     assert outline.read_text().rstrip().endswith("ch02 could be shorter.")
     assert {p.name: p.read_text() for p in (ws / "output/chapters/draft").glob("*.md")} == drafts
     assert scan_json(capsys, monkeypatch, ws)["complete"]
+
+
+def book_cli(capsys, monkeypatch, *args: str) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "argv", ["book", *args])
+    try:
+        main()
+        code = 0
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+MINE = "This sentence was written by a person, not by the writer agent."
+
+
+def test_accept_a_person_s_marker_less_draft(tmp_path, capsys, monkeypatch):
+    ws = make_example(tmp_path / "ws", max_chapters=2)
+    assert run_book(ws)[0] == 0
+    draft = ws / STEPS["draft"].file("ch02")
+    old = read_body(ws, STEPS["draft"].file("ch02"))
+    mine = old.rstrip() + "\n\n" + MINE + "\n"
+    draft.write_text(mine)  # no marker: half-finished until accepted
+    assert scan_json(capsys, monkeypatch, ws)["chapters"]["ch02"]["steps"]["draft"] == "half_finished"
+    code, msg = book_cli(capsys, monkeypatch, "scan", "--workspace", str(ws))
+    assert "book accept" in msg
+    code, msg = book_cli(capsys, monkeypatch, "accept", "ch02", "draft", "--workspace", str(ws))
+    assert code == 0 and "accepted output/chapters/draft/ch02-draft.md" in msg and "book run" in msg
+    text = draft.read_text()
+    assert text.startswith(mine.rstrip()) and "by=person" in text.splitlines()[-1]
+    rep = scan_json(capsys, monkeypatch, ws)
+    assert rep["chapters"]["ch02"]["steps"]["draft"] == "edited"
+    assert rep["chapters"]["ch02"]["steps"]["final"] == "stale"  # what follows is rebuilt from it
+    code, summary = run_book(ws)
+    assert code == 0, summary.needs_human
+    assert draft.read_text() == text  # kept as accepted
+    final = read_marker(ws / STEPS["final"].file("ch02"))
+    from orchestrator.state.markers import body_hash
+    assert final is not None and final.inputs["draft"] == body_hash(mine.encode())
+    assert scan_json(capsys, monkeypatch, ws)["complete"]
+
+
+def test_accept_mistakes_exit_2(tmp_path, capsys, monkeypatch):
+    ws = make_example(tmp_path / "ws", max_chapters=1)
+    assert run_book(ws)[0] == 0
+    code, msg = book_cli(capsys, monkeypatch, "accept", "ch09", "draft", "--workspace", str(ws))
+    assert code == 2 and "ch09 is not in the outline" in msg and "ch01" in msg
+    code, msg = book_cli(capsys, monkeypatch, "accept", "ch01", "drafts", "--workspace", str(ws))
+    assert code == 2 and "unknown step 'drafts'" in msg and "research, draft" in msg
+    (ws / STEPS["r1"].file("ch01")).unlink()
+    code, msg = book_cli(capsys, monkeypatch, "accept", "ch01", "r1", "--workspace", str(ws))
+    assert code == 2 and "there is no output/reviews/ch01-r1.md to accept" in msg
+
+
+def test_accept_book_outline_keeps_a_person_s_plan(tmp_path, capsys, monkeypatch):
+    ws = make_example(tmp_path / "ws", max_chapters=2)
+    assert run_book(ws)[0] == 0
+    outline = ws / BOOK_STEPS["outline"].path
+    body = read_body(ws, BOOK_STEPS["outline"].path)
+    outline.write_text(body.replace("title: ", "title: Revised: ", 1))  # a person's plan, no marker
+    code, msg = book_cli(capsys, monkeypatch, "accept", "book", "outline", "--workspace", str(ws))
+    assert code == 0, msg
+    assert scan_json(capsys, monkeypatch, ws)["book"]["outline"] == "edited"

@@ -259,7 +259,13 @@ class Runner:
             return "stale: " + ", ".join(st.stale) + " changed"
         if st.status == "half_finished":
             return "half-finished"
-        return "interrupted (.partial left)" if part.exists() else "missing"
+        if not part.exists():
+            return "missing"
+        last = [e for e in self.book.ledger.events(self._ev(n)[0], n[1])
+                if e["type"] in ("step_start", "step_end", "step_failed")]
+        if last and last[-1]["type"] == "step_failed":  # not a crash: the last attempt failed
+            return f"failed last time (its last answer is kept in {self.rel(n)}.partial)"
+        return "interrupted (.partial left)"
 
     async def node(self, n: Node) -> Outcome:
         if is_gate(n):
@@ -273,7 +279,8 @@ class Runner:
             return self.guard(n, Outcome("ok"))
         if why == "half-finished" or why.startswith("interrupted"):
             if self.opts.strategy == "ask":
-                reason = f"{self.rel(n)} is half-finished; waiting for a person (`book resume --strategy ...`)"
+                reason = (f"{self.rel(n)} is half-finished (no marker); waiting for a person: if it is yours, "
+                          f"`book accept {n[0]} {n[1]}` keeps it; `book resume --strategy conservative` redoes it")
                 self.needs_human(n, reason)
                 return Outcome("needs_human", reason=reason)
         refused = self.refused(n)
@@ -432,8 +439,11 @@ class Runner:
         return out
 
     def needs_human(self, n: Node, reason: str) -> None:
+        from .accept import how_to_fix
+
         key = n[0] if n[0] != BOOK else f"book {n[1]}"
-        self.needs[key] = f"{n[1]}: {reason}"
+        hint = how_to_fix(n) if not is_gate(n) and spec(n).model and "book accept" not in reason else ""
+        self.needs[key] = f"{n[1]}: {reason}" + (f" — {hint}" if hint else "")
         try:
             write_needs_human(self.book, {k: v for k, v in self.needs.items() if k.startswith("ch")})
         except OSError as e:
@@ -469,7 +479,7 @@ class Runner:
         if st.status == "half_finished":
             if not self._ledger_started(n):
                 self.warn(f"{st.path} has no marker and book never started writing it: it may be yours; "
-                          "it is kept as a .bak file beside it")
+                          f"it is kept as a .bak file beside it (next time, `book accept {n[0]} {n[1]}` keeps it)")
             dest = backup(path)
             self.book.ledger.event("recovered", self.run_id, *self._ev(n), action="backed_up",
                                    to=dest.name if dest else None)

@@ -110,7 +110,7 @@ class Scanner:
                 mk = None
             if mk is None or mk.name != marker_name:
                 state = StepState("half_finished", rel, None, size=st.st_size, mtime=st.st_mtime)
-            elif mk.body and mk.body != self.cache.body_hash(p, st):
+            elif (mk.body and mk.body != self.cache.body_hash(p, st)) or mk.extra.get("by") == "person":
                 state = StepState("edited", rel, mk, size=st.st_size, mtime=st.st_mtime)
             else:
                 state = StepState("done", rel, mk, size=st.st_size, mtime=st.st_mtime)
