@@ -124,3 +124,61 @@ def test_accept_book_outline_keeps_a_person_s_plan(tmp_path, capsys, monkeypatch
     code, msg = book_cli(capsys, monkeypatch, "accept", "book", "outline", "--workspace", str(ws))
     assert code == 0, msg
     assert scan_json(capsys, monkeypatch, ws)["book"]["outline"] == "edited"
+
+
+def test_a_corrected_glossary_definition_survives_and_is_published(tmp_path, capsys, monkeypatch):
+    ws = make_example(tmp_path / "ws", max_chapters=2)
+    assert run_book(ws)[0] == 0
+    gl = ws / "output/memory/glossary.md"
+    lines = gl.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("- **"))
+    term = lines[i].split("**")[1]
+    lines[i] = lines[i].split("):", 1)[0] + "): A definition corrected by a person."
+    gl.write_text("\n".join(lines) + "\n")
+    code, _ = run_book(ws)
+    assert code == 0
+    assert f"- **{term}**" in gl.read_text() and "A definition corrected by a person." in gl.read_text()
+    assert "A definition corrected by a person." in (ws / "output/memory/corrections.md").read_text()
+    assert "A definition corrected by a person." in (ws / "output/publish/glossary.html").read_text()
+    from orchestrator.state.book import Book
+    from orchestrator.state.memory import long_memory
+
+    book = Book.open(ws)
+    try:  # what reviewers and later chapters read
+        entries = {t: d for t, d, _ in long_memory(book, ["ch01", "ch02"]).glossary_entries()}
+    finally:
+        book.close()
+    assert entries[term] == "A definition corrected by a person."
+    assert run_book(ws)[0] == 0  # and it stays
+    assert "A definition corrected by a person." in gl.read_text()
+    assert scan_json(capsys, monkeypatch, ws)["complete"]
+
+
+def test_a_new_title_in_book_yaml_is_published_without_a_redraft(tmp_path, capsys, monkeypatch):
+    ws = make_example(tmp_path / "ws", max_chapters=2)
+    assert run_book(ws)[0] == 0
+    drafts = {p: p.read_text() for p in (ws / "output").rglob("*.md") if "/publish/" not in str(p)
+              and "memory" not in p.parts}
+    cfg = ws / "book.yaml"
+    cfg.write_text("\n".join('title: "A Brand New Title"' if line.startswith("title:") else line
+                             for line in cfg.read_text().splitlines()) + "\n")
+    code, _ = run_book(ws)
+    assert code == 0
+    assert {p: p.read_text() for p in drafts} == drafts  # no draft, review or final rewritten
+    assert "A Brand New Title" in (ws / "output/publish/index.html").read_text()
+    assert "<title>" in (page := (ws / "output/publish/ch01.html").read_text()) and "A Brand New Title" in page
+
+
+def test_the_final_s_title_is_shown_everywhere(tmp_path, capsys, monkeypatch):
+    ws = make_example(tmp_path / "ws", max_chapters=2)
+    assert run_book(ws)[0] == 0
+    final = ws / STEPS["final"].file("ch01")
+    text = final.read_text()
+    old = next(line for line in text.splitlines() if line.startswith("# "))
+    final.write_text(text.replace(old, "# A Title Chosen By A Person", 1))
+    code, _ = run_book(ws)
+    assert code == 0
+    pub = ws / "output/publish"
+    assert "<title>A Title Chosen By A Person" in (pub / "ch01.html").read_text()
+    for name in ("ch02.html", "index.html"):
+        assert "A Title Chosen By A Person" in (pub / name).read_text(), name

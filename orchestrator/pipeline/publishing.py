@@ -3,36 +3,64 @@ write protocol. The rendering itself is in `publish.py` (pure functions of a Sit
 
 from __future__ import annotations
 
+import json
+
 from ..resources import search_path
 from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
-from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, NEEDS_HUMAN, STEPS
+from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, NEEDS_HUMAN, OUT, STEPS
 from .plan import gate_node
+
+TITLES = f"{OUT}/.book/titles.json"  # every title each chapter was published under
 
 
 def build_site(book, not_ready: dict[str, str] | None = None):
     """The publisher's view of the book. A chapter whose final is not complete, or that is in
     `not_ready` (chapter -> why: a failed step, a blocked review, a gate waiting), is listed
-    as not ready with what a person can do; the others are published."""
+    as not ready with what a person can do; the others are published. A chapter's title is
+    its final's `# ` line (the outline's until it has one); the book's is book.yaml's."""
     from .. import publish
-    from ..state.ready import ready_chapters
+    from ..state.ready import final_title, ready_chapters
 
     o = book.scanner.outline
     not_ready = dict(not_ready or {})
+    ready = set(ready_chapters(book.scanner))
     for c in o.chapters:
-        if c.id not in ready_chapters(book.scanner) and c.id not in not_ready:
+        if c.id not in ready and c.id not in not_ready:
             not_ready[c.id] = "its final is not written yet"
-    chapters = tuple(
-        publish.ChapterDoc(c.id, c.title, c.summary, c.batch,
-                           "" if c.id in not_ready else read_body(book.root, STEPS[FINAL].file(c.id)),
-                           ready=c.id not in not_ready,
-                           note=_note(c.id, not_ready[c.id]) if c.id in not_ready else "")
-        for c in o.chapters)
+    former = _former_titles(book)
+    chapters = []
+    for c in o.chapters:
+        waits = c.id in not_ready
+        title = (None if waits else final_title(book.root, STEPS[FINAL].file(c.id))) or c.title
+        chapters.append(publish.ChapterDoc(
+            c.id, title, c.summary, c.batch, "" if waits else read_body(book.root, STEPS[FINAL].file(c.id)),
+            ready=not waits, note=_note(c.id, not_ready[c.id]) if waits else "",
+            former_titles=tuple(sorted(set(former.get(c.id, [])) | {c.title} - {title}))))
     mem = long_memory(book, [c.id for c in o.chapters if c.id not in not_ready])
-    return publish.Site(title=o.title or book.cfg.title, language=book.cfg.language, audience=book.cfg.audience,
-                        chapters=chapters, glossary=tuple(mem.glossary_entries()),
+    # the book's title is book.yaml's, read now: a new title is on the site without a redraft
+    return publish.Site(title=book.cfg.title or o.title, language=book.cfg.language, audience=book.cfg.audience,
+                        chapters=tuple(chapters), glossary=tuple(mem.glossary_entries()),
                         template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish")
+
+
+def _former_titles(book) -> dict[str, list[str]]:
+    try:
+        data = json.loads(book.ws.path(TITLES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: [t for t in v if isinstance(t, str)] for k, v in data.items() if isinstance(v, list)} \
+        if isinstance(data, dict) else {}
+
+
+def _remember_titles(book, site) -> None:
+    """Add the titles just published to the history, so links written with them are renamed later."""
+    hist = _former_titles(book)
+    for c in site.chapters:
+        if c.title not in hist.setdefault(c.id, []):
+            hist[c.id].append(c.title)
+    write_if_changed(book.ws.path(TITLES), json.dumps(hist, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
 def _note(ch: str, why: str) -> str:
@@ -93,3 +121,4 @@ def publish_index(runner) -> None:
     inputs = {k: v for k, v in book.scanner.book_input_hashes(INDEX).items() if v is not None}
     atomic_write(book.ws.path(BOOK_STEPS[INDEX].path),
                  compose(publish.render_index(site), BOOK_STEPS[INDEX].marker, inputs, runner.run_id))
+    _remember_titles(book, site)

@@ -39,6 +39,7 @@ from .markdown import (
     pygments_css,
     render_inline,
     render_tokens,
+    retitle_links,
     site_page,
     slugify,
     unique_slug,
@@ -88,6 +89,9 @@ class ChapterDoc:
     # the contents list it with `note` (its state and what a person can do).
     ready: bool = True
     note: str = ""
+    # Titles the chapter had before (the outline's, earlier finals'): a link whose text is one
+    # of them is shown with the current title.
+    former_titles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -276,6 +280,10 @@ class _Book:
             text = _without_marker(doc.markdown) if doc.ready else ""
             self.chapters[doc.id] = _Chapter(doc, n, parse_chapter(text, doc.title, terms))
         self.all = list(self.chapters.values())  # the contents: every chapter, ready or not
+        titles = {c.doc.id: c.doc.title for c in self.all}
+        known = {c.doc.id: {plain_inline(t).casefold() for t in (c.doc.title, *c.doc.former_titles)} for c in self.all}
+        for c in self.all:
+            retitle_links(c.parsed, titles, known)
         self.order = [c for c in self.all if c.doc.ready]  # the pages, the pager, print and search
         # Parts: one per batch, in batch order; chapters keep book order inside a part.
         batches = sorted({c.doc.batch for c in self.all})

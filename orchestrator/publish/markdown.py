@@ -593,6 +593,31 @@ def parse_chapter(markdown: str, title: str, glossary: list[GlossaryTerm]) -> Pa
     return ParsedChapter(tokens, ctx.headings, frozenset(anchors), links, sections, ctx.title_slug)
 
 
+def retitle_links(parsed: ParsedChapter, titles: dict[str, str], known: dict[str, set[str]]) -> None:
+    """A link to a whole chapter (`[Title](ch03.md)`, no #section) whose text is one of the
+    titles that chapter has had (`known`, case-folded) shows its title as it is now, so a
+    rename republishes pages and redrafts nothing. Any other link text is the author's words
+    and stays."""
+    for tok in parsed.tokens:
+        kids = tok.children or []
+        for i, child in enumerate(kids):
+            if child.type != "link_open" or child.meta.get("glossary"):
+                continue
+            href = str(child.attrGet("href") or "")
+            path, _, frag = href.partition("#")
+            m = CHAPTER_LINK_RE.match(path)
+            if not m or frag or m.group(1) not in titles:
+                continue
+            j = i + 1
+            while j < len(kids) and kids[j].type == "text":
+                j += 1
+            text = "".join(k.content for k in kids[i + 1:j]).strip().casefold()
+            if j > i + 1 and j < len(kids) and kids[j].type == "link_close" and text in known.get(m.group(1), ()):
+                kids[i + 1].content = plain_inline(titles[m.group(1)])
+                for k in range(i + 2, j):
+                    kids[k].content = ""
+
+
 def render_tokens(parsed: ParsedChapter, ctx: RenderCtx, title: str) -> str:
     env: dict[str, Any] = {"book": ctx}
     body = _MD.renderer.render(parsed.tokens, _MD.options, env)

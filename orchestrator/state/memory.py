@@ -132,4 +132,7 @@ def long_memory(book, chapters: list[str]) -> LongMemory:
         st = book.scanner.step(c, MEMORY)
         if st.complete:
             mems.append(parse(c, read_body(book.root, st.path)))
+    from .corrections import apply, load
+
+    apply(mems, load(book.root))  # a person's corrections (corrections.md) over the chapters' memory
     return LongMemory(mems)
