@@ -4,6 +4,7 @@ write protocol. The rendering itself is in `publish.py` (pure functions of a Sit
 from __future__ import annotations
 
 import json
+import os
 
 from ..resources import search_path
 from ..state.fsio import atomic_write, write_if_changed
@@ -42,7 +43,18 @@ def build_site(book, not_ready: dict[str, str] | None = None):
     # the book's title is book.yaml's, read now: a new title is on the site without a redraft
     return publish.Site(title=book.cfg.title or o.title, language=book.cfg.language, audience=book.cfg.audience,
                         chapters=tuple(chapters), glossary=tuple(mem.glossary_entries()),
-                        template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish")
+                        template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish",
+                        retired=_retired(book))
+
+
+def _retired(book) -> tuple[str, ...]:
+    from .retire import RETIRED_DIR
+
+    try:
+        names = os.listdir(book.ws.path(RETIRED_DIR))
+    except OSError:
+        return ()
+    return tuple(sorted({n.split("-", 1)[0] for n in names if CHAPTER_RE.match(n.split("-", 1)[0])}))
 
 
 def _former_titles(book) -> dict[str, list[str]]:

@@ -136,6 +136,11 @@ class Runner:
                 if self.outcomes.get(Node(BOOK, OUTLINE), Outcome("ok")).status != "ok":
                     return self.finish()
                 raise BookError("the outline is missing after phase 1")
+            from .retire import retire
+
+            for ch, where in retire(self.book, self.run_id).items():  # deleted from the outline
+                self.warn(f"{ch} is no longer in the outline: its files were moved to {where}")
+                self.needs.pop(ch, None)
             derived.sync_memory(self.book)
             check_scope(o, self.opts.scope, self.chapter_complete)
             self.apply_rejections()

@@ -43,6 +43,7 @@ from .markdown import (
     site_page,
     slugify,
     unique_slug,
+    unlink_chapters,
 )
 from .search import IndexBuilder
 
@@ -105,6 +106,7 @@ class Site:
     # The folder the pages are published into: a relative link to any other file must exist
     # there. None: only the site's own files count (check_links reports the rest).
     root: Path | None = None
+    retired: tuple[str, ...] = ()  # chapters deleted from the outline: links to them become text
 
 
 @dataclass(frozen=True, order=True)
@@ -284,6 +286,8 @@ class _Book:
         known = {c.doc.id: {plain_inline(t).casefold() for t in (c.doc.title, *c.doc.former_titles)} for c in self.all}
         for c in self.all:
             retitle_links(c.parsed, titles, known)
+            if site.retired:
+                unlink_chapters(c.parsed, frozenset(site.retired) - set(titles))
         self.order = [c for c in self.all if c.doc.ready]  # the pages, the pager, print and search
         # Parts: one per batch, in batch order; chapters keep book order inside a part.
         batches = sorted({c.doc.batch for c in self.all})

@@ -590,7 +590,9 @@ def parse_chapter(markdown: str, title: str, glossary: list[GlossaryTerm]) -> Pa
         elif tok.type == "footnote_ref":
             sub = tok.meta.get("subId", 0)
             anchors.add(f"fnref{tok.meta['id'] + 1}" + (f":{sub}" if sub > 0 else ""))
-    return ParsedChapter(tokens, ctx.headings, frozenset(anchors), links, sections, ctx.title_slug)
+    parsed = ParsedChapter(tokens, ctx.headings, frozenset(anchors), links, sections, ctx.title_slug)
+    _mark_chapter_links(parsed)
+    return parsed
 
 
 def retitle_links(parsed: ParsedChapter, titles: dict[str, str], known: dict[str, set[str]]) -> None:
@@ -616,6 +618,28 @@ def retitle_links(parsed: ParsedChapter, titles: dict[str, str], known: dict[str
                 kids[i + 1].content = plain_inline(titles[m.group(1)])
                 for k in range(i + 2, j):
                     kids[k].content = ""
+
+
+def unlink_chapters(parsed: ParsedChapter, gone: frozenset[str]) -> None:
+    """A link to a chapter retired from the book keeps its words and loses its link."""
+    for tok in parsed.tokens:
+        for child in tok.children or []:
+            if child.type in ("link_open", "link_close") and child.meta.get("chapter") in gone:
+                child.type, child.tag, child.content, child.attrs = "text", "", "", {}
+    parsed.links[:] = [link for link in parsed.links
+                       if not ((m := CHAPTER_LINK_RE.match(link.href.partition("#")[0])) and m.group(1) in gone)]
+
+
+def _mark_chapter_links(parsed: ParsedChapter) -> None:
+    for tok in parsed.tokens:
+        opened = []
+        for child in tok.children or []:
+            if child.type == "link_open":
+                m = CHAPTER_LINK_RE.match(str(child.attrGet("href") or "").partition("#")[0])
+                child.meta["chapter"] = m.group(1) if m else None
+                opened.append(child)
+            elif child.type == "link_close" and opened:
+                child.meta["chapter"] = opened.pop().meta.get("chapter")
 
 
 def render_tokens(parsed: ParsedChapter, ctx: RenderCtx, title: str) -> str:
