@@ -25,6 +25,12 @@ def how_to_fix(n: Node | tuple[str, str]) -> str:
             f"then `book accept {unit} {step}`; or `book run` to try again")
 
 
+def failed_last(book, ch: str | None, step: str) -> bool:
+    """Did the last attempt at this step fail (rather than be cut short by a crash)?"""
+    last = [e for e in book.ledger.events(ch, step) if e["type"] in ("step_start", "step_end", "step_failed")]
+    return bool(last) and last[-1]["type"] == "step_failed"
+
+
 def accept(book, unit: str, step: str, run_id: str | None = None) -> str:
     """Adopt the file of (unit, step) as a person's; return its path. Usage errors (exit 2)
     name what is wrong: an unknown chapter or step, no file, an empty file."""

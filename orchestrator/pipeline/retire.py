@@ -42,3 +42,11 @@ def retire(book, run_id: str | None = None) -> dict[str, str]:
     if moved:
         book.scanner.invalidate()
     return moved
+
+
+def retire_deleted(runner) -> None:
+    """The runner's side: retire, say where the files went, forget what they waited for."""
+    for ch, where in retire(runner.book, runner.run_id).items():
+        runner.warn(f"{ch} is no longer in the outline: its files were moved to {where}")
+        runner.needs.pop(ch, None)
+

@@ -41,7 +41,9 @@ from ..steps import (
     spec,
 )
 from . import derived
+from .accept import failed_last
 from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
+from .retire import retire_deleted
 
 STRATEGIES = ("conservative", "aggressive", "ask")
 
@@ -136,11 +138,7 @@ class Runner:
                 if self.outcomes.get(Node(BOOK, OUTLINE), Outcome("ok")).status != "ok":
                     return self.finish()
                 raise BookError("the outline is missing after phase 1")
-            from .retire import retire
-
-            for ch, where in retire(self.book, self.run_id).items():  # deleted from the outline
-                self.warn(f"{ch} is no longer in the outline: its files were moved to {where}")
-                self.needs.pop(ch, None)
+            retire_deleted(self)  # chapters deleted from the outline: their files moved aside
             derived.sync_memory(self.book)
             check_scope(o, self.opts.scope, self.chapter_complete)
             self.apply_rejections()
@@ -264,13 +262,8 @@ class Runner:
             return "stale: " + ", ".join(st.stale) + " changed"
         if st.status == "half_finished":
             return "half-finished"
-        if not part.exists():
-            return "missing"
-        last = [e for e in self.book.ledger.events(self._ev(n)[0], n[1])
-                if e["type"] in ("step_start", "step_end", "step_failed")]
-        if last and last[-1]["type"] == "step_failed":  # not a crash: the last attempt failed
-            return f"failed last time (its last answer is kept in {self.rel(n)}.partial)"
-        return "interrupted (.partial left)"
+        return ("missing" if not part.exists() else f"failed last time (its last answer is kept in {self.rel(n)}.partial)"
+                if failed_last(self.book, *self._ev(n)) else "interrupted (.partial left)")
 
     async def node(self, n: Node) -> Outcome:
         if is_gate(n):
