@@ -344,6 +344,11 @@ def gates(workspace: Workspace = Path("."), as_json: Json = False) -> None:
         print("no card is waiting for a decision")
     for c in cards:
         print(f"{c.gate:<9} {c.chapter or '-':<6} {c.path}  (confirmation {c.confirmation}; artifact {c.artifact})")
+    by_gate: dict[str, list[str]] = {}
+    for c in cards:
+        by_gate.setdefault(c.gate, []).append(c.chapter or "the book")
+    for gate, who in by_gate.items():  # the summary: what waits, and the one command for all of it
+        err(f"{gate}: {len(who)} waiting ({', '.join(who)}) — `book approve {gate}{' --all' if len(who) > 1 else ''}`")
 
 
 def _decide(workspace: Path, gate: str, chapter: str | None, decision: str, reason: str, card: str | None) -> None:
@@ -373,11 +378,37 @@ ChapterArg = Annotated[str | None, typer.Argument(help="the chapter (not for the
 
 
 @app.command()
-def approve(gate: GateArg, chapter: ChapterArg = None, workspace: Workspace = Path("."), card: Card = None) -> None:
+def approve(gate: GateArg, chapter: ChapterArg = None, workspace: Workspace = Path("."), card: Card = None,
+            all_: Annotated[bool, typer.Option("--all", help="every waiting card of this gate (listed first)")] = False,
+            ) -> None:
     """Approve the pending card of a gate: the chapter moves on.
 
     Gates: outline (the plan, no chapter), research, review, final (each with a chapter)."""
-    _decide(workspace, gate, chapter, "approved", "", card)
+    if not all_:
+        _decide(workspace, gate, chapter, "approved", "", card)
+        return
+    from .errors import UsageError
+    from .pipeline import gates as g
+    from .state.book import Book
+    from .steps import GATES
+
+    if gate not in GATES:
+        raise UsageError(f"unknown gate {gate!r}: one of {', '.join(GATES)}")
+    if chapter or card:
+        raise UsageError("--all approves every waiting card of the gate: name no chapter and no --card")
+    book = Book.open(workspace, repair=False)
+    try:
+        cards = [c for c in g.pending(book, book.scanner.chapters()) if c.gate == gate]
+    finally:
+        book.close()
+    if not cards:
+        err(f"no {gate} card is waiting; `book gates` lists what waits")
+        return
+    err(f"approving {len(cards)} {gate} card(s):")
+    for c in cards:  # what it approves, before it does
+        err(f"  {c.chapter or '-'}: {c.artifact} (card {c.path}, confirmation {c.confirmation})")
+    for c in cards:
+        _decide(workspace, gate, c.chapter, "approved", "", c.confirmation)
 
 
 @app.command()

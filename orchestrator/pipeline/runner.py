@@ -198,7 +198,8 @@ class Runner:
                 self.outcomes[n] = out
                 self.book.ledger.event("step_skipped", self.run_id, *self._ev(n), reason=out.reason)
                 self.book.ledger.set_todo(*self._ev(n), "skipped", out.reason)
-                self.report("skip", n, out.reason)
+                if self.outcomes[bad[0]].status == "failed":  # not the steps behind a gate or a skip
+                    self.report("skip", n, out.reason)
                 return out
             try:
                 out = await self.node(n)
@@ -284,7 +285,7 @@ class Runner:
         refused = self.refused(n)
         if refused:
             return Outcome("needs_human", reason=refused)
-        if n == Node(BOOK, AUDIT) and not ready_chapters(self.book.scanner):
+        if n in (Node(BOOK, AUDIT), Node(BOOK, INDEX)) and not ready_chapters(self.book.scanner):
             return Outcome("skipped", reason="no chapter is final yet")
         self.report("start", n, why)
         self.live[(n[0], n[1])] = "running"
