@@ -71,3 +71,29 @@ def test_one_failing_chapter_leaves_a_published_partial_book(fake, tmp_path: Pat
     assert 'href="ch03.html"' in (pub / "ch01.html").read_text()
     assert scan(ws)["complete"]
     assert "CHAPTER_FINAL" in (ws / STEPS["final"].file("ch03")).read_text()
+
+
+def test_a_failed_draft_says_how_to_take_it_over(fake, tmp_path: Path):
+    ws = make_example(tmp_path / "ws", max_chapters=1)
+    fake.malformed("no title, no sections", match="You are the writer", times=10**6)
+    code, summary = run_book(ws, provider=provider())
+    assert code == 3 and "ch01" in summary.needs_human
+    why = summary.needs_human["ch01"]
+    draft = STEPS["draft"].file("ch01")
+    assert f"put your text in {draft}" in why and f"{draft}.partial" in why and "`book accept ch01 draft`" in why
+    needs = (ws / "output/memory/needs-human.md").read_text()
+    assert "book accept ch01 draft" in needs
+    assert "book accept ch01 draft" in (ws / "RESUME.md").read_text()
+    # the next plan says it failed, not that it was interrupted
+    from orchestrator.pipeline.plan import Scope
+    from orchestrator.pipeline.runner import Runner, RunOptions
+    from orchestrator.state.book import Book
+
+    book = Book.open(ws)
+    try:
+        plan = dict(Runner(book, provider(), RunOptions(Scope(), "conservative", dry_run=True)).dry_run().plan)
+    finally:
+        book.close()
+    from orchestrator.steps import Node
+
+    assert plan[Node("ch01", "draft")].startswith("failed last time (its last answer is kept in")
