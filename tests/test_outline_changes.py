@@ -66,3 +66,23 @@ def test_ch001_beside_ch01_is_an_error_naming_the_line(tmp_path: Path):
         load(ws)
     msg = str(e.value)
     assert "ch001 is ambiguous beside ch01" in msg and f":{line}" in msg
+
+
+def test_renaming_a_chapter_redrafts_only_that_chapter(tmp_path: Path):
+    ws = make_example(tmp_path / "ws", max_chapters=2)
+    assert run_book(ws)[0] == 0
+    p = ws / OUTLINE
+    text = p.read_text()
+    old = re.search(r"(?m)^- id: ch01\n  title: (.+)$", text).group(1)
+    p.write_text(text.replace(f"title: {old}", "title: The Renamed Chapter", 1))
+    others = {ch: (ws / STEPS["draft"].file(ch)).read_text() for ch in ("ch02",)}
+    assert run_book(ws)[0] == 0
+    # ch02 depends on ch01 and names it: still not redrafted
+    assert {ch: (ws / STEPS["draft"].file(ch)).read_text() for ch in others} == others
+    index = (ws / "output/publish/index.html").read_text()
+    assert "The Renamed Chapter" in index and old not in index
+    # ch02's final still says the old title in its links; its page shows the new one
+    assert f"[{old}](ch01.md)" in (ws / STEPS["final"].file("ch02")).read_text()
+    page = (ws / "output/publish/ch02.html").read_text()
+    assert '<a href="ch01.html">The Renamed Chapter</a>' in page and f">{old}</a>" not in page
+    assert scan(ws)["complete"]
