@@ -44,9 +44,9 @@ def _raw_risks(text: str) -> list[str]:
         data = yaml.safe_load(m.group(1)) if m else None
     except yaml.YAMLError:
         return []
-    chapters = data.get("chapters") if isinstance(data, dict) else None
-    if not isinstance(chapters, list):
+    if not isinstance(data, dict) or not isinstance(data.get("chapters"), list):
         return []
+    chapters = data["chapters"]
     out: list[str] = [] if str(data.get("title") or "").strip() else ["the book has no title"]
     seen: dict[str, str] = {}
     for c in chapters:
