@@ -11,9 +11,7 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Write a technical book about a codebase with a team of LLM agents. "
-                       "The file system is the state: stop it any time, edit by hand, run it again.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
 
 Workspace = Annotated[Path, typer.Option("--workspace", "-w", help="the book's directory", show_default="current directory")]
 Json = Annotated[bool, typer.Option("--json", help="print one JSON document on stdout")]
@@ -21,6 +19,23 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stder
 
 
 from .console import emit_json, err  # noqa: E402
+
+
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        print(f"book {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="print the version and exit")] = False) -> None:
+    # one paragraph per line: rich keeps a docstring's line breaks
+    """Write a technical book about a codebase with a team of LLM agents. The file system is the state: stop it any time, edit by hand, run it again.
+
+    Phases (`book run --phase N`): 1 plan, 2 style guide, 3 chapters (research, draft, reviews, panel, memory), 4 finals and audit, 5 HTML site."""  # noqa: E501
 
 # ---------------------------------------------------------------- init / scan
 
@@ -34,7 +49,13 @@ def init(
     language: Annotated[str | None, typer.Option(help="en or zh")] = None,
 ) -> None:
     """Create book.yaml (every key with its default) and, with --example, a sample source."""
+    from .errors import UsageError
     from .state.book import init_workspace
+
+    if language is not None and language not in ("en", "zh"):
+        raise UsageError(f"--language {language!r} is not supported: choose en or zh")
+    if title is not None and not title.strip():
+        raise UsageError("--title is empty: give the book a title")
 
     made = init_workspace(directory, source=source, example=example, title=title, language=language)
     err(f"created {', '.join(made)} in {directory.resolve()}")
@@ -63,9 +84,13 @@ Concurrency = Annotated[int | None, typer.Option("--concurrency", min=1, help="m
 
 def _print_summary(summary, book) -> None:
     count = lambda st: sum(1 for o in summary.outcomes.values() if o.status == st)  # noqa: E731
+    index = book.root / "output/publish/index.html"
     err(f"generated {len(summary.generated)} file(s); {count('failed')} failed; {count('needs_human')} waiting "
         f"for a person; {count('skipped')} skipped")
     if summary.needs_human:
+        waiting = sorted(k for k in summary.needs_human if k.startswith("ch"))
+        if waiting and index.exists():
+            err(f"published a partial book ({index}); not ready: {', '.join(waiting)}")
         err("needs a person (see output/memory/needs-human.md):")
         for k, v in sorted(summary.needs_human.items()):
             err(f"  {k}: NEEDS_HUMAN_REVIEW — {v}")
@@ -73,7 +98,6 @@ def _print_summary(summary, book) -> None:
         err("waiting for your decision (`book gates`, then `book approve`/`book reject`/`book modify`):")
         for c in summary.waiting:
             err(f"  {c}")
-    index = book.root / "output/publish/index.html"
     if summary.ok and not summary.needs_human and index.exists():
         err(f"the book: {index}")
 
@@ -89,7 +113,8 @@ def _print_plan(summary) -> None:
 def run(
     workspace: Workspace = Path("."),
     batch: Annotated[int | None, typer.Option(help="run phase 3 of this batch (phases 1–2 first if needed)")] = None,
-    phase: Annotated[int | None, typer.Option(min=1, max=5, help="run the phases up to this one")] = None,
+    phase: Annotated[int | None, typer.Option(min=1, max=5, help="run the phases up to this one: 1 plan, "
+                                              "2 style guide, 3 chapters, 4 finals and audit, 5 HTML")] = None,
     chapter: Annotated[str | None, typer.Option(help="run one chapter, e.g. ch03")] = None,
     strategy: Strategy = "conservative",
     provider: Provider = None,
@@ -100,14 +125,18 @@ def run(
     quiet: Quiet = False,
 ) -> None:
     """Run everything that can run, in order, until done or stopped by a gate or a failure."""
+    from .errors import UsageError
     from .pipeline.plan import Scope
     from .pipeline.runner import RunOptions, validate_strategy
     from .pipeline.session import run_session
+    from .providers import NAMES
     from .state.book import Book
     from .steps import check_chapter_id
 
     if chapter:
         check_chapter_id(chapter)
+    if provider is not None and provider not in NAMES:  # say so even when nothing is left to do
+        raise UsageError(f"unknown provider {provider!r}: choose one of {', '.join(NAMES)}")
     opts = RunOptions(Scope(batch, phase, chapter), validate_strategy(strategy), concurrency, dry_run,
                       message_batches=message_batches)
     book = Book.open(workspace, repair=not dry_run)  # a dry run creates nothing, not even the ledger
@@ -125,13 +154,17 @@ def run(
 @app.command()
 def redo(
     chapter: Annotated[str, typer.Argument(help="chNN, or `book` for a book-level step")],
-    step: Annotated[str, typer.Argument(help="the step to regenerate: research, draft, r1, ... (book: outline, audit)")],
+    step: Annotated[str, typer.Argument(help="the step to regenerate: research, draft, r1, r2, r3, review, panel, "
+                                             "memory, final, html (book: outline, source_map, style_guide, audit, index)")],
     workspace: Workspace = Path("."),
     provider: Provider = None,
     run_after: Annotated[bool, typer.Option("--run/--no-run", help="then continue with what the redo made stale")] = True,
     quiet: Quiet = False,
 ) -> None:
-    """Regenerate one step (the old file goes to .bak), then what it makes stale."""
+    """Regenerate one step (the old file goes to .bak), then what it makes stale.
+
+    Chapter steps: research, draft, r1, r2, r3, review, panel, memory, final, html.
+    Book steps (`book redo book STEP`): outline, source_map, style_guide, audit, index."""
     from .errors import UsageError
     from .pipeline.plan import BOOK, Scope
     from .pipeline.runner import RunOptions
@@ -148,12 +181,37 @@ def redo(
             raise UsageError(f"unknown step {step!r}: one of {', '.join(STEPS)}")
     book = Book.open(workspace)
     try:
+        o = book.scanner.outline
+        if chapter != BOOK and o is not None and chapter not in o.by_id:
+            raise UsageError(f"{chapter} is not in the outline (chapters: {', '.join(c.id for c in o.chapters)})")
         scope = Scope() if run_after or chapter == BOOK else Scope(chapter=chapter)
         result = run_session(book, RunOptions(scope, redo={Node(chapter, step)}), provider, quiet)
         _print_summary(result.summary, book)
     finally:
         book.close()
     raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def accept(
+    chapter: Annotated[str, typer.Argument(help="chNN, or `book` for a book-level file")],
+    step: Annotated[str, typer.Argument(help="the step whose file you wrote or fixed")],
+    workspace: Workspace = Path("."),
+) -> None:
+    """Adopt the file of a step as it stands as your own work: it gets a marker with by=person,
+    its status is `edited` (never overwritten), and what follows is built from it.
+
+    Chapter steps: research, draft, r1, r2, r3, review, panel, memory, final.
+    Book steps (`book accept book STEP`): outline, style_guide, audit."""
+    from .pipeline.accept import accept as do_accept
+    from .state.book import Book
+
+    book = Book.open(workspace)
+    try:
+        rel = do_accept(book, chapter, step)
+    finally:
+        book.close()
+    err(f"accepted {rel} as yours (edited: kept, never overwritten). `book run` builds what follows from it.")
 
 
 # ---------------------------------------------------------------- the ledger
@@ -179,6 +237,9 @@ def log(
     if as_json:
         emit_json(events)
         return
+    if not events:
+        err("no events yet" + (" matching these filters" if chapter or step or type else
+                               ": `book run` writes the ledger"))
     for e in events:
         where = " ".join(x for x in (e["chapter"], e["step"]) if x)
         detail = " ".join(f"{k}={v}" for k, v in sorted(e["detail"].items()))
@@ -286,6 +347,11 @@ def gates(workspace: Workspace = Path("."), as_json: Json = False) -> None:
         print("no card is waiting for a decision")
     for c in cards:
         print(f"{c.gate:<9} {c.chapter or '-':<6} {c.path}  (confirmation {c.confirmation}; artifact {c.artifact})")
+    by_gate: dict[str, list[str]] = {}
+    for c in cards:
+        by_gate.setdefault(c.gate, []).append(c.chapter or "the book")
+    for gate, who in by_gate.items():  # the summary: what waits, and the one command for all of it
+        err(f"{gate}: {len(who)} waiting ({', '.join(who)}) — `book approve {gate}{' --all' if len(who) > 1 else ''}`")
 
 
 def _decide(workspace: Path, gate: str, chapter: str | None, decision: str, reason: str, card: str | None) -> None:
@@ -306,18 +372,46 @@ def _decide(workspace: Path, gate: str, chapter: str | None, decision: str, reas
         err(f"duplicate: the {gate} card{' of ' + chapter if chapter else ''} is already {decision}; nothing changed")
         return
     follow = "continue" if decision == "approved" else f"redo {g.GATES[gate][1]} with your {'instructions' if decision == 'modified' else 'reason'}"
-    err(f"{decision}: {c.path}. `book resume` will {follow}.")
+    err(f"{decision}: {c.path}. `book run` will {follow}.")
 
 
 Card = Annotated[str | None, typer.Option("--card", help="the card's confirmation hash (from `book gates`)")]
-GateArg = Annotated[str, typer.Argument(help="outline, research, review or final")]
+GateArg = Annotated[str, typer.Argument(help="the gate: outline, research, review or final")]
 ChapterArg = Annotated[str | None, typer.Argument(help="the chapter (not for the outline gate)")]
 
 
 @app.command()
-def approve(gate: GateArg, chapter: ChapterArg = None, workspace: Workspace = Path("."), card: Card = None) -> None:
-    """Approve the pending card of a gate: the chapter moves on."""
-    _decide(workspace, gate, chapter, "approved", "", card)
+def approve(gate: GateArg, chapter: ChapterArg = None, workspace: Workspace = Path("."), card: Card = None,
+            all_: Annotated[bool, typer.Option("--all", help="every waiting card of this gate (listed first)")] = False,
+            ) -> None:
+    """Approve the pending card of a gate: the chapter moves on.
+
+    Gates: outline (the plan, no chapter), research, review, final (each with a chapter)."""
+    if not all_:
+        _decide(workspace, gate, chapter, "approved", "", card)
+        return
+    from .errors import UsageError
+    from .pipeline import gates as g
+    from .state.book import Book
+    from .steps import GATES
+
+    if gate not in GATES:
+        raise UsageError(f"unknown gate {gate!r}: one of {', '.join(GATES)}")
+    if chapter or card:
+        raise UsageError("--all approves every waiting card of the gate: name no chapter and no --card")
+    book = Book.open(workspace, repair=False)
+    try:
+        cards = [c for c in g.pending(book, book.scanner.chapters()) if c.gate == gate]
+    finally:
+        book.close()
+    if not cards:
+        err(f"no {gate} card is waiting; `book gates` lists what waits")
+        return
+    err(f"approving {len(cards)} {gate} card(s):")
+    for c in cards:  # what it approves, before it does
+        err(f"  {c.chapter or '-'}: {c.artifact} (card {c.path}, confirmation {c.confirmation})")
+    for c in cards:
+        _decide(workspace, gate, c.chapter, "approved", "", c.confirmation)
 
 
 @app.command()

@@ -195,6 +195,8 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             raise ConfigError("budget_usd must be a finite number", shown, vline, fix="budget_usd: 25 (0 means no cap)")
         if name in ("budget_usd", "max_revisions") and value < 0:
             raise ConfigError(f"{name} cannot be negative", shown, vline, fix=f"{name}: {key.default}")
+        if name == "title" and not value.strip():  # the site and every prompt name the book by it
+            raise ConfigError("title is empty", shown, vline, fix=f'title: "{key.default}"')
         if name == "personas" and (not value or not all(isinstance(p, str) and p.strip() for p in value)):
             raise ConfigError("personas must be a non-empty list of descriptions", shown, vline,
                               fix='personas: ["newcomer: knows Python, new to this code"]')

@@ -154,6 +154,10 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
             raise err(f"chapter id {cid!r} is not like ch01", fields_.get("id", cnode))
         if cid in seen:
             raise err(f"chapter id {cid} appears twice", fields_.get("id", cnode), fix="give each chapter its own id")
+        twin = next((s for s in seen if int(s[2:]) == int(cid[2:])), None)
+        if twin:  # ch001 beside ch01: one number, two file names, a contents out of order
+            raise err(f"chapter id {cid} is ambiguous beside {twin} (the same number)", fields_.get("id", cnode),
+                      fix=f"use {twin}'s spelling of numbers: a new number, written with as many digits")
         if not isinstance(c.get("title"), str) or not c["title"].strip():
             raise err(f"{cid} needs a title", cnode)
         batch = c.get("batch")

@@ -98,7 +98,7 @@ STEPS: dict[str, Step] = {
              reads=(DRAFT, REVIEW, PANEL), state="finalizing", gate_redo=FINAL, max_tokens=16000,
              context=(DRAFT, REVIEW, PANEL), answer="chapter"),
         Step(HTML, "publisher", f"{PUBLISH_DIR}/{{ch}}.html", "HTML_COMPLETE", 5, (FINAL,), "HTML", "HTML", model=False,
-             reads=(FINAL, "toc", "glossary", "templates"), state="publishing"),
+             reads=(FINAL, "toc", "ready", "site", "glossary", "templates"), state="publishing"),
     )
 }
 ORDER: tuple[str, ...] = tuple(STEPS)
@@ -122,7 +122,7 @@ BOOK_STEPS: dict[str, Step] = {
         Step(AUDIT, "auditor", f"{REVIEWS_DIR}/book-audit.md", "BOOK_AUDIT_COMPLETE", 4, reads=("finals",),
              checks="audit", answer="findings"),
         Step(INDEX, "publisher", f"{PUBLISH_DIR}/index.html", "HTML_COMPLETE", 5, model=False,
-             reads=("toc", "summaries", "templates", "glossary", "finals")),  # and print.html, glossary.html
+             reads=("toc", "ready", "site", "summaries", "templates", "glossary", "finals")),  # and print.html, glossary.html
     )
 }
 ALL_STEPS: dict[str, Step] = BOOK_STEPS | STEPS

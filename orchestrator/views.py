@@ -28,7 +28,8 @@ def print_scan(report: dict[str, Any], out=None) -> None:
             cells = " ".join(f"{SHORT.get(row['steps'][k], '?'):>6}" for k in ORDER)
             w(f"{ch:<8} {str(row['batch'] or '-'):>5}  {cells}  {row['phase']}\n")
         w("legend: ✅ done  ✍ edited by hand (kept)  🔄 stale  ⚠️ half-finished  · missing\n")
-    for key, title in (("half_finished", "half-finished"), ("stale", "stale (will be redone)"),
+    for key, title in (("half_finished", "half-finished (no marker: redone from a backup copy; "
+                                          "if one is yours, `book accept chNN STEP` keeps it)"), ("stale", "stale (will be redone)"),
                        ("edited", "edited by hand (kept, never overwritten)"), ("needs_human", "needs a person"), ("gates_waiting", "waiting at a gate (`book gates`)"),
                        ("discrepancies", "checkpoint.md disagrees with the files"), ("warnings", "warnings")):
         items = report.get(key) or []

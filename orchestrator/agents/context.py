@@ -67,7 +67,10 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         return Gathered(ctx | (extra or {}), inputs)
     if not spec.chapter:  # the auditor reads the whole book
         assert o is not None
-        finals = {c.id: read_body(book.root, STEPS[FINAL].file(c.id)) for c in o.chapters}
+        from ..state.ready import ready_chapters
+
+        # a partial book: the audit reads the chapters that are final, not the ones that wait
+        finals = {ch: read_body(book.root, STEPS[FINAL].file(ch)) for ch in ready_chapters(book.scanner)}
         mem = long_memory(book, [c.id for c in o.chapters])
         ctx["finals"] = bounded_finals(finals)
         ctx[MEMORY] = _memory_ctx(mem)

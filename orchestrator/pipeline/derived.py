@@ -11,7 +11,7 @@ from ..outline import Outline
 from ..state import memory as memoryfiles
 from ..state.fsio import atomic_write, backup
 from ..state.markers import compose
-from ..state.memory import long_memory
+from ..state.memory import long_memory, read_body
 from ..steps import MEMORY, MEMORY_FILES, MEMORY_MARKER, STEPS
 
 STYLE = {
@@ -116,8 +116,10 @@ def write_derived(book, rel: str, body: str, marker: str, inputs: dict,
     st = book.scanner.file_state(rel, marker)
     if st.status in ("edited", "half_finished"):
         dest = backup(path)
+        moved = (" (a changed definition or summary moved to output/memory/corrections.md, applied on every "
+                 "rebuild)" if rel in (MEMORY_FILES["glossary"], MEMORY_FILES["summaries"]) else "")
         warn(f"warning: {rel} was changed by hand; it is made from other files, so your version is kept as "
-             f"{dest.name if dest else '?'} and the file is regenerated")
+             f"{dest.name if dest else '?'} and the file is regenerated{moved}")
     atomic_write(path, new)
     book.scanner.invalidate(rel)
     book.cache.forget(str(path))
@@ -130,6 +132,22 @@ def _memory_aggregates(book) -> tuple[dict[str, str], dict[str, str]]:
     inputs = {f"{MEMORY}:{m.chapter}": book.scanner.body_hash(STEPS[MEMORY].file(m.chapter)) for m in mem.chapters}
     bodies = memoryfiles.aggregates(mem, book.cfg.language)
     return {rel: bodies[key] for key, rel in MEMORY_FILES.items()}, {k: v for k, v in inputs.items() if v}
+
+
+def _harvest_corrections(book) -> None:
+    from ..state import corrections
+
+    edited = {}
+    for key in ("glossary", "summaries"):
+        rel = MEMORY_FILES[key]
+        if book.scanner.file_state(rel, MEMORY_MARKER).status == "edited":
+            edited[key] = read_body(book.root, rel)
+    if not edited:
+        return
+    bodies, _ = _memory_aggregates(book)
+    changed = corrections.harvest(book.root, edited, {k: bodies[MEMORY_FILES[k]] for k in edited})
+    if changed:
+        book.ledger.event("corrected", None, None, None, entries=changed, file=corrections.CORRECTIONS)
 
 
 def memory_in_sync(book) -> bool:
@@ -145,6 +163,9 @@ def memory_in_sync(book) -> bool:
 
 
 def sync_memory(book) -> list[str]:
-    """Regenerate the long-memory aggregates from the per-chapter files, in chapter order."""
+    """Regenerate the long-memory aggregates from the per-chapter files, in chapter order.
+    What a person changed in glossary.md or chapter-summaries.md first moves to
+    corrections.md, which the regenerated files apply: the correction survives."""
+    _harvest_corrections(book)
     bodies, inputs = _memory_aggregates(book)
     return [rel for rel, body in bodies.items() if write_derived(book, rel, body, MEMORY_MARKER, inputs)]

@@ -31,6 +31,13 @@ from ..steps import GATES as GATE_STEPS
 
 
 def _recommend(gate: str, artifact_text: str) -> tuple[str, list[str]]:
+    if GATE_STEPS[gate].replans:  # the outline: the plan's own checks
+        from .outline_checks import outline_risks
+
+        risks = outline_risks(artifact_text)
+        if any(r.startswith(("the plan cannot", "dependency cycle")) for r in risks):
+            return "reject: the plan cannot be built as it is", risks
+        return ("modify: fix what the risks list, or approve knowing them" if risks else "approve"), risks
     try:  # read strictly (contracts.parse): a review nobody can read is not approved by default
         findings = findings_in(artifact_text) if GATE_STEPS[gate].verdict else []
     except ValidationFailed as e:

@@ -91,26 +91,35 @@ def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = ()) -> dict
             if not s.needs:  # the chapter's first step waits for the book-level files and its dependencies
                 spec.hard += [Node(BOOK, STYLE_GUIDE), Node(BOOK, SOURCE_MAP)] + [Node(d, MEMORY) for d in c.depends_on]
                 spec.settle += [n for n in earlier if n[0] not in c.depends_on]
-            if key == HTML:
-                spec.hard += [Node(BOOK, AUDIT)]
+            if key == HTML:  # after the audit, whatever its outcome: a failed audit does not unpublish
+                spec.settle += [Node(BOOK, AUDIT)]
             for gate, nxt in CHAPTER_GATES.items():
                 if gate in gates and nxt == key and Node(c.id, gate) in g:
                     g[Node(c.id, gate_node(gate))] = NodeSpec(hard=[Node(c.id, gate)])
                     spec.hard = [Node(c.id, gate_node(gate)) if d == Node(c.id, gate) else d for d in spec.hard]
             g[Node(c.id, key)] = spec
     if whole_book and max_phase >= 4:
-        g[Node(BOOK, AUDIT)] = NodeSpec(hard=[Node(c.id, FINAL) for c in o.chapters])
         if FINAL in gates and max_phase < 5:  # the final gate still asks, without publishing
             for c in o.chapters:
                 g[Node(c.id, gate_node(FINAL))] = NodeSpec(hard=[Node(c.id, FINAL)])
+        # A partial book: the audit covers the chapters that are final once every final has
+        # settled (done, failed, blocked or waiting at its gate); one chapter stops nothing else.
+        finals = [Node(c.id, FINAL) for c in o.chapters]
+        g[Node(BOOK, AUDIT)] = NodeSpec(settle=finals + [n for n in (Node(c.id, gate_node(FINAL)) for c in o.chapters)
+                                                         if n in g])
     if whole_book and max_phase >= 5:
-        g[Node(BOOK, INDEX)] = NodeSpec(hard=[Node(c.id, HTML) for c in o.chapters])
+        # the index lists every chapter, the ones not ready as such: it waits for the pages, not on them
+        g[Node(BOOK, INDEX)] = NodeSpec(settle=[Node(c.id, HTML) for c in o.chapters] + [Node(BOOK, AUDIT)])
     return g
 
 
 def check_scope(o: Outline, scope: Scope, complete) -> None:
     """Refuse a batch or chapter whose prerequisites are not done (exit 2).
     `complete(ch)` says whether a chapter's phase-3 work is done."""
+    if scope.chapter is not None and scope.chapter not in o.by_id:
+        raise UsageError(f"{scope.chapter} is not in the outline (chapters: {', '.join(c.id for c in o.chapters)})")
+    if scope.batch is not None and scope.batch not in o.batches:
+        raise UsageError(f"there is no batch {scope.batch} in the outline (batches: {', '.join(map(str, o.batches))})")
     if scope.batch is not None:
         missing = [c.id for c in o.chapters if c.batch < scope.batch and not complete(c.id)]
         if missing:

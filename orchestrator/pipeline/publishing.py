@@ -3,29 +3,106 @@ write protocol. The rendering itself is in `publish.py` (pure functions of a Sit
 
 from __future__ import annotations
 
+import json
+import os
+
 from ..resources import search_path
 from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
-from ..steps import BOOK_STEPS, FINAL, HTML, INDEX, STEPS
+from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, NEEDS_HUMAN, OUT, STEPS
+from .plan import gate_node
+
+TITLES = f"{OUT}/.book/titles.json"  # every title each chapter was published under
 
 
-def build_site(book):
+def build_site(book, not_ready: dict[str, str] | None = None):
+    """The publisher's view of the book. A chapter whose final is not complete, or that is in
+    `not_ready` (chapter -> why: a failed step, a blocked review, a gate waiting), is listed
+    as not ready with what a person can do; the others are published. A chapter's title is
+    its final's `# ` line (the outline's until it has one); the book's is book.yaml's."""
     from .. import publish
+    from ..state.ready import final_title, ready_chapters
 
     o = book.scanner.outline
-    chapters = tuple(publish.ChapterDoc(c.id, c.title, c.summary, c.batch, read_body(book.root, STEPS[FINAL].file(c.id)))
-                     for c in o.chapters)
-    mem = long_memory(book, [c.id for c in o.chapters])
-    return publish.Site(title=o.title or book.cfg.title, language=book.cfg.language, audience=book.cfg.audience,
-                        chapters=chapters, glossary=tuple(mem.glossary_entries()),
-                        template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish")
+    not_ready = dict(not_ready or {})
+    ready = set(ready_chapters(book.scanner))
+    for c in o.chapters:
+        if c.id not in ready and c.id not in not_ready:
+            not_ready[c.id] = "its final is not written yet"
+    former = _former_titles(book)
+    chapters = []
+    for c in o.chapters:
+        waits = c.id in not_ready
+        title = (None if waits else final_title(book.root, STEPS[FINAL].file(c.id))) or c.title
+        chapters.append(publish.ChapterDoc(
+            c.id, title, c.summary, c.batch, "" if waits else read_body(book.root, STEPS[FINAL].file(c.id)),
+            ready=not waits, note=_note(c.id, not_ready[c.id]) if waits else "",
+            former_titles=tuple(sorted(set(former.get(c.id, [])) | {c.title} - {title}))))
+    mem = long_memory(book, [c.id for c in o.chapters if c.id not in not_ready])
+    # the book's title is book.yaml's, read now: a new title is on the site without a redraft
+    return publish.Site(title=book.cfg.title or o.title, language=book.cfg.language, audience=book.cfg.audience,
+                        chapters=tuple(chapters), glossary=tuple(mem.glossary_entries()),
+                        template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish",
+                        retired=_retired(book))
+
+
+def _retired(book) -> tuple[str, ...]:
+    from .retire import RETIRED_DIR
+
+    try:
+        names = os.listdir(book.ws.path(RETIRED_DIR))
+    except OSError:
+        return ()
+    return tuple(sorted({n.split("-", 1)[0] for n in names if CHAPTER_RE.match(n.split("-", 1)[0])}))
+
+
+def _former_titles(book) -> dict[str, list[str]]:
+    try:
+        data = json.loads(book.ws.path(TITLES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: [t for t in v if isinstance(t, str)] for k, v in data.items() if isinstance(v, list)} \
+        if isinstance(data, dict) else {}
+
+
+def _remember_titles(book, site) -> None:
+    """Add the titles just published to the history, so links written with them are renamed later."""
+    hist = _former_titles(book)
+    for c in site.chapters:
+        if c.title not in hist.setdefault(c.id, []):
+            hist[c.id].append(c.title)
+    write_if_changed(book.ws.path(TITLES), json.dumps(hist, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+
+def _note(ch: str, why: str) -> str:
+    """What a reader of the contents (the person running the book) sees for a chapter that waits."""
+    return f"{ch}: {why.strip().splitlines()[0] if why.strip() else 'waiting'} — see {NEEDS_HUMAN}; `book run` continues it"
+
+
+def waiting_chapters(runner) -> dict[str, str]:
+    """Chapters this run could not bring to a publishable final (their final, or the gate
+    after it, did not complete): chapter -> why, from needs-human or the outcome."""
+    out: dict[str, str] = {}
+    for n, o in runner.outcomes.items():
+        if n[0] != BOOK and n[1] in (FINAL, gate_node(FINAL)) and o.status != "ok":
+            out.setdefault(n[0], runner.needs.get(n[0]) or _upstream(runner, n[0]) or f"{o.status}: {o.reason}")
+    return out
+
+
+def _upstream(runner, ch: str) -> str | None:
+    """`waits for ch03` when a chapter was skipped because a chapter it depends on did not complete."""
+    for n, o in runner.outcomes.items():
+        other = o.reason.split(" ", 1)[0] if o.status == "skipped" else ""
+        if n[0] == ch and other not in (ch, BOOK) and CHAPTER_RE.match(other):
+            return f"waits for {other}"
+    return None
 
 
 def _site(runner):
     site = getattr(runner, "_site", None)
     if site is None:
-        site = runner._site = build_site(runner.book)
+        site = runner._site = build_site(runner.book, waiting_chapters(runner))
     return site
 
 
@@ -56,3 +133,4 @@ def publish_index(runner) -> None:
     inputs = {k: v for k, v in book.scanner.book_input_hashes(INDEX).items() if v is not None}
     atomic_write(book.ws.path(BOOK_STEPS[INDEX].path),
                  compose(publish.render_index(site), BOOK_STEPS[INDEX].marker, inputs, runner.run_id))
+    _remember_titles(book, site)

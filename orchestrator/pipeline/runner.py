@@ -22,8 +22,10 @@ from ..state.board import CheckpointWriter, write_needs_human
 from ..state.fsio import PartialWriter, atomic_write, backup, partial_path, utc_stamp
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
+from ..state.ready import ready_chapters
 from ..state.scan import StepState
 from ..steps import (
+    AUDIT,
     BOOK,
     GATES,
     HTML,
@@ -38,7 +40,9 @@ from ..steps import (
     spec,
 )
 from . import batch_wave, derived, review_verdict
+from .accept import failed_last
 from .plan import NodeSpec, Scope, chapter_graph, check_scope, is_gate, phase3_complete, phase12, topo
+from .retire import retire_deleted
 
 STRATEGIES = ("conservative", "aggressive", "ask")
 
@@ -136,6 +140,7 @@ class Runner:
                 if self.outcomes.get(Node(BOOK, OUTLINE), Outcome("ok")).status != "ok":
                     return self.finish()
                 raise BookError("the outline is missing after phase 1")
+            retire_deleted(self)  # chapters deleted from the outline: their files moved aside
             derived.sync_memory(self.book)
             check_scope(o, self.opts.scope, self.chapter_complete)
             self.apply_rejections()
@@ -195,7 +200,8 @@ class Runner:
                 self.outcomes[n] = out
                 self.book.ledger.event("step_skipped", self.run_id, *self._ev(n), reason=out.reason)
                 self.book.ledger.set_todo(*self._ev(n), "skipped", out.reason)
-                self.report("skip", n, out.reason)
+                if self.outcomes[bad[0]].status == "failed":  # not the steps behind a gate or a skip
+                    self.report("skip", n, out.reason)
                 return out
             try:
                 out = await self.node(n)
@@ -259,7 +265,8 @@ class Runner:
             return "stale: " + ", ".join(st.stale) + " changed"
         if st.status == "half_finished":
             return "half-finished"
-        return "interrupted (.partial left)" if part.exists() else "missing"
+        return ("missing" if not part.exists() else f"failed last time (its last answer is kept in {self.rel(n)}.partial)"
+                if failed_last(self.book, *self._ev(n)) else "interrupted (.partial left)")
 
     async def node(self, n: Node) -> Outcome:
         if is_gate(n):
@@ -273,12 +280,15 @@ class Runner:
             return self.guard(n, Outcome("ok"))
         if why == "half-finished" or why.startswith("interrupted"):
             if self.opts.strategy == "ask":
-                reason = f"{self.rel(n)} is half-finished; waiting for a person (`book resume --strategy ...`)"
+                reason = (f"{self.rel(n)} is half-finished (no marker); waiting for a person: if it is yours, "
+                          f"`book accept {n[0]} {n[1]}` keeps it; `book resume --strategy conservative` redoes it")
                 self.needs_human(n, reason)
                 return Outcome("needs_human", reason=reason)
         refused = self.refused(n)
         if refused:
             return Outcome("needs_human", reason=refused)
+        if n in (Node(BOOK, AUDIT), Node(BOOK, INDEX)) and not ready_chapters(self.book.scanner):
+            return Outcome("skipped", reason="no chapter is final yet")
         self.report("start", n, why)
         self.live[(n[0], n[1])] = "running"
         self.checkpoint()
@@ -426,8 +436,11 @@ class Runner:
         return out
 
     def needs_human(self, n: Node, reason: str) -> None:
+        from .accept import how_to_fix
+
         key = n[0] if n[0] != BOOK else f"book {n[1]}"
-        self.needs[key] = f"{n[1]}: {reason}"
+        hint = how_to_fix(n) if not is_gate(n) and spec(n).model and "book accept" not in reason else ""
+        self.needs[key] = f"{n[1]}: {reason}" + (f" — {hint}" if hint else "")
         try:
             write_needs_human(self.book, {k: v for k, v in self.needs.items() if k.startswith("ch")})
         except OSError as e:
@@ -463,7 +476,7 @@ class Runner:
         if st.status == "half_finished":
             if not self._ledger_started(n):
                 self.warn(f"{st.path} has no marker and book never started writing it: it may be yours; "
-                          "it is kept as a .bak file beside it")
+                          f"it is kept as a .bak file beside it (next time, `book accept {n[0]} {n[1]}` keeps it)")
             dest = backup(path)
             self.book.ledger.event("recovered", self.run_id, *self._ev(n), action="backed_up",
                                    to=dest.name if dest else None)

@@ -98,7 +98,9 @@ def nothing_to_do(book: Book, opts: RunOptions, issues: list[str]) -> bool:
     """True when a run would change no file: the plan is empty and the human views agree
     with the files (so a second `book run` or `book resume` leaves the tree untouched)."""
     plan = Runner(book, NullProvider("none"), RunOptions(opts.scope, opts.strategy, dry_run=True)).dry_run().plan
-    if plan:
+    from .retire import orphans
+
+    if plan or orphans(book):  # a chapter deleted from the outline is retired by a run
         return False
     from .derived import memory_in_sync
 

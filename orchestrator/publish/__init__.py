@@ -14,36 +14,14 @@ first, then the built-in ones), overridable file by file:
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-from urllib.parse import unquote
-
-import jinja2
 from markupsafe import Markup
 
 from ..errors import UsageError
-from ..state.markers import find_marker, split_marked
-from ..steps import CHAPTER_RE
-from .markdown import (
-    CHAPTER_LINK_RE,
-    GlossaryTerm,
-    ParsedChapter,
-    RenderCtx,
-    classify_url,
-    formatter,
-    parse_chapter,
-    permalink,
-    plain_inline,
-    pygments_css,
-    render_inline,
-    render_tokens,
-    site_page,
-    slugify,
-    unique_slug,
-)
+from .highlight import pygments_css
+from .markdown import plain_inline, render_tokens, slugify
+from .model import _book, clear_cache
 from .search import IndexBuilder
+from .site import CSP, SEARCH_INDEX, ChapterDoc, LinkProblem, Site, _static, load_templates
 
 __all__ = [
     "ChapterDoc",
@@ -65,384 +43,6 @@ __all__ = [
     "CSP",
 ]
 
-SEARCH_INDEX = "search-index.js"
-SITE_PAGES = ("index.html", "glossary.html", "print.html")
-
-# Every page carries this policy: scripts and styles from our own files only, images from
-# the site's folder, nothing from the network. A hostile chapter that got past the renderer
-# would still be inert, and the site cannot make a request to anywhere else.
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    "base-uri 'none'; form-action 'none'"
-)
-
-
-@dataclass(frozen=True)
-class ChapterDoc:
-    id: str  # "ch01"
-    title: str
-    summary: str
-    batch: int
-    markdown: str  # the final chapter's Markdown (body only, no marker)
-
-
-@dataclass(frozen=True)
-class Site:
-    title: str
-    language: str  # "en" | "zh" -> <html lang>
-    audience: str
-    chapters: tuple[ChapterDoc, ...]  # in book order
-    glossary: tuple[tuple[str, str, str], ...]  # (term, definition, defining chapter id), in book order
-    template_dirs: tuple[Path, ...]  # workspace templates/ first, then the built-in ones
-    # The folder the pages are published into: a relative link to any other file must exist
-    # there. None: only the site's own files count (check_links reports the rest).
-    root: Path | None = None
-
-
-@dataclass(frozen=True, order=True)
-class LinkProblem:
-    chapter: str
-    line: int  # 1-based, in the chapter's Markdown
-    target: str
-    message: str
-
-
-# --------------------------------------------------------------------------- UI strings
-
-_UI: dict[str, dict[str, str]] = {
-    "en": {
-        "contents": "Contents",
-        "toc": "Table of contents",
-        "part": "Part {n}",
-        "chapter": "Chapter {n}",
-        "prev": "Previous",
-        "next": "Next",
-        "pager": "Chapter navigation",
-        "search": "Search the book",
-        "search_placeholder": "Search… (press / )",
-        "no_results": "No results for “{q}”",
-        "results": "{n} chapters match “{q}”",
-        "searching": "Loading the search index…",
-        "glossary": "Glossary",
-        "print": "Print or save the whole book as PDF",
-        "print_short": "Print",
-        "skip": "Skip to content",
-        "toggle": "Show or hide the table of contents",
-        "permalink": "Link to this section",
-        "audience": "Written for",
-        "start": "Start reading",
-        "defined_in": "Defined in",
-        "other_terms": "Other terms",
-        "lines": "lines {lines}",
-        "copy_text": "Copy",
-        "copied": "Copied",
-        "copy_label": "Copy this code",
-        "backref": "Back to the text",
-        "on_this_page": "In this chapter",
-        "whole_book": "The whole book",
-        "terms": "{n} terms",
-        "glossary_intro": "Every term the book defines, grouped by the chapter that introduces it.",
-        "no_chapters": "This book has no chapters yet.",
-    },
-    "zh": {
-        "contents": "目录",
-        "toc": "目录",
-        "part": "第 {n} 部分",
-        "chapter": "第 {n} 章",
-        "prev": "上一章",
-        "next": "下一章",
-        "pager": "章节导航",
-        "search": "搜索全书",
-        "search_placeholder": "搜索…（按 / 键）",
-        "no_results": "没有找到“{q}”",
-        "results": "{n} 章包含“{q}”",
-        "searching": "正在加载搜索索引…",
-        "glossary": "术语表",
-        "print": "打印全书或保存为 PDF",
-        "print_short": "打印",
-        "skip": "跳到正文",
-        "toggle": "显示或隐藏目录",
-        "permalink": "本节链接",
-        "audience": "读者对象",
-        "start": "开始阅读",
-        "defined_in": "出自",
-        "other_terms": "其他术语",
-        "lines": "第 {lines} 行",
-        "copy_text": "复制",
-        "copied": "已复制",
-        "copy_label": "复制这段代码",
-        "backref": "回到正文",
-        "on_this_page": "本章内容",
-        "whole_book": "全书",
-        "terms": "{n} 个术语",
-        "glossary_intro": "本书定义的全部术语，按首次引入它们的章节分组。",
-        "no_chapters": "本书还没有章节。",
-    },
-}
-
-
-def ui_strings(language: str) -> dict[str, str]:
-    return _UI["zh"] if language.lower().startswith("zh") else _UI["en"]
-
-
-# --------------------------------------------------------------------------- templates
-
-
-def load_templates(dirs: Any) -> jinja2.Environment:
-    """One environment for a search path of template folders (first match wins, file by
-    file); autoescape on, StrictUndefined so a typo in a template fails loudly."""
-    return _environment(tuple(Path(d) for d in dirs))
-
-
-@functools.lru_cache(maxsize=8)
-def _environment(dirs: tuple[Path, ...]) -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    # Titles, summaries and definitions may carry `code` and *emphasis*: rendered safely,
-    # without links (they appear inside links).
-    env.filters["md_inline"] = lambda s: Markup(render_inline(str(s)))
-    env.filters["md_plain"] = lambda s: plain_inline(str(s))
-    return env
-
-
-def _static(site: Site, name: str) -> str:
-    env = load_templates(site.template_dirs)
-    assert env.loader is not None
-    return env.loader.get_source(env, name)[0]
-
-
-# --------------------------------------------------------------------------- the book model
-
-
-def _without_marker(markdown: str) -> str:
-    """The body is meant to come without its CHAPTER_FINAL marker; if one is still on the
-    last line, it is the file's proof of completion, not text for the reader."""
-    data = markdown.encode("utf-8", "surrogateescape")
-    marker = find_marker(data)
-    return markdown if marker is None else split_marked(data, marker).decode("utf-8", "surrogateescape")
-
-
-@dataclass(frozen=True)
-class _Chapter:
-    doc: ChapterDoc
-    number: int  # 1-based position in the book
-    parsed: ParsedChapter
-
-    @property
-    def url(self) -> str:
-        return f"{self.doc.id}.html"
-
-
-@dataclass(frozen=True)
-class _GlossaryEntry:
-    term: str
-    definition: str
-    chapter: str
-    slug: str
-
-
-class _Book:
-    """Everything derived from a Site, computed once: parsed chapters, glossary slugs, parts."""
-
-    def __init__(self, site: Site):
-        self.site = site
-        self.ui = ui_strings(site.language)
-        self.env = load_templates(site.template_dirs)
-        used: set[str] = set()
-        self.glossary = [
-            _GlossaryEntry(t.strip(), d.strip(), c, unique_slug(slugify(t), used))
-            for t, d, c in site.glossary
-            if t.strip()
-        ]
-        terms = [GlossaryTerm(g.term, g.slug, plain_inline(g.definition)) for g in self.glossary]
-        seen: set[str] = set()
-        self.chapters: dict[str, _Chapter] = {}
-        for n, doc in enumerate(site.chapters, 1):
-            if doc.id in seen or not CHAPTER_RE.match(doc.id):
-                raise UsageError(f"publish: invalid or duplicate chapter id {doc.id!r}")
-            seen.add(doc.id)
-            self.chapters[doc.id] = _Chapter(
-                doc, n, parse_chapter(_without_marker(doc.markdown), doc.title, terms)
-            )
-        self.order = list(self.chapters.values())
-        # Parts: one per batch, in batch order; chapters keep book order inside a part.
-        batches = sorted({c.doc.batch for c in self.order})
-        self.parts: list[dict[str, Any]] = [
-            {
-                "label": self.ui["part"].format(n=i),
-                "batch": b,
-                "chapters": [c for c in self.order if c.doc.batch == b],
-            }
-            for i, b in enumerate(batches, 1)
-        ]
-        self.problems = self._check()
-
-    # ---- links
-
-    def _check(self) -> list[LinkProblem]:
-        out: list[LinkProblem] = []
-        known_files = {c.url for c in self.order} | set(SITE_PAGES) | {SEARCH_INDEX, "book.css", "book.js"}
-        gloss_anchors = {g.slug for g in self.glossary}
-        for ch in self.order:
-            for link in ch.parsed.links:
-                msg = self._check_one(ch, link.href, link.image, known_files, gloss_anchors)
-                if msg:
-                    out.append(LinkProblem(ch.doc.id, link.line, link.href, msg))
-        return out
-
-    def _check_one(
-        self, ch: _Chapter, href: str, image: bool, known: set[str], gloss: set[str]
-    ) -> str | None:
-        kind = classify_url(href)
-        if kind in ("external", "mailto", None):
-            return None  # not fetched; None never became a link
-        path, _, frag = href.partition("#")
-        path = path.partition("?")[0]
-        frag = unquote(frag)
-        page = site_page(unquote(path))
-        if page == "" or (page and CHAPTER_LINK_RE.match(page)):
-            target_id = ch.doc.id if page == "" else page[: -len(".html")]
-            target = self.chapters.get(target_id)
-            if target is None:
-                return f"cross reference to {target_id}, which is not in the book"
-            if frag and frag not in target.parsed.anchors:
-                return f"{target_id} has no heading with the anchor #{frag}"
-            return None
-        if page == "glossary.html":
-            if frag and frag not in gloss:
-                return f"the glossary has no term with the anchor #{frag}"
-            return None
-        if page is not None:
-            return None
-        local = unquote(path)
-        if image and local.startswith("/"):
-            return "an image with an absolute path is not published (use a path relative to the book)"
-        if local in known:
-            return None
-        if self.site.root is not None and not local.startswith("/"):
-            root = self.site.root.resolve()
-            file = (root / local).resolve()
-            if file.is_file() and file.is_relative_to(root):  # `../` out of the site is not in it
-                return None
-        return f"link to a local file that is not part of the published book: {local}"
-
-    # ---- page context
-
-    def sidebar(self, current: str | None, mode: str = "page") -> list[dict[str, Any]]:
-        parts = []
-        for part in self.parts:
-            entries = []
-            for c in part["chapters"]:
-                url = c.url if mode == "page" else f"#{c.doc.id}"
-                sections = []
-                if c.doc.id == current:
-                    sections = [
-                        {"url": f"#{h.slug}", "text": h.text} for h in c.parsed.headings if h.level == 2
-                    ]
-                entries.append(
-                    {
-                        "id": c.doc.id,
-                        "number": c.number,
-                        "title": c.doc.title,
-                        "url": url,
-                        "current": c.doc.id == current,
-                        "sections": sections,
-                    }
-                )
-            parts.append({"label": part["label"], "chapters": entries})
-        return parts
-
-    def context(
-        self,
-        page_title: str,
-        kind: str,
-        current: str | None = None,
-        mode: str = "page",
-        prev: dict[str, str] | None = None,
-        next: dict[str, str] | None = None,
-    ) -> dict[str, Any]:
-        return {
-            "site": self.site,
-            "lang": self.site.language,
-            "ui": self.ui,
-            "csp": Markup(CSP),
-            "page_title": page_title,
-            "page_kind": kind,
-            "current": current,
-            "parts": self.sidebar(current, mode),
-            "show_parts": len(self.parts) > 1,
-            "has_glossary": bool(self.glossary),
-            "prev": prev,
-            "next": next,
-            "search_index": SEARCH_INDEX,
-        }
-
-    def link_to(self, c: _Chapter) -> dict[str, str]:
-        return {"url": c.url, "title": c.doc.title, "label": self.ui["chapter"].format(n=c.number)}
-
-    def render_ctx(self, ch: str, mode: str) -> RenderCtx:
-        return RenderCtx(chapter=ch, mode=mode, ui=self.ui, formatter=formatter())
-
-    def glossary_groups(self, mode: str) -> list[dict[str, Any]]:
-        """Terms grouped by the chapter that defines them, in book order; unknown chapters last."""
-        groups: list[dict[str, Any]] = []
-        for c in self.order:
-            terms = [g for g in self.glossary if g.chapter == c.doc.id]
-            if terms:
-                url = c.url if mode == "page" else f"#{c.doc.id}"
-                groups.append(
-                    {
-                        "chapter": {
-                            "url": url,
-                            "title": c.doc.title,
-                            "label": self.ui["chapter"].format(n=c.number),
-                        },
-                        "terms": self._terms(terms, mode),
-                    }
-                )
-        rest = [g for g in self.glossary if g.chapter not in self.chapters]
-        if rest:
-            groups.append({"chapter": None, "terms": self._terms(rest, mode)})
-        return groups
-
-    def _terms(self, entries: list[_GlossaryEntry], mode: str) -> list[dict[str, Any]]:
-        out = []
-        for g in entries:
-            anchor = g.slug if mode == "page" else f"glossary--{g.slug}"
-            out.append(
-                {
-                    "term": g.term,
-                    "anchor": anchor,
-                    "definition": Markup(render_inline(g.definition)),
-                    "permalink": Markup(permalink(anchor, plain_inline(g.term), self.ui)),
-                }
-            )
-        return out
-
-
-_cached_book = functools.lru_cache(maxsize=4)(_Book)
-
-
-def _book(site: Site) -> _Book:
-    # Site is frozen and hashable: the runner's many calls for one site parse the book once.
-    try:
-        return _cached_book(site)
-    except TypeError:  # a Site built with lists instead of tuples: correct, just not cached
-        return _Book(site)
-
-
-def clear_cache() -> None:
-    """Forget parsed books and template environments (tests; a long-lived process)."""
-    _cached_book.cache_clear()
-    _environment.cache_clear()
-
-
 # --------------------------------------------------------------------------- the API
 
 
@@ -450,8 +50,8 @@ def render_chapter(site: Site, ch: str) -> tuple[str, list[LinkProblem]]:
     """The page chNN.html (without a marker) and the link problems found in that chapter."""
     book = _book(site)
     c = book.chapters.get(ch)
-    if c is None:
-        raise UsageError(f"publish: chapter {ch!r} is not in the site")
+    if c is None or not c.doc.ready:
+        raise UsageError(f"publish: chapter {ch!r} is not {'in the site' if c is None else 'ready'}")
     i = book.order.index(c)
     prev = (
         book.link_to(book.order[i - 1])
@@ -502,6 +102,8 @@ def render_index(site: Site) -> str:
                         "summary": c.doc.summary,
                         "number": c.number,
                         "label": book.ui["chapter"].format(n=c.number),
+                        "ready": c.doc.ready,
+                        "note": c.doc.note,
                     }
                     for c in p["chapters"]
                 ],
@@ -588,7 +190,7 @@ def chapter_anchors(site: Site, ch: str) -> frozenset[str]:
 def render_site(site: Site) -> tuple[dict[str, str], list[LinkProblem]]:
     """Every file of the site by name, and the link problems: for tests and previews (the
     runner writes chapter pages one by one, each with its marker)."""
-    files = {c.id + ".html": render_chapter(site, c.id)[0] for c in site.chapters}
+    files = {c.id + ".html": render_chapter(site, c.id)[0] for c in site.chapters if c.ready}
     files.update(
         {
             "index.html": render_index(site),

@@ -12,29 +12,22 @@ the chapter id so that the whole book fits on one page without collisions)."""
 
 from __future__ import annotations
 
-import functools
 import html
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml, unescapeAll
+from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.footnote import footnote_plugin
-from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.util import ClassNotFound
 
-# Han, kana and Hangul: text in these scripts has no spaces between words, so glossary terms
-# match as plain substrings and the search indexes character bigrams.
-CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
-CJK_RE = re.compile(f"[{CJK_CHARS}]")
+from .glossary_linker import GlossaryTerm, _GlossaryLinker
+from .highlight import _r_code_block, _r_fence
 
 # Cross references: `ch03.md`, `./ch03.md`, `ch03-final.md`, `ch03.html`, with an optional #anchor.
 CHAPTER_LINK_RE = re.compile(r"^(?:\./)?(ch\d{2,})(?:-final)?\.(?:md|html)$")
@@ -46,10 +39,6 @@ _SITE_PAGES = {
     "readme.md": "index.html",
     "print.html": "print.html",
 }
-
-LIGHT_STYLE = "default"
-DARK_STYLE = "github-dark"
-
 
 # --------------------------------------------------------------------------- URLs and slugs
 
@@ -148,97 +137,6 @@ class ParsedChapter:
     sections: list[Section]
     title_slug: str | None  # set when the Markdown has no `# Title` and one is added
 
-
-@dataclass
-class GlossaryTerm:
-    term: str
-    slug: str
-    definition: str  # plain text, shown as the link's tooltip
-
-
-_WORD_RE = re.compile(r"\w+")
-
-
-def _is_word_char(text: str, i: int) -> bool:
-    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
-
-
-class _GlossaryLinker:
-    """Links the first use of each glossary term in one chapter.
-
-    Latin terms match whole words, case-insensitively: each word of the text is looked up
-    by the term's first word (a dict, not a regex of every term: a big book has hundreds of
-    terms). CJK terms, which have no word boundaries, match as plain substrings. The
-    leftmost match wins, and at one place the longest term (`write-ahead log` over `log`)."""
-
-    def __init__(self, terms: list[GlossaryTerm]):
-        self.by_first: dict[str, list[tuple[int, GlossaryTerm]]] = {}
-        self.substrings: list[tuple[re.Pattern[str], GlossaryTerm]] = []
-        for t in sorted(terms, key=lambda t: -len(t.term)):
-            first = _WORD_RE.search(t.term)
-            if CJK_RE.search(t.term) or first is None:
-                self.substrings.append((re.compile(re.escape(t.term), re.IGNORECASE), t))
-            else:
-                self.by_first.setdefault(first.group().lower(), []).append((first.start(), t))
-        self.used: set[str] = set()
-        self.pending = len({t.term.lower() for t in terms})
-
-    @property
-    def done(self) -> bool:
-        return self.pending == 0
-
-    def _find(self, text: str, pos: int) -> tuple[int, int, GlossaryTerm] | None:
-        best: tuple[int, int, GlossaryTerm] | None = None
-        for rx, t in self.substrings:
-            if t.term.lower() in self.used:
-                continue
-            m = rx.search(text, pos)
-            if m and (best is None or (m.start(), -len(t.term)) < (best[0], best[0] - best[1])):
-                best = (m.start(), m.end(), t)
-        for w in _WORD_RE.finditer(text, pos):
-            if best is not None and w.start() > best[0]:
-                break
-            for offset, t in self.by_first.get(w.group().lower(), ()):
-                start, end = w.start() - offset, w.start() - offset + len(t.term)
-                if (
-                    start < pos
-                    or t.term.lower() in self.used
-                    or text[start:end].lower() != t.term.lower()
-                    or _is_word_char(text, start - 1)
-                    or _is_word_char(text, end)
-                ):
-                    continue
-                if best is None or (start, -len(t.term)) < (best[0], best[0] - best[1]):
-                    best = (start, end, t)
-                break  # longest first: the first term that fits here is the one
-        return best
-
-    def link(self, tok: Token) -> list[Token]:
-        text, pos, out = tok.content, 0, []
-        while not self.done:
-            found = self._find(text, pos)
-            if found is None:
-                break
-            start, end, entry = found
-            if start > pos:
-                out.append(_text(text[pos:start]))
-            a = Token("link_open", "a", 1, attrs={"href": f"glossary.html#{entry.slug}"})
-            if entry.definition:
-                a.attrSet("title", entry.definition)
-            a.meta["glossary"] = True  # ours: always resolves, not a link to check
-            out += [a, _text(text[start:end]), Token("link_close", "a", -1)]
-            pos = end
-            self.used.add(entry.term.lower())
-            self.pending -= 1
-        if not out:
-            return [tok]
-        if pos < len(text):
-            out.append(_text(text[pos:]))
-        return out
-
-
-def _text(s: str) -> Token:
-    return Token("text", "", 0, content=s)
 
 
 # --------------------------------------------------------------------------- core rules
@@ -391,74 +289,6 @@ def _r_image(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) 
     return escapeHtml(alt)
 
 
-_INFO_ATTR_RE = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
-
-
-def parse_info(info: str) -> tuple[str, dict[str, str]]:
-    """```` ```python file=minikv/store.py lines=10-20 ```` -> ("python", {"file": …, "lines": …})."""
-    info = unescapeAll(info).strip()
-    lang, _, rest = info.partition(" ")
-    if "=" in lang:  # no language, only attributes
-        lang, rest = "", info
-    attrs = {
-        m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _INFO_ATTR_RE.finditer(rest)
-    }
-    return lang.strip("{}."), attrs
-
-
-def _lexer(lang: str, filename: str | None) -> Any:
-    if lang:
-        return _lexer_by_name(lang.lower())
-    if filename:
-        return _lexer_for_file(PurePosixPath(filename).name.lower())
-    return None
-
-
-# Lexers are reusable; looking one up is not free, and a book has hundreds of blocks.
-@functools.lru_cache(maxsize=256)
-def _lexer_by_name(lang: str) -> Any:
-    try:
-        return get_lexer_by_name(lang, stripnl=False, ensurenl=True)
-    except ClassNotFound:
-        return None
-
-
-@functools.lru_cache(maxsize=256)
-def _lexer_for_file(name: str) -> Any:
-    try:
-        return get_lexer_for_filename(name, stripnl=False, ensurenl=True)
-    except ClassNotFound:
-        return None
-
-
-def _r_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
-    tok, ctx = tokens[idx], env["book"]
-    lang, attrs = parse_info(tok.info)
-    return code_block_html(tok.content, lang, attrs.get("file"), attrs.get("lines"), ctx)
-
-
-def code_block_html(code: str, lang: str, filename: str | None, lines: str | None, ctx: RenderCtx) -> str:
-    """Highlighted at build time with CSS classes: no script needed. The file named in the
-    info string (code quoted from the source, checked by R1) becomes a caption."""
-    lexer = _lexer(lang, filename)
-    safe_lang = re.sub(r"[^\w+#.-]", "", lang)[:40]
-    code_attr = f' class="language-{safe_lang}"' if safe_lang else ""
-    if lexer is not None:
-        body = highlight(code, lexer, ctx.formatter).rstrip("\n")
-        pre = f'<pre class="highlight" tabindex="0"><code{code_attr}>{body}</code></pre>'
-    else:
-        pre = f'<pre tabindex="0"><code{code_attr}>{escapeHtml(code.rstrip(chr(10)))}</code></pre>'
-    if not filename:
-        return pre + "\n"
-    caption = f'<span class="listing-file">{escapeHtml(filename)}</span>'
-    if lines:
-        caption += f' <span class="listing-lines">{escapeHtml(ctx.ui["lines"].format(lines=lines))}</span>'
-    return f'<figure class="listing">\n<figcaption>{caption}</figcaption>\n{pre}\n</figure>\n'
-
-
-def _r_code_block(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
-    return code_block_html(tokens[idx].content, "", None, None, env["book"])
-
 
 def _r_cell(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
     """Table alignment as a class, not a style attribute: the page's CSP forbids inline styles."""
@@ -605,26 +435,3 @@ def render_tokens(parsed: ParsedChapter, ctx: RenderCtx, title: str) -> str:
         )
     return body
 
-
-def formatter() -> HtmlFormatter:
-    # nowrap: we write the <pre> ourselves; classes only, never inline styles.
-    return HtmlFormatter(nowrap=True)
-
-
-def pygments_css() -> str:
-    """Token colours: a light style, and a dark one under `prefers-color-scheme: dark` (screen
-    only, so printing stays light). The dark block first resets every light token colour,
-    because the two styles do not colour the same set of tokens."""
-    light = HtmlFormatter(style=LIGHT_STYLE).get_token_style_defs(".highlight")
-    dark = HtmlFormatter(style=DARK_STYLE).get_token_style_defs(".highlight")
-    reset = (
-        ".highlight [class] { color: inherit; background-color: transparent;"
-        " font-weight: inherit; font-style: inherit; border: 0 }"
-    )
-    return (
-        f"/* Syntax highlighting: Pygments {LIGHT_STYLE} and {DARK_STYLE}, generated at build time. */\n"
-        + "\n".join(light)
-        + "\n@media screen and (prefers-color-scheme: dark) {\n"
-        + "\n".join("  " + line for line in [reset, *dark])
-        + "\n}\n"
-    )

@@ -17,7 +17,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
-from .markdown import CJK_CHARS
+from .glossary_linker import CJK_CHARS
 
 _TOKEN_RE = re.compile(f"([{CJK_CHARS}]+)|([^\\W{CJK_CHARS}]+)")
 _CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")

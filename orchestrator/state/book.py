@@ -70,6 +70,7 @@ class Book:
             cache = HashCache(ledger.load_hashes())
             src = cfg.source_dir if cfg.file is not None else None
             scanner = Scanner(root, cache, src, config_hash=style_hash(cfg) if cfg.file is not None else None)
+            scanner.site_hash = site_hash(cfg) if cfg.file is not None else None
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -188,6 +189,15 @@ def _in_batch(book: Book) -> list[Any]:
 
 
 def style_hash(cfg: config_mod.Config) -> str:
+    from .markers import short_hash
+
+    # Not the title: the site takes it from book.yaml when it publishes, and a new title must
+    # not make the style guide, and so every draft, stale.
+    return short_hash(f"{cfg.language}\n{cfg.audience}")
+
+
+def site_hash(cfg: config_mod.Config) -> str:
+    """What the published pages show from book.yaml: a new title republishes, redrafts nothing."""
     from .markers import short_hash
 
     return short_hash(f"{cfg.title}\n{cfg.language}\n{cfg.audience}")

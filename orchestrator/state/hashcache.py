@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .markers import body_hash, find_marker
+from .markers import body_hash, body_of
 
 
 class HashCache:
@@ -28,8 +28,7 @@ class HashCache:
                 data = fh.read()
         except OSError:
             return None
-        mk = find_marker(data)
-        body = data[: mk.offset] if mk is not None else data
+        body = body_of(data)  # a person's text after the marker is body too
         h = body_hash(body)
         self.rows[path] = self.dirty[path] = (st.st_size, st.st_mtime_ns, h)
         return h

@@ -25,6 +25,9 @@ class Marker:
     run: str | None = None
     offset: int = 0  # byte offset where the marker line starts
     extra: dict[str, str] = field(default_factory=dict)  # other attributes, e.g. verdict= on a review
+    # Where the text after the marker line starts, when a person appended some (0: the marker
+    # is the last non-blank line). That text is theirs: part of the body, the file `edited`.
+    end: int = 0
 
 
 def short_hash(data: bytes | str) -> str:
@@ -74,13 +77,26 @@ def parse_marker_line(line: bytes) -> Marker | None:
     return Marker(m.group(1).decode(), attrs.get("body") or None, inputs, attrs.get("run"), 0, extra)
 
 
+_ANY_MARKER_LINE_RE = re.compile(rb"^[ \t]*<!--[ \t]*[A-Z][A-Z0-9_]*(?:[ \t]+[a-z_]+=[^\s>]*)*[ \t]*-->[ \t]*\r?$", re.M)
+
+
 def find_marker(data: bytes) -> Marker | None:
-    """The marker on the last non-blank line of `data` (already in memory)."""
+    """The marker on the last non-blank line of `data` (already in memory); failing that,
+    the last marker line with a person's text after it (`Marker.end` says where that starts)."""
     found = _last_line(data)
     if found is None:
         return None
     mk = parse_marker_line(found[1])
-    return None if mk is None else Marker(mk.name, mk.body, mk.inputs, mk.run, found[0], mk.extra)
+    if mk is not None:
+        return Marker(mk.name, mk.body, mk.inputs, mk.run, found[0], mk.extra)
+    last = next(reversed(list(_ANY_MARKER_LINE_RE.finditer(data))), None)
+    if last is None:
+        return None
+    mk = parse_marker_line(last.group(0))
+    if mk is None:
+        return None
+    end = last.end() + 1 if data[last.end():last.end() + 1] == b"\n" else last.end()
+    return Marker(mk.name, mk.body, mk.inputs, mk.run, last.start(), mk.extra, end)
 
 
 def read_marker(path: str | os.PathLike[str], size: int | None = None) -> Marker | None:
@@ -102,17 +118,30 @@ def read_marker(path: str | os.PathLike[str], size: int | None = None) -> Marker
             off, line = found
             if off > 0 or start == 0:
                 mk = parse_marker_line(line)
-                if mk is None:
-                    return None
+                if mk is None:  # not on the last line: a person may have appended after it
+                    return find_marker(_whole(fd, size))
                 return Marker(mk.name, mk.body, mk.inputs, mk.run, start + off, mk.extra)
             chunk *= 4  # the last line began before this chunk
     finally:
         os.close(fd)
 
 
+def _whole(fd: int, size: int) -> bytes:
+    return os.pread(fd, size, 0)
+
+
 def split_marked(data: bytes, marker: Marker) -> bytes:
-    """The body of a marked file: everything before the marker line."""
-    return data[: marker.offset]
+    """The body of a marked file: everything but the marker line (a person's text after it
+    included, after a blank line)."""
+    if not marker.end:
+        return data[: marker.offset]
+    return data[: marker.offset].rstrip() + b"\n\n" + data[marker.end:].lstrip(b"\r\n")
+
+
+def body_of(data: bytes) -> bytes:
+    """A file's body: everything but its marker line; the whole text if it has none."""
+    mk = find_marker(data)
+    return data if mk is None else split_marked(data, mk)
 
 
 def format_marker(name: str, body: str | None = None, inputs: dict[str, str] | None = None,

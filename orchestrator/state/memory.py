@@ -4,10 +4,11 @@ chapter order. The per-chapter files are the truth; the aggregates are views."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from ..steps import MEMORY, chapter_sort_key
-from .markers import find_marker
+from .markers import body_of
 
 SECTIONS = ("Summary", "Glossary", "Metaphors", "Cross references")
 
@@ -108,8 +109,7 @@ def read_body(root, rel: str) -> str:
         data = p.read_bytes()
     except OSError:
         return ""
-    mk = find_marker(data)
-    return (data[: mk.offset] if mk else data).decode("utf-8", "replace").rstrip() + "\n"
+    return body_of(data).decode("utf-8", "replace").rstrip() + "\n"
 
 
 # path -> (the file's identity when parsed, its parse): a chapter's memory is read once and
@@ -128,4 +128,10 @@ def long_memory(book, chapters: list[str]) -> LongMemory:
             if hit is None or hit[0] != ident or not st.size:
                 hit = _PARSED[key] = (ident, parse(c, read_body(book.root, st.path), file=st.path))
             mems.append(hit[1])
+    from .corrections import apply, load
+
+    corrections = load(book.root)
+    if corrections:  # a person's corrections (corrections.md), applied to copies: the parsed cache stays the files'
+        mems = [copy.copy(m) for m in mems]
+        apply(mems, corrections)
     return LongMemory(mems)

@@ -53,7 +53,8 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
         out.append(f"- … and {len(tasks) - 200} more (see `book scan`)")
     out += ["", "## Known problems", ""]
     probs = [f"- {k}: NEEDS_HUMAN_REVIEW — {v} (its dependent chapters wait)" for k, v in sorted(needs.items())]
-    probs += [f"- {p}: half-finished (recovered by `book resume --strategy {strategy}`)" for p in snap.half_finished]
+    probs += [f"- {p}: half-finished (recovered by `book resume --strategy {strategy}`; if it is yours, "
+              f"`book accept {_unit_step(p)}` keeps it)" for p in snap.half_finished]
     probs += [f"- {p}: edited by hand, kept; what was made from it is redone" for p in snap.edited]
     if snap.outline_error:
         probs.append(f"- outline: {snap.outline_error}")
@@ -81,3 +82,13 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
             f"- `{STATE_DB}` — ledger (`book log`, `book replay`, `book cost`)", "- `output/memory/outline.md` — the plan (editable)",
             "- `output/chapters/final/` — final chapters", "- `output/publish/index.html` — the HTML book"]
     return "\n".join(out) + "\n"
+
+
+def _unit_step(rel: str) -> str:
+    """`output/chapters/draft/ch03-draft.md` -> `ch03 draft` (a book-level file -> `book KEY`)."""
+    from ..steps import BOOK_STEPS, step_of_path
+
+    found = step_of_path(rel)
+    if found:
+        return f"{found[0]} {found[1]}"
+    return next((f"book {k}" for k, s in BOOK_STEPS.items() if s.path == rel), "chNN STEP")

@@ -67,7 +67,8 @@ class Scanner:
         self._prefix = str(self.root) + os.sep
         self.cache = cache or HashCache()
         self.source_dir = source_dir
-        self.config_hash = config_hash  # what the style guide is made from (title, language, audience)
+        self.config_hash = config_hash  # what the style guide is made from (language, audience)
+        self.site_hash: str | None = None  # what the pages show from book.yaml (title, language, audience)
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._seen: set[str] = set()  # every file name seen in those directories
@@ -110,7 +111,7 @@ class Scanner:
                 mk = None
             if mk is None or mk.name != marker_name:
                 state = StepState("half_finished", rel, None, size=st.st_size, mtime=st.st_mtime)
-            elif mk.body and mk.body != self.cache.body_hash(p, st):
+            elif (mk.body and mk.body != self.cache.body_hash(p, st)) or mk.extra.get("by") == "person":
                 state = StepState("edited", rel, mk, size=st.st_size, mtime=st.st_mtime)
             else:
                 state = StepState("done", rel, mk, size=st.st_size, mtime=st.st_mtime)
@@ -142,8 +143,18 @@ class Scanner:
             state.checked = True
             now = self.input_hashes(ch, key)
             state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
-                                 if n not in PROVENANCE and now.get(n) != state.marker.inputs.get(n))
+                                 if n not in PROVENANCE and now.get(n) != state.marker.inputs.get(n)
+                                 and not (n == "deps" and state.marker.inputs.get(n) == self._legacy_deps(ch)))
         return state
+
+    def _legacy_deps(self, ch: str) -> str | None:
+        """The `deps` hash as files written before it left the titles out recorded it: such a
+        file is not stale while those titles are unchanged (no redraft on upgrading)."""
+        o = self.outline
+        c = o.by_id.get(ch) if o else None
+        if o is None or c is None:
+            return None
+        return short_hash(json.dumps([(d, o.by_id[d].title) for d in c.depends_on if d in o.by_id], ensure_ascii=False))
 
     def book_step(self, key: str) -> StepState:
         s = BOOK_STEPS[key]
@@ -213,11 +224,18 @@ class Scanner:
             c = o.by_id.get(ch) if o else None
             if o is None or c is None:
                 return None
-            return short_hash(json.dumps([(d, o.by_id[d].title) for d in c.depends_on if d in o.by_id], ensure_ascii=False))
+            # which chapters, not their titles: a rename reaches the links at publish time
+            return short_hash(json.dumps([d for d in c.depends_on if d in o.by_id], ensure_ascii=False))
         if name == "toc":
             return short_hash(json.dumps([(c.id, c.title) for c in o.chapters], ensure_ascii=False)) if o else None
         if name == "longmem":
             return self.longmem_hash(ch)
+        if name == "site":
+            return self.site_hash
+        if name == "ready":
+            from .ready import ready_hash
+
+            return ready_hash(self)
         raise KeyError(f"unknown input {name!r}")
 
     def templates_hash(self) -> str:
