@@ -13,7 +13,7 @@ from ..state.memory import long_memory, read_body
 from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, NEEDS_HUMAN, OUT, STEPS
 from .plan import gate_node
 
-TITLES = f"{OUT}/.book/titles.json"  # every title each chapter was published under
+TITLES = f"{OUT}/publish/.titles.json"  # every title each chapter was published under
 
 
 def build_site(book, not_ready: dict[str, str] | None = None):
@@ -131,6 +131,6 @@ def publish_index(runner) -> None:
     for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print)):
         write_if_changed(out / name, compose(render(site), "HTML_COMPLETE"))
     inputs = {k: v for k, v in book.scanner.book_input_hashes(INDEX).items() if v is not None}
+    _remember_titles(book, site)  # before the index, whose marker says all of this is done
     atomic_write(book.ws.path(BOOK_STEPS[INDEX].path),
                  compose(publish.render_index(site), BOOK_STEPS[INDEX].marker, inputs, runner.run_id))
-    _remember_titles(book, site)

@@ -92,9 +92,11 @@ def harvest(root: Path, edited: dict[str, str], generated: dict[str, str]) -> li
     c = load(root)
     changed: list[str] = []
     if "glossary" in edited:
-        mine = _terms(edited["glossary"])
-        for key, (term, d) in mine.items():
-            if _terms(generated.get("glossary", "")).get(key, ("", ""))[1] != d:
+        gen_terms = _terms(generated.get("glossary", ""))
+        for key, (term, d) in _terms(edited["glossary"]).items():
+            # a changed definition of a term the chapters define; a term the rebuild does not
+            # make (its chapter's memory missing for now) is not a correction
+            if key in gen_terms and gen_terms[key][1] != d:
                 c.glossary[key] = (term, d)
                 changed.append(term)
     if "summaries" in edited:

@@ -82,7 +82,8 @@ _ANY_MARKER_LINE_RE = re.compile(rb"^[ \t]*<!--[ \t]*[A-Z][A-Z0-9_]*(?:[ \t]+[a-
 
 def find_marker(data: bytes) -> Marker | None:
     """The marker on the last non-blank line of `data` (already in memory); failing that,
-    the last marker line with a person's text after it (`Marker.end` says where that starts)."""
+    the last marker line with a person's text after it (`Marker.end` says where that starts),
+    if its body hash proves the text before it whole."""
     found = _last_line(data)
     if found is None:
         return None
@@ -93,7 +94,9 @@ def find_marker(data: bytes) -> Marker | None:
     if last is None:
         return None
     mk = parse_marker_line(last.group(0))
-    if mk is None:
+    # Proof that the text before it is whole: its body hash matches. A bare or mismatched
+    # marker mid-file (a quoted one, a file cut off after it) proves nothing.
+    if mk is None or not mk.body or body_hash(data[: last.start()]) != mk.body:
         return None
     end = last.end() + 1 if data[last.end():last.end() + 1] == b"\n" else last.end()
     return Marker(mk.name, mk.body, mk.inputs, mk.run, last.start(), mk.extra, end)
@@ -118,8 +121,8 @@ def read_marker(path: str | os.PathLike[str], size: int | None = None) -> Marker
             off, line = found
             if off > 0 or start == 0:
                 mk = parse_marker_line(line)
-                if mk is None:  # not on the last line: a person may have appended after it
-                    return find_marker(_whole(fd, size))
+                if mk is None:  # not on the last line: a person may have appended after it (a tail's worth)
+                    return find_marker(_whole(fd, size)) if b"<!--" in data else None
                 return Marker(mk.name, mk.body, mk.inputs, mk.run, start + off, mk.extra)
             chunk *= 4  # the last line began before this chunk
     finally:
