@@ -200,7 +200,7 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
         if name == "personas" and (not value or not all(isinstance(p, str) and p.strip() for p in value)):
             raise ConfigError("personas must be a non-empty list of descriptions", shown, vline,
                               fix='personas: ["newcomer: knows Python, new to this code"]')
-        if name == "models":  # each role's model, max_tokens, thinking, effort against data/models.yaml
+        if name == "models" and value:  # each role's model, max_tokens, thinking, effort against data/models.yaml
             from .providers.anthropic.settings import validate_models
 
             validate_models(value, vnode, shown, DEFAULT_MODEL)

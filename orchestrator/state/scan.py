@@ -199,7 +199,7 @@ class Scanner:
         if name.startswith("src:"):
             if self.source_dir is None:
                 return None
-            from ..repo.walk import source_problem  # light: no tree-sitter, no walk
+            from ..repo.read import source_problem  # light: no tree-sitter, no walk
 
             if source_problem(self.source_dir, name[4:]) is not None:  # a link out, a FIFO, too big
                 return None
