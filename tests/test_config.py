@@ -245,7 +245,7 @@ def test_not_utf8(tmp_path):
 
 
 def test_every_schema_key_rejects_a_wrong_type(tmp_path):
-    wrong = {str: "[1, 2]", int: '"x"', dict: "[1]", list: "{a: 1}", (int, float): '"x"'}
+    wrong = {str: "[1, 2]", int: '"x"', dict: "[1]", list: "{a: 1}", (int, float): '"x"', bool: '"yes"'}
     for k in SCHEMA:
         root = ws_with(tmp_path, f"{k.name}: {wrong[k.type]}\n")
         with pytest.raises(ConfigError) as e:
