@@ -179,6 +179,8 @@ def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
 
 def _in_batch(book: Book) -> list[Any]:
     """Steps waiting in a Message Batch (the journals under output/.book/batches/), oldest first."""
+    if not (book.root / "output/.book/batches").is_dir():  # never batched: keep the journal code off the scan
+        return []
     from ..batches import journal
 
     try:
