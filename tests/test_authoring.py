@@ -195,3 +195,12 @@ def test_chinese_chapters_are_chinese(project: Path):
     for ch, text in drafts.items():
         assert cjk_share(text) >= 0.6, (ch, cjk_share(text))
         assert "Logger logs" not in "\n".join(ln for ln in text.splitlines() if not ln.startswith(">"))
+
+
+def test_chinese_sentences_are_joined_without_a_space_outside_code():
+    from orchestrator.authoring.write import _tidy_cjk
+
+    text = "有些工作不应在每个处理函数里重复编写。 本章讲解它。\n\n```go\nx := \"。 a\"\n```\n> English. Quoted."
+    out = _tidy_cjk(text)
+    assert "重复编写。本章" in out
+    assert 'x := "。 a"' in out and "> English. Quoted." in out

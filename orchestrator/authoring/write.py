@@ -263,7 +263,26 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     if nxt:
         out += ["", t["next"].format(link=f"[{nxt[0].get('title')}]({nxt[0].get('id')}.md)")]
     text = "\n".join(out)
+    if zh:
+        text = _tidy_cjk(text)
     return re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
+
+
+_CJK_GAP_RE = re.compile(r"([。！？；：，、）])[ \t]+(?=\S)")
+
+
+def _tidy_cjk(text: str) -> str:
+    """Chinese sentences are joined without spaces: drop a space left after CJK punctuation
+    where two sentences were joined (`…编写。 本章` → `…编写。本章`), outside code blocks."""
+    lines, fence = text.split("\n"), None
+    for i, ln in enumerate(lines):
+        s = ln.lstrip()
+        if s.startswith(("```", "~~~")):
+            fence = None if fence and s.startswith(fence) else (fence or s[:3])
+            continue
+        if fence is None:
+            lines[i] = _CJK_GAP_RE.sub(r"\1", ln)
+    return "\n".join(lines)
 
 
 def join(items: list[str], t: dict[str, str]) -> str:
