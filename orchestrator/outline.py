@@ -191,7 +191,7 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
             if seen[d].batch > ch.batch:
                 raise err(f"{ch.id} (batch {ch.batch}) depends on {d} of a later batch ({seen[d].batch})", cnode,
                           fix=f"move {d} to batch {ch.batch} or earlier, or {ch.id} later")
-    cycle = _find_cycle({c.id: c.depends_on for c in chapters})
+    cycle = find_cycle({c.id: c.depends_on for c in chapters})
     if cycle:
         raise err("chapters depend on each other in a cycle: " + " -> ".join(cycle), chapters_node)
     title = data.get("title") if isinstance(data.get("title"), str) else ""
@@ -199,7 +199,7 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
     return Outline(title, tuple(chapters), notes=text[: m.start()].strip())
 
 
-def _find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
+def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
     state: dict[str, int] = {}
     stack: list[str] = []
 

@@ -263,6 +263,6 @@ def test_scan_survives_an_outline_with_an_unknown_tag(tmp_path, monkeypatch, cap
 
 def test_outline_module_constants():
     assert OUTLINE == "output/memory/outline.md"
-    assert outline_mod._find_cycle({"ch01": ("ch02",), "ch02": ()}) is None
-    assert outline_mod._find_cycle({"ch01": ("ch02",), "ch02": ("ch03",), "ch03": ("ch01",)}) == [
+    assert outline_mod.find_cycle({"ch01": ("ch02",), "ch02": ()}) is None
+    assert outline_mod.find_cycle({"ch01": ("ch02",), "ch02": ("ch03",), "ch03": ("ch01",)}) == [
         "ch01", "ch02", "ch03", "ch01"]

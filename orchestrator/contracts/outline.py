@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..outline import find_cycle
 from ..steps import OUTLINE
 from .errors import ContractError
 from .jsonread import CHAPTER_RE, Reader, load, one_line, s_arr, s_int, s_obj, s_str
@@ -114,31 +115,9 @@ class OutlinePlan:
                 if by_id[d].batch > ch.batch:
                     raise ContractError(f"{ch.id} (batch {ch.batch}) depends on {d} of a later batch ({by_id[d].batch})",
                                         path=at)
-        if cycle := _cycle({c.id: c.depends_on for c in chapters}):
+        if cycle := find_cycle({c.id: c.depends_on for c in chapters}):
             raise r.fail("chapters", "chapters depend on each other in a cycle: " + " -> ".join(cycle))
         return cls(title, intro, tuple(chapters))
-
-
-def _cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(n: str) -> list[str] | None:
-        state[n] = 1
-        stack.append(n)
-        for d in graph.get(n, ()):
-            if state.get(d) == 1:
-                return stack[stack.index(d):] + [d]
-            if d not in state and (found := visit(d)):
-                return found
-        stack.pop()
-        state[n] = 2
-        return None
-
-    for n in sorted(graph):
-        if n not in state and (found := visit(n)):
-            return found
-    return None
 
 
 OutlinePlan.SCHEMA = s_obj({
