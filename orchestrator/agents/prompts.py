@@ -5,19 +5,50 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
 from ..providers.base import Request
-from ..resources import search_path
+from ..resources import builtin, search_path
 from ..steps import ALL_STEPS
 from .context import Gathered
 
 _env_cache: dict[tuple, Any] = {}
 
 
+# The book-wide shared block is the same for every request of a batch but iterates every chapter
+# (the titles of the outline): rendered per request, prompt building grew with the book (27 % of
+# an offline build's CPU at 100 chapters). It is rendered once per distinct input instead. The
+# keys are those the built-in _shared.md.j2 (and the _common.md.j2 macros it calls) reads; a
+# workspace overriding either template is rendered every time (its inputs are unknown).
+_SHARED_KEYS_BOUNDED = ("book", "language", "style_guide", "chapters", "memory_bounded")
+_SHARED_KEYS_FULL = _SHARED_KEYS_BOUNDED + ("outline_yaml", "memory", "chapter")
+_shared_memo: dict[tuple[Any, ...], str] = {}
+_SHARED_MEMO_SIZE = 16
+
+
+def _shared_memo_key(env, ctx: dict[str, Any]) -> tuple[Any, ...] | None:
+    own = [Path(d) for d in env.loader.searchpath if Path(d) != builtin("prompts")]
+    if any((d / name).exists() for d in own for name in ("_shared.md.j2", "_common.md.j2")):
+        return None  # a workspace override: render it every time
+    keys = _SHARED_KEYS_BOUNDED if ctx.get("memory_bounded") else _SHARED_KEYS_FULL
+    # the chapters as the template reads them (id, title, batch): a tuple hashes ~10x faster than JSON
+    chapters = tuple((c.get("id"), c.get("title"), c.get("batch")) for c in ctx.get("chapters") or ())
+    blob = json.dumps([ctx.get(k) for k in keys if k != "chapters"], sort_keys=True, ensure_ascii=False, default=str)
+    return id(env), blob, chapters
+
+
 def _shared_block(env, ctx: dict[str, Any]) -> str:
-    return _block(env, "_shared.md.j2", "shared", ctx)
+    key = _shared_memo_key(env, ctx)
+    if key is not None and (hit := _shared_memo.get(key)) is not None:
+        return hit
+    text = _block(env, "_shared.md.j2", "shared", ctx)
+    if key is not None:
+        if len(_shared_memo) >= _SHARED_MEMO_SIZE:
+            _shared_memo.pop(next(iter(_shared_memo)))  # the oldest: the book has moved on
+        _shared_memo[key] = text
+    return text
 
 
 def prompt_env(root):
@@ -72,6 +103,8 @@ def render_layout(root, role: str, context: dict[str, Any], material_first: bool
 
     env = prompt_env(root)
     ctx = dict(context, role=role)
+    if "chapters" in ctx and "chapter_titles" not in ctx:  # title_of() looks titles up, not loops
+        ctx["chapter_titles"] = {c["id"]: c["title"] for c in ctx["chapters"]}
     try:
         shared = _shared_block(env, ctx)
         tmpl = env.get_template(f"{role}.md.j2")
