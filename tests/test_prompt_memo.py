@@ -61,17 +61,34 @@ def test_a_workspace_override_is_rendered_every_time(tmp_path):
 
 def test_building_a_prompt_does_not_grow_with_the_book():
     """The shared block of a 1000-chapter outline costs a render per distinct outline, then a
-    lookup: per request, 1000 chapters cost about what 10 do (the bound allows for noise)."""
-    def per_request(n: int) -> float:
+    lookup: per request, 1000 chapters cost about what 10 do. Timed in alternation, the best of
+    many rounds each, so a busy machine slows both alike."""
+    def context(n: int) -> dict:
         ctx = dict(ctx_for("r2_consistency", "en", "ch05"), memory_bounded=True, memory_note="")
         ctx["chapters"] = [{"id": f"ch{i:03d}", "title": f"Chapter {i}", "batch": 1 + i // 25, "summary": "s"}
                            for i in range(1, n + 1)]
-        prompts._shared_memo.clear()
-        prompts.render_layout(None, "r2_consistency", ctx)  # the one render of this outline
-        t = time.perf_counter()
-        for _ in range(20):
-            prompts.render_layout(None, "r2_consistency", ctx)
-        return (time.perf_counter() - t) / 20
+        return ctx
 
-    small, big = min(per_request(10) for _ in range(3)), min(per_request(1000) for _ in range(3))
-    assert big < 2.0 * small, (small, big)
+    small, big = context(10), context(1000)
+    best = {10: float("inf"), 1000: float("inf")}
+    for _ in range(25):
+        for n, ctx in ((10, small), (1000, big)):
+            t = time.perf_counter()
+            for _ in range(5):
+                prompts.render_layout(None, "r2_consistency", ctx)
+            best[n] = min(best[n], (time.perf_counter() - t) / 5)
+    assert best[1000] < 2.0 * best[10], best
+
+
+def test_glossary_terms_are_counted_by_lookup_as_the_whole_word_search_counts_them():
+    """The long memory's term counts come from one pass over the chapter's texts (the glossary
+    grows with the book); a lookup gives what the whole-word search gives."""
+    from collections import Counter
+
+    from orchestrator.agents.memory_budget import _WORD, _uses
+
+    hay = "the map-reduce mapping map, map_x map2 write-ahead log 缓存 使用缓存来 wal.py\n".lower() * 3
+    words = Counter(_WORD.findall(hay))
+    for term in ("map", "Mapping", "map_x", "write-ahead", "write-ahead log", "log", "缓存", "map2", "wal.py", "x"):
+        assert _uses(term, hay, words) == _uses(term, hay), term
+    assert _uses("map", hay, words) == 6 and _uses("x", hay, words) == 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from typing import Any
 
 from ..state.memory import LongMemory
@@ -42,8 +43,16 @@ def _word_re(t: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(t)}(?!\w)")
 
 
-def _uses(term: str, text_lower: str) -> int:
+_WORD = re.compile(r"\w+")
+
+
+def _uses(term: str, text_lower: str, words: Counter[str] | None = None) -> int:
+    """How often `term` occurs in `text_lower` (whole words for a term of words). `words`, the
+    text's word counts, answers a one-word term by a lookup: the glossary grows with the book,
+    a scan of the text per term would make every prompt cost O(chapters)."""
     t = term.lower().strip()
+    if words is not None and _WORD.fullmatch(t):  # the same count as the whole-word regex below
+        return words.get(t, 0)
     if not t or t not in text_lower:  # most terms are absent: a plain substring test rules them out
         return 0
     if re.fullmatch(r"[\w\s-]+", t):  # a word: whole-word matches only ("map" is not in "mapping")
@@ -60,12 +69,14 @@ def bounded_memory(mem: LongMemory, chapter: Any, texts: list[str], role: str,
     by_id = {m.chapter: m for m in mem.chapters}
     summaries = [[d, by_id[d].title, by_id[d].summary] for d in deps if d in by_id]
     hay = "\n".join(texts).lower()
-    used = [(n, e) for e in mem.glossary_entries() if (n := _uses(e[0], hay))]
+    words = Counter(_WORD.findall(hay))
+    used = [(n, e) for e in mem.glossary_entries() if (n := _uses(e[0], hay, words))]
     used.sort(key=lambda x: -x[0])
     glossary = [list(e) for _, e in used]
     rank = {d: i for i, d in enumerate(deps)}
+    order = {id(m): i for i, m in enumerate(mem.chapters)}  # newest last (not .index(): O(N²))
     mets = [[p, "", m.chapter] for m in sorted(mem.chapters, key=lambda m: (rank.get(m.chapter, len(rank)),
-                                                                             -mem.chapters.index(m)))
+                                                                             -order[id(m)]))
             for p, _ in m.metaphors][:MAX_METAPHORS]
 
     out: dict[str, list[list[str]]] = {"summaries": [], "glossary": [], "metaphors": []}
