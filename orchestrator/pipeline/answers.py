@@ -21,8 +21,8 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
     """What the runner's `generate` would send for `n` now (same context, same prompt)."""
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
     extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
-    if n in runner.opts.instructions:
-        extra["instructions"] = runner.opts.instructions[n]
+    if n in runner.instructions:
+        extra["instructions"] = runner.instructions[n]
     g = agents.gather(book, step, ch, extra)
     req = agents.build_request(book, step, ch, g, spec(n).role)
     req.feedback = feedback

@@ -101,8 +101,8 @@ class Generation(RunState):
         last = ""
         for attempt in range(1, attempts + 1):
             ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
-            if n in self.opts.instructions:
-                ctx_extra["instructions"] = self.opts.instructions[n]
+            if n in self.instructions:
+                ctx_extra["instructions"] = self.instructions[n]
             g = agents.gather(book, step, ch, ctx_extra)
             req = agents.build_request(book, step, ch, g, role)
             req.prefix, req.feedback = prefix, feedback

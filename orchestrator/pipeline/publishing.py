@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from typing import Any
 
 from ..resources import search_path
 from ..state.fsio import atomic_write, write_if_changed
@@ -99,11 +101,24 @@ def _upstream(runner, ch: str) -> str | None:
     return None
 
 
+class SiteCache:
+    """The site a run publishes from: built once, when the first page is written, and dropped
+    when a final changes under it (the delivery check sent a chapter back to the editor)."""
+
+    def __init__(self) -> None:
+        self._site: Any = None
+
+    def get(self, build: Callable[[], Any]) -> Any:
+        if self._site is None:
+            self._site = build()
+        return self._site
+
+    def drop(self) -> None:
+        self._site = None
+
+
 def _site(runner):
-    site = getattr(runner, "_site", None)
-    if site is None:
-        site = runner._site = build_site(runner.book, waiting_chapters(runner))
-    return site
+    return runner.site.get(lambda: build_site(runner.book, waiting_chapters(runner)))
 
 
 def publish_chapter(runner, ch: str) -> list[str]:

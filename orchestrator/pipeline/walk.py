@@ -23,9 +23,13 @@ if TYPE_CHECKING:
 
 class GraphWalk(RunState):
     async def run(self) -> RunSummary:
-        led = self.book.ledger
         if self.opts.dry_run:
             return self.dry_run()
+        with self.calls_logged():
+            return await self._run()
+
+    async def _run(self) -> RunSummary:
+        led = self.book.ledger
         led.event("run_start", self.run_id, strategy=self.opts.strategy, provider=self.provider.name,
                   scope={k: v for k, v in vars(self.opts.scope).items() if v is not None})
         if self.book.scanner.outline is None and self.book.scanner.outline_error:
@@ -71,9 +75,9 @@ class GraphWalk(RunState):
                 why = f"the {gate} gate was {card.decision}: {card.reason}"
                 if GATES[gate].verdict:  # the findings a rejected review asks to address
                     why += "\n\nThe merged review to address:\n\n" + read_body(self.book.root, card.artifact)
-                if node not in self.opts.redo:
-                    self.opts.redo.add(node)
-                    self.opts.instructions[node] = why
+                if node not in self.redo:
+                    self.redo.add(node)
+                    self.instructions[node] = why
                     self.book.ledger.event("rollback", self.run_id, ch, node[1], gate=gate, decision=card.decision)
 
     async def walk(self, graph: dict[Node, NodeSpec]) -> None:
