@@ -7,7 +7,12 @@ import asyncio
 import os
 from dataclasses import dataclass
 
-from .errors import BookError
+from . import config as config_mod
+from .agents import render_prompt
+from .errors import BookError, StepFailed
+from .providers import resolve_name
+from .providers.base import Request
+from .repo.walk import SourceReadError, walk
 from .steps import ALL_STEPS, MEMORY, STEPS, STYLE_GUIDE
 
 
@@ -39,8 +44,6 @@ def sample_context(cfg) -> dict:
 
 def _walk_summary(src) -> str:
     """What the book reads of the source and what it leaves out (the safe walker's summary)."""
-    from .repo.walk import SourceReadError, walk
-
     try:
         return walk(src).summary()
     except SourceReadError as e:
@@ -48,10 +51,6 @@ def _walk_summary(src) -> str:
 
 
 def run_checks(root, provider: str | None = None, call_model: bool = True) -> list[Check]:
-    from . import config as config_mod
-    from .agents import render_prompt
-    from .providers import resolve_name
-
     out: list[Check] = []
     try:
         cfg = config_mod.load(root, require=True, check_source=False)
@@ -106,9 +105,7 @@ def model_checks(cfg, roles: list[str]) -> list[Check]:
 
 
 async def _ping(cfg) -> Check:
-    from .errors import StepFailed
     from .providers.anthropic import AnthropicProvider
-    from .providers.base import Request
 
     # One short call: no continuation of the 5-token answer, and no ten minutes of overload patience.
     p = AnthropicProvider(concurrency=1, max_attempts=2, base_delay=0.5, max_continuations=0, overload_budget=20.0,

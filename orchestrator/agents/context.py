@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import checks, outline as outline_mod
+from ..contracts.parse import parse_review
 from ..state import memory as memoryfiles
 from ..state.memory import long_memory, read_body
+from ..state.ready import ready_chapters
 from ..steps import (
     ALL_STEPS,
     BOOK_STEPS,
@@ -26,6 +28,7 @@ from ..steps import (
     STYLE_GUIDE,
 )
 from . import source_context
+from .memory_budget import bounded_memory
 from .source_context import SOURCE_CHARS
 
 
@@ -67,7 +70,6 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         return Gathered(ctx | (extra or {}), inputs)
     if not spec.chapter:  # the auditor reads the whole book
         assert o is not None
-        from ..state.ready import ready_chapters
 
         # a partial book: the audit reads the chapters that are final, not the ones that wait
         finals = {ch: read_body(book.root, STEPS[FINAL].file(ch)) for ch in ready_chapters(book.scanner)}
@@ -93,8 +95,6 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     for k in spec.context:  # earlier steps' answers, under their step keys
         ctx[k] = read_body(book.root, STEPS[k].file(ch))
     # what long memory the prompt carries: the chapter's own, within the role's token budget
-    from .memory_budget import bounded_memory
-
     texts = [chap.title, chap.summary, *(ctx.get("sources") or {}).values(), *(ctx.get(k, "") for k in spec.context)]
     ctx[MEMORY], ctx["memory_note"] = bounded_memory(mem, chap, texts, spec.role)
     ctx["memory_bounded"] = True
@@ -116,8 +116,6 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     if kind == "structure":
         return {"findings": _findings(checks.check_structure(draft, language=book.cfg.language))}
     if kind == "merge":
-        from ..contracts.parse import parse_review
-
         # read strictly: a reviewer's file a person edited into something unreadable names its file and line
         fs = [f for k in REVIEWERS for f in parse_review(ctx[k], file=STEPS[k].file(ch)).review.findings]
         return {"findings": _findings(fs), "blocked": checks.blocking(fs)}

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from ..errors import BookError
-from ..signals import Terminated
+from ..signals import Terminated, install, restore
+from ..state.fsio import explain_os_error
 from .console import err
 from .scan import do_scan
 
@@ -36,8 +37,6 @@ def _fast_scan(argv: list[str]) -> bool:
 
 
 def main() -> None:
-    from ..signals import install, restore
-
     before = install()
     try:
         _main()
@@ -73,8 +72,6 @@ def _main() -> None:
     except OSError as e:  # a damaged workspace: a directory where a file belongs, a full disk
         if os.environ.get("BOOK_DEBUG"):
             raise
-        from ..state.fsio import explain_os_error
-
         err(f"error: {explain_os_error(e)}")
         sys.exit(2)
     except SystemExit:

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..state.book import Book, scan_report
+from ..state.fsio import Lock
+from ..steps import LOCK
 from .console import emit_json, err
 
 
 def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
-    from ..state.book import Book, scan_report
-
     lock = None
     if rebuild and Path(workspace).is_dir():  # --rebuild writes: never while another run does (exit 4)
-        from ..state.fsio import Lock
-        from ..steps import LOCK
-
         lock = Lock(Path(workspace).resolve() / LOCK)
         lock.acquire()
     try:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
+from ..state.book import init_workspace
 from .console import emit_json, err
 from .options import Json, Provider, Workspace
 
@@ -20,8 +21,6 @@ def init(
     language: Annotated[str | None, typer.Option(help="en or zh")] = None,
 ) -> None:
     """Create book.yaml (every key with its default) and, with --example, a sample source."""
-    from ..state.book import init_workspace
-
     if language is not None and language not in ("en", "zh"):
         raise UsageError(f"--language {language!r} is not supported: choose en or zh")
     if title is not None and not title.strip():

@@ -8,7 +8,9 @@ from typing import Annotated
 
 import typer
 
+from ..costs import cost_report, print_cost
 from ..state.book import Book
+from ..state.reconcile import replay_differences, replay_matrix
 from .console import emit_json, err
 from .options import Json, Workspace
 from .scan import do_scan
@@ -54,8 +56,6 @@ def cost(workspace: Workspace = Path("."), as_json: Json = False,
              "--lost-spend", min=0, help="enter the spend a damaged ledger held (US dollars), so the budget cap counts it")] = None,
          ) -> None:
     """Spend per chapter, step and model, and the prompt-cache hit ratio."""
-    from ..costs import cost_report, print_cost
-
     if lost_spend is not None:  # a writer: it takes the lock
         book = Book.open(workspace, require_config=False)
         try:
@@ -73,8 +73,6 @@ def cost(workspace: Workspace = Path("."), as_json: Json = False,
 
 def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     """Rebuild the status matrix from the ledger's events alone; show where it differs from the files."""
-    from ..state.reconcile import replay_differences, replay_matrix
-
     book = Book.open(workspace, require_config=False, repair=False)
     try:
         matrix = replay_matrix(book.ledger.events())

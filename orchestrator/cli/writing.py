@@ -10,6 +10,9 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
+from ..pipeline.outcomes import RunOptions, validate_strategy
+from ..pipeline.plan import Scope
+from ..providers import NAMES
 from ..state.book import Book
 from ..steps import BOOK, BOOK_STEPS, STEPS, Node, check_chapter_id
 from .console import err, print_plan, print_summary
@@ -31,10 +34,7 @@ def run(
     quiet: Quiet = False,
 ) -> None:
     """Run everything that can run, in order, until done or stopped by a gate or a failure."""
-    from ..pipeline.plan import Scope
-    from ..pipeline.runner import RunOptions, validate_strategy
-    from ..pipeline.session import run_session
-    from ..providers import NAMES
+    from ..pipeline.session import run_session  # the run machinery: only for the commands that run
 
     if chapter:
         check_chapter_id(chapter)
@@ -67,8 +67,6 @@ def redo(
 
     Chapter steps: research, draft, r1, r2, r3, review, panel, memory, final, html.
     Book steps (`book redo book STEP`): outline, source_map, style_guide, audit, index."""
-    from ..pipeline.plan import Scope
-    from ..pipeline.runner import RunOptions
     from ..pipeline.session import run_session
 
     if chapter == BOOK:
@@ -121,7 +119,6 @@ def resume(
 ) -> None:
     """Read RESUME.md, reconcile checkpoint.md and the ledger with the files, recover, continue."""
     from ..pipeline.recovery import resume as do_resume
-    from ..pipeline.runner import validate_strategy
 
     strategy = validate_strategy(strategy)
     book = Book.open(workspace)

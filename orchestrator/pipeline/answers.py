@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import agents
+from ..checks import blocking
+from ..checks.findings import findings_in
 from ..errors import ValidationFailed
 from ..state.fsio import atomic_write, backup, partial_path
-from ..state.markers import compose
+from ..state.markers import compose, short_hash
 from ..steps import BOOK, Node, spec
 
 if TYPE_CHECKING:
@@ -31,10 +33,6 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
 
 def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **event: Any) -> int:
     """Validate `answer` (raises ValidationFailed) and write it with its marker; returns its length."""
-    from ..checks import blocking
-    from ..checks.findings import findings_in
-    from ..state.markers import short_hash
-
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
     text = agents.clean_and_validate(step, answer, g.context)
     inputs = {k: v for k, v in g.inputs.items() if v is not None}

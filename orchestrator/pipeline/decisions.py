@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import asyncio
 
+from ..state.book import chapter_state
 from ..state.memory import read_body
 from ..state.ready import ready_chapters
 from ..state.scan import StepState
+from ..state.statemachine import IllegalTransition, apply
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, Node, spec
-from . import derived, freshness, review_verdict
+from . import derived, freshness, gates, review_verdict
 from .outcomes import Outcome
-from .plan import is_gate
+from .plan import CHAPTER_GATES, is_gate
 from .run_state import RunState
 
 
@@ -84,8 +86,6 @@ class NodeDecisions(RunState):
         step or a gate). A refusal is written to the ledger with the reason."""
         if n[0] == BOOK or n[1] not in STEPS:
             return None
-        from ..state.book import chapter_state
-        from ..state.statemachine import IllegalTransition, apply
 
         sc = self.book.scanner
         steps = {k: sc.step(n[0], k) for k in STEPS}
@@ -105,8 +105,6 @@ class NodeDecisions(RunState):
     def gate(self, n: Node) -> Outcome:
         """Approved (for this very artifact) → go on; otherwise make sure the card exists and
         stop this chapter for a person. A model never passes a gate."""
-        from . import gates
-
         gate, ch = freshness.gate_args(n)
         card = gates.ensure_card(self.book, gate, ch, warn=self.warn)
         if card.decision == "approved":
@@ -117,8 +115,6 @@ class NodeDecisions(RunState):
             reason = f"the {gate} gate was {card.decision}; the rollback runs on the next `book resume`"
         self.waiting.append(card.path)
         if ch:  # the matrix shows the chapter waiting where it will go on after the decision
-            from .plan import CHAPTER_GATES
-
             self.live[(ch, CHAPTER_GATES[gate])] = "needs_human"
         self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
         self.checkpoint(force=True)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from ..errors import BookError
 from ..state.board import write_needs_human
+from ..state.resume_md import write_resume
 from .outcomes import RunSummary
 from .run_state import RunState
 
 
 class Finish(RunState):
     def finish(self, interrupted: bool = False) -> RunSummary:
-        from ..state.resume_md import write_resume
-
         book = self.book
         led = book.ledger
         chapter_needs = {k: v for k, v in self.needs.items() if k.startswith("ch")}

@@ -7,6 +7,7 @@ from collections.abc import Callable, Collection
 
 from ..state.scan import StepState
 from ..steps import BOOK, STEPS, Node, spec
+from . import gates
 from .accept import failed_last
 from .plan import is_gate, phase3_complete
 
@@ -27,8 +28,6 @@ def gate_args(n: Node) -> tuple[str, str | None]:
 
 
 def gate_why(book, n: Node) -> str | None:
-    from . import gates
-
     gate, ch = gate_args(n)
     card = gates.read_card(book, gate, ch)
     if card and card.decision == "approved" and card.artifact_hash == gates.current_hash(book, gate, ch):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .. import agents
 from ..errors import StepFailed, ValidationFailed
-from ..state.fsio import PartialWriter, atomic_write, backup, partial_path
+from ..state.fsio import PartialWriter, _mutate, atomic_write, backup, partial_path
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..steps import BOOK, Node, spec
@@ -65,8 +65,6 @@ class Generation(RunState):
         except OSError:
             return
         if final.startswith(partial):
-            from ..state.fsio import _mutate
-
             _mutate("remove-partial", part)
             part.unlink(missing_ok=True)
         else:

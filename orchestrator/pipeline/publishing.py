@@ -12,8 +12,10 @@ from ..resources import search_path
 from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
+from ..state.ready import final_title, ready_chapters
 from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, NEEDS_HUMAN, OUT, STEPS
 from .plan import gate_node
+from .retire import RETIRED_DIR
 
 TITLES = f"{OUT}/publish/.titles.json"  # every title each chapter was published under
 
@@ -24,7 +26,6 @@ def build_site(book, not_ready: dict[str, str] | None = None):
     as not ready with what a person can do; the others are published. A chapter's title is
     its final's `# ` line (the outline's until it has one); the book's is book.yaml's."""
     from .. import publish
-    from ..state.ready import final_title, ready_chapters
 
     o = book.scanner.outline
     not_ready = dict(not_ready or {})
@@ -50,8 +51,6 @@ def build_site(book, not_ready: dict[str, str] | None = None):
 
 
 def _retired(book) -> tuple[str, ...]:
-    from .retire import RETIRED_DIR
-
     try:
         names = os.listdir(book.ws.path(RETIRED_DIR))
     except OSError:

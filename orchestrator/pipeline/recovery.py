@@ -14,6 +14,7 @@ from ..state.fsio import Lock
 from ..state.resume_md import write_resume
 from ..steps import LOCK, RESUME, Node
 from . import derived
+from .batch_wave import resumes_in_batches
 from .dry_run import plan as dry_run_plan
 from .plan import Scope
 from .runner import RunOptions, RunSummary
@@ -79,7 +80,6 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
             plan = dry_run_plan(book, Scope())
         say("reconciled; nothing generated (--no-run)" if plan or issues else "nothing to do")
         return ResumeResult(0, plan=plan)
-    from .batch_wave import resumes_in_batches
 
     opts = RunOptions(Scope(), strategy, concurrency, retry_delay=retry_delay,
                       message_batches=resumes_in_batches(book))

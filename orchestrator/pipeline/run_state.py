@@ -17,7 +17,9 @@ from ..providers.base import Provider
 from ..state.board import CheckpointWriter, write_needs_human
 from ..state.scan import StepState
 from ..steps import BOOK, Node, spec
+from .accept import how_to_fix
 from .freshness import chapter_complete, step_state
+from .gates import active
 from .outcomes import Outcome, RunOptions, RunSummary, new_run_id
 from .plan import is_gate
 from .publishing import SiteCache
@@ -62,8 +64,6 @@ class RunState:
 
     @property
     def gates(self) -> tuple[str, ...]:
-        from .gates import active
-
         return active(self.book.cfg.gates)
 
     def chapter_complete(self, ch: str) -> bool:
@@ -83,8 +83,6 @@ class RunState:
         return spec(n).marker
 
     def needs_human(self, n: Node, reason: str) -> None:
-        from .accept import how_to_fix
-
         key = n[0] if n[0] != BOOK else f"book {n[1]}"
         hint = how_to_fix(n) if not is_gate(n) and spec(n).model and "book accept" not in reason else ""
         self.needs[key] = f"{n[1]}: {reason}" + (f" — {hint}" if hint else "")

@@ -16,8 +16,11 @@ from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
 from ..state.book import Book
 from ..state.fsio import Lock, sweep_temp_files
+from ..state.reconcile import all_discrepancies
 from ..steps import LOCK
+from .derived import memory_in_sync
 from .dry_run import dry_run, plan as dry_run_plan
+from .retire import orphans
 from .runner import Runner, RunOptions, RunSummary
 
 
@@ -40,7 +43,6 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
     lock.acquire()
     try:
         sweep_temp_files(book.root / "output")
-        from ..state.reconcile import all_discrepancies
 
         issues = all_discrepancies(book, book.snapshot())
         if before is None:  # `book resume` reports them itself, with more
@@ -98,11 +100,9 @@ def nothing_to_do(book: Book, opts: RunOptions, issues: list[str]) -> bool:
     """True when a run would change no file: the plan is empty and the human views agree
     with the files (so a second `book run` or `book resume` leaves the tree untouched)."""
     plan = dry_run_plan(book, opts.scope)
-    from .retire import orphans
 
     if plan or orphans(book):  # a chapter deleted from the outline is retired by a run
         return False
-    from .derived import memory_in_sync
 
     if book.scanner.outline is not None and not memory_in_sync(book):
         return False  # a damaged glossary or summaries file: rebuilt from the per-chapter files

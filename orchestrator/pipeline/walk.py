@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 from ..errors import BookError, NeedsHuman
 from ..state.memory import read_body
 from ..steps import BOOK, GATES, OUTLINE, Node
-from . import batch_wave, derived
+from . import batch_wave, derived, gates
 from .outcomes import Outcome, RunSummary
 from .plan import NodeSpec, chapter_graph, check_scope, phase12, topo
 from .retire import retire_deleted
@@ -60,8 +60,6 @@ class GraphWalk(RunState):
     def apply_rejections(self) -> None:
         """A rejected (or modified) card whose artifact is still the one it judged: redo the
         gate's rollback step, with the person's reason as instructions."""
-        from . import gates
-
         o = self.book.scanner.outline
         chapters = [c.id for c in o.chapters] if o else []
         for gate in self.gates:

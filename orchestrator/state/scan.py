@@ -13,6 +13,8 @@ from pathlib import Path
 
 from .. import outline as outline_mod
 from ..errors import BookError
+from ..repo.read import source_problem  # light: no tree-sitter, no walk
+from ..resources import search_path
 from ..steps import (
     AUDIT,
     BOOK_STEPS,
@@ -31,6 +33,7 @@ from ..steps import (
 )
 from .hashcache import HashCache
 from .markers import Marker, read_marker, short_hash
+from .ready import ready_hash
 
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
 PROVENANCE = frozenset({"instructions"})
@@ -199,7 +202,6 @@ class Scanner:
         if name.startswith("src:"):
             if self.source_dir is None:
                 return None
-            from ..repo.read import source_problem  # light: no tree-sitter, no walk
 
             if source_problem(self.source_dir, name[4:]) is not None:  # a link out, a FIFO, too big
                 return None
@@ -233,16 +235,12 @@ class Scanner:
         if name == "site":
             return self.site_hash
         if name == "ready":
-            from .ready import ready_hash
-
             return ready_hash(self)
         raise KeyError(f"unknown input {name!r}")
 
     def templates_hash(self) -> str:
         """The HTML templates in effect (a workspace's templates/ over the built-in ones)."""
         if self._templates_hash is None:
-            from ..resources import search_path
-
             files: dict[str, str] = {}
             for d in reversed(search_path("templates", self.root)):
                 for p in sorted(d.iterdir()):
