@@ -3,7 +3,7 @@ recorded in its marker. The step registry says what a step includes (earlier ste
 its sources, a deterministic check); this module gathers it.
 
 The context dict is the contract between the orchestrator, the prompt templates and the
-offline provider; its keys are listed in `gather`'s docstring."""
+offline provider; its keys, per role, are typed in `contexts.py` (a test holds `gather` to them)."""
 
 from __future__ import annotations
 
