@@ -18,15 +18,16 @@ from orchestrator.testing.helpers import run_book
 
 
 class Hooked(OfflineProvider):
-    """An offline provider with the hook a provider that logs its own HTTP attempts has."""
+    """An offline provider with the hook and the cache setting the anthropic provider has."""
 
     def __init__(self):
         super().__init__()
         self.on_call = None
-        self.seen: list[tuple[str, str | None, bool]] = []
+        self.default_cache_ttl = None  # as anthropic's: "1h" while a run may wait at a gate
+        self.seen: list[tuple[str, str | None, bool, str | None]] = []
 
     async def generate(self, req, on_text):
-        self.seen.append((req.step, req.context.get("instructions"), self.on_call is not None))
+        self.seen.append((req.step, req.context.get("instructions"), self.on_call is not None, self.default_cache_ttl))
         return await super().generate(req, on_text)
 
 
@@ -44,10 +45,10 @@ def test_a_rejected_gate_is_redone_without_touching_the_options_or_the_provider(
         book.close()
     redone = [x for x in p.seen if x[0] == OUTLINE]
     assert redone and redone[0][1].startswith("the outline gate was rejected: fewer chapters, please")
-    assert all(hooked for _, _, hooked in p.seen)  # calls were logged through the hook during the run
+    assert all(hooked and ttl == "1h" for _, _, hooked, ttl in p.seen)  # during the run: hooked, a gate's TTL
     assert [e["step"] for e in rollbacks] == [OUTLINE]
     assert opts.redo == set() and opts.instructions == {}  # the redo was the run's own
-    assert p.on_call is None  # the hook is the provider's again
+    assert p.on_call is None and p.default_cache_ttl is None  # the provider as it was given
 
 
 def test_a_dry_run_and_resume_no_run_build_no_runner(tmp_path, monkeypatch):
