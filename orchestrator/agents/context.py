@@ -89,7 +89,8 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     ctx[MEMORY] = _memory_ctx(mem)
     inputs = book.scanner.input_hashes(ch, step)
     if spec.sources:
-        ctx |= source_context.chapter_context(_project(book), list(chap.sources), related=step == RESEARCH)
+        ctx |= source_context.chapter_context(_project(book), list(chap.sources), related=step == RESEARCH,
+                                              limit=source_context.source_limit_for(cfg, spec.role, spec.max_tokens))
     if not spec.needs:  # the first step of a chapter relates it to the others
         ctx["imports_from"] = _covered_elsewhere(o, ch)
     for k in spec.context:  # earlier steps' answers, under their step keys

@@ -18,6 +18,7 @@ not fit the budget is cut from the bottom of that ranking and the prompt says so
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -36,12 +37,17 @@ def est_tokens(text: str) -> int:
     return int(len(text) / CHARS_PER_TOKEN) + 1
 
 
+@functools.lru_cache(maxsize=4096)
+def _word_re(t: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(t)}(?!\w)")
+
+
 def _uses(term: str, text_lower: str) -> int:
     t = term.lower().strip()
-    if not t:
+    if not t or t not in text_lower:  # most terms are absent: a plain substring test rules them out
         return 0
     if re.fullmatch(r"[\w\s-]+", t):  # a word: whole-word matches only ("map" is not in "mapping")
-        return len(re.findall(rf"(?<!\w){re.escape(t)}(?!\w)", text_lower))
+        return len(_word_re(t).findall(text_lower))
     return text_lower.count(t)
 
 
