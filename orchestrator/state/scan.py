@@ -32,6 +32,8 @@ from ..steps import (
 from .hashcache import HashCache
 from .markers import Marker, read_marker, short_hash
 
+_STEP_DIRS = step_dirs()  # directory -> [(file-name regex, step key)]
+
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
 PROVENANCE = frozenset({"instructions"})
 
@@ -76,6 +78,10 @@ class Scanner:
         self._outline_loaded = False
         self.outline_error: BookError | None = None
         self._templates_hash: str | None = None
+        self._rels: dict[tuple[str, str], str] = {}  # (chapter, step) -> its file: formatted once
+        self._chapters: list[str] | None = None  # chapters(), kept while only known chapters' files change
+        self._memory_hashes: dict[str, tuple[StepState, str | None]] = {}  # longmem_hash's memo
+        self.final_titles: dict[str, tuple[tuple, str | None]] = {}  # ready.ready_hash's memo: path -> (version, title)
 
     # ------------------------------------------------------------ files
 
@@ -85,12 +91,23 @@ class Scanner:
             self._listed.clear()
             self._seen.clear()
             self._outline_loaded = False
+            self._chapters = None
             return
         self._states.pop(rel, None)
         self._seen.discard(rel)
-        self._listed.discard(rel.rpartition("/")[0])
+        d, _, name = rel.rpartition("/")
+        self._listed.discard(d)
         if rel == BOOK_STEPS[OUTLINE].path:
             self._outline_loaded = False
+            self._chapters = None
+        elif self._chapters is not None and d in _STEP_DIRS:
+            # a file of a chapter the outline does not name may add or remove that chapter;
+            # the outline's own chapters are listed whatever their files
+            o = self._outline if self._outline_loaded else None
+            for rx, _key in _STEP_DIRS[d]:
+                if (m := rx.match(name)) and (o is None or m.group(1) not in o.by_id):
+                    self._chapters = None
+                    break
 
     def file_state(self, rel: str, marker_name: str, st: os.stat_result | None = None) -> StepState:
         hit = self._states.get(rel)
@@ -138,7 +155,10 @@ class Scanner:
 
     def step(self, ch: str, key: str) -> StepState:
         s = STEPS[key]
-        state = self.file_state(s.file(ch), s.marker)
+        rel = self._rels.get((ch, key))
+        if rel is None:
+            rel = self._rels[(ch, key)] = s.file(ch)
+        state = self.file_state(rel, s.marker)
         if state.complete and state.marker and state.marker.inputs and not state.checked:
             state.checked = True
             now = self.input_hashes(ch, key)
@@ -255,14 +275,28 @@ class Scanner:
         o = self.outline
         if o is None or ch not in o.by_id:
             return None
-        parts = [f"{v}:{self.body_hash(STEPS[MEMORY].file(v)) or '-'}" for v in o.visible(ch)
-                 if self.step(v, MEMORY).complete]
+        parts = []
+        for v in o.visible(ch):
+            st = self.step(v, MEMORY)
+            if st.complete:
+                # the hash of this very state: a state is replaced (re-stat) only when its file is
+                # invalidated, so the visible chapters' memory costs no stat per question
+                hit = self._memory_hashes.get(v)
+                if hit is None or hit[0] is not st:
+                    hit = self._memory_hashes[v] = (st, self.body_hash(st.path))
+                parts.append(f"{v}:{hit[1] or '-'}")
         return short_hash("\n".join(parts))
 
     def chapters(self) -> list[str]:
-        """Chapters of the outline, and any chapter that has files (a bare tree works too)."""
+        """Chapters of the outline, and any chapter that has files (a bare tree works too).
+        Listed once, then kept: `invalidate` drops it when a write may change it (the outline,
+        a file of a chapter the outline does not name), so a live run does not re-list the tree
+        per step."""
+        o = self.outline
+        if self._chapters is not None:
+            return list(self._chapters)
         found: set[str] = set()
-        for d, pats in step_dirs().items():
+        for d, pats in _STEP_DIRS.items():
             try:
                 with os.scandir(self.root / d) as it:
                     for e in it:
@@ -278,10 +312,10 @@ class Scanner:
             except OSError:
                 continue
             self._listed.add(d)
-        o = self.outline
         if o:
             found |= {c.id for c in o.chapters}
-        return sorted(found, key=chapter_sort_key)
+        self._chapters = sorted(found, key=chapter_sort_key)
+        return list(self._chapters)
 
 
 # ---------------------------------------------------------------- the whole-tree view
