@@ -124,6 +124,7 @@ class RepoMap:
     _graph: Graph | None = field(default=None, repr=False)
     _rank: dict[str, float] | None = field(default=None, repr=False)
     _defs: list[RankedDef] | None = field(default=None, repr=False)
+    _files_graph: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # file_graph(), once
 
     # ------------------------------------------------------------------ ranking
 
@@ -191,11 +192,15 @@ class RepoMap:
         return dict(sorted(((rel, r / total) for rel, r in code.items()), key=lambda x: (-x[1], x[0])))
 
     def file_graph(self) -> dict[str, dict[str, float]]:
-        """Code file → {code file whose definitions it references: weight}."""
-        self._ensure_ranked()
-        assert self._graph is not None
-        return {src: {dst: w for dst, w in sorted(edges.items()) if self.kinds.get(dst) in TARGET_KINDS}
+        """Code file → {code file whose definitions it references: weight}. Built once (every
+        researcher asks; the graph can hold every pair of files): read it, do not change it."""
+        if self._files_graph is None:
+            self._ensure_ranked()
+            assert self._graph is not None
+            self._files_graph = {
+                src: {dst: w for dst, w in sorted(edges.items()) if self.kinds.get(dst) in TARGET_KINDS}
                 for src, edges in sorted(self._graph.edges.items()) if self.kinds.get(src) in TARGET_KINDS}
+        return self._files_graph
 
     # ------------------------------------------------------------------ questions
 
