@@ -9,7 +9,7 @@ import asyncio
 from ..state.memory import read_body
 from ..state.ready import ready_chapters
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, Node, spec
-from . import derived, review_verdict
+from . import review_verdict
 from .accept import failed_last
 from .outcomes import Outcome
 from .plan import is_gate
@@ -43,12 +43,14 @@ class NodeDecisions(RunState):
     async def node(self, n: Node) -> Outcome:
         if is_gate(n):
             return self.gate(n)
+        if "glossary" in spec(n).reads:  # the aggregates are an input: bring them up to date first
+            self.sync_memory()
         self.book.scanner.invalidate(self.rel(n))
         why = self.why(n)
         if why is None:
             self._tidy_partial(n)
             if spec(n).long_memory:
-                derived.sync_memory(self.book)
+                self.memory_dirty = True  # checked when the aggregates are next needed
             return self.guard(n, Outcome("ok"))
         if why == "half-finished" or why.startswith("interrupted"):
             if self.opts.strategy == "ask":
@@ -80,7 +82,7 @@ class NodeDecisions(RunState):
             if n[0] != BOOK and n[0] in self.needs:
                 del self.needs[n[0]]
             if spec(n).long_memory:
-                derived.sync_memory(self.book)
+                self.memory_dirty = True  # the aggregates follow when read (RunState.sync_memory)
             self.report("done", n, out.reason)
         elif out.reason == self.budget_stop:
             self.report("skip", n, "budget reached")
