@@ -125,6 +125,7 @@ class RepoMap:
     _rank: dict[str, float] | None = field(default=None, repr=False)
     _defs: list[RankedDef] | None = field(default=None, repr=False)
     _files_graph: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # file_graph(), once
+    _lines: dict[int, str] = field(default_factory=dict, repr=False)  # id(definition) -> its rendered line
 
     # ------------------------------------------------------------------ ranking
 
@@ -265,8 +266,11 @@ class RepoMap:
         chosen: dict[str, list[Definition]] = {}
         order: list[str] = []
         used = 0
+        lines = self._lines  # every researcher renders the map of the files it uses: each line once
         for rel, d, _score in self.ranked_definitions(within=within):
-            line = _render_line(d)
+            line = lines.get(id(d))
+            if line is None:
+                line = lines[id(d)] = _render_line(d)
             # A line and its newline; a new file adds "rel:", its newline and a blank line.
             cost = len(line) + 1 + (0 if rel in chosen else len(rel) + 3)
             if used + cost > budget_chars:
@@ -278,8 +282,8 @@ class RepoMap:
             used += cost
         blocks = []
         for rel in order:
-            lines = [rel + ":"] + [_render_line(d) for d in sorted(chosen[rel], key=lambda d: d.start_line)]
-            blocks.append("\n".join(lines))
+            block = [rel + ":"] + [lines[id(d)] for d in sorted(chosen[rel], key=lambda d: d.start_line)]
+            blocks.append("\n".join(block))
         return "\n\n".join(blocks)[:budget_chars]
 
 

@@ -80,6 +80,7 @@ class Scanner:
         self._templates_hash: str | None = None
         self._rels: dict[tuple[str, str], str] = {}  # (chapter, step) -> its file: formatted once
         self._chapters: list[str] | None = None  # chapters(), kept while only known chapters' files change
+        self._rows: dict[str, dict[str, StepState]] = {}  # chapter -> its steps' states, until one is invalidated
         self._memory_hashes: dict[str, tuple[StepState, str | None]] = {}  # longmem_hash's memo
         self.final_titles: dict[str, tuple[tuple, str | None]] = {}  # ready.ready_hash's memo: path -> (version, title)
 
@@ -92,11 +93,16 @@ class Scanner:
             self._seen.clear()
             self._outline_loaded = False
             self._chapters = None
+            self._rows.clear()
             return
         self._states.pop(rel, None)
         self._seen.discard(rel)
         d, _, name = rel.rpartition("/")
         self._listed.discard(d)
+        for rx, _key in _STEP_DIRS.get(d, ()):
+            if m := rx.match(name):
+                self._rows.pop(m.group(1), None)
+                break
         if rel == BOOK_STEPS[OUTLINE].path:
             self._outline_loaded = False
             self._chapters = None
@@ -166,6 +172,14 @@ class Scanner:
                                  if n not in PROVENANCE and now.get(n) != state.marker.inputs.get(n)
                                  and not (n == "deps" and state.marker.inputs.get(n) == self._legacy_deps(ch)))
         return state
+
+    def row(self, ch: str) -> dict[str, StepState]:
+        """Every step of a chapter (`step` for each), kept until one of its files is invalidated:
+        a snapshot of a live run re-reads only the chapters whose files the run wrote."""
+        r = self._rows.get(ch)
+        if r is None:
+            r = self._rows[ch] = {k: self.step(ch, k) for k in ORDER}
+        return r
 
     def _legacy_deps(self, ch: str) -> str | None:
         """The `deps` hash as files written before it left the titles out recorded it: such a
@@ -384,7 +398,7 @@ def status_word(s: StepState) -> str:
 
 def snapshot(scanner: Scanner) -> Snapshot:
     chapters = scanner.chapters()
-    rows = {ch: {k: scanner.step(ch, k) for k in ORDER} for ch in chapters}
+    rows = {ch: dict(scanner.row(ch)) for ch in chapters}
     book = {k: scanner.book_step(k) for k in BOOK_STEPS}
     mem = {k: (scanner.root / p).exists() for k, p in MEMORY_FILES.items()}
     return Snapshot(scanner.root, rows, book, mem, scanner.outline,
