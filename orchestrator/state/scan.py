@@ -80,6 +80,7 @@ class Scanner:
         self._templates_hash: str | None = None
         self._rels: dict[tuple[str, str], str] = {}  # (chapter, step) -> its file: formatted once
         self._chapters: list[str] | None = None  # chapters(), kept while only known chapters' files change
+        self._plan_hashes: dict[str, tuple[outline_mod.Outline, str]] = {}  # "summaries"/"toc" -> (outline, hash)
         self._rows: dict[str, dict[str, StepState]] = {}  # chapter -> its steps' states, until one is invalidated
         self._memory_hashes: dict[str, tuple[StepState, str | None]] = {}  # longmem_hash's memo
         self.final_titles: dict[str, tuple[tuple, str | None]] = {}  # ready.ready_hash's memo: path -> (version, title)
@@ -252,16 +253,20 @@ class Scanner:
             return self.body_hash(MEMORY_FILES["glossary"])
         if name == "templates":
             return self.templates_hash()
-        if name == "summaries":
-            return short_hash(json.dumps([(c.id, c.title, c.summary) for c in o.chapters], ensure_ascii=False)) if o else None
+        if name in ("summaries", "toc"):  # the whole plan's: once per outline, not once per step that reads it
+            if o is None:
+                return None
+            hit = self._plan_hashes.get(name)
+            if hit is None or hit[0] is not o:
+                rows = [(c.id, c.title, c.summary) if name == "summaries" else (c.id, c.title) for c in o.chapters]
+                hit = self._plan_hashes[name] = (o, short_hash(json.dumps(rows, ensure_ascii=False)))
+            return hit[1]
         if name == "deps":
             c = o.by_id.get(ch) if o else None
             if o is None or c is None:
                 return None
             # which chapters, not their titles: a rename reaches the links at publish time
             return short_hash(json.dumps([d for d in c.depends_on if d in o.by_id], ensure_ascii=False))
-        if name == "toc":
-            return short_hash(json.dumps([(c.id, c.title) for c in o.chapters], ensure_ascii=False)) if o else None
         if name == "longmem":
             return self.longmem_hash(ch)
         if name == "site":
