@@ -12,7 +12,7 @@ from ..state.ready import ready_chapters
 from ..state.scan import StepState
 from ..state.statemachine import IllegalTransition, apply
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, Node, spec
-from . import derived, freshness, gates, review_verdict
+from . import freshness, gates, review_verdict
 from .outcomes import Outcome
 from .plan import CHAPTER_GATES, is_gate
 from .run_state import RunState
@@ -32,12 +32,14 @@ class NodeDecisions(RunState):
     async def node(self, n: Node) -> Outcome:
         if is_gate(n):
             return self.gate(n)
+        if "glossary" in spec(n).reads:  # the aggregates are an input: bring them up to date first
+            self.sync_memory()
         self.book.scanner.invalidate(self.rel(n))
         why = self.why(n)
         if why is None:
             self._tidy_partial(n)
             if spec(n).long_memory:
-                derived.sync_memory(self.book)
+                self.memory_dirty = True  # checked when the aggregates are next needed
             return self.guard(n, Outcome("ok"))
         if why == "half-finished" or why.startswith("interrupted"):
             if self.opts.strategy == "ask":
@@ -69,7 +71,7 @@ class NodeDecisions(RunState):
             if n[0] != BOOK and n[0] in self.needs:
                 del self.needs[n[0]]
             if spec(n).long_memory:
-                derived.sync_memory(self.book)
+                self.memory_dirty = True  # the aggregates follow when read (RunState.sync_memory)
             self.report("done", n, out.reason)
         elif out.reason == self.budget_stop:
             self.report("skip", n, "budget reached")

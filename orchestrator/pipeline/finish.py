@@ -19,6 +19,10 @@ class Finish(RunState):
             write_needs_human(book, chapter_needs)
         except OSError as e:
             self.warn(f"could not write needs-human.md: {e}")
+        try:
+            self.sync_memory()  # the long-memory aggregates of the chapters committed since the last rebuild
+        except (OSError, BookError) as e:
+            self.warn(f"could not rebuild the long-memory aggregates: {e}")
         self.live = {k: v for k, v in self.live.items() if v != "running"}
         self.checkpoint(force=True)  # also cancels a deferred write
         summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs), waiting=sorted(set(self.waiting)))

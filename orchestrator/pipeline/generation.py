@@ -162,7 +162,8 @@ class Generation(RunState):
                 extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
             if path.exists():
                 backup(path)
-            atomic_write(path, compose(text, self.marker(n), inputs, self.run_id, extra))
+            # its two fsyncs in a worker thread: other steps' calls and commits go on meanwhile
+            await asyncio.to_thread(atomic_write, path, compose(text, self.marker(n), inputs, self.run_id, extra))
             pw.retire()
             book.scanner.invalidate(self.rel(n))
             if spec(n).replans:

@@ -11,22 +11,19 @@ needs-human.md), since only a person can say what their edit meant."""
 
 from __future__ import annotations
 
-from .. import agents
+from ..agents.context import review_findings
 from ..agents.structured import deterministic
 from ..contracts import Finding, review_state
 from ..contracts.verdict import ReviewState
 from ..errors import ValidationFailed
 from ..state.memory import read_body
-from ..steps import REVIEW, REVIEWERS, STEPS
+from ..steps import REVIEW, STEPS
 
 
 def deterministic_findings(book, ch: str) -> list[Finding]:
     """The deterministic checks' findings of the chapter's current draft, as each reviewer's
     prompt gets them (agents.gather runs the checks)."""
-    out: list[Finding] = []
-    for k in REVIEWERS:
-        out += deterministic(agents.gather(book, k, ch, {"_source_dir": book.cfg.source_dir}).context)
-    return out
+    return deterministic({"findings": review_findings(book, ch)})
 
 
 def chapter_verdict(book, ch: str, text: str | None = None) -> ReviewState:

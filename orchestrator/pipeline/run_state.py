@@ -58,6 +58,7 @@ class RunState:
         self.instructions: dict[Node, str] = dict(opts.instructions)
         self.site = SiteCache()  # the site the pages are published from (publishing.py)
         self.board = CheckpointWriter(book)  # checkpoint.md
+        self.memory_dirty = False  # a chapter's long memory committed since the aggregates were rebuilt
         self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
 
     # ------------------------------------------------------------ shared helpers
@@ -90,6 +91,17 @@ class RunState:
             write_needs_human(self.book, {k: v for k, v in self.needs.items() if k.startswith("ch")})
         except OSError as e:
             self.warn(f"could not write needs-human.md: {e}")
+
+    def sync_memory(self) -> None:
+        """Rebuild the long-memory aggregates if a chapter's memory was committed since the last
+        rebuild. Nothing in phase 3 reads them (prompts and checks read the per-chapter files):
+        the pages and the index do, so they are rebuilt before those and at the end of the run
+        (a killed run's next start rebuilds them), not once per chapter: same bytes, O(N) writes."""
+        if self.memory_dirty:
+            from . import derived
+
+            self.memory_dirty = False
+            derived.sync_memory(self.book)
 
     def checkpoint(self, force: bool = False) -> None:
         try:  # coalesced (twice a second at most); at once when forced: end of run, signal, gate stop

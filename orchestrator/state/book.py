@@ -41,6 +41,9 @@ class Book:
     scanner: Scanner
     warnings: list[str] = field(default_factory=list)
     lock: Any = None  # the writer's fsio.Lock, released by close()
+    # What a command computes once from files it does not write (the source tree's R1 index
+    # and map, the checks of a draft): kept for the life of this Book, i.e. one run.
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
