@@ -12,7 +12,7 @@ EN: dict[str, str] = {
     # plan
     # a title has no ": " so the outline's YAML needs no quotes for a person to edit
     "title_topic": "{topic} — {names}", "title_names": "How {names} work", "title_name": "How {names} works", "title_part": "The {name} part",
-    "title_where": "{title} in {where}", "book_title": "Inside {name}",
+    "title_where": "{title} in {where}", "book_title": "Inside {name}", "title_module": "{name}", "title_in": "{what} in {where}", "title_api": "The public API",
     "ch_summary": "How {names} work, and what relies on them.",
     "these_files": "these files", "and_more": " and {n} more",
     "outline_intro": "This book explains `{src}` to {audience}. {brief} The {n} chapters are groups of code that "
@@ -109,7 +109,7 @@ ZH: dict[str, str] = {
     "lang": "zh", "and": " 与 ", "comma": "、", "none": "无",
     "takes_from": "它使用了其他章节讲解的以下名字：",
     "title_topic": "{topic}：{names}", "title_names": "{names} 的工作方式", "title_name": "{names} 的工作方式", "title_part": "{name} 部分",
-    "title_where": "{title}（{where}）", "book_title": "{name} 源码解读",
+    "title_where": "{title}（{where}）", "book_title": "{name} 源码解读", "title_module": "{name} 模块", "title_in": "{where}/{what} 模块", "title_api": "公开接口",
     "ch_summary": "讲解 {names} 的工作方式，以及哪些代码依赖它们。",
     "these_files": "这些文件", "and_more": " 等共 {n} 个文件",
     "outline_intro": "本书为{audience}讲解 `{src}`。{brief} 全书 {n} 章，每章是一组紧密相关的代码；"
