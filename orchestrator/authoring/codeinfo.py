@@ -160,15 +160,62 @@ def steps(code: str, lang: str, limit: int = 7) -> list[tuple[str, str]]:
     for st in body_lines(code, lang):
         if _SKIP_LINE.match(st) or "`" in st:
             continue
+        st = _strip_comment(st, lang)
         for kind, rx in _STEP_PATTERNS:
             m = rx.match(st)
             if m:
                 frag = next((g for g in m.groups() if g), "") if m.groups() else ""
-                out.append((kind, _short(frag if kind not in ("set", "call") else st.rstrip(";{ ").rstrip())))
+                if kind == "set" and _TRIVIAL_SET.match(st.rstrip(";")):
+                    break  # `m := mx`: a new name for a value says nothing of what the code does
+                code = _closed(_short(frag if kind not in ("set", "call") else st.rstrip(";{ ").rstrip()))
+                if kind in ("try", "return") or re.search(r"[\w$]", code.replace("…", "")):
+                    out.append((kind, code))
                 break
         if len(out) >= limit:
             break
     return out
+
+
+_TRIVIAL_SET = re.compile(r"^(?:let\s+(?:mut\s+)?|const\s+|var\s+)?\w+\s*(?::=|=)\s*[A-Za-z_$][\w$]*$")
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def _strip_comment(st: str, lang: str) -> str:
+    """The statement without a comment at its end (`cls(  # type: ignore` → `cls(`); a `#` or
+    `//` inside a string stays."""
+    mark = "#" if lang == "python" else "//"
+    quote = ""
+    for i, ch in enumerate(st):
+        if quote:
+            if ch == quote and st[i - 1] != "\\":
+                quote = ""
+        elif ch in "\"'`":
+            quote = ch
+        elif st.startswith(mark, i) and (i == 0 or st[i - 1] in " \t"):
+            return st[:i].rstrip()
+    return st
+
+
+def _closed(code: str) -> str:
+    """A statement cut at the end of its first line (`m.updateSubRoutes(func(subMux *Mux)`, or
+    shortened) is shown up to its first bracket left open, with an elision inside it:
+    `m.updateSubRoutes(…)`, never as a fragment that does not parse."""
+    stack: list[int] = []
+    quote = ""
+    for i, ch in enumerate(code):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in _OPEN:
+            stack.append(i)
+        elif ch in _CLOSE and stack and _OPEN.index(code[stack[-1]]) == _CLOSE.index(ch):
+            stack.pop()
+    if not stack:
+        return code
+    at = stack[0]
+    return code[:at + 1].rstrip(" …") + "…" + _CLOSE[_OPEN.index(code[at])]
 
 
 def _unwrap(code: str) -> str:

@@ -29,7 +29,7 @@ def own_calls(p: Project, methods: dict[str, Sym]) -> dict[str, set[str]]:
         body = "\n".join(lines[s.d.start_line - 1:s.d.end_line])
         recv = sorted({receiver(s), "self", "this", "Self", "cls"} - {""})
         who = "|".join(map(re.escape, recv))
-        rx = re.compile(r"(?<![\w$])(?:" + who + r")\s*(?:\.|::)\s*([A-Za-z_$][\w$]*)\s*\(")
+        rx = re.compile(r"(?<![\w$])(?:" + who + r")\s*(?:\.|::)\s*(#?[A-Za-z_$][\w$]*)\s*\(")  # `this.#retry(`: a private TS method
         out[name] = {c for c in rx.findall(body) if c in methods and c != name}
     return out
 

@@ -88,16 +88,39 @@ def _opening(ctx: dict[str, Any], p: Project, files: list[str], syms: list[Sym],
 
 
 def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str]:
+    """Glossary entries for the chapter's key types. An English entry says what the term is,
+    from the first sentence of its doc comment; a type without one is left to its section (an
+    entry that only says where a name is defined teaches nothing)."""
     out = []
     for s in syms:
         if s.kind not in ("class", "struct", "interface", "trait", "enum", "type") or s.short.lower() in known:
             continue
         if "." in s.dotted:
             continue
-        out.append(t["term"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel))
+        if t["lang"] == "zh":
+            out.append(t["term"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel))
+        else:
+            pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
+            summary = " ".join(pd.summary.split()).rstrip(".")
+            if not summary:
+                continue
+            out.append(t["term_doc"].format(name=s.short, summary=summary, kind=kind_name(s.kind, t), file=s.rel) + ".")
         out.append("")
         known.add(s.short.lower())
     return out
+
+
+_TEST_HEAD = re.compile(r"^\s*(?:async\s+)?(?:def\s+(test\w*)|func\s+(Test\w*)|(?:it|test)\s*\(\s*(['\"`])(.+?)\3)")
+
+
+def enclosing_test(lines: list[str], line: int) -> str:
+    """The test (a `def test_…`, Go `func Test…`, or JS `it('…')`/`test('…')`) a line of a test
+    file belongs to: the nearest one opening above it, or ''."""
+    for i in range(min(line, len(lines)) - 1, -1, -1):
+        m = _TEST_HEAD.match(lines[i])
+        if m:
+            return m.group(1) or m.group(2) or m.group(4)
+    return ""
 
 
 def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[str]:
@@ -169,7 +192,7 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
     zh = t["lang"] == "zh"
     pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
     out = [f"## `{s.name}`", ""]
-    where = t["defined"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel, a=a, b=b)
+    where = t["defined" if b > a else "defined_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel, a=a, b=b)
     if pd.summary:
         if zh:
             out += [where + t["doc_says"], "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks))), ""]
@@ -242,9 +265,11 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     if usage:
         out += [f"## {t['in_use']}", ""]
         for name, rel, a, b, lang, _file, code in usage:
+            test = enclosing_test(p.lines_of(rel), a) if rel in p.files else ""
+            short = name.rsplit(".", 1)[-1]
+            after = t["usage_in_test"].format(test=test, name=short) if test else t["usage_after"].format(name=short)
             out += [t["usage_intro"].format(name=name, file=rel, a=a), "",
-                    docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "",
-                    t["usage_after"].format(name=name.rsplit(".", 1)[-1]), ""]
+                    docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "", after, ""]
     others = [s for s in key_symbols(p, files, len(key) + 12) if s.name not in in_chapter][:12]
     if others:
         out += [f"## {t['others']}", ""]

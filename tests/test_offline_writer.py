@@ -1,0 +1,85 @@
+"""What a reader of an offline chapter trips over, fixed on small fixtures: step lists that
+quote half a statement or a comment, steps that only rename a value, a glossary entry that
+says only where a name is defined, "lines 34–34", and a usage example with no word on where
+it comes from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.authoring.codeinfo import steps
+from orchestrator.authoring.write import enclosing_test
+
+PY = '''def test_client(self, use_cookies=True):
+    cls = self.test_client_class
+    alias = cls
+    if cls is None:
+        from .testing import FlaskClient as cls
+    return cls(  # type: ignore
+        self, self.response_class, use_cookies=use_cookies
+    )
+'''
+
+GO = '''func (mx *Mux) NotFound(handlerFn http.HandlerFunc) {
+	m := mx
+	m.notFoundHandler = handlerFn // from this point forward
+	m.updateSubRoutes(func(subMux *Mux) {
+		subMux.NotFound(handlerFn)
+	})
+}
+'''
+
+
+def test_steps_are_whole_statements_without_comments_or_renames():
+    py = steps(PY, "python")
+    assert py == [("set", "cls = self.test_client_class"), ("check", "cls is None"), ("return", "cls(…)")]
+    go = steps(GO, "go")
+    assert ("set", "m.notFoundHandler = handlerFn") in go
+    assert ("call", "m.updateSubRoutes(…)") in go
+    assert not any(code == "m := mx" for _, code in go)  # a new name for a value is not a step
+    for _, code in py + go:
+        assert code.count("(") == code.count(")") and "//" not in code and "#" not in code
+
+
+def test_a_usage_names_the_test_it_comes_from():
+    lines = ["import pytest", "", "def test_insert_many(db):", "    db.insert({'a': 1})", "    assert db"]
+    assert enclosing_test(lines, 4) == "test_insert_many"
+    go = ["package x", "func TestMount(t *testing.T) {", "\tr := NewRouter()", "\tr.Mount(\"/\", h)", "}"]
+    assert enclosing_test(go, 4) == "TestMount"
+    js = ["describe('app', () => {", "  it('should send json', async () => {", "    res.json({a: 1})", "  })"]
+    assert enclosing_test(js, 3) == "should send json"
+    assert enclosing_test(["x = 1", "y = f(x)"], 2) == ""
+
+
+def _chapter(tmp_path: Path) -> str:
+    from orchestrator import authoring
+    from orchestrator.outline import parse as parse_outline
+
+    src = tmp_path / "src"
+    (src / "tests").mkdir(parents=True)
+    (src / "store.py").write_text(
+        '"""A tiny store."""\n\n\nclass Store:\n    """A store keeps values by key in memory.\n\n    More words.\n    """\n\n'
+        "    def __init__(self):\n        self.data = {}\n\n"
+        '    def put(self, key, value):\n        """Keep a value."""\n        self.data[key] = value\n\n'
+        '    def get(self, key):\n        """The value kept for a key."""\n        return self.data.get(key)\n\n\n'
+        "class Bare:\n    pass\n\n\nLIMIT = 10\n")
+    (src / "tests" / "test_store.py").write_text(
+        "from store import Store, Bare\n\n\ndef test_put_then_get():\n    s = Store()\n    s.put('a', 1)\n"
+        "    assert s.get('a') == 1\n    Bare()\n")
+    ctx = {"source_root": str(src), "language": "en", "limits": {"max_chapters": 12, "batch_size": 3},
+           "book": {"title": "A Book", "audience": "readers", "brief": "How it works."},
+           "personas": ["Newcomer: new"], "memory": {"metaphors": [], "glossary": []}, "chapters": []}
+    o = parse_outline(authoring.write_outline(ctx), "the plan", src)
+    c = o.chapters[0]
+    cctx = dict(ctx, chapter=c.entry(), outline_yaml=o.to_yaml(),
+                chapters=[{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary}])
+    return authoring.write_draft(dict(cctx, research=authoring.write_research(cctx)))
+
+
+def test_glossary_entries_define_and_usages_say_where_they_come_from(tmp_path: Path):
+    text = _chapter(tmp_path)
+    assert "**Store**: A store keeps values by key in memory (the class in `store.py`)." in text
+    assert "**Bare**" not in text  # nothing to say about it but where it is: no entry
+    assert "one of the names this chapter is built around" not in text
+    assert "The call comes from `test_put_then_get`" in text
+    assert "–" not in "".join(ln for ln in text.splitlines() if "(line" in ln and "lines" not in ln)
