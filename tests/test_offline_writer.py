@@ -83,3 +83,17 @@ def test_glossary_entries_define_and_usages_say_where_they_come_from(tmp_path: P
     assert "one of the names this chapter is built around" not in text
     assert "The call comes from `test_put_then_get`" in text
     assert "–" not in "".join(ln for ln in text.splitlines() if "(line" in ln and "lines" not in ln)
+
+
+def test_a_method_is_taken_from_another_chapter_only_with_its_type():
+    from types import SimpleNamespace
+
+    from orchestrator.authoring.research import _really_used
+
+    fmt = SimpleNamespace(qualified_name="MyError::fmt", name="fmt")
+    by_ref = SimpleNamespace(qualified_name="Mut.by_ref", name="by_ref")
+    func = SimpleNamespace(qualified_name="construct", name="construct")
+    assert not _really_used(fmt, {"MyError": 1, "fmt": 3})  # every type has a `fmt`
+    assert not _really_used(by_ref, {"by_ref": 2})  # its type is not named here
+    assert _really_used(by_ref, {"by_ref": 2, "Mut": 1})
+    assert _really_used(func, {"construct": 1})

@@ -157,11 +157,16 @@ def research(ctx: dict[str, Any], p: Project) -> str:
         if cid == ch["id"] or other not in p.map.files:
             continue
         for d in p.map.files[other].definitions:
-            if d.exported and d.name in refs and len(d.name) > 2:
+            if d.exported and d.name in refs and len(d.name) > 2 and _really_used(d, refs):
                 taken.setdefault(cid, set()).add(d.qualified_name.replace("::", "."))
     out += [f"## {t['relations']}", ""]
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
-    rel_lines = [t["rel_uses"].format(names=t["comma"].join(f"`{n}`" for n in sorted(ns)[:6]), ch=cid, title=titles.get(cid, cid))
+
+    def first(n: str) -> tuple[bool, int, str]:  # types and functions before methods, the most used first
+        return ("." in n, -refs.get(n.rsplit(".", 1)[-1], 0), n)
+
+    rel_lines = [t["rel_uses"].format(names=t["comma"].join(f"`{n}`" for n in sorted(ns, key=first)[:6]), ch=cid,
+                                      title=titles.get(cid, cid))
                  for cid, ns in sorted(taken.items())]
     out += [f"- {x}" for x in rel_lines] or [f"- {t['none']}"]
     out += ["", f"## {t['questions']}", ""]
@@ -176,6 +181,18 @@ def research(ctx: dict[str, Any], p: Project) -> str:
         out.append(t["use_case_text"].format(name=s.name, file=s.rel) +
                    (" " + t["use_case_seen"].format(file=via[0], line=via[1]) if via else ""))
     return "\n".join(out)
+
+
+def _really_used(d: Any, refs: dict[str, int]) -> bool:
+    """A method is taken from another chapter only when its type is named here too and its own
+    name says something (`fmt`, `read`, `new` are every type's: a call to one is no link)."""
+    q = d.qualified_name.replace("::", ".")
+    if "." not in q:
+        return True
+    from ..repo.rank import COMMON_NAMES
+
+    owner = q.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+    return owner in refs and d.name not in COMMON_NAMES
 
 
 def _questions(syms: list[Sym], snippets, t: dict[str, str]) -> list[str]:
