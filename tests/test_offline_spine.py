@@ -130,3 +130,44 @@ def test_a_chapters_call_reuses_the_map_without_a_walk(src: Path, monkeypatch):
     n = len(calls)
     project_mod.load(src)
     assert len(calls) == n + 1
+
+
+SMALL = '''class Box:
+    """A box holds one thing."""
+
+    def __init__(self):
+        self.thing = None
+
+    def put(self, thing):
+        """Put a thing in the box."""
+        self.thing = thing
+
+    def take(self):
+        """Take the thing out."""
+        thing, self.thing = self.thing, None
+        return thing
+
+
+def make_box():
+    return Box()
+'''
+
+
+def test_a_type_is_taught_before_its_methods(tmp_path: Path):
+    root = tmp_path / "src"
+    (root / "tests").mkdir(parents=True)
+    (root / "box.py").write_text(SMALL)
+    (root / "tests" / "test_box.py").write_text(
+        "from box import make_box\n\n" + "".join(f"def test_{i}():\n    b = make_box()\n    b.put(1)\n    b.take()\n"
+                                                 "    b.put(2)\n    b.take()\n" for i in range(6)))
+    p = project_mod.load(root)
+    from orchestrator.authoring.spine import with_owners
+
+    by = {s.name: s for s in p.symbols(within=["box.py"])}
+    # ranked methods without their type: the type comes in first, the lowest ranked leaves
+    assert [s.name for s in with_owners(p, [by["Box.take"], by["Box.put"]], 2)] == ["Box", "Box.take"]
+    # the type ranked after its method moves before it
+    assert [s.name for s in with_owners(p, [by["Box.put"], by["make_box"], by["Box"]], 3)] == [
+        "Box", "Box.put", "make_box"]
+    names = [s.name for s in key_symbols(p, ["box.py"], 3)]
+    assert names.index("Box") < min(names.index(n) for n in names if n.startswith("Box."))

@@ -256,9 +256,10 @@ def _key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
         out.append(s)
         if len(out) >= n:
             break
-    from .spine import with_spines
+    from .spine import with_owners, with_spines
 
-    return with_spines(p, out, n)  # a large type is taught through the methods its work flows through
+    # a large type is taught through the methods its work flows through, and a type before its methods
+    return with_owners(p, with_spines(p, out, n), n)
 
 
 def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:

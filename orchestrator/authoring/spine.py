@@ -102,7 +102,7 @@ def with_spines(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
     room = n - len(out)
     drop = max(0, len(wanted) - room)
     # the lowest ranked plain methods of those types go first, then the lowest ranked of the rest
-    keep = {m.name for s in chosen for m in spines(p, s.rel).get(s.dotted, [])}
+    keep = {m.name for s in chosen for m in spines(p, s.rel).get(s.dotted, [])[:budget]}
     victims = [s for s in reversed(out[1:]) if s.kind == "method" and s.dotted.rsplit(".", 1)[0] in owners
                and s.name not in keep]
     victims += [s for s in reversed(out[1:]) if s not in victims and s.name not in keep]
@@ -114,3 +114,32 @@ def with_spines(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
         at = max((i for i, s in enumerate(out) if s.dotted == owner or s.dotted.startswith(owner + ".")), default=len(out) - 1)
         out.insert(at + 1, m)
     return out
+
+
+def with_owners(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
+    """A chapter that teaches methods of a type defined in its files teaches the type first:
+    `Mux` before `Mux.ServeHTTP` (the type's doc says what the methods are for). The owner goes
+    before its first method; the lowest ranked symbol leaves when the list is full."""
+    out = list(chosen)
+    names = {s.dotted for s in out}
+    for s in list(out):
+        if s.kind != "method" or "." not in s.dotted or s not in out:  # popped to make room
+            continue
+        owner = s.dotted.rsplit(".", 1)[0]
+        if owner in names:
+            there = next(o for o in out if o.dotted == owner)
+            if out.index(there) > out.index(s) and there.kind in CONTAINERS:  # the type before its methods
+                out.remove(there)
+                out.insert(out.index(s), there)
+            continue
+        found = [o for o in p.symbols(within=[s.rel]) if o.dotted == owner and o.kind in CONTAINERS]
+        if not found:
+            continue
+        if len(out) >= n:
+            out.remove(out[-1] if out[-1] is not s else out[-2])
+        out.insert(out.index(s), found[0])
+        names.add(owner)
+    return out[:n] if len(out) > n else out
+
+
+CONTAINERS = ("class", "struct", "interface", "trait", "enum", "type")
