@@ -171,3 +171,17 @@ def test_a_type_is_taught_before_its_methods(tmp_path: Path):
         "Box", "Box.put", "make_box"]
     names = [s.name for s in key_symbols(p, ["box.py"], 3)]
     assert names.index("Box") < min(names.index(n) for n in names if n.startswith("Box."))
+
+
+def test_a_type_with_many_methods_gets_more_sections(tmp_path: Path):
+    from orchestrator.authoring.research import n_key
+
+    root = tmp_path / "src"
+    root.mkdir()
+    methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(24))
+    (root / "wide.py").write_text("class Wide:\n    \"\"\"Many small methods.\"\"\"\n\n" + methods)
+    (root / "plain.py").write_text("".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(24)))
+    p = project_mod.load(root)
+    assert p.size("wide.py") < 150 and p.size("plain.py") < 150
+    assert n_key(p, ["plain.py"]) == 3  # by its lines alone
+    assert n_key(p, ["wide.py"]) == 7  # 3 + 24 methods / 6

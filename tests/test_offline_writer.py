@@ -97,3 +97,13 @@ def test_a_method_is_taken_from_another_chapter_only_with_its_type():
     assert not _really_used(by_ref, {"by_ref": 2})  # its type is not named here
     assert _really_used(by_ref, {"by_ref": 2, "Mut": 1})
     assert _really_used(func, {"construct": 1})
+
+
+def test_a_sample_of_output_is_not_an_example_of_use():
+    from orchestrator.authoring.write import shows_use
+
+    assert not shows_use("2021-03-15 12:05:57.105542", "DATETIME")
+    assert not shows_use("12:05:57.10558", "TIME")
+    assert shows_use("dt = DATETIME(storage_format='%(year)04d')", "DATETIME")
+    assert shows_use("let v = json!({\"a\": 1});", "json")
+    assert shows_use("app.run(debug=True)", "run")

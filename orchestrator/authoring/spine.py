@@ -117,7 +117,7 @@ def with_spines(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
 
 
 def with_owners(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
-    """A chapter that teaches methods of a type defined in its files teaches the type first:
+    """A chapter that teaches two or more methods of a type defined in its files teaches the type first:
     `Mux` before `Mux.ServeHTTP` (the type's doc says what the methods are for). The owner goes
     before its first method; the lowest ranked symbol leaves when the list is full."""
     out = list(chosen)
@@ -133,8 +133,8 @@ def with_owners(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
                 out.insert(out.index(s), there)
             continue
         found = [o for o in p.symbols(within=[s.rel]) if o.dotted == owner and o.kind in CONTAINERS]
-        if not found:
-            continue
+        if not found or sum(1 for o in out if o.dotted.startswith(owner + ".")) < 2:
+            continue  # one method of a type is a name among others; two or more make the type a subject
         if len(out) >= n:
             out.remove(out[-1] if out[-1] is not s else out[-2])
         out.insert(out.index(s), found[0])

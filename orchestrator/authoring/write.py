@@ -110,6 +110,14 @@ def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str
     return out
 
 
+def shows_use(example: str, name: str) -> bool:
+    """A doc comment's example shows the symbol in use when it names it or calls something;
+    a sample of output (`2021-03-15 12:05:57`) is not an example of use."""
+    if re.search(rf"(?<![\w$]){re.escape(name.lstrip('#'))}(?![\w$])", example):
+        return True
+    return bool(re.search(r"[A-Za-z_$][\w$]*!?\s*\(|\b(?:import|use|let|const|var|def|fn|func)\b", example))
+
+
 _TEST_HEAD = re.compile(r"^\s*(?:async\s+)?(?:def\s+(test\w*)|func\s+(Test\w*)|(?:it|test)\s*\(\s*(['\"`])(.+?)\3)")
 
 
@@ -212,8 +220,8 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
         body = "\n".join(f"- **{lab.get(n.name, n.name)}{(' ' + n.type) if n.type else ''}**: {n.text}" for n in notes[:4])
         out += [t["notes_intro"], "", _quote(body) if zh else body, ""]
     out += _calls_block(p, s, code, here, ctx["chapter"]["id"], in_chapter, t)
-    if pd.examples:
-        ex = pd.examples[0]
+    ex = next((e for e in pd.examples if shows_use(e.text, s.short)), None)
+    if ex is not None:
         out += [t["doc_example"], "", docstrings.fence(ex.text, ex.lang or "text"), ""]
     return out
 
