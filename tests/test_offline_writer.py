@@ -107,3 +107,44 @@ def test_a_sample_of_output_is_not_an_example_of_use():
     assert shows_use("dt = DATETIME(storage_format='%(year)04d')", "DATETIME")
     assert shows_use("let v = json!({\"a\": 1});", "json")
     assert shows_use("app.run(debug=True)", "run")
+
+
+WSGI = '''def wsgi_app(self, environ, start_response):
+    ctx = self.request_context(environ)
+    try:
+        try:
+            ctx.push()
+            response = self.full_dispatch_request(ctx)
+        except Exception as e:
+            response = self.handle_exception(ctx, e)
+        return response(environ, start_response)
+    finally:
+        ctx.pop()
+'''
+
+JS = '''function parse(text) {
+  try {
+    const value = JSON.parse(text);
+    return value;
+  } catch (err) {
+    throw new ParseError(err);
+  }
+}
+'''
+
+
+def test_a_try_step_says_what_it_tries_and_what_runs_when_it_fails():
+    py = steps(WSGI, "python")
+    assert py[1] == ("try_do", "ctx.push()\nresponse = self.full_dispatch_request(ctx)\n"
+                               "return response(environ, start_response)")
+    js = steps(JS, "javascript")
+    assert js == [("try_catch", "const value = JSON.parse(text)\nreturn value\x1fthrow new ParseError(err)")]
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.write import _steps_block
+
+    class S:  # the writer's view of a symbol: its short name and language
+        short, lang = "parse", "javascript"
+
+    text = "\n".join(_steps_block(JS.replace("  try {", "  log(text);\n  try {"), S(), phrases("en")))  # type: ignore[arg-type]
+    assert "2. It tries `const value = JSON.parse(text)` and `return value`; if that fails, it runs " \
+           "`throw new ParseError(err)`." in text, text

@@ -169,6 +169,11 @@ def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
         return []
     out = [t["steps_intro"].format(name=s.short), ""]
     for k, (kind, frag) in enumerate(st, 1):
+        if kind in ("try_do", "try_catch"):  # the block's actions, and what runs when they fail
+            acts, _, handler = frag.partition("\x1f")
+            codes = join([f"`{a}`" for a in acts.split("\n")], t)
+            out.append(f"{k}. " + t["step_" + kind].format(codes=codes, handler=handler))
+            continue
         out.append(f"{k}. " + t["step_" + kind].format(code=frag.replace("`", "'")))
     return out + [""]
 
