@@ -148,3 +148,14 @@ def test_a_try_step_says_what_it_tries_and_what_runs_when_it_fails():
     text = "\n".join(_steps_block(JS.replace("  try {", "  log(text);\n  try {"), S(), phrases("en")))  # type: ignore[arg-type]
     assert "2. It tries `const value = JSON.parse(text)` and `return value`; if that fails, it runs " \
            "`throw new ParseError(err)`." in text, text
+
+
+def test_a_type_has_no_steps():
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.write import _steps_block
+
+    class T:
+        short, lang, kind = "KyInstance", "typescript", "interface"
+
+    body = "type KyInstance = {\n  const json = await ky('x').json();\n  console.log(json);\n}"
+    assert _steps_block(body, T(), phrases("en")) == []  # type: ignore[arg-type]

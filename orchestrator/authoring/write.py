@@ -21,6 +21,7 @@ from .phrases import kind_name, phrases
 from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
+from .spine import CONTAINERS
 
 
 def _section(md: str, title: str) -> str:
@@ -164,6 +165,8 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
 
 
 def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
+    if getattr(s, "kind", "function") in (*CONTAINERS, "type alias", "impl", "module"):
+        return []  # a type's body declares, it does not run: its "steps" would be its doc's example
     st = steps(code, s.lang)
     if len(st) < 2:
         return []
