@@ -79,6 +79,13 @@ def _chapter(tmp_path: Path) -> str:
 def test_glossary_entries_define_and_usages_say_where_they_come_from(tmp_path: Path):
     text = _chapter(tmp_path)
     assert "**Store**: A store keeps values by key in memory (the class in `store.py`)." in text
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write import _term_lines
+
+    (tmp_path / "src" / "mux.go").write_text("package web\n\n// Mux is a request multiplexer.\ntype Mux struct {\n\tn int\n}\n")
+    mux = [s for s in load(tmp_path / "src").symbols() if s.name == "Mux"]
+    assert _term_lines(mux, set(), phrases("en"))[0] == "**Mux**: a request multiplexer (the struct in `mux.go`)."
     assert "**Bare**" not in text  # nothing to say about it but where it is: no entry
     assert "one of the names this chapter is built around" not in text
     assert "The call comes from `test_put_then_get`" in text

@@ -105,6 +105,8 @@ def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str
             summary = " ".join(pd.summary.split()).rstrip(".")
             if not summary:
                 continue
+            # Go's "Mux is a request multiplexer" defines the term as "a request multiplexer"
+            summary = re.sub(rf"^(?:The\s+)?{re.escape(s.short)}\s+(?:is|are)\s+(?=\S)", "", summary, flags=re.I)
             out.append(t["term_doc"].format(name=s.short, summary=summary, kind=kind_name(s.kind, t), file=s.rel) + ".")
         out.append("")
         known.add(s.short.lower())
