@@ -122,3 +122,13 @@ def test_humanize():
     assert humanize("bash_completionsV2") == "Bash completions V2"
     assert humanize("route_headers") == "Route headers"
     assert humanize("wrapWriter") == "Wrap writer"
+
+
+def test_a_title_names_no_private_member(tmp_path: Path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "kit"}')
+    body = "".join(f"\t#step{i}(x: number): number {{\n\t\treturn this.#step{i + 1}(x) + {i};\n\t}}\n" for i in range(6))
+    (root / "Client.ts").write_text(f"export class Client {{\n{body}\tstatic create(): Client {{\n\t\treturn new Client();\n\t}}\n}}\n")
+    titles = _titles(root, [["Client.ts"]])
+    assert "#" not in titles[0] and "Client" in titles[0], titles

@@ -26,8 +26,7 @@ GENERIC_STEMS = frozenset({
 })
 ENTRY_STEMS = frozenset({"lib", "index", "__init__", "main", "mod"})  # a package's own entry file
 # Names that say nothing as the whole of a title.
-GENERIC_NAMES = frozenset({"main", "new", "New", "init", "Init", "default", "run", "Run", "index", "__init__",
-                           "__main__", "setup", "create"})
+GENERIC_NAMES = frozenset({"main", "new", "New", "init", "Init", "default", "index", "__init__", "__main__", "setup"})
 
 
 def humanize(stem: str) -> str:
@@ -44,9 +43,12 @@ def title_names(p: Project, files: list[str]) -> list[str]:
     (`main`, `New`) only when nothing else is there."""
     top = key_symbols(p, files, 10)
     typed = [s.short for s in top if s.kind in TITLE_KINDS and s.d.exported]
-    plain = [s.short for s in top if s.kind in PLAIN_KINDS and s.d.exported]
+    # a public method of the chapter's type counts as exported (TypeScript's `static create` is not marked so)
+    plain = [s.short for s in top if s.kind in PLAIN_KINDS and (s.d.exported or (
+        s.kind == "method" and not s.short.startswith(("_", "#")) and s.short != "constructor"))]
     names: list[str] = []
-    for n in typed + plain + [s.short for s in top]:
+    public = [s.short for s in top if not s.short.startswith(("_", "#")) and s.short != "constructor"]
+    for n in typed + plain + public:
         if n not in names and n.strip("_") and n not in GENERIC_NAMES:
             names.append(n)
     if not names:
