@@ -51,12 +51,31 @@ def test_a_usage_names_the_test_it_comes_from():
     assert enclosing_test(["x = 1", "y = f(x)"], 2) == ""
 
 
-def _chapter(tmp_path: Path) -> str:
+def _chapter(tmp_path: Path, files: dict[str, str] | None = None) -> str:
     from orchestrator import authoring
     from orchestrator.outline import parse as parse_outline
 
     src = tmp_path / "src"
     (src / "tests").mkdir(parents=True)
+    for name, text in (files or {}).items():
+        (src / name).write_text(text)
+    if not files:
+        _store(src)
+    ctx = _ctx_for(src)
+    o = parse_outline(authoring.write_outline(ctx), "the plan", src)
+    c = o.chapters[0]
+    cctx = dict(ctx, chapter=c.entry(), outline_yaml=o.to_yaml(),
+                chapters=[{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary}])
+    return authoring.write_draft(dict(cctx, research=authoring.write_research(cctx)))
+
+
+def _ctx_for(src: Path) -> dict:
+    return {"source_root": str(src), "language": "en", "limits": {"max_chapters": 12, "batch_size": 3},
+            "book": {"title": "A Book", "audience": "readers", "brief": "How it works."},
+            "personas": ["Newcomer: new"], "memory": {"metaphors": [], "glossary": []}, "chapters": []}
+
+
+def _store(src: Path) -> None:
     (src / "store.py").write_text(
         '"""A tiny store."""\n\n\nclass Store:\n    """A store keeps values by key in memory.\n\n    More words.\n    """\n\n'
         "    def __init__(self):\n        self.data = {}\n\n"
@@ -66,14 +85,6 @@ def _chapter(tmp_path: Path) -> str:
     (src / "tests" / "test_store.py").write_text(
         "from store import Store, Bare\n\n\ndef test_put_then_get():\n    s = Store()\n    s.put('a', 1)\n"
         "    assert s.get('a') == 1\n    Bare()\n")
-    ctx = {"source_root": str(src), "language": "en", "limits": {"max_chapters": 12, "batch_size": 3},
-           "book": {"title": "A Book", "audience": "readers", "brief": "How it works."},
-           "personas": ["Newcomer: new"], "memory": {"metaphors": [], "glossary": []}, "chapters": []}
-    o = parse_outline(authoring.write_outline(ctx), "the plan", src)
-    c = o.chapters[0]
-    cctx = dict(ctx, chapter=c.entry(), outline_yaml=o.to_yaml(),
-                chapters=[{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary}])
-    return authoring.write_draft(dict(cctx, research=authoring.write_research(cctx)))
 
 
 def test_glossary_entries_define_and_usages_say_where_they_come_from(tmp_path: Path):
@@ -166,3 +177,15 @@ def test_a_type_has_no_steps():
 
     body = "type KyInstance = {\n  const json = await ky('x').json();\n  console.log(json);\n}"
     assert _steps_block(body, T(), phrases("en")) == []  # type: ignore[arg-type]
+
+
+def test_a_chapter_without_an_image_of_its_own_gets_none(tmp_path: Path):
+    from orchestrator.authoring import roles
+
+    gizmo = '"""Gizmos."""\n\n\nclass Gizmo:\n    """A gizmo twiddles."""\n\n    def twiddle(self, n):\n' \
+            '        """Twiddle n times."""\n        return n * 2\n'
+    text = _chapter(tmp_path, {"gizmo.py": gizmo})
+    assert not roles.detect(["Gizmo", "twiddle"], ["gizmo"], "Gizmos.")  # no role fits this code
+    general = [m[0] for m in roles.GENERAL["en"]]
+    assert "Think of it as" not in text and not any(g in text for g in general), text[:600]
+    assert roles.is_general(general[0]) and not roles.is_general(roles.ROLES[0].metaphors["en"][0][0])

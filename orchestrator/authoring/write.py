@@ -37,6 +37,9 @@ def _find_sym(p: Project, rel: str, name: str) -> Sym | None:
     return None
 
 
+FIT_SHARE = 0.5  # a role whose words score at least this share of the chapter's best fits it
+
+
 def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, str]:
     """This chapter's metaphor: the book's chapters are assigned in reading order, each the
     first free metaphor of its role, so chapters of one batch (which cannot read each other's
@@ -48,7 +51,9 @@ def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, 
     groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
     assigned = assign_roles(p, groups)
     for c, files, role in zip(chs, groups, assigned):
-        rs = [r for _, r in chapter_roles(p, files)] if files else []
+        scored = chapter_roles(p, files) if files else []
+        # only roles that fit: a loose fit's image (a shipping department for a retry loop) misleads
+        rs = [r for sc, r in scored if sc >= FIT_SHARE * scored[0][0]]
         rs = ([role] if role else []) + [r for r in rs if r is not role]  # the title's role first
         used = taken | {m[0].lower() for cid, m in chosen.items()}
         chosen[str(c.get("id"))] = roles_mod.pick_metaphor(rs, used, t["lang"], str(c.get("id")))
@@ -255,9 +260,10 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     phrase, meaning = _metaphor(ctx, p, t)
     out = [f"# {ch['title']}", ""]
     out += _opening(ctx, p, files, key, t)
-    out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
-    if key:
-        out += [t["metaphor_tie"].format(name=key[0].name, phrase=phrase), ""]
+    if not roles_mod.is_general(phrase):  # an image that is not the code's own role teaches nothing
+        out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
+        if key:
+            out += [t["metaphor_tie"].format(name=key[0].name, phrase=phrase), ""]
     # where this fits
     out += [f"## {t['fits']}", ""]
     for f in ch["sources"]:
