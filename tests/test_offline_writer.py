@@ -189,3 +189,15 @@ def test_a_chapter_without_an_image_of_its_own_gets_none(tmp_path: Path):
     general = [m[0] for m in roles.GENERAL["en"]]
     assert "Think of it as" not in text and not any(g in text for g in general), text[:600]
     assert roles.is_general(general[0]) and not roles.is_general(roles.ROLES[0].metaphors["en"][0][0])
+
+
+def test_a_deprecation_note_is_not_a_glossary_term(tmp_path: Path):
+    import re
+
+    old = '"""Old things."""\n\n\ndef old_api(x):\n    """Do the old thing.\n\n    .. deprecated:: 2.0\n        Use new_api.\n    """\n' \
+          '    return x\n\n\ndef new_api(x):\n    """Do the new thing."""\n    return old_api(x)\n'
+    text = _chapter(tmp_path, {"old.py": old})
+    assert "Deprecated" in text, text
+    # the memory keeper's reading of a glossary entry (providers/offline.py: remember)
+    terms = [m.group(1) for ln in text.splitlines() if (m := re.match(r"\*\*(.+?)\*\*[:：]\s*(.+)$", ln))]
+    assert not any("eprecated" in t for t in terms), terms

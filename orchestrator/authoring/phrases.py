@@ -49,7 +49,7 @@ EN: dict[str, str] = {
     "defined_line": "`{name}` is a {kind} in `{file}` (line {a}).",
     "doc_says": " Its doc comment says:",
     "no_doc": "It has no doc comment, so its code is the explanation.",
-    "deprecated": "**Deprecated**:",
+    "deprecated": "**Deprecated.**",  # not `**X**:`, which the memory keeper reads as a glossary term
     "read_code": "Its {n} lines are short enough to read at once.",
     "steps_intro": "What `{name}` does, step by step:",
     "step_check": "It checks `{code}`.", "step_loop": "It loops over `{code}`.",
