@@ -185,3 +185,8 @@ def test_a_type_with_many_methods_gets_more_sections(tmp_path: Path):
     assert p.size("wide.py") < 150 and p.size("plain.py") < 150
     assert n_key(p, ["plain.py"]) == 3  # by its lines alone
     assert n_key(p, ["wide.py"]) == 7  # 3 + 24 methods / 6
+    assert n_key(p, ["plain.py", "wide.py"]) == 7
+    for i in range(6):
+        (root / f"m{i}.py").write_text(f"def g{i}():\n    return {i}\n")
+    p = project_mod.load(root)
+    assert n_key(p, [f"m{i}.py" for i in range(6)]) == 8  # a section for each of six small files

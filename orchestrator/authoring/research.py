@@ -25,8 +25,9 @@ EXCERPT_RE = re.compile(r"^### `(.+?)` — (\S+?):(\d+)-(\d+)\n\n(`{3,})(\S*) fi
 
 
 def n_key(p: Project, files: list[str]) -> int:
-    """How many symbols a chapter explains: by its lines, and more when it holds a type with
-    many methods (chi's `Mux` has 33 in 532 lines: five sections would leave out `Use` and `Mount`)."""
+    """How many symbols a chapter explains: by its lines, more when it holds a type with many
+    methods (chi's `Mux` has 33 in 532 lines: five sections would leave out `Use` and `Mount`),
+    and more when it covers many files."""
     lines = sum(p.size(f) for f in files)
     methods: dict[str, int] = {}
     for s in p.symbols(within=files):
@@ -34,7 +35,8 @@ def n_key(p: Project, files: list[str]) -> int:
             owner = s.dotted.rsplit(".", 1)[0]
             methods[owner] = methods.get(owner, 0) + 1
     widest = max(methods.values(), default=0)
-    return max(3, min(10, max(lines // 150 + 2, 3 + widest // 6)))
+    # and a section for each file it covers, as far as room allows (a chapter of eleven middlewares)
+    return max(3, min(10, max(lines // 150 + 2, 3 + widest // 6, 2 + len(files))))
 
 
 def outline_chapters(ctx: dict[str, Any]) -> list[dict[str, Any]]:
