@@ -50,13 +50,23 @@ def _walk_summary(src) -> str:
         return str(e)
 
 
+def config_problem(e: BookError) -> Check:
+    """A bad book.yaml as one check with one fix: the error's own fix when it names one (a
+    ConfigError's message carries it as a `fix:` line, which must not be printed twice)."""
+    own = getattr(e, "fix", None)
+    detail = str(e)
+    if own:
+        detail = detail.split("\n  fix: ", 1)[0]
+    return Check("config", False, detail, own or "fix book.yaml as the message says (`book init` shows every key)")
+
+
 def run_checks(root, provider: str | None = None, call_model: bool = True) -> list[Check]:
     out: list[Check] = []
     try:
         cfg = config_mod.load(root, require=True, check_source=False)
         out.append(Check("config", True, f"{cfg.file} is valid"))
     except BookError as e:
-        return [Check("config", False, str(e), "fix book.yaml as the message says (`book init` shows every key)")]
+        return [config_problem(e)]
     src = cfg.source_dir
     out.append(Check("source", src.is_dir(), f"{src}" + (f": {_walk_summary(src)}" if src.is_dir() else " does not exist"),
                      "" if src.is_dir() else "point `source:` in book.yaml at the repository to write about"))
