@@ -1,0 +1,61 @@
+"""Everyday edits a person makes to a built book between runs, and what the next scan and
+run do with them: the person's bytes are kept, only what the edit invalidates is redone,
+and what cannot be used is said, naming the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import scan
+
+from orchestrator.steps import STEPS
+from orchestrator.testing.helpers import run_book
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _saved_by_windows_notepad(p: Path) -> bytes:
+    """The same text saved with CRLF line endings and a byte-order mark."""
+    data = BOM + p.read_bytes().replace(b"\n", b"\r\n")
+    p.write_bytes(data)
+    return data
+
+
+def test_a_crlf_and_bom_save_of_an_unchanged_draft_is_not_an_edit(built_ws: Path):
+    draft = built_ws / STEPS["draft"].file("ch02")
+    data = _saved_by_windows_notepad(draft)
+    rep = scan(built_ws)
+    assert rep["chapters"]["ch02"]["steps"]["draft"] == "done"
+    assert rep["stale"] == [] and rep["edited"] == []
+    code, summary = run_book(built_ws)
+    assert code == 0 and summary.generated == []  # nothing to redo: the words are the same
+    assert draft.read_bytes() == data  # and the person's bytes are left alone
+
+
+def test_an_edited_draft_saved_with_a_bom_gets_its_final(built_ws: Path):
+    draft = built_ws / STEPS["draft"].file("ch02")
+    text = draft.read_text()
+    edited = text.replace("\n## ", "\nA sentence a person added.\n\n## ", 1)
+    assert edited != text
+    draft.write_bytes(BOM + edited.replace("\n", "\r\n").encode())
+    mine = draft.read_bytes()
+    assert scan(built_ws)["chapters"]["ch02"]["steps"]["draft"] == "edited"
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human  # the final's `# ` title is found behind the BOM
+    assert draft.read_bytes() == mine
+    final = (built_ws / STEPS["final"].file("ch02")).read_text()
+    assert final.startswith("# ") and "A sentence a person added." in final and "\r" not in final
+    page = (built_ws / STEPS["html"].file("ch02")).read_text()
+    assert "A sentence a person added." in page
+
+
+def test_a_final_saved_with_a_bom_keeps_its_title_on_the_page(built_ws: Path):
+    final = built_ws / STEPS["final"].file("ch03")
+    title = final.read_text().splitlines()[0][2:]
+    final.write_bytes(BOM + final.read_bytes().replace(b"\n\n<!--", b"\n\nA closing line by hand.\n\n<!--"))
+    assert scan(built_ws)["chapters"]["ch03"]["steps"]["final"] == "edited"
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    page = (built_ws / STEPS["html"].file("ch03")).read_text()
+    assert f"<title>{title}" in page and "A closing line by hand." in page
+    assert "\ufeff" not in page
