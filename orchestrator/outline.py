@@ -122,9 +122,12 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
         if root is None:
             root = yaml.compose(m.group(1))
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise ConfigError(f"the yaml block is not valid YAML: {getattr(e, 'problem', e)}", file,
-                          base + mark.line + 1 if mark else base) from None
+        mark, problem = getattr(e, "problem_mark", None), str(getattr(e, "problem", e))
+        # the likeliest hand edit that breaks YAML: a title with ": " in it, unquoted
+        fix = ('put the value in quotes: title: "Routing: how a request finds its handler"'
+               if "mapping values are not allowed" in problem else None)
+        raise ConfigError(f"the yaml block is not valid YAML: {problem}", file,
+                          base + mark.line + 1 if mark else base, fix) from None
     if not isinstance(root, yaml.MappingNode):
         raise err("the yaml block must be a mapping with `title` and `chapters`", root)
     nodes = {k.value: v for k, v in root.value}

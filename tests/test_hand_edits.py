@@ -59,3 +59,22 @@ def test_a_final_saved_with_a_bom_keeps_its_title_on_the_page(built_ws: Path):
     page = (built_ws / STEPS["html"].file("ch03")).read_text()
     assert f"<title>{title}" in page and "A closing line by hand." in page
     assert "\ufeff" not in page
+
+
+def test_a_title_with_a_colon_breaks_the_outline_and_the_scan_says_only_that(built_ws: Path):
+    from orchestrator.steps import BOOK_STEPS
+    from orchestrator.testing.cli import run_cli
+
+    outline = built_ws / BOOK_STEPS["outline"].path
+    text = outline.read_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("  title: "))
+    outline.write_text(text.replace(line, "  title: The store: how a key finds its value", 1))
+    lineno = 1 + outline.read_text().splitlines().index("  title: The store: how a key finds its value")
+    rep = scan(built_ws)
+    err = rep["outline_error"]
+    assert f"outline.md:{lineno}:" in err and "quotes" in err  # where, and how to write it
+    # an outline that cannot be read makes nothing stale: the book waits for the fix
+    assert rep["stale"] == [] and rep["discrepancies"] == []
+    proc = run_cli("run", "--workspace", str(built_ws))
+    assert proc.returncode == 2 and f"outline.md:{lineno}:" in proc.stderr
+    assert "disagreement" not in proc.stderr and "stale" not in proc.stderr
