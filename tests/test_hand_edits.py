@@ -78,3 +78,53 @@ def test_a_title_with_a_colon_breaks_the_outline_and_the_scan_says_only_that(bui
     proc = run_cli("run", "--workspace", str(built_ws))
     assert proc.returncode == 2 and f"outline.md:{lineno}:" in proc.stderr
     assert "disagreement" not in proc.stderr and "stale" not in proc.stderr
+
+
+def _glossary_terms(ws: Path) -> dict[str, str]:
+    from orchestrator.state.book import Book
+    from orchestrator.state.memory import long_memory
+
+    book = Book.open(ws)
+    try:  # what reviewers and later chapters read
+        return {t: d for t, d, _ in long_memory(book, book.scanner.chapters()).glossary_entries()}
+    finally:
+        book.close()
+
+
+ADDED = "- **Write-ahead log**: the file every change is appended to before it is applied."
+
+
+def test_a_term_a_person_adds_to_or_removes_from_the_glossary_stays_so(built_ws: Path):
+    gl = built_ws / "output/memory/glossary.md"
+    text = gl.read_text()
+    gone = next(ln for ln in text.splitlines() if ln.startswith("- **LRUCache**"))
+    mine = text.replace(gone + "\n", "").replace("\n\n<!--", "\n" + ADDED + "\n\n<!--")
+    gl.write_text(mine)
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    assert [b.read_text() for b in gl.parent.glob("glossary.md.bak.*")] == [mine]  # the person's bytes
+    corrections = (built_ws / "output/memory/corrections.md").read_text()
+    assert ADDED in corrections and "- ~~**LRUCache**~~" in corrections
+    rebuilt = gl.read_text()
+    assert "**Write-ahead log**" in rebuilt and "**LRUCache**" not in rebuilt
+    terms = _glossary_terms(built_ws)
+    assert "LRUCache" not in terms and terms["Write-ahead log"].startswith("the file every change")
+    page = (built_ws / "output/publish/glossary.html").read_text()
+    assert "Write-ahead log" in page and 'id="lrucache"' not in page
+    code, summary = run_book(built_ws)  # and it stays so
+    assert code == 0 and summary.generated == [] and gl.read_text() == rebuilt
+
+
+def test_a_glossary_edited_without_its_marker_still_gives_up_its_corrections(built_ws: Path):
+    gl = built_ws / "output/memory/glossary.md"
+    body = gl.read_text().rsplit("\n<!--", 1)[0]
+    line = next(ln for ln in body.splitlines() if ln.startswith("- **Store**"))
+    mine = body.replace(line, "- **Store** (ch07): the one object a program opens.") + "\n" + ADDED + "\n"
+    gl.write_text(mine)  # a whole-file paste: no marker line
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    corrections = (built_ws / "output/memory/corrections.md").read_text()
+    assert "- **Store**: the one object a program opens." in corrections and ADDED in corrections
+    terms = _glossary_terms(built_ws)
+    assert terms["Store"] == "the one object a program opens." and "Write-ahead log" in terms
+    assert "Record" in terms  # a marker-less file removes nothing: it may have been cut short
