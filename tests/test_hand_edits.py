@@ -128,3 +128,15 @@ def test_a_glossary_edited_without_its_marker_still_gives_up_its_corrections(bui
     terms = _glossary_terms(built_ws)
     assert terms["Store"] == "the one object a program opens." and "Write-ahead log" in terms
     assert "Record" in terms  # a marker-less file removes nothing: it may have been cut short
+
+
+def test_chapters_listed_out_of_order_in_the_outline_are_named_by_the_scan(built_ws: Path):
+    from orchestrator.steps import BOOK_STEPS
+
+    outline = built_ws / BOOK_STEPS["outline"].path
+    text = outline.read_text()
+    a, b, end = text.index("- id: ch02"), text.index("- id: ch03"), text.index("- id: ch04")
+    outline.write_text(text[:a] + text[b:end] + text[a:b] + text[end:])
+    rep = scan(built_ws)
+    assert any("outline.md lists ch03 before ch02" in w and "swap the ids" in w for w in rep["warnings"])
+    assert rep["stale"] == ["output/memory/source-map.md"]  # nothing of the chapters is redone
