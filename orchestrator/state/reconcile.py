@@ -78,6 +78,37 @@ def looks_truncated(text: str) -> tuple[bool, str]:
     return False, "it looks complete but has no marker"
 
 
+def kept_for_person(root, rel: str, unit: str, step: str) -> str | None:
+    """Why a marker-less file at a model step's path is held for a person rather than backed
+    up and redone, or None. Our writer only ever renames complete, marked text onto that path,
+    so a marker-less file that looks complete (not cut short, by the decision tree) is a
+    person's (a whole-file paste drops the marker line): it is kept as it is and waits for
+    them, whatever the strategy. One that looks cut short is a crash's, and is redone."""
+    try:
+        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if looks_truncated(text)[0]:
+        return None
+    return (f"looks complete: kept for you; `book accept {unit} {step}` adopts it, "
+            f"`book redo {unit} {step}` replaces it (yours goes to a .bak file)")
+
+
+def kept_files(book, snap: Snapshot) -> dict[str, str]:
+    """path -> kept_for_person's word, for every half-finished file of a model step."""
+    from ..steps import BOOK, BOOK_STEPS
+
+    units = [(ch, k, s) for ch, row in snap.chapters.items() for k, s in row.items()]
+    units += [(BOOK, k, s) for k, s in snap.book.items()]
+    out = {}
+    for unit, k, s in units:
+        if s.status == "half_finished" and (BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model:
+            why = kept_for_person(book.root, s.path, unit, k)
+            if why:
+                out[s.path] = why
+    return out
+
+
 def half_finished(book, snap: Snapshot) -> list[HalfFinished]:
     now = time.time()
     out = []
