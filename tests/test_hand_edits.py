@@ -140,3 +140,18 @@ def test_chapters_listed_out_of_order_in_the_outline_are_named_by_the_scan(built
     rep = scan(built_ws)
     assert any("outline.md lists ch03 before ch02" in w and "swap the ids" in w for w in rep["warnings"])
     assert rep["stale"] == ["output/memory/source-map.md"]  # nothing of the chapters is redone
+
+
+def test_a_draft_saved_as_latin_1_is_named_with_its_line(built_ws: Path):
+    draft = built_ws / STEPS["draft"].file("ch02")
+    lines = draft.read_bytes().split(b"\n")
+    lines[2] = lines[2] + " Caf\u00e9 au lait.".encode("latin-1")
+    draft.write_bytes(b"\n".join(lines))
+    rep = scan(built_ws)
+    assert rep["chapters"]["ch02"]["steps"]["draft"] == "edited"
+    assert [w for w in rep["warnings"] if "UTF-8" in w] == [
+        f"{STEPS['draft'].file('ch02')}:3: not UTF-8 (byte 0xe9); the book reads \ufffd in its place: save the file as UTF-8"]
+    from orchestrator.testing.cli import run_cli
+
+    proc = run_cli("run", "--workspace", str(built_ws))
+    assert proc.returncode == 0 and f"{STEPS['draft'].file('ch02')}:3: not UTF-8" in proc.stderr

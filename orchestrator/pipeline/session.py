@@ -38,12 +38,15 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
     lock.acquire()
     try:
         sweep_temp_files(book.root / "output")
-        from ..state.reconcile import all_discrepancies
+        from ..state.reconcile import all_discrepancies, not_utf8
 
-        issues = all_discrepancies(book, book.snapshot())
+        snap = book.snapshot()
+        issues = all_discrepancies(book, snap)
         if before is None:  # `book resume` reports them itself, with more
             for i in issues:
                 report("warning", ("", ""), f"disagreement: {i} (the files win)")
+        for w in not_utf8(book.root, snap.edited + snap.half_finished):  # a person's file, mis-saved
+            report("warning", ("", ""), w)
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
             return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)

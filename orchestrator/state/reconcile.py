@@ -109,6 +109,23 @@ def kept_files(book, snap: Snapshot) -> dict[str, str]:
     return out
 
 
+def not_utf8(root, paths: list[str]) -> list[str]:
+    """A warning for each file (a person's: edited or marker-less) that is not UTF-8 text: what
+    the book reads of it has U+FFFD in place of the bytes, so the person is told where."""
+    out = []
+    for rel in paths:
+        try:
+            data = (root / rel).read_bytes()
+            data.decode("utf-8")
+        except OSError:
+            continue
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            out.append(f"{rel}:{line}: not UTF-8 (byte 0x{data[e.start]:02x}); the book reads \ufffd in its place: "
+                       "save the file as UTF-8")
+    return out
+
+
 def half_finished(book, snap: Snapshot) -> list[HalfFinished]:
     now = time.time()
     out = []
