@@ -10,7 +10,7 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "orchestrator"
 MAX_LINES = 500
 # Modules still to split, with the size they may not grow past (a ratchet, not a licence).
-OVERSIZE = {"orchestrator.pipeline.runner": 753}
+OVERSIZE: dict[str, int] = {}
 STEP_NAMES = {"research", "draft", "r1", "r2", "r3", "review", "panel", "memory", "final", "html",
               "outline", "source_map", "style_guide", "audit", "index"}
 MAX_STEP_LITERAL_MODULES = 5

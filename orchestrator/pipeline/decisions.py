@@ -1,0 +1,209 @@
+"""The runner's per-node decisions: why a node has work to do (or none), what one node does
+(derive, generate, revise, go back to the editor), the state machine's refusal, the gates a
+model never passes, and the guard that holds a chapter whose merged review blocks it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from ..state.memory import read_body
+from ..state.ready import ready_chapters
+from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, Node, spec
+from . import derived, review_verdict
+from .accept import failed_last
+from .outcomes import Outcome
+from .plan import is_gate
+from .run_state import RunState
+
+
+class NodeDecisions(RunState):
+    def why(self, n: Node) -> str | None:
+        """Why node `n` has work to do, or None when its file is fresh."""
+        if n in self.opts.redo:
+            return "asked to redo it"
+        if is_gate(n):
+            return self._gate_why(n)
+        st = self.state(n)
+        part = self.book.root / (self.rel(n) + ".partial")
+        if st.status == "edited":
+            if st.stale and n not in self._kept_noted:
+                self._kept_noted.add(n)
+                self.warn(f"{st.path} was edited by hand and is kept; it is stale ({', '.join(st.stale)} changed): "
+                          f"`book redo {n[0]} {n[1]}` regenerates it")
+            return None
+        if st.status == "done" and not st.stale:
+            return None
+        if st.status == "done":
+            return "stale: " + ", ".join(st.stale) + " changed"
+        if st.status == "half_finished":
+            return "half-finished"
+        return ("missing" if not part.exists() else f"failed last time (its last answer is kept in {self.rel(n)}.partial)"
+                if failed_last(self.book, *self._ev(n)) else "interrupted (.partial left)")
+
+    async def node(self, n: Node) -> Outcome:
+        if is_gate(n):
+            return self.gate(n)
+        self.book.scanner.invalidate(self.rel(n))
+        why = self.why(n)
+        if why is None:
+            self._tidy_partial(n)
+            if spec(n).long_memory:
+                derived.sync_memory(self.book)
+            return self.guard(n, Outcome("ok"))
+        if why == "half-finished" or why.startswith("interrupted"):
+            if self.opts.strategy == "ask":
+                reason = (f"{self.rel(n)} is half-finished (no marker); waiting for a person: if it is yours, "
+                          f"`book accept {n[0]} {n[1]}` keeps it; `book resume --strategy conservative` redoes it")
+                self.needs_human(n, reason)
+                return Outcome("needs_human", reason=reason)
+        refused = self.refused(n)
+        if refused:
+            return Outcome("needs_human", reason=refused)
+        if n in (Node(BOOK, AUDIT), Node(BOOK, INDEX)) and not ready_chapters(self.book.scanner):
+            return Outcome("skipped", reason="no chapter is final yet")
+        self.report("start", n, why)
+        self.live[(n[0], n[1])] = "running"
+        self.checkpoint()
+        try:
+            if not spec(n).model:  # the step table says the orchestrator derives this file itself
+                out = await self.derive(n)
+                if out.status == "failed" and out.reason.startswith("delivery check") and n[0] not in self.redelivered:
+                    out = await self.back_to_editor(n, out)
+            else:
+                out = await self.generate(n, why)
+                if spec(n).verdict and out.status == "ok":
+                    out = await self.revise(n[0], out)
+        finally:
+            self.live.pop((n[0], n[1]), None)
+        out = self.guard(n, out)
+        if out.status == "ok":
+            if n[0] != BOOK and n[0] in self.needs:
+                del self.needs[n[0]]
+            if spec(n).long_memory:
+                derived.sync_memory(self.book)
+            self.report("done", n, out.reason)
+        elif out.reason == self.budget_stop:
+            self.report("skip", n, "budget reached")
+        else:
+            self.live[(n[0], n[1])] = "failed"
+            self.needs_human(n, out.reason)
+            self.report("fail", n, out.reason)
+        self.checkpoint()
+        return out
+
+    def refused(self, n: Node) -> str | None:
+        """Ask the state machine whether this chapter step may start now (the plan's order
+        should always satisfy it: this is the guard that keeps anything from skipping a
+        step or a gate). A refusal is written to the ledger with the reason."""
+        if n[0] == BOOK or n[1] not in STEPS:
+            return None
+        from ..state.book import chapter_state
+        from ..state.statemachine import IllegalTransition, apply
+
+        sc = self.book.scanner
+        steps = {k: sc.step(n[0], k) for k in STEPS}
+        event = f"{'redo' if n in self.opts.redo else 'start'}_{n[1]}"
+        state = chapter_state(self.book, n[0], steps)
+        if n in self.opts.redo or self.revising.get(n[0]):
+            state.approval = "not_required"  # a person's redo or rollback, or an automatic revision
+        try:
+            apply(state, event)
+        except IllegalTransition as e:
+            self.book.ledger.event("illegal_transition", self.run_id, n[0], n[1], event=event, reason=str(e))
+            return str(e)
+        return None
+
+    # ------------------------------------------------------------ gates
+
+    def _gate_args(self, n: Node) -> tuple[str, str | None]:
+        return n[1].split(":", 1)[1], (None if n[0] == BOOK else n[0])
+
+    def _gate_why(self, n: Node) -> str | None:
+        from . import gates
+
+        gate, ch = self._gate_args(n)
+        card = gates.read_card(self.book, gate, ch)
+        if card and card.decision == "approved" and card.artifact_hash == gates.current_hash(self.book, gate, ch):
+            return None
+        return f"waiting for a person at the {gate} gate"
+
+    def gate(self, n: Node) -> Outcome:
+        """Approved (for this very artifact) → go on; otherwise make sure the card exists and
+        stop this chapter for a person. A model never passes a gate."""
+        from . import gates
+
+        gate, ch = self._gate_args(n)
+        card = gates.ensure_card(self.book, gate, ch, warn=self.warn)
+        if card.decision == "approved":
+            return Outcome("ok")
+        if card.decision == "pending":
+            reason = f"waiting at the {gate} gate: {card.path} — `book approve {gate}{' ' + ch if ch else ''}`"
+        else:
+            reason = f"the {gate} gate was {card.decision}; the rollback runs on the next `book resume`"
+        self.waiting.append(card.path)
+        if ch:  # the matrix shows the chapter waiting where it will go on after the decision
+            from .plan import CHAPTER_GATES
+
+            self.live[(ch, CHAPTER_GATES[gate])] = "needs_human"
+        self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
+        self.checkpoint(force=True)
+        self.report("skip", n, reason)
+        return Outcome("needs_human", reason=reason)
+
+    async def back_to_editor(self, n: Node, out: Outcome) -> Outcome:
+        """A final chapter whose links do not resolve goes back to the editor once, with the
+        problems as instructions; if the page still fails, a person decides."""
+        ch = n[0]
+        src = Node(ch, spec(n).needs[0])  # the step the page is published from
+        self.redelivered.add(ch)
+        if self.book.scanner.step(ch, src.step).status == "edited":
+            return out  # a person's final: tell them, never rewrite it
+        self.book.ledger.event("delivery_failed", self.run_id, ch, n[1], reason=out.reason)
+        self.opts.instructions[src] = ("The published page failed its link check; fix these links "
+                                       "(link only to chapters and sections that exist):\n\n" + out.reason)
+        redo = await self.generate(src, "delivery check failed")
+        self.opts.instructions.pop(src, None)
+        if redo.status != "ok":
+            return redo
+        self._site = None  # the site is rebuilt from the new final
+        return await self.derive(n)
+
+    def _blocking(self, ch: str) -> bool:
+        return review_verdict.is_blocked(self.book, ch)
+
+    async def revise(self, ch: str, out: Outcome) -> Outcome:
+        """A blocked review: rewrite the draft with the merged review as instructions, review it
+        again, up to `max_revisions` times, before a person is asked. A draft a person edited
+        is theirs: it is never rewritten automatically."""
+        draft = REVISION[0][0]
+        while self._blocking(ch) and self.revising.get(ch, 0) < self.book.cfg.max_revisions:
+            if self.book.scanner.step(ch, draft).status == "edited":
+                break
+            self.revising[ch] = self.revising.get(ch, 0) + 1
+            review = read_body(self.book.root, STEPS[REVIEW].file(ch))
+            self.book.ledger.event("revision", self.run_id, ch, draft, round=self.revising[ch])
+            self.opts.instructions[Node(ch, draft)] = (
+                "The merged review found blocking problems in your draft. Rewrite it, fixing every blocking "
+                "finding (quote code only exactly as it is in the source):\n\n" + review)
+            for group in REVISION:
+                outs = await asyncio.gather(*(self.generate(Node(ch, k), f"revision {self.revising[ch]}") for k in group))
+                bad = [o for o in outs if o.status != "ok"]
+                if bad:
+                    return bad[0]
+            self.opts.instructions.pop(Node(ch, draft), None)
+        return out
+
+    def guard(self, n: Node, out: Outcome) -> Outcome:
+        """The planner, not a model, decides whether a chapter moves on: a merged review
+        with a blocking finding (e.g. code that is not in the source) stops the chapter."""
+        if out.status != "ok" or n[0] == BOOK or not spec(n).verdict:
+            return out
+        reason = review_verdict.held_reason(self.book, n[0])  # all findings, and a person's verdict
+        if reason:
+            if n not in self._blocked_noted:
+                self._blocked_noted.add(n)
+                self.needs_human(n, reason)
+                self.report("fail", n, reason)
+            return Outcome("needs_human", reason=reason)
+        return out
+

@@ -1,0 +1,60 @@
+"""The runner's derived steps: the files the orchestrator writes itself (the registry's
+`model=False`): the source map, the style guide, a chapter's page and the index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import BookError
+from ..steps import HTML, INDEX, SOURCE_MAP, STYLE_GUIDE, Node
+from . import derived
+from .outcomes import Outcome
+from .run_state import RunState
+
+
+class DerivedSteps(RunState):
+    async def derive(self, n: Node) -> Outcome:
+        """A step the orchestrator writes itself (the registry's `model=False`)."""
+        try:
+            out = self._DERIVERS[n[1]](self, n)
+        except BookError as e:
+            return Outcome("failed", reason=str(e))
+        if out is not None:
+            return out
+        self.generated.append(n)
+        self.book.scanner.invalidate(self.rel(n))
+        return Outcome("ok", ran=True)
+
+    def _source_map(self, n: Node) -> Outcome | None:
+        book = self.book
+        body = derived.source_map(book.scanner.outline, book.cfg.source_dir)
+        derived.write_derived(book, self.rel(n), body, self.marker(n), book.scanner.book_input_hashes(n[1]),
+                              self.warn)
+        return None
+
+    def _style_guide(self, n: Node) -> Outcome | None:
+        book = self.book
+        if self.state(n).status == "edited":
+            return Outcome("ok")
+        derived.write_derived(book, self.rel(n), derived.style_guide(book.cfg), self.marker(n),
+                              book.scanner.book_input_hashes(n[1]), self.warn)
+        derived.sync_memory(book)  # the empty long-memory files belong to phase 2 as well
+        return None
+
+    def _page(self, n: Node) -> Outcome | None:
+        from . import publishing
+
+        problems = publishing.publish_chapter(self, n[0])
+        if problems:
+            return Outcome("failed", reason="delivery check: " + "; ".join(problems[:5]))
+        return None
+
+    def _index(self, n: Node) -> Outcome | None:
+        from . import publishing
+
+        publishing.publish_index(self)
+        return None
+
+    # step key -> how the orchestrator writes that file
+    _DERIVERS: dict[str, Callable[[DerivedSteps, Node], Outcome | None]] = {
+        SOURCE_MAP: _source_map, STYLE_GUIDE: _style_guide, HTML: _page, INDEX: _index}

@@ -1,0 +1,33 @@
+"""The end of a run: needs-human.md, the last checkpoint.md, RESUME.md, the ledger's
+run_end, and the summary the CLI turns into an exit code."""
+
+from __future__ import annotations
+
+from ..errors import BookError
+from ..state.board import write_needs_human
+from .outcomes import RunSummary
+from .run_state import RunState
+
+
+class Finish(RunState):
+    def finish(self, interrupted: bool = False) -> RunSummary:
+        from ..state.resume_md import write_resume
+
+        book = self.book
+        led = book.ledger
+        chapter_needs = {k: v for k, v in self.needs.items() if k.startswith("ch")}
+        try:
+            write_needs_human(book, chapter_needs)
+        except OSError as e:
+            self.warn(f"could not write needs-human.md: {e}")
+        self.live = {k: v for k, v in self.live.items() if v != "running"}
+        self.checkpoint(force=True)  # also cancels a deferred write
+        summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs), waiting=sorted(set(self.waiting)))
+        try:
+            write_resume(book, summary, strategy=self.opts.strategy, interrupted=interrupted)
+        except (OSError, BookError) as e:
+            self.warn(f"could not write RESUME.md: {e}")
+        led.event("run_end", self.run_id, status="interrupted" if interrupted else ("ok" if summary.ok else "needs_human"),
+                  generated=len(self.generated), failed=sorted(f"{n[0]} {n[1]}" for n, o in self.outcomes.items()
+                                                               if o.status == "failed"))
+        return summary

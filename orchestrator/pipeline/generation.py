@@ -1,0 +1,180 @@
+"""The runner's generate → commit: one model step, from the context it gathers to the file
+committed with its marker, through the .partial the answer streams into; retries with
+backoff, validation feedback, and what an interrupted generation left (continued with
+`--strategy aggressive`, otherwise set aside, never deleted)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import TYPE_CHECKING, Any, cast
+
+from .. import agents
+from ..errors import StepFailed, ValidationFailed
+from ..state.fsio import PartialWriter, atomic_write, backup, partial_path
+from ..state.markers import compose, short_hash
+from ..state.memory import read_body
+from ..steps import BOOK, Node, spec
+from . import batch_wave, review_verdict
+from .outcomes import Outcome
+from .run_state import RunState
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+
+class Generation(RunState):
+    def _previous_partial(self, n: Node) -> str:
+        """The text an interrupted generation left: the half-finished file or its .partial."""
+        path = self.book.ws.path(self.rel(n))
+        for p in (partial_path(path), path):
+            try:
+                text = p.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if text.strip():
+                return text
+        return ""
+
+    def _set_aside(self, n: Node) -> None:
+        """Before a fresh generation: keep what an interrupted one left (never delete it)."""
+        path = self.book.ws.path(self.rel(n))
+        part = partial_path(path)
+        if part.exists():
+            backup(part)
+        st = self.state(n)
+        if st.status == "half_finished":
+            if not self._ledger_started(n):
+                self.warn(f"{st.path} has no marker and book never started writing it: it may be yours; "
+                          f"it is kept as a .bak file beside it (next time, `book accept {n[0]} {n[1]}` keeps it)")
+            dest = backup(path)
+            self.book.ledger.event("recovered", self.run_id, *self._ev(n), action="backed_up",
+                                   to=dest.name if dest else None)
+
+    def _tidy_partial(self, n: Node) -> None:
+        """A .partial beside a fresh file: a crash came between the commit and its cleanup. If
+        the final file holds all of it, it is redundant and goes; otherwise it is backed up."""
+        path = self.book.ws.path(self.rel(n))
+        part = partial_path(path)
+        if not part.exists():
+            return
+        try:
+            partial = part.read_text(encoding="utf-8", errors="replace").rstrip()
+            final = read_body(self.book.root, self.rel(n))
+        except OSError:
+            return
+        if final.startswith(partial):
+            from ..state.fsio import _mutate
+
+            _mutate("remove-partial", part)
+            part.unlink(missing_ok=True)
+        else:
+            backup(part)
+
+    def _ledger_started(self, n: Node) -> bool:
+        if self._started_ever is None:
+            self._started_ever = {Node(e["chapter"] or BOOK, e["step"]) for e in self.book.ledger.events(type="step_start")}
+        return n in self._started_ever
+
+    async def generate(self, n: Node, why: str) -> Outcome:
+        book, led = self.book, self.book.ledger
+        ch = None if n[0] == BOOK else n[0]
+        step = n[1]
+        role = spec(n).role
+        path = book.ws.path(self.rel(n))
+        # a vouched-for .partial; a batch (cast: this part is one of Runner's)
+        done, feedback = await batch_wave.before_generate(cast("Runner", self), n, why)
+        if done is not None:
+            return Outcome(done[0], ran=done[0] == "ok", reason=done[1])
+        prefix = ""
+        if why in ("half-finished",) or why.startswith("interrupted"):
+            if self.opts.strategy == "aggressive":
+                prefix = self._previous_partial(n)
+                if prefix:
+                    led.event("recovered", self.run_id, ch, step, action="continue", chars=len(prefix))
+            if not prefix:
+                self._set_aside(n)
+        elif path.with_name(path.name + ".partial").exists():
+            backup(path.with_name(path.name + ".partial"))
+        attempts = max(1, book.cfg.retries)
+        last = ""
+        for attempt in range(1, attempts + 1):
+            ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
+            if n in self.opts.instructions:
+                ctx_extra["instructions"] = self.opts.instructions[n]
+            g = agents.gather(book, step, ch, ctx_extra)
+            req = agents.build_request(book, step, ch, g, role)
+            req.prefix, req.feedback = prefix, feedback
+            over = self._over_budget(req)
+            if over:
+                return Outcome("needs_human", reason=over)
+            led.event("step_start", self.run_id, ch, step, attempt=attempt, why=why)
+            if self._started_ever is not None:
+                self._started_ever.add(n)
+            pw = PartialWriter(path, prefix)
+            req.context["on_reset"] = pw.reset
+            t0 = time.monotonic()
+            try:
+                try:
+                    async with self.sem:
+                        if led.failed is not None:  # the ledger failed while this call waited: it would go unrecorded
+                            pw.close()
+                            led.check()
+                        result = await self.provider.generate(req, pw.write)
+                finally:  # logged (or failed): its cost is in the ledger now, not in flight
+                    self.in_flight_usd -= self._reserved.pop(id(req), 0.0)
+            except StepFailed as e:
+                pw.close()
+                last = str(e)
+                self._log_call(req, None, t0, error=last)
+                # A provider that retries its own calls (anthropic) has spent its attempts; overload: once its
+                final = not e.retryable or getattr(self.provider, "retries_itself", False)  # slow-down ends, again
+                wait = getattr(self.provider, "wait_slowdown", None)  # only a provider with a shared slow-down has one
+                final = final and not (getattr(e, "overload", False) and attempt < attempts and wait is not None
+                                       and await wait())
+                led.event("step_retry" if attempt < attempts and not final else "step_failed", self.run_id, ch, step,
+                          attempt=attempt, error=last)
+                if final:
+                    break
+                await self._backoff(attempt)
+                continue
+            except asyncio.CancelledError:
+                pw.close()  # the .partial stays for `book resume --strategy aggressive`
+                raise
+            pw.close()
+            self._log_call(req, result, t0)
+            if result.stop_reason != "end_turn":
+                last = f"the answer ended with stop reason {result.stop_reason!r}, not end_turn"
+                led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
+                await self._backoff(attempt)
+                continue
+            try:
+                text = agents.clean_and_validate(step, result.text, g.context)
+            except ValidationFailed as e:
+                last = f"the answer did not pass validation: {e}"
+                feedback = f"Your previous answer was rejected: {e}. Answer again, fixing that."
+                prefix = ""
+                led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
+                continue
+            inputs = {k: v for k, v in g.inputs.items() if v is not None} | (
+                {"instructions": short_hash(g.context["instructions"])} if g.context.get("instructions") else {})
+            extra: dict[str, Any] | None = None
+            if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
+                extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
+            if path.exists():
+                backup(path)
+            atomic_write(path, compose(text, self.marker(n), inputs, self.run_id, extra))
+            pw.retire()
+            book.scanner.invalidate(self.rel(n))
+            if spec(n).replans:
+                book.scanner.invalidate()
+            led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text))
+            self.generated.append(n)
+            return Outcome("ok", ran=True)
+        led.event("step_failed", self.run_id, ch, step, error=last)
+        return Outcome("failed", reason=last or "failed")
+
+    async def _backoff(self, attempt: int) -> None:
+        if self.opts.retry_delay > 0:
+            await asyncio.sleep(self.opts.retry_delay * (2 ** (attempt - 1)) * (1 + random.random() / 4))

@@ -1,0 +1,133 @@
+"""What one run knows while it walks the plan, shared by the runner's parts: the book, the
+provider, the options, the outcomes so far, who waits for a person, the live matrix behind
+checkpoint.md, the budget in flight. `Runner` (runner.py) is this state plus its parts:
+the walk (walk.py), the per-node decisions (decisions.py), generate → commit
+(generation.py), budget and call logging (budget.py), the derived steps (derived_steps.py),
+the dry run (dry_run.py) and the end of a run (finish.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BookError
+from ..providers.base import Provider
+from ..state.board import CheckpointWriter, write_needs_human
+from ..state.scan import StepState
+from ..steps import BOOK, STEPS, Node, spec
+from .outcomes import Outcome, RunOptions, RunSummary, new_run_id
+from .plan import is_gate, phase3_complete
+
+if TYPE_CHECKING:
+    from .batch_wave import BatchWave
+
+
+class RunState:
+    def __init__(self, book, provider: Provider, opts: RunOptions, report: Callable[[str, Node, str], None] | None = None):
+        self.book = book
+        self.provider = provider
+        self.opts = opts
+        self.report = report or (lambda kind, node, msg: None)
+        self.run_id = new_run_id()
+        self.sem = asyncio.Semaphore(opts.concurrency or book.cfg.concurrency)
+        if opts.concurrency and hasattr(provider, "set_concurrency"):
+            provider.set_concurrency(opts.concurrency)  # --concurrency reaches the provider's own limit
+        self.outcomes: dict[Node, Outcome] = {}
+        self.generated: list[Node] = []
+        self.live: dict[tuple[str, str], str] = {}
+        self.needs = dict(book.needs_human())
+        self.warn: Callable[[str], None] = lambda m: self.report("warning", Node("", ""), m)
+        self._started_ever: set[Node] | None = None
+        self._kept_noted: set[Node] = set()
+        self._blocked_noted: set[Node] = set()
+        self.budget_stop: str | None = None
+        self.in_flight_usd = 0.0  # estimates of the calls started and not yet logged: the cap counts them
+        self._reserved: dict[int, float] = {}  # id(request) -> its estimate, while in flight
+        self.waiting: list[str] = []  # gate cards this run stopped at
+        self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
+        self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
+        self._site: Any = None  # the site (built once per run, publishing.py)
+        self.board = CheckpointWriter(book)  # checkpoint.md
+        self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
+        # A provider that makes several HTTP attempts per step logs each one itself; it logs
+        # into the ledger through us, with this run's id (every model call logged from the core).
+        if hasattr(provider, "on_call") and provider.on_call is None:
+            provider.on_call = lambda row: book.ledger.log_call(run=self.run_id, **row)
+
+    # ------------------------------------------------------------ shared helpers
+
+    @property
+    def gates(self) -> tuple[str, ...]:
+        from .gates import active
+
+        return active(self.book.cfg.gates)
+
+    def chapter_complete(self, ch: str) -> bool:
+        sc = self.book.scanner
+        return phase3_complete({k: sc.step(ch, k) for k in STEPS})
+
+    @staticmethod
+    def _ev(n: Node) -> tuple[str | None, str]:
+        return (None if n[0] == BOOK else n[0]), n[1]
+
+    def state(self, n: Node) -> StepState:
+        sc = self.book.scanner
+        return sc.book_step(n[1]) if n[0] == BOOK else sc.step(n[0], n[1])
+
+    def rel(self, n: Node) -> str:
+        return spec(n).file(None if n[0] == BOOK else n[0])
+
+    def marker(self, n: Node) -> str:
+        return spec(n).marker
+
+    def needs_human(self, n: Node, reason: str) -> None:
+        from .accept import how_to_fix
+
+        key = n[0] if n[0] != BOOK else f"book {n[1]}"
+        hint = how_to_fix(n) if not is_gate(n) and spec(n).model and "book accept" not in reason else ""
+        self.needs[key] = f"{n[1]}: {reason}" + (f" — {hint}" if hint else "")
+        try:
+            write_needs_human(self.book, {k: v for k, v in self.needs.items() if k.startswith("ch")})
+        except OSError as e:
+            self.warn(f"could not write needs-human.md: {e}")
+
+    def checkpoint(self, force: bool = False) -> None:
+        try:  # coalesced (twice a second at most); at once when forced: end of run, signal, gate stop
+            self.board.request(self.live, force)
+        except (OSError, BookError) as e:
+            self.warn(f"could not rewrite checkpoint.md: {e}")
+
+    # ------------------------------------------------------------ the parts' seams
+    # Each is defined by the part named beside it (runner.py composes them); declared here so
+    # one part can call another.
+
+    async def node(self, n: Node) -> Outcome:  # decisions.py
+        raise NotImplementedError
+
+    def why(self, n: Node) -> str | None:  # decisions.py
+        raise NotImplementedError
+
+    async def generate(self, n: Node, why: str) -> Outcome:  # generation.py
+        raise NotImplementedError
+
+    def _tidy_partial(self, n: Node) -> None:  # generation.py
+        raise NotImplementedError
+
+    def _set_aside(self, n: Node) -> None:  # generation.py
+        raise NotImplementedError
+
+    def _over_budget(self, req) -> str | None:  # budget.py
+        raise NotImplementedError
+
+    def _log_call(self, req, result, t0: float, error: str | None = None) -> None:  # budget.py
+        raise NotImplementedError
+
+    async def derive(self, n: Node) -> Outcome:  # derived_steps.py
+        raise NotImplementedError
+
+    def dry_run(self) -> RunSummary:  # dry_run.py
+        raise NotImplementedError
+
+    def finish(self, interrupted: bool = False) -> RunSummary:  # finish.py
+        raise NotImplementedError
