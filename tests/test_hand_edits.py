@@ -78,6 +78,8 @@ def test_a_title_with_a_colon_breaks_the_outline_and_the_scan_says_only_that(bui
     proc = run_cli("run", "--workspace", str(built_ws))
     assert proc.returncode == 2 and f"outline.md:{lineno}:" in proc.stderr
     assert "disagreement" not in proc.stderr and "stale" not in proc.stderr
+    proc = run_cli("run", "--dry-run", "--workspace", str(built_ws))
+    assert proc.returncode == 2 and f"outline.md:{lineno}:" in proc.stderr and "planned once" not in proc.stdout
 
 
 def _glossary_terms(ws: Path) -> dict[str, str]:
@@ -130,6 +132,39 @@ def test_a_glossary_edited_without_its_marker_still_gives_up_its_corrections(bui
     assert "Record" in terms  # a marker-less file removes nothing: it may have been cut short
 
 
+def test_a_final_rewritten_without_its_marker_is_kept_and_waits_for_the_person(built_ws: Path):
+    from orchestrator.testing.cli import run_cli
+
+    final = built_ws / STEPS["final"].file("ch03")
+    mine = final.read_text().rsplit("\n<!--", 1)[0].rstrip() + "\n\n## A closing word\n\nWritten by hand.\n"
+    final.write_text(mine)  # pasted over the whole file: the marker line is gone
+    proc = run_cli("run", "--workspace", str(built_ws))
+    assert proc.returncode == 3, proc.stderr
+    assert final.read_text() == mine and not list(final.parent.glob("ch03-final.md.bak.*"))
+    rel = STEPS["final"].file("ch03")
+    assert rel in proc.stderr and "book accept ch03 final" in proc.stderr and "book redo ch03 final" in proc.stderr
+    needs = (built_ws / "output/memory/needs-human.md").read_text()
+    assert rel in needs and "book accept ch03 final" in needs
+    view = run_cli("scan", "--workspace", str(built_ws)).stdout
+    assert f"{rel} (looks complete: kept for you" in view
+    # the person adopts it: it is published as written, and kept from then on
+    assert run_cli("accept", "ch03", "final", "--workspace", str(built_ws)).returncode == 0
+    assert run_cli("run", "--workspace", str(built_ws)).returncode == 0
+    assert final.read_text().startswith(mine.rstrip()) and "Written by hand." in (
+        built_ws / STEPS["html"].file("ch03")).read_text()
+
+
+def test_a_marker_less_draft_cut_short_is_still_backed_up_and_redone(built_ws: Path):
+    draft = built_ws / STEPS["draft"].file("ch03")
+    body = draft.read_text().rsplit("\n<!--", 1)[0]
+    cut = body[: body.index("\n## ", 200) + 30].rstrip(" .")  # ends mid-sentence
+    draft.write_text(cut)
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    assert [b.read_text() for b in draft.parent.glob("ch03-draft.md.bak.*")] == [cut]
+    assert scan(built_ws)["complete"]
+
+
 def test_chapters_listed_out_of_order_in_the_outline_are_named_by_the_scan(built_ws: Path):
     from orchestrator.steps import BOOK_STEPS
 
@@ -155,3 +190,60 @@ def test_a_draft_saved_as_latin_1_is_named_with_its_line(built_ws: Path):
 
     proc = run_cli("run", "--workspace", str(built_ws))
     assert proc.returncode == 0 and f"{STEPS['draft'].file('ch02')}:3: not UTF-8" in proc.stderr
+
+
+def test_a_review_edited_while_the_run_regenerates_it_is_kept(built_ws: Path, capsys):
+    from orchestrator.providers.offline import OfflineProvider
+
+    review = built_ws / STEPS["r1"].file("ch03")
+    edited: list[str] = []
+
+    class PersonAtTheKeyboard(OfflineProvider):
+        async def generate(self, req, on_text):
+            if (req.chapter, req.step) == ("ch03", "r1"):  # the person saves while the model writes
+                text = review.read_text()
+                head, marker = text.rsplit("\n<!--", 1)
+                edited.append(head.rstrip() + "\n\nA note by hand, saved during the run.\n\n<!--" + marker)
+                review.write_text(edited[0])
+            return await super().generate(req, on_text)
+
+    draft = built_ws / STEPS["draft"].file("ch03")
+    draft.write_text(draft.read_text().replace("\n## ", "\nA sentence a person added.\n\n## ", 1))
+    code, summary = run_book(built_ws, provider=PersonAtTheKeyboard(), quiet=False)
+    assert code == 0, summary.needs_human
+    assert review.read_text() == edited[0]  # the person's save wins over the answer in flight
+    rel = STEPS["r1"].file("ch03")
+    err = capsys.readouterr().err
+    assert f"{rel} was edited while this run rewrote it" in err and f"{rel}.partial" in err
+    assert "R1_CODE_REVIEW_COMPLETE" in (built_ws / (rel + ".partial")).read_text()  # the new answer, beside it
+    rep = scan(built_ws)
+    assert rep["chapters"]["ch03"]["steps"]["r1"] == "edited"
+
+
+def test_a_draft_edited_during_the_run_stops_its_chapter_with_a_word(built_ws: Path, capsys):
+    from orchestrator.providers.offline import OfflineProvider
+    from orchestrator.steps import CHECKPOINT
+
+    draft = built_ws / STEPS["draft"].file("ch03")
+
+    class PersonAtTheKeyboard(OfflineProvider):
+        async def generate(self, req, on_text):
+            if (req.chapter, req.step) == ("ch03", "r1") and "second edit" not in draft.read_text():
+                draft.write_text(draft.read_text().replace("\n## ", "\nA second edit, during the run.\n\n## ", 1))
+            return await super().generate(req, on_text)
+
+    draft.write_text(draft.read_text().replace("\n## ", "\nA first edit, before the run.\n\n## ", 1))
+    code, summary = run_book(built_ws, provider=PersonAtTheKeyboard(), quiet=False)
+    # the reviews were made from the first edit: the chapter cannot go on in this run, and says so
+    assert code == 3 and "changed during this run" in summary.needs_human["ch03"]
+    err = capsys.readouterr().err
+    assert "ch03" in err and "changed during this run" in err and "book run" in err
+    assert "A second edit, during the run." in draft.read_text()
+    rep = scan(built_ws)
+    assert rep["chapters"]["ch03"]["steps"]["r1"] == "stale"  # made from the first edit
+    assert rep["discrepancies"] == []  # the last checkpoint.md says so too
+    row = next(ln for ln in (built_ws / CHECKPOINT).read_text().splitlines() if ln.startswith("| ch03 |"))
+    assert "🔄" in row
+    code, summary = run_book(built_ws)  # the next run brings it up to date
+    assert code == 0, summary.needs_human
+    assert "A second edit, during the run." in (built_ws / STEPS["final"].file("ch03")).read_text()

@@ -50,6 +50,15 @@ class NodeDecisions(RunState):
             if spec(n).long_memory:
                 derived.sync_memory(self.book)
             return self.guard(n, Outcome("ok"))
+        if why == "half-finished" and spec(n).model:
+            from ..state.reconcile import kept_for_person
+
+            held = kept_for_person(self.book.root, self.rel(n), n[0], n[1])
+            if held:  # a person's paste (no marker line), whatever the strategy: never moved aside unasked
+                reason = f"{self.rel(n)} has no marker but {held}"
+                self.needs_human(n, reason)
+                self.report("fail", n, reason)
+                return Outcome("needs_human", reason=reason)
         if why == "half-finished" or why.startswith("interrupted"):
             if self.opts.strategy == "ask":
                 reason = (f"{self.rel(n)} is half-finished (no marker); waiting for a person: if it is yours, "
@@ -58,7 +67,13 @@ class NodeDecisions(RunState):
                 return Outcome("needs_human", reason=reason)
         refused = self.refused(n)
         if refused:
-            return Outcome("needs_human", reason=refused)
+            # the plan said it could start, so its files changed under the run (a hand edit):
+            # say so, rather than stop the chapter without a word
+            reason = (f"not started ({refused}): its files changed during this run (a hand edit?); "
+                      "`book scan` shows them, `book run` again picks them up")
+            self.needs_human(n, reason)
+            self.report("fail", n, reason)
+            return Outcome("needs_human", reason=reason)
         if n in (Node(BOOK, AUDIT), Node(BOOK, INDEX)) and not ready_chapters(self.book.scanner):
             return Outcome("skipped", reason="no chapter is final yet")
         self.report("start", n, why)

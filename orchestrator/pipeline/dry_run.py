@@ -14,6 +14,8 @@ class DryRun(RunState):
         plan: list[tuple[Node, str]] = []
         graph = phase12()
         o = self.book.scanner.outline
+        if o is None and self.book.scanner.outline_error:
+            raise self.book.scanner.outline_error  # as the run would: not "planned once the outline exists"
         if o is not None:
             check_scope(o, self.opts.scope, self.chapter_complete)
             graph.update(chapter_graph(o, self.opts.scope))
