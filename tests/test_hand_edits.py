@@ -247,3 +247,17 @@ def test_a_draft_edited_during_the_run_stops_its_chapter_with_a_word(built_ws: P
     code, summary = run_book(built_ws)  # the next run brings it up to date
     assert code == 0, summary.needs_human
     assert "A second edit, during the run." in (built_ws / STEPS["final"].file("ch03")).read_text()
+
+
+def test_a_memory_file_a_run_cannot_read_is_named_by_the_scan_first(built_ws: Path):
+    from orchestrator.testing.cli import run_cli
+
+    mem = built_ws / STEPS["memory"].file("ch02")
+    head, marker = mem.read_text().rsplit("\n<!--", 1)
+    mem.write_text(head.rstrip() + "\n\n## My notes\n\nMention the eviction order.\n\n<!--" + marker)
+    line = 1 + mem.read_text().splitlines().index("## My notes")
+    rep = scan(built_ws)
+    want = f"{STEPS['memory'].file('ch02')}:{line}: unknown section `## My notes`"
+    assert any(w.startswith(want) for w in rep["warnings"]), rep["warnings"]
+    proc = run_cli("run", "--workspace", str(built_ws))
+    assert proc.returncode == 1 and want in proc.stderr  # the run stops on it, naming the same line

@@ -218,7 +218,7 @@ def _order_warning(snap: Snapshot) -> list[str]:
 
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
-    from .reconcile import kept_files, not_utf8
+    from .reconcile import kept_files, not_utf8, unreadable_memory
 
     snap = snap or book.snapshot()
     needs = book.needs_human()
@@ -266,7 +266,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
                               "batch_id": w.batch_id, "state": w.state} for w in _in_batch(book)],
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
-        "warnings": book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished),
+        "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished)
+                     + (unreadable_memory(book, snap) if snap.edited else [])),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
     }
 

@@ -126,6 +126,24 @@ def not_utf8(root, paths: list[str]) -> list[str]:
     return out
 
 
+def unreadable_memory(book, snap: Snapshot) -> list[str]:
+    """The error for each per-chapter memory file a person edited that cannot be read: a run
+    stops on it (every chapter's prompt reads the long memory), so the scan says it first."""
+    from ..errors import BookError
+    from ..steps import MEMORY
+    from .memory import parse, read_body
+
+    out = []
+    for ch, row in snap.chapters.items():
+        st = row[MEMORY]
+        if st.status == "edited":
+            try:
+                parse(ch, read_body(book.root, st.path), file=st.path)
+            except BookError as e:
+                out.append(str(e))
+    return out
+
+
 def half_finished(book, snap: Snapshot) -> list[HalfFinished]:
     now = time.time()
     out = []
