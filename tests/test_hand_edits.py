@@ -261,3 +261,19 @@ def test_a_memory_file_a_run_cannot_read_is_named_by_the_scan_first(built_ws: Pa
     assert any(w.startswith(want) for w in rep["warnings"]), rep["warnings"]
     proc = run_cli("run", "--workspace", str(built_ws))
     assert proc.returncode == 1 and want in proc.stderr  # the run stops on it, naming the same line
+
+
+def test_a_draft_copied_over_the_final_is_kept_and_named_as_a_copy(built_ws: Path):
+    from orchestrator.testing.cli import run_cli
+
+    final = built_ws / STEPS["final"].file("ch02")
+    draft = (built_ws / STEPS["draft"].file("ch02")).read_bytes()
+    final.write_bytes(draft)  # "my draft is good enough as the final"
+    proc = run_cli("run", "--workspace", str(built_ws))
+    assert proc.returncode == 3 and final.read_bytes() == draft
+    assert "has no CHAPTER_FINAL marker but looks complete (its marker is DRAFT_COMPLETE" in proc.stderr
+    assert run_cli("accept", "ch02", "final", "--workspace", str(built_ws)).returncode == 0
+    assert run_cli("run", "--workspace", str(built_ws)).returncode == 0
+    text = final.read_text()
+    assert "DRAFT_COMPLETE" not in text and "by=person" in text.splitlines()[-1]
+    assert scan(built_ws)["complete"]

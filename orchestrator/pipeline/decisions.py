@@ -55,7 +55,7 @@ class NodeDecisions(RunState):
 
             held = kept_for_person(self.book.root, self.rel(n), n[0], n[1])
             if held:  # a person's paste (no marker line), whatever the strategy: never moved aside unasked
-                reason = f"{self.rel(n)} has no marker but {held}"
+                reason = f"{self.rel(n)} has no {spec(n).marker} marker but {held}"
                 self.needs_human(n, reason)
                 self.report("fail", n, reason)
                 return Outcome("needs_human", reason=reason)

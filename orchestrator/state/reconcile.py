@@ -90,7 +90,13 @@ def kept_for_person(root, rel: str, unit: str, step: str) -> str | None:
         return None
     if looks_truncated(text)[0]:
         return None
-    return (f"looks complete: kept for you; `book accept {unit} {step}` adopts it, "
+    from ..steps import BOOK, BOOK_STEPS
+    from .markers import find_marker
+
+    mk = find_marker(text.encode("utf-8", "surrogateescape"))
+    want = (BOOK_STEPS[step] if unit == BOOK else STEPS[step]).marker
+    other = f" (its marker is {mk.name}, another step's, not {want}: a copied file?)" if mk and mk.name != want else ""
+    return (f"looks complete{other}: kept for you; `book accept {unit} {step}` adopts it, "
             f"`book redo {unit} {step}` replaces it (yours goes to a .bak file)")
 
 
