@@ -145,6 +145,7 @@ def test_a_final_rewritten_without_its_marker_is_kept_and_waits_for_the_person(b
     assert rel in proc.stderr and "book accept ch03 final" in proc.stderr and "book redo ch03 final" in proc.stderr
     needs = (built_ws / "output/memory/needs-human.md").read_text()
     assert rel in needs and "book accept ch03 final" in needs
+    assert f"- {rel}: half-finished, looks complete: kept for you" in (built_ws / "RESUME.md").read_text()
     view = run_cli("scan", "--workspace", str(built_ws)).stdout
     assert f"{rel} (looks complete: kept for you" in view
     # the person adopts it: it is published as written, and kept from then on
@@ -277,3 +278,16 @@ def test_a_draft_copied_over_the_final_is_kept_and_named_as_a_copy(built_ws: Pat
     text = final.read_text()
     assert "DRAFT_COMPLETE" not in text and "by=person" in text.splitlines()[-1]
     assert scan(built_ws)["complete"]
+
+
+def test_a_person_s_notes_in_resume_md_are_carried_over(built_ws: Path):
+    resume = built_ws / "RESUME.md"
+    notes = "## My notes\n\nRemember: chapter 4 needs a diagram.\n\n### And\n\n- ask Ana about the WAL\n"
+    resume.write_text(resume.read_text() + "\n" + notes)
+    draft = built_ws / STEPS["draft"].file("ch03")
+    draft.write_text(draft.read_text().replace("\n## ", "\nA sentence a person added.\n\n## ", 1))
+    for _ in range(2):  # every rewrite of the letter keeps them, once
+        code, summary = run_book(built_ws)
+        assert code == 0, summary.needs_human
+        text = resume.read_text()
+        assert text.count(notes) == 1 and text.startswith("# RESUME") and "## Next steps" in text
