@@ -291,3 +291,16 @@ def test_a_person_s_notes_in_resume_md_are_carried_over(built_ws: Path):
         assert code == 0, summary.needs_human
         text = resume.read_text()
         assert text.count(notes) == 1 and text.startswith("# RESUME") and "## Next steps" in text
+
+
+def test_an_edited_metaphor_registry_says_where_to_edit_instead(built_ws: Path):
+    from orchestrator.testing.cli import run_cli
+
+    reg = built_ws / "output/memory/metaphor-registry.md"
+    mine = reg.read_text().replace("- **", "- **(mine) ", 1)
+    reg.write_text(mine)
+    proc = run_cli("run", "--workspace", str(built_ws))
+    assert proc.returncode == 0
+    assert "output/memory/metaphor-registry.md was changed by hand" in proc.stderr
+    assert "edit the chapter's own output/memory/chapters/chNN.md" in proc.stderr
+    assert [b.read_text() for b in reg.parent.glob("metaphor-registry.md.bak.*")] == [mine]

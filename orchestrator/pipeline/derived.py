@@ -117,7 +117,9 @@ def write_derived(book, rel: str, body: str, marker: str, inputs: dict,
     if st.status in ("edited", "half_finished"):
         dest = backup(path)
         moved = (" (a changed, added or removed term and a changed summary moved to output/memory/corrections.md, "
-                 "applied on every rebuild)" if rel in (MEMORY_FILES["glossary"], MEMORY_FILES["summaries"]) else "")
+                 "applied on every rebuild)" if rel in (MEMORY_FILES["glossary"], MEMORY_FILES["summaries"]) else
+                 " (to change it, edit the chapter's own output/memory/chapters/chNN.md: a rebuild reads those)"
+                 if rel in (MEMORY_FILES["metaphors"], MEMORY_FILES["xrefs"]) else "")
         warn(f"warning: {rel} was changed by hand; it is made from other files, so your version is kept as "
              f"{dest.name if dest else '?'} and the file is regenerated{moved}")
     atomic_write(path, new)
