@@ -304,3 +304,21 @@ def test_an_edited_metaphor_registry_says_where_to_edit_instead(built_ws: Path):
     assert "output/memory/metaphor-registry.md was changed by hand" in proc.stderr
     assert "edit the chapter's own output/memory/chapters/chNN.md" in proc.stderr
     assert [b.read_text() for b in reg.parent.glob("metaphor-registry.md.bak.*")] == [mine]
+
+
+def test_a_style_guide_pasted_without_its_marker_is_kept(built_ws: Path):
+    from orchestrator.steps import BOOK_STEPS
+    from orchestrator.testing.cli import run_cli
+
+    guide = built_ws / BOOK_STEPS["style_guide"].path
+    mine = ("# Style guide\n\n- Short sentences, in the present tense.\n"
+            "- Every code block is followed by a sentence on what it shows and why it matters.\n")
+    guide.write_text(mine)
+    proc = run_cli("run", "--workspace", str(built_ws))
+    assert proc.returncode == 3 and guide.read_text() == mine
+    assert "book accept book style_guide" in proc.stderr
+    assert run_cli("accept", "book", "style_guide", "--workspace", str(built_ws)).returncode == 0
+    assert guide.read_text().startswith(mine.rstrip())
+    rep = scan(built_ws)
+    assert rep["book"]["style_guide"] == "edited"
+    assert "output/chapters/draft/ch01-draft.md" in rep["stale"]  # the drafts are written to it now

@@ -8,7 +8,7 @@ import asyncio
 
 from ..state.memory import read_body
 from ..state.ready import ready_chapters
-from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, Node, spec
+from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, Node, spec
 from . import derived, review_verdict
 from .accept import failed_last
 from .outcomes import Outcome
@@ -50,7 +50,7 @@ class NodeDecisions(RunState):
             if spec(n).long_memory:
                 derived.sync_memory(self.book)
             return self.guard(n, Outcome("ok"))
-        if why == "half-finished" and spec(n).model:
+        if why == "half-finished" and (spec(n).model or n == Node(BOOK, STYLE_GUIDE)):  # what a person writes
             from ..state.reconcile import kept_for_person
 
             held = kept_for_person(self.book.root, self.rel(n), n[0], n[1])

@@ -101,14 +101,15 @@ def kept_for_person(root, rel: str, unit: str, step: str) -> str | None:
 
 
 def kept_files(book, snap: Snapshot) -> dict[str, str]:
-    """path -> kept_for_person's word, for every half-finished file of a model step."""
-    from ..steps import BOOK, BOOK_STEPS
+    """path -> kept_for_person's word, for every half-finished file a person may have written:
+    a model step's, or the style guide (the one derived file that is theirs to rewrite)."""
+    from ..steps import BOOK, BOOK_STEPS, STYLE_GUIDE
 
     units = [(ch, k, s) for ch, row in snap.chapters.items() for k, s in row.items()]
     units += [(BOOK, k, s) for k, s in snap.book.items()]
     out = {}
     for unit, k, s in units:
-        if s.status == "half_finished" and (BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model:
+        if s.status == "half_finished" and ((BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model or k == STYLE_GUIDE):
             why = kept_for_person(book.root, s.path, unit, k)
             if why:
                 out[s.path] = why
