@@ -322,3 +322,40 @@ def test_a_style_guide_pasted_without_its_marker_is_kept(built_ws: Path):
     rep = scan(built_ws)
     assert rep["book"]["style_guide"] == "edited"
     assert "output/chapters/draft/ch01-draft.md" in rep["stale"]  # the drafts are written to it now
+
+
+def test_a_new_chapter_started_by_hand_is_not_retired(built_ws: Path):
+    from orchestrator.testing.cli import run_cli
+
+    mine = built_ws / STEPS["draft"].file("ch09")
+    text = ("# Compaction\n\nA chapter a person started by hand, before adding it to the outline. "
+            "It explains how the store merges its tables.\n")
+    mine.write_text(text)
+    view = run_cli("scan", "--workspace", str(built_ws)).stdout
+    assert "ch09 is not in the outline: add an entry for it to output/memory/outline.md" in view
+    proc = run_cli("run", "--workspace", str(built_ws))
+    assert proc.returncode == 0, proc.stderr
+    assert mine.read_text() == text and not (built_ws / "output/retired").exists()
+    assert "ch09 is not in the outline, but output/chapters/draft/ch09-draft.md is there" in proc.stderr
+    assert "no longer in the outline" not in proc.stderr
+
+
+def test_a_run_names_what_a_person_changed_while_it_went(built_ws: Path, capsys):
+    from orchestrator.providers.offline import OfflineProvider
+
+    other = built_ws / STEPS["draft"].file("ch04")
+
+    class PersonAtTheKeyboard(OfflineProvider):
+        async def generate(self, req, on_text):
+            if req.step == "audit" and "during the audit" not in other.read_text():  # after every chapter step
+                other.write_text(other.read_text().replace("\n## ", "\nSaved during the audit.\n\n## ", 1))
+            return await super().generate(req, on_text)
+
+    final = built_ws / STEPS["final"].file("ch02")
+    final.write_text(final.read_text().replace("\n## ", "\nA line by hand.\n\n## ", 1))  # work for the run
+    code, summary = run_book(built_ws, provider=PersonAtTheKeyboard(), quiet=False)
+    assert code == 0, summary.needs_human
+    err = capsys.readouterr().err
+    assert f"changed while this run went: {STEPS['r1'].file('ch04')}" in err and "`book run` again" in err
+    assert "ch02" not in err.split("changed while this run went")[1]  # only what the person changed meanwhile
+    assert run_book(built_ws)[0] == 0 and scan(built_ws)["stale"] == []

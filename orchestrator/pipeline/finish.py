@@ -23,9 +23,10 @@ class Finish(RunState):
             self.warn(f"could not write needs-human.md: {e}")
         self.live = {k: v for k, v in self.live.items() if v != "running"}
         book.scanner.invalidate()  # the last checkpoint.md and RESUME.md read the files as they are now
-        if not interrupted and not self.needs and self.opts.scope == Scope():
+        before = getattr(self, "unsettled_at_start", None)
+        if before is not None and not interrupted and not self.needs and self.opts.scope == Scope():
             snap = book.snapshot()
-            moved = snap.half_finished + snap.stale
+            moved = [p for p in snap.half_finished + snap.stale if p not in before]
             if moved:  # a person saved a file while the run went: what it feeds is out of date again
                 self.warn(f"changed while this run went: {', '.join(moved[:3])}{' …' if len(moved) > 3 else ''} "
                           "is out of date now; `book run` again brings it up to date")

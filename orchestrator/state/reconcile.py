@@ -105,12 +105,17 @@ def kept_files(book, snap: Snapshot) -> dict[str, str]:
     a model step's, or the style guide (the one derived file that is theirs to rewrite)."""
     from ..steps import BOOK, BOOK_STEPS, STYLE_GUIDE
 
+    OUTLINE_PATH = BOOK_STEPS[OUTLINE].path  # noqa: N806
+
     units = [(ch, k, s) for ch, row in snap.chapters.items() for k, s in row.items()]
     units += [(BOOK, k, s) for k, s in snap.book.items()]
     out = {}
     for unit, k, s in units:
         if s.status == "half_finished" and ((BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model or k == STYLE_GUIDE):
             why = kept_for_person(book.root, s.path, unit, k)
+            if why and unit != BOOK and snap.outline is not None and unit not in snap.outline.by_id:
+                why = (f"looks complete: kept for you; {unit} is not in the outline: add an entry for it to "
+                       f"{OUTLINE_PATH}, then `book accept {unit} {k}` adopts it")
             if why:
                 out[s.path] = why
     return out
