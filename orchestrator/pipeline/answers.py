@@ -40,14 +40,35 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
         inputs["instructions"] = short_hash(g.context["instructions"])
     extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"} if spec(n).verdict else None
     path = book.ws.path(runner.rel(n))
+    composed = compose(text, spec(n).marker, inputs, runner.run_id, extra)
+    if kept_if_edited_meanwhile(runner, n, composed):
+        book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), kept="person", **event)
+        return len(text)
     if path.exists():
         backup(path)
-    atomic_write(path, compose(text, spec(n).marker, inputs, runner.run_id, extra))
+    atomic_write(path, composed)
     book.scanner.invalidate(runner.rel(n))
     if spec(n).replans:
         book.scanner.invalidate()
     book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), **event)
     return len(text)
+
+
+def kept_if_edited_meanwhile(runner: Runner, n: Node, composed: str) -> bool:
+    """Just before an answer is committed: did a person save the step's file while it was being
+    made? It is `edited` now, and was not when the step began (an edited file is only started
+    by `book redo`). Then their file stays as it is and the answer, marked, goes beside it as
+    `<file>.partial` (True): an edit is never overwritten, even one made during a run."""
+    if n in runner.opts.redo:
+        return False
+    rel = runner.rel(n)
+    runner.book.scanner.invalidate(rel)
+    if runner.state(n).status != "edited":
+        return False
+    atomic_write(partial_path(runner.book.ws.path(rel)), composed)
+    runner.warn(f"{rel} was edited while this run rewrote it: your version is kept, and what the run made is in "
+                f"{rel}.partial (`book redo {n[0]} {n[1]}` replaces yours with a fresh one)")
+    return True
 
 
 def commit_completed_partial(runner: Runner, n: Node) -> bool:

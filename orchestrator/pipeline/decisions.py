@@ -11,7 +11,7 @@ from ..state.memory import read_body
 from ..state.ready import ready_chapters
 from ..state.scan import StepState
 from ..state.statemachine import IllegalTransition, apply
-from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, Node, spec
+from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, Node, spec
 from . import freshness, gates, review_verdict
 from .outcomes import Outcome
 from .plan import CHAPTER_GATES, is_gate
@@ -41,6 +41,15 @@ class NodeDecisions(RunState):
             if spec(n).long_memory:
                 self.memory_dirty = True  # checked when the aggregates are next needed
             return self.guard(n, Outcome("ok"))
+        if why == "half-finished" and (spec(n).model or n == Node(BOOK, STYLE_GUIDE)):  # what a person writes
+            from ..state.reconcile import kept_for_person
+
+            held = kept_for_person(self.book.root, self.rel(n), n[0], n[1])
+            if held:  # a person's paste (no marker line), whatever the strategy: never moved aside unasked
+                reason = f"{self.rel(n)} has no {spec(n).marker} marker but {held}"
+                self.needs_human(n, reason)
+                self.report("fail", n, reason)
+                return Outcome("needs_human", reason=reason)
         if why == "half-finished" or why.startswith("interrupted"):
             if self.opts.strategy == "ask":
                 reason = (f"{self.rel(n)} is half-finished (no marker); waiting for a person: if it is yours, "
@@ -49,7 +58,13 @@ class NodeDecisions(RunState):
                 return Outcome("needs_human", reason=reason)
         refused = self.refused(n)
         if refused:
-            return Outcome("needs_human", reason=refused)
+            # the plan said it could start, so its files changed under the run (a hand edit):
+            # say so, rather than stop the chapter without a word
+            reason = (f"not started ({refused}): its files changed during this run (a hand edit?); "
+                      "`book scan` shows them, `book run` again picks them up")
+            self.needs_human(n, reason)
+            self.report("fail", n, reason)
+            return Outcome("needs_human", reason=reason)
         if n in (Node(BOOK, AUDIT), Node(BOOK, INDEX)) and not ready_chapters(self.book.scanner):
             return Outcome("skipped", reason="no chapter is final yet")
         self.report("start", n, why)

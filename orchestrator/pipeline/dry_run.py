@@ -20,6 +20,8 @@ def plan(book, scope: Scope, why: Callable[[Node], str | None] | None = None) ->
     out: list[tuple[Node, str]] = []
     graph = phase12()
     o = book.scanner.outline
+    if o is None and book.scanner.outline_error:
+        raise book.scanner.outline_error  # as the run would: not "planned once the outline exists"
     if o is not None:
         check_scope(o, scope, lambda ch: freshness.chapter_complete(book, ch))
         graph.update(chapter_graph(o, scope))

@@ -16,7 +16,7 @@ from ..state.fsio import PartialWriter, _mutate, atomic_write, backup, partial_p
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..steps import BOOK, Node, spec
-from . import batch_wave, review_verdict
+from . import answers, batch_wave, review_verdict
 from .outcomes import Outcome
 from .run_state import RunState
 
@@ -160,10 +160,15 @@ class Generation(RunState):
             extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
+            composed = compose(text, self.marker(n), inputs, self.run_id, extra)
+            if answers.kept_if_edited_meanwhile(cast("Runner", self), n, composed):
+                pw.close()
+                led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text), kept="person")
+                return Outcome("ok")
             if path.exists():
                 backup(path)
             # its two fsyncs in a worker thread: other steps' calls and commits go on meanwhile
-            await asyncio.to_thread(atomic_write, path, compose(text, self.marker(n), inputs, self.run_id, extra))
+            await asyncio.to_thread(atomic_write, path, composed)
             pw.retire()
             book.scanner.invalidate(self.rel(n))
             if spec(n).replans:

@@ -16,7 +16,7 @@ from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
 from ..state.book import Book
 from ..state.fsio import Lock, sweep_temp_files
-from ..state.reconcile import all_discrepancies
+from ..state.reconcile import all_discrepancies, not_utf8
 from ..steps import LOCK
 from .derived import memory_in_sync
 from .dry_run import dry_run, plan as dry_run_plan
@@ -44,10 +44,13 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
     try:
         sweep_temp_files(book.root / "output")
 
-        issues = all_discrepancies(book, book.snapshot())
+        snap = book.snapshot()
+        issues = all_discrepancies(book, snap)
         if before is None:  # `book resume` reports them itself, with more
             for i in issues:
                 report("warning", ("", ""), f"disagreement: {i} (the files win)")
+        for w in not_utf8(book.root, snap.edited + snap.half_finished):  # a person's file, mis-saved
+            report("warning", ("", ""), w)
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
             return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)

@@ -50,6 +50,8 @@ class GraphWalk(RunState):
                   scope={k: v for k, v in vars(self.opts.scope).items() if v is not None})
         if self.book.scanner.outline is None and self.book.scanner.outline_error:
             raise self.book.scanner.outline_error  # a person's broken edit: say where, change nothing
+        snap = self.book.snapshot()
+        self.unsettled_at_start = set(snap.half_finished + snap.stale)  # finish() names what a person changed meanwhile
         try:
             # `book resume`: the batches in flight first, never sent twice (cast: this part is one of Runner's)
             await batch_wave.start(cast("Runner", self))

@@ -19,6 +19,7 @@ from ..steps import (
     GATE_MODES,
     LOCK,
     NEEDS_HUMAN,
+    OUTLINE,
     RESUME,
     REVIEW,
     SOURCE_MAP,
@@ -197,8 +198,20 @@ def site_hash(cfg: config_mod.Config) -> str:
     return short_hash(f"{cfg.title}\n{cfg.language}\n{cfg.audience}")
 
 
+def _order_warning(snap: Snapshot) -> list[str]:
+    moved = snap.outline.listed_out_of_order if snap.outline else None
+    if not moved:
+        return []
+    a, b = moved
+    return [f"{BOOK_STEPS[OUTLINE].path} lists {a} before {b}, but the book reads its chapters in the order of "
+            f"their numbers ({b} before {a}): listing them in another order changes nothing; to move a chapter, "
+            "swap the ids of the entries (a chapter whose entry changes is written again)"]
+
+
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
+    from .reconcile import kept_files, not_utf8, unreadable_memory
+
     snap = snap or book.snapshot()
     needs = book.needs_human()
     retries = book.ledger.retry_counts()
@@ -234,6 +247,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "book": {k: status_word(s) for k, s in snap.book.items()},
         "chapters": chapters,
         "half_finished": snap.half_finished,
+        "kept_for_person": kept_files(book, snap) if snap.half_finished else {},  # marker-less but complete
         "stale": snap.stale,
         "edited": snap.edited,
         "needs_human": sorted(needs),
@@ -242,7 +256,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
                               "batch_id": w.batch_id, "state": w.state} for w in _in_batch(book)],
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
-        "warnings": book.warnings,
+        "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished)
+                     + (unreadable_memory(book, snap) if snap.edited else [])),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
     }
 

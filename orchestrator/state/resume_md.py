@@ -19,9 +19,32 @@ from .fsio import atomic_write
 from .gatecards import pending
 from .scan import status_word
 
+OURS = ("Project overview", "Current progress", "Unfinished tasks", "Known problems", "Key decisions", "Next steps",
+        "Important files")
+
 
 def write_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> None:
-    atomic_write(book.ws.path(RESUME), render_resume(book, summary, strategy, interrupted))
+    path = book.ws.path(RESUME)
+    text = render_resume(book, summary, strategy, interrupted)
+    mine = persons_sections(path)
+    atomic_write(path, text + ("\n" + mine if mine else ""))
+
+
+def persons_sections(path) -> str:
+    """The `## ` sections of RESUME.md that are not ours (a person's notes to the next
+    session), verbatim: every rewrite carries them over, at the end, rather than drop them."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except (OSError, UnicodeError):
+        return ""
+    keep: list[str] = []
+    on = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            on = line[3:].strip() not in OURS
+        if on:
+            keep.append(line)
+    return "\n".join(keep).strip("\n") + "\n" if keep else ""
 
 
 def render_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> str:
@@ -64,7 +87,11 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
         out.append(f"- … and {len(tasks) - 200} more (see `book scan`)")
     out += ["", "## Known problems", ""]
     probs = [f"- {k}: NEEDS_HUMAN_REVIEW — {v} (its dependent chapters wait)" for k, v in sorted(needs.items())]
-    probs += [f"- {p}: half-finished (recovered by `book resume --strategy {strategy}`; if it is yours, "
+    from .reconcile import kept_files
+
+    kept = kept_files(book, snap) if snap.half_finished else {}
+    probs += [f"- {p}: half-finished, {kept[p]}" if p in kept else
+              f"- {p}: half-finished (recovered by `book resume --strategy {strategy}`; if it is yours, "
               f"`book accept {_unit_step(p)}` keeps it)" for p in snap.half_finished]
     probs += [f"- {p}: edited by hand, kept; what was made from it is redone" for p in snap.edited]
     if snap.outline_error:

@@ -161,6 +161,12 @@ class Scanner:
                 self._outline, self.outline_error = None, e
         return self._outline
 
+    @property
+    def outline_broken(self) -> bool:
+        """The outline exists but cannot be read (a person's edit to fix): what is stale cannot
+        be told, and nothing runs until it reads, so nothing is called stale meanwhile."""
+        return self.outline is None and self.outline_error is not None
+
     # ------------------------------------------------------------ steps and inputs
 
     def step(self, ch: str, key: str) -> StepState:
@@ -169,7 +175,7 @@ class Scanner:
         if rel is None:
             rel = self._rels[(ch, key)] = s.file(ch)
         state = self.file_state(rel, s.marker)
-        if state.complete and state.marker and state.marker.inputs and not state.checked:
+        if state.complete and state.marker and state.marker.inputs and not state.checked and not self.outline_broken:
             state.checked = True
             now = self.input_hashes(ch, key)
             state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
@@ -197,7 +203,8 @@ class Scanner:
     def book_step(self, key: str) -> StepState:
         s = BOOK_STEPS[key]
         state = self.file_state(s.path, s.marker)
-        if state.complete and state.marker and state.marker.inputs and not state.checked and s.reads:
+        if state.complete and state.marker and state.marker.inputs and not state.checked and s.reads \
+                and not self.outline_broken:
             state.checked = True
             now = self.book_input_hashes(key)
             state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
