@@ -92,10 +92,10 @@ def test_glossary_terms_are_counted_by_lookup_as_the_whole_word_search_counts_th
     grows with the book); a lookup gives what the whole-word search gives."""
     from collections import Counter
 
-    from orchestrator.agents.memory_budget import _WORD, _uses
+    from orchestrator.agents.memory_budget import _WORD_RE, _uses
 
     hay = "the map-reduce mapping map, map_x map2 write-ahead log 缓存 使用缓存来 wal.py\n".lower() * 3
-    words = Counter(_WORD.findall(hay))
+    words = Counter(_WORD_RE.findall(hay))
     for term in ("map", "Mapping", "map_x", "write-ahead", "write-ahead log", "log", "缓存", "map2", "wal.py", "x"):
         assert _uses(term, hay, words) == _uses(term, hay), term
     assert _uses("map", hay, words) == 6 and _uses("x", hay, words) == 0

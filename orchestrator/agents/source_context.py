@@ -18,6 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..authoring import project as project_mod
+from ..repo.map import _render_line
+from ..repo.walk import read_source
+
 if TYPE_CHECKING:
     from ..authoring.project import Project
     from ..repo.map import RepoMap
@@ -44,8 +48,6 @@ def load_project(src_dir: Path, state_db: Path | None, *,
     On the main thread, SIGINT/SIGTERM/SIGHUP set a stop flag the walk and the map check every
     few entries; once the worker has stopped, the signal is raised again under the handlers
     that were there before, so the run stops the way it always does."""
-    from ..authoring import project as project_mod
-
     stop = threading.Event()
     box: dict[str, Any] = {}
     got: list[int] = []
@@ -131,8 +133,6 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
     they use and of the tests that exercise them. The ranking is computed only when it is
     needed (a chapter over the limit, or `related`): a reviewer of a small chapter costs no
     PageRank of the repository."""
-    from ..repo.walk import read_source
-
     texts: dict[str, str] = {}
     for rel in sources:
         try:
@@ -161,8 +161,6 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
 def _render_unranked(p: Project, rels: list[str], budget: int) -> str:
     """Files the ranking leaves out (tests, examples) as the map renders them: per file, its
     definitions in file order, files in the given order, the whole within `budget`."""
-    from ..repo.map import _render_line
-
     blocks, used = [], 0
     for rel in rels:
         fm = p.map.files.get(rel)

@@ -84,7 +84,7 @@ def _final_code(text: str, ctx: dict[str, Any]) -> list[str]:
     src = ctx.get("_source_dir")
     if src is None:
         return []
-    found, _ = checks.check_code(text, src)
+    found, _ = checks.check_code(text, src, index=ctx.get("_r1_index"))  # the run's index (agents.gather)
     return [f"line {f.line}: {f.message} (quote code only exactly as it is in the source)"
             for f in found if f.severity == "blocking"]
 

@@ -67,10 +67,7 @@ def resumes_in_batches(book: Any) -> bool:
 
 
 def setup(runner: Runner) -> BatchWave | None:
-    """At the runner's start: batch mode or not; and a run that may stop at a gate for a
-    person writes its cached prefixes with a 1-hour TTL, so they outlive the wait."""
-    if runner.gates and hasattr(runner.provider, "default_cache_ttl"):
-        runner.provider.default_cache_ttl = "1h"
+    """At the runner's start: batch mode or not."""
     return BatchWave(runner) if wanted(runner) else None
 
 
