@@ -81,6 +81,7 @@ class Scanner:
         self._rels: dict[tuple[str, str], str] = {}  # (chapter, step) -> its file: formatted once
         self._chapters: list[str] | None = None  # chapters(), kept while only known chapters' files change
         self._plan_hashes: dict[str, tuple[outline_mod.Outline, str]] = {}  # "summaries"/"toc" -> (outline, hash)
+        self._ready: tuple[str | None] | None = None  # the `ready` input, while no final and no outline changed
         self._rows: dict[str, dict[str, StepState]] = {}  # chapter -> its steps' states, until one is invalidated
         self._memory_hashes: dict[str, tuple[StepState, str | None]] = {}  # longmem_hash's memo
         self.final_titles: dict[str, tuple[tuple, str | None]] = {}  # ready.ready_hash's memo: path -> (version, title)
@@ -95,18 +96,22 @@ class Scanner:
             self._outline_loaded = False
             self._chapters = None
             self._rows.clear()
+            self._ready = None
             return
         self._states.pop(rel, None)
         self._seen.discard(rel)
         d, _, name = rel.rpartition("/")
         self._listed.discard(d)
-        for rx, _key in _STEP_DIRS.get(d, ()):
+        for rx, key in _STEP_DIRS.get(d, ()):
             if m := rx.match(name):
                 self._rows.pop(m.group(1), None)
+                if key == FINAL:
+                    self._ready = None  # which chapters are ready, and their titles
                 break
         if rel == BOOK_STEPS[OUTLINE].path:
             self._outline_loaded = False
             self._chapters = None
+            self._ready = None
         elif self._chapters is not None and d in _STEP_DIRS:
             # a file of a chapter the outline does not name may add or remove that chapter;
             # the outline's own chapters are listed whatever their files
@@ -271,10 +276,12 @@ class Scanner:
             return self.longmem_hash(ch)
         if name == "site":
             return self.site_hash
-        if name == "ready":
-            from .ready import ready_hash
+        if name == "ready":  # every page reads it: computed again only when a final or the outline changes
+            if self._ready is None:
+                from .ready import ready_hash
 
-            return ready_hash(self)
+                self._ready = (ready_hash(self),)
+            return self._ready[0]
         raise KeyError(f"unknown input {name!r}")
 
     def templates_hash(self) -> str:
