@@ -14,6 +14,7 @@ from typing import Any
 
 from . import steps
 from .errors import ConfigError
+from .repo.walk import source_problem
 from .state.markers import read_marker, short_hash
 from .steps import BOOK_STEPS, CHAPTER_RE, chapter_sort_key, check_relpath
 
@@ -49,6 +50,9 @@ class Outline:
     chapters: tuple[Chapter, ...]
     notes: str = ""
     by_id: dict[str, Chapter] = field(default_factory=dict, compare=False)
+    # (a, b): the file lists a before b though b's number comes first. The book's order is the
+    # chapters' numbers, so a reordered list changes nothing: the scan says so.
+    listed_out_of_order: tuple[str, str] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         self.by_id.update({c.id: c for c in self.chapters})
@@ -122,9 +126,12 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
         if root is None:
             root = yaml.compose(m.group(1))
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise ConfigError(f"the yaml block is not valid YAML: {getattr(e, 'problem', e)}", file,
-                          base + mark.line + 1 if mark else base) from None
+        mark, problem = getattr(e, "problem_mark", None), str(getattr(e, "problem", e))
+        # the likeliest hand edit that breaks YAML: a title with ": " in it, unquoted
+        fix = ('put the value in quotes: title: "Routing: how a request finds its handler"'
+               if "mapping values are not allowed" in problem else None)
+        raise ConfigError(f"the yaml block is not valid YAML: {problem}", file,
+                          base + mark.line + 1 if mark else base, fix) from None
     if not isinstance(root, yaml.MappingNode):
         raise err("the yaml block must be a mapping with `title` and `chapters`", root)
     nodes = {k.value: v for k, v in root.value}
@@ -195,8 +202,10 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
     if cycle:
         raise err("chapters depend on each other in a cycle: " + " -> ".join(cycle), chapters_node)
     title = data.get("title") if isinstance(data.get("title"), str) else ""
+    listed = [c.id for c in chapters]
     chapters.sort(key=lambda c: chapter_sort_key(c.id))
-    return Outline(title, tuple(chapters), notes=text[: m.start()].strip())
+    moved = next(((a, b) for a, b in zip(listed, listed[1:]) if chapter_sort_key(a) > chapter_sort_key(b)), None)
+    return Outline(title, tuple(chapters), notes=text[: m.start()].strip(), listed_out_of_order=moved)
 
 
 def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
@@ -258,8 +267,6 @@ def load(root: Path, source_dir: Path | None = None) -> Outline | None:
 def _source_problem(source_dir: Path, rel: str) -> str | None:
     """Why a chapter's source cannot be read (missing, a link out of the source, a FIFO, too
     big), by the same rules as every other reader of the source; None when it can."""
-    from .repo.walk import source_problem
-
     why = source_problem(Path(source_dir), rel)
     if why is None:
         return None

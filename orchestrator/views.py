@@ -28,8 +28,10 @@ def print_scan(report: dict[str, Any], out=None) -> None:
             cells = " ".join(f"{SHORT.get(row['steps'][k], '?'):>6}" for k in ORDER)
             w(f"{ch:<8} {str(row['batch'] or '-'):>5}  {cells}  {row['phase']}\n")
         w("legend: ✅ done  ✍ edited by hand (kept)  🔄 stale  ⚠️ half-finished  · missing\n")
-    for key, title in (("half_finished", "half-finished (no marker: redone from a backup copy; "
-                                          "if one is yours, `book accept chNN STEP` keeps it)"), ("stale", "stale (will be redone)"),
+    kept = report.get("kept_for_person") or {}
+    report = {**report, "half_finished": [f"{x} ({kept[x]})" if x in kept else x for x in report.get("half_finished") or []]}
+    for key, title in (("half_finished", "half-finished (no marker: one cut short is redone from a backup copy; "
+                                          "one that looks complete is kept for you)"), ("stale", "stale (will be redone)"),
                        ("edited", "edited by hand (kept, never overwritten)"), ("needs_human", "needs a person"), ("gates_waiting", "waiting at a gate (`book gates`)"),
                        ("discrepancies", "checkpoint.md disagrees with the files"), ("warnings", "warnings")):
         items = report.get(key) or []

@@ -46,7 +46,7 @@ def _uses(term: str, text_lower: str, words: Counter[str] | None = None) -> int:
     one-word term in O(1): a whole-word match of such a term is exactly a maximal run equal to it,
     so the glossary's thousands of terms cost one pass over the text, not one regex each."""
     t = term.lower().strip()
-    if not t:
+    if not t or t not in text_lower:  # most terms are absent: a plain substring test rules them out
         return 0
     if _WORDS_RE.fullmatch(t):  # a word: whole-word matches only ("map" is not in "mapping")
         if words is not None and _WORD_RE.fullmatch(t):

@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import agents
+from ..checks import blocking
+from ..checks.findings import findings_in
 from ..errors import ValidationFailed
 from ..state.fsio import atomic_write, backup, partial_path
-from ..state.markers import compose
+from ..state.markers import compose, short_hash
 from ..steps import BOOK, Node, spec
 
 if TYPE_CHECKING:
@@ -21,8 +23,8 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
     """What the runner's `generate` would send for `n` now (same context, same prompt)."""
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
     extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
-    if n in runner.opts.instructions:
-        extra["instructions"] = runner.opts.instructions[n]
+    if n in runner.instructions:
+        extra["instructions"] = runner.instructions[n]
     g = agents.gather(book, step, ch, extra)
     req = agents.build_request(book, step, ch, g, spec(n).role)
     req.feedback = feedback
@@ -31,10 +33,6 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
 
 def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **event: Any) -> int:
     """Validate `answer` (raises ValidationFailed) and write it with its marker; returns its length."""
-    from ..checks import blocking
-    from ..checks.findings import findings_in
-    from ..state.markers import short_hash
-
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
     text = agents.clean_and_validate(step, answer, g.context)
     inputs = {k: v for k, v in g.inputs.items() if v is not None}
@@ -42,14 +40,35 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
         inputs["instructions"] = short_hash(g.context["instructions"])
     extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"} if spec(n).verdict else None
     path = book.ws.path(runner.rel(n))
+    composed = compose(text, spec(n).marker, inputs, runner.run_id, extra)
+    if kept_if_edited_meanwhile(runner, n, composed):
+        book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), kept="person", **event)
+        return len(text)
     if path.exists():
         backup(path)
-    atomic_write(path, compose(text, spec(n).marker, inputs, runner.run_id, extra))
+    atomic_write(path, composed)
     book.scanner.invalidate(runner.rel(n))
     if spec(n).replans:
         book.scanner.invalidate()
     book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), **event)
     return len(text)
+
+
+def kept_if_edited_meanwhile(runner: Runner, n: Node, composed: str) -> bool:
+    """Just before an answer is committed: did a person save the step's file while it was being
+    made? It is `edited` now, and was not when the step began (an edited file is only started
+    by `book redo`). Then their file stays as it is and the answer, marked, goes beside it as
+    `<file>.partial` (True): an edit is never overwritten, even one made during a run."""
+    if n in runner.opts.redo:
+        return False
+    rel = runner.rel(n)
+    runner.book.scanner.invalidate(rel)
+    if runner.state(n).status != "edited":
+        return False
+    atomic_write(partial_path(runner.book.ws.path(rel)), composed)
+    runner.warn(f"{rel} was edited while this run rewrote it: your version is kept, and what the run made is in "
+                f"{rel}.partial (`book redo {n[0]} {n[1]}` replaces yours with a fresh one)")
+    return True
 
 
 def commit_completed_partial(runner: Runner, n: Node) -> bool:

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 from ..outline import Outline
-from ..state import memory as memoryfiles
+from ..repo.summary import PREFIX as SUMMARY_PREFIX
+from ..repo.walk import walk
+from ..state import corrections, memory as memoryfiles
 from ..state.fsio import atomic_write, backup
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
@@ -75,9 +77,6 @@ def style_guide(cfg) -> str:
 def source_map(o: Outline, source_dir) -> str:
     """Which chapter explains which file, and what the walk left out and why (the safe walker's
     rules: links out of the source, FIFOs, devices, huge, binary, generated, ignored files)."""
-    from ..repo.summary import PREFIX as SUMMARY_PREFIX
-    from ..repo.walk import walk
-
     tree = walk(Path(source_dir))
     covered = {s: c.id for c in o.chapters for s in c.sources}
     files = tree.rels()
@@ -116,8 +115,10 @@ def write_derived(book, rel: str, body: str, marker: str, inputs: dict,
     st = book.scanner.file_state(rel, marker)
     if st.status in ("edited", "half_finished"):
         dest = backup(path)
-        moved = (" (a changed definition or summary moved to output/memory/corrections.md, applied on every "
-                 "rebuild)" if rel in (MEMORY_FILES["glossary"], MEMORY_FILES["summaries"]) else "")
+        moved = (" (a changed, added or removed term and a changed summary moved to output/memory/corrections.md, "
+                 "applied on every rebuild)" if rel in (MEMORY_FILES["glossary"], MEMORY_FILES["summaries"]) else
+                 " (to change it, edit the chapter's own output/memory/chapters/chNN.md: a rebuild reads those)"
+                 if rel in (MEMORY_FILES["metaphors"], MEMORY_FILES["xrefs"]) else "")
         warn(f"warning: {rel} was changed by hand; it is made from other files, so your version is kept as "
              f"{dest.name if dest else '?'} and the file is regenerated{moved}")
     atomic_write(path, new)
@@ -135,17 +136,25 @@ def _memory_aggregates(book) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _harvest_corrections(book) -> None:
-    from ..state import corrections
+    from ..state.reconcile import looks_truncated
 
-    edited = {}
+    edited, made_from = {}, None
     for key in ("glossary", "summaries"):
         rel = MEMORY_FILES[key]
-        if book.scanner.file_state(rel, MEMORY_MARKER).status == "edited":
+        st = book.scanner.file_state(rel, MEMORY_MARKER)
+        # marker kept or not (a whole-file paste has none), an edited aggregate is the person's
+        if st.status == "half_finished" and (not st.size or looks_truncated(read_body(book.root, rel))[0]):
+            continue  # cut short: damage to repair, not a person's word
+        if st.status in ("edited", "half_finished"):
             edited[key] = read_body(book.root, rel)
+            if key == "glossary" and st.marker:
+                made_from = st.marker.inputs
     if not edited:
         return
-    bodies, _ = _memory_aggregates(book)
-    changed = corrections.harvest(book.root, edited, {k: bodies[MEMORY_FILES[k]] for k in edited})
+    bodies, now = _memory_aggregates(book)
+    unchanged = None if made_from is None else {
+        k.partition(":")[2] for k, h in made_from.items() if k.startswith(f"{MEMORY}:") and now.get(k) == h}
+    changed = corrections.harvest(book.root, edited, {k: bodies[MEMORY_FILES[k]] for k in edited}, unchanged)
     if changed:
         book.ledger.event("corrected", None, None, None, entries=changed, file=corrections.CORRECTIONS)
 

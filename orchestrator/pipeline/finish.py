@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from ..errors import BookError
 from ..state.board import write_needs_human
+from ..state.resume_md import write_resume
 from .outcomes import RunSummary
+from .plan import Scope
 from .run_state import RunState
 
 
 class Finish(RunState):
     def finish(self, interrupted: bool = False) -> RunSummary:
-        from ..state.resume_md import write_resume
-
         book = self.book
         led = book.ledger
         chapter_needs = {k: v for k, v in self.needs.items() if k.startswith("ch")}
@@ -25,6 +25,14 @@ class Finish(RunState):
         except (OSError, BookError) as e:
             self.warn(f"could not rebuild the long-memory aggregates: {e}")
         self.live = {k: v for k, v in self.live.items() if v != "running"}
+        book.scanner.invalidate()  # the last checkpoint.md and RESUME.md read the files as they are now
+        before = getattr(self, "unsettled_at_start", None)
+        if before is not None and not interrupted and not self.needs and self.opts.scope == Scope():
+            snap = book.snapshot()
+            moved = [p for p in snap.half_finished + snap.stale if p not in before]
+            if moved:  # a person saved a file while the run went: what it feeds is out of date again
+                self.warn(f"changed while this run went: {', '.join(moved[:3])}{' …' if len(moved) > 3 else ''} "
+                          "is out of date now; `book run` again brings it up to date")
         self.checkpoint(force=True)  # also cancels a deferred write
         summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs), waiting=sorted(set(self.waiting)))
         try:

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .. import agents
 from ..errors import StepFailed, ValidationFailed
-from ..state.fsio import PartialWriter, atomic_write, backup, partial_path
+from ..state.fsio import PartialWriter, _mutate, atomic_write, backup, partial_path
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..steps import BOOK, Node, spec
-from . import batch_wave, review_verdict
+from . import answers, batch_wave, review_verdict
 from .outcomes import Outcome
 from .run_state import RunState
 
@@ -65,8 +65,6 @@ class Generation(RunState):
         except OSError:
             return
         if final.startswith(partial):
-            from ..state.fsio import _mutate
-
             _mutate("remove-partial", part)
             part.unlink(missing_ok=True)
         else:
@@ -101,8 +99,8 @@ class Generation(RunState):
         last = ""
         for attempt in range(1, attempts + 1):
             ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
-            if n in self.opts.instructions:
-                ctx_extra["instructions"] = self.opts.instructions[n]
+            if n in self.instructions:
+                ctx_extra["instructions"] = self.instructions[n]
             g = agents.gather(book, step, ch, ctx_extra)
             req = agents.build_request(book, step, ch, g, role)
             req.prefix, req.feedback = prefix, feedback
@@ -162,10 +160,15 @@ class Generation(RunState):
             extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
+            composed = compose(text, self.marker(n), inputs, self.run_id, extra)
+            if answers.kept_if_edited_meanwhile(cast("Runner", self), n, composed):
+                pw.close()
+                led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text), kept="person")
+                return Outcome("ok")
             if path.exists():
                 backup(path)
             # its two fsyncs in a worker thread: other steps' calls and commits go on meanwhile
-            await asyncio.to_thread(atomic_write, path, compose(text, self.marker(n), inputs, self.run_id, extra))
+            await asyncio.to_thread(atomic_write, path, composed)
             pw.retire()
             book.scanner.invalidate(self.rel(n))
             if spec(n).replans:

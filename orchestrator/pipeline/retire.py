@@ -13,11 +13,31 @@ RETIRED_DIR = f"{OUT}/retired"
 
 
 def orphans(book) -> list[str]:
-    """Chapters with files that the outline no longer has (none while there is no outline)."""
+    """Chapters with files that the outline no longer has (none while there is no outline).
+    A chapter was in the outline once if book made or adopted one of its files (a marker, a
+    .partial); one whose files are all marker-less is a person's start of a new chapter, not
+    a deleted one (`unplanned`)."""
     o = book.scanner.outline
     if o is None:
         return []
-    return [ch for ch in book.scanner.chapters() if ch not in o.by_id]
+    return [ch for ch in book.scanner.chapters() if ch not in o.by_id and not _persons_only(book, ch)]
+
+
+def unplanned(book) -> dict[str, list[str]]:
+    """Chapters not in the outline whose files are all a person's (no marker): chapter -> files.
+    They are left where they are, for the person to add the chapter to the outline."""
+    o = book.scanner.outline
+    if o is None:
+        return {}
+    return {ch: [s.path for k in STEPS if (s := book.scanner.step(ch, k)).status != "missing"]
+            for ch in book.scanner.chapters() if ch not in o.by_id and _persons_only(book, ch)}
+
+
+def _persons_only(book, ch: str) -> bool:
+    states = [book.scanner.step(ch, k) for k in STEPS]
+    if any(st.marker is not None for st in states):
+        return False
+    return not any(book.ws.path(s.file(ch) + ".partial").is_file() for s in STEPS.values())
 
 
 def retire(book, run_id: str | None = None) -> dict[str, str]:
@@ -49,4 +69,7 @@ def retire_deleted(runner) -> None:
     for ch, where in retire(runner.book, runner.run_id).items():
         runner.warn(f"{ch} is no longer in the outline: its files were moved to {where}")
         runner.needs.pop(ch, None)
+    for ch, files in unplanned(runner.book).items():
+        runner.warn(f"{ch} is not in the outline, but {', '.join(files)} is there (yours, no marker): it is left as "
+                    f"it is; add an entry for {ch} to output/memory/outline.md to have the book build it")
 

@@ -9,11 +9,15 @@ corrections.md is a person's file (no marker, never regenerated):
     # Corrections
     ## Glossary
     - **memtable**: the in-memory table that buffers writes before a flush
+    - **write-ahead log** (ch04): a term the chapters do not define, added under ch04
+    - ~~**Record**~~
     ## Summaries
     ### ch02
     A corrected summary of chapter 2.
 
-Delete an entry to go back to what the chapters' memory says."""
+A definition replaces the chapters' one; a term no chapter defines is added (under the chapter
+named in brackets, else the first); a struck-out term is left out of the glossary. Delete an
+entry to go back to what the chapters' memory says."""
 
 from __future__ import annotations
 
@@ -22,19 +26,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..steps import MEMORY_DIR, MEMORY_FILES
+from .fsio import atomic_write
 
 CORRECTIONS = f"{MEMORY_DIR}/corrections.md"
 _TERM_RE = re.compile(r"^- \*\*(.+?)\*\*(?:\s*\((ch\d{2,})\))?\s*[:：]\s*(.+)$")
 _SUMMARY_HEAD_RE = re.compile(r"^##\s+(ch\d{2,})\b")
+_REMOVED_RE = re.compile(r"^- ~~\*\*(.+?)\*\*.*~~")
 
 
 @dataclass
 class Corrections:
     glossary: dict[str, tuple[str, str]] = field(default_factory=dict)  # term (lower) -> (term, definition)
     summaries: dict[str, str] = field(default_factory=dict)  # chapter -> summary
+    chapter_of: dict[str, str] = field(default_factory=dict)  # term (lower) -> chapter it was written under
+    removed: dict[str, str] = field(default_factory=dict)  # term (lower) -> term: left out of the glossary
 
     def __bool__(self) -> bool:
-        return bool(self.glossary or self.summaries)
+        return bool(self.glossary or self.summaries or self.removed)
 
 
 def load(root: Path) -> Corrections:
@@ -53,8 +61,12 @@ def load(root: Path) -> Corrections:
         if line.startswith("## "):
             flush()
             section, ch, lines = line[3:].strip().lower(), None, []
+        elif section == "glossary" and (m := _REMOVED_RE.match(line.strip())):
+            out.removed[m.group(1).strip().lower()] = m.group(1).strip()
         elif section == "glossary" and (m := _TERM_RE.match(line.strip())):
             out.glossary[m.group(1).strip().lower()] = (m.group(1).strip(), m.group(3).strip())
+            if m.group(2):
+                out.chapter_of[m.group(1).strip().lower()] = m.group(2)
         elif section == "summaries" and line.startswith("### "):
             flush()
             ch, lines = line[4:].strip().split()[0] if line[4:].strip() else None, []
@@ -67,7 +79,9 @@ def load(root: Path) -> Corrections:
 def render(c: Corrections) -> str:
     out = ["# Corrections", "", "A person's corrections to the long memory: applied over what the chapters' memory "
            "says (see the README). Delete an entry to undo it.", "", "## Glossary", ""]
-    out += [f"- **{t}**: {d}" for t, d in c.glossary.values()]
+    out += [f"- **{t}**" + (f" ({c.chapter_of[k]})" if k in c.chapter_of else "") + f": {d}"
+            for k, (t, d) in c.glossary.items()]
+    out += [f"- ~~**{t}**~~" for t in c.removed.values()]
     out += ["", "## Summaries", ""]
     for ch, s in sorted(c.summaries.items()):
         out += [f"### {ch}", "", s, ""]
@@ -76,29 +90,60 @@ def render(c: Corrections) -> str:
 
 def apply(mems: list, c: Corrections) -> None:
     """Apply the corrections to per-chapter memories (in place): a corrected term keeps its
-    defining chapter and takes the person's definition; a corrected summary replaces it."""
+    defining chapter and takes the person's definition; a corrected summary replaces it; a
+    term no chapter defines joins the chapter it names (else the first); a removed one goes."""
     if not c:
         return
     for m in mems:
-        m.glossary = [(t, c.glossary[t.lower()][1] if t.lower() in c.glossary else d) for t, d in m.glossary]
+        m.glossary = [(t, c.glossary[t.lower()][1] if t.lower() in c.glossary else d) for t, d in m.glossary
+                      if t.lower() not in c.removed]
         if m.chapter in c.summaries:
             m.summary = c.summaries[m.chapter]
+    defined = {t.lower() for m in mems for t, _ in m.glossary}
+    by_id = {m.chapter: m for m in mems}
+    for key, (term, d) in c.glossary.items():
+        home = by_id.get(c.chapter_of.get(key, "")) or (mems[0] if mems else None)
+        if key not in defined and key not in c.removed and home is not None:
+            home.glossary = [*home.glossary, (term, d)]
 
 
-def harvest(root: Path, edited: dict[str, str], generated: dict[str, str]) -> list[str]:
+def harvest(root: Path, edited: dict[str, str], generated: dict[str, str],
+            unchanged: set[str] | None = None) -> list[str]:
     """Move what a person changed in an aggregate into corrections.md. `edited` and
     `generated`: aggregate key (steps.MEMORY_FILES) -> body, the person's and the one the
-    rebuild makes. Returns the corrected terms and chapters."""
+    rebuild makes. `unchanged`: the chapters whose memory is as it was when the person's
+    glossary was made (from its marker); None when it has no marker, and then a missing line
+    proves nothing (the file may be cut short). Returns the corrected terms and chapters."""
     c = load(root)
     changed: list[str] = []
     if "glossary" in edited:
-        gen_terms = _terms(generated.get("glossary", ""))
-        for key, (term, d) in _terms(edited["glossary"]).items():
+        gen_terms, gen_tags = _terms(generated.get("glossary", "")), _tags(generated.get("glossary", ""))
+        mine, tags = _terms(edited["glossary"]), _tags(edited["glossary"])
+        for key, (term, d) in mine.items():
             # a changed definition of a term the chapters define; a term the rebuild does not
             # make (its chapter's memory missing for now) is not a correction
             if key in gen_terms and gen_terms[key][1] != d:
                 c.glossary[key] = (term, d)
                 changed.append(term)
+            elif key in c.removed:  # struck out before, written back now
+                del c.removed[key]
+                changed.append(term)
+            elif key not in gen_terms and (tags.get(key) is None or (unchanged is not None and tags[key] in unchanged)):
+                # an untagged line is the person's own; a tagged one is theirs when its chapter's
+                # memory has not changed since (it never defined the term)
+                c.glossary[key] = (term, d)
+                if tags.get(key):
+                    c.chapter_of[key] = tags[key]
+                changed.append(term)
+        for key, (term, _) in gen_terms.items():
+            if unchanged is None or key in mine or gen_tags.get(key) not in unchanged:
+                continue
+            if key in c.glossary:  # one of the person's own terms, deleted again
+                del c.glossary[key]
+                c.chapter_of.pop(key, None)
+            else:
+                c.removed[key] = term
+            changed.append(term)
     if "summaries" in edited:
         gen = _summaries(generated.get("summaries", ""))
         for ch, s in _summaries(edited["summaries"]).items():
@@ -106,8 +151,6 @@ def harvest(root: Path, edited: dict[str, str], generated: dict[str, str]) -> li
                 c.summaries[ch] = s
                 changed.append(ch)
     if changed:
-        from .fsio import atomic_write
-
         atomic_write(Path(root) / CORRECTIONS, render(c))
     return changed
 
@@ -119,6 +162,12 @@ def _terms(body: str) -> dict[str, tuple[str, str]]:
         if m:
             out[m.group(1).strip().lower()] = (m.group(1).strip(), m.group(3).strip())
     return out
+
+
+def _tags(body: str) -> dict[str, str]:
+    """term (lower) -> the chapter in brackets after it, where there is one."""
+    return {m.group(1).strip().lower(): m.group(2) for line in body.splitlines()
+            if (m := _TERM_RE.match(line.strip())) and m.group(2)}
 
 
 def _summaries(body: str) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .markers import body_hash, body_of
+from .markers import body_hash, find_marker, saved_as_lf, split_marked
 
 
 class HashCache:
@@ -28,8 +28,10 @@ class HashCache:
                 data = fh.read()
         except OSError:
             return None
-        body = body_of(data)  # a person's text after the marker is body too
-        h = body_hash(body)
+        mk = find_marker(data)
+        # a person's text after the marker is body too; a marked file saved with CRLF or a
+        # BOM hashes as the same words (a source file is hashed as it is)
+        h = body_hash(data if mk is None else saved_as_lf(split_marked(data, mk)))
         self.rows[path] = self.dirty[path] = (st.st_size, st.st_mtime_ns, h)
         return h
 

@@ -38,6 +38,12 @@ def short_hash(data: bytes | str) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
+def saved_as_lf(data: bytes) -> bytes:
+    """A marked file's bytes as our writer saves them: an editor's byte-order mark and CRLF
+    line endings are how it was saved, not what it says (not an edit, and no BOM in a prompt)."""
+    return data.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")
+
+
 def body_hash(body: bytes) -> str:
     """Hash of a body: its text with trailing whitespace stripped, so an editor's final newline changes nothing."""
     text = body.decode("utf-8", "surrogateescape").rstrip()
@@ -96,7 +102,7 @@ def find_marker(data: bytes) -> Marker | None:
     mk = parse_marker_line(last.group(0))
     # Proof that the text before it is whole: its body hash matches. A bare or mismatched
     # marker mid-file (a quoted one, a file cut off after it) proves nothing.
-    if mk is None or not mk.body or body_hash(data[: last.start()]) != mk.body:
+    if mk is None or not mk.body or body_hash(saved_as_lf(data[: last.start()])) != mk.body:
         return None
     end = last.end() + 1 if data[last.end():last.end() + 1] == b"\n" else last.end()
     return Marker(mk.name, mk.body, mk.inputs, mk.run, last.start(), mk.extra, end)
@@ -166,7 +172,8 @@ def compose(body: str, name: str, inputs: dict[str, str] | None = None, run: str
             extra: dict[str, str] | None = None) -> str:
     """Complete file text: the body, a blank line, the marker with provenance, a newline."""
     body = body.rstrip()
-    return body + "\n\n" + format_marker(name, short_hash(body), inputs, run, extra) + "\n"
+    digest = body_hash(saved_as_lf(body.encode("utf-8", "surrogateescape")))  # as a scan reads it back
+    return body + "\n\n" + format_marker(name, digest, inputs, run, extra) + "\n"
 
 
 def neutralise(text: str) -> str:

@@ -8,7 +8,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ..steps import MEMORY, chapter_sort_key
-from .markers import body_of
+from .markers import body_of, saved_as_lf
 
 SECTIONS = ("Summary", "Glossary", "Metaphors", "Cross references")
 
@@ -109,7 +109,7 @@ def read_body(root, rel: str) -> str:
         data = p.read_bytes()
     except OSError:
         return ""
-    return body_of(data).decode("utf-8", "replace").rstrip() + "\n"
+    return saved_as_lf(body_of(data)).decode("utf-8", "replace").rstrip() + "\n"
 
 
 # path -> (the file's identity when parsed, its parse): a chapter's memory is read once and

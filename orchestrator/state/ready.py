@@ -21,6 +21,7 @@ def final_title(root, rel: str) -> str | None:
     try:
         with open(f"{root}/{rel}", encoding="utf-8", errors="replace") as fh:
             for line in fh:
+                line = line.removeprefix("\ufeff")  # a byte-order mark an editor saved
                 if line.startswith("# "):
                     return line[2:].strip() or None
                 if line.startswith("## "):

@@ -35,6 +35,18 @@ def replay_matrix(events: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
     return {k: ("interrupted" if v == "running" else v) for k, v in out.items()}
 
 
+def replay_differences(matrix: dict[tuple[str, str], str], snap: Snapshot) -> list[dict[str, str]]:
+    """Where the ledger's matrix (`replay_matrix`) and the files disagree (the files win); a
+    file done and since edited or gone stale is what the ledger said, not a difference."""
+    diffs = []
+    for (ch, step), said in sorted(matrix.items()):
+        row = snap.chapters.get(ch)
+        have = status_word(row[step]) if row else "missing"
+        if not (said == have or (said == "done" and have in ("edited", "stale"))):
+            diffs.append({"chapter": ch, "step": step, "ledger": said, "files": have})
+    return diffs
+
+
 def ledger_discrepancies(snap: Snapshot, events: list[dict[str, Any]]) -> list[str]:
     if not events:
         return []
@@ -76,6 +88,84 @@ def looks_truncated(text: str) -> tuple[bool, str]:
     if last and last[-1] not in ".!?。！？:：)）]】`*|>\"'-" and not last.startswith("#"):
         return True, "it ends mid-sentence"
     return False, "it looks complete but has no marker"
+
+
+def kept_for_person(root, rel: str, unit: str, step: str) -> str | None:
+    """Why a marker-less file at a model step's path is held for a person rather than backed
+    up and redone, or None. Our writer only ever renames complete, marked text onto that path,
+    so a marker-less file that looks complete (not cut short, by the decision tree) is a
+    person's (a whole-file paste drops the marker line): it is kept as it is and waits for
+    them, whatever the strategy. One that looks cut short is a crash's, and is redone."""
+    try:
+        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if looks_truncated(text)[0]:
+        return None
+    from ..steps import BOOK, BOOK_STEPS
+    from .markers import find_marker
+
+    mk = find_marker(text.encode("utf-8", "surrogateescape"))
+    want = (BOOK_STEPS[step] if unit == BOOK else STEPS[step]).marker
+    other = f" (its marker is {mk.name}, another step's, not {want}: a copied file?)" if mk and mk.name != want else ""
+    return (f"looks complete{other}: kept for you; `book accept {unit} {step}` adopts it, "
+            f"`book redo {unit} {step}` replaces it (yours goes to a .bak file)")
+
+
+def kept_files(book, snap: Snapshot) -> dict[str, str]:
+    """path -> kept_for_person's word, for every half-finished file a person may have written:
+    a model step's, or the style guide (the one derived file that is theirs to rewrite)."""
+    from ..steps import BOOK, BOOK_STEPS, STYLE_GUIDE
+
+    OUTLINE_PATH = BOOK_STEPS[OUTLINE].path  # noqa: N806
+
+    units = [(ch, k, s) for ch, row in snap.chapters.items() for k, s in row.items()]
+    units += [(BOOK, k, s) for k, s in snap.book.items()]
+    out = {}
+    for unit, k, s in units:
+        if s.status == "half_finished" and ((BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model or k == STYLE_GUIDE):
+            why = kept_for_person(book.root, s.path, unit, k)
+            if why and unit != BOOK and snap.outline is not None and unit not in snap.outline.by_id:
+                why = (f"looks complete: kept for you; {unit} is not in the outline: add an entry for it to "
+                       f"{OUTLINE_PATH}, then `book accept {unit} {k}` adopts it")
+            if why:
+                out[s.path] = why
+    return out
+
+
+def not_utf8(root, paths: list[str]) -> list[str]:
+    """A warning for each file (a person's: edited or marker-less) that is not UTF-8 text: what
+    the book reads of it has U+FFFD in place of the bytes, so the person is told where."""
+    out = []
+    for rel in paths:
+        try:
+            data = (root / rel).read_bytes()
+            data.decode("utf-8")
+        except OSError:
+            continue
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            out.append(f"{rel}:{line}: not UTF-8 (byte 0x{data[e.start]:02x}); the book reads \ufffd in its place: "
+                       "save the file as UTF-8")
+    return out
+
+
+def unreadable_memory(book, snap: Snapshot) -> list[str]:
+    """The error for each per-chapter memory file a person edited that cannot be read: a run
+    stops on it (every chapter's prompt reads the long memory), so the scan says it first."""
+    from ..errors import BookError
+    from ..steps import MEMORY
+    from .memory import parse, read_body
+
+    out = []
+    for ch, row in snap.chapters.items():
+        st = row[MEMORY]
+        if st.status == "edited":
+            try:
+                parse(ch, read_body(book.root, st.path), file=st.path)
+            except BookError as e:
+                out.append(str(e))
+    return out
 
 
 def half_finished(book, snap: Snapshot) -> list[HalfFinished]:

@@ -3,14 +3,48 @@ resume and interruption, from the files (a scan) and the ledger."""
 
 from __future__ import annotations
 
-from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, OUTLINE, PHASE3, RESUME, STATE_DB
+from ..steps import (
+    BOOK_STEPS,
+    CHECKPOINT,
+    GATES_DIR,
+    NEEDS_HUMAN,
+    ORDER,
+    OUTLINE,
+    PHASE3,
+    RESUME,
+    STATE_DB,
+    step_of_path,
+)
 from .fsio import atomic_write
 from .gatecards import pending
 from .scan import status_word
 
+OURS = ("Project overview", "Current progress", "Unfinished tasks", "Known problems", "Key decisions", "Next steps",
+        "Important files")
+
 
 def write_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> None:
-    atomic_write(book.ws.path(RESUME), render_resume(book, summary, strategy, interrupted))
+    path = book.ws.path(RESUME)
+    text = render_resume(book, summary, strategy, interrupted)
+    mine = persons_sections(path)
+    atomic_write(path, text + ("\n" + mine if mine else ""))
+
+
+def persons_sections(path) -> str:
+    """The `## ` sections of RESUME.md that are not ours (a person's notes to the next
+    session), verbatim: every rewrite carries them over, at the end, rather than drop them."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except (OSError, UnicodeError):
+        return ""
+    keep: list[str] = []
+    on = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            on = line[3:].strip() not in OURS
+        if on:
+            keep.append(line)
+    return "\n".join(keep).strip("\n") + "\n" if keep else ""
 
 
 def render_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> str:
@@ -53,7 +87,11 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
         out.append(f"- … and {len(tasks) - 200} more (see `book scan`)")
     out += ["", "## Known problems", ""]
     probs = [f"- {k}: NEEDS_HUMAN_REVIEW — {v} (its dependent chapters wait)" for k, v in sorted(needs.items())]
-    probs += [f"- {p}: half-finished (recovered by `book resume --strategy {strategy}`; if it is yours, "
+    from .reconcile import kept_files
+
+    kept = kept_files(book, snap) if snap.half_finished else {}
+    probs += [f"- {p}: half-finished, {kept[p]}" if p in kept else
+              f"- {p}: half-finished (recovered by `book resume --strategy {strategy}`; if it is yours, "
               f"`book accept {_unit_step(p)}` keeps it)" for p in snap.half_finished]
     probs += [f"- {p}: edited by hand, kept; what was made from it is redone" for p in snap.edited]
     if snap.outline_error:
@@ -86,8 +124,6 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
 
 def _unit_step(rel: str) -> str:
     """`output/chapters/draft/ch03-draft.md` -> `ch03 draft` (a book-level file -> `book KEY`)."""
-    from ..steps import BOOK_STEPS, step_of_path
-
     found = step_of_path(rel)
     if found:
         return f"{found[0]} {found[1]}"

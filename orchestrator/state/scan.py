@@ -13,6 +13,8 @@ from pathlib import Path
 
 from .. import outline as outline_mod
 from ..errors import BookError
+from ..repo.read import source_problem  # light: no tree-sitter, no walk
+from ..resources import search_path
 from ..steps import (
     AUDIT,
     BOOK_STEPS,
@@ -31,6 +33,7 @@ from ..steps import (
 )
 from .hashcache import HashCache
 from .markers import Marker, read_marker, short_hash
+from .ready import ready_hash
 
 _STEP_DIRS = step_dirs()  # directory -> [(file-name regex, step key)]
 
@@ -163,6 +166,12 @@ class Scanner:
                 self._outline, self.outline_error = None, e
         return self._outline
 
+    @property
+    def outline_broken(self) -> bool:
+        """The outline exists but cannot be read (a person's edit to fix): what is stale cannot
+        be told, and nothing runs until it reads, so nothing is called stale meanwhile."""
+        return self.outline is None and self.outline_error is not None
+
     # ------------------------------------------------------------ steps and inputs
 
     def step(self, ch: str, key: str) -> StepState:
@@ -171,7 +180,7 @@ class Scanner:
         if rel is None:
             rel = self._rels[(ch, key)] = s.file(ch)
         state = self.file_state(rel, s.marker)
-        if state.complete and state.marker and state.marker.inputs and not state.checked:
+        if state.complete and state.marker and state.marker.inputs and not state.checked and not self.outline_broken:
             state.checked = True
             now = self.input_hashes(ch, key)
             state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
@@ -199,7 +208,8 @@ class Scanner:
     def book_step(self, key: str) -> StepState:
         s = BOOK_STEPS[key]
         state = self.file_state(s.path, s.marker)
-        if state.complete and state.marker and state.marker.inputs and not state.checked and s.reads:
+        if state.complete and state.marker and state.marker.inputs and not state.checked and s.reads \
+                and not self.outline_broken:
             state.checked = True
             now = self.book_input_hashes(key)
             state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
@@ -239,7 +249,6 @@ class Scanner:
         if name.startswith("src:"):
             if self.source_dir is None:
                 return None
-            from ..repo.read import source_problem  # light: no tree-sitter, no walk
 
             if source_problem(self.source_dir, name[4:]) is not None:  # a link out, a FIFO, too big
                 return None
@@ -278,8 +287,6 @@ class Scanner:
             return self.site_hash
         if name == "ready":  # every page reads it: computed again only when a final or the outline changes
             if self._ready is None:
-                from .ready import ready_hash
-
                 self._ready = (ready_hash(self),)
             return self._ready[0]
         raise KeyError(f"unknown input {name!r}")
@@ -287,8 +294,6 @@ class Scanner:
     def templates_hash(self) -> str:
         """The HTML templates in effect (a workspace's templates/ over the built-in ones)."""
         if self._templates_hash is None:
-            from ..resources import search_path
-
             files: dict[str, str] = {}
             for d in reversed(search_path("templates", self.root)):
                 for p in sorted(d.iterdir()):
