@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .. import outline as outline_mod
@@ -393,15 +394,17 @@ class Snapshot:
         out += [s.path for s in self.book.values() if pred(s)]
         return out
 
-    @property
+    # Each walks every state of the book: computed once per snapshot (a snapshot is not changed
+    # after it is taken), since a scan report asks for each more than once.
+    @cached_property
     def half_finished(self) -> list[str]:
         return self.files(lambda s: s.status == "half_finished")
 
-    @property
+    @cached_property
     def stale(self) -> list[str]:
         return self.files(lambda s: s.complete and bool(s.stale))
 
-    @property
+    @cached_property
     def edited(self) -> list[str]:
         return self.files(lambda s: s.status == "edited")
 
