@@ -75,7 +75,8 @@ def code_block_html(code: str, lang: str, filename: str | None, lines: str | Non
     safe_lang = re.sub(r"[^\w+#.-]", "", lang)[:40]
     code_attr = f' class="language-{safe_lang}"' if safe_lang else ""
     if lexer is not None:
-        body = highlight(code, lexer, ctx.formatter).rstrip("\n")
+        body = _highlighted(code, lang, filename) if _plain(ctx.formatter) else \
+            highlight(code, lexer, ctx.formatter).rstrip("\n")
         pre = f'<pre class="highlight" tabindex="0"><code{code_attr}>{body}</code></pre>'
     else:
         pre = f'<pre tabindex="0"><code{code_attr}>{escapeHtml(code.rstrip(chr(10)))}</code></pre>'
@@ -85,6 +86,18 @@ def code_block_html(code: str, lang: str, filename: str | None, lines: str | Non
     if lines:
         caption += f' <span class="listing-lines">{escapeHtml(ctx.ui["lines"].format(lines=lines))}</span>'
     return f'<figure class="listing">\n<figcaption>{caption}</figcaption>\n{pre}\n</figure>\n'
+
+
+def _plain(f: HtmlFormatter) -> bool:
+    """The formatter `formatter()` makes (every page's): its output may come from the cache."""
+    return type(f) is HtmlFormatter and f.nowrap and not f.noclasses and not f.linenos and f.classprefix == ""
+
+
+# A listing is highlighted once per text: a chapter's code is on its page and again in print.html,
+# and a republished page repeats the rest.
+@functools.lru_cache(maxsize=4096)
+def _highlighted(code: str, lang: str, filename: str | None) -> str:
+    return highlight(code, _lexer(lang, filename), formatter()).rstrip("\n")
 
 
 def _r_code_block(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:

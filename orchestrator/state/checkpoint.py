@@ -49,6 +49,19 @@ def cell(snap: Snapshot, ch: str, step: str, live: dict[tuple[str, str], str]) -
     return SYMBOL[live.get((ch, step)) or status_word(snap.chapters[ch][step])]
 
 
+def _cells(row: dict, ch: str, steps: tuple[str, ...], live: dict[tuple[str, str], str]) -> list[str]:
+    """`cell` for several steps of one chapter (the matrix has a cell per chapter and step,
+    rewritten a few times a second on a big book: kept to dictionary lookups)."""
+    out = []
+    for k in steps:
+        word = live.get((ch, k)) if live else None
+        if not word:
+            s = row[k]
+            word = "stale" if s.status == "done" and s.stale else s.status
+        out.append(SYMBOL[word])
+    return out
+
+
 def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, str], str] | None = None,
            needs_human: dict[str, str] | None = None, now: _dt.datetime | None = None,
            gates: list[str] | None = None) -> str:
@@ -79,11 +92,11 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
         started = any(snap.chapters[c][k].status != "missing" or (c, k) in live for c in chs for k in PHASE3)
         name = f"Batch {b}" if b is not None else t["unbatched"]
         out.append(f"### {name}" + ("" if started else f" — {t['todo']}"))
-        out += _table(head, [[c] + [cell(snap, c, k, live) for k in PHASE3] for c in chs])
+        out += _table(head, [[c, *_cells(snap.chapters[c], c, PHASE3, live)] for c in chs])
         out.append("")
     for p, step in ((4, FINAL), (5, HTML)):
         out.append(f"## Phase {p}: {t['phases'][p]} — {phase_state(p)}")
-        out += _table([t["chapter"], label(step, lang)], [[c, cell(snap, c, step, live)] for c in snap.chapters])
+        out += _table([t["chapter"], label(step, lang)], [[c, *_cells(s, c, (step,), live)] for c, s in snap.chapters.items()])
         out.append("")
     if gates:
         out.append(f"## {t['gates']}")

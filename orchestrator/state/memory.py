@@ -119,10 +119,11 @@ _PARSED: dict[str, tuple[tuple[int, float, str | None], ChapterMemory]] = {}
 
 def long_memory(book, chapters: list[str]) -> LongMemory:
     mems = []
+    root, step = str(book.root), book.scanner.step
     for c in sorted(chapters, key=chapter_sort_key):
-        st = book.scanner.step(c, MEMORY)
+        st = step(c, MEMORY)
         if st.complete:
-            key = f"{book.root}/{st.path}"
+            key = f"{root}/{st.path}"
             ident = (st.size, st.mtime, st.marker.body if st.marker else None)
             hit = _PARSED.get(key)
             if hit is None or hit[0] != ident or not st.size:

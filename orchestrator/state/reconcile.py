@@ -90,16 +90,17 @@ def looks_truncated(text: str) -> tuple[bool, str]:
     return False, "it looks complete but has no marker"
 
 
-def kept_for_person(root, rel: str, unit: str, step: str) -> str | None:
+def kept_for_person(root, rel: str, unit: str, step: str, data: bytes | None = None) -> str | None:
     """Why a marker-less file at a model step's path is held for a person rather than backed
     up and redone, or None. Our writer only ever renames complete, marked text onto that path,
     so a marker-less file that looks complete (not cut short, by the decision tree) is a
     person's (a whole-file paste drops the marker line): it is kept as it is and waits for
     them, whatever the strategy. One that looks cut short is a crash's, and is redone."""
-    try:
-        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+    try:  # `data`: the file's bytes when the caller has read them already
+        raw = data if data is not None else (root / rel).read_bytes()
     except OSError:
         return None
+    text = raw.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")  # as read_text reads it
     if looks_truncated(text)[0]:
         return None
     from ..steps import BOOK, BOOK_STEPS
@@ -112,7 +113,7 @@ def kept_for_person(root, rel: str, unit: str, step: str) -> str | None:
             f"`book redo {unit} {step}` replaces it (yours goes to a .bak file)")
 
 
-def kept_files(book, snap: Snapshot) -> dict[str, str]:
+def kept_files(book, snap: Snapshot, read: dict[str, bytes] | None = None) -> dict[str, str]:
     """path -> kept_for_person's word, for every half-finished file a person may have written:
     a model step's, or the style guide (the one derived file that is theirs to rewrite)."""
     from ..steps import BOOK, BOOK_STEPS, STYLE_GUIDE
@@ -124,7 +125,7 @@ def kept_files(book, snap: Snapshot) -> dict[str, str]:
     out = {}
     for unit, k, s in units:
         if s.status == "half_finished" and ((BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model or k == STYLE_GUIDE):
-            why = kept_for_person(book.root, s.path, unit, k)
+            why = kept_for_person(book.root, s.path, unit, k, _read(book.root, s.path, read))
             if why and unit != BOOK and snap.outline is not None and unit not in snap.outline.by_id:
                 why = (f"looks complete: kept for you; {unit} is not in the outline: add an entry for it to "
                        f"{OUTLINE_PATH}, then `book accept {unit} {k}` adopts it")
@@ -133,16 +134,29 @@ def kept_files(book, snap: Snapshot) -> dict[str, str]:
     return out
 
 
-def not_utf8(root, paths: list[str]) -> list[str]:
+def _read(root, rel: str, read: dict[str, bytes] | None) -> bytes | None:
+    """A file's bytes, through `read` (rel -> bytes: one scan report reads each file once); None if unreadable."""
+    if read is not None and rel in read:
+        return read[rel]
+    try:
+        data = (root / rel).read_bytes()
+    except OSError:
+        return None
+    if read is not None:
+        read[rel] = data
+    return data
+
+
+def not_utf8(root, paths: list[str], read: dict[str, bytes] | None = None) -> list[str]:
     """A warning for each file (a person's: edited or marker-less) that is not UTF-8 text: what
     the book reads of it has U+FFFD in place of the bytes, so the person is told where."""
     out = []
     for rel in paths:
-        try:
-            data = (root / rel).read_bytes()
-            data.decode("utf-8")
-        except OSError:
+        data = _read(root, rel, read)
+        if data is None:
             continue
+        try:
+            data.decode("utf-8")
         except UnicodeDecodeError as e:
             line = data.count(b"\n", 0, e.start) + 1
             out.append(f"{rel}:{line}: not UTF-8 (byte 0x{data[e.start]:02x}); the book reads \ufffd in its place: "

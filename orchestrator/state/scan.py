@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .. import outline as outline_mod
@@ -84,6 +85,7 @@ class Scanner:
         self._rels: dict[tuple[str, str], str] = {}  # (chapter, step) -> its file: formatted once
         self._chapters: list[str] | None = None  # chapters(), kept while only known chapters' files change
         self._plan_hashes: dict[str, tuple[outline_mod.Outline, str]] = {}  # "summaries"/"toc" -> (outline, hash)
+        self._ready: tuple[str | None] | None = None  # the `ready` input, while no final and no outline changed
         self._rows: dict[str, dict[str, StepState]] = {}  # chapter -> its steps' states, until one is invalidated
         self._memory_hashes: dict[str, tuple[StepState, str | None]] = {}  # longmem_hash's memo
         self.final_titles: dict[str, tuple[tuple, str | None]] = {}  # ready.ready_hash's memo: path -> (version, title)
@@ -98,18 +100,22 @@ class Scanner:
             self._outline_loaded = False
             self._chapters = None
             self._rows.clear()
+            self._ready = None
             return
         self._states.pop(rel, None)
         self._seen.discard(rel)
         d, _, name = rel.rpartition("/")
         self._listed.discard(d)
-        for rx, _key in _STEP_DIRS.get(d, ()):
+        for rx, key in _STEP_DIRS.get(d, ()):
             if m := rx.match(name):
                 self._rows.pop(m.group(1), None)
+                if key == FINAL:
+                    self._ready = None  # which chapters are ready, and their titles
                 break
         if rel == BOOK_STEPS[OUTLINE].path:
             self._outline_loaded = False
             self._chapters = None
+            self._ready = None
         elif self._chapters is not None and d in _STEP_DIRS:
             # a file of a chapter the outline does not name may add or remove that chapter;
             # the outline's own chapters are listed whatever their files
@@ -280,8 +286,10 @@ class Scanner:
             return self.longmem_hash(ch)
         if name == "site":
             return self.site_hash
-        if name == "ready":
-            return ready_hash(self)
+        if name == "ready":  # every page reads it: computed again only when a final or the outline changes
+            if self._ready is None:
+                self._ready = (ready_hash(self),)
+            return self._ready[0]
         raise KeyError(f"unknown input {name!r}")
 
     def templates_hash(self) -> str:
@@ -386,15 +394,17 @@ class Snapshot:
         out += [s.path for s in self.book.values() if pred(s)]
         return out
 
-    @property
+    # Each walks every state of the book: computed once per snapshot (a snapshot is not changed
+    # after it is taken), since a scan report asks for each more than once.
+    @cached_property
     def half_finished(self) -> list[str]:
         return self.files(lambda s: s.status == "half_finished")
 
-    @property
+    @cached_property
     def stale(self) -> list[str]:
         return self.files(lambda s: s.complete and bool(s.stale))
 
-    @property
+    @cached_property
     def edited(self) -> list[str]:
         return self.files(lambda s: s.status == "edited")
 
