@@ -18,7 +18,7 @@ from .project import Project, Sym
 
 MIN_METHODS = 8  # a type with fewer methods is read whole; its ranked methods suffice
 MIN_DIRECT = 2  # a method that calls one sibling delegates; it does not orchestrate
-MIN_REACH = 3
+MIN_REACH = 2  # with MIN_DIRECT: a method that calls two of its siblings already orchestrates them
 
 
 def own_calls(p: Project, methods: dict[str, Sym]) -> dict[str, set[str]]:
@@ -79,6 +79,12 @@ def _spines(p: Project, rel: str) -> dict[str, list[Sym]]:
             chain.append(nxt[0])
         out[owner] = [methods[m] for m in chain + [m for m in by_reach if m not in chain]]
     return out
+
+
+def arrange(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
+    """The ranked key symbols as a chapter teaches them: a type before its methods (so a type
+    that came in through its methods is known), its spine among them, and the type first again."""
+    return with_owners(p, with_spines(p, with_owners(p, chosen, n), n), n)
 
 
 def with_spines(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
