@@ -243,3 +243,16 @@ def test_a_type_chosen_for_its_methods_is_taught_through_its_spine_too(tmp_path:
     chosen = [by["node.m0"], by["node.m1"], by["node.m2"]]  # ranked methods, their type not among them
     out = arrange(p, chosen, 4)
     assert out[0].name == "node" and "node.InsertRoute" in [s.name for s in out], [s.name for s in out]
+
+
+def test_the_spine_never_displaces_the_top_half_of_the_ranking(src: Path):
+    from orchestrator.authoring.spine import with_spines
+
+    p = project_mod.load(src)
+    by = {s.name: s for s in p.symbols(within=["app.py"])}
+    chosen = [by["App"], by["App.test_client"], by["App.make_response"], by["App.route"]]
+    out = [s.name for s in with_spines(p, chosen, 4)]
+    assert len(out) == 4 and out[:3] == ["App", "App.test_client", "App.make_response"], out
+    assert "App.wsgi_app" in out
+    # no room at all below the top half: the ranking stands
+    assert [s.name for s in with_spines(p, chosen[:1], 1)] == ["App"]

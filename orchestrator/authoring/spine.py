@@ -109,9 +109,16 @@ def with_spines(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
     drop = max(0, len(wanted) - room)
     # the lowest ranked plain methods of those types go first, then the lowest ranked of the rest
     keep = {m.name for s in chosen for m in spines(p, s.rel).get(s.dotted, [])[:budget]}
-    victims = [s for s in reversed(out[1:]) if s.kind == "method" and s.dotted.rsplit(".", 1)[0] in owners
+    # the top half of the ranking stays (a type's most used method, Ky.create, is what callers meet)
+    tail = out[max(1, (len(out) + 1) // 2):]
+    victims = [s for s in reversed(tail) if s.kind == "method" and s.dotted.rsplit(".", 1)[0] in owners
                and s.name not in keep]
-    victims += [s for s in reversed(out[1:]) if s not in victims and s.name not in keep]
+    victims += [s for s in reversed(tail) if s not in victims and s.name not in keep]
+    if drop > len(victims):  # no room without dropping the top half: fewer spine methods
+        wanted = wanted[:room + len(victims)]
+        drop = len(victims)
+        if not wanted:
+            return chosen
     for v in victims[:drop]:
         out.remove(v)
     # each spine method after its type and the methods already there of that type
