@@ -256,3 +256,18 @@ def test_the_spine_never_displaces_the_top_half_of_the_ranking(src: Path):
     assert "App.wsgi_app" in out
     # no room at all below the top half: the ranking stands
     assert [s.name for s in with_spines(p, chosen[:1], 1)] == ["App"]
+
+
+def test_a_type_is_never_displaced_to_make_room(src: Path):
+    from orchestrator.authoring.spine import spines, with_owners, with_spines
+
+    p = project_mod.load(src)
+    (src / "store.py").write_text('class Store:\n    """A store."""\n\n    def get(self, k):\n        return k\n')
+    p = project_mod.load(src)
+    by = {s.name: s for s in p.symbols(within=["app.py", "store.py"])}
+    chosen = [by["App"], by["App.test_client"], by["App.make_response"], by["Store"]]
+    out = [s.name for s in with_spines(p, chosen, 4)]
+    assert "Store" in out and "App.wsgi_app" in out, out  # the method made room, not the type
+    methods_only = [by["App.test_client"], by["App.make_response"], by["Store"]]
+    assert "Store" in [s.name for s in with_owners(p, methods_only, 3)]
+    assert all(not m.short.startswith("_") for ms in spines(p, "app.py").values() for m in ms)
