@@ -122,20 +122,20 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     o = book.scanner.outline
     draft = ctx.get(DRAFT, "")
     if kind == "code":
-        key: tuple = ("r1", draft)
+        key: tuple = ("check", kind, draft)
         if key not in book.memo:
             found, verified = checks.check_code(draft, book.cfg.source_dir, index=_source_index(book))
             book.memo[key] = {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
         return _copy(book.memo[key])
     if kind == "consistency":
         glossary, chapters, metaphors = mem.glossary, {c.id: c.title for c in o.chapters}, mem.metaphors
-        key = ("r2", draft, ch, tuple(glossary.items()), tuple(chapters.items()), tuple(metaphors.items()))
+        key = ("check", kind, draft, ch, tuple(glossary.items()), tuple(chapters.items()), tuple(metaphors.items()))
         if key not in book.memo:
             book.memo[key] = {"findings": _findings(checks.check_consistency(
                 draft, ch, glossary=glossary, chapters=chapters, metaphors=metaphors))}
         return _copy(book.memo[key])
     if kind == "structure":
-        key = ("r3", draft, book.cfg.language)
+        key = ("check", kind, draft, book.cfg.language)
         if key not in book.memo:
             book.memo[key] = {"findings": _findings(checks.check_structure(draft, language=book.cfg.language))}
         return _copy(book.memo[key])
