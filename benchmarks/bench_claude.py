@@ -8,8 +8,13 @@ model's minimum cacheable length is not cached, and a prefix is readable only on
 request writing it has started answering (requests sent together all write).
 --cut SHARE:SEED cuts that share of answers at max_tokens (continuations too).
 
+--draft-words N makes the fake's chapters (drafts and finals) about N words long, a real
+chapter's length (the book's conventions aim at 1500 to 4000); the default fake chapter has ~400.
+A chapter's material (entry + numbered draft) goes before the role instructions once it pays
+(agents/prompts.py MATERIAL_FIRST_TOKENS), so the share depends on the chapters' length.
+
 usage: python benchmarks/bench_claude.py [--latency 0.05] [--chapters 8] [--cache-rules] [--cut 0.3:7]
-       [--no-kill]
+       [--no-kill] [--draft-words 1500]
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from pathlib import Path
 from orchestrator.state.book import Book
 from orchestrator.testing.fake_api import FakeAPI
 from orchestrator.testing.helpers import make_example
-from orchestrator.testing.role_answers import answer
+from orchestrator.testing.role_answers import answerer
 
 BOOK = str(Path(sys.executable).parent / "book")
 
@@ -38,9 +43,10 @@ def main() -> int:
     ap.add_argument("--cache-rules", action="store_true", help="the real API's cache rules")
     ap.add_argument("--cut", default="", help="SHARE:SEED: cut that share of answers at max_tokens")
     ap.add_argument("--no-kill", action="store_true", help="skip the kill-and-resume part")
+    ap.add_argument("--draft-words", type=int, default=0, help="the fake's chapters run to about N words")
     a = ap.parse_args()
     share, _, seed = a.cut.partition(":")
-    fake = FakeAPI(answerer=answer, latency=a.latency, cache_rules=a.cache_rules,
+    fake = FakeAPI(answerer=answerer(a.draft_words), latency=a.latency, cache_rules=a.cache_rules,
                    cut_share=float(share) if share else 0.0, cut_seed=int(seed or 0))
     env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=fake.start())
     try:

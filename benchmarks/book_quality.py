@@ -1,7 +1,8 @@
 """How good is a built book? For one workspace (after `book run`), print: the chapter titles,
 code blocks per chapter (and how many cite a file), R1's blocking findings over the finals,
 Sphinx/RST markup left in the finals' prose, the share of the project's core symbols (from
-EXPECTED.md, written before any book was built) the finals mention, and for a Chinese book
+EXPECTED.md, written before any book was built) the finals mention, and the share that is the
+subject of a section of its own (a `## ` heading naming it in code), and for a Chinese book
 the CJK share of the prose (code and quoted source aside).
 
     .venv/bin/python benchmarks/book_quality.py WORKSPACE [--expected /work/corpus/EXPECTED.md] [--project NAME]
@@ -63,6 +64,18 @@ def mentioned(text: str, names: list[str]) -> bool:
     return any(re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", text) for n in names)
 
 
+def section_names(md: str) -> set[str]:
+    """The names a chapter's sections are about: the code spans of its `## ` headings, each as
+    written and by its last component (`Flask.wsgi_app` counts for `wsgi_app`)."""
+    out: set[str] = set()
+    for line in prose(md).splitlines():
+        if line.startswith("## "):
+            for code in re.findall(r"`([^`]+)`", line):
+                out.add(code)
+                out.add(re.split(r"\.|::", code)[-1])
+    return out
+
+
 def prose(md: str) -> str:
     return re.sub(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", md)
 
@@ -93,7 +106,10 @@ def main() -> int:
         leaks += m
         print(f"- {ch} | {title} | {len(blocks)} ({sum(1 for x in blocks if x.file)}) | {b} | {m}")
     titles = [next((ln[2:] for ln in t.splitlines() if ln.startswith("# ")), "") for t in finals.values()]
-    print(f"\ntitles distinct: {len(set(titles)) == len(titles)}; chapters without a cited code block: "
+    subjects = [re.split(r" — |：", t, maxsplit=1)[0] for t in titles]
+    shared = sorted({x for x in subjects if subjects.count(x) > 1})
+    print(f"\ntitles distinct: {len(set(titles)) == len(titles)}; titles sharing a subject: "
+          f"{sum(subjects.count(x) for x in shared)} ({'; '.join(shared) or 'none'}); chapters without a cited code block: "
           f"{sum(1 for t in finals.values() if not any(x.file for x in checks.code_blocks(t)))}")
     print(f"R1 blocking findings: {blocking}")
     print(f"Sphinx/RST markup in prose: {leaks}")
@@ -105,8 +121,14 @@ def main() -> int:
         anywhere = [e for e, names in exp if mentioned(whole, names)]
         told = [e for e, names in exp if mentioned(in_prose, names)]
         missing = [e for e, names in exp if not mentioned(whole, names)]
+        heads = section_names(whole)
+        taught = [e for e, names in exp if any(n in heads for n in names)]
         print(f"EXPECTED ({project}): {len(anywhere)}/{len(exp)} mentioned ({len(anywhere) / len(exp):.0%}); "
-              f"in prose {len(told)}/{len(exp)} ({len(told) / len(exp):.0%})")
+              f"in prose {len(told)}/{len(exp)} ({len(told) / len(exp):.0%}); "
+              f"taught in a section of their own {len(taught)}/{len(exp)} ({len(taught) / len(exp):.0%})")
+        untaught = [e for e, names in exp if not any(n in heads for n in names)]
+        if untaught:
+            print("  no section: " + "; ".join(untaught))
         if missing:
             print("  missing: " + "; ".join(missing))
     if cfg.language == "zh":

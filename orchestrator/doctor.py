@@ -7,7 +7,12 @@ import asyncio
 import os
 from dataclasses import dataclass
 
-from .errors import BookError
+from . import config as config_mod
+from .agents import render_prompt
+from .errors import BookError, StepFailed
+from .providers import resolve_name
+from .providers.base import Request
+from .repo.walk import SourceReadError, walk
 from .steps import ALL_STEPS, MEMORY, STEPS, STYLE_GUIDE
 
 
@@ -39,25 +44,29 @@ def sample_context(cfg) -> dict:
 
 def _walk_summary(src) -> str:
     """What the book reads of the source and what it leaves out (the safe walker's summary)."""
-    from .repo.walk import SourceReadError, walk
-
     try:
         return walk(src).summary()
     except SourceReadError as e:
         return str(e)
 
 
-def run_checks(root, provider: str | None = None, call_model: bool = True) -> list[Check]:
-    from . import config as config_mod
-    from .agents import render_prompt
-    from .providers import resolve_name
+def config_problem(e: BookError) -> Check:
+    """A bad book.yaml as one check with one fix: the error's own fix when it names one (a
+    ConfigError's message carries it as a `fix:` line, which must not be printed twice)."""
+    own = getattr(e, "fix", None)
+    detail = str(e)
+    if own:
+        detail = detail.split("\n  fix: ", 1)[0]
+    return Check("config", False, detail, own or "fix book.yaml as the message says (`book init` shows every key)")
 
+
+def run_checks(root, provider: str | None = None, call_model: bool = True) -> list[Check]:
     out: list[Check] = []
     try:
         cfg = config_mod.load(root, require=True, check_source=False)
         out.append(Check("config", True, f"{cfg.file} is valid"))
     except BookError as e:
-        return [Check("config", False, str(e), "fix book.yaml as the message says (`book init` shows every key)")]
+        return [config_problem(e)]
     src = cfg.source_dir
     out.append(Check("source", src.is_dir(), f"{src}" + (f": {_walk_summary(src)}" if src.is_dir() else " does not exist"),
                      "" if src.is_dir() else "point `source:` in book.yaml at the repository to write about"))
@@ -106,9 +115,7 @@ def model_checks(cfg, roles: list[str]) -> list[Check]:
 
 
 async def _ping(cfg) -> Check:
-    from .errors import StepFailed
     from .providers.anthropic import AnthropicProvider
-    from .providers.base import Request
 
     # One short call: no continuation of the 5-token answer, and no ten minutes of overload patience.
     p = AnthropicProvider(concurrency=1, max_attempts=2, base_delay=0.5, max_continuations=0, overload_budget=20.0,

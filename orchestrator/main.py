@@ -1,91 +1,9 @@
-"""Entry point of the `book` command: error → exit code mapping, and the fast path of `book scan`."""
+"""The `book` console script (pyproject's [project.scripts] names `orchestrator.main:main`):
+the entry point itself, its exit codes and the fast path of `book scan` are in cli/entry.py."""
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
+from .cli.entry import main
+from .cli.scan import do_scan
 
-from .console import do_scan, err
-from .errors import BookError
-from .signals import Terminated
-
-
-def _fast_scan(argv: list[str]) -> bool:
-    """`book scan` runs in loops, hooks and watchers, and typer's import is ~30 ms of its ~70.
-    Its three options are parsed here directly; anything else (--help, a typo) goes to typer."""
-    if not argv or argv[0] != "scan":
-        return False
-    ws, as_json, rebuild = Path("."), False, False
-    it = iter(argv[1:])
-    for a in it:
-        if a == "--json":
-            as_json = True
-        elif a == "--rebuild":
-            rebuild = True
-        elif a in ("--workspace", "-w"):
-            ws = Path(next(it, "") or ".")
-        elif a.startswith("--workspace="):
-            ws = Path(a.split("=", 1)[1])
-        else:
-            return False
-    do_scan(ws, as_json, rebuild)
-    return True
-
-
-def main() -> None:
-    from .signals import install, restore
-
-    before = install()
-    try:
-        _main()
-    finally:
-        restore(before)  # the `book` process ends here; a test calling main() in-process goes on
-
-
-def _main() -> None:
-    try:
-        if _fast_scan(sys.argv[1:]):
-            return
-        from .cli import app
-
-        code = app(standalone_mode=False)  # without standalone mode, typer.Exit(n) returns n
-        sys.exit(code if isinstance(code, int) else 0)
-    except BookError as e:
-        if os.environ.get("BOOK_DEBUG"):
-            raise
-        err(f"error: {e}")
-        sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        err("interrupted")
-        sys.exit(130)
-    except Terminated as e:
-        try:
-            err(f"{e}; `book resume` continues")
-        except OSError:
-            pass
-        sys.exit(128 + e.signum)
-    except BrokenPipeError:  # `book scan | head`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
-    except OSError as e:  # a damaged workspace: a directory where a file belongs, a full disk
-        if os.environ.get("BOOK_DEBUG"):
-            raise
-        from .state.fsio import explain_os_error
-
-        err(f"error: {explain_os_error(e)}")
-        sys.exit(2)
-    except SystemExit:
-        raise
-    except Exception as e:  # click usage errors and the like
-        import click
-
-        if isinstance(e, click.exceptions.Abort):
-            sys.exit(130)
-        if isinstance(e, click.ClickException):
-            e.show()
-            sys.exit(2)
-        if os.environ.get("BOOK_DEBUG"):
-            raise
-        err(f"error: {type(e).__name__}: {e} (BOOK_DEBUG=1 shows the traceback)")
-        sys.exit(1)
+__all__ = ["do_scan", "main"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from . import steps
 from .errors import ConfigError
+from .repo.walk import source_problem
 from .state.markers import read_marker, short_hash
 from .steps import BOOK_STEPS, CHAPTER_RE, chapter_sort_key, check_relpath
 
@@ -266,8 +267,6 @@ def load(root: Path, source_dir: Path | None = None) -> Outline | None:
 def _source_problem(source_dir: Path, rel: str) -> str | None:
     """Why a chapter's source cannot be read (missing, a link out of the source, a FIFO, too
     big), by the same rules as every other reader of the source; None when it can."""
-    from .repo.walk import source_problem
-
     why = source_problem(Path(source_dir), rel)
     if why is None:
         return None

@@ -30,8 +30,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from . import steps as step_registry
-from .state.board import checkpoint_text
+from .errors import ConfigError
+from .state.board import checkpoint_text, write_checkpoint
+from .state.book import Book
+from .state.fsio import Lock
+from .state.scan import status_word
 from .steps import BOOK_STEPS, CHECKPOINT, LOCK, ORDER, STATE_DB, STEPS, chapter_sort_key, step_of_path
+from .views import SHORT
 
 _REPLAN = (BOOK_STEPS[step_registry.OUTLINE].path, BOOK_STEPS[step_registry.STYLE_GUIDE].path)
 _BOOK_PATHS = {s.path: k for k, s in BOOK_STEPS.items()}
@@ -145,20 +150,14 @@ def diff(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list
 
 def lock_held(root: Path) -> bool:
     """A run is writing: another process holds the kernel lock on `output/.lock`."""
-    from .state.fsio import Lock
-
     return Lock(root / LOCK).holder() is not None
 
 
 def _matrix(snap) -> dict[str, dict[str, str]]:
-    from .state.scan import status_word
-
     return {ch: {k: status_word(s) for k, s in steps.items()} for ch, steps in snap.chapters.items()}
 
 
 def _book_row(snap) -> dict[str, str]:
-    from .state.scan import status_word
-
     return {k: status_word(s) for k, s in snap.book.items()}
 
 
@@ -176,8 +175,6 @@ class _View:
     """The compact table on stderr: rich when it is a terminal, plain text otherwise."""
 
     def __init__(self, out, root: Path):
-        from .views import SHORT
-
         self.out = out
         self.root = root
         self.sym = SHORT
@@ -199,8 +196,6 @@ class _View:
         return "\n".join(lines)
 
     def _cell(self, s) -> str:
-        from .state.scan import status_word
-
         w = status_word(s)
         if w == "edited" and s.stale:
             return self.sym["edited"] + "🔄"
@@ -415,8 +410,6 @@ class Watcher:
             have = None
         if have is not None and _same_checkpoint(have, text):
             return False
-        from .state.board import write_checkpoint
-        from .state.fsio import Lock
 
         lock = Lock(self.root / LOCK)
         if not lock.try_acquire():  # a run started meanwhile: it rewrites checkpoint.md itself
@@ -451,14 +444,10 @@ def watch_workspace(root: str | os.PathLike[str], *, as_json: bool = False, debo
     exit code (0). A workspace without book.yaml is watched too (output/ only)."""
     import watchfiles
 
-    from .state.book import Book
-
     out = out if out is not None else sys.stderr
     jsonout = jsonout if jsonout is not None else sys.stdout
     root = Path(root).resolve()
     if not root.is_dir():
-        from .errors import ConfigError
-
         raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
     w = None
     book = None

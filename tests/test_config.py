@@ -37,7 +37,7 @@ def run_main(monkeypatch, capsys, *argv: str) -> tuple[int, str, str]:
         # typer 0.24 imports a name that click 8.5 deprecated; under `filterwarnings = error` the
         # first `import typer` would fail the test, so the CLI module is imported once here.
         warnings.filterwarnings("ignore", message=r"'click\.utils\.\w+' is deprecated", category=DeprecationWarning)
-        import orchestrator.cli  # noqa: F401
+        import orchestrator.cli.commands  # noqa: F401
     monkeypatch.setattr(sys, "argv", ["book", *argv])
     code = 0
     try:

@@ -299,7 +299,7 @@ def test_reviewers_see_the_draft_with_line_numbers(role):
     assert "   3 | DRAFT-MARK-ch05 opening paragraph.\n" in prompt
 
 
-@pytest.mark.parametrize("role", ["merger", "editor"])
+@pytest.mark.parametrize("role", ["merger", "editor", "memory_keeper"])
 def test_merger_and_editor_see_the_draft_with_line_numbers(role):
     """The review's line numbers are those of the numbered draft: the merger writes its actions
     against them, the editor applies them (issue 11 part 3)."""
@@ -308,11 +308,11 @@ def test_merger_and_editor_see_the_draft_with_line_numbers(role):
         assert f"{n:4d} | {line}\n" in prompt
 
 
-@pytest.mark.parametrize("role", ["writer", "memory_keeper"])
-def test_writing_roles_see_the_draft_verbatim(role):
-    _, prompt = render(role, ctx_for(role, "en", "ch05"))
-    if role != "writer":
-        assert draft_of("ch05").strip() in prompt
+def test_the_memory_keeper_reads_the_same_numbered_draft_as_the_reviewers():
+    """The memory keeper's draft is the chapter's material the reviewers read, byte for byte (one
+    cached block for all of them when it goes first), numbered like theirs."""
+    _, prompt = render("memory_keeper", ctx_for("memory_keeper", "en", "ch05"))
+    assert "   3 | DRAFT-MARK-ch05 opening paragraph.\n" in prompt
 
 
 def test_merger_is_told_the_verdict():
@@ -486,11 +486,17 @@ def test_contexts_gathered_from_a_built_book_render(tmp_path, language):
             g = agents.gather(book, step, None, extra)
             system, prompt = agents.render_prompt(book.root, BOOK_STEPS[step].role, g.context)
             assert system and prompt
+        materials: dict[str, set[str]] = {}
         for step in PHASE3 + ("final",):
             systems = {}
             for c in o.chapters:
                 g = agents.gather(book, step, c.id, extra)
-                system, prompt = agents.render_prompt(book.root, STEPS[step].role, g.context)
+                parts = agents.render_layout(book.root, STEPS[step].role, g.context)
+                # the role's instructions are the same for every chapter of a batch; the chapter's
+                # material (when it goes first) is the same for every role that reads the draft
+                system, prompt = parts.shared + "\n\n" + parts.system, parts.material + "\n\n" + parts.prompt
+                if g.context.get("draft"):
+                    materials.setdefault(c.id, set()).add(parts.material)
                 assert c.id in prompt
                 for f in g.context.get("findings", []):
                     assert f["message"].replace("\n", " ") in prompt
@@ -499,6 +505,8 @@ def test_contexts_gathered_from_a_built_book_render(tmp_path, language):
                 systems.setdefault(c.batch, set()).add(system)
             for batch, found in systems.items():
                 assert len(found) == 1, f"{step}: batch {batch} has {len(found)} different system parts"
+        for ch, found in materials.items():
+            assert len(found) == 1, f"{ch}: the roles reading its draft send {len(found)} different materials"
     finally:
         book.close()
 

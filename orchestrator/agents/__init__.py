@@ -2,9 +2,9 @@
 its answer is judged (`validation`). One role per step; the step registry names it."""
 
 from .context import Gathered, bounded_finals, gather
-from .prompts import build_request, prompt_env, render_parts, render_prompt
+from .prompts import Parts, build_request, prompt_env, render_layout, render_parts, render_prompt
 from .source_context import bounded_sources
 from .validation import VALIDATORS, clean_and_validate
 
-__all__ = ["VALIDATORS", "Gathered", "bounded_finals", "bounded_sources", "build_request", "clean_and_validate",
-           "gather", "prompt_env", "render_parts", "render_prompt"]
+__all__ = ["VALIDATORS", "Gathered", "Parts", "bounded_finals", "bounded_sources", "build_request", "clean_and_validate",
+           "gather", "prompt_env", "render_layout", "render_parts", "render_prompt"]

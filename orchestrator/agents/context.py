@@ -3,7 +3,7 @@ recorded in its marker. The step registry says what a step includes (earlier ste
 its sources, a deterministic check); this module gathers it.
 
 The context dict is the contract between the orchestrator, the prompt templates and the
-offline provider; its keys are listed in `gather`'s docstring."""
+offline provider; its keys, per role, are typed in `contexts.py` (a test holds `gather` to them)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import checks, outline as outline_mod
+from ..contracts.parse import parse_review
 from ..state import memory as memoryfiles
 from ..state.memory import long_memory, read_body
+from ..state.ready import ready_chapters
 from ..steps import (
     ALL_STEPS,
     BOOK_STEPS,
@@ -26,6 +28,7 @@ from ..steps import (
     STYLE_GUIDE,
 )
 from . import source_context
+from .memory_budget import bounded_memory
 from .source_context import SOURCE_CHARS
 
 
@@ -67,7 +70,6 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         return Gathered(ctx | (extra or {}), inputs)
     if not spec.chapter:  # the auditor reads the whole book
         assert o is not None
-        from ..state.ready import ready_chapters
 
         # a partial book: the audit reads the chapters that are final, not the ones that wait
         finals = {ch: read_body(book.root, STEPS[FINAL].file(ch)) for ch in ready_chapters(book.scanner)}
@@ -87,47 +89,81 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     ctx[MEMORY] = _memory_ctx(mem)
     inputs = book.scanner.input_hashes(ch, step)
     if spec.sources:
-        ctx |= source_context.chapter_context(_project(book), list(chap.sources), related=step == RESEARCH)
+        ctx |= source_context.chapter_context(_project(book), list(chap.sources), related=step == RESEARCH,
+                                              limit=source_context.source_limit_for(cfg, spec.role, spec.max_tokens))
     if not spec.needs:  # the first step of a chapter relates it to the others
         ctx["imports_from"] = _covered_elsewhere(o, ch)
     for k in spec.context:  # earlier steps' answers, under their step keys
         ctx[k] = read_body(book.root, STEPS[k].file(ch))
     # what long memory the prompt carries: the chapter's own, within the role's token budget
-    from .memory_budget import bounded_memory
-
     texts = [chap.title, chap.summary, *(ctx.get("sources") or {}).values(), *(ctx.get(k, "") for k in spec.context)]
     ctx[MEMORY], ctx["memory_note"] = bounded_memory(mem, chap, texts, spec.role)
     ctx["memory_bounded"] = True
     if spec.checks:
         ctx |= _checked(spec.checks, ctx, book, ch, mem)  # the checks read the whole memory
+    if step == FINAL:  # the final's validation runs R1's code check on it (validation._final_code)
+        ctx["_r1_index"] = _source_index(book)
     return Gathered(ctx | (extra or {}), inputs)
 
 
+def review_findings(book, ch: str) -> list[dict[str, Any]]:
+    """The deterministic findings of the chapter's current draft as each reviewer's prompt gets
+    them (R1, R2, R3 in order): what `gather` would put in their contexts, without the rest."""
+    o = book.scanner.outline
+    assert o is not None
+    mem = long_memory(book, o.visible(ch))
+    ctx = {DRAFT: read_body(book.root, STEPS[DRAFT].file(ch))}
+    return [f for k in REVIEWERS for f in _checked(STEPS[k].checks or "", ctx, book, ch, mem)["findings"]]
+
+
 def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.LongMemory) -> dict[str, Any]:
-    """The deterministic checks a step's prompt includes, as context keys."""
+    """The deterministic checks a step's prompt includes, as context keys. Memoised for the run
+    (book.memo) by what each check reads: the verdict asks for them again after the reviews."""
     o = book.scanner.outline
     draft = ctx.get(DRAFT, "")
     if kind == "code":
-        found, verified = checks.check_code(draft, book.cfg.source_dir, state_db=book.root / STATE_DB)
-        return {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
+        key: tuple = ("check", kind, draft)
+        if key not in book.memo:
+            found, verified = checks.check_code(draft, book.cfg.source_dir, index=_source_index(book))
+            book.memo[key] = {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
+        return _copy(book.memo[key])
     if kind == "consistency":
-        return {"findings": _findings(checks.check_consistency(
-            draft, ch, glossary=mem.glossary, chapters={c.id: c.title for c in o.chapters}, metaphors=mem.metaphors))}
+        glossary, chapters, metaphors = mem.glossary, {c.id: c.title for c in o.chapters}, mem.metaphors
+        key = ("check", kind, draft, ch, tuple(glossary.items()), tuple(chapters.items()), tuple(metaphors.items()))
+        if key not in book.memo:
+            book.memo[key] = {"findings": _findings(checks.check_consistency(
+                draft, ch, glossary=glossary, chapters=chapters, metaphors=metaphors))}
+        return _copy(book.memo[key])
     if kind == "structure":
-        return {"findings": _findings(checks.check_structure(draft, language=book.cfg.language))}
+        key = ("check", kind, draft, book.cfg.language)
+        if key not in book.memo:
+            book.memo[key] = {"findings": _findings(checks.check_structure(draft, language=book.cfg.language))}
+        return _copy(book.memo[key])
     if kind == "merge":
-        from ..contracts.parse import parse_review
-
         # read strictly: a reviewer's file a person edited into something unreadable names its file and line
         fs = [f for k in REVIEWERS for f in parse_review(ctx[k], file=STEPS[k].file(ch)).review.findings]
         return {"findings": _findings(fs), "blocked": checks.blocking(fs)}
     raise KeyError(f"unknown check kind {kind!r} in the step registry")
 
 
+def _copy(found: dict[str, list]) -> dict[str, list]:
+    """A memoised check's result for one context: its lists are the context's own to change."""
+    return {k: [dict(x) if isinstance(x, dict) else x for x in v] for k, v in found.items()}
+
+
+def _source_index(book):
+    """R1's index of the source tree, once per run (a source edited mid-run counts from the next run)."""
+    if "r1_index" not in book.memo:
+        book.memo["r1_index"] = checks.source_index(book.cfg.source_dir, state_db=book.root / STATE_DB)
+    return book.memo["r1_index"]
+
+
 def _project(book):
-    """The source tree walked and mapped (once per process and tree state; stoppable)."""
-    return source_context.load_project(book.cfg.source_dir, book.root / STATE_DB,
-                                       progress=source_context.progress_printer("reading the source: "))
+    """The source tree walked and mapped (once per run: book.memo; stoppable)."""
+    if "project" not in book.memo:
+        book.memo["project"] = source_context.load_project(
+            book.cfg.source_dir, book.root / STATE_DB, progress=source_context.progress_printer("reading the source: "))
+    return book.memo["project"]
 
 
 def bounded_finals(finals: dict[str, str], limit: int = SOURCE_CHARS) -> dict[str, str]:

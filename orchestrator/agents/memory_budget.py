@@ -19,6 +19,7 @@ not fit the budget is cut from the bottom of that ranking and the prompt says so
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from ..state.memory import LongMemory
@@ -36,11 +37,22 @@ def est_tokens(text: str) -> int:
     return int(len(text) / CHARS_PER_TOKEN) + 1
 
 
-def _uses(term: str, text_lower: str) -> int:
+_WORD_RE = re.compile(r"\w+")
+_WORDS_RE = re.compile(r"[\w\s-]+")
+
+
+def _uses(term: str, text_lower: str, words: Counter[str] | None = None) -> int:
+    """Whole-word uses of `term` in `text_lower`. `words` (the text's \\w+ runs, counted) answers a
+    one-word term in O(1): a whole-word match of such a term is exactly a maximal run equal to it,
+    so the glossary's thousands of terms cost one pass over the text, not one regex each."""
     t = term.lower().strip()
-    if not t:
+    if not t or t not in text_lower:  # most terms are absent: a plain substring test rules them out
         return 0
-    if re.fullmatch(r"[\w\s-]+", t):  # a word: whole-word matches only ("map" is not in "mapping")
+    if _WORDS_RE.fullmatch(t):  # a word: whole-word matches only ("map" is not in "mapping")
+        if words is not None and _WORD_RE.fullmatch(t):
+            return words[t]
+        if t not in text_lower:  # C-speed: most terms are not in this chapter's text at all
+            return 0
         return len(re.findall(rf"(?<!\w){re.escape(t)}(?!\w)", text_lower))
     return text_lower.count(t)
 
@@ -54,13 +66,13 @@ def bounded_memory(mem: LongMemory, chapter: Any, texts: list[str], role: str,
     by_id = {m.chapter: m for m in mem.chapters}
     summaries = [[d, by_id[d].title, by_id[d].summary] for d in deps if d in by_id]
     hay = "\n".join(texts).lower()
-    used = [(n, e) for e in mem.glossary_entries() if (n := _uses(e[0], hay))]
+    words = Counter(_WORD_RE.findall(hay))
+    used = [(n, e) for e in mem.glossary_entries() if (n := _uses(e[0], hay, words))]
     used.sort(key=lambda x: -x[0])
     glossary = [list(e) for _, e in used]
     rank = {d: i for i, d in enumerate(deps)}
-    mets = [[p, "", m.chapter] for m in sorted(mem.chapters, key=lambda m: (rank.get(m.chapter, len(rank)),
-                                                                             -mem.chapters.index(m)))
-            for p, _ in m.metaphors][:MAX_METAPHORS]
+    order = sorted(range(len(mem.chapters)), key=lambda i: (rank.get(mem.chapters[i].chapter, len(rank)), -i))
+    mets = [[p, "", mem.chapters[i].chapter] for i in order for p, _ in mem.chapters[i].metaphors][:MAX_METAPHORS]
 
     out: dict[str, list[list[str]]] = {"summaries": [], "glossary": [], "metaphors": []}
     left: dict[str, int] = {"summaries": 0, "glossary": 0, "metaphors": 0}

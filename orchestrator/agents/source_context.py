@@ -18,11 +18,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..authoring import project as project_mod
+from ..repo.map import _render_line
+from ..repo.walk import read_source
+
 if TYPE_CHECKING:
     from ..authoring.project import Project
     from ..repo.map import RepoMap
 
 SOURCE_CHARS = 400_000  # ~115k tokens: a chapter's sources must leave room in the context window
+# A chapter's sources are also bounded by the model's context window: what is left after the
+# answer (max_tokens) and the rest of the prompt (instructions, long memory, the related maps, R1's
+# draft: RESERVE_TOKENS), at a high estimate of tokens (code runs ~3 characters a token).
+SOURCE_CHARS_PER_TOKEN = 3.0
+RESERVE_TOKENS = 40_000
 MAP_CHARS = 60_000  # ~17k tokens of ranked symbols for the planner
 RELATED_CHARS = 24_000  # ranked symbols of what a chapter uses and of its tests, for the researcher
 _STOP_SIGNALS: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -39,8 +48,6 @@ def load_project(src_dir: Path, state_db: Path | None, *,
     On the main thread, SIGINT/SIGTERM/SIGHUP set a stop flag the walk and the map check every
     few entries; once the worker has stopped, the signal is raised again under the handlers
     that were there before, so the run stops the way it always does."""
-    from ..authoring import project as project_mod
-
     stop = threading.Event()
     box: dict[str, Any] = {}
     got: list[int] = []
@@ -101,14 +108,31 @@ def planner_context_of(kinds: dict[str, str], repo_map: RepoMap, summary: str,
     return {"source_files": files, "repo_map": repo_map.render(budget), "source_summary": summary}
 
 
+def source_limit(context_window: int, max_tokens: int) -> int:
+    """Characters of a chapter's sources one prompt may carry for a model with this context
+    window answering in up to `max_tokens`: never more than SOURCE_CHARS, never so much that the
+    prompt overflows the window (an unknown window: SOURCE_CHARS)."""
+    if context_window <= 0:
+        return SOURCE_CHARS
+    room = context_window - max_tokens - RESERVE_TOKENS
+    return max(4_000, min(SOURCE_CHARS, int(room * SOURCE_CHARS_PER_TOKEN)))
+
+
+def source_limit_for(cfg: Any, role: str, default_max_tokens: int) -> int:
+    """`source_limit` for the model and max_tokens the book's config gives `role`."""
+    from ..providers.anthropic.models import cap_max_tokens, model_info
+
+    model = cfg.model_for(role)
+    return source_limit(model_info(model).context_window,
+                        cap_max_tokens(model, cfg.max_tokens.get(role, default_max_tokens)))
+
+
 def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *,
                     related: bool = True) -> dict[str, Any]:
     """A chapter's files (bounded by rank) and, with `related`, the ranked symbols of the files
     they use and of the tests that exercise them. The ranking is computed only when it is
     needed (a chapter over the limit, or `related`): a reviewer of a small chapter costs no
     PageRank of the repository."""
-    from ..repo.walk import read_source
-
     texts: dict[str, str] = {}
     for rel in sources:
         try:
@@ -116,8 +140,9 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
         except OSError as e:  # outside the root, a FIFO, vanished: said, never read
             texts[rel] = f"(not shown: {e})"
     ranked = _ranked_lines(p, sources) if sum(len(t) for t in texts.values()) > limit else {}
-    if not related:
-        return {"sources": bounded_sources(texts, limit, ranked=ranked)}
+    shown, cut = bounded_sources_cut(texts, limit, ranked=ranked)
+    if not related:  # a reviewer: R1's own checks read the files whole
+        return {"sources": shown}
     mine = set(sources)
     graph = p.map.file_graph()
     used: dict[str, float] = {}
@@ -127,7 +152,7 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
                 used[dst] = used.get(dst, 0.0) + w
     uses = [rel for rel, _ in sorted(used.items(), key=lambda x: (-x[1], x[0]))]
     tests = [t for t in p.map.tests_for(sources) if t not in mine][:12]
-    return {"sources": bounded_sources(texts, limit, ranked=ranked),
+    return {"sources": shown, "sources_cut": cut,
             "related_map": p.map.render(RELATED_CHARS // 2, within=uses) if uses else "",
             "tests_map": _render_unranked(p, tests, RELATED_CHARS // 2),
             "related_files": uses[:40], "test_files": tests}
@@ -136,8 +161,6 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
 def _render_unranked(p: Project, rels: list[str], budget: int) -> str:
     """Files the ranking leaves out (tests, examples) as the map renders them: per file, its
     definitions in file order, files in the given order, the whole within `budget`."""
-    from ..repo.map import _render_line
-
     blocks, used = [], 0
     for rel in rels:
         fm = p.map.files.get(rel)
@@ -166,12 +189,54 @@ def _ranked_lines(p: Project, sources: list[str]) -> dict[str, list[tuple[int, i
 
 def bounded_sources(files: dict[str, str], limit: int = SOURCE_CHARS,
                     ranked: dict[str, list[tuple[int, int]]] | None = None) -> dict[str, str]:
-    """A chapter's source files for a prompt within `limit` characters: files in order of their
-    best symbol's rank (the given order when no ranking is known) whole while they fit; past
-    that, each further file shows its best ranked definitions' code while room is left, then
-    only its first lines, always with a note saying what is not shown. Short files are never
-    cut. The result never exceeds the limit by more than the notes (R1 still reads the files)."""
-    ranked = ranked or {}
+    """A chapter's source files for a prompt within `limit` characters (see bounded_sources_cut)."""
+    return bounded_sources_cut(files, limit, ranked)[0]
+
+
+def bounded_sources_cut(files: dict[str, str], limit: int = SOURCE_CHARS,
+                        ranked: dict[str, list[tuple[int, int]]] | None = None) -> tuple[dict[str, str], list[str]]:
+    """(files as shown, what was cut): a chapter's source files for a prompt within `limit`
+    characters: files in order of their best symbol's rank in the repository map (the given order
+    when no ranking is known) whole while they fit; past that, each further file shows its best
+    ranked definitions' code while room is left, then only its first lines, always with a note
+    saying what is not shown. Short files are never cut. The result never exceeds the limit by
+    more than the notes (R1 still reads the files). The cut list says, per file cut, what was
+    left out and why (the research report carries it: agents.validation)."""
+    shown = _bounded(files, limit, ranked or {})
+    total = sum(len(t) for t in files.values())
+    cut = []
+    for rel, text in shown.items():
+        if text == files[rel]:
+            continue
+        n = files[rel].count("\n") + 1
+        kept = sum(1 for line in text.splitlines() if not line.startswith("# … "))
+        what = f"not shown ({n} lines)" if kept == 0 else \
+            f"{kept} of {n} lines shown ({'its best ranked definitions' if (ranked or {}).get(rel) else 'its first lines'})"
+        cut.append(f"`{rel}`: {what}")
+    if cut:
+        cut.append(f"why: the chapter's sources ({total:,} characters) are more than one prompt may carry "
+                   f"({limit:,} characters for this model's context window); the lowest ranked parts in the "
+                   "repository map were left out first")
+    return shown, cut
+
+
+CUT_HEADING = {"en": "## Left out of the sources", "zh": "## 未纳入的源码"}
+
+
+def with_sources_cut(report: str, cut: list[str], language: str = "en") -> str:
+    """The research report with the tool's own section saying what of the chapter's sources the
+    prompt could not carry and why (the writer and a person reading the report see it). Added
+    once: a report that already has the section is returned as it is."""
+    heading = CUT_HEADING.get(language, CUT_HEADING["en"])
+    if not cut or heading in report:
+        return report
+    intro = ("调研时提示词装不下本章的全部源码；以下内容按仓库图的排名从低到高被删去：" if language == "zh" else
+             "The research prompt could not carry all of this chapter's sources; these were cut, lowest "
+             "ranked in the repository map first:")
+    return report.rstrip("\n") + f"\n\n{heading}\n\n{intro}\n\n" + "".join(f"- {x}\n" for x in cut)
+
+
+def _bounded(files: dict[str, str], limit: int, ranked: dict[str, list[tuple[int, int]]]) -> dict[str, str]:
     order = sorted(files, key=lambda rel: (0 if rel in ranked else 1,
                                            list(ranked).index(rel) if rel in ranked else 0))
     short = {rel: t for rel, t in files.items() if t.count("\n") < 40}  # never cut: taken first

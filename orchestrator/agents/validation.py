@@ -13,7 +13,8 @@ from .. import checks, outline as outline_mod
 from ..contracts import check_no_markers
 from ..errors import ConfigError, ValidationFailed
 from ..state import memory as memoryfiles
-from ..steps import ALL_STEPS, FINAL
+from ..steps import ALL_STEPS, FINAL, RESEARCH
+from .source_context import with_sources_cut
 from .structured import structured, structured_answer
 
 
@@ -83,7 +84,7 @@ def _final_code(text: str, ctx: dict[str, Any]) -> list[str]:
     src = ctx.get("_source_dir")
     if src is None:
         return []
-    found, _ = checks.check_code(text, src)
+    found, _ = checks.check_code(text, src, index=ctx.get("_r1_index"))  # the run's index (agents.gather)
     return [f"line {f.line}: {f.message} (quote code only exactly as it is in the source)"
             for f in found if f.severity == "blocking"]
 
@@ -102,4 +103,6 @@ def clean_and_validate(step: str, text: str, ctx: dict[str, Any]) -> str:
         errs += _final_code(text, ctx)
     if errs:
         raise ValidationFailed("; ".join(errs))
+    if step == RESEARCH and ctx.get("sources_cut"):  # what the prompt could not carry, said in the report
+        text = with_sources_cut(text, ctx["sources_cut"], ctx.get("language", "en")).rstrip("\n")
     return text + "\n"

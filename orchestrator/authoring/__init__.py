@@ -11,7 +11,7 @@ from typing import Any
 
 
 def write_outline(ctx: dict[str, Any], _t: Any = None) -> str:
-    from .plan import plan
+    from .outline_plan import plan
     from .project import from_context
 
     return plan(ctx, from_context(ctx))

@@ -125,8 +125,8 @@ _SKIP_LINE = re.compile(r"^(?:#|//|/\*|\*|}|\)|\]|else\b|elif\b|except\b|finally
                         r"pass$|break;?$|continue;?$|\"\"\"|'''|\.\.\.$|@)")
 
 
-def body_lines(code: str, lang: str) -> list[str]:
-    """The statements at the first level of a definition's body (its own indentation)."""
+def _body(code: str, lang: str) -> tuple[list[str], list[int]]:
+    """(the code's lines, the indices of the statements at the first level of its body)."""
     lines = code.splitlines()
     start = 0
     if lang == "python":
@@ -144,31 +144,146 @@ def body_lines(code: str, lang: str) -> list[str]:
             if ln.rstrip().endswith("{"):
                 start = i + 1
                 break
-    body = [ln for ln in lines[start:] if ln.strip()]
-    if body and lang != "python" and re.match(r"^[}\]);,]+$", body[-1].strip()):
+    body = [i for i in range(start, len(lines)) if lines[i].strip()]
+    if body and lang != "python" and re.match(r"^[}\]);,]+$", lines[body[-1]].strip()):
         body = body[:-1]  # the closing brace is not a statement of the body
     if not body:
-        return []
-    base = min(len(ln) - len(ln.lstrip()) for ln in body)
-    return [ln.strip() for ln in body if len(ln) - len(ln.lstrip()) == base]
+        return lines, []
+    base = min(_indent(lines[i]) for i in body)
+    return lines, [i for i in body if _indent(lines[i]) == base]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def body_lines(code: str, lang: str) -> list[str]:
+    """The statements at the first level of a definition's body (its own indentation)."""
+    lines, idx = _body(code, lang)
+    return [lines[i].strip() for i in idx]
+
+
+def _block(lines: list[str], i: int) -> list[int]:
+    """The statements one level inside the block that line i opens."""
+    base, inner, out = _indent(lines[i]), None, []
+    for j in range(i + 1, len(lines)):
+        if not lines[j].strip():
+            continue
+        ind = _indent(lines[j])
+        if ind <= base:
+            break
+        inner = ind if inner is None else inner
+        if ind == inner:
+            out.append(j)
+    return out
+
+
+_ACTION = re.compile(r"^(?:return\b|throw\b|raise\b|await\s|[\w.$:!\[\]\"', ]+?\s*(?::=|=|\+=)|(?:let|const|var)\s|[\w.$:!]+(?:<[^>]*>)?\()")
+
+
+def _actions(lines: list[str], i: int, lang: str, depth: int = 0) -> list[str]:
+    """What the block opened at line i does: its calls, assignments and return, in order (a
+    nested `try` block's own), each a whole statement or its head with `(…)`."""
+    out: list[str] = []
+    for j in _block(lines, i):
+        st = _strip_comment(lines[j].strip(), lang)
+        if re.match(r"^try\b\s*[:{]?$", st):
+            if depth < 2:
+                out += _actions(lines, j, lang, depth + 1)
+            continue
+        if _SKIP_LINE.match(st) or "`" in st or not _ACTION.match(st) or _TRIVIAL_SET.match(st.rstrip(";")):
+            continue
+        out.append(_closed(_short(st.rstrip(";{ ").rstrip(), 56)))
+    return out
+
+
+def _handler(lines: list[str], i: int, lang: str) -> str:
+    """The first thing the `except`/`catch` after the try block at line i does, or ''."""
+    base = _indent(lines[i])
+    for j in range(i + 1, len(lines)):
+        if not lines[j].strip() or _indent(lines[j]) > base:
+            continue
+        if _indent(lines[j]) < base or not re.match(r"^(?:}\s*)?(?:except|catch)\b", lines[j].strip()):
+            return ""
+        acts = _actions(lines, j, lang)
+        return acts[0] if acts else ""
+    return ""
 
 
 def steps(code: str, lang: str, limit: int = 7) -> list[tuple[str, str]]:
     """(kind, code) for the body's top-level statements: check, loop, choose, raise, return,
-    defer, with, try, yield, set, call."""
+    defer, with, try, yield, set, call. A `try` says what it tries: kind `try_do` with the
+    block's first actions, or `try_catch` with them and, after a `\x1f`, the handler's first."""
     out: list[tuple[str, str]] = []
-    for st in body_lines(code, lang):
+    lines, idx = _body(code, lang)
+    for i in idx:
+        st = lines[i].strip()
         if _SKIP_LINE.match(st) or "`" in st:
             continue
+        st = _strip_comment(st, lang)
         for kind, rx in _STEP_PATTERNS:
             m = rx.match(st)
             if m:
                 frag = next((g for g in m.groups() if g), "") if m.groups() else ""
-                out.append((kind, _short(frag if kind not in ("set", "call") else st.rstrip(";{ ").rstrip())))
+                if kind == "set" and _TRIVIAL_SET.match(st.rstrip(";")):
+                    break  # `m := mx`: a new name for a value says nothing of what the code does
+                if kind == "try":
+                    acts = [a.replace("`", "'") for a in _actions(lines, i, lang)[:3]]
+                    handler = _handler(lines, i, lang).replace("`", "'")
+                    if acts:
+                        out.append(("try_catch" if handler else "try_do", "\n".join(acts) + ("\x1f" + handler if handler else "")))
+                    else:
+                        out.append((kind, ""))
+                    break
+                code = _closed(_short(frag if kind not in ("set", "call") else st.rstrip(";{ ").rstrip()))
+                if kind in ("try", "return") or re.search(r"[\w$]", code.replace("…", "")):
+                    out.append((kind, code))
                 break
         if len(out) >= limit:
             break
     return out
+
+
+_TRIVIAL_SET = re.compile(r"^(?:let\s+(?:mut\s+)?|const\s+|var\s+)?\w+\s*(?::=|=)\s*[A-Za-z_$][\w$]*$")
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def _strip_comment(st: str, lang: str) -> str:
+    """The statement without a comment at its end (`cls(  # type: ignore` → `cls(`); a `#` or
+    `//` inside a string stays."""
+    mark = "#" if lang == "python" else "//"
+    quote = ""
+    for i, ch in enumerate(st):
+        if quote:
+            if ch == quote and st[i - 1] != "\\":
+                quote = ""
+        elif ch in "\"'`":
+            quote = ch
+        elif st.startswith(mark, i) and (i == 0 or st[i - 1] in " \t"):
+            return st[:i].rstrip()
+    return st
+
+
+def _closed(code: str) -> str:
+    """A statement cut at the end of its first line (`m.updateSubRoutes(func(subMux *Mux)`, or
+    shortened) is shown up to its first bracket left open, with an elision inside it:
+    `m.updateSubRoutes(…)`, never as a fragment that does not parse."""
+    stack: list[int] = []
+    quote = ""
+    for i, ch in enumerate(code):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in _OPEN:
+            stack.append(i)
+        elif ch in _CLOSE and stack and _OPEN.index(code[stack[-1]]) == _CLOSE.index(ch):
+            stack.pop()
+    if not stack:
+        return code
+    at = stack[0]
+    return code[:at + 1].rstrip(" …") + "…" + _CLOSE[_OPEN.index(code[at])]
 
 
 def _unwrap(code: str) -> str:

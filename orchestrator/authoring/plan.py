@@ -15,12 +15,9 @@ import posixpath
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any
 
-from ..defaults import DEFAULT_TITLE, LOCALIZED_DEFAULTS
 from . import roles as roles_mod
-from .phrases import phrases
-from .project import Project, Sym, project_name
+from .project import Project, Sym
 
 LINES_PER_CHAPTER = 600  # a chapter's share of the code when the book may have as many as it likes
 MIN_LINES_PER_CHAPTER = 100  # below this, modules share a chapter
@@ -212,7 +209,7 @@ def batches(order: list[int], deps: dict[int, list[int]], batch_size: int) -> di
     return out
 
 
-# ---------------------------------------------------------------- titles
+# ---------------------------------------------------------------- key symbols and roles
 
 
 def key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
@@ -259,18 +256,10 @@ def _key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
         out.append(s)
         if len(out) >= n:
             break
-    return out
+    from .spine import with_owners, with_spines
 
-
-def title_names(p: Project, files: list[str]) -> list[str]:
-    top = key_symbols(p, files, 10)
-    typed = [s.short for s in top if s.kind in TITLE_KINDS and s.d.exported]
-    plain = [s.short for s in top if s.kind in PLAIN_KINDS and s.d.exported]
-    names: list[str] = []
-    for n in typed + plain + [s.short for s in top]:
-        if n not in names and n.strip("_"):
-            names.append(n)
-    return names[:2]
+    # a large type is taught through the methods its work flows through, and a type before its methods
+    return with_owners(p, with_spines(p, out, n), n)
 
 
 def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:
@@ -292,7 +281,12 @@ def _chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.
 def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | None]:
     """Each chapter's role: the strongest chapter-role fits are settled first, so a topic goes to
     the chapter it fits best; a chapter whose good roles are all taken gets its best one again
-    (a second chapter on a topic is told apart by its names)."""
+    (for its metaphor and opening; its title takes another subject, see titles.py)."""
+    return settled_roles(p, groups)[0]
+
+
+def settled_roles(p: Project, groups: list[list[str]]) -> tuple[list[roles_mod.Role | None], set[int]]:
+    """assign_roles, and the chapters that hold their role alone (the others repeat a taken one)."""
     scored = [chapter_roles(p, files) if files else [] for files in groups]
     out: list[roles_mod.Role | None] = [None] * len(groups)
     used: set[str] = set()
@@ -302,83 +296,8 @@ def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | N
         if out[i] is None and key not in used:
             out[i] = role
             used.add(key)
+    alone = {i for i, r in enumerate(out) if r is not None}
     for i, sc in enumerate(scored):
         if out[i] is None and sc:
             out[i] = sc[0][1]
-    return out
-
-
-def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]:
-    t = phrases(language)
-    titles: list[str] = []
-    for files, role in zip(groups, assign_roles(p, groups)):
-        names = title_names(p, files)
-        joined = t["and"].join(names) if names else ""
-        if role:
-            title = t["title_topic"].format(topic=role.topic[t["lang"]], names=joined) if joined else role.topic[t["lang"]]
-        elif joined:
-            title = t["title_names" if len(names) > 1 else "title_name"].format(names=joined)
-        else:
-            stem = posixpath.basename(files[0]).rsplit(".", 1)[0]
-            title = t["title_part"].format(name=stem)
-        titles.append(title)
-    # distinct: a repeated title names its directory
-    seen: dict[str, int] = defaultdict(int)
-    for tt in titles:
-        seen[tt] += 1
-    out: list[str] = []
-    for files, tt in zip(groups, titles):
-        if seen[tt] > 1:
-            where = posixpath.dirname(files[0]).rsplit("/", 1)[-1] or posixpath.basename(files[0]).rsplit(".", 1)[0]
-            tt = t["title_where"].format(title=tt, where=where)
-        while tt in out:
-            tt = tt + " (" + str(len(out) + 1) + ")"
-        out.append(tt)
-    return out
-
-
-def book_title(ctx: dict[str, Any], root: str) -> str:
-    title = ctx["book"]["title"]
-    if title and title != DEFAULT_TITLE and title not in {d.get("title") for d in LOCALIZED_DEFAULTS.values()}:
-        return title
-    t = phrases(ctx.get("language", "en"))
-    return t["book_title"].format(name=project_name(root))
-
-
-# ---------------------------------------------------------------- the outline
-
-
-def plan(ctx: dict[str, Any], p: Project) -> str:
-    from ..errors import StepFailed
-    from ..outline import Chapter, Outline, render as render_outline
-
-    language = ctx.get("language", "en")
-    t = phrases(language)
-    limits = ctx.get("limits", {})
-    max_ch, batch_size = int(limits.get("max_chapters", 12)), max(1, int(limits.get("batch_size", 3)))
-    if not p.code_files():
-        raise StepFailed("the source tree has no code files the map can read (tests and examples alone "
-                         "are not a subject)", retryable=False)
-    groups = group_files(p, max_ch)
-    order, deps = order_groups(p, groups)
-    batch_of = batches(order, deps, batch_size)
-    final = sorted(order, key=lambda g: (batch_of[g], order.index(g)))
-    width = max(2, len(str(len(final))))
-    ids = {g: f"ch{k + 1:0{width}d}" for k, g in enumerate(final)}
-    titles = dict(zip(final, make_titles(p, [groups[g] for g in final], language)))
-    chapters = []
-    for g in final:
-        files = groups[g]
-        names = [s.short for s in key_symbols(p, files, 3)]
-        shown = [f"`{n}`" for n in names]
-        listed = (t["comma"].join(shown[:-1]) + t["and"] + shown[-1]) if len(shown) > 1 else "".join(shown)
-        summary = t["ch_summary"].format(names=listed or t["these_files"],
-                                      n=len(files), files=", ".join(f"`{f}`" for f in files[:3])
-                                      + (t["and_more"].format(n=len(files) - 3) if len(files) > 3 else ""))
-        dep_ids = tuple(sorted(ids[d] for d in deps[g]))
-        chapters.append(Chapter(ids[g], titles[g], batch_of[g], summary, dep_ids, tuple(files)))
-    book = ctx["book"]
-    o = Outline(book_title(ctx, str(p.root)), tuple(chapters))
-    intro = t["outline_intro"].format(src=ctx.get("source_name", p.root.name), audience=book["audience"],
-                                      brief=book["brief"], n=len(chapters), b=len({c.batch for c in chapters}))
-    return render_outline(o, intro)
+    return out, alone

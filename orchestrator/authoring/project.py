@@ -224,19 +224,35 @@ _LOCK = threading.Lock()
 _PROJECTS: dict[tuple[str, int], Project] = {}
 
 
+_LATEST: dict[str, tuple[Project, dict[str, tuple[int, int]]]] = {}  # root -> last project, its files' stamps
+
+
 def load(root: str | Path, state_db: str | Path | None = None, *, should_stop: Callable[[], bool] | None = None,
-         progress: Callable[[str], None] | None = None) -> Project:
+         progress: Callable[[str], None] | None = None, files: list[str] | None = None) -> Project:
     """The project at `root`, walked and mapped once per process and tree state. `should_stop`
-    ends the walk or the map early (WalkStopped); `progress` hears how far they got."""
+    ends the walk or the map early (WalkStopped); `progress` hears how far they got.
+
+    `files`: the source files this call reads (a chapter's sources). When the process has
+    mapped the tree already and those files are as they were then (size and modification
+    time), that project is the answer without a walk: a chapter's call costs a few stats,
+    whatever the size of the tree. Without `files` (the planner reads everything), the tree is
+    walked and the project kept per tree state."""
     from ..repo.map import build_map
     from ..repo.walk import WalkStopped, read_source, walk
 
     root = Path(root).resolve()
+    if files is not None:
+        with _LOCK:
+            latest = _LATEST.get(str(root))
+        if latest is not None and _unchanged(root, files, latest[1]):
+            return latest[0]
     tree = walk(root, should_stop=should_stop,
                 on_progress=(lambda n: progress(f"{n} entries walked")) if progress else None)
-    key = (str(root), hash(tuple((f.rel, f.size, f.kind) for f in tree.files)) ^ _mtimes(root, tree))
+    stamps = {f.rel: st for f in tree.files if (st := _stamp(root / f.rel)) is not None}
+    key = (str(root), hash(tuple((f.rel, f.kind) for f in tree.files)) ^ hash(tuple(sorted(stamps.items()))))
     with _LOCK:
         if key in _PROJECTS:
+            _LATEST[str(root)] = (_PROJECTS[key], stamps)
             return _PROJECTS[key]
     cache = None
     conn = None
@@ -266,17 +282,21 @@ def load(root: str | Path, state_db: str | Path | None = None, *, should_stop: C
                 skipped=[(s.rel, s.reason) for s in tree.skipped])
     with _LOCK:
         _PROJECTS[key] = p
+        _LATEST[str(root)] = (p, stamps)
     return p
 
 
-def _mtimes(root: Path, tree: Any) -> int:
-    out = 0
-    for f in tree.files:
-        try:
-            out ^= hash((f.rel, (root / f.rel).stat().st_mtime_ns))
-        except OSError:
-            continue
-    return out
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _unchanged(root: Path, files: list[str], stamps: dict[str, tuple[int, int]]) -> bool:
+    """Every file named is in the walked tree and has the size and modification time it had."""
+    return all(rel in stamps and _stamp(root / rel) == stamps[rel] for rel in files)
 
 
 def from_context(ctx: dict[str, Any]) -> Project:
@@ -285,7 +305,9 @@ def from_context(ctx: dict[str, Any]) -> Project:
         from ..errors import StepFailed
 
         raise StepFailed("the offline authors need the source root in the context (source_root)", retryable=False)
-    return load(root, ctx.get("state_db"))
+    chapter = ctx.get("chapter")
+    files = list(chapter.get("sources") or []) if isinstance(chapter, dict) else None
+    return load(root, ctx.get("state_db"), files=files)
 
 
 # ---------------------------------------------------------------- the project's name

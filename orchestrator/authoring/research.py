@@ -25,8 +25,18 @@ EXCERPT_RE = re.compile(r"^### `(.+?)` — (\S+?):(\d+)-(\d+)\n\n(`{3,})(\S*) fi
 
 
 def n_key(p: Project, files: list[str]) -> int:
+    """How many symbols a chapter explains: by its lines, more when it holds a type with many
+    methods (chi's `Mux` has 33 in 532 lines: five sections would leave out `Use` and `Mount`),
+    and more when it covers many files."""
     lines = sum(p.size(f) for f in files)
-    return max(3, min(10, lines // 150 + 2))
+    methods: dict[str, int] = {}
+    for s in p.symbols(within=files):
+        if s.kind == "method" and "." in s.dotted:
+            owner = s.dotted.rsplit(".", 1)[0]
+            methods[owner] = methods.get(owner, 0) + 1
+    widest = max(methods.values(), default=0)
+    # and a section for each file it covers, as far as room allows (a chapter of eleven middlewares)
+    return max(3, min(10, max(lines // 150 + 2, 3 + widest // 6, 2 + len(files))))
 
 
 def outline_chapters(ctx: dict[str, Any]) -> list[dict[str, Any]]:
@@ -157,11 +167,16 @@ def research(ctx: dict[str, Any], p: Project) -> str:
         if cid == ch["id"] or other not in p.map.files:
             continue
         for d in p.map.files[other].definitions:
-            if d.exported and d.name in refs and len(d.name) > 2:
+            if d.exported and d.name in refs and len(d.name) > 2 and _really_used(d, refs):
                 taken.setdefault(cid, set()).add(d.qualified_name.replace("::", "."))
     out += [f"## {t['relations']}", ""]
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
-    rel_lines = [t["rel_uses"].format(names=t["comma"].join(f"`{n}`" for n in sorted(ns)[:6]), ch=cid, title=titles.get(cid, cid))
+
+    def first(n: str) -> tuple[bool, int, str]:  # types and functions before methods, the most used first
+        return ("." in n, -refs.get(n.rsplit(".", 1)[-1], 0), n)
+
+    rel_lines = [t["rel_uses"].format(names=t["comma"].join(f"`{n}`" for n in sorted(ns, key=first)[:6]), ch=cid,
+                                      title=titles.get(cid, cid))
                  for cid, ns in sorted(taken.items())]
     out += [f"- {x}" for x in rel_lines] or [f"- {t['none']}"]
     out += ["", f"## {t['questions']}", ""]
@@ -176,6 +191,18 @@ def research(ctx: dict[str, Any], p: Project) -> str:
         out.append(t["use_case_text"].format(name=s.name, file=s.rel) +
                    (" " + t["use_case_seen"].format(file=via[0], line=via[1]) if via else ""))
     return "\n".join(out)
+
+
+def _really_used(d: Any, refs: dict[str, int]) -> bool:
+    """A method is taken from another chapter only when its type is named here too and its own
+    name says something (`fmt`, `read`, `new` are every type's: a call to one is no link)."""
+    q = d.qualified_name.replace("::", ".")
+    if "." not in q:
+        return True
+    from ..repo.rank import COMMON_NAMES
+
+    owner = q.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+    return owner in refs and d.name not in COMMON_NAMES
 
 
 def _questions(syms: list[Sym], snippets, t: dict[str, str]) -> list[str]:

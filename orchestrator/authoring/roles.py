@@ -245,6 +245,11 @@ def pick_metaphor(roles: list[Role], taken: set[str], language: str, salt: str) 
     return pool[int(hashlib.sha256(salt.encode()).hexdigest()[:8], 16) % len(pool)]
 
 
+def is_general(phrase: str) -> bool:
+    """The phrase is one of the general metaphors (no role's own image)."""
+    return any(phrase == m[0] for ms in GENERAL.values() for m in ms)
+
+
 def all_phrases() -> set[str]:
     return {p.lower() for r in ROLES for lang in r.metaphors for p, _ in r.metaphors[lang]} | {
         p.lower() for lang in GENERAL for p, _ in GENERAL[lang]}

@@ -21,6 +21,7 @@ from .phrases import kind_name, phrases
 from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
+from .spine import CONTAINERS
 
 
 def _section(md: str, title: str) -> str:
@@ -36,6 +37,9 @@ def _find_sym(p: Project, rel: str, name: str) -> Sym | None:
     return None
 
 
+FIT_SHARE = 0.5  # a role whose words score at least this share of the chapter's best fits it
+
+
 def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, str]:
     """This chapter's metaphor: the book's chapters are assigned in reading order, each the
     first free metaphor of its role, so chapters of one batch (which cannot read each other's
@@ -47,7 +51,9 @@ def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, 
     groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
     assigned = assign_roles(p, groups)
     for c, files, role in zip(chs, groups, assigned):
-        rs = [r for _, r in chapter_roles(p, files)] if files else []
+        scored = chapter_roles(p, files) if files else []
+        # only roles that fit: a loose fit's image (a shipping department for a retry loop) misleads
+        rs = [r for sc, r in scored if sc >= FIT_SHARE * scored[0][0]]
         rs = ([role] if role else []) + [r for r in rs if r is not role]  # the title's role first
         used = taken | {m[0].lower() for cid, m in chosen.items()}
         chosen[str(c.get("id"))] = roles_mod.pick_metaphor(rs, used, t["lang"], str(c.get("id")))
@@ -88,16 +94,49 @@ def _opening(ctx: dict[str, Any], p: Project, files: list[str], syms: list[Sym],
 
 
 def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str]:
+    """Glossary entries for the chapter's key types. An English entry says what the term is,
+    from the first sentence of its doc comment; a type without one is left to its section (an
+    entry that only says where a name is defined teaches nothing)."""
     out = []
     for s in syms:
         if s.kind not in ("class", "struct", "interface", "trait", "enum", "type") or s.short.lower() in known:
             continue
         if "." in s.dotted:
             continue
-        out.append(t["term"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel))
+        if t["lang"] == "zh":
+            out.append(t["term"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel))
+        else:
+            pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
+            summary = " ".join(pd.summary.split()).rstrip(".")
+            if not summary:
+                continue
+            # Go's "Mux is a request multiplexer" defines the term as "a request multiplexer"
+            summary = re.sub(rf"^(?:The\s+)?{re.escape(s.short)}\s+(?:is|are)\s+(?=\S)", "", summary, flags=re.I)
+            out.append(t["term_doc"].format(name=s.short, summary=summary, kind=kind_name(s.kind, t), file=s.rel) + ".")
         out.append("")
         known.add(s.short.lower())
     return out
+
+
+def shows_use(example: str, name: str) -> bool:
+    """A doc comment's example shows the symbol in use when it names it or calls something;
+    a sample of output (`2021-03-15 12:05:57`) is not an example of use."""
+    if re.search(rf"(?<![\w$]){re.escape(name.lstrip('#'))}(?![\w$])", example):
+        return True
+    return bool(re.search(r"[A-Za-z_$][\w$]*!?\s*\(|\b(?:import|use|let|const|var|def|fn|func)\b", example))
+
+
+_TEST_HEAD = re.compile(r"^\s*(?:async\s+)?(?:def\s+(test\w*)|func\s+(Test\w*)|(?:it|test)\s*\(\s*(['\"`])(.+?)\3)")
+
+
+def enclosing_test(lines: list[str], line: int) -> str:
+    """The test (a `def test_…`, Go `func Test…`, or JS `it('…')`/`test('…')`) a line of a test
+    file belongs to: the nearest one opening above it, or ''."""
+    for i in range(min(line, len(lines)) - 1, -1, -1):
+        m = _TEST_HEAD.match(lines[i])
+        if m:
+            return m.group(1) or m.group(2) or m.group(4)
+    return ""
 
 
 def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[str]:
@@ -133,11 +172,18 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
 
 
 def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
+    if getattr(s, "kind", "function") in (*CONTAINERS, "type alias", "impl", "module"):
+        return []  # a type's body declares, it does not run: its "steps" would be its doc's example
     st = steps(code, s.lang)
     if len(st) < 2:
         return []
     out = [t["steps_intro"].format(name=s.short), ""]
     for k, (kind, frag) in enumerate(st, 1):
+        if kind in ("try_do", "try_catch"):  # the block's actions, and what runs when they fail
+            acts, _, handler = frag.partition("\x1f")
+            codes = join([f"`{a}`" for a in acts.split("\n")], t)
+            out.append(f"{k}. " + t["step_" + kind].format(codes=codes, handler=handler))
+            continue
         out.append(f"{k}. " + t["step_" + kind].format(code=frag.replace("`", "'")))
     return out + [""]
 
@@ -169,7 +215,7 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
     zh = t["lang"] == "zh"
     pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
     out = [f"## `{s.name}`", ""]
-    where = t["defined"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel, a=a, b=b)
+    where = t["defined" if b > a else "defined_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel, a=a, b=b)
     if pd.summary:
         if zh:
             out += [where + t["doc_says"], "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks))), ""]
@@ -189,8 +235,8 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
         body = "\n".join(f"- **{lab.get(n.name, n.name)}{(' ' + n.type) if n.type else ''}**: {n.text}" for n in notes[:4])
         out += [t["notes_intro"], "", _quote(body) if zh else body, ""]
     out += _calls_block(p, s, code, here, ctx["chapter"]["id"], in_chapter, t)
-    if pd.examples:
-        ex = pd.examples[0]
+    ex = next((e for e in pd.examples if shows_use(e.text, s.short)), None)
+    if ex is not None:
         out += [t["doc_example"], "", docstrings.fence(ex.text, ex.lang or "text"), ""]
     return out
 
@@ -214,9 +260,10 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     phrase, meaning = _metaphor(ctx, p, t)
     out = [f"# {ch['title']}", ""]
     out += _opening(ctx, p, files, key, t)
-    out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
-    if key:
-        out += [t["metaphor_tie"].format(name=key[0].name, phrase=phrase), ""]
+    if not roles_mod.is_general(phrase):  # an image that is not the code's own role teaches nothing
+        out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
+        if key:
+            out += [t["metaphor_tie"].format(name=key[0].name, phrase=phrase), ""]
     # where this fits
     out += [f"## {t['fits']}", ""]
     for f in ch["sources"]:
@@ -242,9 +289,11 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     if usage:
         out += [f"## {t['in_use']}", ""]
         for name, rel, a, b, lang, _file, code in usage:
+            test = enclosing_test(p.lines_of(rel), a) if rel in p.files else ""
+            short = name.rsplit(".", 1)[-1]
+            after = t["usage_in_test"].format(test=test, name=short) if test else t["usage_after"].format(name=short)
             out += [t["usage_intro"].format(name=name, file=rel, a=a), "",
-                    docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "",
-                    t["usage_after"].format(name=name.rsplit(".", 1)[-1]), ""]
+                    docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "", after, ""]
     others = [s for s in key_symbols(p, files, len(key) + 12) if s.name not in in_chapter][:12]
     if others:
         out += [f"## {t['others']}", ""]

@@ -16,7 +16,7 @@ from ..text.markdown import (
     prose_lines,
     split_lines,
 )
-from .consistency import term_re
+from .consistency import fold, term_used
 from .findings import Collected, Finding
 
 _LEFTOVER_RES = (
@@ -132,8 +132,9 @@ def audit_book(finals: dict[str, str], *, glossary: dict[str, str], chapters: di
         found = _audit_links(md, cid, slugs, chapters) + _audit_text(md, chapters)
         out += [replace(f, chapter=cid) for f in found]
     corpus = "\n".join(finals.values())
+    folded = fold(corpus)
     for term, owner in glossary.items():
-        if term.strip() and not term_re(term.strip(), end=False).search(corpus):  # plurals count as a use
+        if term.strip() and not term_used(term.strip(), corpus, folded):  # plurals count as a use
             msg = f"glossary term '{term}' (defined in {owner}) is never used in the book; use it or drop it"
             out.append(Finding("audit.glossary", "minor", 0, msg, chapter=owner or None))
     return sorted(dict.fromkeys(out), key=lambda f: (*_chapter_key(f.chapter), f.line, f.message, f.check))

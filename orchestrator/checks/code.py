@@ -339,10 +339,18 @@ def _check_inline(token: str, root: Path, idx: _Index) -> tuple[str, str] | None
     return ("r1.symbol", f"`{token}` is cited but {problem}") if problem else None
 
 
-def check_code(md: str, source_dir: Path, *, state_db: Path | None = None) -> tuple[list[Finding], list[CodeBlock]]:
+def source_index(source_dir: Path, state_db: Path | None = None) -> _Index:
+    """What the source tree defines, for `check_code(index=...)`: a caller that checks many
+    chapters against one tree (a run) takes it once instead of re-walking the tree per check."""
+    return _index(Path(source_dir), state_db)
+
+
+def check_code(md: str, source_dir: Path, *, state_db: Path | None = None,
+               index: _Index | None = None) -> tuple[list[Finding], list[CodeBlock]]:
     """R1: every `file=` block must be in its file (modulo indentation; `...` elides), every
     cited path must exist, every cited symbol must be defined. Returns (findings, the blocks
-    verified against the source). With `state_db`, the source index is kept there across processes."""
+    verified against the source). With `state_db`, the source index is kept there across processes;
+    `index` (from `source_index`) skips the walk that checks the index is current."""
     from ..repo.walk import read_source
 
     root = Path(source_dir)
@@ -368,7 +376,7 @@ def check_code(md: str, source_dir: Path, *, state_db: Path | None = None) -> tu
         finding, ok = _verify_block(b, sources[path])
         out += [finding] if finding else []
         verified += [b] if ok else []
-    idx = _index(root, state_db)
+    idx = index if index is not None else _index(root, state_db)
     for n, raw, _ in prose_lines(md):
         for m in SPAN_RE.finditer(raw):
             if hit := _check_inline(m.group(2), root, idx):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .errors import ContractError
+
 # Names of our markers: the step table's (steps.py) plus the two words with a meaning of their
 # own. Listed here so the guard needs no import of the step table (it runs on every answer).
 MARKER_NAMES = ("RESEARCH_COMPLETE", "DRAFT_COMPLETE", "R1_CODE_REVIEW_COMPLETE", "R2_CONSISTENCY_REVIEW_COMPLETE",
@@ -58,7 +60,5 @@ def check_no_markers(text: str, what: str = "the answer") -> None:
     """Raise ContractError (a ValidationFailed: the runner re-asks with the reason) on marker text."""
     problems = marker_problems(text)
     if problems:
-        from .errors import ContractError
-
         raise ContractError(f"{what} contains marker text ({'; '.join(problems)}): only the orchestrator writes "
                             "markers; leave it out, or describe it in words (\"the draft's completion marker\")")

@@ -25,6 +25,7 @@ from .mdtext import Section, fence_mask, sections, split_lines
 from .memory import CrossRef, MemoryUpdate, Metaphor, Term
 from .outline import OutlinePlan
 from .panel import Confusion, PanelFeedback, ReaderFeedback
+from .render import EDIT_HINT
 
 FINDING_FORM = "a finding like `- **major** `r2.glossary` line 12: message` (severity blocking, major or minor)"
 _SEV_RE = re.compile(r"^(?P<bold>\*\*|__|\*|_)?\[?(?P<sev>blocking|blocker|major|minor)\]?(?![A-Za-z0-9])[ \t]*"
@@ -302,8 +303,6 @@ _YAML_BLOCK_RE = re.compile(r"^```ya?ml[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 
 def parse_outline(text: str, *, file: str = OUTLINE, source_files: set[str] | None = None) -> OutlinePlan:
     import yaml
-
-    from .render import EDIT_HINT
 
     body = strip_marker(text)
     m = _YAML_BLOCK_RE.search(body)

@@ -6,6 +6,8 @@ whole text as the body, a marked one keeps its body (a person's text after the m
 
 from __future__ import annotations
 
+from ..checks import blocking
+from ..checks.findings import findings_in
 from ..errors import UsageError
 from ..state.fsio import Lock, atomic_write, partial_path
 from ..state.markers import body_of, compose
@@ -64,9 +66,6 @@ def accept(book, unit: str, step: str, run_id: str | None = None) -> str:
     inputs = sc.book_input_hashes(step) if unit == BOOK else sc.input_hashes(unit, step)
     extra = dict(PERSON)
     if s.verdict:  # a merged review's verdict is read from its marker: judge the person's findings
-        from ..checks import blocking
-        from ..checks.findings import findings_in
-
         extra["verdict"] = "blocked" if blocking(findings_in(body)) else "clean"
     with Lock(book.ws.path(LOCK)):
         atomic_write(path, compose(body, s.marker, {k: v for k, v in inputs.items() if v is not None}, run_id, extra))

@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import agents
+from ..checks import blocking
+from ..checks.findings import findings_in
 from ..errors import ValidationFailed
 from ..state.fsio import atomic_write, backup, partial_path
-from ..state.markers import compose
+from ..state.markers import compose, short_hash
 from ..steps import BOOK, Node, spec
 
 if TYPE_CHECKING:
@@ -21,8 +23,8 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
     """What the runner's `generate` would send for `n` now (same context, same prompt)."""
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
     extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
-    if n in runner.opts.instructions:
-        extra["instructions"] = runner.opts.instructions[n]
+    if n in runner.instructions:
+        extra["instructions"] = runner.instructions[n]
     g = agents.gather(book, step, ch, extra)
     req = agents.build_request(book, step, ch, g, spec(n).role)
     req.feedback = feedback
@@ -31,10 +33,6 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
 
 def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **event: Any) -> int:
     """Validate `answer` (raises ValidationFailed) and write it with its marker; returns its length."""
-    from ..checks import blocking
-    from ..checks.findings import findings_in
-    from ..state.markers import short_hash
-
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
     text = agents.clean_and_validate(step, answer, g.context)
     inputs = {k: v for k, v in g.inputs.items() if v is not None}

@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 WINDOW = 0.25  # seconds a wave stays open after its first step, so siblings ready together join it
 MAX_ROUNDS = 4  # a step discarded (inputs changed) this often while waiting is streamed instead
 POLL_ENV = "BOOK_BATCH_POLL_SECONDS"  # tests and benchmarks poll the fake faster than 5 s
+# Seconds a journal whose create never returned waits before the server's list may say "no such
+# batch" (journal.SEARCH_GRACE, 60 s against the real API); tests against the fake, whose creates
+# land at once, shorten it.
+GRACE_ENV = "BOOK_BATCH_SEARCH_GRACE"
 
 
 def wanted(runner: Runner) -> bool:
@@ -63,10 +67,7 @@ def resumes_in_batches(book: Any) -> bool:
 
 
 def setup(runner: Runner) -> BatchWave | None:
-    """At the runner's start: batch mode or not; and a run that may stop at a gate for a
-    person writes its cached prefixes with a 1-hour TTL, so they outlive the wait."""
-    if runner.gates and hasattr(runner.provider, "default_cache_ttl"):
-        runner.provider.default_cache_ttl = "1h"
+    """At the runner's start: batch mode or not."""
     return BatchWave(runner) if wanted(runner) else None
 
 
@@ -221,14 +222,16 @@ class BatchWave:
 
     def _engine(self) -> BatchEngine:
         from ..batches.engine import BatchEngine
+        from ..batches.journal import SEARCH_GRACE
 
         poll = float(os.environ.get(POLL_ENV) or 5.0)
+        grace = float(os.environ.get(GRACE_ENV) or SEARCH_GRACE)
         prices = getattr(self.runner.provider, "prices", None)
         return BatchEngine(self.book.root / "output", commit=self._commit, is_current=self._is_current,
                            rebuild=self._rebuild, on_call=self._log, on_progress=self._progress,
                            notice=self.runner.warn, prices=prices if isinstance(prices, dict) else None,
                            poll_interval=poll, poll_max=max(poll, 60.0 if poll >= 5 else poll * 4),
-                           retry_delay=min(1.0, poll))
+                           retry_delay=min(1.0, poll), search_grace=grace)
 
     # ------------------------------------------------------------------ the engine's callbacks
 

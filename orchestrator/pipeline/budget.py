@@ -4,11 +4,29 @@ flight count with their estimates), and each call written to the ledger with thi
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from .run_state import RunState
 
 
 class BudgetAndCalls(RunState):
+    @contextmanager
+    def calls_logged(self) -> Iterator[None]:
+        """A provider that makes several HTTP attempts per step logs each one itself through
+        its `on_call` hook: for this run it logs into the ledger through us, with this run's id
+        (every model call logged from the core). The hook is unset again when the run ends, so
+        the provider leaves the run as it came; a hook the caller set is left alone."""
+        provider = self.provider
+        if not hasattr(provider, "on_call") or provider.on_call is not None:
+            yield
+            return
+        provider.on_call = lambda row: self.book.ledger.log_call(run=self.run_id, **row)
+        try:
+            yield
+        finally:
+            provider.on_call = None
+
     def _over_budget(self, req) -> str | None:
         """Stop before a call that could cross `budget_usd` (the estimate is an upper bound).
         Calls in flight count with their estimates, so concurrent calls cannot cross it together.

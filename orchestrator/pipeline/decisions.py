@@ -6,49 +6,40 @@ from __future__ import annotations
 
 import asyncio
 
+from ..state.book import chapter_state
 from ..state.memory import read_body
 from ..state.ready import ready_chapters
+from ..state.scan import StepState
+from ..state.statemachine import IllegalTransition, apply
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, Node, spec
-from . import derived, review_verdict
-from .accept import failed_last
+from . import freshness, gates, review_verdict
 from .outcomes import Outcome
-from .plan import is_gate
+from .plan import CHAPTER_GATES, is_gate
 from .run_state import RunState
 
 
 class NodeDecisions(RunState):
     def why(self, n: Node) -> str | None:
-        """Why node `n` has work to do, or None when its file is fresh."""
-        if n in self.opts.redo:
-            return "asked to redo it"
-        if is_gate(n):
-            return self._gate_why(n)
-        st = self.state(n)
-        part = self.book.root / (self.rel(n) + ".partial")
-        if st.status == "edited":
-            if st.stale and n not in self._kept_noted:
-                self._kept_noted.add(n)
-                self.warn(f"{st.path} was edited by hand and is kept; it is stale ({', '.join(st.stale)} changed): "
-                          f"`book redo {n[0]} {n[1]}` regenerates it")
-            return None
-        if st.status == "done" and not st.stale:
-            return None
-        if st.status == "done":
-            return "stale: " + ", ".join(st.stale) + " changed"
-        if st.status == "half_finished":
-            return "half-finished"
-        return ("missing" if not part.exists() else f"failed last time (its last answer is kept in {self.rel(n)}.partial)"
-                if failed_last(self.book, *self._ev(n)) else "interrupted (.partial left)")
+        """Why node `n` has work to do, or None when its file is fresh (freshness.py); a stale
+        file a person edited is kept, and said once per run."""
+        return freshness.why(self.book, n, self.redo, self._kept_stale)
+
+    def _kept_stale(self, n: Node, st: StepState) -> None:
+        if n not in self._kept_noted:
+            self._kept_noted.add(n)
+            self.warn(freshness.kept_stale_warning(n, st))
 
     async def node(self, n: Node) -> Outcome:
         if is_gate(n):
             return self.gate(n)
+        if "glossary" in spec(n).reads:  # the aggregates are an input: bring them up to date first
+            self.sync_memory()
         self.book.scanner.invalidate(self.rel(n))
         why = self.why(n)
         if why is None:
             self._tidy_partial(n)
             if spec(n).long_memory:
-                derived.sync_memory(self.book)
+                self.memory_dirty = True  # checked when the aggregates are next needed
             return self.guard(n, Outcome("ok"))
         if why == "half-finished" and (spec(n).model or n == Node(BOOK, STYLE_GUIDE)):  # what a person writes
             from ..state.reconcile import kept_for_person
@@ -95,7 +86,7 @@ class NodeDecisions(RunState):
             if n[0] != BOOK and n[0] in self.needs:
                 del self.needs[n[0]]
             if spec(n).long_memory:
-                derived.sync_memory(self.book)
+                self.memory_dirty = True  # the aggregates follow when read (RunState.sync_memory)
             self.report("done", n, out.reason)
         elif out.reason == self.budget_stop:
             self.report("skip", n, "budget reached")
@@ -112,14 +103,12 @@ class NodeDecisions(RunState):
         step or a gate). A refusal is written to the ledger with the reason."""
         if n[0] == BOOK or n[1] not in STEPS:
             return None
-        from ..state.book import chapter_state
-        from ..state.statemachine import IllegalTransition, apply
 
         sc = self.book.scanner
         steps = {k: sc.step(n[0], k) for k in STEPS}
-        event = f"{'redo' if n in self.opts.redo else 'start'}_{n[1]}"
+        event = f"{'redo' if n in self.redo else 'start'}_{n[1]}"
         state = chapter_state(self.book, n[0], steps)
-        if n in self.opts.redo or self.revising.get(n[0]):
+        if n in self.redo or self.revising.get(n[0]):
             state.approval = "not_required"  # a person's redo or rollback, or an automatic revision
         try:
             apply(state, event)
@@ -130,24 +119,10 @@ class NodeDecisions(RunState):
 
     # ------------------------------------------------------------ gates
 
-    def _gate_args(self, n: Node) -> tuple[str, str | None]:
-        return n[1].split(":", 1)[1], (None if n[0] == BOOK else n[0])
-
-    def _gate_why(self, n: Node) -> str | None:
-        from . import gates
-
-        gate, ch = self._gate_args(n)
-        card = gates.read_card(self.book, gate, ch)
-        if card and card.decision == "approved" and card.artifact_hash == gates.current_hash(self.book, gate, ch):
-            return None
-        return f"waiting for a person at the {gate} gate"
-
     def gate(self, n: Node) -> Outcome:
         """Approved (for this very artifact) → go on; otherwise make sure the card exists and
         stop this chapter for a person. A model never passes a gate."""
-        from . import gates
-
-        gate, ch = self._gate_args(n)
+        gate, ch = freshness.gate_args(n)
         card = gates.ensure_card(self.book, gate, ch, warn=self.warn)
         if card.decision == "approved":
             return Outcome("ok")
@@ -157,8 +132,6 @@ class NodeDecisions(RunState):
             reason = f"the {gate} gate was {card.decision}; the rollback runs on the next `book resume`"
         self.waiting.append(card.path)
         if ch:  # the matrix shows the chapter waiting where it will go on after the decision
-            from .plan import CHAPTER_GATES
-
             self.live[(ch, CHAPTER_GATES[gate])] = "needs_human"
         self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
         self.checkpoint(force=True)
@@ -174,13 +147,13 @@ class NodeDecisions(RunState):
         if self.book.scanner.step(ch, src.step).status == "edited":
             return out  # a person's final: tell them, never rewrite it
         self.book.ledger.event("delivery_failed", self.run_id, ch, n[1], reason=out.reason)
-        self.opts.instructions[src] = ("The published page failed its link check; fix these links "
+        self.instructions[src] = ("The published page failed its link check; fix these links "
                                        "(link only to chapters and sections that exist):\n\n" + out.reason)
         redo = await self.generate(src, "delivery check failed")
-        self.opts.instructions.pop(src, None)
+        self.instructions.pop(src, None)
         if redo.status != "ok":
             return redo
-        self._site = None  # the site is rebuilt from the new final
+        self.site.drop()  # the site is rebuilt from the new final
         return await self.derive(n)
 
     def _blocking(self, ch: str) -> bool:
@@ -197,7 +170,7 @@ class NodeDecisions(RunState):
             self.revising[ch] = self.revising.get(ch, 0) + 1
             review = read_body(self.book.root, STEPS[REVIEW].file(ch))
             self.book.ledger.event("revision", self.run_id, ch, draft, round=self.revising[ch])
-            self.opts.instructions[Node(ch, draft)] = (
+            self.instructions[Node(ch, draft)] = (
                 "The merged review found blocking problems in your draft. Rewrite it, fixing every blocking "
                 "finding (quote code only exactly as it is in the source):\n\n" + review)
             for group in REVISION:
@@ -205,7 +178,7 @@ class NodeDecisions(RunState):
                 bad = [o for o in outs if o.status != "ok"]
                 if bad:
                     return bad[0]
-            self.opts.instructions.pop(Node(ch, draft), None)
+            self.instructions.pop(Node(ch, draft), None)
         return out
 
     def guard(self, n: Node, out: Outcome) -> Outcome:

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 from ..outline import Outline
-from ..state import memory as memoryfiles
+from ..repo.summary import PREFIX as SUMMARY_PREFIX
+from ..repo.walk import walk
+from ..state import corrections, memory as memoryfiles
 from ..state.fsio import atomic_write, backup
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
@@ -75,9 +77,6 @@ def style_guide(cfg) -> str:
 def source_map(o: Outline, source_dir) -> str:
     """Which chapter explains which file, and what the walk left out and why (the safe walker's
     rules: links out of the source, FIFOs, devices, huge, binary, generated, ignored files)."""
-    from ..repo.summary import PREFIX as SUMMARY_PREFIX
-    from ..repo.walk import walk
-
     tree = walk(Path(source_dir))
     covered = {s: c.id for c in o.chapters for s in c.sources}
     files = tree.rels()
@@ -137,7 +136,6 @@ def _memory_aggregates(book) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _harvest_corrections(book) -> None:
-    from ..state import corrections
     from ..state.reconcile import looks_truncated
 
     edited, made_from = {}, None

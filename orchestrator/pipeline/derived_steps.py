@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ..errors import BookError
 from ..steps import HTML, INDEX, SOURCE_MAP, STYLE_GUIDE, Node
-from . import derived
+from . import derived, publishing
 from .outcomes import Outcome
 from .run_state import RunState
 
@@ -42,16 +42,12 @@ class DerivedSteps(RunState):
         return None
 
     def _page(self, n: Node) -> Outcome | None:
-        from . import publishing
-
         problems = publishing.publish_chapter(self, n[0])
         if problems:
             return Outcome("failed", reason="delivery check: " + "; ".join(problems[:5]))
         return None
 
     def _index(self, n: Node) -> Outcome | None:
-        from . import publishing
-
         publishing.publish_index(self)
         return None
 

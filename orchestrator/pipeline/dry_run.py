@@ -1,33 +1,58 @@
-"""The dry run: what would run, in what order, and why, from the files as they are."""
+"""The dry run: what would run, in what order, and why, from the files as they are. Plain
+functions over the plan: `session` and `recovery` call them without building a Runner."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from ..state.scan import StepState
 from ..steps import BOOK, Node
-from .outcomes import RunSummary
-from .plan import chapter_graph, check_scope, phase12, topo
+from . import freshness
+from .outcomes import RunOptions, RunSummary, new_run_id
+from .plan import Scope, chapter_graph, check_scope, phase12, topo
 from .run_state import RunState
+
+
+def plan(book, scope: Scope, why: Callable[[Node], str | None] | None = None) -> list[tuple[Node, str]]:
+    """What would run, in what order, and why; changes nothing. `why` is the runner's own
+    question when it has one (a redo, its warnings); otherwise the files alone decide."""
+    ask = why or (lambda n: freshness.why(book, n))
+    out: list[tuple[Node, str]] = []
+    graph = phase12()
+    o = book.scanner.outline
+    if o is None and book.scanner.outline_error:
+        raise book.scanner.outline_error  # as the run would: not "planned once the outline exists"
+    if o is not None:
+        check_scope(o, scope, lambda ch: freshness.chapter_complete(book, ch))
+        graph.update(chapter_graph(o, scope))
+    will_run: set[Node] = set()
+    for n in topo(graph):
+        reason = ask(n)
+        upstream = [d for d in graph[n].hard if d in will_run]
+        if reason is None and upstream:
+            reason = f"after {upstream[0][0]} {upstream[0][1]}, if that changes what it reads"
+        if reason:
+            will_run.add(n)
+            out.append((n, reason))
+    if o is None:
+        out.append((Node(BOOK, "chapters"), "planned once the outline exists"))
+    return out
+
+
+def dry_run(book, opts: RunOptions, warn: Callable[[str], None] | None = None) -> RunSummary:
+    """`book run --dry-run` without a runner: the plan for `opts`, with a warning (once per
+    file) for each stale file a person edited, which a run would keep."""
+    noted: set[Node] = set()
+
+    def kept(n: Node, st: StepState) -> None:
+        if warn is not None and n not in noted:
+            noted.add(n)
+            warn(freshness.kept_stale_warning(n, st))
+
+    return RunSummary(new_run_id(), {}, [], {}, plan(book, opts.scope, lambda n: freshness.why(book, n, opts.redo, kept)))
 
 
 class DryRun(RunState):
     def dry_run(self) -> RunSummary:
         """What would run, in what order, and why; changes nothing."""
-        plan: list[tuple[Node, str]] = []
-        graph = phase12()
-        o = self.book.scanner.outline
-        if o is None and self.book.scanner.outline_error:
-            raise self.book.scanner.outline_error  # as the run would: not "planned once the outline exists"
-        if o is not None:
-            check_scope(o, self.opts.scope, self.chapter_complete)
-            graph.update(chapter_graph(o, self.opts.scope))
-        will_run: set[Node] = set()
-        for n in topo(graph):
-            why = self.why(n)
-            upstream = [d for d in graph[n].hard if d in will_run]
-            if why is None and upstream:
-                why = f"after {upstream[0][0]} {upstream[0][1]}, if that changes what it reads"
-            if why:
-                will_run.add(n)
-                plan.append((n, why))
-        if o is None:
-            plan.append((Node(BOOK, "chapters"), "planned once the outline exists"))
-        return RunSummary(self.run_id, {}, [], {}, plan)
+        return RunSummary(self.run_id, {}, [], {}, plan(self.book, self.opts.scope, self.why))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..errors import BookError
 from ..state.board import write_needs_human
+from ..state.resume_md import write_resume
 from .outcomes import RunSummary
 from .plan import Scope
 from .run_state import RunState
@@ -12,8 +13,6 @@ from .run_state import RunState
 
 class Finish(RunState):
     def finish(self, interrupted: bool = False) -> RunSummary:
-        from ..state.resume_md import write_resume
-
         book = self.book
         led = book.ledger
         chapter_needs = {k: v for k, v in self.needs.items() if k.startswith("ch")}
@@ -21,6 +20,10 @@ class Finish(RunState):
             write_needs_human(book, chapter_needs)
         except OSError as e:
             self.warn(f"could not write needs-human.md: {e}")
+        try:
+            self.sync_memory()  # the long-memory aggregates of the chapters committed since the last rebuild
+        except (OSError, BookError) as e:
+            self.warn(f"could not rebuild the long-memory aggregates: {e}")
         self.live = {k: v for k, v in self.live.items() if v != "running"}
         book.scanner.invalidate()  # the last checkpoint.md and RESUME.md read the files as they are now
         before = getattr(self, "unsettled_at_start", None)

@@ -28,12 +28,11 @@ from ..state.gatecards import (  # noqa: F401  (reading cards lives in state/; r
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..steps import GATES as GATE_STEPS
+from .outline_checks import outline_risks
 
 
 def _recommend(gate: str, artifact_text: str) -> tuple[str, list[str]]:
     if GATE_STEPS[gate].replans:  # the outline: the plan's own checks
-        from .outline_checks import outline_risks
-
         risks = outline_risks(artifact_text)
         if any(r.startswith(("the plan cannot", "dependency cycle")) for r in risks):
             return "reject: the plan cannot be built as it is", risks

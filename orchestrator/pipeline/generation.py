@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .. import agents
 from ..errors import StepFailed, ValidationFailed
-from ..state.fsio import PartialWriter, atomic_write, backup, partial_path
+from ..state.fsio import PartialWriter, _mutate, atomic_write, backup, partial_path
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..steps import BOOK, Node, spec
@@ -65,8 +65,6 @@ class Generation(RunState):
         except OSError:
             return
         if final.startswith(partial):
-            from ..state.fsio import _mutate
-
             _mutate("remove-partial", part)
             part.unlink(missing_ok=True)
         else:
@@ -101,8 +99,8 @@ class Generation(RunState):
         last = ""
         for attempt in range(1, attempts + 1):
             ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
-            if n in self.opts.instructions:
-                ctx_extra["instructions"] = self.opts.instructions[n]
+            if n in self.instructions:
+                ctx_extra["instructions"] = self.instructions[n]
             g = agents.gather(book, step, ch, ctx_extra)
             req = agents.build_request(book, step, ch, g, role)
             req.prefix, req.feedback = prefix, feedback
@@ -169,7 +167,8 @@ class Generation(RunState):
                 return Outcome("ok")
             if path.exists():
                 backup(path)
-            atomic_write(path, composed)
+            # its two fsyncs in a worker thread: other steps' calls and commits go on meanwhile
+            await asyncio.to_thread(atomic_write, path, composed)
             pw.retire()
             book.scanner.invalidate(self.rel(n))
             if spec(n).replans:

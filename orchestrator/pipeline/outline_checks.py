@@ -8,14 +8,13 @@ from __future__ import annotations
 import re
 
 from ..errors import BookError
+from ..outline import parse
 
 _BLOCK_RE = re.compile(r"```ya?ml\s*\n(.*?)```", re.S)
 
 
 def outline_risks(text: str) -> list[str]:
     """The problems of an outline's text, most serious first; [] when the checks find none."""
-    from ..outline import parse
-
     try:
         o = parse(text, "outline.md", None)
     except BookError as e:

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from typing import Any
 
 from ..resources import search_path
 from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
+from ..state.ready import final_title, ready_chapters
 from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, NEEDS_HUMAN, OUT, STEPS
 from .plan import gate_node
+from .retire import RETIRED_DIR
 
 TITLES = f"{OUT}/publish/.titles.json"  # every title each chapter was published under
 
@@ -22,7 +26,6 @@ def build_site(book, not_ready: dict[str, str] | None = None):
     as not ready with what a person can do; the others are published. A chapter's title is
     its final's `# ` line (the outline's until it has one); the book's is book.yaml's."""
     from .. import publish
-    from ..state.ready import final_title, ready_chapters
 
     o = book.scanner.outline
     not_ready = dict(not_ready or {})
@@ -48,8 +51,6 @@ def build_site(book, not_ready: dict[str, str] | None = None):
 
 
 def _retired(book) -> tuple[str, ...]:
-    from .retire import RETIRED_DIR
-
     try:
         names = os.listdir(book.ws.path(RETIRED_DIR))
     except OSError:
@@ -99,11 +100,24 @@ def _upstream(runner, ch: str) -> str | None:
     return None
 
 
+class SiteCache:
+    """The site a run publishes from: built once, when the first page is written, and dropped
+    when a final changes under it (the delivery check sent a chapter back to the editor)."""
+
+    def __init__(self) -> None:
+        self._site: Any = None
+
+    def get(self, build: Callable[[], Any]) -> Any:
+        if self._site is None:
+            self._site = build()
+        return self._site
+
+    def drop(self) -> None:
+        self._site = None
+
+
 def _site(runner):
-    site = getattr(runner, "_site", None)
-    if site is None:
-        site = runner._site = build_site(runner.book, waiting_chapters(runner))
-    return site
+    return runner.site.get(lambda: build_site(runner.book, waiting_chapters(runner)))
 
 
 def publish_chapter(runner, ch: str) -> list[str]:

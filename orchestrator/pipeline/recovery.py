@@ -14,9 +14,11 @@ from ..state.fsio import Lock
 from ..state.resume_md import write_resume
 from ..steps import LOCK, RESUME, Node
 from . import derived
+from .batch_wave import resumes_in_batches
+from .dry_run import plan as dry_run_plan
 from .plan import Scope
-from .runner import Runner, RunOptions, RunSummary
-from .session import NullProvider, run_session
+from .runner import RunOptions, RunSummary
+from .session import run_session
 
 
 def resume_summary(book) -> str:
@@ -63,7 +65,7 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
             "(back up and redo) or `--strategy aggressive` (continue the partial text).")
         return ResumeResult(3)
 
-    def reconcile_files(book, runner) -> None:
+    def reconcile_files(book) -> None:
         written = derived.sync_memory(book)
         for w in written:
             say(f"  rebuilt {w} from output/memory/chapters/")
@@ -72,14 +74,12 @@ def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency:
 
     if no_run:
         with Lock(book.ws.path(LOCK)):
-            runner = Runner(book, NullProvider("none"), RunOptions(Scope(), strategy))
-            reconcile_files(book, runner)
+            reconcile_files(book)
             if issues:
                 write_resume(book, strategy=strategy)
-            plan = runner.dry_run().plan
+            plan = dry_run_plan(book, Scope())
         say("reconciled; nothing generated (--no-run)" if plan or issues else "nothing to do")
         return ResumeResult(0, plan=plan)
-    from .batch_wave import resumes_in_batches
 
     opts = RunOptions(Scope(), strategy, concurrency, retry_delay=retry_delay,
                       message_batches=resumes_in_batches(book))

@@ -11,21 +11,19 @@ needs-human.md), since only a person can say what their edit meant."""
 
 from __future__ import annotations
 
+from ..agents.context import review_findings
+from ..agents.structured import deterministic
 from ..contracts import Finding, review_state
 from ..contracts.verdict import ReviewState
-from ..steps import REVIEW, REVIEWERS, STEPS
+from ..errors import ValidationFailed
+from ..state.memory import read_body
+from ..steps import REVIEW, STEPS
 
 
 def deterministic_findings(book, ch: str) -> list[Finding]:
     """The deterministic checks' findings of the chapter's current draft, as each reviewer's
     prompt gets them (agents.gather runs the checks)."""
-    from .. import agents
-    from ..agents.structured import deterministic
-
-    out: list[Finding] = []
-    for k in REVIEWERS:
-        out += deterministic(agents.gather(book, k, ch, {"_source_dir": book.cfg.source_dir}).context)
-    return out
+    return deterministic({"findings": review_findings(book, ch)})
 
 
 def chapter_verdict(book, ch: str, text: str | None = None) -> ReviewState:
@@ -33,8 +31,6 @@ def chapter_verdict(book, ch: str, text: str | None = None) -> ReviewState:
     draft's deterministic findings. ContractError (naming file and line) if unreadable."""
     rel = STEPS[REVIEW].file(ch)
     if text is None:
-        from ..state.memory import read_body
-
         text = read_body(book.root, rel)
     return review_state(text, file=rel, also=deterministic_findings(book, ch))
 
@@ -42,8 +38,6 @@ def chapter_verdict(book, ch: str, text: str | None = None) -> ReviewState:
 def held_reason(book, ch: str) -> str:
     """Why the runner's guard holds the chapter for a person ("" when it may go on): a blocked
     verdict, or a merged review that cannot be read (the message names file and line)."""
-    from ..errors import ValidationFailed
-
     try:
         state = chapter_verdict(book, ch)
     except ValidationFailed as e:  # a review nobody can read: only a person can say what it meant

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 from ..errors import BookError
 from ..providers.base import Provider
 from ..state.board import CheckpointWriter, write_needs_human
 from ..state.scan import StepState
-from ..steps import BOOK, STEPS, Node, spec
+from ..steps import BOOK, Node, spec
+from .accept import how_to_fix
+from .freshness import chapter_complete, step_state
+from .gates import active
 from .outcomes import Outcome, RunOptions, RunSummary, new_run_id
-from .plan import is_gate, phase3_complete
+from .plan import is_gate
+from .publishing import SiteCache
 
 if TYPE_CHECKING:
     from .batch_wave import BatchWave
@@ -47,33 +52,30 @@ class RunState:
         self.waiting: list[str] = []  # gate cards this run stopped at
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
-        self._site: Any = None  # the site (built once per run, publishing.py)
+        # The run's own copies: a rejected gate, a revision or the delivery check adds redos
+        # and instructions while it runs; the options it was given stay as they were.
+        self.redo: set[Node] = set(opts.redo)
+        self.instructions: dict[Node, str] = dict(opts.instructions)
+        self.site = SiteCache()  # the site the pages are published from (publishing.py)
         self.board = CheckpointWriter(book)  # checkpoint.md
+        self.memory_dirty = False  # a chapter's long memory committed since the aggregates were rebuilt
         self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
-        # A provider that makes several HTTP attempts per step logs each one itself; it logs
-        # into the ledger through us, with this run's id (every model call logged from the core).
-        if hasattr(provider, "on_call") and provider.on_call is None:
-            provider.on_call = lambda row: book.ledger.log_call(run=self.run_id, **row)
 
     # ------------------------------------------------------------ shared helpers
 
     @property
     def gates(self) -> tuple[str, ...]:
-        from .gates import active
-
         return active(self.book.cfg.gates)
 
     def chapter_complete(self, ch: str) -> bool:
-        sc = self.book.scanner
-        return phase3_complete({k: sc.step(ch, k) for k in STEPS})
+        return chapter_complete(self.book, ch)
 
     @staticmethod
     def _ev(n: Node) -> tuple[str | None, str]:
         return (None if n[0] == BOOK else n[0]), n[1]
 
     def state(self, n: Node) -> StepState:
-        sc = self.book.scanner
-        return sc.book_step(n[1]) if n[0] == BOOK else sc.step(n[0], n[1])
+        return step_state(self.book, n)
 
     def rel(self, n: Node) -> str:
         return spec(n).file(None if n[0] == BOOK else n[0])
@@ -82,8 +84,6 @@ class RunState:
         return spec(n).marker
 
     def needs_human(self, n: Node, reason: str) -> None:
-        from .accept import how_to_fix
-
         key = n[0] if n[0] != BOOK else f"book {n[1]}"
         hint = how_to_fix(n) if not is_gate(n) and spec(n).model and "book accept" not in reason else ""
         self.needs[key] = f"{n[1]}: {reason}" + (f" — {hint}" if hint else "")
@@ -91,6 +91,17 @@ class RunState:
             write_needs_human(self.book, {k: v for k, v in self.needs.items() if k.startswith("ch")})
         except OSError as e:
             self.warn(f"could not write needs-human.md: {e}")
+
+    def sync_memory(self) -> None:
+        """Rebuild the long-memory aggregates if a chapter's memory was committed since the last
+        rebuild. Nothing in phase 3 reads them (prompts and checks read the per-chapter files):
+        the pages and the index do, so they are rebuilt before those and at the end of the run
+        (a killed run's next start rebuilds them), not once per chapter: same bytes, O(N) writes."""
+        if self.memory_dirty:
+            from . import derived
+
+            self.memory_dirty = False
+            derived.sync_memory(self.book)
 
     def checkpoint(self, force: bool = False) -> None:
         try:  # coalesced (twice a second at most); at once when forced: end of run, signal, gate stop
@@ -127,6 +138,9 @@ class RunState:
         raise NotImplementedError
 
     def dry_run(self) -> RunSummary:  # dry_run.py
+        raise NotImplementedError
+
+    def calls_logged(self) -> AbstractContextManager[None]:  # budget.py
         raise NotImplementedError
 
     def finish(self, interrupted: bool = False) -> RunSummary:  # finish.py

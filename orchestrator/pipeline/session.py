@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import Interrupted
@@ -15,7 +16,11 @@ from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
 from ..state.book import Book
 from ..state.fsio import Lock, sweep_temp_files
+from ..state.reconcile import all_discrepancies, not_utf8
 from ..steps import LOCK
+from .derived import memory_in_sync
+from .dry_run import dry_run, plan as dry_run_plan
+from .retire import orphans
 from .runner import Runner, RunOptions, RunSummary
 
 
@@ -26,19 +31,18 @@ class SessionResult:
 
 
 def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, quiet: bool = False,
-                provider=None, before=None) -> SessionResult:
-    """Run the plan with the lock held. `before(book, runner)` runs first, under the lock
-    (resume's reconciliation). A dry run takes no lock and writes nothing."""
+                provider=None, before: Callable[[Book], None] | None = None) -> SessionResult:
+    """Run the plan with the lock held. `before(book)` runs first, under the lock (resume's
+    reconciliation). A dry run takes no lock and writes nothing."""
     report = Reporter(quiet=quiet or opts.dry_run)
     if opts.dry_run:
-        provider = provider or NullProvider(resolve_name(provider_name, book.cfg))
-        summary = asyncio.run(Runner(book, provider, opts, report).run())
-        return SessionResult(summary, 0)
+        if provider is None:
+            resolve_name(provider_name, book.cfg)  # an unknown provider is an error even here
+        return SessionResult(dry_run(book, opts, lambda m: report("warning", ("", ""), m)), 0)
     lock = Lock(book.ws.path(LOCK), warn=lambda m: print(m, file=sys.stderr))
     lock.acquire()
     try:
         sweep_temp_files(book.root / "output")
-        from ..state.reconcile import all_discrepancies, not_utf8
 
         snap = book.snapshot()
         issues = all_discrepancies(book, snap)
@@ -52,13 +56,11 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
             return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)
-        runner_box: list[Runner] = []
 
         async def main() -> RunSummary:
             nonlocal provider
             provider = provider or make_provider(provider_name, book.cfg)
             runner = Runner(book, provider, opts, report)
-            runner_box.append(runner)
             task = asyncio.current_task()
             assert task is not None  # run inside asyncio.run
             loop = asyncio.get_running_loop()
@@ -82,7 +84,7 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                     pass
             try:
                 if before is not None:
-                    before(book, runner)
+                    before(book)
                 return await runner.run()
             except asyncio.CancelledError:
                 if got:
@@ -102,29 +104,12 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
 def nothing_to_do(book: Book, opts: RunOptions, issues: list[str]) -> bool:
     """True when a run would change no file: the plan is empty and the human views agree
     with the files (so a second `book run` or `book resume` leaves the tree untouched)."""
-    plan = Runner(book, NullProvider("none"), RunOptions(opts.scope, opts.strategy, dry_run=True)).dry_run().plan
-    from .retire import orphans
+    plan = dry_run_plan(book, opts.scope)
 
     if plan or orphans(book):  # a chapter deleted from the outline is retired by a run
         return False
-    from .derived import memory_in_sync
 
     if book.scanner.outline is not None and not memory_in_sync(book):
         return False  # a damaged glossary or summaries file: rebuilt from the per-chapter files
     return not [i for i in issues if not i.startswith("the ledger")]
 
-
-class NullProvider:
-    """Stands in for the provider of a dry run or a reconciliation: it must never be called."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    async def generate(self, req, on_text):  # pragma: no cover - a dry run never generates
-        raise AssertionError("a dry run does not call a model")
-
-    def estimate_cost(self, req) -> float:
-        return 0.0
-
-    async def aclose(self) -> None:
-        return None

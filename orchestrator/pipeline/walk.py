@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, cast
 
 from ..errors import BookError, NeedsHuman
 from ..state.memory import read_body
 from ..steps import BOOK, GATES, OUTLINE, Node
-from . import batch_wave, derived
+from . import batch_wave, derived, gates
 from .outcomes import Outcome, RunSummary
 from .plan import NodeSpec, chapter_graph, check_scope, phase12, topo
 from .retire import retire_deleted
@@ -23,9 +25,27 @@ if TYPE_CHECKING:
 
 class GraphWalk(RunState):
     async def run(self) -> RunSummary:
-        led = self.book.ledger
         if self.opts.dry_run:
             return self.dry_run()
+        with self.calls_logged(), self._cache_outlives_gates():
+            return await self._run()
+
+    @contextmanager
+    def _cache_outlives_gates(self) -> Iterator[None]:
+        """A run that may stop at a gate for a person writes its cached prompt prefixes with a
+        1-hour TTL, so they outlive the wait; the provider's own default is back after the run."""
+        provider = self.provider
+        if not self.gates or not hasattr(provider, "default_cache_ttl"):
+            yield
+            return
+        before, provider.default_cache_ttl = provider.default_cache_ttl, "1h"
+        try:
+            yield
+        finally:
+            provider.default_cache_ttl = before
+
+    async def _run(self) -> RunSummary:
+        led = self.book.ledger
         led.event("run_start", self.run_id, strategy=self.opts.strategy, provider=self.provider.name,
                   scope={k: v for k, v in vars(self.opts.scope).items() if v is not None})
         if self.book.scanner.outline is None and self.book.scanner.outline_error:
@@ -58,8 +78,6 @@ class GraphWalk(RunState):
     def apply_rejections(self) -> None:
         """A rejected (or modified) card whose artifact is still the one it judged: redo the
         gate's rollback step, with the person's reason as instructions."""
-        from . import gates
-
         o = self.book.scanner.outline
         chapters = [c.id for c in o.chapters] if o else []
         for gate in self.gates:
@@ -73,9 +91,9 @@ class GraphWalk(RunState):
                 why = f"the {gate} gate was {card.decision}: {card.reason}"
                 if GATES[gate].verdict:  # the findings a rejected review asks to address
                     why += "\n\nThe merged review to address:\n\n" + read_body(self.book.root, card.artifact)
-                if node not in self.opts.redo:
-                    self.opts.redo.add(node)
-                    self.opts.instructions[node] = why
+                if node not in self.redo:
+                    self.redo.add(node)
+                    self.instructions[node] = why
                     self.book.ledger.event("rollback", self.run_id, ch, node[1], gate=gate, decision=card.decision)
 
     async def walk(self, graph: dict[Node, NodeSpec]) -> None:

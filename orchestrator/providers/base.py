@@ -18,6 +18,8 @@ class Request:
     prompt: str  # the chapter-specific part, after the cached prefix
     context: dict[str, Any] = field(default_factory=dict)  # structured inputs (the offline provider uses these)
     shared: str = ""  # the book's context, the same for every role of a batch: the first cached prefix
+    material: str = ""  # the chapter's material (entry + draft) shared by the chapter's roles: cached,
+    #                     between `shared` and `system` (empty: it is in `prompt`, or there is none)
     model: str = ""
     max_tokens: int = 8000
     prefix: str = ""  # continue this partial text instead of starting afresh (aggressive recovery)

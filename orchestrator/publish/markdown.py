@@ -12,6 +12,7 @@ the chapter id so that the whole book fits on one page without collisions)."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import unicodedata
@@ -369,10 +370,14 @@ _MD = make_parser()
 _INLINE_MD = make_inline_parser()
 
 
+# Pure functions of the text: every page's sidebar renders every chapter's title, so a book
+# of N chapters would render each title N times.
+@functools.lru_cache(maxsize=16384)
 def render_inline(text: str) -> str:
     return _INLINE_MD.renderInline(text)
 
 
+@functools.lru_cache(maxsize=16384)
 def plain_inline(text: str) -> str:
     return inline_text(_INLINE_MD.parseInline(text)[0].children if text else []).strip()
 

@@ -124,6 +124,8 @@ class RepoMap:
     _graph: Graph | None = field(default=None, repr=False)
     _rank: dict[str, float] | None = field(default=None, repr=False)
     _defs: list[RankedDef] | None = field(default=None, repr=False)
+    _files_graph: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # file_graph(), once
+    _lines: dict[int, str] = field(default_factory=dict, repr=False)  # id(definition) -> its rendered line
 
     # ------------------------------------------------------------------ ranking
 
@@ -191,11 +193,15 @@ class RepoMap:
         return dict(sorted(((rel, r / total) for rel, r in code.items()), key=lambda x: (-x[1], x[0])))
 
     def file_graph(self) -> dict[str, dict[str, float]]:
-        """Code file → {code file whose definitions it references: weight}."""
-        self._ensure_ranked()
-        assert self._graph is not None
-        return {src: {dst: w for dst, w in sorted(edges.items()) if self.kinds.get(dst) in TARGET_KINDS}
+        """Code file → {code file whose definitions it references: weight}. Built once (every
+        researcher asks; the graph can hold every pair of files): read it, do not change it."""
+        if self._files_graph is None:
+            self._ensure_ranked()
+            assert self._graph is not None
+            self._files_graph = {
+                src: {dst: w for dst, w in sorted(edges.items()) if self.kinds.get(dst) in TARGET_KINDS}
                 for src, edges in sorted(self._graph.edges.items()) if self.kinds.get(src) in TARGET_KINDS}
+        return self._files_graph
 
     # ------------------------------------------------------------------ questions
 
@@ -260,8 +266,11 @@ class RepoMap:
         chosen: dict[str, list[Definition]] = {}
         order: list[str] = []
         used = 0
+        lines = self._lines  # every researcher renders the map of the files it uses: each line once
         for rel, d, _score in self.ranked_definitions(within=within):
-            line = _render_line(d)
+            line = lines.get(id(d))
+            if line is None:
+                line = lines[id(d)] = _render_line(d)
             # A line and its newline; a new file adds "rel:", its newline and a blank line.
             cost = len(line) + 1 + (0 if rel in chosen else len(rel) + 3)
             if used + cost > budget_chars:
@@ -273,8 +282,8 @@ class RepoMap:
             used += cost
         blocks = []
         for rel in order:
-            lines = [rel + ":"] + [_render_line(d) for d in sorted(chosen[rel], key=lambda d: d.start_line)]
-            blocks.append("\n".join(lines))
+            block = [rel + ":"] + [lines[id(d)] for d in sorted(chosen[rel], key=lambda d: d.start_line)]
+            blocks.append("\n".join(block))
         return "\n\n".join(blocks)[:budget_chars]
 
 

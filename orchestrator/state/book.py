@@ -9,23 +9,27 @@ from pathlib import Path
 from typing import Any
 
 from .. import config as config_mod
-from ..errors import ConfigError
+from ..errors import ConfigError, ValidationFailed
 from ..repo.summary import recorded_summary
+from ..resources import builtin
 from ..steps import (
     BOOK_STEPS,
     CHAPTER_GATES,
     CHECKPOINT,
     GATE_MODES,
+    LOCK,
     NEEDS_HUMAN,
     OUTLINE,
+    RESUME,
     REVIEW,
     SOURCE_MAP,
     STATE_DB,
 )
-from . import gatecards
-from .fsio import Workspace
+from . import checkpoint, gatecards, statemachine
+from .fsio import Lock, Workspace, atomic_write, refuse_directories
 from .hashcache import HashCache
 from .ledger import Ledger
+from .markers import short_hash
 from .scan import Scanner, Snapshot, snapshot, status_word
 
 
@@ -38,6 +42,9 @@ class Book:
     scanner: Scanner
     warnings: list[str] = field(default_factory=list)
     lock: Any = None  # the writer's fsio.Lock, released by close()
+    # What a command computes once from files it does not write (the source tree's R1 index
+    # and map, the checks of a draft): kept for the life of this Book, i.e. one run.
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
@@ -52,16 +59,10 @@ class Book:
         cfg = config_mod.load(root, require=require_config, check_source=require_config)
         lock = None
         if repair:  # a writer: it holds the lock from before it touches the ledger until close()
-            from ..steps import LOCK
-            from .fsio import Lock
-
             lock = Lock(root / LOCK)
             lock.acquire()  # a second writer changes nothing, not even the ledger
         try:
             if repair:
-                from ..steps import RESUME
-                from .fsio import refuse_directories
-
                 refuse_directories(root, [CHECKPOINT, NEEDS_HUMAN, RESUME])
             db = root / STATE_DB
             if not repair and not (root / "output").is_dir():
@@ -120,8 +121,6 @@ class Book:
 
 def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = None, retries: int = 0):
     """The state machine's view of a chapter, derived from its files and the gate cards."""
-    from . import statemachine
-
     review = steps[REVIEW]
     blocked = ""
     verdict = review.marker.extra.get("verdict") if review.marker and review.status == "done" else None
@@ -134,7 +133,6 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
             data = b""
         if b"block" in data.lower():  # cheap test first (any spelling a person uses): most reviews are clean
             from ..contracts import review_state
-            from ..errors import ValidationFailed
 
             try:  # read strictly; the verdict computed from the findings and a person's Verdict: line
                 rs = review_state(data.decode("utf-8", "replace"), file=review.path)
@@ -161,8 +159,6 @@ def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
     last = book.ledger.last_step_events()
     if not last:
         return out
-    from ..steps import LOCK
-    from .fsio import Lock
 
     live_run = None
     if Lock(book.root / LOCK).live_owner() is not None:
@@ -192,8 +188,6 @@ def _in_batch(book: Book) -> list[Any]:
 
 
 def style_hash(cfg: config_mod.Config) -> str:
-    from .markers import short_hash
-
     # Not the title: the site takes it from book.yaml when it publishes, and a new title must
     # not make the style guide, and so every draft, stale.
     return short_hash(f"{cfg.language}\n{cfg.audience}")
@@ -201,8 +195,6 @@ def style_hash(cfg: config_mod.Config) -> str:
 
 def site_hash(cfg: config_mod.Config) -> str:
     """What the published pages show from book.yaml: a new title republishes, redrafts nothing."""
-    from .markers import short_hash
-
     return short_hash(f"{cfg.title}\n{cfg.language}\n{cfg.audience}")
 
 
@@ -242,8 +234,6 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     discrepancies: list[str] = []
     cp = book.root / CHECKPOINT
     if cp.exists():
-        from . import checkpoint
-
         try:
             discrepancies = checkpoint.compare(snap, cp.read_text(encoding="utf-8", errors="replace"), book.cfg.language)
         except OSError as e:
@@ -279,9 +269,6 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
     """`book init`: write book.yaml (every key, its default, a comment); with `example`, also a
     small sample source tree to write about. Refuses to overwrite an existing book.yaml."""
     import shutil
-
-    from ..resources import builtin
-    from .fsio import atomic_write
 
     root = Path(dest).resolve()
     root.mkdir(parents=True, exist_ok=True)

@@ -57,13 +57,14 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
     now = now or _dt.datetime.now(_dt.UTC)
     phase = snap.phase
     batch = snap.batch
+    complete = snap.complete  # each of these walks every chapter: once per render, not per line
     out = [f"# {title} — {t['title']}", "",
            f"{t['updated']}: {now.strftime('%Y-%m-%d %H:%M')} UTC",
            f"{t['phase']}: {phase}",
            f"{t['batch']}: {'Batch ' + str(batch) if batch else '—'}", ""]
 
     def phase_state(p: int) -> str:
-        if snap.complete or p < phase:
+        if complete or p < phase:
             return t["done"]
         return t["active"] if p == phase else t["todo"]
 

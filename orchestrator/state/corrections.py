@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..steps import MEMORY_DIR, MEMORY_FILES
+from .fsio import atomic_write
 
 CORRECTIONS = f"{MEMORY_DIR}/corrections.md"
 _TERM_RE = re.compile(r"^- \*\*(.+?)\*\*(?:\s*\((ch\d{2,})\))?\s*[:：]\s*(.+)$")
@@ -175,8 +176,6 @@ def harvest(root: Path, edited: dict[str, str], generated: dict[str, str],
                 c.summaries[ch] = s
                 changed.append(ch)
     if changed:
-        from .fsio import atomic_write
-
         atomic_write(Path(root) / CORRECTIONS, render(c))
     return changed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ..steps import FINAL, STEPS
+from ..steps import FINAL
 from .markers import short_hash
 
 
@@ -33,8 +33,17 @@ def final_title(root, rel: str) -> str | None:
 
 def ready_hash(scanner) -> str | None:
     """The `ready` input of the pages and the index: they change when a chapter becomes ready
-    or its final's title changes."""
+    or its final's title changes. A final's title is read once per version of the file (the
+    scan's size, mtime and body hash), not once per page that asks."""
     if not scanner.outline:
         return None
-    return short_hash(json.dumps([(ch, final_title(scanner.root, STEPS[FINAL].file(ch)))
-                                  for ch in ready_chapters(scanner)], ensure_ascii=False))
+    titles = scanner.final_titles
+    out = []
+    for ch in ready_chapters(scanner):
+        st = scanner.step(ch, FINAL)
+        ident = (st.size, st.mtime, st.marker.body if st.marker else None)
+        hit = titles.get(st.path)
+        if hit is None or hit[0] != ident or not st.size:
+            hit = titles[st.path] = (ident, final_title(scanner.root, st.path))
+        out.append((ch, hit[1]))
+    return short_hash(json.dumps(out, ensure_ascii=False))

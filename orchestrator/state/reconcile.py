@@ -35,6 +35,18 @@ def replay_matrix(events: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
     return {k: ("interrupted" if v == "running" else v) for k, v in out.items()}
 
 
+def replay_differences(matrix: dict[tuple[str, str], str], snap: Snapshot) -> list[dict[str, str]]:
+    """Where the ledger's matrix (`replay_matrix`) and the files disagree (the files win); a
+    file done and since edited or gone stale is what the ledger said, not a difference."""
+    diffs = []
+    for (ch, step), said in sorted(matrix.items()):
+        row = snap.chapters.get(ch)
+        have = status_word(row[step]) if row else "missing"
+        if not (said == have or (said == "done" and have in ("edited", "stale"))):
+            diffs.append({"chapter": ch, "step": step, "ledger": said, "files": have})
+    return diffs
+
+
 def ledger_discrepancies(snap: Snapshot, events: list[dict[str, Any]]) -> list[str]:
     if not events:
         return []

@@ -3,7 +3,18 @@ resume and interruption, from the files (a scan) and the ledger."""
 
 from __future__ import annotations
 
-from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN, ORDER, OUTLINE, PHASE3, RESUME, STATE_DB
+from ..steps import (
+    BOOK_STEPS,
+    CHECKPOINT,
+    GATES_DIR,
+    NEEDS_HUMAN,
+    ORDER,
+    OUTLINE,
+    PHASE3,
+    RESUME,
+    STATE_DB,
+    step_of_path,
+)
 from .fsio import atomic_write
 from .gatecards import pending
 from .scan import status_word
@@ -113,8 +124,6 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
 
 def _unit_step(rel: str) -> str:
     """`output/chapters/draft/ch03-draft.md` -> `ch03 draft` (a book-level file -> `book KEY`)."""
-    from ..steps import BOOK_STEPS, step_of_path
-
     found = step_of_path(rel)
     if found:
         return f"{found[0]} {found[1]}"

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from .. import outline as outline_mod
 from ..errors import BookError
+from ..repo.read import source_problem  # light: no tree-sitter, no walk
+from ..resources import search_path
 from ..steps import (
     AUDIT,
     BOOK_STEPS,
@@ -31,6 +33,9 @@ from ..steps import (
 )
 from .hashcache import HashCache
 from .markers import Marker, read_marker, short_hash
+from .ready import ready_hash
+
+_STEP_DIRS = step_dirs()  # directory -> [(file-name regex, step key)]
 
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
 PROVENANCE = frozenset({"instructions"})
@@ -76,6 +81,12 @@ class Scanner:
         self._outline_loaded = False
         self.outline_error: BookError | None = None
         self._templates_hash: str | None = None
+        self._rels: dict[tuple[str, str], str] = {}  # (chapter, step) -> its file: formatted once
+        self._chapters: list[str] | None = None  # chapters(), kept while only known chapters' files change
+        self._plan_hashes: dict[str, tuple[outline_mod.Outline, str]] = {}  # "summaries"/"toc" -> (outline, hash)
+        self._rows: dict[str, dict[str, StepState]] = {}  # chapter -> its steps' states, until one is invalidated
+        self._memory_hashes: dict[str, tuple[StepState, str | None]] = {}  # longmem_hash's memo
+        self.final_titles: dict[str, tuple[tuple, str | None]] = {}  # ready.ready_hash's memo: path -> (version, title)
 
     # ------------------------------------------------------------ files
 
@@ -85,12 +96,28 @@ class Scanner:
             self._listed.clear()
             self._seen.clear()
             self._outline_loaded = False
+            self._chapters = None
+            self._rows.clear()
             return
         self._states.pop(rel, None)
         self._seen.discard(rel)
-        self._listed.discard(rel.rpartition("/")[0])
+        d, _, name = rel.rpartition("/")
+        self._listed.discard(d)
+        for rx, _key in _STEP_DIRS.get(d, ()):
+            if m := rx.match(name):
+                self._rows.pop(m.group(1), None)
+                break
         if rel == BOOK_STEPS[OUTLINE].path:
             self._outline_loaded = False
+            self._chapters = None
+        elif self._chapters is not None and d in _STEP_DIRS:
+            # a file of a chapter the outline does not name may add or remove that chapter;
+            # the outline's own chapters are listed whatever their files
+            o = self._outline if self._outline_loaded else None
+            for rx, _key in _STEP_DIRS[d]:
+                if (m := rx.match(name)) and (o is None or m.group(1) not in o.by_id):
+                    self._chapters = None
+                    break
 
     def file_state(self, rel: str, marker_name: str, st: os.stat_result | None = None) -> StepState:
         hit = self._states.get(rel)
@@ -144,7 +171,10 @@ class Scanner:
 
     def step(self, ch: str, key: str) -> StepState:
         s = STEPS[key]
-        state = self.file_state(s.file(ch), s.marker)
+        rel = self._rels.get((ch, key))
+        if rel is None:
+            rel = self._rels[(ch, key)] = s.file(ch)
+        state = self.file_state(rel, s.marker)
         if state.complete and state.marker and state.marker.inputs and not state.checked and not self.outline_broken:
             state.checked = True
             now = self.input_hashes(ch, key)
@@ -152,6 +182,14 @@ class Scanner:
                                  if n not in PROVENANCE and now.get(n) != state.marker.inputs.get(n)
                                  and not (n == "deps" and state.marker.inputs.get(n) == self._legacy_deps(ch)))
         return state
+
+    def row(self, ch: str) -> dict[str, StepState]:
+        """Every step of a chapter (`step` for each), kept until one of its files is invalidated:
+        a snapshot of a live run re-reads only the chapters whose files the run wrote."""
+        r = self._rows.get(ch)
+        if r is None:
+            r = self._rows[ch] = {k: self.step(ch, k) for k in ORDER}
+        return r
 
     def _legacy_deps(self, ch: str) -> str | None:
         """The `deps` hash as files written before it left the titles out recorded it: such a
@@ -206,7 +244,6 @@ class Scanner:
         if name.startswith("src:"):
             if self.source_dir is None:
                 return None
-            from ..repo.read import source_problem  # light: no tree-sitter, no walk
 
             if source_problem(self.source_dir, name[4:]) is not None:  # a link out, a FIFO, too big
                 return None
@@ -225,31 +262,31 @@ class Scanner:
             return self.body_hash(MEMORY_FILES["glossary"])
         if name == "templates":
             return self.templates_hash()
-        if name == "summaries":
-            return short_hash(json.dumps([(c.id, c.title, c.summary) for c in o.chapters], ensure_ascii=False)) if o else None
+        if name in ("summaries", "toc"):  # the whole plan's: once per outline, not once per step that reads it
+            if o is None:
+                return None
+            hit = self._plan_hashes.get(name)
+            if hit is None or hit[0] is not o:
+                rows = [(c.id, c.title, c.summary) if name == "summaries" else (c.id, c.title) for c in o.chapters]
+                hit = self._plan_hashes[name] = (o, short_hash(json.dumps(rows, ensure_ascii=False)))
+            return hit[1]
         if name == "deps":
             c = o.by_id.get(ch) if o else None
             if o is None or c is None:
                 return None
             # which chapters, not their titles: a rename reaches the links at publish time
             return short_hash(json.dumps([d for d in c.depends_on if d in o.by_id], ensure_ascii=False))
-        if name == "toc":
-            return short_hash(json.dumps([(c.id, c.title) for c in o.chapters], ensure_ascii=False)) if o else None
         if name == "longmem":
             return self.longmem_hash(ch)
         if name == "site":
             return self.site_hash
         if name == "ready":
-            from .ready import ready_hash
-
             return ready_hash(self)
         raise KeyError(f"unknown input {name!r}")
 
     def templates_hash(self) -> str:
         """The HTML templates in effect (a workspace's templates/ over the built-in ones)."""
         if self._templates_hash is None:
-            from ..resources import search_path
-
             files: dict[str, str] = {}
             for d in reversed(search_path("templates", self.root)):
                 for p in sorted(d.iterdir()):
@@ -262,14 +299,28 @@ class Scanner:
         o = self.outline
         if o is None or ch not in o.by_id:
             return None
-        parts = [f"{v}:{self.body_hash(STEPS[MEMORY].file(v)) or '-'}" for v in o.visible(ch)
-                 if self.step(v, MEMORY).complete]
+        parts = []
+        for v in o.visible(ch):
+            st = self.step(v, MEMORY)
+            if st.complete:
+                # the hash of this very state: a state is replaced (re-stat) only when its file is
+                # invalidated, so the visible chapters' memory costs no stat per question
+                hit = self._memory_hashes.get(v)
+                if hit is None or hit[0] is not st:
+                    hit = self._memory_hashes[v] = (st, self.body_hash(st.path))
+                parts.append(f"{v}:{hit[1] or '-'}")
         return short_hash("\n".join(parts))
 
     def chapters(self) -> list[str]:
-        """Chapters of the outline, and any chapter that has files (a bare tree works too)."""
+        """Chapters of the outline, and any chapter that has files (a bare tree works too).
+        Listed once, then kept: `invalidate` drops it when a write may change it (the outline,
+        a file of a chapter the outline does not name), so a live run does not re-list the tree
+        per step."""
+        o = self.outline
+        if self._chapters is not None:
+            return list(self._chapters)
         found: set[str] = set()
-        for d, pats in step_dirs().items():
+        for d, pats in _STEP_DIRS.items():
             try:
                 with os.scandir(self.root / d) as it:
                     for e in it:
@@ -285,10 +336,10 @@ class Scanner:
             except OSError:
                 continue
             self._listed.add(d)
-        o = self.outline
         if o:
             found |= {c.id for c in o.chapters}
-        return sorted(found, key=chapter_sort_key)
+        self._chapters = sorted(found, key=chapter_sort_key)
+        return list(self._chapters)
 
 
 # ---------------------------------------------------------------- the whole-tree view
@@ -357,7 +408,7 @@ def status_word(s: StepState) -> str:
 
 def snapshot(scanner: Scanner) -> Snapshot:
     chapters = scanner.chapters()
-    rows = {ch: {k: scanner.step(ch, k) for k in ORDER} for ch in chapters}
+    rows = {ch: dict(scanner.row(ch)) for ch in chapters}
     book = {k: scanner.book_step(k) for k in BOOK_STEPS}
     mem = {k: (scanner.root / p).exists() for k, p in MEMORY_FILES.items()}
     return Snapshot(scanner.root, rows, book, mem, scanner.outline,

@@ -28,6 +28,14 @@ Scripting, on the store (`store(fake)`):
                                                  doing their work, a failing results download is
                                                  cut off half way
 
+    held = store(fake).hold("create", min_requests=2)   the next create of 2+ requests makes its
+                                                 batch, then holds its response (the client
+                                                 waits for it); "results": sends half of the
+                                                 results of a 2+ request batch, then holds.
+                                                 `held.reached` is set once holding: a test then
+                                                 kills the client (a real kill -9 at that
+                                                 instant); `held.release()` lets it go on.
+
 `store(fake).received` lists every custom_id ever accepted into a batch, in order, so a test
 can assert that none was submitted twice."""
 
@@ -99,6 +107,22 @@ class _Batch:
         return c
 
 
+@dataclass
+class Hold:
+    """A batch-endpoint call stopped at a point until released (see BatchStore.hold)."""
+    point: str
+    min_requests: int = 1
+    reached: threading.Event = field(default_factory=threading.Event)
+    released: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self.released.set()
+
+    def wait_here(self, limit: float = 120.0) -> None:
+        self.reached.set()
+        self.released.wait(limit)
+
+
 class BatchStore:
     """The batches of one FakeAPI, and what is scripted for them."""
 
@@ -115,6 +139,7 @@ class BatchStore:
         self.faults: list[_EndpointFault] = []
         self.calls: list[tuple[str, str, int]] = []  # (method, path, status) of every batch-endpoint call
         self.lock = threading.RLock()
+        self.holds: list[Hold] = []
         self._n = 0
 
     # ------------------------------------------------------------------ scripting
@@ -133,6 +158,23 @@ class BatchStore:
         with self.lock:
             self.faults.append(_EndpointFault(status, times, after, path))
         return self
+
+    def hold(self, point: str, min_requests: int = 1) -> Hold:
+        """Stop the next `point` call ("create": after the batch is made, before its response;
+        "results": half way through the download) of a batch of at least `min_requests`."""
+        if point not in ("create", "results"):
+            raise ValueError(f"unknown hold point {point!r}")
+        h = Hold(point, min_requests)
+        with self.lock:
+            self.holds.append(h)
+        return h
+
+    def _take_hold(self, point: str, n_requests: int) -> Hold | None:
+        with self.lock:
+            for i, h in enumerate(self.holds):
+                if h.point == point and n_requests >= h.min_requests:
+                    return self.holds.pop(i)
+        return None
 
     # ------------------------------------------------------------------ state
 
@@ -272,7 +314,11 @@ def handle(handler: _Handler, method: str, body: dict | None, rid: str) -> None:
         else:
             status, payload = 404, {"message": f"no route {method} {handler.path}"}
     if status == 200 and payload is not None and "lines" in payload:
-        return _results(handler, st, payload["lines"], rid, fault)
+        return _results(handler, st, payload["lines"], rid, fault, st._take_hold("results", len(payload["lines"])))
+    if method == "POST" and not rest and status == 200 and payload is not None:
+        h = st._take_hold("create", len((body or {}).get("requests") or []))
+        if h is not None:  # the batch exists on the server; its creator has no answer yet
+            h.wait_here()
     if fault is not None:  # the work is done, the response is lost
         return _reply(handler, st, method, path, fault.status, rid, error="injected failure after the work")
     if status != 200:
@@ -359,7 +405,7 @@ def _result_lines(b: _Batch) -> list[str]:
 
 
 def _results(handler: _Handler, st: BatchStore, lines: list[str], rid: str,
-             fault: _EndpointFault | None) -> None:
+             fault: _EndpointFault | None, hold: Hold | None = None) -> None:
     from .fake_wire import _Dropped
 
     data = "".join(lines).encode()
@@ -377,6 +423,12 @@ def _results(handler: _Handler, st: BatchStore, lines: list[str], rid: str,
             handler._drop()
         except _Dropped:
             return
+    if hold is not None:  # half the results sent, then stopped until released
+        half = "".join(lines[: max(1, len(lines) // 2)]).encode()
+        handler.wfile.write(half)
+        handler.wfile.flush()
+        hold.wait_here()
+        data = data[len(half):]
     handler.wfile.write(data)
     handler.wfile.flush()
 

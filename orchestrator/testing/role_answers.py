@@ -28,7 +28,9 @@ def role_of(request: dict) -> str:
     return min(found)[1] if found else "unknown"
 
 
-def answer(request: dict) -> str:
+def answer(request: dict, draft_words: int = 0) -> str:
+    """The role's answer. `draft_words`: the writer's and the editor's chapters run to about that
+    many words (default: ~400, shorter than a real chapter; benchmarks ask for real sizes)."""
     system = _text(request.get("system", ""))
     messages = request.get("messages", [])
     prompt = _text(messages[0]["content"]) if messages else ""
@@ -66,7 +68,10 @@ def answer(request: dict) -> str:
         return (f"# Research: {ch} — {title}\n\n## Sources\n\n{para}\n\n## Key ideas\n\n- one idea\n- another idea\n\n"
                 "## Open questions\n\n- none\n")
     if role in ("writer", "editor"):
-        return (f"# {title}\n\n{para}\n\n## How it works\n\n{para}\n\n## Why it is built this way\n\n{para}\n\n"
+        body = para
+        if draft_words > 4 * len(para.split()):  # more paragraphs per section, to the length asked
+            body = "\n\n".join([para] * max(1, round(draft_words / (4 * len(para.split())))))
+        return (f"# {title}\n\n{body}\n\n## How it works\n\n{body}\n\n## Why it is built this way\n\n{body}\n\n"
                 f"## Summary\n\n{para}\n")
     if role in ("r1", "r2", "r3", "merger", "auditor"):
         found = re.findall(r"^- \*\*(blocking|major|minor)\*\* .*$", prompt, re.M)
@@ -87,3 +92,15 @@ def answer(request: dict) -> str:
 
 
 answer.structured = True  # type: ignore[attr-defined]  # the fake API lets it answer schema requests
+
+
+def answerer(draft_words: int = 0):
+    """`answer` with chapters of about `draft_words` words (0: the short default)."""
+    if not draft_words:
+        return answer
+
+    def _answer(request: dict) -> str:
+        return answer(request, draft_words)
+
+    _answer.structured = True  # type: ignore[attr-defined]
+    return _answer

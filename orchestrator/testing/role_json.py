@@ -13,9 +13,10 @@ FINDING_RE = re.compile(r"^- \*\*(blocking|major|minor)\*\* `([^`]+)`(?: (ch\d{2
 NUMBERED_RE = re.compile(r"^ *(\d+) \| (.*)$", re.M)
 
 
-def _findings(prompt: str, with_chapter: bool) -> list[dict[str, Any]]:
-    """The findings the prompt lists (the tool's), each with the numbered draft's line quoted."""
-    draft = {int(n): t for n, t in NUMBERED_RE.findall(prompt)}
+def _findings(prompt: str, with_chapter: bool, material: str = "") -> list[dict[str, Any]]:
+    """The findings the prompt lists (the tool's), each with the numbered draft's line quoted
+    (the draft is in the prompt, or in the system's cached chapter material)."""
+    draft = {int(n): t for n, t in NUMBERED_RE.findall(material + "\n" + prompt)}
     out, seen = [], set()
     for sev, check, ch, line, msg in FINDING_RE.findall(prompt):
         key = (sev, check, ch, line, msg)
@@ -53,10 +54,10 @@ def structured_answer(role: str, system: str, prompt: str, ch: str, title: str) 
     if role == "planner":
         return _outline(system, prompt)
     if role in ("r1", "r2", "r3", "auditor"):
-        fs = _findings(prompt, with_chapter=role == "auditor")
+        fs = _findings(prompt, with_chapter=role == "auditor", material=system)
         return {"findings": fs, "notes": f"Checked {ch}: {len(fs)} finding(s), each from the tool's checks."}
     if role == "merger":
-        fs = _findings(prompt, with_chapter=False)
+        fs = _findings(prompt, with_chapter=False, material=system)
         actions = [{"change": f"Fix: {f['message']}", "settles": [f["check"]], **({"line": f["line"]} if "line" in f else {})}
                    for f in fs]
         return {"findings": fs, "actions": actions, "notes": "" if fs else "Nothing to change."}

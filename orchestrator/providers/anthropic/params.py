@@ -2,11 +2,14 @@
 Message Batches both call `build_params`, so system blocks, user content, cache breakpoints,
 thinking/effort and the structured-output format are the same on both paths.
 
-Cache breakpoints (at most 4 per request; this uses at most 3):
+Cache breakpoints (at most 4 per request):
 1. the shared book context, when it alone reaches the model's minimum cacheable length
-   (shorter, it would do nothing: it is then cached only as part of 2);
-2. the role's instructions (shared + system);
-3. the end of the user prompt, so a retry, a continuation or a validation re-ask reads the
+   (shorter, it would do nothing: it is then cached only as part of the next one);
+2. the chapter's material (its entry and draft, `Request.material`) when a request carries it
+   before the instructions: every role that reads the draft sends the same bytes up to here,
+   so after the first they read it (agents/prompts.py decides when that pays);
+3. the role's instructions (shared + material + system);
+4. the end of the user prompt, so a retry, a continuation or a validation re-ask reads the
    whole prompt from the cache. The re-ask's feedback is a separate block after it.
 """
 
@@ -36,17 +39,21 @@ def _cache_control(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def system_blocks(req: Request, settings: dict[str, Any]) -> list[dict[str, Any]]:
-    shared, system = getattr(req, "shared", "") or "", req.system or ""
+    """The system blocks in cache order: book, chapter material, role instructions. A block gets
+    a breakpoint only when the prefix up to its end reaches the model's minimum cacheable length
+    (a shorter one would do nothing), except the last, which always gets one."""
+    parts = [getattr(req, "shared", "") or "", getattr(req, "material", "") or "", req.system or ""]
+    texts = [t for t in parts if t]
     minimum = int(settings.get("min_cache_tokens") or 0)
     cc = _cache_control(settings)
     blocks: list[dict[str, Any]] = []
-    if shared:
-        block: dict[str, Any] = {"type": "text", "text": shared}
-        if est_tokens(shared) >= minimum or not system:
+    upto = 0
+    for i, text in enumerate(texts):
+        upto += len(text)
+        block: dict[str, Any] = {"type": "text", "text": text}
+        if i == len(texts) - 1 or int(upto / CHARS_PER_TOKEN_LOW) >= minimum:
             block["cache_control"] = dict(cc)
         blocks.append(block)
-    if system:
-        blocks.append({"type": "text", "text": system, "cache_control": dict(cc)})
     return blocks
 
 
@@ -62,15 +69,23 @@ def user_message(req: Request, settings: dict[str, Any]) -> dict[str, Any]:
     return {"role": "user", "content": content}
 
 
+def prefix_keys(params: dict[str, Any]) -> list[str]:
+    """One key per cached system prefix, shortest first: a hash of the model and the system
+    blocks up to that breakpoint (the cache gate's keys). The requests of one chapter share the
+    key of its material while their instructions differ."""
+    system = params.get("system") or []
+    keys = []
+    for i, b in enumerate(system):
+        if b.get("cache_control"):
+            texts = [x.get("text", "") for x in system[: i + 1]]
+            keys.append(hashlib.sha256(json.dumps([params.get("model"), texts]).encode()).hexdigest()[:16])
+    return keys
+
+
 def prefix_key(params: dict[str, Any]) -> str:
-    """A hash of what the first request with this prefix writes to the cache: the model and
-    the cached system blocks (the cache gate's key)."""
-    system = [b.get("text", "") for b in params.get("system") or [] if b.get("cache_control")]
-    last = max((i for i, b in enumerate(params.get("system") or []) if b.get("cache_control")), default=-1)
-    texts = [b.get("text", "") for b in (params.get("system") or [])[: last + 1]]
-    if not system:
-        return ""
-    return hashlib.sha256(json.dumps([params.get("model"), texts]).encode()).hexdigest()[:16]
+    """The key of the longest cached system prefix ("" without one)."""
+    keys = prefix_keys(params)
+    return keys[-1] if keys else ""
 
 
 def build_params(req: Request, model_settings: dict[str, Any], text_so_far: str = "") -> dict[str, Any]:

@@ -31,7 +31,7 @@ from ..base import Request, Result, Usage
 from .client import CONNECT_TIMEOUT, api_key, make_client
 from .continuation import WhitespaceSkipper, split_prefill, whitespace_overlap
 from .gate import CacheGate
-from .params import build_params, est_tokens, prefix_key
+from .params import build_params, est_tokens, prefix_keys
 from .pricing import CHARS_PER_TOKEN, cost_usd, load_prices, price_for
 from .retry import MAX_BACKOFF, OVERLOAD_BUDGET, Clock, Failure, RetryPolicy, redact
 from .settings import resolve_settings
@@ -162,7 +162,7 @@ class AnthropicProvider:
         prefix at the cache-write rate, which is the higher one), plus `max_tokens` of output."""
         s = self.settings_for(req)
         p = price_for(s["model"], self.prices)
-        system_tokens = (len(getattr(req, "shared", "")) + len(req.system)) / CHARS_PER_TOKEN
+        system_tokens = (len(req.shared) + len(req.material) + len(req.system)) / CHARS_PER_TOKEN
         rest = req.prompt + req.feedback + req.prefix
         rest_tokens = len(rest) / CHARS_PER_TOKEN
         long = p.get("long_prompt")
@@ -296,8 +296,8 @@ class AnthropicProvider:
 
     async def _attempt(self, client: Any, req: Request, params: dict[str, Any], on_piece: Callable[[str], None],
                        attempt: int) -> tuple[Outcome, Failure | None, str]:
-        key = prefix_key(params) if self.gate is not None else ""
-        lead = await self.gate.enter(key) if self.gate is not None and key else False
+        # the cache gate: wait while another request writes a prefix this one shares, lead the rest
+        led = await self.gate.enter_all(prefix_keys(params)) if self.gate is not None else []
         await self._wait_turn()
         out = Outcome()
         call_id = uuid.uuid4().hex
@@ -309,7 +309,7 @@ class AnthropicProvider:
             caught: list[warnings.WarningMessage] = []
             try:
                 failure = await stream_once(client, params, model, self._key, on_piece,
-                                            lambda: self.gate.opened(key) if lead and self.gate else None,
+                                            lambda: self.gate.opened_all(led) if self.gate else None,
                                             caught, out)
             except asyncio.CancelledError:  # Ctrl-C or a cancelled run: the call may still be billed
                 self._log_end(call_id, req, model, out, int((time.monotonic() - started) * 1000), "cancelled",
@@ -317,8 +317,9 @@ class AnthropicProvider:
                 raise
             finally:
                 self._note_warnings(caught)
-                if lead and self.gate is not None:
-                    (self.gate.opened if out.started else self.gate.failed)(key)
+                if self.gate is not None:
+                    for k in led:
+                        (self.gate.opened if out.started else self.gate.failed)(k)
             out.latency_ms = int((time.monotonic() - started) * 1000)
         return out, failure, call_id
 

@@ -1,30 +1,19 @@
-"""The console side of a command: messages to stderr, data to stdout, and `book scan` itself
-(which the entry point runs without importing typer, so it lives below both)."""
+"""`book scan`: progress inferred from the files alone. Light on purpose: the entry point runs
+it without importing typer (scan runs in loops, hooks and watchers)."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
-
-def err(msg: str) -> None:
-    print(msg, file=sys.stderr)
-
-
-def emit_json(doc) -> None:
-    # Compact: json's C encoder only runs without `indent` (a scan of 300 chapters prints ~3000 values).
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+from ..state.book import Book, scan_report
+from ..state.fsio import Lock
+from ..steps import LOCK
+from .console import emit_json, err
 
 
 def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
-    from .state.book import Book, scan_report
-
     lock = None
     if rebuild and Path(workspace).is_dir():  # --rebuild writes: never while another run does (exit 4)
-        from .state.fsio import Lock
-        from .steps import LOCK
-
         lock = Lock(Path(workspace).resolve() / LOCK)
         lock.acquire()
     try:
@@ -37,7 +26,7 @@ def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
         snap = book.snapshot()
         report = scan_report(book, snap)
         if rebuild:
-            from .state.board import write_checkpoint
+            from ..state.board import write_checkpoint
 
             write_checkpoint(book, snap)
             report["discrepancies"] = []
@@ -49,6 +38,6 @@ def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
     if as_json:
         emit_json(report)
     else:
-        from .views import print_scan
+        from ..views import print_scan
 
         print_scan(report)

@@ -1,0 +1,56 @@
+"""The offline planner's outline: the chapters of plan.py (groups of files, their order and
+batches) with the titles of titles.py and a summary each, rendered as the editable outline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..defaults import DEFAULT_TITLE, LOCALIZED_DEFAULTS
+from .phrases import phrases
+from .plan import batches, group_files, key_symbols, order_groups
+from .project import Project, project_name
+from .titles import make_titles
+
+
+def book_title(ctx: dict[str, Any], root: str) -> str:
+    title = ctx["book"]["title"]
+    if title and title != DEFAULT_TITLE and title not in {d.get("title") for d in LOCALIZED_DEFAULTS.values()}:
+        return title
+    t = phrases(ctx.get("language", "en"))
+    return t["book_title"].format(name=project_name(root))
+
+
+def plan(ctx: dict[str, Any], p: Project) -> str:
+    from ..errors import StepFailed
+    from ..outline import Chapter, Outline, render as render_outline
+
+    language = ctx.get("language", "en")
+    t = phrases(language)
+    limits = ctx.get("limits", {})
+    max_ch, batch_size = int(limits.get("max_chapters", 12)), max(1, int(limits.get("batch_size", 3)))
+    if not p.code_files():
+        raise StepFailed("the source tree has no code files the map can read (tests and examples alone "
+                         "are not a subject)", retryable=False)
+    groups = group_files(p, max_ch)
+    order, deps = order_groups(p, groups)
+    batch_of = batches(order, deps, batch_size)
+    final = sorted(order, key=lambda g: (batch_of[g], order.index(g)))
+    width = max(2, len(str(len(final))))
+    ids = {g: f"ch{k + 1:0{width}d}" for k, g in enumerate(final)}
+    titles = dict(zip(final, make_titles(p, [groups[g] for g in final], language)))
+    chapters = []
+    for g in final:
+        files = groups[g]
+        names = [s.short for s in key_symbols(p, files, 3)]
+        shown = [f"`{n}`" for n in names]
+        listed = (t["comma"].join(shown[:-1]) + t["and"] + shown[-1]) if len(shown) > 1 else "".join(shown)
+        summary = t["ch_summary"].format(names=listed or t["these_files"],
+                                      n=len(files), files=", ".join(f"`{f}`" for f in files[:3])
+                                      + (t["and_more"].format(n=len(files) - 3) if len(files) > 3 else ""))
+        dep_ids = tuple(sorted(ids[d] for d in deps[g]))
+        chapters.append(Chapter(ids[g], titles[g], batch_of[g], summary, dep_ids, tuple(files)))
+    book = ctx["book"]
+    o = Outline(book_title(ctx, str(p.root)), tuple(chapters))
+    intro = t["outline_intro"].format(src=ctx.get("source_name", p.root.name), audience=book["audience"],
+                                      brief=book["brief"], n=len(chapters), b=len({c.batch for c in chapters}))
+    return render_outline(o, intro)

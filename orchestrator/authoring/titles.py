@@ -1,0 +1,167 @@
+"""Chapter titles that say what each chapter teaches, distinct across the book.
+
+A title is a subject and the chapter's key names (`Routing requests — Mux and ServeHTTP`).
+The subject is the chapter's role topic when the chapter holds that role alone (the role
+fits it best of all the chapters); a second chapter of the same kind does not repeat the
+topic (five chapters called "Middleware and hooks — …" tell a reader nothing apart): it takes
+another role that still fits it well, or else its own module's name (`throttle.go` in
+`middleware/` → "Throttle middleware", `zsh_completions.go` → "Zsh completions"). The names
+leave out entry-point names that say nothing alone (`main`, `New`, `init`)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+
+from . import roles as roles_mod
+from .phrases import phrases
+from .plan import PLAIN_KINDS, TITLE_KINDS, key_symbols, settled_roles
+from .project import Project
+
+# File stems that name no subject: the module is named for its place, not its job.
+GENERIC_STEMS = frozenset({
+    "main", "__main__", "index", "init", "__init__", "mod", "lib", "core", "base", "common", "utils", "util",
+    "helpers", "helper", "misc", "types", "src", "source", "internal", "pkg", "_internal", "shared", "root",
+})
+ENTRY_STEMS = frozenset({"lib", "index", "__init__", "main", "mod"})  # a package's own entry file
+# Names that say nothing as the whole of a title.
+GENERIC_NAMES = frozenset({"main", "new", "New", "init", "Init", "default", "index", "__init__", "__main__", "setup"})
+
+
+def humanize(stem: str) -> str:
+    """`bash_completionsV2` -> `Bash completions v2`, `route_headers` -> `Route headers`."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", stem.strip("_"))
+    words = re.sub(r"[_\-.\s]+", " ", words).strip()
+    parts = [w if w.isupper() and len(w) > 1 else w.lower() for w in words.split()]
+    text = " ".join(parts)
+    return text[:1].upper() + text[1:]
+
+
+def title_names(p: Project, files: list[str]) -> list[str]:
+    """The two names a title shows: exported types first, then functions; generic entry names
+    (`main`, `New`) only when nothing else is there."""
+    top = key_symbols(p, files, 10)
+    typed = [s.short for s in top if s.kind in TITLE_KINDS and s.d.exported]
+    # a public method of the chapter's type counts as exported (TypeScript's `static create` is not marked so)
+    plain = [s.short for s in top if s.kind in PLAIN_KINDS and (s.d.exported or (
+        s.kind == "method" and not s.short.startswith(("_", "#")) and s.short != "constructor"))]
+    names: list[str] = []
+    public = [s.short for s in top if not s.short.startswith(("_", "#")) and s.short != "constructor"]
+    for n in typed + plain + public:
+        if n not in names and n.strip("_") and n not in GENERIC_NAMES:
+            names.append(n)
+    if not names:
+        names = [s.short for s in top if s.short.strip("_")][:1]
+    return names[:2]
+
+
+# Module names that are short for a word a reader knows (`ser.rs`, `ptr.rs`): said in full.
+ABBREVIATIONS = {
+    "ser": "serialization", "de": "deserialization", "num": "numbers", "ptr": "pointers", "fmt": "formatting",
+    "cfg": "configuration", "conf": "configuration", "err": "errors", "ctx": "context", "req": "request",
+    "res": "response", "resp": "response", "msg": "messages", "conn": "connections", "auth": "authentication",
+    "env": "environment", "iter": "iterators", "str": "strings", "impl": "implementation", "mw": "middleware",
+    "io": "I/O", "db": "database", "fs": "file system", "os": "operating system", "cli": "command line",
+}
+
+
+def _phrase(stem: str) -> str:
+    full = ABBREVIATIONS.get(stem.lower().strip("_"))
+    return (full[:1].upper() + full[1:]) if full else humanize(stem)
+
+
+def module_subjects(p: Project, files: list[str], role: roles_mod.Role | None, language: str) -> list[str]:
+    """Subjects from the chapter's own modules, best first: the file of its top symbol, then
+    its other files by size; a generic stem (`mod.rs`, `__init__.py`) gives way to its
+    directory, and the package's own entry file (`src/lib.rs`, `index.ts`) is its public API.
+    A directory that names the chapter's kind (`middleware/`) is said after the module; the
+    module's directory is the second choice when another chapter has the module's name."""
+    t = phrases(language)
+    zh = t["lang"] == "zh"
+    order: list[str] = []
+    for s in key_symbols(p, files, 10):
+        if s.rel not in order:
+            order.append(s.rel)
+    order += sorted((f for f in files if f not in order), key=lambda f: (-p.size(f), f))
+    first, second = [], []
+    for f in order:
+        stem = posixpath.basename(f).split(".", 1)[0]
+        parent = posixpath.basename(posixpath.dirname(f))
+        if stem.lower() in GENERIC_STEMS:
+            if stem.lower() in ENTRY_STEMS and _is_entry(p, f):
+                first.append(t["title_api"])
+                continue
+            if not parent or parent.lower() in GENERIC_STEMS:
+                continue
+            stem, parent = parent, posixpath.basename(posixpath.dirname(posixpath.dirname(f)))
+        words = set(roles_mod._words(stem))
+        # `middleware/throttle.go` is "Throttle middleware": the directory is the chapter's kind
+        kind = parent if (parent and role and parent.lower() in role.words and parent.lower() not in words
+                          and parent.lower() in role.topic["en"].lower()) else ""
+        if zh:
+            first.append(t["title_module"].format(name=(kind + "/" if kind else "") + stem))
+        else:
+            first.append(_phrase(stem) + (" " + kind.lower() if kind else ""))
+        if parent and not kind and parent.lower() not in GENERIC_STEMS:
+            second.append(t["title_module"].format(name=parent + "/" + stem) if zh
+                          else t["title_in"].format(what=_phrase(stem), where=parent))
+    out: list[str] = []
+    for subject in first + second:
+        if subject not in out:
+            out.append(subject)
+    return out
+
+
+def _is_entry(p: Project, rel: str) -> bool:
+    """The package's own entry file: a generic stem at the top of the code (`src/lib.rs`,
+    `index.ts`, `httpx/__init__.py`), not one of a sub-package."""
+    depth = rel.count("/")
+    shallowest = min((f.count("/") for f in p.code_files()), default=0)
+    return depth <= shallowest + (1 if rel.startswith(("src/", "lib/", "source/")) else 0)
+
+
+def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]:
+    t = phrases(language)
+    lang = t["lang"]
+    roles, alone = settled_roles(p, groups)
+    subjects: list[str | None] = [None] * len(groups)
+    taken: set[str] = set()
+    for i in sorted(alone):
+        role = roles[i]
+        assert role is not None
+        subjects[i] = role.topic[lang]
+        taken.add(role.topic[lang].lower())
+    for i, files in enumerate(groups):
+        if subjects[i] is not None:
+            continue
+        # not another role that fits less well: a module's own name says more than a loose fit
+        subjects[i] = next((s for s in module_subjects(p, files, roles[i], language) if s.lower() not in taken),
+                           None)
+        if subjects[i]:
+            taken.add(str(subjects[i]).lower())
+    titles: list[str] = []
+    for i, files in enumerate(groups):
+        names = title_names(p, files)
+        joined = t["and"].join(names) if names else ""
+        subject = subjects[i]
+        if subject:
+            title = t["title_topic"].format(topic=subject, names=joined) if joined else subject
+        elif joined:
+            title = t["title_names" if len(names) > 1 else "title_name"].format(names=joined)
+        else:
+            title = t["title_part"].format(name=posixpath.basename(files[0]).rsplit(".", 1)[0])
+        titles.append(title)
+    # still the same (two chapters with one module name and the same key names): say where
+    seen: dict[str, int] = defaultdict(int)
+    for tt in titles:
+        seen[tt] += 1
+    out: list[str] = []
+    for files, tt in zip(groups, titles):
+        if seen[tt] > 1:
+            where = posixpath.dirname(files[0]).rsplit("/", 1)[-1] or posixpath.basename(files[0]).rsplit(".", 1)[0]
+            tt = t["title_where"].format(title=tt, where=where)
+        while tt in out:
+            tt = tt + " (" + str(len(out) + 1) + ")"
+        out.append(tt)
+    return out

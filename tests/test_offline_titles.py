@@ -1,0 +1,134 @@
+"""Offline chapter titles say what each chapter teaches and are distinct: a topic (a role such
+as "Middleware and hooks") names only the chapter it fits best; the others take their module's
+name ("Throttle middleware"), a short module name is said in full, a package's entry file is
+its public API, and a title is never built on a generic name alone ("How main works")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestrator.authoring import project as project_mod
+from orchestrator.authoring.titles import humanize, make_titles
+
+MW = '''package middleware
+
+import "net/http"
+
+// {name} is a middleware that {what}.
+func {name}(next http.Handler) http.Handler {{
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {{
+		next.ServeHTTP(w, r)
+	}})
+}}
+
+// {name}Opts configures {name}.
+type {name}Opts struct {{
+	Limit int
+}}
+'''
+
+MAIN = '''package main
+
+import "fmt"
+
+func main() {
+	run()
+}
+
+func run() {
+	fmt.Println("hi")
+}
+'''
+
+LIB = '''//! The crate's entry.
+
+/// A widget with a label.
+pub struct Widget {
+    label: String,
+}
+
+/// A widget built from a label.
+pub fn build(label: &str) -> Widget {
+    Widget { label: label.to_owned() }
+}
+'''
+
+SER = '''/// Writes values as text.
+pub struct Serializer {
+    out: Vec<u8>,
+}
+
+/// A value as a string.
+pub fn to_string(v: &str) -> String {
+    v.to_string()
+}
+'''
+
+
+@pytest.fixture()
+def src(tmp_path: Path) -> Path:
+    root = tmp_path / "src"
+    (root / "middleware").mkdir(parents=True)
+    (root / "cmd" / "tool").mkdir(parents=True)
+    (root / "go.mod").write_text("module example.com/kit\n\ngo 1.22\n")
+    for stem, name, what in (("throttle", "Throttle", "limits requests"), ("logger", "Logger", "logs requests"),
+                             ("timeout", "Timeout", "stops slow requests"), ("compress", "Compress", "gzips")):
+        (root / "middleware" / f"{stem}.go").write_text(MW.format(name=name, what=what))
+    (root / "cmd" / "tool" / "main.go").write_text(MAIN)
+    return root
+
+
+def _titles(root: Path, groups: list[list[str]], language: str = "en") -> list[str]:
+    p = project_mod.load(root)
+    return make_titles(p, groups, language)
+
+
+def test_chapters_of_one_kind_do_not_share_a_topic(src: Path):
+    groups = [["middleware/throttle.go"], ["middleware/logger.go"], ["middleware/timeout.go"],
+              ["middleware/compress.go"]]
+    titles = _titles(src, groups)
+    subjects = [t.split(" — ")[0] for t in titles]
+    assert len(set(subjects)) == len(subjects), titles  # no shared prefix
+    assert sum(s == "Middleware and hooks" for s in subjects) == 1, titles  # the topic, once
+    # a chapter whose kind is taken says which middleware it teaches
+    assert "Compress middleware" in subjects, titles
+    for t, g in zip(titles, groups):
+        name = Path(g[0]).stem.capitalize()
+        assert name in t, (t, g)  # each names its own middleware
+
+
+def test_a_generic_name_alone_makes_no_title(src: Path):
+    titles = _titles(src, [["cmd/tool/main.go"], ["middleware/logger.go"]])
+    assert not any(t.startswith("How ") for t in titles), titles
+    assert titles[0].startswith("Tool"), titles  # main.go is named for its directory
+    zh = _titles(src, [["cmd/tool/main.go"], ["middleware/logger.go"]], "zh")
+    assert zh[0].startswith("tool 模块"), zh
+
+
+def test_an_entry_file_is_the_public_api_and_short_module_names_are_said_in_full(tmp_path: Path):
+    root = tmp_path / "crate"
+    (root / "src").mkdir(parents=True)
+    (root / "Cargo.toml").write_text('[package]\nname = "kit"\n')
+    (root / "src" / "lib.rs").write_text(LIB)
+    (root / "src" / "ser.rs").write_text(SER)
+    titles = _titles(root, [["src/lib.rs"], ["src/ser.rs"]])
+    assert titles[0].startswith("The public API — Widget"), titles
+    assert titles[1].startswith(("Serialization — ", "Encoding and decoding data — ")), titles
+
+
+def test_humanize():
+    assert humanize("bash_completionsV2") == "Bash completions V2"
+    assert humanize("route_headers") == "Route headers"
+    assert humanize("wrapWriter") == "Wrap writer"
+
+
+def test_a_title_names_no_private_member(tmp_path: Path):
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "kit"}')
+    body = "".join(f"\t#step{i}(x: number): number {{\n\t\treturn this.#step{i + 1}(x) + {i};\n\t}}\n" for i in range(6))
+    (root / "Client.ts").write_text(f"export class Client {{\n{body}\tstatic create(): Client {{\n\t\treturn new Client();\n\t}}\n}}\n")
+    titles = _titles(root, [["Client.ts"]])
+    assert "#" not in titles[0] and "Client" in titles[0], titles

@@ -1,0 +1,203 @@
+"""What a reader of an offline chapter trips over, fixed on small fixtures: step lists that
+quote half a statement or a comment, steps that only rename a value, a glossary entry that
+says only where a name is defined, "lines 34–34", and a usage example with no word on where
+it comes from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.authoring.codeinfo import steps
+from orchestrator.authoring.write import enclosing_test
+
+PY = '''def test_client(self, use_cookies=True):
+    cls = self.test_client_class
+    alias = cls
+    if cls is None:
+        from .testing import FlaskClient as cls
+    return cls(  # type: ignore
+        self, self.response_class, use_cookies=use_cookies
+    )
+'''
+
+GO = '''func (mx *Mux) NotFound(handlerFn http.HandlerFunc) {
+	m := mx
+	m.notFoundHandler = handlerFn // from this point forward
+	m.updateSubRoutes(func(subMux *Mux) {
+		subMux.NotFound(handlerFn)
+	})
+}
+'''
+
+
+def test_steps_are_whole_statements_without_comments_or_renames():
+    py = steps(PY, "python")
+    assert py == [("set", "cls = self.test_client_class"), ("check", "cls is None"), ("return", "cls(…)")]
+    go = steps(GO, "go")
+    assert ("set", "m.notFoundHandler = handlerFn") in go
+    assert ("call", "m.updateSubRoutes(…)") in go
+    assert not any(code == "m := mx" for _, code in go)  # a new name for a value is not a step
+    for _, code in py + go:
+        assert code.count("(") == code.count(")") and "//" not in code and "#" not in code
+
+
+def test_a_usage_names_the_test_it_comes_from():
+    lines = ["import pytest", "", "def test_insert_many(db):", "    db.insert({'a': 1})", "    assert db"]
+    assert enclosing_test(lines, 4) == "test_insert_many"
+    go = ["package x", "func TestMount(t *testing.T) {", "\tr := NewRouter()", "\tr.Mount(\"/\", h)", "}"]
+    assert enclosing_test(go, 4) == "TestMount"
+    js = ["describe('app', () => {", "  it('should send json', async () => {", "    res.json({a: 1})", "  })"]
+    assert enclosing_test(js, 3) == "should send json"
+    assert enclosing_test(["x = 1", "y = f(x)"], 2) == ""
+
+
+def _chapter(tmp_path: Path, files: dict[str, str] | None = None) -> str:
+    from orchestrator import authoring
+    from orchestrator.outline import parse as parse_outline
+
+    src = tmp_path / "src"
+    (src / "tests").mkdir(parents=True)
+    for name, text in (files or {}).items():
+        (src / name).write_text(text)
+    if not files:
+        _store(src)
+    ctx = _ctx_for(src)
+    o = parse_outline(authoring.write_outline(ctx), "the plan", src)
+    c = o.chapters[0]
+    cctx = dict(ctx, chapter=c.entry(), outline_yaml=o.to_yaml(),
+                chapters=[{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary}])
+    return authoring.write_draft(dict(cctx, research=authoring.write_research(cctx)))
+
+
+def _ctx_for(src: Path) -> dict:
+    return {"source_root": str(src), "language": "en", "limits": {"max_chapters": 12, "batch_size": 3},
+            "book": {"title": "A Book", "audience": "readers", "brief": "How it works."},
+            "personas": ["Newcomer: new"], "memory": {"metaphors": [], "glossary": []}, "chapters": []}
+
+
+def _store(src: Path) -> None:
+    (src / "store.py").write_text(
+        '"""A tiny store."""\n\n\nclass Store:\n    """A store keeps values by key in memory.\n\n    More words.\n    """\n\n'
+        "    def __init__(self):\n        self.data = {}\n\n"
+        '    def put(self, key, value):\n        """Keep a value."""\n        self.data[key] = value\n\n'
+        '    def get(self, key):\n        """The value kept for a key."""\n        return self.data.get(key)\n\n\n'
+        "class Bare:\n    pass\n\n\nLIMIT = 10\n")
+    (src / "tests" / "test_store.py").write_text(
+        "from store import Store, Bare\n\n\ndef test_put_then_get():\n    s = Store()\n    s.put('a', 1)\n"
+        "    assert s.get('a') == 1\n    Bare()\n")
+
+
+def test_glossary_entries_define_and_usages_say_where_they_come_from(tmp_path: Path):
+    text = _chapter(tmp_path)
+    assert "**Store**: A store keeps values by key in memory (the class in `store.py`)." in text
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write import _term_lines
+
+    (tmp_path / "src" / "mux.go").write_text("package web\n\n// Mux is a request multiplexer.\ntype Mux struct {\n\tn int\n}\n")
+    mux = [s for s in load(tmp_path / "src").symbols() if s.name == "Mux"]
+    assert _term_lines(mux, set(), phrases("en"))[0] == "**Mux**: a request multiplexer (the struct in `mux.go`)."
+    assert "**Bare**" not in text  # nothing to say about it but where it is: no entry
+    assert "one of the names this chapter is built around" not in text
+    assert "The call comes from `test_put_then_get`" in text
+    assert "–" not in "".join(ln for ln in text.splitlines() if "(line" in ln and "lines" not in ln)
+
+
+def test_a_method_is_taken_from_another_chapter_only_with_its_type():
+    from types import SimpleNamespace
+
+    from orchestrator.authoring.research import _really_used
+
+    fmt = SimpleNamespace(qualified_name="MyError::fmt", name="fmt")
+    by_ref = SimpleNamespace(qualified_name="Mut.by_ref", name="by_ref")
+    func = SimpleNamespace(qualified_name="construct", name="construct")
+    assert not _really_used(fmt, {"MyError": 1, "fmt": 3})  # every type has a `fmt`
+    assert not _really_used(by_ref, {"by_ref": 2})  # its type is not named here
+    assert _really_used(by_ref, {"by_ref": 2, "Mut": 1})
+    assert _really_used(func, {"construct": 1})
+
+
+def test_a_sample_of_output_is_not_an_example_of_use():
+    from orchestrator.authoring.write import shows_use
+
+    assert not shows_use("2021-03-15 12:05:57.105542", "DATETIME")
+    assert not shows_use("12:05:57.10558", "TIME")
+    assert shows_use("dt = DATETIME(storage_format='%(year)04d')", "DATETIME")
+    assert shows_use("let v = json!({\"a\": 1});", "json")
+    assert shows_use("app.run(debug=True)", "run")
+
+
+WSGI = '''def wsgi_app(self, environ, start_response):
+    ctx = self.request_context(environ)
+    try:
+        try:
+            ctx.push()
+            response = self.full_dispatch_request(ctx)
+        except Exception as e:
+            response = self.handle_exception(ctx, e)
+        return response(environ, start_response)
+    finally:
+        ctx.pop()
+'''
+
+JS = '''function parse(text) {
+  try {
+    const value = JSON.parse(text);
+    return value;
+  } catch (err) {
+    throw new ParseError(err);
+  }
+}
+'''
+
+
+def test_a_try_step_says_what_it_tries_and_what_runs_when_it_fails():
+    py = steps(WSGI, "python")
+    assert py[1] == ("try_do", "ctx.push()\nresponse = self.full_dispatch_request(ctx)\n"
+                               "return response(environ, start_response)")
+    js = steps(JS, "javascript")
+    assert js == [("try_catch", "const value = JSON.parse(text)\nreturn value\x1fthrow new ParseError(err)")]
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.write import _steps_block
+
+    class S:  # the writer's view of a symbol: its short name and language
+        short, lang = "parse", "javascript"
+
+    text = "\n".join(_steps_block(JS.replace("  try {", "  log(text);\n  try {"), S(), phrases("en")))  # type: ignore[arg-type]
+    assert "2. It tries `const value = JSON.parse(text)` and `return value`; if that fails, it runs " \
+           "`throw new ParseError(err)`." in text, text
+
+
+def test_a_type_has_no_steps():
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.write import _steps_block
+
+    class T:
+        short, lang, kind = "KyInstance", "typescript", "interface"
+
+    body = "type KyInstance = {\n  const json = await ky('x').json();\n  console.log(json);\n}"
+    assert _steps_block(body, T(), phrases("en")) == []  # type: ignore[arg-type]
+
+
+def test_a_chapter_without_an_image_of_its_own_gets_none(tmp_path: Path):
+    from orchestrator.authoring import roles
+
+    gizmo = '"""Gizmos."""\n\n\nclass Gizmo:\n    """A gizmo twiddles."""\n\n    def twiddle(self, n):\n' \
+            '        """Twiddle n times."""\n        return n * 2\n'
+    text = _chapter(tmp_path, {"gizmo.py": gizmo})
+    assert not roles.detect(["Gizmo", "twiddle"], ["gizmo"], "Gizmos.")  # no role fits this code
+    general = [m[0] for m in roles.GENERAL["en"]]
+    assert "Think of it as" not in text and not any(g in text for g in general), text[:600]
+    assert roles.is_general(general[0]) and not roles.is_general(roles.ROLES[0].metaphors["en"][0][0])
+
+
+def test_a_deprecation_note_is_not_a_glossary_term(tmp_path: Path):
+    import re
+
+    old = '"""Old things."""\n\n\ndef old_api(x):\n    """Do the old thing.\n\n    .. deprecated:: 2.0\n        Use new_api.\n    """\n' \
+          '    return x\n\n\ndef new_api(x):\n    """Do the new thing."""\n    return old_api(x)\n'
+    text = _chapter(tmp_path, {"old.py": old})
+    assert "Deprecated" in text, text
+    # the memory keeper's reading of a glossary entry (providers/offline.py: remember)
+    terms = [m.group(1) for ln in text.splitlines() if (m := re.match(r"\*\*(.+?)\*\*[:：]\s*(.+)$", ln))]
+    assert not any("eprecated" in t for t in terms), terms
