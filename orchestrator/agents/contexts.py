@@ -105,6 +105,7 @@ class ChapterContext(CommonContext):
 
 class ResearcherContext(ChapterContext):
     sources: dict[str, str]  # path -> text, bounded by rank
+    sources_cut: list[str]  # what the prompt could not carry, lowest rank first; listed in the report
     imports_from: dict[str, str]  # source path -> the other chapter that covers it
     related_map: str
     tests_map: str
@@ -152,6 +153,7 @@ class EditorContext(ChapterContext):
     draft: str
     review: str
     panel: str
+    _r1_index: NotRequired[Any]  # the run's R1 source index, for the final's code check (validation)
 
 
 # role (the step registry's `role`) -> the context its prompt is rendered from
