@@ -12,6 +12,7 @@ request writing it has started answering (requests sent together all write).
 chapter's length (the book's conventions aim at 1500 to 4000); the default fake chapter has ~400.
 A chapter's material (entry + numbered draft) goes before the role instructions once it pays
 (agents/prompts.py MATERIAL_FIRST_TOKENS), so the share depends on the chapters' length.
+--prompt-layout roles|handbook picks book.yaml's prompt_layout (default handbook: agents/handbook.py).
 
 usage: python benchmarks/bench_claude.py [--latency 0.05] [--chapters 8] [--cache-rules] [--cut 0.3:7]
        [--no-kill] [--draft-words 1500]
@@ -44,6 +45,8 @@ def main() -> int:
     ap.add_argument("--cut", default="", help="SHARE:SEED: cut that share of answers at max_tokens")
     ap.add_argument("--no-kill", action="store_true", help="skip the kill-and-resume part")
     ap.add_argument("--draft-words", type=int, default=0, help="the fake's chapters run to about N words")
+    ap.add_argument("--prompt-layout", choices=("handbook", "roles"), default="handbook",
+                    help="book.yaml prompt_layout (agents/handbook.py)")
     a = ap.parse_args()
     share, _, seed = a.cut.partition(":")
     fake = FakeAPI(answerer=answerer(a.draft_words), latency=a.latency, cache_rules=a.cache_rules,
@@ -51,7 +54,8 @@ def main() -> int:
     env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=fake.start())
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            ws = make_example(Path(tmp) / "ws", max_chapters=a.chapters, batch_size=4)
+            ws = make_example(Path(tmp) / "ws", max_chapters=a.chapters, batch_size=4,
+                              prompt_layout=f'"{a.prompt_layout}"')
             t = time.perf_counter()
             p = subprocess.run([BOOK, "run", "--provider", "anthropic", "-q", "--workspace", str(ws)], env=env,
                                capture_output=True, text=True)
@@ -86,7 +90,8 @@ def main() -> int:
             if a.no_kill:
                 return 0
 
-            ws2 = make_example(Path(tmp) / "ws2", max_chapters=a.chapters, batch_size=4)
+            ws2 = make_example(Path(tmp) / "ws2", max_chapters=a.chapters, batch_size=4,
+                               prompt_layout=f'"{a.prompt_layout}"')
             fake.delta_delay = 0.02
             proc = subprocess.Popen([BOOK, "run", "--provider", "anthropic", "-q", "--workspace", str(ws2)], env=env,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)

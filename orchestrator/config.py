@@ -48,6 +48,9 @@ SCHEMA: tuple[Key, ...] = (
     Key("concurrency", int, 4, "model calls in flight at once"),
     Key("message_batches", bool, False, "send each wave of ready steps as one Message Batch (half price, "
         "slower; anthropic only); or `book run --message-batches`"),
+    Key("prompt_layout", str, "handbook", "how prompts are laid out for the prompt cache (anthropic): handbook "
+        "(one book-wide block with every role's instructions, then the chapter, then the role's task) or roles "
+        "(the book, then the chapter, then the role's own instructions)", ("handbook", "roles")),
     Key("budget_usd", (int, float), 25.0, "stop cleanly before a call that could cross this spend; 0 means no cap"),
     Key("personas", list, DEFAULT_PERSONAS, "the simulated readers of the reader panel"),
     Key("batch_size", int, 3, "chapters per batch when the planner drafts the outline"),
@@ -73,6 +76,7 @@ class Config:
     max_tokens: dict[str, int] = field(default_factory=dict)
     concurrency: int = 4
     message_batches: bool = False
+    prompt_layout: str = "handbook"
     budget_usd: float = 25.0
     personas: list[str] = field(default_factory=lambda: list(DEFAULT_PERSONAS))
     batch_size: int = 3

@@ -100,14 +100,25 @@ def _block(env, name: str, block: str, ctx: dict[str, Any]) -> str:
     return "".join(t.blocks[block](t.new_context(ctx))).strip()
 
 
-def render_layout(root, role: str, context: dict[str, Any], material_first: bool | None = None) -> Parts:
+def render_layout(root, role: str, context: dict[str, Any], material_first: bool | None = None,
+                  layout: str = "roles") -> Parts:
     """The prompt of `role` in its cache layout. A role template with a `material` block (the
     roles that read the draft) gets the chapter's material first when it is long enough to pay
-    (MATERIAL_FIRST_TOKENS), or inline at the start of its prompt. `material_first` forces it."""
+    (MATERIAL_FIRST_TOKENS), or inline at the start of its prompt. `material_first` forces it.
+    `layout="handbook"` (agents/handbook.py): `shared` is the book-wide handbook (the book and
+    every role's instructions), the material always goes first (the instructions are no longer
+    a per-role prefix to lose), `system` is empty and the prompt opens with the role turn."""
     import jinja2
+
+    from . import handbook as hb
 
     env = prompt_env(root)
     ctx = dict(context, role=role)
+    if layout == "handbook" and role not in hb.roles():  # the planner and the auditor: see handbook.roles
+        layout = "roles"
+    if layout == "handbook":
+        material_first = True if material_first is None else material_first
+        ctx["handbook_layout"] = True
     if "chapters" in ctx and "chapter_titles" not in ctx:  # title_of() looks titles up, not loops
         ctx["chapter_titles"] = dict(map(_ID_TITLE, ctx["chapters"]))
     try:
@@ -120,12 +131,17 @@ def render_layout(root, role: str, context: dict[str, Any], material_first: bool
                 else material_first
             material = material if first else ""
             ctx["material_first"] = first
-        system = _block(env, f"{role}.md.j2", "system", ctx)
+        if layout == "handbook":
+            shared, system = hb.handbook(env, shared, ctx, _block), ""
+        else:
+            system = _block(env, f"{role}.md.j2", "system", ctx)
         prompt = _block(env, f"{role}.md.j2", "prompt", ctx)
         shared_t = env.get_template("_shared.md.j2")
         if "chapter_memory" in shared_t.blocks:  # a chapter's own long memory: after the cached prefix
             memory = _block(env, "_shared.md.j2", "chapter_memory", ctx)
             prompt = f"{memory}\n\n{prompt}" if memory else prompt
+        if layout == "handbook":
+            prompt = f"{hb.role_turn(role)}\n\n{prompt}"
     except jinja2.TemplateError as e:
         where = getattr(e, "filename", None) or f"prompts/{role}.md.j2"
         raise ConfigError(f"prompt template error: {e}", where, getattr(e, "lineno", None)) from None
@@ -154,7 +170,7 @@ def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Re
 
     # One exemplary answer per role, in the cached instructions (prompts' example_block).
     ctx = dict(g.context, example=EXAMPLES.get(role, ""))
-    p = render_layout(book.root, role, ctx)
+    p = render_layout(book.root, role, ctx, layout=getattr(book.cfg, "prompt_layout", "roles"))
     from ..contracts.schemas import SCHEMAS
 
     # A contract step's answer is JSON matching its schema (structured outputs on the Claude

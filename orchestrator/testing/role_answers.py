@@ -21,7 +21,20 @@ def _text(content) -> str:
     return "".join(b.get("text", "") for b in content if isinstance(b, dict))
 
 
+# The handbook layout (agents/handbook.py): the system holds every role's instructions, and the
+# user turn opens with "You are ...: follow the section '<title>' of the handbook".
+_SECTION = re.compile(r"follow the section '([^']+)' of the handbook")
+
+
 def role_of(request: dict) -> str:
+    messages = request.get("messages") or [{}]
+    m = _SECTION.search(_text(messages[0].get("content", ""))[:400])
+    if m:
+        from ..agents.handbook import ROLE_TITLES
+
+        full = {t: r for r, t in ROLE_TITLES.items()}.get(m.group(1), "")
+        return {"r1_code": "r1", "r2_consistency": "r2", "r3_content": "r3", "reader_panel": "panel",
+                "memory_keeper": "memory"}.get(full, full or "unknown")
     system = _text(request.get("system", ""))  # the shared book context, then "You are the <role> ..."
     found = [(system.find(f"You are {phrase}"), role) for phrase, role in ROLES]
     found = [(i, role) for i, role in found if i >= 0]
