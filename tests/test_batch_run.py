@@ -73,9 +73,9 @@ def test_config_key_turns_batches_on(fake, tmp_path):
 
 def test_errored_and_rejected_requests_are_asked_again_then_streamed(fake, tmp_path):
     st = fake_batches.store(fake)
-    st.outcome("errored", match="You are the writer", error_type="api_error", times=1)
-    st.outcome("expired", match="You are the researcher", times=1)
-    fake.malformed(" ", match="You are the writer", times=1)  # an empty answer: validation re-asks
+    st.outcome("errored", match="You are the writer:", error_type="api_error", times=1)
+    st.outcome("expired", match="You are the researcher:", times=1)
+    fake.malformed(" ", match="You are the writer:", times=1)  # an empty answer: validation re-asks
     ws = make_example(tmp_path / "ws", max_chapters=2)
     code, summary = run_book(ws, provider=provider(), message_batches=True)
     assert code == 0, summary.needs_human

@@ -90,7 +90,7 @@ FAULTS = [
 @pytest.mark.parametrize("name,inject", FAULTS, ids=[f[0] for f in FAULTS])
 def test_each_fault_gives_correct_files_or_one_failed_step(fake, tmp_path, name, inject):
     ws = small(tmp_path, max_chapters=2)
-    inject(fake, "You are the writer")
+    inject(fake, "You are the writer:")
     code, summary = run_book(ws, provider=provider())
     assert_no_truncated_marked_files(ws)
     draft = (ws / STEPS["draft"].file("ch01"))
@@ -158,7 +158,7 @@ def test_budget_cap_stops_cleanly_and_resume_with_higher_cap_finishes(fake, tmp_
 
 def test_the_key_never_leaks(fake, tmp_path):
     ws = small(tmp_path, max_chapters=2)
-    fake.status(401, match="You are the writer")  # an auth error, whose message could carry the key
+    fake.status(401, match="You are the writer:")  # an auth error, whose message could carry the key
     env = dict(os.environ)
     outs = []
     for args in (["run", "--provider", "anthropic"], ["resume"], ["scan", "--json"], ["log"], ["cost"], ["replay"]):
@@ -192,7 +192,7 @@ def test_doctor_says_how_to_fix(tmp_path, monkeypatch):
 
 def test_refusal_falls_back_to_the_configured_model(fake, tmp_path):
     ws = small(tmp_path, max_chapters=1, fallback_model='"claude-opus-5-5"')
-    fake.refusal(match="You are the writer")
+    fake.refusal(match="You are the writer:")
     from orchestrator import config
     from orchestrator.providers import make_provider
 
@@ -235,7 +235,7 @@ def test_doctor_shows_each_roles_effective_settings_and_model_warnings(fake, tmp
 
 def test_a_step_that_failed_for_overload_is_tried_again_after_the_slow_down(fake, tmp_path):
     ws = small(tmp_path, max_chapters=1)
-    fake.status(529, match="You are the writer", times=3)  # more overload than the provider's budget
+    fake.status(529, match="You are the writer:", times=3)  # more overload than the provider's budget
     p = provider(overload_budget=0.02, overload_base=0.01)
     code, summary = run_book(ws, provider=p)
     assert code == 0, summary.needs_human

@@ -66,6 +66,7 @@ def test_marker_text_in_an_answer_is_a_validation_failure(step):
 
 
 def test_build_request_sends_the_schema_of_structured_steps_only(built_ws):
+    from orchestrator.agents import handbook
     from orchestrator.contracts.schemas import SCHEMAS
     from orchestrator.state.book import Book
 
@@ -75,7 +76,9 @@ def test_build_request_sends_the_schema_of_structured_steps_only(built_ws):
             g = agents.gather(book, step, "ch02", {"_source_dir": book.cfg.source_dir})
             req = agents.build_request(book, step, "ch02", g, STEPS[step].role)
             assert req.output_schema == SCHEMAS.get(step)
-            assert "An example of a correct answer" in req.system  # the role's example, cached
+            # the role's example, cached: in its section of the handbook (the default layout)
+            section = req.shared.split(f"\n# {handbook.title(req.role)}\n", 1)[1].split("</role_section>")[0]
+            assert req.system == "" and "An example of a correct answer" in section
     finally:
         book.close()
 

@@ -40,7 +40,7 @@ def test_the_first_block_is_the_same_for_every_role_and_chapter_and_holds_every_
 
         own = agents.render_layout(None, role, dict(ctx, example=EXAMPLES.get(role, "")), layout="roles").system
         assert f"# {hb.title(role)}\n\n<role_section role=\"{hb.title(role)}\">\n{own}\n</role_section>" in book, role
-    for (role, ch), p in parts.items():
+    for (_role, ch), p in parts.items():
         assert p.system == "" and "## This chapter" not in p.shared and "DRAFT-MARK" not in p.shared  # nothing of a chapter
         assert f"## This chapter: {ch}" in p.prompt or f"## This chapter: {ch}" in p.material
     # the draft readers share the chapter's material, always placed first (cached) in this layout

@@ -1,6 +1,7 @@
 """Answers for the fake Messages API in the format each role's prompt asks for, so a whole
 `book run --provider anthropic` can be rehearsed against it (tests, and people without a
-key). The role comes from the system prompt's "You are the writer ..." sentence,
+key). The role comes from the user turn's "follow the section 'The writer' of the handbook"
+(the handbook layout) or else the system prompt's "You are the writer ..." sentence,
 the chapter from the prompt ("## This chapter: ch03 — Title"); the planner reads the file
 listing of its prompt. The answers are short but pass every validation. A request with a
 JSON Schema (structured outputs) gets the role's JSON (role_json.py)."""

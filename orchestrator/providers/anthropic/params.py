@@ -11,6 +11,8 @@ Cache breakpoints (at most 4 per request):
 3. the role's instructions (shared + material + system);
 4. the end of the user prompt, so a retry, a continuation or a validation re-ask reads the
    whole prompt from the cache. The re-ask's feedback is a separate block after it.
+In the handbook layout (agents/handbook.py, the default) `shared` is the handbook (the book and
+every chapter role's instructions) and `system` is empty: breakpoints 1, 2 and 4.
 """
 
 from __future__ import annotations
