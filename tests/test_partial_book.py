@@ -75,7 +75,7 @@ def test_one_failing_chapter_leaves_a_published_partial_book(fake, tmp_path: Pat
 
 def test_a_failed_draft_says_how_to_take_it_over(fake, tmp_path: Path):
     ws = make_example(tmp_path / "ws", max_chapters=1)
-    fake.malformed("no title, no sections", match="You are the writer", times=10**6)
+    fake.malformed("no title, no sections", match="You are the writer:", times=10**6)
     code, summary = run_book(ws, provider=provider())
     assert code == 3 and "ch01" in summary.needs_human
     why = summary.needs_human["ch01"]
