@@ -361,3 +361,30 @@ def test_a_run_names_what_a_person_changed_while_it_went(built_ws: Path, capsys)
     assert f"changed while this run went: {STEPS['r1'].file('ch04')}" in err and "`book run` again" in err
     assert "ch02" not in err.split("changed while this run went")[1]  # only what the person changed meanwhile
     assert run_book(built_ws)[0] == 0 and scan(built_ws)["stale"] == []
+
+
+def test_corrections_written_by_hand_in_everyday_forms_are_read_or_named(built_ws: Path):
+    from orchestrator.testing.cli import run_cli
+
+    corr = built_ws / "output/memory/corrections.md"
+    corr.write_text("# Corrections\n\n## Glossary\n\n"
+                    "- Store: the one object a program opens.\n"
+                    "* **MemTable**: the in-memory table of recent writes.\n"
+                    "- **SSTable** - a sorted file on disk.\n"
+                    "- **Record:** one key and its value.\n"
+                    "- ~~LRUCache~~\n"
+                    "Some words that are no entry at all.\n"
+                    "\n## Summaries\n\n### ch2\n\nA summary under a heading that names no chapter.\n")
+    terms = _glossary_terms(built_ws)
+    assert terms["Store"] == "the one object a program opens."
+    assert terms["MemTable"] == "the in-memory table of recent writes."
+    assert terms["SSTable"] == "a sorted file on disk." and terms["Record"] == "one key and its value."
+    assert "LRUCache" not in terms
+    warnings = scan(built_ws)["warnings"]
+    lines = corr.read_text().splitlines()
+    for bad in ("Some words that are no entry at all.", "### ch2"):
+        at = f"output/memory/corrections.md:{lines.index(bad) + 1}:"
+        assert any(w.startswith(at) for w in warnings), (at, warnings)
+    proc = run_cli("run", "--workspace", str(built_ws))
+    assert proc.returncode == 0 and "output/memory/corrections.md:" in proc.stderr
+    assert "the one object a program opens." in (built_ws / "output/memory/glossary.md").read_text()

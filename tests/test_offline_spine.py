@@ -190,3 +190,84 @@ def test_a_type_with_many_methods_gets_more_sections(tmp_path: Path):
         (root / f"m{i}.py").write_text(f"def g{i}():\n    return {i}\n")
     p = project_mod.load(root)
     assert n_key(p, [f"m{i}.py" for i in range(6)]) == 8  # a section for each of six small files
+
+
+TREE = '''package web
+
+// node is one node of the routing tree.
+type node struct {
+	children []*node
+	prefix   string
+}
+
+''' + "".join(f'''// m{i} is a small helper.
+func (n *node) m{i}() int {{
+	return {i}
+}}
+
+''' for i in range(6)) + '''// getEdge finds the child for a label.
+func (n *node) getEdge(label byte) *node {
+	return nil
+}
+
+// setEndpoint stores a handler.
+func (n *node) setEndpoint(h string) {
+	n.prefix = h
+}
+
+// InsertRoute adds a route to the tree.
+func (n *node) InsertRoute(pattern string, h string) *node {
+	parent := n
+	child := n.getEdge(pattern[0])
+	if child == nil {
+		child = &node{prefix: pattern}
+		parent.children = append(parent.children, child)
+	}
+	child.setEndpoint(h)
+	n.setEndpoint(h)
+	return child
+}
+'''
+
+
+def test_a_type_chosen_for_its_methods_is_taught_through_its_spine_too(tmp_path: Path):
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "tree.go").write_text(TREE)
+    (root / "go.mod").write_text("module example.com/web\n")
+    p = project_mod.load(root)
+    assert [s.short for s in spines(p, "tree.go")["node"]] == ["InsertRoute"]  # calls two siblings
+    from orchestrator.authoring.spine import arrange
+
+    by = {s.name: s for s in p.symbols(within=["tree.go"])}
+    chosen = [by["node.m0"], by["node.m1"], by["node.m2"]]  # ranked methods, their type not among them
+    out = arrange(p, chosen, 4)
+    assert out[0].name == "node" and "node.InsertRoute" in [s.name for s in out], [s.name for s in out]
+
+
+def test_the_spine_never_displaces_the_top_half_of_the_ranking(src: Path):
+    from orchestrator.authoring.spine import with_spines
+
+    p = project_mod.load(src)
+    by = {s.name: s for s in p.symbols(within=["app.py"])}
+    chosen = [by["App"], by["App.test_client"], by["App.make_response"], by["App.route"]]
+    out = [s.name for s in with_spines(p, chosen, 4)]
+    assert len(out) == 4 and out[:3] == ["App", "App.test_client", "App.make_response"], out
+    assert "App.wsgi_app" in out
+    # no room at all below the top half: the ranking stands
+    assert [s.name for s in with_spines(p, chosen[:1], 1)] == ["App"]
+
+
+def test_a_type_is_never_displaced_to_make_room(src: Path):
+    from orchestrator.authoring.spine import spines, with_owners, with_spines
+
+    p = project_mod.load(src)
+    (src / "store.py").write_text('class Store:\n    """A store."""\n\n    def get(self, k):\n        return k\n')
+    p = project_mod.load(src)
+    by = {s.name: s for s in p.symbols(within=["app.py", "store.py"])}
+    chosen = [by["App"], by["App.test_client"], by["App.make_response"], by["Store"]]
+    out = [s.name for s in with_spines(p, chosen, 4)]
+    assert "Store" in out and "App.wsgi_app" in out, out  # the method made room, not the type
+    methods_only = [by["App.test_client"], by["App.make_response"], by["Store"]]
+    assert "Store" in [s.name for s in with_owners(p, methods_only, 3)]
+    assert all(not m.short.startswith("_") for ms in spines(p, "app.py").values() for m in ms)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ _env_cache: dict[tuple, Any] = {}
 _SHARED_KEYS_BOUNDED = ("book", "language", "style_guide", "chapters", "memory_bounded")
 _SHARED_KEYS_FULL = _SHARED_KEYS_BOUNDED + ("outline_yaml", "memory", "chapter")
 _shared_memo: dict[tuple[Any, ...], str] = {}
+_ID_TITLE_BATCH, _ID_TITLE = itemgetter("id", "title", "batch"), itemgetter("id", "title")
 _SHARED_MEMO_SIZE = 16
 
 
@@ -34,7 +36,10 @@ def _shared_memo_key(env, ctx: dict[str, Any]) -> tuple[Any, ...] | None:
         return None  # a workspace override: render it every time
     keys = _SHARED_KEYS_BOUNDED if ctx.get("memory_bounded") else _SHARED_KEYS_FULL
     # the chapters as the template reads them (id, title, batch): a tuple hashes ~10x faster than JSON
-    chapters = tuple((c.get("id"), c.get("title"), c.get("batch")) for c in ctx.get("chapters") or ())
+    try:
+        chapters = tuple(map(_ID_TITLE_BATCH, ctx.get("chapters") or ()))
+    except (KeyError, TypeError):  # not the shape gather builds: key on its text
+        chapters = (json.dumps(ctx.get("chapters"), sort_keys=True, default=str),)
     blob = json.dumps([ctx.get(k) for k in keys if k != "chapters"], sort_keys=True, ensure_ascii=False, default=str)
     return id(env), blob, chapters
 
@@ -104,7 +109,7 @@ def render_layout(root, role: str, context: dict[str, Any], material_first: bool
     env = prompt_env(root)
     ctx = dict(context, role=role)
     if "chapters" in ctx and "chapter_titles" not in ctx:  # title_of() looks titles up, not loops
-        ctx["chapter_titles"] = {c["id"]: c["title"] for c in ctx["chapters"]}
+        ctx["chapter_titles"] = dict(map(_ID_TITLE, ctx["chapters"]))
     try:
         shared = _shared_block(env, ctx)
         tmpl = env.get_template(f"{role}.md.j2")

@@ -256,10 +256,9 @@ def _key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
         out.append(s)
         if len(out) >= n:
             break
-    from .spine import with_owners, with_spines
+    from .spine import arrange
 
-    # a large type is taught through the methods its work flows through, and a type before its methods
-    return with_owners(p, with_spines(p, out, n), n)
+    return arrange(p, out, n)
 
 
 def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:

@@ -18,7 +18,7 @@ from .project import Project, Sym
 
 MIN_METHODS = 8  # a type with fewer methods is read whole; its ranked methods suffice
 MIN_DIRECT = 2  # a method that calls one sibling delegates; it does not orchestrate
-MIN_REACH = 3
+MIN_REACH = 2  # with MIN_DIRECT: a method that calls two of its siblings already orchestrates them
 
 
 def own_calls(p: Project, methods: dict[str, Sym]) -> dict[str, set[str]]:
@@ -64,8 +64,10 @@ def _spines(p: Project, rel: str) -> dict[str, list[Sym]]:
             return len(seen)
 
         reached = {m: reach(m) for m in methods}
+        # `_name` is internal by the language's convention (Python, JavaScript): explained where
+        # a public step leads to it; Go's lowercase and TypeScript's `#` steps are the type's own work
         spine = {m for m in methods if len(calls[m]) >= MIN_DIRECT and reached[m] >= MIN_REACH
-                 and not (m.startswith("__") and m.endswith("__"))}
+                 and not m.startswith("_")}
         if not spine:
             continue
         by_reach = sorted(spine, key=lambda m: (-reached[m], methods[m].d.start_line))
@@ -79,6 +81,12 @@ def _spines(p: Project, rel: str) -> dict[str, list[Sym]]:
             chain.append(nxt[0])
         out[owner] = [methods[m] for m in chain + [m for m in by_reach if m not in chain]]
     return out
+
+
+def arrange(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
+    """The ranked key symbols as a chapter teaches them: a type before its methods (so a type
+    that came in through its methods is known), its spine among them, and the type first again."""
+    return with_owners(p, with_spines(p, with_owners(p, chosen, n), n), n)
 
 
 def with_spines(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
@@ -103,9 +111,17 @@ def with_spines(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
     drop = max(0, len(wanted) - room)
     # the lowest ranked plain methods of those types go first, then the lowest ranked of the rest
     keep = {m.name for s in chosen for m in spines(p, s.rel).get(s.dotted, [])[:budget]}
-    victims = [s for s in reversed(out[1:]) if s.kind == "method" and s.dotted.rsplit(".", 1)[0] in owners
+    # the top half of the ranking stays (a type's most used method, Ky.create, is what callers meet)
+    tail = out[max(1, (len(out) + 1) // 2):]
+    victims = [s for s in reversed(tail) if s.kind == "method" and s.dotted.rsplit(".", 1)[0] in owners
                and s.name not in keep]
-    victims += [s for s in reversed(out[1:]) if s not in victims and s.name not in keep]
+    # a type stays: it is a subject of the chapter (Session beside Query), a method is one step
+    victims += [s for s in reversed(tail) if s not in victims and s.name not in keep and s.kind not in CONTAINERS]
+    if drop > len(victims):  # no room without dropping the top half: fewer spine methods
+        wanted = wanted[:room + len(victims)]
+        drop = len(victims)
+        if not wanted:
+            return chosen
     for v in victims[:drop]:
         out.remove(v)
     # each spine method after its type and the methods already there of that type
@@ -135,8 +151,11 @@ def with_owners(p: Project, chosen: list[Sym], n: int) -> list[Sym]:
         found = [o for o in p.symbols(within=[s.rel]) if o.dotted == owner and o.kind in CONTAINERS]
         if not found or sum(1 for o in out if o.dotted.startswith(owner + ".")) < 2:
             continue  # one method of a type is a name among others; two or more make the type a subject
-        if len(out) >= n:
-            out.remove(out[-1] if out[-1] is not s else out[-2])
+        if len(out) >= n:  # room is made by the lowest ranked symbol that is not a type
+            victim = next((o for o in reversed(out) if o is not s and o.kind not in CONTAINERS), None)
+            if victim is None:
+                continue
+            out.remove(victim)
         out.insert(out.index(s), found[0])
         names.add(owner)
     return out[:n] if len(out) > n else out

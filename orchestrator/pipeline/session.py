@@ -49,8 +49,10 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         if before is None:  # `book resume` reports them itself, with more
             for i in issues:
                 report("warning", ("", ""), f"disagreement: {i} (the files win)")
-        for w in not_utf8(book.root, snap.edited + snap.half_finished):  # a person's file, mis-saved
-            report("warning", ("", ""), w)
+        from ..state.corrections import load as corrections
+
+        for w in not_utf8(book.root, snap.edited + snap.half_finished) + corrections(book.root).problems:
+            report("warning", ("", ""), w)  # a person's file, mis-saved or not readable as meant
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
             return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)

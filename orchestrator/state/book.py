@@ -210,6 +210,7 @@ def _order_warning(snap: Snapshot) -> list[str]:
 
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
+    from . import corrections
     from .reconcile import kept_files, not_utf8, unreadable_memory
 
     snap = snap or book.snapshot()
@@ -258,7 +259,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
         "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, read)
-                     + (unreadable_memory(book, snap) if snap.edited else [])),
+                     + (unreadable_memory(book, snap) if snap.edited else []) + corrections.load(book.root).problems),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
     }
 

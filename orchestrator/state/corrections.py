@@ -31,7 +31,12 @@ from .fsio import atomic_write
 CORRECTIONS = f"{MEMORY_DIR}/corrections.md"
 _TERM_RE = re.compile(r"^- \*\*(.+?)\*\*(?:\s*\((ch\d{2,})\))?\s*[:：]\s*(.+)$")
 _SUMMARY_HEAD_RE = re.compile(r"^##\s+(ch\d{2,})\b")
-_REMOVED_RE = re.compile(r"^- ~~\*\*(.+?)\*\*.*~~")
+_REMOVED_RE = re.compile(r"^[-*+]\s+~~\s*(?:\*\*(.+?)\*\*|(.+?))\s*~~")
+# What people write by hand: any bullet, the term bold or not (`**term:**` too), an optional
+# `(chNN)`, then `:` or a dash between term and definition.
+_LOOSE_TERM_RE = re.compile(r"^[-*+]\s+(?:\*\*(?P<b>.+?)\*\*|__(?P<u>.+?)__|(?P<p>[^:：*_]+?))\s*(?:\((?P<ch>ch\d{2,})\))?"
+                            r"\s*(?:[:：]|\s[-–—]\s|(?<=[:：]\*\*))\s*(?P<d>.+)$")
+_CHAPTER_RE = re.compile(r"^ch\d{2,}$")
 
 
 @dataclass
@@ -40,6 +45,7 @@ class Corrections:
     summaries: dict[str, str] = field(default_factory=dict)  # chapter -> summary
     chapter_of: dict[str, str] = field(default_factory=dict)  # term (lower) -> chapter it was written under
     removed: dict[str, str] = field(default_factory=dict)  # term (lower) -> term: left out of the glossary
+    problems: list[str] = field(default_factory=list)  # `file:line: what cannot be read` (said by scan and run)
 
     def __bool__(self) -> bool:
         return bool(self.glossary or self.summaries or self.removed)
@@ -57,21 +63,40 @@ def load(root: Path) -> Corrections:
         if ch and "\n".join(lines).strip():
             out.summaries[ch] = "\n".join(lines).strip()
 
-    for line in text.splitlines():
+    def problem(n: int, what: str) -> None:
+        out.problems.append(f"{CORRECTIONS}:{n}: {what}")
+
+    in_comment = False
+    for n, line in enumerate(text.splitlines(), 1):
+        st = line.strip()
+        if in_comment or st.startswith("<!--"):
+            in_comment = "-->" not in st
+            continue
         if line.startswith("## "):
             flush()
             section, ch, lines = line[3:].strip().lower(), None, []
-        elif section == "glossary" and (m := _REMOVED_RE.match(line.strip())):
-            out.removed[m.group(1).strip().lower()] = m.group(1).strip()
-        elif section == "glossary" and (m := _TERM_RE.match(line.strip())):
-            out.glossary[m.group(1).strip().lower()] = (m.group(1).strip(), m.group(3).strip())
-            if m.group(2):
-                out.chapter_of[m.group(1).strip().lower()] = m.group(2)
+        elif section == "glossary" and (m := _REMOVED_RE.match(st)):
+            term = (m.group(1) or m.group(2)).strip()
+            out.removed[term.lower()] = term
+        elif section == "glossary" and (m := _LOOSE_TERM_RE.match(st)):
+            term = (m.group("b") or m.group("u") or m.group("p")).strip().rstrip(":：").strip()
+            out.glossary[term.lower()] = (term, m.group("d").strip())
+            if m.group("ch"):
+                out.chapter_of[term.lower()] = m.group("ch")
+        elif section == "glossary" and st:
+            problem(n, f"cannot read {st[:60]!r} as a glossary entry: write `- **term**: definition` "
+                       "(or `- ~~**term**~~` to leave a term out)")
         elif section == "summaries" and line.startswith("### "):
             flush()
-            ch, lines = line[4:].strip().split()[0] if line[4:].strip() else None, []
+            words = line[4:].split()
+            ch, lines = (words[0] if words else ""), []
+            if not _CHAPTER_RE.match(ch):
+                problem(n, f"{st!r} names no chapter: write `### ch02` (the chapter's id) above its summary")
+                ch = ""  # its text is not a correction (said once, here)
         elif section == "summaries" and ch:
             lines.append(line)
+        elif section == "summaries" and st and ch is None:
+            problem(n, "text before any `### chNN` heading: put it under the heading of its chapter")
     flush()
     return out
 
