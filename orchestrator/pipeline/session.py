@@ -51,7 +51,7 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                 report("warning", ("", ""), f"disagreement: {i} (the files win)")
         from ..state.corrections import load as corrections
 
-        for w in not_utf8(book.root, snap.edited + snap.half_finished) + corrections(book.root).problems:
+        for w in not_utf8(book.root, snap.edited + snap.half_finished, book.cache) + corrections(book.root).problems:
             report("warning", ("", ""), w)  # a person's file, mis-saved or not readable as meant
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")

@@ -214,7 +214,6 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     from .reconcile import kept_files, not_utf8, unreadable_memory
 
     snap = snap or book.snapshot()
-    read: dict[str, bytes] = {}  # a person's files, read once for the checks below
     needs = book.needs_human()
     retries = book.ledger.retry_counts()
     waiting: list[str] = []
@@ -249,7 +248,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "book": {k: status_word(s) for k, s in snap.book.items()},
         "chapters": chapters,
         "half_finished": snap.half_finished,
-        "kept_for_person": kept_files(book, snap, read) if snap.half_finished else {},  # marker-less but complete
+        "kept_for_person": kept_files(book, snap) if snap.half_finished else {},  # marker-less but complete
         "stale": snap.stale,
         "edited": snap.edited,
         "needs_human": sorted(needs),
@@ -258,7 +257,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
                               "batch_id": w.batch_id, "state": w.state} for w in _in_batch(book)],
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
-        "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, read)
+        "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache)
                      + (unreadable_memory(book, snap) if snap.edited else []) + corrections.load(book.root).problems),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
     }

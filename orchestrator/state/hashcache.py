@@ -4,6 +4,7 @@ unchanged tree costs a `stat` and a tail read per file whatever the files' size.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from .markers import body_hash, find_marker, saved_as_lf, split_marked
 
@@ -34,6 +35,28 @@ class HashCache:
         h = body_hash(data if mk is None else saved_as_lf(split_marked(data, mk)))
         self.rows[path] = self.dirty[path] = (st.st_size, st.st_mtime_ns, h)
         return h
+
+    def verdict(self, path: str, kind: str, judge: Callable[[bytes], str]) -> str | None:
+        """What the check `kind` says of a file's bytes ("" for nothing), judged again only when
+        the file's size or mtime changed: a scan's checks of a person's files (kept for them?
+        UTF-8? readable memory?) then cost a stat each on an unchanged tree, like its hashes.
+        Kept in the same table, under "kind:path". None if the file cannot be read."""
+        key = f"{kind}:{path}"
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        hit = self.rows.get(key)
+        if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+            return hit[2]
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        said = judge(data)
+        self.rows[key] = self.dirty[key] = (st.st_size, st.st_mtime_ns, said)
+        return said
 
     def forget(self, path: str) -> None:
         self.rows.pop(path, None)

@@ -4,6 +4,7 @@ the ledger alone would conclude (`book replay`)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from typing import Any
 
 from ..steps import CHECKPOINT, ORDER, OUTLINE, RESUME, STEPS
 from . import checkpoint
+from .hashcache import HashCache
 from .scan import Snapshot, status_word
 
 
@@ -113,9 +115,10 @@ def kept_for_person(root, rel: str, unit: str, step: str, data: bytes | None = N
             f"`book redo {unit} {step}` replaces it (yours goes to a .bak file)")
 
 
-def kept_files(book, snap: Snapshot, read: dict[str, bytes] | None = None) -> dict[str, str]:
+def kept_files(book, snap: Snapshot) -> dict[str, str]:
     """path -> kept_for_person's word, for every half-finished file a person may have written:
-    a model step's, or the style guide (the one derived file that is theirs to rewrite)."""
+    a model step's, or the style guide (the one derived file that is theirs to rewrite).
+    Judged through the hash cache: an unchanged file is not read again."""
     from ..steps import BOOK, BOOK_STEPS, STYLE_GUIDE
 
     OUTLINE_PATH = BOOK_STEPS[OUTLINE].path  # noqa: N806
@@ -125,7 +128,8 @@ def kept_files(book, snap: Snapshot, read: dict[str, bytes] | None = None) -> di
     out = {}
     for unit, k, s in units:
         if s.status == "half_finished" and ((BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model or k == STYLE_GUIDE):
-            why = kept_for_person(book.root, s.path, unit, k, _read(book.root, s.path, read))
+            why = book.cache.verdict(f"{book.root}/{s.path}", f"kept:{unit}:{k}",
+                                     lambda data, u=unit, k=k, p=s.path: kept_for_person(book.root, p, u, k, data) or "")
             if why and unit != BOOK and snap.outline is not None and unit not in snap.outline.by_id:
                 why = (f"looks complete: kept for you; {unit} is not in the outline: add an entry for it to "
                        f"{OUTLINE_PATH}, then `book accept {unit} {k}` adopts it")
@@ -134,33 +138,25 @@ def kept_files(book, snap: Snapshot, read: dict[str, bytes] | None = None) -> di
     return out
 
 
-def _read(root, rel: str, read: dict[str, bytes] | None) -> bytes | None:
-    """A file's bytes, through `read` (rel -> bytes: one scan report reads each file once); None if unreadable."""
-    if read is not None and rel in read:
-        return read[rel]
+def _utf8_word(rel: str, data: bytes) -> str:
     try:
-        data = (root / rel).read_bytes()
-    except OSError:
-        return None
-    if read is not None:
-        read[rel] = data
-    return data
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        return (f"{rel}:{line}: not UTF-8 (byte 0x{data[e.start]:02x}); the book reads \ufffd in its place: "
+                "save the file as UTF-8")
+    return ""
 
 
-def not_utf8(root, paths: list[str], read: dict[str, bytes] | None = None) -> list[str]:
+def not_utf8(root, paths: list[str], cache: HashCache | None = None) -> list[str]:
     """A warning for each file (a person's: edited or marker-less) that is not UTF-8 text: what
     the book reads of it has U+FFFD in place of the bytes, so the person is told where."""
+    cache = cache or HashCache()
     out = []
     for rel in paths:
-        data = _read(root, rel, read)
-        if data is None:
-            continue
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            line = data.count(b"\n", 0, e.start) + 1
-            out.append(f"{rel}:{line}: not UTF-8 (byte 0x{data[e.start]:02x}); the book reads \ufffd in its place: "
-                       "save the file as UTF-8")
+        said = cache.verdict(f"{root}/{rel}", "utf8", functools.partial(_utf8_word, rel))
+        if said:
+            out.append(said)
     return out
 
 
@@ -171,14 +167,20 @@ def unreadable_memory(book, snap: Snapshot) -> list[str]:
     from ..steps import MEMORY
     from .memory import parse, read_body
 
+    def judge(ch: str, rel: str) -> str:
+        try:
+            parse(ch, read_body(book.root, rel), file=rel)
+        except BookError as e:
+            return str(e)
+        return ""
+
     out = []
     for ch, row in snap.chapters.items():
         st = row[MEMORY]
         if st.status == "edited":
-            try:
-                parse(ch, read_body(book.root, st.path), file=st.path)
-            except BookError as e:
-                out.append(str(e))
+            said = book.cache.verdict(f"{book.root}/{st.path}", "memory", lambda _data, ch=ch, rel=st.path: judge(ch, rel))
+            if said:
+                out.append(said)
     return out
 
 
