@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..providers.base import Request
 from ..resources import builtin, search_path
-from ..steps import ALL_STEPS
+from ..steps import ALL_STEPS, DRAFT, MEMORY
 from .context import Gathered
 
 _env_cache: dict[tuple, Any] = {}
@@ -24,7 +24,7 @@ _env_cache: dict[tuple, Any] = {}
 # keys are those the built-in _shared.md.j2 (and the _common.md.j2 macros it calls) reads; a
 # workspace overriding either template is rendered every time (its inputs are unknown).
 _SHARED_KEYS_BOUNDED = ("book", "language", "style_guide", "chapters", "memory_bounded")
-_SHARED_KEYS_FULL = _SHARED_KEYS_BOUNDED + ("outline_yaml", "memory", "chapter")
+_SHARED_KEYS_FULL = _SHARED_KEYS_BOUNDED + ("outline_yaml", MEMORY, "chapter")
 _shared_memo: dict[tuple[Any, ...], str] = {}
 _ID_TITLE_BATCH, _ID_TITLE = itemgetter("id", "title", "batch"), itemgetter("id", "title")
 _SHARED_MEMO_SIZE = 16
@@ -125,7 +125,7 @@ def render_layout(root, role: str, context: dict[str, Any], material_first: bool
         shared = _shared_block(env, ctx)
         tmpl = env.get_template(f"{role}.md.j2")
         material = ""
-        if "material" in tmpl.blocks and "draft" in ctx and "chapter" in ctx:
+        if "material" in tmpl.blocks and DRAFT in ctx and "chapter" in ctx:
             material = _block(env, f"{role}.md.j2", "material", ctx)
             first = len(material) / CHARS_PER_TOKEN >= MATERIAL_FIRST_TOKENS if material_first is None \
                 else material_first
