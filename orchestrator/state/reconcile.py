@@ -178,7 +178,7 @@ def unreadable_memory(book, snap: Snapshot) -> list[str]:
     for ch, row in snap.chapters.items():
         st = row[MEMORY]
         if st.status == "edited":
-            said = book.cache.verdict(f"{book.root}/{st.path}", "memory", lambda _data, ch=ch, rel=st.path: judge(ch, rel))
+            said = book.cache.verdict(f"{book.root}/{st.path}", "memory-file", lambda _data, ch=ch, rel=st.path: judge(ch, rel))
             if said:
                 out.append(said)
     return out
