@@ -45,6 +45,7 @@ def main() -> int:
     ap.add_argument("--cut", default="", help="SHARE:SEED: cut that share of answers at max_tokens")
     ap.add_argument("--no-kill", action="store_true", help="skip the kill-and-resume part")
     ap.add_argument("--draft-words", type=int, default=0, help="the fake's chapters run to about N words")
+    ap.add_argument("--source", default="", help="write about this source tree instead of example/ (which plans 8 chapters)")
     ap.add_argument("--prompt-layout", choices=("handbook", "roles"), default="handbook",
                     help="book.yaml prompt_layout (agents/handbook.py)")
     a = ap.parse_args()
@@ -54,8 +55,9 @@ def main() -> int:
     env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=fake.start())
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            extra = {"source": f'"{Path(a.source).resolve()}"'} if a.source else {}
             ws = make_example(Path(tmp) / "ws", max_chapters=a.chapters, batch_size=4,
-                              prompt_layout=f'"{a.prompt_layout}"')
+                              prompt_layout=f'"{a.prompt_layout}"', **extra)
             t = time.perf_counter()
             p = subprocess.run([BOOK, "run", "--provider", "anthropic", "-q", "--workspace", str(ws)], env=env,
                                capture_output=True, text=True)
