@@ -14,7 +14,7 @@ from ..pipeline.outcomes import RunOptions, validate_strategy
 from ..pipeline.plan import Scope
 from ..providers import NAMES
 from ..state.book import Book
-from ..steps import BOOK, BOOK_STEPS, STEPS, Node, check_chapter_id
+from ..steps import BOOK, Node, check_chapter_id
 from .console import err, print_plan, print_summary
 from .options import Concurrency, Provider, Quiet, Strategy, Workspace
 
@@ -67,20 +67,13 @@ def redo(
 
     Chapter steps: research, draft, r1, r2, r3, review, panel, memory, final, html.
     Book steps (`book redo book STEP`): outline, source_map, style_guide, audit, index."""
+    from ..pipeline.accept import check_in_outline, check_step
     from ..pipeline.session import run_session
 
-    if chapter == BOOK:
-        if step not in BOOK_STEPS:
-            raise UsageError(f"unknown book step {step!r}: one of {', '.join(BOOK_STEPS)}")
-    else:
-        check_chapter_id(chapter)
-        if step not in STEPS:
-            raise UsageError(f"unknown step {step!r}: one of {', '.join(STEPS)}")
+    check_step(chapter, step)
     book = Book.open(workspace)
     try:
-        o = book.scanner.outline
-        if chapter != BOOK and o is not None and chapter not in o.by_id:
-            raise UsageError(f"{chapter} is not in the outline (chapters: {', '.join(c.id for c in o.chapters)})")
+        check_in_outline(book, chapter)
         scope = Scope() if run_after or chapter == BOOK else Scope(chapter=chapter)
         result = run_session(book, RunOptions(scope, redo={Node(chapter, step)}), provider, quiet)
         print_summary(result.summary, book)

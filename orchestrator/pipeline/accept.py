@@ -33,9 +33,8 @@ def failed_last(book, ch: str | None, step: str) -> bool:
     return bool(last) and last[-1]["type"] == "step_failed"
 
 
-def accept(book, unit: str, step: str, run_id: str | None = None) -> str:
-    """Adopt the file of (unit, step) as a person's; return its path. Usage errors (exit 2)
-    name what is wrong: an unknown chapter or step, no file, an empty file."""
+def check_step(unit: str, step: str) -> None:
+    """UsageError unless `step` is a step of `unit` (a chapter id, or BOOK) as a person names it."""
     if unit == BOOK:
         if step not in BOOK_STEPS:
             raise UsageError(f"unknown book step {step!r}: one of {', '.join(BOOK_STEPS)}")
@@ -43,9 +42,20 @@ def accept(book, unit: str, step: str, run_id: str | None = None) -> str:
         check_chapter_id(unit)
         if step not in STEPS:
             raise UsageError(f"unknown step {step!r}: one of {', '.join(STEPS)}")
-        o = book.scanner.outline
-        if o is not None and unit not in o.by_id:
-            raise UsageError(f"{unit} is not in the outline (chapters: {', '.join(c.id for c in o.chapters)})")
+
+
+def check_in_outline(book, unit: str) -> None:
+    """UsageError if the chapter `unit` is not in the book's outline (when there is one)."""
+    o = book.scanner.outline
+    if unit != BOOK and o is not None and unit not in o.by_id:
+        raise UsageError(f"{unit} is not in the outline (chapters: {', '.join(c.id for c in o.chapters)})")
+
+
+def accept(book, unit: str, step: str, run_id: str | None = None) -> str:
+    """Adopt the file of (unit, step) as a person's; return its path. Usage errors (exit 2)
+    name what is wrong: an unknown chapter or step, no file, an empty file."""
+    check_step(unit, step)
+    check_in_outline(book, unit)
     s = spec(Node(unit, step))
     rel = s.file(None if unit == BOOK else unit)
     path = book.ws.path(rel)

@@ -17,33 +17,20 @@ class HashCache:
     def body_hash(self, path: str, st: os.stat_result | None = None) -> str | None:
         """Hash of a file's body: everything before a marker line if the last non-blank line
         is one (of any name), else the whole text; trailing whitespace stripped. None if absent."""
-        try:
-            st = st or os.stat(path)
-        except OSError:
-            return None
-        hit = self.rows.get(path)
-        if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
-            return hit[2]
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            return None
-        mk = find_marker(data)
-        # a person's text after the marker is body too; a marked file saved with CRLF or a
-        # BOM hashes as the same words (a source file is hashed as it is)
-        h = body_hash(data if mk is None else saved_as_lf(split_marked(data, mk)))
-        self.rows[path] = self.dirty[path] = (st.st_size, st.st_mtime_ns, h)
-        return h
+        return self._cached(path, path, _body_hash, st)
 
     def verdict(self, path: str, kind: str, judge: Callable[[bytes], str]) -> str | None:
         """What the check `kind` says of a file's bytes ("" for nothing), judged again only when
         the file's size or mtime changed: a scan's checks of a person's files (kept for them?
         UTF-8? readable memory?) then cost a stat each on an unchanged tree, like its hashes.
         Kept in the same table, under "kind:path". None if the file cannot be read."""
-        key = f"{kind}:{path}"
+        return self._cached(f"{kind}:{path}", path, judge)
+
+    def _cached(self, key: str, path: str, compute: Callable[[bytes], str],
+                st: os.stat_result | None = None) -> str | None:
+        """compute(the file's bytes), kept under `key` for as long as the file's size and mtime stay."""
         try:
-            st = os.stat(path)
+            st = st or os.stat(path)
         except OSError:
             return None
         hit = self.rows.get(key)
@@ -54,11 +41,18 @@ class HashCache:
                 data = fh.read()
         except OSError:
             return None
-        said = judge(data)
-        self.rows[key] = self.dirty[key] = (st.st_size, st.st_mtime_ns, said)
-        return said
+        out = compute(data)
+        self.rows[key] = self.dirty[key] = (st.st_size, st.st_mtime_ns, out)
+        return out
 
     def forget(self, path: str) -> None:
         self.rows.pop(path, None)
         self.dirty.pop(path, None)
 
+
+
+def _body_hash(data: bytes) -> str:
+    mk = find_marker(data)
+    # a person's text after the marker is body too; a marked file saved with CRLF or a
+    # BOM hashes as the same words (a source file is hashed as it is)
+    return body_hash(data if mk is None else saved_as_lf(split_marked(data, mk)))
