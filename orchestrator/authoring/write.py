@@ -17,6 +17,7 @@ from ..steps import MEMORY, RESEARCH
 from ..text import docstrings
 from . import roles as roles_mod
 from .codeinfo import resolved_calls, signature_parts, steps
+from .opening import opening
 from .phrases import kind_name, phrases
 from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
@@ -60,37 +61,6 @@ def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, 
         if c.get("id") == me:
             break
     return chosen.get(me) or roles_mod.pick_metaphor([], taken, t["lang"], me)
-
-
-def _opening(ctx: dict[str, Any], p: Project, files: list[str], syms: list[Sym], t: dict[str, str]) -> list[str]:
-    ch = ctx["chapter"]
-    chs = outline_chapters(ctx)
-    ids = [str(c.get("id")) for c in chs]
-    if ch["id"] in ids:  # the role the planner gave this chapter's title
-        groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
-        role = assign_roles(p, groups)[ids.index(ch["id"])]
-    else:
-        rs = chapter_roles(p, files) if files else []
-        role = rs[0][1] if rs else None
-    problem = t.get("problem_" + role.key, "") if role else ""
-    names = join([f"`{s.name}`" for s in syms[:3]], t)
-    out = []
-    first = (problem + " " if problem else "") + t["for_whom"].format(
-        audience=ctx["book"]["audience"], names=names or t["these_files"], n=len(files))
-    out += [first.strip(), ""]
-    docs = []
-    for f in files:
-        pd = docstrings.parse(p.module_doc(f), p.lang(f))
-        if pd.summary:
-            docs.append((f, pd))
-    if docs:
-        f, pd = docs[0]
-        if t["lang"] == "zh":
-            out += [t["pkg_doc"].format(file=f), "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks[:3]))), ""]
-        else:
-            out += [t["pkg_doc"].format(file=f) + " " + " ".join(b.text for b in pd.blocks[:1] if b.kind == "p"), ""]
-            out += [x for b in docstrings.render_blocks(pd.blocks[1:3]) for x in (b, "")]
-    return out
 
 
 def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str]:
@@ -259,7 +229,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
     phrase, meaning = _metaphor(ctx, p, t)
     out = [f"# {ch['title']}", ""]
-    out += _opening(ctx, p, files, key, t)
+    out += opening(ctx, p, files, key, t, join)
     if not roles_mod.is_general(phrase):  # an image that is not the code's own role teaches nothing
         out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
         if key:

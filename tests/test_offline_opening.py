@@ -1,0 +1,83 @@
+"""The offline writer's chapter openings: each quotes the module doc of the file its chapter is
+about (never the package's __init__ because it came first), and no two chapters of a book open
+with the same sentence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator import authoring
+from orchestrator.outline import parse as parse_outline
+
+CACHE = ('"""A least-recently-used cache, kept in front of the slow store."""\n\n\n'
+         'class LRUCache:\n    """A mapping that forgets the least recently used entry."""\n\n'
+         '    def __init__(self, n):\n        self.n = n\n        self.d = {}\n\n'
+         '    def put(self, k, v):\n        """Keep `v` under `k`."""\n        self.d[k] = v\n        if len(self.d) > self.n:\n'
+         '            self.d.pop(next(iter(self.d)))\n\n'
+         '    def get(self, k):\n        """The value under `k`, or None."""\n        return self.d.get(k)\n')
+STORE = ('"""Storage of records on disk, one file per key."""\n\nimport os\n\n\n'
+         'def save(path, key, value):\n    """Write one record."""\n    with open(os.path.join(path, key), "w") as f:\n'
+         '        f.write(value)\n\n\n'
+         'def load(path, key):\n    """Read one record back."""\n    with open(os.path.join(path, key)) as f:\n'
+         '        return f.read()\n')
+INIT = '"""kvpkg: a package that stores values.\n\nIt has a cache and a store."""\n\nfrom .cache import LRUCache\n'
+
+
+def _book(tmp_path: Path) -> dict[str, str]:
+    """Every chapter of the demo book (minikv), drafted offline."""
+    import shutil
+
+    from orchestrator.resources import builtin
+
+    src = tmp_path / "src"
+    shutil.copytree(builtin("example"), src, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    ctx = {"source_root": str(src), "language": "en", "limits": {"max_chapters": 12, "batch_size": 3},
+           "book": {"title": "A Book", "audience": "readers", "brief": "How it works."},
+           "personas": ["Newcomer: new"], "memory": {"metaphors": [], "glossary": []}, "chapters": []}
+    o = parse_outline(authoring.write_outline(ctx), "the plan", src)
+    out = {}
+    for c in o.chapters:
+        cctx = dict(ctx, chapter=c.entry(), outline_yaml=o.to_yaml(),
+                    chapters=[{"id": x.id, "title": x.title, "batch": x.batch, "summary": x.summary} for x in o.chapters])
+        out[c.id] = authoring.write_draft(dict(cctx, research=authoring.write_research(cctx)))
+    return out
+
+
+def _opening(text: str) -> str:
+    return text.split("\n## ", 1)[0]
+
+
+def test_a_chapter_quotes_the_doc_of_its_own_module_not_the_package_init(tmp_path: Path):
+    book = _book(tmp_path)
+    cache = next(t for t in book.values() if "## `LRUCache`" in t)
+    head = _opening(cache)
+    assert "minikv/__init__.py" in cache  # the chapter covers the package file too ...
+    assert "a tiny persistent key-value store" not in head  # ... but its doc does not speak for the cache
+    # the noun phrase continues the lead-in
+    assert "`minikv/cache.py` describes itself as a least-recently-used cache" in head
+
+
+def test_no_two_chapters_open_with_the_same_sentence(tmp_path: Path):
+    book = _book(tmp_path)
+    assert len(book) >= 2
+    firsts = [_opening(t).split("\n\n")[1].split(". ")[0] for t in book.values()]
+    assert len(set(firsts)) == len(firsts), firsts
+    # the audience is named once, by the first chapter
+    assert sum("This book is for readers" in _opening(t) for t in book.values()) == 1
+
+
+def test_doc_file_prefers_the_key_symbols_file(tmp_path: Path):
+    from orchestrator.authoring.opening import doc_file
+    from orchestrator.authoring.project import load
+
+    src = tmp_path / "src"
+    (src / "kvpkg").mkdir(parents=True)
+    (src / "kvpkg" / "__init__.py").write_text(INIT)
+    (src / "kvpkg" / "cache.py").write_text(CACHE)
+    (src / "kvpkg" / "store.py").write_text(STORE)
+    p = load(src)
+    files = ["kvpkg/__init__.py", "kvpkg/cache.py", "kvpkg/store.py"]
+    store = [s for s in p.symbols() if s.name == "save"]
+    assert doc_file(p, files, store)[0] == "kvpkg/store.py"
+    assert doc_file(p, files, [])[0] == "kvpkg/cache.py"  # a file of its own before the package's
+    assert doc_file(p, ["kvpkg/__init__.py"], [])[0] == "kvpkg/__init__.py"  # the only doc there is
