@@ -201,3 +201,18 @@ def test_a_deprecation_note_is_not_a_glossary_term(tmp_path: Path):
     # the memory keeper's reading of a glossary entry (providers/offline.py: remember)
     terms = [m.group(1) for ln in text.splitlines() if (m := re.match(r"\*\*(.+?)\*\*[:：]\s*(.+)$", ln))]
     assert not any("eprecated" in t for t in terms), terms
+
+
+def test_a_doc_comments_code_reaches_the_chapter(tmp_path: Path):
+    # a note's code block and every example of use (up to three) were dropped: only the note's
+    # words and the first example were kept
+    gizmo = ('"""Gizmos."""\n\n\ndef twiddle(n, times=1):\n'
+             '    """Twiddle `n` the given number of times.\n\n'
+             '    Note:\n        It is cheap; call it in a loop::\n\n            for i in range(3):\n'
+             '                twiddle(i)\n\n'
+             '    Examples:\n        >>> twiddle(2)\n        4\n\n        >>> twiddle(2, times=2)\n        8\n    """\n'
+             '    for _ in range(times):\n        n = n * 2\n    return n\n')
+    text = _chapter(tmp_path, {"gizmo.py": gizmo})
+    assert "It is cheap; call it in a loop" in text
+    assert "for i in range(3):\n    twiddle(i)" in text, text
+    assert ">>> twiddle(2)\n4" in text and ">>> twiddle(2, times=2)\n8" in text

@@ -199,15 +199,34 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
     out += [docstrings.fence(code, f"{lang} file={s.rel} lines={a}-{b}"), ""]
     out += _steps_block(code, s, t)
     out += _params_block(s, pd, t)
-    notes = [n for n in pd.notes if n.text]
-    if notes:
-        lab = docstrings.LABELS["en"]
-        body = "\n".join(f"- **{lab.get(n.name, n.name)}{(' ' + n.type) if n.type else ''}**: {n.text}" for n in notes[:4])
-        out += [t["notes_intro"], "", _quote(body) if zh else body, ""]
+    out += _notes_block(pd, t)
     out += _calls_block(p, s, code, here, ctx["chapter"]["id"], in_chapter, t)
-    ex = next((e for e in pd.examples if shows_use(e.text, s.short)), None)
-    if ex is not None:
-        out += [t["doc_example"], "", docstrings.fence(ex.text, ex.lang or "text"), ""]
+    shown = [e for e in pd.examples if shows_use(e.text, s.short)][:MAX_EXAMPLES]
+    if shown:
+        out += [t["doc_example"], ""]
+        for e in shown:
+            out += [docstrings.fence(e.text, e.lang or "text"), ""]
+    return out
+
+
+MAX_EXAMPLES = 3  # a doc comment's examples of use shown in a section; more belong in its docs
+
+
+def _notes_block(pd: docstrings.DocParts, t: dict[str, str]) -> list[str]:
+    """The doc comment's notes and warnings, each followed by the code it shows (a note's
+    example is part of what it says, never dropped). In a Chinese book the English words are
+    quoted."""
+    notes = [n for n in pd.notes if n.text][:4]
+    if not notes:
+        return []
+    zh = t["lang"] == "zh"
+    lab = docstrings.LABELS["en"]
+    out = [t["notes_intro"], ""]
+    for n in notes:
+        line = f"- **{lab.get(n.name, n.name)}{(' ' + n.type) if n.type else ''}**: {n.text}"
+        out += [_quote(line) if zh else line, ""]
+        for c in n.code:
+            out += [docstrings.fence(c.text, c.lang or "text"), ""]
     return out
 
 
