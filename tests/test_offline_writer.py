@@ -216,3 +216,26 @@ def test_a_doc_comments_code_reaches_the_chapter(tmp_path: Path):
     assert "It is cheap; call it in a loop" in text
     assert "for i in range(3):\n    twiddle(i)" in text, text
     assert ">>> twiddle(2)\n4" in text and ">>> twiddle(2, times=2)\n8" in text
+
+
+def test_a_chinese_glossary_entry_says_what_the_type_offers(tmp_path: Path):
+    # a zh entry said only "defined in mux.go, one of the names this chapter is built around"
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write import _term_lines
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "mux.go").write_text("package web\n\n// Mux is a request multiplexer.\ntype Mux struct {\n\tn int\n}\n\n"
+                                "// Handle registers a handler.\nfunc (m *Mux) Handle(p string) {\n\tm.n++\n}\n\n"
+                                "// Serve answers.\nfunc (m *Mux) Serve() int {\n\treturn m.n\n}\n\n"
+                                "type bare struct{}\n")
+    (src / "app.go").write_text("package web\n\nfunc NewApp() *Mux {\n\treturn &Mux{}\n}\n")
+    p = load(src)
+    mux = [s for s in p.symbols() if s.name in ("Mux", "bare")]
+    lines = _term_lines(mux, set(), phrases("zh"), p)
+    entry = next(x for x in lines if x.startswith("**Mux**"))
+    assert entry.startswith("**Mux**：`mux.go` 中的结构体，提供 2 个方法，主要有 `Handle` 与 `Serve`"), entry
+    assert "另有 1 个文件用到它" in entry
+    assert "> Mux is a request multiplexer." in entry  # the English is quoted, not put in the sentence
+    assert not any(x.startswith("**bare**") for x in lines)  # nothing known: no entry

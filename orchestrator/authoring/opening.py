@@ -67,6 +67,16 @@ def chapter_role(ctx: dict[str, Any], p: Project, files: list[str]) -> tuple[Rol
     return role, (ids[first] if first < me else None)
 
 
+def _nth_of_role(ctx: dict[str, Any], p: Project, role: Role) -> int:
+    """How many earlier chapters (in reading order) share this chapter's role."""
+    chs = outline_chapters(ctx)
+    ids = [str(c.get("id")) for c in chs]
+    groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
+    roles = assign_roles(p, groups)
+    me = ids.index(ctx["chapter"]["id"])
+    return sum(1 for r in roles[:me] if r is not None and r.key == role.key)
+
+
 def _shape(p: Project, key: list[Sym], t: dict[str, str], join: Any) -> str:
     """What kind of chapter this is, from its key symbols: a type and its methods, functions,
     or macros."""
@@ -83,7 +93,21 @@ def _shape(p: Project, key: list[Sym], t: dict[str, str], join: Any) -> str:
         return line
     if all(s.kind == "macro" for s in key[:3]):
         return t["open_macros"].format(names=join([f"`{s.name}`" for s in key[:3]], t))
-    return t["open_funcs"].format(names=join([f"`{s.name}`" for s in key[:3]], t))
+    owners = {s.dotted.rpartition(".")[0] for s in key[:3]}
+    if len(owners) == 1 and "" not in owners and all(s.kind == "method" for s in key[:3]):
+        owner = owners.pop()
+        home = next((o for o in p.find(owner) if o.kind in TYPE_KINDS), None)
+        where = t["open_methods_from"].format(file=home.rel) if home is not None and home.rel != key[0].rel else ""
+        return t["open_methods"].format(owner=owner, where=where, names=join([f"`{s.short}`" for s in key[:3]], t))
+    def private(s: Sym) -> bool:
+        return s.short[:1] == "_" or (s.lang == "go" and s.short[:1].islower())
+
+    public = [s for s in key[:3] if not private(s)]
+    helper = next((s for s in key[1:4] if private(s)), None)
+    if public and helper is not None:  # a chapter's entry points and the helper behind them
+        return t["open_funcs_helper"].format(names=join([f"`{s.name}`" for s in public], t), helper=helper.name)
+    names = join([f"`{s.name}`" for s in key[:3]], t)
+    return t["open_funcs"].format(names=names)
 
 
 def _kind(kind: str, t: dict[str, str]) -> str:
@@ -117,7 +141,10 @@ def opening(ctx: dict[str, Any], p: Project, files: list[str], key: list[Sym], t
     elif role is not None and earlier is not None:
         title = next((str(c.get("title")) for c in chs if str(c.get("id")) == earlier), earlier)
         part = join([f"`{f}`" for f in files[:2]], t)
-        sentences.append(t["problem_more"].format(title=title, ch=earlier, files=part))
+        # the same link said the same way in every later chapter of a role reads as a template
+        forms = [t["problem_more"], t["problem_more2"], t["problem_more3"]]
+        form = forms[(_nth_of_role(ctx, p, role) - 1) % len(forms)]
+        sentences.append(form.format(title=title, ch=earlier, files=part))
     if first_chapter:
         sentences.append(t["for_whom"].format(audience=ctx["book"]["audience"], names=names))
     else:

@@ -63,10 +63,12 @@ def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, 
     return chosen.get(me) or roles_mod.pick_metaphor([], taken, t["lang"], me)
 
 
-def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str]:
+def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str], p: Project | None = None) -> list[str]:
     """Glossary entries for the chapter's key types. An English entry says what the term is,
-    from the first sentence of its doc comment; a type without one is left to its section (an
-    entry that only says where a name is defined teaches nothing)."""
+    from the first sentence of its doc comment; a Chinese one, which cannot carry the English,
+    says what the type offers and who uses it (from the map), and quotes the doc's sentence
+    below. A type with nothing to say is left to its section (an entry that only says where a
+    name is defined teaches nothing)."""
     out = []
     for s in syms:
         if s.kind not in ("class", "struct", "interface", "trait", "enum", "type") or s.short.lower() in known:
@@ -74,7 +76,10 @@ def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str
         if "." in s.dotted:
             continue
         if t["lang"] == "zh":
-            out.append(t["term"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel))
+            entry = _zh_term(s, t, p)
+            if not entry:
+                continue
+            out.append(entry)
         else:
             pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
             summary = " ".join(pd.summary.split()).rstrip(".")
@@ -86,6 +91,28 @@ def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str
         out.append("")
         known.add(s.short.lower())
     return out
+
+
+def _zh_term(s: Sym, t: dict[str, str], p: Project | None) -> str:
+    """A Chinese glossary entry from facts: the type's methods (the most important first) and
+    how many other files use it, then its doc's first sentence quoted; '' when none is known."""
+    facts = []
+    if p is not None:
+        methods = [m for m in p.symbols(within=[s.rel]) if m.dotted.startswith(s.dotted + ".") and m.kind == "method"
+                   and not m.short.startswith("_")]
+        if methods:
+            facts.append(t["term_methods"].format(n=len(methods), names=join([f"`{m.short}`" for m in methods[:3]], t)))
+        users = [u for u in p.map.users_of(s.name) if u != s.rel]
+        if users:
+            facts.append(t["term_users"].format(n=len(users)))
+    pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
+    if not facts and not pd.summary:
+        return ""
+    line = t["term_zh"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel,
+                               facts=("，" + "，".join(facts)) if facts else "") + "。"
+    if pd.summary:
+        line += "\n\n" + _quote(pd.summary)
+    return line
 
 
 def shows_use(example: str, name: str) -> bool:
@@ -269,7 +296,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     if later:
         out += [t["used_by"].format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t)), ""]
     known = {str(g[0]).lower() for g in ctx.get(MEMORY, {}).get("glossary", [])}
-    terms = _term_lines(key, known, t)
+    terms = _term_lines(key, known, t, p)
     if terms:
         out += [f"## {t['terms']}", ""] + terms
     in_chapter = {s.name for s in key}
