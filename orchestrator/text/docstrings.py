@@ -163,14 +163,14 @@ class _Parser:
                 sub = _body("\n".join(body), self.lang)
                 label = "safety" if key == "safety" else _SECTIONS[key]
                 text = " ".join(b.text for b in sub.blocks if b.kind in ("p", "list"))
-                code = [b for b in sub.blocks if b.kind == "code"] + sub.examples
+                snippets = [b for b in sub.blocks if b.kind == "code"] + sub.examples
                 if text and label == "raises":
                     self.parts.raises.append(Item("", "", text))
                 elif text:
-                    self.parts.notes.append(Item(label, "", text, code))
-                    code = []
+                    self.parts.notes.append(Item(label, "", text, snippets))
+                    snippets = []
                 self.parts.deprecated = sub.deprecated or self.parts.deprecated
-                self.parts.examples += code
+                self.parts.examples += snippets
                 return
             self.parts.blocks.append(Block("heading", inline(m.group(1))))
             return
