@@ -110,6 +110,23 @@ def _shape(p: Project, key: list[Sym], t: dict[str, str], join: Any) -> str:
     return t["open_funcs"].format(names=names)
 
 
+def _own_words(key: list[Sym], t: dict[str, str]) -> str:
+    """The first key symbol's doc sentence when it is a sentence about the symbol (Go's and
+    many others' `GenFishCompletion generates fish completion ...`), with the name as code:
+    the chapter's subject in the code's own words. English books only (a Chinese sentence
+    cannot carry English prose); '' otherwise."""
+    if t["lang"] != "en":
+        return ""
+    for s in key[:2]:
+        if not s.d.doc:
+            continue
+        summary = docstrings.parse(s.d.doc, s.lang).summary
+        m = re.match(rf"^(?:The\s+|A\s+|An\s+)?`?{re.escape(s.short)}`?\s+(?=[a-z])", summary)
+        if m and len(summary) <= 240 and summary.endswith("."):
+            return f"`{s.name}` " + summary[m.end():]
+    return ""
+
+
 def _kind(kind: str, t: dict[str, str]) -> str:
     from .phrases import kind_name
 
@@ -144,6 +161,9 @@ def opening(ctx: dict[str, Any], p: Project, files: list[str], key: list[Sym], t
         # the same link said the same way in every later chapter of a role reads as a template
         forms = [t["problem_more"], t["problem_more2"], t["problem_more3"]]
         form = forms[(_nth_of_role(ctx, p, role) - 1) % len(forms)]
+        lead = _own_words(key, t)  # what this chapter's code says it does comes first
+        if lead:
+            sentences.append(lead)
         sentences.append(form.format(title=title, ch=earlier, files=part))
     if first_chapter:
         sentences.append(t["for_whom"].format(audience=ctx["book"]["audience"], names=names))
