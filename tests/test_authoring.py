@@ -234,3 +234,20 @@ def test_a_symbol_kept_only_for_old_callers_is_not_a_key_symbol(tmp_path):
     on = next(s for s in p.symbols() if s.name == "OnInit")
     assert retired(p, gt) and not retired(p, on)
     assert [s.name for s in key_symbols(p, ["util.go"], 2)][0] == "OnInit"
+
+
+def test_a_go_name_of_another_package_is_used_only_through_its_qualifier(tmp_path):
+    # chi's mux.go (`mux.pool.New = ...`) was said to use middleware's `New`
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.research import _go_reachable
+
+    src = tmp_path / "src"
+    (src / "middleware").mkdir(parents=True)
+    (src / "mux.go").write_text("package chi\n\nfunc NewMux() *Mux {\n\tmux := &Mux{}\n\tmux.pool.New = func() any { return nil }\n"
+                                "\treturn mux\n}\n")
+    (src / "app.go").write_text("package chi\n\nimport \"x/middleware\"\n\nvar h = middleware.New(nil)\n")
+    (src / "middleware" / "middleware.go").write_text("package middleware\n\nfunc New(h any) any {\n\treturn h\n}\n")
+    p = load(src)
+    assert not _go_reachable(p, ["mux.go"], "middleware/middleware.go", "New")
+    assert _go_reachable(p, ["app.go"], "middleware/middleware.go", "New")
+    assert _go_reachable(p, ["mux.go"], "app.go", "h")  # the same package: no qualifier needed

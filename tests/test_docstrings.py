@@ -353,3 +353,12 @@ def test_a_go_example_section_is_code_not_a_paragraph():
     p = parse("// Thing does a thing.\n//\n// Example:\n//\n//\tt := Thing(4)\n//\tt.Run()\n", "go")
     assert [e.text for e in p.examples] == ["t := Thing(4)\nt.Run()"]
     assert all("Thing(4)" not in b.text for b in p.blocks)
+
+
+def test_an_html_code_element_becomes_inline_code():
+    # anyhow's bail!: "equivalent to `<code>`return Err(...)`</code>`" in the book
+    p = parse("/// Return early.\n///\n/// This macro is equivalent to\n/// <code>return Err([anyhow!($args\\...)][anyhow!])</code>.\n"
+              "///\n/// Required: <code>Result&lt;_, [anyhow::Error][crate::Error]&gt;</code>.\n///\n"
+              "/// [anyhow!]: crate::anyhow\n", "rust")
+    assert p.blocks[1].text == "This macro is equivalent to `return Err(anyhow!($args...))`."
+    assert p.blocks[2].text == "Required: `Result<_, anyhow::Error>`."

@@ -81,3 +81,24 @@ def test_doc_file_prefers_the_key_symbols_file(tmp_path: Path):
     assert doc_file(p, files, store)[0] == "kvpkg/store.py"
     assert doc_file(p, files, [])[0] == "kvpkg/cache.py"  # a file of its own before the package's
     assert doc_file(p, ["kvpkg/__init__.py"], [])[0] == "kvpkg/__init__.py"  # the only doc there is
+
+
+def test_a_later_chapter_opens_with_its_code_in_its_own_words(tmp_path: Path):
+    from orchestrator.authoring.opening import _own_words
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write import _used
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "fish.go").write_text("package cobra\n\n// GenFishCompletion generates fish completion file and writes to the "
+                                 "passed writer.\nfunc GenFishCompletion(w any) error {\n\treturn nil\n}\n\n"
+                                 "// Returns nothing useful.\nfunc other() {}\n")
+    p = load(src)
+    key = [s for s in p.symbols() if s.name in ("GenFishCompletion", "other")]
+    assert _own_words(key, phrases("en")) == \
+        "`GenFishCompletion` generates fish completion file and writes to the passed writer."
+    assert _own_words([s for s in key if s.name == "other"], phrases("en")) == ""  # not a sentence about it
+    assert _own_words(key, phrases("zh")) == ""  # English prose never inside a Chinese sentence
+    assert _used(1, 1, phrases("en")) == "used from 1 other source file and 1 test or example"
+    assert _used(2, 0, phrases("en")) == "used from 2 other source files and 0 tests or examples"

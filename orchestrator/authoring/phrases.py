@@ -90,6 +90,8 @@ EN: dict[str, str] = {
     "summary": "Summary",
     "sum_line": "- `{name}`, the {kind} in `{file}`: {used}.",
     "used_n": "used from {n} other source files and {k} tests or examples",
+    # the singular forms ("1 other source files" read as a slip)
+    "used_files1": "1 other source file", "used_tests1": "1 test or example",
     "used_none": "used within its own files",
     "next": "Next, {link} builds on these pieces.",
     # problems each role solves (the opening sentence)

@@ -323,7 +323,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
         users = [u for u in p.map.users_of(s.name) if u not in files]
         tests = [u for u in users if p.files.get(u, (None, ""))[1] in ("test", "example")]
         out.append(t["sum_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel,
-                                        used=t["used_n"].format(n=len(users) - len(tests), k=len(tests)) if users else t["used_none"]))
+                                        used=_used(len(users) - len(tests), len(tests), t) if users else t["used_none"]))
     nxt = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
     if nxt:
         out += ["", t["next"].format(link=f"[{nxt[0].get('title')}]({nxt[0].get('id')}.md)")]
@@ -348,6 +348,16 @@ def _tidy_cjk(text: str) -> str:
         if fence is None:
             lines[i] = _CJK_GAP_RE.sub(r"\1", ln)
     return "\n".join(lines)
+
+
+def _used(n: int, k: int, t: dict[str, str]) -> str:
+    text = t["used_n"].format(n=n, k=k)
+    if t["lang"] == "en":  # a count of one takes the singular
+        if n == 1:
+            text = text.replace("1 other source files", t["used_files1"])
+        if k == 1:
+            text = text.replace("1 tests or examples", t["used_tests1"])
+    return text
 
 
 def join(items: list[str], t: dict[str, str]) -> str:
