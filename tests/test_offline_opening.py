@@ -102,3 +102,23 @@ def test_a_later_chapter_opens_with_its_code_in_its_own_words(tmp_path: Path):
     assert _own_words(key, phrases("zh")) == ""  # English prose never inside a Chinese sentence
     assert _used(1, 1, phrases("en")) == "used from 1 other source file and 1 test or example"
     assert _used(2, 0, phrases("en")) == "used from 2 other source files and 0 tests or examples"
+
+
+def test_a_module_doc_that_opens_with_a_title(tmp_path: Path):
+    # flask's json/tag.py opens with an RST title: the chapter's draft failed (IndexError)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "tag.py").write_text('"""\nTagged JSON\n~~~~~~~~~~~\n\nA compact representation for lossless serialization.\n\n'
+                                'It can be extended.\n"""\n\n\nclass Tagger:\n    """A tagger tags values."""\n\n'
+                                '    def tag(self, v):\n        """Tag `v`."""\n        return [v]\n')
+    ctx = {"source_root": str(src), "language": "en", "limits": {"max_chapters": 12, "batch_size": 3},
+           "book": {"title": "A Book", "audience": "readers", "brief": "How it works."},
+           "personas": ["Newcomer: new"], "memory": {"metaphors": [], "glossary": []}, "chapters": []}
+    o = parse_outline(authoring.write_outline(ctx), "the plan", src)
+    c = o.chapters[0]
+    cctx = dict(ctx, chapter=c.entry(), outline_yaml=o.to_yaml(),
+                chapters=[{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary}])
+    text = authoring.write_draft(dict(cctx, research=authoring.write_research(cctx)))
+    head = _opening(text)
+    assert "`tag.py` describes itself as a compact representation for lossless serialization." in head
+    assert head.count("It can be extended.") == 1

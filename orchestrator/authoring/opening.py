@@ -178,9 +178,11 @@ def opening(ctx: dict[str, Any], p: Project, files: list[str], key: list[Sym], t
     if t["lang"] == "zh":
         out += [lead, "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks[:3]))), ""]
         return out
-    para = " ".join(b.text for b in pd.blocks[:1] if b.kind == "p")
+    # the summary's paragraph (a heading may come before it), then the two blocks after it
+    at = next(i for i, b in enumerate(pd.blocks) if b.kind == "p")  # doc_file kept only docs with a summary
+    para = pd.blocks[at].text
     if continues:
         para = para[0].lower() + para[1:]
     out += [lead + " " + para, ""]
-    out += [x for b in docstrings.render_blocks(pd.blocks[1:3]) for x in (b, "")]
+    out += [x for b in docstrings.render_blocks(pd.blocks[at + 1:at + 3]) for x in (b, "")]
     return out
