@@ -122,3 +122,21 @@ def test_a_module_doc_that_opens_with_a_title(tmp_path: Path):
     head = _opening(text)
     assert "`tag.py` describes itself as a compact representation for lossless serialization." in head
     assert head.count("It can be extended.") == 1
+
+
+def test_a_trait_is_opened_as_a_contract(tmp_path: Path):
+    # anyhow's StdError chapter said of a trait "what it holds, how one is made"
+    from orchestrator.authoring.opening import _shape
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write import join
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "lib.rs").write_text("/// Something that can be shown.\npub trait Show {\n    fn show(&self) -> String;\n}\n\n"
+                                "/// A colour.\npub enum Colour {\n    Red,\n    Blue,\n}\n")
+    p = load(src)
+    show = [s for s in p.symbols() if s.name == "Show"]
+    colour = [s for s in p.symbols() if s.name == "Colour"]
+    assert "what a type must provide to be one" in _shape(p, show, phrases("en"), join)
+    assert "the cases it can be" in _shape(p, colour, phrases("en"), join)

@@ -87,7 +87,9 @@ def _shape(p: Project, key: list[Sym], t: dict[str, str], join: Any) -> str:
         methods = [s for s in key[1:] if s.dotted.startswith(head.dotted + ".")]
         others = [s for s in key[1:] if s not in methods]
         with_m = t["open_type_methods"].format(names=join([f"`{s.short}`" for s in methods[:3]], t)) if methods else ""
-        line = t["open_type"].format(kind=_kind(head.kind, t), name=head.name, methods=with_m)
+        # a trait or an interface is a contract, an enum a set of cases: neither "holds" nor is "made"
+        form = {"trait": "open_contract", "interface": "open_contract", "enum": "open_enum"}.get(head.kind, "open_type")
+        line = t[form].format(kind=_kind(head.kind, t), name=head.name, methods=with_m)
         if others:
             line += " " + t["open_beside"].format(names=join([f"`{s.name}`" for s in others[:3]], t))
         return line
