@@ -140,3 +140,10 @@ def test_a_trait_is_opened_as_a_contract(tmp_path: Path):
     colour = [s for s in p.symbols() if s.name == "Colour"]
     assert "what a type must provide to be one" in _shape(p, show, phrases("en"), join)
     assert "the cases it can be" in _shape(p, colour, phrases("en"), join)
+    # type aliases only (ky's KyRequest, ResponsePromise): nothing to follow "step by step"
+    (src / "types.ts").write_text("/** A request. */\nexport type KyRequest = Request & {id: string};\n\n"
+                                  "/** A promise. */\nexport type ResponsePromise = Promise<Response> & {id: string};\n")
+    p = load(src)
+    aliases = [s for s in p.symbols() if s.name in ("KyRequest", "ResponsePromise")]
+    assert {s.kind for s in aliases} == {"type alias"}
+    assert _shape(p, aliases, phrases("en"), join).startswith("It is about the types ")

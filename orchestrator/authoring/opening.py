@@ -48,17 +48,32 @@ def doc_file(p: Project, files: list[str], key: list[Sym]) -> tuple[str, docstri
     return f, docs[f]
 
 
+STRONG_FIT = 4.0  # a role scoring less (roles.detect) is a loose fit: its problem would mislead
+
+
+def _strong_roles(p: Project, groups: list[list[str]]) -> list[Role | None]:
+    """Each chapter's assigned role when it fits the chapter's code strongly, else None (anyhow's
+    lib.rs is not about a request's context, serde_json's cached powers table not a cache)."""
+    out: list[Role | None] = []
+    for files, role in zip(groups, assign_roles(p, groups)):
+        score = next((sc for sc, r in chapter_roles(p, files) if role is not None and r.key == role.key), 0.0) \
+            if files else 0.0
+        out.append(role if score >= STRONG_FIT else None)
+    return out
+
+
 def chapter_role(ctx: dict[str, Any], p: Project, files: list[str]) -> tuple[Role | None, str | None]:
-    """The role the planner gave this chapter, and the id of the first chapter (in reading order)
-    with the same role when that is an earlier one (None when this chapter is the first)."""
+    """The role the planner gave this chapter when it fits strongly, and the id of the first
+    chapter (in reading order) with the same role when that is an earlier one (None when this
+    chapter is the first)."""
     ch = ctx["chapter"]
     chs = outline_chapters(ctx)
     ids = [str(c.get("id")) for c in chs]
     if ch["id"] not in ids:
         rs = chapter_roles(p, files) if files else []
-        return (rs[0][1] if rs else None), None
+        return (rs[0][1] if rs and rs[0][0] >= STRONG_FIT else None), None
     groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
-    roles = assign_roles(p, groups)
+    roles = _strong_roles(p, groups)
     me = ids.index(ch["id"])
     role = roles[me]
     if role is None:
@@ -72,7 +87,7 @@ def _nth_of_role(ctx: dict[str, Any], p: Project, role: Role) -> int:
     chs = outline_chapters(ctx)
     ids = [str(c.get("id")) for c in chs]
     groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
-    roles = assign_roles(p, groups)
+    roles = _strong_roles(p, groups)
     me = ids.index(ctx["chapter"]["id"])
     return sum(1 for r in roles[:me] if r is not None and r.key == role.key)
 
@@ -93,6 +108,8 @@ def _shape(p: Project, key: list[Sym], t: dict[str, str], join: Any) -> str:
         if others:
             line += " " + t["open_beside"].format(names=join([f"`{s.name}`" for s in others[:3]], t))
         return line
+    if all(s.kind in (*TYPE_KINDS, "type alias") for s in key[:3]):  # declarations only: nothing runs "step by step"
+        return t["open_types"].format(names=join([f"`{s.name}`" for s in key[:3]], t))
     if all(s.kind == "macro" for s in key[:3]):
         return t["open_macros"].format(names=join([f"`{s.name}`" for s in key[:3]], t))
     owners = {s.dotted.rpartition(".")[0] for s in key[:3]}
@@ -123,7 +140,8 @@ def _own_words(key: list[Sym], t: dict[str, str]) -> str:
         if not s.d.doc:
             continue
         summary = docstrings.parse(s.d.doc, s.lang).summary
-        m = re.match(rf"^(?:The\s+|A\s+|An\s+)?`?{re.escape(s.short)}`?\s+(?=[a-z])", summary)
+        # Go's form: the name, then a verb ("generates", "is", "returns"); not "The `Error` type, ..."
+        m = re.match(rf"^`?{re.escape(s.short)}`?\s+(?=(?:is|are|can|will|[a-z]+s)\b)", summary)
         if m and len(summary) <= 240 and summary.endswith("."):
             return f"`{s.name}` " + summary[m.end():]
     return ""
@@ -155,6 +173,8 @@ def opening(ctx: dict[str, Any], p: Project, files: list[str], key: list[Sym], t
     first_chapter = not chs or str(chs[0].get("id")) == ctx["chapter"]["id"]
     names = join([f"`{s.name}`" for s in key[:3]], t) or t["these_files"]
     sentences = []
+    if role is None and not first_chapter:  # no problem to state: the code's own words lead
+        sentences.append(_own_words(key, t))
     if role is not None and earlier is None:
         sentences.append(t.get("problem_" + role.key, ""))
     elif role is not None and earlier is not None:
