@@ -92,3 +92,23 @@ def test_an_unreadable_memory_file_fails_only_what_reads_it(built_ws: Path, caps
     assert (built_ws / "output/publish/index.html").is_file()
     glossary = (built_ws / "output/memory/glossary.md").read_text()
     assert "(ch01)" in glossary  # the aggregates were made without the unreadable file
+
+
+def test_a_prose_lead_in_with_a_colon_is_not_a_term():
+    text = MEMORY.replace("Remember to check this later", "Note: the cache is cleared on restart.\n\n"
+                          "See: chapter three for the eviction.\n\n`Cache.get`: returns the stored answer.\n\n"
+                          "The cache is refreshed on every request, then: it is cleared.\n\n注意：缓存会在重启时清空。")
+    p = parse_memory(text, file="m.md")
+    assert [t.term for t in p.update.terms] == ["LRU", "Hit ratio", "`Cache.get`"]
+    left = " ".join(p.warnings)
+    for lead in ("'Note: the cache", "'See: chapter three", "'The cache is refreshed", "'注意：缓存"):
+        assert lead in left
+
+
+def test_reads_as_term():
+    from orchestrator.contracts.lists import reads_as_term
+
+    for t in ("Hit ratio", "Mux.Use", "anyhow!", "`with_context`", "url_for()", "Error::msg", "请求上下文"):
+        assert reads_as_term(t), t
+    for t in ("Note", "TODO", "Example", "see also", "注意", "The cache is refreshed on every request, then"):
+        assert not reads_as_term(t), t

@@ -195,3 +195,32 @@ def walk(sec: Section, starts_item: Callable[[str], bool] = lambda s: False,
     return items
 
 
+
+
+# Words that open a sentence of prose with a colon ("Note: the cache ..."), not a term being defined.
+PROSE_LEADS = frozenset({
+    "note", "notes", "nb", "n.b.", "see", "see also", "todo", "fixme", "xxx", "example", "examples", "e.g.",
+    "for example", "warning", "caution", "important", "hint", "tip", "tips", "remember", "also", "however",
+    "update", "edit", "summary", "in short", "in summary", "result", "answer", "question", "reason", "why",
+    "so", "therefore", "then", "here", "this", "that", "these", "those", "it", "that is", "i.e.", "ps",
+    "注意", "注", "备注", "参见", "另见", "例如", "比如", "示例", "例子", "提示", "警告", "待办", "总之", "总结",
+})
+_CODE_NAME_RE = re.compile(r"^`[^`]+`$|^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*(?:\(\))?!?$")
+
+
+def reads_as_term(term: str) -> bool:
+    """A label before a colon reads as a glossary term: a code name (`Mux.Use`, `anyhow!`, a
+    backticked name) or a short noun phrase that is not one of the words prose opens with
+    (`Note: ...`, `See: ...`, `TODO: ...`) and does not end like a sentence."""
+    t = term.strip().strip("*_").strip()
+    if not t:
+        return False
+    if t.lower().rstrip(".") in PROSE_LEADS or t.lower() in PROSE_LEADS:
+        return False
+    if _CODE_NAME_RE.match(t) and ("_" in t or "." in t or "::" in t or "`" in t or t.endswith(("()", "!"))
+                                   or re.search(r"[a-z][A-Z]", t) or t.isupper()):
+        return True
+    if re.search(r"[\u4e00-\u9fff]", t):
+        return len(t) <= 16 and not re.search(r"[，。；！？]", t)
+    words = t.split()
+    return 1 <= len(words) <= 5 and not re.search(r"[.,;!?]$", t)

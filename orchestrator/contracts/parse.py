@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..steps import MEMORY, OUTLINE, PANEL, REVIEW
 from .errors import ContractError
 from .findings import Action, Finding, MergedReview, Review
-from .lists import Item, line_range, scan_head, strip_marker, walk
+from .lists import Item, line_range, reads_as_term, scan_head, strip_marker, walk
 from .mdtext import Section, fence_mask, sections, split_lines
 from .memory import CrossRef, MemoryUpdate, Metaphor, Term
 from .outline import OutlinePlan
@@ -194,12 +194,13 @@ class ParsedMemory:
 def _entries(sec: Section, key: str, file: str, starts, warnings: list[str]) -> list[Item]:
     """The items of a Glossary or Metaphors section. A prose line a person wrote there is an
     entry when it reads as one (`Hit ratio: the share of hits`, `Hit ratio — ...`, without a
-    bullet); any other prose line is reported (file, line, the form expected), never dropped
+    bullet; not `Note: ...`, see lists.reads_as_term); any other prose line is reported (file, line, the form expected), never dropped
     unseen. A `(none)` placeholder is neither."""
     prose: list[tuple[int, str]] = []
     items = walk(sec, starts, prose)
     for n, st in prose:
-        if any((m := rx.match(st)) and m.group("t").strip() and m.group("d").strip() for rx in _LABEL_RES[1:]):
+        if any((m := rx.match(st)) and m.group("t").strip() and m.group("d").strip()
+               and reads_as_term(m.group("t")) for rx in _LABEL_RES[1:]):
             items.append(Item(n, st))
         else:
             warnings.append(f"{file}:{n}: the line {st[:60]!r} in ## {sec.title.strip()} is not an entry and is "
