@@ -251,3 +251,36 @@ def test_a_go_name_of_another_package_is_used_only_through_its_qualifier(tmp_pat
     assert not _go_reachable(p, ["mux.go"], "middleware/middleware.go", "New")
     assert _go_reachable(p, ["app.go"], "middleware/middleware.go", "New")
     assert _go_reachable(p, ["mux.go"], "app.go", "h")  # the same package: no qualifier needed
+
+
+def test_one_go_package_rule_for_the_dependency_graph_the_relations_and_the_calls(tmp_path):
+    # the plan's dependency graph and the calls a chapter explains follow the research report's
+    # rule: a bare `New` in package chi is not middleware's `New`; `mw.New` (an alias) and
+    # `middleware.Logger` are
+    from orchestrator.authoring.codeinfo import resolved_calls
+    from orchestrator.authoring.plan import dep_graph
+    from orchestrator.authoring.project import load
+
+    src = tmp_path / "src"
+    (src / "middleware").mkdir(parents=True)
+    (src / "mux.go").write_text("package chi\n\nfunc NewMux() *Mux {\n\tmux := &Mux{}\n\tmux.pool.New = New\n"
+                                "\treturn mux\n}\n\ntype Mux struct{ pool any }\n")
+    (src / "app.go").write_text("package chi\n\nimport mw \"x/middleware\"\n\nfunc Build() any {\n"
+                                "\treturn mw.New(nil)\n}\n")
+    (src / "middleware" / "middleware.go").write_text(
+        "package middleware\n\nfunc New(h any) any {\n\treturn h\n}\n\nfunc Logger(h any) any {\n\treturn New(h)\n}\n")
+    (src / "middleware" / "logger.go").write_text("package middleware\n\nfunc Other() any {\n\treturn Logger(nil)\n}\n")
+    p = load(src)
+    g = dep_graph(p)
+    assert "middleware/middleware.go" not in g["mux.go"]
+    assert "middleware/middleware.go" in g["app.go"]
+    assert "middleware/middleware.go" in g["middleware/logger.go"]  # the same package: bare names reach
+    assert p.reaches("app.go", "middleware/middleware.go", "New")
+    assert not p.reaches("mux.go", "middleware/middleware.go", "New")
+    build = next(s for s in p.symbols(["app.go"]) if s.short == "Build")
+    code = "\n".join(p.lines_of("app.go")[build.d.start_line - 1:build.d.end_line])
+    assert [x.name for x in resolved_calls(p, build, code)] == ["New"]
+    other = next(s for s in p.symbols(["middleware/logger.go"]) if s.short == "Other")
+    assert [x.rel for x in resolved_calls(p, other, "return Logger(nil)")] == ["middleware/middleware.go"]
+    newmux = next(s for s in p.symbols(["mux.go"]) if s.short == "NewMux")
+    assert resolved_calls(p, newmux, "mux.pool.New = New()") == []

@@ -331,7 +331,8 @@ def owner(s: Sym) -> str:
 def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
     """The definitions this code calls, only where the map resolves the callee: a method of its
     own type through `self`/`this`/the receiver, a qualified `Type.name`, or a bare name defined
-    exactly once in the same package (directory) or file. `self.loads` is never the module's `loads`."""
+    exactly once in the same package (directory) or file. `self.loads` is never the module's `loads`;
+    in Go another package's name only through its qualifier (Project.reaches)."""
     import posixpath
 
     me_owner, me_recv = owner(s), receiver(s)
@@ -350,10 +351,11 @@ def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
         if len(parts) == 2 and parts[0] in (me_recv, "self", "Self", "this", "cls") and me_owner:
             hit = [x for x in all_syms if x.dotted == f"{me_owner}.{parts[1]}"]
         elif len(parts) == 2:
-            hit = [x for x in all_syms if x.dotted == expr]
-            if not hit and s.lang == "go":  # pkg.Name: a definition named so in a directory named pkg
-                hit = [x for x in all_syms if x.short == parts[1] and posixpath.basename(posixpath.dirname(x.rel)) == parts[0]
-                       and "." not in x.dotted]
+            hit = [x for x in all_syms if x.dotted == expr and (s.lang != "go" or posixpath.dirname(x.rel) == here)]
+            if not hit and s.lang == "go":  # pkg.Name: a definition of another package, reached by its qualifier
+                hit = [x for x in all_syms if x.short == parts[1] and "." not in x.dotted
+                       and posixpath.dirname(x.rel) != here and p.go_package(x.rel) == p.go_import_package(s.rel, parts[0])
+                       and p.reaches(s.rel, x.rel, x.short)]
         elif len(parts) == 1:
             same = [x for x in all_syms if x.short == expr and "." not in x.dotted
                     and (x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == here))]

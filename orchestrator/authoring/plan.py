@@ -37,7 +37,8 @@ class Group:
 def dep_graph(p: Project) -> dict[str, dict[str, float]]:
     """Code file -> {code file: weight}: the top-level names (types, functions, constants, macros)
     a file uses that another file defines. Methods are left out: `fh.close()` does not make a file
-    depend on every class with a `close` method. A name defined in k files counts 1/k for each."""
+    depend on every class with a `close` method. A name defined in k files counts 1/k for each of
+    those the file can reach (Project.reaches: in Go, another package's name only with its qualifier)."""
     if p._deps is not None:
         return p._deps
     files = p.code_files()
@@ -52,13 +53,17 @@ def dep_graph(p: Project) -> dict[str, dict[str, float]]:
     for f in files:
         own = {d.name for d in p.map.files[f].definitions}
         edges: dict[str, float] = defaultdict(float)
-        for name, count in p.map.files[f].references.items():
+        refs = dict(p.map.files[f].references)
+        if p.lang(f) == "go":  # the map keeps `middleware` of `middleware.New`: the name is the reference
+            for _q, name in p.go_qualified(f):
+                refs[name] = refs.get(name, 0) + 1
+        for name, count in refs.items():
             where = homes.get(name)
             if not where or name in own:
                 continue
+            where = [g for g in where if g != f and p.reaches(f, g, name)]  # Go: another package's name needs its qualifier
             for g in where:
-                if g != f:
-                    edges[g] += min(count, 5) / len(where)
+                edges[g] += min(count, 5) / len(where)
         out[f] = dict(edges)
     p._deps = out
     return out

@@ -9,6 +9,7 @@ when the context names it, so a second run parses nothing that did not change.""
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import threading
 import tomllib
@@ -22,6 +23,9 @@ if TYPE_CHECKING:  # heavy (tree-sitter, networkx-free ranking): imported when a
     from ..repo.parse import Definition
 
 MAX_EXCERPT_LINES = 36  # longer bodies are quoted as head, an elision, and their last line
+_GO_PACKAGE_RE = re.compile(r"^package\s+(\w+)")
+_GO_QUALIFIED_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.([A-Za-z_]\w*)")
+_GO_ALIAS_RE = re.compile(r'^\s*(?:import\s+)?([A-Za-z_]\w*)\s+"(?:[^"]*/)?([^"/]+?)(?:/v\d+)?"', re.M)
 
 
 @dataclass
@@ -94,6 +98,48 @@ class Project:
     def module_doc(self, rel: str) -> str:
         fm = self.map.files.get(rel)
         return fm.doc if fm else ""
+
+    # ------------------------------------------------------------------ what reaches what
+
+    def reaches(self, src: str, dst: str, name: str) -> bool:
+        """Code in `src` can use the name `dst` defines: the one rule behind every relation the
+        offline authors draw (the plan's dependency graph, the research report's relations, the
+        calls a chapter explains). In Go a directory is a package, and a name of another package
+        is reached only through its qualifier (`middleware.New`, `chi.RouteContext`): chi's mux.go
+        setting `mux.pool.New` does not use middleware's `New`. Other languages: True (their
+        imports are not read here)."""
+        if self.lang(src) != "go" or self.lang(dst) != "go":
+            return True
+        if posixpath.dirname(src) == posixpath.dirname(dst):
+            return True
+        return (self.go_package(dst), name) in self.go_qualified(src)
+
+    def go_package(self, rel: str) -> str:
+        """The Go package a file belongs to: its `package` clause (chi's root is `package chi`),
+        else its directory's name."""
+        for ln in self.lines_of(rel)[:200]:
+            m = _GO_PACKAGE_RE.match(ln)
+            if m:
+                return m.group(1)
+        return posixpath.basename(posixpath.dirname(rel))
+
+    def go_qualified(self, rel: str) -> set[tuple[str, str]]:
+        """The (qualifier, name) pairs a Go file writes (`middleware.New`), an import alias read as its package."""
+        key = ("goqual", rel)
+        if key not in self._keys:
+            text = "\n".join(self.lines_of(rel))
+            found = set(_GO_QUALIFIED_RE.findall(text))
+            # `import mw ".../middleware"`: mw.New reaches middleware's New
+            aliases = {a: path for a, path in _GO_ALIAS_RE.findall(text) if a not in ("_", "import")}
+            found |= {(aliases[q], n) for q, n in found if q in aliases}
+            self._keys[key] = found
+            self._keys[("goalias", rel)] = aliases
+        return self._keys[key]
+
+    def go_import_package(self, rel: str, qualifier: str) -> str:
+        """The package a qualifier names in a Go file: an import alias read as its package."""
+        self.go_qualified(rel)
+        return self._keys[("goalias", rel)].get(qualifier, qualifier)
 
     # ------------------------------------------------------------------ symbols
 

@@ -163,6 +163,9 @@ def research(ctx: dict[str, Any], p: Project) -> str:
     for f in files:
         for name, k in p.map.files[f].references.items():
             refs[name] = refs.get(name, 0) + k
+        if p.lang(f) == "go":  # `middleware.New`: the map keeps only the qualifier (as plan.dep_graph reads it)
+            for _q, name in p.go_qualified(f):
+                refs[name] = refs.get(name, 0) + 1
     for other, (cid, _title) in where.items():
         if cid == ch["id"] or other not in p.map.files:
             continue
@@ -195,16 +198,9 @@ def research(ctx: dict[str, Any], p: Project) -> str:
 
 
 def _go_reachable(p: Project, files: list[str], other: str, name: str) -> bool:
-    """In Go a directory is a package: a name of another package is reached only through its
-    qualifier (`middleware.New`); chi's mux.go setting `mux.pool.New` does not use
-    middleware's `New`. Other languages: True (their imports are not read here)."""
-    if p.lang(other) != "go":
-        return True
-    pkg = posixpath.dirname(other)
-    if any(posixpath.dirname(f) == pkg for f in files):
-        return True
-    qual = re.compile(rf"\b{re.escape(posixpath.basename(pkg) or '')}\.{re.escape(name)}\b")
-    return bool(pkg) and any(qual.search("\n".join(p.lines_of(f))) for f in files if p.lang(f) == "go")
+    """Some file of the chapter can use the name `other` defines (Project.reaches, the rule the
+    plan's dependency graph and the calls a chapter explains follow too)."""
+    return any(p.reaches(f, other, name) for f in files)
 
 
 def _really_used(d: Any, refs: dict[str, int]) -> bool:
