@@ -284,3 +284,37 @@ def test_one_go_package_rule_for_the_dependency_graph_the_relations_and_the_call
     assert [x.rel for x in resolved_calls(p, other, "return Logger(nil)")] == ["middleware/middleware.go"]
     newmux = next(s for s in p.symbols(["mux.go"]) if s.short == "NewMux")
     assert resolved_calls(p, newmux, "mux.pool.New = New()") == []
+
+
+def test_the_book_opens_with_what_a_newcomer_meets_first(tmp_path):
+    # anyhow's book opened with ptr.rs (every file uses it, no user writes it): the crate root and
+    # what the README's code writes come first, the low-level internals later
+    from orchestrator.authoring.entry import entry_scores
+    from orchestrator.authoring.plan import batches, order_groups
+
+    src = tmp_path / "crate"
+    (src / "src").mkdir(parents=True)
+    (src / "README.md").write_text("# demo\n\n- Use it:\n\n  ```rust\n  let e = demo::Error::msg(\"x\");\n"
+                                   "  e.context(\"y\");\n  ```\n")
+    (src / "src" / "lib.rs").write_text("mod error;\nmod ptr;\nmod fmt;\n\npub use crate::error::Error;\n\n"
+                                        "pub type Result<T> = std::result::Result<T, Error>;\n\n"
+                                        "pub fn root(r: Ref) -> Own { Own::new(r) }\n")
+    (src / "src" / "error.rs").write_text("pub struct Error { inner: Own }\n\nimpl Error {\n"
+                                          "    pub fn msg(m: &str) -> Self { Error { inner: Own::new(Ref::new(m)) } }\n"
+                                          "    pub fn context(self, c: &str) -> Self { let _ = Indent::new(c); self }\n}\n")
+    (src / "src" / "ptr.rs").write_text("pub struct Own { p: usize }\npub struct Ref { p: usize }\n\n"
+                                        "impl Own {\n    pub fn new(r: Ref) -> Self { Own { p: r.p } }\n}\n"
+                                        "impl Ref {\n    pub fn new(_m: &str) -> Self { Ref { p: 0 } }\n}\n")
+    (src / "src" / "fmt.rs").write_text("pub struct Indent { n: usize }\n\nimpl Indent {\n"
+                                        "    pub fn new(_c: &str) -> Self { let _ = Ref::new(\"\"); Indent { n: 0 } }\n}\n")
+    from orchestrator.authoring.project import load
+
+    p = load(src)
+    groups = [["src/error.rs"], ["src/fmt.rs"], ["src/lib.rs"], ["src/ptr.rs"]]
+    scores = entry_scores(p, groups)
+    assert scores[2] > scores[0] > 0 and scores[1] == scores[3] == 0  # the root file; Error, .context(
+    order, deps = order_groups(p, groups)
+    # the internals after the public chapters, in their own dependency order (fmt.rs uses ptr.rs)
+    assert [groups[g][0] for g in order] == ["src/lib.rs", "src/error.rs", "src/ptr.rs", "src/fmt.rs"]
+    b = batches(order, deps, 3)
+    assert [b[g] for g in order] == sorted(b[g] for g in order)  # batches never run ahead of the reading order

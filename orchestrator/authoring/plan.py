@@ -168,8 +168,13 @@ def group_graph(p: Project, groups: list[list[str]]) -> dict[int, dict[int, floa
 
 
 def order_groups(p: Project, groups: list[list[str]]) -> tuple[list[int], dict[int, list[int]]]:
-    """(reading order, each group's real dependencies): what a group references most comes first;
-    a cycle is broken at the group the others lean on most."""
+    """(reading order, each group's real dependencies): the book opens with what a newcomer meets
+    first (entry.entry_scores: the names the README's code writes, the root file), and a group
+    comes after the groups it references, except internals no user meets (they come later, when
+    the public chapters have shown what they serve); a cycle is broken at the group the others
+    lean on most."""
+    from .entry import entry_scores
+
     gg = group_graph(p, groups)
     deps: dict[int, list[int]] = {}
     for a in range(len(groups)):
@@ -177,16 +182,30 @@ def order_groups(p: Project, groups: list[list[str]]) -> tuple[list[int], dict[i
         total = sum(edges.values()) or 1.0
         deps[a] = sorted((b for b, w in edges.items() if w / total >= DEP_SHARE), key=lambda b: (-edges[b], b))
     rank = p.map.file_rank()
-    weight = {i: sum(rank.get(f, 0.0) for f in g) for i, g in enumerate(groups)}
+    entry = entry_scores(p, groups)
+    public = {i for i, e in enumerate(entry) if e > 0}
+    if not public:  # no README code and no root file: the dependency order alone
+        public = set(range(len(groups)))
+    # internals: the ones fewer groups lean on first (ptr.rs, which every file uses, is the lowest level)
+    leaned = Counter(d for ds in deps.values() for d in ds)
+    weight = {i: (i in public, entry[i], -leaned[i] if i not in public else 0, sum(rank.get(f, 0.0) for f in g))
+              for i, g in enumerate(groups)}
+    # a public group waits for the public groups it uses, not for internals
+    order_deps = {a: [d for d in ds if d in public or a not in public] for a, ds in deps.items()}
     placed: list[int] = []
     left = set(range(len(groups)))
+    if any(entry):  # the opening chapter: what a newcomer meets first, whatever it builds on
+        placed.append(max(sorted(left), key=lambda g: weight[g]))
+        left.discard(placed[0])
     while left:
-        ready = [g for g in left if all(d not in left for d in deps[g])]
-        if not ready:  # a cycle: start with what the others lean on most, relative to what it leans on
-            share = {o: sum(gg.get(o, {}).values()) or 1.0 for o in left}
-            lean = {g: sum(gg.get(o, {}).get(g, 0.0) / share[o] for o in left if o != g)
-                    - sum(gg.get(g, {}).get(o, 0.0) for o in left if o != g) / share[g] for g in left}
-            ready = [max(sorted(left), key=lambda g: lean[g])]
+        ready = [g for g in left if all(d not in left for d in order_deps[g])]
+        pool = left & public or left
+        if not set(ready) & pool:  # a cycle (among the public groups while some are left): start with
+            # what the others lean on most, relative to what it leans on
+            share = {o: sum(gg.get(o, {}).values()) or 1.0 for o in pool}
+            lean = {g: sum(gg.get(o, {}).get(g, 0.0) / share[o] for o in pool if o != g)
+                    - sum(gg.get(g, {}).get(o, 0.0) for o in pool if o != g) / share[g] for g in pool}
+            ready = [max(sorted(pool), key=lambda g: (lean[g], weight[g]))]
         nxt = max(sorted(ready), key=lambda g: weight[g])
         placed.append(nxt)
         left.discard(nxt)
@@ -197,20 +216,17 @@ def order_groups(p: Project, groups: list[list[str]]) -> tuple[list[int], dict[i
 
 
 def batches(order: list[int], deps: dict[int, list[int]], batch_size: int) -> dict[int, int]:
-    """Each group's batch: after every batch it depends on; at most `batch_size` per batch."""
-    level: dict[int, int] = {}
-    for g in order:
-        level[g] = 1 + max((level[d] for d in deps[g]), default=0)
+    """Each group's batch, in reading order: after every batch it depends on, at most `batch_size`
+    per batch. A batch never runs ahead of the reading order (the book is numbered by batch, so a
+    chapter with no dependencies is not pulled in front of the entry points)."""
     out: dict[int, int] = {}
-    batch, count, last_level = 0, batch_size, 0
-    for g in sorted(order, key=lambda g: (level[g], order.index(g))):
+    batch, count = 1, 0
+    for g in order:
         need = max((out[d] for d in deps[g]), default=0) + 1
-        if count >= batch_size or level[g] != last_level or batch < need:
-            batch = max(batch + 1, need)
-            count = 0
+        if count >= batch_size or need > batch:
+            batch, count = max(batch + 1, need), 0
         out[g] = batch
         count += 1
-        last_level = level[g]
     return out
 
 
