@@ -318,3 +318,22 @@ def test_the_book_opens_with_what_a_newcomer_meets_first(tmp_path):
     assert [groups[g][0] for g in order] == ["src/lib.rs", "src/error.rs", "src/ptr.rs", "src/fmt.rs"]
     b = batches(order, deps, 3)
     assert [b[g] for g in order] == sorted(b[g] for g in order)  # batches never run ahead of the reading order
+
+
+def test_an_entry_file_that_only_re_exports_hands_the_root_to_what_it_exports(tmp_path):
+    # express's index.js is `module.exports = require('./lib/express')`; flask's __init__.py imports
+    from orchestrator.authoring.entry import root_files
+    from orchestrator.authoring.project import load
+
+    src = tmp_path / "js"
+    (src / "lib").mkdir(parents=True)
+    (src / "index.js").write_text("'use strict';\n\nmodule.exports = require('./lib/app');\n")
+    (src / "lib" / "app.js").write_text("function createApp() {\n  return {};\n}\n\nmodule.exports = createApp;\n")
+    (src / "lib" / "util.js").write_text("function helper() {\n  return 1;\n}\n\nmodule.exports = helper;\n")
+    assert root_files(load(src)) == {"lib/app.js"}
+    py = tmp_path / "py"
+    (py / "pkg").mkdir(parents=True)
+    (py / "pkg" / "__init__.py").write_text("from .core import Thing as Thing\nfrom .util import helper as helper\n")
+    (py / "pkg" / "core.py").write_text("class Thing:\n    def run(self):\n        return 1\n")
+    (py / "pkg" / "util.py").write_text("def helper():\n    return 2\n")
+    assert root_files(load(py)) == {"pkg/core.py"}

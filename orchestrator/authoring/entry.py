@@ -1,6 +1,6 @@
 """What a newcomer meets first: the public entry points of a project, read from its README's
 code (the names its examples write) and its root files (the crate root, the package's
-`__init__.py`, `index.ts`, the Go package at the top of the tree). The planner opens the
+`__init__.py`, `index.ts`). The planner opens the
 book with the chapters that hold them and leaves low-level internals (anyhow's `ptr.rs`, which
 every file uses and no user ever writes) for later."""
 
@@ -9,13 +9,14 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .project import Project
+from .project import Project, Sym, project_name
 
 _README_NAMES = ("readme.md", "readme.rst", "readme.txt", "readme", "readme.markdown")
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1", re.S | re.M)  # a list item's fence is indented
 _INLINE_RE = re.compile(r"`([^`\n]+)`")
 _RST_CODE_RE = re.compile(r"::\s*\n\n((?:[ \t]+[^\n]*\n|\n)+)")
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
+ROOT_BONUS = 2.0  # the root file outweighs two early README names: every user's import reaches it
 ROOT_FILES = ("lib.rs", "main.rs", "index.ts", "index.js", "index.mjs", "mod.ts", "__init__.py")
 
 
@@ -34,38 +35,121 @@ def readme_code(p: Project) -> str:
     return ""
 
 
-def is_root_file(p: Project, rel: str) -> bool:
-    """The file a user's import reaches first: a crate root, the top package's `__init__.py`,
-    an `index` module at the top of the source, a Go file of the package at the top."""
+def _defines(p: Project, rel: str) -> bool:
+    fm = p.map.files.get(rel)
+    return fm is not None and any(x.kind not in ("variable", "impl", "module", "import") for x in fm.definitions)
+
+
+def _is_top_entry(rel: str) -> bool:
     base, d = posixpath.basename(rel), posixpath.dirname(rel)
-    top = d in ("", "src", "lib", "source")
-    if base in ROOT_FILES:
-        return top or (base == "__init__.py" and d.count("/") <= 1 and posixpath.dirname(d) in ("", "src"))
-    return p.lang(rel) == "go" and d == ""
+    if base not in ROOT_FILES:
+        return False
+    return d in ("", "src", "lib", "source") or (
+        base == "__init__.py" and d.count("/") <= 1 and posixpath.dirname(d) in ("", "src"))
+
+
+_REEXPORT_RES = (re.compile(r"""require\(\s*['"](\.{1,2}/[^'"]+)['"]\s*\)"""),
+                 re.compile(r"""\bfrom\s+['"](\.{1,2}/[^'"]+)['"]"""),
+                 re.compile(r"^from\s+(\.\w+(?:\.\w+)*)\s+import\b", re.M))
+
+
+def _first_reexport(p: Project, rel: str) -> str | None:
+    """The code file a re-exporting entry file (`module.exports = require('./lib/express')`,
+    `from .app import Flask`, `export * from './vanilla'`) names first."""
+    text = "\n".join(p.lines_of(rel))
+    d = posixpath.dirname(rel)
+    hits = sorted((m.start(), m.group(1)) for rx in _REEXPORT_RES for m in rx.finditer(text))
+    code = set(p.code_files())
+    for _, target in hits:
+        if target.startswith("."):
+            if "/" in target:
+                path = posixpath.normpath(posixpath.join(d, target))
+            else:  # a Python relative module: `.app`, `.sansio.app`
+                path = posixpath.join(d, *target.lstrip(".").split("."))
+        else:
+            continue
+        for cand in (path, *(path + e for e in (".js", ".ts", ".mjs", ".cjs", ".tsx", ".py")),
+                     *(posixpath.join(path, "index" + e) for e in (".js", ".ts")), posixpath.join(path, "__init__.py")):
+            if cand in code and cand != rel:
+                return cand
+    return None
+
+
+def root_files(p: Project) -> set[str]:
+    """The files a user's import reaches first and that define something: a crate root, the top
+    package's `__init__.py`, an `index` module at the top of the source; where such a file only
+    re-exports (express's index.js, flask's `__init__.py`), the first file it re-exports. A Go
+    package has none (cobra's cobra.go holds helpers; its README's code says what a user writes)."""
+    key = ("root_files",)
+    if key not in p._keys:
+        out: set[str] = set()
+        for rel in p.code_files():
+            if not _is_top_entry(rel):
+                continue
+            target: str | None = rel
+            for _ in range(3):  # index.js -> lib/index.js -> lib/express.js
+                if target is None or _defines(p, target):
+                    break
+                target = _first_reexport(p, target)
+            if target is not None and _defines(p, target):
+                out.add(target)
+        p._keys[key] = out
+    return p._keys[key]
+
+
+def readme_names(p: Project) -> tuple[dict[str, float], dict[str, float]]:
+    """(name -> weight in (0, 1], the earlier the README's code writes it the more; names called
+    as methods there, `r.Get(`). A name after a dot (`r.Context()`) is a method of something else,
+    not the project's type, unless the dot follows the project's own name (`chi.NewRouter`)."""
+    key = ("readme_names",)
+    if key not in p._keys:
+        code = readme_code(p)
+        own = {p.root.name.lower(), project_name(p.root).lower()}
+        first: dict[str, int] = {}
+        for m in _IDENT_RE.finditer(code):
+            before = code[max(0, m.start() - 40):m.start()]
+            q = re.search(r"([A-Za-z_$][\w$]*)\.$", before)
+            if before.endswith(".") and not (q and q.group(1).lower() in own):
+                continue
+            first.setdefault(m.group(0), m.start())
+        size = max(len(code), 1)
+        calls: dict[str, int] = {}
+        for m in re.finditer(r"\.([A-Za-z_$][\w$]*)\s*\(", code):
+            calls.setdefault(m.group(1), m.start())
+        p._keys[key] = ({n: 1.0 / (1.0 + 3.0 * at / size) for n, at in first.items()},
+                        {n: 1.0 / (1.0 + 3.0 * at / size) for n, at in calls.items()})
+    return p._keys[key]
+
+
+def readme_weight(p: Project, s: Sym) -> float:
+    """How early the README's code writes this symbol (0 when it does not): a method only where
+    it is called (`r.Get(`), another name where it is written bare or after the project's name."""
+    names, called = readme_names(p)
+    n = s.short
+    if len(n) < 2 or n.startswith("_") or not s.d.exported:
+        return 0.0
+    if s.kind == "method":
+        return called.get(n, 0.0)
+    return names.get(n, 0.0)
 
 
 def entry_scores(p: Project, groups: list[list[str]]) -> list[float]:
     """How much of each group a newcomer meets first: the group's names the README's code writes
-    (earlier ones weigh more; a method only where it is called, `r.Get(`), and 1.5 for the root file."""
-    code = readme_code(p)
-    first: dict[str, int] = {}
-    for m in _IDENT_RE.finditer(code):
-        first.setdefault(m.group(0), m.start())
-    called = set(re.findall(r"\.([A-Za-z_$][\w$]*)\s*\(", code))
-    size = max(len(code), 1)
+    (earlier ones weigh more; a method only where it is called, `r.Get(`; the best three, so a group
+    of many small helpers does not outweigh the one class a user writes), and ROOT_BONUS for the root file."""
     out = []
     for files in groups:
-        score = 0.0
+        found: list[float] = []
         seen: set[str] = set()
         for s in p.symbols(within=files):
-            n = s.short
-            if n in seen or len(n) < 3 or n not in first or not s.d.exported or n.startswith("_"):
+            if s.short in seen:
                 continue
-            if s.kind == "method" and n not in called:
-                continue
-            seen.add(n)
-            score += 1.0 / (1.0 + 3.0 * first[n] / size)
-        if any(is_root_file(p, f) for f in files):
-            score += 1.5
+            w = readme_weight(p, s)
+            if w:
+                seen.add(s.short)
+                found.append(w)
+        score = sum(sorted(found, reverse=True)[:3])
+        if root_files(p) & set(files):
+            score += ROOT_BONUS
         out.append(round(score, 3))
     return out

@@ -190,8 +190,10 @@ def order_groups(p: Project, groups: list[list[str]]) -> tuple[list[int], dict[i
     leaned = Counter(d for ds in deps.values() for d in ds)
     weight = {i: (i in public, entry[i], -leaned[i] if i not in public else 0, sum(rank.get(f, 0.0) for f in g))
               for i, g in enumerate(groups)}
-    # a public group waits for the public groups it uses, not for internals
-    order_deps = {a: [d for d in ds if d in public or a not in public] for a, ds in deps.items()}
+    # a public group waits for the public groups it uses that a newcomer meets about as early,
+    # not for internals (chi's mux.go does not wait for tree.go, which the README barely names)
+    order_deps = {a: [d for d in ds if a not in public or (d in public and entry[d] >= 0.5 * entry[a])]
+                  for a, ds in deps.items()}
     placed: list[int] = []
     left = set(range(len(groups)))
     if any(entry):  # the opening chapter: what a newcomer meets first, whatever it builds on
@@ -267,9 +269,12 @@ def _key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
             w *= 0.4  # a type alias explains little on its own
         if s.short.startswith(("_", "#")) and not s.short.startswith("__init"):
             w *= 0.1  # private by convention: explained where a public name leads to it
+        w *= 1 + 2 * readme_weight(p, s)  # what the README's examples write is what a newcomer meets first
         if retired(p, s):
             w *= 0.2  # kept for old callers: a chapter is not built around what is on its way out
         return w
+
+    from .entry import readme_weight
 
     out: list[Sym] = []
     for s in sorted(syms, key=lambda s: (-weight(s), s.rel, s.d.start_line)):
