@@ -99,7 +99,9 @@ def test_a_later_chapter_opens_with_its_code_in_its_own_words(tmp_path: Path):
     assert _own_words(key, phrases("en")) == \
         "`GenFishCompletion` generates fish completion file and writes to the passed writer."
     assert _own_words([s for s in key if s.name == "other"], phrases("en")) == ""  # not a sentence about it
-    assert _own_words(key, phrases("zh")) == ""  # English prose never inside a Chinese sentence
+    # a Chinese book quotes the English comment as the source's own words, never as its prose
+    assert _own_words(key, phrases("zh")) == \
+        "源码注释这样介绍 `GenFishCompletion`：“GenFishCompletion generates fish completion file and writes to the passed writer.”。"
     assert _used(1, 1, phrases("en")) == "used from 1 other source file and 1 test or example"
     assert _used(2, 0, phrases("en")) == "used from 2 other source files and 0 tests or examples"
 
@@ -147,3 +149,34 @@ def test_a_trait_is_opened_as_a_contract(tmp_path: Path):
     aliases = [s for s in p.symbols() if s.name in ("KyRequest", "ResponsePromise")]
     assert {s.kind for s in aliases} == {"type alias"}
     assert _shape(p, aliases, phrases("en"), join).startswith("It is about the types ")
+
+
+def test_an_opening_says_what_an_undocumented_symbol_is_and_who_uses_it(tmp_path: Path):
+    # anyhow's books opened eight chapters with the same "At its centre is ..." sentence: an
+    # imperative doc, a noun-phrase doc (declared with its doc in another file) and, where no doc
+    # says anything, who uses the chapter's central symbol lead instead
+    from orchestrator.authoring.opening import _own_words, _uses_sentence, third_person
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write import join as _join
+
+    src = tmp_path / "crate" / "src"
+    src.mkdir(parents=True)
+    (src / "lib.rs").write_text("mod chain;\nmod ptr;\n\n/// Iterator of a chain of source errors.\npub struct Chain {\n"
+                                "    n: usize,\n}\n\n/// Construct an ad-hoc error from a string.\npub fn msg(m: &str) -> Ref {\n"
+                                "    Ref::new(m)\n}\n")
+    (src / "chain.rs").write_text("pub struct Chain {\n    n: usize,\n}\n\nimpl Chain {\n"
+                                  "    pub fn len(&self) -> usize { self.n }\n}\n")
+    (src / "ptr.rs").write_text("pub struct Ref {\n    p: usize,\n}\n\nimpl Ref {\n"
+                                "    pub fn new(_m: &str) -> Ref { Ref { p: 0 } }\n}\n")
+    p = load(src.parent)
+    en = phrases("en")
+    chain = [s for s in p.symbols(["src/chain.rs"]) if s.name == "Chain"]
+    assert _own_words(chain, en, p) == "`Chain` is an iterator of a chain of source errors."
+    msg = [s for s in p.symbols(["src/lib.rs"]) if s.name == "msg"]
+    assert _own_words(msg, en, p) == "`msg` constructs an ad-hoc error from a string."
+    ref = [s for s in p.symbols(["src/ptr.rs"]) if s.name == "Ref"]
+    assert _own_words(ref, en, p) == ""
+    assert _uses_sentence(p, ["src/ptr.rs"], ref, en, _join) == \
+        "Only one file outside this chapter reaches for `Ref`: `src/lib.rs`."
+    assert [third_person(v) for v in ("Push", "Apply", "Do", "Wrap")] == ["pushes", "applies", "does", "wraps"]

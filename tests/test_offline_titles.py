@@ -132,3 +132,27 @@ def test_a_title_names_no_private_member(tmp_path: Path):
     (root / "Client.ts").write_text(f"export class Client {{\n{body}\tstatic create(): Client {{\n\t\treturn new Client();\n\t}}\n}}\n")
     titles = _titles(root, [["Client.ts"]])
     assert "#" not in titles[0] and "Client" in titles[0], titles
+
+
+def test_one_word_is_no_role_and_loses_to_a_better_explanation():
+    # anyhow's `Chain` (an iterator) was "Middleware and hooks" from the word "chain"; its
+    # context.rs (adding context to errors) got the request-context role; serde_json's
+    # lexical/cached.rs tables were "Caching"
+    from orchestrator.authoring.roles import detect
+
+    chain = detect(["Chain", "next_back", "size_hint", "len", "next", "ChainState"], ["chain.rs"],
+                   "Iterator of a chain of source errors.",
+                   ["impl<'a> Iterator for Chain<'a>", "impl DoubleEndedIterator for Chain<'_>"])
+    assert chain[0][1].key == "iterators"
+    assert [r.key for _, r in chain].index("middleware") > 0
+    context = detect(["StdError", "context", "with_context", "ext_context"], ["context.rs"], "",
+                     ["impl<T, E> Context<T, E> for Result<T, E>"])
+    assert "context" not in [r.key for _, r in context]  # a name alone is no evidence of a role
+    cached = detect(["compare", "imul_pow5", "bit_length"], ["lexical/cached.rs", "lexical/cached_float80.rs"],
+                    "Cached powers trait for extended-precision floats.")
+    assert "cache" not in [r.key for _, r in cached]
+    # the chapter's folder named for the role is evidence enough (ky's utils/)
+    utils = detect(["timeout", "isHTTPError"], ["body.ts", "delay.ts", "is.ts"], "", [], ["utils"] * 3)
+    assert utils[0][1].key == "utils"
+    real = detect(["Router", "Route", "ServeHTTP"], ["mux.go"], "Package chi is a router.")
+    assert real[0][1].key == "routing"

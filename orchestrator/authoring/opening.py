@@ -129,22 +129,105 @@ def _shape(p: Project, key: list[Sym], t: dict[str, str], join: Any) -> str:
     return t["open_funcs"].format(names=names)
 
 
-def _own_words(key: list[Sym], t: dict[str, str]) -> str:
-    """The first key symbol's doc sentence when it is a sentence about the symbol (Go's and
-    many others' `GenFishCompletion generates fish completion ...`), with the name as code:
-    the chapter's subject in the code's own words. English books only (a Chinese sentence
-    cannot carry English prose); '' otherwise."""
-    if t["lang"] != "en":
+_IRREGULAR = {"do": "does", "go": "goes", "be": "is", "have": "has"}
+
+
+def third_person(verb: str) -> str:
+    """`Construct` -> `constructs`, `Wrap` -> `wraps`, `Apply` -> `applies`, `Push` -> `pushes`."""
+    v = verb.lower()
+    if v in _IRREGULAR:
+        return _IRREGULAR[v]
+    if re.search(r"(?:s|sh|ch|x|z|o)$", v):
+        return v + "es"
+    if re.search(r"[^aeiou]y$", v):
+        return v[:-1] + "ies"
+    return v + "s"
+
+
+# a doc summary that starts with one of these is an imperative ("Construct an ad-hoc error ...")
+_IMPERATIVE_RE = re.compile(
+    r"^(?:Add|Adapt|Allocate|Append|Apply|Attach|Build|Call|Cast|Check|Clear|Clone|Collect|Compare|Compute|"
+    r"Construct|Convert|Copy|Create|Decode|Deserialize|Determine|Drop|Encode|Ensure|Execute|Extract|Find|"
+    r"Format|Generate|Get|Handle|Insert|Load|Look|Make|Mark|Match|Merge|Move|Parse|Print|Produce|Provide|"
+    r"Push|Read|Register|Remove|Render|Replace|Report|Reset|Resolve|Return|Run|Send|Serialize|Set|Split|"
+    r"Start|Stop|Take|Try|Turn|Update|Validate|Wrap|Write)\b")
+
+
+def _doc_elsewhere(p: Project | None, s: Sym) -> str:
+    """The doc of the symbol's documented declaration in another file (anyhow's `Chain` is
+    declared with its doc in lib.rs and implemented in chain.rs)."""
+    if p is None:
         return ""
+    return next((o.d.doc for o in p.find(s.name) if o.d.doc and o.kind == s.kind and o.rel != s.rel), "")
+
+
+def _own_words(key: list[Sym], t: dict[str, str], p: Project | None = None) -> str:
+    """The first key symbol's doc sentence as a sentence about the symbol, with the name as code:
+    the chapter's subject in the code's own words. Go's form (`GenFishCompletion generates ...`)
+    is kept; an imperative (`Construct an ad-hoc error`) becomes `msg` constructs ...; a noun
+    phrase (`Iterator of a chain of source errors`) becomes `Chain` is an iterator of ....
+    A Chinese book quotes the English sentence as the source's own (it cannot carry it as its
+    prose). '' when no key symbol has such a sentence."""
     for s in key[:2]:
-        if not s.d.doc:
+        doc = s.d.doc or _doc_elsewhere(p, s)
+        if not doc:
             continue
-        summary = docstrings.parse(s.d.doc, s.lang).summary
+        summary = docstrings.parse(doc, s.lang).summary.strip()
+        if not summary or len(summary) > 240 or not summary.endswith("."):
+            continue
+        if t["lang"] != "en":
+            return t["own_quote"].format(name=s.name, summary=summary) if t.get("own_quote") else ""
         # Go's form: the name, then a verb ("generates", "is", "returns"); not "The `Error` type, ..."
         m = re.match(rf"^`?{re.escape(s.short)}`?\s+(?=(?:is|are|can|will|[a-z]+s)\b)", summary)
-        if m and len(summary) <= 240 and summary.endswith("."):
+        if m:
             return f"`{s.name}` " + summary[m.end():]
+        if s.kind in ("function", "method", "macro") and _IMPERATIVE_RE.match(summary):
+            verb, _, rest = summary.partition(" ")
+            return f"`{s.name}` {third_person(verb)} {rest}"
+        head = re.split(r"[:,;(]|\s(?:that|which|who|where)\s", summary, maxsplit=1)[0]
+        if s.kind in TYPE_KINDS and not _VERB_RE.search(head) and re.match(r"^[A-Z][a-z]+\b", summary) \
+                and not summary.startswith(("This ", "These ", "It ", "We ", "You ", "If ", "When ", "Note")):
+            what = summary[0].lower() + summary[1:]
+            if not re.match(r"^(?:a|an|the)\s", what):
+                what = ("an " if what[0] in "aeiou" else "a ") + what
+            return t["own_is"].format(name=s.name, what=what)
     return ""
+
+
+def used_by(p: Project, files: list[str], s: Sym) -> list[str]:
+    """The code files outside the chapter that use the symbol's name (Project.reaches: in Go
+    only through its package's qualifier), most uses first."""
+    counts: dict[str, int] = {}
+    for f in p.code_files():
+        if f in files:
+            continue
+        refs = p.map.files[f].references
+        n = refs.get(s.short, 0) + (1 if p.lang(f) == "go" and any(q[1] == s.short for q in p.go_qualified(f)) else 0)
+        if n and p.reaches(f, s.rel, s.short):
+            counts[f] = n
+    return sorted(counts, key=lambda f: (-counts[f], f))
+
+
+def _uses_sentence(p: Project, files: list[str], key: list[Sym], t: dict[str, str], join: Any) -> str:
+    """Who uses the chapter's central symbol, said as the fact it is (none, one, a few, many):
+    what the code is to the rest of the project, where no doc says what it is."""
+    if not key:
+        return ""
+    s = key[0]
+    if s.kind == "method":  # `source`, `write_str`: every type has one; the type is what others use
+        s = next((o for o in p.find(s.dotted.rsplit(".", 1)[0]) if o.kind in TYPE_KINDS and o.rel in files), None)
+        if s is None:
+            return ""
+    users = used_by(p, files, s)
+    shown = join([f"`{f}`" for f in users[:3]], t)
+    if not users:
+        return t["open_used_none"].format(file=join([f"`{f}`" for f in files[:2]], t), name=s.name)
+    fn = "" if s.kind in TYPE_KINDS else "_f"  # a type is used, a function or a macro is called
+    if len(users) == 1:
+        return t["open_used_one" + fn].format(name=s.name, files=shown)
+    if len(users) <= 3:
+        return t["open_used_few"].format(name=s.name, files=shown)
+    return t["open_used_many" + fn].format(name=s.name, n=len(users), files=shown)
 
 
 def _kind(kind: str, t: dict[str, str]) -> str:
@@ -173,8 +256,9 @@ def opening(ctx: dict[str, Any], p: Project, files: list[str], key: list[Sym], t
     first_chapter = not chs or str(chs[0].get("id")) == ctx["chapter"]["id"]
     names = join([f"`{s.name}`" for s in key[:3]], t) or t["these_files"]
     sentences = []
-    if role is None and not first_chapter:  # no problem to state: the code's own words lead
-        sentences.append(_own_words(key, t))
+    if role is None and not first_chapter:  # no problem to state: the code's own words lead,
+        # else what the code is to the rest of the project (who uses its central symbol)
+        sentences.append(_own_words(key, t, p) or _uses_sentence(p, files, key, t, join))
     if role is not None and earlier is None:
         sentences.append(t.get("problem_" + role.key, ""))
     elif role is not None and earlier is not None:
@@ -183,7 +267,7 @@ def opening(ctx: dict[str, Any], p: Project, files: list[str], key: list[Sym], t
         # the same link said the same way in every later chapter of a role reads as a template
         forms = [t["problem_more"], t["problem_more2"], t["problem_more3"]]
         form = forms[(_nth_of_role(ctx, p, role) - 1) % len(forms)]
-        lead = _own_words(key, t)  # what this chapter's code says it does comes first
+        lead = _own_words(key, t, p)  # what this chapter's code says it does comes first
         if lead:
             sentences.append(lead)
         sentences.append(form.format(title=title, ch=earlier, files=part))

@@ -318,9 +318,15 @@ def _chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.
     prefix = posixpath.commonpath(files) if len(files) > 1 else posixpath.dirname(files[0])
     shown = [f[len(prefix):].lstrip("/") or posixpath.basename(f) for f in files]
     dirs = [d for d in prefix.split("/") if d not in ("src", "lib", "source", "pkg", "internal")][-1:] * len(files)
-    names = [s.short for s in key_symbols(p, files, 8)]
-    doc = " ".join(p.module_doc(f) for f in files)[:2000]
-    return roles_mod.detect(names, shown + dirs, doc)
+    keys = key_symbols(p, files, 8)
+    names = [s.short for s in keys]
+    # the doc's subject: the modules' docs and the opening of the key symbols' docs
+    doc = (" ".join(p.module_doc(f) for f in files)[:2000] + " " + " ".join(s.d.doc[:300] for s in keys[:4])).strip()
+    # what the code is: the interfaces it implements (`impl DoubleEndedIterator for Chain`,
+    # `class X extends Y`), not every signature (Go's `http.Handler` is in all of chi's)
+    sigs = [d.signature for f in files for d in p.map.files[f].definitions
+            if d.signature and (d.kind == "impl" or re.search(r"\b(?:extends|implements)\b", d.signature))][:60]
+    return roles_mod.detect(names, shown, doc, sigs, dirs)
 
 
 def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | None]:

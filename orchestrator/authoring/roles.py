@@ -65,12 +65,19 @@ ROLES: tuple[Role, ...] = (
         ("a filing cabinet", "things are kept in order so that finding one is quick")],
        [("带编号货架的仓库", "每件货物都有固定的位置，账本上写着在哪一格"),
         ("文件柜", "东西按顺序存放，找起来很快")]),
-    _r("cache", "cache caching cached memo memoize lru",
+    # not "cached": `cached powers` are tables kept precomputed (serde_json's lexical/cached.rs), not a cache
+    _r("cache", "cache caching memo memoize memoized lru evict eviction",
        "Caching", "缓存",
        [("a pantry next to the kitchen", "what is used often is kept close so nobody walks to the cellar"),
         ("a sticky note on the monitor", "the answer you needed a minute ago is still right there")],
        [("厨房边的小储藏柜", "常用的东西放在手边，不必每次都跑到地窖去取"),
         ("贴在显示器上的便利贴", "刚才用过的答案还贴在那里")]),
+    _r("iterators", "iterator iterators iter iterate iteration iterable next generator yield",
+       "Iterators", "迭代器",
+       [("a ticket dispenser", "each pull hands out the next number, and it says when the roll is empty"),
+        ("a rosary", "the beads pass one by one through the fingers, in order, until the loop closes")],
+       [("取号机", "每拉一次就给出下一个号码，号码用完时会告诉你"),
+        ("念珠", "珠子一颗一颗按顺序从指间滑过，直到一圈结束")]),
     _r("query", "query queries search filter select where condition predicate match",
        "Queries", "查询",
        [("a library catalogue", "you describe what you want and it tells you where to look"),
@@ -213,22 +220,49 @@ def _words(text: str) -> list[str]:
     return [w for w in re.split(r"[^A-Za-z]+", text.lower()) if len(w) > 1]
 
 
-def detect(names: list[str], paths: list[str], doc: str) -> list[tuple[float, Role]]:
-    """Roles that fit, best first, with a score: paths weigh most, then names, then the doc."""
+SINGLE_WORD = 0.4  # a role betrayed by one word alone (anyhow's `Chain`, an iterator) is a weak guess
+MIN_FIT = 1.5  # below this a role is no explanation at all (ky's Ky class is not "about retries")
+
+
+def detect(names: list[str], paths: list[str], doc: str, sigs: list[str] | None = None,
+           dirs: list[str] | None = None) -> list[tuple[float, Role]]:
+    """Roles that fit, best first, with a score: paths weigh most, then names, then the doc and
+    the signatures (`impl DoubleEndedIterator for Chain`: what the code is, not only what it is
+    called). One word is not evidence enough: a role whose only word is that one (`chain` in
+    chain.rs, `Chain`, `ChainState`) counts only where the doc says it too or two files are named
+    so, and then SINGLE_WORD
+    of its score, so a role that several words support wins; a role below MIN_FIT is left out. The
+    chapter's directory (`dirs`: `middleware/`) is a name someone chose for the role: it counts whole."""
     bag: dict[str, float] = {}
+    in_paths: dict[str, int] = {}
     for p in paths:
         for w in _words(p.rsplit(".", 1)[0]):
+            bag[w] = bag.get(w, 0) + 3.0
+            in_paths[w] = in_paths.get(w, 0) + 1
+    folder = {w for d in dirs or [] for w in _words(d)}
+    for d in dirs or []:
+        for w in _words(d):
             bag[w] = bag.get(w, 0) + 3.0
     for i, n in enumerate(names):
         for w in _words(n):
             bag[w] = bag.get(w, 0) + 2.0 / (1 + i * 0.3)
+    in_doc = set(_words(doc))
     for w in _words(doc)[:80]:
         bag[w] = bag.get(w, 0) + 0.5
+    for sig in (sigs or [])[:60]:
+        for w in set(_words(sig)):
+            bag[w] = bag.get(w, 0) + 0.3
     scored = []
     for role in ROLES:
-        s = sum(bag.get(w, 0.0) for w in role.words)
-        if s > 0:
-            scored.append((s, role))
+        hits = [w for w in role.words if bag.get(w, 0.0) > 0]
+        s = sum(bag[w] for w in hits)
+        if len(hits) == 1 and hits[0] not in folder:  # a folder named `middleware/` is chosen, not guessed
+            if hits[0] not in in_doc and in_paths.get(hits[0], 0) < 2:
+                continue  # a name alone (`context.rs` of anyhow's Context trait) is no evidence of a role;
+                # a directory of them (ky's `utils/`) or the doc saying it is
+            s *= SINGLE_WORD
+        if s >= MIN_FIT:
+            scored.append((round(s, 3), role))
     scored.sort(key=lambda x: (-x[0], x[1].key))
     return scored
 
