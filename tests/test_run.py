@@ -194,7 +194,7 @@ def test_provider_that_returns_bad_output_is_retried_with_feedback(example_ws):
             if req.step == "memory" and req.chapter == "ch01" and not req.feedback:
                 from orchestrator.providers.base import Result
 
-                on_text("not a memory file")
+                on_text.text("not a memory file")
                 return Result("not a memory file", "end_turn")
             return await super().generate(req, on_text)
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from ..errors import BookError
-from ..providers.base import Provider
+from ..providers.base import Provider, Sink
 from ..state.board import CheckpointWriter, write_needs_human
+from ..state.fsio import PartialWriter
 from ..state.scan import StepState
 from ..steps import BOOK, Node, spec
 from .accept import how_to_fix
@@ -36,8 +36,11 @@ class RunState:
         self.report = report or (lambda kind, node, msg: None)
         self.run_id = new_run_id()
         self.sem = asyncio.Semaphore(opts.concurrency or book.cfg.concurrency)
-        if opts.concurrency and hasattr(provider, "set_concurrency"):
+        if opts.concurrency:
             provider.set_concurrency(opts.concurrency)  # --concurrency reaches the provider's own limit
+        # A run that may stop at a gate for a person asks for 1-hour cached prompt prefixes,
+        # so they outlive the wait (answers.request_for puts it on every request).
+        self.cache_ttl: str | None = "1h" if active(book.cfg.gates) else None
         self.outcomes: dict[Node, Outcome] = {}
         self.generated: list[Node] = []
         self.live: dict[tuple[str, str], str] = {}
@@ -134,13 +137,13 @@ class RunState:
     def _log_call(self, req, result, t0: float, error: str | None = None) -> None:  # budget.py
         raise NotImplementedError
 
+    def _sink(self, pw: PartialWriter) -> Sink:  # budget.py
+        raise NotImplementedError
+
     async def derive(self, n: Node) -> Outcome:  # derived_steps.py
         raise NotImplementedError
 
     def dry_run(self) -> RunSummary:  # dry_run.py
-        raise NotImplementedError
-
-    def calls_logged(self) -> AbstractContextManager[None]:  # budget.py
         raise NotImplementedError
 
     def finish(self, interrupted: bool = False) -> RunSummary:  # finish.py
