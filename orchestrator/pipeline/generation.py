@@ -109,7 +109,7 @@ class Generation(RunState):
             t0 = time.monotonic()
             try:
                 try:
-                    async with self.sem:
+                    async with self.slots.slot(self.rank.get(n, 0)):
                         if led.failed is not None:  # the ledger failed while this call waited: it would go unrecorded
                             pw.close()
                             led.check()

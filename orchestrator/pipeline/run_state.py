@@ -7,7 +7,6 @@ the dry run (dry_run.py) and the end of a run (finish.py)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ from .gates import active
 from .outcomes import Outcome, RunOptions, RunSummary, new_run_id
 from .plan import is_gate
 from .publishing import SiteCache
+from .slots import Slots
 
 if TYPE_CHECKING:
     from .batch_wave import BatchWave
@@ -35,7 +35,8 @@ class RunState:
         self.opts = opts
         self.report = report or (lambda kind, node, msg: None)
         self.run_id = new_run_id()
-        self.sem = asyncio.Semaphore(opts.concurrency or book.cfg.concurrency)
+        self.slots = Slots(opts.concurrency or book.cfg.concurrency)  # the model calls in flight
+        self.rank: dict[Node, int] = {}  # the walk's plan: model calls on each node's longest path to its end
         if opts.concurrency:
             provider.set_concurrency(opts.concurrency)  # --concurrency reaches the provider's own limit
         # A run that may stop at a gate for a person asks for 1-hour cached prompt prefixes,

@@ -13,7 +13,7 @@ from ..state.memory import read_body
 from ..steps import BOOK, GATES, OUTLINE, Node
 from . import batch_wave, derived, gates
 from .outcomes import Outcome, RunSummary
-from .plan import NodeSpec, chapter_graph, check_scope, phase12, topo
+from .plan import NodeSpec, chapter_graph, check_scope, phase12, remaining_calls, topo
 from .retire import retire_deleted
 from .run_state import RunState
 
@@ -83,6 +83,7 @@ class GraphWalk(RunState):
         self.book.ledger.set_todos({n: ("pending", "") for n in graph},
                                    {n: spec.hard + spec.settle for n, spec in graph.items()})
         tasks: dict[Node, asyncio.Task] = {}
+        self.rank = remaining_calls(graph)
 
         async def one(n: Node) -> Outcome:
             spec = graph[n]
