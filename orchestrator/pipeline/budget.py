@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from ..providers.base import CallRow, Sink
+from ..providers.base import CallRow, Request, Result, Sink
 from ..state.fsio import PartialWriter
 from .run_state import RunState
 
@@ -22,7 +22,7 @@ class BudgetAndCalls(RunState):
     def _log_attempt(self, row: CallRow) -> None:
         self.book.ledger.log_call(run=self.run_id, **row)
 
-    def _over_budget(self, req) -> str | None:
+    def _over_budget(self, req: Request) -> str | None:
         """Stop before a call that could cross `budget_usd` (the estimate is an upper bound).
         Calls in flight count with their estimates, so concurrent calls cannot cross it together.
         Once hit, no further call starts in this run; what is in flight finishes."""
@@ -52,7 +52,7 @@ class BudgetAndCalls(RunState):
             self.in_flight_usd += est
         return self.budget_stop
 
-    def _log_call(self, req, result, t0: float, error: str | None = None) -> None:
+    def _log_call(self, req: Request, result: Result | None, t0: float, error: str | None = None) -> None:
         if self.provider.capabilities.reports_attempts:
             return  # the provider reported each HTTP attempt itself (_sink)
         u = result.usage if result else None

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import BookError
-from ..providers.base import Provider, Sink
+from ..providers.base import Provider, Request, Result, Sink
 from ..state.board import CheckpointWriter, write_needs_human
 from ..state.fsio import PartialWriter
 from ..state.scan import StepState
@@ -64,6 +64,7 @@ class RunState:
         self.board = CheckpointWriter(book)  # checkpoint.md
         self.memory_dirty = False  # a chapter's long memory committed since the aggregates were rebuilt
         self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
+        self.unsettled_at_start: set[str] | None = None  # stale or half-finished when the walk began (walk.py)
 
     # ------------------------------------------------------------ shared helpers
 
@@ -132,10 +133,10 @@ class RunState:
     def _set_aside(self, n: Node) -> None:  # generation.py
         raise NotImplementedError
 
-    def _over_budget(self, req) -> str | None:  # budget.py
+    def _over_budget(self, req: Request) -> str | None:  # budget.py
         raise NotImplementedError
 
-    def _log_call(self, req, result, t0: float, error: str | None = None) -> None:  # budget.py
+    def _log_call(self, req: Request, result: Result | None, t0: float, error: str | None = None) -> None:  # budget.py
         raise NotImplementedError
 
     def _sink(self, pw: PartialWriter) -> Sink:  # budget.py
