@@ -97,7 +97,11 @@ class Generation(RunState):
         attempts = max(1, book.cfg.retries)
         last = ""
         for attempt in range(1, attempts + 1):
-            g, req = answers.request_for(cast("Runner", self), n, feedback)
+            try:
+                g, req = answers.request_for(cast("Runner", self), n, feedback)
+            except StepFailed as e:  # an input a person broke (a memory file): this step fails, naming it; the rest goes on
+                led.event("step_failed", self.run_id, ch, step, error=str(e))
+                return Outcome("failed", reason=str(e))
             req.prefix = prefix
             over = self._over_budget(req)
             if over:
