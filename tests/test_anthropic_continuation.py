@@ -25,7 +25,7 @@ ANSWERS = {"code": CODE, "cjk": CJK, "prose": PROSE}
 
 
 def run_all(model: str, answer: str, cuts: list[int], fake: FakeAPI) -> list[tuple[int, str, str, int]]:
-    """(cut, joined text, what on_text received, fake.diverged) for each cut point, one client."""
+    """(cut, joined text, what the sink received, fake.diverged) for each cut point, one client."""
     fake.answerer = lambda req: answer
     p = AnthropicProvider(concurrency=1, base_delay=0.01, cache_gate=False)
 
