@@ -101,7 +101,9 @@ class Generation(RunState):
                 g, req = answers.request_for(cast("Runner", self), n, feedback)
             except StepFailed as e:  # an input a person broke (a memory file): this step fails, naming it; the rest goes on
                 led.event("step_failed", self.run_id, ch, step, error=str(e))
-                return Outcome("failed", reason=str(e))
+                where = getattr(e, "file", None)  # a ContractError names the file a person broke
+                return Outcome("failed", reason=str(e),
+                               hint=f"fix {where}, then `book run`" if where else "fix that input, then `book run`")
             req.prefix = prefix
             over = self._over_budget(req)
             if over:

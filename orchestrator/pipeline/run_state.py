@@ -88,9 +88,10 @@ class RunState:
     def marker(self, n: Node) -> str:
         return spec(n).marker
 
-    def needs_human(self, n: Node, reason: str) -> None:
+    def needs_human(self, n: Node, reason: str, hint: str | None = None) -> None:
         key = n[0] if n[0] != BOOK else f"book {n[1]}"
-        hint = how_to_fix(n) if not is_gate(n) and spec(n).model and "book accept" not in reason else ""
+        if hint is None:
+            hint = how_to_fix(n) if not is_gate(n) and spec(n).model and "book accept" not in reason else ""
         self.needs[key] = f"{n[1]}: {reason}" + (f" — {hint}" if hint else "")
         try:
             write_needs_human(self.book, {k: v for k, v in self.needs.items() if k.startswith("ch")})
