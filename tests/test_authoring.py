@@ -337,3 +337,39 @@ def test_an_entry_file_that_only_re_exports_hands_the_root_to_what_it_exports(tm
     (py / "pkg" / "core.py").write_text("class Thing:\n    def run(self):\n        return 1\n")
     (py / "pkg" / "util.py").write_text("def helper():\n    return 2\n")
     assert root_files(load(py)) == {"pkg/core.py"}
+
+
+def test_the_tools_configuration_is_no_chapter(tmp_path):
+    # zustand's eslint.config.mjs and rollup.config.mjs made a chapter "Configuration"
+    from orchestrator.authoring.project import is_tooling, load
+
+    src = tmp_path / "p"
+    (src / "src").mkdir(parents=True)
+    (src / "fuzz" / "fuzz_targets").mkdir(parents=True)
+    (src / "eslint.config.mjs").write_text("export default [{ rules: {} }]\n")
+    (src / "src" / "config.ts").write_text("export function configure(x: number): number {\n  return x\n}\n")
+    (src / "fuzz" / "fuzz_targets" / "parse.rs").write_text("fn fuzz(data: &[u8]) {\n    let _ = data;\n}\n")
+    assert load(src).code_files() == ["src/config.ts"]
+    assert is_tooling("vite.config.ts") and is_tooling(".eslintrc.js") and is_tooling("setup.py")
+    assert not is_tooling("src/flask/config.py") and not is_tooling("pkg/setup.py")
+
+
+def test_a_method_of_a_plain_object_is_used_only_where_the_code_writes_it(tmp_path):
+    # express's express.js (`exports.json = bodyParser.json`) was said to use `res.json`
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.research import _really_used
+
+    src = tmp_path / "lib"
+    src.mkdir()
+    (src / "response.js").write_text("var res = Object.create(http.ServerResponse.prototype);\n"
+                                     "res.json = function json(obj) {\n  return this.send(obj);\n};\n"
+                                     "module.exports = res;\n")
+    (src / "express.js").write_text("var res = require('./response');\nexports.response = res;\n"
+                                    "exports.json = bodyParser.json;\n")
+    (src / "app.js").write_text("var res = require('./response');\nfunction reply(o) {\n  return res.json(o);\n}\n"
+                                "module.exports = reply;\n")
+    p = load(src)
+    d = next(s.d for s in p.symbols(["response.js"]) if s.short == "json")
+    refs = {"res": 2, "json": 1}
+    assert not _really_used(d, refs, p, ["express.js"])
+    assert _really_used(d, refs, p, ["app.js"])

@@ -74,9 +74,12 @@ class Project:
     # ------------------------------------------------------------------ files
 
     def code_files(self) -> list[str]:
-        """Files a chapter may cover: code the map could parse (tests and examples are evidence)."""
+        """Files a chapter may cover: code the map could parse (tests and examples are evidence),
+        not the tools' configuration around it (zustand's `eslint.config.mjs` and
+        `rollup.config.mjs` made a chapter "Configuration") nor fuzzing and benchmark harnesses."""
         return sorted(rel for rel, (lang, kind) in self.files.items()
-                      if kind == "code" and lang and rel in self.map.files and not self.map.files[rel].error)
+                      if kind == "code" and lang and rel in self.map.files and not self.map.files[rel].error
+                      and not is_tooling(rel))
 
     def lines_of(self, rel: str) -> list[str]:
         if rel not in self._texts:
@@ -357,6 +360,21 @@ def from_context(ctx: dict[str, Any]) -> Project:
 
 
 # ---------------------------------------------------------------- the project's name
+
+
+_TOOL_CONFIG_RE = re.compile(r"^\.?[\w-]+\.config\.(?:[cm]?[jt]s)$|^\.[\w-]+rc\.[cm]?js$")
+TOOL_FILES = frozenset({"gulpfile.js", "Gruntfile.js", "setup.py", "noxfile.py", "fabfile.py", "Jakefile.js"})
+HARNESS_DIRS = frozenset({"fuzz", "fuzz_targets", "benches", "bench", "benchmarks", "benchmark"})
+
+
+def is_tooling(rel: str) -> bool:
+    """A file that configures the project's tools or drives them, not the library itself: a
+    `*.config.js` (eslint, rollup, vite, jest), a `.eslintrc.js`, `setup.py`, `noxfile.py`, a
+    fuzzing or benchmark harness (serde_json's `fuzz/fuzz_targets/`)."""
+    parts = rel.split("/")
+    base = parts[-1]
+    return (bool(_TOOL_CONFIG_RE.match(base)) or (base in TOOL_FILES and len(parts) == 1) or base == "conftest.py"
+            or any(d in HARNESS_DIRS for d in parts[:-1]))
 
 
 def project_name(root: str | Path) -> str:

@@ -170,7 +170,7 @@ def research(ctx: dict[str, Any], p: Project) -> str:
         if cid == ch["id"] or other not in p.map.files:
             continue
         for d in p.map.files[other].definitions:
-            if d.exported and d.name in refs and len(d.name) > 2 and _really_used(d, refs) \
+            if d.exported and d.name in refs and len(d.name) > 2 and _really_used(d, refs, p, files) \
                     and _go_reachable(p, files, other, d.name):
                 taken.setdefault(cid, set()).add(d.qualified_name.replace("::", "."))
     out += [f"## {t['relations']}", ""]
@@ -203,16 +203,24 @@ def _go_reachable(p: Project, files: list[str], other: str, name: str) -> bool:
     return any(p.reaches(f, other, name) for f in files)
 
 
-def _really_used(d: Any, refs: dict[str, int]) -> bool:
+def _really_used(d: Any, refs: dict[str, int], p: Project | None = None, files: list[str] | None = None) -> bool:
     """A method is taken from another chapter only when its type is named here too and its own
-    name says something (`fmt`, `read`, `new` are every type's: a call to one is no link)."""
+    name says something (`fmt`, `read`, `new` are every type's: a call to one is no link). A
+    method of a plain object (express's `res.json`, `app.handle`: a lower-case owner is an object,
+    not a class whose instances go by other names) only where the code writes `owner.name`:
+    express.js's `exports.json = bodyParser.json` does not use `res.json`."""
     q = d.qualified_name.replace("::", ".")
     if "." not in q:
         return True
     from ..repo.rank import COMMON_NAMES
 
     owner = q.rsplit(".", 1)[0].rsplit(".", 1)[-1]
-    return owner in refs and d.name not in COMMON_NAMES
+    if owner not in refs or d.name in COMMON_NAMES:
+        return False
+    if owner[:1].islower() and p is not None and files:
+        rx = re.compile(rf"(?<![\w$]){re.escape(owner)}\s*\.\s*{re.escape(d.name)}(?![\w$])")
+        return any(rx.search("\n".join(p.lines_of(f))) for f in files)
+    return True
 
 
 def _questions(syms: list[Sym], snippets, t: dict[str, str]) -> list[str]:
