@@ -145,7 +145,7 @@ def test_one_word_is_no_role_and_loses_to_a_better_explanation():
                    ["impl<'a> Iterator for Chain<'a>", "impl DoubleEndedIterator for Chain<'_>"])
     assert chain[0][1].key == "iterators"
     assert [r.key for _, r in chain].index("middleware") > 0
-    context = detect(["StdError", "context", "with_context", "ext_context"], ["context.rs"], "",
+    context = detect(["StdError", "context", "context", "ext_context", "ext_context", "write_str"], ["context.rs"], "",
                      ["impl<T, E> Context<T, E> for Result<T, E>"])
     assert "context" not in [r.key for _, r in context]  # a name alone is no evidence of a role
     cached = detect(["compare", "imul_pow5", "bit_length"], ["lexical/cached.rs", "lexical/cached_float80.rs"],
@@ -156,3 +156,13 @@ def test_one_word_is_no_role_and_loses_to_a_better_explanation():
     assert utils[0][1].key == "utils"
     real = detect(["Router", "Route", "ServeHTTP"], ["mux.go"], "Package chi is a router.")
     assert real[0][1].key == "routing"
+
+
+def test_a_word_the_key_names_repeat_is_evidence_and_a_small_file_names_no_role():
+    # zustand's core chapter (StoreApi, createStore, useStore; a five-line types.d.ts beside
+    # vanilla.ts) is about stores, not "Types and interfaces" nor "Storing data"
+    from orchestrator.authoring.roles import detect
+
+    core = detect(["StoreApi", "create", "createStore", "shallow", "StateCreator", "useStore"],
+                  ["vanilla.ts", "react.ts"], "")
+    assert core[0][1].key == "store"

@@ -316,7 +316,11 @@ def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.R
 
 def _chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:
     prefix = posixpath.commonpath(files) if len(files) > 1 else posixpath.dirname(files[0])
-    shown = [f[len(prefix):].lstrip("/") or posixpath.basename(f) for f in files]
+    total = sum(max(p.size(f), 1) for f in files)
+    # a file's name speaks for the chapter in proportion to its code: zustand's five-line
+    # `types.d.ts` does not make a chapter of stores "Types and interfaces"
+    shown = [f[len(prefix):].lstrip("/") or posixpath.basename(f) for f in files
+             if len(files) == 1 or p.size(f) >= 0.1 * total]
     dirs = [d for d in prefix.split("/") if d not in ("src", "lib", "source", "pkg", "internal")][-1:] * len(files)
     keys = key_symbols(p, files, 8)
     names = [s.short for s in keys]

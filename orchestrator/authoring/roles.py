@@ -59,7 +59,7 @@ ROLES: tuple[Role, ...] = (
         ("a doctor's referral letter", "each hand that passes it on adds a line of context")],
        [("烟雾报警器", "平时不出声，一旦出事就清楚地告诉你出了什么事、在哪里"),
         ("转诊单", "每经过一个人的手，就多添一行说明")]),
-    _r("storage", "storage storages store stores persist persistence disk file database db table tables record",
+    _r("storage", "storage storages persistence disk file database db table tables record",  # "store": the store role
        "Storing data", "数据存储",
        [("a warehouse with numbered shelves", "every item has a place, and a ledger says which"),
         ("a filing cabinet", "things are kept in order so that finding one is quick")],
@@ -136,8 +136,9 @@ ROLES: tuple[Role, ...] = (
         ("a hotel key card", "the card itself holds little; the front desk knows what it opens")],
        [("衣帽寄存处", "把东西交出去，拿一张票，之后凭票取回"),
         ("酒店房卡", "卡本身没什么内容，前台知道它能开哪扇门")]),
-    _r("store", "createstore store subscribe listener listeners setstate getstate selector selectors "
-       "slice immer devtools persist",
+    # single words: `createStore`, `setState` are split into create/set + store/state by _words
+    _r("store", "store stores subscribe subscriber listener listeners selector selectors slice immer devtools "
+       "persist",
        "State stores", "状态仓库",
        [("a shared whiteboard", "everyone reads the same board and is told when someone changes it"),
         ("a newspaper subscription", "you sign up once and every new edition is delivered to you")],
@@ -229,8 +230,8 @@ def detect(names: list[str], paths: list[str], doc: str, sigs: list[str] | None 
     """Roles that fit, best first, with a score: paths weigh most, then names, then the doc and
     the signatures (`impl DoubleEndedIterator for Chain`: what the code is, not only what it is
     called). One word is not evidence enough: a role whose only word is that one (`chain` in
-    chain.rs, `Chain`, `ChainState`) counts only where the doc says it too or two files are named
-    so, and then SINGLE_WORD
+    chain.rs, `Chain`, `ChainState`) counts only where the doc says it too, two files or three
+    of the key names say it (zustand's `StoreApi`, `createStore`, `useStore`), and then SINGLE_WORD
     of its score, so a role that several words support wins; a role below MIN_FIT is left out. The
     chapter's directory (`dirs`: `middleware/`) is a name someone chose for the role: it counts whole."""
     bag: dict[str, float] = {}
@@ -243,9 +244,11 @@ def detect(names: list[str], paths: list[str], doc: str, sigs: list[str] | None 
     for d in dirs or []:
         for w in _words(d):
             bag[w] = bag.get(w, 0) + 3.0
+    in_names: dict[str, set[str]] = {}
     for i, n in enumerate(names):
         for w in _words(n):
             bag[w] = bag.get(w, 0) + 2.0 / (1 + i * 0.3)
+            in_names.setdefault(w, set()).add(n)
     in_doc = set(_words(doc))
     for w in _words(doc)[:80]:
         bag[w] = bag.get(w, 0) + 0.5
@@ -257,7 +260,7 @@ def detect(names: list[str], paths: list[str], doc: str, sigs: list[str] | None 
         hits = [w for w in role.words if bag.get(w, 0.0) > 0]
         s = sum(bag[w] for w in hits)
         if len(hits) == 1 and hits[0] not in folder:  # a folder named `middleware/` is chosen, not guessed
-            if hits[0] not in in_doc and in_paths.get(hits[0], 0) < 2:
+            if hits[0] not in in_doc and in_paths.get(hits[0], 0) < 2 and len(in_names.get(hits[0], ())) < 3:
                 continue  # a name alone (`context.rs` of anyhow's Context trait) is no evidence of a role;
                 # a directory of them (ky's `utils/`) or the doc saying it is
             s *= SINGLE_WORD
