@@ -126,10 +126,12 @@ def readme_weight(p: Project, s: Sym) -> float:
     it is called (`r.Get(`), another name where it is written bare or after the project's name."""
     names, called = readme_names(p)
     n = s.short
-    if len(n) < 2 or n.startswith("_") or not s.d.exported:
-        return 0.0
-    if s.kind == "method":
-        return called.get(n, 0.0)
+    if n.startswith("_") or not s.d.exported or (len(n) < 3 and n.lower() != project_name(p.root).lower()):
+        return 0.0  # a two-letter name is a word of the README (`is`), unless it is the project's (`ky`)
+    if s.kind == "method" or "." in s.dotted:  # express's `req.is = function ...` is a method too  # `.get(` is every object's: express's `app.get(` is not request.js's `req.get`
+        from ..repo.rank import COMMON_NAMES
+
+        return 0.0 if n in COMMON_NAMES else called.get(n, 0.0)
     return names.get(n, 0.0)
 
 

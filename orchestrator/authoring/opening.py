@@ -215,9 +215,10 @@ def _uses_sentence(p: Project, files: list[str], key: list[Sym], t: dict[str, st
         return ""
     s = key[0]
     if s.kind == "method":  # `source`, `write_str`: every type has one; the type is what others use
-        s = next((o for o in p.find(s.dotted.rsplit(".", 1)[0]) if o.kind in TYPE_KINDS and o.rel in files), None)
-        if s is None:
+        owner = next((o for o in p.find(s.dotted.rsplit(".", 1)[0]) if o.kind in TYPE_KINDS and o.rel in files), None)
+        if owner is None:
             return ""
+        s = owner
     users = used_by(p, files, s)
     shown = join([f"`{f}`" for f in users[:3]], t)
     if not users:
