@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ..errors import BookError
 from ..signals import Terminated, install, restore
-from ..state.fsio import explain_os_error
 from .console import err
 from .scan import do_scan
 
@@ -72,6 +71,8 @@ def _main() -> None:
     except OSError as e:  # a damaged workspace: a directory where a file belongs, a full disk
         if os.environ.get("BOOK_DEBUG"):
             raise
+        from ..state.fsio import explain_os_error
+
         err(f"error: {explain_os_error(e)}")
         sys.exit(2)
     except SystemExit:

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..steps import CHECKPOINT, ORDER, OUTLINE, RESUME, STEPS
-from . import checkpoint
 from .hashcache import HashCache
-from .scan import Snapshot, status_word
+from .scan import Snapshot, StepState, status_word
 
 
 def replay_matrix(events: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
@@ -123,13 +122,12 @@ def kept_files(book, snap: Snapshot) -> dict[str, str]:
 
     OUTLINE_PATH = BOOK_STEPS[OUTLINE].path  # noqa: N806
 
-    units = [(ch, k, s) for ch, row in snap.chapters.items() for k, s in row.items()]
-    units += [(BOOK, k, s) for k, s in snap.book.items()]
     out = {}
-    for unit, k, s in units:
-        if s.status == "half_finished" and ((BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model or k == STYLE_GUIDE):
+    for unit, k, s in snap.half_finished_steps:
+        if (BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model or k == STYLE_GUIDE:
             why = book.cache.verdict(f"{book.root}/{s.path}", f"kept:{unit}:{k}",
-                                     lambda data, u=unit, k=k, p=s.path: kept_for_person(book.root, p, u, k, data) or "")
+                                     lambda data, u=unit, k=k, p=s.path: kept_for_person(book.root, p, u, k, data) or "",
+                                     version(s))
             if why and unit != BOOK and snap.outline is not None and unit not in snap.outline.by_id:
                 why = (f"looks complete: kept for you; {unit} is not in the outline: add an entry for it to "
                        f"{OUTLINE_PATH}, then `book accept {unit} {k}` adopts it")
@@ -148,13 +146,22 @@ def _utf8_word(rel: str, data: bytes) -> str:
     return ""
 
 
-def not_utf8(root, paths: list[str], cache: HashCache | None = None) -> list[str]:
+def version(s: StepState) -> tuple[int, int] | None:
+    """(size, mtime_ns) of the file a scan read `s` from, so a check through the hash cache
+    needs no second stat of it; None for a state not read from a file (a test's)."""
+    return (s.size, s.mtime_ns) if s.mtime_ns else None
+
+
+def not_utf8(root, paths: list[str], cache: HashCache | None = None,
+             versions: dict[str, tuple[int, int] | None] | None = None) -> list[str]:
     """A warning for each file (a person's: edited or marker-less) that is not UTF-8 text: what
-    the book reads of it has U+FFFD in place of the bytes, so the person is told where."""
+    the book reads of it has U+FFFD in place of the bytes, so the person is told where.
+    `versions`: path -> (size, mtime_ns) as a scan saw it (else each file is stat'ed)."""
     cache = cache or HashCache()
+    versions = versions or {}
     out = []
     for rel in paths:
-        said = cache.verdict(f"{root}/{rel}", "utf8", functools.partial(_utf8_word, rel))
+        said = cache.verdict(f"{root}/{rel}", "utf8", functools.partial(_utf8_word, rel), versions.get(rel))
         if said:
             out.append(said)
     return out
@@ -178,7 +185,8 @@ def unreadable_memory(book, snap: Snapshot) -> list[str]:
     for ch, row in snap.chapters.items():
         st = row[MEMORY]
         if st.status == "edited":
-            said = book.cache.verdict(f"{book.root}/{st.path}", "memory-file", lambda _data, ch=ch, rel=st.path: judge(ch, rel))
+            said = book.cache.verdict(f"{book.root}/{st.path}", "memory-file", lambda _data, ch=ch, rel=st.path: judge(ch, rel),
+                                      version(st))
             if said:
                 out.append(said)
     return out
@@ -209,6 +217,8 @@ def all_discrepancies(book, snap: Snapshot) -> list[str]:
     issues = []
     cp = book.root / CHECKPOINT
     if cp.exists():
+        from . import checkpoint  # off the path of `book scan`, which compares only when there is one
+
         issues += checkpoint.compare(snap, cp.read_text(encoding="utf-8", errors="replace"), book.cfg.language)
     elif snap.chapters or snap.book[OUTLINE].status != "missing":
         issues.append("checkpoint.md is missing")
