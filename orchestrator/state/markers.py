@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 TAIL = 4096
 MARKER_LINE_RE = re.compile(rb"^\s*<!--\s*([A-Z][A-Z0-9_]*)((?:\s+[a-z_]+=[^\s>]*)*)\s*-->\s*$")
 _ATTR_RE = re.compile(r"([a-z_]+)=([^\s>]*)")
+_STR_ONLY_SPACE = re.compile(rb"[\x1c-\x1f]")  # whitespace to _ATTR_RE (text), not to bytes.split()
 # Marker-like text inside a model's answer: an HTML comment that opens with an upper-case word.
 _LOOKALIKE_RE = re.compile(r"<!--(\s*)(?=[A-Z][A-Z0-9_]*(?:\s|-->|$))")
 
@@ -74,13 +75,11 @@ def _last_line(data: bytes) -> tuple[int, bytes] | None:
 def _marker(name: str, body: str | None, inputs: dict[str, str], run: str | None, offset: int,
             extra: dict[str, str], end: int = 0) -> Marker:
     """Marker(...) without the frozen dataclass's per-field object.__setattr__: a scan makes one
-    per file of the tree (thousands), and this is a third of the cost of reading one."""
+    per file of the tree (thousands), and the constructor was a fifth of reading a marker."""
     mk = object.__new__(Marker)
-    mk.__dict__.update(name=name, body=body, inputs=inputs, run=run, offset=offset, extra=extra, end=end)
+    object.__setattr__(mk, "__dict__", {"name": name, "body": body, "inputs": inputs, "run": run,
+                                        "offset": offset, "extra": extra, "end": end})
     return mk
-
-
-_NOT_EXTRA = frozenset(("body", "inputs", "run"))
 
 
 def parse_marker_line(line: bytes, offset: int = 0) -> Marker | None:
@@ -92,17 +91,27 @@ def parse_marker_line(line: bytes, offset: int = 0) -> Marker | None:
     raw = m.group(2)
     if not raw:  # a bare marker
         return _marker(m.group(1).decode(), None, {}, None, offset, {})
-    attrs = dict(_ATTR_RE.findall(raw.decode("ascii", "replace")))
+    attrs: dict[str, str] = {}
+    if _STR_ONLY_SPACE.search(raw) is None:
+        # The regex proved `raw` a run of ` key=value` items ([a-z_]+=[^\s>]*, after \s, which
+        # in a bytes pattern is the whitespace bytes.split() splits on): split, not parsed again.
+        for item in raw.split():
+            k, _, v = item.partition(b"=")
+            attrs[k.decode()] = v.decode("ascii", "replace")
+    else:  # \x1c-\x1f end a value as text: read as text
+        attrs = dict(_ATTR_RE.findall(raw.decode("ascii", "replace")))
+    body = attrs.pop("body", None) or None
+    run = attrs.pop("run", None)
+    spec = attrs.pop("inputs", None)  # what is left in attrs: the extra attributes
     inputs: dict[str, str] = {}
-    if attrs.get("inputs"):
+    if spec:
         from urllib.parse import unquote
 
-        for item in attrs["inputs"].split(","):
-            name, _, h = item.rpartition(":")
+        for item_s in spec.split(","):
+            name, _, h = item_s.rpartition(":")
             if name:
                 inputs[unquote(name) if "%" in name else name] = h
-    extra = {k: v for k, v in attrs.items() if k not in _NOT_EXTRA}
-    return _marker(m.group(1).decode(), attrs.get("body") or None, inputs, attrs.get("run"), offset, extra)
+    return _marker(m.group(1).decode(), body, inputs, run, offset, attrs)
 
 
 _ANY_MARKER_LINE_RE = re.compile(rb"^[ \t]*<!--[ \t]*[A-Z][A-Z0-9_]*(?:[ \t]+[a-z_]+=[^\s>]*)*[ \t]*-->[ \t]*\r?$", re.M)
