@@ -16,6 +16,7 @@ from ..steps import (
     BOOK_STEPS,
     CHAPTER_GATES,
     CHECKPOINT,
+    CORRECTIONS,
     GATE_MODES,
     LOCK,
     NEEDS_HUMAN,
@@ -217,10 +218,18 @@ def _order_warning(snap: Snapshot) -> list[str]:
             "swap the ids of the entries (a chapter whose entry changes is written again)"]
 
 
+def _corrections_problems(root: Path) -> list[str]:
+    """What cannot be read in a person's corrections.md (its parser loads only when there is one)."""
+    if not (root / CORRECTIONS).exists():
+        return []
+    from . import corrections
+
+    return corrections.load(root).problems
+
+
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
-    from . import corrections
-    from .reconcile import kept_files, not_utf8, unreadable_memory
+    from .person_files import kept_files, not_utf8, unreadable_memory
 
     snap = snap or book.snapshot()
     needs = book.needs_human()
@@ -271,7 +280,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
         "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache, snap.versions)
-                     + (unreadable_memory(book, snap) if snap.edited else []) + corrections.load(book.root).problems),
+                     + (unreadable_memory(book, snap) if snap.edited else []) + _corrections_problems(book.root)),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
     }
 
