@@ -143,9 +143,8 @@ class Scanner:
             status = "edited"
         elif mk.body:
             hit = self.cache.rows.get(p)  # HashCache.body_hash's hit, inline: once per marked file of the tree
-            if hit is None or hit[0] != st.st_size or hit[1] != st.st_mtime_ns:
-                hit = (0, 0, self.cache.body_hash(p, st))
-            status = "done" if mk.body == hit[2] else "edited"
+            now = hit[2] if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns else self.cache.body_hash(p, st)
+            status = "done" if mk.body == now else "edited"
         else:
             status = "done"
         return StepState(status, rel, mk, [], False, st.st_size, st.st_mtime, st.st_mtime_ns)
