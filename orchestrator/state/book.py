@@ -246,10 +246,12 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     chapters = {}
     for ch, steps in snap.chapters.items():
         state = chapter_state(book, ch, steps, needs, retries.get(ch, 0))
-        words = {k: status_word(s) for k, s in steps.items()}
-        for k, w in words.items():  # what only the lock, the ledger and the cards can tell
-            if w in ("missing", "half_finished") and (ch, k) in live:
-                words[k] = live[(ch, k)]
+        # status_word, inline (a big book has tens of thousands of states)
+        words = {k: "stale" if s.status == "done" and s.stale else s.status for k, s in steps.items()}
+        if live:
+            for k, w in words.items():  # what only the lock, the ledger and the cards can tell
+                if w in ("missing", "half_finished") and (ch, k) in live:
+                    words[k] = live[(ch, k)]
         chapters[ch] = {"batch": snap.batch_of(ch), **state.as_dict(), "steps": words}
     discrepancies: list[str] = []
     cp = book.root / CHECKPOINT

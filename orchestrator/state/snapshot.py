@@ -55,29 +55,51 @@ class Snapshot:
         c = self.outline.by_id.get(ch) if self.outline else None
         return c.batch if c else None
 
+    @cached_property
+    def _progress(self) -> tuple[bool, bool, bool, int | None]:
+        """One walk over the chapters for phase, batch and complete (each asked once or more
+        per report): (a phase-3 step not fresh, a final not fresh, every page fresh, the
+        earliest batch with phase-3 work left). `fresh` inline: thousands of states."""
+        phase3 = final = False
+        pages = True
+        batches: list[int] = []
+        for ch, row in self.chapters.items():
+            for k in PHASE3:
+                s = row[k]
+                if not (s.status == "edited" or (s.status == "done" and not s.stale)):
+                    phase3 = True
+                    if (b := self.batch_of(ch)) is not None:
+                        batches.append(b)
+                    break
+            s = row[FINAL]
+            if not (s.status == "edited" or (s.status == "done" and not s.stale)):
+                final = True
+            s = row[HTML]
+            if not (s.status == "edited" or (s.status == "done" and not s.stale)):
+                pages = False
+        return phase3, final, pages, min(batches) if batches else None
+
     @property
     def phase(self) -> int:
         if not self.book[OUTLINE].complete:
             return 1
         if not (self.book[STYLE_GUIDE].complete and all(self.memory_files.values())):
             return 2
-        if any(not s[k].fresh for s in self.chapters.values() for k in PHASE3):
+        phase3, final, _pages, _batch = self._progress
+        if phase3:
             return 3
-        if any(not s[FINAL].fresh for s in self.chapters.values()) or not self.book[AUDIT].fresh:
+        if final or not self.book[AUDIT].fresh:
             return 4
         return 5
 
     @property
     def complete(self) -> bool:
-        return (self.phase == 5 and all(s[HTML].fresh for s in self.chapters.values())
-                and self.book[INDEX].complete)
+        return self.phase == 5 and self._progress[2] and self.book[INDEX].complete
 
     @property
     def batch(self) -> int | None:
         """The earliest batch with a chapter whose phase-3 work is not done."""
-        pending = [b for ch, s in self.chapters.items() if any(not s[k].fresh for k in PHASE3)
-                   if (b := self.batch_of(ch)) is not None]
-        return min(pending) if pending else None
+        return self._progress[3]
 
     def files(self, pred) -> list[str]:
         out = [s.path for ch in self.chapters.values() for s in ch.values() if pred(s)]
