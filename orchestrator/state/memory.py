@@ -21,6 +21,7 @@ class ChapterMemory:
     glossary: list[tuple[str, str]] = field(default_factory=list)  # (term, definition)
     metaphors: list[tuple[str, str]] = field(default_factory=list)  # (phrase, what it explains)
     xrefs: list[tuple[str, str]] = field(default_factory=list)  # (chapter, why)
+    warnings: tuple[str, ...] = ()  # lines of a person's edit that are not entries (parse_memory says which)
 
 
 def render(mem: ChapterMemory) -> str:
@@ -43,7 +44,8 @@ def parse(chapter: str, text: str, file: str = "the memory file") -> ChapterMemo
     p = parse_memory(text, file=file)
     m = p.update
     return ChapterMemory(chapter, p.title, m.summary, [(t.term, t.definition) for t in m.terms],
-                         [(x.phrase, x.meaning) for x in m.metaphors], [(x.chapter, x.reason) for x in m.cross_references])
+                         [(x.phrase, x.meaning) for x in m.metaphors], [(x.chapter, x.reason) for x in m.cross_references],
+                         p.warnings)
 
 
 def missing_sections(text: str) -> list[str]:
@@ -117,7 +119,13 @@ def read_body(root, rel: str) -> str:
 _PARSED: dict[str, tuple[tuple[int, float, str | None], ChapterMemory]] = {}
 
 
-def long_memory(book, chapters: list[str]) -> LongMemory:
+def long_memory(book, chapters: list[str], problems: list[str] | None = None) -> LongMemory:
+    """The long memory of `chapters`. A file that cannot be read raises its ContractError (the
+    step that reads it fails, naming the file) unless `problems` is given: then the error goes
+    there and the file is left out (the aggregates, which list every chapter, go on without it);
+    the lines a readable file leaves out (parse_memory's warnings) go there too."""
+    from ..errors import BookError
+
     mems = []
     root, step = str(book.root), book.scanner.step
     for c in sorted(chapters, key=chapter_sort_key):
@@ -127,7 +135,15 @@ def long_memory(book, chapters: list[str]) -> LongMemory:
             ident = (st.size, st.mtime, st.marker.body if st.marker else None)
             hit = _PARSED.get(key)
             if hit is None or hit[0] != ident or not st.size:
-                hit = _PARSED[key] = (ident, parse(c, read_body(book.root, st.path), file=st.path))
+                try:
+                    hit = _PARSED[key] = (ident, parse(c, read_body(book.root, st.path), file=st.path))
+                except BookError as e:
+                    if problems is None:
+                        raise
+                    problems.append(f"{e}; the file is left out of the long memory until it is fixed")
+                    continue
+            if problems is not None:
+                problems.extend(hit[1].warnings)
             mems.append(hit[1])
     from .corrections import apply, load
 
