@@ -106,8 +106,9 @@ def not_utf8(root, paths: list[str], cache: HashCache | None = None,
 
 
 def unreadable_memory(book, snap: Snapshot) -> list[str]:
-    """The error for each per-chapter memory file a person edited that cannot be read: a run
-    stops on it (every chapter's prompt reads the long memory), so the scan says it first."""
+    """The error for each per-chapter memory file a person edited that cannot be read: every
+    later chapter's steps that read it fail on it (the rest of the book goes on), so the scan
+    says it first, naming the file and what is wrong."""
     from ..steps import MEMORY
 
     def judge(ch: str, rel: str) -> str:
