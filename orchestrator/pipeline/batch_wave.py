@@ -1,5 +1,5 @@
 """`book run --message-batches`: the runner's steps that call a model go out as Message
-Batches, one batch per wave of ready steps (DESIGN §7).
+Batches, one batch per wave of ready steps.
 
 The runner walks the plan as one task per node; a node whose dependencies are done asks
 `BatchWave.generate` for its file. The request is queued, and the queue is flushed as one

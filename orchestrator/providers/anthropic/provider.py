@@ -1,4 +1,4 @@
-"""The Claude provider (DESIGN §7): one shared client, always streaming, a global concurrency
+"""The Claude provider: one shared client, always streaming, a global concurrency
 limit, our own retries (every attempt logged; overload waits up to ~10 minutes), exact
 continuation after `max_tokens`, prompt caching with a cache gate, and a cost for every call.
 
