@@ -166,3 +166,16 @@ def test_a_word_the_key_names_repeat_is_evidence_and_a_small_file_names_no_role(
     core = detect(["StoreApi", "create", "createStore", "shallow", "StateCreator", "useStore"],
                   ["vanilla.ts", "react.ts"], "")
     assert core[0][1].key == "store"
+
+
+def test_a_title_does_not_say_its_subject_twice(tmp_path: Path):
+    # chi's "Context — Context and Router"
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "context.go").write_text(
+        "package chi\n\n// Context is the routing context.\ntype Context struct {\n\tn int\n}\n\n"
+        "// Router routes.\ntype Router interface {\n\tRoute() *Context\n}\n\n"
+        "// Params are the URL parameters.\ntype Params struct {\n\tkeys []string\n}\n")
+    title = _titles(root, [["context.go"]])[0]
+    subject, _, names = title.partition(" — ")
+    assert subject.split()[0] not in names.split(), title

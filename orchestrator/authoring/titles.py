@@ -38,7 +38,7 @@ def humanize(stem: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def title_names(p: Project, files: list[str]) -> list[str]:
+def title_names(p: Project, files: list[str], count: int = 2) -> list[str]:
     """The two names a title shows: exported types first, then functions; generic entry names
     (`main`, `New`) only when nothing else is there."""
     top = key_symbols(p, files, 10)
@@ -53,7 +53,7 @@ def title_names(p: Project, files: list[str]) -> list[str]:
             names.append(n)
     if not names:
         names = [s.short for s in top if s.short.strip("_")][:1]
-    return names[:2]
+    return names[:count]
 
 
 # Module names that are short for a word a reader knows (`ser.rs`, `ptr.rs`): said in full.
@@ -80,7 +80,10 @@ def module_subjects(p: Project, files: list[str], role: roles_mod.Role | None, l
     t = phrases(language)
     zh = t["lang"] == "zh"
     order: list[str] = []
-    for s in key_symbols(p, files, 10):
+    # the file of the title's first name leads, so subject and names agree (chi's
+    # "Client ip middleware — HeaderRouter and Pattern" named one file and showed another's)
+    shown = title_names(p, files)[:1]
+    for s in [s for s in key_symbols(p, files, 10) if s.short in shown] + key_symbols(p, files, 10):
         if s.rel not in order:
             order.append(s.rel)
     order += sorted((f for f in files if f not in order), key=lambda f: (-p.size(f), f))
@@ -142,9 +145,12 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
             taken.add(str(subjects[i]).lower())
     titles: list[str] = []
     for i, files in enumerate(groups):
-        names = title_names(p, files)
-        joined = t["and"].join(names) if names else ""
         subject = subjects[i]
+        names = title_names(p, files, 3)
+        if subject and len(names) > 2 and names[0].lower() == subject.lower():
+            names = names[1:]  # "Context — Router and …", not "Context — Context and Router"
+        names = names[:2]
+        joined = t["and"].join(names) if names else ""
         if subject:
             title = t["title_topic"].format(topic=subject, names=joined) if joined else subject
         elif joined:
