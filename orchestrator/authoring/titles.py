@@ -26,7 +26,8 @@ GENERIC_STEMS = frozenset({
 })
 ENTRY_STEMS = frozenset({"lib", "index", "__init__", "main", "mod"})  # a package's own entry file
 # Names that say nothing as the whole of a title.
-GENERIC_NAMES = frozenset({"main", "new", "New", "init", "Init", "default", "index", "__init__", "__main__", "setup"})
+GENERIC_NAMES = frozenset({"main", "new", "New", "init", "Init", "default", "index", "__init__", "__main__", "setup",
+                           "constructor", "__new__"})
 
 
 def humanize(stem: str) -> str:
