@@ -126,6 +126,7 @@ class RepoMap:
     _defs: list[RankedDef] | None = field(default=None, repr=False)
     _files_graph: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # file_graph(), once
     _lines: dict[int, str] = field(default_factory=dict, repr=False)  # id(definition) -> its rendered line
+    _renders: dict[tuple, str] = field(default_factory=dict, repr=False)  # (budget, files) -> render's text
 
     # ------------------------------------------------------------------ ranking
 
@@ -263,11 +264,22 @@ class RepoMap:
     def render(self, budget_chars: int, *, within: Iterable[str] | None = None) -> str:
         """Per file, its best symbols (signature, first doc line), files by their best symbol,
         the whole within ``budget_chars``."""
+        files = None if within is None else frozenset(within)
+        key = (budget_chars, files)
+        hit = self._renders.get(key)
+        if hit is not None:  # the map does not change once built: the same question, the same text
+            return hit
         chosen: dict[str, list[Definition]] = {}
         order: list[str] = []
         used = 0
         lines = self._lines  # every researcher renders the map of the files it uses: each line once
-        for rel, d, _score in self.ranked_definitions(within=within):
+        self._ensure_ranked()
+        assert self._defs is not None
+        for rel, d, _score in self._defs:
+            if budget_chars - used < _MIN_LINE_COST:
+                break  # no line can fit any more: the rest of the ranking changes nothing
+            if files is not None and rel not in files:
+                continue
             line = lines.get(id(d))
             if line is None:
                 line = lines[id(d)] = _render_line(d)
@@ -284,10 +296,15 @@ class RepoMap:
         for rel in order:
             block = [rel + ":"] + [lines[id(d)] for d in sorted(chosen[rel], key=lambda d: d.start_line)]
             blocks.append("\n".join(block))
-        return "\n\n".join(blocks)[:budget_chars]
+        text = self._renders[key] = "\n\n".join(blocks)[:budget_chars]
+        if len(self._renders) > 256:
+            self._renders.pop(next(iter(self._renders)))
+        return text
 
 
 _SPACES = re.compile(r"\s+")
+# the least a line costs in render: the 5-wide line number, a space (an empty signature), the newline
+_MIN_LINE_COST = 7
 
 
 def _render_line(d: Definition) -> str:
