@@ -126,6 +126,7 @@ class RepoMap:
     _defs: list[RankedDef] | None = field(default=None, repr=False)
     _files_graph: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # file_graph(), once
     _lines: dict[int, str] = field(default_factory=dict, repr=False)  # id(definition) -> its rendered line
+    _users: tuple | None = field(default=None, repr=False)  # users_of's reverse index (_reverse_index)
     _renders: dict[tuple, str] = field(default_factory=dict, repr=False)  # (budget, files) -> render's text
 
     # ------------------------------------------------------------------ ranking
@@ -211,17 +212,17 @@ class RepoMap:
         self._ensure_ranked()
         assert self._graph is not None
         weights: dict[str, float] = defaultdict(float)
+        if self._users is None:  # the graph read backwards, once: each question is then O(its answer)
+            self._users = _reverse_index(self)
+        by_file, by_name, by_carried = self._users
         if rel_or_qualname in self.files:
-            for src, edges in self._graph.edges.items():
-                if rel_or_qualname in edges and src != rel_or_qualname:
-                    weights[src] += edges[rel_or_qualname]
+            for src, w in by_file.get(rel_or_qualname, ()):
+                if src != rel_or_qualname:
+                    weights[src] += w
         else:
-            target = rel_or_qualname
-            homes = [(rel, d) for rel, fm in self.files.items() for d in fm.definitions
-                     if d.qualified_name == target or d.name == target]
-            for src, carried in self._graph.carried.items():
-                for rel, d in homes:
-                    w = carried.get((rel, d.name), 0.0)
+            # per user, the weights added in the homes' order (files, then definitions), as a scan would
+            for rel, d in by_name.get(rel_or_qualname, ()):
+                for src, w in by_carried.get((rel, d.name), ()):
                     if w > 0 and src != rel:
                         weights[src] += w
         return [rel for rel, _ in sorted(weights.items(), key=lambda x: (-x[1], x[0]))]
@@ -300,6 +301,27 @@ class RepoMap:
         if len(self._renders) > 256:
             self._renders.pop(next(iter(self._renders)))
         return text
+
+
+def _reverse_index(m: RepoMap) -> tuple[dict[str, list[tuple[str, float]]], dict[str, list[tuple[str, Definition]]],
+                                         dict[tuple[str, str], list[tuple[str, float]]]]:
+    """(file -> [(user, weight)], name or qualified name -> [(file, definition)] in file and
+    definition order, (file, name) -> [(user, carried weight)]), every list in the graph's order."""
+    assert m._graph is not None
+    by_file: dict[str, list[tuple[str, float]]] = {}
+    for src, edges in m._graph.edges.items():
+        for dst, w in edges.items():
+            by_file.setdefault(dst, []).append((src, w))
+    by_name: dict[str, list[tuple[str, Definition]]] = {}
+    for rel, fm in m.files.items():
+        for d in fm.definitions:
+            for key in {d.qualified_name, d.name}:
+                by_name.setdefault(key, []).append((rel, d))
+    by_carried: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for src, carried in m._graph.carried.items():
+        for key, w in carried.items():
+            by_carried.setdefault(key, []).append((src, w))
+    return by_file, by_name, by_carried
 
 
 _SPACES = re.compile(r"\s+")
