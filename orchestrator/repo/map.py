@@ -319,8 +319,8 @@ def _reverse_index(m: RepoMap) -> tuple[dict[str, list[tuple[str, float]]], dict
                 by_name.setdefault(key, []).append((rel, d))
     by_carried: dict[tuple[str, str], list[tuple[str, float]]] = {}
     for src, carried in m._graph.carried.items():
-        for key, w in carried.items():
-            by_carried.setdefault(key, []).append((src, w))
+        for dst_name, w in carried.items():
+            by_carried.setdefault(dst_name, []).append((src, w))
     return by_file, by_name, by_carried
 
 
