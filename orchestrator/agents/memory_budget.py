@@ -57,6 +57,24 @@ def _uses(term: str, text_lower: str, words: Counter[str] | None = None) -> int:
     return text_lower.count(t)
 
 
+# text -> (its lower case, its words counted): a chapter's sources and draft are read by several
+# steps, each counting them again otherwise (the largest texts a prompt carries)
+_WORDS_OF: dict[str, tuple[str, Counter[str]]] = {}
+_WORDS_OF_SIZE = 256
+
+
+def _lowered_words(text: str) -> tuple[str, Counter[str]]:
+    hit = _WORDS_OF.get(text)
+    if hit is None:
+        low = text.lower()
+        hit = (low, Counter(_WORD_RE.findall(low)))
+        if len(text) > 200:  # short texts (titles, summaries) cost less than the memo
+            if len(_WORDS_OF) >= _WORDS_OF_SIZE:
+                _WORDS_OF.pop(next(iter(_WORDS_OF)))
+            _WORDS_OF[text] = hit
+    return hit
+
+
 def _term_index(mem: LongMemory) -> tuple[list[tuple[str, str, str]], dict[str, list[int]], list[int]]:
     """(glossary entries, one-word term -> their indexes, the other terms' indexes), once per memory.
     A one-word term's whole-word uses are the text's word count of it (see _uses)."""
@@ -85,8 +103,11 @@ def bounded_memory(mem: LongMemory, chapter: Any, texts: list[str], role: str,
     deps = [d for d in reversed(list(chapter.depends_on))]  # nearest (last listed) first
     by_id = mem.by_id
     summaries = [[d, by_id[d].title, by_id[d].summary] for d in deps if d in by_id]
-    hay = "\n".join(texts).lower()
-    words = Counter(_WORD_RE.findall(hay))
+    lowered = [_lowered_words(t) for t in texts]
+    hay = "\n".join(low for low, _ in lowered)  # == "\n".join(texts).lower(): no word spans a line break
+    words: Counter[str] = Counter()
+    for _, counted in lowered:
+        words.update(counted)
     entries, by_word, others = _term_index(mem)
     # the terms the text uses, ranked by uses then glossary order: one-word terms found through the
     # text's words (O(text), not O(glossary)), the few others counted one by one
