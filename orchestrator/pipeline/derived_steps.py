@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from ..errors import BookError
-from ..state.fsio import atomic_write
 from ..steps import HTML, INDEX, SOURCE_MAP, STYLE_GUIDE, Node
 from . import derived, publishing
 from .outcomes import Outcome
@@ -18,7 +16,7 @@ class DerivedSteps(RunState):
     async def derive(self, n: Node) -> Outcome:
         """A step the orchestrator writes itself (the registry's `model=False`)."""
         try:
-            out = await self._page(n) if n[1] == HTML else self._DERIVERS[n[1]](self, n)
+            out = self._DERIVERS[n[1]](self, n)
         except BookError as e:
             return Outcome("failed", reason=str(e))
         if out is not None:
@@ -43,13 +41,10 @@ class DerivedSteps(RunState):
         derived.sync_memory(book)  # the empty long-memory files belong to phase 2 as well
         return None
 
-    async def _page(self, n: Node) -> Outcome | None:
-        page = publishing.chapter_page(self, n[0])
-        if isinstance(page, list):
-            return Outcome("failed", reason="delivery check: " + "; ".join(page[:5]))
-        # the same atomic write (temp file, fsync, rename, marker last), off the event loop: the
-        # next page renders while this one reaches the disk
-        await asyncio.to_thread(atomic_write, *page)
+    def _page(self, n: Node) -> Outcome | None:
+        problems = publishing.publish_chapter(self, n[0])
+        if problems:
+            return Outcome("failed", reason="delivery check: " + "; ".join(problems[:5]))
         return None
 
     def _index(self, n: Node) -> Outcome | None:
@@ -58,4 +53,4 @@ class DerivedSteps(RunState):
 
     # step key -> how the orchestrator writes that file
     _DERIVERS: dict[str, Callable[[DerivedSteps, Node], Outcome | None]] = {
-        SOURCE_MAP: _source_map, STYLE_GUIDE: _style_guide, INDEX: _index}  # HTML: _page (async)
+        SOURCE_MAP: _source_map, STYLE_GUIDE: _style_guide, HTML: _page, INDEX: _index}

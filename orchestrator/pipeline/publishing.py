@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ..resources import search_path
@@ -121,9 +120,8 @@ def _site(runner):
     return runner.site.get(lambda: build_site(runner.book, waiting_chapters(runner)))
 
 
-def chapter_page(runner, ch: str) -> tuple[Path, str] | list[str]:
-    """(the page's path, its text with its marker), or the delivery-check problems. The caller
-    writes it with atomic_write (the runner: in a worker thread, while the next page renders)."""
+def publish_chapter(runner, ch: str) -> list[str]:
+    """Write output/publish/chNN.html; return the delivery-check problems (nothing written then)."""
     from .. import publish
 
     book = runner.book
@@ -131,7 +129,8 @@ def chapter_page(runner, ch: str) -> tuple[Path, str] | list[str]:
     if problems:
         return [f"{STEPS[FINAL].file(p.chapter)}:{p.line}: {p.message}" for p in problems]
     inputs = {k: v for k, v in book.scanner.input_hashes(ch, HTML).items() if v is not None}
-    return book.ws.path(STEPS[HTML].file(ch)), compose(html, STEPS[HTML].marker, inputs, runner.run_id)
+    atomic_write(book.ws.path(STEPS[HTML].file(ch)), compose(html, STEPS[HTML].marker, inputs, runner.run_id))
+    return []
 
 
 def publish_index(runner) -> None:
