@@ -3,7 +3,10 @@ code blocks per chapter (and how many cite a file), R1's blocking findings over 
 Sphinx/RST markup left in the finals' prose, the share of the project's core symbols (from
 EXPECTED.md, written before any book was built) the finals mention, and the share that is the
 subject of a section of its own (a `## ` heading naming it in code), and for a Chinese book
-the CJK share of the prose (code and quoted source aside).
+the CJK share of the prose (code and quoted source aside). What a reader trips over: chapters
+whose opening sentence is another's with only the names changed (a template), glossary
+entries whose definition is another's with only the names changed (a definition that says
+nothing of its term), and links to chapters that do not exist.
 
     .venv/bin/python benchmarks/book_quality.py WORKSPACE [--expected /work/corpus/EXPECTED.md] [--project NAME]
 """
@@ -80,6 +83,47 @@ def prose(md: str) -> str:
     return re.sub(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", "", md)
 
 
+def _shape(text: str) -> str:
+    """A sentence with its names (code spans, bold terms, link texts and targets, numbers) blanked:
+    two sentences of the same shape differ only in the names a template filled in."""
+    text = re.sub(r"\[[^\]]*\]\([^)]*\)", "[]", text)
+    text = re.sub(r"`[^`]*`|\*\*[^*]+\*\*|\d+", "_", text)
+    return " ".join(text.split())
+
+
+def opening_sentence(md: str) -> str:
+    """The first sentence of the first paragraph after the title, its names blanked (_shape)."""
+    for para in prose(md).split("\n\n"):
+        para = _shape(para.strip())  # names blanked first: a `.` in `cache.py` or `ch01.md` ends no sentence
+        if para and not para.startswith("#"):
+            return re.split(r"(?<=[.!?。！？])\s*", para, maxsplit=1)[0]
+    return ""
+
+
+def glossary_definitions(md: str) -> list[str]:
+    """The definitions of the `**term**: definition` entries under a Key terms heading."""
+    out, inside = [], False
+    for line in prose(md).splitlines():
+        if line.startswith("## "):
+            inside = line[3:].strip() in ("Key terms", "关键术语")
+            continue
+        m = re.match(r"^\*\*[^*]+\*\*\s*[:：]\s*(.+)$", line) if inside else None
+        if m:
+            out.append(m.group(1))
+    return out
+
+
+def reader_trips(finals: dict[str, str]) -> dict[str, int]:
+    """Counts of what a reader trips over (see the module doc)."""
+    shapes = [opening_sentence(t) for t in finals.values()]
+    defs = [_shape(d) for t in finals.values() for d in glossary_definitions(t)]
+    links = [m for t in finals.values() for m in re.findall(r"\]\((ch\d{2,})\.md(?:#[^)]*)?\)", prose(t))]
+    return {"templated openings": sum(1 for x in shapes if x and shapes.count(x) > 1),
+            "glossary entries": len(defs),
+            "templated definitions": sum(1 for x in defs if defs.count(x) > 1),
+            "broken chapter links": sum(1 for c in links if c not in finals)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("workspace", type=Path)
@@ -111,6 +155,8 @@ def main() -> int:
     print(f"\ntitles distinct: {len(set(titles)) == len(titles)}; titles sharing a subject: "
           f"{sum(subjects.count(x) for x in shared)} ({'; '.join(shared) or 'none'}); chapters without a cited code block: "
           f"{sum(1 for t in finals.values() if not any(x.file for x in checks.code_blocks(t)))}")
+    trips = reader_trips(finals)
+    print("reader trips: " + "; ".join(f"{k} {v}" for k, v in trips.items()))
     print(f"R1 blocking findings: {blocking}")
     print(f"Sphinx/RST markup in prose: {leaks}")
     project = a.project or ALIASES.get(src.name, src.name)

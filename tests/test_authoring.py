@@ -204,3 +204,50 @@ def test_chinese_sentences_are_joined_without_a_space_outside_code():
     out = _tidy_cjk(text)
     assert "重复编写。本章" in out
     assert 'x := "。 a"' in out and "> English. Quoted." in out
+
+
+def test_a_completion_script_is_about_completion_not_commands():
+    # cobra's powershell_completions.go was titled "Commands and flags": the commands role counted
+    # "completion" and "shell" as its own words
+    from orchestrator.authoring import roles
+
+    scored = roles.detect(["GenPowerShellCompletion", "GenPowerShellCompletionWithDesc"], ["powershell_completions"], "")
+    assert scored[0][1].key == "completion"
+    assert all(r.key != "commands" for _s, r in scored)
+
+
+def test_a_symbol_kept_only_for_old_callers_is_not_a_key_symbol(tmp_path):
+    # cobra.go's chapter was built around Gt and Eq, which a FIXME above them says are unused
+    from orchestrator.authoring.plan import key_symbols, retired
+    from orchestrator.authoring.project import load
+
+    src = tmp_path / "src"
+    src.mkdir()
+    body = "\tif a == nil {\n\t\treturn false\n\t}\n\tx := 1\n\ty := 2\n\treturn x < y\n"
+    (src / "util.go").write_text(
+        "package util\n\n// FIXME Gt is unused and should be removed in a version 2.\n\n"
+        f"// Gt compares two values.\nfunc Gt(a interface{{}}, b interface{{}}) bool {{\n{body}}}\n\n"
+        f"// OnInit registers a function to run first.\nfunc OnInit(a interface{{}}, b interface{{}}) bool {{\n{body}}}\n")
+    (src / "main.go").write_text("package util\n\nfunc run() {\n\tGt(1, 2)\n\tOnInit(1, 2)\n}\n")
+    p = load(src)
+    gt = next(s for s in p.symbols() if s.name == "Gt")
+    on = next(s for s in p.symbols() if s.name == "OnInit")
+    assert retired(p, gt) and not retired(p, on)
+    assert [s.name for s in key_symbols(p, ["util.go"], 2)][0] == "OnInit"
+
+
+def test_a_go_name_of_another_package_is_used_only_through_its_qualifier(tmp_path):
+    # chi's mux.go (`mux.pool.New = ...`) was said to use middleware's `New`
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.research import _go_reachable
+
+    src = tmp_path / "src"
+    (src / "middleware").mkdir(parents=True)
+    (src / "mux.go").write_text("package chi\n\nfunc NewMux() *Mux {\n\tmux := &Mux{}\n\tmux.pool.New = func() any { return nil }\n"
+                                "\treturn mux\n}\n")
+    (src / "app.go").write_text("package chi\n\nimport \"x/middleware\"\n\nvar h = middleware.New(nil)\n")
+    (src / "middleware" / "middleware.go").write_text("package middleware\n\nfunc New(h any) any {\n\treturn h\n}\n")
+    p = load(src)
+    assert not _go_reachable(p, ["mux.go"], "middleware/middleware.go", "New")
+    assert _go_reachable(p, ["app.go"], "middleware/middleware.go", "New")
+    assert _go_reachable(p, ["mux.go"], "app.go", "h")  # the same package: no qualifier needed

@@ -331,3 +331,34 @@ def test_a_file_role_keeps_a_dunder_name():
     # Flask's docstring: "(a folder with an :file:`__init__.py` file inside)" once read "an `py` file"
     md = to_markdown("a folder with an :file:`__init__.py` file inside; see :class:`_engine.Engine`.", "python")
     assert "`__init__.py`" in md and "`Engine`" in md
+
+
+def test_a_notes_code_stays_with_the_note():
+    # a Google `Note:` section with a literal block, and an RST `.. note::` with a code-block:
+    # the code was dropped (only the words were kept)
+    p = parse("Do a thing.\n\nNote:\n    Call it like this::\n\n        x = thing(1)\n\n    and it works.\n", "python")
+    assert [(n.name, [c.text for c in n.code]) for n in p.notes] == [("note", ["x = thing(1)"])]
+    p = parse("Do a thing.\n\n.. note::\n    Use it so:\n\n    .. code-block:: python\n\n        thing(2)\n", "python")
+    assert [c.text for c in p.notes[0].code] == ["thing(2)"]
+    # a Markdown `# Safety` heading (rustdoc) keeps its example with it too
+    p = parse("Do a thing.\n\n# Safety\n\nOnly on a live handle:\n\n```\nlet h = open();\nthing(h);\n```\n", "rust")
+    assert p.notes[0].name == "safety" and [c.text for c in p.notes[0].code] == ["let h = open();\nthing(h);"]
+    assert "let h = open();" in to_markdown("Do a thing.\n\n# Safety\n\nOnly live:\n\n```\nlet h = open();\n```\n", "rust")
+    # a note that is only code: the code is an example, not lost
+    p = parse("Do a thing.\n\nNote:\n    >>> y = 2\n", "python")
+    assert [e.text for e in p.examples] == [">>> y = 2"] and not p.notes
+
+
+def test_a_go_example_section_is_code_not_a_paragraph():
+    p = parse("// Thing does a thing.\n//\n// Example:\n//\n//\tt := Thing(4)\n//\tt.Run()\n", "go")
+    assert [e.text for e in p.examples] == ["t := Thing(4)\nt.Run()"]
+    assert all("Thing(4)" not in b.text for b in p.blocks)
+
+
+def test_an_html_code_element_becomes_inline_code():
+    # anyhow's bail!: "equivalent to `<code>`return Err(...)`</code>`" in the book
+    p = parse("/// Return early.\n///\n/// This macro is equivalent to\n/// <code>return Err([anyhow!($args\\...)][anyhow!])</code>.\n"
+              "///\n/// Required: <code>Result&lt;_, [anyhow::Error][crate::Error]&gt;</code>.\n///\n"
+              "/// [anyhow!]: crate::anyhow\n", "rust")
+    assert p.blocks[1].text == "This macro is equivalent to `return Err(anyhow!($args...))`."
+    assert p.blocks[2].text == "Required: `Result<_, anyhow::Error>`."

@@ -201,3 +201,41 @@ def test_a_deprecation_note_is_not_a_glossary_term(tmp_path: Path):
     # the memory keeper's reading of a glossary entry (providers/offline.py: remember)
     terms = [m.group(1) for ln in text.splitlines() if (m := re.match(r"\*\*(.+?)\*\*[:：]\s*(.+)$", ln))]
     assert not any("eprecated" in t for t in terms), terms
+
+
+def test_a_doc_comments_code_reaches_the_chapter(tmp_path: Path):
+    # a note's code block and every example of use (up to three) were dropped: only the note's
+    # words and the first example were kept
+    gizmo = ('"""Gizmos."""\n\n\ndef twiddle(n, times=1):\n'
+             '    """Twiddle `n` the given number of times.\n\n'
+             '    Note:\n        It is cheap; call it in a loop::\n\n            for i in range(3):\n'
+             '                twiddle(i)\n\n'
+             '    Examples:\n        >>> twiddle(2)\n        4\n\n        >>> twiddle(2, times=2)\n        8\n    """\n'
+             '    for _ in range(times):\n        n = n * 2\n    return n\n')
+    text = _chapter(tmp_path, {"gizmo.py": gizmo})
+    assert "It is cheap; call it in a loop" in text
+    assert "for i in range(3):\n    twiddle(i)" in text, text
+    assert ">>> twiddle(2)\n4" in text and ">>> twiddle(2, times=2)\n8" in text
+
+
+def test_a_chinese_glossary_entry_says_what_the_type_offers(tmp_path: Path):
+    # a zh entry said only "defined in mux.go, one of the names this chapter is built around"
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write import _term_lines
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "mux.go").write_text("package web\n\n// Mux is a request multiplexer.\ntype Mux struct {\n\tn int\n}\n\n"
+                                "// Handle registers a handler.\nfunc (m *Mux) Handle(p string) {\n\tm.n++\n}\n\n"
+                                "// Serve answers.\nfunc (m *Mux) Serve() int {\n\treturn m.n\n}\n\n"
+                                "type bare struct{}\n")
+    (src / "app.go").write_text("package web\n\nfunc NewApp() *Mux {\n\treturn &Mux{}\n}\n")
+    p = load(src)
+    mux = [s for s in p.symbols() if s.name in ("Mux", "bare")]
+    lines = _term_lines(mux, set(), phrases("zh"), p)
+    entry = next(x for x in lines if x.startswith("**Mux**"))
+    assert entry.startswith("**Mux**：`mux.go` 中的结构体，提供 2 个方法，主要有 `Handle` 与 `Serve`"), entry
+    assert "另有 1 个文件用到它" in entry
+    assert "> Mux is a request multiplexer." in entry  # the English is quoted, not put in the sentence
+    assert not any(x.startswith("**bare**") for x in lines)  # nothing known: no entry

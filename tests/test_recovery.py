@@ -38,9 +38,16 @@ class Counting(OfflineProvider):
 
 def cut(path: Path, keep: float = 0.5) -> str:
     """Simulate an interrupted write: the file's first part, no marker."""
+    from orchestrator.state.reconcile import looks_truncated
+
     text = path.read_text()
     body = text.rsplit("<!--", 1)[0]
-    path.write_text(body[: int(len(body) * keep)])
+    end = int(len(body) * keep)
+    # a cut that happens to end where a text may end (a closed code block) reads as a person's
+    # complete file, by design: cut mid-line instead, as an interrupted stream mostly is
+    while end > 1 and not looks_truncated(body[:end])[0]:
+        end -= 1
+    path.write_text(body[:end])
     return text
 
 

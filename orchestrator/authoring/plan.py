@@ -246,6 +246,8 @@ def _key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
             w *= 0.4  # a type alias explains little on its own
         if s.short.startswith(("_", "#")) and not s.short.startswith("__init"):
             w *= 0.1  # private by convention: explained where a public name leads to it
+        if retired(p, s):
+            w *= 0.2  # kept for old callers: a chapter is not built around what is on its way out
         return w
 
     out: list[Sym] = []
@@ -259,6 +261,24 @@ def _key_symbols(p: Project, files: list[str], n: int) -> list[Sym]:
     from .spine import arrange
 
     return arrange(p, out, n)
+
+
+_RETIRED_RE = re.compile(r"(?i)\b(?:deprecated|is unused|are unused|should be removed|do not use|"
+                         r"only for compatibility|exists only for compatibility)\b")
+
+
+def retired(p: Project, s: Sym) -> bool:
+    """The symbol's doc, or a comment just above it (cobra's `// FIXME Gt is unused by cobra and
+    should be removed`), says it is deprecated or kept only for old callers."""
+    if _RETIRED_RE.search(s.d.doc or ""):
+        return True
+    lines = p.lines_of(s.rel)
+    comments = []
+    for ln in reversed(lines[max(0, s.d.start_line - 1 - 12):s.d.start_line - 1]):
+        if ln.strip() and not ln.lstrip().startswith(("//", "#", "*", "/*")):
+            break  # code: what is above it belongs to another definition
+        comments.append(ln)
+    return bool(_RETIRED_RE.search("\n".join(comments)))
 
 
 def chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.Role]]:

@@ -167,7 +167,8 @@ def research(ctx: dict[str, Any], p: Project) -> str:
         if cid == ch["id"] or other not in p.map.files:
             continue
         for d in p.map.files[other].definitions:
-            if d.exported and d.name in refs and len(d.name) > 2 and _really_used(d, refs):
+            if d.exported and d.name in refs and len(d.name) > 2 and _really_used(d, refs) \
+                    and _go_reachable(p, files, other, d.name):
                 taken.setdefault(cid, set()).add(d.qualified_name.replace("::", "."))
     out += [f"## {t['relations']}", ""]
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
@@ -191,6 +192,19 @@ def research(ctx: dict[str, Any], p: Project) -> str:
         out.append(t["use_case_text"].format(name=s.name, file=s.rel) +
                    (" " + t["use_case_seen"].format(file=via[0], line=via[1]) if via else ""))
     return "\n".join(out)
+
+
+def _go_reachable(p: Project, files: list[str], other: str, name: str) -> bool:
+    """In Go a directory is a package: a name of another package is reached only through its
+    qualifier (`middleware.New`); chi's mux.go setting `mux.pool.New` does not use
+    middleware's `New`. Other languages: True (their imports are not read here)."""
+    if p.lang(other) != "go":
+        return True
+    pkg = posixpath.dirname(other)
+    if any(posixpath.dirname(f) == pkg for f in files):
+        return True
+    qual = re.compile(rf"\b{re.escape(posixpath.basename(pkg) or '')}\.{re.escape(name)}\b")
+    return bool(pkg) and any(qual.search("\n".join(p.lines_of(f))) for f in files if p.lang(f) == "go")
 
 
 def _really_used(d: Any, refs: dict[str, int]) -> bool:

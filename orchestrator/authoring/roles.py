@@ -77,7 +77,9 @@ ROLES: tuple[Role, ...] = (
         ("a sieve", "only what matches the holes passes through")],
        [("图书馆目录", "你描述想要的书，它告诉你去哪里找"),
         ("筛子", "只有合乎孔眼的东西才能通过")]),
-    _r("commands", "command commands cli cmd args argv flag flags subcommand completion completions shell",
+    # not "completion" or "shell": a completion script's code is about the shell, and the
+    # completion role has it (cobra's PowerShell chapter was titled "Commands and flags")
+    _r("commands", "command commands cli cmd args argv flag flags subcommand",
        "Commands and flags", "命令与参数",
        [("a restaurant menu", "each dish has a name, a description and the options you may ask for"),
         ("a remote control", "each button is a command, and some buttons open a sub-menu")],

@@ -17,6 +17,7 @@ from ..steps import MEMORY, RESEARCH
 from ..text import docstrings
 from . import roles as roles_mod
 from .codeinfo import resolved_calls, signature_parts, steps
+from .opening import opening
 from .phrases import kind_name, phrases
 from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
@@ -62,41 +63,12 @@ def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, 
     return chosen.get(me) or roles_mod.pick_metaphor([], taken, t["lang"], me)
 
 
-def _opening(ctx: dict[str, Any], p: Project, files: list[str], syms: list[Sym], t: dict[str, str]) -> list[str]:
-    ch = ctx["chapter"]
-    chs = outline_chapters(ctx)
-    ids = [str(c.get("id")) for c in chs]
-    if ch["id"] in ids:  # the role the planner gave this chapter's title
-        groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
-        role = assign_roles(p, groups)[ids.index(ch["id"])]
-    else:
-        rs = chapter_roles(p, files) if files else []
-        role = rs[0][1] if rs else None
-    problem = t.get("problem_" + role.key, "") if role else ""
-    names = join([f"`{s.name}`" for s in syms[:3]], t)
-    out = []
-    first = (problem + " " if problem else "") + t["for_whom"].format(
-        audience=ctx["book"]["audience"], names=names or t["these_files"], n=len(files))
-    out += [first.strip(), ""]
-    docs = []
-    for f in files:
-        pd = docstrings.parse(p.module_doc(f), p.lang(f))
-        if pd.summary:
-            docs.append((f, pd))
-    if docs:
-        f, pd = docs[0]
-        if t["lang"] == "zh":
-            out += [t["pkg_doc"].format(file=f), "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks[:3]))), ""]
-        else:
-            out += [t["pkg_doc"].format(file=f) + " " + " ".join(b.text for b in pd.blocks[:1] if b.kind == "p"), ""]
-            out += [x for b in docstrings.render_blocks(pd.blocks[1:3]) for x in (b, "")]
-    return out
-
-
-def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str]:
+def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str], p: Project | None = None) -> list[str]:
     """Glossary entries for the chapter's key types. An English entry says what the term is,
-    from the first sentence of its doc comment; a type without one is left to its section (an
-    entry that only says where a name is defined teaches nothing)."""
+    from the first sentence of its doc comment; a Chinese one, which cannot carry the English,
+    says what the type offers and who uses it (from the map), and quotes the doc's sentence
+    below. A type with nothing to say is left to its section (an entry that only says where a
+    name is defined teaches nothing)."""
     out = []
     for s in syms:
         if s.kind not in ("class", "struct", "interface", "trait", "enum", "type") or s.short.lower() in known:
@@ -104,7 +76,10 @@ def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str
         if "." in s.dotted:
             continue
         if t["lang"] == "zh":
-            out.append(t["term"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel))
+            entry = _zh_term(s, t, p)
+            if not entry:
+                continue
+            out.append(entry)
         else:
             pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
             summary = " ".join(pd.summary.split()).rstrip(".")
@@ -116,6 +91,28 @@ def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str]) -> list[str
         out.append("")
         known.add(s.short.lower())
     return out
+
+
+def _zh_term(s: Sym, t: dict[str, str], p: Project | None) -> str:
+    """A Chinese glossary entry from facts: the type's methods (the most important first) and
+    how many other files use it, then its doc's first sentence quoted; '' when none is known."""
+    facts = []
+    if p is not None:
+        methods = [m for m in p.symbols(within=[s.rel]) if m.dotted.startswith(s.dotted + ".") and m.kind == "method"
+                   and not m.short.startswith("_")]
+        if methods:
+            facts.append(t["term_methods"].format(n=len(methods), names=join([f"`{m.short}`" for m in methods[:3]], t)))
+        users = [u for u in p.map.users_of(s.name) if u != s.rel]
+        if users:
+            facts.append(t["term_users"].format(n=len(users)))
+    pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
+    if not facts and not pd.summary:
+        return ""
+    line = t["term_zh"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel,
+                               facts=("，" + "，".join(facts)) if facts else "") + "。"
+    if pd.summary:
+        line += "\n\n" + _quote(pd.summary)
+    return line
 
 
 def shows_use(example: str, name: str) -> bool:
@@ -229,15 +226,34 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
     out += [docstrings.fence(code, f"{lang} file={s.rel} lines={a}-{b}"), ""]
     out += _steps_block(code, s, t)
     out += _params_block(s, pd, t)
-    notes = [n for n in pd.notes if n.text]
-    if notes:
-        lab = docstrings.LABELS["en"]
-        body = "\n".join(f"- **{lab.get(n.name, n.name)}{(' ' + n.type) if n.type else ''}**: {n.text}" for n in notes[:4])
-        out += [t["notes_intro"], "", _quote(body) if zh else body, ""]
+    out += _notes_block(pd, t)
     out += _calls_block(p, s, code, here, ctx["chapter"]["id"], in_chapter, t)
-    ex = next((e for e in pd.examples if shows_use(e.text, s.short)), None)
-    if ex is not None:
-        out += [t["doc_example"], "", docstrings.fence(ex.text, ex.lang or "text"), ""]
+    shown = [e for e in pd.examples if shows_use(e.text, s.short)][:MAX_EXAMPLES]
+    if shown:
+        out += [t["doc_example"], ""]
+        for e in shown:
+            out += [docstrings.fence(e.text, e.lang or "text"), ""]
+    return out
+
+
+MAX_EXAMPLES = 3  # a doc comment's examples of use shown in a section; more belong in its docs
+
+
+def _notes_block(pd: docstrings.DocParts, t: dict[str, str]) -> list[str]:
+    """The doc comment's notes and warnings, each followed by the code it shows (a note's
+    example is part of what it says, never dropped). In a Chinese book the English words are
+    quoted."""
+    notes = [n for n in pd.notes if n.text][:4]
+    if not notes:
+        return []
+    zh = t["lang"] == "zh"
+    lab = docstrings.LABELS["en"]
+    out = [t["notes_intro"], ""]
+    for n in notes:
+        line = f"- **{lab.get(n.name, n.name)}{(' ' + n.type) if n.type else ''}**: {n.text}"
+        out += [_quote(line) if zh else line, ""]
+        for c in n.code:
+            out += [docstrings.fence(c.text, c.lang or "text"), ""]
     return out
 
 
@@ -259,7 +275,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
     phrase, meaning = _metaphor(ctx, p, t)
     out = [f"# {ch['title']}", ""]
-    out += _opening(ctx, p, files, key, t)
+    out += opening(ctx, p, files, key, t, join)
     if not roles_mod.is_general(phrase):  # an image that is not the code's own role teaches nothing
         out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
         if key:
@@ -280,7 +296,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     if later:
         out += [t["used_by"].format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t)), ""]
     known = {str(g[0]).lower() for g in ctx.get(MEMORY, {}).get("glossary", [])}
-    terms = _term_lines(key, known, t)
+    terms = _term_lines(key, known, t, p)
     if terms:
         out += [f"## {t['terms']}", ""] + terms
     in_chapter = {s.name for s in key}
@@ -307,7 +323,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
         users = [u for u in p.map.users_of(s.name) if u not in files]
         tests = [u for u in users if p.files.get(u, (None, ""))[1] in ("test", "example")]
         out.append(t["sum_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel,
-                                        used=t["used_n"].format(n=len(users) - len(tests), k=len(tests)) if users else t["used_none"]))
+                                        used=_used(len(users) - len(tests), len(tests), t) if users else t["used_none"]))
     nxt = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
     if nxt:
         out += ["", t["next"].format(link=f"[{nxt[0].get('title')}]({nxt[0].get('id')}.md)")]
@@ -332,6 +348,16 @@ def _tidy_cjk(text: str) -> str:
         if fence is None:
             lines[i] = _CJK_GAP_RE.sub(r"\1", ln)
     return "\n".join(lines)
+
+
+def _used(n: int, k: int, t: dict[str, str]) -> str:
+    text = t["used_n"].format(n=n, k=k)
+    if t["lang"] == "en":  # a count of one takes the singular
+        if n == 1:
+            text = text.replace("1 other source files", t["used_files1"])
+        if k == 1:
+            text = text.replace("1 tests or examples", t["used_tests1"])
+    return text
 
 
 def join(items: list[str], t: dict[str, str]) -> str:

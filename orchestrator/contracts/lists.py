@@ -131,10 +131,12 @@ class Item:
     quote: list[str] = field(default_factory=list)
 
 
-def walk(sec: Section, starts_item: Callable[[str], bool] = lambda s: False) -> list[Item]:
+def walk(sec: Section, starts_item: Callable[[str], bool] = lambda s: False,
+         prose: list[tuple[int, str]] | None = None) -> list[Item]:
     """The list items of a section with their continuation and quote lines; prose, blank
     lines, HTML comments and `none` lines are left out. A fenced block right under an item
-    becomes its quote."""
+    becomes its quote. The prose lines left out go to `prose` (line, text) when it is given:
+    a caller whose section holds only entries reports or reads them, never drops them unseen."""
     items: list[Item] = []
     cur: Item | None = None
     blank_before = False
@@ -186,6 +188,8 @@ def walk(sec: Section, starts_item: Callable[[str], bool] = lambda s: False) -> 
             cur = None
         else:
             cur = None  # prose: a preface, or a paragraph after the list
+            if prose is not None:
+                prose.append((n, st))
         blank_before = False
         i += 1
     return items

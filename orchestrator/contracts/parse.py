@@ -187,6 +187,24 @@ class ParsedMemory:
     chapter: str | None  # from the `# Memory: chNN — title` line
     title: str
     update: MemoryUpdate
+    # "file:line: ..." for each prose line of an entries section that was not read as an entry
+    warnings: tuple[str, ...] = ()
+
+
+def _entries(sec: Section, key: str, file: str, starts, warnings: list[str]) -> list[Item]:
+    """The items of a Glossary or Metaphors section. A prose line a person wrote there is an
+    entry when it reads as one (`Hit ratio: the share of hits`, `Hit ratio — ...`, without a
+    bullet); any other prose line is reported (file, line, the form expected), never dropped
+    unseen. A `(none)` placeholder is neither."""
+    prose: list[tuple[int, str]] = []
+    items = walk(sec, starts, prose)
+    for n, st in prose:
+        if any((m := rx.match(st)) and m.group("t").strip() and m.group("d").strip() for rx in _LABEL_RES[1:]):
+            items.append(Item(n, st))
+        else:
+            warnings.append(f"{file}:{n}: the line {st[:60]!r} in ## {sec.title.strip()} is not an entry and is "
+                            f"left out; write it as {MEMORY_FORM[key]}")
+    return sorted(items, key=lambda it: it.line)
 
 
 def parse_memory(text: str, *, file: str = MEMORY) -> ParsedMemory:
@@ -208,15 +226,16 @@ def parse_memory(text: str, *, file: str = MEMORY) -> ParsedMemory:
     starts = lambda st: st.startswith(("**", "__"))  # noqa: E731  (a bold term without a bullet)
     summary_lines = [t for _, t in found["summary"].lines if t.strip()]
     summary = " ".join(" ".join(summary_lines).split())
-    terms = []
-    for it in walk(found["glossary"], starts):
+    terms: list[Term] = []
+    warnings: list[str] = []
+    for it in _entries(found["glossary"], "glossary", file, starts, warnings):
         t, d = _label_item(it, "glossary", file)
         try:
             terms.append(Term(t, d))
         except ValueError as e:
             raise ContractError(str(e), file=file, line=it.line, expected=MEMORY_FORM["glossary"]) from None
     metaphors = []
-    for it in walk(found["metaphors"], starts):
+    for it in _entries(found["metaphors"], "metaphors", file, starts, warnings):
         t, d = _label_item(it, "metaphors", file)
         try:
             metaphors.append(Metaphor(t, d))
@@ -236,7 +255,8 @@ def parse_memory(text: str, *, file: str = MEMORY) -> ParsedMemory:
         update = MemoryUpdate(summary, tuple(terms), tuple(metaphors), tuple(xrefs))
     except ValueError as e:
         raise ContractError(str(e), file=file, line=found["summary"].line) from None
-    return ParsedMemory(head.group(1) if head else None, head.group(2).strip() if head else "", update)
+    return ParsedMemory(head.group(1) if head else None, head.group(2).strip() if head else "", update,
+                        tuple(warnings))
 
 
 # ---------------------------------------------------------------- the panel file

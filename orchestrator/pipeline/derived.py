@@ -127,9 +127,11 @@ def write_derived(book, rel: str, body: str, marker: str, inputs: dict,
     return True
 
 
-def _memory_aggregates(book) -> tuple[dict[str, str], dict[str, str]]:
-    """(rel path -> body of each long-memory aggregate, the per-chapter hashes they are made from)."""
-    mem = long_memory(book, book.scanner.chapters())
+def _memory_aggregates(book, problems: list[str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """(rel path -> body of each long-memory aggregate, the per-chapter hashes they are made from).
+    A chapter file that cannot be read is left out, its error added to `problems`: the aggregates
+    list every chapter, and one person's malformed edit must not stop the rest of the book."""
+    mem = long_memory(book, book.scanner.chapters(), [] if problems is None else problems)
     inputs = {f"{MEMORY}:{m.chapter}": book.scanner.body_hash(STEPS[MEMORY].file(m.chapter)) for m in mem.chapters}
     bodies = memoryfiles.aggregates(mem, book.cfg.language)
     return {rel: bodies[key] for key, rel in MEMORY_FILES.items()}, {k: v for k, v in inputs.items() if v}
@@ -176,5 +178,11 @@ def sync_memory(book) -> list[str]:
     What a person changed in glossary.md or chapter-summaries.md first moves to
     corrections.md, which the regenerated files apply: the correction survives."""
     _harvest_corrections(book)
-    bodies, inputs = _memory_aggregates(book)
+    problems: list[str] = []
+    bodies, inputs = _memory_aggregates(book, problems)
+    told = book.memo.setdefault(("memory warnings",), set())  # once a run, not at every sync
+    for msg in dict.fromkeys(problems):  # an unreadable file: the steps that read it fail, naming it; the rest go on
+        if msg not in told:
+            told.add(msg)
+            print(f"warning: {msg}", file=sys.stderr)
     return [rel for rel, body in bodies.items() if write_derived(book, rel, body, MEMORY_MARKER, inputs)]

@@ -101,7 +101,11 @@ class Generation(RunState):
             ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
             if n in self.instructions:
                 ctx_extra["instructions"] = self.instructions[n]
-            g = agents.gather(book, step, ch, ctx_extra)
+            try:
+                g = agents.gather(book, step, ch, ctx_extra)
+            except StepFailed as e:  # an input a person broke (a memory file): this step fails, naming it; the rest goes on
+                led.event("step_failed", self.run_id, ch, step, error=str(e))
+                return Outcome("failed", reason=str(e))
             req = agents.build_request(book, step, ch, g, role)
             req.prefix, req.feedback = prefix, feedback
             over = self._over_budget(req)

@@ -42,7 +42,9 @@ def build_site(book, not_ready: dict[str, str] | None = None):
             c.id, title, c.summary, c.batch, "" if waits else read_body(book.root, STEPS[FINAL].file(c.id)),
             ready=not waits, note=_note(c.id, not_ready[c.id]) if waits else "",
             former_titles=tuple(sorted(set(former.get(c.id, [])) | {c.title} - {title}))))
-    mem = long_memory(book, [c.id for c in o.chapters if c.id not in not_ready])
+    # a chapter memory file that cannot be read: its terms are left out of the glossary page (the
+    # run warned, naming it, when it made the aggregates) rather than every page failing
+    mem = long_memory(book, [c.id for c in o.chapters if c.id not in not_ready], [])
     # the book's title is book.yaml's, read now: a new title is on the site without a redraft
     return publish.Site(title=book.cfg.title or o.title, language=book.cfg.language, audience=book.cfg.audience,
                         chapters=tuple(chapters), glossary=tuple(mem.glossary_entries()),

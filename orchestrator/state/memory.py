@@ -23,6 +23,7 @@ class ChapterMemory:
     glossary: list[tuple[str, str]] = field(default_factory=list)  # (term, definition)
     metaphors: list[tuple[str, str]] = field(default_factory=list)  # (phrase, what it explains)
     xrefs: list[tuple[str, str]] = field(default_factory=list)  # (chapter, why)
+    warnings: tuple[str, ...] = ()  # lines of a person's edit that are not entries (parse_memory says which)
 
 
 def render(mem: ChapterMemory) -> str:
@@ -45,7 +46,8 @@ def parse(chapter: str, text: str, file: str = "the memory file") -> ChapterMemo
     p = parse_memory(text, file=file)
     m = p.update
     return ChapterMemory(chapter, p.title, m.summary, [(t.term, t.definition) for t in m.terms],
-                         [(x.phrase, x.meaning) for x in m.metaphors], [(x.chapter, x.reason) for x in m.cross_references])
+                         [(x.phrase, x.meaning) for x in m.metaphors], [(x.chapter, x.reason) for x in m.cross_references],
+                         p.warnings)
 
 
 def missing_sections(text: str) -> list[str]:
@@ -148,19 +150,27 @@ _BUILT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BUILT_SIZE = 64
 
 
-def long_memory(book, chapters: list[str]) -> LongMemory:
+def long_memory(book, chapters: list[str], problems: list[str] | None = None) -> LongMemory:
     """The long memory of `chapters` (in chapter order), as the scanner sees their memory files.
-    O(1) while no memory file changed: kept per set of chapters and the scanner's invalidations
-    of the memory directory (Scanner.epochs); rebuilt from the parsed files when one changed,
-    and the same object is handed out again when what it was built from is the same."""
+    A file that cannot be read raises its ContractError (the step that reads it fails, naming
+    the file) unless `problems` is given: then the error goes there and the file is left out (the
+    aggregates, which list every chapter, go on without it); the lines a readable file leaves out
+    (parse_memory's warnings) go there too.
+
+    Without `problems` (every step's read) it is O(1) while no memory file changed: kept per set
+    of chapters and the scanner's invalidations of the memory directory (Scanner.epochs); rebuilt
+    from the parsed files when one changed, and the same object is handed out again when what it
+    was built from is the same. With `problems` (the aggregates, the site) it is read afresh."""
+    from .corrections import load
+
+    if problems is not None:
+        return _build(book, tuple(chapters), load(book.root), problems)
     scanner = book.scanner
     built = _BUILT.get(scanner)
     if built is None:
         built = _BUILT[scanner] = {}
     epochs = getattr(scanner, "epochs", None)
     mem_dir = STEPS[MEMORY].file("ch01").rpartition("/")[0]
-    from .corrections import load
-
     corrections = load(book.root)
     want = tuple(chapters)
     now = (epochs.get("", 0), epochs.get(mem_dir, 0), corrections) if epochs is not None else None
@@ -176,7 +186,9 @@ def long_memory(book, chapters: list[str]) -> LongMemory:
     return mem
 
 
-def _build(book, chapters: tuple[str, ...], corrections) -> LongMemory:
+def _build(book, chapters: tuple[str, ...], corrections, problems: list[str] | None = None) -> LongMemory:
+    from ..errors import BookError
+
     mems = []
     idents = []
     root, step = str(book.root), book.scanner.step
@@ -187,7 +199,15 @@ def _build(book, chapters: tuple[str, ...], corrections) -> LongMemory:
             ident = (st.size, st.mtime, st.marker.body if st.marker else None)
             hit = _PARSED.get(key)
             if hit is None or hit[0] != ident or not st.size:
-                hit = _PARSED[key] = (ident, parse(c, read_body(book.root, st.path), file=st.path))
+                try:
+                    hit = _PARSED[key] = (ident, parse(c, read_body(book.root, st.path), file=st.path))
+                except BookError as e:
+                    if problems is None:
+                        raise
+                    problems.append(f"{e}; the file is left out of the long memory until it is fixed")
+                    continue
+            if problems is not None:
+                problems.extend(hit[1].warnings)
             mems.append(hit[1])
             idents.append((c, ident if st.size else id(hit[1])))
     from .corrections import apply

@@ -14,18 +14,19 @@ from .markup import first_sentence
 
 
 @dataclass
+class Block:
+    kind: str  # "p" (paragraph), "code", "list" (raw Markdown list lines), "heading"
+    text: str
+    lang: str = ""
+
+
+@dataclass
 class Item:
     """One parameter, result, or exception: name (may be empty), type (may be empty), text."""
     name: str
     type: str = ""
     text: str = ""
-
-
-@dataclass
-class Block:
-    kind: str  # "p" (paragraph), "code", "list" (raw Markdown list lines), "heading"
-    text: str
-    lang: str = ""
+    code: list[Block] = field(default_factory=list)  # a note's own code blocks, kept with its words
 
 
 @dataclass

@@ -160,15 +160,17 @@ class _Parser:
                 while self.i < len(self.lines) and not _MD_HEADING_RE.match(self.peek().strip()):
                     body.append(self.peek())
                     self.i += 1
-                sub = parse("\n".join(body), self.lang)
+                sub = _body("\n".join(body), self.lang)
                 label = "safety" if key == "safety" else _SECTIONS[key]
-                text = " ".join(b.text for b in sub.blocks if b.kind == "p")
+                text = " ".join(b.text for b in sub.blocks if b.kind in ("p", "list"))
+                snippets = [b for b in sub.blocks if b.kind == "code"] + sub.examples
                 if text and label == "raises":
                     self.parts.raises.append(Item("", "", text))
                 elif text:
-                    self.parts.notes.append(Item(label, "", text))
+                    self.parts.notes.append(Item(label, "", text, snippets))
+                    snippets = []
                 self.parts.deprecated = sub.deprecated or self.parts.deprecated
-                self.parts.examples += [b for b in sub.blocks if b.kind == "code"] + sub.examples
+                self.parts.examples += snippets
                 return
             self.parts.blocks.append(Block("heading", inline(m.group(1))))
             return
@@ -249,7 +251,7 @@ class _Parser:
     def sub_text(self, lines: list[str]) -> str:
         """The text of a nested body (a field's, an item's) as one paragraph: its own directives
         and lists are read, not copied; its code goes to the examples."""
-        sub = parse("\n".join(lines), self.lang)
+        sub = _body("\n".join(lines), self.lang)
         words = [b.text.replace("\n- ", "; ").removeprefix("- ") for b in sub.blocks if b.kind in ("p", "list")]
         words += [f"({LABELS['en'][n.name]} {n.type})".replace(" )", ")") for n in sub.notes if n.name in ("added", "changed")]
         self.parts.examples += [b for b in sub.blocks if b.kind == "code"] + sub.examples
@@ -272,12 +274,14 @@ class _Parser:
                       "admonition"):
             kind = {"seealso": "see also", "tip": "note", "hint": "note", "important": "note", "caution": "warning",
                     "danger": "warning", "attention": "warning", "admonition": "note"}.get(name, name)
-            sub = parse("\n".join(_dedent(body)), self.lang)
+            sub = _body("\n".join(_dedent(body)), self.lang)
             words = " ".join(b.text for b in sub.blocks if b.kind in ("p", "list"))
             full = " ".join(x for x in [inline(_single_backtick_refs(arg)), words] if x).strip()
+            code = [b for b in sub.blocks if b.kind == "code"] + sub.examples
             if full:
-                self.parts.notes.append(Item(kind, "", full))
-            self.parts.examples += sub.examples
+                self.parts.notes.append(Item(kind, "", full, code))
+            else:
+                self.parts.examples += code
         # anything else (autoclass, toctree, image, include, ...) is for the documentation tool
 
     def field(self, kind: str, arg: str, text: str) -> None:
@@ -312,16 +316,23 @@ class _Parser:
         if kind == "drop":
             return
         lines = _dedent(body)
+        if kind == "examples" and self.lang == "go":
+            # Go marks code by indenting it: what is indented under `Example:` is the example (read
+            # as a doc of its own, dedented, it would be taken for a paragraph)
+            self.add_code(body, "go", example=True)
+            return
         if kind in ("examples", "note", "warning", "see also"):
-            sub = parse("\n".join(lines), self.lang)
+            sub = _body("\n".join(lines), self.lang)
+            code = [b for b in sub.blocks if b.kind == "code"] + sub.examples
             if kind == "examples":
-                self.parts.examples += [b for b in sub.blocks if b.kind == "code"] + sub.examples
+                self.parts.examples += code
                 self.parts.blocks += [b for b in sub.blocks if b.kind != "code"]
             else:
                 text = " ".join(b.text for b in sub.blocks if b.kind in ("p", "list"))
                 if text:
-                    self.parts.notes.append(Item(kind, "", text))
-                self.parts.examples += sub.examples
+                    self.parts.notes.append(Item(kind, "", text, code))
+                else:
+                    self.parts.examples += code
             return
         items: list[list[str]] = []
         for ln in lines:
@@ -383,7 +394,7 @@ class _Parser:
             lines = [rest] + body if rest.strip() else body
             joined = "\n".join(lines).strip("\n")
             if "```" in joined:
-                sub = parse(joined, self.lang)
+                sub = _body(joined, self.lang)
                 self.parts.examples += sub.examples
             else:
                 self.add_code(lines, _code_lang("", self.lang), example=True)
@@ -393,7 +404,7 @@ class _Parser:
             if text:
                 self.parts.notes.append(Item("see also" if tag == "see" else "added", "", inline(text)))
         elif tag in ("remarks", "description", "summary"):
-            sub = parse("\n".join([rest] + body), self.lang)
+            sub = _body("\n".join([rest] + body), self.lang)
             self.parts.blocks += sub.blocks
             self.parts.examples += sub.examples
         # @template, @typedef, @internal, @private, @default, @category ...: for tools, not readers
@@ -407,6 +418,15 @@ def parse(doc: str, lang: str = "") -> DocParts:
     if not doc or not doc.strip():
         return parts
     text = strip_comment(doc).replace("\t", "    ")
+    _Parser(text.splitlines(), lang, parts).run()
+    return parts
+
+
+def _body(text: str, lang: str) -> DocParts:
+    """A nested body (a section's, a note's), already without comment syntax: read as it is,
+    since `strip_comment`'s cleandoc would dedent every line after the first and turn the code
+    under a `Note: call it so::` into prose."""
+    parts = DocParts()
     _Parser(text.splitlines(), lang, parts).run()
     return parts
 
@@ -426,6 +446,7 @@ def to_markdown(doc: str, lang: str = "", language: str = "en") -> str:
         label = lab.get(n.name, n.name)
         ver = f" {n.type}" if n.type else ""
         out.append(safe(f"**{label}{ver}**" + (f": {n.text}" if n.text else "")))
+        out += [fence(c.text, c.lang or "text") for c in n.code]
     for ex in p.examples:
         out.append(fence(ex.text, ex.lang or "text"))
     return "\n\n".join(x for x in out if x.strip())

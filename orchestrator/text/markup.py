@@ -60,6 +60,18 @@ def _link(m: re.Match[str]) -> str:
     return label  # site-relative, a local file, an anchor: the book has none of them
 
 
+_HTML_CODE_RE = re.compile(r"<(code|tt|kbd)>(.+?)</\1>", re.S)
+
+
+def _html_code(m: re.Match[str]) -> str:
+    """An HTML code element as inline code: its entities decoded and its Markdown escapes
+    (`\\.`) dropped, as the documentation shows it (it was `<code>`…`</code>` in the book)."""
+    import html
+
+    code = html.unescape(re.sub(r"\\([\\`*_{}\[\]()#+\-.!<>])", r"\1", m.group(2)))
+    return "`" + " ".join(code.replace("`", "'").split()) + "`"
+
+
 def inline(text: str) -> str:
     """One piece of doc prose as Markdown: roles and RST literals become inline code, links into
     the documentation site become their text, markers and raw HTML tags become inert."""
@@ -78,6 +90,7 @@ def inline(text: str) -> str:
     text = _outside_code(text, lambda s: _BRACKET_NAME_RE.sub(lambda m: f"`{m.group(1)}`", s))  # godoc [Foo]
     text = _outside_code(text, lambda s: _SHORTCUT_RE.sub(lambda m: m.group(1), s))  # `[a phrase]`: a link whose target was dropped
     text = re.sub(r"\s*<br\s*/?>\s*", " ", text).strip() if "<br" in text else text
+    text = _HTML_CODE_RE.sub(_html_code, text) if "<" in text else text  # rustdoc's <code>Result&lt;_&gt;</code>
     text = _MARKER_RE.sub("&lt;!--", text)
     text = _outside_code(text, lambda s: _TAG_RE.sub(lambda m: f"`{m.group(0)}`", s))
     text = _outside_code(text, lambda s: _SUBST_RE.sub(lambda m: m.group(1), s) if "|" in s and not s.strip().startswith("|") else s)
