@@ -342,8 +342,7 @@ def _sym_index(p: Project) -> tuple[dict[str, list[Sym]], dict[str, list[Sym]]]:
         for x in syms:  # in rank order, as the scans found them
             by_dotted.setdefault(x.dotted, []).append(x)
             by_short.setdefault(x.short, []).append(x)
-        if len(_INDEXES) >= 4:
-            _INDEXES.pop(next(iter(_INDEXES)), None)
+        _INDEXES.clear()  # one project at a time: an index holds every symbol of its map
         hit = _INDEXES[id(p)] = (syms, by_dotted, by_short)
     return hit[1], hit[2]
 
