@@ -11,7 +11,7 @@ from . import config as config_mod
 from .agents import render_prompt
 from .errors import BookError, StepFailed
 from .providers import resolve_name
-from .providers.base import Request
+from .providers.base import Request, Sink
 from .repo.walk import SourceReadError, walk
 from .steps import ALL_STEPS, MEMORY, STEPS, STYLE_GUIDE
 
@@ -124,7 +124,7 @@ async def _ping(cfg) -> Check:
                   prompt="Reply with the single word OK.", model=cfg.model, max_tokens=5)
     url = os.environ.get("ANTHROPIC_BASE_URL", "the Anthropic API")
     try:
-        res = await p.generate(req, lambda t: None)
+        res = await p.generate(req, Sink())  # the answer goes nowhere: it only has to come
         return Check("model", True, f"{cfg.model} answered through {url} (stop reason {res.stop_reason})")
     except StepFailed as e:
         if "incomplete" in str(e) or "max_tokens" in str(e):

@@ -38,10 +38,12 @@ class NeedsHuman(BookError):
 
 
 class StepFailed(BookError):
-    """A step failed; `retryable` says whether trying again may help."""
+    """A step failed; `retryable` says whether trying again may help; `overload`: the API stayed
+    overloaded through the provider's own retries (the runner tries it again once the slow-down ends)."""
 
-    def __init__(self, message: str, retryable: bool = True):
+    def __init__(self, message: str, retryable: bool = True, overload: bool = False):
         self.retryable = retryable
+        self.overload = overload
         super().__init__(message)
 
 

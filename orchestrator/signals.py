@@ -1,5 +1,5 @@
 """Signals that end a run: SIGINT, SIGTERM and SIGHUP (a closed terminal) all stop it the same
-clean way (DESIGN §5): an `interrupted` event, RESUME.md and checkpoint.md brought up to date,
+clean way: an `interrupted` event, RESUME.md and checkpoint.md brought up to date,
 the lock released, exit 128 + the signal's number.
 
 Inside the run's event loop the session turns them into a cancellation (`STOP_SIGNALS`); outside

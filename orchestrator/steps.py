@@ -145,6 +145,7 @@ GATE_MODES: dict[str, tuple[str, ...]] = {"normal": (OUTLINE, RESEARCH, REVIEW, 
 
 CHECKPOINT = f"{MEMORY_DIR}/checkpoint.md"
 NEEDS_HUMAN = f"{MEMORY_DIR}/needs-human.md"
+CORRECTIONS = f"{MEMORY_DIR}/corrections.md"  # a person's corrections to the long memory (state/corrections.py)
 STATE_DB = f"{OUT}/.book/state.db"
 LOCK = f"{OUT}/.lock"
 RESUME = "RESUME.md"

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from orchestrator.providers.anthropic import AnthropicProvider, join_continuation
 from orchestrator.providers.anthropic.continuation import WhitespaceSkipper, split_prefill
-from orchestrator.providers.base import Request
+from orchestrator.providers.base import Request, Sink
 from orchestrator.testing.fake_api import FakeAPI
 
 CODE = ("# The cache\n\nThe loop reads each line:\n\n```python\nfor line in lines:\n    total += 1\n"
@@ -25,7 +25,7 @@ ANSWERS = {"code": CODE, "cjk": CJK, "prose": PROSE}
 
 
 def run_all(model: str, answer: str, cuts: list[int], fake: FakeAPI) -> list[tuple[int, str, str, int]]:
-    """(cut, joined text, what on_text received, fake.diverged) for each cut point, one client."""
+    """(cut, joined text, what the sink received, fake.diverged) for each cut point, one client."""
     fake.answerer = lambda req: answer
     p = AnthropicProvider(concurrency=1, base_delay=0.01, cache_gate=False)
 
@@ -37,7 +37,7 @@ def run_all(model: str, answer: str, cuts: list[int], fake: FakeAPI) -> list[tup
                 fake.max_tokens(at=cut / len(answer))
                 pieces: list[str] = []
                 res = await p.generate(Request(role="writer", step="draft", chapter="ch01", system="S " * 50,
-                                               prompt="P", model=model, max_tokens=4000), pieces.append)
+                                               prompt="P", model=model, max_tokens=4000), Sink(text=pieces.append))
                 out.append((cut, res.text, "".join(pieces), fake.diverged))
         finally:
             await p.aclose()
@@ -97,7 +97,7 @@ def test_seeded_cut_mode_cuts_continuations_too_and_every_answer_is_whole(monkey
             try:
                 return await asyncio.gather(*(p.generate(Request(role="writer", step="draft", chapter=f"ch{i:02d}",
                                                                  system="S", prompt=f"chapter {i}",
-                                                                 model="claude-sonnet-5-5"), lambda s: None)
+                                                                 model="claude-sonnet-5-5"), Sink())
                                               for i in range(12)))
             finally:
                 await p.aclose()

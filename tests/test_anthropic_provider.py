@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from orchestrator.providers.anthropic import (
     load_prices,
     price_for,
 )
-from orchestrator.providers.base import Request, Usage
+from orchestrator.providers.base import Request, Sink, Usage
 from orchestrator.testing.fake_api import DEFAULT_MARKER, FakeAPI, default_answerer, tokens
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +44,7 @@ def expected(prompt: str = PROMPT) -> str:
 
 
 class Partial:
-    """What the runner does with the stream: a .partial that on_reset truncates."""
+    """What the runner does with the stream: a .partial that the sink's reset truncates."""
 
     def __init__(self) -> None:
         self.pieces: list[str] = []
@@ -53,32 +54,47 @@ class Partial:
         assert isinstance(s, str) and s
         self.pieces.append(s)
 
-    def on_reset(self) -> None:
+    def on_reset(self, keep_prefix: bool) -> None:
+        assert keep_prefix  # a retried attempt: what stood before the call stays
         self.resets += 1
         self.pieces.clear()
+
+    def sink(self) -> Sink:
+        return Sink(text=self.on_text, reset=self.on_reset)
 
     @property
     def text(self) -> str:
         return "".join(self.pieces)
 
 
-def request(partial: Partial | None = None, **kw) -> Request:
+def request(**kw) -> Request:
     args = dict(role="writer", step="draft", chapter="ch01", system=SYSTEM, prompt=PROMPT, model=MODEL,
                 max_tokens=4000)
     args.update(kw)
-    req = Request(**args)
-    if partial is not None:
-        req.context["on_reset"] = partial.on_reset
-    return req
+    return Request(**args)
+
+
+class Observed(AnthropicProvider):
+    """The provider, with a test watching the attempts every call reports to its sink."""
+
+    def __init__(self, rows: list, **kw) -> None:
+        super().__init__(**kw)
+        self.rows = rows
+
+    async def generate(self, req: Request, sink: Sink):
+        def attempt(row: dict) -> None:
+            if row.get("status") != "started":  # the rows of ended attempts (each is also `started` before it is sent)
+                self.rows.append(row)
+            sink.attempt(row)
+
+        return await super().generate(req, replace(sink, attempt=attempt))
 
 
 def provider(rows: list | None = None, **kw) -> AnthropicProvider:
     kw.setdefault("concurrency", 4)
     kw.setdefault("base_delay", 0.01)
     kw.setdefault("overload_base", 0.01)
-    # the rows of ended attempts (each attempt is also logged as `started` before it is sent)
-    on_call = (lambda r: rows.append(r) if r.get("status") != "started" else None) if rows is not None else None
-    return AnthropicProvider(on_call=on_call, **kw)
+    return AnthropicProvider(**kw) if rows is None else Observed(rows, **kw)
 
 
 def generate(p: AnthropicProvider, req: Request, partial: Partial | None = None):
@@ -86,7 +102,7 @@ def generate(p: AnthropicProvider, req: Request, partial: Partial | None = None)
 
     async def go():
         try:
-            return await p.generate(req, partial.on_text)
+            return await p.generate(req, partial.sink())
         finally:
             await p.aclose()
 
@@ -102,7 +118,7 @@ def message_bodies(fake: FakeAPI) -> list[dict]:
 def test_streaming_end_turn_logs_usage_and_cost(fake_api):
     rows: list[dict] = []
     part = Partial()
-    res = generate(provider(rows), request(part), part)
+    res = generate(provider(rows), request(), part)
     assert res.text == expected() and res.stop_reason == "end_turn"
     assert part.text == res.text and len(part.pieces) > 5  # it streamed, in pieces
     assert res.calls == 1 and res.model == MODEL and res.request_id.startswith("req_fake")
@@ -131,9 +147,9 @@ def test_cache_read_on_second_call_with_the_same_prefix(fake_api):
 
     async def go():
         try:
-            a = await p.generate(request(), lambda s: None)
-            b = await p.generate(request(prompt="Write chapter two about levers."), lambda s: None)
-            c = await p.generate(request(system="A different role. " * 40), lambda s: None)
+            a = await p.generate(request(), Sink())
+            b = await p.generate(request(prompt="Write chapter two about levers."), Sink())
+            c = await p.generate(request(system="A different role. " * 40), Sink())
             return a, b, c
         finally:
             await p.aclose()
@@ -200,7 +216,7 @@ def test_stream_faults_are_retried_and_the_partial_text_discarded(fake_api, faul
     rows: list[dict] = []
     getattr(fake_api, fault)()
     part = Partial()
-    res = generate(provider(rows), request(part), part)
+    res = generate(provider(rows), request(), part)
     assert res.text == expected() and res.stop_reason == "end_turn" and res.calls == 2
     assert part.text == res.text  # what the runner streamed to .partial matches the answer
     if fault != "empty":
@@ -215,7 +231,7 @@ def test_a_fault_that_persists_fails_the_step_never_returns_a_truncated_text(fak
     part = Partial()
     with pytest.raises(StepFailed) as info:
         # overload (the error event) is bounded by time, not attempts: a budget that allows 3
-        generate(provider(max_attempts=3, overload_budget=0.05), request(part), part)
+        generate(provider(max_attempts=3, overload_budget=0.05), request(), part)
     assert info.value.retryable is True and "3 attempts" in str(info.value)
     assert len(fake_api.message_requests()) == 3
 
@@ -241,7 +257,7 @@ def test_on_text_errors_propagate_untouched(fake_api):
 
     async def go():
         try:
-            await p.generate(request(), on_text)
+            await p.generate(request(), Sink(text=on_text))
         finally:
             await p.aclose()
 
@@ -258,7 +274,7 @@ def test_concurrency_limit(fake_api):
 
     async def go():
         try:
-            return await asyncio.gather(*(p.generate(request(prompt=f"Topic {i} widgets"), lambda s: None)
+            return await asyncio.gather(*(p.generate(request(prompt=f"Topic {i} widgets"), Sink())
                                           for i in range(3)))
         finally:
             await p.aclose()
@@ -276,11 +292,11 @@ def test_a_429_slows_down_every_task(fake_api):
         while not fake_api.message_requests():  # start after A got its 429
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.1)
-        return await p.generate(request(prompt="TASK-B: write about levers"), lambda s: None)
+        return await p.generate(request(prompt="TASK-B: write about levers"), Sink())
 
     async def go():
         try:
-            a = p.generate(request(prompt="TASK-A: write about gears"), lambda s: None)
+            a = p.generate(request(prompt="TASK-A: write about gears"), Sink())
             return await asyncio.gather(a, task_b())
         finally:
             await p.aclose()
@@ -301,7 +317,7 @@ def test_max_tokens_continues_and_joins(fake_api):
     rows: list[dict] = []
     fake_api.max_tokens(at=0.4)
     part = Partial()
-    res = generate(provider(rows), request(part), part)
+    res = generate(provider(rows), request(), part)
     assert res.text == expected() and res.calls == 2 and part.text == res.text
     second = message_bodies(fake_api)[1]["messages"]
     assert [m["role"] for m in second] == ["user", "assistant", "user"]  # claude-sonnet-5-5: no prefill
@@ -330,7 +346,7 @@ def test_prefix_is_continued_exactly(fake_api, cut):
     at = cut if isinstance(cut, int) else answer.index("\n\n", 200) + 2  # a prefix ending in a blank line
     prefix = answer[:at]
     part = Partial()
-    res = generate(provider(), request(part, prefix=prefix), part)
+    res = generate(provider(), request(prefix=prefix), part)
     assert res.text == answer and prefix + part.text == answer  # on_text got only the new text
     msgs = message_bodies(fake_api)[0]["messages"]
     assert msgs[-1]["role"] == "user"  # never a trailing assistant prefill on 4.6+ models (a 400)
@@ -348,7 +364,7 @@ def test_refusal_uses_the_fallback_model(fake_api):
     rows: list[dict] = []
     fake_api.refusal()
     part = Partial()
-    res = generate(provider(rows, fallback_model="claude-opus-5-5"), request(part), part)
+    res = generate(provider(rows, fallback_model="claude-opus-5-5"), request(), part)
     assert res.model == "claude-opus-5-5" and res.text == expected() and part.text == res.text
     assert part.resets == 1
     assert [r["model"] for r in rows] == [MODEL, "claude-opus-5-5"]
@@ -403,7 +419,7 @@ def test_cancelled_call_is_still_logged(fake_api):
     p = provider(rows)
 
     async def go():
-        task = asyncio.create_task(p.generate(request(), lambda s: None))
+        task = asyncio.create_task(p.generate(request(), Sink()))
         while not fake_api.message_requests():
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.2)  # in the middle of the stream

@@ -22,7 +22,7 @@ from orchestrator.providers.anthropic import (
 from orchestrator.providers.anthropic.client import make_client
 from orchestrator.providers.anthropic.models import sdk_model_ids
 from orchestrator.providers.anthropic.retry import Clock
-from orchestrator.providers.base import Request
+from orchestrator.providers.base import Request, Sink
 
 SCHEMA = {"type": "object", "required": ["verdict", "findings"], "additionalProperties": False,
           "properties": {"verdict": {"enum": ["clean", "blocked"]},
@@ -82,7 +82,7 @@ def test_the_fake_answers_a_schema_with_a_valid_document(fake_api):
 
     async def go():
         try:
-            return await p.generate(req(output_schema=SCHEMA), lambda s: None)
+            return await p.generate(req(output_schema=SCHEMA), Sink())
         finally:
             await p.aclose()
 
@@ -130,12 +130,12 @@ def test_overload_backs_off_for_about_ten_minutes_on_a_fake_clock(fake_api):
     fake_api.status(529, times=1000)
     rows: list[dict] = []
     clock = Clock(scale=0.0005)  # 10 modelled minutes in ~0.3 s
-    p = AnthropicProvider(concurrency=1, clock=clock, on_call=rows.append, cache_gate=False)
+    p = AnthropicProvider(concurrency=1, clock=clock, cache_gate=False)
     t0 = clock.now()
 
     async def go():
         try:
-            return await p.generate(req(), lambda s: None)
+            return await p.generate(req(), Sink(attempt=rows.append))
         finally:
             await p.aclose()
 
@@ -152,11 +152,11 @@ def test_every_attempt_is_logged_started_then_ended_and_the_ledger_knows_a_compl
 
     led = Ledger.open(tmp_path / "state.db")
     fake_api.status(500)
-    p = AnthropicProvider(concurrency=1, base_delay=0.01, on_call=lambda row: led.log_call(run="r1", **row))
+    p = AnthropicProvider(concurrency=1, base_delay=0.01)
 
     async def go():
         try:
-            return await p.generate(req(), lambda s: None)
+            return await p.generate(req(), Sink(attempt=lambda row: led.log_call(run="r1", **row)))
         finally:
             await p.aclose()
 
@@ -182,7 +182,7 @@ def test_siblings_of_a_new_prefix_wait_for_the_first_to_start_and_then_read(monk
 
             async def go(p: AnthropicProvider = p):
                 try:
-                    return await asyncio.gather(*(p.generate(req(prompt=f"chapter {i}"), lambda s: None)
+                    return await asyncio.gather(*(p.generate(req(prompt=f"chapter {i}"), Sink())
                                                   for i in range(6)))
                 finally:
                     await p.aclose()

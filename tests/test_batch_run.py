@@ -219,9 +219,9 @@ def test_a_partial_whose_call_ended_normally_is_committed_without_a_new_call(tmp
     class NoDraft(OfflineProvider):
         asked: list[tuple[str | None, str]] = []
 
-        async def generate(self, req, on_text):
+        async def generate(self, req, sink):
             NoDraft.asked.append((req.chapter, req.step))
-            return await super().generate(req, on_text)
+            return await super().generate(req, sink)
 
     code, summary = run_book(ws, provider=NoDraft(), resume=True)
     assert code == 0, summary.needs_human
@@ -247,9 +247,9 @@ def test_a_partial_the_ledger_does_not_vouch_for_is_not_committed(tmp_path):
     class Rec(OfflineProvider):
         asked: list[tuple[str | None, str]] = []
 
-        async def generate(self, req, on_text):
+        async def generate(self, req, sink):
             Rec.asked.append((req.chapter, req.step))
-            return await super().generate(req, on_text)
+            return await super().generate(req, sink)
 
     assert run_book(ws, provider=Rec(), resume=True)[0] == 0
     assert ("ch01", "draft") in Rec.asked

@@ -16,7 +16,7 @@ from orchestrator.agents.prompts import MATERIAL_FIRST_TOKENS
 from orchestrator.batches.types import default_params
 from orchestrator.providers.anthropic import AnthropicProvider, build_params, resolve_settings
 from orchestrator.providers.anthropic.params import prefix_keys
-from orchestrator.providers.base import Request
+from orchestrator.providers.base import Request, Sink
 from orchestrator.testing.fake_api import FakeAPI
 
 DRAFT_READERS = ["r1_code", "r2_consistency", "r3_content", "merger", "reader_panel", "memory_keeper", "editor"]
@@ -111,7 +111,7 @@ def test_the_first_role_writes_the_material_and_its_siblings_read_it_under_real_
 
             async def go(p: AnthropicProvider = p):
                 try:
-                    return await asyncio.gather(*(p.generate(req(role, material), lambda s: None)
+                    return await asyncio.gather(*(p.generate(req(role, material), Sink())
                                                   for role in ("r1", "r2", "r3", "panel")))
                 finally:
                     await p.aclose()

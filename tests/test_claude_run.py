@@ -266,7 +266,7 @@ def test_token_counting_only_past_half_the_window_cached_and_refusing_what_canno
 
     from orchestrator.errors import StepFailed
     from orchestrator.providers.anthropic import model_info, tokens
-    from orchestrator.providers.base import Request
+    from orchestrator.providers.base import Request, Sink
 
     small_window = lambda m: replace(model_info(m), context_window=4000)  # noqa: E731
     monkeypatch.setattr(tokens, "model_info", small_window)
@@ -281,14 +281,14 @@ def test_token_counting_only_past_half_the_window_cached_and_refusing_what_canno
     async def go() -> None:
         p = provider()
         try:
-            await p.generate(req(100), lambda t: None)  # far under half the window: not counted
+            await p.generate(req(100), Sink())  # far under half the window: not counted
             assert counted() == 0
-            await p.generate(req(1800), lambda t: None)  # past half: counted once...
-            await p.generate(req(1800), lambda t: None)  # ...and the same prompt not again
+            await p.generate(req(1800), Sink())  # past half: counted once...
+            await p.generate(req(1800), Sink())  # ...and the same prompt not again
             assert counted() == 1 and p.tokens.calls == 1
             n = len(fake.message_requests())
             try:
-                await p.generate(req(1800, max_tokens=3900), lambda t: None)
+                await p.generate(req(1800, max_tokens=3900), Sink())
                 raise AssertionError("a prompt that cannot fit was sent")
             except StepFailed as e:
                 assert not e.retryable and "context window of 4000" in str(e)

@@ -119,8 +119,8 @@ def test_a_final_quoting_code_not_in_the_source_is_re_asked_then_goes_to_a_perso
     class Inventive(OfflineProvider):
         finals = 0
 
-        async def generate(self, req, on_text):
-            res = await super().generate(req, on_text)
+        async def generate(self, req, sink):
+            res = await super().generate(req, sink)
             if req.step == FINAL and req.chapter == "ch01":
                 Inventive.finals += 1
                 res.text += "\n```python file=minikv/store.py\ndef get_everything_at_once(self):\n    return 42\n```\n"

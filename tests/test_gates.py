@@ -22,9 +22,9 @@ class Counting(OfflineProvider):
         super().__init__()
         self.seen = []
 
-    async def generate(self, req, on_text):
+    async def generate(self, req, sink):
         self.seen.append((req.chapter, req.step, req.context.get("instructions")))
-        return await super().generate(req, on_text)
+        return await super().generate(req, sink)
 
 
 def decide(ws, gate, ch, decision="approved", reason="", confirm=None):
@@ -250,8 +250,8 @@ def test_blocked_review_is_revised_automatically(tmp_path):
     ws = make_example(tmp_path / "ws", max_chapters=1, max_revisions=1)
 
     class Inventive(OfflineProvider):
-        async def generate(self, req, on_text):
-            res = await super().generate(req, on_text)
+        async def generate(self, req, sink):
+            res = await super().generate(req, sink)
             if req.step == "draft" and not req.context.get("instructions"):
                 res.text = res.text.replace("## Summary", "```python file=minikv/store.py\ndef invented():\n    pass\n```\n\nIt is invented.\n\n## Summary")
             return res
@@ -267,8 +267,8 @@ def test_blocked_review_goes_to_a_person_after_max_revisions(tmp_path):
     ws = make_example(tmp_path / "ws", max_chapters=1, max_revisions=2)
 
     class Stubborn(OfflineProvider):
-        async def generate(self, req, on_text):
-            res = await super().generate(req, on_text)
+        async def generate(self, req, sink):
+            res = await super().generate(req, sink)
             if req.step == "draft":
                 res.text = res.text.replace("## Summary", "```python file=minikv/store.py\ndef invented():\n    pass\n```\n\nIt is invented.\n\n## Summary")
             return res

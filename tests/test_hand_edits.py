@@ -202,13 +202,13 @@ def test_a_review_edited_while_the_run_regenerates_it_is_kept(built_ws: Path, ca
     edited: list[str] = []
 
     class PersonAtTheKeyboard(OfflineProvider):
-        async def generate(self, req, on_text):
+        async def generate(self, req, sink):
             if (req.chapter, req.step) == ("ch03", "r1"):  # the person saves while the model writes
                 text = review.read_text()
                 head, marker = text.rsplit("\n<!--", 1)
                 edited.append(head.rstrip() + "\n\nA note by hand, saved during the run.\n\n<!--" + marker)
                 review.write_text(edited[0])
-            return await super().generate(req, on_text)
+            return await super().generate(req, sink)
 
     draft = built_ws / STEPS["draft"].file("ch03")
     draft.write_text(draft.read_text().replace("\n## ", "\nA sentence a person added.\n\n## ", 1))
@@ -230,10 +230,10 @@ def test_a_draft_edited_during_the_run_stops_its_chapter_with_a_word(built_ws: P
     draft = built_ws / STEPS["draft"].file("ch03")
 
     class PersonAtTheKeyboard(OfflineProvider):
-        async def generate(self, req, on_text):
+        async def generate(self, req, sink):
             if (req.chapter, req.step) == ("ch03", "r1") and "second edit" not in draft.read_text():
                 draft.write_text(draft.read_text().replace("\n## ", "\nA second edit, during the run.\n\n## ", 1))
-            return await super().generate(req, on_text)
+            return await super().generate(req, sink)
 
     draft.write_text(draft.read_text().replace("\n## ", "\nA first edit, before the run.\n\n## ", 1))
     code, summary = run_book(built_ws, provider=PersonAtTheKeyboard(), quiet=False)
@@ -349,10 +349,10 @@ def test_a_run_names_what_a_person_changed_while_it_went(built_ws: Path, capsys)
     other = built_ws / STEPS["draft"].file("ch04")
 
     class PersonAtTheKeyboard(OfflineProvider):
-        async def generate(self, req, on_text):
+        async def generate(self, req, sink):
             if req.step == "audit" and "during the audit" not in other.read_text():  # after every chapter step
                 other.write_text(other.read_text().replace("\n## ", "\nSaved during the audit.\n\n## ", 1))
-            return await super().generate(req, on_text)
+            return await super().generate(req, sink)
 
     final = built_ws / STEPS["final"].file("ch02")
     final.write_text(final.read_text().replace("\n## ", "\nA line by hand.\n\n## ", 1))  # work for the run

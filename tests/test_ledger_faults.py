@@ -35,8 +35,8 @@ class Priced(OfflineProvider):
         super().__init__(**kw)
         self.on_call_hook = on_call
 
-    async def generate(self, req, on_text):
-        result = await super().generate(req, on_text)
+    async def generate(self, req, sink):
+        result = await super().generate(req, sink)
         result.cost_usd = PRICE
         if self.on_call_hook is not None:
             self.on_call_hook(self.calls)

@@ -198,6 +198,31 @@ def test_not_markers(line):
     assert both(b"body\n" + line + b"\n") is None
 
 
+ATTR_ITEMS = st.lists(st.tuples(st.sampled_from(["body", "run", "inputs", "by", "verdict", "a_b"]),
+                                 st.binary(max_size=8).filter(lambda b: b"\n" not in b)), max_size=4)
+
+
+@settings(max_examples=400, deadline=None)
+@given(items=ATTR_ITEMS, seps=st.lists(st.sampled_from([b" ", b"\t", b"  ", b"\x0b", b"\x0c"]), min_size=4, max_size=4))
+@example(items=[("verdict", b"\x1cby=x"), ("by", b"")], seps=[b" "] * 4)  # \x1c: space to text, not to bytes
+def test_marker_attributes_are_read_as_the_grammar_says(items, seps):
+    """Each attribute is what `([a-z_]+)=([^\\s>]*)` finds in the line read as ASCII text (the
+    last of a repeated name wins), whatever bytes its value holds."""
+    import re
+    from urllib.parse import unquote
+
+    line = b"<!-- X_DONE" + b"".join(seps[i % 4] + k.encode() + b"=" + v for i, (k, v) in enumerate(items)) + b" -->"
+    mk = parse_marker_line(line, 5)
+    m = markers.MARKER_LINE_RE.match(line)
+    if m is None:
+        assert mk is None
+        return
+    attrs = dict(re.findall(r"([a-z_]+)=([^\s>]*)", m.group(2).decode("ascii", "replace")))
+    inputs = {unquote(n): h for n, _, h in (i.rpartition(":") for i in attrs.get("inputs", "").split(",")) if n}
+    assert mk == Marker("X_DONE", attrs.get("body") or None, inputs if attrs.get("inputs") else {}, attrs.get("run"),
+                        5, {k: v for k, v in attrs.items() if k not in ("body", "inputs", "run")})
+
+
 # ---------------------------------------------------------------- compose -> read round trip
 
 INPUT_NAMES = st.text(min_size=1, max_size=30) | st.sampled_from(

@@ -87,6 +87,8 @@ def test_an_unreadable_memory_file_fails_only_what_reads_it(built_ws: Path, caps
     failed = set(re.findall(r"(?m)^- (ch\d+):", needs))
     assert failed and failed <= readers, (failed, readers)  # only chapters that read ch02's memory
     assert "output/memory/chapters/ch02.md" in needs  # and each says which file and what is wrong
+    assert "fix output/memory/chapters/ch02.md, then `book run`" in needs  # the fix is that file,
+    assert "book accept" not in needs  # not writing the failed step's own file by hand
     for c in others:  # what does not read ch02's memory is complete
         assert (built_ws / STEPS["final"].file(c)).is_file()
     assert (built_ws / "output/publish/index.html").is_file()

@@ -31,9 +31,9 @@ class Counting(OfflineProvider):
         super().__init__(**kw)
         self.seen: list[tuple[str | None, str]] = []
 
-    async def generate(self, req, on_text):
+    async def generate(self, req, sink):
         self.seen.append((req.chapter, req.step))
-        return await super().generate(req, on_text)
+        return await super().generate(req, sink)
 
 
 def cut(path: Path, keep: float = 0.5) -> str:

@@ -190,13 +190,13 @@ def test_r1_catches_invented_code_and_paths(built_ws):
 
 def test_provider_that_returns_bad_output_is_retried_with_feedback(example_ws):
     class Sloppy(OfflineProvider):
-        async def generate(self, req, on_text):
+        async def generate(self, req, sink):
             if req.step == "memory" and req.chapter == "ch01" and not req.feedback:
                 from orchestrator.providers.base import Result
 
-                on_text("not a memory file")
+                sink.text("not a memory file")
                 return Result("not a memory file", "end_turn")
-            return await super().generate(req, on_text)
+            return await super().generate(req, sink)
 
     code, _ = run_book(example_ws, provider=Sloppy())
     assert code == 0
@@ -209,11 +209,11 @@ def test_step_failed_not_retryable_fails_at_once(example_ws):
     calls = []
 
     class Refuses(OfflineProvider):
-        async def generate(self, req, on_text):
+        async def generate(self, req, sink):
             if req.chapter == "ch01" and req.step == "research":
                 calls.append(1)
                 raise StepFailed("refused", retryable=False)
-            return await super().generate(req, on_text)
+            return await super().generate(req, sink)
 
     code, summary = run_book(example_ws, provider=Refuses())
     assert code == 3 and calls == [1]
@@ -221,8 +221,8 @@ def test_step_failed_not_retryable_fails_at_once(example_ws):
 
 def test_broken_link_in_a_final_goes_back_to_the_editor(example_ws):
     class Careless(OfflineProvider):
-        async def generate(self, req, on_text):
-            res = await super().generate(req, on_text)
+        async def generate(self, req, sink):
+            res = await super().generate(req, sink)
             if req.step == "final" and req.chapter == "ch02" and not req.context.get("instructions"):
                 res.text = res.text.replace("## Summary", "See [the missing chapter](ch99.md).\n\n## Summary")
             return res

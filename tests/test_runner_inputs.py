@@ -11,6 +11,7 @@ from orchestrator.pipeline.plan import Scope
 from orchestrator.pipeline.recovery import resume
 from orchestrator.pipeline.runner import Runner, RunOptions
 from orchestrator.pipeline.session import run_session
+from orchestrator.providers.base import Capabilities
 from orchestrator.providers.offline import OfflineProvider
 from orchestrator.state.book import Book
 from orchestrator.steps import BOOK, OUTLINE, Node
@@ -18,17 +19,23 @@ from orchestrator.testing.helpers import run_book
 
 
 class Hooked(OfflineProvider):
-    """An offline provider with the hook and the cache setting the anthropic provider has."""
+    """An offline provider that declares what the anthropic provider does: it reports each
+    attempt itself (one row per call here), so the runner logs those rows and none of its own."""
+
+    capabilities = Capabilities(reports_attempts=True)
 
     def __init__(self):
         super().__init__()
-        self.on_call = None
-        self.default_cache_ttl = None  # as anthropic's: "1h" while a run may wait at a gate
-        self.seen: list[tuple[str, str | None, bool, str | None]] = []
+        self.seen: list[tuple[str, str | None, str | None]] = []
 
-    async def generate(self, req, on_text):
-        self.seen.append((req.step, req.context.get("instructions"), self.on_call is not None, self.default_cache_ttl))
-        return await super().generate(req, on_text)
+    async def generate(self, req, sink):
+        self.seen.append((req.step, req.context.get("instructions"), req.cache_ttl))
+        row = {"call_id": f"c{len(self.seen)}", "role": req.role, "chapter": req.chapter, "step": req.step,
+               "provider": self.name, "model": "offline", "attempt": 1}
+        sink.attempt(row | {"status": "started"})
+        res = await super().generate(req, sink)
+        sink.attempt(row | {"status": "ok", "stop_reason": res.stop_reason, "cost_usd": 0.0})
+        return res
 
 
 def test_a_rejected_gate_is_redone_without_touching_the_options_or_the_provider(tmp_path):
@@ -39,16 +46,41 @@ def test_a_rejected_gate_is_redone_without_touching_the_options_or_the_provider(
         gates.decide(book, "outline", None, "rejected", "fewer chapters, please")
         opts = RunOptions(Scope(), retry_delay=0.0)
         p = Hooked()
+        given = set(vars(p))
         run_session(book, opts, quiet=True, provider=p)
         rollbacks = book.ledger.events(type="rollback")
+        run = book.ledger.events(type="run_start")[-1]["run"]
+        calls = [c for c in book.ledger.calls() if c["run"] == run]
     finally:
         book.close()
     redone = [x for x in p.seen if x[0] == OUTLINE]
     assert redone and redone[0][1].startswith("the outline gate was rejected: fewer chapters, please")
-    assert all(hooked and ttl == "1h" for _, _, hooked, ttl in p.seen)  # during the run: hooked, a gate's TTL
+    assert all(ttl == "1h" for _, _, ttl in p.seen)  # a run that may wait at a gate: 1-hour cached prefixes
+    # the provider's own rows, one per call, ended, with the run's id; the runner added none
+    assert len(calls) == len(p.seen) and all(c["status"] == "ok" and c["provider"] == "offline" for c in calls)
     assert [e["step"] for e in rollbacks] == [OUTLINE]
     assert opts.redo == set() and opts.instructions == {}  # the redo was the run's own
-    assert p.on_call is None and p.default_cache_ttl is None  # the provider as it was given
+    assert set(vars(p)) == given  # nothing was set on the provider
+
+
+def test_a_run_without_gates_keeps_the_default_cache_ttl_and_logs_each_call_itself(tmp_path):
+    ws = make_example(tmp_path / "ws", max_chapters=1)
+    seen: list[str | None] = []
+
+    class Plain(OfflineProvider):
+        async def generate(self, req, sink):
+            seen.append(req.cache_ttl)
+            return await super().generate(req, sink)
+
+    p = Plain()
+    assert run_book(ws, provider=p)[0] == 0
+    book = Book.open(ws)
+    try:
+        calls = book.ledger.calls()
+    finally:
+        book.close()
+    assert seen and set(seen) == {None}
+    assert len(calls) == p.calls and all(c["provider"] == "offline" and c["stop_reason"] == "end_turn" for c in calls)
 
 
 def test_a_dry_run_and_resume_no_run_build_no_runner(tmp_path, monkeypatch):

@@ -8,7 +8,6 @@ templates and providers read it by key); these types say which keys there are.""
 
 # No `from __future__ import annotations` here: TypedDict must see NotRequired itself (3.11).
 
-from collections.abc import Callable
 from typing import Any, NotRequired, TypedDict
 
 
@@ -78,7 +77,6 @@ class CommonContext(TypedDict):
     _source_dir: NotRequired[Any]
     source_name: NotRequired[str]
     instructions: NotRequired[str]  # a person's (redo, rejected gate) or a review's (revision)
-    on_reset: NotRequired[Callable[..., Any]]  # the .partial's reset, for a provider that restarts
 
 
 class PlannerContext(CommonContext):

@@ -1,5 +1,5 @@
 """The Message Batches engine: a wave of ready steps goes out as one batch, and its results
-come back through the pipeline's own validation and marker protocol (DESIGN §7).
+come back through the pipeline's own validation and marker protocol.
 
 The pipeline calls, per wave of ready steps:
 

@@ -1,4 +1,4 @@
-"""The batch journal: what was submitted as a Message Batch, in files (DESIGN §3, §7).
+"""The batch journal: what was submitted as a Message Batch, in files.
 
 One JSON file per submission, `output/.book/batches/<submission>.json`, written with
 `fsio.atomic_write` (temp, fsync, rename, fsync dir) so that it always holds a complete

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ..errors import BookError
 from ..signals import Terminated, install, restore
-from ..state.fsio import explain_os_error
 from .console import err
 from .scan import do_scan
 
@@ -36,6 +35,19 @@ def _fast_scan(argv: list[str]) -> bool:
     return True
 
 
+def _end_script() -> None:
+    """End the `book` process now that everything is printed, without the interpreter's
+    teardown: freeing a big tree's scan object by object (~100k of them) and the collector's
+    pass at exit are a tenth of the scan's time, for memory the kernel takes back at once.
+    Only when this process is the console script (its __main__ calls this very main), never
+    in one that goes on after main() returns (a test's)."""
+    if getattr(sys.modules.get("__main__"), "main", None) is not main:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 def main() -> None:
     before = install()
     try:
@@ -47,6 +59,7 @@ def main() -> None:
 def _main() -> None:
     try:
         if _fast_scan(sys.argv[1:]):
+            _end_script()
             return
         from .commands import app
 
@@ -72,6 +85,8 @@ def _main() -> None:
     except OSError as e:  # a damaged workspace: a directory where a file belongs, a full disk
         if os.environ.get("BOOK_DEBUG"):
             raise
+        from ..state.fsio import explain_os_error
+
         err(f"error: {explain_os_error(e)}")
         sys.exit(2)
     except SystemExit:

@@ -3,6 +3,7 @@ it without importing typer (scan runs in loops, hooks and watchers)."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from ..state.book import Book, scan_report
@@ -12,6 +13,18 @@ from .console import emit_json, err
 
 
 def do_scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
+    # The scan of a big tree makes a few objects per file and frees none until it ends: the
+    # cyclic collector would walk all of them again and again for nothing (~10% of a scan).
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        _scan(workspace, as_json, rebuild)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
     lock = None
     if rebuild and Path(workspace).is_dir():  # --rebuild writes: never while another run does (exit 4)
         lock = Lock(Path(workspace).resolve() / LOCK)

@@ -1,6 +1,6 @@
 """Marker text in a model's answer is a validation failure, never something to neutralise.
 
-Only the orchestrator writes completion markers (DESIGN §2). An answer that contains anything
+Only the orchestrator writes completion markers. An answer that contains anything
 that looks like one — `<!-- DRAFT_COMPLETE -->`, a marker with attributes, the neutralised
 `<!-- (quoted) DRAFT_COMPLETE -->` of earlier runs, `CHAPTER_FINAL` or `NEEDS_HUMAN_REVIEW`
 as bare words, in any case or spacing, inside code blocks too (the published page shows

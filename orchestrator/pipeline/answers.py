@@ -28,6 +28,7 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
     g = agents.gather(book, step, ch, extra)
     req = agents.build_request(book, step, ch, g, spec(n).role)
     req.feedback = feedback
+    req.cache_ttl = runner.cache_ttl
     return g, req
 
 

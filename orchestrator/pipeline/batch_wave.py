@@ -1,5 +1,5 @@
 """`book run --message-batches`: the runner's steps that call a model go out as Message
-Batches, one batch per wave of ready steps (DESIGN §7).
+Batches, one batch per wave of ready steps.
 
 The runner walks the plan as one task per node; a node whose dependencies are done asks
 `BatchWave.generate` for its file. The request is queued, and the queue is flushed as one
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..batches.engine import BatchEngine
     from ..batches.journal import Item
     from ..batches.types import BatchItem, Progress, Verdict
-    from ..providers.base import Request, Result
+    from ..providers.base import MessageBatches, Request, Result
     from .runner import Runner
 
 WINDOW = 0.25  # seconds a wave stays open after its first step, so siblings ready together join it
@@ -49,9 +49,9 @@ GRACE_ENV = "BOOK_BATCH_SEARCH_GRACE"
 
 def wanted(runner: Runner) -> bool:
     """Batch mode: asked for (`--message-batches`, `message_batches: true`), or batches of an
-    earlier run are still in flight (a resume re-attaches and goes on the same way). Only the
-    Claude provider has a batch endpoint."""
-    if getattr(runner.provider, "name", "") != "anthropic":
+    earlier run are still in flight (a resume re-attaches and goes on the same way). Only a
+    provider with a batch endpoint (the Claude provider) can."""
+    if runner.provider.batches() is None:
         return False
     if runner.opts.message_batches or runner.book.cfg.message_batches:
         return True
@@ -68,7 +68,8 @@ def resumes_in_batches(book: Any) -> bool:
 
 def setup(runner: Runner) -> BatchWave | None:
     """At the runner's start: batch mode or not."""
-    return BatchWave(runner) if wanted(runner) else None
+    api = runner.provider.batches()
+    return BatchWave(runner, api) if api is not None and wanted(runner) else None
 
 
 async def start(runner: Runner) -> None:
@@ -117,8 +118,9 @@ class WaveStats:
 
 
 class BatchWave:
-    def __init__(self, runner: Runner, window: float = WINDOW):
+    def __init__(self, runner: Runner, api: MessageBatches, window: float = WINDOW):
         self.runner, self.book, self.window = runner, runner.book, window
+        self.api = api  # the provider's batch endpoint: its request builder and prices
         self.queue: list[_Entry] = []
         self.waiting: dict[tuple[str | None, str], _Entry] = {}
         self.task: asyncio.Task[None] | None = None
@@ -226,10 +228,9 @@ class BatchWave:
 
         poll = float(os.environ.get(POLL_ENV) or 5.0)
         grace = float(os.environ.get(GRACE_ENV) or SEARCH_GRACE)
-        prices = getattr(self.runner.provider, "prices", None)
         return BatchEngine(self.book.root / "output", commit=self._commit, is_current=self._is_current,
                            rebuild=self._rebuild, on_call=self._log, on_progress=self._progress,
-                           notice=self.runner.warn, prices=prices if isinstance(prices, dict) else None,
+                           notice=self.runner.warn, prices=self.api.prices,
                            poll_interval=poll, poll_max=max(poll, 60.0 if poll >= 5 else poll * 4),
                            retry_delay=min(1.0, poll), search_grace=grace)
 
@@ -241,19 +242,7 @@ class BatchWave:
     def _item(self, req: Request, n: Node, input_hash: str) -> BatchItem:
         from ..batches.types import BatchItem
 
-        return BatchItem.from_request(req, self.runner.rel(n), input_hash, build=self._params)
-
-    def _params(self, req: Request) -> dict[str, Any]:
-        from ..providers.anthropic import build_params
-
-        settings_for = getattr(self.runner.provider, "settings_for", None)
-        if settings_for is None:
-            from ..providers.anthropic import resolve_settings
-
-            settings = resolve_settings(req.model or self.book.cfg.model, req.max_tokens, {})
-        else:
-            settings = settings_for(req)
-        return build_params(req, settings)
+        return BatchItem.from_request(req, self.runner.rel(n), input_hash, build=self.api.batch_params)
 
     @staticmethod
     def _node(it: Item) -> Node:

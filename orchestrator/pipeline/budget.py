@@ -4,30 +4,25 @@ flight count with their estimates), and each call written to the ledger with thi
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
+from ..providers.base import CallRow, Request, Result, Sink
+from ..state.fsio import PartialWriter
 from .run_state import RunState
 
 
 class BudgetAndCalls(RunState):
-    @contextmanager
-    def calls_logged(self) -> Iterator[None]:
-        """A provider that makes several HTTP attempts per step logs each one itself through
-        its `on_call` hook: for this run it logs into the ledger through us, with this run's id
-        (every model call logged from the core). The hook is unset again when the run ends, so
-        the provider leaves the run as it came; a hook the caller set is left alone."""
-        provider = self.provider
-        if not hasattr(provider, "on_call") or provider.on_call is not None:
-            yield
-            return
-        provider.on_call = lambda row: self.book.ledger.log_call(run=self.run_id, **row)
-        try:
-            yield
-        finally:
-            provider.on_call = None
+    def _sink(self, pw: PartialWriter) -> Sink:
+        """Where one call goes: its text into the step's `.partial`; and, from a provider that
+        reports each HTTP attempt itself (`Capabilities.reports_attempts`), every attempt into
+        the ledger with this run's id; the others' calls are logged by `_log_call`."""
+        if not self.provider.capabilities.reports_attempts:
+            return Sink(text=pw.write, reset=pw.reset)
+        return Sink(text=pw.write, reset=pw.reset, attempt=self._log_attempt)
 
-    def _over_budget(self, req) -> str | None:
+    def _log_attempt(self, row: CallRow) -> None:
+        self.book.ledger.log_call(run=self.run_id, **row)
+
+    def _over_budget(self, req: Request) -> str | None:
         """Stop before a call that could cross `budget_usd` (the estimate is an upper bound).
         Calls in flight count with their estimates, so concurrent calls cannot cross it together.
         Once hit, no further call starts in this run; what is in flight finishes."""
@@ -57,9 +52,9 @@ class BudgetAndCalls(RunState):
             self.in_flight_usd += est
         return self.budget_stop
 
-    def _log_call(self, req, result, t0: float, error: str | None = None) -> None:
-        if getattr(self.provider, "on_call", None) is not None:
-            return  # the provider logs each HTTP attempt itself
+    def _log_call(self, req: Request, result: Result | None, t0: float, error: str | None = None) -> None:
+        if self.provider.capabilities.reports_attempts:
+            return  # the provider reported each HTTP attempt itself (_sink)
         u = result.usage if result else None
         self.book.ledger.log_call(run=self.run_id, role=req.role, chapter=req.chapter, step=req.step,
                                   provider=self.provider.name, model=(result.model if result else req.model),

@@ -92,7 +92,7 @@ class NodeDecisions(RunState):
             self.report("skip", n, "budget reached")
         else:
             self.live[(n[0], n[1])] = "failed"
-            self.needs_human(n, out.reason)
+            self.needs_human(n, out.reason, out.hint)
             self.report("fail", n, out.reason)
         self.checkpoint()
         return out

@@ -26,7 +26,7 @@ class Finish(RunState):
             self.warn(f"could not rebuild the long-memory aggregates: {e}")
         self.live = {k: v for k, v in self.live.items() if v != "running"}
         book.scanner.invalidate()  # the last checkpoint.md and RESUME.md read the files as they are now
-        before = getattr(self, "unsettled_at_start", None)
+        before = self.unsettled_at_start
         if before is not None and not interrupted and not self.needs and self.opts.scope == Scope():
             snap = book.snapshot()
             moved = [p for p in snap.half_finished + snap.stale if p not in before]

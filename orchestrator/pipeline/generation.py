@@ -79,7 +79,6 @@ class Generation(RunState):
         book, led = self.book, self.book.ledger
         ch = None if n[0] == BOOK else n[0]
         step = n[1]
-        role = spec(n).role
         path = book.ws.path(self.rel(n))
         # a vouched-for .partial; a batch (cast: this part is one of Runner's)
         done, feedback = await batch_wave.before_generate(cast("Runner", self), n, why)
@@ -98,16 +97,14 @@ class Generation(RunState):
         attempts = max(1, book.cfg.retries)
         last = ""
         for attempt in range(1, attempts + 1):
-            ctx_extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
-            if n in self.instructions:
-                ctx_extra["instructions"] = self.instructions[n]
             try:
-                g = agents.gather(book, step, ch, ctx_extra)
+                g, req = answers.request_for(cast("Runner", self), n, feedback)
             except StepFailed as e:  # an input a person broke (a memory file): this step fails, naming it; the rest goes on
                 led.event("step_failed", self.run_id, ch, step, error=str(e))
-                return Outcome("failed", reason=str(e))
-            req = agents.build_request(book, step, ch, g, role)
-            req.prefix, req.feedback = prefix, feedback
+                where = getattr(e, "file", None)  # a ContractError names the file a person broke
+                return Outcome("failed", reason=str(e),
+                               hint=f"fix {where}, then `book run`" if where else "fix that input, then `book run`")
+            req.prefix = prefix
             over = self._over_budget(req)
             if over:
                 return Outcome("needs_human", reason=over)
@@ -115,26 +112,24 @@ class Generation(RunState):
             if self._started_ever is not None:
                 self._started_ever.add(n)
             pw = PartialWriter(path, prefix)
-            req.context["on_reset"] = pw.reset
             t0 = time.monotonic()
             try:
                 try:
-                    async with self.sem:
+                    async with self.slots.slot(self.rank.get(n, 0)):
                         if led.failed is not None:  # the ledger failed while this call waited: it would go unrecorded
                             pw.close()
                             led.check()
-                        result = await self.provider.generate(req, pw.write)
+                        result = await self.provider.generate(req, self._sink(pw))
                 finally:  # logged (or failed): its cost is in the ledger now, not in flight
                     self.in_flight_usd -= self._reserved.pop(id(req), 0.0)
             except StepFailed as e:
                 pw.close()
                 last = str(e)
                 self._log_call(req, None, t0, error=last)
-                # A provider that retries its own calls (anthropic) has spent its attempts; overload: once its
-                final = not e.retryable or getattr(self.provider, "retries_itself", False)  # slow-down ends, again
-                wait = getattr(self.provider, "wait_slowdown", None)  # only a provider with a shared slow-down has one
-                final = final and not (getattr(e, "overload", False) and attempt < attempts and wait is not None
-                                       and await wait())
+                # A provider that retries its own calls (anthropic) has spent its attempts; an overload is
+                # tried again once its shared slow-down has ended (a provider without one: never)
+                final = not e.retryable or self.provider.capabilities.retries_itself
+                final = final and not (e.overload and attempt < attempts and await self.provider.wait_slowdown())
                 led.event("step_retry" if attempt < attempts and not final else "step_failed", self.run_id, ch, step,
                           attempt=attempt, error=last)
                 if final:

@@ -31,6 +31,7 @@ class Outcome:
     status: str  # ok | failed | skipped | needs_human
     ran: bool = False
     reason: str = ""
+    hint: str | None = None  # what a person can do about it; None: the step's own (accept.how_to_fix)
 
 
 @dataclass

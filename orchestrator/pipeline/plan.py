@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ..errors import UsageError
 from ..outline import Outline
 from ..steps import (
+    ALL_STEPS,
     AUDIT,
     BOOK,
     CHAPTER_GATES,
@@ -150,6 +151,21 @@ def topo(graph: dict[Node, NodeSpec]) -> list[Node]:
     for n in graph:
         visit(n)
     return out
+
+
+def remaining_calls(graph: dict[Node, NodeSpec]) -> dict[Node, int]:
+    """Each node's longest chain of model calls from it to the end of the graph, itself included:
+    the runner's slots go to the longest first (slots.py). Gates and derived steps weigh nothing."""
+    after: dict[Node, list[Node]] = {n: [] for n in graph}
+    for n, s in graph.items():
+        for d in s.hard + s.settle:
+            if d in after:
+                after[d].append(n)
+    rank: dict[Node, int] = {}
+    for n in reversed(topo(graph)):
+        own = 0 if is_gate(n) or not ALL_STEPS[n[1]].model else 1
+        rank[n] = own + max((rank[m] for m in after[n]), default=0)
+    return rank
 
 
 def phase3_complete(snapshot_row) -> bool:

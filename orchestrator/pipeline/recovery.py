@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..providers.base import Provider
 from ..state import reconcile
 from ..state.board import write_checkpoint
 from ..state.fsio import Lock
@@ -47,7 +48,7 @@ class ResumeResult:
 
 
 def resume(book, strategy: str, no_run: bool, provider: str | None, concurrency: int | None,
-           say: Callable[[str], None], quiet: bool = False, provider_obj=None, retry_delay: float = 1.0) -> ResumeResult:
+           say: Callable[[str], None], quiet: bool = False, provider_obj: Provider | None = None, retry_delay: float = 1.0) -> ResumeResult:
     """Recover, then run (or with `no_run`, only reconcile and plan)."""
     summary = resume_summary(book)
     say("RESUME.md:\n" + summary if summary else "no RESUME.md: working out where things stand from the files alone")

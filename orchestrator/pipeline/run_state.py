@@ -7,14 +7,13 @@ the dry run (dry_run.py) and the end of a run (finish.py)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from ..errors import BookError
-from ..providers.base import Provider
+from ..providers.base import Provider, Request, Result, Sink
 from ..state.board import CheckpointWriter, write_needs_human
+from ..state.fsio import PartialWriter
 from ..state.scan import StepState
 from ..steps import BOOK, Node, spec
 from .accept import how_to_fix
@@ -23,6 +22,7 @@ from .gates import active
 from .outcomes import Outcome, RunOptions, RunSummary, new_run_id
 from .plan import is_gate
 from .publishing import SiteCache
+from .slots import Slots
 
 if TYPE_CHECKING:
     from .batch_wave import BatchWave
@@ -35,9 +35,13 @@ class RunState:
         self.opts = opts
         self.report = report or (lambda kind, node, msg: None)
         self.run_id = new_run_id()
-        self.sem = asyncio.Semaphore(opts.concurrency or book.cfg.concurrency)
-        if opts.concurrency and hasattr(provider, "set_concurrency"):
+        self.slots = Slots(opts.concurrency or book.cfg.concurrency)  # the model calls in flight
+        self.rank: dict[Node, int] = {}  # the walk's plan: model calls on each node's longest path to its end
+        if opts.concurrency:
             provider.set_concurrency(opts.concurrency)  # --concurrency reaches the provider's own limit
+        # A run that may stop at a gate for a person asks for 1-hour cached prompt prefixes,
+        # so they outlive the wait (answers.request_for puts it on every request).
+        self.cache_ttl: str | None = "1h" if active(book.cfg.gates) else None
         self.outcomes: dict[Node, Outcome] = {}
         self.generated: list[Node] = []
         self.live: dict[tuple[str, str], str] = {}
@@ -60,6 +64,7 @@ class RunState:
         self.board = CheckpointWriter(book)  # checkpoint.md
         self.memory_dirty = False  # a chapter's long memory committed since the aggregates were rebuilt
         self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
+        self.unsettled_at_start: set[str] | None = None  # stale or half-finished when the walk began (walk.py)
 
     # ------------------------------------------------------------ shared helpers
 
@@ -83,9 +88,10 @@ class RunState:
     def marker(self, n: Node) -> str:
         return spec(n).marker
 
-    def needs_human(self, n: Node, reason: str) -> None:
+    def needs_human(self, n: Node, reason: str, hint: str | None = None) -> None:
         key = n[0] if n[0] != BOOK else f"book {n[1]}"
-        hint = how_to_fix(n) if not is_gate(n) and spec(n).model and "book accept" not in reason else ""
+        if hint is None:
+            hint = how_to_fix(n) if not is_gate(n) and spec(n).model and "book accept" not in reason else ""
         self.needs[key] = f"{n[1]}: {reason}" + (f" — {hint}" if hint else "")
         try:
             write_needs_human(self.book, {k: v for k, v in self.needs.items() if k.startswith("ch")})
@@ -128,19 +134,19 @@ class RunState:
     def _set_aside(self, n: Node) -> None:  # generation.py
         raise NotImplementedError
 
-    def _over_budget(self, req) -> str | None:  # budget.py
+    def _over_budget(self, req: Request) -> str | None:  # budget.py
         raise NotImplementedError
 
-    def _log_call(self, req, result, t0: float, error: str | None = None) -> None:  # budget.py
+    def _log_call(self, req: Request, result: Result | None, t0: float, error: str | None = None) -> None:  # budget.py
+        raise NotImplementedError
+
+    def _sink(self, pw: PartialWriter) -> Sink:  # budget.py
         raise NotImplementedError
 
     async def derive(self, n: Node) -> Outcome:  # derived_steps.py
         raise NotImplementedError
 
     def dry_run(self) -> RunSummary:  # dry_run.py
-        raise NotImplementedError
-
-    def calls_logged(self) -> AbstractContextManager[None]:  # budget.py
         raise NotImplementedError
 
     def finish(self, interrupted: bool = False) -> RunSummary:  # finish.py

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..errors import Interrupted
 from ..providers import make_provider, resolve_name
+from ..providers.base import Provider
 from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
 from ..state.book import Book
@@ -31,7 +32,7 @@ class SessionResult:
 
 
 def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, quiet: bool = False,
-                provider=None, before: Callable[[Book], None] | None = None) -> SessionResult:
+                provider: Provider | None = None, before: Callable[[Book], None] | None = None) -> SessionResult:
     """Run the plan with the lock held. `before(book)` runs first, under the lock (resume's
     reconciliation). A dry run takes no lock and writes nothing."""
     report = Reporter(quiet=quiet or opts.dry_run)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, cast
 
 from ..errors import BookError, NeedsHuman
@@ -15,7 +13,7 @@ from ..state.memory import read_body
 from ..steps import BOOK, GATES, OUTLINE, Node
 from . import batch_wave, derived, gates
 from .outcomes import Outcome, RunSummary
-from .plan import NodeSpec, chapter_graph, check_scope, phase12, topo
+from .plan import NodeSpec, chapter_graph, check_scope, phase12, remaining_calls, topo
 from .retire import retire_deleted
 from .run_state import RunState
 
@@ -27,22 +25,7 @@ class GraphWalk(RunState):
     async def run(self) -> RunSummary:
         if self.opts.dry_run:
             return self.dry_run()
-        with self.calls_logged(), self._cache_outlives_gates():
-            return await self._run()
-
-    @contextmanager
-    def _cache_outlives_gates(self) -> Iterator[None]:
-        """A run that may stop at a gate for a person writes its cached prompt prefixes with a
-        1-hour TTL, so they outlive the wait; the provider's own default is back after the run."""
-        provider = self.provider
-        if not self.gates or not hasattr(provider, "default_cache_ttl"):
-            yield
-            return
-        before, provider.default_cache_ttl = provider.default_cache_ttl, "1h"
-        try:
-            yield
-        finally:
-            provider.default_cache_ttl = before
+        return await self._run()
 
     async def _run(self) -> RunSummary:
         led = self.book.ledger
@@ -100,6 +83,7 @@ class GraphWalk(RunState):
         self.book.ledger.set_todos({n: ("pending", "") for n in graph},
                                    {n: spec.hard + spec.settle for n, spec in graph.items()})
         tasks: dict[Node, asyncio.Task] = {}
+        self.rank = remaining_calls(graph)
 
         async def one(n: Node) -> Outcome:
             spec = graph[n]

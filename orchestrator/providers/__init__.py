@@ -4,13 +4,18 @@ and `anthropic` (Claude through the anthropic SDK, imported only when used)."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from .base import Provider
 
 NAMES = ("auto", "offline", "anthropic")
 
 
-def resolve_name(name: str | None, cfg) -> str:
+def resolve_name(name: str | None, cfg: Config) -> str:
     name = name or cfg.provider
     if name not in NAMES:
         raise UsageError(f"unknown provider {name!r}: choose one of {', '.join(NAMES)}")
@@ -19,7 +24,7 @@ def resolve_name(name: str | None, cfg) -> str:
     return name
 
 
-def make_provider(name: str | None, cfg):
+def make_provider(name: str | None, cfg: Config) -> Provider:
     name = resolve_name(name, cfg)
     if name == "offline":
         from .offline import OfflineProvider
@@ -31,6 +36,6 @@ def make_provider(name: str | None, cfg):
                          "(export ANTHROPIC_API_KEY=...; it is never written anywhere), or use --provider offline")
     from .anthropic import AnthropicProvider
 
-    # The runner attaches call logging (with its run id) to the provider.
+    # The runner passes each call a sink for its attempts, which it logs with its run id.
     return AnthropicProvider(concurrency=cfg.concurrency, fallback_model=cfg.fallback_model or None,
                              role_settings=dict(cfg.models))

@@ -22,12 +22,15 @@ from ..contracts.panel import Confusion, PanelFeedback, ReaderFeedback
 from ..contracts.parse import parse_merged
 from ..errors import StepFailed
 from ..steps import AUDIT, DRAFT, FINAL, MEMORY, OUTLINE, PANEL, R1, R2, R3, RESEARCH, REVIEW
-from .base import Request, Result, Usage
+from .base import ProviderBase, Request, Result, Sink, Usage
 
 CHUNK = 400  # characters per streamed piece
 
 
-class OfflineProvider:
+class OfflineProvider(ProviderBase):
+    """It neither retries nor reports attempts itself and has no limit of its own: ProviderBase's
+    defaults (the runner retries a failed call and logs each one)."""
+
     name = "offline"
 
     def __init__(self, latency: float = 0.0, fail: Callable[[Request], str | None] | None = None):
@@ -35,7 +38,7 @@ class OfflineProvider:
         self.fail = fail  # test hook: return an error message to fail a request
         self.calls = 0
 
-    async def generate(self, req: Request, on_text: Callable[[str], None]) -> Result:
+    async def generate(self, req: Request, sink: Sink) -> Result:
         self.calls += 1
         if self.latency:
             await asyncio.sleep(self.latency)
@@ -50,20 +53,15 @@ class OfflineProvider:
             # answer is a prefix of the full one, and only the rest is produced.
             if text.startswith(req.prefix):
                 start = len(req.prefix)
-            elif req.context.get("on_reset"):
-                req.context["on_reset"](False)  # the partial is not ours to continue: start afresh
+            else:
+                sink.reset(False)  # the partial is not ours to continue: start afresh
         for i in range(start, len(text), CHUNK):
-            on_text(text[i:i + CHUNK])
+            sink.text(text[i:i + CHUNK])
             await asyncio.sleep(0)
         words_in = (len(req.system) + len(req.prompt)) // 4
         return Result(text=text, stop_reason="end_turn", usage=Usage(words_in, (len(text) - start) // 4),
                       model="offline")
 
-    def estimate_cost(self, req: Request) -> float:
-        return 0.0
-
-    async def aclose(self) -> None:
-        return None
 
 
 def author(req: Request) -> str:

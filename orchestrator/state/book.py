@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .. import config as config_mod
 from ..errors import ConfigError, ValidationFailed
 from ..repo.summary import recorded_summary
-from ..resources import builtin
 from ..steps import (
     BOOK_STEPS,
     CHAPTER_GATES,
     CHECKPOINT,
+    CORRECTIONS,
     GATE_MODES,
     LOCK,
     NEEDS_HUMAN,
@@ -25,8 +26,8 @@ from ..steps import (
     SOURCE_MAP,
     STATE_DB,
 )
-from . import checkpoint, gatecards, statemachine
-from .fsio import Lock, Workspace, atomic_write, refuse_directories
+from . import statemachine
+from .fsio import Workspace
 from .hashcache import HashCache
 from .ledger import Ledger
 from .markers import short_hash
@@ -57,6 +58,8 @@ class Book:
         if not root.is_dir():
             raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
         cfg = config_mod.load(root, require=require_config, check_source=require_config)
+        from .fsio import Lock, refuse_directories  # a writer's: not on the scan's path
+
         lock = None
         if repair:  # a writer: it holds the lock from before it touches the ledger until close()
             lock = Lock(root / LOCK)
@@ -126,29 +129,34 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
     verdict = review.marker.extra.get("verdict") if review.marker and review.status == "done" else None
     if verdict == "clean":
         pass  # the orchestrator's verdict, for this very body: no need to read the file
-    elif review.fresh:
-        try:
-            data = (book.root / review.path).read_bytes()
-        except OSError:
-            data = b""
-        if b"block" in data.lower():  # cheap test first (any spelling a person uses): most reviews are clean
-            from ..contracts import review_state
-
-            try:  # read strictly; the verdict computed from the findings and a person's Verdict: line
-                rs = review_state(data.decode("utf-8", "replace"), file=review.path)
-                blocked = (rs.reason or "blocked") if rs.verdict == "blocked" else ""
-            except ValidationFailed as e:  # unreadable: held for a person, with file and line
-                blocked = f"the merged review cannot be read: {e}"
+    elif review.fresh:  # read once per version of the file (the hash cache keeps the answer)
+        blocked = book.cache.verdict(f"{book.root}/{review.path}", "blocked", partial(_blocked, review.path),
+                                     (review.size, review.mtime_ns) if review.mtime_ns else None) or ""
     state = statemachine.derive(steps, review_blocked=blocked, needs_human=(needs or {}).get(ch, ""), retries=retries)
     gate = statemachine.GATE_BEFORE.get(state.phase)
     approval = "not_required"
     if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
+        from . import gatecards
+
         card = gatecards.read_card(book, gate, ch)
         if card is None or card.artifact_hash != gatecards.current_hash(book, gate, ch):
             approval = "pending"
         else:
             approval = {"approved": "approved", "pending": "pending"}.get(card.decision, "rejected")
     return state.with_approval(approval)
+
+
+def _blocked(rel: str, data: bytes) -> str:
+    """Why the merged review `rel` (its bytes) holds the chapter for a person; "" if it does not."""
+    if b"block" not in data.lower():  # cheap test first (any spelling a person uses): most reviews are clean
+        return ""
+    from ..contracts import review_state
+
+    try:  # read strictly; the verdict computed from the findings and a person's Verdict: line
+        rs = review_state(data.decode("utf-8", "replace"), file=rel)
+        return (rs.reason or "blocked") if rs.verdict == "blocked" else ""
+    except ValidationFailed as e:  # unreadable: held for a person, with file and line
+        return f"the merged review cannot be read: {e}"
 
 
 def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
@@ -159,6 +167,8 @@ def _live_statuses(book: Book) -> dict[tuple[str, str], str]:
     last = book.ledger.last_step_events()
     if not last:
         return out
+
+    from .fsio import Lock
 
     live_run = None
     if Lock(book.root / LOCK).live_owner() is not None:
@@ -208,10 +218,18 @@ def _order_warning(snap: Snapshot) -> list[str]:
             "swap the ids of the entries (a chapter whose entry changes is written again)"]
 
 
+def _corrections_problems(root: Path) -> list[str]:
+    """What cannot be read in a person's corrections.md (its parser loads only when there is one)."""
+    if not (root / CORRECTIONS).exists():
+        return []
+    from . import corrections
+
+    return corrections.load(root).problems
+
+
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
-    from . import corrections
-    from .reconcile import kept_files, not_utf8, unreadable_memory
+    from .person_files import kept_files, not_utf8, unreadable_memory
 
     snap = snap or book.snapshot()
     needs = book.needs_human()
@@ -219,6 +237,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     waiting: list[str] = []
     live = _live_statuses(book)
     if book.cfg.file is not None and (book.root / "output/gates").is_dir():
+        from . import gatecards
+
         for c in gatecards.pending(book, list(snap.chapters)):
             waiting.append(c.path)
             if c.chapter:
@@ -226,14 +246,18 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     chapters = {}
     for ch, steps in snap.chapters.items():
         state = chapter_state(book, ch, steps, needs, retries.get(ch, 0))
-        words = {k: status_word(s) for k, s in steps.items()}
-        for k, w in words.items():  # what only the lock, the ledger and the cards can tell
-            if w in ("missing", "half_finished") and (ch, k) in live:
-                words[k] = live[(ch, k)]
+        # status_word, inline (a big book has tens of thousands of states)
+        words = {k: "stale" if s.status == "done" and s.stale else s.status for k, s in steps.items()}
+        if live:
+            for k, w in words.items():  # what only the lock, the ledger and the cards can tell
+                if w in ("missing", "half_finished") and (ch, k) in live:
+                    words[k] = live[(ch, k)]
         chapters[ch] = {"batch": snap.batch_of(ch), **state.as_dict(), "steps": words}
     discrepancies: list[str] = []
     cp = book.root / CHECKPOINT
     if cp.exists():
+        from . import checkpoint
+
         try:
             discrepancies = checkpoint.compare(snap, cp.read_text(encoding="utf-8", errors="replace"), book.cfg.language)
         except OSError as e:
@@ -257,8 +281,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
                               "batch_id": w.batch_id, "state": w.state} for w in _in_batch(book)],
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
-        "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache)
-                     + (unreadable_memory(book, snap) if snap.edited else []) + corrections.load(book.root).problems),
+        "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache, snap.versions)
+                     + (unreadable_memory(book, snap) if snap.edited else []) + _corrections_problems(book.root)),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
     }
 
@@ -269,6 +293,9 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
     """`book init`: write book.yaml (every key, its default, a comment); with `example`, also a
     small sample source tree to write about. Refuses to overwrite an existing book.yaml."""
     import shutil
+
+    from ..resources import builtin
+    from .fsio import atomic_write
 
     root = Path(dest).resolve()
     root.mkdir(parents=True, exist_ok=True)

@@ -25,10 +25,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..steps import MEMORY_DIR, MEMORY_FILES
+from ..steps import CORRECTIONS, MEMORY_FILES
 from .fsio import atomic_write
 
-CORRECTIONS = f"{MEMORY_DIR}/corrections.md"
 _TERM_RE = re.compile(r"^- \*\*(.+?)\*\*(?:\s*\((ch\d{2,})\))?\s*[:：]\s*(.+)$")
 _SUMMARY_HEAD_RE = re.compile(r"^##\s+(ch\d{2,})\b")
 _REMOVED_RE = re.compile(r"^[-*+]\s+~~\s*(?:\*\*(.+?)\*\*|(.+?))\s*~~")

@@ -1,4 +1,4 @@
-"""Writing files so that a crash at any instant loses nothing (DESIGN §3).
+"""Writing files so that a crash at any instant loses nothing.
 
 The final path only ever holds complete content or a person's content: generations stream
 into `<file>.partial`, the complete text goes to a temp file that is fsynced and renamed
@@ -235,7 +235,7 @@ def _parse_owner(text: str) -> LockOwner:
 
 class Lock:
     """`output/.lock`, held with an advisory kernel lock (`flock`) for the whole of a writing
-    command (DESIGN §3). The kernel releases it when the holder dies, however it dies, so
+    command. The kernel releases it when the holder dies, however it dies, so
     there is no pid check, no takeover and no race: a lock file left by a dead run, or one
     naming a live process that is not a book run, blocks nothing. The pid, host, start time
     and command written into the file are only for the message a second writer gets.

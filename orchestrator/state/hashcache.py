@@ -19,22 +19,26 @@ class HashCache:
         is one (of any name), else the whole text; trailing whitespace stripped. None if absent."""
         return self._cached(path, path, _body_hash, st)
 
-    def verdict(self, path: str, kind: str, judge: Callable[[bytes], str]) -> str | None:
+    def verdict(self, path: str, kind: str, judge: Callable[[bytes], str],
+                version: tuple[int, int] | None = None) -> str | None:
         """What the check `kind` says of a file's bytes ("" for nothing), judged again only when
         the file's size or mtime changed: a scan's checks of a person's files (kept for them?
-        UTF-8? readable memory?) then cost a stat each on an unchanged tree, like its hashes.
-        Kept in the same table, under "kind:path". None if the file cannot be read."""
-        return self._cached(f"{kind}:{path}", path, judge)
+        UTF-8? readable memory?) then cost nothing on an unchanged tree, like its hashes.
+        Kept in the same table, under "kind:path". None if the file cannot be read.
+        `version`: the file's (size, mtime_ns) when the caller has just stat'ed it (a scan has)."""
+        return self._cached(f"{kind}:{path}", path, judge, None, version)
 
     def _cached(self, key: str, path: str, compute: Callable[[bytes], str],
-                st: os.stat_result | None = None) -> str | None:
+                st: os.stat_result | None = None, version: tuple[int, int] | None = None) -> str | None:
         """compute(the file's bytes), kept under `key` for as long as the file's size and mtime stay."""
-        try:
-            st = st or os.stat(path)
-        except OSError:
-            return None
+        if version is None:
+            try:
+                st = st or os.stat(path)
+            except OSError:
+                return None
+            version = (st.st_size, st.st_mtime_ns)
         hit = self.rows.get(key)
-        if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+        if hit and hit[0] == version[0] and hit[1] == version[1]:
             return hit[2]
         try:
             with open(path, "rb") as fh:
@@ -42,7 +46,7 @@ class HashCache:
         except OSError:
             return None
         out = compute(data)
-        self.rows[key] = self.dirty[key] = (st.st_size, st.st_mtime_ns, out)
+        self.rows[key] = self.dirty[key] = (version[0], version[1], out)
         return out
 
     def forget(self, path: str) -> None:

@@ -1,4 +1,4 @@
-"""`output/.book/state.db`: the second witness (DESIGN §4 level 2).
+"""`output/.book/state.db`: the second witness (the files are the first, and win).
 
 An append-only `events` ledger, `todos`/`todo_deps`, `llm_calls`, and the
 `(path, size, mtime_ns) -> hash` cache. Schema changes are named, append-only migrations.

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 TAIL = 4096
 MARKER_LINE_RE = re.compile(rb"^\s*<!--\s*([A-Z][A-Z0-9_]*)((?:\s+[a-z_]+=[^\s>]*)*)\s*-->\s*$")
 _ATTR_RE = re.compile(r"([a-z_]+)=([^\s>]*)")
+_STR_ONLY_SPACE = re.compile(rb"[\x1c-\x1f]")  # whitespace to _ATTR_RE (text), not to bytes.split()
 # Marker-like text inside a model's answer: an HTML comment that opens with an upper-case word.
 _LOOKALIKE_RE = re.compile(r"<!--(\s*)(?=[A-Z][A-Z0-9_]*(?:\s|-->|$))")
 
@@ -54,7 +55,12 @@ def _last_line(data: bytes) -> tuple[int, bytes] | None:
     """(start offset, line) of the last non-blank line of `data`, or None if all blank.
     Blank means whitespace as str.strip() sees it (a no-break space too), the same notion
     of whitespace as the body hash's."""
-    end = len(data)
+    end = len(data.rstrip())
+    if end and 0x20 < data[end - 1] < 0x7F:
+        # the common case (a marker ends in `-->`): a line that ends in a printable ASCII
+        # character is not blank, whatever comes before it
+        start = data.rfind(b"\n", 0, end) + 1
+        return start, data[start:end]
     while True:
         end = len(data[:end].rstrip())
         if end == 0:
@@ -66,21 +72,46 @@ def _last_line(data: bytes) -> tuple[int, bytes] | None:
         end = start
 
 
-def parse_marker_line(line: bytes) -> Marker | None:
+def _marker(name: str, body: str | None, inputs: dict[str, str], run: str | None, offset: int,
+            extra: dict[str, str], end: int = 0) -> Marker:
+    """Marker(...) without the frozen dataclass's per-field object.__setattr__: a scan makes one
+    per file of the tree (thousands), and the constructor was a fifth of reading a marker."""
+    mk = object.__new__(Marker)
+    object.__setattr__(mk, "__dict__", {"name": name, "body": body, "inputs": inputs, "run": run,
+                                        "offset": offset, "extra": extra, "end": end})
+    return mk
+
+
+def parse_marker_line(line: bytes, offset: int = 0) -> Marker | None:
+    """The marker on `line` (one line, without its newline), or None; `offset`: where the
+    line starts in its file (Marker.offset)."""
     m = MARKER_LINE_RE.match(line)
     if not m:
         return None
-    attrs = dict(_ATTR_RE.findall(m.group(2).decode("ascii", "replace")))
+    raw = m.group(2)
+    if not raw:  # a bare marker
+        return _marker(m.group(1).decode(), None, {}, None, offset, {})
+    attrs: dict[str, str] = {}
+    if _STR_ONLY_SPACE.search(raw) is None:
+        # The regex proved `raw` a run of ` key=value` items ([a-z_]+=[^\s>]*, after \s, which
+        # in a bytes pattern is the whitespace bytes.split() splits on): split, not parsed again.
+        for item in raw.split():
+            k, _, v = item.partition(b"=")
+            attrs[k.decode()] = v.decode("ascii", "replace")
+    else:  # \x1c-\x1f end a value as text: read as text
+        attrs = dict(_ATTR_RE.findall(raw.decode("ascii", "replace")))
+    body = attrs.pop("body", None) or None
+    run = attrs.pop("run", None)
+    spec = attrs.pop("inputs", None)  # what is left in attrs: the extra attributes
     inputs: dict[str, str] = {}
-    if attrs.get("inputs"):
+    if spec:
         from urllib.parse import unquote
 
-        for item in attrs["inputs"].split(","):
-            name, _, h = item.rpartition(":")
+        for item_s in spec.split(","):
+            name, _, h = item_s.rpartition(":")
             if name:
-                inputs[unquote(name)] = h
-    extra = {k: v for k, v in attrs.items() if k not in ("body", "inputs", "run")}
-    return Marker(m.group(1).decode(), attrs.get("body") or None, inputs, attrs.get("run"), 0, extra)
+                inputs[unquote(name) if "%" in name else name] = h
+    return _marker(m.group(1).decode(), body, inputs, run, offset, attrs)
 
 
 _ANY_MARKER_LINE_RE = re.compile(rb"^[ \t]*<!--[ \t]*[A-Z][A-Z0-9_]*(?:[ \t]+[a-z_]+=[^\s>]*)*[ \t]*-->[ \t]*\r?$", re.M)
@@ -93,9 +124,9 @@ def find_marker(data: bytes) -> Marker | None:
     found = _last_line(data)
     if found is None:
         return None
-    mk = parse_marker_line(found[1])
+    mk = parse_marker_line(found[1], found[0])
     if mk is not None:
-        return Marker(mk.name, mk.body, mk.inputs, mk.run, found[0], mk.extra)
+        return mk
     last = next(reversed(list(_ANY_MARKER_LINE_RE.finditer(data))), None)
     if last is None:
         return None
@@ -126,10 +157,10 @@ def read_marker(path: str | os.PathLike[str], size: int | None = None) -> Marker
                 continue
             off, line = found
             if off > 0 or start == 0:
-                mk = parse_marker_line(line)
+                mk = parse_marker_line(line, start + off)
                 if mk is None:  # not on the last line: a person may have appended after it (a tail's worth)
                     return find_marker(_whole(fd, size)) if b"<!--" in data else None
-                return Marker(mk.name, mk.body, mk.inputs, mk.run, start + off, mk.extra)
+                return mk
             chunk *= 4  # the last line began before this chunk
     finally:
         os.close(fd)

@@ -4,15 +4,13 @@ the ledger alone would conclude (`book replay`)."""
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from ..steps import CHECKPOINT, ORDER, OUTLINE, RESUME, STEPS
-from . import checkpoint
-from .hashcache import HashCache
+from .person_files import kept_files, kept_for_person, looks_truncated, not_utf8, unreadable_memory  # noqa: F401 (re-exported)
 from .scan import Snapshot, status_word
 
 
@@ -75,115 +73,6 @@ class HalfFinished:
     partial: bool  # a .partial left by a crash, rather than the final path
 
 
-def looks_truncated(text: str) -> tuple[bool, str]:
-    """The decision tree for a file without a marker: whose it is, and whether it looks truncated."""
-    if len(text) < 100:
-        return True, "under 100 characters"
-    fences = sum(1 for line in text.splitlines() if line.lstrip().startswith(("```", "~~~")))
-    if fences % 2:
-        return True, "an unclosed code fence"
-    last = text.rstrip().splitlines()[-1].strip() if text.strip() else ""
-    if last.startswith("|") and not last.endswith("|"):
-        return True, "a cut-off table row"
-    if last.startswith(("- ", "* ")) and len(last) < 4:
-        return True, "a cut-off list item"
-    if last and last[-1] not in ".!?。！？:：)）]】`*|>\"'-" and not last.startswith("#"):
-        return True, "it ends mid-sentence"
-    return False, "it looks complete but has no marker"
-
-
-def kept_for_person(root, rel: str, unit: str, step: str, data: bytes | None = None) -> str | None:
-    """Why a marker-less file at a model step's path is held for a person rather than backed
-    up and redone, or None. Our writer only ever renames complete, marked text onto that path,
-    so a marker-less file that looks complete (not cut short, by the decision tree) is a
-    person's (a whole-file paste drops the marker line): it is kept as it is and waits for
-    them, whatever the strategy. One that looks cut short is a crash's, and is redone."""
-    try:  # `data`: the file's bytes when the caller has read them already
-        raw = data if data is not None else (root / rel).read_bytes()
-    except OSError:
-        return None
-    text = raw.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")  # as read_text reads it
-    if looks_truncated(text)[0]:
-        return None
-    from ..steps import BOOK, BOOK_STEPS
-    from .markers import find_marker
-
-    mk = find_marker(text.encode("utf-8", "surrogateescape"))
-    want = (BOOK_STEPS[step] if unit == BOOK else STEPS[step]).marker
-    other = f" (its marker is {mk.name}, another step's, not {want}: a copied file?)" if mk and mk.name != want else ""
-    return (f"looks complete{other}: kept for you; `book accept {unit} {step}` adopts it, "
-            f"`book redo {unit} {step}` replaces it (yours goes to a .bak file)")
-
-
-def kept_files(book, snap: Snapshot) -> dict[str, str]:
-    """path -> kept_for_person's word, for every half-finished file a person may have written:
-    a model step's, or the style guide (the one derived file that is theirs to rewrite).
-    Judged through the hash cache: an unchanged file is not read again."""
-    from ..steps import BOOK, BOOK_STEPS, STYLE_GUIDE
-
-    OUTLINE_PATH = BOOK_STEPS[OUTLINE].path  # noqa: N806
-
-    units = [(ch, k, s) for ch, row in snap.chapters.items() for k, s in row.items()]
-    units += [(BOOK, k, s) for k, s in snap.book.items()]
-    out = {}
-    for unit, k, s in units:
-        if s.status == "half_finished" and ((BOOK_STEPS[k] if unit == BOOK else STEPS[k]).model or k == STYLE_GUIDE):
-            why = book.cache.verdict(f"{book.root}/{s.path}", f"kept:{unit}:{k}",
-                                     lambda data, u=unit, k=k, p=s.path: kept_for_person(book.root, p, u, k, data) or "")
-            if why and unit != BOOK and snap.outline is not None and unit not in snap.outline.by_id:
-                why = (f"looks complete: kept for you; {unit} is not in the outline: add an entry for it to "
-                       f"{OUTLINE_PATH}, then `book accept {unit} {k}` adopts it")
-            if why:
-                out[s.path] = why
-    return out
-
-
-def _utf8_word(rel: str, data: bytes) -> str:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        return (f"{rel}:{line}: not UTF-8 (byte 0x{data[e.start]:02x}); the book reads \ufffd in its place: "
-                "save the file as UTF-8")
-    return ""
-
-
-def not_utf8(root, paths: list[str], cache: HashCache | None = None) -> list[str]:
-    """A warning for each file (a person's: edited or marker-less) that is not UTF-8 text: what
-    the book reads of it has U+FFFD in place of the bytes, so the person is told where."""
-    cache = cache or HashCache()
-    out = []
-    for rel in paths:
-        said = cache.verdict(f"{root}/{rel}", "utf8", functools.partial(_utf8_word, rel))
-        if said:
-            out.append(said)
-    return out
-
-
-def unreadable_memory(book, snap: Snapshot) -> list[str]:
-    """The error for each per-chapter memory file a person edited that cannot be read: a run
-    stops on it (every chapter's prompt reads the long memory), so the scan says it first."""
-    from ..errors import BookError
-    from ..steps import MEMORY
-    from .memory import parse, read_body
-
-    def judge(ch: str, rel: str) -> str:
-        try:
-            parse(ch, read_body(book.root, rel), file=rel)
-        except BookError as e:
-            return str(e)
-        return ""
-
-    out = []
-    for ch, row in snap.chapters.items():
-        st = row[MEMORY]
-        if st.status == "edited":
-            said = book.cache.verdict(f"{book.root}/{st.path}", "memory-file", lambda _data, ch=ch, rel=st.path: judge(ch, rel))
-            if said:
-                out.append(said)
-    return out
-
-
 def half_finished(book, snap: Snapshot) -> list[HalfFinished]:
     now = time.time()
     out = []
@@ -209,6 +98,8 @@ def all_discrepancies(book, snap: Snapshot) -> list[str]:
     issues = []
     cp = book.root / CHECKPOINT
     if cp.exists():
+        from . import checkpoint  # off the path of `book scan`, which compares only when there is one
+
         issues += checkpoint.compare(snap, cp.read_text(encoding="utf-8", errors="replace"), book.cfg.language)
     elif snap.chapters or snap.book[OUTLINE].status != "missing":
         issues.append("checkpoint.md is missing")

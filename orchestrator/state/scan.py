@@ -8,61 +8,49 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
-from functools import cached_property
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .. import outline as outline_mod
 from ..errors import BookError
-from ..repo.read import source_problem  # light: no tree-sitter, no walk
-from ..resources import search_path
 from ..steps import (
-    AUDIT,
     BOOK_STEPS,
     FINAL,
-    HTML,
-    INDEX,
     MEMORY,
     MEMORY_FILES,
-    ORDER,
     OUTLINE,
-    PHASE3,
     STEPS,
     STYLE_GUIDE,
     chapter_sort_key,
+    check_chapter_id,
     step_dirs,
 )
 from .hashcache import HashCache
-from .markers import Marker, read_marker, short_hash
-from .ready import ready_hash
+from .markers import read_marker, short_hash
+from .snapshot import DONE, Snapshot, StepState, status_word  # noqa: F401  (re-exported: what a scan finds)
+
+if TYPE_CHECKING:  # the outline (and the source walk it imports) loads when a workspace has one
+    from .. import outline as outline_mod
 
 _STEP_DIRS = step_dirs()  # directory -> [(file-name regex, step key)]
 
+
+def _dir_matchers() -> dict[str, tuple[re.Pattern[str], tuple[str, ...]]]:
+    """Directory -> (one regex for all of its steps' file names, their step keys): a listing
+    matches each name once, not once per step of the directory. Alternative i (in the order
+    of _STEP_DIRS, so the same step wins) has group i + 1 for the chapter: `m.lastindex`."""
+    out = {}
+    for d, pats in _STEP_DIRS.items():
+        alts = [rx.pattern.removeprefix("^").removesuffix("$") for rx, _key in pats]
+        out[d] = (re.compile("^(?:" + "|".join(alts) + ")$"), tuple(key for _rx, key in pats))
+    return out
+
+
+_DIR_MATCH = _dir_matchers()
+_STEP_DIR = {k: s.path.rpartition("/")[0] for k, s in STEPS.items()}  # step -> its directory
+
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
 PROVENANCE = frozenset({"instructions"})
-
-DONE = ("done", "edited")
-
-
-@dataclass
-class StepState:
-    status: str  # missing | half_finished | done | edited
-    path: str  # relative to the workspace
-    marker: Marker | None = None
-    stale: list[str] = field(default_factory=list)  # names of inputs that changed
-    checked: bool = False  # stale has been computed
-    size: int = 0
-    mtime: float = 0.0
-
-    @property
-    def complete(self) -> bool:
-        return self.status in DONE
-
-    @property
-    def fresh(self) -> bool:
-        """Complete and nothing it was made from has changed (or a person owns it)."""
-        return self.status == "edited" or (self.status == "done" and not self.stale)
-
 
 class Scanner:
     """Reads the tree, memoising what it has seen; `invalidate` after a write."""
@@ -141,18 +129,28 @@ class Scanner:
         except OSError:
             state = StepState("missing", rel)
         else:
-            try:
-                mk = read_marker(p, st.st_size)
-            except OSError:
-                mk = None
-            if mk is None or mk.name != marker_name:
-                state = StepState("half_finished", rel, None, size=st.st_size, mtime=st.st_mtime)
-            elif (mk.body and mk.body != self.cache.body_hash(p, st)) or mk.extra.get("by") == "person":
-                state = StepState("edited", rel, mk, size=st.st_size, mtime=st.st_mtime)
-            else:
-                state = StepState("done", rel, mk, size=st.st_size, mtime=st.st_mtime)
+            state = self._read_state(rel, p, marker_name, st)
         self._states[rel] = state
         return state
+
+    def _read_state(self, rel: str, p: str, marker_name: str, st: os.stat_result) -> StepState:
+        """The state of a file that is there (`p`: its absolute path, `st`: its stat)."""
+        try:
+            mk = read_marker(p, st.st_size)
+        except OSError:
+            mk = None
+        if mk is None or mk.name != marker_name:
+            status = "half_finished"
+            mk = None
+        elif mk.extra.get("by") == "person":
+            status = "edited"
+        elif mk.body:
+            hit = self.cache.rows.get(p)  # HashCache.body_hash's hit, inline: once per marked file of the tree
+            now = hit[2] if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns else self.cache.body_hash(p, st)
+            status = "done" if mk.body == now else "edited"
+        else:
+            status = "done"
+        return StepState(status, rel, mk, [], False, st.st_size, st.st_mtime, st.st_mtime_ns)
 
     def body_hash(self, rel: str) -> str | None:
         return self.cache.body_hash(self._prefix + rel)
@@ -164,6 +162,11 @@ class Scanner:
         if not self._outline_loaded:
             self._outline_loaded = True
             self.outline_error = None
+            if not os.path.exists(self._prefix + BOOK_STEPS[OUTLINE].path):
+                self._outline = None  # what outline.load says of a workspace without one, without its import
+                return None
+            from .. import outline as outline_mod
+
             try:
                 self._outline = outline_mod.load(self.root, self.source_dir)
             except BookError as e:
@@ -184,20 +187,46 @@ class Scanner:
         if rel is None:
             rel = self._rels[(ch, key)] = s.file(ch)
         state = self.file_state(rel, s.marker)
-        if state.complete and state.marker and state.marker.inputs and not state.checked and not self.outline_broken:
-            state.checked = True
-            now = self.input_hashes(ch, key)
-            state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
-                                 if n not in PROVENANCE and now.get(n) != state.marker.inputs.get(n)
-                                 and not (n == "deps" and state.marker.inputs.get(n) == self._legacy_deps(ch)))
+        if state.marker is not None and state.marker.inputs and not state.checked:
+            self._check_stale(ch, key, state)
         return state
+
+    def _check_stale(self, ch: str, key: str, state: StepState) -> None:
+        """state.stale: the inputs whose hashes differ from the marker's (a complete state with inputs)."""
+        if not state.complete or self.outline_broken:
+            return
+        state.checked = True
+        mk = state.marker
+        assert mk is not None
+        now = self.input_hashes(ch, key)
+        state.stale = sorted(n for n in set(now) | set(mk.inputs)
+                             if n not in PROVENANCE and now.get(n) != mk.inputs.get(n)
+                             and not (n == "deps" and mk.inputs.get(n) == self._legacy_deps(ch)))
 
     def row(self, ch: str) -> dict[str, StepState]:
         """Every step of a chapter (`step` for each), kept until one of its files is invalidated:
         a snapshot of a live run re-reads only the chapters whose files the run wrote."""
         r = self._rows.get(ch)
-        if r is None:
-            r = self._rows[ch] = {k: self.step(ch, k) for k in ORDER}
+        if r is not None:
+            return r
+        # `step` for each key, inlined: a scan of a big book asks for every (chapter, step)
+        check_chapter_id(ch)
+        r = {}
+        rels, states, seen, listed = self._rels, self._states, self._seen, self._listed
+        for key, s in STEPS.items():
+            rel = rels.get((ch, key))
+            if rel is None:
+                rel = rels[(ch, key)] = s.path.replace("{ch}", ch)
+            state = states.get(rel)
+            if state is None:
+                if rel not in seen and _STEP_DIR[key] in listed:  # file_state's shortcut, without the call
+                    state = states[rel] = StepState("missing", rel)
+                else:
+                    state = self.file_state(rel, s.marker)
+            if state.marker is not None and state.marker.inputs and not state.checked:
+                self._check_stale(ch, key, state)
+            r[key] = state
+        self._rows[ch] = r
         return r
 
     def _legacy_deps(self, ch: str) -> str | None:
@@ -253,6 +282,7 @@ class Scanner:
         if name.startswith("src:"):
             if self.source_dir is None:
                 return None
+            from ..repo.read import source_problem  # light: no tree-sitter, no walk
 
             if source_problem(self.source_dir, name[4:]) is not None:  # a link out, a FIFO, too big
                 return None
@@ -291,6 +321,8 @@ class Scanner:
             return self.site_hash
         if name == "ready":  # every page reads it: computed again only when a final or the outline changes
             if self._ready is None:
+                from .ready import ready_hash
+
                 self._ready = (ready_hash(self),)
             return self._ready[0]
         raise KeyError(f"unknown input {name!r}")
@@ -298,6 +330,8 @@ class Scanner:
     def templates_hash(self) -> str:
         """The HTML templates in effect (a workspace's templates/ over the built-in ones)."""
         if self._templates_hash is None:
+            from ..resources import search_path
+
             files: dict[str, str] = {}
             for d in reversed(search_path("templates", self.root)):
                 for p in sorted(d.iterdir()):
@@ -331,19 +365,29 @@ class Scanner:
         if self._chapters is not None:
             return list(self._chapters)
         found: set[str] = set()
-        for d, pats in _STEP_DIRS.items():
+        seen, states, rels = self._seen, self._states, self._rels
+        for d, (rx, keys) in _DIR_MATCH.items():
+            markers = [STEPS[k].marker for k in keys]
+            prefix = f"{d}/"
             try:
-                with os.scandir(self.root / d) as it:
+                with os.scandir(self._prefix + d) as it:
                     for e in it:
-                        self._seen.add(f"{d}/{e.name}")
-                        for rx, key in pats:
-                            m = rx.match(e.name)
-                            if m:
-                                found.add(m.group(1))
-                                rel = f"{d}/{e.name}"
-                                if rel not in self._states:
-                                    self.file_state(rel, STEPS[key].marker, e.stat())
-                                break
+                        rel = prefix + e.name
+                        seen.add(rel)
+                        m = rx.match(e.name)
+                        if m is None:
+                            continue
+                        i = m.lastindex or 0
+                        ch = m.group(i)
+                        found.add(ch)
+                        rels[(ch, keys[i - 1])] = rel
+                        if rel not in states:
+                            try:
+                                st = e.stat()
+                            except OSError:  # gone since the listing
+                                states[rel] = StepState("missing", rel)
+                                continue
+                            states[rel] = self._read_state(rel, e.path, markers[i - 1], st)
             except OSError:
                 continue
             self._listed.add(d)
@@ -351,72 +395,6 @@ class Scanner:
             found |= {c.id for c in o.chapters}
         self._chapters = sorted(found, key=chapter_sort_key)
         return list(self._chapters)
-
-
-# ---------------------------------------------------------------- the whole-tree view
-
-@dataclass
-class Snapshot:
-    root: Path
-    chapters: dict[str, dict[str, StepState]]
-    book: dict[str, StepState]
-    memory_files: dict[str, bool]
-    outline: outline_mod.Outline | None
-    outline_error: str | None
-
-    def batch_of(self, ch: str) -> int | None:
-        c = self.outline.by_id.get(ch) if self.outline else None
-        return c.batch if c else None
-
-    @property
-    def phase(self) -> int:
-        if not self.book[OUTLINE].complete:
-            return 1
-        if not (self.book[STYLE_GUIDE].complete and all(self.memory_files.values())):
-            return 2
-        if any(not s[k].fresh for s in self.chapters.values() for k in PHASE3):
-            return 3
-        if any(not s[FINAL].fresh for s in self.chapters.values()) or not self.book[AUDIT].fresh:
-            return 4
-        return 5
-
-    @property
-    def complete(self) -> bool:
-        return (self.phase == 5 and all(s[HTML].fresh for s in self.chapters.values())
-                and self.book[INDEX].complete)
-
-    @property
-    def batch(self) -> int | None:
-        """The earliest batch with a chapter whose phase-3 work is not done."""
-        pending = [b for ch, s in self.chapters.items() if any(not s[k].fresh for k in PHASE3)
-                   if (b := self.batch_of(ch)) is not None]
-        return min(pending) if pending else None
-
-    def files(self, pred) -> list[str]:
-        out = [s.path for ch in self.chapters.values() for s in ch.values() if pred(s)]
-        out += [s.path for s in self.book.values() if pred(s)]
-        return out
-
-    # Each walks every state of the book: computed once per snapshot (a snapshot is not changed
-    # after it is taken), since a scan report asks for each more than once.
-    @cached_property
-    def half_finished(self) -> list[str]:
-        return self.files(lambda s: s.status == "half_finished")
-
-    @cached_property
-    def stale(self) -> list[str]:
-        return self.files(lambda s: s.complete and bool(s.stale))
-
-    @cached_property
-    def edited(self) -> list[str]:
-        return self.files(lambda s: s.status == "edited")
-
-
-def status_word(s: StepState) -> str:
-    """The status a scan reports: an edited file stays `edited` even when stale."""
-    if s.status == "done" and s.stale:
-        return "stale"
-    return s.status
 
 
 def snapshot(scanner: Scanner) -> Snapshot:

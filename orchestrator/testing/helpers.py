@@ -7,10 +7,11 @@ from pathlib import Path
 from ..pipeline.plan import Scope
 from ..pipeline.runner import RunOptions
 from ..pipeline.session import run_session
+from ..providers.base import Provider
 from ..state.book import Book, init_workspace
 
 
-def run_book(root: Path, provider=None, scope: Scope | None = None, strategy: str = "conservative",
+def run_book(root: Path, provider: Provider | None = None, scope: Scope | None = None, strategy: str = "conservative",
              quiet: bool = True, resume: bool = False, **opts):
     """`book run` (or `book resume`) in-process; returns (exit code, summary)."""
     book = Book.open(root)

@@ -1,4 +1,4 @@
-"""The Claude provider, a small package (DESIGN §7). Importing it does not import `anthropic`
+"""The Claude provider, a small package. Importing it does not import `anthropic`
 (~2 s): the client is made on the first call, so commands that call no model never pay.
 
 - provider.py      AnthropicProvider: the generate loop (retries, continuations, logging)

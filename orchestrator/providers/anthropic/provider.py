@@ -1,15 +1,16 @@
-"""The Claude provider (DESIGN §7): one shared client, always streaming, a global concurrency
+"""The Claude provider: one shared client, always streaming, a global concurrency
 limit, our own retries (every attempt logged; overload waits up to ~10 minutes), exact
 continuation after `max_tokens`, prompt caching with a cache gate, and a cost for every call.
 
-Contract with the runner, beyond `base.Provider`:
+Its capabilities (`base.Capabilities`): it retries its own calls and reports every attempt.
+The sink it is given (`base.Sink`):
 
-- `on_text(piece)` gets the new text as it arrives, never the request's `prefix`.
-- `req.context["on_reset"]`, when set, is called before a retry whose failed attempt had
-  already delivered text: the runner truncates its `.partial` back to where it stood when
-  the call began; the provider then re-delivers what still stands.
+- `sink.text(piece)` gets the new text as it arrives, never the request's `prefix`.
+- `sink.reset(True)` is called before a retry whose failed attempt had already delivered
+  text: the caller truncates its `.partial` back to where it stood when the call began; the
+  provider then re-delivers what still stands.
 - `Result.text` == prefix + everything delivered, exactly (continuation.py).
-- `on_call(row)` is called twice per HTTP attempt with the same `call_id`: `status="started"`
+- `sink.attempt(row)` is called twice per HTTP attempt with the same `call_id`: `status="started"`
   before the request is sent, then the outcome (`ok`, `error`, `cancelled`) with tokens, cost,
   stop reason and, on the attempt that ends the answer, `text_hash` (sha256 of Result.text).
 """
@@ -27,7 +28,7 @@ from typing import Any
 
 from ...defaults import DEFAULT_MODEL
 from ...errors import StepFailed
-from ..base import Request, Result, Usage
+from ..base import CallRow, Capabilities, ProviderBase, Request, Result, Sink, Usage
 from .client import CONNECT_TIMEOUT, api_key, make_client
 from .continuation import WhitespaceSkipper, split_prefill, whitespace_overlap
 from .gate import CacheGate
@@ -44,37 +45,37 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class _Sink:
-    """Delivers text to on_text and counts it, so a failed attempt's text can be retracted."""
+class _Delivery:
+    """Delivers text to the caller's sink and counts it, so a failed attempt's text can be retracted."""
 
-    def __init__(self, on_text: Callable[[str], None], on_reset: Callable[[], None] | None):
-        self.on_text, self.on_reset = on_text, on_reset
+    def __init__(self, sink: Sink):
+        self.sink = sink
         self.delivered = 0
 
     def write(self, s: str) -> None:
         if not s:
             return
         try:
-            self.on_text(s)
+            self.sink.text(s)
         except BaseException as e:  # noqa: BLE001 - handed back untouched by generate()
             raise CallbackError(e) from None
         self.delivered += len(s)
 
     def reset(self) -> None:
-        if self.delivered and self.on_reset is not None:
+        if self.delivered:
             try:
-                self.on_reset()
+                self.sink.reset(True)
             except BaseException as e:  # noqa: BLE001
                 raise CallbackError(e) from None
         self.delivered = 0
 
 
-class AnthropicProvider:
+class AnthropicProvider(ProviderBase):
     name = "anthropic"
-    retries_itself = True  # the runner does not retry a StepFailed on top of these attempts
+    # its own retries (the runner does not retry a StepFailed on top) and a row for every attempt
+    capabilities = Capabilities(retries_itself=True, reports_attempts=True)
 
-    def __init__(self, *, concurrency: int, prices: dict | None = None,
-                 on_call: Callable[[dict], None] | None = None, max_attempts: int = 5,
+    def __init__(self, *, concurrency: int, prices: dict | None = None, max_attempts: int = 5,
                  max_continuations: int = 8, base_delay: float = 1.0, fallback_model: str | None = None,
                  max_delay: float = MAX_BACKOFF, timeout: float = 600.0, connect_timeout: float = CONNECT_TIMEOUT,
                  role_settings: dict[str, Any] | None = None, overload_budget: float = OVERLOAD_BUDGET,
@@ -84,7 +85,6 @@ class AnthropicProvider:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
         self._prices = prices
-        self.on_call = on_call
         self.policy = RetryPolicy(max(1, max_attempts), base_delay, max_delay, overload_budget, overload_base)
         self.max_continuations = max(0, max_continuations)
         self.fallback_model = fallback_model
@@ -99,9 +99,6 @@ class AnthropicProvider:
         self._not_before = 0.0  # clock time before which no task starts a request
         self._key: str | None = None
         self._warned: set[str] = set()
-        # "1h" when the run may stop at a gate for a person: the cached prefixes outlive the wait
-        # (a 1-hour write costs 2x instead of 1.25x; a role's own `cache_ttl` in `models:` wins)
-        self.default_cache_ttl: str | None = None
         from .tokens import TokenGate
 
         self.tokens = TokenGate()  # counts a prompt with the API once its estimate passes half the window
@@ -146,6 +143,13 @@ class AnthropicProvider:
         if client is not None:
             await client.close()
 
+    def batches(self) -> AnthropicProvider:
+        """Its Message Batches endpoint: itself (`prices`, `batch_params`)."""
+        return self
+
+    def batch_params(self, req: Request) -> dict[str, Any]:
+        return build_params(req, self.settings_for(req))
+
     # ------------------------------------------------------------------ settings and cost
 
     def settings_for(self, req: Request, model: str | None = None) -> dict[str, Any]:
@@ -153,8 +157,8 @@ class AnthropicProvider:
         entry = {"model": entry} if isinstance(entry, str) else dict(entry or {})
         if model or req.model:
             entry["model"] = model or req.model  # the request's model (agents resolved `models:`) wins
-        if self.default_cache_ttl:
-            entry.setdefault("cache_ttl", self.default_cache_ttl)
+        if req.cache_ttl:  # the run's default (a 1-hour write costs 2x instead of 1.25x)
+            entry.setdefault("cache_ttl", req.cache_ttl)
         return resolve_settings(model or req.model or DEFAULT_MODEL, req.max_tokens, entry)
 
     def estimate_cost(self, req: Request) -> float:
@@ -176,16 +180,16 @@ class AnthropicProvider:
 
     # ------------------------------------------------------------------ generate
 
-    async def generate(self, req: Request, on_text: Callable[[str], None]) -> Result:
+    async def generate(self, req: Request, sink: Sink) -> Result:
         try:
-            return await self._generate(req, on_text)
+            return await self._generate(req, sink)
         except CallbackError as e:
             raise e.exc from None
 
-    async def _generate(self, req: Request, on_text: Callable[[str], None]) -> Result:
+    async def _generate(self, req: Request, out: Sink) -> Result:
         client = self._get_client()
-        on_reset = req.context.get("on_reset") if isinstance(req.context, dict) else None
-        sink = _Sink(on_text, on_reset)
+        sink = _Delivery(out)
+        report = out.attempt
         settings = self.settings_for(req)
         model = settings["model"]
         fell_back = False
@@ -211,7 +215,7 @@ class AnthropicProvider:
                 def on_piece(s: str, skip: WhitespaceSkipper = skip) -> None:  # this attempt's skipper
                     sink.write(skip.feed(s))
 
-                outcome, failure, call_id = await self._attempt(client, req, params, on_piece, attempt)
+                outcome, failure, call_id = await self._attempt(client, req, params, on_piece, attempt, report)
                 calls += 1
                 self._add(total, outcome.usage)
                 cost += self.cost(outcome.usage, model)
@@ -222,18 +226,16 @@ class AnthropicProvider:
                 if failure is None:
                     if outcome.stop_reason != "max_tokens":
                         final_text = so_far + addition
-                    self._log_end(call_id, req, model, outcome, 0, None, attempt, final_text)
+                    self._log_end(report, call_id, req, model, outcome, 0, None, attempt, final_text)
                     break
-                self._log_end(call_id, req, model, outcome, 0, failure.message, attempt, None)
+                self._log_end(report, call_id, req, model, outcome, 0, failure.message, attempt, None)
                 delay = self.policy.delay(attempt, failure)
                 if self.policy.gives_up(attempt, failure, overload_waited, delay):
                     if not failure.retryable:
                         raise StepFailed(failure.message, retryable=False)
                     if failure.overload:
-                        e = StepFailed(f"{failure.message} (still overloaded after {overload_waited:.0f}s of "
-                                       f"retries, {attempt} attempts)", retryable=True)
-                        e.overload = True  # type: ignore[attr-defined]  # the runner tries it again later
-                        raise e
+                        raise StepFailed(f"{failure.message} (still overloaded after {overload_waited:.0f}s of "
+                                         f"retries, {attempt} attempts)", retryable=True, overload=True)
                     raise StepFailed(f"{failure.message} (gave up after {attempt} attempts)", retryable=True)
                 if failure.overload:
                     overload_waited += delay
@@ -295,7 +297,7 @@ class AnthropicProvider:
     # ------------------------------------------------------------------ one HTTP call
 
     async def _attempt(self, client: Any, req: Request, params: dict[str, Any], on_piece: Callable[[str], None],
-                       attempt: int) -> tuple[Outcome, Failure | None, str]:
+                       attempt: int, report: Callable[[CallRow], None]) -> tuple[Outcome, Failure | None, str]:
         # the cache gate: wait while another request writes a prefix this one shares, lead the rest
         led = await self.gate.enter_all(prefix_keys(params)) if self.gate is not None else []
         await self._wait_turn()
@@ -305,15 +307,15 @@ class AnthropicProvider:
         async with self._get_semaphore():
             await self._wait_turn()  # another task may have hit a rate limit while this one queued
             started = time.monotonic()
-            self._emit({**self._row(req, model, Usage(), attempt), "call_id": call_id, "status": "started"})
+            report({**self._row(req, model, Usage(), attempt), "call_id": call_id, "status": "started"})
             caught: list[warnings.WarningMessage] = []
             try:
                 failure = await stream_once(client, params, model, self._key, on_piece,
                                             lambda: self.gate.opened_all(led) if self.gate else None,
                                             caught, out)
             except asyncio.CancelledError:  # Ctrl-C or a cancelled run: the call may still be billed
-                self._log_end(call_id, req, model, out, int((time.monotonic() - started) * 1000), "cancelled",
-                              attempt, None)
+                self._log_end(report, call_id, req, model, out, int((time.monotonic() - started) * 1000),
+                              "cancelled", attempt, None)
                 raise
             finally:
                 self._note_warnings(caught)
@@ -330,25 +332,21 @@ class AnthropicProvider:
                 self._warned.add(msg)
                 log.warning("anthropic: %s", msg)
 
-    def _row(self, req: Request, model: str, usage: Usage, attempt: int) -> dict[str, Any]:
+    def _row(self, req: Request, model: str, usage: Usage, attempt: int) -> CallRow:
         return {"role": req.role, "chapter": req.chapter, "step": req.step, "provider": self.name, "model": model,
                 "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
                 "cache_creation_tokens": usage.cache_creation_tokens, "cache_read_tokens": usage.cache_read_tokens,
                 "cost_usd": self.cost(usage, model), "attempt": attempt}
 
-    def _log_end(self, call_id: str, req: Request, model: str, out: Outcome, latency_ms: int, error: str | None,
-                 attempt: int, final_text: str | None) -> None:
+    def _log_end(self, report: Callable[[CallRow], None], call_id: str, req: Request, model: str, out: Outcome,
+                 latency_ms: int, error: str | None, attempt: int, final_text: str | None) -> None:
         row = self._row(req, model, out.usage, attempt)
         row.update({"call_id": call_id, "latency_ms": latency_ms or out.latency_ms,
                     "stop_reason": out.stop_reason, "request_id": out.request_id,
                     "error": redact(error, self._key)[:500] if error else None,
                     "status": "cancelled" if error == "cancelled" else ("error" if error else "ok"),
                     "text_hash": text_hash(final_text) if final_text is not None else None})
-        self._emit(row)
-
-    def _emit(self, row: dict[str, Any]) -> None:
-        if self.on_call is not None:
-            self.on_call(row)
+        report(row)
 
     # kept for tools that estimated tokens through the provider
     est_tokens = staticmethod(est_tokens)
