@@ -10,7 +10,6 @@ No tree_sitter at import time: parse.py reaches it only through languages.gramma
 
 from __future__ import annotations
 
-import heapq
 import posixpath
 import re
 from collections import Counter, defaultdict
@@ -128,7 +127,6 @@ class RepoMap:
     _files_graph: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # file_graph(), once
     _lines: dict[int, str] = field(default_factory=dict, repr=False)  # id(definition) -> its rendered line
     _users: tuple | None = field(default=None, repr=False)  # users_of's reverse index (_reverse_index)
-    _def_positions: dict[str, list[int]] | None = field(default=None, repr=False)  # file -> its places in _defs
     _renders: dict[tuple, str] = field(default_factory=dict, repr=False)  # (budget, files) -> render's text
 
     # ------------------------------------------------------------------ ranking
@@ -277,20 +275,12 @@ class RepoMap:
         used = 0
         lines = self._lines  # every researcher renders the map of the files it uses: each line once
         self._ensure_ranked()
-        defs = self._defs
-        assert defs is not None
-        if files is None:
-            ranked: Iterable[RankedDef] = defs
-        else:  # only the given files' definitions, still in rank order (positions in the ranking)
-            if self._def_positions is None:
-                self._def_positions = {}
-                for i, r in enumerate(defs):
-                    self._def_positions.setdefault(r.rel, []).append(i)
-            at = self._def_positions
-            ranked = (defs[i] for i in heapq.merge(*(at[rel] for rel in files if rel in at)))
-        for rel, d, _score in ranked:
+        assert self._defs is not None
+        for rel, d, _score in self._defs:
             if budget_chars - used < _MIN_LINE_COST:
                 break  # no line can fit any more: the rest of the ranking changes nothing
+            if files is not None and rel not in files:
+                continue
             line = lines.get(id(d))
             if line is None:
                 line = lines[id(d)] = _render_line(d)
