@@ -57,7 +57,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         "language": cfg.language,
         "personas": list(cfg.personas),
         STYLE_GUIDE: read_body(book.root, style.path) if spec.phase > style.phase else "",
-        "chapters": [{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary} for c in o.chapters] if o else [],
+        "chapters": _chapter_rows(book, o),
         "outline_yaml": o.to_yaml() if o else "",
     }
     inputs: dict[str, str | None] = {}
@@ -84,9 +84,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     assert ch is not None and o is not None
     chap = o.by_id[ch]
     ctx["chapter"] = chap.entry()
-    visible = o.visible(ch)
-    mem = long_memory(book, visible)
-    ctx[MEMORY] = _memory_ctx(mem)
+    mem = long_memory(book, _visible(book, o, ch))
     inputs = book.scanner.input_hashes(ch, step)
     if spec.sources:
         ctx |= source_context.chapter_context(_project(book), list(chap.sources), related=step == RESEARCH,
@@ -111,7 +109,7 @@ def review_findings(book, ch: str) -> list[dict[str, Any]]:
     them (R1, R2, R3 in order): what `gather` would put in their contexts, without the rest."""
     o = book.scanner.outline
     assert o is not None
-    mem = long_memory(book, o.visible(ch))
+    mem = long_memory(book, _visible(book, o, ch))
     ctx = {DRAFT: read_body(book.root, STEPS[DRAFT].file(ch))}
     return [f for k in REVIEWERS for f in _checked(STEPS[k].checks or "", ctx, book, ch, mem)["findings"]]
 
@@ -128,11 +126,12 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
             book.memo[key] = {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
         return _copy(book.memo[key])
     if kind == "consistency":
-        glossary, chapters, metaphors = mem.glossary, {c.id: c.title for c in o.chapters}, mem.metaphors
-        key = ("check", kind, draft, ch, tuple(glossary.items()), tuple(chapters.items()), tuple(metaphors.items()))
+        titles = _titles(book, o)
+        # mem.key names what the glossary and the metaphors were built from (O(1), not O(terms))
+        key = ("check", kind, draft, ch, mem.key, titles)
         if key not in book.memo:
             book.memo[key] = {"findings": _findings(checks.check_consistency(
-                draft, ch, glossary=glossary, chapters=chapters, metaphors=metaphors))}
+                draft, ch, glossary=mem.glossary, chapters=dict(titles), metaphors=mem.metaphors))}
         return _copy(book.memo[key])
     if kind == "structure":
         key = ("check", kind, draft, book.cfg.language)
@@ -144,6 +143,36 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
         fs = [f for k in REVIEWERS for f in parse_review(ctx[k], file=STEPS[k].file(ch)).review.findings]
         return {"findings": _findings(fs), "blocked": checks.blocking(fs)}
     raise KeyError(f"unknown check kind {kind!r} in the step registry")
+
+
+def _per_outline(book, o, name: str, make):
+    """`make(o)`, once per outline object (a new outline is a new object: the scanner reloads it)."""
+    hit = book.memo.get(("outline", name))
+    if hit is None or hit[0] is not o:
+        hit = book.memo[("outline", name)] = (o, make(o))
+    return hit[1]
+
+
+def _chapter_rows(book, o) -> list[dict[str, Any]]:
+    """The outline's chapters as the prompts read them: built once per outline; each context gets
+    its own list and rows (a context is its caller's to change)."""
+    if o is None:
+        return []
+    rows = _per_outline(book, o, "rows", lambda o: [
+        {"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary} for c in o.chapters])
+    return [r.copy() for r in rows]
+
+
+def _titles(book, o) -> tuple[tuple[str, str], ...]:
+    return _per_outline(book, o, "titles", lambda o: tuple((c.id, c.title) for c in o.chapters))
+
+
+def _visible(book, o, ch: str) -> list[str]:
+    """o.visible(ch), once per outline and chapter."""
+    seen = _per_outline(book, o, "visible", lambda o: {})
+    if ch not in seen:
+        seen[ch] = o.visible(ch)
+    return seen[ch]
 
 
 def _copy(found: dict[str, list]) -> dict[str, list]:

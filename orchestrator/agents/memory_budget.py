@@ -57,22 +57,75 @@ def _uses(term: str, text_lower: str, words: Counter[str] | None = None) -> int:
     return text_lower.count(t)
 
 
+# text -> (its lower case, its words counted): a chapter's sources and draft are read by several
+# steps, each counting them again otherwise (the largest texts a prompt carries)
+_WORDS_OF: dict[str, tuple[str, Counter[str]]] = {}
+_WORDS_OF_SIZE = 256
+
+
+def _lowered_words(text: str) -> tuple[str, Counter[str]]:
+    hit = _WORDS_OF.get(text)
+    if hit is None:
+        low = text.lower()
+        hit = (low, Counter(_WORD_RE.findall(low)))
+        if len(text) > 200:  # short texts (titles, summaries) cost less than the memo
+            if len(_WORDS_OF) >= _WORDS_OF_SIZE:
+                _WORDS_OF.pop(next(iter(_WORDS_OF)))
+            _WORDS_OF[text] = hit
+    return hit
+
+
+def _term_index(mem: LongMemory) -> tuple[list[tuple[str, str, str]], dict[str, list[int]], list[int]]:
+    """(glossary entries, one-word term -> their indexes, the other terms' indexes), once per memory.
+    A one-word term's whole-word uses are the text's word count of it (see _uses)."""
+    hit = mem.derived.get("term_index")
+    if hit is None:
+        entries = mem.glossary_entries()
+        by_word: dict[str, list[int]] = {}
+        others: list[int] = []
+        for i, e in enumerate(entries):
+            t = e[0].lower().strip()
+            if not t:
+                continue
+            if _WORD_RE.fullmatch(t):
+                by_word.setdefault(t, []).append(i)
+            else:
+                others.append(i)
+        hit = mem.derived["term_index"] = (entries, by_word, others)
+    return hit
+
+
 def bounded_memory(mem: LongMemory, chapter: Any, texts: list[str], role: str,
                    budget: int | None = None) -> tuple[dict[str, Any], str]:
     """(memory context, note): the chapter's relevant long memory within the role's budget;
     the note says what was left out (empty when nothing was)."""
     budget = budget if budget is not None else BUDGET_TOKENS.get(role, DEFAULT_TOKENS)
     deps = [d for d in reversed(list(chapter.depends_on))]  # nearest (last listed) first
-    by_id = {m.chapter: m for m in mem.chapters}
+    by_id = mem.by_id
     summaries = [[d, by_id[d].title, by_id[d].summary] for d in deps if d in by_id]
-    hay = "\n".join(texts).lower()
-    words = Counter(_WORD_RE.findall(hay))
-    used = [(n, e) for e in mem.glossary_entries() if (n := _uses(e[0], hay, words))]
-    used.sort(key=lambda x: -x[0])
-    glossary = [list(e) for _, e in used]
+    lowered = [_lowered_words(t) for t in texts]
+    hay = "\n".join(low for low, _ in lowered)  # == "\n".join(texts).lower(): no word spans a line break
+    words: Counter[str] = Counter()
+    for _, counted in lowered:
+        words.update(counted)
+    entries, by_word, others = _term_index(mem)
+    # the terms the text uses, ranked by uses then glossary order: one-word terms found through the
+    # text's words (O(text), not O(glossary)), the few others counted one by one
+    found = [(i, n) for w, n in words.items() for i in by_word.get(w, ())]
+    found += [(i, n) for i in others if (n := _uses(entries[i][0], hay, words))]
+    found.sort(key=lambda x: (-x[1], x[0]))
+    glossary = [list(entries[i]) for i, _ in found]
+    # the dependencies' metaphors (nearest first), then the newest chapters' (the rest, last first);
+    # a dependency listed twice ranks as the newest ones do past len(rank), as it always has
     rank = {d: i for i, d in enumerate(deps)}
-    order = sorted(range(len(mem.chapters)), key=lambda i: (rank.get(mem.chapters[i].chapter, len(rank)), -i))
-    mets = [[p, "", mem.chapters[i].chapter] for i in order for p, _ in mem.chapters[i].metaphors][:MAX_METAPHORS]
+    rank = {d: i for d, i in rank.items() if i < len(rank)}
+    ordered = [by_id[d] for d in sorted(rank, key=rank.__getitem__) if d in by_id]
+    mets: list[list[str]] = [[p, "", m.chapter] for m in ordered for p, _ in m.metaphors][:MAX_METAPHORS]
+    for m in reversed(mem.chapters):
+        if len(mets) >= MAX_METAPHORS:
+            break
+        if m.chapter not in rank:
+            mets += [[p, "", m.chapter] for p, _ in m.metaphors][:MAX_METAPHORS - len(mets)]
 
     out: dict[str, list[list[str]]] = {"summaries": [], "glossary": [], "metaphors": []}
     left: dict[str, int] = {"summaries": 0, "glossary": 0, "metaphors": 0}

@@ -328,6 +328,25 @@ def owner(s: Sym) -> str:
     return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
 
 
+# id(project) -> (its symbols, by dotted name, by short name): every chapter's calls are looked up
+# in the same map, so the lookup is a dict's, not a scan of every symbol (O(N) per call, N² a book)
+_INDEXES: dict[int, tuple[list[Sym], dict[str, list[Sym]], dict[str, list[Sym]]]] = {}
+
+
+def _sym_index(p: Project) -> tuple[dict[str, list[Sym]], dict[str, list[Sym]]]:
+    syms = p.symbols()
+    hit = _INDEXES.get(id(p))
+    if hit is None or hit[0] is not syms:  # the held list keeps its id from being reused
+        by_dotted: dict[str, list[Sym]] = {}
+        by_short: dict[str, list[Sym]] = {}
+        for x in syms:  # in rank order, as the scans found them
+            by_dotted.setdefault(x.dotted, []).append(x)
+            by_short.setdefault(x.short, []).append(x)
+        _INDEXES.clear()  # one project at a time: an index holds every symbol of its map
+        hit = _INDEXES[id(p)] = (syms, by_dotted, by_short)
+    return hit[1], hit[2]
+
+
 def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
     """The definitions this code calls, only where the map resolves the callee: a method of its
     own type through `self`/`this`/the receiver, a qualified `Type.name`, or a bare name defined
@@ -339,31 +358,31 @@ def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
     here = posixpath.dirname(s.rel)
     found: list[Sym] = []
     seen: set[str] = set()
-    all_syms = None
+    idx = None
     for m in _CALL_RE.finditer(code):
         expr = m.group(1).replace("::", ".")
         if expr in _KEYWORDS or expr == s.short:
             continue
         parts = expr.split(".")
         hit: list[Sym] = []
-        if all_syms is None:
-            all_syms = p.symbols()
+        if idx is None:
+            by_dotted, by_short = idx = _sym_index(p)
         if len(parts) == 2 and parts[0] in (me_recv, "self", "Self", "this", "cls") and me_owner:
-            hit = [x for x in all_syms if x.dotted == f"{me_owner}.{parts[1]}"]
+            hit = list(by_dotted.get(f"{me_owner}.{parts[1]}", ()))
         elif len(parts) == 2:
-            hit = [x for x in all_syms if x.dotted == expr and (s.lang != "go" or posixpath.dirname(x.rel) == here)]
+            hit = [x for x in by_dotted.get(expr, ()) if s.lang != "go" or posixpath.dirname(x.rel) == here]
             if not hit and s.lang == "go":  # pkg.Name: a definition of another package, reached by its qualifier
-                hit = [x for x in all_syms if x.short == parts[1] and "." not in x.dotted
+                hit = [x for x in by_short.get(parts[1], ()) if "." not in x.dotted
                        and posixpath.dirname(x.rel) != here and p.go_package(x.rel) == p.go_import_package(s.rel, parts[0])
                        and p.reaches(s.rel, x.rel, x.short)]
         elif len(parts) == 1:
-            same = [x for x in all_syms if x.short == expr and "." not in x.dotted
+            named = by_short.get(expr, ())
+            same = [x for x in named if "." not in x.dotted
                     and (x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == here))]
             if len(same) == 1:
                 hit = same
             elif not same:
-                anywhere = [x for x in all_syms if x.short == expr and "." not in x.dotted
-                            and x.kind in ("function", "class", "macro", "struct")]
+                anywhere = [x for x in named if "." not in x.dotted and x.kind in ("function", "class", "macro", "struct")]
                 hit = anywhere if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr) else []
         if len(hit) == 1 and hit[0].name not in seen and hit[0].name != s.name:
             seen.add(hit[0].name)

@@ -69,7 +69,7 @@ def _first_reexport(p: Project, rel: str) -> str | None:
         else:
             continue
         for cand in (path, *(path + e for e in (".js", ".ts", ".mjs", ".cjs", ".tsx", ".py")),
-                     *(posixpath.join(path, "index" + e) for e in (".js", ".ts")), posixpath.join(path, "__init__.py")):
+                     *(posixpath.join(path, f) for f in ("index.js", "index.ts", "__init__.py"))):
             if cand in code and cand != rel:
                 return cand
     return None

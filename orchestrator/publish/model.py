@@ -112,6 +112,7 @@ class _Book:
             for i, b in enumerate(batches, 1)
         ]
         self.problems = self._check()
+        self._parts_html: dict[tuple[int, str], Markup] = {}  # (part, mode) -> its entries, no chapter current
 
     # ---- links
 
@@ -201,6 +202,10 @@ class _Book:
         prev: dict[str, str] | None = None,
         next: dict[str, str] | None = None,
     ) -> dict[str, Any]:
+        parts = self.sidebar(current, mode)
+        for i, part in enumerate(parts):
+            if not any(c["current"] for c in part["chapters"]):
+                part["entries_html"] = self._part_html(i, mode, part)
         return {
             "site": self.site,
             "lang": self.site.language,
@@ -209,13 +214,23 @@ class _Book:
             "page_title": page_title,
             "page_kind": kind,
             "current": current,
-            "parts": self.sidebar(current, mode),
+            "parts": parts,
             "show_parts": len(self.parts) > 1,
             "has_glossary": bool(self.glossary),
             "prev": prev,
             "next": next,
             "search_index": SEARCH_INDEX,
         }
+
+    def _part_html(self, i: int, mode: str, part: dict[str, Any]) -> Markup:
+        """A part's sidebar entries (toc_entries.html) with no current chapter: the same on every
+        page whose chapter is in another part, so rendered once per book (every page's sidebar
+        lists every chapter: rendered per page, the pages grew as N²)."""
+        hit = self._parts_html.get((i, mode))
+        if hit is None:
+            html = self.env.get_template("toc_entries.html").render(part=part, ui=self.ui)
+            hit = self._parts_html[(i, mode)] = Markup(html)
+        return hit
 
     def link_to(self, c: _Chapter) -> dict[str, str]:
         return {"url": c.url, "title": c.doc.title, "label": self.ui["chapter"].format(n=c.number)}

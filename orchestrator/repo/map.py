@@ -126,6 +126,8 @@ class RepoMap:
     _defs: list[RankedDef] | None = field(default=None, repr=False)
     _files_graph: dict[str, dict[str, float]] | None = field(default=None, repr=False)  # file_graph(), once
     _lines: dict[int, str] = field(default_factory=dict, repr=False)  # id(definition) -> its rendered line
+    _users: tuple | None = field(default=None, repr=False)  # users_of's reverse index (_reverse_index)
+    _renders: dict[tuple, str] = field(default_factory=dict, repr=False)  # (budget, files) -> render's text
 
     # ------------------------------------------------------------------ ranking
 
@@ -210,17 +212,17 @@ class RepoMap:
         self._ensure_ranked()
         assert self._graph is not None
         weights: dict[str, float] = defaultdict(float)
+        if self._users is None:  # the graph read backwards, once: each question is then O(its answer)
+            self._users = _reverse_index(self)
+        by_file, by_name, by_carried = self._users
         if rel_or_qualname in self.files:
-            for src, edges in self._graph.edges.items():
-                if rel_or_qualname in edges and src != rel_or_qualname:
-                    weights[src] += edges[rel_or_qualname]
+            for src, w in by_file.get(rel_or_qualname, ()):
+                if src != rel_or_qualname:
+                    weights[src] += w
         else:
-            target = rel_or_qualname
-            homes = [(rel, d) for rel, fm in self.files.items() for d in fm.definitions
-                     if d.qualified_name == target or d.name == target]
-            for src, carried in self._graph.carried.items():
-                for rel, d in homes:
-                    w = carried.get((rel, d.name), 0.0)
+            # per user, the weights added in the homes' order (files, then definitions), as a scan would
+            for rel, d in by_name.get(rel_or_qualname, ()):
+                for src, w in by_carried.get((rel, d.name), ()):
                     if w > 0 and src != rel:
                         weights[src] += w
         return [rel for rel, _ in sorted(weights.items(), key=lambda x: (-x[1], x[0]))]
@@ -263,11 +265,22 @@ class RepoMap:
     def render(self, budget_chars: int, *, within: Iterable[str] | None = None) -> str:
         """Per file, its best symbols (signature, first doc line), files by their best symbol,
         the whole within ``budget_chars``."""
+        files = None if within is None else frozenset(within)
+        key = (budget_chars, files)
+        hit = self._renders.get(key)
+        if hit is not None:  # the map does not change once built: the same question, the same text
+            return hit
         chosen: dict[str, list[Definition]] = {}
         order: list[str] = []
         used = 0
         lines = self._lines  # every researcher renders the map of the files it uses: each line once
-        for rel, d, _score in self.ranked_definitions(within=within):
+        self._ensure_ranked()
+        assert self._defs is not None
+        for rel, d, _score in self._defs:
+            if budget_chars - used < _MIN_LINE_COST:
+                break  # no line can fit any more: the rest of the ranking changes nothing
+            if files is not None and rel not in files:
+                continue
             line = lines.get(id(d))
             if line is None:
                 line = lines[id(d)] = _render_line(d)
@@ -284,10 +297,36 @@ class RepoMap:
         for rel in order:
             block = [rel + ":"] + [lines[id(d)] for d in sorted(chosen[rel], key=lambda d: d.start_line)]
             blocks.append("\n".join(block))
-        return "\n\n".join(blocks)[:budget_chars]
+        text = self._renders[key] = "\n\n".join(blocks)[:budget_chars]
+        if len(self._renders) > 256:
+            self._renders.pop(next(iter(self._renders)))
+        return text
+
+
+def _reverse_index(m: RepoMap) -> tuple[dict[str, list[tuple[str, float]]], dict[str, list[tuple[str, Definition]]],
+                                         dict[tuple[str, str], list[tuple[str, float]]]]:
+    """(file -> [(user, weight)], name or qualified name -> [(file, definition)] in file and
+    definition order, (file, name) -> [(user, carried weight)]), every list in the graph's order."""
+    assert m._graph is not None
+    by_file: dict[str, list[tuple[str, float]]] = {}
+    for src, edges in m._graph.edges.items():
+        for dst, w in edges.items():
+            by_file.setdefault(dst, []).append((src, w))
+    by_name: dict[str, list[tuple[str, Definition]]] = {}
+    for rel, fm in m.files.items():
+        for d in fm.definitions:
+            for key in {d.qualified_name, d.name}:
+                by_name.setdefault(key, []).append((rel, d))
+    by_carried: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for src, carried in m._graph.carried.items():
+        for dst_name, w in carried.items():
+            by_carried.setdefault(dst_name, []).append((src, w))
+    return by_file, by_name, by_carried
 
 
 _SPACES = re.compile(r"\s+")
+# the least a line costs in render: the 5-wide line number, a space (an empty signature), the newline
+_MIN_LINE_COST = 7
 
 
 def _render_line(d: Definition) -> str:

@@ -5,9 +5,11 @@ chapter order. The per-chapter files are the truth; the aggregates are views."""
 from __future__ import annotations
 
 import copy
+import weakref
 from dataclasses import dataclass, field
+from functools import cached_property
 
-from ..steps import MEMORY, chapter_sort_key
+from ..steps import MEMORY, STEPS, chapter_sort_key
 from .markers import body_of, saved_as_lf
 
 SECTIONS = ("Summary", "Glossary", "Metaphors", "Cross references")
@@ -55,13 +57,19 @@ def missing_sections(text: str) -> list[str]:
 
 @dataclass
 class LongMemory:
-    """What a chapter may read of the others: built from per-chapter files, in chapter order."""
+    """What a chapter may read of the others: built from per-chapter files, in chapter order.
+
+    Treat it as read-only: `long_memory` hands the same object to every step that reads the same
+    chapters while their files are unchanged, and the views below are computed once per object."""
 
     chapters: list[ChapterMemory] = field(default_factory=list)
+    # what it was built from ((chapter, file identity)..., corrections): equal keys, equal memories
+    key: tuple = ()
+    # what readers compute from it once (agents.memory_budget's term index): not part of its value
+    derived: dict = field(default_factory=dict, compare=False, repr=False)
 
-    @property
-    def glossary(self) -> dict[str, str]:
-        """term -> the chapter that defined it first."""
+    @cached_property
+    def _glossary(self) -> dict[str, str]:
         out: dict[str, str] = {}
         for m in self.chapters:
             for t, _ in m.glossary:
@@ -69,14 +77,24 @@ class LongMemory:
         return out
 
     @property
-    def metaphors(self) -> dict[str, str]:
+    def glossary(self) -> dict[str, str]:
+        """term -> the chapter that defined it first (a copy: the caller's to change)."""
+        return dict(self._glossary)
+
+    @cached_property
+    def _metaphors(self) -> dict[str, str]:
         out: dict[str, str] = {}
         for m in self.chapters:
             for p, _ in m.metaphors:
                 out.setdefault(p, m.chapter)
         return out
 
-    def glossary_entries(self) -> list[tuple[str, str, str]]:
+    @property
+    def metaphors(self) -> dict[str, str]:
+        return dict(self._metaphors)
+
+    @cached_property
+    def _entries(self) -> tuple[tuple[str, str, str], ...]:
         seen: set[str] = set()
         out = []
         for m in self.chapters:
@@ -84,7 +102,14 @@ class LongMemory:
                 if t.lower() not in seen:
                     seen.add(t.lower())
                     out.append((t, d, m.chapter))
-        return out
+        return tuple(out)
+
+    def glossary_entries(self) -> list[tuple[str, str, str]]:
+        return list(self._entries)
+
+    @cached_property
+    def by_id(self) -> dict[str, ChapterMemory]:
+        return {m.chapter: m for m in self.chapters}
 
 
 def aggregates(mem: LongMemory, lang: str = "en") -> dict[str, str]:
@@ -119,14 +144,53 @@ def read_body(root, rel: str) -> str:
 _PARSED: dict[str, tuple[tuple[int, float, str | None], ChapterMemory]] = {}
 
 
+# scanner -> {chapters read: (epochs, LongMemory)}: a step reads long memory once per change of
+# the memory files, not once per step (every step of a batch reads the same earlier chapters).
+_BUILT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BUILT_SIZE = 64
+
+
 def long_memory(book, chapters: list[str], problems: list[str] | None = None) -> LongMemory:
-    """The long memory of `chapters`. A file that cannot be read raises its ContractError (the
-    step that reads it fails, naming the file) unless `problems` is given: then the error goes
-    there and the file is left out (the aggregates, which list every chapter, go on without it);
-    the lines a readable file leaves out (parse_memory's warnings) go there too."""
+    """The long memory of `chapters` (in chapter order), as the scanner sees their memory files.
+    A file that cannot be read raises its ContractError (the step that reads it fails, naming
+    the file) unless `problems` is given: then the error goes there and the file is left out (the
+    aggregates, which list every chapter, go on without it); the lines a readable file leaves out
+    (parse_memory's warnings) go there too.
+
+    Without `problems` (every step's read) it is O(1) while no memory file changed: kept per set
+    of chapters and the scanner's invalidations of the memory directory (Scanner.epochs); rebuilt
+    from the parsed files when one changed, and the same object is handed out again when what it
+    was built from is the same. With `problems` (the aggregates, the site) it is read afresh."""
+    from .corrections import load
+
+    if problems is not None:
+        return _build(book, tuple(chapters), load(book.root), problems)
+    scanner = book.scanner
+    built = _BUILT.get(scanner)
+    if built is None:
+        built = _BUILT[scanner] = {}
+    epochs = getattr(scanner, "epochs", None)
+    mem_dir = STEPS[MEMORY].file("ch01").rpartition("/")[0]
+    corrections = load(book.root)
+    want = tuple(chapters)
+    now = (epochs.get("", 0), epochs.get(mem_dir, 0), corrections) if epochs is not None else None
+    hit = built.get(want)
+    if hit is not None and now is not None and hit[0] == now:
+        return hit[1]
+    mem = _build(book, want, corrections)
+    if hit is not None and hit[1].key == mem.key:
+        mem = hit[1]  # nothing it reads changed: keep the object (and what was computed from it)
+    if len(built) >= _BUILT_SIZE and want not in built:
+        built.pop(next(iter(built)))  # the oldest set of chapters: the book has moved on
+    built[want] = (now, mem)
+    return mem
+
+
+def _build(book, chapters: tuple[str, ...], corrections, problems: list[str] | None = None) -> LongMemory:
     from ..errors import BookError
 
     mems = []
+    idents = []
     root, step = str(book.root), book.scanner.step
     for c in sorted(chapters, key=chapter_sort_key):
         st = step(c, MEMORY)
@@ -145,10 +209,10 @@ def long_memory(book, chapters: list[str], problems: list[str] | None = None) ->
             if problems is not None:
                 problems.extend(hit[1].warnings)
             mems.append(hit[1])
-    from .corrections import apply, load
+            idents.append((c, ident if st.size else id(hit[1])))
+    from .corrections import apply
 
-    corrections = load(book.root)
     if corrections:  # a person's corrections (corrections.md), applied to copies: the parsed cache stays the files'
         mems = [copy.copy(m) for m in mems]
         apply(mems, corrections)
-    return LongMemory(mems)
+    return LongMemory(mems, key=(tuple(idents), repr(corrections)))

@@ -77,10 +77,13 @@ class Scanner:
         self._rows: dict[str, dict[str, StepState]] = {}  # chapter -> its steps' states, until one is invalidated
         self._memory_hashes: dict[str, tuple[StepState, str | None]] = {}  # longmem_hash's memo
         self.final_titles: dict[str, tuple[tuple, str | None]] = {}  # ready.ready_hash's memo: path -> (version, title)
+        self.epochs: dict[str, int] = {}  # directory ("" for all) -> invalidations: memory.long_memory's cache key
 
     # ------------------------------------------------------------ files
 
     def invalidate(self, rel: str | None = None) -> None:
+        d = "" if rel is None else rel.rpartition("/")[0]
+        self.epochs[d] = self.epochs.get(d, 0) + 1
         if rel is None:
             self._states.clear()
             self._listed.clear()
