@@ -179,3 +179,20 @@ def test_a_title_does_not_say_its_subject_twice(tmp_path: Path):
     title = _titles(root, [["context.go"]])[0]
     subject, _, names = title.partition(" — ")
     assert subject.split()[0] not in names.split(), title
+
+
+def test_a_module_named_by_its_own_doc_is_titled_in_its_words(tmp_path: Path):
+    """`wal.py` whose doc opens "The write-ahead log: …" is the "Write-ahead log", not "Wal";
+    a prose lead-in ("Note: …") names nothing."""
+    from orchestrator.authoring.titles import doc_name
+
+    root = tmp_path / "kv"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "kv"\n')
+    (root / "wal.py").write_text('"""The write-ahead log: an append-only file of every write."""\n\n\n'
+                                 "class WriteAheadLog:\n    def replay(self) -> list[bytes]:\n        return []\n")
+    titles = _titles(root, [["wal.py"]])
+    assert titles[0].startswith("Write-ahead log — "), titles
+    assert doc_name("Sorted string tables: immutable files.") == "Sorted string tables"
+    assert doc_name("Note: this module is old.") == ""
+    assert doc_name("Small helpers for writing files so that a crash loses nothing.") == ""

@@ -72,6 +72,23 @@ def _phrase(stem: str) -> str:
     return (full[:1].upper() + full[1:]) if full else humanize(stem)
 
 
+# "The write-ahead log: an append-only file ..." names the module `wal.py` in its author's words.
+_DOC_NAME = re.compile(r"^(?:the |an? )?([A-Za-z][\w-]*(?: [\w-]+){0,3}):\s", re.IGNORECASE)
+
+
+def doc_name(doc: str) -> str:
+    """The name a module's doc gives it, when its first line opens with one ("The write-ahead
+    log: …" → "Write-ahead log", "Sorted string tables: …"): a better title subject than a
+    file stem (`wal`, `sstable`). Not a prose lead-in ("Note: …", "Example: …")."""
+    from ..contracts.lists import PROSE_LEADS
+
+    m = _DOC_NAME.match(doc.strip().split("\n", 1)[0])
+    if not m or m.group(1).lower() in PROSE_LEADS:
+        return ""
+    name = m.group(1)
+    return name[:1].upper() + name[1:]
+
+
 def module_subjects(p: Project, files: list[str], role: roles_mod.Role | None, language: str) -> list[str]:
     """Subjects from the chapter's own modules, best first: the file of its top symbol, then
     its other files by size; a generic stem (`mod.rs`, `__init__.py`) gives way to its
@@ -106,7 +123,8 @@ def module_subjects(p: Project, files: list[str], role: roles_mod.Role | None, l
         if zh:
             first.append(t["title_module"].format(name=(kind + "/" if kind else "") + stem))
         else:
-            first.append(_phrase(stem) + (" " + kind.lower() if kind else ""))
+            own = "" if kind else doc_name(p.module_doc(f))
+            first.append(own or _phrase(stem) + (" " + kind.lower() if kind else ""))
         if parent and not kind and parent.lower() not in GENERIC_STEMS:
             second.append(t["title_module"].format(name=parent + "/" + stem) if zh
                           else t["title_in"].format(what=_phrase(stem), where=parent))
