@@ -341,7 +341,16 @@ def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | N
 
 
 def settled_roles(p: Project, groups: list[list[str]]) -> tuple[list[roles_mod.Role | None], set[int]]:
-    """assign_roles, and the chapters that hold their role alone (the others repeat a taken one)."""
+    """assign_roles, and the chapters that hold their role alone (the others repeat a taken one).
+    Once per plan and project: every draft asks it of the whole book (O(N) each, O(N²) a book)."""
+    key = ("settled", tuple(tuple(files) for files in groups))
+    if key not in p._keys:
+        p._keys[key] = _settled_roles(p, groups)
+    roles, alone = p._keys[key]
+    return list(roles), set(alone)
+
+
+def _settled_roles(p: Project, groups: list[list[str]]) -> tuple[list[roles_mod.Role | None], set[int]]:
     scored = [chapter_roles(p, files) if files else [] for files in groups]
     out: list[roles_mod.Role | None] = [None] * len(groups)
     used: set[str] = set()
