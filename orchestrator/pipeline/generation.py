@@ -11,6 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import agents
+from ..contracts.errors import ContractError
 from ..errors import StepFailed, ValidationFailed
 from ..state.fsio import PartialWriter, _mutate, atomic_write, backup, partial_path
 from ..state.markers import compose, short_hash
@@ -101,9 +102,8 @@ class Generation(RunState):
                 g, req = answers.request_for(cast("Runner", self), n, feedback)
             except StepFailed as e:  # an input a person broke (a memory file): this step fails, naming it; the rest goes on
                 led.event("step_failed", self.run_id, ch, step, error=str(e))
-                where = getattr(e, "file", None)  # a ContractError names the file a person broke
-                return Outcome("failed", reason=str(e),
-                               hint=f"fix {where}, then `book run`" if where else "fix that input, then `book run`")
+                where = e.file if isinstance(e, ContractError) and e.file else "that input"
+                return Outcome("failed", reason=str(e), hint=f"fix {where}, then `book run`")
             req.prefix = prefix
             over = self._over_budget(req)
             if over:

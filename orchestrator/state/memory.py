@@ -148,6 +148,7 @@ _PARSED: dict[str, tuple[tuple[int, float, str | None], ChapterMemory]] = {}
 # the memory files, not once per step (every step of a batch reads the same earlier chapters).
 _BUILT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BUILT_SIZE = 64
+_MEMORY_DIR = STEPS[MEMORY].file("ch01").rpartition("/")[0]  # the directory the scanner invalidates
 
 
 def long_memory(book, chapters: list[str], problems: list[str] | None = None) -> LongMemory:
@@ -169,13 +170,11 @@ def long_memory(book, chapters: list[str], problems: list[str] | None = None) ->
     built = _BUILT.get(scanner)
     if built is None:
         built = _BUILT[scanner] = {}
-    epochs = getattr(scanner, "epochs", None)
-    mem_dir = STEPS[MEMORY].file("ch01").rpartition("/")[0]
     corrections = load(book.root)
     want = tuple(chapters)
-    now = (epochs.get("", 0), epochs.get(mem_dir, 0), corrections) if epochs is not None else None
+    now = (scanner.epochs.get("", 0), scanner.epochs.get(_MEMORY_DIR, 0), corrections)
     hit = built.get(want)
-    if hit is not None and now is not None and hit[0] == now:
+    if hit is not None and hit[0] == now:
         return hit[1]
     mem = _build(book, want, corrections)
     if hit is not None and hit[1].key == mem.key:
