@@ -277,7 +277,9 @@ def _apply_spelling(lines: list[str], review: str) -> list[str]:
             continue
         wrong, right = m.groups()
         parts = lines[f.line - 1].split("`")
-        parts[::2] = [re.sub(rf"(?<![\w-]){re.escape(wrong)}(?![\w-])", right, p) for p in parts[::2]]
+        # a link's target (a citation's path) is the source's spelling, not the glossary's
+        parts[::2] = ["".join(q if q.startswith("](") else re.sub(rf"(?<![\w-]){re.escape(wrong)}(?![\w-])", right, q)
+                              for q in re.split(r"(\]\([^)\s]*\))", p)) for p in parts[::2]]
         lines[f.line - 1] = "`".join(parts)
     return lines
 
