@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..resources import search_path
+from ..state.evidence_view import record_claims
 from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
@@ -131,6 +132,7 @@ def publish_chapter(runner, ch: str) -> list[str]:
     if problems:
         return [f"{STEPS[FINAL].file(p.chapter)}:{p.line}: {p.message}" for p in problems]
     inputs = {k: v for k, v in book.scanner.input_hashes(ch, HTML).items() if v is not None}
+    record_claims(book, ch, read_body(book.root, STEPS[FINAL].file(ch)), book.scanner.body_hash(STEPS[FINAL].file(ch)))
     atomic_write(book.ws.path(STEPS[HTML].file(ch)), compose(html, STEPS[HTML].marker, inputs, runner.run_id))
     return []
 

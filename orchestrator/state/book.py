@@ -132,7 +132,11 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
     elif review.fresh:  # read once per version of the file (the hash cache keeps the answer)
         blocked = book.cache.verdict(f"{book.root}/{review.path}", "blocked", partial(_blocked, review.path),
                                      (review.size, review.mtime_ns) if review.mtime_ns else None) or ""
-    state = statemachine.derive(steps, review_blocked=blocked, needs_human=(needs or {}).get(ch, ""), retries=retries)
+    from .evidence_view import chapter_evidence
+
+    ev = chapter_evidence(book, ch, steps)
+    state = statemachine.derive(steps, review_blocked=blocked, needs_human=(needs or {}).get(ch, ""), retries=retries,
+                                evidence=ev.state, evidence_reason=ev.reason(book.cfg.evidence_min))
     gate = statemachine.GATE_BEFORE.get(state.phase)
     approval = "not_required"
     if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
@@ -229,6 +233,7 @@ def _corrections_problems(root: Path) -> list[str]:
 
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
+    from .evidence_view import chapter_evidence, claim_health, revision
     from .person_files import kept_files, not_utf8, unreadable_memory
 
     snap = snap or book.snapshot()
@@ -252,7 +257,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
             for k, w in words.items():  # what only the lock, the ledger and the cards can tell
                 if w in ("missing", "half_finished") and (ch, k) in live:
                     words[k] = live[(ch, k)]
-        chapters[ch] = {"batch": snap.batch_of(ch), **state.as_dict(), "steps": words}
+        chapters[ch] = {"batch": snap.batch_of(ch), **state.as_dict(), "steps": words,
+                        "claims": chapter_evidence(book, ch, steps).as_dict()}
     discrepancies: list[str] = []
     cp = book.root / CHECKPOINT
     if cp.exists():
@@ -284,6 +290,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache, snap.versions)
                      + (unreadable_memory(book, snap) if snap.edited else []) + _corrections_problems(book.root)),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
+        "revision": revision(book).as_dict() if book.cfg.file is not None else None,
+        "claim_health": claim_health(book, snap),
     }
 
 
