@@ -71,7 +71,8 @@ class Tree:
             if not p.is_file():
                 return None
             data = p.read_bytes()
-        return data.decode("utf-8", "replace").removeprefix("\ufeff").split("\n")
+        lines = data.decode("utf-8", "replace").removeprefix("\ufeff").split("\n")
+        return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def prose_blocks(md: str) -> list[tuple[int, str]]:

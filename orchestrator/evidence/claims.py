@@ -2,7 +2,7 @@
 function of the chapter's text and the source, written by the write protocol), and their health
 when the source has moved on: each claim is *supported* (its cited lines unchanged, moved, or
 changed and still holding every name it gives), *stale* (its evidence changed and no longer
-holds what it names) or *gone* (the file, or every name, removed).
+holds what it names) or *gone* (the file removed, or a name it gives is nowhere in the cited files).
 
 Evidence is recorded as the hashes of the cited lines, one per line, so that a range that moved
 is found again (a line-level alignment, as a diff does) without the old file: the openwiki idea of
@@ -138,7 +138,7 @@ def health(doc: dict, root: Path, files: SourceFiles | None = None) -> list[dict
                 status = "supported"
             else:
                 whole = "\n".join("\n".join(ls) for p in set(paths) if not isinstance(ls := files.lines(p), str))
-                status = "gone" if names and not any(occurs(n, whole) for n in names) else "stale"
+                status = "gone" if any(not occurs(n, whole) for n in names) else "stale"
         out.append({**c, "status": status, "now": {r: (where[r].status, where[r].first, where[r].last)
                                                      for r in c.get("evidence", []) if r in where}})
     return out

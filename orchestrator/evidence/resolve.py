@@ -34,10 +34,11 @@ class SourceFiles:
         from ..repo.read import SourceReadError, read_source
 
         try:
-            return split_lines(read_source(self.root, p, max_bytes=MAX_BYTES).removeprefix("\ufeff"))
+            lines = split_lines(read_source(self.root, p, max_bytes=MAX_BYTES).removeprefix("\ufeff"))
         except (SourceReadError, OSError) as e:
             why = str(e).removeprefix(f"source file {p}: ")
             return "does not exist in the source" if "does not exist" in why else f"cannot be read ({why})"
+        return lines[:-1] if lines and lines[-1] == "" else lines  # the newline ending the last line starts none
 
 
 def cited_text(c: Citation, files: SourceFiles) -> str | None:

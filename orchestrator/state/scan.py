@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 from ..errors import BookError
 from ..steps import (
     BOOK_STEPS,
+    DRAFT,
     FINAL,
     MEMORY,
     MEMORY_FILES,
     OUTLINE,
+    R1,
     STEPS,
     STYLE_GUIDE,
     chapter_sort_key,
@@ -49,6 +51,9 @@ def _dir_matchers() -> dict[str, tuple[re.Pattern[str], tuple[str, ...]]]:
 _DIR_MATCH = _dir_matchers()
 _STEP_DIR = {k: s.path.rpartition("/")[0] for k, s in STEPS.items()}  # step -> its directory
 
+# R1's input for the evidence it asks of a chapter (a file written before it had none asked the default)
+EVIDENCE, WAIVED = "evidence", "waived"
+
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
 PROVENANCE = frozenset({"instructions"})
 
@@ -63,6 +68,7 @@ class Scanner:
         self.source_dir = source_dir
         self.config_hash = config_hash  # what the style guide is made from (language, audience)
         self.site_hash: str | None = None  # what the pages show from book.yaml (title, language, audience)
+        self.evidence_min: float | None = None  # the coverage R1 asks (book.yaml): an input of R1
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._seen: set[str] = set()  # every file name seen in those directories
@@ -201,7 +207,8 @@ class Scanner:
         now = self.input_hashes(ch, key)
         state.stale = sorted(n for n in set(now) | set(mk.inputs)
                              if n not in PROVENANCE and now.get(n) != mk.inputs.get(n)
-                             and not (n == "deps" and mk.inputs.get(n) == self._legacy_deps(ch)))
+                             and not (n == "deps" and mk.inputs.get(n) == self._legacy_deps(ch))
+                             and not (n == EVIDENCE and n not in mk.inputs and now[n] != WAIVED))
 
     def row(self, ch: str) -> dict[str, StepState]:
         """Every step of a chapter (`step` for each), kept until one of its files is invalidated:
@@ -260,7 +267,7 @@ class Scanner:
         return {n: self.input_hash("", n) for n in names}
 
     def input_names(self, ch: str, key: str) -> list[str]:
-        names: list[str] = []
+        names: list[str] = [EVIDENCE] if key == R1 and self.evidence_min is not None else []
         for r in STEPS[key].reads:
             if r == "sources":
                 o = self.outline
@@ -315,6 +322,9 @@ class Scanner:
                 return None
             # which chapters, not their titles: a rename reaches the links at publish time
             return short_hash(json.dumps([d for d in c.depends_on if d in o.by_id], ensure_ascii=False))
+        if name == EVIDENCE:  # the coverage R1 asks: book.yaml's, or none once a person accepted the draft
+            d = self.step(ch, DRAFT)
+            return WAIVED if d.marker is not None and d.marker.extra.get("by") == "person" else f"{self.evidence_min:g}"
         if name == "longmem":
             return self.longmem_hash(ch)
         if name == "site":
