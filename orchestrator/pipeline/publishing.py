@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..resources import search_path
-from ..state.evidence_view import record_claims
+from ..state.evidence_view import record_claims, source_links
 from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
@@ -50,7 +50,7 @@ def build_site(book, not_ready: dict[str, str] | None = None):
     return publish.Site(title=book.cfg.title or o.title, language=book.cfg.language, audience=book.cfg.audience,
                         chapters=tuple(chapters), glossary=tuple(mem.glossary_entries()),
                         template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish",
-                        retired=_retired(book))
+                        retired=_retired(book), source=source_links(book))
 
 
 def _retired(book) -> tuple[str, ...]:
@@ -143,7 +143,7 @@ def publish_index(runner) -> None:
     book = runner.book
     site = _site(runner)
     out = book.ws.path("output/publish")
-    for name, text in sorted(publish.static_files(site).items()):
+    for name, text in sorted({**publish.static_files(site), **publish.source_files(site)}.items()):
         write_if_changed(out / name, text)
     write_if_changed(out / "search-index.js", publish.search_index_js(site))
     for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print)):

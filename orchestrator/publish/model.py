@@ -14,7 +14,7 @@ from ..errors import UsageError
 from ..state.markers import find_marker, split_marked
 from ..steps import CHAPTER_RE
 from .highlight import formatter
-from .links import retitle_links, unlink_chapters
+from .links import link_sources, retitle_links, source_page, unlink_chapters
 from .markdown import (
     CHAPTER_LINK_RE,
     GlossaryTerm,
@@ -100,6 +100,11 @@ class _Book:
             retitle_links(c.parsed, titles, known)
             if site.retired:
                 unlink_chapters(c.parsed, frozenset(site.retired) - set(titles))
+        self.cited: set[tuple[str, int, int]] = set()  # (path, first, last) the ready chapters cite
+        for c in self.all:
+            found = link_sources(c.parsed, site.source)
+            if c.doc.ready:
+                self.cited |= found
         self.order = [c for c in self.all if c.doc.ready]  # the pages, the pager, print and search
         # Parts: one per batch, in batch order; chapters keep book order inside a part.
         batches = sorted({c.doc.batch for c in self.all})
@@ -119,6 +124,7 @@ class _Book:
     def _check(self) -> list[LinkProblem]:
         out: list[LinkProblem] = []
         known_files = {c.url for c in self.order} | set(SITE_PAGES) | {SEARCH_INDEX, "book.css", "book.js"}
+        known_files |= {source_page(p) for p, _a, _b in self.cited}  # source_pages.py writes them
         gloss_anchors = {g.slug for g in self.glossary}
         for ch in self.order:
             for link in ch.parsed.links:
@@ -220,6 +226,7 @@ class _Book:
             "prev": prev,
             "next": next,
             "search_index": SEARCH_INDEX,
+            "revision": self.site.source.revision.label() if self.site.source else "",
         }
 
     def _part_html(self, i: int, mode: str, part: dict[str, Any]) -> Markup:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
 
 from .markdown import plain_inline, render_inline
+
+if TYPE_CHECKING:
+    from .links import SourceLinks
 
 SEARCH_INDEX = "search-index.js"
 SITE_PAGES = ("index.html", "glossary.html", "print.html")
@@ -52,6 +55,7 @@ class Site:
     # there. None: only the site's own files count (check_links reports the rest).
     root: Path | None = None
     retired: tuple[str, ...] = ()  # chapters deleted from the outline: links to them become text
+    source: SourceLinks | None = None  # where citations of the source go (publish.links); None: they become text
 
 
 @dataclass(frozen=True, order=True)

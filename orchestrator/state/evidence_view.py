@@ -85,3 +85,10 @@ def checkpoint_view(book, snap) -> dict[str, Any]:
     return {"revision": revision(book).label(),
             "chapters": {ch: chapter_evidence(book, ch, steps).state for ch, steps in snap.chapters.items()},
             "health": claim_health(book, snap)}
+
+
+def source_links(book):
+    """Where the site sends citations of the source (publish.links.SourceLinks)."""
+    from ..publish.links import SourceLinks
+
+    return SourceLinks(revision(book), book.cfg.source_dir) if book.cfg.file is not None else None
