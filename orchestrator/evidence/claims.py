@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from .resolve import SourceFiles, occurs, resolve
 from .revision import Revision
 
 CLAIMS_DIR = "output/memory/claims"
+_FENCE_LINES_RE = re.compile(r"^([ \t]*(?:`{3,}|~{3,})[^\n]*?\s)file=(\S+) lines=(\d+)(?:-(\d+))?", re.M)
 VERSION = 1
 
 
@@ -58,8 +60,64 @@ def build(ch: str, md: str, root: Path, revision: Revision, files: SourceFiles |
                                    "hash": _range_hash(cited) if cited else None, "lines": [_h(x) for x in cited]}
             claims.append({"section": b.section, "line": s.line, "text": s.text[:400], "names": s.names,
                            "evidence": refs})
+    for line, section, path, a, b, code in _quotes(md):  # code quoted with its lines: evidence too
+        ref = f"q:{path}#L{a}-L{b}"
+        if ref not in evidence:
+            pieces = _pieces(code)
+            lines = files.lines(path)
+            found = _match(pieces, [] if isinstance(lines, str) else lines)
+            head, tail = (found[0] - a, b - found[1]) if found else (0, 0)
+            evidence[ref] = {"path": path, "first": a, "last": b, "quote": pieces, "head": max(0, head),
+                             "tail": max(0, tail), "hash": _range_hash(code.split("\n")), "lines": []}
+        first = next((x for x in code.split("\n") if x.strip()), "")
+        claims.append({"kind": "quote", "section": section, "line": line, "text": first[:400], "names": [],
+                       "evidence": [ref]})
     return {"version": VERSION, "chapter": ch, "revision": revision.as_dict(), "coverage": cov.as_dict(),
             "claims": claims, "evidence": evidence}
+
+
+_ELISIONS = {"...", "# ...", "// ...", "…", "# …", "/* ... */"}
+
+
+def _pieces(code: str) -> list[list[str]]:
+    """The runs of a quote's lines between elisions, each line's hash stripped (blank lines do not count)."""
+    out: list[list[str]] = [[]]
+    for ln in code.split("\n"):
+        if ln.strip() in _ELISIONS:
+            out.append([])
+        elif ln.strip():
+            out[-1].append(_h(ln.strip()))
+    return [p for p in out if p]
+
+
+def _match(pieces: list[list[str]], lines: list[str]) -> tuple[int, int] | None:
+    """(first, last) line of the pieces found in order, each contiguous among the non-blank lines."""
+    src = [(n, _h(x.strip())) for n, x in enumerate(lines, 1) if x.strip()]
+    hs = [h for _, h in src]
+    pos, first, last = 0, 0, 0
+    for piece in pieces:
+        k = len(piece)
+        i = next((i for i in range(pos, len(hs) - k + 1) if hs[i] == piece[0] and hs[i:i + k] == piece), None)
+        if i is None:
+            return None
+        first = first or src[i][0]
+        last, pos = src[i + k - 1][0], i + k
+    return (first, last) if pieces else None
+
+
+def _quotes(md: str) -> list[tuple[int, str, str, int, int, str]]:
+    """(line, section, path, first, last, its code) of each code block quoting the source."""
+    from ..text.markdown import scan_fences
+
+    blocks_, lines, in_code = scan_fences(md)
+    heads: list[tuple[int, str]] = [(i + 1, ln[3:].strip()) for i, ln in enumerate(lines)
+                                    if ln.startswith("## ") and not in_code[i]]
+    out = []
+    for b in blocks_:
+        if b.file and b.lines and ".." not in b.file.split("/") and not b.file.startswith("/"):
+            section = next((t for n, t in reversed(heads) if n < b.line), "")
+            out.append((b.line, section, b.file.removeprefix("./"), b.lines[0], b.lines[1], b.code))
+    return out
 
 
 def render(doc: dict) -> str:
@@ -93,6 +151,12 @@ def locate(ev: dict, files: SourceFiles) -> Moved:
     lines = files.lines(ev["path"])
     if isinstance(lines, str):
         return Moved("gone")
+    if "quote" in ev:  # quoted code: where its pieces are now, with the lines declared around them
+        found = _match(ev["quote"], lines)
+        if found is None:
+            return Moved("changed", min(ev["first"], len(lines)), min(ev["last"], len(lines)))
+        a, b = max(1, found[0] - ev["head"]), min(len(lines), found[1] + ev["tail"])
+        return Moved("unchanged" if (a, b) == (ev["first"], ev["last"]) else "moved", a, b)
     old = ev.get("lines") or []
     a, b = ev["first"], ev["last"]
     now = [_h(x) for x in lines]
@@ -126,6 +190,8 @@ def health(doc: dict, root: Path, files: SourceFiles | None = None) -> list[dict
             status = "gone"
         elif all(m.status in ("unchanged", "moved") for m in evs):
             status = "supported"
+        elif c.get("kind") == "quote":  # quoted code is supported only while it is in the source as quoted
+            status = "stale"
         else:
             texts = []
             for m, p in zip(evs, paths):
@@ -152,14 +218,15 @@ def summary(checked: list[dict]) -> dict[str, int]:
 
 
 def moved_citations(doc: dict, root: Path, files: SourceFiles | None = None) -> dict[str, tuple[int, int]]:
-    """ref -> its new lines, for evidence that moved unchanged: the citations to rewrite at a new
-    revision without asking a model."""
+    """ref -> its new lines, for evidence that moved (and prose evidence that changed: the lines
+    that took its place), the citations to rewrite at a new revision without asking a model; called
+    only when every claim of the chapter is supported."""
     files = files or SourceFiles(root)
     out = {}
     for ref, ev in doc["evidence"].items():
         m = locate(ev, files)
-        if m.status == "moved":
-            out[ref] = (m.first, m.last)
+        if m.status == "moved" or (m.status == "changed" and "quote" not in ev):
+            out[ref] = (m.first, m.last)  # a changed range of a supported claim: the lines that took its place
     return out
 
 
@@ -167,6 +234,15 @@ def retarget(md: str, moves: dict[str, tuple[int, int]]) -> str:
     """The chapter with each moved citation pointing at the lines' new place (its label too, when
     the label is the default `path:a-b`)."""
     from .cite import CITE_RE, citation_link
+
+    def fence(m) -> str:
+        ref = f"q:{m.group(2).removeprefix('./')}#L{m.group(3)}-L{m.group(4) or m.group(3)}"
+        if ref not in moves:
+            return m.group(0)
+        a, b = moves[ref]
+        return f"{m.group(1)}file={m.group(2)} lines={a}-{b}"
+
+    md = _FENCE_LINES_RE.sub(fence, md)
 
     def sub(m) -> str:
         c = Citation(0, m.group(2).removeprefix("./"), int(m.group(3)), int(m.group(4) or m.group(3)), m.group(1))

@@ -92,3 +92,38 @@ def source_links(book):
     from ..publish.links import SourceLinks
 
     return SourceLinks(revision(book), book.cfg.source_dir) if book.cfg.file is not None else None
+
+
+def follow_source(book) -> dict[str, int]:
+    """At the start of a run, after the source moved to a new revision: each chapter whose final
+    the orchestrator wrote (a person's is kept as it is) and whose claims still hold gets its
+    moved citations and quotes pointed at their new lines, without a model call, and its claims
+    recorded at the new revision. Returns chapter -> ranges moved."""
+    from ..evidence import claims as claims_mod
+    from ..evidence.follow import retargeted
+    from .fsio import atomic_write
+    from .markers import compose
+
+    if book.cfg.file is None or book.scanner.outline is None:
+        return {}
+    rev = revision(book)
+    moved: dict[str, int] = {}
+    for ch in book.scanner.chapters():
+        doc = claims_mod.load(book.root / claims_mod.claims_path(ch))
+        if doc is None or doc.get("revision", {}).get("id") == rev.id:
+            continue
+        if any(c["status"] != "supported" for c in claims_mod.health(doc, book.cfg.source_dir)):
+            continue  # its claims changed: the chapter is redone (and its claims recorded with its page)
+        st = book.scanner.step(ch, FINAL)
+        if st.status != "done" or st.stale or st.marker is None:
+            continue  # redone for another reason, or a person's: not rewritten here
+        body = read_body(book.root, st.path)
+        text, n = retargeted(book.root, book.cfg.source_dir, ch, body)
+        if n:
+            mk = st.marker
+            atomic_write(book.root / st.path, compose(text, mk.name, mk.inputs, mk.run, mk.extra or None))
+            book.scanner.invalidate(st.path)
+            moved[ch] = n
+        record_claims(book, ch, text, book.scanner.body_hash(st.path))
+        book.scanner.invalidate(claims_mod.claims_path(ch))
+    return moved

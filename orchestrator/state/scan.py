@@ -69,6 +69,8 @@ class Scanner:
         self.config_hash = config_hash  # what the style guide is made from (language, audience)
         self.site_hash: str | None = None  # what the pages show from book.yaml (title, language, audience)
         self.evidence_min: float | None = None  # the coverage R1 asks (book.yaml): an input of R1
+        self._holds: dict[tuple, bool] = {}  # evidence_holds' memo
+        self._files: object | None = None  # the source's lines, read once per invalidation of everything
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._seen: set[str] = set()  # every file name seen in those directories
@@ -91,6 +93,7 @@ class Scanner:
         d = "" if rel is None else rel.rpartition("/")[0]
         self.epochs[d] = self.epochs.get(d, 0) + 1
         if rel is None:
+            self._files = None
             self._states.clear()
             self._listed.clear()
             self._seen.clear()
@@ -209,6 +212,31 @@ class Scanner:
                              if n not in PROVENANCE and now.get(n) != mk.inputs.get(n)
                              and not (n == "deps" and mk.inputs.get(n) == self._legacy_deps(ch))
                              and not (n == EVIDENCE and n not in mk.inputs and now[n] != WAIVED))
+        if any(n.startswith("src:") for n in state.stale):  # a source that moved on: do the claims still hold?
+            state.stale = [n for n in state.stale if not (n.startswith("src:") and self.evidence_holds(ch, n[4:]))]
+
+    def evidence_holds(self, ch: str, path: str) -> bool:
+        """The chapter's recorded claims resting on source file `path` all hold in the tree as it
+        is (evidence.follow): a change there is not one the chapter needs to be redone for.
+        Memoised by the file's and the claims file's hashes."""
+        if self.source_dir is None or self.evidence_min is None:
+            return False
+        from ..evidence.claims import claims_path
+
+        key = (ch, path, self.input_hash(ch, "src:" + path), self.body_hash(claims_path(ch)))
+        hit = self._holds.get(key)
+        if hit is None:
+            from ..evidence.follow import holds
+
+            hit = self._holds[key] = holds(self.root, self.source_dir, ch, path, self._source_files())
+        return hit
+
+    def _source_files(self):
+        from ..evidence.resolve import SourceFiles
+
+        if self._files is None:
+            self._files = SourceFiles(self.source_dir)
+        return self._files
 
     def row(self, ch: str) -> dict[str, StepState]:
         """Every step of a chapter (`step` for each), kept until one of its files is invalidated:
