@@ -203,3 +203,50 @@ def test_claims_are_supported_stale_or_gone_when_the_source_moves(tmp_path):
     assert [c["status"] for c in claims.health(doc, src)][1] in ("stale", "supported")
     f.unlink()
     assert [c["status"] for c in claims.health(doc, src)] == ["gone", "gone"]
+
+
+def _model_steps(ws: Path, run: str) -> list[tuple[str, str]]:
+    import sqlite3
+
+    with sqlite3.connect(ws / "output/.book/state.db") as c:
+        return c.execute("SELECT chapter, step FROM llm_calls WHERE run = ?", (run,)).fetchall()
+
+
+def test_lines_moved_in_the_source_are_followed_without_a_model_call(built_ws: Path):
+    store = built_ws / "src/minikv/store.py"
+    store.write_text("# a comment a release added\n# and another\n" + store.read_text())
+    rep = scan(built_ws)
+    assert rep["claim_health"]["stale"] == 0 and rep["claim_health"]["gone"] == 0  # moved, still true
+    assert not any("research" in p or "draft" in p for p in rep["stale"])
+    person = built_ws / STEPS["final"].file("ch07")  # a person's final is theirs, citations and all
+    person.write_text(person.read_text().replace("\n## ", "\nA note of mine.\n\n## ", 1))
+    mine = person.read_bytes()
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    assert {s for _, s in _model_steps(built_ws, summary.run_id)} <= {"audit"}  # no chapter step asked a model
+    final = (built_ws / STEPS["final"].file("ch02")).read_text()
+    assert resolve.resolve(final, built_ws / "src")[0] == []
+    assert "source:minikv/store.py#L46-L251" in final  # `Store` was at 44-249
+    assert "lines=46-251" in final
+    assert person.read_bytes() == mine
+    after = scan(built_ws)
+    assert after["claim_health"]["share"] == 1.0 and after["chapters"]["ch02"]["phase"] == "done"
+    assert after["chapters"]["ch02"]["steps"]["final"] == "done"  # rewritten by us, not an edit
+    resume = (built_ws / "RESUME.md").read_text()
+    assert "without a model call" in resume and "claims supported:" in resume
+
+
+def test_a_changed_quote_redoes_its_chapter_only(built_ws: Path):
+    store = built_ws / "src/minikv/store.py"
+    text = store.read_text()
+    assert "class Store:" in text
+    store.write_text(text.replace("class Store:", "class Store:  # the store", 1))
+    rep = scan(built_ws)
+    stale = rep["claim_health"]["stale_claims"]
+    assert list(stale) == ["ch02"] and stale["ch02"][0]["status"] == "stale"
+    assert "claims:" in run_cli("scan", "--workspace", built_ws).stdout
+    code, summary = run_book(built_ws)
+    assert code == 0
+    redone = {ch for ch, s in _model_steps(built_ws, summary.run_id) if s in ("research", "draft")}
+    assert redone == {"ch02"}
+    assert scan(built_ws)["claim_health"]["share"] == 1.0

@@ -40,7 +40,10 @@ def chapter_evidence(book, ch: str, steps: dict[str, Any]) -> ChapterEvidence:
     st = _latest(steps)
     rev = revision(book)
     body = book.scanner.body_hash(st.path) if st is not None else None
-    key = ("evidence.chapter", ch, st.path if st else None, body, rev.id, _accepted(steps))
+    from ..evidence.claims import claims_path
+
+    key = ("evidence.chapter", ch, st.path if st else None, body, rev.id, _accepted(steps),
+           book.cache.body_hash(str(book.root / claims_path(ch))))
     hit = book.memo.get(key)
     if hit is None:
         text = (lambda: read_body(book.root, st.path)) if st is not None else None
@@ -95,14 +98,12 @@ def source_links(book):
 
 
 def follow_source(book) -> dict[str, int]:
-    """At the start of a run, after the source moved to a new revision: each chapter whose final
-    the orchestrator wrote (a person's is kept as it is) and whose claims still hold gets its
-    moved citations and quotes pointed at their new lines, without a model call, and its claims
-    recorded at the new revision. Returns chapter -> ranges moved."""
+    """At the start of a run, after the source moved to a new revision: a chapter whose claims all
+    still hold gets its moved citations and quotes pointed at their new lines in its draft and its
+    final, without a model call, and the files made from them are told so (their markers' input
+    hashes follow: the words they were made from are the same). A file a person edited is kept as
+    it is. Its claims are recorded at the new revision. Returns chapter -> ranges moved."""
     from ..evidence import claims as claims_mod
-    from ..evidence.follow import retargeted
-    from .fsio import atomic_write
-    from .markers import compose
 
     if book.cfg.file is None or book.scanner.outline is None:
         return {}
@@ -114,16 +115,75 @@ def follow_source(book) -> dict[str, int]:
             continue
         if any(c["status"] != "supported" for c in claims_mod.health(doc, book.cfg.source_dir)):
             continue  # its claims changed: the chapter is redone (and its claims recorded with its page)
+        n = _retarget_chapter(book, ch)
+        if n:
+            moved[ch] = n
         st = book.scanner.step(ch, FINAL)
-        if st.status != "done" or st.stale or st.marker is None:
-            continue  # redone for another reason, or a person's: not rewritten here
+        if st.fresh:
+            record_claims(book, ch, read_body(book.root, st.path), book.scanner.body_hash(st.path))
+            book.scanner.invalidate(claims_mod.claims_path(ch))
+    return moved
+
+
+def _retarget_chapter(book, ch: str) -> int:
+    from ..evidence.follow import retargeted
+    from ..steps import STEPS
+    from .fsio import atomic_write
+    from .markers import compose
+
+    sc = book.scanner
+    swapped: dict[str, str] = {}  # old body hash -> new, of the texts rewritten
+    count = 0
+
+    def rewrite(st, body: str) -> None:
+        mk = st.marker
+        inputs = {k: swapped.get(v, v) for k, v in mk.inputs.items()}
+        atomic_write(book.root / st.path, compose(body, mk.name, inputs, mk.run, mk.extra or None))
+        sc.invalidate(st.path)
+
+    for key in (DRAFT, FINAL):  # the texts that cite, in the order one is made from the other
+        st = sc.step(ch, key)
+        if st.status != "done" or st.marker is None:
+            continue  # missing, half-finished, or a person's: not ours to rewrite
         body = read_body(book.root, st.path)
         text, n = retargeted(book.root, book.cfg.source_dir, ch, body)
-        if n:
-            mk = st.marker
-            atomic_write(book.root / st.path, compose(text, mk.name, mk.inputs, mk.run, mk.extra or None))
-            book.scanner.invalidate(st.path)
-            moved[ch] = n
-        record_claims(book, ch, text, book.scanner.body_hash(st.path))
-        book.scanner.invalidate(claims_mod.claims_path(ch))
-    return moved
+        if not n and not any(v in swapped for v in st.marker.inputs.values()):
+            continue
+        old = sc.body_hash(st.path)
+        rewrite(st, text)
+        new = sc.body_hash(st.path)
+        if old and new and old != new:
+            swapped[old] = new
+        count = max(count, n)
+    if not swapped:
+        return count
+    for key in STEPS:  # the files made from a rewritten text: the same words, moved lines
+        if key in (DRAFT, FINAL) or not STEPS[key].model:
+            continue  # a page is derived: published again from the new final, with the new links
+        st = sc.step(ch, key)
+        if st.status == "done" and st.marker is not None and any(v in swapped for v in st.marker.inputs.values()):
+            rewrite(st, read_body(book.root, st.path))
+    return count
+
+
+def resume_lines(book, snap, run_id: str | None) -> list[str]:
+    """RESUME.md's `## Evidence`: the revision, the claims' health, what the last run did when the
+    source had moved (citations pointed at new lines, chapters redone because their claims changed)."""
+    if book.cfg.file is None or not snap.chapters:
+        return []
+    h = claim_health(book, snap)
+    out = ["## Evidence", "", f"- source revision: {revision(book).label()}",
+           f"- claims supported: {h['supported']}/{h['all']} ({h['stale']} stale, {h['gone']} gone)"]
+    partial = [ch for ch, steps in snap.chapters.items() if chapter_evidence(book, ch, steps).state != "covered"]
+    if partial:
+        out.append(f"- evidence not covered: {', '.join(partial)}")
+    for ch, cs in h["stale_claims"].items():
+        out.append(f"- {ch}: {len(cs)} claim(s) no longer hold, e.g. § {cs[0]['section'] or '—'} line {cs[0]['line']}")
+    if run_id:
+        moved = [e for e in book.ledger.events(type="citations_moved") if e.get("run") == run_id]
+        if moved:
+            detail = moved[-1].get("detail") or {}
+            chs = detail.get("chapters", {}) if isinstance(detail, dict) else {}
+            out.append(f"- this run pointed the citations of {len(chs)} chapter(s) at the source's new lines "
+                       f"without a model call ({sum(chs.values())} ranges moved)")
+    return out + [""]
