@@ -12,7 +12,7 @@ import pytest
 from conftest import scan
 
 from orchestrator.checks import check_code
-from orchestrator.evidence import claims, cite, resolve
+from orchestrator.evidence import cite, claims, resolve
 from orchestrator.evidence.revision import Revision, source_revision, web_url
 from orchestrator.steps import STEPS
 from orchestrator.testing.cli import run_cli

@@ -120,7 +120,9 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     o = book.scanner.outline
     draft = ctx.get(DRAFT, "")
     if kind == "code":
-        from ..state.evidence_view import threshold  # the coverage asked of it: none once a person accepted it
+        from ..state.evidence_view import (
+            threshold,  # the coverage asked of it: none once a person accepted it
+        )
 
         least = threshold(book, {k: book.scanner.step(ch, k) for k in STEPS})
         key: tuple = ("check", kind, draft, least)

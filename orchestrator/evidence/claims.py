@@ -60,14 +60,14 @@ def build(ch: str, md: str, root: Path, revision: Revision, files: SourceFiles |
                                    "hash": _range_hash(cited) if cited else None, "lines": [_h(x) for x in cited]}
             claims.append({"section": b.section, "line": s.line, "text": s.text[:400], "names": s.names,
                            "evidence": refs})
-    for line, section, path, a, b, code in _quotes(md):  # code quoted with its lines: evidence too
-        ref = f"q:{path}#L{a}-L{b}"
+    for line, section, path, a, z, code in _quotes(md):  # code quoted with its lines: evidence too
+        ref = f"q:{path}#L{a}-L{z}"
         if ref not in evidence:
             pieces = _pieces(code)
             lines = files.lines(path)
             found = _match(pieces, [] if isinstance(lines, str) else lines)
-            head, tail = (found[0] - a, b - found[1]) if found else (0, 0)
-            evidence[ref] = {"path": path, "first": a, "last": b, "quote": pieces, "head": max(0, head),
+            head, tail = (found[0] - a, z - found[1]) if found else (0, 0)
+            evidence[ref] = {"path": path, "first": a, "last": z, "quote": pieces, "head": max(0, head),
                              "tail": max(0, tail), "hash": _range_hash(code.split("\n")), "lines": []}
         first = next((x for x in code.split("\n") if x.strip()), "")
         claims.append({"kind": "quote", "section": section, "line": line, "text": first[:400], "names": [],

@@ -235,6 +235,7 @@ class Scanner:
         from ..evidence.resolve import SourceFiles
 
         if self._files is None:
+            assert self.source_dir is not None  # evidence_holds asks only with a source
             self._files = SourceFiles(self.source_dir)
         return self._files
 
