@@ -338,7 +338,10 @@ def _cited(text: str, p: Project) -> str:
     """Every paragraph about the code cites the lines that show it (evidence.annotate, from the map)."""
     from ..evidence import annotate
 
-    defs = (annotate.Def(s.name, s.rel, s.d.start_line, s.d.end_line) for s in p.symbols())
+    defs = [annotate.Def(s.name, s.rel, s.d.start_line, s.d.end_line) for s in p.symbols()]
+    ranked = {s.rel for s in p.symbols()}
+    defs += [annotate.Def(d.qualified_name, rel, d.start_line, d.end_line)  # tests and examples: usage is evidence
+             for rel, fm in p.map.files.items() if rel not in ranked for d in fm.definitions]
     return annotate.cite(text, annotate.citer_for(p.root, defs, p._keys))
 
 

@@ -32,6 +32,8 @@ class Def:
 def _with_doc(lines: list[str], d: Def) -> Def:
     """The definition with the comment lines right above it (a Go, JS, Java or C doc comment)."""
     a = d.first
+    if a > 2 and not lines[a - 2].strip() and _DOC_LINE_RE.match(lines[a - 3]):
+        a -= 1  # one blank line between a doc comment and its definition (express's JSDoc)
     while a > 1 and _DOC_LINE_RE.match(lines[a - 2]) and lines[a - 2].strip():
         a -= 1
     return Def(d.name, d.path, a, d.last)
@@ -73,13 +75,13 @@ class Citer:
         """Ranges whose lines hold every name (at most MAX_PER_SENTENCE), or None."""
         chosen: list[Def] = []
         left = list(names)
-        if home is not None:
-            for r in self._ranges(home):
-                t = self._text(r)
-                if any(occurs(n, t) for n in left):
-                    chosen.append(r)
-                    left = [n for n in left if not occurs(n, t)]
-                    break
+        if home is not None:  # the section's own definition, with its doc comment when that holds more
+            scored = [(sum(occurs(n, self._text(r)) for n in left), -k, r) for k, r in enumerate(self._ranges(home))]
+            best = max(scored, default=None)
+            if best is not None and best[0]:
+                t = self._text(best[2])
+                chosen.append(best[2])
+                left = [n for n in left if not occurs(n, t)]
         for n in list(left):
             if n not in left:
                 continue
