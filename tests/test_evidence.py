@@ -250,3 +250,17 @@ def test_a_changed_quote_redoes_its_chapter_only(built_ws: Path):
     redone = {ch for ch, s in _model_steps(built_ws, summary.run_id) if s in ("research", "draft")}
     assert redone == {"ch02"}
     assert scan(built_ws)["claim_health"]["share"] == 1.0
+
+
+def test_a_final_edited_to_cite_wrong_lines_is_named_with_its_file_and_line(built_ws: Path):
+    final = built_ws / STEPS["final"].file("ch02")
+    lines = final.read_text().split("\n")
+    n = next(i for i, ln in enumerate(lines) if "(source:minikv/store.py#L" in ln and "`Store`" in ln)
+    lines[n] = _retarget_first(lines[n], "minikv/store.py", 1, 2)
+    final.write_text("\n".join(lines))
+    rep = scan(built_ws)
+    assert any(w.startswith(f"{STEPS['final'].file('ch02')}:{n + 1}: ") and "do not contain" in w for w in rep["warnings"])
+    row = rep["chapters"]["ch02"]
+    assert row["phase"] == "needs_human" and row["evidence"] == "partial" and "evidence partial" in row["blocked_reason"]
+    assert run_cli("accept", "ch02", "final", "--workspace", built_ws).returncode == 0
+    assert scan(built_ws)["chapters"]["ch02"]["blocked_reason"] == ""  # a person's word: accepted

@@ -23,6 +23,7 @@ class ChapterEvidence:
     recorded_at: str = ""  # the revision its claims were recorded at ("" when none are)
     health: dict[str, int] = field(default_factory=dict)  # supported / stale / gone at the current revision
     stale: list[dict] = field(default_factory=list)  # the claims that are not supported: section, line, text
+    problems: list[tuple[int, str]] = field(default_factory=list)  # (line, why) of citations that do not resolve
 
     def reason(self, minimum: float) -> str:
         """Why the chapter may not go on to its final ("" when it may)."""
@@ -68,10 +69,12 @@ def evaluate(root: Path, source_dir: Path, ch: str, text: Callable[[], str] | No
             ev.health = {"supported": n, "stale": 0, "gone": 0}
     if text is None:
         return ev
-    if doc is not None and doc.get("of") == body_hash and ev.recorded_at == revision.id:
+    if doc is not None and doc.get("of") == body_hash and ev.recorded_at == revision.id and \
+            not _coverage(doc).unresolved:
         ev.coverage = _coverage(doc)
     else:
-        ev.coverage = resolve(text(), source_dir, files)[2]
+        probs, _, ev.coverage = resolve(text(), source_dir, files)
+        ev.problems = [(p.line, p.message) for p in probs]
     ev.state = ev.coverage.state(minimum)
     return ev
 

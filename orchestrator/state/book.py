@@ -234,7 +234,7 @@ def _corrections_problems(root: Path) -> list[str]:
 
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
-    from .evidence_view import chapter_evidence, claim_health, revision
+    from .evidence_view import chapter_evidence, citation_warnings, claim_health, revision
     from .person_files import kept_files, not_utf8, unreadable_memory
 
     snap = snap or book.snapshot()
@@ -289,7 +289,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
         "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache, snap.versions)
-                     + (unreadable_memory(book, snap) if snap.edited else []) + _corrections_problems(book.root)),
+                     + (unreadable_memory(book, snap) if snap.edited else []) + _corrections_problems(book.root)
+                     + citation_warnings(book, snap)),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
         "revision": revision(book).as_dict() if book.cfg.file is not None else None,
         "claim_health": claim_health(book, snap),

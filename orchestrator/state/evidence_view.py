@@ -187,3 +187,16 @@ def resume_lines(book, snap, run_id: str | None) -> list[str]:
             out.append(f"- this run pointed the citations of {len(chs)} chapter(s) at the source's new lines "
                        f"without a model call ({sum(chs.values())} ranges moved)")
     return out + [""]
+
+
+def citation_warnings(book, snap) -> list[str]:
+    """`book scan`'s words for citations that do not resolve in a chapter's latest text (a hand
+    edit of a final, which no review reads again), naming the file and the line."""
+    if book.cfg.file is None:
+        return []
+    out = []
+    for ch, steps in snap.chapters.items():
+        st = _latest(steps)
+        if st is not None:
+            out += [f"{st.path}:{line}: {why}" for line, why in chapter_evidence(book, ch, steps).problems]
+    return out

@@ -107,7 +107,7 @@ TRANSITIONS: dict[tuple[str, str], tuple[str, Guard | None]] = {
     ("memory", "memory_done"): ("finalizing", None),
     ("finalizing", "start_final"): ("finalizing", _evidence),
     ("finalizing", "final_done"): ("publishing", None),
-    ("publishing", "start_html"): ("publishing", _approved),
+    ("publishing", "start_html"): ("publishing", _both(_approved, _evidence)),
     ("publishing", "html_done"): ("done", None),
     ("publishing", "delivery_failed"): ("finalizing", None),  # back to the editor
     ("done", "start_html"): ("publishing", None),
@@ -163,7 +163,7 @@ def derive(steps: dict, *, review_blocked: str = "", approval: str = "not_requir
         s.delivery = "passed"
     elif delivery_failed:
         s.delivery, s.blocked_reason = "failed", delivery_failed
-    if evidence_reason and phase == "finalizing" and not review_blocked:
+    if evidence_reason and phase in ("finalizing", "publishing") and not review_blocked:  # publishing: a final's edit
         s.blocked_reason = evidence_reason
         s.phase = "needs_human"
     if needs_human or review_blocked:
