@@ -54,12 +54,13 @@ EN = {
                     "its work one part at a time.",
     "flow_head": "How `{name}` does its work", "flow_intro": "The work flows in this order: {chain}.",
     "flow_next": "From `{caller}` the call goes on to `{name}`, the {kind} in `{file}` (lines {a}–{b}).",
+    "flow_member": "`{name}`, a {kind} of `{owner}` (`{file}`, lines {a}–{b}), is part of its work.",
     "flow_head_one": "What `{name}` does",
     "beside": "Beside the main path",
     "beside_line": "`{name}`, the {kind} in `{file}` (lines {a}–{b}){summary}",
     "reference": "Reference",
     "ref_head": "| Name | Kind | Where | Used from | What it is |\n|---|---|---|---|---|",
-    "ref_used": "{n} files", "ref_used1": "1 file", "ref_used0": "its own file",
+    "ref_used": "{n} files", "ref_above": "introduced above", "ref_used1": "1 file", "ref_used0": "its own file",
     "can_now": "What you can now do",
     "can_trace": "- Follow a call from `{a}` to `{b}`{via}.",
     "can_via": " through {names}",
@@ -92,12 +93,13 @@ ZH = {
     "ov_path_none": "用户的调用从 `{first}`（`{file}` 第 {line} 行）开始；后面的章节逐部分展开它的工作。",
     "flow_head": "`{name}` 如何完成工作", "flow_intro": "工作按这个顺序进行：{chain}。",
     "flow_next": "调用从 `{caller}` 继续到 `{name}`，即 `{file}` 中的{kind}（第 {a}–{b} 行）。",
+    "flow_member": "`{name}` 是 `{owner}` 的{kind}（`{file}` 第 {a}–{b} 行），承担它的一部分工作。",
     "flow_head_one": "`{name}` 做什么",
     "beside": "主路径之外",
     "beside_line": "`{name}`：`{file}` 中的{kind}（第 {a}–{b} 行）{summary}",
     "reference": "参考",
     "ref_head": "| 名字 | 类别 | 位置 | 使用者 | 说明 |\n|---|---|---|---|---|",
-    "ref_used": "{n} 个文件", "ref_used1": "1 个文件", "ref_used0": "仅本文件",
+    "ref_used": "{n} 个文件", "ref_above": "见上文", "ref_used1": "1 个文件", "ref_used0": "仅本文件",
     "can_now": "读完本章你可以",
     "can_trace": "- 跟踪一次从 `{a}` 到 `{b}` 的调用{via}。",
     "can_via": "，途经 {names}",
@@ -177,11 +179,12 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
     name = project_name(p.root)
     here = {f: (str(c.get("id")), str(c.get("title"))) for c in chapters for f in (c.get("sources") or [])}
     entries = entry_points(p)
-    out = [f"## {s['ov_for'].format(name=name)}", ""]
+    out: list[str] = []
     said = purpose(p)
-    if said:
+    if said:  # no README: no section (an empty heading says nothing)
         rel, line, text = said
-        out += [s["ov_own_words"].format(file=rel, line=line), "", _quote(text), ""]
+        out += [f"## {s['ov_for'].format(name=name)}", "", s["ov_own_words"].format(file=rel, line=line), "",
+                _quote(text), ""]
     ex = first_example(p, {e.short for e in entries})
     out += [f"## {s['ov_example']}", ""] + _example_block(ex, entries, s)
     if entries:
@@ -292,7 +295,27 @@ def flow_chains(p: Project, key: list[Sym]) -> list[list[Sym]]:
     return chains
 
 
-def reference_table(p: Project, syms: list[Sym], lang: str) -> list[str]:
+def longest_call_path(p: Project, key: list[Sym]) -> list[Sym]:
+    """The longest chain of real calls among the key symbols (each step a call the map resolves)."""
+    names = {x.name: x for x in key}
+    edges = {x.name: [c for c in names if c != x.name and facts.calls(p, x, c)] for x in key}
+    best: list[str] = []
+
+    def walk(path: list[str]) -> None:
+        nonlocal best
+        if len(path) > len(best):
+            best = list(path)
+        for c in edges[path[-1]]:
+            if c not in path and len(path) < 6:
+                walk(path + [c])
+    for x in key:
+        walk([x.name])
+    return [names[n] for n in best]
+
+
+def reference_table(p: Project, syms: list[Sym], lang: str, shown: set[str] | None = None) -> list[str]:
+    """Per-symbol detail as one table: kind, place, how many files use it (resolved references),
+    and its doc's first sentence — left out for the symbols the body has already introduced."""
     s = phrases(lang)
     t = _t(lang)
     out = [f"## {s['reference']}", "", s["ref_head"]]
@@ -301,18 +324,18 @@ def reference_table(p: Project, syms: list[Sym], lang: str) -> list[str]:
         n = len(users)
         used = s["ref_used0"] if not n else (s["ref_used1"] if n == 1 else s["ref_used"].format(n=n))
         pd = docstrings.parse(x.d.doc, x.lang) if x.d.doc and lang != "zh" else docstrings.DocParts()
-        summary = " ".join(pd.summary.split()).replace("|", "\\|")[:160]
+        summary = s["ref_above"] if shown and x.name in shown else " ".join(pd.summary.split()).replace("|", "\\|")[:160]
         out.append(f"| `{x.name}` | {kind_name(x.kind, t)} | `{x.rel}`:{x.d.start_line} | {used} | {summary} |")
     return out + [""]
 
 
-def closing(p: Project, chains: list[list[Sym]], key: list[Sym], nxt: dict[str, Any] | None, lang: str) -> list[str]:
+def closing(p: Project, key: list[Sym], nxt: dict[str, Any] | None, lang: str) -> list[str]:
     """What the reader can now do, from the chapter's facts: trace its longest chain, find and
     read its central symbol, know who depends on the most used one, and where to go next."""
     s = phrases(lang)
     t = _t(lang)
     out = [f"## {s['can_now']}", ""]
-    longest = max(chains, key=len) if chains else []
+    longest = longest_call_path(p, key)
     if len(longest) >= 2:
         via = s["can_via"].format(names=_join([f"`{x.name}`" for x in longest[1:-1]], s)) if len(longest) > 2 else ""
         out.append(s["can_trace"].format(a=longest[0].name, b=longest[-1].name, via=via))

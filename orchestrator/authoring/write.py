@@ -257,14 +257,20 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
             continue
         head = chain[0]
         out += [f"## {st['flow_head' if len(chain) > 1 else 'flow_head_one'].format(name=head.short)}", ""]
-        if len(chain) > 2:
+        if len(chain) > 2 and all(facts.calls(p, u, v.name) for u, v in zip(chain, chain[1:])):
             out += [st["flow_intro"].format(chain=" → ".join(f"`{x.name}`" for x in chain)), ""]
         for j, x in enumerate(chain):
             sym, code, a, b, lang = by_name[x.name]
             lead = None
-            if j:
-                caller = next((c for c in chain[:j] if facts.calls(p, c, x.name)), chain[0])
-                lead = st["flow_next"].format(caller=caller.name, name=x.name, kind=kind_name(x.kind, t), file=x.rel, a=a, b=b)
+            if j:  # a call the map resolves, else the type the method belongs to: never a call not made
+                caller = next((c for c in chain[:j] if facts.calls(p, c, x.name)), None)
+                owner = next((c for c in chain[:j] if x.dotted.startswith(c.dotted + ".")), None)
+                if caller is not None:
+                    lead = st["flow_next"].format(caller=caller.name, name=x.name, kind=kind_name(x.kind, t),
+                                                  file=x.rel, a=a, b=b)
+                elif owner is not None:
+                    lead = st["flow_member"].format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
+                                                    file=x.rel, a=a, b=b)
             out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead)
     if alone:
         out += [f"## {st['beside']}", ""]
@@ -359,10 +365,9 @@ def write(ctx: dict[str, Any], p: Project) -> str:
             out += [t["usage_intro"].format(name=name, file=rel, a=a), "",
                     docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "", after, ""]
     others = [s for s in key_symbols(p, files, len(key) + 12) if s.name not in in_chapter][:12]
-    out += story.reference_table(p, key + others, t["lang"])  # per-symbol detail: a table, not the body
+    out += story.reference_table(p, key + others, t["lang"], shown={x.name for x, *_ in syms})  # per-symbol detail: a table, not the body
     nxt = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
-    chains = story.flow_chains(p, [x for x, *_ in syms])
-    out += story.closing(p, chains, key, nxt[0] if nxt else None, t["lang"])
+    out += story.closing(p, key, nxt[0] if nxt else None, t["lang"])
     text = "\n".join(out)
     if zh:
         text = _tidy_cjk(text)

@@ -181,7 +181,18 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
                     break  # a section heading first ("## Install"): the README gives no name
         except OSError:
             pass
-    return root.resolve().name
+    return folder_name(root)
+
+
+GENERIC_DIRS = frozenset({"src", "lib", "source", "sources", "java", "main", "include", "pkg", "app", "code"})
+
+
+def folder_name(root: Path) -> str:
+    """The directory's name, or its parent's when it is a generic folder (`src`, `lib`, `java`)."""
+    d = root.resolve()
+    while d.name.lower() in GENERIC_DIRS and d.parent != d:
+        d = d.parent
+    return d.name or root.resolve().name
 
 
 def _from_pyproject(text: str) -> str:
