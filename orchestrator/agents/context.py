@@ -123,6 +123,7 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
         key: tuple = ("check", kind, draft)
         if key not in book.memo:
             found, verified = checks.check_code(draft, book.cfg.source_dir, index=_source_index(book))
+            found = found + checks.check_claims(draft, _claim_facts(book))  # issue 23: claims against the map
             book.memo[key] = {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
         return _copy(book.memo[key])
     if kind == "consistency":
@@ -134,15 +135,26 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
                 draft, ch, glossary=mem.glossary, chapters=dict(titles), metaphors=mem.metaphors))}
         return _copy(book.memo[key])
     if kind == "structure":
-        key = ("check", kind, draft, book.cfg.language)
+        first = bool(o and o.chapters and o.chapters[0].id == ch)  # chapter 1: the big picture (issue 23)
+        key = ("check", kind, draft, book.cfg.language, first)
         if key not in book.memo:
-            book.memo[key] = {"findings": _findings(checks.check_structure(draft, language=book.cfg.language))}
+            book.memo[key] = {"findings": _findings(checks.check_structure(draft, language=book.cfg.language, first=first))}
         return _copy(book.memo[key])
     if kind == "merge":
         # read strictly: a reviewer's file a person edited into something unreadable names its file and line
         fs = [f for k in REVIEWERS for f in parse_review(ctx[k], file=STEPS[k].file(ch)).review.findings]
         return {"findings": _findings(fs), "blocked": checks.blocking(fs)}
     raise KeyError(f"unknown check kind {kind!r} in the step registry")
+
+
+def _claim_facts(book):
+    """The map's resolved references, for R1's check of claims (once per process and tree)."""
+    if "claim_facts" not in book.memo:
+        from ..authoring.facts import ClaimFacts
+        from ..authoring.project import load
+
+        book.memo["claim_facts"] = ClaimFacts(load(book.cfg.source_dir, book.root / STATE_DB))
+    return book.memo["claim_facts"]
 
 
 def _per_outline(book, o, name: str, make):
