@@ -64,6 +64,9 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     src_dir = cfg.source_dir
     # the offline authors read the tree themselves (safe walker, repository map cached in state.db)
     ctx["source_root"], ctx["state_db"] = str(src_dir), str(book.root / STATE_DB)
+    # issue 23: the planner and chapter 1's roles see the project's front door (README, first example)
+    first = not spec.chapter or bool(o and o.chapters and o.chapters[0].id == ch)
+    ctx["project_front"] = _front(book) if first and spec.role in ("planner", "researcher", "writer") else ""
     if not spec.chapter and spec.sources:  # the planner reads the listing and the ranked map
         ctx |= source_context.planner_context(_project(book))
         ctx["limits"] = {"max_chapters": cfg.max_chapters, "batch_size": cfg.batch_size}
@@ -145,6 +148,14 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
         fs = [f for k in REVIEWERS for f in parse_review(ctx[k], file=STEPS[k].file(ch)).review.findings]
         return {"findings": _findings(fs), "blocked": checks.blocking(fs)}
     raise KeyError(f"unknown check kind {kind!r} in the step registry")
+
+
+def _front(book) -> str:
+    if "project_front" not in book.memo:
+        from ..authoring.story import front_matter
+
+        book.memo["project_front"] = front_matter(_project(book))
+    return book.memo["project_front"]
 
 
 def _claim_facts(book):

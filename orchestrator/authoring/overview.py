@@ -191,7 +191,8 @@ def purpose(p: Project) -> tuple[str, int, str] | None:
     if not paras:
         return None
     text = " ".join(paras[0][1])
-    if len(paras) > 1 and len(text.split()) < 60:
+    second = " ".join(paras[1][1]) if len(paras) > 1 else ""
+    if second and len(text.split()) < 60 and second[:1].isupper() and second.rstrip().endswith((".", "!", ")")):
         text += "\n\n" + " ".join(paras[1][1])
     return info.readme, paras[0][0], text
 

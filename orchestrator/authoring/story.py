@@ -186,7 +186,7 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
         out += [f"## {s['ov_for'].format(name=name)}", "", s["ov_own_words"].format(file=rel, line=line), "",
                 _quote(text), ""]
     ex = first_example(p, {e.short for e in entries})
-    out += [f"## {s['ov_example']}", ""] + _example_block(ex, entries, s)
+    out += [f"## {s['ov_example']}", ""] + _example_block(ex, entries, s, name)
     if entries:
         out += [f"## {s['ov_entries']}", "", s["ov_entries_intro"], "", s["ov_table_head"]]
         for e in entries:
@@ -220,12 +220,12 @@ def _t(lang: str) -> dict[str, str]:
     return base(lang)
 
 
-def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str]) -> list[str]:
+def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str], name: str) -> list[str]:
     if ex is None:
         return [s["ov_no_example"], ""]
     name_of = ex.rel
     info = f"{ex.lang} file={ex.source_rel} lines={ex.first}-{ex.last}" if ex.source_rel else ex.lang
-    out = [s["ov_example_from"].format(name="it", file=name_of, a=ex.first, b=ex.last).replace("meets it:", "meets it:"),
+    out = [s["ov_example_from"].format(name=name, file=name_of, a=ex.first, b=ex.last),
            "", docstrings.fence(ex.code, info), ""]
     written = [e for e in entries if re.search(rf"(?<![\w$]){re.escape(e.short)}(?![\w$])", ex.code)]
     if written:
@@ -347,3 +347,33 @@ def closing(p: Project, key: list[Sym], nxt: dict[str, Any] | None, lang: str) -
     if nxt:
         out.append(s["can_next"].format(link=f"[{nxt.get('title')}]({nxt.get('id')}.md)"))
     return out + [""]
+
+
+def front_matter(p: Project) -> str:
+    """The project's front door for the Claude roles that shape Part 1 (the planner, and chapter
+    1's researcher and writer): its name, what its README says it is for, its first usage
+    example exactly as written (with file and lines), its entry points, and one call's resolved
+    path. Markdown; in English (the facts are the source's)."""
+    from .research import _quote
+
+    name = project_name(p.root)
+    out = [f"Project: **{name}**", ""]
+    said = purpose(p)
+    if said:
+        out += [f"What it is for, from `{said[0]}` (line {said[1]}):", "", _quote(said[2]), ""]
+    entries = entry_points(p)
+    ex = first_example(p, {e.short for e in entries})
+    if ex is not None:
+        info = f"{ex.lang} file={ex.source_rel} lines={ex.first}-{ex.last}" if ex.source_rel else ex.lang
+        where = "inside the source tree: keep its `file=`" if ex.source_rel else \
+            "outside the source tree: quote it without `file=`, naming the file and lines in the sentence before it"
+        out += [f"Its first usage example, `{ex.rel}` lines {ex.first}-{ex.last} ({where}):", "",
+                docstrings.fence(ex.code, info), ""]
+    if entries:
+        out += ["Entry points a user writes first:", ""]
+        out += [f"- `{e.name}` ({e.kind}, `{e.rel}` line {e.d.start_line})" for e in entries] + [""]
+    path = central_path(p, entries)
+    if len(path) > 1:
+        out += ["One central call, each step a call the repository map resolves:", "",
+                " → ".join(f"`{x.name}` (`{x.rel}`:{x.d.start_line})" for x in path), ""]
+    return "\n".join(out).rstrip() + "\n"

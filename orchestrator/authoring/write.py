@@ -17,6 +17,7 @@ from ..steps import MEMORY, RESEARCH
 from ..text import docstrings
 from ..checks import grammar
 from . import facts, story
+from .facts import resolved_users
 from . import roles as roles_mod
 from .codeinfo import resolved_calls, signature_parts, steps
 from .opening import opening
@@ -104,7 +105,7 @@ def _zh_term(s: Sym, t: dict[str, str], p: Project | None) -> str:
                    and not m.short.startswith("_")]
         if methods:
             facts.append(t["term_methods"].format(n=len(methods), names=join([f"`{m.short}`" for m in methods[:3]], t)))
-        users = facts.resolved_users(p, s)
+        users = resolved_users(p, s)
         if users:
             facts.append(t["term_users"].format(n=len(users)))
     pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()

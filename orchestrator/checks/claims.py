@@ -21,8 +21,7 @@ class Facts(Protocol):
     def kind_of(self, rel: str) -> str | None: ...
 
 
-_COUNT = re.compile(r"`([^`\s]+)`[^`.|\n]{0,80}?\b(\d+) other (source )?files")
-_COUNT_REV = re.compile(r"\b(\d+) other (source )?files (?:use|write|call)s? (?:it|`([^`\s]+)`)")
+_COUNT_ANY = re.compile(r"\b(\d+) other (source )?files?(?: (?:use|write|call)s? (?:it|`([^`\s]+)`))?")
 _ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|[^|]*\|[^|]*\|\s*(\d+) files?\s*\|")
 _CALLS = re.compile(r"`([^`\s]+)` calls `([^`\s(]+)")
 _STRINGS = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\\n]|\\.)*`""")
@@ -42,12 +41,13 @@ def check_claims(md: str, facts: Facts) -> list[Finding]:
         subj = re.match(r"^[-*\s]*`([^`\s]+)`", ln)
         if subj:
             last_subject = subj.group(1)
+        elif not ln.strip():
+            last_subject = ""
         claims: list[tuple[str, int, bool, bool]] = []  # (name, n, source files only, "other" files)
-        for m in _COUNT.finditer(ln):
-            claims.append((m.group(1), int(m.group(2)), bool(m.group(3)), True))
-        for m in _COUNT_REV.finditer(ln) if not claims else ():
-            before = re.findall(r"`([^`\s]+)`", ln[:m.start()])
-            name = m.group(3) or (before[-1] if before else last_subject)
+        for m in _COUNT_ANY.finditer(ln):
+            # the subject: the first name before the count that is a definition (not a path like `table.py`)
+            before = [x for x in re.findall(r"`([^`\s]+)`", ln[:m.start()]) if facts.users(x) is not None]
+            name = m.group(3) or (before[0] if before else (last_subject if facts.users(last_subject) is not None else ""))
             if name:
                 claims.append((name, int(m.group(1)), bool(m.group(2)), True))
         row = _ROW.match(ln)
