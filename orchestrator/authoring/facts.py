@@ -84,12 +84,43 @@ def resolved_users(p: Project, s: Sym) -> list[str]:
     return list(p._keys[key])
 
 
+_FIELD_CALL = re.compile(r"\b(?:self|this)\.(\w+)\.(\w+)\s*\(")
+
+
+def field_calls(p: Project, s: Sym, code: str) -> list[Sym]:
+    """Calls through a field whose type the owner's own code gives (`self.log = Log(path)`, then
+    `self.log.append(...)` is `Log.append`; `this.router = new Router()` in JavaScript): the
+    field's one assignment from a constructor, in the owner's file, names the type."""
+    if "." not in s.dotted or s.lang not in ("python", "javascript", "typescript"):
+        return []
+    owner = s.dotted.rsplit(".", 1)[0]
+    text = _text(p, s.rel)
+    out: list[Sym] = []
+    for field, method in dict.fromkeys(_FIELD_CALL.findall(code)):
+        types = set(re.findall(rf"\b(?:self|this)\.{re.escape(field)}\s*=\s*(?:new\s+)?([A-Z]\w*)\s*\(", text))
+        if len(types) != 1:
+            continue  # assigned from several types, or from no constructor: not resolved
+        t = types.pop()
+        hit = [x for x in p.find(f"{t}.{method}") if x.dotted == f"{t}.{method}"]
+        if len(hit) == 1 and hit[0].name != s.name and not owner.endswith(t) and hit[0] not in out:
+            out.append(hit[0])
+    return out
+
+
+def all_calls(p: Project, s: Sym) -> list[Sym]:
+    """What `s` calls, as the map resolves it (codeinfo.resolved_calls) and through typed fields."""
+    key = ("fact_calls", s.rel, s.name, s.d.start_line)
+    if key not in p._keys:
+        code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+        found = resolved_calls(p, s, code)
+        p._keys[key] = found + [x for x in field_calls(p, s, code) if x not in found]
+    return list(p._keys[key])
+
+
 def calls(p: Project, caller: Sym, callee_name: str) -> bool:
     """`caller`'s code makes a call the map resolves to a definition named `callee_name`."""
-    code = "\n".join(p.lines_of(caller.rel)[caller.d.start_line - 1:caller.d.end_line])
     want = callee_name.replace("::", ".")
-    return any(c.dotted == want or c.short == want or c.dotted.endswith("." + want)
-               for c in resolved_calls(p, caller, code))
+    return any(c.dotted == want or c.short == want or c.dotted.endswith("." + want) for c in all_calls(p, caller))
 
 
 class ClaimFacts:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..repo.project import ProjectInfo, discover
-from .codeinfo import resolved_calls
+from .facts import all_calls
 from .project import Project, Sym, project_name
 
 # fence info strings that name a programming language, by the map's language names
@@ -260,22 +260,28 @@ def _config_macro(p: Project, s: Sym) -> bool:
 
 
 def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
-    """From `start`, the chain of calls the map resolves, each step to the best-ranked callee not
-    yet on the path (a class starts from its most-called public method)."""
-    path = [start]
-    seen = {start.name}
-    cur = start
-    while len(path) < limit:
-        code = "\n".join(p.lines_of(cur.rel)[cur.d.start_line - 1:cur.d.end_line])
-        callees = [c for c in resolved_calls(p, cur, code) if c.name not in seen and c.kind not in ("class", "struct")
-                   or (c.name not in seen and cur is start)]
-        if not callees:
-            break
-        nxt = max(callees, key=lambda c: (c.score * (0.3 if c.short.startswith("_") else 1.0), -c.d.start_line))
-        path.append(nxt)
-        seen.add(nxt.name)
-        cur = nxt
-    return path
+    """From `start`, the longest chain of calls the map resolves (facts.all_calls), at most
+    `limit` long: the way down to the core. At each step the best-ranked few callees are tried
+    (private helpers weigh less); of chains as long, the one through better-ranked code."""
+    def weight(c: Sym) -> float:
+        return c.score * (0.3 if c.short.startswith("_") else 1.0)
+
+    def callees(cur: Sym, seen: set[str]) -> list[Sym]:
+        found = [c for c in all_calls(p, cur) if c.name not in seen
+                 and (c.kind not in ("class", "struct") or cur is start)]
+        return sorted(found, key=lambda c: (-weight(c), c.rel, c.d.start_line))[:4]
+
+    def best_from(cur: Sym, seen: set[str], room: int) -> tuple[int, float, list[Sym]]:
+        if room <= 1:
+            return 1, weight(cur), [cur]
+        best = (1, weight(cur), [cur])
+        for c in callees(cur, seen):
+            n, w, path = best_from(c, seen | {c.name}, room - 1)
+            if (n + 1, w + weight(cur)) > best[:2]:
+                best = (n + 1, w + weight(cur), [cur] + path)
+        return best
+
+    return best_from(start, {start.name}, limit)[2]
 
 
 def central_path(p: Project, entries: list[Sym]) -> list[Sym]:

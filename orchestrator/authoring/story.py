@@ -18,7 +18,6 @@ from typing import Any
 
 from ..text import docstrings
 from . import facts
-from .codeinfo import resolved_calls
 from .overview import (Example, architecture_diagram, central_path, entry_points, first_example, purpose,
                        sequence_diagram)
 from .phrases import kind_name
@@ -265,8 +264,7 @@ def flow_chains(p: Project, key: list[Sym]) -> list[list[Sym]]:
     names = {s.name: s for s in key}
     calls: dict[str, list[str]] = {}
     for s in key:
-        code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
-        calls[s.name] = [c.name for c in resolved_calls(p, s, code) if c.name in names and c.name != s.name]
+        calls[s.name] = [c.name for c in facts.all_calls(p, s) if c.name in names and c.name != s.name]
     # a type's methods belong to its chain: the type leads, its methods follow
     for s in key:
         owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
