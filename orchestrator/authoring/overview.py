@@ -28,6 +28,10 @@ _FENCE = re.compile(r"^([ \t]*)(```+|~~~+)[ \t]*\{?\.?([\w+#-]*)[^\n]*$")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode)::\s*(\S*)")
 _CALL = re.compile(r"[A-Za-z_$][\w$]*!?\s*\(")
 MAX_EXAMPLE_LINES = 40
+# names a C++ parser may take for definitions (`std`, `string`): never a project's entry point
+CXX_NAMES = frozenset({"std", "string", "decltype", "bool", "noexcept", "auto", "size_t", "char", "int", "void",
+                       "const", "constexpr", "template", "typename", "operator", "detail", "float", "double", "long",
+                       "short", "unsigned", "signed"})
 NOT_ENTRIES = ("variable", "impl", "module", "import", "namespace", "package")  # a user writes none of them first
 MAX_PATH = 6  # calls followed from the entry point down to the core
 
@@ -236,6 +240,8 @@ def _entry_candidates(p: Project, limit: int) -> list[Sym]:
 
     scored = [(readme_weight(p, s) * (1 + math.log2(max(1, times(s.short)))), s) for s in p.symbols()
               if p.files.get(s.rel, (None, ""))[1] == "code" and s.kind not in NOT_ENTRIES and not _config_macro(p, s)]
+    plain = {s.short for w, s in scored if w > 0 and s.kind != "method"}
+    scored = [(w, s) for w, s in scored if s.kind != "method" or s.short not in plain]  # `click.command`, not `Group.command`
     out: list[Sym] = []
     for w, s in sorted((x for x in scored if x[0] > 0),
                        key=lambda x: (-round(x[0], 3), x[1].kind == "method", -x[1].score)):
@@ -254,7 +260,10 @@ def _entry_candidates(p: Project, limit: int) -> list[Sym]:
 
 
 def _config_macro(p: Project, s: Sym) -> bool:
-    """A C/C++ macro a user does not write first: FMT_ASSERT, or one named like the project."""
+    """A C/C++ macro a user does not write first (FMT_ASSERT, one named like the project), or a
+    word of the language taken for a definition."""
+    if s.lang in ("c", "cpp") and s.short in CXX_NAMES:
+        return True
     return s.kind == "macro" and (s.short.isupper() or (s.lang in ("c", "cpp") and
                                                         s.short.lower() == project_name(p.root).lower()))
 
@@ -291,7 +300,11 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
 
     called = readme_names(p)[1]
     best: list[Sym] = []
-    for e in entries[:4]:
+    # the entry points, then the public methods of the best-ranked types of the code a user imports
+    # (click's `Command.main`, which the decorated function a user calls runs)
+    roots = {e.rel for e in entries}
+    types = [s for s in p.symbols(within=sorted(roots)) if s.kind in ("class", "struct") and s.d.exported][:2]
+    for e in entries[:4] + [t for t in types if t not in entries]:
         starts = [e]
         if e.kind in ("class", "struct", "interface", "trait", "type"):
             methods = [m for m in p.symbols(within=[e.rel]) if m.dotted.startswith(e.dotted + ".")
