@@ -168,8 +168,15 @@ def shape_report(ws: Path, src: Path, finals: dict[str, str], names: list[str]) 
     from orchestrator.repo.project import discover
 
     info = discover(src)
-    heads = [h for t in finals.values() for h in re.findall(r"(?m)^#{2,3} (.+)$", prose(t))]
-    single = sum(1 for h in heads if re.fullmatch(r"`[^`]+`", h.strip()))
+    heads: list[str] = []
+    single = 0
+    for t in finals.values():
+        # a section is one symbol's when its heading names one symbol (`## `Name``, "What `Name` does")
+        # and its body quotes at most one block of code: the per-symbol lookup the issue counted
+        for head, body in re.findall(r"(?ms)^#{2,3} ([^\n]+)\n(.*?)(?=^#{1,3} |\Z)", t):
+            heads.append(head)
+            if len(re.findall(r"`[^`]+`", head)) == 1 and len(re.findall(r"(?m)^[ \t]*(?:```|~~~)", body)) <= 2:
+                single += 1
     first = finals.get(min(finals)) or ""
     texts: dict[str, str] = {}
     for rel in ([info.readme] if info.readme else []) + list(info.docs[:60]) + list(info.examples[:60]):
