@@ -189,9 +189,8 @@ def test_manifest_names_win_over_readme_headings(tmp_path: Path):
 
 def _offline_book(src: Path) -> tuple[str, dict[str, str]]:
     from orchestrator import authoring
-    from orchestrator.outline import parse as parse_outline
-
     from orchestrator.defaults import DEFAULT_TITLE
+    from orchestrator.outline import parse as parse_outline
 
     ctx = {"source_root": str(src), "language": "en", "limits": {"max_chapters": 12, "batch_size": 3},
            "book": {"title": DEFAULT_TITLE, "audience": "new developers", "brief": "How it works."},

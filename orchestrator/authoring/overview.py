@@ -243,7 +243,7 @@ def _entry_candidates(p: Project, limit: int) -> list[Sym]:
     plain = {s.short for w, s in scored if w > 0 and s.kind != "method"}
     scored = [(w, s) for w, s in scored if s.kind != "method" or s.short not in plain]  # `click.command`, not `Group.command`
     out: list[Sym] = []
-    for w, s in sorted((x for x in scored if x[0] > 0),
+    for _w, s in sorted((x for x in scored if x[0] > 0),
                        key=lambda x: (-round(x[0], 3), x[1].kind == "method", -x[1].score)):
         if all(o.short != s.short for o in out) and s.kind not in ("variable", "impl", "module", "import"):
             out.append(s)

@@ -18,8 +18,15 @@ from typing import Any
 
 from ..text import docstrings
 from . import facts
-from .overview import (Example, architecture_diagram, central_path, entry_points, first_example, purpose,
-                       sequence_diagram)
+from .overview import (
+    Example,
+    architecture_diagram,
+    central_path,
+    entry_points,
+    first_example,
+    purpose,
+    sequence_diagram,
+)
 from .phrases import kind_name
 from .project import Project, Sym, project_name
 
@@ -29,6 +36,7 @@ EN = {
     "part_overview": "The big picture", "part_using": "Using {name}", "part_inside": "Inside {name}",
     "part_foundations": "Foundations and utilities",
     "ov_title": "{name} at a glance", "ov_title_names": "{name} at a glance — {names}",
+    "ov_said": "{name}, in the words of its README: “{said}”",
     "ov_lead": "This chapter is the big picture of {name}, for {audience}: what the project is for, in its own "
                "words; how a user meets it; its entry points and its parts; and the path one call takes through "
                "them. Then it opens the code a user meets first: {names}.",
@@ -71,6 +79,7 @@ ZH = {
     "part_overview": "全局概览", "part_using": "使用 {name}", "part_inside": "{name} 的内部",
     "part_foundations": "基础与工具",
     "ov_title": "{name} 全景", "ov_title_names": "{name} 全景 — {names}",
+    "ov_said": "{name} 的 README 这样介绍自己：",
     "ov_lead": "本章是 {name} 的全景，写给{audience}：项目自己怎么说它的用途，用户如何初次接触它，它的入口与组成部分，"
                "以及一次调用穿过这些部分的路径。然后打开用户最先接触的代码：{names}。",
     "ov_code": "用户最先接触的代码", "ov_for": "{name} 是做什么的",
@@ -210,7 +219,13 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
 def overview_lead(ctx: dict[str, Any], p: Project, key: list[Sym], lang: str) -> list[str]:
     s = phrases(lang)
     names = _join([f"`{x.name}`" for x in key[:3]], s) or "—"
-    return [s["ov_lead"].format(name=project_name(p.root), audience=ctx["book"]["audience"], names=names), ""]
+    name = project_name(p.root)
+    lead = s["ov_lead"].format(name=name, audience=ctx["book"]["audience"], names=names)
+    said = purpose(p)
+    if said and lang != "zh":  # the project's own first sentence opens the book (a zh book quotes it below)
+        first = re.split(r"(?<=[.!?])\s+", " ".join(said[2].split()), maxsplit=1)[0]
+        lead = s["ov_said"].format(name=name, said=first.replace("“", "\"").replace("”", "\"")) + " " + lead
+    return [lead, ""]
 
 
 def _t(lang: str) -> dict[str, str]:

@@ -13,13 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..checks import grammar
 from ..steps import MEMORY, RESEARCH
 from ..text import docstrings
-from ..checks import grammar
-from . import facts, story
-from .facts import resolved_users
-from . import roles as roles_mod
+from . import facts, roles as roles_mod, story
 from .codeinfo import resolved_calls, signature_parts, steps
+from .facts import resolved_users
 from .opening import opening
 from .phrases import kind_name, phrases
 from .plan import assign_roles, chapter_roles, key_symbols

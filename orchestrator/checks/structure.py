@@ -7,7 +7,6 @@ import re
 from ..text.markdown import headings_in, scan_fences, text_length
 from .findings import Collected, Finding, sorted_findings
 
-
 # sentences that say nothing about the code (issue 23: one book had the first 265 times)
 FILLER = (re.compile(r"(?i)\bit has no doc comment, so its code is the explanation\b"),
           re.compile(r"(?i)\bthis (?:section|chapter) (?:will )?(?:describes?|explains?|covers?) (?:the|this) "
@@ -83,9 +82,9 @@ def _check_shape(md: str, out: Collected, *, language: str, first: bool) -> None
         if code:
             continue
         for rx in FILLER:
-            if rx.search(ln):
-                out.add("r3.filler", "minor", n, f"line {n} is filler ('{rx.search(ln).group(0)}'): "
-                        "say what the code does, or nothing")
+            hit = rx.search(ln)
+            if hit:
+                out.add("r3.filler", "minor", n, f"line {n} is filler ('{hit.group(0)}'): say what the code does, or nothing")
     if not language.lower().startswith("zh"):
         for n, wrote, should in mistakes(md)[:20]:
             out.add("r3.grammar", "minor", n, f"line {n}: '{wrote}' should read '{should}'")

@@ -83,7 +83,7 @@ def answer(request: dict, draft_words: int = 0) -> str:
             chapters[0]["summary"] = "The big picture: what the project is for, a first example, its parts, one call's path."
         block = yaml.safe_dump({"title": title_m.group(1) if title_m else "A book", "chapters": chapters},
                                sort_keys=False, allow_unicode=True)
-        intro = parts_intro([c["title"] for c in chapters])
+        intro = parts_intro([str(c["title"]) for c in chapters])
         return f"# Outline\n\n{intro}\n\n```yaml\n{block}```\n"
     if role == "researcher":
         return (f"# Research: {ch} — {title}\n\n## Sources\n\n{para}\n\n## Key ideas\n\n- one idea\n- another idea\n\n"
