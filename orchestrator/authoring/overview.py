@@ -302,8 +302,10 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
     best: list[Sym] = []
     # the entry points, then the public methods of the best-ranked types of the code a user imports
     # (click's `Command.main`, which the decorated function a user calls runs)
-    roots = {e.rel for e in entries}
-    types = [s for s in p.symbols(within=sorted(roots)) if s.kind in ("class", "struct") and s.d.exported][:2]
+    from .entry import root_files
+
+    roots = {e.rel for e in entries} | root_files(p)
+    types = [s for s in p.symbols(within=sorted(roots)) if s.kind in ("class", "struct") and s.d.exported][:3]
     for e in entries[:4] + [t for t in types if t not in entries]:
         starts = [e]
         if e.kind in ("class", "struct", "interface", "trait", "type"):

@@ -68,7 +68,7 @@ EN = {
     "reference": "Reference",
     "ref_head": "| Name | Kind | Where | Used from | What it is |\n|---|---|---|---|---|",
     "ref_used": "{n} files", "ref_above": "introduced above", "ref_used1": "1 file", "ref_used0": "its own file",
-    "can_now": "What you can now do",
+    "can_now": "Summary", "can_intro": "What you can now do:",
     "can_trace": "- Follow a call from `{a}` to `{b}`{via}.",
     "can_via": " through {names}",
     "can_use": "- Find `{name}` in `{file}` and read what it does before you change the {kind}.",
@@ -108,7 +108,7 @@ ZH = {
     "reference": "参考",
     "ref_head": "| 名字 | 类别 | 位置 | 使用者 | 说明 |\n|---|---|---|---|---|",
     "ref_used": "{n} 个文件", "ref_above": "见上文", "ref_used1": "1 个文件", "ref_used0": "仅本文件",
-    "can_now": "读完本章你可以",
+    "can_now": "小结", "can_intro": "读完本章，你可以：",
     "can_trace": "- 跟踪一次从 `{a}` 到 `{b}` 的调用{via}。",
     "can_via": "，途经 {names}",
     "can_use": "- 在 `{file}` 中找到 `{name}`，修改这个{kind}之前先读懂它做什么。",
@@ -347,7 +347,7 @@ def closing(p: Project, key: list[Sym], nxt: dict[str, Any] | None, lang: str) -
     read its central symbol, know who depends on the most used one, and where to go next."""
     s = phrases(lang)
     t = _t(lang)
-    out = [f"## {s['can_now']}", ""]
+    out = [f"## {s['can_now']}", "", s["can_intro"], ""]
     longest = longest_call_path(p, key)
     if len(longest) >= 2:
         via = s["can_via"].format(names=_join([f"`{x.name}`" for x in longest[1:-1]], s)) if len(longest) > 2 else ""
