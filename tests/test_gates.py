@@ -239,9 +239,13 @@ def test_final_edited_after_approval_is_reported_and_card_remade(tmp_path):
     final = ws / STEPS["final"].file("ch01")
     final.write_text(final.read_text().replace("\n## ", "\nA late hand edit.\n\n## ", 1))
     proc = run_cli("resume", "--workspace", str(ws))
-    assert proc.returncode == 3
+    # reported, and the new card is the person's own decision: approved by default (issue 25)
+    assert proc.returncode == 0, proc.stderr
     assert "ch01-final.md was changed outside book since the card was approved" in proc.stderr
-    assert ("final", "ch01") in pending(ws)
+    assert "is your own edit: approved at the final gate by default" in proc.stderr
+    assert ("final", "ch01") not in pending(ws)
+    card = (ws / "output/gates/final-ch01.md").read_text()
+    assert "- decision: approved" in card and "a person's own edit" in card
 
 
 def test_blocked_review_is_revised_automatically(tmp_path):

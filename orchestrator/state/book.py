@@ -76,6 +76,7 @@ class Book:
             src = cfg.source_dir if cfg.file is not None else None
             scanner = Scanner(root, cache, src, config_hash=style_hash(cfg) if cfg.file is not None else None)
             scanner.site_hash = site_hash(cfg) if cfg.file is not None else None
+            scanner.gates = cfg.gates if cfg.file is not None else None
         except BaseException:
             if lock is not None:
                 lock.release()
