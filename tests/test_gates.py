@@ -100,7 +100,7 @@ def test_normal_gates_stop_and_resume(tmp_path):
     assert pending(ws) == [("outline", None)]
     letter = (ws / "RESUME.md").read_text()
     assert "`book approve outline --workspace" in letter and "output/gates/outline.md" in letter
-    assert "⚠️需人工 output/gates/outline.md" in (ws / "output/memory/checkpoint.md").read_text()
+    assert "✋ output/gates/outline.md" in (ws / "output/memory/checkpoint.md").read_text()
     decide(ws, "outline", None)
     code, summary = run_book(ws, resume=True)
     assert code == 3 and set(pending(ws)) == {("research", "ch01")}  # ch02 depends on ch01

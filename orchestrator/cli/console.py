@@ -20,8 +20,15 @@ def print_summary(summary, book) -> None:
     """What a run did, and what waits for a person (stderr)."""
     count = lambda st: sum(1 for o in summary.outcomes.values() if o.status == st)  # noqa: E731
     index = book.root / "output/publish/index.html"
+    # the steps behind a waiting gate are not "skipped" work: they wait for the decision
+    gated = {n[0] for n, o in summary.outcomes.items() if n[1].startswith("gate:") and o.status == "needs_human"}
+    behind = sum(1 for n, o in summary.outcomes.items()
+                 if o.status == "skipped" and ("book" in gated or n[0] in gated))
+    cards = len(summary.waiting)
+    waits = f"; {behind} step(s) wait behind {cards} gate card(s)" if behind and cards else ""
+    other = count("skipped") - (behind if waits else 0)
     err(f"generated {len(summary.generated)} file(s); {count('failed')} failed; {count('needs_human')} waiting "
-        f"for a person; {count('skipped')} skipped")
+        f"for a person{waits}" + (f"; {other} skipped" if other or not waits else ""))
     if summary.needs_human:
         waiting = sorted(k for k in summary.needs_human if k.startswith("ch"))
         if waiting and index.exists():
