@@ -131,9 +131,25 @@ class ClaimFacts:
 
     def __init__(self, p: Project) -> None:
         self.p = p
+        self._memo: dict[str, Sym | None] = {}
+        self._by: dict[str, list[Sym]] | None = None
+
+    def _find(self, name: str) -> list[Sym]:
+        if self._by is None:  # Project.find scans every symbol: indexed once for a chapter's many names
+            self._by = {}
+            for s in self.p.symbols():
+                self._by.setdefault(s.dotted, []).append(s)
+                if s.short != s.dotted:
+                    self._by.setdefault(s.short, []).append(s)
+        return self._by.get(name.replace("::", "."), [])
 
     def _one(self, name: str) -> Sym | None:
-        found = self.p.find(name)
+        if name not in self._memo:
+            self._memo[name] = self._resolve(name)
+        return self._memo[name]
+
+    def _resolve(self, name: str) -> Sym | None:
+        found = self._find(name)
         exact = [s for s in found if s.name == name or s.dotted == name.replace("::", ".")]
         pick = exact or found
         return pick[0] if len(pick) == 1 or (pick and len({s.rel for s in pick}) == 1) else None
@@ -144,7 +160,7 @@ class ClaimFacts:
 
     def calls(self, caller: str, callee: str) -> bool | None:
         s = self._one(caller)
-        if s is None or not self.p.find(callee):
+        if s is None or not self._find(callee):
             return None
         return calls(self.p, s, callee)
 

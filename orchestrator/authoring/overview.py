@@ -224,7 +224,8 @@ def opening_symbol(p: Project) -> Sym | None:
     """The first definition a user writes in the project's first example (tinydb's `TinyDB`,
     chi's `NewRouter`): the book's first chapter is the one that holds it."""
     eps = entry_points(p)
-    top = [e for e in eps if e.kind != "method"] or eps
+    # a top-level name, not a member (express's `res.send = function` is a member of `res`)
+    top = [e for e in eps if e.kind != "method" and "." not in e.dotted] or eps
     return top[0] if top else None
 
 
