@@ -126,8 +126,8 @@ def phrases(lang: str) -> dict[str, str]:
 def chapter_parts(p: Project, chapters: list[dict[str, Any]]) -> list[str]:
     """Each chapter's part (PARTS), contiguous in reading order: the first chapter is the big
     picture; a chapter holding names the README's code writes (or the root file) is about using
-    the project; one that two or more later... earlier chapters lean on, or whose code is mostly
-    leaned on and calls little, is a foundation; the rest is inside."""
+    the project; one that two or more chapters depend on, or made only of utility modules, is a
+    foundation; the rest is inside. A chapter's part is never before its predecessor's."""
     from .entry import entry_scores
 
     groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chapters]
