@@ -120,3 +120,14 @@ def test_an_outline_chapter_without_an_id_is_named_by_its_line(tmp_path: Path):
     proc = run_cli("scan", "--workspace", str(ws))
     assert "None" not in proc.stdout + proc.stderr
     assert re.search(rf"outline\.md:{line}: chapter 2 of the list has no id", proc.stdout + proc.stderr), proc.stdout
+
+
+def test_dry_run_marks_the_steps_behind_a_waiting_gate(tmp_path: Path):
+    ws = make_example(tmp_path / "ws", gates="fast", max_chapters=2)
+    run_cli("run", "--workspace", str(ws))
+    proc = run_cli("run", "--dry-run", "--workspace", str(ws))
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert any(line.split()[:2] == ["book", "gate:outline"] and "waiting for a person" in line for line in lines)
+    research = [line for line in lines if line.split()[1:2] == ["research"]]
+    assert research and all("waits for a decision at the outline gate" in line for line in research)
