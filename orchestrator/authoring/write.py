@@ -394,6 +394,16 @@ def _tidy_cjk(text: str) -> str:
     return "\n".join(lines)
 
 
+def _used(n: int, k: int, t: dict[str, str]) -> str:
+    text = t["used_n"].format(n=n, k=k)
+    if t["lang"] == "en":  # a count of one takes the singular
+        if n == 1:
+            text = text.replace("1 other source files", t["used_files1"])
+        if k == 1:
+            text = text.replace("1 tests or examples", t["used_tests1"])
+    return text
+
+
 def join(items: list[str], t: dict[str, str]) -> str:
     """`a, b and c` (en) or `a、b与c` (zh)."""
     if len(items) <= 1:
