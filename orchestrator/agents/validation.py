@@ -36,8 +36,10 @@ def _chapter_text(text: str, ctx: dict[str, Any]) -> list[str]:
     h1 = _h1_count(text)
     if h1 != 1:
         errs.append(f"the chapter must have exactly one `# ` title line, found {h1}")
-    fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=50, max_words=50_000)
-    errs += [f"line {f.line}: {f.message}" for f in fs if f.check == "r3.fence"]
+    chs, me = ctx.get("chapters") or [], (ctx.get("chapter") or {}).get("id")
+    first = bool(chs and me and chs[0].get("id") == me)  # chapter 1 must be the big picture (issue 23)
+    fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=50, max_words=50_000, first=first)
+    errs += [f"line {f.line}: {f.message}" for f in fs if f.check in ("r3.fence", "r3.overview")]
     return errs
 
 

@@ -17,6 +17,7 @@ from ..steps import (
     BOOK_STEPS,
     DRAFT,
     FINAL,
+    GATES_DIR,
     MEMORY,
     MEMORY_FILES,
     OUTLINE,
@@ -71,6 +72,7 @@ class Scanner:
         self.evidence_min: float | None = None  # the coverage R1 asks (book.yaml): an input of R1
         self._holds: dict[tuple, bool] = {}  # evidence_holds' memo
         self._files: object | None = None  # the source's lines, read once per invalidation of everything
+        self.gates: str | None = None  # book.yaml's gates: a final gate decides which chapters are ready
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._seen: set[str] = set()  # every file name seen in those directories
@@ -105,6 +107,8 @@ class Scanner:
         self._states.pop(rel, None)
         self._seen.discard(rel)
         d, _, name = rel.rpartition("/")
+        if d == GATES_DIR:
+            self._ready = None  # a decision at the final gate changes which chapters are ready
         self._listed.discard(d)
         for rx, key in _STEP_DIRS.get(d, ()):
             if m := rx.match(name):
