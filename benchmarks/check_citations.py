@@ -118,7 +118,7 @@ def pieces(text: str) -> list[str]:
     hidden = SPAN.sub(lambda m: "x" * len(m.group()), text)
     hidden = LINK.sub(lambda m: "c" * len(m.group()), hidden)
     cut = [0]
-    for m in re.finditer(r"(?<=[.!?])[)\]]?\s+(?=[A-Z`\[*(_\"'\d])|(?<=[。！？；])|\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])",
+    for m in re.finditer(r"(?<=[.!?])[)\]]?\s+(?=[A-Z`\[*(_\"'\d])|(?<=[。！？；])|\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])|\n(?=[ \t]*\|)",
                          hidden):
         cut.append(m.end())
     cut.append(len(text))

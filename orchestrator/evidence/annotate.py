@@ -97,13 +97,13 @@ class Citer:
         return chosen
 
 
-def _home(section: str, citer: Citer) -> Def | None:
-    """The definition a `## \\`Name\\`` section is about."""
-    m = re.fullmatch(r"`([^`]+)`.*", section.strip())
-    if not m:
-        return None
-    cands = citer.candidates(m.group(1))
-    return cands[0] if cands else None
+def _home(section: str, text: str, citer: Citer) -> Def | None:
+    """The definition a block is about: the term it defines (`**Record**: ...`), else the first name
+    in code its section's heading gives (`## `Store``, `## How `decode` does its work`)."""
+    for m in (re.match(r"\s*\*\*`?([A-Za-z_$][\w$.:]*)`?\*\*", text), re.search(r"`([^`]+)`", section)):
+        if m and (cands := citer.candidates(m.group(1))):
+            return cands[0]
+    return None
 
 
 def _insert_at(text: str, s: Sentence, start: int) -> int:
@@ -112,7 +112,7 @@ def _insert_at(text: str, s: Sentence, start: int) -> int:
     end = start + len(s.text)
     stripped = text[start:end].rstrip()
     end = start + len(stripped)
-    if stripped and stripped[-1] in ".:;。：；!?！？":
+    if stripped and stripped[-1] in ".:;。：；!?！？|":  # a table row's: inside its last cell
         return end - 1
     return end
 
@@ -124,7 +124,7 @@ def cite(md: str, citer: Citer) -> str:
     for b in blocks(md):
         if not b.is_claim or b.cites:
             continue
-        home = _home(b.section, citer)
+        home = _home(b.section, b.text, citer)
         text = b.text
         inserts: list[tuple[int, str]] = []
         pos = 0

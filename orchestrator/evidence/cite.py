@@ -16,7 +16,7 @@ _LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "nil", 
 _PATH_EXT_RE = re.compile(r"\.(?:py|pyi|go|js|mjs|cjs|ts|tsx|jsx|rs|java|kt|c|h|cc|cpp|hpp|rb|md|toml|json|ya?ml|cfg|txt)$")
 # where a sentence ends: after . ! ? (then space and a capital, a code span, a link or an emphasis), after
 # CJK stops, and before each item of a list (an item is a claim of its own)
-_SENT_END_RE = re.compile(r"(?<=[.!?])[)\]]?\s+(?=[A-Z`\[*(_\"'\d])|(?<=[。！？；])|\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])")
+_SENT_END_RE = re.compile(r"(?<=[.!?])[)\]]?\s+(?=[A-Z`\[*(_\"'\d])|(?<=[。！？；])|\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])|\n(?=[ \t]*\|)")
 
 
 @dataclass(frozen=True)
