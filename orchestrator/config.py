@@ -57,6 +57,8 @@ SCHEMA: tuple[Key, ...] = (
     Key("max_chapters", int, 12, "the most chapters the planner may propose"),
     Key("retries", int, 3, "attempts per step before it is marked failed"),
     Key("max_revisions", int, 1, "automatic rewrites of a blocked draft before a person is asked"),
+    Key("exports", list, [], "what `book run` exports after the site, e.g. [epub, pdf] (or `book export --epub --pdf`)"),
+    Key("authors", list, [], "the book's authors, named in the exports' metadata and title page"),
 )
 KEYS = {k.name: k for k in SCHEMA}
 
@@ -83,6 +85,8 @@ class Config:
     max_chapters: int = 12
     retries: int = 3
     max_revisions: int = 1
+    exports: list[str] = field(default_factory=list)
+    authors: list[str] = field(default_factory=list)
     # not in the file: where it was loaded from
     root: Path = field(default=Path("."), compare=False)
     file: Path | None = field(default=None, compare=False)
@@ -208,6 +212,10 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             from .providers.anthropic.settings import validate_models
 
             validate_models(value, vnode, shown, DEFAULT_MODEL)
+        if name == "exports" and not all(v in ("epub", "pdf") for v in value):
+            raise ConfigError(f"exports lists epub and pdf only, not {value!r}", shown, vline, fix="exports: [epub, pdf]")
+        if name == "authors" and not all(isinstance(v, str) and v.strip() for v in value):
+            raise ConfigError("authors must be a list of names", shown, vline, fix='authors: ["Ada Lovelace"]')
         if name == "max_tokens" and not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
                                             for v in value.values()):
             raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)
