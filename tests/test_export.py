@@ -180,6 +180,22 @@ def test_epub_validates_with_epubcheck(tmp_path):
     p.write_bytes(epub.build(make_book()))
     out = _epubcheck(p)
     assert "0 fatals / 0 errors / 0 warnings" in out, out
+    # and its pages open in a browser's XML parser (an e-reader's engine): the contents and a chapter
+    chromium = shutil.which("chromium")
+    if not chromium:
+        pytest.skip("chromium is not installed (.ci/run installs it)")
+    with zipfile.ZipFile(p) as z:
+        z.extractall(tmp_path / "unzipped")
+    for page, expect in (("nav.xhtml", ["Contents", "Chapter 1 · Storing keys", "The write path"]),
+                         ("ch03.xhtml", ["The read path", "MemTable"])):
+        shot = tmp_path / f"{page}.png"
+        url = (tmp_path / "unzipped/EPUB" / page).as_uri()
+        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"]
+        dom = subprocess.run([chromium, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+        assert "error on line" not in dom and all(e in dom for e in expect), dom[:2000]
+        subprocess.run([chromium, *flags, "--window-size=800,1000", f"--screenshot={shot}", url],
+                       capture_output=True, timeout=120)
+        assert shot.stat().st_size > 5000  # a page with text on it, not a blank
 
 
 # --------------------------------------------------------------------------- the PDF
