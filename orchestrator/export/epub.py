@@ -110,8 +110,7 @@ def build(book: ExportBook) -> bytes:
     where = {i: d.name for d in reversed(docs) for i in d.ids}
     used_images: dict[str, str] = {}
     for d in docs:
-        xhtml.rewrite_links(d.body, lambda frag, d=d: None if frag not in where else
-                            (f"#{frag}" if where[frag] == d.name else f"{where[frag]}#{frag}"))
+        xhtml.rewrite_links(d.body, _resolver(where, d.name))
         _images(d, images, used_images)
     manifest = ['<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>',
                 '<item id="css" href="book.css" media-type="text/css"/>']
@@ -135,6 +134,15 @@ def build(book: ExportBook) -> bytes:
         for name, data in files:
             z.writestr(_info(name, zipfile.ZIP_DEFLATED), data)
     return buf.getvalue()
+
+
+def _resolver(where: dict[str, str], here: str):
+    """`#x` -> `#x` on its own page, `chNN.xhtml#x` on another, None where no page has it."""
+    def resolve(frag: str) -> str | None:
+        if frag not in where:
+            return None
+        return f"#{frag}" if where[frag] == here else f"{where[frag]}#{frag}"
+    return resolve
 
 
 def _info(name: str, method: int) -> zipfile.ZipInfo:

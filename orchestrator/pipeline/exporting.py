@@ -4,6 +4,7 @@ each written as a step (`export.step`). Only the chosen format's code is importe
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -70,6 +71,6 @@ def export_book(book, kinds: list[str], not_ready: dict[str, str] | None = None,
             from ..export import pdf
 
             pdf_css = _static(site, "export-pdf.css")
-            results.append(step.run(out, kind, ebook, lambda: pdf.build(ebook, pdf_css, site.root),
+            results.append(step.run(out, kind, ebook, functools.partial(pdf.build, ebook, pdf_css, site.root),
                                     extra=pdf_css))
     return results

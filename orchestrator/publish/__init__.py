@@ -152,7 +152,9 @@ def render_print(site: Site) -> str:
             }
         )
     ctx = book.context(f"{site.title} — {book.ui['whole_book']}", "print", mode="print")
-    ctx.update(chapters=chapters, groups=book.glossary_groups("print"))
+    # a chapter that waits has an entry (and the id its cross references point at) in the contents
+    waiting = [{"id": c.doc.id, "number": c.number, "title": c.doc.title} for c in book.all if not c.doc.ready]
+    ctx.update(chapters=chapters, groups=book.glossary_groups("print"), waiting=waiting)
     return book.env.get_template("print.html").render(ctx)
 
 

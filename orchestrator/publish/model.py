@@ -98,10 +98,14 @@ class _Book:
         self.all = list(self.chapters.values())  # the contents: every chapter, ready or not
         titles = {c.doc.id: c.doc.title for c in self.all}
         known = {c.doc.id: {plain_inline(t).casefold() for t in (c.doc.title, *c.doc.former_titles)} for c in self.all}
+        # a link to a chapter that is not in the site (retired) or has no page yet (it waits)
+        # keeps its words and loses its link: no page links into nothing; the pages are
+        # republished when the chapter becomes ready (their `ready` input changes)
+        gone = (frozenset(site.retired) - set(titles)) | {c.doc.id for c in self.all if not c.doc.ready}
         for c in self.all:
             retitle_links(c.parsed, titles, known)
-            if site.retired:
-                unlink_chapters(c.parsed, frozenset(site.retired) - set(titles))
+            if gone:
+                unlink_chapters(c.parsed, frozenset(gone))
         self.order = [c for c in self.all if c.doc.ready]  # the pages, the pager, print and search
         # Parts: one per batch, in batch order; chapters keep book order inside a part. A part
         # is named by the outline's part title, else by what its chapters are about.
