@@ -59,6 +59,7 @@ SCHEMA: tuple[Key, ...] = (
     Key("max_revisions", int, 1, "automatic rewrites of a blocked draft before a person is asked"),
     Key("exports", list, [], "what `book run` exports after the site, e.g. [epub, pdf] (or `book export --epub --pdf`)"),
     Key("authors", list, [], "the book's authors, named in the exports' metadata and title page"),
+    Key("site_url", str, "", "where the site will be served (sitemap.xml's absolute URLs); empty: relative"),
 )
 KEYS = {k.name: k for k in SCHEMA}
 
@@ -87,6 +88,7 @@ class Config:
     max_revisions: int = 1
     exports: list[str] = field(default_factory=list)
     authors: list[str] = field(default_factory=list)
+    site_url: str = ""
     # not in the file: where it was loaded from
     root: Path = field(default=Path("."), compare=False)
     file: Path | None = field(default=None, compare=False)
@@ -216,6 +218,9 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             raise ConfigError(f"exports lists epub and pdf only, not {value!r}", shown, vline, fix="exports: [epub, pdf]")
         if name == "authors" and not all(isinstance(v, str) and v.strip() for v in value):
             raise ConfigError("authors must be a list of names", shown, vline, fix='authors: ["Ada Lovelace"]')
+        if name == "site_url" and value and not value.startswith(("https://", "http://")):
+            raise ConfigError(f"site_url must start with https:// or http://, not {value!r}", shown, vline,
+                              fix='site_url: "https://example.org/book/"')
         if name == "max_tokens" and not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
                                             for v in value.values()):
             raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)

@@ -50,7 +50,8 @@ def build_site(book, not_ready: dict[str, str] | None = None):
     return publish.Site(title=book.cfg.title or o.title, language=book.cfg.language, audience=book.cfg.audience,
                         chapters=tuple(chapters), glossary=tuple(mem.glossary_entries()),
                         template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish",
-                        retired=_retired(book), built=built_date(book, [c.id for c in chapters if c.ready]))
+                        retired=_retired(book), built=built_date(book, [c.id for c in chapters if c.ready]),
+                        site_url=book.cfg.site_url)
 
 
 def built_date(book, ready: list[str]) -> str:
