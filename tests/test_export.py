@@ -374,3 +374,10 @@ def test_a_kill_at_random_moments_never_leaves_a_finished_looking_file(exportabl
         assert r.returncode == 0, r.stderr
         assert {k: (ws / f"output/export/book.{k}").read_bytes() for k in good} == good
         assert not [n for n in os.listdir(ws / "output/export") if ".tmp." in n]
+
+
+def test_other_commands_never_import_the_typesetter():
+    code = ("import sys, orchestrator.cli.commands, orchestrator.pipeline.session, orchestrator.publish; "
+            "print([m for m in ('weasyprint', 'tinyhtml5', 'orchestrator.export.pdf') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
