@@ -22,7 +22,7 @@ from ..publish.model import _book
 from ..publish.site import Site
 
 # Bumped when what an export contains or how it is laid out changes: older exports are redone.
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(frozen=True)

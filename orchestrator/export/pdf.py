@@ -48,19 +48,20 @@ def document_html(book: ExportBook, pdf_css: str) -> str:
 
 def _toc(book: ExportBook) -> str:
     ui = book.ui
-    rows = []
+    rows: list[tuple[int, str]] = []  # in book order: a waiting chapter where it belongs, without a link
     for c in book.chapters:
         sub = "".join(f'<li class="toc-section"><a href="#{escape(a)}">{escape(t)}</a></li>' for a, t in c.sections)
-        rows.append(f'<li class="toc-chapter"><a href="#{c.id}"><span class="toc-label">{escape(c.label)}</span> '
-                    f"{c.title_html}</a>" + (f"<ol>{sub}</ol>" if sub else "") + "</li>")
+        rows.append((c.number, f'<li class="toc-chapter"><a href="#{c.id}"><span class="toc-label">{escape(c.label)}'
+                     f"</span> {c.title_html}</a>" + (f"<ol>{sub}</ol>" if sub else "") + "</li>"))
     for w in book.waiting:
-        rows.append(f'<li class="toc-waiting" id="{w.id}"><span class="toc-label">'
-                    f'{escape(ui["chapter"].format(n=w.number))}</span> {escape(w.title_text)} '
-                    f'<em>({escape(ui["not_ready"])})</em></li>')
+        rows.append((w.number, f'<li class="toc-waiting" id="{w.id}"><span class="toc-label">'
+                     f'{escape(ui["chapter"].format(n=w.number))}</span> {escape(w.title_text)} '
+                     f'<em>({escape(ui["not_ready"])})</em></li>'))
+    lines = [html for _, html in sorted(rows, key=lambda r: r[0])]
     if book.glossary_html:
-        rows.append(f'<li class="toc-chapter"><a href="#glossary">{escape(ui["glossary"])}</a></li>')
+        lines.append(f'<li class="toc-chapter"><a href="#glossary">{escape(ui["glossary"])}</a></li>')
     return (f'<nav class="toc" id="toc">\n<h1 class="toc-title">{escape(ui["contents"])}</h1>\n<ol>\n'
-            + "\n".join(rows) + "\n</ol>\n</nav>")
+            + "\n".join(lines) + "\n</ol>\n</nav>")
 
 
 def build(book: ExportBook, pdf_css: str, root: Path | None = None) -> tuple[bytes, str]:
