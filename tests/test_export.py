@@ -381,3 +381,33 @@ def test_other_commands_never_import_the_typesetter():
             "print([m for m in ('weasyprint', 'tinyhtml5', 'orchestrator.export.pdf') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_book_run_builds_the_exports_book_yaml_asks_for_once(exportable_ws):
+    from orchestrator.testing.helpers import run_book
+
+    ws = exportable_ws
+    cfg = ws / "book.yaml"
+    cfg.write_text(cfg.read_text().replace("exports: []", "exports: [epub]"))
+    code, _ = run_book(ws)  # nothing else to do: the export alone is built
+    assert code == 0
+    epub_file = ws / "output/export/book.epub"
+    files = _epub_files(epub_file.read_bytes())
+    assert "The minikv team" in files["EPUB/package.opf"].decode()
+    stamp = epub_file.stat().st_mtime_ns
+    code, _ = run_book(ws)
+    assert code == 0 and epub_file.stat().st_mtime_ns == stamp  # unchanged book: not rewritten
+    assert not (ws / "output/export/book.pdf").exists()
+
+
+def test_exports_in_book_yaml_are_checked(tmp_path):
+    from orchestrator import config
+    from orchestrator.errors import ConfigError
+    from orchestrator.testing.helpers import make_example
+
+    ws = make_example(tmp_path / "ws")
+    cfg = ws / "book.yaml"
+    cfg.write_text(cfg.read_text().replace("exports: []", "exports: [epub, mobi]"))
+    with pytest.raises(ConfigError, match="exports lists epub and pdf only"):
+        config.load(ws)
