@@ -22,6 +22,8 @@ def print_summary(summary, book) -> None:
     index = book.root / "output/publish/index.html"
     err(f"generated {len(summary.generated)} file(s); {count('failed')} failed; {count('needs_human')} waiting "
         f"for a person; {count('skipped')} skipped")
+    if getattr(summary, "stopped", ""):
+        err(f"stopped by the API (exit 5; nothing was marked failed for it): {summary.stopped}")
     if summary.needs_human:
         waiting = sorted(k for k in summary.needs_human if k.startswith("ch"))
         if waiting and index.exists():
