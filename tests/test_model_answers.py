@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 from conftest_fake_api import DUMMY_KEY, fake_api  # noqa: F401  (fixture)
-from test_anthropic_provider import MODEL, Observed, Partial, expected, generate, message_bodies, provider, request
+from test_anthropic_provider import MODEL, Partial, expected, generate, message_bodies, provider, request
 
 from orchestrator.agents.surround import around
 from orchestrator.agents.validation import clean_and_validate

@@ -157,10 +157,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _send_error(self, status: int, rid: str, message: str | None = None, error_type: str | None = None,
                     extra: dict[str, str] | None = None, details: dict | None = None) -> None:
         etype = error_type or ERROR_TYPES.get(status, "api_error")
-        body = {"type": "error", "error": {"type": etype, "message": message or etype.replace("_", " ")},
-                "request_id": rid}
+        error: dict[str, Any] = {"type": etype, "message": message or etype.replace("_", " ")}
         if details:
-            body["error"]["details"] = details
+            error["details"] = details
+        body = {"type": "error", "error": error, "request_id": rid}
         self._send_json(status, body, rid, extra)
 
     def _chunk(self, data: bytes) -> None:
@@ -418,8 +418,12 @@ def _blocks_with_cc(body: dict) -> list[tuple[str, dict | None]]:
     for m in body.get("messages") or []:
         c = m.get("content") if isinstance(m, dict) else None
         blocks += [{"type": "text", "text": c}] if isinstance(c, str) else list(c or [])
-    return [(str(b.get("text", "")), b.get("cache_control") if isinstance(b.get("cache_control"), dict) else None)
-            for b in blocks if isinstance(b, dict)]
+    out: list[tuple[str, dict | None]] = []
+    for b in blocks:
+        if isinstance(b, dict):
+            cc = b.get("cache_control")
+            out.append((str(b.get("text", "")), cc if isinstance(cc, dict) else None))
+    return out
 
 
 class FakeAPI:

@@ -95,7 +95,8 @@ class ModelLike:
         thinking = body.get("thinking") if isinstance(body.get("thinking"), dict) else None
         if thinking and thinking.get("type") == "disabled":
             return None
-        oc = body.get("output_config") if isinstance(body.get("output_config"), dict) else {}
+        oc = body.get("output_config")
+        oc = oc if isinstance(oc, dict) else {}
         effort = str(oc.get("effort") or "high")
         if thinking and thinking.get("type") in ("adaptive", "enabled"):
             return effort

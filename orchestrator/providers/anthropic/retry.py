@@ -123,7 +123,8 @@ SPEND_LIMIT_FIX = ("the organization's API spend limit is reached: no request ca
 def spend_limit(etype: str, err: dict[str, Any], detail: str) -> bool:
     """A spend-limit refusal (HTTP 429 `rate_limit_error` whose `error.details.error_code` is
     `enforced_spend_limit_reached`, or a body that names a spend limit): never worth a retry."""
-    details = err.get("details") if isinstance(err.get("details"), dict) else {}
+    raw = err.get("details")
+    details: dict[str, Any] = raw if isinstance(raw, dict) else {}
     words = " ".join(str(x) for x in (etype, details.get("error_code", ""), err.get("code", ""), detail)).lower()
     return "spend_limit" in words or "spend limit" in words
 
