@@ -78,7 +78,16 @@ from typing import Any
 
 # The wire-level pieces the batch endpoints and the role answerer share (re-exported here).
 from .fake_model import REFUSAL, ModelLike, Plan, dress, restated, thinking_text
-from .fake_wire import ERROR_TYPES, _Dropped, block_text, default_answerer, tokens
+from .fake_wire import (  # noqa: F401
+    ERROR_TYPES,
+    Reply,
+    _Dropped,
+    block_text,
+    cache_creation,
+    default_answerer,
+    message_json,
+    tokens,
+)
 
 Answerer = Callable[[dict], str]
 
@@ -368,62 +377,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             "output_tokens": out_tokens, "output_tokens_details": {"thinking_tokens": thought}}})
         self._event("message_stop", {"type": "message_stop"})
         self._chunk(b"")
-
-
-@dataclass
-class Reply:
-    text: str
-    stop: str
-    thinking_tokens: int = 0
-    stop_details: dict | None = None
-
-
-def message_json(msg_id: str, model: str, reply: Reply, usage: dict) -> dict:
-    """A whole (non-streamed or batched) message: a thinking block first when it thought."""
-    content: list[dict] = []
-    if reply.thinking_tokens:
-        content.append({"type": "thinking", "thinking": thinking_text(reply.thinking_tokens),
-                        "signature": "sig" + msg_id})
-    if reply.text:
-        content.append({"type": "text", "text": reply.text})
-    return {"id": msg_id, "type": "message", "role": "assistant", "model": model, "content": content,
-            "stop_reason": reply.stop, "stop_sequence": None, "stop_details": reply.stop_details,
-            "usage": {**usage, "output_tokens_details": {"thinking_tokens": reply.thinking_tokens}}}
-
-
-def cache_creation(body: dict, created: int) -> dict[str, int]:
-    """`usage.cache_creation`: the tokens written split by TTL. Each breakpoint's `ttl` (5m
-    unless it says 1h) covers the prompt from the breakpoint before it; the written tokens are
-    the last ones of the prefix, so they are taken from the last breakpoint backwards."""
-    spans: list[tuple[int, str]] = []  # (tokens of the segment ending at a breakpoint, its ttl)
-    seg = ""
-    for text, cc in _blocks_with_cc(body):
-        seg += text
-        if cc:
-            spans.append((tokens(seg), "1h" if cc.get("ttl") == "1h" else "5m"))
-            seg = ""
-    out = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
-    left = created
-    for n, ttl in reversed(spans):
-        take = min(n, left)
-        out[f"ephemeral_{ttl}_input_tokens"] += take
-        left -= take
-    out["ephemeral_5m_input_tokens"] += max(0, left)
-    return out
-
-
-def _blocks_with_cc(body: dict) -> list[tuple[str, dict | None]]:
-    system = body.get("system")
-    blocks = [{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])
-    for m in body.get("messages") or []:
-        c = m.get("content") if isinstance(m, dict) else None
-        blocks += [{"type": "text", "text": c}] if isinstance(c, str) else list(c or [])
-    out: list[tuple[str, dict | None]] = []
-    for b in blocks:
-        if isinstance(b, dict):
-            cc = b.get("cache_control")
-            out.append((str(b.get("text", "")), cc if isinstance(cc, dict) else None))
-    return out
 
 
 class FakeAPI:

@@ -234,7 +234,7 @@ class BatchStore:
             return _errored(ERROR_TYPES.get(int(fault.args["code"]), "api_error"), "scripted status")
         if kind in ("drop_mid_stream", "error_event", "no_message_stop"):
             return _errored("overloaded_error", "Overloaded")
-        from .fake_api import cache_creation, message_json
+        from .fake_wire import cache_creation, message_json
 
         reply = fake._reply(body, fault)
         input_tokens, created, read = fake._usage(body, remember=True)
