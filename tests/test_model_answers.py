@@ -220,3 +220,17 @@ def test_cache_writes_are_split_by_ttl():
                                                        "cache_control": {"type": "ephemeral"}}]}]}
     assert cache_creation(body, 1100) == {"ephemeral_1h_input_tokens": 1000, "ephemeral_5m_input_tokens": 100}
     assert cache_creation(body, 100) == {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 100}
+
+
+def test_a_spend_limit_on_a_batch_create_stops_the_run_too(fake_api, tmp_path):
+    from orchestrator.testing import fake_batches
+    from orchestrator.testing.helpers import make_example, run_book
+    from orchestrator.testing.role_answers import answer
+
+    fake_api.answerer = answer
+    fake_api.spend_limit(times=100)
+    code, summary = run_book(make_example(tmp_path / "ws", max_chapters=2), provider=provider(),
+                             message_batches=True)
+    assert code == 5 and "spend limit" in summary.stopped
+    assert fake_batches.store(fake_api).calls == [("POST", "/v1/messages/batches", 429)]  # not created again
+    assert len(fake_api.message_requests()) == 2  # the create, then one streamed request: nothing more

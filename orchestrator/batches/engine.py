@@ -289,6 +289,10 @@ class BatchEngine:
         import anthropic
 
         status = e.status_code if isinstance(e, anthropic.APIStatusError) else None
+        from ..providers.anthropic.retry import classify
+
+        if status is not None and classify(e, "", None).stop_run:
+            status = 402  # a spend limit (or `x-should-retry: false`): streaming stops the run at its first request
         if status in NOT_CREATED_STATUS:
             j.state, j.note = "abandoned", f"create refused with HTTP {status}: nothing was created"
             for it in j.pending():
