@@ -189,6 +189,7 @@ def test_a_spend_limit_or_x_should_retry_false_stops_at_once(fake_api, how):
     assert ("spend limit" in str(info.value)) == (how == "spend_limit")
 
 
+@pytest.mark.slow  # builds a whole book
 def test_a_spend_limit_stops_the_run_without_failing_a_chapter(fake_api, tmp_path):
     from orchestrator.state.book import Book
     from orchestrator.testing.helpers import make_example, run_book
@@ -222,6 +223,7 @@ def test_cache_writes_are_split_by_ttl():
     assert cache_creation(body, 100) == {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 100}
 
 
+@pytest.mark.slow  # builds a whole book
 def test_a_spend_limit_on_a_batch_create_stops_the_run_too(fake_api, tmp_path):
     from orchestrator.testing import fake_batches
     from orchestrator.testing.helpers import make_example, run_book
