@@ -236,3 +236,14 @@ def test_a_spend_limit_on_a_batch_create_stops_the_run_too(fake_api, tmp_path):
     assert code == 5 and "spend limit" in summary.stopped
     assert fake_batches.store(fake_api).calls == [("POST", "/v1/messages/batches", 429)]  # not created again
     assert len(fake_api.message_requests()) == 2  # the create, then one streamed request: nothing more
+
+
+def test_a_continuation_out_of_line_is_asked_again_then_the_whole_answer(fake_api):
+    fake_api.max_tokens(at=0.5)
+    fake_api.restart(times=2)  # the next two continuations start the answer over
+    part = Partial()
+    res = generate(provider(), request(), part)
+    assert res.text == expected() and part.text == res.text  # nothing of the misfits was kept
+    bodies = message_bodies(fake_api)
+    assert [len(b["messages"]) for b in bodies] == [1, 3, 3, 1]  # cut, two continuations out of line, afresh
+    assert bodies[-1]["max_tokens"] == 2 * bodies[0]["max_tokens"]

@@ -500,6 +500,10 @@ class FakeAPI:
                                       "on the first day of next month at 00:00 UTC.",
                               details={"error_code": "enforced_spend_limit_reached"})
 
+    def restart(self, match: str | None = None, times: int = 1) -> FakeAPI:
+        """A continuation that starts the whole answer over (out of line with the text so far)."""
+        return self.add_fault("restart", match, times)
+
     def refusal(self, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("refusal", match, times)
 
@@ -699,7 +703,7 @@ class FakeAPI:
             full = dress(self.answerer(first), plan)
         assistant = [block_text(m.get("content")) for m in messages[1:] if m.get("role") == "assistant"]
         already = assistant[-1] if assistant else ""
-        if already and schema is not None:
+        if already and (schema is not None or kind == "restart"):
             rest = full  # under a schema the model starts a new JSON object at `{`: the join cannot parse
         elif already:
             if full.startswith(already):
