@@ -11,6 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import agents
+from ..agents.structured import structured
 from ..contracts.errors import ContractError
 from ..errors import Refused, RunStopped, StepFailed, ValidationFailed
 from ..state.fsio import PartialWriter, _mutate, atomic_write, backup, partial_path
@@ -87,7 +88,7 @@ class Generation(RunState):
             return Outcome(done[0], ran=done[0] == "ok", reason=done[1])
         prefix = ""
         if why in ("half-finished",) or why.startswith("interrupted"):
-            if self.opts.strategy == "aggressive":
+            if self.opts.strategy == "aggressive" and not structured(step):  # JSON is asked afresh, never continued
                 prefix = self._previous_partial(n)
                 if prefix:
                     led.event("recovered", self.run_id, ch, step, action="continue", chars=len(prefix))
