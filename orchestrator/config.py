@@ -42,9 +42,13 @@ SCHEMA: tuple[Key, ...] = (
         ("auto", "anthropic", "offline")),
     Key("model", str, DEFAULT_MODEL, "the model for every role, unless `models` names another"),
     Key("models", dict, {}, "per-role model or settings, e.g. {writer: claude-opus-5} or "
-        "{editor: {model: claude-sonnet-5-5, max_tokens: 32000, thinking: adaptive, effort: high}}"),
-    Key("fallback_model", str, "", "a model to ask when the main one refuses a request; empty: none"),
-    Key("max_tokens", dict, {}, "per-role output token limit, e.g. {writer: 16000}"),
+        "{editor: {model: claude-sonnet-5-5, max_tokens: 32000, thinking: adaptive, effort: high}}; each role's "
+        "default effort: low (memory_keeper, merger, reader_panel), medium (reviewers, researcher, auditor), "
+        "high (planner, writer, editor)"),
+    Key("fallback_model", str, "", "the model a request goes to when the main one refuses it twice; empty: another "
+        "model of the same family (data/models.yaml); none: no fallback, a person is asked"),
+    Key("max_tokens", dict, {}, "per-role output token limit, thinking included, e.g. {writer: 48000} "
+        "(default: the answer's size plus room to think at the role's effort)"),
     Key("concurrency", int, 4, "model calls in flight at once"),
     Key("message_batches", bool, False, "send each wave of ready steps as one Message Batch (half price, "
         "slower; anthropic only); or `book run --message-batches`"),
