@@ -30,7 +30,7 @@ def _site(tmp: Path, revision: Revision) -> tuple[Site, Path]:
     out = tmp / "site"
     docs = (ChapterDoc("ch01", "Reading", "", 1, CHAPTER),)
     return Site("Inside minikv", "en", "developers", docs, (), (TEMPLATES,), root=out,
-                source=SourceLinks(revision, src)), out
+                source=SourceLinks(revision, src), revision=revision.label()), out
 
 
 def _publish(site: Site, out: Path) -> None:
@@ -58,7 +58,7 @@ def test_a_citation_opens_the_cited_lines_of_the_files_page(browser, tmp_path):
     browser.goto((out / "ch01.html").as_uri())
     hrefs = browser.js("Array.from(document.querySelectorAll('main a[href*=store]')).map(a => a.href)")
     assert len(hrefs) == 2 and all(h.endswith("source/minikv/store.py.html#L40-L41") for h in hrefs)
-    assert browser.js("document.querySelector('footer.revision').textContent").endswith("content hash 0123456789abcdef")
+    assert browser.js("document.querySelector('footer.site-meta code').textContent") == "content hash 0123456789abcdef"
     for href in hrefs:  # the citation, then the code block's caption
         browser.goto((out / "ch01.html").as_uri())  # from the chapter (a fragment alone loads nothing)
         browser.goto(href)
