@@ -167,3 +167,30 @@ def type_name(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "directory"
     return "not a regular file"
+
+
+# A `.h` is C or C++ by what it says: these constructs exist only in C++ (comments aside, and
+# `extern "C"` is how a C header talks to C++, so it is not among them).
+_CPP_MARKERS = re.compile(
+    rb"(?m)^\s*(?:namespace\s+[\w:]*\s*\{|template\s*<|(?:class|struct)\s+\w+\s*(?:final\s*)?:\s*(?:public|private|protected)\b"
+    rb"|class\s+\w+\s*\{|(?:public|private|protected)\s*:|using\s+namespace\b|#\s*include\s*<(?:string|vector|memory|"
+    rb"type_traits|utility|iterator|limits|cstdint|cstddef|cstdio|cstdlib|cstring|iostream|ostream|algorithm|"
+    rb"functional|map|chrono|atomic)>)"
+    rb"|\bstd::\w|\bconstexpr\b|\bnoexcept\b|\btypename\b")
+
+
+def header_language(rel: str, head: bytes) -> str | None:
+    """The language of a file from its name and first bytes: a `.h` with C++ in it is `cpp`."""
+    lang = language_of(rel)
+    if lang == "c" and rel.endswith(".h") and _CPP_MARKERS.search(head):
+        return "cpp"
+    return lang
+
+
+def settle_headers(langs: dict[str, str | None]) -> dict[str, str | None]:
+    """`.h` files whose content did not decide: C++ when the repository's other sources are C++
+    and none is C (fmt's `.h` next to its `.cc`), C otherwise. `langs` maps path → language."""
+    sources = [lang for rel, lang in langs.items() if not rel.endswith(".h")]
+    if "cpp" in sources and "c" not in sources:
+        return {rel: "cpp" if rel.endswith(".h") and lang == "c" else lang for rel, lang in langs.items()}
+    return langs

@@ -21,7 +21,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 6
+PARSER_VERSION = 7
 
 @dataclass
 class FileMap:
@@ -64,9 +64,26 @@ def parse_source(source: bytes | str, lang: str) -> FileMap:
         return FileMap(language=lang, error=f"parse failed: {type(exc).__name__}: {exc}")
 
 
+# C/C++ macros the grammar cannot expand and that break the declaration they stand in:
+# `FMT_BEGIN_NAMESPACE` alone on a line, `FMT_CONSTEXPR auto f()`, `REDIS_API int g()`. A macro
+# name (capitals with an underscore) alone on a line or right before a keyword is blanked for
+# the parser only (with spaces: byte offsets, and so the code shown, stay the source's own).
+_C_MACRO_WORDS = re.compile(
+    rb"(?m)^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]*$"
+    rb"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?(?=[ \t]+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)*(?:auto|void|inline|static"
+    rb"|constexpr|explicit|virtual|friend|bool|int|char|unsigned|signed|long|short|double|float|const|struct"
+    rb"|class|enum|union|typename|template|size_t|std::)\b)")
+
+
+def _masked(src: Source) -> bytes:
+    if src.lang not in ("c", "cpp"):
+        return src.data
+    return _C_MACRO_WORDS.sub(lambda m: b" " * len(m.group(0)), src.data)
+
+
 def _extract(src: Source) -> FileMap:
     g = grammar(src.lang)
-    tree = g.parser.parse(src.data)
+    tree = g.parser.parse(_masked(src))
     root = tree.root_node
     fm = FileMap(language=src.lang, lines=src.data.count(b"\n") + (0 if src.data.endswith(b"\n") else 1))
     if not src.data:

@@ -29,9 +29,11 @@ from .classify import (
     VENDOR_DIRS,
     classify,
     head_reason,
+    header_language,
     known_name,
-    language_of,
+    language_of,  # noqa: F401  (re-exported: tests read it here)
     name_reason,
+    settle_headers,
     shebang_language,
     type_name,
 )
@@ -173,6 +175,8 @@ class _Walker:
         self._explain_links()
         if self.on_progress:
             self.on_progress(self.entries)
+        langs = settle_headers({f.rel: f.lang for f in self.files})  # `.h`: C or C++ (see classify)
+        self.files = [f if langs[f.rel] == f.lang else SourceFile(f.rel, f.size, langs[f.rel], f.kind) for f in self.files]
         return SourceTree(self.root, sorted(self.files, key=lambda f: f.rel),
                           sorted(self.skipped, key=lambda s: (s.rel, s.reason)), truncated, self.entries,
                           self.warnings)
@@ -344,7 +348,7 @@ class _Walker:
         if reason := head_reason(head, st.st_size <= HEAD_BYTES):
             self._skip(rel, reason)
             return
-        lang = shebang_language(head) if script else language_of(rel)
+        lang = shebang_language(head) if script else header_language(rel, head)
         if script and lang is None:
             self._skip(rel, "not source code, documentation or configuration (no extension, no known #! line)")
             return

@@ -1,0 +1,137 @@
+"""The map's parsers read each language as its users write it (issue 23 item 5): C/C++
+declarations, Python overloads, doc-comment markup of Javadoc, JSDoc, rustdoc and Go doc."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from orchestrator.authoring.codeinfo import signature_parts
+from orchestrator.authoring.project import Sym
+from orchestrator.repo.classify import header_language, settle_headers
+from orchestrator.repo.definitions import C_KEYWORDS
+from orchestrator.repo.parse import FileMap, parse_source
+from orchestrator.repo.walk import walk
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def by_name(fm: FileMap) -> dict:
+    return {d.qualified_name: d for d in fm.definitions}
+
+
+# --------------------------------------------------------------------------- C and C++
+
+# fmt's style: macros the grammar cannot expand sit in front of keywords.
+FMT_LIKE = src('''
+    #include <string>
+    FMT_BEGIN_NAMESPACE
+    namespace detail {
+    inline auto digits2(size_t value) noexcept -> const char* { return "0"; }
+    template <typename T> struct float_info;
+    template <> struct float_info<float> { static const int digits = 24; };
+    }  // namespace detail
+    template <typename T, typename Char>
+    struct formatter<styled<T>, Char> : formatter<T, Char> {
+      template <typename Ctx>
+      FMT_CONSTEXPR auto format(const styled<T>& arg, Ctx& ctx) const -> decltype(ctx.out()) {
+        bool has_style = false;
+        return ctx.out();
+      }
+    };
+    FMT_END_NAMESPACE
+    namespace std {
+    template <> struct hash<fmt::string_view> {};
+    }
+    struct visitor {
+      void operator()(int value) {}
+    };
+    ''')
+
+
+def test_no_keyword_or_builtin_type_is_a_cpp_definition() -> None:
+    fm = parse_source(FMT_LIKE, "cpp")
+    names = {d.name for d in fm.definitions}
+    assert not names & C_KEYWORDS, sorted(names & C_KEYWORDS)
+    assert "std" not in {d.qualified_name for d in fm.definitions}  # reopening std defines nothing
+    assert {"detail", "digits2", "visitor"} <= names  # the real definitions are still there
+
+
+def test_the_same_file_read_as_c_yields_no_keyword_either() -> None:
+    # A C++ header mislabelled C is the worst case: the C grammar reads `noexcept`, `float` as names.
+    fm = parse_source(FMT_LIKE, "c")
+    assert not {d.name for d in fm.definitions} & C_KEYWORDS
+
+
+HIREDIS_LIKE = src('''
+    /* This is the reply object returned by redisCommand() */
+    typedef struct redisReply {
+        int type; /* REDIS_REPLY_* */
+        struct redisReply **element; /* elements vector for REDIS_REPLY_ARRAY */
+    } redisReply;
+
+    /* A task of the reader's stack. */
+    typedef struct {
+        int type;
+        void *privdata;
+    } redisReadTask;
+
+    void freeReplyObject(void *reply);
+    int redisGetReply(redisContext *c, void **reply);
+    redisContext *redisConnect(const char *ip, int port);
+    int redisReconnect(void);
+    ''')
+
+
+def test_typedef_struct_is_one_struct_with_the_comment_above_it() -> None:
+    defs = by_name(parse_source(HIREDIS_LIKE, "c"))
+    reply = defs["redisReply"]
+    assert reply.kind == "struct"
+    assert reply.doc == "This is the reply object returned by redisCommand()"
+    assert reply.signature == "typedef struct redisReply"
+    assert [d.kind for d in parse_source(HIREDIS_LIKE, "c").definitions].count("type alias") == 0
+    task = defs["redisReadTask"]  # an anonymous struct is known by its typedef's name
+    assert (task.kind, task.doc) == ("struct", "A task of the reader's stack.")
+
+
+def _params(code: str, lang: str, name: str) -> list[tuple[str, str]]:
+    fm = parse_source(code, lang)
+    d = next(d for d in fm.definitions if d.name == name)
+    params, _ = signature_parts(Sym("x.h", d, 1.0, lang))
+    return [(p.name, p.type) for p in params]
+
+
+def test_pointer_types_are_kept_in_c_parameters() -> None:
+    assert _params(HIREDIS_LIKE, "c", "freeReplyObject") == [("reply", "void *")]
+    assert _params(HIREDIS_LIKE, "c", "redisGetReply") == [("c", "redisContext *"), ("reply", "void **")]
+    assert _params(HIREDIS_LIKE, "c", "redisConnect") == [("ip", "const char *"), ("port", "int")]
+    assert _params(HIREDIS_LIKE, "c", "redisReconnect") == []  # `(void)` is no parameter
+
+
+def test_a_header_with_cpp_in_it_is_cpp() -> None:
+    assert header_language("include/fmt/core.h", FMT_LIKE.encode()) == "cpp"
+    assert header_language("hiredis.h", HIREDIS_LIKE.encode()) == "c"
+    extern_c = b'#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n'
+    assert header_language("api.h", extern_c) == "c"  # a C header that C++ can include is C
+    assert header_language("a.hpp", b"int f();") == "cpp"
+
+
+def test_undecided_headers_follow_the_repositorys_other_sources() -> None:
+    cpp_repo = {"src/format.cc": "cpp", "include/os.h": "c", "README.md": None}
+    assert settle_headers(cpp_repo)["include/os.h"] == "cpp"
+    mixed = {"src/format.cc": "cpp", "src/glue.c": "c", "include/os.h": "c"}
+    assert settle_headers(mixed)["include/os.h"] == "c"  # any C source: the header stays C
+
+
+def test_walk_labels_headers(tmp_path: Path) -> None:
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "plain.h").write_text("#define FMT_VERSION 1\nint f(int);\n")
+    (tmp_path / "include" / "core.h").write_text("namespace fmt {\nint f(int);\n}\n")
+    (tmp_path / "format.cc").write_text('#include "core.h"\nint fmt::f(int x) { return x; }\n')
+    langs = {f.rel: f.lang for f in walk(tmp_path).files}
+    assert langs == {"include/plain.h": "cpp", "include/core.h": "cpp", "format.cc": "cpp"}
+    (tmp_path / "glue.c").write_text("int g(void) { return 0; }\n")
+    langs = {f.rel: f.lang for f in walk(tmp_path).files}
+    assert langs["include/plain.h"] == "c" and langs["include/core.h"] == "cpp"
