@@ -135,3 +135,57 @@ def test_walk_labels_headers(tmp_path: Path) -> None:
     (tmp_path / "glue.c").write_text("int g(void) { return 0; }\n")
     langs = {f.rel: f.lang for f in walk(tmp_path).files}
     assert langs["include/plain.h"] == "c" and langs["include/core.h"] == "cpp"
+
+
+# --------------------------------------------------------------------------- Python overloads
+
+OVERLOADED = src('''
+    import typing as t
+    from typing import overload
+
+    @t.overload
+    def command(name: t.Callable[..., t.Any]) -> Command: ...
+
+    @t.overload
+    def command(name: str | None = None, **attrs: t.Any) -> t.Callable[[F], Command]:
+        """With a name: returns a decorator."""
+
+    def command(name=None, cls=None, **attrs):
+        """Creates a new Command and uses the decorated function as callback."""
+        return Command(name)
+
+    class Context:
+        @overload
+        def get(self, key: str) -> str: ...
+        @overload
+        def get(self, key: str, default: int) -> str | int: ...
+        def get(self, key, default=None):
+            return default
+    ''')
+
+
+def test_overload_stubs_give_way_to_the_implementation() -> None:
+    fm = parse_source(OVERLOADED, "python")
+    commands = [d for d in fm.definitions if d.qualified_name == "command"]
+    assert len(commands) == 1
+    cmd = commands[0]
+    assert cmd.signature == "def command(name=None, cls=None, **attrs)"
+    assert cmd.start_line == OVERLOADED.splitlines().index("def command(name=None, cls=None, **attrs):") + 1
+    # the implementation's docstring first, then what an overload says of itself
+    assert cmd.doc == ("Creates a new Command and uses the decorated function as callback.\n\n"
+                       "With a name: returns a decorator.")
+    gets = [d for d in fm.definitions if d.qualified_name == "Context.get"]
+    assert [(d.kind, d.signature) for d in gets] == [("method", "def get(self, key, default=None)")]
+
+
+def test_a_stub_file_keeps_one_overload_per_name() -> None:
+    stub = src('''
+        from typing import overload
+        @overload
+        def f(x: int) -> int:
+            """For ints."""
+        @overload
+        def f(x: str) -> str: ...
+        ''')
+    fs = [d for d in parse_source(stub, "python").definitions if d.name == "f"]
+    assert [(d.signature, d.doc) for d in fs] == [("def f(x: int) -> int", "For ints.")]

@@ -90,6 +90,7 @@ def _extract(src: Source) -> FileMap:
         fm.lines = 0
 
     found: dict[tuple[int, int], tuple[int, Definition]] = {}
+    overloads: set[int] = set()  # id() of the Definitions of `@overload` stubs
     name_nodes: set[int] = set()
     for _pattern, caps in query_cursor(g.defs).matches(root):
         kind_key = next((k for k in caps if k.startswith("def.")), None)
@@ -100,6 +101,8 @@ def _extract(src: Source) -> FileMap:
         if made is None:
             continue
         made_def, name_start = made
+        if src.lang == "python" and _is_overload(src, node):
+            overloads.add(id(made_def))
         if made_def.kind != "impl":  # the type an impl names is a use of that type
             name_nodes.add(name_start)
         key = (node.start_byte, node.end_byte)
@@ -109,6 +112,8 @@ def _extract(src: Source) -> FileMap:
         if key not in found or rank < found[key][0]:
             found[key] = (rank, made_def)
     fm.definitions = sorted((d for _, d in found.values()), key=lambda d: (d.start_line, d.end_line))
+    if overloads:
+        fm.definitions = _merge_overloads(fm.definitions, overloads)
 
     imports: list[str] = []
     for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
@@ -138,6 +143,36 @@ def _extract(src: Source) -> FileMap:
     if src.lang in ("javascript", "typescript", "tsx"):
         _mark_js_exports(src, fm)
     return fm
+
+
+_OVERLOAD = re.compile(r"^@\s*(?:typing\.|t\.|typing_extensions\.)?overload\s*$")
+
+
+def _is_overload(src: Source, node: Any) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "decorated_definition" and any(
+        c.type == "decorator" and _OVERLOAD.match(src.text(c)) for c in parent.children)
+
+
+def _merge_overloads(defs: list[Definition], overloads: set[int]) -> list[Definition]:
+    """`@overload` stubs are not the function: the implementation is (its signature, its lines,
+    its docstring), and a stub's own docstring, when it has one, is added to the doc. A stub
+    file (`.pyi`) has only stubs: the first stands for the function."""
+    groups: dict[str, list[Definition]] = {}
+    for d in defs:
+        groups.setdefault(d.qualified_name, []).append(d)
+    drop: set[int] = set()
+    for group in groups.values():
+        stubs = [d for d in group if id(d) in overloads]
+        if not stubs:
+            continue
+        impls = [d for d in group if id(d) not in overloads]
+        keep = impls[-1] if impls else stubs[0]
+        docs = [keep.doc] if keep.doc else []
+        docs += [d.doc for d in stubs if d.doc and d is not keep and d.doc not in docs]
+        keep.doc = "\n\n".join(docs)
+        drop.update(id(d) for d in stubs if d is not keep)
+    return [d for d in defs if id(d) not in drop]
 
 
 def _bound_names(src: Source, statement: Any) -> list[str]:
