@@ -189,3 +189,68 @@ def test_a_stub_file_keeps_one_overload_per_name() -> None:
         ''')
     fs = [d for d in parse_source(stub, "python").definitions if d.name == "f"]
     assert [(d.signature, d.doc) for d in fs] == [("def f(x: int) -> int", "For ints.")]
+
+
+# --------------------------------------------------------------------------- doc markup
+
+GSON_DOC = src('''
+    /**
+     * This is the main class for using Gson. It is used by invoking {@link #toJson(Object)} or
+     * {@link #fromJson(String, Class) fromJson(String, Class)} methods on it.
+     *
+     * <p>You can create a {@code Gson} instance by invoking {@link #Gson() new Gson()}. A
+     * {@code Map<String, List<Integer>>} or a {@code {"a": 1}} literal; a List&lt;String&gt; in prose,
+     * and 1 &lt; 2 &amp;&amp; 3 &gt; 2.
+     *
+     * <p>Here is an example of how Gson is used:
+     *
+     * <pre>{@code
+     * Gson gson = new GsonBuilder()
+     *     .setPrettyPrinting()
+     *     .create();
+     * Map<String, Integer> m = gson.fromJson("{}", type);
+     * }</pre>
+     *
+     * <ul>
+     *   <li>Use <b>strict</b> mode
+     *   <li>See <a href="https://github.com/google/gson">the guide</a>
+     * </ul>
+     */
+    ''')
+
+
+def test_javadoc_html_and_inline_tags_become_markdown() -> None:
+    from orchestrator.text import docstrings
+
+    md = docstrings.to_markdown(GSON_DOC, "java")
+    prose = "\n".join(ln for ln in md.split("```java")[0].splitlines())
+    for raw in ("<p>", "{@code", "{@link", "&lt;", "&amp;", "<pre>", "<li>", "<b>", "<a "):
+        assert raw not in md, (raw, md)
+    assert "invoking `toJson()` or fromJson(String, Class) methods" in prose
+    assert "by invoking new Gson()." in prose
+    assert "A `Map<String, List<Integer>>` or a `{\"a\": 1}` literal; a `List<String>` in prose" in prose
+    assert "and 1 < 2 && 3 > 2." in prose
+    assert "- Use **strict** mode" in md and "- See [the guide](https://github.com/google/gson)" in md
+    # the <pre> block is one example, indentation and generics kept, right after its sentence
+    assert ("Here is an example of how Gson is used:\n\n```java\nGson gson = new GsonBuilder()\n"
+            "    .setPrettyPrinting()\n    .create();\nMap<String, Integer> m = gson.fromJson(\"{}\", type);\n```") in md
+
+
+def test_brackets_in_inline_code_are_kept() -> None:
+    from orchestrator.text import markup
+
+    assert markup.inline("Use `f()[key][0]` to read it.") == "Use `f()[key][0]` to read it."
+    assert markup.inline("Use `a[0](x)` here.") == "Use `a[0](x)` here."
+    # outside code, links still become their text
+    assert markup.inline("See [the docs][ref] and [`Foo`](crate::Foo).") == "See the docs and `Foo`."
+
+
+def test_an_example_stays_after_the_sentence_that_introduces_it() -> None:
+    from orchestrator.text import docstrings
+
+    doc = "Runs the command.\n\nFor example:\n\n```go\nr.Get(\"/\", h)\n```\n\nThen it returns."
+    parts = docstrings.parse(doc, "go")
+    assert [b.kind for b in parts.blocks] == ["p", "p", "code", "p"] and not parts.examples
+    alone = docstrings.parse("Runs the command.\n\n```go\nr.Get(\"/\", h)\n```", "go")
+    assert [e.text for e in alone.examples] == ['r.Get("/", h)']  # no introducing sentence: an example
+

@@ -15,7 +15,7 @@ import re
 
 from .docparts import LABELS, Block, DocParts, Item, render_blocks, render_items  # noqa: F401  (re-exported)
 from .markdown import fence, markup_leaks, prose_only, safe  # noqa: F401  (re-exported: one import for callers)
-from .markup import _single_backtick_refs, first_sentence, inline, strip_comment  # noqa: F401
+from .markup import _single_backtick_refs, first_sentence, html_doc, inline, strip_comment  # noqa: F401
 
 # ---------------------------------------------------------------- block parser
 
@@ -98,6 +98,9 @@ class _Parser:
         if not text.strip():
             return
         block = Block("code", text, lang)
+        last = self.parts.blocks[-1] if self.parts.blocks else None
+        if example and last is not None and last.kind == "p" and last.text.rstrip().endswith(":"):
+            example = False  # "Here is an example:" introduces it: it stays after its sentence
         (self.parts.examples if example else self.parts.blocks).append(block)
 
     def step(self) -> None:  # noqa: C901 - one dispatch over the kinds of line
@@ -418,6 +421,8 @@ def parse(doc: str, lang: str = "") -> DocParts:
     if not doc or not doc.strip():
         return parts
     text = strip_comment(doc).replace("\t", "    ")
+    if lang != "python":  # Javadoc/JSDoc HTML: `<p>`, `<pre>{@code …}</pre>`, `&lt;` (Python docs are RST)
+        text = html_doc(text, lang if lang in ("java", "kotlin", "c", "cpp") else _code_lang("", lang))
     _Parser(text.splitlines(), lang, parts).run()
     return parts
 
