@@ -254,3 +254,25 @@ def test_an_example_stays_after_the_sentence_that_introduces_it() -> None:
     alone = docstrings.parse("Runs the command.\n\n```go\nr.Get(\"/\", h)\n```", "go")
     assert [e.text for e in alone.examples] == ['r.Get("/", h)']  # no introducing sentence: an example
 
+
+
+def test_only_complete_entities_are_decoded() -> None:
+    from orchestrator.text import markup
+
+    assert markup.html_doc("Calls &copyFrom and &notify; then &#64;Nullable &amp; x.") == \
+        "Calls &copyFrom and &notify; then @Nullable & x."
+
+
+# --------------------------------------------------------------------------- vendored code
+
+def test_a_vendored_test_framework_is_left_out(tmp_path: Path) -> None:
+    from orchestrator.repo.classify import vendored_copy
+
+    for rel in ("test/gtest/gtest.h", "test/gtest/gmock/gmock.h", "src/format.cc", "googletest/src/gtest.cc"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("namespace testing { int f(); }\n")
+    tree = walk(tmp_path)
+    assert [f.rel for f in tree.files] == ["googletest/src/gtest.cc", "src/format.cc"]
+    assert [(s.rel, s.reason) for s in tree.skipped] == [("test/gtest", "vendored (a copy of googletest)")]
+    assert vendored_copy("googletest") is None  # the googletest repository's own code is its code
+    assert vendored_copy("third/deps/catch2") == "vendored (a copy of Catch2)"

@@ -194,3 +194,21 @@ def settle_headers(langs: dict[str, str | None]) -> dict[str, str | None]:
     if "cpp" in sources and "c" not in sources:
         return {rel: "cpp" if rel.endswith(".h") and lang == "c" else lang for rel, lang in langs.items()}
     return langs
+
+
+# Third-party libraries projects copy in (test frameworks above all): a directory of one of these
+# names inside a test or dependency folder is that library, not the project (fmt's test/gtest).
+# Only there: the googletest repository's own `googletest/` is its code.
+VENDORED_LIBRARIES = {"gtest": "googletest", "gmock": "googlemock", "googletest": "googletest",
+                      "googlemock": "googlemock", "catch2": "Catch2", "Catch2": "Catch2", "catch": "Catch2",
+                      "doctest": "doctest", "unity": "Unity", "cmocka": "cmocka", "benchmark": "google benchmark"}
+_VENDORING_PARENTS = TEST_DIRS | {"deps", "external", "extern", "contrib", "libs", "ext"}
+
+
+def vendored_copy(rel: str) -> str | None:
+    """Why the directory `rel` is left out as a copy of a third-party library, or None."""
+    parts = rel.split("/")
+    lib = VENDORED_LIBRARIES.get(parts[-1])
+    if lib and any(p in _VENDORING_PARENTS for p in parts[:-1]):
+        return f"vendored (a copy of {lib})"
+    return None

@@ -36,6 +36,7 @@ from .classify import (
     settle_headers,
     shebang_language,
     type_name,
+    vendored_copy,
 )
 from .read import (  # noqa: F401  (read_source*, source_problem: re-exported, the walk's one reading rule)
     SourceReadError,
@@ -266,7 +267,7 @@ class _Walker:
         except OSError as ex:
             self._skip(rel, f"unreadable: {ex.strerror}")
             return None
-        if is_dir and (reason := self._dir_name_reason(name, e.path, names)):
+        if is_dir and (reason := self._dir_name_reason(name, e.path, names) or vendored_copy(rel)):
             self._skip(rel, reason)
             return None
         if name.startswith("."):

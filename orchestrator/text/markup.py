@@ -156,6 +156,7 @@ _HTML_SIMPLE = [
     (re.compile(r"</?(?:b|strong)>", re.I), "**"), (re.compile(r"</?(?:i|em)>", re.I), "*"),
     (re.compile(r"\s*<h\d\b[^>]*>\s*(.*?)\s*</h\d>\s*", re.I | re.S), r"\n\n**\1**\n\n"),
 ]
+_ENTITY_RE = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);")
 _GENERIC_RE = re.compile(r"[\w.$@]*&lt;[^\s]*?&gt;(?:\[\])*")
 
 
@@ -219,7 +220,17 @@ def _entities(text: str) -> str:
         word = m.group(0)
         return "`" + html.unescape(word) + "`"
     text = _outside_code(text, lambda s: _GENERIC_RE.sub(generic, s))
-    return _outside_code(text, lambda s: html.unescape(s) if "&" in s else s)
+    # only complete entities (`&lt;`, `&#64;`): html.unescape alone also reads `&copy` in `&copyFrom`
+    return _outside_code(text, lambda s: _ENTITY_RE.sub(_entity, s) if "&" in s else s)
+
+
+def _entity(m: re.Match[str]) -> str:
+    import html.entities
+
+    word = m.group(0)
+    if word.startswith("&#"):
+        return html.unescape(word)
+    return html.entities.html5.get(word[1:], word)  # `&notify;` is no entity (unescape reads `&not`)
 
 
 def html_doc(text: str, lang: str = "") -> str:
