@@ -116,6 +116,8 @@ def test_a_header_with_cpp_in_it_is_cpp() -> None:
     extern_c = b'#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n'
     assert header_language("api.h", extern_c) == "c"  # a C header that C++ can include is C
     assert header_language("a.hpp", b"int f();") == "cpp"
+    # what a comment says is not code: hiredis's ffc.h is C that mentions `std::strtod`
+    assert header_language("ffc.h", b"/* like std::strtod in C++ */\ndouble ffc_parse(const char *s);\n") == "c"
 
 
 def test_undecided_headers_follow_the_repositorys_other_sources() -> None:
@@ -123,6 +125,11 @@ def test_undecided_headers_follow_the_repositorys_other_sources() -> None:
     assert settle_headers(cpp_repo)["include/os.h"] == "cpp"
     mixed = {"src/format.cc": "cpp", "src/glue.c": "c", "include/os.h": "c"}
     assert settle_headers(mixed)["include/os.h"] == "c"  # any C source: the header stays C
+    # a header that includes a C++ header of the repository is C++, through a chain of includes
+    chain = {**mixed, "include/base.h": "cpp", "include/core.h": "c", "include/fmt-c.h": "c"}
+    includes = {"include/os.h": ["core.h"], "include/core.h": ["base.h"], "include/fmt-c.h": ["stdio.h"]}
+    settled = settle_headers(chain, includes)
+    assert (settled["include/core.h"], settled["include/os.h"], settled["include/fmt-c.h"]) == ("cpp", "cpp", "c")
 
 
 def test_walk_labels_headers(tmp_path: Path) -> None:

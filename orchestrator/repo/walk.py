@@ -33,6 +33,7 @@ from .classify import (
     known_name,
     language_of,  # noqa: F401  (re-exported: tests read it here)
     name_reason,
+    quoted_includes,
     settle_headers,
     shebang_language,
     type_name,
@@ -144,6 +145,7 @@ class _Walker:
         self.max_file_bytes, self.max_files, self.max_entries = max_file_bytes, max_files, max_entries
         self.on_progress, self.should_stop = on_progress, should_stop
         self.files: list[SourceFile] = []
+        self.includes: dict[str, list[str]] = {}  # a C header → the project headers it includes
         self.skipped: list[Skipped] = []
         self.warnings: list[str] = []
         self.entries = 0
@@ -176,7 +178,7 @@ class _Walker:
         self._explain_links()
         if self.on_progress:
             self.on_progress(self.entries)
-        langs = settle_headers({f.rel: f.lang for f in self.files})  # `.h`: C or C++ (see classify)
+        langs = settle_headers({f.rel: f.lang for f in self.files}, self.includes)  # `.h`: C or C++ (see classify)
         self.files = [f if langs[f.rel] == f.lang else SourceFile(f.rel, f.size, langs[f.rel], f.kind) for f in self.files]
         return SourceTree(self.root, sorted(self.files, key=lambda f: f.rel),
                           sorted(self.skipped, key=lambda s: (s.rel, s.reason)), truncated, self.entries,
@@ -354,6 +356,8 @@ class _Walker:
             self._skip(rel, "not source code, documentation or configuration (no extension, no known #! line)")
             return
         self.seen_files[key] = rel
+        if lang == "c" and name.endswith(".h"):
+            self.includes[rel] = quoted_includes(head)
         self.files.append(SourceFile(rel, st.st_size, lang, classify(rel, lang)))
 
     def _link(self, path: str, rel: str) -> None:
