@@ -283,3 +283,11 @@ def test_a_vendored_test_framework_is_left_out(tmp_path: Path) -> None:
     assert [(s.rel, s.reason) for s in tree.skipped] == [("test/gtest", "vendored (a copy of googletest)")]
     assert vendored_copy("googletest") is None  # the googletest repository's own code is its code
     assert vendored_copy("third/deps/catch2") == "vendored (a copy of Catch2)"
+
+
+def test_rst_escaped_suffix_after_inline_code_is_joined() -> None:
+    from orchestrator.text import markup
+
+    assert markup.inline(r"attach all decorated :func:`option`\s as parameters") == \
+        "attach all decorated `option()`s as parameters"
+    assert markup.inline(r"a newline is `\n` here") == r"a newline is `\n` here"

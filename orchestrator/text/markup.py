@@ -92,6 +92,7 @@ def inline(text: str) -> str:
     text = _RST_LINK_RE.sub(lambda m: f"[{m.group(1).strip()}]({m.group(2)})" if re.match(r"https?://", m.group(2))
                             else m.group(1).strip(), text)
     text = _STRAY_ROLE_RE.sub("", text)  # a role name left without its target
+    text = re.sub(r"(?<=[^\s`]`)\\(?=[a-z])", "", text) if "`\\" in text else text  # RST's :func:`option`\s
     text = _FOOTNOTE_REF_RE.sub("", text)
     text = _outside_spans(_MD_LINK_RE, _link, text)
     text = _outside_spans(_REF_LINK_RE, lambda m: m.group(1), text)  # never `f()[key][0]` → `f()key`
