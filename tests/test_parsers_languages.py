@@ -218,6 +218,7 @@ GSON_DOC = src('''
      * Map<String, Integer> m = gson.fromJson("{}", type);
      * }</pre>
      *
+     * <h2>{@code JsonElement} as JSON data</h2>
      * <ul>
      *   <li>Use <b>strict</b> mode
      *   <li>See <a href="https://github.com/google/gson">the guide</a>
@@ -237,6 +238,7 @@ def test_javadoc_html_and_inline_tags_become_markdown() -> None:
     assert "by invoking new Gson()." in prose
     assert "A `Map<String, List<Integer>>` or a `{\"a\": 1}` literal; a `List<String>` in prose" in prose
     assert "and 1 < 2 && 3 > 2." in prose
+    assert "**`JsonElement` as JSON data**" in md
     assert "- Use **strict** mode" in md and "- See [the guide](https://github.com/google/gson)" in md
     # the <pre> block is one example, indentation and generics kept, right after its sentence
     assert ("Here is an example of how Gson is used:\n\n```java\nGson gson = new GsonBuilder()\n"

@@ -155,8 +155,8 @@ _HTML_SIMPLE = [
     (re.compile(r"\s*<(?:li|dt)\b[^>]*>\s*", re.I), "\n- "), (re.compile(r"\s*</(?:li|dt)>", re.I), ""),
     (re.compile(r"\s*<dd\b[^>]*>\s*", re.I), ": "), (re.compile(r"\s*</dd>", re.I), ""),
     (re.compile(r"</?(?:b|strong)>", re.I), "**"), (re.compile(r"</?(?:i|em)>", re.I), "*"),
-    (re.compile(r"\s*<h\d\b[^>]*>\s*(.*?)\s*</h\d>\s*", re.I | re.S), r"\n\n**\1**\n\n"),
 ]
+_HEADING_RE = re.compile(r"\s*<h\d\b[^>]*>\s*(.*?)\s*</h\d>\s*", re.I | re.S)  # may hold code: whole text
 _ENTITY_RE = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);")
 _GENERIC_RE = re.compile(r"[\w.$@]*&lt;[^\s]*?&gt;(?:\[\])*")
 
@@ -244,6 +244,7 @@ def html_doc(text: str, lang: str = "") -> str:
         s = _inline_tags(pieces[k])
         s = _ANCHOR_RE.sub(lambda m: f"[{m.group(2).strip()}]({m.group(1)})" if re.match(r"https?://", m.group(1))
                            else m.group(2).strip(), s)
+        s = _HEADING_RE.sub(lambda m: "\n\n**" + " ".join(m.group(1).split()) + "**\n\n", s)
         for rx, rep in _HTML_SIMPLE:
             s = "\n".join(_outside_code(ln, lambda p, rx=rx, rep=rep: rx.sub(rep, p)) for ln in s.split("\n"))
         pieces[k] = "\n".join(_entities(ln) for ln in s.split("\n"))
