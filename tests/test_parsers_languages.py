@@ -293,3 +293,11 @@ def test_rst_escaped_suffix_after_inline_code_is_joined() -> None:
     assert markup.inline(r"attach all decorated :func:`option`\s as parameters") == \
         "attach all decorated `option()`s as parameters"
     assert markup.inline(r"a newline is `\n` here") == r"a newline is `\n` here"
+
+
+def test_html_in_a_javascript_doc_is_its_content() -> None:
+    from orchestrator.text import docstrings
+
+    doc = "/**\n * Send a response.\n *\n * Examples:\n *\n *     res.send('<p>some html</p>');\n */"
+    md = docstrings.to_markdown(doc, "javascript")
+    assert "res.send('<p>some html</p>');" in md
