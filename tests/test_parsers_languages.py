@@ -301,3 +301,16 @@ def test_html_in_a_javascript_doc_is_its_content() -> None:
     doc = "/**\n * Send a response.\n *\n * Examples:\n *\n *     res.send('<p>some html</p>');\n */"
     md = docstrings.to_markdown(doc, "javascript")
     assert "res.send('<p>some html</p>');" in md
+
+
+def test_template_specializations_keep_their_own_name() -> None:
+    code = src('''
+        template <typename T> struct is_ref : std::false_type {};
+        template <typename T> struct is_ref<std::reference_wrapper<T>> : std::true_type {};
+        template <typename T>
+        struct is_string_like<T, void_t<decltype(std::declval<T>().find_first_of(
+                                      typename T::value_type(), 0))>> : std::true_type {};
+        template <> struct formatter<date> {};
+        ''')
+    names = [d.name for d in parse_source(code, "cpp").definitions]
+    assert names == ["is_ref", "is_ref<std::reference_wrapper<T>>", "is_string_like<…>", "formatter<date>"]

@@ -116,14 +116,23 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         # auto f() -> decltype(…)`) makes it take a keyword for a name; `namespace std { … }`
         # only specializes the standard library's templates: neither defines a symbol
         return None
+    if lang in ("c", "cpp") and not _c_name_ok(name):
+        return None  # a declaration the grammar misread (`value>>` out of an `enable_if<…>`)
+    if lang == "cpp" and "<" in name and not name.rsplit("::", 1)[-1].startswith("operator"):
+        # a specialization: `formatter<date>` as written, on one line; a long SFINAE argument list
+        # (`is_std_string_like<T, void_t<decltype(…)>>`) would bury the name, so it is elided
+        name = " ".join(name.split())
+        if len(name) > 40:
+            name = name.split("<", 1)[0] + "<…>"
     if kind == "impl" or (lang == "rust" and name_node.type not in ("identifier", "type_identifier")):
         name = _base_type(src, name_node) or ""
     if not name or name == "_":
         return None
     outer = _outer(node, lang)
     qualified = _qualify(src, node, name, kind, containers)
-    if lang == "cpp" and "::" in name:
-        qualified, name = name, name.rsplit("::", 1)[1]
+    if lang == "cpp" and "::" in name.split("<", 1)[0]:  # `fmt::f`, not `is_ref<std::ref<T>>`
+        base, lt, args = name.partition("<")
+        qualified, name = name, base.rsplit("::", 1)[1] + lt + args
     refined = _refine_kind(src, node, name, kind, containers)
     if refined is None:
         return None
@@ -135,6 +144,15 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         start_line=outer.start_point[0] + 1, end_line=outer.end_point[0] + 1,
         exported=_exported(src, node, outer, name, qualified, containers),
     ), name_start
+
+
+def _c_name_ok(name: str) -> bool:
+    """`f`, `ns::f`, `~T`, `operator()`, `formatter<T, Char>`: a name C/C++ can declare."""
+    if name.rsplit("::", 1)[-1].startswith("operator"):
+        return True
+    base, _, args = name.partition("<")
+    return bool(re.match(r"^(?:[A-Za-z_]\w*::)*~?[A-Za-z_]\w*$", base)) and \
+        (not args or name.count("<") == name.count(">") and name.endswith(">"))
 
 
 def _c_name(node: Any) -> Any | None:
