@@ -16,6 +16,7 @@ from ..state import memory as memoryfiles
 from ..steps import ALL_STEPS, FINAL, RESEARCH
 from .source_context import with_sources_cut
 from .structured import structured, structured_answer
+from .surround import around
 
 
 def _h1_count(md: str) -> int:
@@ -91,15 +92,26 @@ def _final_code(text: str, ctx: dict[str, Any]) -> list[str]:
             for f in found if f.severity == "blocking"]
 
 
-def clean_and_validate(step: str, text: str, ctx: dict[str, Any]) -> str:
-    """Reject marker text, read a contract answer strictly and render it, then validate;
-    raise ValidationFailed with what to fix (the runner re-asks with it)."""
+# The kinds of prose answer that begin with a `# ` title line: text before it is a preamble.
+TITLED = ("headed", "chapter")
+
+
+def clean_and_validate(step: str, text: str, ctx: dict[str, Any], trimmed: list[str] | None = None) -> str:
+    """Reject marker text, read a contract answer strictly and render it, strip what the model
+    said around a prose answer (a preamble, closing remarks: surround.py; noted in `trimmed`
+    for the ledger), then validate; raise ValidationFailed with what to fix (the runner
+    re-asks with it)."""
     text = text.strip()
     if not text:
         raise ValidationFailed("the answer was empty")
     check_no_markers(text)
     if structured(step):
         text = structured_answer(step, text, ctx).strip()
+    else:
+        text, notes = around(text, ALL_STEPS[step].answer in TITLED)
+        text = text.strip()
+        if trimmed is not None:
+            trimmed += notes
     errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
     if step == FINAL:
         errs += _final_code(text, ctx)
