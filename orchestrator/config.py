@@ -40,6 +40,13 @@ SCHEMA: tuple[Key, ...] = (
         ("normal", "fast", "off")),
     Key("provider", str, "auto", "auto (anthropic when ANTHROPIC_API_KEY is set, else offline), anthropic or offline",
         ("auto", "anthropic", "offline")),
+    Key("server", str, "anthropic", "anthropic (Anthropic's API) or compatible (any server that speaks the Messages "
+        "API at ANTHROPIC_BASE_URL: Ollama, llama.cpp, vLLM; no key needed)", ("anthropic", "compatible")),
+    Key("context_window", int, 0, "server: compatible: the model's context window in tokens (the server's "
+        "num_ctx / --ctx-size); 0: 8192. Claude's come from data/models.yaml"),
+    Key("max_output", int, 0, "server: compatible: the most tokens one answer may take; 0: 2048"),
+    Key("prices", dict, {}, "server: compatible: USD per million tokens, e.g. {input: 0.2, output: 0.8}; "
+        "empty: the calls cost 0"),
     Key("model", str, DEFAULT_MODEL, "the model for every role, unless `models` names another"),
     Key("models", dict, {}, "per-role model or settings, e.g. {writer: claude-opus-5} or "
         "{editor: {model: claude-sonnet-5-5, max_tokens: 32000, thinking: adaptive, effort: high}}; each role's "
@@ -79,6 +86,10 @@ class Config:
     brief: str = KEYS["brief"].default
     gates: str = "normal"
     provider: str = "auto"
+    server: str = "anthropic"
+    context_window: int = 0
+    max_output: int = 0
+    prices: dict[str, float] = field(default_factory=dict)
     model: str = DEFAULT_MODEL
     models: dict[str, Any] = field(default_factory=dict)
     fallback_model: str = ""
@@ -208,6 +219,14 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
                               fix=f"{name}: {key.choices[0]}")
         if name in ("concurrency", "retries", "batch_size", "max_chapters") and value < 1:
             raise ConfigError(f"{name} must be at least 1, not {value}", shown, vline, fix=f"{name}: {key.default}")
+        if name in ("context_window", "max_output") and value < 0:
+            raise ConfigError(f"{name} cannot be negative (0: the default)", shown, vline, fix=f"{name}: 8192")
+        if name == "prices" and value:
+            from .providers.anthropic.server import check_prices
+
+            why = check_prices(value)
+            if why:
+                raise ConfigError(why, shown, vline, fix="prices: {input: 0.2, output: 0.8}")
         if name == "budget_usd" and not math.isfinite(value):
             raise ConfigError("budget_usd must be a finite number", shown, vline, fix="budget_usd: 25 (0 means no cap)")
         if name in ("budget_usd", "max_revisions") and value < 0:
@@ -235,6 +254,9 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)
         values[name] = float(value) if name in ("budget_usd", "evidence_min") else value
     cfg = Config(root=root, file=path, **values)
+    if cfg.server == "compatible" and cfg.max_output and cfg.context_window and cfg.max_output >= cfg.context_window:
+        raise ConfigError(f"max_output ({cfg.max_output}) must be below context_window ({cfg.context_window}): the "
+                          "prompt needs room too", shown, fix="max_output: a quarter of context_window")
     if check_source:
         line = next((k.start_mark.line + 1 for k, _ in node.value if k.value == "source"), None)
         check_source_dir(cfg.source_dir, cfg.source, shown, line, empty_ok=True)

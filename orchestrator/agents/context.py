@@ -28,7 +28,7 @@ from ..steps import (
     STYLE_GUIDE,
 )
 from . import source_context
-from .memory_budget import bounded_memory
+from .memory_budget import bounded_memory, budget_for
 from .source_context import SOURCE_CHARS
 
 
@@ -68,7 +68,8 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     first = not spec.chapter or bool(o and o.chapters and o.chapters[0].id == ch)
     ctx["project_front"] = _front(book) if first and spec.role in ("planner", "researcher", "writer") else ""
     if not spec.chapter and spec.sources:  # the planner reads the listing and the ranked map
-        ctx |= source_context.planner_context(_project(book))
+        ctx |= source_context.planner_context(_project(book),
+                                              source_context.map_limit_for(cfg, spec.role, spec.max_tokens))
         ctx["limits"] = {"max_chapters": cfg.max_chapters, "batch_size": cfg.batch_size}
         return Gathered(ctx | (extra or {}), inputs)
     if not spec.chapter:  # the auditor reads the whole book
@@ -78,7 +79,7 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         # (an approval changes what a reader sees, not the text: no paid audit per decision)
         finals = {ch: read_body(book.root, STEPS[FINAL].file(ch)) for ch in complete_finals(book.scanner)}
         mem = long_memory(book, [c.id for c in o.chapters])
-        ctx["finals"] = bounded_finals(finals)
+        ctx["finals"] = bounded_finals(finals, source_context.source_limit_for(cfg, spec.role, spec.max_tokens))
         ctx[MEMORY] = _memory_ctx(mem)
         ctx["findings"] = _findings(checks.audit_book(finals, glossary=mem.glossary,
                                                       chapters={c.id: c.title for c in o.chapters}, language=cfg.language))
@@ -99,7 +100,8 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         ctx[k] = read_body(book.root, STEPS[k].file(ch))
     # what long memory the prompt carries: the chapter's own, within the role's token budget
     texts = [chap.title, chap.summary, *(ctx.get("sources") or {}).values(), *(ctx.get(k, "") for k in spec.context)]
-    ctx[MEMORY], ctx["memory_note"] = bounded_memory(mem, chap, texts, spec.role)
+    ctx[MEMORY], ctx["memory_note"] = bounded_memory(mem, chap, texts, spec.role,
+                                                     budget_for(cfg, spec.role, spec.max_tokens))
     ctx["memory_bounded"] = True
     if spec.checks:
         ctx |= _checked(spec.checks, ctx, book, ch, mem)  # the checks read the whole memory
@@ -244,6 +246,10 @@ def bounded_finals(finals: dict[str, str], limit: int = SOURCE_CHARS) -> dict[st
                 keep.append(line)
             prev_blank = not line.strip()
         out[ch] = "\n".join(keep) + "\n(condensed: headings and the first line of each paragraph)\n"
+    if sum(len(t) for t in out.values()) > limit:  # a small window (issue 27): each chapter's share, cut at a line
+        share = max(200, limit // max(1, len(out)))
+        out = {ch: (t[:share].rsplit("\n", 1)[0] + "\n(cut to fit the context window)\n") if len(t) > share else t
+               for ch, t in out.items()}
     return out
 
 

@@ -95,6 +95,16 @@ def _term_index(mem: LongMemory) -> tuple[list[tuple[str, str, str]], dict[str, 
     return hit
 
 
+def budget_for(cfg: Any, role: str, default_max_tokens: int) -> int:
+    """The role's memory budget in tokens: BUDGET_TOKENS, or a sixth of what a small context
+    window leaves after the answer (a compatible server's, issue 27), so the prompt still fits."""
+    from .source_context import window_for
+
+    window, max_tokens = window_for(cfg, role, default_max_tokens)
+    base = BUDGET_TOKENS.get(role, DEFAULT_TOKENS)
+    return max(200, min(base, (window - max_tokens) // 6)) if window > 0 else base
+
+
 def bounded_memory(mem: LongMemory, chapter: Any, texts: list[str], role: str,
                    budget: int | None = None) -> tuple[dict[str, Any], str]:
     """(memory context, note): the chapter's relevant long memory within the role's budget;

@@ -170,7 +170,9 @@ def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Re
 
     # One exemplary answer per role, in the cached instructions (prompts' example_block).
     ctx = dict(g.context, example=EXAMPLES.get(role, ""))
-    p = render_layout(book.root, role, ctx, layout=book.cfg.prompt_layout)
+    # a compatible server caches nothing: the book-wide handbook would only crowd its small window
+    layout = "roles" if getattr(book.cfg, "server", "anthropic") == "compatible" else book.cfg.prompt_layout
+    p = render_layout(book.root, role, ctx, layout=layout)
     from ..contracts.schemas import SCHEMAS
 
     # A contract step's answer is JSON matching its schema (structured outputs on the Claude

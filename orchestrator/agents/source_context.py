@@ -96,9 +96,9 @@ def progress_printer(prefix: str, after: float = 2.0) -> Callable[[str], None]:
     return show
 
 
-def planner_context(p: Project) -> dict[str, Any]:
+def planner_context(p: Project, budget: int = MAP_CHARS) -> dict[str, Any]:
     """The listing (path, lines, kind) of every file read, the ranked map and what was left out."""
-    return planner_context_of({rel: kind for rel, (_lang, kind) in p.files.items()}, p.map, p.tree_summary)
+    return planner_context_of({rel: kind for rel, (_lang, kind) in p.files.items()}, p.map, p.tree_summary, budget)
 
 
 def planner_context_of(kinds: dict[str, str], repo_map: RepoMap, summary: str,
@@ -114,17 +114,29 @@ def source_limit(context_window: int, max_tokens: int) -> int:
     prompt overflows the window (an unknown window: SOURCE_CHARS)."""
     if context_window <= 0:
         return SOURCE_CHARS
-    room = context_window - max_tokens - RESERVE_TOKENS
+    # the rest of the prompt takes RESERVE_TOKENS of a Claude's window, half of a small one (issue 27)
+    room = context_window - max_tokens - min(RESERVE_TOKENS, context_window // 2)
     return max(4_000, min(SOURCE_CHARS, int(room * SOURCE_CHARS_PER_TOKEN)))
+
+
+def window_for(cfg: Any, role: str, default_max_tokens: int) -> tuple[int, int]:
+    """(context window, max_tokens) of `role`'s calls: the model table's, or a compatible
+    server's limits from book.yaml (providers/anthropic/server.py)."""
+    from ..providers.anthropic.server import limits
+
+    model = cfg.model_for(role)
+    info = limits(cfg, model)
+    return info.context_window, max(1, min(int(cfg.max_tokens.get(role, default_max_tokens)), info.max_output))
 
 
 def source_limit_for(cfg: Any, role: str, default_max_tokens: int) -> int:
     """`source_limit` for the model and max_tokens the book's config gives `role`."""
-    from ..providers.anthropic.models import cap_max_tokens, model_info
+    return source_limit(*window_for(cfg, role, default_max_tokens))
 
-    model = cfg.model_for(role)
-    return source_limit(model_info(model).context_window,
-                        cap_max_tokens(model, cfg.max_tokens.get(role, default_max_tokens)))
+
+def map_limit_for(cfg: Any, role: str, default_max_tokens: int) -> int:
+    """Characters of the planner's ranked map: MAP_CHARS, or what a small window leaves."""
+    return min(MAP_CHARS, source_limit_for(cfg, role, default_max_tokens))
 
 
 def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *,
@@ -151,10 +163,11 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
             if dst not in mine:
                 used[dst] = used.get(dst, 0.0) + w
     uses = [rel for rel, _ in sorted(used.items(), key=lambda x: (-x[1], x[0]))]
+    room = min(RELATED_CHARS, limit // 2)  # the related maps shrink with a small window's sources
     tests = [t for t in p.map.tests_for(sources) if t not in mine][:12]
     return {"sources": shown, "sources_cut": cut,
-            "related_map": p.map.render(RELATED_CHARS // 2, within=uses) if uses else "",
-            "tests_map": _render_unranked(p, tests, RELATED_CHARS // 2),
+            "related_map": p.map.render(room // 2, within=uses) if uses else "",
+            "tests_map": _render_unranked(p, tests, room // 2),
             "related_files": uses[:40], "test_files": tests}
 
 

@@ -19,8 +19,9 @@ def resolve_name(name: str | None, cfg: Config) -> str:
     name = name or cfg.provider
     if name not in NAMES:
         raise UsageError(f"unknown provider {name!r}: choose one of {', '.join(NAMES)}")
-    if name == "auto":
-        return "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "offline"
+    if name == "auto":  # a compatible server (server: compatible) needs no key, only its address
+        local = getattr(cfg, "server", "anthropic") == "compatible" and os.environ.get("ANTHROPIC_BASE_URL")
+        return "anthropic" if os.environ.get("ANTHROPIC_API_KEY") or local else "offline"
     return name
 
 
@@ -31,11 +32,17 @@ def make_provider(name: str | None, cfg: Config) -> Provider:
 
         latency = float(os.environ.get("BOOK_OFFLINE_LATENCY", "0") or 0)
         return OfflineProvider(latency=latency)
-    if not os.environ.get("ANTHROPIC_API_KEY"):
+    compatible = getattr(cfg, "server", "anthropic") == "compatible"
+    if not compatible and not os.environ.get("ANTHROPIC_API_KEY"):
         raise UsageError("the anthropic provider needs ANTHROPIC_API_KEY in the environment "
                          "(export ANTHROPIC_API_KEY=...; it is never written anywhere), or use --provider offline")
     from .anthropic import AnthropicProvider
+    from .anthropic.server import PLACEHOLDER_KEY, features_for, from_config
 
+    # A compatible server is probed once (cached in output/.book/server.json): the provider then
+    # sends only what it accepts. Anthropic's API accepts everything: no probe.
+    profile = from_config(cfg)
+    features = features_for(profile, cfg.root, os.environ.get("ANTHROPIC_API_KEY", "").strip() or PLACEHOLDER_KEY)
     # The runner passes each call a sink for its attempts, which it logs with its run id.
     return AnthropicProvider(concurrency=cfg.concurrency, fallback_model=cfg.fallback_model or None,
-                             role_settings=dict(cfg.models))
+                             role_settings=dict(cfg.models), server=profile, features=features)

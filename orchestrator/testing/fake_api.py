@@ -203,6 +203,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         fake = self.server.fake
         rid = fake._next_id("req")
         fake._record(self, None, None)
+        if fake.compatible is not None and self.path.startswith("/v1/messages/batches"):
+            refused = fake.compatible.refuse(self.path.split("?")[0], {})
+            assert refused is not None
+            self._send_json(refused[0], refused[1], rid)
+            return
         if self.path.startswith("/v1/messages/batches"):
             from . import fake_batches
 
@@ -228,6 +233,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             fake._record(self, body, None)
             self._send_error(401, rid, "x-api-key header is required")
             return
+        if fake.compatible is not None:  # a local server: what it lacks is refused as such servers do
+            refused = fake.compatible.refuse(path, body)
+            if refused is not None:
+                fake._record(self, body, None)
+                self._send_json(refused[0], refused[1], rid)
+                return
+            body = fake.compatible.strip(body)
         if path.startswith("/v1/messages/batches"):
             from . import fake_batches
 
@@ -387,8 +399,12 @@ class FakeAPI:
                  latency: float = 0.0, delta_delay: float = 0.0, chunk_chars: int = 40,
                  allow_prefill: bool | None = None, min_cache_tokens: int = 0, verbose: bool = False,
                  models: list[str] | None = None, cache_rules: bool = False, cut_share: float | None = None,
-                 cut_seed: int = 0, model_like: ModelLike | None = None):
+                 cut_seed: int = 0, model_like: ModelLike | None = None, compatible: Any = None):
         self.answerer: Answerer = answerer or default_answerer
+        # a local compatible server (fake_compatible.Compatible): no output_config, cache, batches, ...
+        self.compatible = compatible
+        if compatible is not None:
+            self.answerer = compatible.wrap(self.answerer)
         self.host, self.port = host, port
         self.latency, self.delta_delay, self.chunk_chars = latency, delta_delay, max(1, chunk_chars)
         self.allow_prefill, self.min_cache_tokens, self.verbose = allow_prefill, min_cache_tokens, verbose
@@ -636,6 +652,8 @@ class FakeAPI:
         each `cache_control` block is a breakpoint: the longest prefix seen before is read from
         the cache, what follows it up to the last breakpoint is written."""
         blocks = self._blocks(body)
+        if self.compatible is not None:  # no prompt cache: every token is read afresh
+            return tokens("".join(t for t, _ in blocks if not t.startswith("\x00"))), 0, 0
         model = str(body.get("model"))
         minimum = self._min_cache(model)
         texts: list[str] = []

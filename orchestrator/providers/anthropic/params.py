@@ -13,6 +13,11 @@ Cache breakpoints (at most 4 per request):
    whole prompt from the cache. The re-ask's feedback is a separate block after it.
 In the handbook layout (agents/handbook.py, the default) `shared` is the handbook (the book and
 every chapter role's instructions) and `system` is empty: breakpoints 1, 2 and 4.
+
+`features` (server.py: what the server accepts) degrades the request for a compatible server:
+no breakpoints without caching; without structured outputs the schema goes into the prompt as
+an instruction (the answer is then validated strictly and asked for again, like any other);
+no thinking or effort where the server has none.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ from typing import Any
 
 from ..base import Request
 from .continuation import continuation_messages
+from .server import ALL, Features
 
 FEEDBACK_HEADER = "## Feedback on your previous answer"
+FORMAT_HEADER = "## The form of your answer"
 CHARS_PER_TOKEN_LOW = 4.0  # a low token estimate: a prefix is only trusted to be cacheable above it
 MAX_BREAKPOINTS = 4
 
@@ -59,13 +66,24 @@ def system_blocks(req: Request, settings: dict[str, Any]) -> list[dict[str, Any]
     return blocks
 
 
-def user_message(req: Request, settings: dict[str, Any]) -> dict[str, Any]:
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """The JSON contract as words, for a server without structured outputs."""
+    return (f"{FORMAT_HEADER}\n\nAnswer with one JSON object and nothing else: no prose before or after it, "
+            "no Markdown fence. It must be valid JSON matching this JSON Schema exactly (every required "
+            "key, no other keys, the types and allowed values it names):\n\n"
+            + json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+
+
+def user_message(req: Request, settings: dict[str, Any], features: Features = ALL) -> dict[str, Any]:
     # The write costs 1.25x on the prompt once; each re-send (retry, continuation, re-ask) then
     # reads it at 0.1x: worth it from ~0.3 re-sends per call. `cache_user_turn: False` turns it off.
     block: dict[str, Any] = {"type": "text", "text": req.prompt}
-    if settings.get("cache_user_turn", True):
+    if settings.get("cache_user_turn", True) and features.cache:
         block["cache_control"] = _cache_control(settings)
     content: list[dict[str, Any]] = [block]
+    schema = getattr(req, "output_schema", None)
+    if schema and not features.structured:
+        content.append({"type": "text", "text": "\n\n" + schema_instruction(schema)})
     if req.feedback and req.feedback.strip():
         content.append({"type": "text", "text": f"\n\n{FEEDBACK_HEADER}\n\n{req.feedback.strip()}"})
     return {"role": "user", "content": content}
@@ -90,7 +108,8 @@ def prefix_key(params: dict[str, Any]) -> str:
     return keys[-1] if keys else ""
 
 
-def build_params(req: Request, model_settings: dict[str, Any], text_so_far: str = "") -> dict[str, Any]:
+def build_params(req: Request, model_settings: dict[str, Any], text_so_far: str = "",
+                 features: Features = ALL) -> dict[str, Any]:
     """Keyword arguments for `client.messages.stream(...)`/`create(...)` (and a batch request's
     `params`). `model_settings` comes from `settings.resolve_settings`: model, max_tokens,
     thinking, effort, min_cache_tokens, prefill, cache_ttl. `text_so_far`: the answer so far
@@ -98,19 +117,22 @@ def build_params(req: Request, model_settings: dict[str, Any], text_so_far: str 
     s = model_settings
     params: dict[str, Any] = {"model": s["model"], "max_tokens": int(s["max_tokens"])}
     system = system_blocks(req, s)
+    if not features.cache:
+        for b in system:
+            b.pop("cache_control", None)
     if system:
         params["system"] = system
     schema = getattr(req, "output_schema", None)
-    if schema and text_so_far:  # under a schema the model starts a new object at `{`: no join can parse
+    if schema and text_so_far and features.structured:  # under a schema the model starts a new object at `{`: no join can parse
         raise ValueError(f"{req.step}: a structured answer is asked for again, never continued")
     prefill = bool(s.get("prefill")) and not s.get("thinking")  # prefill is refused with thinking
-    params["messages"] = continuation_messages(user_message(req, s), text_so_far, prefill)
-    if s.get("thinking"):
+    params["messages"] = continuation_messages(user_message(req, s, features), text_so_far, prefill)
+    if s.get("thinking") and features.thinking:
         params["thinking"] = dict(s["thinking"])
     output_config: dict[str, Any] = {}
-    if s.get("effort"):
+    if s.get("effort") and features.effort:
         output_config["effort"] = s["effort"]
-    if schema:
+    if schema and features.structured:
         output_config["format"] = {"type": "json_schema", "schema": schema}
     if output_config:
         params["output_config"] = output_config

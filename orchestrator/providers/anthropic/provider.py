@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
 import time
 import uuid
 import warnings
@@ -32,9 +33,11 @@ from ..base import CallRow, Capabilities, ProviderBase, Request, Result, Sink, U
 from .client import CONNECT_TIMEOUT, api_key, make_client
 from .continuation import SeamSkipper, misaligned, seam
 from .gate import CacheGate
+from .models import model_info
 from .params import build_params, est_tokens, prefix_keys
 from .pricing import CHARS_PER_TOKEN, cost_usd, load_prices, price_for
 from .retry import MAX_BACKOFF, OVERLOAD_BUDGET, Clock, Failure, RetryPolicy, redact
+from .server import ALL, Features, PLACEHOLDER_KEY, ServerProfile
 from .settings import default_fallback, larger_budget, resolve_settings
 from .stream import CallbackError, Outcome, stream_once
 
@@ -81,7 +84,7 @@ class AnthropicProvider(ProviderBase):
                  max_delay: float = MAX_BACKOFF, timeout: float = 600.0, connect_timeout: float = CONNECT_TIMEOUT,
                  role_settings: dict[str, Any] | None = None, overload_budget: float = OVERLOAD_BUDGET,
                  overload_base: float = 5.0, clock: Clock | None = None, cache_gate: bool = True,
-                 gate_timeout: float = 20.0):
+                 gate_timeout: float = 20.0, server: ServerProfile | None = None, features: Features | None = None):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
@@ -92,7 +95,10 @@ class AnthropicProvider(ProviderBase):
         self.timeout, self.connect_timeout = timeout, connect_timeout
         self.role_settings = dict(role_settings or {})
         self.clock = clock or Clock()
-        self.gate = CacheGate(timeout=gate_timeout) if cache_gate else None
+        # the server and what it accepts (server.py): a compatible one gets only what it has
+        self.server = server or ServerProfile()
+        self.features = features or ALL
+        self.gate = CacheGate(timeout=gate_timeout) if cache_gate and self.features.cache else None
         self._client: Any = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._semaphore: asyncio.Semaphore | None = None
@@ -102,7 +108,9 @@ class AnthropicProvider(ProviderBase):
         self._warned: set[str] = set()
         from .tokens import TokenGate
 
-        self.tokens = TokenGate()  # counts a prompt with the API once its estimate passes half the window
+        # counts a prompt with the API once its estimate passes half the window (locally without count_tokens)
+        window = self.server.info(model_info(self.server.model)).context_window if self.server.compatible else 0
+        self.tokens = TokenGate(window, self.features.count_tokens)
 
     # ------------------------------------------------------------------ setup
 
@@ -127,7 +135,9 @@ class AnthropicProvider(ProviderBase):
         loop = asyncio.get_running_loop()
         if self._client is not None and self._client_loop is loop:
             return self._client
-        self._key = api_key()
+        # a local server needs no key: the SDK still wants one, so it gets a placeholder
+        self._key = PLACEHOLDER_KEY if self.server.compatible and not os.environ.get("ANTHROPIC_API_KEY", "").strip() \
+            else api_key()
         self._client = make_client(self._key, self.timeout, self.connect_timeout)
         self._client_loop = loop
         return self._client
@@ -144,12 +154,13 @@ class AnthropicProvider(ProviderBase):
         if client is not None:
             await client.close()
 
-    def batches(self) -> AnthropicProvider:
-        """Its Message Batches endpoint: itself (`prices`, `batch_params`)."""
-        return self
+    def batches(self) -> AnthropicProvider | None:
+        """Its Message Batches endpoint: itself (`prices`, `batch_params`); None on a server
+        without one (the run streams every step)."""
+        return self if self.features.batches else None
 
     def batch_params(self, req: Request) -> dict[str, Any]:
-        return build_params(req, self.settings_for(req))
+        return build_params(req, self.settings_for(req), features=self.features)
 
     # ------------------------------------------------------------------ settings and cost
 
@@ -160,12 +171,18 @@ class AnthropicProvider(ProviderBase):
             entry["model"] = model or req.model  # the request's model (agents resolved `models:`) wins
         if req.cache_ttl:  # the run's default (a 1-hour write costs 2x instead of 1.25x)
             entry.setdefault("cache_ttl", req.cache_ttl)
-        return resolve_settings(model or req.model or DEFAULT_MODEL, req.max_tokens, entry, req.effort)
+        name = model or req.model or DEFAULT_MODEL
+        info = self.server.info(model_info(entry.get("model") or name)) if self.server.compatible else None
+        return resolve_settings(name, req.max_tokens, entry, req.effort, info)
 
     def estimate_cost(self, req: Request) -> float:
         """An upper estimate before the call: the prompt at ~3.5 characters a token (the cached
         prefix at the cache-write rate, which is the higher one), plus `max_tokens` of output."""
         s = self.settings_for(req)
+        if self.server.compatible:  # its own prices (or none): no family rate of Claude's
+            tokens = (len(req.shared) + len(req.material) + len(req.system) + len(req.prompt) + len(req.feedback)
+                      + len(req.prefix)) / CHARS_PER_TOKEN
+            return self.server.cost(Usage(input_tokens=int(tokens), output_tokens=s["max_tokens"]))
         p = price_for(s["model"], self.prices)
         system_tokens = (len(req.shared) + len(req.material) + len(req.system)) / CHARS_PER_TOKEN
         rest = req.prompt + req.feedback + req.prefix
@@ -177,6 +194,8 @@ class AnthropicProvider(ProviderBase):
                 + s["max_tokens"] * p["output"]) / 1e6
 
     def cost(self, usage: Usage, model: str) -> float:
+        if self.server.compatible:
+            return self.server.cost(usage)
         return cost_usd(usage, model, self.prices)
 
     # ------------------------------------------------------------------ generate
@@ -212,7 +231,7 @@ class AnthropicProvider(ProviderBase):
 
         while True:
             so_far = prefix + own
-            params = build_params(req, settings, so_far)
+            params = build_params(req, settings, so_far, self.features)
             if not so_far:  # a continuation is no longer than the first request's prompt and answer
                 await self.tokens.check(client, params)
             attempt = 0
@@ -272,7 +291,7 @@ class AnthropicProvider(ProviderBase):
             if failure is not None:  # a continuation out of line twice: the whole answer again, with more room
                 assert out_of_line
                 reasks += 1
-                bigger = larger_budget(settings) if reasks <= MAX_BUDGET_REASKS else None
+                bigger = larger_budget(settings, self._info(settings)) if reasks <= MAX_BUDGET_REASKS else None
                 if bigger is None:
                     raise StepFailed(f"anthropic {model}: {failure.message} (the answer was asked for again "
                                      f"{reasks - 1} times)", retryable=False)
@@ -290,7 +309,7 @@ class AnthropicProvider(ProviderBase):
                 # Thinking took the whole budget, or a JSON answer was cut (never continued under
                 # its schema): the answer is asked for afresh with more room or less thinking.
                 reasks += 1
-                bigger = larger_budget(settings) if reasks <= MAX_BUDGET_REASKS else None
+                bigger = larger_budget(settings, self._info(settings)) if reasks <= MAX_BUDGET_REASKS else None
                 what = "a structured answer was cut" if structured and own.strip() else "no text was written"
                 if bigger is None:
                     raise StepFailed(f"anthropic {model}: stopped at max_tokens={settings['max_tokens']} "
@@ -331,11 +350,14 @@ class AnthropicProvider(ProviderBase):
             raise StepFailed(f"anthropic {model}: the answer stopped with stop_reason={stop}, "
                              f"which this tool cannot continue", retryable=False)
 
+    def _info(self, settings: dict[str, Any]) -> Any:
+        return self.server.info(model_info(settings["model"])) if self.server.compatible else None
+
     def fallback_for(self, model: str) -> str:
         """The model a refused request goes to: book.yaml's `fallback_model`, else another of the
         model's family (settings.default_fallback); "none" turns it off."""
         fb = (self.fallback_model or "").strip()
-        if fb.lower() == "none":
+        if fb.lower() == "none" or (self.server.compatible and not fb):  # a local model has no family
             return ""
         fb = fb or default_fallback(model)
         return "" if fb == model else fb

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ConfigError
-from .models import model_info
+from .models import ModelInfo, model_info
 
 EFFORTS = ("low", "medium", "high", "xhigh", "max")  # OutputConfigParam.effort in the SDK
 ROLE_KEYS = ("model", "max_tokens", "thinking", "effort", "cache_ttl")
@@ -114,11 +114,12 @@ def validate_models(value: dict[str, Any], node: Any, file: str, default_model: 
 EFFORT_DOWN = {"max": "xhigh", "xhigh": "high", "high": "medium", "medium": "low"}
 
 
-def larger_budget(settings: dict[str, Any]) -> dict[str, Any] | None:
+def larger_budget(settings: dict[str, Any], info: ModelInfo | None = None) -> dict[str, Any] | None:
     """The settings to ask again with after an answer the output cap cut (thinking took it, or a
     structured answer that cannot be continued): twice the max_tokens within the model's limit,
-    or, at the limit, one effort level lower (less thinking). None: nothing left to give."""
-    info = model_info(settings["model"])
+    or, at the limit, one effort level lower (less thinking). None: nothing left to give.
+    `info`: the limits to use instead of the table's (a compatible server's, server.py)."""
+    info = info or model_info(settings["model"])
     out = dict(settings)
     if settings["max_tokens"] < info.max_output:
         out["max_tokens"] = min(info.max_output, settings["max_tokens"] * 2)
@@ -155,15 +156,17 @@ def model_for(models: dict[str, Any], role: str, default_model: str) -> str:
     return entry or default_model
 
 
-def resolve_settings(model: str, max_tokens: int, entry: Any = None, effort: str = "") -> dict[str, Any]:
+def resolve_settings(model: str, max_tokens: int, entry: Any = None, effort: str = "",
+                     info: ModelInfo | None = None) -> dict[str, Any]:
     """What one request is sent with: the role's entry over the request's model/max_tokens/effort
     (the step registry's), max_tokens capped by the model's table limit, plus what the request
-    builder needs (min_cache_tokens, prefill). An effort goes only to a model that takes one."""
+    builder needs (min_cache_tokens, prefill). An effort goes only to a model that takes one.
+    `info`: a compatible server's limits (server.py), used instead of the model table's."""
     try:
         s = check_role("role", entry if entry is not None else {}, model, None)
     except ValueError:
         s = {"model": model}  # book.yaml was validated on load; a request built by hand gets the basics
-    info = model_info(s["model"])
+    info = info or model_info(s["model"])
     if "effort" not in s and effort in EFFORTS and info.effort:
         s["effort"] = effort
     wanted = s.get("max_tokens") or max_tokens
@@ -190,12 +193,16 @@ def effective_settings(config: Any, role: str) -> dict[str, Any]:
     entry = models.get(role)
     entry = {"model": entry} if isinstance(entry, str) else dict(entry or {})
     entry.setdefault("model", model)
-    s = resolve_settings(model, need, entry, role_effort.get(role, ""))
-    info = model_info(s["model"])
+    from .server import from_config
+
+    profile = from_config(config) if getattr(config, "server", "anthropic") == "compatible" else None
+    info = profile.info(model_info(model)) if profile else model_info(model)
+    s = resolve_settings(model, need, entry, role_effort.get(role, ""), info if profile else None)
     from .models import model_warnings
 
     return {"role": role, "model": s["model"], "max_tokens": s["max_tokens"], "thinking": s.get("thinking"),
             "effort": s.get("effort"), "cache_ttl": s.get("cache_ttl", "5m"),
             "max_output": info.max_output, "context_window": info.context_window,
             "min_cache_tokens": info.min_cache_tokens, "continuation": "prefill" if s["prefill"] and
-            not s.get("thinking") else "continue turn", "warnings": model_warnings(s["model"])}
+            not s.get("thinking") else "continue turn",
+            "warnings": [] if profile else model_warnings(s["model"])}  # a local model is in no table

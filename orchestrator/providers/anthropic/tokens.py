@@ -22,16 +22,22 @@ def estimate(params: dict[str, Any]) -> int:
 
 
 class TokenGate:
-    def __init__(self) -> None:
+    """`window`: a compatible server's context window (0: the model table's); `remote`: the
+    server counts tokens (without it, the high local estimate is the count)."""
+
+    def __init__(self, window: int = 0, remote: bool = True) -> None:
         self.counts: dict[str, int] = {}  # hash of the counted body -> input tokens
         self.calls = 0  # count_tokens requests made (for tests and doctor)
+        self.window, self.remote = window, remote
 
     async def check(self, client: Any, params: dict[str, Any]) -> int | None:
         """The input tokens of `params` when they had to be counted, else None. Raises a
         non-retryable StepFailed when the prompt and max_tokens cannot fit the window."""
-        window = model_info(str(params.get("model", ""))).context_window
+        window = self.window or model_info(str(params.get("model", ""))).context_window
         if not window or estimate(params) <= window // 2:
             return None
+        if not self.remote:
+            return self._fits(estimate(params), params, window)
         body = {k: params[k] for k in COUNTED_KEYS if k in params}
         key = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
         n = self.counts.get(key)
@@ -39,8 +45,13 @@ class TokenGate:
             self.calls += 1
             res = await client.messages.count_tokens(**body)
             n = self.counts[key] = int(res.input_tokens)
+        return self._fits(n, params, window)
+
+    def _fits(self, n: int, params: dict[str, Any], window: int) -> int:
         if n + int(params.get("max_tokens", 0)) > window:
+            more = (" (or raise context_window in book.yaml with the server's own: llama.cpp --ctx-size, Ollama "
+                    "num_ctx)") if self.window else ""
             raise StepFailed(f"the prompt is {n} tokens and the answer may take {params.get('max_tokens')}: more than "
                              f"{params.get('model')}'s context window of {window} tokens. Narrow the chapter's "
-                             "sources in the outline, or lower max_tokens for this role", retryable=False)
+                             f"sources in the outline, or lower max_tokens for this role{more}", retryable=False)
         return n

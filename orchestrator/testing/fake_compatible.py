@@ -1,0 +1,152 @@
+"""The fake Messages API as a local compatible server (Ollama, the llama.cpp server, vLLM):
+`FakeAPI(answerer, compatible=Compatible(window=8192, off_contract=0.2))`. Like those servers:
+
+- no structured outputs: a request with `output_config` gets a 400 (`reject_output_config`),
+  or it is ignored (`reject_output_config=False`), the answer then written as if it were absent;
+- no prompt caching: `cache_control` is accepted and ignored, usage has no cache tokens;
+- no `count_tokens`, no Message Batches: 404;
+- no thinking: a request with `thinking` gets a 400;
+- a small context window: a prompt over `window` tokens gets llama.cpp's 400
+  `exceed_context_size_error`;
+- a weak model: `off_contract` of the answers break their contract (JSON cut short, a
+  chapter's Markdown cut before its end), drawn from a seed and the request, so a re-ask
+  (whose feedback differs) is drawn afresh.
+
+The model follows the JSON shape its prompt describes (params.FORMAT_HEADER, the schema as
+words): the role answerer is shown the request with that schema as if structured outputs were on.
+Every request that used a feature the server lacks is listed in `violations`; `prompt_tokens`
+has each prompt's size, `off_contract` counts the broken answers by role.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT_HEADER = "## The form of your answer"  # providers/anthropic/params.py
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+
+
+def prompt_tokens(body: dict) -> int:
+    """The fake's tokens (~4 characters each) of the system prompt and the messages."""
+    n = len(_text(body.get("system") if not isinstance(body.get("system"), str) else body["system"]))
+    n += sum(len(_text(m.get("content"))) for m in body.get("messages") or [] if isinstance(m, dict))
+    return n // 4
+
+
+@dataclass
+class Compatible:
+    window: int = 8192
+    off_contract: float = 0.0
+    seed: int = 0
+    reject_output_config: bool = True
+    violations: list[str] = field(default_factory=list)
+    prompt_tokens: list[int] = field(default_factory=list)
+    broken: Counter[str] = field(default_factory=Counter)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def refuse(self, path: str, body: dict) -> tuple[int, dict] | None:
+        """(status, error body) for a request such a server refuses, else None."""
+        if path.startswith("/v1/messages/batches") or path == "/v1/messages/count_tokens":
+            self._note(f"{path}: not served")
+            return 404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}}
+        if path != "/v1/messages":
+            return None
+        uses_cache = any(isinstance(b, dict) and b.get("cache_control") for b in _blocks(body))
+        if uses_cache:
+            self._note("cache_control sent")
+        if "output_config" in body:
+            self._note("output_config sent")
+            if self.reject_output_config:
+                return 400, _invalid("output_config: Extra inputs are not permitted")
+        if body.get("thinking"):
+            self._note("thinking sent")
+            return 400, _invalid("thinking: Extra inputs are not permitted")
+        n = prompt_tokens(body)
+        with self._lock:
+            self.prompt_tokens.append(n)
+        if n > self.window:
+            return 400, {"error": {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": n,
+                                   "n_ctx": self.window, "message": "the request exceeds the available context "
+                                   "size. try increasing the context size or enable context shift"}}
+        return None
+
+    def strip(self, body: dict) -> dict:
+        """The request as the server reads it: output_config ignored (when it is not refused)."""
+        out = dict(body)
+        out.pop("output_config", None)
+        return out
+
+    def wrap(self, answerer: Any) -> Any:
+        """The answerer of a weak model that reads the JSON shape from its prompt."""
+        def answer(request: dict) -> str:
+            shown = dict(request)
+            shown.pop("output_config", None)
+            messages = request.get("messages") or [{}]
+            text = _text(messages[0].get("content"))
+            schema = _schema_in(text)
+            if schema is not None:  # it follows the shape its prompt describes
+                shown["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
+            full = answerer(shown)
+            return self._maybe_break(request, full, schema is not None)
+
+        answer.structured = True  # type: ignore[attr-defined]  # it writes JSON itself
+        return answer
+
+    def _maybe_break(self, request: dict, full: str, is_json: bool) -> str:
+        if self.off_contract <= 0:
+            return full
+        key = json.dumps([self.seed, request.get("system"), request.get("messages")], sort_keys=True, default=str)
+        rng = random.Random(hashlib.sha256(key.encode()).hexdigest())
+        if rng.random() >= self.off_contract:
+            return full
+        from .role_answers import role_of
+
+        with self._lock:
+            self.broken[role_of(request)] += 1
+        if is_json:  # prose around it and the object cut short: no JSON parser reads it
+            return "Sure! Here is the JSON you asked for:\n" + full[: max(1, len(full) // 2)]
+        cut = full[: max(1, len(full) // 3)]  # a chapter that stops a third of the way in
+        return cut.rsplit("\n", 1)[0] if "\n" in cut else cut
+
+    def _note(self, what: str) -> None:
+        with self._lock:
+            self.violations.append(what)
+
+
+def _invalid(message: str) -> dict:
+    return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+
+
+def _blocks(body: dict) -> list[Any]:
+    out: list[Any] = []
+    if isinstance(body.get("system"), list):
+        out += body["system"]
+    for m in body.get("messages") or []:
+        if isinstance(m, dict) and isinstance(m.get("content"), list):
+            out += m["content"]
+    return out
+
+
+def _schema_in(text: str) -> dict | None:
+    i = text.find(FORMAT_HEADER)
+    if i < 0:
+        return None
+    j = text.find("{", i)
+    if j < 0:
+        return None
+    try:
+        obj, _ = json.JSONDecoder().raw_decode(text[j:])
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
