@@ -84,6 +84,9 @@ def run_checks(root, provider: str | None = None, call_model: bool = True) -> li
     if name == "offline":
         out.append(Check("provider", True, "offline (deterministic, no network); set ANTHROPIC_API_KEY for Claude"))
         return out
+    if getattr(cfg, "server", "anthropic") == "compatible":
+        out += server_checks(cfg, roles, call_model)
+        return out
     out += model_checks(cfg, roles)
     has_key = bool(os.environ.get("ANTHROPIC_API_KEY"))
     out.append(Check("api key", has_key, "ANTHROPIC_API_KEY is set" if has_key else "ANTHROPIC_API_KEY is not set",
@@ -114,12 +117,56 @@ def model_checks(cfg, roles: list[str]) -> list[Check]:
     return out
 
 
-async def _ping(cfg) -> Check:
+def server_checks(cfg, roles: list[str], call_model: bool) -> list[Check]:
+    """A compatible server (issue 27): its address, the model's limits from book.yaml, what the
+    server accepts (probed afresh, and the workspace's cache updated), one tiny call."""
+    from .providers.anthropic.server import NONE, PLACEHOLDER_KEY, describe, features_for, from_config
+
+    try:
+        profile = from_config(cfg)
+    except BookError as e:
+        return [config_problem(e)]
+    d = describe(profile, NONE)  # the limits only: the features are probed below
+    out = [Check("server", True, f"compatible server at {profile.base_url}, model {profile.model} taken as given "
+                 f"(context window {d['context_window']} tokens, answers up to {d['max_output']}; "
+                 f"{'priced by book.yaml' if profile.prices else 'cost 0'})")]
+    for role in roles:
+        from .providers.anthropic import effective_settings
+
+        s = effective_settings(cfg, role)
+        out.append(Check(f"settings: {role}", True, f"{s['model']}, max_tokens {s['max_tokens']} (limit "
+                         f"{s['max_output']}), context window {s['context_window']}"))
+    if not call_model:
+        return out
+    key = os.environ.get("ANTHROPIC_API_KEY", "").strip() or PLACEHOLDER_KEY
+    try:
+        features = features_for(profile, cfg.root, key, refresh=True)
+    except BookError as e:
+        return out + [config_problem(e)]
+    except Exception as e:  # noqa: BLE001 - the server is not there: said, with the address
+        return out + [Check("server features", False, f"{profile.base_url} did not answer: {e}",
+                            "start the server (ollama serve, llama-server) or fix ANTHROPIC_BASE_URL")]
+    has = [k for k, v in describe(profile, features)["features"].items() if v]
+    lacks = features.lacking()
+    out.append(Check("server features", True, f"accepts {', '.join(has) or 'none of the optional features'}; "
+                     f"lacks {', '.join(lacks) or 'nothing'} (" + "; ".join(_DEGRADED[k] for k in lacks) + ")"
+                     if lacks else f"accepts {', '.join(has)}"))
+    out.append(asyncio.run(_ping(cfg, profile, features)))
+    return out
+
+
+# How a run does without each feature (params.py, tokens.py, batch_wave.py).
+_DEGRADED = {"structured": "JSON by instruction, validated and asked again", "cache": "no cache breakpoints",
+             "count_tokens": "tokens estimated locally", "batches": "every step streams",
+             "thinking": "no thinking blocks", "effort": "no effort level"}
+
+
+async def _ping(cfg, profile=None, features=None) -> Check:
     from .providers.anthropic import AnthropicProvider
 
     # One short call: no continuation of the 5-token answer, and no ten minutes of overload patience.
     p = AnthropicProvider(concurrency=1, max_attempts=2, base_delay=0.5, max_continuations=0, overload_budget=20.0,
-                          overload_base=1.0)
+                          overload_base=1.0, server=profile, features=features)
     req = Request(role="doctor", step="doctor", chapter=None, system="You check that the API works.",
                   prompt="Reply with the single word OK.", model=cfg.model, max_tokens=5)
     url = os.environ.get("ANTHROPIC_BASE_URL", "the Anthropic API")

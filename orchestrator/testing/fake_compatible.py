@@ -8,9 +8,9 @@
 - no thinking: a request with `thinking` gets a 400;
 - a small context window: a prompt over `window` tokens gets llama.cpp's 400
   `exceed_context_size_error`;
-- a weak model: `off_contract` of the answers break their contract (JSON cut short, a
-  chapter's Markdown cut before its end), drawn from a seed and the request, so a re-ask
-  (whose feedback differs) is drawn afresh.
+- a weak model: `off_contract` of the answers break their contract (prose around JSON cut
+  short; Markdown without its `# ` title, cut a third of the way in), drawn from a seed, the
+  request and how often it was asked (a model samples: the same request again is drawn afresh).
 
 The model follows the JSON shape its prompt describes (params.FORMAT_HEADER, the schema as
 words): the role answerer is shown the request with that schema as if structured outputs were on.
@@ -53,6 +53,7 @@ class Compatible:
     violations: list[str] = field(default_factory=list)
     prompt_tokens: list[int] = field(default_factory=list)
     broken: Counter[str] = field(default_factory=Counter)
+    _seen: dict[str, int] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def refuse(self, path: str, body: dict) -> tuple[int, dict] | None:
@@ -107,7 +108,9 @@ class Compatible:
         if self.off_contract <= 0:
             return full
         key = json.dumps([self.seed, request.get("system"), request.get("messages")], sort_keys=True, default=str)
-        rng = random.Random(hashlib.sha256(key.encode()).hexdigest())
+        with self._lock:  # a model samples: the same request asked again is drawn afresh
+            seen = self._seen[key] = self._seen.get(key, -1) + 1
+        rng = random.Random(hashlib.sha256(f"{key}\0{seen}".encode()).hexdigest())
         if rng.random() >= self.off_contract:
             return full
         from .role_answers import role_of
@@ -116,8 +119,10 @@ class Compatible:
             self.broken[role_of(request)] += 1
         if is_json:  # prose around it and the object cut short: no JSON parser reads it
             return "Sure! Here is the JSON you asked for:\n" + full[: max(1, len(full) // 2)]
-        cut = full[: max(1, len(full) // 3)]  # a chapter that stops a third of the way in
-        return cut.rsplit("\n", 1)[0] if "\n" in cut else cut
+        # prose without its `# ` title, stopping a third of the way in (a weak model's usual miss)
+        lines = [line for line in full.splitlines() if not line.startswith("# ")]
+        body = "\n".join(lines)
+        return body[: max(1, len(body) // 3)].rsplit("\n", 1)[0] or "I am not sure what to write here."
 
     def _note(self, what: str) -> None:
         with self._lock:
