@@ -171,9 +171,19 @@ def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Re
     # One exemplary answer per role, in the cached instructions (prompts' example_block).
     ctx = dict(g.context, example=EXAMPLES.get(role, ""))
     # a compatible server caches nothing: the book-wide handbook would only crowd its small window
-    layout = "roles" if getattr(book.cfg, "server", "anthropic") == "compatible" else book.cfg.prompt_layout
-    p = render_layout(book.root, role, ctx, layout=layout)
+    compatible = getattr(book.cfg, "server", "anthropic") == "compatible"
+    layout = "roles" if compatible else book.cfg.prompt_layout
     from ..contracts.schemas import SCHEMAS
+
+    if compatible:  # its window is small: the sources are cut further by rank until the prompt fits
+        from .source_context import fit_window
+
+        schema = SCHEMAS.get(step)
+        p = fit_window(book.cfg, role, book.cfg.max_tokens.get(role, ALL_STEPS[step].max_tokens), ctx,
+                       lambda: render_layout(book.root, role, ctx, layout=layout),
+                       len(json.dumps(schema)) + 400 if schema else 0)
+    else:
+        p = render_layout(book.root, role, ctx, layout=layout)
 
     # A contract step's answer is JSON matching its schema (structured outputs on the Claude
     # path); agents.structured renders it into the Markdown file. Prose steps have none.

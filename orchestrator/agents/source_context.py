@@ -33,6 +33,7 @@ SOURCE_CHARS = 400_000  # ~115k tokens: a chapter's sources must leave room in t
 SOURCE_CHARS_PER_TOKEN = 3.0
 RESERVE_TOKENS = 40_000
 MAP_CHARS = 60_000  # ~17k tokens of ranked symbols for the planner
+FEEDBACK_TOKENS = 400  # room kept in a small window for a re-ask's feedback (the reasons an answer failed)
 RELATED_CHARS = 24_000  # ranked symbols of what a chapter uses and of its tests, for the researcher
 _STOP_SIGNALS: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -308,3 +309,47 @@ def _excerpt(text: str, spans: list[tuple[int, int]], budget: int) -> str:
         out.append(f"# … lines {prev + 1}-{len(lines)} not shown: the chapter's sources are too long for one "
                    "prompt (the most used definitions are shown)")
     return "\n".join(out) + "\n"
+
+
+def fit_window(cfg: Any, role: str, max_tokens: int, ctx: dict[str, Any], render: Callable[[], Any],
+               extra_chars: int = 0) -> Any:
+    """A compatible server's small window (issue 27): the rendered prompt (`render()` ->
+    Parts) measured as the token gate measures it (JSON-escaped, ~3.5 characters a token) and,
+    while prompt plus answer overflow the window, cut further: the chapter's sources by rank,
+    then the ranked maps from their lowest ranked end, then the project's front door. What
+    cannot be cut is left to the token gate, which names the fix."""
+    import json
+
+    from ..providers.anthropic.tokens import CHARS_PER_TOKEN
+
+    window, answer = window_for(cfg, role, max_tokens)
+    parts = render()
+    for _ in range(8):
+        size = sum(len(json.dumps(x or "")) for x in (parts.shared, parts.material, parts.system, parts.prompt))
+        over = int((size + extra_chars) / CHARS_PER_TOKEN + answer + FEEDBACK_TOKENS - window)
+        if over <= 0 or not _cut_one(ctx, int((over + 64) * SOURCE_CHARS_PER_TOKEN)):
+            return parts
+        parts = render()
+    return parts
+
+
+SHRINKABLE = ("repo_map", "related_map", "tests_map", "project_front")  # best ranked (or most important) first
+
+
+def _cut_one(ctx: dict[str, Any], chars: int) -> bool:
+    """Cut about `chars` characters from the first part of the context that has them; False
+    when nothing is left to cut."""
+    sources = ctx.get("sources") or {}
+    have = sum(len(t) for t in sources.values())
+    if have - chars >= 1_000:
+        ctx["sources"], cut = bounded_sources_cut(sources, have - chars)
+        if cut and ctx["sources"] != sources:
+            ctx["sources_cut"] = [*(ctx.get("sources_cut") or []), *cut[:-1]]
+            return True
+    for key in SHRINKABLE:
+        text = ctx.get(key)
+        if isinstance(text, str) and len(text) > 400:
+            keep = max(200, len(text) - chars)
+            ctx[key] = text[:keep].rsplit("\n", 1)[0] + "\n(cut to fit the context window)\n"
+            return True
+    return False
