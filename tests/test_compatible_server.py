@@ -18,8 +18,8 @@ from orchestrator.providers.anthropic import AnthropicProvider
 from orchestrator.providers.anthropic.params import FORMAT_HEADER, build_params
 from orchestrator.providers.anthropic.server import (
     ALL,
-    NONE,
     CACHE_FILE,
+    NONE,
     PLACEHOLDER_KEY,
     Features,
     ServerProfile,
@@ -206,3 +206,15 @@ def test_doctor_reports_the_server_and_its_limits(local, tmp_path):
         assert word in feats.split("lacks", 1)[1]
     assert checks["model"].ok, checks["model"].detail
     assert "api key" not in checks
+
+
+def test_no_server_there_is_a_clear_error(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    profile = ServerProfile("compatible", f"http://127.0.0.1:{port}", "qwen3-coder", WINDOW, 2048)
+    with pytest.raises(ConfigError, match="no server answers"):
+        features_for(profile, tmp_path, PLACEHOLDER_KEY)
+    assert not (tmp_path / CACHE_FILE).exists()  # nothing cached from a server that was not there

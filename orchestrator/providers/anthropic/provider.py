@@ -37,7 +37,7 @@ from .models import model_info
 from .params import build_params, est_tokens, prefix_keys
 from .pricing import CHARS_PER_TOKEN, cost_usd, load_prices, price_for
 from .retry import MAX_BACKOFF, OVERLOAD_BUDGET, Clock, Failure, RetryPolicy, redact
-from .server import ALL, Features, PLACEHOLDER_KEY, ServerProfile
+from .server import ALL, PLACEHOLDER_KEY, Features, ServerProfile
 from .settings import default_fallback, larger_budget, resolve_settings
 from .stream import CallbackError, Outcome, stream_once
 

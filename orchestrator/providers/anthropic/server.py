@@ -188,7 +188,7 @@ def probe(profile: ServerProfile, key: str, timeout: float = 120.0) -> Features:
 
     client = anthropic.Anthropic(api_key=key, base_url=profile.base_url, max_retries=0, timeout=timeout)
     model = profile.model
-    hello = [{"role": "user", "content": "Reply with the word hello."}]
+    hello: Any = [{"role": "user", "content": "Reply with the word hello."}]
 
     def accepted(call: Any) -> Any:
         try:
@@ -204,6 +204,10 @@ def probe(profile: ServerProfile, key: str, timeout: float = 120.0) -> Features:
 
     try:
         base = client.messages.create(model=model, max_tokens=16, messages=hello)  # the server and the model answer
+    except (anthropic.APIConnectionError, anthropic.APITimeoutError) as e:
+        raise ConfigError(f"no server answers at {profile.base_url} ({type(e).__name__})", "ANTHROPIC_BASE_URL",
+                          fix="start it (`ollama serve`, `llama-server -m model.gguf`) or correct ANTHROPIC_BASE_URL") \
+            from None
     except anthropic.APIStatusError as e:
         raise ConfigError(f"the server at {profile.base_url} refused a one-word request to {model} "
                           f"({_status(e)}: {str(e)[:200]})", "book.yaml",
@@ -220,10 +224,10 @@ def probe(profile: ServerProfile, key: str, timeout: float = 120.0) -> Features:
         except (ValueError, AttributeError):
             structured = False
     # Caching: accepted and reported (a server that ignores cache_control reports no cache tokens).
-    system = [{"type": "text", "text": "You answer in one word. " * 8, "cache_control": {"type": "ephemeral"}}]
+    system: Any = [{"type": "text", "text": "You answer in one word. " * 8, "cache_control": {"type": "ephemeral"}}]
     cache = False
     for _ in range(2):
-        msg = accepted(lambda: client.messages.create(model=model, max_tokens=8, system=system,  # type: ignore[arg-type]
+        msg = accepted(lambda: client.messages.create(model=model, max_tokens=8, system=system,
                                                       messages=hello))
         u = getattr(msg, "usage", None)
         if u is not None and ((getattr(u, "cache_creation_input_tokens", 0) or 0)
@@ -232,7 +236,7 @@ def probe(profile: ServerProfile, key: str, timeout: float = 120.0) -> Features:
             break
         if msg is None:
             break
-    counted = accepted(lambda: client.messages.count_tokens(model=model, messages=hello))  # type: ignore[arg-type]
+    counted = accepted(lambda: client.messages.count_tokens(model=model, messages=hello))
     count_tokens = counted is not None and isinstance(getattr(counted, "input_tokens", None), int)
     batches = accepted(lambda: client.messages.batches.list(limit=1)) is not None
     thinking = accepted(lambda: client.messages.create(
