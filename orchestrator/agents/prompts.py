@@ -182,6 +182,8 @@ def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Re
         p = fit_window(book.cfg, role, book.cfg.max_tokens.get(role, ALL_STEPS[step].max_tokens), ctx,
                        lambda: render_layout(book.root, role, ctx, layout=layout),
                        len(json.dumps(schema)) + 400 if schema else 0)
+        if ctx.get("sources_cut"):  # the research report says what the window could not carry
+            g.context["sources_cut"] = ctx["sources_cut"]
     else:
         p = render_layout(book.root, role, ctx, layout=layout)
 
