@@ -15,7 +15,6 @@ import math
 import posixpath
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import roles as roles_mod
@@ -72,11 +71,10 @@ def dep_graph(p: Project) -> dict[str, dict[str, float]]:
     return out
 
 
-def group_files(p: Project, max_chapters: int, should_stop: Callable[[], bool] | None = None) -> list[list[str]]:
+def group_files(p: Project, max_chapters: int) -> list[list[str]]:
     """The chapters' files. Linear in the tree but for the pairwise merging, which starts from at
-    most MAX_UNITS units (a wider start is coarsened first: _coarsen), so a directory of 50,000
-    files plans in seconds and bounded memory. `should_stop` is asked every merge (a signal):
-    PlanStopped."""
+    most MAX_UNITS units (a wider start is coarsened first: _coarsen), so a directory of 20,000
+    files (the walk's bound) plans in seconds and bounded memory."""
     files = p.code_files()
     fg = dep_graph(p)
     total = sum(max(p.size(f), 1) for f in files) or 1
@@ -103,7 +101,7 @@ def group_files(p: Project, max_chapters: int, should_stop: Callable[[], bool] |
         units = [[f] for f in files]
     out_total = {f: sum(fg.get(f, {}).values()) or 1.0 for f in files}
     if len(units) > MAX_UNITS:
-        units = _coarsen(p, units, fg, out_total, total, should_stop)
+        units = _coarsen(p, units, fg, out_total, total)
     groups = {k: Group(sorted(u), sum(p.size(f) for f in u), sum(ndefs[f] for f in u)) for k, u in enumerate(units)}
     # conn[a][b]: the references between two groups, each file's relative to all it makes; kept per
     # group and summed on a merge, so a pair's score costs O(1) whatever the groups' sizes
@@ -148,8 +146,6 @@ def group_files(p: Project, max_chapters: int, should_stop: Callable[[], bool] |
         heapq.heapify(heap)
         empty = sum(1 for g in groups.values() if not g.defs)
         while heap and (len(groups) > goal or empty and len(groups) > 1):
-            if should_stop is not None and should_stop():
-                raise PlanStopped(f"plan stopped with {len(groups)} groups of files left to merge")
             neg, i, j = heapq.heappop(heap)
             if i not in groups or j not in groups:
                 continue  # a pair of which one side was merged since
@@ -177,12 +173,8 @@ def group_files(p: Project, max_chapters: int, should_stop: Callable[[], bool] |
     return [groups[k].files for k in sorted(groups)]
 
 
-class PlanStopped(Exception):
-    """should_stop() turned true while the planner merged (a signal)."""
-
-
 def _coarsen(p: Project, units: list[list[str]], fg: dict[str, dict[str, float]], out_total: dict[str, float],
-             total: int, should_stop: Callable[[], bool] | None) -> list[list[str]]:
+             total: int) -> list[list[str]]:
     """At most MAX_UNITS units from many, in time linear in the files and references: first the
     files of one directory that reference each other most are joined (strongest reference first,
     up to a unit's share of the code), then neighbours in path order are packed together. Every
@@ -207,9 +199,7 @@ def _coarsen(p: Project, units: list[list[str]], fg: dict[str, dict[str, float]]
             if a is not None and b is not None and a != b and one_dir[a] and one_dir[b] \
                     and posixpath.dirname(f) == posixpath.dirname(g):
                 pairs[(min(a, b), max(a, b))] += w / out_total[f]
-    for n, ((a, b), _w) in enumerate(sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))):
-        if n % 10_000 == 0 and should_stop is not None and should_stop():
-            raise PlanStopped("plan stopped while grouping the files of large directories")
+    for (a, b), _w in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0])):
         ra, rb = find(a), find(b)
         if ra != rb and lines[ra] + lines[rb] <= cap:
             parent[rb] = ra
