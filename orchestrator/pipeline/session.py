@@ -15,7 +15,7 @@ from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
 from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
-from ..state.book import Book
+from ..state.book import Book, order_warning
 from ..state.fsio import Lock, sweep_temp_files
 from ..state.reconcile import all_discrepancies, not_utf8
 from ..steps import LOCK
@@ -52,7 +52,8 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                 report("warning", ("", ""), f"disagreement: {i} (the files win)")
         from ..state.corrections import load as corrections
 
-        for w in not_utf8(book.root, snap.edited + snap.half_finished, book.cache) + corrections(book.root).problems:
+        for w in (order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache)
+                  + corrections(book.root).problems):  # what `book scan` warns of, a run says too
             report("warning", ("", ""), w)  # a person's file, mis-saved or not readable as meant
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
