@@ -7,8 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import scan
+import pytest
+from conftest_fake_api import DUMMY_KEY
 
 from orchestrator.steps import BOOK_STEPS, STEPS
+from orchestrator.testing.fake_api import FakeAPI
 from orchestrator.testing.cli import run_cli
 from orchestrator.testing.helpers import run_book
 
@@ -38,3 +41,68 @@ def test_accepting_a_final_that_only_lost_its_marker_settles_it(built_ws: Path):
     code, summary = run_book(built_ws)
     assert code == 0, summary.needs_human
     assert scan(built_ws)["complete"]
+
+
+ODD_NAMES = ("a b.py", 'q"uote.py', "it's.py", "ünï.py", "{{ jinja }}.py")
+REFUSED = {"new\nline.py": "new\\nline.py", " lead.py": " lead.py", "tick`s.py": "tick's.py"}
+
+
+def _odd_source(ws: Path) -> Path:
+    pkg = ws / "src" / "odd"
+    pkg.mkdir(parents=True)
+    for i, name in enumerate(ODD_NAMES + tuple(REFUSED)):
+        (pkg / name).write_text(f'"""Odd module {i}."""\n\n\nclass Odd{i}:\n    """The odd thing {i}."""\n\n'
+                                f"    def size(self) -> int:\n        return {i}\n\n\n"
+                                f"def odd_{i}(x: int) -> int:\n    \"\"\"Odd helper {i}.\"\"\"\n"
+                                + "".join(f"    x += {k}\n" for k in range(40)) + "    return x\n")
+    return pkg
+
+
+def _planned_sources(ws: Path) -> set[str]:
+    from orchestrator.outline import load
+
+    o = load(ws)
+    assert o is not None
+    return {s for c in o.chapters for s in c.sources}
+
+
+def _check_odd_names_round_trip(ws: Path, code: int, summary) -> None:
+    assert code == 0, summary.needs_human
+    planned = _planned_sources(ws)
+    for name in ODD_NAMES:
+        assert f"odd/{name}" in planned, (name, sorted(planned))
+    assert not planned & {f"odd/{name}" for name in REFUSED}
+    source_map = (ws / "output/memory/source-map.md").read_text()
+    for shown in REFUSED.values():  # the walk names each refused file, a newline escaped
+        assert f"odd/{shown}" in source_map and "rename it" in source_map
+    assert scan(ws)["complete"]
+
+
+def test_odd_file_names_round_trip_offline_or_are_named_at_the_walk(tmp_path: Path):
+    from orchestrator.testing.helpers import make_example
+
+    ws = make_example(tmp_path / "ws", max_chapters=40)
+    _odd_source(ws)
+    code, summary = run_book(ws)
+    _check_odd_names_round_trip(ws, code, summary)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    from orchestrator.testing.role_answers import answer
+
+    api = FakeAPI(answerer=answer)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    yield api
+    api.stop()
+
+
+def test_odd_file_names_round_trip_through_the_planner_prompt_and_claude(tmp_path: Path, fake):
+    from orchestrator.providers.anthropic import AnthropicProvider
+    from orchestrator.testing.helpers import make_example
+
+    ws = make_example(tmp_path / "ws", max_chapters=40)
+    _odd_source(ws)
+    code, summary = run_book(ws, provider=AnthropicProvider(concurrency=8, base_delay=0.01, max_delay=0.05))
+    _check_odd_names_round_trip(ws, code, summary)

@@ -54,7 +54,9 @@ def load_project(src_dir: Path, state_db: Path | None, *,
 
     def work() -> None:
         try:
-            box["project"] = project_mod.load(src_dir, state_db, should_stop=stop.is_set, progress=progress)
+            p = project_mod.load(src_dir, state_db, should_stop=stop.is_set, progress=progress)
+            p.map.file_rank()  # the ranking too (seconds on a huge tree): here, where a signal is heard
+            box["project"] = p
         except BaseException as e:  # handed to the caller's thread
             box["error"] = e
 
@@ -72,8 +74,9 @@ def load_project(src_dir: Path, state_db: Path | None, *,
     worker = threading.Thread(target=work, name="source-walk", daemon=True)
     try:
         worker.start()
-        while worker.is_alive():
+        while worker.is_alive() and not got:
             worker.join(0.2)
+        worker.join(0.5)  # the walk and the map stop at their next check; the ranking is abandoned
     finally:
         for s, h in before.items():
             signal.signal(s, h)
