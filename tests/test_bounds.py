@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import scan
 import pytest
+from conftest import scan
 from conftest_fake_api import DUMMY_KEY
 
 from orchestrator.steps import BOOK_STEPS, STEPS
-from orchestrator.testing.fake_api import FakeAPI
 from orchestrator.testing.cli import run_cli
+from orchestrator.testing.fake_api import FakeAPI
 from orchestrator.testing.helpers import run_book
 
 
@@ -106,3 +106,38 @@ def test_odd_file_names_round_trip_through_the_planner_prompt_and_claude(tmp_pat
     _odd_source(ws)
     code, summary = run_book(ws, provider=AnthropicProvider(concurrency=8, base_delay=0.01, max_delay=0.05))
     _check_odd_names_round_trip(ws, code, summary)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [1.0, 4.0, 9.0, 15.0])
+def test_a_sigint_at_any_moment_of_the_plan_of_source_root_exits_within_a_second(tmp_path: Path, delay: float):
+    """`source: /`: the walk (bounded at 20,000 files), the map, the ranking and the offline
+    planner all take seconds; a signal in any of them ends the run within a second, exit 130."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from orchestrator.state.book import init_workspace
+
+    ws = tmp_path / "ws"
+    init_workspace(ws, source="/")
+    book = str(Path(sys.executable).parent / "book")
+    proc = subprocess.Popen([book, "run", "--workspace", str(ws)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "ANTHROPIC_API_KEY": ""})
+    time.sleep(delay)
+    if proc.poll() is not None:
+        pytest.fail(f"the run ended before the signal: {proc.communicate()[1][-500:]}")
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        err = proc.communicate(timeout=10)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    took, rc = time.monotonic() - sent, proc.returncode
+    assert rc == 130, err[-800:]
+    assert took < 1.0, f"exit took {took:.2f} s after SIGINT at {delay} s"
+    assert "book resume" in err
