@@ -159,3 +159,34 @@ def test_an_audit_that_read_no_final_of_a_chapter_is_stale_once_that_final_is_ac
     code, summary = run_book(built_ws)
     assert code == 0, summary.needs_human
     assert scan(built_ws)["complete"]
+
+
+def test_a_signal_while_the_pages_are_published_stops_the_run(tmp_path: Path, monkeypatch):
+    """The pages and the index are derived steps that never wait: a SIGINT during them used
+    to print "stopping cleanly", publish to the end and exit 0."""
+    import os
+    import signal
+
+    from orchestrator.errors import Interrupted
+    from orchestrator.pipeline import publishing
+    from orchestrator.testing.helpers import make_example
+
+    ws = make_example(tmp_path / "ws")
+    published: list[str] = []
+    real = publishing.publish_chapter
+
+    def publish_then_signal(runner, ch: str) -> list[str]:
+        published.append(ch)
+        if len(published) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # a person's Ctrl-C while the first page is written
+        return real(runner, ch)
+
+    monkeypatch.setattr(publishing, "publish_chapter", publish_then_signal)
+    with pytest.raises(Interrupted):
+        run_book(ws)
+    assert 1 <= len(published) <= 2  # the page being written when the signal came, at most one more
+    assert not (ws / "output/publish/index.html").exists()
+    monkeypatch.setattr(publishing, "publish_chapter", real)
+    code, summary = run_book(ws)  # and the next run publishes the rest
+    assert code == 0, summary.needs_human
+    assert scan(ws)["complete"]
