@@ -615,7 +615,7 @@ def test_a_create_that_made_nothing_waits_for_the_grace_before_it_is_sent_again(
         async with eng:
             try:
                 await asyncio.wait_for(eng.run_wave(p.items()), 1.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     run(go())

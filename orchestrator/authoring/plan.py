@@ -109,10 +109,10 @@ def group_files(p: Project, max_chapters: int) -> list[list[str]]:
     conn: dict[int, dict[int, float]] = {k: defaultdict(float) for k in groups}
     for f in files:
         for g, w in fg.get(f, {}).items():
-            a, b = unit_of[f], unit_of.get(g)
-            if b is not None and a != b:
-                conn[a][b] += w / out_total[f]
-                conn[b][a] += w / out_total[f]
+            u, v = unit_of[f], unit_of.get(g)
+            if v is not None and u != v:
+                conn[u][v] += w / out_total[f]
+                conn[v][u] += w / out_total[f]
     dirs = {k: {posixpath.dirname(f) for f in g.files} for k, g in groups.items()}
 
     def closeness(a: int, b: int) -> float:
@@ -151,10 +151,10 @@ def group_files(p: Project, max_chapters: int) -> list[list[str]]:
                 continue  # a pair of which one side was merged since
             if neg >= 0 and not empty:
                 break  # every remaining merge would make a chapter too large, or mix directories
-            a, b = groups.pop(i), groups.pop(j)
-            empty -= (not a.defs) + (not b.defs)
+            ga, gb = groups.pop(i), groups.pop(j)
+            empty -= (not ga.defs) + (not gb.defs)
             c, serial = serial, serial + 1
-            groups[c] = Group(sorted(a.files + b.files), a.lines + b.lines, a.defs + b.defs)
+            groups[c] = Group(sorted(ga.files + gb.files), ga.lines + gb.lines, ga.defs + gb.defs)
             empty += not groups[c].defs
             dirs[c] = dirs.pop(i) | dirs.pop(j)
             merged: dict[int, float] = defaultdict(float)
