@@ -76,7 +76,7 @@ def load_project(src_dir: Path, state_db: Path | None, *,
         worker.start()
         while worker.is_alive() and not got:
             worker.join(0.2)
-        worker.join(0.5)  # the walk and the map stop at their next check; the ranking is abandoned
+        worker.join(0.1)  # the walk and the map stop at their next check (a file); the ranking is abandoned
     finally:
         for s, h in before.items():
             signal.signal(s, h)
