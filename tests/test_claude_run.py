@@ -49,6 +49,7 @@ def assert_no_truncated_marked_files(ws: Path) -> None:
     assert rep["edited"] == [] and rep["half_finished"] == []
 
 
+@pytest.mark.slow
 def test_claude_run_end_to_end(fake, tmp_path):
     ws = small(tmp_path)
     code, summary = run_book(ws, provider=provider())
@@ -83,21 +84,22 @@ FAULTS = [
     ("marker_text", lambda f, m: f.marker_text(match=m)),
     ("empty", lambda f, m: f.empty(match=m)),
     ("malformed", lambda f, m: f.malformed("no title, no sections", match=m)),
-    ("refusal", lambda f, m: f.refusal(match=m)),
+    ("refusal", lambda f, m: f.refusal(match=m)),  # asked once more: it passes
+    ("refusals", lambda f, m: f.refusal(match=m, times=3)),  # once more, the fallback model, then a person
 ]
 
 
 @pytest.mark.parametrize("name,inject", FAULTS, ids=[f[0] for f in FAULTS])
 def test_each_fault_gives_correct_files_or_one_failed_step(fake, tmp_path, name, inject):
-    ws = small(tmp_path, max_chapters=2)
+    ws = small(tmp_path, max_chapters=1 if name == "refusals" else 2)  # thrice the one chapter's writer
     inject(fake, "You are the writer:")
     code, summary = run_book(ws, provider=provider())
     assert_no_truncated_marked_files(ws)
     draft = (ws / STEPS["draft"].file("ch01"))
-    if name == "refusal":  # the next writer request is refused: whichever chapter's it is
+    if name == "refusals":  # the next writer request is refused thrice: whichever chapter's it is
         assert code == 3 and len(summary.needs_human) == 1
         (ch, why), = summary.needs_human.items()
-        assert "refus" in why and not (ws / STEPS["draft"].file(ch)).exists()
+        assert "refused" in why and "a refusal, not an error" in why and not (ws / STEPS["draft"].file(ch)).exists()
     else:
         assert code == 0, summary.needs_human
         assert scan(ws)["complete"]
@@ -106,6 +108,7 @@ def test_each_fault_gives_correct_files_or_one_failed_step(fake, tmp_path, name,
         assert text.count("DRAFT_COMPLETE") == 1 + ("(quoted) DRAFT_COMPLETE" in text)
 
 
+@pytest.mark.slow
 def test_kill_mid_stream_then_resume_calls_only_unfinished(fake, tmp_path):
     ws = small(tmp_path, max_chapters=3)
     fake.delta_delay = 0.05  # slow streams, so a kill lands inside one
@@ -156,6 +159,7 @@ def test_budget_cap_stops_cleanly_and_resume_with_higher_cap_finishes(fake, tmp_
     assert code == 0 and scan(ws)["complete"]
 
 
+@pytest.mark.slow
 def test_the_key_never_leaks(fake, tmp_path):
     ws = small(tmp_path, max_chapters=2)
     fake.status(401, match="You are the writer:")  # an auth error, whose message could carry the key
@@ -192,7 +196,7 @@ def test_doctor_says_how_to_fix(tmp_path, monkeypatch):
 
 def test_refusal_falls_back_to_the_configured_model(fake, tmp_path):
     ws = small(tmp_path, max_chapters=1, fallback_model='"claude-opus-5-5"')
-    fake.refusal(match="You are the writer:")
+    fake.refusal(match="You are the writer:", times=2)  # refused, and refused once more
     from orchestrator import config
     from orchestrator.providers import make_provider
 
@@ -201,9 +205,10 @@ def test_refusal_falls_back_to_the_configured_model(fake, tmp_path):
     code, summary = run_book(ws, provider=p)
     assert code == 0, summary.needs_human
     models = [r["body"]["model"] for r in fake.message_requests() if role_of(r["body"]) == "writer"]
-    assert models == ["claude-sonnet-5-5", "claude-opus-5-5"]
+    assert models == ["claude-sonnet-5-5", "claude-sonnet-5-5", "claude-opus-5-5"]
 
 
+@pytest.mark.slow
 def test_rehearsal_with_the_standalone_fake_as_the_readme_says(tmp_path):
     """`python -m orchestrator.testing.fake_api` then `book run --provider anthropic`: no key, no spend."""
     server = subprocess.Popen([sys.executable, "-m", "orchestrator.testing.fake_api", "--port", "0"],
@@ -221,6 +226,7 @@ def test_rehearsal_with_the_standalone_fake_as_the_readme_says(tmp_path):
         server.communicate(timeout=10)
 
 
+@pytest.mark.slow
 def test_doctor_shows_each_roles_effective_settings_and_model_warnings(fake, tmp_path):
     ws = small(tmp_path, models='{writer: {model: claude-opus-9-9, max_tokens: 9000}}')
     proc = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(ws)], capture_output=True, text=True)

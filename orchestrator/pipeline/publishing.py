@@ -13,7 +13,7 @@ from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
 from ..state.ready import final_title, ready_chapters
-from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, NEEDS_HUMAN, OUT, STEPS
+from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, OUT, STEPS
 from .plan import gate_node
 from .retire import RETIRED_DIR
 
@@ -23,7 +23,8 @@ TITLES = f"{OUT}/publish/.titles.json"  # every title each chapter was published
 def build_site(book, not_ready: dict[str, str] | None = None):
     """The publisher's view of the book. A chapter whose final is not complete, or that is in
     `not_ready` (chapter -> why: a failed step, a blocked review, a gate waiting), is listed
-    as not ready with what a person can do; the others are published. A chapter's title is
+    as not ready (the public site shows no operator text: the why and the commands stay in the
+    CLI, checkpoint.md and needs-human.md); the others are published. A chapter's title is
     its final's `# ` line (the outline's until it has one); the book's is book.yaml's."""
     from .. import publish
 
@@ -40,8 +41,9 @@ def build_site(book, not_ready: dict[str, str] | None = None):
         title = (None if waits else final_title(book.root, STEPS[FINAL].file(c.id))) or c.title
         chapters.append(publish.ChapterDoc(
             c.id, title, c.summary, c.batch, "" if waits else read_body(book.root, STEPS[FINAL].file(c.id)),
-            ready=not waits, note=_note(c.id, not_ready[c.id]) if waits else "",
-            former_titles=tuple(sorted(set(former.get(c.id, [])) | {c.title} - {title}))))
+            ready=not waits,  # the site says "not ready yet", nothing more: what to do is the CLI's
+            former_titles=tuple(sorted(set(former.get(c.id, [])) | {c.title} - {title})),
+            file=STEPS[FINAL].file(c.id), sources=tuple(c.sources)))
     # a chapter memory file that cannot be read: its terms are left out of the glossary page (the
     # run warned, naming it, when it made the aggregates) rather than every page failing
     mem = long_memory(book, [c.id for c in o.chapters if c.id not in not_ready], [])
@@ -49,7 +51,24 @@ def build_site(book, not_ready: dict[str, str] | None = None):
     return publish.Site(title=book.cfg.title or o.title, language=book.cfg.language, audience=book.cfg.audience,
                         chapters=tuple(chapters), glossary=tuple(mem.glossary_entries()),
                         template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish",
-                        retired=_retired(book))
+                        retired=_retired(book), built=built_date(book, [c.id for c in chapters if c.ready]),
+                        site_url=book.cfg.site_url)
+
+
+def built_date(book, ready: list[str]) -> str:
+    """The date the book was built: its newest published final's (a rebuild of the same files
+    gives the same pages; SOURCE_DATE_EPOCH wins, for reproducible builds)."""
+    import time
+
+    env = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    t = float(env) if env.isdigit() else 0.0
+    if not env.isdigit():
+        for ch in ready:
+            try:
+                t = max(t, book.ws.path(STEPS[FINAL].file(ch)).stat().st_mtime)
+            except OSError:
+                pass
+    return time.strftime("%Y-%m-%d", time.gmtime(int(t))) if t else ""
 
 
 def _retired(book) -> tuple[str, ...]:
@@ -76,11 +95,6 @@ def _remember_titles(book, site) -> None:
         if c.title not in hist.setdefault(c.id, []):
             hist[c.id].append(c.title)
     write_if_changed(book.ws.path(TITLES), json.dumps(hist, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
-
-
-def _note(ch: str, why: str) -> str:
-    """What a reader of the contents (the person running the book) sees for a chapter that waits."""
-    return f"{ch}: {why.strip().splitlines()[0] if why.strip() else 'waiting'} — see {NEEDS_HUMAN}; `book run` continues it"
 
 
 def waiting_chapters(runner) -> dict[str, str]:
@@ -131,6 +145,9 @@ def publish_chapter(runner, ch: str) -> list[str]:
     if problems:
         return [f"{STEPS[FINAL].file(p.chapter)}:{p.line}: {p.message}" for p in problems]
     inputs = {k: v for k, v in book.scanner.input_hashes(ch, HTML).items() if v is not None}
+    # the chapter's Markdown beside its page, for coding agents (llms.txt links it); before the
+    # page, whose marker says the chapter is published
+    write_if_changed(book.ws.path(STEPS[HTML].file(ch)).with_suffix(".md"), publish.chapter_markdown(_site(runner), ch))
     atomic_write(book.ws.path(STEPS[HTML].file(ch)), compose(html, STEPS[HTML].marker, inputs, runner.run_id))
     return []
 
@@ -144,9 +161,30 @@ def publish_index(runner) -> None:
     for name, text in sorted(publish.static_files(site).items()):
         write_if_changed(out / name, text)
     write_if_changed(out / "search-index.js", publish.search_index_js(site))
-    for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print)):
+    for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print),
+                         ("404.html", publish.render_404), ("files.html", publish.render_files)):
         write_if_changed(out / name, compose(render(site), "HTML_COMPLETE"))
+    write_if_changed(out / "sitemap.xml", publish.sitemap_xml(site))
+    write_if_changed(out / "llms.txt", publish.llms_txt(site))
+    _withdraw_pages(book, site)
     inputs = {k: v for k, v in book.scanner.book_input_hashes(INDEX).items() if v is not None}
     _remember_titles(book, site)  # before the index, whose marker says all of this is done
     atomic_write(book.ws.path(BOOK_STEPS[INDEX].path),
                  compose(publish.render_index(site), BOOK_STEPS[INDEX].marker, inputs, runner.run_id))
+
+
+def _withdraw_pages(book, site) -> None:
+    """The page of a chapter that is no longer ready (rejected at the final gate, a person's
+    edit since the approval) leaves the site, as a fresh publish would not have it. A page is
+    derived from its final, which stays; a page a person edited is kept."""
+    for c in site.chapters:
+        if c.ready:
+            continue
+        rel = STEPS[HTML].file(c.id)
+        if book.scanner.step(c.id, HTML).status == "done":
+            for gone in (book.ws.path(rel), book.ws.path(rel).with_suffix(".md")):  # and its Markdown
+                try:
+                    os.unlink(gone)
+                except FileNotFoundError:
+                    pass
+            book.scanner.invalidate(rel)

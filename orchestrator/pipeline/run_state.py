@@ -8,7 +8,7 @@ the dry run (dry_run.py) and the end of a run (finish.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BookError
 from ..providers.base import Provider, Request, Result, Sink
@@ -51,6 +51,7 @@ class RunState:
         self._kept_noted: set[Node] = set()
         self._blocked_noted: set[Node] = set()
         self.budget_stop: str | None = None
+        self.api_stop: str | None = None  # the API's word that no request can succeed (a spend limit): the run stops
         self.in_flight_usd = 0.0  # estimates of the calls started and not yet logged: the cap counts them
         self._reserved: dict[int, float] = {}  # id(request) -> its estimate, while in flight
         self.waiting: list[str] = []  # gate cards this run stopped at
@@ -123,6 +124,9 @@ class RunState:
         raise NotImplementedError
 
     def why(self, n: Node) -> str | None:  # decisions.py
+        raise NotImplementedError
+
+    def settle(self, card: Any) -> Any:  # decisions.py
         raise NotImplementedError
 
     async def generate(self, n: Node, why: str) -> Outcome:  # generation.py

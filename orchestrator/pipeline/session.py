@@ -10,14 +10,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import Interrupted
+from ..errors import BookError, ConfigError, Interrupted
 from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
 from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
 from ..state.book import Book, order_warning
 from ..state.fsio import Lock, sweep_temp_files
-from ..state.reconcile import all_discrepancies, not_utf8
+from ..state.reconcile import all_discrepancies, brief, not_utf8
 from ..steps import LOCK
 from .derived import memory_in_sync
 from .dry_run import dry_run, plan as dry_run_plan
@@ -48,16 +48,22 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         snap = book.snapshot()
         issues = all_discrepancies(book, snap)
         if before is None:  # `book resume` reports them itself, with more
-            for i in issues:
-                report("warning", ("", ""), f"disagreement: {i} (the files win)")
+            for i in brief(issues, [*snap.stale, *snap.edited, *snap.half_finished],
+                           "the files (changed since the last run; the files win, and this run catches up)"):
+                report("warning", ("", ""), f"disagreement: {i}")
         from ..state.corrections import load as corrections
 
-        for w in (order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache)
-                  + corrections(book.root).problems):  # what `book scan` warns of, a run says too
-            report("warning", ("", ""), w)  # a person's file, mis-saved or not readable as meant
+        mis_saved = not_utf8(book.root, snap.edited + snap.half_finished, book.cache)
+        if mis_saved:  # a person's file the book would read with U+FFFD in it: refused, nothing runs
+            raise ConfigError("; ".join(mis_saved) + " — nothing was run",
+                              fix="save the file(s) as UTF-8 (the book never publishes a mis-decoded text), "
+                                  "then `book run` again")
+        for w in order_warning(snap) + corrections(book.root).problems:  # what `book scan` warns of, a run says too
+            report("warning", ("", ""), w)  # an outline listed out of order, a person's file not readable as meant
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
-            return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)
+            code = 3 if book.needs_human() else 0
+            return SessionResult(RunSummary("", {}, [], book.needs_human()), run_exports(book, opts, report, code))
 
         async def main() -> RunSummary:
             nonlocal provider
@@ -96,11 +102,30 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                 await provider.aclose()
 
         summary = asyncio.run(main())
-        return SessionResult(summary, summary.exit_code)
+        return SessionResult(summary, run_exports(book, opts, report, summary.exit_code))
     finally:
         report.close()
         book.save_cache()
         lock.release()
+
+
+def run_exports(book: Book, opts: RunOptions, report: Reporter, code: int) -> int:
+    """book.yaml's `exports` after a run that reached the publish phase: each is redone only
+    when the published book changed. A failed export is reported and fails the run (exit 1)."""
+    scope = opts.scope
+    if not book.cfg.exports or scope.batch or scope.chapter or (scope.phase or 5) < 5:
+        return code
+    from .exporting import export_book
+
+    book.scanner.invalidate()
+    try:
+        for r in export_book(book, list(book.cfg.exports)):
+            if r.status == "written":
+                report("warning", ("", ""), f"exported {r.path} ({r.size:,} bytes{', ' + r.detail if r.detail else ''})")
+    except (BookError, OSError) as e:
+        report("warning", ("", ""), f"export failed: {e}")
+        return code or 1
+    return code
 
 
 def nothing_to_do(book: Book, opts: RunOptions, issues: list[str]) -> bool:

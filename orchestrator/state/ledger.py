@@ -123,11 +123,13 @@ MIGRATIONS: list[tuple[str, str]] = [
     ),
     # A call made through the Message Batches API (billed at half the rate): `book cost` splits on it.
     ("004_llm_calls_batch", "ALTER TABLE llm_calls ADD COLUMN batch INTEGER NOT NULL DEFAULT 0"),
+    # Of output_tokens, those spent thinking (usage.output_tokens_details.thinking_tokens): `book cost` shows them.
+    ("005_llm_calls_thinking", "ALTER TABLE llm_calls ADD COLUMN thinking_tokens INTEGER"),
 ]
 
 _CALL_COLS = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
               "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch"]
+              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch", "thinking_tokens"]
 
 
 def now_iso() -> str:
@@ -263,6 +265,15 @@ class Ledger:
             "INSERT INTO events (ts, run, type, chapter, step, detail) VALUES (?,?,?,?,?,?)",
             (now_iso(), run, type, chapter, step, json.dumps(detail, sort_keys=True, ensure_ascii=False) if detail else None),
         )
+
+    def event_types(self) -> set[str]:
+        """The types of the events this ledger holds."""
+        if self.conn is None:
+            return set()
+        try:
+            return {t for (t,) in self.conn.execute("SELECT DISTINCT type FROM events")}
+        except sqlite3.DatabaseError:
+            return set()
 
     def events(self, chapter: str | None = None, step: str | None = None, type: str | None = None,
                limit: int | None = None) -> list[dict[str, Any]]:
