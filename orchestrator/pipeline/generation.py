@@ -14,6 +14,7 @@ from .. import agents
 from ..agents.structured import structured
 from ..contracts.errors import ContractError
 from ..errors import Refused, RunStopped, StepFailed, ValidationFailed
+from ..signals import in_daemon_thread
 from ..state.fsio import PartialWriter, _mutate, atomic_write, backup, partial_path
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
@@ -96,6 +97,10 @@ class Generation(RunState):
                 self._set_aside(n)
         elif path.with_name(path.name + ".partial").exists():
             backup(path.with_name(path.name + ".partial"))
+        if spec(n).sources and "project_front" not in book.memo:
+            # the walk, the map and the front matter: seconds on a huge tree, never on the loop's
+            # thread, so that a stop signal ends the run at once
+            await in_daemon_thread(agents.warm, book)
         attempts = max(1, book.cfg.retries)
         last = ""
         hint: str | None = None
