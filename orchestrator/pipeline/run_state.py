@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import BookError
 from ..providers.base import Provider, Request, Result, Sink
 from ..state.board import CheckpointWriter, write_needs_human
+from ..state.commit import Seen
 from ..state.fsio import PartialWriter
 from ..state.scan import StepState
 from ..steps import BOOK, Node, spec
@@ -65,6 +66,7 @@ class RunState:
         self.memory_dirty = False  # a chapter's long memory committed since the aggregates were rebuilt
         self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
         self.unsettled_at_start: set[str] | None = None  # stale or half-finished when the walk began (walk.py)
+        self.seen: dict[Node, Seen] = {}  # what each step's path held when this run started it (state/commit.py)
 
     # ------------------------------------------------------------ shared helpers
 
