@@ -79,12 +79,14 @@ class Journal:
     def append(self, lines: list[dict[str, Any]]) -> None:
         """Append and fsync (a new file starts with the header). Raises OSError."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
-            fresh = os.fstat(fd).st_size == 0
-            out = ([HEADER] if fresh else []) + lines
+            size = os.fstat(fd).st_size
+            out = ([HEADER] if not size else []) + lines
+            # a line cut off by a crash ends without a newline: the next line must not join it
+            lead = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
             if out:
-                os.write(fd, b"".join(json.dumps(x, sort_keys=True, ensure_ascii=False).encode() + b"\n" for x in out))
+                os.write(fd, lead + b"".join(json.dumps(x, sort_keys=True, ensure_ascii=False).encode() + b"\n" for x in out))
                 os.fsync(fd)
         finally:
             os.close(fd)
