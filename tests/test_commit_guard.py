@@ -8,8 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from orchestrator.state import commit
 from orchestrator.state.fsio import partial_path

@@ -12,8 +12,8 @@ from ..checks.findings import findings_in
 from ..errors import ValidationFailed
 from ..state import commit
 from ..state.fsio import Lock, partial_path
-from ..state.snapshot import StepState
 from ..state.markers import compose, short_hash
+from ..state.snapshot import StepState
 from ..steps import BOOK, Node, spec
 from .outcomes import Outcome
 

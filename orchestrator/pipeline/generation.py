@@ -168,8 +168,8 @@ class Generation(RunState):
             composed = compose(text, self.marker(n), inputs, self.run_id, extra)
             Lock.verify_held()  # still the one writer (its lock file may have been deleted meanwhile)
             # its fsyncs in a worker thread: other steps' calls and commits go on meanwhile
-            done = await asyncio.to_thread(commit.commit, path, composed, self.seen.get(n) or commit.FOREIGN)
-            if not done.written:  # a person's file is there: it stays, the answer is in the .partial
+            placed = await asyncio.to_thread(commit.commit, path, composed, self.seen.get(n) or commit.FOREIGN)
+            if not placed.written:  # a person's file is there: it stays, the answer is in the .partial
                 led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text), kept="person")
                 return answers.kept_for_person(cast("Runner", self), n)
             pw.retire()

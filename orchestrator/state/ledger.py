@@ -36,15 +36,23 @@ from typing import Any, Iterable
 from ..errors import UsageError
 from . import spend
 from .fsio import explain_os_error as explain
-from .ledger_faults import (advice, files_were_generated, identity, journal_call, journal_known, kind, move_aside,
-                            recover_from, relink)
+from .ledger_faults import (  # noqa: F401
+    _CALL_COLS,
+    LedgerError,
+    advice,
+    files_were_generated,
+    identity,
+    kind,
+    move_aside,
+    now_iso,
+    recover_from,
+    relink,
+)
+from .spend import journal_call, journal_known
 
 # How long a writer waits for another program's transaction before it gives up (seconds).
 BUSY_TIMEOUT_S = 10.0
 
-
-class LedgerError(UsageError):
-    """state.db cannot be used by a writing command: exit 2, with the file and what to do."""
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -128,15 +136,6 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("004_llm_calls_batch", "ALTER TABLE llm_calls ADD COLUMN batch INTEGER NOT NULL DEFAULT 0"),
 ]
 
-_CALL_COLS = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
-              "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch"]
-
-
-def now_iso() -> str:
-    import datetime as _dt
-
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Ledger:
@@ -199,7 +198,8 @@ class Ledger:
                                             generated=lambda: files_were_generated(path.parent.parent))
         except (OSError, sqlite3.DatabaseError) as e:
             conn.close()
-            raise LedgerError(f"the spend record beside the ledger cannot be written: {explain(e)}; "
+            why = explain(e) if isinstance(e, OSError) else str(e)
+            raise LedgerError(f"the spend record beside the ledger cannot be written: {why}; "
                               "no model call was made") from None
         return led
 

@@ -9,7 +9,23 @@ import os
 import sqlite3
 from pathlib import Path
 
+from ..errors import UsageError
 from .fsio import utc_stamp
+
+
+class LedgerError(UsageError):
+    """state.db cannot be used by a writing command: exit 2, with the file and what to do."""
+
+
+_CALL_COLS = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
+              "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
+              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch"]
+
+
+def now_iso() -> str:
+    import datetime as _dt
+
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # Below this much free space SQLite's I/O errors are the disk being full (it needs room for the
@@ -150,50 +166,13 @@ def relink(led) -> None:
     led.warnings.append(msg)
     print(msg, file=sys.stderr)
     led.conn.execute("INSERT INTO events (ts, run, type, detail) VALUES (?, NULL, 'ledger_relinked', ?)",
-                     (_now(), json.dumps({"aside": aside.name if aside else None})))
-
-
-def _now() -> str:
-    from .ledger import now_iso
-
-    return now_iso()
-
-
-def journal_call(led, row: dict) -> None:
-    """Append one paid call to the spend journal (a deleted journal is first written again from
-    the ledger). A journal that cannot be written stops the run as a ledger write failure does."""
-    from . import spend
-    from .ledger import LedgerError
-
-    j = spend.Journal(spend.path_for(led.path))
-    try:
-        lines = [spend.entry(row)]
-        if not j.path.exists() and led.conn is not None:  # deleted during the run: the ledger has it all
-            lines = [spend.entry(r) for r in spend.paid_rows(led.conn)] + lines
-        j.append(lines)
-    except OSError as e:
-        from .fsio import explain_os_error
-
-        led.failed = led.failed or (f"the spend journal {j.path} cannot be written: {explain_os_error(e)}; "
-                                    "the run stopped so that no model call goes unrecorded")
-        raise LedgerError(led.failed) from None
-
-
-def journal_known(led) -> None:
-    from . import spend
-
-    try:
-        spend.Journal(spend.path_for(led.path)).append([{"known": "the lost spend was entered"}])
-    except OSError:
-        pass  # the ledger has it; the next writer's reconciliation writes it
+                     (now_iso(), json.dumps({"aside": aside.name if aside else None})))
 
 
 def recover_from(led, aside: Path) -> None:
     """Copy what can be read of a moved-aside ledger (its calls, its events) into the new one.
     When its calls cannot be read and the files show that models were called, the spend so far
     is unknown (unless the spend journal knows it: `spend.reconcile`), so a cap stops the next call."""
-    from .ledger import _CALL_COLS
-
     conn = led.conn
     assert conn is not None, "only a writer's ledger, which is open, recovers a moved-aside one"
     calls = read_old(aside, f"SELECT {','.join(_CALL_COLS)} FROM llm_calls ORDER BY id")

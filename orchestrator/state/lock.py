@@ -280,7 +280,7 @@ class Lock:
             if mine.dir_fd is not None:
                 os.close(mine.dir_fd)  # closing the last fd releases the flock
 
-    def __enter__(self) -> "Lock":
+    def __enter__(self) -> Lock:
         self.acquire()
         return self
 
@@ -362,7 +362,7 @@ def _write_owner(fd: int) -> None:
     import datetime as _dt
     import socket  # only writers take the lock: keep it off `book scan`'s import path
 
-    started = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     argv = [os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python", *sys.argv[1:]]
     command = " ".join(argv)[:200].replace("\n", " ")
     text = f"{os.getpid()} {socket.gethostname()}\nstarted {started}\ncommand {command}\n".encode()

@@ -21,10 +21,9 @@ import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .ledger import Ledger
+from .ledger_faults import LedgerError
 
 NAME = ".spend.jsonl"  # in output/, beside .book/
 HEADER = {"spend_journal": 1}  # the same bytes in every book: two runs of one book give one tree
@@ -44,15 +43,13 @@ class Journal:
     torn: int = 0  # lines that could not be read (a write cut off by a crash)
 
     @classmethod
-    def read(cls, path: Path) -> "Journal":
+    def read(cls, path: Path) -> Journal:
         j = cls(path)
         try:
             data = path.read_bytes()
         except FileNotFoundError:
             return j
         except IsADirectoryError:
-            from .ledger import LedgerError
-
             raise LedgerError(f"{path} is a directory where the spend journal belongs: move it aside "
                               f"(`mv {path} {path}.dir`), then run again") from None
         j.exists = True
@@ -113,7 +110,7 @@ def paid_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def reconcile(led: Ledger, fresh: bool, generated) -> list[str]:
+def reconcile(led: Any, fresh: bool, generated) -> list[str]:
     """Bring the ledger and the journal to the same calls (and the same `spend_unknown`); the
     warnings to show. `fresh`: the ledger was just created (none was there, or it was rebuilt);
     `generated()`: whether the files show that models were called before."""
@@ -173,3 +170,28 @@ def missing_from(calls: list[dict[str, Any]], ledger_path: Path) -> tuple[list[d
     j = Journal.read(path_for(ledger_path))
     have = {c.get("call_id") for c in calls}
     return [e for i, e in j.calls.items() if i not in have], j
+
+
+def journal_call(led, row: dict) -> None:
+    """Append one paid call to the spend journal (a deleted journal is first written again from
+    the ledger). A journal that cannot be written stops the run as a ledger write failure does."""
+    j = Journal(path_for(led.path))
+    try:
+        lines = [entry(row)]
+        if not j.path.exists() and led.conn is not None:  # deleted during the run: the ledger has it all
+            lines = [entry(r) for r in paid_rows(led.conn)] + lines
+        j.append(lines)
+    except OSError as e:
+        from .fsio import explain_os_error
+
+        led.failed = led.failed or (f"the spend journal {j.path} cannot be written: {explain_os_error(e)}; "
+                                    "the run stopped so that no model call goes unrecorded")
+        raise LedgerError(led.failed) from None
+
+
+def journal_known(led) -> None:
+    """A person entered the lost spend: the journal says the spend is known again."""
+    try:
+        Journal(path_for(led.path)).append([{"known": "the lost spend was entered"}])
+    except OSError:
+        pass  # the ledger has it; the next writer's reconciliation writes it
