@@ -47,12 +47,19 @@ class Committed:
 
 
 def digest(path: Path) -> str | None:
-    """sha256 of the file's bytes, None when there is no file."""
+    """sha256 of the file's bytes, None when there is no file. A directory in a file's place is
+    named by its identity: one the run saw is moved aside like a file; one made since is kept."""
     try:
         with open(path, "rb") as fh:
             return hashlib.file_digest(fh, "sha256").hexdigest()
     except FileNotFoundError:
         return None
+    except IsADirectoryError:
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return None
+        return f"directory {st.st_dev}:{st.st_ino}"
 
 
 def observe(path: Path, version: tuple[int, int] | None) -> Seen:
