@@ -45,7 +45,9 @@ def main() -> int:
         conn = sqlite3.connect(ws / "output/.book/state.db")
         starts = conn.execute("SELECT count(*) FROM events WHERE type='run_start'").fetchone()[0]
         conn.close()
-        ok = codes == [0] + [4] * 7 and starts == 1
+        # one writer: one run_start. A run that started late (a loaded machine staggers the eight
+        # starts by seconds) may take the lock after the writer's end and find nothing to do: exit 0
+        ok = starts == 1 and set(codes) <= {0, 4} and codes.count(4) >= 1
         bad += not ok
         print(f"trial {t}: exit codes {codes}, run_start events {starts} -> {'ok' if ok else 'NOT ONE WRITER'}",
               flush=True)
