@@ -34,21 +34,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import UsageError
-from . import spend
+from . import ledger_faults as faults, spend
 from .fsio import explain_os_error as explain
-from .ledger_faults import (  # noqa: F401
-    _CALL_COLS,
-    LedgerError,
-    advice,
-    files_were_generated,
-    identity,
-    kind,
-    move_aside,
-    now_iso,
-    recover_from,
-    relink,
-)
-from .spend import journal_call, journal_known
+from .ledger_faults import _CALL_COLS, LedgerError, advice, kind, move_aside, now_iso
 
 # How long a writer waits for another program's transaction before it gives up (seconds).
 BUSY_TIMEOUT_S = 10.0
@@ -191,11 +179,11 @@ class Ledger:
         led = cls(conn, path, warnings, strict=True)
         try:
             if aside is not None:
-                recover_from(led, aside)
-            led.ident = identity(path)
+                faults.recover_from(led, aside)
+            led.ident = faults.identity(path)
             fresh = not existed or aside is not None or conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None
             led.warnings += spend.reconcile(led, fresh=fresh,
-                                            generated=lambda: files_were_generated(path.parent.parent))
+                                            generated=lambda: faults.files_were_generated(path.parent.parent))
         except (OSError, sqlite3.DatabaseError) as e:
             conn.close()
             why = explain(e) if isinstance(e, OSError) else str(e)
@@ -267,9 +255,9 @@ class Ledger:
             raise LedgerError(self.failed)
         if self.conn is None:
             return 0
-        if self.ident is not None and identity(self.path) != self.ident:
+        if self.ident is not None and faults.identity(self.path) != self.ident:
             try:  # deleted (or replaced) during the run: written again from the copy still open
-                relink(self)
+                faults.relink(self)
             except (OSError, sqlite3.DatabaseError) as e:
                 self.failed = (f"the ledger {self.path} was deleted during this run and cannot be written again "
                                f"({explain(e) if isinstance(e, OSError) else e}); the run stopped so that no model "
@@ -396,7 +384,7 @@ class Ledger:
             row["call_id"] = "j-" + os.urandom(8).hex()  # its id in the spend journal
         try:
             if paid and self.ident is not None:  # the second record, outside output/.book/ (state/spend.py)
-                journal_call(self, row)
+                spend.journal_call(self, row)
             if row.get("call_id") and row.get("status") != "started":  # the end of a call logged as started
                 sets = [c for c in _CALL_COLS if c not in ("ts", "run", "call_id") and c in row]
                 if self._exec(f"UPDATE llm_calls SET {','.join(c + '=?' for c in sets)} WHERE call_id=?",
@@ -470,7 +458,7 @@ class Ledger:
                       error=f"spend lost with {lost or 'a damaged ledger'}, entered by a person" + (f": {note}" if note else ""))
         self._exec("DELETE FROM meta WHERE key='spend_unknown'")
         if self.ident is not None:
-            journal_known(self)
+            spend.journal_known(self)
         self.event("lost_spend_entered", usd=float(usd), was=lost)
 
     # ------------------------------------------------------------ the hash cache
