@@ -35,8 +35,9 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
     return g, req
 
 
-def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **event: Any) -> int:
-    """Validate `answer` (raises ValidationFailed) and write it with its marker; returns its length."""
+def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **event: Any) -> Outcome | None:
+    """Validate `answer` (raises ValidationFailed) and write it with its marker: None, or the outcome
+    when a person's file was at the path (kept; the answer is in the .partial)."""
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
     text = agents.clean_and_validate(step, answer, g.context)
     inputs = {k: v for k, v in g.inputs.items() if v is not None}
@@ -49,13 +50,12 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
     done = commit.commit(path, composed, runner.seen.get(n) or seen_now(runner, n))
     if not done.written:  # a person's file is there: it stays, the answer is in the .partial
         book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), kept="person", **event)
-        kept_for_person(runner, n)
-        return len(text)
+        return kept_for_person(runner, n)
     book.scanner.invalidate(runner.rel(n))
     if spec(n).replans:
         book.scanner.invalidate()
     book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), **event)
-    return len(text)
+    return None
 
 
 def version(st: StepState) -> tuple[int, int] | None:
@@ -112,9 +112,11 @@ def commit_completed_partial(runner: Runner, n: Node) -> bool:
         return False
     g, _ = request_for(runner, n)
     try:
-        write_answer(runner, n, g, text, recovered="completed_partial")
+        kept = write_answer(runner, n, g, text, recovered="completed_partial")
     except ValidationFailed:
         return False
+    if kept is not None:  # a person's file at the path: it stays, and the answer stays in the .partial
+        return kept.status == "ok"
     part.unlink(missing_ok=True)
     book.ledger.event("recovered", runner.run_id, ch, n[1], action="committed_partial", chars=len(text))
     runner.generated.append(n)
