@@ -47,6 +47,9 @@ class Generation(RunState):
         if part.exists():
             backup(part)
         st = self.state(n)
+        if st.status == "half_finished" and st.mtime_ns >= self.started_ns:  # saved during this run: a person's
+            self.seen[n] = commit.FOREIGN
+            return
         if st.status == "half_finished":
             # only the version the run decided on: a file saved since is a person's, and stays
             dest, self.seen[n] = commit.move_aside(path, self.seen.get(n) or commit.observe(path, version(st)))
@@ -99,6 +102,11 @@ class Generation(RunState):
                     led.event("recovered", self.run_id, ch, step, action="continue", chars=len(prefix))
             if not prefix:
                 self._set_aside(n)
+            if self.seen[n].foreign and path.exists():  # a person's file, saved during this run: it stays
+                reason = (f"{self.rel(n)} was saved by a person during this run, without a {self.marker(n)} marker: "
+                          "kept as it is")
+                return Outcome("needs_human", reason=reason, hint=f"`book accept {n[0]} {n[1]}` adopts it, "
+                               f"`book redo {n[0]} {n[1]}` replaces it")
         elif path.with_name(path.name + ".partial").exists():
             backup(path.with_name(path.name + ".partial"))
         attempts = max(1, book.cfg.retries)
