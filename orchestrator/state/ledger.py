@@ -122,6 +122,8 @@ MIGRATIONS: list[tuple[str, str]] = [
     ),
     # A call made through the Message Batches API (billed at half the rate): `book cost` splits on it.
     ("004_llm_calls_batch", "ALTER TABLE llm_calls ADD COLUMN batch INTEGER NOT NULL DEFAULT 0"),
+    # Of output_tokens, those spent thinking (usage.output_tokens_details.thinking_tokens): `book cost` shows them.
+    ("005_llm_calls_thinking", "ALTER TABLE llm_calls ADD COLUMN thinking_tokens INTEGER"),
 ]
 
 

@@ -19,7 +19,7 @@ class LedgerError(UsageError):
 
 _CALL_COLS = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
               "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch"]
+              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch", "thinking_tokens"]
 
 
 def now_iso() -> str:
