@@ -69,8 +69,8 @@ class RunState:
         self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
         self.unsettled_at_start: set[str] | None = None  # stale or half-finished when the walk began (walk.py)
         self.seen: dict[Node, Seen] = {}  # what each step's path held when this run started it (state/commit.py)
-        # a marker-less file saved after this (less the clock's grain) is a person's: our writer never makes one
-        self.started_ns = time.time_ns() - 20_000_000
+        # a marker-less file saved after this is a person's: our writer never makes one
+        self.started_ns = time.time_ns()
 
     # ------------------------------------------------------------ shared helpers
 
