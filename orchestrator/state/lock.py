@@ -83,6 +83,7 @@ class _Held:
 
     def __init__(self, fd: int, dir_fd: int | None, path: Path, warn):
         self.fd, self.dir_fd, self.path, self.warn, self.depth = fd, dir_fd, path, warn, 1
+        self.since = time.time_ns()  # when this process took the workspace
 
 
 class Lock:
@@ -239,6 +240,11 @@ class Lock:
             return _parse_owner(self.path.read_text(errors="replace")).pid
         except OSError:
             return None
+
+    @staticmethod
+    def held_since() -> int | None:
+        """When this process took the lock it holds (time.time_ns), None when it holds none."""
+        return min((h.since for h in Lock._held.values()), default=None)
 
     @staticmethod
     def verify_held() -> None:
