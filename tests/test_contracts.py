@@ -485,8 +485,9 @@ def test_marker_text_is_found_with_its_line(text, line):
     "x\n```html\n<!-- REVIEW_COMPLETE body=1234 run=r -->\n```\n",
     "The guard:\n\n````python file=orchestrator/steps.py\nDRAFT = Step(marker=\"DRAFT_COMPLETE\")\n# <!-- CHAPTER_FINAL -->\n````\n\nExplained.",
     "- item\n\n  ~~~\n  NEEDS_HUMAN_REVIEW = \"needs\"\n  ~~~\n",
+    "The words `CHAPTER_FINAL` and `<!-- DRAFT_COMPLETE -->` are the tool's own.",
 ])
-def test_marker_text_inside_a_closed_code_block_is_quoted_source(text):
+def test_marker_text_inside_a_closed_code_block_or_a_code_span_is_quoted_source(text):
     assert marker_problems(text) == []
     check_no_markers(text)
 

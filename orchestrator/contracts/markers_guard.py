@@ -6,7 +6,8 @@ that looks like one — `<!-- DRAFT_COMPLETE -->`, a marker with attributes, the
 bare words, in any case or spacing — is rejected with the reasons, so the agents layer can re-ask
 the model with them. Nothing is rewritten: what a model wrote is published as written, or not at all.
 
-Inside a closed fenced code block the same text is quoted source, not a forged marker: a book
+Inside a closed fenced code block, or an inline code span, the same text is quoted source, not a
+forged marker (a span is never a line of its own, so it cannot be read as a file's marker line): a book
 about a repository whose code holds these words (this one) must be able to quote that code, and
 a file's marker is trusted only on its last line with a matching body hash (state/markers), so
 quoted text can never pass for one. An unclosed fence runs to the end of the answer and proves
@@ -55,17 +56,19 @@ def _describe(body: str) -> str:
     return "a completion marker"
 
 
+_SPAN_RE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")  # an inline code span, on one line
+
+
 def _prose(text: str) -> str:
-    """`text` with the lines of closed fenced code blocks blanked (same offsets, same line numbers)."""
+    """`text` with closed fenced code blocks and inline code spans blanked (same offsets, same
+    line numbers)."""
     lines = split_lines(text)
-    spans = [(a, b) for a, b in fence_spans(lines) if b < len(lines)]  # an unclosed fence is prose
-    if not spans:
-        return text
     out = text.split("\n")
-    for a, b in spans:
-        for k in range(a, b + 1):
-            out[k] = " " * len(out[k])
-    return "\n".join(out)
+    for a, b in fence_spans(lines):
+        if b < len(lines):  # an unclosed fence is prose
+            for k in range(a, b + 1):
+                out[k] = " " * len(out[k])
+    return "\n".join(_SPAN_RE.sub(lambda m: " " * len(m.group()), ln) for ln in out)
 
 
 def _text_problems(text: str) -> list[tuple[int, str]]:
