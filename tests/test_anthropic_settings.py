@@ -52,11 +52,13 @@ def test_the_model_table_caps_max_tokens_and_knows_the_sdk_models():
     assert any("SDK" in x for x in model_warnings("claude-sonet-5-5"))  # a typo
 
 
-def test_build_params_breakpoints_merge_a_short_shared_prefix_and_cache_the_user_turn():
+def test_build_params_breakpoints_merge_a_short_shared_prefix_and_leave_the_user_turn():
     s = resolve_settings("claude-sonnet-5-5", 16000)
     p = build_params(req(), s)
     assert [("cache_control" in b) for b in p["system"]] == [False, True]  # 100 words < 1024 tokens: merged
-    assert p["messages"][0]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in p["messages"][0]["content"][-1]  # only a re-send would read it
+    asked = build_params(req(), dict(s, cache_user_turn=True))
+    assert asked["messages"][0]["content"][-1]["cache_control"] == {"type": "ephemeral"}  # 5 minutes, never 1 hour
     long_shared = build_params(req(shared="book " * 1000), s)
     assert [("cache_control" in b) for b in long_shared["system"]] == [True, True]
     n = sum("cache_control" in b for b in long_shared["system"]) + 1

@@ -240,8 +240,7 @@ class BatchStore:
             "id": fake._next_id("msg"), "type": "message", "role": "assistant", "model": body["model"],
             "content": [{"type": "text", "text": text}] if text else [], "stop_reason": stop,
             "stop_sequence": None,
-            "usage": {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
-                      "cache_read_input_tokens": read, "output_tokens": tokens(text)}}}
+            "usage": fake.billed_usage(body, input_tokens, created, read, tokens(text), batch=True)}}
 
     def view(self, b: _Batch, base: str) -> dict[str, Any]:
         self._advance(b)
