@@ -11,8 +11,14 @@ import typing
 import pytest
 
 from orchestrator.providers.anthropic import build_params, resolve_settings
-from orchestrator.providers.anthropic.models import (end_of_life, is_family_key, load_models, load_retired,
-                                                     model_info, model_warnings)
+from orchestrator.providers.anthropic.models import (
+    end_of_life,
+    is_family_key,
+    load_models,
+    load_retired,
+    model_info,
+    model_warnings,
+)
 from orchestrator.providers.anthropic.settings import check_role
 from orchestrator.providers.anthropic.tokens import TokenGate
 from orchestrator.providers.base import Request
