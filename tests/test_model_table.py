@@ -12,6 +12,7 @@ import pytest
 
 from orchestrator.providers.anthropic import build_params, resolve_settings
 from orchestrator.providers.anthropic.models import (
+    clamp_effort,
     end_of_life,
     is_family_key,
     load_models,
@@ -106,3 +107,11 @@ def test_the_token_count_includes_the_schema():
     params["messages"][0]["content"][0]["text"] = "p " * 200_000  # past half the 200k window
     assert asyncio.run(gate.check(Client(), params)) == 7000
     assert seen and seen[0]["output_config"]["format"]["schema"] == schema
+
+
+def test_a_wanted_effort_is_clamped_to_what_the_model_takes():
+    assert clamp_effort("claude-opus-4-8", "max") == "max"
+    assert clamp_effort("claude-sonnet-4-6", "xhigh") == "high"
+    assert clamp_effort("claude-opus-4-5", "max") == "high"
+    assert clamp_effort("claude-haiku-4-5", "low") is None
+    assert clamp_effort("claude-sonnet-5-5", None) is None

@@ -151,6 +151,16 @@ def effort_levels(model: str) -> tuple[str, ...]:
     return model_info(model).efforts
 
 
+def clamp_effort(model: str, wanted: str | None) -> str | None:
+    """The effort to send for a role that wants `wanted`: the highest level the model takes at or
+    below it (`max` on a model without it becomes `high`), None when it takes no effort at all."""
+    levels = effort_levels(model)
+    if not wanted or not levels or wanted not in EFFORTS:
+        return None
+    below = [x for x in levels if EFFORTS.index(x) <= EFFORTS.index(wanted)]
+    return below[-1] if below else levels[0]
+
+
 def model_warnings(model: str) -> list[str]:
     """What `book doctor` should say about a model id: at its end of life, unknown to the tables
     (priced at its family's most expensive rate, or the highest rate of all), not in the SDK's list."""
