@@ -10,14 +10,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import Interrupted
+from ..errors import ConfigError, Interrupted
 from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
 from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
 from ..state.book import Book
 from ..state.fsio import Lock, sweep_temp_files
-from ..state.reconcile import all_discrepancies, not_utf8
+from ..state.reconcile import all_discrepancies, brief, not_utf8
 from ..steps import LOCK
 from .derived import memory_in_sync
 from .dry_run import dry_run, plan as dry_run_plan
@@ -48,12 +48,18 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         snap = book.snapshot()
         issues = all_discrepancies(book, snap)
         if before is None:  # `book resume` reports them itself, with more
-            for i in issues:
-                report("warning", ("", ""), f"disagreement: {i} (the files win)")
+            for i in brief(issues, [*snap.stale, *snap.edited, *snap.half_finished],
+                           "the files (changed since the last run; the files win, and this run catches up)"):
+                report("warning", ("", ""), f"disagreement: {i}")
         from ..state.corrections import load as corrections
 
-        for w in not_utf8(book.root, snap.edited + snap.half_finished, book.cache) + corrections(book.root).problems:
-            report("warning", ("", ""), w)  # a person's file, mis-saved or not readable as meant
+        mis_saved = not_utf8(book.root, snap.edited + snap.half_finished, book.cache)
+        if mis_saved:  # a person's file the book would read with U+FFFD in it: refused, nothing runs
+            raise ConfigError("; ".join(mis_saved) + " — nothing was run",
+                              fix="save the file(s) as UTF-8 (the book never publishes a mis-decoded text), "
+                                  "then `book run` again")
+        for w in corrections(book.root).problems:
+            report("warning", ("", ""), w)  # a person's file not readable as meant
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
             return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)
