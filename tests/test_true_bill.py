@@ -62,6 +62,7 @@ def _cost_json(ws) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stream", "batches"])
 def test_book_cost_equals_the_bill_from_the_returned_usage_and_the_official_prices(fake, tmp_path, mode):
     # streamed: the researcher (the first to write the handbook) and the writer ask for 1-hour
