@@ -139,8 +139,11 @@ def usage_of(u: Any) -> Usage:
     created = int(get(u, "cache_creation_input_tokens") or 0)
     split = get(u, "cache_creation")
     one_hour = int(get(split, "ephemeral_1h_input_tokens") or 0) if split is not None else 0
+    details = get(u, "output_tokens_details")
+    thinking = int(get(details, "thinking_tokens") or 0) if details is not None else 0
     return Usage(int(get(u, "input_tokens") or 0), int(get(u, "output_tokens") or 0), created,
-                 int(get(u, "cache_read_input_tokens") or 0), min(one_hour, created))
+                 int(get(u, "cache_read_input_tokens") or 0), cache_creation_1h_tokens=min(one_hour, created),
+                 thinking_tokens=thinking)
 
 
 def cost_usd(usage: Usage, model: str, prices: dict[str, dict[str, Any]] | None = None,
