@@ -510,7 +510,7 @@ def test_prompts_stay_readable():
     root = builtin("prompts")
     for role in ALL_ROLES:
         n = len((root / f"{role}.md.j2").read_text(encoding="utf-8").splitlines())
-        assert 30 <= n <= 120, f"{role}.md.j2 has {n} lines"
+        assert 30 <= n <= 130, f"{role}.md.j2 has {n} lines"  # the researcher: its format and the front door
         text = (root / f"{role}.md.j2").read_text(encoding="utf-8")
         assert re.search(r"\{% block system %\}.*\{% endblock %\}.*\{% block prompt %\}", text, re.S)
 
