@@ -28,7 +28,25 @@ def self_book(tmp_path: Path, chapters: int) -> Path:
     shutil.rmtree(ws / "src")
     shutil.copytree(REPO / "orchestrator", ws / "src" / "orchestrator", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "prompts", ws / "src" / "prompts")
+    # The front door chapter 1 quotes: the repository's README shows shell commands only, so the
+    # source gets a README whose usage example is in the source's language (the library's own calls).
+    (ws / "src" / "README.md").write_text(README, encoding="utf-8")
     return ws
+
+
+README = """# book
+
+Writes a technical book about a source repository with a team of LLM agents; the file system is the state.
+
+```python
+from pathlib import Path
+
+from orchestrator.testing.helpers import make_example, run_book
+
+ws = make_example(Path("demo"))
+code, summary = run_book(ws)
+```
+"""
 
 
 def _bodies_with_marker_words(ws: Path) -> list[Path]:
