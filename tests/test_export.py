@@ -376,6 +376,7 @@ def test_a_kill_at_random_moments_never_leaves_a_finished_looking_file(exportabl
         assert not [n for n in os.listdir(ws / "output/export") if ".tmp." in n]
 
 
+@pytest.mark.slow
 def test_other_commands_never_import_the_typesetter():
     code = ("import sys, orchestrator.cli.commands, orchestrator.pipeline.session, orchestrator.publish; "
             "print([m for m in ('weasyprint', 'tinyhtml5', 'orchestrator.export.pdf') if m in sys.modules])")
