@@ -32,6 +32,7 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
     req = agents.build_request(book, step, ch, g, spec(n).role)
     req.feedback = feedback
     req.cache_ttl = runner.cache_ttl
+    req.material_ttl = runner.material_ttl
     return g, req
 
 

@@ -17,7 +17,7 @@ from ..state.board import CheckpointWriter, write_needs_human
 from ..state.commit import Seen
 from ..state.fsio import Lock, PartialWriter
 from ..state.scan import StepState
-from ..steps import BOOK, Node, spec
+from ..steps import BOOK, REVIEW, Node, spec
 from .accept import how_to_fix
 from .freshness import chapter_complete, step_state
 from .gates import active
@@ -44,6 +44,9 @@ class RunState:
         # A run that may stop at a gate for a person asks for 1-hour cached prompt prefixes,
         # so they outlive the wait (answers.request_for puts it on every request).
         self.cache_ttl: str | None = "1h" if active(book.cfg.gates) else None
+        # The chapter's material outlives a wait only at the review gate, between its readers
+        # (R1-R3 and the merger before it; the panel, memory keeper and editor after it).
+        self.material_ttl: str | None = "1h" if REVIEW in active(book.cfg.gates) else None
         self.outcomes: dict[Node, Outcome] = {}
         self.generated: list[Node] = []
         self.live: dict[tuple[str, str], str] = {}
