@@ -1,0 +1,43 @@
+"""Diagrams from the repository map, in Mermaid (what GitHub, mkdocs and the site render):
+`mermaid` reads the supported subset strictly, `svg` draws it at build time (no script, no
+network: the site, the EPUB and the PDF take the same static image), `generate` makes the
+diagrams of a chapter and of the book's overview from the map's definitions and resolved calls.
+
+`for_chapter` and `for_overview` are imported on use: the checks and the publisher read
+Mermaid without loading the map's code."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .mermaid import Diagram, MermaidError, parse
+
+if TYPE_CHECKING:
+    from .generate import Calls
+
+    from ..authoring.project import Project, Sym
+
+__all__ = ["Diagram", "MermaidError", "for_chapter", "for_overview", "parse", "render_svg"]
+
+
+def render_svg(source: str, title: str = "") -> str:
+    from .svg import render
+
+    return render(source, title)
+
+
+def for_chapter(p: Project, files: list[str], key: list[Sym], calls: Calls, lang: str = "en") -> list[str]:
+    """Markdown lines (a sentence and a ```mermaid block per diagram) for a chapter of `files`
+    whose key symbols are `key`; [] when the map gives nothing worth drawing. `calls(p, sym,
+    code)` is the map's call resolution (authoring.codeinfo.resolved_calls)."""
+    from .generate import for_chapter as make
+
+    return make(p, files, key, calls, lang)
+
+
+def for_overview(p: Project, calls: Calls, lang: str = "en") -> list[str]:
+    """Markdown lines for the book's overview: the parts and their dependencies, and the path
+    of the central operation from the entry point down."""
+    from .generate import for_overview as make
+
+    return make(p, calls, lang)
