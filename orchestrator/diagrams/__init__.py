@@ -20,10 +20,11 @@ if TYPE_CHECKING:
 __all__ = ["Diagram", "MermaidError", "for_chapter", "for_overview", "parse", "render_svg"]
 
 
-def render_svg(source: str, title: str = "") -> str:
+def render_svg(source: str, title: str = "", uid: str = "") -> str:
+    """The static SVG of a Mermaid block; MermaidError when it is not in the subset."""
     from .svg import render
 
-    return render(source, title)
+    return render(source, title, uid)
 
 
 def for_chapter(p: Project, files: list[str], key: list[Sym], calls: Calls, lang: str = "en") -> list[str]:

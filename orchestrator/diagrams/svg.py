@@ -24,15 +24,17 @@ MEMBER_H = 18
 MARGIN = 12
 SWEEPS = 4
 FG, BG, LINE, MUTED = "#1f2328", "#f6f8fa", "#57606a", "#8c959f"
+_FILL_CLASS = {LINE: "mmd-filled", BG: "mmd-hollow", "none": "mmd-open"}
 
 
-def render(source: str, title: str = "") -> str:
-    """The SVG of a Mermaid block (MermaidError when it does not parse)."""
-    return render_diagram(parse(source), title)
+def render(source: str, title: str = "", uid: str = "") -> str:
+    """The SVG of a Mermaid block (MermaidError when it does not parse). `uid` prefixes the
+    ids inside it (its arrow markers): a page with two diagrams needs two prefixes."""
+    return render_diagram(parse(source), title, uid)
 
 
-def render_diagram(d: Diagram, title: str = "") -> str:
-    uid = "m" + hashlib.sha256(d.source.encode("utf-8")).hexdigest()[:8]  # marker ids unique per diagram
+def render_diagram(d: Diagram, title: str = "", uid: str = "") -> str:
+    uid = uid or "m" + hashlib.sha256(d.source.encode("utf-8")).hexdigest()[:8]
     if d.kind == "sequence":
         w, h, body = _sequence(d, uid)
     else:
@@ -42,7 +44,7 @@ def render_diagram(d: Diagram, title: str = "") -> str:
             f'viewBox="0 0 {_n(w)} {_n(h)}" width="{_n(w)}" height="{_n(h)}" font-family="ui-monospace, '
             f'SFMono-Regular, Menlo, Consolas, monospace" font-size="{FONT}">'
             f"<title>{escape(label)}</title><desc>{escape(d.source.strip())}</desc>"
-            f"{_defs(uid)}{''.join(body)}</svg>")
+            f"{_defs(uid, {e.arrow for e in d.edges})}{''.join(body)}</svg>")
 
 
 def text_width(s: str) -> float:
@@ -54,11 +56,14 @@ def _n(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".")
 
 
-def _defs(uid: str) -> str:
+def _defs(uid: str, used: set[str]) -> str:
+    """The arrow heads the diagram's edges use (only those: a page may hold many diagrams)."""
     def marker(name: str, path: str, fill: str, w: int = 10, h: int = 10, ref: float = 9) -> str:
+        if name not in used:
+            return ""
         return (f'<marker id="{uid}-{name}" viewBox="0 0 {w} {h}" refX="{ref}" refY="{h / 2:g}" markerWidth="{w}" '
                 f'markerHeight="{h}" orient="auto-start-reverse" markerUnits="userSpaceOnUse">'
-                f'<path d="{path}" fill="{fill}" stroke="{LINE}" class="mmd-marker"/></marker>')
+                f'<path d="{path}" fill="{fill}" stroke="{LINE}" class="mmd-marker {_FILL_CLASS[fill]}"/></marker>')
 
     return ("<defs>" + marker("arrow", "M0,0 L10,5 L0,10 z", LINE)
             + marker("open", "M0,0 L10,5 L0,10", "none")
