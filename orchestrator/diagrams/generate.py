@@ -249,7 +249,7 @@ def class_diagram(p: Project, files: list[str], key: list[Sym]) -> str | None:
     for s in drawn:
         ms = members[s.short]
         if ms:
-            lines += [f"    class {s.short} {{", *[f"        +{m}()" for m in ms], "    }"]
+            lines += [f"    class {s.short} {{", *[f"        {'-' if m.startswith('_') else '+'}{m}()" for m in ms], "    }"]
         else:
             lines.append(f"    class {s.short}")
     lines += [f"    {a} {r} {b}" for a, r, b in dict.fromkeys(rels)]
