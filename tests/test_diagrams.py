@@ -276,3 +276,37 @@ def test_a_mermaid_fence_becomes_an_inline_svg_with_its_source_as_text():
 def test_a_fence_that_would_not_render_stays_its_source():
     html = _html("# T\n\n```mermaid\nflowchart LR\n  a[x()] --> b\n```\n")
     assert "<svg" not in html and 'class="diagram-invalid"' in html and "a[x()] --&gt; b" in html
+
+
+# ------------------------------------------------------------------ the Claude path, through the fake
+
+
+@pytest.mark.slow
+def test_a_book_through_the_fake_api_carries_diagrams_the_validators_hold(monkeypatch, tmp_path):
+    from orchestrator.providers.anthropic import AnthropicProvider
+    from orchestrator.testing.fake_api import FakeAPI
+    from orchestrator.testing.helpers import make_example, run_book
+    from orchestrator.testing.role_answers import answer
+
+    api = FakeAPI(answerer=answer)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    try:
+        ws = make_example(tmp_path / "ws")
+        code, summary = run_book(ws, provider=AnthropicProvider(concurrency=8, base_delay=0.01, max_delay=0.05))
+    finally:
+        api.stop()
+    assert code == 0, summary.needs_human
+    finals = sorted((ws / "output" / "chapters" / "final").glob("ch*-final.md"))
+    assert finals
+    src = ws / "src"
+    p = load(src)
+    for f in finals:
+        text = f.read_text(encoding="utf-8")
+        blocks = re.findall(r"```mermaid\n(.*?)```", text, re.S)
+        assert blocks, f.name
+        assert _r1(text, src) == []
+        for b in blocks:
+            assert independent_problems(p, b) == []
+    pages = (ws / "output" / "publish" / finals[0].name.replace("-final.md", ".html")).read_text(encoding="utf-8")
+    assert '<figure class="diagram"><svg' in pages
