@@ -167,7 +167,9 @@ def independent_problems(p, source: str) -> list[str]:
     class; a message is a definition named so; and a call edge is a call that the caller's
     body really writes."""
     files = set(p.map.files)
-    dotted = {d.qualified_name.replace("::", "."): (rel, d) for rel, fm in p.map.files.items() for d in fm.definitions}
+    # qualified names and their dotted suffixes: a nested `Outer.Node.get` is drawn as class `Node`, member `get`
+    dotted = {".".join(q[k:]): (rel, d) for rel, fm in p.map.files.items() for d in fm.definitions
+              for q in [d.qualified_name.replace("::", ".").split(".")] for k in range(len(q))}
     short = {d.name for fm in p.map.files.values() for d in fm.definitions}
     d = parse(source)
     out = []

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 from .mermaid import Diagram, MermaidError, parse
 
 if TYPE_CHECKING:
-    from .generate import Calls
-
     from ..authoring.project import Project, Sym
+    from .generate import Calls
 
 __all__ = ["Diagram", "MermaidError", "for_chapter", "for_overview", "parse", "render_svg"]
 

@@ -160,7 +160,9 @@ def _strip_comment(ln: str) -> str:
 
 def _split_statements(ln: str, i: int) -> list[str]:
     """A flowchart line may hold several statements separated by `;` (outside quotes)."""
-    out, cur, quoted = [], [], False
+    out: list[str] = []
+    cur: list[str] = []
+    quoted = False
     for ch in ln:
         if ch == '"':
             quoted = not quoted
@@ -229,7 +231,7 @@ def _flow_statement(d: Diagram, s: str, i: int) -> None:
     pos = _skip(s, _node_at(d, s, 0, i))
     prev = _last_id(s)
     while pos < len(s):
-        for link, style, arrow in _LINKS:
+        for link, style, arrow in _LINKS:  # noqa: B007  (the link found is the one drawn)
             if s.startswith(link, pos):
                 pos += len(link)
                 break

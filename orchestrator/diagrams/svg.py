@@ -22,6 +22,7 @@ PAD_X, BOX_H = 12, 34        # box padding, box height
 GAP_X, GAP_Y = 36, 56        # between boxes in a layer, between layers
 MEMBER_H = 18
 MARGIN = 12
+MAX_ROW = 720  # px: a layer wider than the text column is wrapped
 SWEEPS = 4
 FG, BG, LINE, MUTED = "#1f2328", "#f6f8fa", "#57606a", "#8c959f"
 _FILL_CLASS = {LINE: "mmd-filled", BG: "mmd-hollow", "none": "mmd-open"}
@@ -82,14 +83,14 @@ def _defs(uid: str, used: set[str]) -> str:
 
 
 def _sizes(d: Diagram) -> dict[str, tuple[float, float]]:
-    out = {}
+    out: dict[str, tuple[float, float]] = {}
     for nid, n in d.nodes.items():
         if d.kind == "class":
             rows = [n.label, *d.members.get(nid, [])]
             w = max(text_width(r) for r in rows) + 2 * PAD_X
-            h = BOX_H + (MEMBER_H * len(d.members.get(nid, [])) + 8 if d.members.get(nid) else 0)
+            h = float(BOX_H) + (MEMBER_H * len(d.members.get(nid, [])) + 8 if d.members.get(nid) else 0)
         else:
-            w, h = text_width(n.label) + 2 * PAD_X + (16 if n.shape in ("rhombus", "hexagon", "circle") else 0), BOX_H
+            w, h = text_width(n.label) + 2 * PAD_X + (16 if n.shape in ("rhombus", "hexagon", "circle") else 0), float(BOX_H)
         out[nid] = (max(w, 48.0), h)
     return out
 
@@ -159,15 +160,19 @@ def layers(nodes: list[str], edges: list[tuple[str, str]]) -> list[list[str]]:
 
 def _layered(d: Diagram, uid: str) -> tuple[float, float, list[str]]:
     sizes = _sizes(d)
-    rows = layers(list(d.nodes), [(e.src, e.dst) for e in d.edges])
+    # a class diagram's parents above their children: the layering follows the marked end
+    up = {"inherit", "realize", "compose", "aggregate"}
+    rows = layers(list(d.nodes), [(e.dst, e.src) if e.arrow in up else (e.src, e.dst) for e in d.edges])
     horizontal = d.direction in ("LR", "RL")
+    if not horizontal:
+        rows = _wrapped(rows, sizes)
     # along = the axis of the layers' sequence; across = inside a layer
     extent = [sum((sizes[n][1] if horizontal else sizes[n][0]) for n in r) + GAP_X * (len(r) - 1) for r in rows]
     thick = [max((sizes[n][0] if horizontal else sizes[n][1]) for n in r) for r in rows]
     widest = max(extent)
     centre: dict[str, tuple[float, float]] = {}
-    along = MARGIN
-    for r, ext, th in zip(rows, extent, thick):
+    along = float(MARGIN)
+    for r, ext, th in zip(rows, extent, thick, strict=True):
         across = MARGIN + (widest - ext) / 2
         for n in r:
             size = sizes[n][1] if horizontal else sizes[n][0]
@@ -179,11 +184,28 @@ def _layered(d: Diagram, uid: str) -> tuple[float, float, list[str]]:
     if d.direction in ("BT", "RL"):
         centre = {n: ((w - x, y) if horizontal else (x, h - y)) for n, (x, y) in centre.items()}
     out = [_edge(e, centre, sizes, uid) for e in d.edges]
-    for nid, n in d.nodes.items():
+    for nid, node in d.nodes.items():
         x, y = centre[nid]
         bw, bh = sizes[nid]
-        out.append(_class_box(d, nid, x, y, bw, bh) if d.kind == "class" else _box(n.shape, n.label, x, y, bw, bh))
+        out.append(_class_box(d, nid, x, y, bw, bh) if d.kind == "class" else _box(node.shape, node.label, x, y, bw, bh))
     return w, h, out
+
+
+def _wrapped(rows: list[list[str]], sizes: dict[str, tuple[float, float]]) -> list[list[str]]:
+    """Layers wider than a page split into several rows (a layer holds no edge inside it, so
+    the split adds no crossing), so that a picture is not shrunk until its text is unreadable."""
+    out: list[list[str]] = []
+    for r in rows:
+        cur: list[str] = []
+        width = 0.0
+        for n in r:
+            if cur and width + sizes[n][0] > MAX_ROW:
+                out.append(cur)
+                cur, width = [], 0.0
+            cur.append(n)
+            width += sizes[n][0] + GAP_X
+        out.append(cur)
+    return out
 
 
 def _clip(cx: float, cy: float, w: float, h: float, tx: float, ty: float) -> tuple[float, float]:
@@ -224,37 +246,37 @@ def _edge_label(label: str, x: float, y: float) -> str:
 
 
 def _box(shape: str, label: str, x: float, y: float, w: float, h: float) -> str:
-    l, t = x - w / 2, y - h / 2
+    left, t = x - w / 2, y - h / 2
     if shape == "rhombus":
-        pts = f"{_n(x)},{_n(t)} {_n(l + w)},{_n(y)} {_n(x)},{_n(t + h)} {_n(l)},{_n(y)}"
+        pts = f"{_n(x)},{_n(t)} {_n(left + w)},{_n(y)} {_n(x)},{_n(t + h)} {_n(left)},{_n(y)}"
         frame = f'<polygon points="{pts}"'
     elif shape == "hexagon":
         k = 10
-        pts = " ".join(f"{_n(a)},{_n(b)}" for a, b in ((l + k, t), (l + w - k, t), (l + w, y), (l + w - k, t + h),
-                                                        (l + k, t + h), (l, y)))
+        pts = " ".join(f"{_n(a)},{_n(b)}" for a, b in ((left + k, t), (left + w - k, t), (left + w, y), (left + w - k, t + h),
+                                                        (left + k, t + h), (left, y)))
         frame = f'<polygon points="{pts}"'
     else:
         rx = {"round": 8, "stadium": h / 2, "circle": h / 2}.get(shape, 3)
-        frame = f'<rect x="{_n(l)}" y="{_n(t)}" width="{_n(w)}" height="{_n(h)}" rx="{_n(rx)}"'
-    extra = (f'<line x1="{_n(l + 6)}" y1="{_n(t)}" x2="{_n(l + 6)}" y2="{_n(t + h)}" stroke="{LINE}"/>'
-             f'<line x1="{_n(l + w - 6)}" y1="{_n(t)}" x2="{_n(l + w - 6)}" y2="{_n(t + h)}" stroke="{LINE}"/>'
+        frame = f'<rect x="{_n(left)}" y="{_n(t)}" width="{_n(w)}" height="{_n(h)}" rx="{_n(rx)}"'
+    extra = (f'<line x1="{_n(left + 6)}" y1="{_n(t)}" x2="{_n(left + 6)}" y2="{_n(t + h)}" stroke="{LINE}"/>'
+             f'<line x1="{_n(left + w - 6)}" y1="{_n(t)}" x2="{_n(left + w - 6)}" y2="{_n(t + h)}" stroke="{LINE}"/>'
              if shape == "subroutine" else "")
     return (f'<g class="mmd-node">{frame} fill="{BG}" stroke="{LINE}" stroke-width="1.2"/>{extra}'
             f'<text x="{_n(x)}" y="{_n(y + 4.5)}" text-anchor="middle" fill="{FG}">{escape(label)}</text></g>')
 
 
 def _class_box(d: Diagram, nid: str, x: float, y: float, w: float, h: float) -> str:
-    l, t = x - w / 2, y - h / 2
-    parts = [f'<g class="mmd-node mmd-class"><rect x="{_n(l)}" y="{_n(t)}" width="{_n(w)}" height="{_n(h)}" '
+    left, t = x - w / 2, y - h / 2
+    parts = [f'<g class="mmd-node mmd-class"><rect x="{_n(left)}" y="{_n(t)}" width="{_n(w)}" height="{_n(h)}" '
              f'rx="3" fill="{BG}" stroke="{LINE}" stroke-width="1.2"/>',
              f'<text x="{_n(x)}" y="{_n(t + BOX_H / 2 + 4.5)}" text-anchor="middle" font-weight="bold" '
              f'fill="{FG}">{escape(d.nodes[nid].label)}</text>']
     members = d.members.get(nid, [])
     if members:
         sep = t + BOX_H
-        parts.append(f'<line x1="{_n(l)}" y1="{_n(sep)}" x2="{_n(l + w)}" y2="{_n(sep)}" stroke="{LINE}"/>')
+        parts.append(f'<line x1="{_n(left)}" y1="{_n(sep)}" x2="{_n(left + w)}" y2="{_n(sep)}" stroke="{LINE}"/>')
         for k, m in enumerate(members):
-            parts.append(f'<text x="{_n(l + PAD_X)}" y="{_n(sep + 4 + MEMBER_H * (k + 1) - 4)}" fill="{FG}">'
+            parts.append(f'<text x="{_n(left + PAD_X)}" y="{_n(sep + 4 + MEMBER_H * (k + 1) - 4)}" fill="{FG}">'
                          f"{escape(m)}</text>")
     return "".join(parts) + "</g>"
 
