@@ -6,7 +6,12 @@ needed for it."""
 from __future__ import annotations
 
 import base64
+import json
+import os
+import re
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from test_browser import TEMPLATES, Browser, _find_chromium, _publish
@@ -116,3 +121,60 @@ def test_a_screenshot_of_a_diagram_is_not_blank(browser, site, tmp_path):
     png = base64.b64decode(shot["data"])
     (tmp_path / "diagram.png").write_bytes(png)
     assert png.startswith(b"\x89PNG") and len(png) > 2000  # lines and text, not one flat colour
+
+
+MERMAID_VERSION = "11.17.2"  # the Mermaid that GitHub-like tools run; only this test uses it
+
+
+@pytest.fixture(scope="module")
+def mermaid_js(tmp_path_factory) -> Path:
+    """Mermaid's own bundle from npm (a test-only cross-check: the book never ships or loads it)."""
+    given = os.environ.get("BOOK_MERMAID_JS")
+    if given and Path(given).is_file():
+        return Path(given)
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the cross-check against Mermaid itself needs its bundle")
+    where = tmp_path_factory.mktemp("mermaid")
+    r = subprocess.run([npm, "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(where),
+                        f"mermaid@{MERMAID_VERSION}"], capture_output=True, text=True, timeout=600)
+    js = where / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
+    if r.returncode != 0 or not js.is_file():
+        pytest.skip(f"npm install mermaid@{MERMAID_VERSION} failed (exit {r.returncode}): {r.stderr.strip()[-300:]}")
+    return js
+
+
+def test_what_we_accept_mermaid_itself_accepts(browser, mermaid_js, tmp_path):
+    """The subset is Mermaid's: every block our parser takes (the map's diagrams of the example,
+    the fixtures) parses in Mermaid too, and the labels Mermaid rejects we reject."""
+    from test_diagrams import CLS, FLOW, SEQ
+
+    src = tmp_path / "example"
+    shutil.copytree(builtin("example"), src)
+    p = load(src)
+    blocks = [FLOW, SEQ, CLS, "graph TD\n  a[x] --> b[y] --> c[z]; c --- a",
+              'flowchart LR\n  a["fmt::format"] -->|"calls"| b["存储"]',
+              "sequenceDiagram\n  actor u as User\n  u->>+a: run()\n  a--x-u: err\n  a-)u: later",
+              "classDiagram\n  A <|-- B\n  C ..|> D\n  E *-- F\n  G o-- H\n  I ..> J\n  K -- L\n  Foo : -count int"]
+    blocks += re.findall(r"```mermaid\n(.*?)```", "\n".join(diagrams.for_overview(p, resolved_calls)), re.S)
+    for rel in p.code_files():
+        blocks += re.findall(r"```mermaid\n(.*?)```", "\n".join(diagrams.for_chapter(p, [rel], [], resolved_calls)), re.S)
+    refused = ["flowchart LR\n  a[foo()] --> b", "flowchart LR\n  a -> b", "sequenceDiagram\n  a->>b",
+               "classDiagram\n  class A {\n  +x()"]
+    page = tmp_path / "mermaid.html"
+    page.write_text(f'<!doctype html><script src="{mermaid_js.as_uri()}"></script>', encoding="utf-8")
+    browser.goto(page.as_uri())
+    browser.wait_for("!!window.mermaid")
+    browser.js("mermaid.initialize({startOnLoad: false})")
+
+    def theirs(text: str) -> str:
+        return browser.js(f"mermaid.parse({json.dumps(text)}).then(() => 'ok', e => String(e && e.message || e))")
+
+    assert len(blocks) > 15
+    for b in blocks:
+        diagrams.parse(b)  # ours
+        assert theirs(b) == "ok", b
+    for b in refused:
+        with pytest.raises(diagrams.MermaidError):
+            diagrams.parse(b)
+        assert theirs(b) != "ok", b
