@@ -214,6 +214,14 @@ def test_the_overview_draws_the_parts_and_the_path_from_the_entry_point(project)
         assert independent_problems(project, b) == []
 
 
+def test_a_chinese_book_gets_chinese_captions_and_the_same_diagrams(project):
+    en = diagrams.for_chapter(project, ["minikv/store.py"], [], resolved_calls)
+    zh = diagrams.for_chapter(project, ["minikv/store.py"], [], resolved_calls, "zh")
+    assert _blocks(en) == _blocks(zh)
+    captions = [ln for ln in zh if ln.endswith("：")]
+    assert captions and all(re.search(r"[\u4e00-\u9fff]", c) for c in captions)
+
+
 def test_a_sequence_follows_the_calls_in_order(project):
     main = next(s for s in project.symbols(within=["minikv/cli.py"]) if s.name == "main")
     flow = diagrams.generate.call_flow(project, ["minikv/cli.py"], [main], resolved_calls)
