@@ -213,11 +213,35 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)
         values[name] = float(value) if name == "budget_usd" else value
     cfg = Config(root=root, file=path, **values)
-    if check_source and not cfg.source_dir.is_dir():
+    if check_source:
         line = next((k.start_mark.line + 1 for k, _ in node.value if k.value == "source"), None)
-        raise ConfigError(f"source directory {cfg.source!r} does not exist ({cfg.source_dir})", shown, line,
-                          fix="point `source:` at the repository to write about, relative to book.yaml")
+        check_source_dir(cfg.source_dir, cfg.source, shown, line, empty_ok=True)
     return cfg
+
+
+def check_source_dir(path: Path, given: str, file: str | None = None, line: int | None = None,
+                     empty_ok: bool = False) -> None:
+    """The source must be a directory (with something in it, for `book init`): a missing path,
+    a file, or an empty directory is a config error naming it (a run could only fail later,
+    less clearly). A run on a source with no code says so at the outline, naming the path."""
+    fix = "point `source:` at the repository to write about, relative to book.yaml" if file else \
+        "pass --source with the directory of the code to write about, relative to the book's directory"
+    if not path.exists():
+        raise ConfigError(f"source directory {given!r} does not exist ({path})", file, line, fix=fix)
+    if not path.is_dir():
+        raise ConfigError(f"source {given!r} is a file, not a directory ({path})", file, line,
+                          fix=fix + " (the directory that holds it)")
+    if empty_ok:
+        return
+    try:
+        with os.scandir(path) as it:
+            empty = next(it, None) is None
+    except OSError as e:
+        raise ConfigError(f"source directory {given!r} cannot be read ({path}): {e.strerror}", file, line,
+                          fix=fix) from None
+    if empty:
+        raise ConfigError(f"source directory {given!r} is empty ({path}): there is no code to write about",
+                          file, line, fix=fix)
 
 
 def field_names() -> list[str]:

@@ -8,7 +8,7 @@ from typing import Any
 from .steps import ORDER
 
 SHORT = {"done": "✅", "edited": "✍", "stale": "🔄", "half_finished": "⚠️", "missing": "·",
-         "running": "⏳", "failed": "❌", "needs_human": "⚠️需人工"}
+         "running": "⏳", "failed": "❌", "needs_human": "✋"}
 
 
 def print_scan(report: dict[str, Any], out=None) -> None:
@@ -29,7 +29,12 @@ def print_scan(report: dict[str, Any], out=None) -> None:
             w(f"{ch:<8} {str(row['batch'] or '-'):>5}  {cells}  {row['phase']}\n")
         w("legend: ✅ done  ✍ edited by hand (kept)  🔄 stale  ⚠️ half-finished  · missing\n")
     kept = report.get("kept_for_person") or {}
+    listed = [*(report.get("half_finished") or []), *(report.get("stale") or []), *(report.get("edited") or [])]
     report = {**report, "half_finished": [f"{x} ({kept[x]})" if x in kept else x for x in report.get("half_finished") or []]}
+    if report.get("discrepancies"):
+        from .state.reconcile import brief
+
+        report["discrepancies"] = brief(report["discrepancies"], listed)
     for key, title in (("half_finished", "half-finished (no marker: one cut short is redone from a backup copy; "
                                           "one that looks complete is kept for you)"), ("stale", "stale (will be redone)"),
                        ("edited", "edited by hand (kept, never overwritten)"), ("needs_human", "needs a person"), ("gates_waiting", "waiting at a gate (`book gates`)"),

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from orchestrator.outline import Chapter, Outline
 from orchestrator.state import checkpoint
-from orchestrator.state.checkpoint import SYMBOL, compare, parse, render
+from orchestrator.state.checkpoint import SYMBOLS, compare, parse, render
 from orchestrator.state.markers import compose, short_hash
 from orchestrator.state.scan import Scanner, Snapshot, StepState, snapshot, status_word
 from orchestrator.steps import BOOK_STEPS, MEMORY_FILES, ORDER, PHASE3, STEPS
@@ -37,8 +37,9 @@ def make_snapshot(matrix: dict[str, dict[str, str]], batches: dict[str, int] | N
     return Snapshot(Path("."), chapters, book, {k: book_done for k in MEMORY_FILES}, outline, None)
 
 
-def expected(snap: Snapshot, live: dict) -> dict[tuple[str, str], str]:
-    return {(ch, k): SYMBOL[live.get((ch, k)) or status_word(snap.chapters[ch][k])]
+def expected(snap: Snapshot, live: dict, lang: str = "zh") -> dict[tuple[str, str], str]:
+    sym = SYMBOLS["zh" if lang == "zh" else "en"]
+    return {(ch, k): sym[live.get((ch, k)) or status_word(snap.chapters[ch][k])]
             for ch in snap.chapters for k in ORDER}
 
 
@@ -68,7 +69,7 @@ def snapshots(draw):
 def test_render_parse_round_trip(case, lang, title):
     snap, live = case
     text = render(snap, title, lang, live, now=NOW)
-    assert parse(text) == expected(snap, live)
+    assert parse(text) == expected(snap, live, lang)
     # a checkpoint rendered from the files agrees with those files, whatever the live statuses
     if not live:
         assert compare(snap, text, lang) == []
@@ -108,6 +109,15 @@ def test_needs_human_section():
     text = render(snap, "B", "zh", live={("ch01", "draft"): "needs_human"}, needs_human={"ch01": "gate research"}, now=NOW)
     assert "## 需人工处理" in text and "- ch01: NEEDS_HUMAN_REVIEW — gate research" in text
     assert parse(text)[("ch01", "draft")] == "⚠️需人工"
+
+
+def test_an_english_checkpoint_has_no_chinese_label():
+    snap = make_snapshot({"ch01": {"research": "done"}}, {"ch01": 1})
+    text = render(snap, "B", "en", live={("ch01", "draft"): "needs_human"}, needs_human={"ch01": "gate research"},
+                  now=NOW, gates=["output/gates/research-ch01.md"])
+    assert "需" not in text and "✋ output/gates/research-ch01.md" in text
+    assert parse(text)[("ch01", "draft")] == "✋"
+    assert compare(snap, text, "en") == []  # the sign reads back as "waiting for a person"
 
 
 def test_parse_tolerates_hand_formatting():

@@ -50,7 +50,7 @@ def test_a_gate_stop_leaves_the_checkpoint_current(tmp_path):
     code, summary = run_book(ws)
     assert code == 3 and summary.waiting  # stopped at the outline gate
     text = (ws / CHECKPOINT).read_text(encoding="utf-8")
-    assert "⚠️需人工 " in text and summary.waiting[0] in text  # the card, named where a person looks
+    assert "✋ " in text and "需人工" not in text and summary.waiting[0] in text  # the card, named where a person looks
     _same_but_time(text, _rebuilt(ws))
 
 

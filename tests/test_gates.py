@@ -100,7 +100,7 @@ def test_normal_gates_stop_and_resume(tmp_path):
     assert pending(ws) == [("outline", None)]
     letter = (ws / "RESUME.md").read_text()
     assert "`book approve outline --workspace" in letter and "output/gates/outline.md" in letter
-    assert "⚠️需人工 output/gates/outline.md" in (ws / "output/memory/checkpoint.md").read_text()
+    assert "✋ output/gates/outline.md" in (ws / "output/memory/checkpoint.md").read_text()
     decide(ws, "outline", None)
     code, summary = run_book(ws, resume=True)
     assert code == 3 and set(pending(ws)) == {("research", "ch01")}  # ch02 depends on ch01
@@ -239,9 +239,13 @@ def test_final_edited_after_approval_is_reported_and_card_remade(tmp_path):
     final = ws / STEPS["final"].file("ch01")
     final.write_text(final.read_text().replace("\n## ", "\nA late hand edit.\n\n## ", 1))
     proc = run_cli("resume", "--workspace", str(ws))
-    assert proc.returncode == 3
+    # reported, and the new card is the person's own decision: approved by default (issue 25)
+    assert proc.returncode == 0, proc.stderr
     assert "ch01-final.md was changed outside book since the card was approved" in proc.stderr
-    assert ("final", "ch01") in pending(ws)
+    assert "is your own edit: approved at the final gate by default" in proc.stderr
+    assert ("final", "ch01") not in pending(ws)
+    card = (ws / "output/gates/final-ch01.md").read_text()
+    assert "- decision: approved" in card and "a person's own edit" in card
 
 
 def test_blocked_review_is_revised_automatically(tmp_path):

@@ -47,12 +47,13 @@ def test_one_failing_chapter_leaves_a_published_partial_book(fake, tmp_path: Pat
     index = (pub / "index.html").read_text()
     glossary = (pub / "glossary.html").read_text()
     assert "HTML_COMPLETE" in index.splitlines()[-1] and "<dt" in glossary or "term" in glossary
-    # ch03 is listed, without a link, as not ready, with what a person can do
+    # ch03 is listed, without a link, as not ready — and nothing more: what a person can do is
+    # the CLI's and needs-human.md's, never the public site's (issue 25)
     item = re.search(r'<li value="\d+" class="not-ready">(.*?)</li>', index, re.S)
-    assert item and "not ready" in item.group(1) and "needs-human.md" in item.group(1)
+    assert item and "not ready" in item.group(1) and "needs-human" not in index
     assert "The fileio module" in item.group(1)  # ch03's title
-    assert re.search(r'class="not-ready">[^<]*<span class="cover-toc-title">The memtable module.*?waits for ch03',
-                     index, re.S)
+    assert re.search(r'class="not-ready">[^<]*<span class="cover-toc-title">The memtable module', index, re.S)
+    assert "ch03" in (ws / "output/memory/needs-human.md").read_text()
     assert 'href="ch03.html"' not in index
     page = (pub / "ch01.html").read_text()
     assert 'class="toc-chapter not-ready"' in page and 'href="ch03.html"' not in page.split("</nav>")[0]

@@ -14,7 +14,7 @@ from .. import checks, outline as outline_mod
 from ..contracts.parse import parse_review
 from ..state import memory as memoryfiles
 from ..state.memory import long_memory, read_body
-from ..state.ready import ready_chapters
+from ..state.ready import complete_finals
 from ..steps import (
     ALL_STEPS,
     BOOK_STEPS,
@@ -71,8 +71,9 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     if not spec.chapter:  # the auditor reads the whole book
         assert o is not None
 
-        # a partial book: the audit reads the chapters that are final, not the ones that wait
-        finals = {ch: read_body(book.root, STEPS[FINAL].file(ch)) for ch in ready_chapters(book.scanner)}
+        # a partial book: the audit reads the chapters whose final is complete, approved or not
+        # (an approval changes what a reader sees, not the text: no paid audit per decision)
+        finals = {ch: read_body(book.root, STEPS[FINAL].file(ch)) for ch in complete_finals(book.scanner)}
         mem = long_memory(book, [c.id for c in o.chapters])
         ctx["finals"] = bounded_finals(finals)
         ctx[MEMORY] = _memory_ctx(mem)

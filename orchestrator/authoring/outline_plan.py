@@ -29,8 +29,9 @@ def plan(ctx: dict[str, Any], p: Project) -> str:
     limits = ctx.get("limits", {})
     max_ch, batch_size = int(limits.get("max_chapters", 12)), max(1, int(limits.get("batch_size", 3)))
     if not p.code_files():
-        raise StepFailed("the source tree has no code files the map can read (tests and examples alone "
-                         "are not a subject)", retryable=False)
+        raise StepFailed(f"the source tree {ctx.get('source_root', '')} has no code files the map can read "
+                         "(tests and examples alone are not a subject): point `source:` in book.yaml at the "
+                         "code", retryable=False)
     groups = group_files(p, max_ch)
     order, deps = order_groups(p, groups)
     batch_of = batches(order, deps, batch_size)

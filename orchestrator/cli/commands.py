@@ -30,6 +30,6 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
 
 
 for command in (setup.init, status.scan, writing.run, writing.redo, writing.accept, status.log, status.cost,
-                writing.resume, status.replay, gates.gates, gates.approve, gates.reject, gates.modify, setup.doctor,
+                writing.resume, status.replay, gates.gates, gates.review, gates.approve, gates.reject, gates.modify, setup.doctor,
                 status.watch):
     app.command()(command)

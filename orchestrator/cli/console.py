@@ -20,8 +20,13 @@ def print_summary(summary, book) -> None:
     """What a run did, and what waits for a person (stderr)."""
     count = lambda st: sum(1 for o in summary.outcomes.values() if o.status == st)  # noqa: E731
     index = book.root / "output/publish/index.html"
+    # the steps behind a waiting gate are not "skipped" work: they wait for the decision
+    behind = _behind_gates(summary.outcomes)
+    cards = len(summary.waiting)
+    waits = f"; {behind} step(s) wait behind {cards} gate card(s)" if behind and cards else ""
+    other = count("skipped") - (behind if waits else 0)
     err(f"generated {len(summary.generated)} file(s); {count('failed')} failed; {count('needs_human')} waiting "
-        f"for a person; {count('skipped')} skipped")
+        f"for a person{waits}" + (f"; {other} skipped" if other or not waits else ""))
     if summary.needs_human:
         waiting = sorted(k for k in summary.needs_human if k.startswith("ch"))
         if waiting and index.exists():
@@ -35,6 +40,21 @@ def print_summary(summary, book) -> None:
             err(f"  {c}")
     if summary.ok and not summary.needs_human and index.exists():
         err(f"the book: {index}")
+
+
+def _behind_gates(outcomes) -> int:
+    """How many skipped steps wait, directly or through the steps they need, for a gate card."""
+    waiting = {tuple(n) for n, o in outcomes.items() if n[1].startswith("gate:") and o.status == "needs_human"}
+    skipped = {tuple(n): tuple(o.reason.split(" ")[:2]) for n, o in outcomes.items() if o.status == "skipped"}
+    behind: set[tuple] = set()
+    grew = True
+    while grew:  # a step skipped for a step that waits waits too (a later batch for an earlier one)
+        grew = False
+        for n, cause in skipped.items():
+            if n not in behind and (cause in waiting or cause in behind):
+                behind.add(n)
+                grew = True
+    return len(behind)
 
 
 def print_plan(plan, empty: str | None = "nothing to do: every file is fresh") -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from ..state.book import Book, scan_report
+from ..state.book import Book, require_book, scan_report
 from ..state.fsio import Lock
 from ..steps import LOCK
 from .console import emit_json, err
@@ -30,6 +30,7 @@ def _scan(workspace: Path, as_json: bool, rebuild: bool) -> None:
         lock = Lock(Path(workspace).resolve() / LOCK)
         lock.acquire()
     try:
+        require_book(workspace)
         book = Book.open(workspace, require_config=False, repair=False)
     except BaseException:
         if lock is not None:

@@ -9,11 +9,22 @@ from typing import Annotated
 import typer
 
 from ..costs import cost_report, print_cost
-from ..state.book import Book
+from ..errors import UsageError
+from ..state.book import Book, require_book
 from ..state.reconcile import replay_differences, replay_matrix
 from .console import emit_json, err
 from .options import Json, Workspace
 from .scan import do_scan
+
+# The ledger's event types (tests/test_cli_errors.py keeps the list true to the code); `book log
+# --type` takes one of them, or any other type this ledger holds.
+EVENT_TYPES = frozenset({
+    "accepted", "budget_stop", "corrected", "delivery_failed", "gate_card", "gate_decision",
+    "gate_decision_changed", "gate_pending", "gate_settled", "hand_edit", "illegal_transition",
+    "interrupted", "ledger_rebuilt", "lost_spend_entered", "message_batches", "recovered", "retired",
+    "revision", "rollback", "run_end", "run_start", "step_end", "step_failed", "step_retry",
+    "step_skipped", "step_start",
+})
 
 
 def scan(
@@ -31,14 +42,25 @@ def log(
     step: Annotated[str | None, typer.Option(help="only this step")] = None,
     type: Annotated[str | None, typer.Option("--type", help="only this event type (step_start, step_end, ...)")] = None,
     limit: Annotated[int | None, typer.Option(help="the last N events")] = None,
+    skips: Annotated[bool, typer.Option("--skips", help="include step_skipped events (steps with nothing to do)")] = False,
     as_json: Json = False,
 ) -> None:
-    """Print the ledger's events."""
+    """Print the ledger's events (without the steps skipped for having nothing to do, unless --skips)."""
+    require_book(workspace)
     book = Book.open(workspace, require_config=False, repair=False)
     try:
-        events = book.ledger.events(chapter, step, type, limit)
+        if type is not None and type not in EVENT_TYPES and type not in book.ledger.event_types():
+            raise UsageError(f"unknown event type {type!r}: one of {', '.join(sorted(EVENT_TYPES))}")
+        hide = not skips and type != "step_skipped"
+        events = book.ledger.events(chapter, step, type, None if hide else limit)
     finally:
         book.close()
+    if hide:
+        hidden = sum(e["type"] == "step_skipped" for e in events)
+        events = [e for e in events if e["type"] != "step_skipped"]
+        events = events[-limit:] if limit else events
+        if hidden and not as_json:
+            err(f"({hidden} step_skipped event(s) not shown: `--skips` shows them)")
     if as_json:
         emit_json(events)
         return
@@ -56,6 +78,7 @@ def cost(workspace: Workspace = Path("."), as_json: Json = False,
              "--lost-spend", min=0, help="enter the spend a damaged ledger held (US dollars), so the budget cap counts it")] = None,
          ) -> None:
     """Spend per chapter, step and model, and the prompt-cache hit ratio."""
+    require_book(workspace)
     if lost_spend is not None:  # a writer: it takes the lock
         book = Book.open(workspace, require_config=False)
         try:
@@ -73,6 +96,7 @@ def cost(workspace: Workspace = Path("."), as_json: Json = False,
 
 def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     """Rebuild the status matrix from the ledger's events alone; show where it differs from the files."""
+    require_book(workspace)
     book = Book.open(workspace, require_config=False, repair=False)
     try:
         matrix = replay_matrix(book.ledger.events())
@@ -95,4 +119,5 @@ def watch(
     """Live status while files change (hand edits, other runs); Ctrl-C to stop."""
     from ..watch import watch_workspace
 
+    require_book(workspace)
     raise typer.Exit(watch_workspace(workspace, as_json=as_json, debounce_ms=debounce_ms))

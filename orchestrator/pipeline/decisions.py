@@ -8,7 +8,7 @@ import asyncio
 
 from ..state.book import chapter_state
 from ..state.memory import read_body
-from ..state.ready import ready_chapters
+from ..state.ready import complete_finals, ready_chapters
 from ..state.scan import StepState
 from ..state.statemachine import IllegalTransition, apply
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, Node, spec
@@ -65,8 +65,10 @@ class NodeDecisions(RunState):
             self.needs_human(n, reason)
             self.report("fail", n, reason)
             return Outcome("needs_human", reason=reason)
-        if n in (Node(BOOK, AUDIT), Node(BOOK, INDEX)) and not ready_chapters(self.book.scanner):
+        if n == Node(BOOK, AUDIT) and not complete_finals(self.book.scanner):
             return Outcome("skipped", reason="no chapter is final yet")
+        if n == Node(BOOK, INDEX) and not ready_chapters(self.book.scanner):
+            return Outcome("skipped", reason="no chapter is ready yet")
         self.report("start", n, why)
         self.live[(n[0], n[1])] = "running"
         self.checkpoint()
@@ -124,12 +126,21 @@ class NodeDecisions(RunState):
         stop this chapter for a person. A model never passes a gate."""
         gate, ch = freshness.gate_args(n)
         card = gates.ensure_card(self.book, gate, ch, warn=self.warn)
+        if card.decision == "pending" and self._persons(gate, ch):
+            # the gate is there for a person to check a model's work; a person's own edit is
+            # that person's decision already (`book reject` still undoes it)
+            gates.decide(self.book, gate, ch, "approved", "a person's own edit: approved by default")
+            self.warn(f"{card.artifact} is your own edit: approved at the {gate} gate by default")
+            return Outcome("ok")
         if card.decision == "approved":
             return Outcome("ok")
+        if card.decision != "pending" and gates.rollback_done(self.book, card):
+            card = self.settle(card)  # redone in this run, and the same artifact came back
         if card.decision == "pending":
             reason = f"waiting at the {gate} gate: {card.path} — `book approve {gate}{' ' + ch if ch else ''}`"
         else:
-            reason = f"the {gate} gate was {card.decision}; the rollback runs on the next `book resume`"
+            reason = (f"the {gate} gate was {card.decision}; its rollback ({gates.GATES[gate][1]}) did not "
+                      f"complete: `book run` tries it again")
         self.waiting.append(card.path)
         if ch:  # the matrix shows the chapter waiting where it will go on after the decision
             self.live[(ch, CHAPTER_GATES[gate])] = "needs_human"
@@ -137,6 +148,20 @@ class NodeDecisions(RunState):
         self.checkpoint(force=True)
         self.report("skip", n, reason)
         return Outcome("needs_human", reason=reason)
+
+    def _persons(self, gate: str, ch: str | None) -> bool:
+        sc, step = self.book.scanner, gates.GATES[gate][0]
+        return (sc.step(ch, step) if ch else sc.book_step(step)).status == "edited"
+
+    def settle(self, card):
+        """A rejection or modification carried out that gave back the same artifact: say so,
+        and ask for a decision on it afresh (never redo it again and again)."""
+        why = (" (the offline provider writes from the code alone and does not follow instructions: "
+               "edit the file by hand, then approve it)" if not self.provider.capabilities.follows_instructions
+               else "")
+        self.warn(f"{card.artifact}: redone after the {card.gate} gate was {card.decision}, and the same text "
+                  f"came back{why}; its card is new: approve it, or reject it with other words")
+        return gates.renew_card(self.book, card)
 
     async def back_to_editor(self, n: Node, out: Outcome) -> Outcome:
         """A final chapter whose links do not resolve goes back to the editor once, with the

@@ -25,9 +25,9 @@ from ..state.gatecards import (  # noqa: F401  (reading cards lives in state/; r
     read_card,
     units,
 )
-from ..state.markers import compose, short_hash
+from ..state.markers import compose, read_marker, short_hash
 from ..state.memory import read_body
-from ..steps import GATES as GATE_STEPS
+from ..steps import BOOK_STEPS, GATES as GATE_STEPS, STEPS
 from .outline_checks import outline_risks
 
 
@@ -134,3 +134,34 @@ def decide(book, gate: str, ch: str | None, decision: str, reason: str = "", con
                       artifact_hash=card.artifact_hash, confirmation=card.confirmation)
     card.decision, card.reason = decision, reason
     return "recorded", card
+
+
+def rollback_instructions(book, card: Card) -> str:
+    """What the gate's rollback step is told when a person rejected or modified `card`."""
+    why = f"the {card.gate} gate was {card.decision}: {card.reason}"
+    if GATE_STEPS[card.gate].verdict:  # the findings a rejected review asks to address
+        why += "\n\nThe merged review to address:\n\n" + read_body(book.root, card.artifact)
+    return why
+
+
+def rollback_done(book, card: Card) -> bool:
+    """Whether the rollback `card` asks for has been carried out: the rollback step's file was
+    written with these very instructions (its marker records their hash). Read from the files,
+    so a run killed after the redo does not pay for it again."""
+    step = GATES[card.gate][1]
+    rel = STEPS[step].file(card.chapter) if card.chapter else BOOK_STEPS[step].path
+    try:
+        m = read_marker(book.root / rel)
+    except OSError:
+        return False
+    return m is not None and m.inputs.get("instructions") == short_hash(rollback_instructions(book, card))
+
+
+def renew_card(book, card: Card) -> Card:
+    """A rejection or modification that was carried out and gave back the very artifact it
+    judged: the decision is settled, and the artifact gets a fresh pending card (the old one,
+    with its decision, goes to .bak) — a person decides again rather than the run looping."""
+    backup(book.ws.path(card.path))
+    book.ledger.event("gate_settled", None, card.chapter, card.gate, decision=card.decision,
+                      artifact_hash=card.artifact_hash)
+    return ensure_card(book, card.gate, card.chapter)

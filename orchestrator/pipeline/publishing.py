@@ -13,7 +13,7 @@ from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
 from ..state.ready import final_title, ready_chapters
-from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, NEEDS_HUMAN, OUT, STEPS
+from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, OUT, STEPS
 from .plan import gate_node
 from .retire import RETIRED_DIR
 
@@ -23,7 +23,8 @@ TITLES = f"{OUT}/publish/.titles.json"  # every title each chapter was published
 def build_site(book, not_ready: dict[str, str] | None = None):
     """The publisher's view of the book. A chapter whose final is not complete, or that is in
     `not_ready` (chapter -> why: a failed step, a blocked review, a gate waiting), is listed
-    as not ready with what a person can do; the others are published. A chapter's title is
+    as not ready (the public site shows no operator text: the why and the commands stay in the
+    CLI, checkpoint.md and needs-human.md); the others are published. A chapter's title is
     its final's `# ` line (the outline's until it has one); the book's is book.yaml's."""
     from .. import publish
 
@@ -40,7 +41,7 @@ def build_site(book, not_ready: dict[str, str] | None = None):
         title = (None if waits else final_title(book.root, STEPS[FINAL].file(c.id))) or c.title
         chapters.append(publish.ChapterDoc(
             c.id, title, c.summary, c.batch, "" if waits else read_body(book.root, STEPS[FINAL].file(c.id)),
-            ready=not waits, note=_note(c.id, not_ready[c.id]) if waits else "",
+            ready=not waits,  # the site says "not ready yet", nothing more: what to do is the CLI's
             former_titles=tuple(sorted(set(former.get(c.id, [])) | {c.title} - {title}))))
     # a chapter memory file that cannot be read: its terms are left out of the glossary page (the
     # run warned, naming it, when it made the aggregates) rather than every page failing
@@ -76,11 +77,6 @@ def _remember_titles(book, site) -> None:
         if c.title not in hist.setdefault(c.id, []):
             hist[c.id].append(c.title)
     write_if_changed(book.ws.path(TITLES), json.dumps(hist, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
-
-
-def _note(ch: str, why: str) -> str:
-    """What a reader of the contents (the person running the book) sees for a chapter that waits."""
-    return f"{ch}: {why.strip().splitlines()[0] if why.strip() else 'waiting'} — see {NEEDS_HUMAN}; `book run` continues it"
 
 
 def waiting_chapters(runner) -> dict[str, str]:
@@ -146,7 +142,24 @@ def publish_index(runner) -> None:
     write_if_changed(out / "search-index.js", publish.search_index_js(site))
     for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print)):
         write_if_changed(out / name, compose(render(site), "HTML_COMPLETE"))
+    _withdraw_pages(book, site)
     inputs = {k: v for k, v in book.scanner.book_input_hashes(INDEX).items() if v is not None}
     _remember_titles(book, site)  # before the index, whose marker says all of this is done
     atomic_write(book.ws.path(BOOK_STEPS[INDEX].path),
                  compose(publish.render_index(site), BOOK_STEPS[INDEX].marker, inputs, runner.run_id))
+
+
+def _withdraw_pages(book, site) -> None:
+    """The page of a chapter that is no longer ready (rejected at the final gate, a person's
+    edit since the approval) leaves the site, as a fresh publish would not have it. A page is
+    derived from its final, which stays; a page a person edited is kept."""
+    for c in site.chapters:
+        if c.ready:
+            continue
+        rel = STEPS[HTML].file(c.id)
+        if book.scanner.step(c.id, HTML).status == "done":
+            try:
+                os.unlink(book.ws.path(rel))
+            except FileNotFoundError:
+                pass
+            book.scanner.invalidate(rel)

@@ -8,7 +8,7 @@ the dry run (dry_run.py) and the end of a run (finish.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BookError
 from ..providers.base import Provider, Request, Result, Sink
@@ -123,6 +123,9 @@ class RunState:
         raise NotImplementedError
 
     def why(self, n: Node) -> str | None:  # decisions.py
+        raise NotImplementedError
+
+    def settle(self, card: Any) -> Any:  # decisions.py
         raise NotImplementedError
 
     async def generate(self, n: Node, why: str) -> Outcome:  # generation.py

@@ -17,7 +17,7 @@ from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
 from ..state.book import Book
 from ..state.fsio import Lock, sweep_temp_files
-from ..state.reconcile import all_discrepancies, not_utf8
+from ..state.reconcile import all_discrepancies, brief, not_utf8
 from ..steps import LOCK
 from .derived import memory_in_sync
 from .dry_run import dry_run, plan as dry_run_plan
@@ -48,8 +48,9 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         snap = book.snapshot()
         issues = all_discrepancies(book, snap)
         if before is None:  # `book resume` reports them itself, with more
-            for i in issues:
-                report("warning", ("", ""), f"disagreement: {i} (the files win)")
+            for i in brief(issues, [*snap.stale, *snap.edited, *snap.half_finished],
+                           "the files (changed since the last run; the files win, and this run catches up)"):
+                report("warning", ("", ""), f"disagreement: {i}")
         from ..state.corrections import load as corrections
 
         for w in not_utf8(book.root, snap.edited + snap.half_finished, book.cache) + corrections(book.root).problems:

@@ -9,8 +9,7 @@ import os
 from typing import TYPE_CHECKING, cast
 
 from ..errors import BookError, NeedsHuman
-from ..state.memory import read_body
-from ..steps import BOOK, GATES, OUTLINE, Node
+from ..steps import BOOK, OUTLINE, Node
 from . import batch_wave, derived, gates
 from .outcomes import Outcome, RunSummary
 from .plan import NodeSpec, chapter_graph, check_scope, phase12, remaining_calls, topo
@@ -70,10 +69,11 @@ class GraphWalk(RunState):
                     continue
                 if gates.current_hash(self.book, gate, ch) != card.artifact_hash:
                     continue  # already redone: the card is remade when the gate is reached
+                if gates.rollback_done(self.book, card):  # redone, and the same artifact came back
+                    self.settle(card)
+                    continue
                 node = Node(ch or BOOK, gates.GATES[gate][1])
-                why = f"the {gate} gate was {card.decision}: {card.reason}"
-                if GATES[gate].verdict:  # the findings a rejected review asks to address
-                    why += "\n\nThe merged review to address:\n\n" + read_body(self.book.root, card.artifact)
+                why = gates.rollback_instructions(self.book, card)
                 if node not in self.redo:
                     self.redo.add(node)
                     self.instructions[node] = why

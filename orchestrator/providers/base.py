@@ -105,6 +105,10 @@ class Capabilities:
     # It reports every HTTP attempt to `Sink.attempt` (cost, tokens, errors): the runner then logs
     # those rows and no row of its own for the call.
     reports_attempts: bool = False
+    # It follows a person's instructions (a rejection's reason, a modify's words). The offline
+    # provider writes from the code alone: a redo with instructions gives the same text, and the
+    # person is told so rather than asked again and again.
+    follows_instructions: bool = True
 
 
 class MessageBatches(Protocol):

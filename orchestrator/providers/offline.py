@@ -22,7 +22,7 @@ from ..contracts.panel import Confusion, PanelFeedback, ReaderFeedback
 from ..contracts.parse import parse_merged
 from ..errors import StepFailed
 from ..steps import AUDIT, DRAFT, FINAL, MEMORY, OUTLINE, PANEL, R1, R2, R3, RESEARCH, REVIEW
-from .base import ProviderBase, Request, Result, Sink, Usage
+from .base import Capabilities, ProviderBase, Request, Result, Sink, Usage
 
 CHUNK = 400  # characters per streamed piece
 
@@ -32,6 +32,7 @@ class OfflineProvider(ProviderBase):
     defaults (the runner retries a failed call and logs each one)."""
 
     name = "offline"
+    capabilities = Capabilities(follows_instructions=False)
 
     def __init__(self, latency: float = 0.0, fail: Callable[[Request], str | None] | None = None):
         self.latency = latency  # seconds per call, for benchmarks of the orchestrator

@@ -76,6 +76,7 @@ class Book:
             src = cfg.source_dir if cfg.file is not None else None
             scanner = Scanner(root, cache, src, config_hash=style_hash(cfg) if cfg.file is not None else None)
             scanner.site_hash = site_hash(cfg) if cfg.file is not None else None
+            scanner.gates = cfg.gates if cfg.file is not None else None
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -120,6 +121,18 @@ class Book:
         except OSError:
             pass
         return out
+
+
+def require_book(workspace: str | os.PathLike[str]) -> None:
+    """A reading command (scan, log, cost, replay, watch) outside a book exits 2 naming the
+    directory, as `book run` does, rather than printing an empty answer. A bare tree of files
+    (an `output/` without book.yaml) is a book to scan."""
+    root = Path(workspace)
+    if not root.is_dir():
+        raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
+    if not (root / "book.yaml").exists() and not (root / "output").exists():
+        raise ConfigError("no book here: neither book.yaml nor output/", str(root.resolve()),
+                          fix="run `book init` to create one, or pass --workspace DIR")
 
 
 def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = None, retries: int = 0):
@@ -298,6 +311,8 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
     from .fsio import atomic_write
 
     root = Path(dest).resolve()
+    if source is not None and not example:  # checked before anything is made
+        config_mod.check_source_dir(root / source, source)
     root.mkdir(parents=True, exist_ok=True)
     made: list[str] = []
     cfg = root / "book.yaml"
@@ -305,16 +320,18 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
         raise ConfigError("book.yaml already exists; nothing was changed", str(cfg),
                           fix="edit it, or choose another directory")
     if example:
-        target = root / "src"
-        if target.exists():
-            raise ConfigError(f"{target} already exists; nothing was changed", fix="use --source with your own tree")
-        shutil.copytree(builtin("example"), target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        made.append("src/")
+        # the sample goes where book.yaml will point: --source, else src/
         source = source or "./src"
+        target = root / source
+        if target.exists():
+            raise ConfigError(f"{target} already exists; nothing was changed",
+                              fix="use --source with your own tree, or another --source for the sample")
+        shutil.copytree(builtin("example"), target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        made.append(source.removeprefix("./").rstrip("/") + "/")
         title = title or ("minikv 源码解读：一个小型键值存储" if language == "zh"
                           else "Inside minikv: a small key-value store, explained")
     elif source is None:
-        source = "./src"
+        source = "./src"  # not there yet, maybe: book.yaml says where to point it
     if title is None and (root / source).is_dir():  # the project's own name, from its manifest or README
         from ..authoring.project import project_name
 

@@ -14,6 +14,8 @@ from .scan import Snapshot, status_word
 
 SYMBOL = {"done": "✅", "edited": "✅", "stale": "🔄", "half_finished": "⚠️", "missing": "—",
           "running": "⏳", "failed": "❌", "needs_human": "⚠️需人工", "in_batch": "📨"}
+# an English book's checkpoint marks a step waiting for a person in its own language's sign
+SYMBOLS = {"zh": SYMBOL, "en": SYMBOL | {"needs_human": "✋"}}
 
 TEXT: dict[str, dict[str, Any]] = {
     "en": {
@@ -21,7 +23,7 @@ TEXT: dict[str, dict[str, Any]] = {
         "phases": {1: "Outline", 2: "Shared resources", 3: "Chapters", 4: "Final audit", 5: "HTML"},
         "done": "✅ done", "active": "⏳ in progress", "todo": "not started", "chapter": "Chapter",
         "unbatched": "Not in the outline", "needs": "Needs a person", "gates": "Waiting at a gate",
-        "legend": "Legend: ✅done  ⏳in progress  ❌failed  ⚠️需人工 needs a person  ⚠️ half-finished  🔄stale  📨waiting in a Message Batch  — not started",
+        "legend": "Legend: ✅done  ⏳in progress  ❌failed  ✋needs a person  ⚠️ half-finished  🔄stale  📨waiting in a Message Batch  — not started",
     },
     "zh": {
         "title": "项目进度检查点", "updated": "最后更新", "phase": "当前Phase", "batch": "当前批次",
@@ -49,7 +51,8 @@ def cell(snap: Snapshot, ch: str, step: str, live: dict[tuple[str, str], str]) -
     return SYMBOL[live.get((ch, step)) or status_word(snap.chapters[ch][step])]
 
 
-def _cells(row: dict, ch: str, steps: tuple[str, ...], live: dict[tuple[str, str], str]) -> list[str]:
+def _cells(row: dict, ch: str, steps: tuple[str, ...], live: dict[tuple[str, str], str],
+           sym: dict[str, str] = SYMBOL) -> list[str]:
     """`cell` for several steps of one chapter (the matrix has a cell per chapter and step,
     rewritten a few times a second on a big book: kept to dictionary lookups)."""
     out = []
@@ -58,7 +61,7 @@ def _cells(row: dict, ch: str, steps: tuple[str, ...], live: dict[tuple[str, str
         if not word:
             s = row[k]
             word = "stale" if s.status == "done" and s.stale else s.status
-        out.append(SYMBOL[word])
+        out.append(sym[word])
     return out
 
 
@@ -67,6 +70,7 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
            gates: list[str] | None = None) -> str:
     live = live or {}
     t = TEXT["zh" if lang == "zh" else "en"]
+    sym = SYMBOLS["zh" if lang == "zh" else "en"]
     now = now or _dt.datetime.now(_dt.UTC)
     phase = snap.phase
     batch = snap.batch
@@ -92,15 +96,15 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
         started = any(snap.chapters[c][k].status != "missing" or (c, k) in live for c in chs for k in PHASE3)
         name = f"Batch {b}" if b is not None else t["unbatched"]
         out.append(f"### {name}" + ("" if started else f" — {t['todo']}"))
-        out += _table(head, [[c, *_cells(snap.chapters[c], c, PHASE3, live)] for c in chs])
+        out += _table(head, [[c, *_cells(snap.chapters[c], c, PHASE3, live, sym)] for c in chs])
         out.append("")
     for p, step in ((4, FINAL), (5, HTML)):
         out.append(f"## Phase {p}: {t['phases'][p]} — {phase_state(p)}")
-        out += _table([t["chapter"], label(step, lang)], [[c, *_cells(s, c, (step,), live)] for c, s in snap.chapters.items()])
+        out += _table([t["chapter"], label(step, lang)], [[c, *_cells(s, c, (step,), live, sym)] for c, s in snap.chapters.items()])
         out.append("")
     if gates:
         out.append(f"## {t['gates']}")
-        out += [f"- ⚠️需人工 {card}" for card in gates]
+        out += [f"- {sym['needs_human']} {card}" for card in gates]
         out.append("")
     if needs_human:
         out.append(f"## {t['needs']}")
@@ -148,6 +152,7 @@ def compare(snap: Snapshot, text: str, lang: str = "en") -> list[str]:
     inverse = {"✅": ("done", "edited"), "🔄": ("stale",), "⚠️": ("half_finished",), "—": ("missing",),
                "⏳": ("missing", "half_finished", "stale"), "❌": ("missing", "half_finished", "stale"),
                "⚠️需人工": ("missing", "half_finished", "done", "edited", "stale"),
+               "✋": ("missing", "half_finished", "done", "edited", "stale"),
                "📨": ("missing", "half_finished", "stale")}
     for (ch, k), sym in sorted(claimed.items()):
         have = found.get((ch, k), "missing")

@@ -264,6 +264,15 @@ class Ledger:
             (now_iso(), run, type, chapter, step, json.dumps(detail, sort_keys=True, ensure_ascii=False) if detail else None),
         )
 
+    def event_types(self) -> set[str]:
+        """The types of the events this ledger holds."""
+        if self.conn is None:
+            return set()
+        try:
+            return {t for (t,) in self.conn.execute("SELECT DISTINCT type FROM events")}
+        except sqlite3.DatabaseError:
+            return set()
+
     def events(self, chapter: str | None = None, step: str | None = None, type: str | None = None,
                limit: int | None = None) -> list[dict[str, Any]]:
         if self.conn is None:

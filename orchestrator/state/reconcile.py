@@ -5,7 +5,9 @@ the ledger alone would conclude (`book replay`)."""
 from __future__ import annotations
 
 import os
+import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,3 +109,25 @@ def all_discrepancies(book, snap: Snapshot) -> list[str]:
         issues.append("RESUME.md is missing")
     issues += ledger_discrepancies(snap, book.ledger.events())
     return issues
+
+
+_PATH = re.compile(r"(output/\S+?)(?:[,;:]|\s|$)")
+
+
+def brief(issues: list[str], listed: Iterable[str],
+          behind_why: str = "the files listed above (the files win; the next run rewrites them)") -> list[str]:
+    """The disagreements worth a line of their own: one about a file already listed as stale,
+    edited or half-finished only says the checkpoint or ledger is behind the files, which the
+    lists show; those become one line. Nothing is hidden from `--json`."""
+    known = set(listed)
+    keep, behind = [], 0
+    for i in issues:
+        m = _PATH.search(i)
+        if m and m.group(1) in known:
+            behind += 1
+        else:
+            keep.append(i)
+    if behind:
+        keep.append(f"{behind} entr{'y' if behind == 1 else 'ies'} of checkpoint.md and the ledger "
+                    f"{'is' if behind == 1 else 'are'} behind {behind_why}")
+    return keep

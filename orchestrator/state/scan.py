@@ -16,6 +16,7 @@ from ..errors import BookError
 from ..steps import (
     BOOK_STEPS,
     FINAL,
+    GATES_DIR,
     MEMORY,
     MEMORY_FILES,
     OUTLINE,
@@ -63,6 +64,7 @@ class Scanner:
         self.source_dir = source_dir
         self.config_hash = config_hash  # what the style guide is made from (language, audience)
         self.site_hash: str | None = None  # what the pages show from book.yaml (title, language, audience)
+        self.gates: str | None = None  # book.yaml's gates: a final gate decides which chapters are ready
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._seen: set[str] = set()  # every file name seen in those directories
@@ -96,6 +98,8 @@ class Scanner:
         self._states.pop(rel, None)
         self._seen.discard(rel)
         d, _, name = rel.rpartition("/")
+        if d == GATES_DIR:
+            self._ready = None  # a decision at the final gate changes which chapters are ready
         self._listed.discard(d)
         for rx, key in _STEP_DIRS.get(d, ()):
             if m := rx.match(name):
