@@ -167,18 +167,17 @@ def _layered(d: Diagram, uid: str) -> tuple[float, float, list[str]]:
     if not horizontal:
         rows = _wrapped(rows, sizes)
     # along = the axis of the layers' sequence; across = inside a layer
-    extent = [sum((sizes[n][1] if horizontal else sizes[n][0]) for n in r) + GAP_X * (len(r) - 1) for r in rows]
+    span = {n: sizes[n][1] if horizontal else sizes[n][0] for n in d.nodes}
+    mid = _across(rows, span, [(e.src, e.dst) for e in d.edges])
+    lo = min(mid[n] - span[n] / 2 for n in mid)
+    widest = max(mid[n] + span[n] / 2 for n in mid) - lo
     thick = [max((sizes[n][0] if horizontal else sizes[n][1]) for n in r) for r in rows]
-    widest = max(extent)
     centre: dict[str, tuple[float, float]] = {}
     along = float(MARGIN)
-    for r, ext, th in zip(rows, extent, thick, strict=True):
-        across = MARGIN + (widest - ext) / 2
+    for r, th in zip(rows, thick, strict=True):
         for n in r:
-            size = sizes[n][1] if horizontal else sizes[n][0]
-            a, c = along + th / 2, across + size / 2
+            a, c = along + th / 2, MARGIN + mid[n] - lo
             centre[n] = (a, c) if horizontal else (c, a)
-            across += size + GAP_X
         along += th + GAP_Y
     w, h = (along - GAP_Y + MARGIN, widest + 2 * MARGIN) if horizontal else (widest + 2 * MARGIN, along - GAP_Y + MARGIN)
     if d.direction in ("BT", "RL"):
@@ -189,6 +188,47 @@ def _layered(d: Diagram, uid: str) -> tuple[float, float, list[str]]:
         bw, bh = sizes[nid]
         out.append(_class_box(d, nid, x, y, bw, bh) if d.kind == "class" else _box(node.shape, node.label, x, y, bw, bh))
     return w, h, out
+
+
+def _across(rows: list[list[str]], span: dict[str, float], edges: list[tuple[str, str]]) -> dict[str, float]:
+    """Each node's centre inside its layer: the widest layer packed, every other layer placed
+    towards the mean of its neighbours in the layers already placed (outwards from the widest),
+    in its order and never closer than GAP_X: a chain runs straight, a fan sits under its root."""
+    near: dict[str, list[str]] = {n: [] for r in rows for n in r}
+    for a, b in edges:
+        if a != b:
+            near[a].append(b)
+            near[b].append(a)
+    ext = [sum(span[n] for n in r) + GAP_X * (len(r) - 1) for r in rows]
+    start = ext.index(max(ext))
+    mid: dict[str, float] = {}
+    x = 0.0
+    for n in rows[start]:
+        mid[n] = x + span[n] / 2
+        x += span[n] + GAP_X
+    for k in [*range(start + 1, len(rows)), *range(start - 1, -1, -1)]:
+        r = rows[k]
+        want = [_mean([mid[m] for m in near[n] if m in mid]) for n in r]
+        centre_all = sum(mid.values()) / len(mid)
+        x = centre_all - ext[k] / 2  # where the layer starts when nothing pulls it
+        placed: list[tuple[str, float]] = []
+        for n, w in zip(r, want, strict=True):
+            if placed:
+                last, c = placed[-1]
+                floor = c + (span[last] + span[n]) / 2 + GAP_X
+            else:
+                floor = -float("inf") if w is not None else x + span[n] / 2
+            placed.append((n, max(floor, w) if w is not None else floor))
+        # the gaps pushed nodes right of where they were wanted: move the layer back by the mean
+        pushed = [c - w for (_, c), w in zip(placed, want, strict=True) if w is not None]
+        shift = max(0.0, sum(pushed) / len(pushed)) if pushed else 0.0
+        for n, c in placed:
+            mid[n] = c - shift
+    return mid
+
+
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
 
 
 def _wrapped(rows: list[list[str]], sizes: dict[str, tuple[float, float]]) -> list[list[str]]:
