@@ -14,7 +14,7 @@ import pytest
 from orchestrator import checks, diagrams
 from orchestrator.authoring.codeinfo import resolved_calls
 from orchestrator.authoring.project import load
-from orchestrator.diagrams import MermaidError, parse, render_svg
+from orchestrator.diagrams import MermaidError, generate, parse, render_svg
 from orchestrator.diagrams.mermaid import bare, is_path
 from orchestrator.diagrams.svg import layers
 from orchestrator.publish.highlight import formatter
@@ -214,6 +214,25 @@ def test_the_overview_draws_the_parts_and_the_path_from_the_entry_point(project)
         assert independent_problems(project, b) == []
 
 
+def test_a_class_diagram_draws_bases_uses_in_code_and_properties(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "shapes.py").write_text(
+        'class Base:\n    """Not a Helper: a name in a docstring is no use."""\n\n    def run(self):\n        return 1\n\n'
+        '    def stop(self):\n        return 2  # Helper is not used here either\n\n\n'
+        'class Helper:\n    def help(self):\n        return "Base"\n\n    def more(self):\n        return 3\n\n\n'
+        'class Child(Base):\n    @property\n    def size(self):\n        return Helper().help()\n\n'
+        '    def grow(self):\n        return self.size\n', encoding="utf-8")
+    p = load(tmp_path)
+    text = generate.class_diagram(p, ["pkg/shapes.py"], [])
+    assert text is not None
+    d = parse(text)
+    rels = {(e.src, e.arrow, e.dst) for e in d.edges}
+    assert ("Child", "inherit", "Base") in rels and ("Child", "assoc", "Helper") in rels
+    assert not {("Base", "assoc", "Helper"), ("Helper", "assoc", "Base")} & rels
+    assert "+size" in d.members["Child"] and "+grow()" in d.members["Child"]
+    assert independent_problems(p, text) == []
+
+
 def test_a_chinese_book_gets_chinese_captions_and_the_same_diagrams(project):
     en = diagrams.for_chapter(project, ["minikv/store.py"], [], resolved_calls)
     zh = diagrams.for_chapter(project, ["minikv/store.py"], [], resolved_calls, "zh")
@@ -224,7 +243,7 @@ def test_a_chinese_book_gets_chinese_captions_and_the_same_diagrams(project):
 
 def test_a_sequence_follows_the_calls_in_order(project):
     main = next(s for s in project.symbols(within=["minikv/cli.py"]) if s.name == "main")
-    flow = diagrams.generate.call_flow(project, ["minikv/cli.py"], [main], resolved_calls)
+    flow = generate.call_flow(project, ["minikv/cli.py"], [main], resolved_calls)
     assert flow is not None and flow[0] == "main"
     seq = parse(flow[1])
     called = [bare(e.label) for e in seq.edges]

@@ -235,9 +235,9 @@ def class_diagram(p: Project, files: list[str], key: list[Sym]) -> str | None:
                     rel = "<|.." if home[0].kind in ("interface", "trait") else "<|--"
                     rels.append((b, rel, s.short))
     for s in types:
-        body = _body(p, s)
+        body = code_only(_body(p, s), s.lang)  # a name in a comment or a docstring is no use of it
         for o in types:
-            if o is s or any(r[0] == o.short and r[2] == s.short for r in rels):
+            if o is s or any({r[0], r[2]} == {o.short, s.short} for r in rels):
                 continue
             if re.search(rf"(?<![\w$]){re.escape(o.short)}(?![\w$])", body) and p.reaches(s.rel, o.rel, o.short):
                 rels.append((s.short, "-->", o.short))
@@ -249,23 +249,42 @@ def class_diagram(p: Project, files: list[str], key: list[Sym]) -> str | None:
     for s in drawn:
         ms = members[s.short]
         if ms:
-            lines += [f"    class {s.short} {{", *[f"        {'-' if m.startswith('_') else '+'}{m}()" for m in ms], "    }"]
+            lines += [f"    class {s.short} {{", *[f"        {m}" for m in ms], "    }"]
         else:
             lines.append(f"    class {s.short}")
     lines += [f"    {a} {r} {b}" for a, r, b in dict.fromkeys(rels)]
     return "\n".join(lines) + "\n"
 
 
+_STRINGS = {
+    "python": re.compile(r'#[^\n]*|"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''),
+    "c-like": re.compile(r'//[^\n]*|/\*[\s\S]*?\*/|"(?:\\.|[^"\\\n])*"|`[^`]*`'),
+}
+
+
+def code_only(text: str, lang: str) -> str:
+    """The text without its comments and string literals."""
+    rx = _STRINGS["python" if lang == "python" else "c-like"]
+    return rx.sub(" ", text)
+
+
 def _members(p: Project, s: Sym) -> list[str]:
+    """The type's best methods as class-diagram members: `+get()`, `-_load()`, and a Python
+    property as the attribute it reads as (`+debug`)."""
     prefix = s.dotted + "."
-    out: list[str] = []
+    out: dict[str, str] = {}
     for m in p.symbols(within=[s.rel]):
         if m.kind == "method" and m.dotted.startswith(prefix) and "." not in m.dotted[len(prefix):] \
                 and re.fullmatch(r"[A-Za-z_]\w*", m.short) and m.short not in out:
-            out.append(m.short)
+            head = p.lines_of(m.rel)[m.d.start_line - 1:m.d.start_line]
+            prop = m.lang == "python" and bool(head) and bool(_PROPERTY.match(head[0]))
+            out[m.short] = ("-" if m.short.startswith("_") else "+") + m.short + ("" if prop else "()")
         if len(out) >= MAX_MEMBERS:
             break
-    return out
+    return list(out.values())
+
+
+_PROPERTY = re.compile(r"^\s*@(?:\w+\.)?(?:property|cached_property|setter|getter)\b|^\s*@\w+\.setter\b")
 
 
 # ------------------------------------------------------------------ files and parts
