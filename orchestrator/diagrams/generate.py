@@ -142,7 +142,9 @@ def call_flow(p: Project, files: list[str], key: list[Sym], calls: Calls, *, pre
         return None
     start, edges = best
     owners = {_owner(x) for pair in edges for x in pair}
-    if len(owners) >= 2 or prefer_sequence:
+    inside = sum(_owner(a) == _owner(b) for a, b in edges)
+    # a sequence shows calls between parts; calls inside one type read better as a tree
+    if prefer_sequence or (len(owners) >= 2 and inside * 2 <= len(edges)):
         return start.dotted, _sequence(start, edges)
     return start.dotted, _flowchart(start, edges)
 
@@ -179,7 +181,7 @@ def _flowchart(start: Sym, edges: list[tuple[Sym, Sym]]) -> str:
             ids[c.name] = f"n{len(ids)}"
             lines.append(f'    {ids[c.name]}["{c.dotted}"]')
     lines += [f"    {ids[a.name]} --> {ids[b.name]}" for a, b in edges]
-    return "\n".join(lines) + "\n"
+    return _fitted("\n".join(lines) + "\n")
 
 
 # ------------------------------------------------------------------ class diagram
@@ -322,7 +324,22 @@ def _paths_chart(nodes: list[str], edges: list[tuple[str, str]]) -> str:
         if a in ids and b in ids and per_source[a] < MAX_OUT:
             per_source[a] += 1
             lines.append(f"    {ids[a]} --> {ids[b]}")
-    return "\n".join(lines) + "\n"
+    return _fitted("\n".join(lines) + "\n")
+
+
+def _fitted(flowchart: str) -> str:
+    """Left to right, unless that is wider than a page's column and top-down is narrower: a
+    wide picture is scaled down until its labels cannot be read."""
+    from .svg import COLUMN, render_diagram
+
+    def width(text: str) -> float:
+        return float(re.search(r'width="([\d.]+)"', render_diagram(parse(text))).group(1))  # type: ignore[union-attr]
+
+    across = width(flowchart)
+    if across <= COLUMN:
+        return flowchart
+    down = flowchart.replace("flowchart LR", "flowchart TB", 1)
+    return down if width(down) < across else flowchart
 
 
 def parts_graph(p: Project) -> str | None:
