@@ -33,8 +33,10 @@ def problems(p, source: str) -> list[str]:
         return [f"does not render: {e}"]
     out = []
     for _, what, name in d.identifiers():
-        if is_path(name):
-            ok = name in files or any(f.startswith(name.rstrip("/") + "/") for f in files)
+        if is_path(name) and (name in files or any(f.startswith(name.rstrip("/") + "/") for f in files)):
+            ok = True
+        elif is_path(name) and "/" in name:
+            ok = False
         elif what in ("member", "message") and "." in name:
             ok = name in dotted
         else:

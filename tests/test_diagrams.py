@@ -174,8 +174,10 @@ def independent_problems(p, source: str) -> list[str]:
     d = parse(source)
     out = []
     for _, what, name in d.identifiers():
-        if is_path(name):
-            ok = name in files or any(f.startswith(name.rstrip("/") + "/") for f in files)
+        if is_path(name) and (name in files or any(f.startswith(name.rstrip("/") + "/") for f in files)):
+            ok = True
+        elif is_path(name) and "/" in name:
+            ok = False
         elif what in ("member", "message") and "." in name:
             ok = name in dotted
         else:
@@ -276,6 +278,10 @@ def test_r1_passes_what_the_map_drew_and_blocks_what_is_not_in_the_source(projec
     assert "would not render" in text and re.search(r"r1.diagram blocking 25: the diagram at line 23", text)
     assert "Store.encode" not in text  # a message to a file names the function itself: it exists
     assert len(found) == 5
+    # a member named like a file (`res.json`) is a name when no such file exists
+    ok = "# T\n\n```mermaid\nflowchart LR\n    a[\"Record.encoded_size\"] --> b[\"record.py\"]\n```\n"
+    assert _r1(ok, project.root) == []  # record.py: the file minikv/record.py
+    assert _r1(ok.replace("record.py", "Store.json"), project.root) != []
 
 
 def test_a_final_with_a_broken_diagram_is_asked_again(project):

@@ -44,9 +44,11 @@ def check_diagrams(md: str, symbol_problem: Callable[[str], str | None],
 def name_problem(name: str, symbol_problem: Callable[[str], str | None],
                  path_exists: Callable[[str], bool]) -> str | None:
     if is_path(name):
-        if not _PATH.match(name):
-            return "is not a path of the source"
-        return None if path_exists(name) else "does not exist in the source"
+        if _PATH.match(name) and path_exists(name):
+            return None
+        if "/" in name or not _NAME.match(name):
+            return "does not exist in the source" if _PATH.match(name) else "is not a path of the source"
+        # `res.json`, `config.toml`: a file at the top, or a member named like an extension
     if not _NAME.match(name):
         return "is not a name of the source (a diagram's labels name its definitions or files)"
     problem = symbol_problem(name)
