@@ -111,7 +111,9 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
 
     m = _BLOCK_RE.search(text)
     if not m:
-        raise ConfigError("no ```yaml block with the chapters", file, fix="restore the fenced yaml block from the .bak file")
+        raise ConfigError("no ```yaml block with the chapters", file,
+                          fix="put the chapters back in a fenced ```yaml block (an earlier version may be in a "
+                              f"{Path(file).name}.bak.* file beside it), or `book redo book outline` for a new plan")
     base = text.count("\n", 0, m.start(1))  # lines before the block's content
 
     def err(msg: str, node=None, fix: str | None = None) -> ConfigError:
@@ -157,6 +159,9 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
             at = next((n[0] for n in cnode.value if str(n[0].value) == k), cnode)
             raise err(f"unknown chapter field {k!r}", at, fix="fields are id, title, batch, summary, goals, depends_on, sources")
         cid = c.get("id")
+        if cid is None:
+            raise err(f"chapter {len(chapters) + 1} of the list has no id", cnode,
+                      fix=f"add `id: ch{len(chapters) + 1:02d}` (a chapter id not used by another chapter)")
         if not isinstance(cid, str) or not CHAPTER_RE.match(cid):
             raise err(f"chapter id {cid!r} is not like ch01", fields_.get("id", cnode))
         if cid in seen:

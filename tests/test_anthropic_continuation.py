@@ -66,6 +66,7 @@ def test_the_streamed_pieces_skip_only_the_regenerated_whitespace():
 
 @pytest.mark.parametrize("model", ["claude-sonnet-5-5", "claude-sonnet-4-5"])  # continue turn, prefill
 @pytest.mark.parametrize("name", sorted(ANSWERS))
+@pytest.mark.slow
 def test_every_cut_point_joins_to_the_uncut_answer(fake_api, model, name):
     answer = ANSWERS[name]
     # every cut point on the default (continue-turn) model; every 5th with a prefill
@@ -80,6 +81,7 @@ def test_every_cut_point_joins_to_the_uncut_answer(fake_api, model, name):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(sorted(ANSWERS)), share=st.floats(0.01, 0.99))
+@pytest.mark.slow
 def test_property_any_cut_share_of_any_answer(fake_api, name, share):
     answer = ANSWERS[name]
     cut = max(1, min(len(answer) - 1, int(len(answer) * share)))

@@ -442,6 +442,7 @@ def test_missing_key_is_a_clear_config_error(monkeypatch):
     assert "export ANTHROPIC_API_KEY" in str(info.value)
 
 
+@pytest.mark.slow
 def test_importing_the_provider_does_not_import_anthropic():
     code = ("import sys, orchestrator.providers.anthropic as a\n"
             "from orchestrator.providers.base import Request\n"
@@ -536,6 +537,7 @@ def test_fake_non_streaming_and_validation():
         assert fake.requests[0]["headers"]["x-api-key"] == "***"
 
 
+@pytest.mark.slow
 def test_fake_runs_standalone():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

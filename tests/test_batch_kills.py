@@ -95,6 +95,7 @@ def journals(ws: Path) -> list[jr.Journal]:
     return jr.load_all(ws / "output")
 
 
+@pytest.mark.slow
 def test_kill_before_the_create_call_then_resume(fake, tmp_path):
     ws = make_example(tmp_path / "ws", max_chapters=2)
     killed(crash_child(ws, "before_create", nth=2))  # the chapters' first wave: research of both
@@ -105,6 +106,7 @@ def test_kill_before_the_create_call_then_resume(fake, tmp_path):
     resume_completes(fake, ws)
 
 
+@pytest.mark.slow
 def test_kill_while_the_create_call_has_not_returned_then_resume(fake, tmp_path):
     """The server made the batch; the process dies waiting for the response that carries its
     id. The resume finds it by listing the batches and collects it: nothing is submitted again."""
@@ -126,6 +128,7 @@ def test_kill_while_the_create_call_has_not_returned_then_resume(fake, tmp_path)
     assert j.batch_id in st.batches and j.note == "re-attached by listing"  # the batch the server had
 
 
+@pytest.mark.slow
 def test_kill_right_after_the_create_returned_then_resume(fake, tmp_path):
     ws = make_example(tmp_path / "ws", max_chapters=2)
     st = fake_batches.store(fake)
@@ -139,6 +142,7 @@ def test_kill_right_after_the_create_returned_then_resume(fake, tmp_path):
     assert j.batch_id in st.batches and j.note == "re-attached by listing"  # not sent again
 
 
+@pytest.mark.slow
 def test_kill_during_the_results_download_then_resume(fake, tmp_path):
     """Half of a batch's results downloaded (and maybe committed), the process dies: the resume
     downloads the results again, commits only what is not committed, submits nothing again."""
@@ -162,6 +166,7 @@ def test_kill_during_the_results_download_then_resume(fake, tmp_path):
     assert len(st.batches) > n_batches  # the later waves only
 
 
+@pytest.mark.slow
 def test_kill_after_some_results_were_committed_then_resume(fake, tmp_path):
     """The engine's crash point after one result of a two-request batch was committed and
     journaled: the resume commits the other one only."""

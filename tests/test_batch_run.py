@@ -39,6 +39,7 @@ def streamed(fake: FakeAPI) -> int:
     return sum(1 for r in fake.requests if r["path"].split("?")[0] == "/v1/messages")
 
 
+@pytest.mark.slow
 def test_message_batches_run_completes_through_batches(fake, tmp_path):
     ws = make_example(tmp_path / "ws", max_chapters=3)
     code, summary = run_book(ws, provider=provider(), message_batches=True)
@@ -64,6 +65,7 @@ def test_message_batches_run_completes_through_batches(fake, tmp_path):
     assert len(journals) < len(st.received)
 
 
+@pytest.mark.slow
 def test_config_key_turns_batches_on(fake, tmp_path):
     ws = make_example(tmp_path / "ws", max_chapters=2, message_batches="true")
     code, summary = run_book(ws, provider=provider())
@@ -71,6 +73,7 @@ def test_config_key_turns_batches_on(fake, tmp_path):
     assert fake_batches.store(fake).received and streamed(fake) == 0
 
 
+@pytest.mark.slow
 def test_errored_and_rejected_requests_are_asked_again_then_streamed(fake, tmp_path):
     st = fake_batches.store(fake)
     st.outcome("errored", match="You are the writer:", error_type="api_error", times=1)
@@ -87,6 +90,7 @@ def test_errored_and_rejected_requests_are_asked_again_then_streamed(fake, tmp_p
     assert reasks  # the re-ask went into a later batch, carrying its feedback
 
 
+@pytest.mark.slow
 def test_a_result_whose_inputs_changed_is_discarded(fake, tmp_path, monkeypatch):
     from orchestrator.pipeline import batch_wave
 
@@ -127,6 +131,7 @@ def _journal_states(ws: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_kill_while_a_batch_is_processing_then_resume(fake, tmp_path):
     """kill -9 while a batch waits on the server; checkpoint.md and `book scan` show its steps
     waiting; `book resume` re-attaches, collects it and finishes, never sending a custom_id twice."""

@@ -238,6 +238,7 @@ def test_a_result_whose_inputs_changed_meanwhile_is_discarded(tmp_path, batches)
     assert jr.load(j.path).items[1].outcome == "discarded"
 
 
+@pytest.mark.slow
 def test_endpoint_failures_are_retried_without_a_duplicate(tmp_path, batches):
     """A proxy failing 15 % of batch-endpoint calls, half of the failing writes after the work was
     done (the response lost), and a results download cut off half way."""
@@ -549,6 +550,7 @@ def test_inputs_hash_is_stable_and_ignores_absent_inputs():
     assert a != jr.inputs_hash({"outline": "77ab9c1e0a4b", "research": "000000000000"})
 
 
+@pytest.mark.slow
 def test_kill_9_while_the_batch_is_processing_then_resume(tmp_path, batches):
     """A real kill -9 of a process waiting on its batch; a new process re-attaches by the journal."""
     import os

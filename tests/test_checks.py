@@ -624,6 +624,7 @@ findings_st = st.builds(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(findings_st, max_size=8))
+@pytest.mark.slow
 def test_format_parse_round_trip(fs):
     assert parse_findings(format_findings(fs)) == fs
 

@@ -49,6 +49,7 @@ def assert_no_truncated_marked_files(ws: Path) -> None:
     assert rep["edited"] == [] and rep["half_finished"] == []
 
 
+@pytest.mark.slow
 def test_claude_run_end_to_end(fake, tmp_path):
     ws = small(tmp_path)
     code, summary = run_book(ws, provider=provider())
@@ -106,6 +107,7 @@ def test_each_fault_gives_correct_files_or_one_failed_step(fake, tmp_path, name,
         assert text.count("DRAFT_COMPLETE") == 1 + ("(quoted) DRAFT_COMPLETE" in text)
 
 
+@pytest.mark.slow
 def test_kill_mid_stream_then_resume_calls_only_unfinished(fake, tmp_path):
     ws = small(tmp_path, max_chapters=3)
     fake.delta_delay = 0.05  # slow streams, so a kill lands inside one
@@ -156,6 +158,7 @@ def test_budget_cap_stops_cleanly_and_resume_with_higher_cap_finishes(fake, tmp_
     assert code == 0 and scan(ws)["complete"]
 
 
+@pytest.mark.slow
 def test_the_key_never_leaks(fake, tmp_path):
     ws = small(tmp_path, max_chapters=2)
     fake.status(401, match="You are the writer:")  # an auth error, whose message could carry the key
@@ -204,6 +207,7 @@ def test_refusal_falls_back_to_the_configured_model(fake, tmp_path):
     assert models == ["claude-sonnet-5-5", "claude-opus-5-5"]
 
 
+@pytest.mark.slow
 def test_rehearsal_with_the_standalone_fake_as_the_readme_says(tmp_path):
     """`python -m orchestrator.testing.fake_api` then `book run --provider anthropic`: no key, no spend."""
     server = subprocess.Popen([sys.executable, "-m", "orchestrator.testing.fake_api", "--port", "0"],
@@ -221,6 +225,7 @@ def test_rehearsal_with_the_standalone_fake_as_the_readme_says(tmp_path):
         server.communicate(timeout=10)
 
 
+@pytest.mark.slow
 def test_doctor_shows_each_roles_effective_settings_and_model_warnings(fake, tmp_path):
     ws = small(tmp_path, models='{writer: {model: claude-opus-9-9, max_tokens: 9000}}')
     proc = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(ws)], capture_output=True, text=True)

@@ -91,3 +91,43 @@ def test_event_types_name_every_event_the_code_writes():
     code = "\n".join(p.read_text() for p in (ROOT / "orchestrator").rglob("*.py") if "testing" not in p.parts)
     written = set(re.findall(r'\.event\(\s*"([a-z_]+)"', code))
     assert written and written <= EVENT_TYPES, written - EVENT_TYPES
+
+
+def _built(tmp_path: Path) -> Path:
+    ws = make_example(tmp_path / "ws", max_chapters=2)
+    assert run_cli("run", "--workspace", str(ws)).returncode == 0
+    return ws
+
+
+def test_an_outline_without_its_yaml_block_is_kept_and_the_fix_is_true(tmp_path: Path):
+    ws = _built(tmp_path)
+    outline = ws / "output/memory/outline.md"
+    text = outline.read_text()
+    broken = text.replace("```yaml", "").replace("```\n", "\n")  # a person removed the fence
+    outline.write_text(broken)
+    proc = run_cli("run", "--workspace", str(ws))
+    assert proc.returncode == 2 and "no ```yaml block" in proc.stderr
+    assert "restore" not in proc.stderr and "book redo book outline" in proc.stderr
+    assert outline.read_text() == broken  # kept, never regenerated over a person's text
+
+
+def test_an_outline_chapter_without_an_id_is_named_by_its_line(tmp_path: Path):
+    ws = _built(tmp_path)
+    outline = ws / "output/memory/outline.md"
+    text = outline.read_text()
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if t.strip().startswith("- id: ch02"))
+    outline.write_text(text.replace("- id: ch02\n", "- ", 1).replace("-   title", "- title"))
+    proc = run_cli("scan", "--workspace", str(ws))
+    assert "None" not in proc.stdout + proc.stderr
+    assert re.search(rf"outline\.md:{line}: chapter 2 of the list has no id", proc.stdout + proc.stderr), proc.stdout
+
+
+def test_dry_run_marks_the_steps_behind_a_waiting_gate(tmp_path: Path):
+    ws = make_example(tmp_path / "ws", gates="fast", max_chapters=2)
+    run_cli("run", "--workspace", str(ws))
+    proc = run_cli("run", "--dry-run", "--workspace", str(ws))
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert any(line.split()[:2] == ["book", "gate:outline"] and "waiting for a person" in line for line in lines)
+    research = [line for line in lines if line.split()[1:2] == ["research"]]
+    assert research and all("waits for a decision at the outline gate" in line for line in research)

@@ -272,6 +272,7 @@ def test_bad_book_yaml_exits_2_through_the_cli(tmp_path, monkeypatch, capsys, ca
 
 
 @pytest.mark.parametrize("case", ["unknown key", "bad choice gates", "invalid yaml"])
+@pytest.mark.slow
 def test_bad_book_yaml_exits_2_through_the_console_script(tmp_path, case):
     if not BOOK.exists():
         pytest.skip("the `book` console script is not installed in this environment")

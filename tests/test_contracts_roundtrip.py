@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from orchestrator.contracts import (
@@ -99,6 +100,7 @@ def memories(draw) -> MemoryUpdate:
 
 @given(memories())
 @SETTINGS
+@pytest.mark.slow
 def test_memory_round_trips(mem):
     text = R.render_memory(mem, chapter="ch07", title="Sorted — string: tables")
     parsed = P.parse_memory(text + MARKER, file="ch07.md")
@@ -122,6 +124,7 @@ def panels(draw) -> PanelFeedback:
 
 @given(panels())
 @SETTINGS
+@pytest.mark.slow
 def test_panel_round_trips(panel):
     text = R.render_panel(panel, heading="Reader panel: ch02 — T",
                           descriptions={r.persona: "knows Python: reads *everything*" for r in panel.readers})
@@ -146,6 +149,7 @@ def outlines(draw) -> OutlinePlan:
 
 @given(outlines())
 @SETTINGS
+@pytest.mark.slow
 def test_outline_round_trips(plan):
     # What the planner can legitimately say: from_json of its own JSON accepts it.
     try:

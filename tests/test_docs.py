@@ -63,6 +63,7 @@ def test_read_only_commands_on_an_empty_directory_create_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_commands_that_call_no_model_never_import_anthropic(tmp_path):
     """`import anthropic` alone costs ~2 s: scan, and an offline run, must not pay it."""
     from conftest import make_example

@@ -219,6 +219,7 @@ def test_pid_alive():
     assert not pid_alive(dead_pid())
 
 
+@pytest.mark.slow
 def test_a_zombie_is_dead():
     p = subprocess.Popen(["sleep", "0"])
     try:

@@ -191,8 +191,13 @@ def test_a_draft_saved_as_latin_1_is_named_with_its_line(built_ws: Path):
         f"{STEPS['draft'].file('ch02')}:3: not UTF-8 (byte 0xe9); the book reads \ufffd in its place: save the file as UTF-8"]
     from orchestrator.testing.cli import run_cli
 
+    before = {p: p.read_bytes() for p in (built_ws / "output").rglob("*") if p.is_file() and ".book" not in p.parts}
     proc = run_cli("run", "--workspace", str(built_ws))
-    assert proc.returncode == 0 and f"{STEPS['draft'].file('ch02')}:3: not UTF-8" in proc.stderr
+    # refused (issue 25): a mis-decoded text is never published; the file and line are named
+    assert proc.returncode == 2 and f"{STEPS['draft'].file('ch02')}:3: not UTF-8" in proc.stderr
+    assert "save the file(s) as UTF-8" in proc.stderr
+    after = {p: p.read_bytes() for p in (built_ws / "output").rglob("*") if p.is_file() and ".book" not in p.parts}
+    assert after == before  # nothing ran
 
 
 def test_a_review_edited_while_the_run_regenerates_it_is_kept(built_ws: Path, capsys):

@@ -123,6 +123,7 @@ def _run(tmp_path, monkeypatch, layout: str) -> tuple[float, list[dict]]:
     return read / total, requests
 
 
+@pytest.mark.slow
 def test_under_real_cache_rules_the_handbook_reads_more_from_cache_and_its_block_never_changes(tmp_path, monkeypatch):
     share = {}
     share["roles"], _ = _run(tmp_path, monkeypatch, "roles")

@@ -94,6 +94,7 @@ def test_a_hostile_source_tree_builds_offline_and_nothing_from_outside_leaks(tmp
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="FIFOs and /dev/zero as on Linux")
+@pytest.mark.slow
 def test_a_hostile_source_tree_sends_nothing_from_outside_to_the_model(tmp_path, monkeypatch):
     from orchestrator.providers.anthropic import AnthropicProvider
     from orchestrator.testing.fake_api import FakeAPI

@@ -201,6 +201,7 @@ def test_a_read_only_ledger_stops_before_any_call(tmp_path, monkeypatch):
     assert run_book(ws)[0] == 0  # writable again: the run goes on
 
 
+@pytest.mark.slow
 def test_a_ledger_on_a_read_only_file_system_exits_2_naming_it(tmp_path):
     ws = make_example(tmp_path / "ws")
     book_dir = ws / "output/.book"
@@ -214,6 +215,7 @@ def test_a_ledger_on_a_read_only_file_system_exits_2_naming_it(tmp_path):
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file modes: covered by the read-only mount test")
+@pytest.mark.slow
 def test_a_chmod_read_only_ledger_exits_2(tmp_path):
     ws = make_example(tmp_path / "ws")
     Ledger.open(ws / STATE_DB).close()
@@ -226,6 +228,7 @@ def test_a_chmod_read_only_ledger_exits_2(tmp_path):
     assert proc.returncode == 2 and "state.db" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_locked_ledger_stops_after_the_busy_timeout(tmp_path, monkeypatch, capsys):
     from test_config import run_main
 
@@ -249,6 +252,7 @@ def test_a_locked_ledger_stops_after_the_busy_timeout(tmp_path, monkeypatch, cap
     assert run_book(ws)[0] == 0
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_the_ledger_stops_before_any_call(tmp_path):
     ws = make_example(tmp_path / "ws")
     book_dir = ws / "output/.book"

@@ -102,6 +102,7 @@ def test_the_kernel_releases_a_killed_holders_lock(tmp_path):
         lock.release()
 
 
+@pytest.mark.slow
 def test_the_lock_is_reentrant_within_a_process(tmp_path):
     path = tmp_path / "output/.lock"
     outer, inner = Lock(path), Lock(path)
@@ -140,6 +141,7 @@ sys.exit(0)
 """
 
 
+@pytest.mark.slow
 def test_eight_processes_racing_on_a_stale_lock_give_one_writer_twelve_times(tmp_path):
     """Each winner holds the lock until all eight have decided, so two winners would be two
     writers at once, never one after the other."""
@@ -173,6 +175,7 @@ def ws(tmp_path) -> Path:
     return w
 
 
+@pytest.mark.slow
 def test_book_run_under_another_holder_exits_4_and_changes_nothing(ws):
     from orchestrator.state.ledger import Ledger
 
@@ -197,6 +200,7 @@ def test_book_run_in_process_under_another_holder_creates_nothing(ws, monkeypatc
         assert snapshot_tree(ws) == before
 
 
+@pytest.mark.slow
 def test_scan_rebuild_under_another_holder_exits_4_and_changes_no_file(ws):
     from orchestrator.testing.helpers import run_book
 
@@ -217,6 +221,7 @@ def test_scan_rebuild_under_another_holder_exits_4_and_changes_no_file(ws):
     assert proc.returncode == 0 and (ws / "output/memory/checkpoint.md").exists()
 
 
+@pytest.mark.slow
 def test_a_gate_decision_under_another_holder_exits_4(tmp_path):
     ws = make_example(tmp_path / "ws", gates="normal")
     from orchestrator.testing.helpers import run_book
@@ -257,6 +262,7 @@ def test_watch_skips_its_checkpoint_refresh_while_another_process_holds_the_lock
         book.close()
 
 
+@pytest.mark.slow
 def test_eight_book_runs_at_once_on_a_stale_lock_give_one_writer(tmp_path):
     """The full commands: one run writes the book, the seven others exit 4 having written nothing
     (the ledger has one run_start)."""
@@ -283,6 +289,7 @@ def test_eight_book_runs_at_once_on_a_stale_lock_give_one_writer(tmp_path):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
+@pytest.mark.slow
 def test_a_signal_stops_a_run_cleanly_and_releases_the_lock(tmp_path, sig):
     from orchestrator.state.book import Book
     from orchestrator.testing.helpers import run_book
@@ -311,6 +318,7 @@ def test_a_signal_stops_a_run_cleanly_and_releases_the_lock(tmp_path, sig):
     assert code == 0
 
 
+@pytest.mark.slow
 def test_sighup_before_the_run_starts_still_exits_cleanly(tmp_path):
     """Outside the event loop (opening the workspace, reconciling) SIGHUP raises, `finally`
     blocks run, and the exit code says which signal."""

@@ -34,6 +34,7 @@ def provider() -> AnthropicProvider:
     return AnthropicProvider(concurrency=8, base_delay=0.01, max_delay=0.02)
 
 
+@pytest.mark.slow
 def test_one_failing_chapter_leaves_a_published_partial_book(fake, tmp_path: Path):
     ws = make_example(tmp_path / "ws", max_chapters=4)
     fake.status(500, match="## This chapter: ch03", times=10**6)  # every request for ch03, always

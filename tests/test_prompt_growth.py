@@ -8,11 +8,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 from bench_prompt_growth import STEPS, measure  # noqa: E402
 
 
+@pytest.mark.slow
 def test_the_last_chapter_s_prompts_are_the_size_of_the_first_s():
     chapters, sent, _ = measure(30, 5)
     assert len(chapters) == 30

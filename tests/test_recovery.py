@@ -230,6 +230,7 @@ class Crash(BaseException):
     """A simulated kill: not an Exception, so nothing in the runner catches it."""
 
 
+@pytest.mark.slow
 def test_kill_at_every_write(tmp_path):
     base = make_example(tmp_path / "base", max_chapters=2, batch_size=1)
     assert run_book(base)[0] == 0
@@ -287,6 +288,7 @@ def test_kill_at_every_write(tmp_path):
         shutil.rmtree(ws)
 
 
+@pytest.mark.slow
 def test_sigterm_stops_cleanly_and_resume_finishes(example_ws):
     env = dict(os.environ, BOOK_OFFLINE_LATENCY="0.3")
     proc = subprocess.Popen([BOOK, "run", "--workspace", str(example_ws)], stderr=subprocess.PIPE, text=True, env=env)
@@ -308,6 +310,7 @@ def test_sigterm_stops_cleanly_and_resume_finishes(example_ws):
     assert code == 0 and scan(example_ws)["complete"]
 
 
+@pytest.mark.slow
 def test_a_dead_processs_lock_file_blocks_nothing(built_ws):
     dead = subprocess.Popen(["true"])
     dead.wait()
@@ -316,6 +319,7 @@ def test_a_dead_processs_lock_file_blocks_nothing(built_ws):
     assert proc.returncode == 0, proc.stderr  # the kernel released the dead run's lock
 
 
+@pytest.mark.slow
 def test_live_lock_refuses_with_exit_4(built_ws):
     from lockutil import held_elsewhere
 

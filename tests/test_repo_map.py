@@ -350,6 +350,7 @@ def test_a_big_file_is_mapped_whole() -> None:
     assert fm.references["helper_3"] == 1000
 
 
+@pytest.mark.slow
 def test_tree_sitter_is_not_imported_by_the_map_modules() -> None:
     code = ("import sys, orchestrator.repo.map, orchestrator.repo.cache, orchestrator.repo.rank; "
             "print('tree_sitter' in sys.modules)")

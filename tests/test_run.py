@@ -269,6 +269,7 @@ def test_a_broken_outline_edit_is_reported_with_its_line_and_changes_nothing(bui
     assert tree(built_ws) == before
 
 
+@pytest.mark.slow
 def test_scan_shows_running_steps_of_a_live_run(example_ws):
     import os
     import time

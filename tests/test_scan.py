@@ -346,6 +346,7 @@ def test_hash_cache_rows(tmp_path):
 # ---------------------------------------------------------------- the shared conformance check
 
 
+@pytest.mark.slow
 def test_conformance_check_scan():
     script = SHARED / "conformance/check_scan.py"
     if not script.exists():

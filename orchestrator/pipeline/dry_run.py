@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..state.gatecards import active
 from ..state.scan import StepState
 from ..steps import BOOK, Node
 from . import freshness
@@ -18,19 +19,28 @@ def plan(book, scope: Scope, why: Callable[[Node], str | None] | None = None) ->
     question when it has one (a redo, its warnings); otherwise the files alone decide."""
     ask = why or (lambda n: freshness.why(book, n))
     out: list[tuple[Node, str]] = []
-    graph = phase12()
+    gates = active(book.cfg.gates)  # the run's graph, gates and all: a step behind one says so
+    graph = phase12(gates)
     o = book.scanner.outline
     if o is None and book.scanner.outline_error:
         raise book.scanner.outline_error  # as the run would: not "planned once the outline exists"
     if o is not None:
         check_scope(o, scope, lambda ch: freshness.chapter_complete(book, ch))
-        graph.update(chapter_graph(o, scope))
+        graph.update(chapter_graph(o, scope, gates))
     will_run: set[Node] = set()
+    behind: dict[Node, str] = {}  # node -> the gate that holds it: a run stops there for a person
     for n in topo(graph):
         reason = ask(n)
         upstream = [d for d in graph[n].hard if d in will_run]
         if reason is None and upstream:
             reason = f"after {upstream[0][0]} {upstream[0][1]}, if that changes what it reads"
+        gate = next((behind[d] for d in graph[n].hard if d in behind), None)
+        if gate is None and reason and n[1].startswith("gate:"):
+            behind[n] = gate = f"{n[1].split(':', 1)[1]} gate{'' if n[0] == BOOK else ' of ' + n[0]}"
+        elif gate is not None:
+            behind[n] = gate
+            if reason:
+                reason += f" — waits for a decision at the {gate}"
         if reason:
             will_run.add(n)
             out.append((n, reason))

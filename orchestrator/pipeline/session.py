@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import Interrupted
+from ..errors import ConfigError, Interrupted
 from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
 from ..signals import STOP_SIGNALS, detach_from_terminal
@@ -53,8 +53,13 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                 report("warning", ("", ""), f"disagreement: {i}")
         from ..state.corrections import load as corrections
 
-        for w in not_utf8(book.root, snap.edited + snap.half_finished, book.cache) + corrections(book.root).problems:
-            report("warning", ("", ""), w)  # a person's file, mis-saved or not readable as meant
+        mis_saved = not_utf8(book.root, snap.edited + snap.half_finished, book.cache)
+        if mis_saved:  # a person's file the book would read with U+FFFD in it: refused, nothing runs
+            raise ConfigError("; ".join(mis_saved) + " — nothing was run",
+                              fix="save the file(s) as UTF-8 (the book never publishes a mis-decoded text), "
+                                  "then `book run` again")
+        for w in corrections(book.root).problems:
+            report("warning", ("", ""), w)  # a person's file not readable as meant
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
             return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)
