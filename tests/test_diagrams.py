@@ -345,3 +345,45 @@ def test_a_book_through_the_fake_api_carries_diagrams_the_validators_hold(monkey
             assert independent_problems(p, b) == []
     pages = (ws / "output" / "publish" / finals[0].name.replace("-final.md", ".html")).read_text(encoding="utf-8")
     assert '<figure class="diagram"><svg' in pages
+
+
+@pytest.mark.slow
+def test_a_models_broken_diagram_is_asked_again_and_never_published(monkeypatch, tmp_path):
+    """The writer's first draft of each chapter draws prose (`handles the request`): R1 blocks
+    it, the draft is rewritten with the review, and only the second, valid diagram reaches the
+    final and the page."""
+    from orchestrator.providers.anthropic import AnthropicProvider
+    from orchestrator.testing.fake_api import FakeAPI
+    from orchestrator.testing.helpers import make_example, run_book
+    from orchestrator.testing.role_answers import answer, role_of
+
+    first: set[str] = set()
+
+    def answering(request: dict) -> str:
+        text = answer(request)
+        if role_of(request) == "writer":
+            title = text.split("\n", 1)[0]
+            if title not in first:
+                first.add(title)
+                return re.sub(r"```mermaid\n.*?```", '```mermaid\nflowchart LR\n    a["handles the request"]\n```',
+                              text, flags=re.S)
+        return text
+
+    answering.structured = True  # type: ignore[attr-defined]
+    api = FakeAPI(answerer=answering)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    try:
+        ws = make_example(tmp_path / "ws")
+        code, summary = run_book(ws, provider=AnthropicProvider(concurrency=8, base_delay=0.01, max_delay=0.05))
+    finally:
+        api.stop()
+    assert code == 0, summary.needs_human
+    assert first  # the broken drafts were written, and reviewed
+    out = ws / "output"
+    baks = list((out / "chapters" / "draft").glob("*.bak*"))
+    assert baks and all("handles the request" in b.read_text(encoding="utf-8") for b in baks)
+    for f in (out / "chapters" / "final").glob("ch*-final.md"):
+        assert "handles the request" not in f.read_text(encoding="utf-8")
+    for page in (out / "publish").glob("*.html"):
+        assert "handles the request" not in page.read_text(encoding="utf-8")
