@@ -243,6 +243,13 @@ def test_a_chinese_book_gets_chinese_captions_and_the_same_diagrams(project):
     assert captions and all(re.search(r"[\u4e00-\u9fff]", c) for c in captions)
 
 
+def test_the_overview_draws_the_operation_the_planner_names(project):
+    lines = diagrams.for_overview(project, resolved_calls, operation=project.find("Store.get"))
+    assert "The path of `Store.get` through the code, call by call:" in lines
+    for b in _blocks(lines):
+        assert independent_problems(project, b) == []
+
+
 def test_a_sequence_follows_the_calls_in_order(project):
     main = next(s for s in project.symbols(within=["minikv/cli.py"]) if s.name == "main")
     flow = generate.call_flow(project, ["minikv/cli.py"], [main], resolved_calls)

@@ -35,9 +35,11 @@ def for_chapter(p: Project, files: list[str], key: list[Sym], calls: Calls, lang
     return make(p, files, key, calls, lang)
 
 
-def for_overview(p: Project, calls: Calls, lang: str = "en") -> list[str]:
+def for_overview(p: Project, calls: Calls, lang: str = "en", operation: list[Sym] | None = None) -> list[str]:
     """Markdown lines for the book's overview: the parts and their dependencies, and the path
-    of the central operation from the entry point down."""
+    of the central operation: the first of `operation` (the symbols the planner chose, e.g.
+    `TinyDB.insert`) whose calls go somewhere, else the entry point or public API whose calls
+    cross the most files."""
     from .generate import for_overview as make
 
-    return make(p, calls, lang)
+    return make(p, calls, lang, operation)

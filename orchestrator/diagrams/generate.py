@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 FLOW_DEPTH, FLOW_FANOUT, FLOW_NODES = 3, 4, 10
 MAX_TYPES, MAX_MEMBERS, MAX_PARTS, MAX_OUT = 6, 4, 12, 3
 STRONG = 0.3  # of a file's strongest use
+OVERVIEW_CANDIDATES = 40
 CANDIDATES = 8  # entries tried per chapter: the one whose calls reach furthest is drawn
 CALLABLE = ("function", "method")
 TYPES = ("class", "struct", "interface", "trait", "enum")
@@ -64,17 +65,19 @@ def for_chapter(p: Project, files: list[str], key: list[Sym], calls: Calls, lang
     return out
 
 
-def for_overview(p: Project, calls: Calls, lang: str = "en") -> list[str]:
+def for_overview(p: Project, calls: Calls, lang: str = "en", operation: list[Sym] | None = None) -> list[str]:
     t = _CAPTIONS.get(lang, _CAPTIONS["en"])
     out: list[str] = []
     parts = parts_graph(p)
     if parts:
         out += _block(t["parts"], parts)
+    # where a user stands: the entry points' callables and the public API the map ranks best;
+    # the one operation drawn is the one whose calls go through the most files
     entries = [e for e in p.map.entry_points() if e in set(p.code_files())]
-    # where a user stands first: the entry points' callables, then the best ranked of the whole map
     ranked = [s for s in p.symbols(within=entries) if s.kind in CALLABLE][:CANDIDATES]
-    ranked += [s for s in p.symbols()[:60] if s.kind in CALLABLE and s not in ranked]
-    flow = call_flow(p, sorted({s.rel for s in ranked}), ranked[:CANDIDATES * 2], calls, prefer_sequence=True)
+    ranked += [s for s in p.symbols()[:OVERVIEW_CANDIDATES * 2] if s.kind in CALLABLE and s not in ranked]
+    ranked = operation or ranked[:OVERVIEW_CANDIDATES]  # the central operation, when the planner names it
+    flow = call_flow(p, sorted({s.rel for s in ranked}), ranked, calls, candidates=len(ranked), across=True)
     if flow:
         out += _block(t["path"].format(name=flow[0]), flow[1])
     return out
@@ -124,27 +127,32 @@ def _walk(p: Project, start: Sym, resolved_calls: Calls) -> list[tuple[Sym, Sym]
 _ERRORS = re.compile(r"(?:Error|Exception|Exc|Panic|Failure)$")
 
 
-def call_flow(p: Project, files: list[str], key: list[Sym], calls: Calls, *, prefer_sequence: bool = False) -> tuple[str, str] | None:
-    """(the entry's name, Mermaid) of the calls from the chapter's entry, or None."""
+def call_flow(p: Project, files: list[str], key: list[Sym], calls: Calls, *,
+              candidates: int = CANDIDATES, across: bool = False) -> tuple[str, str] | None:
+    """(the entry's name, Mermaid) of the calls from the chapter's entry, or None. The entry is
+    the candidate (key symbols first, then the files' best ranked) whose calls reach furthest;
+    with `across` (the overview), the one whose calls cross the most parts of the code."""
     wanted = set(files)
     cands = [s for s in key if s.kind in CALLABLE and s.rel in wanted]
     cands += [s for s in p.symbols(within=files) if s.kind in CALLABLE and s not in cands]
-    best: tuple[Sym, list[tuple[Sym, Sym]]] | None = None
-    for s in cands[:CANDIDATES]:
+    best: tuple[tuple[int, int], Sym, list[tuple[Sym, Sym]]] | None = None
+    for s in cands[:candidates]:
         if not _drawable(s):
             continue
         edges = _walk(p, s, calls)
-        if len(edges) >= 2 and (best is None or len(edges) > len(best[1])):
-            best = (s, edges)
-        if prefer_sequence and len(edges) >= 3:
-            break  # the overview: the first entry (in the caller's order) that goes somewhere
+        if len(edges) < 2:
+            continue
+        parts = len({x.rel for pair in edges for x in pair})
+        score = (parts, len(edges)) if across else (len(edges), 0)
+        if best is None or score > best[0]:
+            best = (score, s, edges)
     if best is None:
         return None
-    start, edges = best
+    _, start, edges = best
     owners = {_owner(x) for pair in edges for x in pair}
     inside = sum(_owner(a) == _owner(b) for a, b in edges)
     # a sequence shows calls between parts; calls inside one type read better as a tree
-    if prefer_sequence or (len(owners) >= 2 and inside * 2 <= len(edges)):
+    if len(owners) >= 2 and inside * 2 <= len(edges):
         return start.dotted, _sequence(start, edges)
     return start.dotted, _flowchart(start, edges)
 
