@@ -8,7 +8,14 @@ whose opening sentence is another's with only the names changed (a template), gl
 entries whose definition is another's with only the names changed (a definition that says
 nothing of its term), and links to chapters that do not exist.
 
+The book's shape (issue 23): the share of sections that are one symbol's doc (a `##`/`###`
+heading that is a lone code span), whether chapter 1 is the big picture (it quotes, verbatim, a
+code example that is in the project's README, docs or examples, and names in code the entry
+points written down in benchmarks/first_meeting.md before any book was built), whether the
+book's title is the project's name, and chapter 1's title and opening paragraph.
+
     .venv/bin/python benchmarks/book_quality.py WORKSPACE [--expected /work/corpus/EXPECTED.md] [--project NAME]
+        [--first-meeting benchmarks/first_meeting.md --repo click]
 """
 
 from __future__ import annotations
@@ -124,11 +131,91 @@ def reader_trips(finals: dict[str, str]) -> dict[str, int]:
             "broken chapter links": sum(1 for c in links if c not in finals)}
 
 
+def first_meeting(path: Path, repo: str) -> list[str]:
+    """The `names:` line of a repository's entry in first_meeting.md."""
+    text = path.read_text(encoding="utf-8")
+    m = re.search(rf"(?ms)^## {re.escape(repo)} \(.*?(?=^## |\Z)", text)
+    names = re.search(r"(?m)^- names: (.+)$", m.group(0)) if m else None
+    return [n.strip() for n in names.group(1).split(",")] if names else []
+
+
+def _norm(code: str) -> list[str]:
+    import textwrap
+
+    lines = [ln.rstrip() for ln in textwrap.dedent(code.replace("\t", "    ")).splitlines()]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
+def quoted_from(code: str, texts: dict[str, str]) -> str | None:
+    """The project file whose text holds the block verbatim (modulo indentation; a line `...`
+    elides), or None."""
+    parts = [p for p in re.split(r"(?m)^\s*(?:\.\.\.|# \.\.\.|// \.\.\.)\s*$", code) if p.strip()]
+    if not parts:
+        return None
+    for rel, text in texts.items():
+        hay = "\n".join(ln.strip() for ln in text.splitlines())
+        if all("\n".join(ln.strip() for ln in _norm(part)) in hay for part in parts):
+            return rel
+    return None
+
+
+def shape_report(ws: Path, src: Path, finals: dict[str, str], names: list[str]) -> dict[str, object]:
+    """The book's shape, measured (see the module doc)."""
+    from orchestrator.repo.project import discover
+
+    info = discover(src)
+    heads: list[str] = []
+    single = 0
+    for t in finals.values():
+        # a section is one symbol's when its heading names one symbol (`## `Name``, "What `Name` does")
+        # and its body quotes at most one block of code: the per-symbol lookup the issue counted
+        for head, body in re.findall(r"(?ms)^#{2,3} ([^\n]+)\n(.*?)(?=^#{1,3} |\Z)", t):
+            heads.append(head)
+            if len(re.findall(r"`[^`]+`", head)) == 1 and len(re.findall(r"(?m)^[ \t]*(?:```|~~~)", body)) <= 2:
+                single += 1
+    first = finals.get(min(finals)) or ""
+    texts: dict[str, str] = {}
+    for rel in ([info.readme] if info.readme else []) + list(info.docs[:60]) + list(info.examples[:60]):
+        try:
+            texts[rel] = info.read(rel)
+        except OSError:
+            continue
+    quoted = [q for b in checks.code_blocks(first) if (q := quoted_from(b.code, texts))]
+    code_spans = {c for c in re.findall(r"`([^`]+)`", prose(first))} | {
+        w for b in checks.code_blocks(first) for w in re.findall(r"[A-Za-z_]\w*", b.code)}
+    spans_last = {re.split(r"\.|::", c.rstrip("()!"))[-1] for c in code_spans}
+    named = [n for n in names if n in spans_last or n in code_spans]
+    title_line = next((ln[2:] for ln in first.splitlines() if ln.startswith("# ")), "")
+    paras = [x.strip() for x in prose(first).split("\n\n") if x.strip() and not x.strip().startswith("#")]
+    from orchestrator.outline import load as load_outline  # the book's title as the site shows it
+
+    try:
+        o = load_outline(ws)
+        book_title = o.title if o else ""
+    except Exception:  # noqa: BLE001 - a benchmark reads what there is
+        book_title = ""
+    book_title = book_title or config.load(ws).title
+    return {"sections": len(heads), "single_symbol_sections": single,
+            "single_symbol_share": round(single / max(1, len(heads)), 3),
+            "example_quoted_from": quoted[0] if quoted else "", "entry_points_named": named, "entry_points_expected": names,
+            "overview": bool(quoted) and bool(named), "book_title": book_title, "project_name": info.name,
+            "title_is_project": info.name.lower() in book_title.lower() and not re.search(
+                r"(?i)^inside (src|lib|java|include|source)\b", book_title),
+            "ch1_title": title_line, "ch1_opening": paras[0] if paras else ""}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("workspace", type=Path)
     ap.add_argument("--expected", type=Path, default=Path("/work/corpus/EXPECTED.md"))
     ap.add_argument("--project", default=None, help="the project's name in EXPECTED.md (default: the source's directory)")
+    ap.add_argument("--first-meeting", type=Path, default=Path(__file__).with_name("first_meeting.md"))
+    ap.add_argument("--repo", default=None, help="the repository's entry in first_meeting.md (default: the project's name)")
+    ap.add_argument("--shape-json", action="store_true", help="print only the shape figures, as one JSON document")
     a = ap.parse_args()
     cfg = config.load(a.workspace)
     src = cfg.source_dir
@@ -137,6 +224,16 @@ def main() -> int:
     if not finals:
         print(f"{finals_dir}: no final chapters", file=sys.stderr)
         return 1
+    from orchestrator.repo.project import discover
+
+    repo = a.repo or discover(src).name.lower()
+    shape = shape_report(a.workspace, src, finals,
+                         first_meeting(a.first_meeting, repo) if a.first_meeting.is_file() else [])
+    if a.shape_json:
+        import json
+
+        print(json.dumps(shape, ensure_ascii=False, indent=1))
+        return 0
     print(f"# {a.workspace} (source {src}, language {cfg.language})")
     blocking = leaks = 0
     print("\n## chapters: title | code blocks (citing a file) | R1 blocking | markup")
@@ -177,6 +274,11 @@ def main() -> int:
             print("  no section: " + "; ".join(untaught))
         if missing:
             print("  missing: " + "; ".join(missing))
+    print(f"shape: single-symbol sections {shape['single_symbol_sections']}/{shape['sections']} "
+          f"({shape['single_symbol_share']:.0%}); overview {shape['overview']} (example quoted from "
+          f"{shape['example_quoted_from'] or 'nowhere'}; entry points named {shape['entry_points_named']}); "
+          f"title '{shape['book_title']}' is the project's name ({shape['project_name']}): {shape['title_is_project']}")
+    print(f"chapter 1: {shape['ch1_title']}\n  {shape['ch1_opening'][:400]}")
     if cfg.language == "zh":
         shares = {ch: cjk_share(t) for ch, t in finals.items()}
         whole = cjk_share("\n".join(finals.values()))

@@ -42,9 +42,13 @@ SCHEMA: tuple[Key, ...] = (
         ("auto", "anthropic", "offline")),
     Key("model", str, DEFAULT_MODEL, "the model for every role, unless `models` names another"),
     Key("models", dict, {}, "per-role model or settings, e.g. {writer: claude-opus-5} or "
-        "{editor: {model: claude-sonnet-5-5, max_tokens: 32000, thinking: adaptive, effort: high}}"),
-    Key("fallback_model", str, "", "a model to ask when the main one refuses a request; empty: none"),
-    Key("max_tokens", dict, {}, "per-role output token limit, e.g. {writer: 16000}"),
+        "{editor: {model: claude-sonnet-5-5, max_tokens: 32000, thinking: adaptive, effort: high}}; each role's "
+        "default effort: low (memory_keeper, merger, reader_panel), medium (reviewers, researcher, auditor), "
+        "high (planner, writer, editor)"),
+    Key("fallback_model", str, "", "the model a request goes to when the main one refuses it twice; empty: another "
+        "model of the same family (data/models.yaml); none: no fallback, a person is asked"),
+    Key("max_tokens", dict, {}, "per-role output token limit, thinking included, e.g. {writer: 48000} "
+        "(default: the answer's size plus room to think at the role's effort)"),
     Key("concurrency", int, 4, "model calls in flight at once"),
     Key("message_batches", bool, False, "send each wave of ready steps as one Message Batch (half price, "
         "slower; anthropic only); or `book run --message-batches`"),
@@ -57,6 +61,9 @@ SCHEMA: tuple[Key, ...] = (
     Key("max_chapters", int, 12, "the most chapters the planner may propose"),
     Key("retries", int, 3, "attempts per step before it is marked failed"),
     Key("max_revisions", int, 1, "automatic rewrites of a blocked draft before a person is asked"),
+    Key("exports", list, [], "what `book run` exports after the site, e.g. [epub, pdf] (or `book export --epub --pdf`)"),
+    Key("authors", list, [], "the book's authors, named in the exports' metadata and title page"),
+    Key("site_url", str, "", "where the site will be served (sitemap.xml's absolute URLs); empty: relative"),
 )
 KEYS = {k.name: k for k in SCHEMA}
 
@@ -83,6 +90,9 @@ class Config:
     max_chapters: int = 12
     retries: int = 3
     max_revisions: int = 1
+    exports: list[str] = field(default_factory=list)
+    authors: list[str] = field(default_factory=list)
+    site_url: str = ""
     # not in the file: where it was loaded from
     root: Path = field(default=Path("."), compare=False)
     file: Path | None = field(default=None, compare=False)
@@ -208,6 +218,13 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             from .providers.anthropic.settings import validate_models
 
             validate_models(value, vnode, shown, DEFAULT_MODEL)
+        if name == "exports" and not all(v in ("epub", "pdf") for v in value):
+            raise ConfigError(f"exports lists epub and pdf only, not {value!r}", shown, vline, fix="exports: [epub, pdf]")
+        if name == "authors" and not all(isinstance(v, str) and v.strip() for v in value):
+            raise ConfigError("authors must be a list of names", shown, vline, fix='authors: ["Ada Lovelace"]')
+        if name == "site_url" and value and not value.startswith(("https://", "http://")):
+            raise ConfigError(f"site_url must start with https:// or http://, not {value!r}", shown, vline,
+                              fix='site_url: "https://example.org/book/"')
         if name == "max_tokens" and not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
                                             for v in value.values()):
             raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)

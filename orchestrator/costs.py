@@ -27,6 +27,7 @@ def cost_report(calls: list[dict[str, Any]]) -> dict[str, Any]:
         "total_usd": round(sum(c.get("cost_usd") or 0.0 for c in calls), 6),  # streamed and batched, each at its rate
         "input_tokens": fresh, "cache_read_tokens": read, "cache_creation_tokens": written,
         "output_tokens": sum(c.get("output_tokens") or 0 for c in calls),
+        "thinking_tokens": sum(c.get("thinking_tokens") or 0 for c in calls),  # of output_tokens
         "cache_hit_ratio": round(read / total_in, 4) if total_in else 0.0,
         "by_chapter": group("chapter"), "by_step": group("step"), "by_model": group("model"),
         "by_mode": mode_totals(calls),
@@ -47,7 +48,7 @@ def mode_totals(calls: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
 def print_cost(rep: dict[str, Any]) -> None:
     print(f"{rep['calls']} calls ({rep['errors']} failed), ${rep['cost_usd']:.4f}; "
           f"input {rep['input_tokens']} + cache read {rep['cache_read_tokens']} + cache write "
-          f"{rep['cache_creation_tokens']}, output {rep['output_tokens']}; cache hit ratio {rep['cache_hit_ratio']:.0%}")
+          f"{rep['cache_creation_tokens']}, output {rep['output_tokens']} (thinking {rep.get('thinking_tokens', 0)}); cache hit ratio {rep['cache_hit_ratio']:.0%}")
     mode = rep.get("by_mode") or {}
     if mode.get("batch", {}).get("calls"):
         print(f"Message Batches: {mode['batch']['calls']} calls, ${mode['batch']['cost_usd']:.4f} (batch rate); "

@@ -47,6 +47,24 @@ class StepFailed(BookError):
         super().__init__(message)
 
 
+class Refused(StepFailed):
+    """The model declined the request (`stop_reason: refusal`) on every model it was sent to."""
+
+    def __init__(self, message: str):
+        super().__init__(message, retryable=False)
+
+
+class RunStopped(StepFailed):
+    """The API said no request can succeed now (the organization's spend limit, or a response
+    with `x-should-retry: false`): the run stops before any further call, nothing is retried and
+    no step is marked failed for it (exit 5)."""
+
+    exit_code = 5
+
+    def __init__(self, message: str):
+        super().__init__(message, retryable=False)
+
+
 class ValidationFailed(StepFailed):
     """The model's answer did not pass the step's validation."""
 

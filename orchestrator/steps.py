@@ -47,7 +47,14 @@ class Step:
     state: str = ""  # the chapter's state-machine phase while this step is its next piece of work
     # A gate of this step's name follows it; when a person rejects, this step is redone.
     gate_redo: str | None = None
-    max_tokens: int = 8000  # the answer's cap unless book.yaml's max_tokens names the role
+    # The output cap unless book.yaml names the role (`max_tokens:` or `models:`). Thinking counts
+    # against it (Claude 5.x models think adaptively by default), so it is the answer's own size
+    # plus room for thinking at the role's effort: THINKING_ROOM below.
+    max_tokens: int = 20000
+    # output_config.effort (how much the model thinks and writes): low for the roles that copy
+    # or sum up what they are given, medium for the reviewers and the researcher, high for the
+    # roles that write prose or plan; `models: {role: {effort: ...}}` in book.yaml overrides it.
+    effort: str = "medium"
     context: tuple[str, ...] = ()  # earlier steps of the chapter whose bodies its prompt includes
     sources: bool = False  # its prompt includes the chapter's source files
     checks: str = ""  # the deterministic check whose findings its prompt includes (checks layer)
@@ -67,6 +74,11 @@ class Step:
         return self.label_zh if lang == "zh" else self.label_en
 
 
+# What thinking may take of max_tokens at each effort (tokens): a step's max_tokens is its answer
+# plus this. Measured shapes of an answer (the fake's tokens ~ chars/4): a memory file or merged
+# review 1-4k, a review or research report 3-8k, a chapter 6-16k, an outline 4-8k.
+THINKING_ROOM = ROOM = {"low": 4000, "medium": 12000, "high": 32000}
+
 # Per-chapter steps, in pipeline order. `longmem`: the long memory of the chapters this one
 # may read; a draft does not record it (other chapters' memory changing is R2's to check, so
 # one hand edit does not rewrite every later chapter).
@@ -76,7 +88,8 @@ STEPS: dict[str, Step] = {
         Step(RESEARCH, "researcher", f"{OUT}/research/{{ch}}-report.md", "RESEARCH_COMPLETE", 3, (), "Research", "研究",
              reads=(OUTLINE, "sources"), state="researching", gate_redo=RESEARCH, sources=True, answer="headed"),
         Step(DRAFT, "writer", f"{CHAPTERS_DIR}/draft/{{ch}}-draft.md", "DRAFT_COMPLETE", 3, (RESEARCH,), "Write", "写作",
-             reads=(OUTLINE, "deps", RESEARCH, "style"), state="writing", max_tokens=16000, context=(RESEARCH,),
+             reads=(OUTLINE, "deps", RESEARCH, "style"), state="writing", max_tokens=16000 + ROOM["high"], effort="high",
+             context=(RESEARCH,),
              answer="chapter"),
         Step(R1, "r1_code", f"{REVIEWS_DIR}/{{ch}}-r1.md", "R1_CODE_REVIEW_COMPLETE", 3, (DRAFT,), "R1", "R1审查",
              reads=(DRAFT, "sources"), state="reviewing", sources=True, checks="code",
@@ -88,14 +101,16 @@ STEPS: dict[str, Step] = {
              reads=(DRAFT, OUTLINE), state="reviewing", checks="structure",
              context=(DRAFT,), answer="findings"),
         Step(REVIEW, "merger", f"{REVIEWS_DIR}/{{ch}}-review.md", "REVIEW_COMPLETE", 3, (R1, R2, R3), "Merged review",
-             "合并审查", reads=(R1, R2, R3), state="reviewing", gate_redo=DRAFT, max_tokens=6000,
+             "合并审查", reads=(R1, R2, R3), state="reviewing", gate_redo=DRAFT, max_tokens=6000 + ROOM["low"], effort="low",
              context=(DRAFT, R1, R2, R3), checks="merge", answer="verdict", verdict=True),
         Step(PANEL, "reader_panel", f"{REVIEWS_DIR}/{{ch}}-panel.md", "READER_PANEL_COMPLETE", 3, (REVIEW,), "Reader panel",
-             "读者评审", reads=(DRAFT, REVIEW), state="panel", max_tokens=6000, context=(DRAFT, REVIEW), answer="headed"),
+             "读者评审", reads=(DRAFT, REVIEW), state="panel", max_tokens=6000 + ROOM["low"], effort="low", context=(DRAFT, REVIEW),
+             answer="headed"),
         Step(MEMORY, "memory_keeper", f"{MEMORY_DIR}/chapters/{{ch}}.md", "MEMORY_COMPLETE", 3, (PANEL,), "Memory", "长记忆更新",
-             reads=(DRAFT,), state="memory", max_tokens=4000, context=(DRAFT,), answer="sections", long_memory=True),
+             reads=(DRAFT,), state="memory", max_tokens=4000 + ROOM["low"], effort="low", context=(DRAFT,),
+             answer="sections", long_memory=True),
         Step(FINAL, "editor", f"{CHAPTERS_DIR}/final/{{ch}}-final.md", "CHAPTER_FINAL", 4, (MEMORY,), "Final", "定稿",
-             reads=(DRAFT, REVIEW, PANEL), state="finalizing", gate_redo=FINAL, max_tokens=16000,
+             reads=(DRAFT, REVIEW, PANEL), state="finalizing", gate_redo=FINAL, max_tokens=16000 + ROOM["high"], effort="high",
              context=(DRAFT, REVIEW, PANEL), answer="chapter"),
         Step(HTML, "publisher", f"{PUBLISH_DIR}/{{ch}}.html", "HTML_COMPLETE", 5, (FINAL,), "HTML", "HTML", model=False,
              reads=(FINAL, "toc", "ready", "site", "glossary", "templates"), state="publishing"),
@@ -114,7 +129,7 @@ BOOK_STEPS: dict[str, Step] = {
     s.key: s
     for s in (
         Step(OUTLINE, "planner", f"{MEMORY_DIR}/outline.md", "OUTLINE_COMPLETE", 1, gate_redo=OUTLINE,
-             sources=True, answer="plan", replans=True),
+             max_tokens=8000 + ROOM["high"], effort="high", sources=True, answer="plan", replans=True),
         Step(SOURCE_MAP, "planner", f"{MEMORY_DIR}/source-map.md", "SOURCE_MAP_COMPLETE", 1, model=False,
              reads=("outline_file",)),
         Step(STYLE_GUIDE, "stylist", f"{MEMORY_DIR}/style-guide.md", "STYLE_GUIDE_COMPLETE", 2, model=False,

@@ -12,6 +12,14 @@
   var root = document.documentElement;
   root.classList.add("js"); // loaded in <head>: the CSS can hide the sidebar before first paint
 
+  // The reader's theme, remembered across pages and visits; set before first paint.
+  var THEME_KEY = "book-theme";
+  function storedTheme() {
+    try { return window.localStorage.getItem(THEME_KEY); } catch (err) { return null; } // file:// in some browsers
+  }
+  var chosen = storedTheme();
+  if (chosen === "light" || chosen === "dark") root.setAttribute("data-theme", chosen);
+
   var NARROW = "(max-width: 60rem)";
   var CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u{20000}-\u{2fa1f}";
   var CJK_RE = new RegExp("^[" + CJK + "]$", "u");
@@ -80,19 +88,23 @@
 
   // Mark the section being read in the sidebar's list of this chapter's sections.
   function setupScrollSpy() {
-    var links = document.querySelectorAll(".toc-sections a");
+    // the sidebar's sections of this chapter and its "On this page" list mark the section in view
+    var links = document.querySelectorAll(".toc-sections a, .page-toc a");
     if (!links.length || !("IntersectionObserver" in window)) return;
     var byId = {};
-    Array.prototype.forEach.call(links, function (a) { byId[decodeURIComponent(a.hash.slice(1))] = a; });
-    var active = null;
+    Array.prototype.forEach.call(links, function (a) {
+      var id = decodeURIComponent(a.hash.slice(1));
+      (byId[id] = byId[id] || []).push(a);
+    });
+    var active = [];
     var observer = new IntersectionObserver(function (entries) {
       entries.forEach(function (entry) {
         if (!entry.isIntersecting) return;
-        var a = byId[entry.target.id];
-        if (!a || a === active) return;
-        if (active) active.classList.remove("is-active");
-        active = a;
-        a.classList.add("is-active");
+        var as = byId[entry.target.id];
+        if (!as || as === active) return;
+        active.forEach(function (a) { a.classList.remove("is-active"); });
+        active = as;
+        as.forEach(function (a) { a.classList.add("is-active"); });
       });
     }, { rootMargin: "0px 0px -70% 0px" });
     Object.keys(byId).forEach(function (id) {
@@ -255,8 +267,10 @@
     function render(query, result) {
       var data = window.BOOK_SEARCH;
       list.textContent = "";
-      status.textContent = result.pages.length
-        ? format(form.getAttribute("data-results"), { n: result.pages.length, q: query })
+      var n = result.pages.length;
+      var one = form.getAttribute("data-results-one");
+      status.textContent = n
+        ? format(n === 1 && one ? one : form.getAttribute("data-results"), { n: n, q: query })
         : format(form.getAttribute("data-no-results"), { q: query });
       result.pages.forEach(function (hit) {
         var page = data.pages[hit.page];
@@ -285,6 +299,8 @@
       show();
     }
 
+    var openFirst = false; // Enter pressed before the index had loaded: open the first result once it has
+
     function run() {
       var query = input.value.trim();
       if (!query) { hide(); return; }
@@ -296,6 +312,11 @@
         return;
       }
       render(query, search(window.BOOK_SEARCH, query));
+      if (openFirst) {
+        openFirst = false;
+        var first = links()[0];
+        if (first) window.location.href = first.href;
+      }
     }
 
     input.addEventListener("focus", function () { load(function () {}); });
@@ -313,9 +334,8 @@
     form.addEventListener("submit", function (e) {
       e.preventDefault(); // Enter opens the best result
       window.clearTimeout(timer);
+      openFirst = true;
       run();
-      var first = links()[0];
-      if (first) window.location.href = first.href;
     });
     panel.addEventListener("keydown", function (e) {
       var all = links();
@@ -381,7 +401,28 @@
     if (a) a.addEventListener("click", function (e) { e.preventDefault(); window.print(); });
   }
 
+  // ------------------------------------------------------------------ theme
+
+  function setupTheme() {
+    var btn = document.getElementById("ThemeToggle");
+    if (!btn) return;
+    function current() {
+      var t = root.getAttribute("data-theme");
+      if (t) return t;
+      return window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+    }
+    function sync() { btn.setAttribute("aria-pressed", String(current() === "dark")); }
+    btn.addEventListener("click", function () {
+      var next = current() === "dark" ? "light" : "dark";
+      root.setAttribute("data-theme", next);
+      try { window.localStorage.setItem(THEME_KEY, next); } catch (err) { /* not remembered */ }
+      sync();
+    });
+    sync();
+  }
+
   function start() {
+    setupTheme();
     setupSidebar();
     setupScrollSpy();
     setupKeys();

@@ -8,10 +8,10 @@ import asyncio
 
 import pytest
 from conftest_fake_api import DUMMY_KEY, fake_api  # noqa: F401  (fixture)
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from orchestrator.providers.anthropic import AnthropicProvider, join_continuation
-from orchestrator.providers.anthropic.continuation import WhitespaceSkipper, split_prefill
+from orchestrator.providers.anthropic.continuation import WhitespaceSkipper, seam, split_prefill
 from orchestrator.providers.base import Request, Sink
 from orchestrator.testing.fake_api import FakeAPI
 
@@ -52,8 +52,13 @@ def test_join_restores_the_whitespace_exactly():
     assert join_continuation("It returns", " the value") == "It returns the value"
     assert join_continuation("para.\n\n", "\n\n## Two") == "para.\n\n## Two"
     assert join_continuation("para.\n\n", "\n## Two") == "para.\n\n## Two"
-    # a repeated code line at the cut is genuine text: nothing is trimmed
-    assert join_continuation("for line in lines:\n", "for line in lines:\n") == "for line in lines:\nfor line in lines:\n"
+    # a repeated code line after the held newline is genuine text: nothing is trimmed
+    assert join_continuation("for line in lines:\n", "\nfor line in lines:\n") == "for line in lines:\nfor line in lines:\n"
+    # a continuation that restates the line it was cut in (without the newline it would begin with): dropped
+    assert join_continuation("for line in lines:\n", "for line in lines:\n    x\n") == "for line in lines:\n    x\n"
+    assert join_continuation("# T\n\nIt returns the va", "It returns the value.\n") == "# T\n\nIt returns the value.\n"
+    assert join_continuation("a\nb\nc d", "b\nc de") == "a\nb\nc de"  # two lines restated
+    assert join_continuation("x -", "- y") == "x -- y"  # one character proves nothing
     assert split_prefill("a b  \n") == ("a b", "  \n")
 
 
@@ -64,13 +69,29 @@ def test_the_streamed_pieces_skip_only_the_regenerated_whitespace():
     assert sk.feed("the") == "the" and sk.feed(" ") == " "
 
 
+def ambiguous(answer: str, cut: int) -> bool:
+    """A cut inside a line, with no whitespace at it, right where the line repeats what it began
+    with (`AB。AB。` cut after the first `AB。`): the exact continuation reads like a model restating
+    the line it was cut in, and is taken for one (continuation.py). The only cut points the seam
+    cannot tell apart; `test_a_line_repeated_at_the_cut_is_the_one_ambiguity` pins them down."""
+    sent, held = split_prefill(answer[:cut])
+    after = answer[len(sent):]  # what the model writes after the text it was sent (the held whitespace first)
+    return seam(answer[:cut], after) > len(held)
+
+
+def test_a_line_repeated_at_the_cut_is_the_one_ambiguity():
+    counted = {name: [c for c in range(1, len(a)) if ambiguous(a, c)] for name, a in ANSWERS.items()}
+    assert counted["code"] == [] and counted["prose"] == []
+    assert len(counted["cjk"]) == 1  # `缓存保存每个文件的哈希值。` twice on one line, cut between them
+
+
 @pytest.mark.parametrize("model", ["claude-sonnet-5-5", "claude-sonnet-4-5"])  # continue turn, prefill
 @pytest.mark.parametrize("name", sorted(ANSWERS))
 @pytest.mark.slow
 def test_every_cut_point_joins_to_the_uncut_answer(fake_api, model, name):
     answer = ANSWERS[name]
     # every cut point on the default (continue-turn) model; every 5th with a prefill
-    cuts = list(range(1, len(answer), 1 if "5-5" in model else 5))
+    cuts = [c for c in range(1, len(answer), 1 if "5-5" in model else 5) if not ambiguous(answer, c)]
     for cut, text, streamed, diverged in run_all(model, answer, cuts, fake_api):
         assert text == answer, (name, cut)
         assert streamed == answer, (name, cut)  # what the .partial received, too
@@ -85,6 +106,7 @@ def test_every_cut_point_joins_to_the_uncut_answer(fake_api, model, name):
 def test_property_any_cut_share_of_any_answer(fake_api, name, share):
     answer = ANSWERS[name]
     cut = max(1, min(len(answer) - 1, int(len(answer) * share)))
+    assume(not ambiguous(answer, cut))
     [(_, text, streamed, diverged)] = run_all("claude-opus-5", answer, [cut], fake_api)
     assert text == answer and streamed == answer and diverged == 0
 

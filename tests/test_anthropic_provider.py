@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest_fake_api import DUMMY_KEY, fake_api  # noqa: F401  (fixture)
 
-from orchestrator.errors import ConfigError, StepFailed
+from orchestrator.errors import ConfigError, Refused, StepFailed
 from orchestrator.providers.anthropic import (
     CONTINUE_PROMPT,
     AnthropicProvider,
@@ -353,22 +353,39 @@ def test_prefix_is_continued_exactly(fake_api, cut):
     assert msgs[1] == {"role": "assistant", "content": prefix.rstrip()}
 
 
-def test_refusal_fails_without_fallback(fake_api):
-    fake_api.refusal()
-    with pytest.raises(StepFailed, match="refused") as info:
+def test_a_refusal_is_asked_once_more_then_the_fallback_then_a_person(fake_api):
+    fake_api.refusal(times=3)
+    with pytest.raises(Refused, match="refused to write this.*fallback") as info:
         generate(provider(), request())
     assert info.value.retryable is False
+    # the same model once more, then another of its family (data/models.yaml), then a person
+    assert [b["model"] for b in message_bodies(fake_api)] == [MODEL, MODEL, "claude-sonnet-5"]
+    assert all(len(b["messages"]) == 1 for b in message_bodies(fake_api))  # each afresh, no refused text
+
+
+def test_refusal_fails_without_fallback(fake_api):
+    fake_api.refusal(times=2)
+    with pytest.raises(Refused, match="refused"):
+        generate(provider(fallback_model="none"), request())
+    assert len(message_bodies(fake_api)) == 2
+
+
+def test_a_refusal_asked_once_more_may_pass(fake_api):
+    fake_api.refusal()
+    part = Partial()
+    res = generate(provider(), request(), part)
+    assert res.model == MODEL and res.text == expected() and part.text == res.text
 
 
 def test_refusal_uses_the_fallback_model(fake_api):
     rows: list[dict] = []
-    fake_api.refusal()
+    fake_api.refusal(times=2)
     part = Partial()
     res = generate(provider(rows, fallback_model="claude-opus-5-5"), request(), part)
     assert res.model == "claude-opus-5-5" and res.text == expected() and part.text == res.text
-    assert part.resets == 1
-    assert [r["model"] for r in rows] == [MODEL, "claude-opus-5-5"]
-    assert [b["model"] for b in message_bodies(fake_api)] == [MODEL, "claude-opus-5-5"]
+    assert part.resets == 2
+    assert [r["model"] for r in rows] == [MODEL, MODEL, "claude-opus-5-5"]
+    assert [b["model"] for b in message_bodies(fake_api)] == [MODEL, MODEL, "claude-opus-5-5"]
 
 
 def test_marker_like_text_and_malformed_answers_pass_through(fake_api):

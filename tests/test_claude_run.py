@@ -84,21 +84,22 @@ FAULTS = [
     ("marker_text", lambda f, m: f.marker_text(match=m)),
     ("empty", lambda f, m: f.empty(match=m)),
     ("malformed", lambda f, m: f.malformed("no title, no sections", match=m)),
-    ("refusal", lambda f, m: f.refusal(match=m)),
+    ("refusal", lambda f, m: f.refusal(match=m)),  # asked once more: it passes
+    ("refusals", lambda f, m: f.refusal(match=m, times=3)),  # once more, the fallback model, then a person
 ]
 
 
 @pytest.mark.parametrize("name,inject", FAULTS, ids=[f[0] for f in FAULTS])
 def test_each_fault_gives_correct_files_or_one_failed_step(fake, tmp_path, name, inject):
-    ws = small(tmp_path, max_chapters=2)
+    ws = small(tmp_path, max_chapters=1 if name == "refusals" else 2)  # thrice the one chapter's writer
     inject(fake, "You are the writer:")
     code, summary = run_book(ws, provider=provider())
     assert_no_truncated_marked_files(ws)
     draft = (ws / STEPS["draft"].file("ch01"))
-    if name == "refusal":  # the next writer request is refused: whichever chapter's it is
+    if name == "refusals":  # the next writer request is refused thrice: whichever chapter's it is
         assert code == 3 and len(summary.needs_human) == 1
         (ch, why), = summary.needs_human.items()
-        assert "refus" in why and not (ws / STEPS["draft"].file(ch)).exists()
+        assert "refused" in why and "a refusal, not an error" in why and not (ws / STEPS["draft"].file(ch)).exists()
     else:
         assert code == 0, summary.needs_human
         assert scan(ws)["complete"]
@@ -195,7 +196,7 @@ def test_doctor_says_how_to_fix(tmp_path, monkeypatch):
 
 def test_refusal_falls_back_to_the_configured_model(fake, tmp_path):
     ws = small(tmp_path, max_chapters=1, fallback_model='"claude-opus-5-5"')
-    fake.refusal(match="You are the writer:")
+    fake.refusal(match="You are the writer:", times=2)  # refused, and refused once more
     from orchestrator import config
     from orchestrator.providers import make_provider
 
@@ -204,7 +205,7 @@ def test_refusal_falls_back_to_the_configured_model(fake, tmp_path):
     code, summary = run_book(ws, provider=p)
     assert code == 0, summary.needs_human
     models = [r["body"]["model"] for r in fake.message_requests() if role_of(r["body"]) == "writer"]
-    assert models == ["claude-sonnet-5-5", "claude-opus-5-5"]
+    assert models == ["claude-sonnet-5-5", "claude-sonnet-5-5", "claude-opus-5-5"]
 
 
 @pytest.mark.slow

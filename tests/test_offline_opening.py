@@ -44,12 +44,17 @@ def _book(tmp_path: Path) -> dict[str, str]:
 
 
 def _opening(text: str) -> str:
+    """A chapter's opening paragraphs; chapter 1's come after the big picture (issue 23), under
+    "The code a user meets first"."""
+    head = "\n## The code a user meets first\n"
+    if head in text:
+        return text.split("\n", 1)[0] + "\n" + text.split(head, 1)[1].split("\n## ", 1)[0]
     return text.split("\n## ", 1)[0]
 
 
 def test_a_chapter_quotes_the_doc_of_its_own_module_not_the_package_init(tmp_path: Path):
     book = _book(tmp_path)
-    cache = next(t for t in book.values() if "## `LRUCache`" in t)
+    cache = next(t for t in book.values() if "class LRUCache" in t)
     head = _opening(cache)
     assert "minikv/__init__.py" in cache  # the chapter covers the package file too ...
     assert "a tiny persistent key-value store" not in head  # ... but its doc does not speak for the cache

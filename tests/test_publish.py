@@ -210,8 +210,16 @@ def test_every_page_renders_with_the_shared_frame():
         "search-index.js",
         "book.css",
         "book.js",
+        "404.html",
+        "files.html",
+        "sitemap.xml",
+        "llms.txt",
+        "ch01.md",
+        "ch02.md",
+        "ch03.md",
     }
-    for name in ("ch01.html", "ch02.html", "ch03.html", "index.html", "glossary.html", "print.html"):
+    for name in ("ch01.html", "ch02.html", "ch03.html", "index.html", "glossary.html", "print.html", "404.html",
+                 "files.html"):
         text = files[name]
         page = Page(text)
         assert text.startswith('<!DOCTYPE html>\n<html lang="en"')
@@ -589,7 +597,8 @@ FORBIDDEN_TAGS = {
     "template", "portal", "form", "meta", "link", "script",
 }  # fmt: skip
 OURS = {
-    ("input", "id", "Search"), ("button", "id", "SidebarToggle"), ("form", "id", "SearchForm"),
+    ("input", "id", "Search"), ("button", "id", "SidebarToggle"), ("button", "id", "ThemeToggle"),
+    ("form", "id", "SearchForm"),
     ("script", "src", "book.js"), ("link", "href", "book.css"), ("meta", "charset", "utf-8"),
     ("meta", "name", "viewport"), ("meta", "name", "referrer"), ("meta", "name", "color-scheme"),
     ("meta", "http-equiv", "Content-Security-Policy"),

@@ -64,6 +64,9 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     src_dir = cfg.source_dir
     # the offline authors read the tree themselves (safe walker, repository map cached in state.db)
     ctx["source_root"], ctx["state_db"] = str(src_dir), str(book.root / STATE_DB)
+    # issue 23: the planner and chapter 1's roles see the project's front door (README, first example)
+    first = not spec.chapter or bool(o and o.chapters and o.chapters[0].id == ch)
+    ctx["project_front"] = _front(book) if first and spec.role in ("planner", "researcher", "writer") else ""
     if not spec.chapter and spec.sources:  # the planner reads the listing and the ranked map
         ctx |= source_context.planner_context(_project(book))
         ctx["limits"] = {"max_chapters": cfg.max_chapters, "batch_size": cfg.batch_size}
@@ -124,6 +127,7 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
         key: tuple = ("check", kind, draft)
         if key not in book.memo:
             found, verified = checks.check_code(draft, book.cfg.source_dir, index=_source_index(book))
+            found = found + checks.check_claims(draft, _claim_facts(book))  # issue 23: claims against the map
             book.memo[key] = {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
         return _copy(book.memo[key])
     if kind == "consistency":
@@ -135,15 +139,34 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
                 draft, ch, glossary=mem.glossary, chapters=dict(titles), metaphors=mem.metaphors))}
         return _copy(book.memo[key])
     if kind == "structure":
-        key = ("check", kind, draft, book.cfg.language)
+        first = bool(o and o.chapters and o.chapters[0].id == ch)  # chapter 1: the big picture (issue 23)
+        key = ("check", kind, draft, book.cfg.language, first)
         if key not in book.memo:
-            book.memo[key] = {"findings": _findings(checks.check_structure(draft, language=book.cfg.language))}
+            book.memo[key] = {"findings": _findings(checks.check_structure(draft, language=book.cfg.language, first=first))}
         return _copy(book.memo[key])
     if kind == "merge":
         # read strictly: a reviewer's file a person edited into something unreadable names its file and line
         fs = [f for k in REVIEWERS for f in parse_review(ctx[k], file=STEPS[k].file(ch)).review.findings]
         return {"findings": _findings(fs), "blocked": checks.blocking(fs)}
     raise KeyError(f"unknown check kind {kind!r} in the step registry")
+
+
+def _front(book) -> str:
+    if "project_front" not in book.memo:
+        from ..authoring.story import front_matter
+
+        book.memo["project_front"] = front_matter(_project(book))
+    return book.memo["project_front"]
+
+
+def _claim_facts(book):
+    """The map's resolved references, for R1's check of claims (once per process and tree)."""
+    if "claim_facts" not in book.memo:
+        from ..authoring.facts import ClaimFacts
+        from ..authoring.project import load
+
+        book.memo["claim_facts"] = ClaimFacts(load(book.cfg.source_dir, book.root / STATE_DB))
+    return book.memo["claim_facts"]
 
 
 def _per_outline(book, o, name: str, make):

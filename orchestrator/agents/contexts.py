@@ -73,6 +73,7 @@ class CommonContext(TypedDict):
     outline_yaml: str  # the whole plan, for the cached prompt prefix
     source_root: str  # the offline authors read the tree themselves
     state_db: str
+    project_front: str  # the project's README purpose, first example, entry points (planner and chapter 1; else "")
     # added by the runner (pipeline/generation.py, pipeline/answers.py)
     _source_dir: NotRequired[Any]
     source_name: NotRequired[str]

@@ -178,5 +178,5 @@ def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Re
     return Request(role=role, step=step, chapter=ch, shared=p.shared, material=p.material, system=p.system,
                    prompt=p.prompt, context=g.context,
                    model=book.cfg.model_for(role),
-                   max_tokens=book.cfg.max_tokens.get(role, ALL_STEPS[step].max_tokens),
+                   max_tokens=book.cfg.max_tokens.get(role, ALL_STEPS[step].max_tokens), effort=ALL_STEPS[step].effort,
                    output_schema=SCHEMAS.get(step))

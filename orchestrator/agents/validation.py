@@ -16,6 +16,7 @@ from ..state import memory as memoryfiles
 from ..steps import ALL_STEPS, FINAL, RESEARCH
 from .source_context import with_sources_cut
 from .structured import structured, structured_answer
+from .surround import around
 
 
 def _h1_count(md: str) -> int:
@@ -36,8 +37,10 @@ def _chapter_text(text: str, ctx: dict[str, Any]) -> list[str]:
     h1 = _h1_count(text)
     if h1 != 1:
         errs.append(f"the chapter must have exactly one `# ` title line, found {h1}")
-    fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=50, max_words=50_000)
-    errs += [f"line {f.line}: {f.message}" for f in fs if f.check == "r3.fence"]
+    chs, me = ctx.get("chapters") or [], (ctx.get("chapter") or {}).get("id")
+    first = bool(chs and me and chs[0].get("id") == me)  # chapter 1 must be the big picture (issue 23)
+    fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=50, max_words=50_000, first=first)
+    errs += [f"line {f.line}: {f.message}" for f in fs if f.check in ("r3.fence", "r3.overview")]
     return errs
 
 
@@ -89,15 +92,26 @@ def _final_code(text: str, ctx: dict[str, Any]) -> list[str]:
             for f in found if f.severity == "blocking"]
 
 
-def clean_and_validate(step: str, text: str, ctx: dict[str, Any]) -> str:
-    """Reject marker text, read a contract answer strictly and render it, then validate;
-    raise ValidationFailed with what to fix (the runner re-asks with it)."""
+# The kinds of prose answer that begin with a `# ` title line: text before it is a preamble.
+TITLED = ("headed", "chapter")
+
+
+def clean_and_validate(step: str, text: str, ctx: dict[str, Any], trimmed: list[str] | None = None) -> str:
+    """Reject marker text, read a contract answer strictly and render it, strip what the model
+    said around a prose answer (a preamble, closing remarks: surround.py; noted in `trimmed`
+    for the ledger), then validate; raise ValidationFailed with what to fix (the runner
+    re-asks with it)."""
     text = text.strip()
     if not text:
         raise ValidationFailed("the answer was empty")
     check_no_markers(text)
     if structured(step):
         text = structured_answer(step, text, ctx).strip()
+    else:
+        text, notes = around(text, ALL_STEPS[step].answer in TITLED)
+        text = text.strip()
+        if trimmed is not None:
+            trimmed += notes
     errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
     if step == FINAL:
         errs += _final_code(text, ctx)

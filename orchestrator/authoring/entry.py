@@ -11,28 +11,37 @@ import re
 
 from .project import Project, Sym, project_name
 
-_README_NAMES = ("readme.md", "readme.rst", "readme.txt", "readme", "readme.markdown")
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1", re.S | re.M)  # a list item's fence is indented
 _INLINE_RE = re.compile(r"`([^`\n]+)`")
-_RST_CODE_RE = re.compile(r"::\s*\n\n((?:[ \t]+[^\n]*\n|\n)+)")
+_RST_CODE_RE = re.compile(r"::[ \t]*[\w+-]*[ \t]*\n(?:[ \t]+:[^\n]*\n)*\n((?:[ \t]+[^\n]*\n|\n)+)")  # `::` or `.. code-block:: python`
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
 ROOT_BONUS = 2.0  # the root file outweighs two early README names: every user's import reaches it
 ROOT_FILES = ("lib.rs", "main.rs", "index.ts", "index.js", "index.mjs", "mod.ts", "__init__.py")
 
 
 def readme_code(p: Project) -> str:
-    """The code of the project's README (fenced blocks, indented rST blocks, inline code), in order."""
-    for name in sorted(p.root.iterdir() if p.root.is_dir() else [], key=lambda x: x.name):
-        if name.name.lower() in _README_NAMES and name.is_file():
-            try:
-                text = name.read_text(encoding="utf-8", errors="replace")[:200_000]
-            except OSError:
-                return ""
-            spans = [(m.start(), m.group(2)) for m in _FENCE_RE.finditer(text)]
-            spans += [(m.start(), m.group(1)) for m in _RST_CODE_RE.finditer(text)]
-            spans += [(m.start(), m.group(1)) for m in _INLINE_RE.finditer(text)]
-            return "\n".join(code for _, code in sorted(spans))
-    return ""
+    """The code of the project's README (fenced blocks, indented rST blocks, inline code), in order;
+    the README of the project the source belongs to (a README above `src/` counts), followed by the
+    first guides' code when the README has little (gson's README shows only its Gradle line)."""
+    from ..repo.project import discover
+
+    try:
+        info = discover(p.root)
+    except OSError:
+        return ""
+    out = ""
+    for k, rel in enumerate(([info.readme] if info.readme else []) + list(info.docs[:2])):
+        if k and len(out) >= 400:
+            break
+        try:
+            text = info.read(rel)[:200_000]
+        except OSError:
+            continue
+        spans = [(m.start(), m.group(2)) for m in _FENCE_RE.finditer(text)]
+        spans += [(m.start(), m.group(1)) for m in _RST_CODE_RE.finditer(text)]
+        spans += [(m.start(), m.group(1)) for m in _INLINE_RE.finditer(text)]
+        out += ("\n" if out else "") + "\n".join(code for _, code in sorted(spans))
+    return out
 
 
 def _defines(p: Project, rel: str) -> bool:

@@ -195,17 +195,12 @@ def _own_words(key: list[Sym], t: dict[str, str], p: Project | None = None) -> s
 
 
 def used_by(p: Project, files: list[str], s: Sym) -> list[str]:
-    """The code files outside the chapter that use the symbol's name (Project.reaches: in Go
-    only through its package's qualifier), most uses first."""
-    counts: dict[str, int] = {}
-    for f in p.code_files():
-        if f in files:
-            continue
-        refs = p.map.files[f].references
-        n = refs.get(s.short, 0) + (1 if p.lang(f) == "go" and any(q[1] == s.short for q in p.go_qualified(f)) else 0)
-        if n and p.reaches(f, s.rel, s.short):
-            counts[f] = n
-    return sorted(counts, key=lambda f: (-counts[f], f))
+    """The code files outside the chapter that use the symbol by resolved reference (facts.uses:
+    the name written as code, reachable, its module imported when several files define the
+    name), most uses first. Tests and examples are evidence, not users."""
+    from .facts import resolved_users
+
+    return [f for f in resolved_users(p, s) if f not in files and p.files.get(f, (None, ""))[1] == "code"]
 
 
 def _uses_sentence(p: Project, files: list[str], key: list[Sym], t: dict[str, str], join: Any) -> str:

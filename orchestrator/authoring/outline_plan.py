@@ -9,7 +9,7 @@ from ..defaults import DEFAULT_TITLE, LOCALIZED_DEFAULTS
 from .phrases import phrases
 from .plan import batches, group_files, key_symbols, order_groups
 from .project import Project, project_name
-from .titles import make_titles
+from .titles import make_titles, title_names
 
 
 def book_title(ctx: dict[str, Any], root: str) -> str:
@@ -18,6 +18,20 @@ def book_title(ctx: dict[str, Any], root: str) -> str:
         return title
     t = phrases(ctx.get("language", "en"))
     return t["book_title"].format(name=project_name(root))
+
+
+def overview_title(p: Project, files: list[str], language: str) -> str:
+    """Chapter 1's title: the project's name at a glance, with the names a user writes first."""
+    from .overview import entry_points
+    from .story import phrases as story_phrases
+
+    s = story_phrases(language)
+    t = phrases(language)
+    names = [e.short for e in entry_points(p, 3) if e.rel in files][:2] or title_names(p, files, 2)
+    name = project_name(p.root)
+    if not names:
+        return s["ov_title"].format(name=name)
+    return s["ov_title_names"].format(name=name, names=t["and"].join(names))
 
 
 def plan(ctx: dict[str, Any], p: Project) -> str:
@@ -39,6 +53,7 @@ def plan(ctx: dict[str, Any], p: Project) -> str:
     width = max(2, len(str(len(final))))
     ids = {g: f"ch{k + 1:0{width}d}" for k, g in enumerate(final)}
     titles = dict(zip(final, make_titles(p, [groups[g] for g in final], language)))
+    titles[final[0]] = overview_title(p, groups[final[0]], language)  # Part 1: the big picture
     chapters = []
     for g in final:
         files = groups[g]
@@ -54,4 +69,8 @@ def plan(ctx: dict[str, Any], p: Project) -> str:
     o = Outline(book_title(ctx, str(p.root)), tuple(chapters))
     intro = t["outline_intro"].format(src=ctx.get("source_name", p.root.name), audience=book["audience"],
                                       brief=book["brief"], n=len(chapters), b=len({c.batch for c in chapters}))
-    return render_outline(o, intro)
+    from .story import part_lines
+
+    parts = part_lines(p, [{"id": c.id, "title": c.title, "sources": list(c.sources), "depends_on": list(c.depends_on)}
+                           for c in chapters], language)
+    return render_outline(o, intro + "\n\n" + "\n".join(parts) if parts else intro)

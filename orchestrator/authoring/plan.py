@@ -196,7 +196,14 @@ def order_groups(p: Project, groups: list[list[str]]) -> tuple[list[int], dict[i
                   for a, ds in deps.items()}
     placed: list[int] = []
     left = set(range(len(groups)))
-    if any(entry):  # the opening chapter: what a newcomer meets first, whatever it builds on
+    from .overview import opening_symbol
+
+    first = opening_symbol(p) if any(entry) else None
+    holder = next((i for i, g in enumerate(groups) if first is not None and first.rel in g), None)
+    if holder is not None:  # the opening chapter holds the first name the project's first example writes
+        placed.append(holder)
+        left.discard(holder)
+    elif any(entry):  # the opening chapter: what a newcomer meets first, whatever it builds on
         placed.append(max(sorted(left), key=lambda g: weight[g]))
         left.discard(placed[0])
     while left:

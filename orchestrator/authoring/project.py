@@ -8,11 +8,9 @@ when the context names it, so a second run parses nothing that did not change.""
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import threading
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -378,47 +376,12 @@ def is_tooling(rel: str) -> bool:
 
 
 def project_name(root: str | Path) -> str:
-    """The project's name as its own manifest says it (pyproject.toml, package.json, Cargo.toml,
-    go.mod), else the README's first heading, else the directory's name. Light: no map needed."""
-    from ..repo.walk import read_source  # a manifest linked out of the source, or a FIFO, is not read
+    """The project's name (issue 23: the book is named after the project, never "src"): the
+    manifest or README of the project the source folder belongs to (repo.project.discover walks
+    up to the repository's root), else the directory's name."""
+    from ..repo.project import discover
 
-    root = Path(root)
-    for name, read in (("pyproject.toml", _from_pyproject), ("package.json", _from_package_json),
-                       ("Cargo.toml", _from_cargo), ("go.mod", _from_go_mod)):
-        try:
-            found = read(read_source(root, name))
-            if found:
-                return found
-        except (OSError, ValueError, tomllib.TOMLDecodeError):
-            continue
-    for readme in sorted(root.glob("README*")):
-        try:
-            for line in read_source(root, readme.name).splitlines()[:40]:
-                m = re.match(r"^#\s+(.+?)\s*#*$", line)
-                if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
-                    return m.group(1).strip("`*_ ")
-        except OSError:
-            continue
-    return root.resolve().name
-
-
-def _from_pyproject(text: str) -> str:
-    data = tomllib.loads(text)
-    return str(data.get("project", {}).get("name") or data.get("tool", {}).get("poetry", {}).get("name") or "")
-
-
-def _from_package_json(text: str) -> str:
-    return str(json.loads(text).get("name") or "")
-
-
-def _from_cargo(text: str) -> str:
-    data = tomllib.loads(text)
-    return str(data.get("package", {}).get("name") or "")
-
-
-def _from_go_mod(text: str) -> str:
-    m = re.search(r"^module\s+(\S+)", text, re.M)
-    if not m:
-        return ""
-    parts = [p for p in m.group(1).split("/") if not re.fullmatch(r"v\d+", p)]
-    return parts[-1] if parts else ""
+    try:
+        return discover(root).name
+    except OSError:
+        return Path(root).resolve().name

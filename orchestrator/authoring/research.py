@@ -67,6 +67,9 @@ def chapter_of_files(ctx: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return out
 
 
+_STRINGS = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\\n]|\\.)*`""")
+
+
 def usage_snippets(p: Project, files: list[str], syms: list[Sym], limit: int = 3) -> list[tuple[str, int, int, str, str]]:
     """(test or example file, first line, last line, code, symbol) where the evidence calls a key
     symbol: one whole statement each, exactly as in the file."""
@@ -84,7 +87,8 @@ def usage_snippets(p: Project, files: list[str], syms: list[Sym], limit: int = 3
                 continue
             rx = re.compile(rf"(?<![\w$]){re.escape(s.short)}\s*[(!{{]|[.:]{re.escape(s.short)}\b(?!\s*=[^=])")
             for i, ln in enumerate(lines):
-                if not rx.search(ln) or ln.lstrip().startswith(("#", "//", "*", "import", "from ", "use ")):
+                # a name inside a string (a MIME type in a test table) is not the symbol at work
+                if not rx.search(_STRINGS.sub('""', ln)) or ln.lstrip().startswith(("#", "//", "*", "import", "from ", "use ")):
                     continue
                 a, b, depth = i, i, 0
                 for j in range(i, min(len(lines), i + 14)):

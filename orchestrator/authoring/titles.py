@@ -110,7 +110,9 @@ def module_subjects(p: Project, files: list[str], role: roles_mod.Role | None, l
         stem = posixpath.basename(f).split(".", 1)[0]
         parent = posixpath.basename(posixpath.dirname(f))
         if stem.lower() in GENERIC_STEMS:
-            if stem.lower() in ENTRY_STEMS and _is_entry(p, f):
+            # a Python package's entry is its `__init__.py` (or `main.py`): its `index.py` is an index
+            if stem.lower() in ENTRY_STEMS and _is_entry(p, f) and (
+                    p.lang(f) != "python" or stem.lower() in ("__init__", "main")):
                 first.append(t["title_api"])
                 continue
             if not parent or parent.lower() in GENERIC_STEMS:

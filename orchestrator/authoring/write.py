@@ -14,10 +14,12 @@ import re
 from typing import Any
 
 from .. import diagrams
+from ..checks import grammar
 from ..steps import MEMORY, RESEARCH
 from ..text import docstrings
-from . import roles as roles_mod
+from . import facts, roles as roles_mod, story
 from .codeinfo import resolved_calls, signature_parts, steps
+from .facts import resolved_users
 from .opening import opening
 from .phrases import kind_name, phrases
 from .plan import assign_roles, chapter_roles, key_symbols
@@ -103,7 +105,7 @@ def _zh_term(s: Sym, t: dict[str, str], p: Project | None) -> str:
                    and not m.short.startswith("_")]
         if methods:
             facts.append(t["term_methods"].format(n=len(methods), names=join([f"`{m.short}`" for m in methods[:3]], t)))
-        users = [u for u in p.map.users_of(s.name) if u != s.rel]
+        users = resolved_users(p, s)
         if users:
             facts.append(t["term_users"].format(n=len(users)))
     pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
@@ -209,19 +211,24 @@ def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]]
 
 
 def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ctx: dict[str, Any],
-                    here: dict[str, tuple[str, str]], in_chapter: set[str], t: dict[str, str]) -> list[str]:
+                    here: dict[str, tuple[str, str]], in_chapter: set[str], t: dict[str, str],
+                    lead: str | None = None) -> list[str]:
+    """One step of the chapter's walk: what the symbol is for, its code, its steps, parameters,
+    notes and resolved calls. `lead`: the sentence that joins it to the step before (the walk's
+    sections hold a chain of calls; a symbol no longer gets a heading of its own)."""
     zh = t["lang"] == "zh"
     pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
-    out = [f"## `{s.name}`", ""]
-    where = t["defined" if b > a else "defined_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel, a=a, b=b)
+    out: list[str] = []
+    where = lead or t["defined" if b > a else "defined_line"].format(name=s.name, kind=kind_name(s.kind, t),
+                                                                     file=s.rel, a=a, b=b)
     if pd.summary:
         if zh:
             out += [where + t["doc_says"], "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks))), ""]
         else:
             out += [where + " " + pd.summary, ""]
             out += [x for blk in docstrings.render_blocks(pd.paragraphs) for x in (blk, "")]
-    else:
-        out += [where + " " + t["no_doc"], ""]
+    else:  # no doc comment: the code below speaks (no filler sentence about it)
+        out += [where, ""]
     if pd.deprecated:
         out += [(t["deprecated"] + "\n\n" + _quote(pd.deprecated)) if zh else t["deprecated"] + " " + pd.deprecated, ""]
     out += [docstrings.fence(code, f"{lang} file={s.rel} lines={a}-{b}"), ""]
@@ -234,6 +241,49 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
         out += [t["doc_example"], ""]
         for e in shown:
             out += [docstrings.fence(e.text, e.lang or "text"), ""]
+    return out
+
+
+def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str, Any],
+          here: dict[str, tuple[str, str]], in_chapter: set[str], t: dict[str, str]) -> list[str]:
+    """The key symbols in the order the work flows (story.flow_chains): a section per chain of
+    resolved calls, a caller before what it calls; the symbols on no chain share one section."""
+    st = story.phrases(t["lang"])
+    by_name = {x.name: (x, code, a, b, lang) for x, code, a, b, lang in syms}
+    chains = story.flow_chains(p, [x for x, *_ in syms])
+    out: list[str] = []
+    alone: list[Sym] = []
+    for k, chain in enumerate(chains):
+        if len(chain) == 1 and k > 0:
+            alone.append(chain[0])
+            continue
+        head = chain[0]
+        out += [f"## {st['flow_head' if len(chain) > 1 else 'flow_head_one'].format(name=head.short)}", ""]
+        if len(chain) > 2 and all(facts.calls(p, u, v.name) for u, v in zip(chain, chain[1:])):
+            out += [st["flow_intro"].format(chain=" → ".join(f"`{x.name}`" for x in chain)), ""]
+        for j, x in enumerate(chain):
+            sym, code, a, b, lang = by_name[x.name]
+            lead = None
+            if j:  # a call the map resolves, else the type the method belongs to: never a call not made
+                caller = next((c for c in chain[:j] if facts.calls(p, c, x.name)), None)
+                owner = next((c for c in chain[:j] if x.dotted.startswith(c.dotted + ".")), None)
+                if caller is not None:
+                    lead = st["flow_next"].format(caller=caller.name, name=x.name, kind=kind_name(x.kind, t),
+                                                  file=x.rel, a=a, b=b)
+                elif owner is not None:
+                    lead = st["flow_member"].format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
+                                                    file=x.rel, a=a, b=b)
+            out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead)
+    if alone:
+        out += [f"## {st['beside']}", ""]
+        for x in alone:
+            sym, code, a, b, lang = by_name[x.name]
+            pd = docstrings.parse(x.d.doc, x.lang) if x.d.doc and t["lang"] != "zh" else docstrings.DocParts()
+            summary = (": " + pd.summary) if pd.summary else "."
+            line = st["beside_line"].format(name=x.name, kind=kind_name(x.kind, t), file=x.rel, a=a, b=b, summary=summary)
+            out += [line if line.rstrip().endswith((".", "。", "!", "?", ":")) else line + ".", "",
+                    docstrings.fence(code, f"{lang} file={x.rel} lines={a}-{b}"), ""]
+            out += _calls_block(p, x, code, here, ctx["chapter"]["id"], in_chapter, t)
     return out
 
 
@@ -276,6 +326,11 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
     phrase, meaning = _metaphor(ctx, p, t)
     out = [f"# {ch['title']}", ""]
+    chs = outline_chapters(ctx)
+    if not chs or str(chs[0].get("id")) == ch["id"]:  # Part 1: the big picture opens the book
+        out += story.overview_lead(ctx, p, key, t["lang"])
+        out += story.overview_sections(ctx, p, chs or [ch], t["lang"])
+        out += [f"## {story.phrases(t['lang'])['ov_code']}", ""]
     out += opening(ctx, p, files, key, t, join)
     if not roles_mod.is_general(phrase):  # an image that is not the code's own role teaches nothing
         out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
@@ -295,15 +350,15 @@ def write(ctx: dict[str, Any], p: Project) -> str:
         out += [t["takes_from"], ""] + [f"- {x}" for x in taken_from[:5]] + [""]
     later = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
     if later:
-        out += [t["used_by"].format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t)), ""]
+        line = t["used_by"].format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t))
+        out += [line.replace(") build on", ") builds on") if len(later) == 1 else line, ""]
     out += diagrams.for_chapter(p, files, key, resolved_calls, t["lang"])  # the main path and key types, drawn from the map
     known = {str(g[0]).lower() for g in ctx.get(MEMORY, {}).get("glossary", [])}
     terms = _term_lines(key, known, t, p)
     if terms:
         out += [f"## {t['terms']}", ""] + terms
     in_chapter = {s.name for s in key}
-    for s, code, a, b, lang in syms:
-        out += _symbol_section(p, s, code, a, b, lang, ctx, here, in_chapter, t)
+    out += _walk(p, syms, ctx, here, in_chapter, t)
     if usage:
         out += [f"## {t['in_use']}", ""]
         for name, rel, a, b, lang, _file, code in usage:
@@ -313,25 +368,14 @@ def write(ctx: dict[str, Any], p: Project) -> str:
             out += [t["usage_intro"].format(name=name, file=rel, a=a), "",
                     docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "", after, ""]
     others = [s for s in key_symbols(p, files, len(key) + 12) if s.name not in in_chapter][:12]
-    if others:
-        out += [f"## {t['others']}", ""]
-        for s in others:
-            pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc and not zh else docstrings.DocParts()
-            desc = (": " + pd.summary) if pd.summary else ""
-            out.append(t["other_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel, a=s.d.start_line) + desc)
-        out.append("")
-    out += [f"## {t['summary']}", ""]
-    for s in key:
-        users = [u for u in p.map.users_of(s.name) if u not in files]
-        tests = [u for u in users if p.files.get(u, (None, ""))[1] in ("test", "example")]
-        out.append(t["sum_line"].format(name=s.name, kind=kind_name(s.kind, t), file=s.rel,
-                                        used=_used(len(users) - len(tests), len(tests), t) if users else t["used_none"]))
+    out += story.reference_table(p, key + others, t["lang"], shown={x.name for x, *_ in syms})  # per-symbol detail: a table, not the body
     nxt = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
-    if nxt:
-        out += ["", t["next"].format(link=f"[{nxt[0].get('title')}]({nxt[0].get('id')}.md)")]
+    out += story.closing(p, key, nxt[0] if nxt else None, t["lang"])
     text = "\n".join(out)
     if zh:
         text = _tidy_cjk(text)
+    else:
+        text = grammar.fix(text)
     return re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
 
 

@@ -289,6 +289,10 @@ class BatchEngine:
         import anthropic
 
         status = e.status_code if isinstance(e, anthropic.APIStatusError) else None
+        from ..providers.anthropic.retry import classify
+
+        if status is not None and classify(e, "", None).stop_run:
+            status = 402  # a spend limit (or `x-should-retry: false`): streaming stops the run at its first request
         if status in NOT_CREATED_STATUS:
             j.state, j.note = "abandoned", f"create refused with HTTP {status}: nothing was created"
             for it in j.pending():
@@ -313,7 +317,8 @@ class BatchEngine:
             text = "".join(b.text for b in m.content if getattr(b, "type", "") == "text")
             u = m.usage
             usage = Usage(u.input_tokens or 0, u.output_tokens or 0, u.cache_creation_input_tokens or 0,
-                          u.cache_read_input_tokens or 0)
+                          u.cache_read_input_tokens or 0,
+                          getattr(getattr(u, "output_tokens_details", None), "thinking_tokens", 0) or 0)
             from .pricing import call_cost_usd
 
             cost = call_cost_usd(usage, m.model, batch=True, prices=self.prices)
@@ -477,7 +482,8 @@ class BatchEngine:
                       "model": model, "input_tokens": usage.input_tokens,
                       "output_tokens": usage.output_tokens,
                       "cache_creation_tokens": usage.cache_creation_tokens,
-                      "cache_read_tokens": usage.cache_read_tokens, "cost_usd": cost, "latency_ms": None,
+                      "cache_read_tokens": usage.cache_read_tokens, "thinking_tokens": usage.thinking_tokens,
+                      "cost_usd": cost, "latency_ms": None,
                       "stop_reason": stop, "request_id": f"{j.batch_id}/{it.custom_id}",
                       "error": error[:500] if error else None, "batch": 1})
 

@@ -42,7 +42,7 @@ def default_params(req: Request) -> dict[str, Any]:
     from ..config import DEFAULT_MODEL
     from ..providers.anthropic import build_params, resolve_settings
 
-    return build_params(req, resolve_settings(req.model or DEFAULT_MODEL, req.max_tokens))
+    return build_params(req, resolve_settings(req.model or DEFAULT_MODEL, req.max_tokens, None, req.effort))
 
 
 @dataclass

@@ -13,11 +13,12 @@ directory); findings come out sorted by line, then message. Only the stdlib is u
 
 from ..text.markdown import CodeBlock, code_blocks, heading_slugs, slugify, text_length
 from .audit import audit_book
+from .claims import check_claims
 from .code import check_code, source_index
 from .consistency import check_consistency
 from .findings import SEVERITIES, Finding, blocking, format_findings, parse_findings
 from .structure import check_structure
 
-__all__ = ["SEVERITIES", "CodeBlock", "Finding", "audit_book", "blocking", "check_code", "check_consistency", "source_index",
+__all__ = ["SEVERITIES", "CodeBlock", "Finding", "audit_book", "blocking", "check_claims", "check_code", "check_consistency", "source_index",
            "check_structure", "code_blocks", "format_findings", "heading_slugs", "parse_findings", "slugify",
            "text_length"]

@@ -7,12 +7,24 @@ import re
 from ..text.markdown import headings_in, scan_fences, text_length
 from .findings import Collected, Finding, sorted_findings
 
+# sentences that say nothing about the code (issue 23: one book had the first 265 times)
+FILLER = (re.compile(r"(?i)\bit has no doc comment, so its code is the explanation\b"),
+          re.compile(r"(?i)\bthis (?:section|chapter) (?:will )?(?:describes?|explains?|covers?) (?:the|this) "
+                     r"(?:code|function|class|method)\.?$"),
+          re.compile(r"(?i)\bas (?:we|you) can see(?: from the code)?, the code (?:does|is) what it says\b"))
+REFERENCE_SHARE = 0.5  # above this share of `##` sections headed by one symbol, the chapter reads as a lookup table
+_ONE_SYMBOL = re.compile(r"^`[^`]+`$")
+
 
 def check_structure(md: str, *, language: str = "en", min_words: int = 300,
-                    max_words: int = 6000) -> list[Finding]:
+                    max_words: int = 6000, first: bool = False) -> list[Finding]:
     """R3: one H1, at least two `##` sections, length within bounds (outside code and comments),
-    closed fences, no heading level jumps, no empty sections."""
+    closed fences, no heading level jumps, no empty sections; and the shape of issue 23: the
+    chapter tells (not more than half of its sections one symbol each), no filler sentence, the
+    articles and "is a <verb>" right; chapter 1 (`first`) is the big picture: it quotes a usage
+    example in a code block."""
     out = Collected()
+    _check_shape(md, out, language=language, first=first)
     blocks, lines, in_code = scan_fences(md)
     for b in blocks:
         if not b.closed:
@@ -49,3 +61,30 @@ def check_structure(md: str, *, language: str = "en", min_words: int = 300,
             out.add("r3.sections", "minor", n,
                     f"section '{text}' is empty; write its text or remove the heading")
     return sorted_findings(out)
+
+
+def _check_shape(md: str, out: Collected, *, language: str, first: bool) -> None:
+    from .grammar import mistakes
+
+    blocks, lines, in_code = scan_fences(md)
+    heads = [(n, text) for n, level, text in headings_in(md) if level == 2]
+    single = [(n, text) for n, text in heads if _ONE_SYMBOL.match(text.strip())]
+    if len(heads) >= 4 and len(single) > REFERENCE_SHARE * len(heads):
+        out.add("r3.shape", "major", single[0][0],
+                f"{len(single)} of {len(heads)} sections are headed by one symbol (`## `Name``): the chapter reads as "
+                "a lookup of doc comments; walk the code in the order the work flows (a section per path of calls) "
+                "and put per-symbol detail in a table")
+    if first and not blocks:
+        out.add("r3.overview", "major", 0,
+                "chapter 1 is the big picture: quote a usage example from the project's README, docs or examples "
+                "(verbatim, in a code block, naming its file) and name the entry points a user calls")
+    for n, (ln, code) in enumerate(zip(lines, in_code), 1):
+        if code:
+            continue
+        for rx in FILLER:
+            hit = rx.search(ln)
+            if hit:
+                out.add("r3.filler", "minor", n, f"line {n} is filler ('{hit.group(0)}'): say what the code does, or nothing")
+    if not language.lower().startswith("zh"):
+        for n, wrote, should in mistakes(md)[:20]:
+            out.add("r3.grammar", "minor", n, f"line {n}: '{wrote}' should read '{should}'")

@@ -27,6 +27,8 @@ def print_summary(summary, book) -> None:
     other = count("skipped") - (behind if waits else 0)
     err(f"generated {len(summary.generated)} file(s); {count('failed')} failed; {count('needs_human')} waiting "
         f"for a person{waits}" + (f"; {other} skipped" if other or not waits else ""))
+    if getattr(summary, "stopped", ""):
+        err(f"stopped by the API (exit 5; nothing was marked failed for it): {summary.stopped}")
     if summary.needs_human:
         waiting = sorted(k for k in summary.needs_human if k.startswith("ch"))
         if waiting and index.exists():

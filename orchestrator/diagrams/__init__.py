@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..authoring.project import Project, Sym
     from .generate import Calls
 
-__all__ = ["Diagram", "MermaidError", "for_chapter", "for_overview", "parse", "render_svg"]
+__all__ = ["Diagram", "MermaidError", "for_chapter", "for_overview", "parse", "parts_block", "path_block", "render_svg"]
 
 
 def render_svg(source: str, title: str = "", uid: str = "") -> str:
@@ -43,3 +43,19 @@ def for_overview(p: Project, calls: Calls, lang: str = "en", operation: list[Sym
     from .generate import for_overview as make
 
     return make(p, calls, lang, operation)
+
+
+def parts_block(p: Project) -> str:
+    """The ```mermaid block of the project's parts and what each uses, or '' (one part)."""
+    from .generate import fenced, parts_graph
+
+    return fenced(parts_graph(p))
+
+
+def path_block(path: list[Sym]) -> str:
+    """The ```mermaid block of a chain of resolved calls (each calls the next, as the overview's
+    central path is found): a sequence between types and files, a tree inside one; '' for less
+    than one call."""
+    from .generate import chain, fenced
+
+    return fenced(chain(path))

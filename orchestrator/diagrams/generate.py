@@ -83,6 +83,22 @@ def for_overview(p: Project, calls: Calls, lang: str = "en", operation: list[Sym
     return out
 
 
+def fenced(mermaid: str | None) -> str:
+    if not mermaid:
+        return ""
+    parse(mermaid)  # what we made must be what we can render
+    return "```mermaid\n" + mermaid.rstrip("\n") + "\n```"
+
+
+def chain(path: list[Sym]) -> str | None:
+    """A chain of calls (each element calls the next) drawn as call_flow draws a walk."""
+    path = [s for s in path if _drawable(s)]
+    if len(path) < 2:
+        return None
+    edges = list(zip(path, path[1:], strict=False))
+    return _drawn(path[0], edges)[1]
+
+
 def _block(caption: str, mermaid: str) -> list[str]:
     parse(mermaid)  # what we made must be what we can render: a bug here fails loudly, in tests
     return [caption, "", "```mermaid", *mermaid.rstrip("\n").split("\n"), "```", ""]
@@ -149,6 +165,10 @@ def call_flow(p: Project, files: list[str], key: list[Sym], calls: Calls, *,
     if best is None:
         return None
     _, start, edges = best
+    return _drawn(start, edges)
+
+
+def _drawn(start: Sym, edges: list[tuple[Sym, Sym]]) -> tuple[str, str]:
     owners = {_owner(x) for pair in edges for x in pair}
     inside = sum(_owner(a) == _owner(b) for a, b in edges)
     # a sequence shows calls between parts; calls inside one type read better as a tree

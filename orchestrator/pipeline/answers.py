@@ -35,7 +35,10 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
 def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **event: Any) -> int:
     """Validate `answer` (raises ValidationFailed) and write it with its marker; returns its length."""
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
-    text = agents.clean_and_validate(step, answer, g.context)
+    trimmed: list[str] = []
+    text = agents.clean_and_validate(step, answer, g.context, trimmed)
+    if trimmed:  # what the model said around the answer: never committed, noted in the ledger
+        book.ledger.event("answer_trimmed", runner.run_id, ch, step, removed=trimmed)
     inputs = {k: v for k, v in g.inputs.items() if v is not None}
     if g.context.get("instructions"):
         inputs["instructions"] = short_hash(g.context["instructions"])

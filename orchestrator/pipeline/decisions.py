@@ -92,6 +92,8 @@ class NodeDecisions(RunState):
             self.report("done", n, out.reason)
         elif out.reason == self.budget_stop:
             self.report("skip", n, "budget reached")
+        elif out.status == "stopped":  # the API stopped the run: not this step's failure
+            self.report("skip", n, "stopped: the API accepts no request now")
         else:
             self.live[(n[0], n[1])] = "failed"
             self.needs_human(n, out.reason, out.hint)

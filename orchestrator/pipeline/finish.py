@@ -34,12 +34,16 @@ class Finish(RunState):
                 self.warn(f"changed while this run went: {', '.join(moved[:3])}{' …' if len(moved) > 3 else ''} "
                           "is out of date now; `book run` again brings it up to date")
         self.checkpoint(force=True)  # also cancels a deferred write
-        summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs), waiting=sorted(set(self.waiting)))
+        if self.api_stop:
+            self.needs["api"] = self.api_stop  # RESUME.md and the run's summary say why it stopped
+        summary = RunSummary(self.run_id, self.outcomes, self.generated, dict(self.needs), waiting=sorted(set(self.waiting)),
+                             stopped=self.api_stop or "")
         try:
             write_resume(book, summary, strategy=self.opts.strategy, interrupted=interrupted)
         except (OSError, BookError) as e:
             self.warn(f"could not write RESUME.md: {e}")
-        led.event("run_end", self.run_id, status="interrupted" if interrupted else ("ok" if summary.ok else "needs_human"),
+        led.event("run_end", self.run_id, status="interrupted" if interrupted else
+                  ("stopped" if self.api_stop else "ok" if summary.ok else "needs_human"),
                   generated=len(self.generated), failed=sorted(f"{n[0]} {n[1]}" for n, o in self.outcomes.items()
                                                                if o.status == "failed"))
         return summary

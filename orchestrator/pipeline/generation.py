@@ -11,8 +11,9 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import agents
+from ..agents.structured import structured
 from ..contracts.errors import ContractError
-from ..errors import StepFailed, ValidationFailed
+from ..errors import Refused, RunStopped, StepFailed, ValidationFailed
 from ..state.fsio import PartialWriter, _mutate, atomic_write, backup, partial_path
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
@@ -87,7 +88,7 @@ class Generation(RunState):
             return Outcome(done[0], ran=done[0] == "ok", reason=done[1])
         prefix = ""
         if why in ("half-finished",) or why.startswith("interrupted"):
-            if self.opts.strategy == "aggressive":
+            if self.opts.strategy == "aggressive" and not structured(step):  # JSON is asked afresh, never continued
                 prefix = self._previous_partial(n)
                 if prefix:
                     led.event("recovered", self.run_id, ch, step, action="continue", chars=len(prefix))
@@ -97,6 +98,7 @@ class Generation(RunState):
             backup(path.with_name(path.name + ".partial"))
         attempts = max(1, book.cfg.retries)
         last = ""
+        hint: str | None = None
         for attempt in range(1, attempts + 1):
             try:
                 g, req = answers.request_for(cast("Runner", self), n, feedback)
@@ -105,6 +107,8 @@ class Generation(RunState):
                 where = e.file if isinstance(e, ContractError) and e.file else "that input"
                 return Outcome("failed", reason=str(e), hint=f"fix {where}, then `book run`")
             req.prefix = prefix
+            if self.api_stop:  # the API said no request can succeed now: none is sent
+                return Outcome("stopped", reason=self.api_stop)
             over = self._over_budget(req)
             if over:
                 return Outcome("needs_human", reason=over)
@@ -122,9 +126,21 @@ class Generation(RunState):
                         result = await self.provider.generate(req, self._sink(pw))
                 finally:  # logged (or failed): its cost is in the ledger now, not in flight
                     self.in_flight_usd -= self._reserved.pop(id(req), 0.0)
+            except RunStopped as e:  # a spend limit, `x-should-retry: false`: the run stops, this step is not failed
+                pw.close()
+                self._log_call(req, None, t0, error=str(e))
+                if not self.api_stop:
+                    self.api_stop = str(e)
+                    led.event("api_stop", self.run_id, ch, step, error=str(e))
+                    self.warn("stopping: " + str(e))
+                return Outcome("stopped", reason=self.api_stop)
             except StepFailed as e:
                 pw.close()
                 last = str(e)
+                if isinstance(e, Refused):
+                    hint = (f"a refusal, not an error: reword what {spec(n).role} is asked (the chapter's outline "
+                            f"entry, or `book redo {n[0]} {n[1]}` after a `book modify`), or name another model in "
+                            "book.yaml's fallback_model, then `book run`")
                 self._log_call(req, None, t0, error=last)
                 # A provider that retries its own calls (anthropic) has spent its attempts; an overload is
                 # tried again once its shared slow-down has ended (a provider without one: never)
@@ -146,14 +162,17 @@ class Generation(RunState):
                 led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
                 await self._backoff(attempt)
                 continue
+            trimmed: list[str] = []
             try:
-                text = agents.clean_and_validate(step, result.text, g.context)
+                text = agents.clean_and_validate(step, result.text, g.context, trimmed)
             except ValidationFailed as e:
                 last = f"the answer did not pass validation: {e}"
                 feedback = f"Your previous answer was rejected: {e}. Answer again, fixing that."
                 prefix = ""
                 led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
                 continue
+            if trimmed:  # what the model said around the answer: never committed, noted here
+                led.event("answer_trimmed", self.run_id, ch, step, attempt=attempt, removed=trimmed)
             inputs = {k: v for k, v in g.inputs.items() if v is not None} | (
                 {"instructions": short_hash(g.context["instructions"])} if g.context.get("instructions") else {})
             extra: dict[str, Any] | None = None
@@ -176,7 +195,7 @@ class Generation(RunState):
             self.generated.append(n)
             return Outcome("ok", ran=True)
         led.event("step_failed", self.run_id, ch, step, error=last)
-        return Outcome("failed", reason=last or "failed")
+        return Outcome("failed", reason=last or "failed", hint=hint)
 
     async def _backoff(self, attempt: int) -> None:
         if self.opts.retry_delay > 0:

@@ -28,7 +28,7 @@ class RunOptions:
 
 @dataclass
 class Outcome:
-    status: str  # ok | failed | skipped | needs_human
+    status: str  # ok | failed | skipped | needs_human | stopped (the API accepts no request: RunStopped)
     ran: bool = False
     reason: str = ""
     hint: str | None = None  # what a person can do about it; None: the step's own (accept.how_to_fix)
@@ -42,6 +42,7 @@ class RunSummary:
     needs_human: dict[str, str]
     plan: list[tuple[Node, str]] = field(default_factory=list)  # dry run: what would run and why
     waiting: list[str] = field(default_factory=list)  # gate cards waiting for a person
+    stopped: str = ""  # why the API stopped the run (a spend limit, `x-should-retry: false`): exit 5
 
     @property
     def ok(self) -> bool:
@@ -49,6 +50,8 @@ class RunSummary:
 
     @property
     def exit_code(self) -> int:
+        if self.stopped:
+            return 5
         return 0 if self.ok and not self.needs_human else 3
 
 

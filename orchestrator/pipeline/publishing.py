@@ -42,7 +42,8 @@ def build_site(book, not_ready: dict[str, str] | None = None):
         chapters.append(publish.ChapterDoc(
             c.id, title, c.summary, c.batch, "" if waits else read_body(book.root, STEPS[FINAL].file(c.id)),
             ready=not waits,  # the site says "not ready yet", nothing more: what to do is the CLI's
-            former_titles=tuple(sorted(set(former.get(c.id, [])) | {c.title} - {title}))))
+            former_titles=tuple(sorted(set(former.get(c.id, [])) | {c.title} - {title})),
+            file=STEPS[FINAL].file(c.id), sources=tuple(c.sources)))
     # a chapter memory file that cannot be read: its terms are left out of the glossary page (the
     # run warned, naming it, when it made the aggregates) rather than every page failing
     mem = long_memory(book, [c.id for c in o.chapters if c.id not in not_ready], [])
@@ -50,7 +51,24 @@ def build_site(book, not_ready: dict[str, str] | None = None):
     return publish.Site(title=book.cfg.title or o.title, language=book.cfg.language, audience=book.cfg.audience,
                         chapters=tuple(chapters), glossary=tuple(mem.glossary_entries()),
                         template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish",
-                        retired=_retired(book))
+                        retired=_retired(book), built=built_date(book, [c.id for c in chapters if c.ready]),
+                        site_url=book.cfg.site_url)
+
+
+def built_date(book, ready: list[str]) -> str:
+    """The date the book was built: its newest published final's (a rebuild of the same files
+    gives the same pages; SOURCE_DATE_EPOCH wins, for reproducible builds)."""
+    import time
+
+    env = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    t = float(env) if env.isdigit() else 0.0
+    if not env.isdigit():
+        for ch in ready:
+            try:
+                t = max(t, book.ws.path(STEPS[FINAL].file(ch)).stat().st_mtime)
+            except OSError:
+                pass
+    return time.strftime("%Y-%m-%d", time.gmtime(int(t))) if t else ""
 
 
 def _retired(book) -> tuple[str, ...]:
@@ -127,6 +145,9 @@ def publish_chapter(runner, ch: str) -> list[str]:
     if problems:
         return [f"{STEPS[FINAL].file(p.chapter)}:{p.line}: {p.message}" for p in problems]
     inputs = {k: v for k, v in book.scanner.input_hashes(ch, HTML).items() if v is not None}
+    # the chapter's Markdown beside its page, for coding agents (llms.txt links it); before the
+    # page, whose marker says the chapter is published
+    write_if_changed(book.ws.path(STEPS[HTML].file(ch)).with_suffix(".md"), publish.chapter_markdown(_site(runner), ch))
     atomic_write(book.ws.path(STEPS[HTML].file(ch)), compose(html, STEPS[HTML].marker, inputs, runner.run_id))
     return []
 
@@ -140,8 +161,11 @@ def publish_index(runner) -> None:
     for name, text in sorted(publish.static_files(site).items()):
         write_if_changed(out / name, text)
     write_if_changed(out / "search-index.js", publish.search_index_js(site))
-    for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print)):
+    for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print),
+                         ("404.html", publish.render_404), ("files.html", publish.render_files)):
         write_if_changed(out / name, compose(render(site), "HTML_COMPLETE"))
+    write_if_changed(out / "sitemap.xml", publish.sitemap_xml(site))
+    write_if_changed(out / "llms.txt", publish.llms_txt(site))
     _withdraw_pages(book, site)
     inputs = {k: v for k, v in book.scanner.book_input_hashes(INDEX).items() if v is not None}
     _remember_titles(book, site)  # before the index, whose marker says all of this is done
@@ -158,8 +182,9 @@ def _withdraw_pages(book, site) -> None:
             continue
         rel = STEPS[HTML].file(c.id)
         if book.scanner.step(c.id, HTML).status == "done":
-            try:
-                os.unlink(book.ws.path(rel))
-            except FileNotFoundError:
-                pass
+            for gone in (book.ws.path(rel), book.ws.path(rel).with_suffix(".md")):  # and its Markdown
+                try:
+                    os.unlink(gone)
+                except FileNotFoundError:
+                    pass
             book.scanner.invalidate(rel)

@@ -51,6 +51,7 @@ class RunState:
         self._kept_noted: set[Node] = set()
         self._blocked_noted: set[Node] = set()
         self.budget_stop: str | None = None
+        self.api_stop: str | None = None  # the API's word that no request can succeed (a spend limit): the run stops
         self.in_flight_usd = 0.0  # estimates of the calls started and not yet logged: the cap counts them
         self._reserved: dict[int, float] = {}  # id(request) -> its estimate, while in flight
         self.waiting: list[str] = []  # gate cards this run stopped at

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import ConfigError, Interrupted
+from ..errors import BookError, ConfigError, Interrupted
 from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
 from ..signals import STOP_SIGNALS, detach_from_terminal
@@ -62,7 +62,8 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
             report("warning", ("", ""), w)  # a person's file not readable as meant
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
-            return SessionResult(RunSummary("", {}, [], book.needs_human()), 3 if book.needs_human() else 0)
+            code = 3 if book.needs_human() else 0
+            return SessionResult(RunSummary("", {}, [], book.needs_human()), run_exports(book, opts, report, code))
 
         async def main() -> RunSummary:
             nonlocal provider
@@ -101,11 +102,30 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                 await provider.aclose()
 
         summary = asyncio.run(main())
-        return SessionResult(summary, summary.exit_code)
+        return SessionResult(summary, run_exports(book, opts, report, summary.exit_code))
     finally:
         report.close()
         book.save_cache()
         lock.release()
+
+
+def run_exports(book: Book, opts: RunOptions, report: Reporter, code: int) -> int:
+    """book.yaml's `exports` after a run that reached the publish phase: each is redone only
+    when the published book changed. A failed export is reported and fails the run (exit 1)."""
+    scope = opts.scope
+    if not book.cfg.exports or scope.batch or scope.chapter or (scope.phase or 5) < 5:
+        return code
+    from .exporting import export_book
+
+    book.scanner.invalidate()
+    try:
+        for r in export_book(book, list(book.cfg.exports)):
+            if r.status == "written":
+                report("warning", ("", ""), f"exported {r.path} ({r.size:,} bytes{', ' + r.detail if r.detail else ''})")
+    except (BookError, OSError) as e:
+        report("warning", ("", ""), f"export failed: {e}")
+        return code or 1
+    return code
 
 
 def nothing_to_do(book: Book, opts: RunOptions, issues: list[str]) -> bool:

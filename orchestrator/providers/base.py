@@ -34,6 +34,7 @@ class Request:
     #                     between `shared` and `system` (empty: it is in `prompt`, or there is none)
     model: str = ""
     max_tokens: int = 8000
+    effort: str = ""  # output_config.effort unless book.yaml's `models:` gives the role one ("": the model's default)
     prefix: str = ""  # continue this partial text instead of starting afresh (aggressive recovery)
     feedback: str = ""  # why the previous attempt was rejected (validation error), for a retry
     output_schema: dict[str, Any] | None = None  # a JSON Schema: the answer must be JSON matching it
@@ -49,6 +50,7 @@ class Usage:
     output_tokens: int = 0
     cache_creation_tokens: int = 0
     cache_read_tokens: int = 0
+    thinking_tokens: int = 0  # of output_tokens, spent thinking (usage.output_tokens_details)
 
 
 @dataclass

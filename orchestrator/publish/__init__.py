@@ -14,12 +14,12 @@ first, then the built-in ones), overridable file by file:
 
 from __future__ import annotations
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..errors import UsageError
 from .highlight import pygments_css
 from .markdown import plain_inline, render_tokens, slugify
-from .model import _book, clear_cache
+from .model import _book, _without_marker, clear_cache
 from .search import IndexBuilder
 from .site import CSP, SEARCH_INDEX, ChapterDoc, LinkProblem, Site, _static, load_templates
 
@@ -32,6 +32,11 @@ __all__ = [
     "render_index",
     "render_glossary",
     "render_print",
+    "render_404",
+    "render_files",
+    "sitemap_xml",
+    "llms_txt",
+    "chapter_markdown",
     "search_index_js",
     "static_files",
     "check_links",
@@ -78,8 +83,11 @@ def render_chapter(site: Site, ch: str) -> tuple[str, list[LinkProblem]]:
             "title": c.doc.title,
             "summary": c.doc.summary,
             "label": book.ui["chapter"].format(n=c.number),
+            "file": c.doc.file,
+            "markdown": f"{ch}.md",
         },
         body=Markup(body),
+        page_toc=book.page_toc(c),
     )
     page = book.env.get_template("chapter.html").render(ctx)
     return page, [p for p in book.problems if p.chapter == ch]
@@ -144,7 +152,9 @@ def render_print(site: Site) -> str:
             }
         )
     ctx = book.context(f"{site.title} — {book.ui['whole_book']}", "print", mode="print")
-    ctx.update(chapters=chapters, groups=book.glossary_groups("print"))
+    # a chapter that waits has an entry (and the id its cross references point at) in the contents
+    waiting = [{"id": c.doc.id, "number": c.number, "title": c.doc.title} for c in book.all if not c.doc.ready]
+    ctx.update(chapters=chapters, groups=book.glossary_groups("print"), waiting=waiting)
     return book.env.get_template("print.html").render(ctx)
 
 
@@ -164,6 +174,64 @@ def search_index_js(site: Site) -> str:
         for g in book.glossary:
             idx.doc(page, g.slug, g.term, plain_inline(g.definition))
     return idx.js()
+
+
+def render_404(site: Site) -> str:
+    """404.html: what a server shows for an address the book does not have (links are
+    relative, so it works from any folder of the site one level deep)."""
+    book = _book(site)
+    return book.env.get_template("404.html").render(book.context(f"{book.ui['not_found']} — {site.title}", "404"))
+
+
+def render_files(site: Site) -> str:
+    """files.html: the source-file index ("where is router.go explained?")."""
+    book = _book(site)
+    ctx = book.context(f"{book.ui['files']} — {site.title}", "files")
+    ctx.update(files=book.files())
+    return book.env.get_template("files.html").render(ctx)
+
+
+def sitemap_xml(site: Site) -> str:
+    """sitemap.xml: every page, with the site's URL in front when `site_url` is set."""
+    book = _book(site)
+    base = site.site_url.rstrip("/") + "/" if site.site_url else ""
+    pages = ["index.html", *(c.url for c in book.order)]
+    pages += ["glossary.html"] if book.glossary else []
+    pages += ["files.html"] if book.files() else []
+    rows = "".join(f"<url><loc>{escape(base + p)}</loc>" + (f"<lastmod>{site.built}</lastmod>" if site.built else "")
+                   + "</url>\n" for p in pages)
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{rows}</urlset>\n')
+
+
+def llms_txt(site: Site) -> str:
+    """llms.txt (llmstxt.org): the book for coding agents: its title, what it is, and a link
+    to each chapter's Markdown, published beside its page as chNN.md."""
+    book = _book(site)
+    out = [f"# {plain_inline(site.title)}", ""]
+    if site.audience:
+        out += [f"> {book.ui['audience']}: {site.audience}", ""]
+    if site.revision:
+        out += [f"{book.ui['revision']}: {site.revision}", ""]
+    for part in book.parts:
+        ready = [c for c in part["chapters"] if c.doc.ready]
+        if not ready:
+            continue
+        out += [f"## {part['label']}", ""]
+        for c in ready:
+            summary = f": {plain_inline(c.doc.summary)}" if c.doc.summary else ""
+            out.append(f"- [{plain_inline(c.doc.title)}]({c.doc.id}.md){summary}")
+        out.append("")
+    if book.glossary:
+        out += ["## Optional", "", f"- [{book.ui['glossary']}](glossary.html)", ""]
+    return "\n".join(out)
+
+
+def chapter_markdown(site: Site, ch: str) -> str:
+    """chNN.md: the chapter's Markdown as published (without its marker), beside its page."""
+    c = _book(site).chapters[ch]
+    text = _without_marker(c.doc.markdown).rstrip() + "\n"
+    return text
 
 
 def static_files(site: Site) -> dict[str, str]:
@@ -196,8 +264,13 @@ def render_site(site: Site) -> tuple[dict[str, str], list[LinkProblem]]:
             "index.html": render_index(site),
             "glossary.html": render_glossary(site),
             "print.html": render_print(site),
+            "404.html": render_404(site),
+            "files.html": render_files(site),
+            "sitemap.xml": sitemap_xml(site),
+            "llms.txt": llms_txt(site),
             SEARCH_INDEX: search_index_js(site),
         }
     )
+    files.update({f"{c.id}.md": chapter_markdown(site, c.id) for c in site.chapters if c.ready})
     files.update(static_files(site))
     return files, check_links(site)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from markdown_it.common.utils import escapeHtml, unescapeAll
 from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 if TYPE_CHECKING:
@@ -37,12 +36,16 @@ def parse_info(info: str) -> tuple[str, dict[str, str]]:
     return lang.strip("{}."), attrs
 
 
+# Plain text stays plain: no lexer, no highlight classes.
+_PLAIN = {"text", "txt", "plain", "plaintext", "none", "output", "console-output"}
+
+
 def _lexer(lang: str, filename: str | None) -> Any:
-    if lang:
-        return _lexer_by_name(lang.lower())
-    if filename:
-        return _lexer_for_file(PurePosixPath(filename).name.lower())
-    return None
+    """The lexer of the block's declared language only: a block without one (or `text`) is
+    plain, whatever file it names (a `.py` file's excerpt may be prose, a log, a diagram)."""
+    if not lang or lang.lower() in _PLAIN:
+        return None
+    return _lexer_by_name(lang.lower())
 
 
 # Lexers are reusable; looking one up is not free, and a book has hundreds of blocks.
@@ -50,14 +53,6 @@ def _lexer(lang: str, filename: str | None) -> Any:
 def _lexer_by_name(lang: str) -> Any:
     try:
         return get_lexer_by_name(lang, stripnl=False, ensurenl=True)
-    except ClassNotFound:
-        return None
-
-
-@functools.lru_cache(maxsize=256)
-def _lexer_for_file(name: str) -> Any:
-    try:
-        return get_lexer_for_filename(name, stripnl=False, ensurenl=True)
     except ClassNotFound:
         return None
 
@@ -120,10 +115,15 @@ def pygments_css() -> str:
         ".highlight [class] { color: inherit; background-color: transparent;"
         " font-weight: inherit; font-style: inherit; border: 0 }"
     )
+    # dark by the system setting unless the reader chose light, or chosen with the toggle
+    by_system = [r.replace(".highlight", ':root:not([data-theme="light"]) .highlight') for r in [reset, *dark]]
+    chosen = [r.replace(".highlight", ':root[data-theme="dark"] .highlight') for r in [reset, *dark]]
     return (
         f"/* Syntax highlighting: Pygments {LIGHT_STYLE} and {DARK_STYLE}, generated at build time. */\n"
         + "\n".join(light)
         + "\n@media screen and (prefers-color-scheme: dark) {\n"
-        + "\n".join("  " + line for line in [reset, *dark])
+        + "\n".join("  " + line for line in by_system)
+        + "\n}\n@media screen {\n"
+        + "\n".join("  " + line for line in chosen)
         + "\n}\n"
     )

@@ -4,7 +4,9 @@ parts, the link problems, and the context every template gets."""
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
@@ -96,21 +98,25 @@ class _Book:
         self.all = list(self.chapters.values())  # the contents: every chapter, ready or not
         titles = {c.doc.id: c.doc.title for c in self.all}
         known = {c.doc.id: {plain_inline(t).casefold() for t in (c.doc.title, *c.doc.former_titles)} for c in self.all}
+        # a link to a chapter that is not in the site (retired) or has no page yet (it waits)
+        # keeps its words and loses its link: no page links into nothing; the pages are
+        # republished when the chapter becomes ready (their `ready` input changes)
+        gone = (frozenset(site.retired) - set(titles)) | {c.doc.id for c in self.all if not c.doc.ready}
         for c in self.all:
             retitle_links(c.parsed, titles, known)
-            if site.retired:
-                unlink_chapters(c.parsed, frozenset(site.retired) - set(titles))
+            if gone:
+                unlink_chapters(c.parsed, frozenset(gone))
         self.order = [c for c in self.all if c.doc.ready]  # the pages, the pager, print and search
-        # Parts: one per batch, in batch order; chapters keep book order inside a part.
+        # Parts: one per batch, in batch order; chapters keep book order inside a part. A part
+        # is named by the outline's part title, else by what its chapters are about.
         batches = sorted({c.doc.batch for c in self.all})
-        self.parts: list[dict[str, Any]] = [
-            {
-                "label": self.ui["part"].format(n=i),
-                "batch": b,
-                "chapters": [c for c in self.all if c.doc.batch == b],
-            }
-            for i, b in enumerate(batches, 1)
-        ]
+        named = dict(site.part_titles)
+        self.parts: list[dict[str, Any]] = []
+        for i, b in enumerate(batches, 1):
+            members = [c for c in self.all if c.doc.batch == b]
+            name = named.get(b) or part_name([c.doc for c in members], [c.doc for c in self.all])
+            label = self.ui["part_named"].format(n=i, name=name) if name else self.ui["part"].format(n=i)
+            self.parts.append({"label": label, "batch": b, "chapters": members})
         self.problems = self._check()
         self._parts_html: dict[tuple[int, str], Markup] = {}  # (part, mode) -> its entries, no chapter current
 
@@ -220,6 +226,9 @@ class _Book:
             "prev": prev,
             "next": next,
             "search_index": SEARCH_INDEX,
+            "revision": self.site.revision,
+            "built": self.site.built,
+            "has_files": bool(self.files()),
         }
 
     def _part_html(self, i: int, mode: str, part: dict[str, Any]) -> Markup:
@@ -231,6 +240,25 @@ class _Book:
             html = self.env.get_template("toc_entries.html").render(part=part, ui=self.ui)
             hit = self._parts_html[(i, mode)] = Markup(html)
         return hit
+
+    def files(self) -> list[dict[str, Any]]:
+        """The source-file index: every file a published chapter explains, with those chapters."""
+        hit = getattr(self, "_files", None)
+        if hit is None:
+            by_file: dict[str, list[_Chapter]] = {}
+            for c in self.order:
+                for f in c.doc.sources:
+                    by_file.setdefault(f, []).append(c)
+            hit = self._files = [{"file": f, "chapters": [self.link_to(c) for c in cs]}
+                                 for f, cs in sorted(by_file.items())]
+        return hit
+
+    def page_toc(self, c: _Chapter) -> list[dict[str, str]]:
+        """"On this page" for a long chapter (four or more sections): its `##` and `###` headings."""
+        heads = [h for h in c.parsed.headings if h.level in (2, 3)]
+        if sum(1 for h in heads if h.level == 2) < 4:
+            return []
+        return [{"url": f"#{h.slug}", "text": h.text, "level": str(h.level)} for h in heads]
 
     def link_to(self, c: _Chapter) -> dict[str, str]:
         return {"url": c.url, "title": c.doc.title, "label": self.ui["chapter"].format(n=c.number)}
@@ -273,6 +301,41 @@ class _Book:
                 }
             )
         return out
+
+
+_SUBJECT_RE = re.compile(r"\s+[—–:]\s+|\s+-\s+")
+
+
+def _common_dir(files: list[str]) -> tuple[str, ...]:
+    dirs = [PurePosixPath(f).parent.parts for f in files]
+    if not dirs:
+        return ()
+    common: tuple[str, ...] = dirs[0]
+    for parts in dirs[1:]:
+        n = 0
+        while n < min(len(common), len(parts)) and common[n] == parts[n]:
+            n += 1
+        common = common[:n]
+    return common
+
+
+def part_name(docs: list[ChapterDoc], book: list[ChapterDoc]) -> str:
+    """A part without a title in the outline is named by its chapters' common subject: the
+    folder all their sources share, when the rest of the book is not all in it (`json`, not
+    `src/flask` for every part); else the subjects of the chapters' titles (what comes before
+    " — "), the first three."""
+    mine = _common_dir([f for d in docs for f in d.sources])
+    everyone = _common_dir([f for d in book for f in d.sources])
+    if len(docs) > 1 and len(mine) > len(everyone):
+        return "/".join(mine[len(everyone):])
+    subjects: list[str] = []
+    for d in docs:
+        subject = plain_inline(_SUBJECT_RE.split(d.title, maxsplit=1)[0]).strip()
+        if subject and subject not in subjects:
+            subjects.append(subject)
+    if not subjects:
+        return ""
+    return ", ".join(subjects[:3]) + (" …" if len(subjects) > 3 else "")
 
 
 _cached_book = functools.lru_cache(maxsize=4)(_Book)

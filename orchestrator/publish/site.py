@@ -13,7 +13,7 @@ from markupsafe import Markup
 from .markdown import plain_inline, render_inline
 
 SEARCH_INDEX = "search-index.js"
-SITE_PAGES = ("index.html", "glossary.html", "print.html")
+SITE_PAGES = ("index.html", "glossary.html", "print.html", "404.html", "files.html", "sitemap.xml", "llms.txt")
 
 # Every page carries this policy: scripts and styles from our own files only, images from
 # the site's folder, nothing from the network. A hostile chapter that got past the renderer
@@ -38,6 +38,10 @@ class ChapterDoc:
     # Titles the chapter had before (the outline's, earlier finals'): a link whose text is one
     # of them is shown with the current title.
     former_titles: tuple[str, ...] = ()
+    # The workspace file the page is made from ("edit this page"), and the source files the
+    # chapter explains (the file -> chapter index, the parts' names).
+    file: str = ""
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,10 @@ class Site:
     # there. None: only the site's own files count (check_links reports the rest).
     root: Path | None = None
     retired: tuple[str, ...] = ()  # chapters deleted from the outline: links to them become text
+    revision: str = ""  # the source's revision (git commit or tree hash), shown when known
+    built: str = ""  # the date the book was built (YYYY-MM-DD): its newest final's, not the clock
+    part_titles: tuple[tuple[int, str], ...] = ()  # (batch, title) from the outline, when it names parts
+    site_url: str = ""  # where the site is served (for sitemap.xml's absolute URLs); "" = relative
 
 
 @dataclass(frozen=True, order=True)
@@ -77,6 +85,22 @@ _UI: dict[str, dict[str, str]] = {
         "search_placeholder": "Search… (press / )",
         "no_results": "No results for “{q}”",
         "results": "{n} chapters match “{q}”",
+        "results_one": "1 chapter matches “{q}”",
+        "theme": "Switch between light and dark",
+        "theme_light": "Light",
+        "theme_dark": "Dark",
+        "page_toc": "On this page",
+        "edit": "Edit this page",
+        "edit_file": "this page is made from {file}",
+        "built": "Built {date}",
+        "revision": "Revision",
+        "files": "Source files",
+        "files_intro": "Every source file the book explains, and the chapters that explain it.",
+        "file_col": "File",
+        "explained_in": "Explained in",
+        "not_found": "Page not found",
+        "not_found_text": "There is no page at this address. The book's contents are one click away.",
+        "part_named": "Part {n} · {name}",
         "searching": "Loading the search index…",
         "glossary": "Glossary",
         "print": "Print or save the whole book as PDF",
@@ -112,6 +136,22 @@ _UI: dict[str, dict[str, str]] = {
         "search_placeholder": "搜索…（按 / 键）",
         "no_results": "没有找到“{q}”",
         "results": "{n} 章包含“{q}”",
+        "results_one": "1 章包含“{q}”",
+        "theme": "切换浅色与深色",
+        "theme_light": "浅色",
+        "theme_dark": "深色",
+        "page_toc": "本页内容",
+        "edit": "编辑本页",
+        "edit_file": "本页由 {file} 生成",
+        "built": "构建于 {date}",
+        "revision": "源码版本",
+        "files": "源文件索引",
+        "files_intro": "本书讲解的每个源文件，以及讲解它的章节。",
+        "file_col": "文件",
+        "explained_in": "讲解章节",
+        "not_found": "页面不存在",
+        "not_found_text": "这个地址没有页面。目录就在一步之外。",
+        "part_named": "第 {n} 部分 · {name}",
         "searching": "正在加载搜索索引…",
         "glossary": "术语表",
         "print": "打印全书或保存为 PDF",

@@ -123,11 +123,13 @@ MIGRATIONS: list[tuple[str, str]] = [
     ),
     # A call made through the Message Batches API (billed at half the rate): `book cost` splits on it.
     ("004_llm_calls_batch", "ALTER TABLE llm_calls ADD COLUMN batch INTEGER NOT NULL DEFAULT 0"),
+    # Of output_tokens, those spent thinking (usage.output_tokens_details.thinking_tokens): `book cost` shows them.
+    ("005_llm_calls_thinking", "ALTER TABLE llm_calls ADD COLUMN thinking_tokens INTEGER"),
 ]
 
 _CALL_COLS = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
               "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch"]
+              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch", "thinking_tokens"]
 
 
 def now_iso() -> str:

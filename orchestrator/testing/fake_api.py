@@ -46,6 +46,14 @@ prompt or messages contain `match` (any request when `match` is None), `times` t
     fake.max_tokens(at=0.5)                  (stop at max_tokens at that share of the answer;
                                               the continuation gets exactly the rest)
     fake.refusal()   fake.marker_text()   fake.empty()   fake.malformed("text")
+    fake.spend_limit()                       (429 enforced_spend_limit_reached, x-should-retry: false)
+
+What a real model does inside an answer, at a configurable share (fake_model.py): thinking that
+counts against max_tokens, preambles and closing remarks, a restated line on continuation,
+refusals: `FakeAPI(model_like=ModelLike(0.3, seed=7))` or FAKE_API_MODEL_LIKE="0.3:7". Always,
+as the real API: a continuation under a JSON schema starts a new object at `{`
+(`fake.structured_continuations` counts such requests) and a prefill with a schema is a 400;
+usage carries `cache_creation` by TTL and `output_tokens_details.thinking_tokens`.
 
 It records every request (`fake.requests`: method, path, headers without the key, JSON
 body, the fault applied) and never logs or records the `x-api-key`/`authorization` value.
@@ -69,7 +77,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # The wire-level pieces the batch endpoints and the role answerer share (re-exported here).
-from .fake_wire import ERROR_TYPES, _Dropped, block_text, default_answerer, tokens
+from .fake_model import REFUSAL, ModelLike, Plan, dress, restated, thinking_text
+from .fake_wire import (  # noqa: F401
+    ERROR_TYPES,
+    Reply,
+    _Dropped,
+    block_text,
+    cache_creation,
+    default_answerer,
+    message_json,
+    tokens,
+)
 
 Answerer = Callable[[dict], str]
 
@@ -146,10 +164,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _send_error(self, status: int, rid: str, message: str | None = None, error_type: str | None = None,
-                    extra: dict[str, str] | None = None) -> None:
+                    extra: dict[str, str] | None = None, details: dict | None = None) -> None:
         etype = error_type or ERROR_TYPES.get(status, "api_error")
-        body = {"type": "error", "error": {"type": etype, "message": message or etype.replace("_", " ")},
-                "request_id": rid}
+        error: dict[str, Any] = {"type": etype, "message": message or etype.replace("_", " ")}
+        if details:
+            error["details"] = details
+        body = {"type": "error", "error": error, "request_id": rid}
         self._send_json(status, body, rid, extra)
 
     def _chunk(self, data: bytes) -> None:
@@ -246,7 +266,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             extra = {}
             if args.get("retry_after") is not None:
                 extra["retry-after"] = str(args["retry_after"])
-            self._send_error(int(args["code"]), rid, args.get("message"), args.get("error_type"), extra)
+            if args.get("should_retry") is not None:
+                extra["x-should-retry"] = "true" if args["should_retry"] else "false"
+            self._send_error(int(args["code"]), rid, args.get("message"), args.get("error_type"), extra,
+                             args.get("details"))
             return
         for key in ("model", "max_tokens", "messages"):
             if key not in body:
@@ -255,6 +278,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         messages = body.get("messages") or []
         if not messages or not isinstance(messages, list):
             self._send_error(400, rid, "messages: at least one message is required")
+            return
+        if messages[-1].get("role") == "assistant" and _json_schema(body) is not None:
+            self._send_error(400, rid, "Prefilling the assistant message is not supported when using structured "
+                                       "outputs (output_config.format).")
             return
         if messages[-1].get("role") == "assistant" and not fake._prefill_ok(body):
             self._send_error(400, rid, "This model does not support assistant message prefill. "
@@ -271,11 +298,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                            "except for the optional final assistant message")
                 return
 
-        text, stop = fake._answer(body, fault)
+        reply = fake._reply(body, fault)
+        text, stop, thought = reply.text, reply.stop, reply.thinking_tokens
         input_tokens, created, read = arrived or fake._usage(body, remember=not fake.cache_rules)
         usage_start = {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
-                       "cache_read_input_tokens": read, "output_tokens": 1}
-        out_tokens = tokens(text)
+                       "cache_read_input_tokens": read, "cache_creation": cache_creation(body, created),
+                       "output_tokens": 1}
+        out_tokens = tokens(text) + thought
         msg_id = fake._next_id("msg")
         model = body["model"]
         if not body.get("stream"):
@@ -284,11 +313,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             if kind in ("error_event", "no_message_stop"):
                 self._send_error(529, rid, "Overloaded")
                 return
-            message = {"id": msg_id, "type": "message", "role": "assistant", "model": model,
-                       "content": [{"type": "text", "text": text}] if text else [],
-                       "stop_reason": stop, "stop_sequence": None,
-                       "usage": {**usage_start, "output_tokens": out_tokens}}
-            self._send_json(200, message, rid)
+            self._send_json(200, message_json(msg_id, model, reply, {**usage_start, "output_tokens": out_tokens}),
+                            rid)
             return
 
         self.send_response(200)
@@ -303,8 +329,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if fake.cache_rules:  # the prefix is written now: later requests may read it
             fake._usage(body, remember=True)
         pieces = fake._pieces(text)
-        if pieces or kind not in ("empty",):
-            self._event("content_block_start", {"type": "content_block_start", "index": 0,
+        index = 0
+        if thought:  # a thinking block first: a summary streamed, its signature, then the text at index 1
+            self._event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
+                "type": "thinking", "thinking": "", "signature": ""}})
+            self._event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+                "type": "thinking_delta", "thinking": thinking_text(thought)}})
+            self._event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+                "type": "signature_delta", "signature": "sig" + msg_id}})
+            self._event("content_block_stop", {"type": "content_block_stop", "index": 0})
+            index = 1
+        if pieces or (kind not in ("empty",) and not thought):
+            self._event("content_block_start", {"type": "content_block_start", "index": index,
                                                 "content_block": {"type": "text", "text": ""}})
             self._event("ping", {"type": "ping"})
         cut_after = None
@@ -318,7 +354,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                     "type": args.get("error_type", "overloaded_error"), "message": "Overloaded"}})
                 self._chunk(b"")  # the real API ends the response after an error event
                 return
-            self._event("content_block_delta", {"type": "content_block_delta", "index": 0,
+            self._event("content_block_delta", {"type": "content_block_delta", "index": index,
                                                 "delta": {"type": "text_delta", "text": piece}})
             if fake.delta_delay:
                 time.sleep(fake.delta_delay)
@@ -329,14 +365,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                   "error": {"type": "overloaded_error", "message": "Overloaded"}})
             self._chunk(b"")
             return
-        if pieces or kind not in ("empty",):
-            self._event("content_block_stop", {"type": "content_block_stop", "index": 0})
+        if pieces or (kind not in ("empty",) and not thought):
+            self._event("content_block_stop", {"type": "content_block_stop", "index": index})
         if kind == "no_message_stop":
             self._chunk(b"")
             return
-        self._event("message_delta", {"type": "message_delta",
-                                      "delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": {"output_tokens": out_tokens}})
+        delta: dict[str, Any] = {"stop_reason": stop, "stop_sequence": None}
+        if reply.stop_details:
+            delta["stop_details"] = reply.stop_details
+        self._event("message_delta", {"type": "message_delta", "delta": delta, "usage": {
+            "output_tokens": out_tokens, "output_tokens_details": {"thinking_tokens": thought}}})
         self._event("message_stop", {"type": "message_stop"})
         self._chunk(b"")
 
@@ -349,7 +387,7 @@ class FakeAPI:
                  latency: float = 0.0, delta_delay: float = 0.0, chunk_chars: int = 40,
                  allow_prefill: bool | None = None, min_cache_tokens: int = 0, verbose: bool = False,
                  models: list[str] | None = None, cache_rules: bool = False, cut_share: float | None = None,
-                 cut_seed: int = 0):
+                 cut_seed: int = 0, model_like: ModelLike | None = None):
         self.answerer: Answerer = answerer or default_answerer
         self.host, self.port = host, port
         self.latency, self.delta_delay, self.chunk_chars = latency, delta_delay, max(1, chunk_chars)
@@ -368,6 +406,9 @@ class FakeAPI:
         # (`--message-fail-rate`): the flaky network a benchmark runs a whole book through.
         self.message_fail_rate, self._fail_rng = 0.0, random.Random(int(os.environ.get("FAKE_API_SEED", "0") or 0))
         self.diverged = 0  # continuations whose text was not a start of the uncut answer
+        # What a real model does inside an answer (fake_model.py); FAKE_API_MODEL_LIKE="0.3:7".
+        self.model_like = model_like if model_like is not None else (ModelLike.from_env() or ModelLike())
+        self.structured_continuations = 0  # requests that continued an answer under a JSON schema
         self.cuts = 0
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -451,6 +492,18 @@ class FakeAPI:
     def max_tokens(self, at: float = 0.5, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("max_tokens", match, times, at=at)
 
+    def spend_limit(self, match: str | None = None, times: int = 1) -> FakeAPI:
+        """The organization's spend limit: HTTP 429 `rate_limit_error` whose details say
+        `enforced_spend_limit_reached`, with `x-should-retry: false` (a batch create gets it too)."""
+        return self.add_fault("status", match, times, code=429, error_type="rate_limit_error", should_retry=False,
+                              message="You have reached your specified API usage limits. You will regain access "
+                                      "on the first day of next month at 00:00 UTC.",
+                              details={"error_code": "enforced_spend_limit_reached"})
+
+    def restart(self, match: str | None = None, times: int = 1) -> FakeAPI:
+        """A continuation that starts the whole answer over (out of line with the text so far)."""
+        return self.add_fault("restart", match, times)
+
     def refusal(self, match: str | None = None, times: int = 1) -> FakeAPI:
         return self.add_fault("refusal", match, times)
 
@@ -530,6 +583,18 @@ class FakeAPI:
                     return f
         return None
 
+    def _take_spend_limit(self) -> Fault | None:
+        """A queued spend-limit fault (`spend_limit()`), for an endpoint with no prompt (a batch create)."""
+        with self._lock:
+            for i, f in enumerate(self.faults):
+                if f.kind == "status" and (f.args.get("details") or {}).get("error_code") == \
+                        "enforced_spend_limit_reached":
+                    f.times -= 1
+                    if f.times <= 0:
+                        del self.faults[i]
+                    return f
+        return None
+
     def _prefill_ok(self, body: dict) -> bool:
         if body.get("thinking") and body["thinking"].get("type") != "disabled":
             return False  # prefill is not supported with extended thinking
@@ -598,25 +663,49 @@ class FakeAPI:
 
     def _answer(self, body: dict, fault: Fault | None) -> tuple[str, str]:
         """The text of this response and its stop reason."""
-        kind = fault.kind if fault else None
-        args = fault.args if fault else {}
+        r = self._reply(body, fault)
+        return r.text, r.stop
+
+    def _reply(self, body: dict, fault: Fault | None) -> Reply:
+        """The response: its text, stop reason, thinking tokens and stop details."""
         messages = body.get("messages") or []
         first = dict(body)
         first["messages"] = messages[:1]
+        schema = _json_schema(body)
+        continuing = any(m.get("role") == "assistant" for m in messages[1:] if isinstance(m, dict))
+        if schema is not None and continuing:
+            with self._lock:
+                self.structured_continuations += 1
+        plan = self.model_like.plan(body, json.dumps([body.get("system"), messages[:1]], sort_keys=True, default=str),
+                                    continuing, schema is not None)
+        if plan.refusal:
+            text, _ = self._text(body, fault, first, schema, Plan())
+            return Reply(text[: max(1, len(text) // 3)], "refusal", plan.thinking_tokens, dict(REFUSAL))
+        if plan.thinking_tokens >= int(body.get("max_tokens") or 0) > 0:
+            return Reply("", "max_tokens", int(body["max_tokens"]))  # it thought until the budget ran out
+        text, stop = self._text(body, fault, first, schema, plan)
+        return Reply(text, stop, plan.thinking_tokens)
+
+    def _text(self, body: dict, fault: Fault | None, first: dict, schema: dict | None, plan: Plan) -> tuple[str, str]:
+        kind = fault.kind if fault else None
+        args = fault.args if fault else {}
+        messages = body.get("messages") or []
         if kind == "malformed":
             full = str(args.get("text", ""))
         elif kind == "empty":
             return "", "end_turn"
-        elif (schema := _json_schema(body)) is not None and not getattr(self.answerer, "structured", False):
+        elif schema is not None and not getattr(self.answerer, "structured", False):
             from .schema_instance import instance
 
             prompt = block_text(messages[0].get("content")) if messages else ""
             full = json.dumps(instance(schema, prompt), ensure_ascii=False, indent=1)
         else:
-            full = self.answerer(first)
+            full = dress(self.answerer(first), plan)
         assistant = [block_text(m.get("content")) for m in messages[1:] if m.get("role") == "assistant"]
         already = assistant[-1] if assistant else ""
-        if already:
+        if already and (schema is not None or kind == "restart"):
+            rest = full  # under a schema the model starts a new JSON object at `{`: the join cannot parse
+        elif already:
             if full.startswith(already):
                 rest = full[len(already):]
             else:  # the client altered the text: continue from where it still agrees
@@ -628,6 +717,9 @@ class FakeAPI:
                 rest = full[k:]
         else:
             rest = full
+        if already and plan.restate and schema is None:
+            rest = restated(already, rest)
+            self.model_like._count("restate")
         if kind == "marker_text":
             mid = len(rest) // 2
             nl = rest.find("\n", mid)
@@ -640,7 +732,7 @@ class FakeAPI:
             return rest[:cut], "max_tokens"
         if kind == "no_message_stop":
             return rest[: max(1, len(rest) // 2)], "end_turn"
-        limit = int(body.get("max_tokens") or 0) * 4
+        limit = max(1, int(body.get("max_tokens") or 0) - plan.thinking_tokens) * 4 if body.get("max_tokens") else 0
         if limit and len(rest) > limit:
             return rest[:limit], "max_tokens"
         # A cut keeps at least one character past the leading whitespace: a real max_tokens
@@ -673,6 +765,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cut", default="", help="SHARE:SEED: cut that share of answers at max_tokens (e.g. 0.3:7)")
     ap.add_argument("--cache-rules", action="store_true",
                     help="model the real cache rules (minimum length; no read before the first write started)")
+    ap.add_argument("--model-like", default="", help="SHARE:SEED[:quirks]: behave like a real model on that share "
+                    "of answers (thinking, preamble, closing, restate, refusal; see fake_model.py), e.g. 0.3:7")
     ap.add_argument("--message-fail-rate", type=float, default=0.0,
                     help="share of POST /v1/messages calls answered 500/529 (e.g. 0.05)")
     from . import fake_batches
@@ -684,7 +778,8 @@ def main(argv: list[str] | None = None) -> int:
     share, _, seed = ns.cut.partition(":")
     fake = FakeAPI(answer, host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay,
                    verbose=ns.verbose, cache_rules=ns.cache_rules,
-                   cut_share=float(share) if share else None, cut_seed=int(seed or 0))
+                   cut_share=float(share) if share else None, cut_seed=int(seed or 0),
+                   model_like=ModelLike.from_spec(ns.model_like) if ns.model_like else None)
     fake_batches.configure(fake, ns)
     fake.message_fail_rate = min(1.0, max(0.0, ns.message_fail_rate))
     url = fake.start()

@@ -234,14 +234,14 @@ class BatchStore:
             return _errored(ERROR_TYPES.get(int(fault.args["code"]), "api_error"), "scripted status")
         if kind in ("drop_mid_stream", "error_event", "no_message_stop"):
             return _errored("overloaded_error", "Overloaded")
-        text, stop = fake._answer(body, fault)
+        from .fake_wire import cache_creation, message_json
+
+        reply = fake._reply(body, fault)
         input_tokens, created, read = fake._usage(body, remember=True)
-        return {"type": "succeeded", "message": {
-            "id": fake._next_id("msg"), "type": "message", "role": "assistant", "model": body["model"],
-            "content": [{"type": "text", "text": text}] if text else [], "stop_reason": stop,
-            "stop_sequence": None,
-            "usage": {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
-                      "cache_read_input_tokens": read, "output_tokens": tokens(text)}}}
+        usage = {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
+                 "cache_read_input_tokens": read, "cache_creation": cache_creation(body, created),
+                 "output_tokens": tokens(reply.text) + reply.thinking_tokens}
+        return {"type": "succeeded", "message": message_json(fake._next_id("msg"), body["model"], reply, usage)}
 
     def view(self, b: _Batch, base: str) -> dict[str, Any]:
         self._advance(b)
@@ -287,6 +287,13 @@ def handle(handler: _Handler, method: str, body: dict | None, rid: str) -> None:
         time.sleep(fake.latency)
     if not (handler.headers.get("x-api-key") or handler.headers.get("authorization")):
         return _reply(handler, st, method, path, 401, rid, error="x-api-key header is required")
+    if method == "POST" and path == PREFIX:  # the organization's spend limit refuses a batch too
+        limit = fake._take_spend_limit()
+        if limit is not None:
+            with st.lock:
+                st.calls.append((method, path, 429))
+            return handler._send_error(429, rid, limit.args.get("message"), "rate_limit_error",
+                                       {"x-should-retry": "false"}, limit.args.get("details"))
     fault = st._endpoint_fault(method, path)
     if fault is not None and not fault.after:
         return _reply(handler, st, method, path, fault.status, rid, error="injected failure")

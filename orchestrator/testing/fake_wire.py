@@ -8,7 +8,10 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
+
+from .fake_model import thinking_text
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -82,3 +85,59 @@ def default_answerer(request: dict) -> str:
 
 class _Dropped(Exception):
     """The handler closed the connection on purpose (drop_mid_stream)."""
+
+
+@dataclass
+class Reply:
+    text: str
+    stop: str
+    thinking_tokens: int = 0
+    stop_details: dict | None = None
+
+
+def message_json(msg_id: str, model: str, reply: Reply, usage: dict) -> dict:
+    """A whole (non-streamed or batched) message: a thinking block first when it thought."""
+    content: list[dict] = []
+    if reply.thinking_tokens:
+        content.append({"type": "thinking", "thinking": thinking_text(reply.thinking_tokens),
+                        "signature": "sig" + msg_id})
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
+    return {"id": msg_id, "type": "message", "role": "assistant", "model": model, "content": content,
+            "stop_reason": reply.stop, "stop_sequence": None, "stop_details": reply.stop_details,
+            "usage": {**usage, "output_tokens_details": {"thinking_tokens": reply.thinking_tokens}}}
+
+
+def cache_creation(body: dict, created: int) -> dict[str, int]:
+    """`usage.cache_creation`: the tokens written split by TTL. Each breakpoint's `ttl` (5m
+    unless it says 1h) covers the prompt from the breakpoint before it; the written tokens are
+    the last ones of the prefix, so they are taken from the last breakpoint backwards."""
+    spans: list[tuple[int, str]] = []  # (tokens of the segment ending at a breakpoint, its ttl)
+    seg = ""
+    for text, cc in _blocks_with_cc(body):
+        seg += text
+        if cc:
+            spans.append((tokens(seg), "1h" if cc.get("ttl") == "1h" else "5m"))
+            seg = ""
+    out = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
+    left = created
+    for n, ttl in reversed(spans):
+        take = min(n, left)
+        out[f"ephemeral_{ttl}_input_tokens"] += take
+        left -= take
+    out["ephemeral_5m_input_tokens"] += max(0, left)
+    return out
+
+
+def _blocks_with_cc(body: dict) -> list[tuple[str, dict | None]]:
+    system = body.get("system")
+    blocks = [{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])
+    for m in body.get("messages") or []:
+        c = m.get("content") if isinstance(m, dict) else None
+        blocks += [{"type": "text", "text": c}] if isinstance(c, str) else list(c or [])
+    out: list[tuple[str, dict | None]] = []
+    for b in blocks:
+        if isinstance(b, dict):
+            cc = b.get("cache_control")
+            out.append((str(b.get("text", "")), cc if isinstance(cc, dict) else None))
+    return out

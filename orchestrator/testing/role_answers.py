@@ -69,20 +69,34 @@ def answer(request: dict, draft_words: int = 0) -> str:
         paths = [p for p in paths if not p.endswith("__init__.py")][: int(cap.group(1)) if cap else 8] or paths[:1]
         title_m = re.search(r'Propose the outline of "(.+?)"', prompt)
         # Chapter i builds on the last chapter of the previous batch: dependencies point backwards.
+        from .role_shape import overview_title, parts_intro
+
         chapters = [{"id": f"ch{i + 1:02d}", "title": f"The {p.rsplit('/', 1)[-1][:-3]} module",
                      "batch": i // per_batch + 1, "summary": f"How {p} works.",
                      "depends_on": [f"ch{(i // per_batch) * per_batch:02d}"] if i >= per_batch else [],
                      "sources": [p]} for i, p in enumerate(paths)]
         import yaml
 
+        if chapters:  # Part 1: the big picture, named after the project the front door names
+            front = re.search(r"Project: \*\*(.+?)\*\*", prompt)
+            chapters[0]["title"] = overview_title(front.group(1) if front else "The project")
+            chapters[0]["summary"] = "The big picture: what the project is for, a first example, its parts, one call's path."
         block = yaml.safe_dump({"title": title_m.group(1) if title_m else "A book", "chapters": chapters},
                                sort_keys=False, allow_unicode=True)
-        return f"# Outline\n\nA short path through the code, foundations first.\n\n```yaml\n{block}```\n"
+        intro = parts_intro([str(c["title"]) for c in chapters])
+        return f"# Outline\n\n{intro}\n\n```yaml\n{block}```\n"
     if role == "researcher":
         symbols = "".join(f"- `{c}` (class): {', '.join(ms)}\n" for c, ms in _classes(prompt))
         return (f"# Research: {ch} — {title}\n\n## Sources\n\n{para}\n\n## Key ideas\n\n- one idea\n- another idea\n\n"
                 + (f"## Symbols\n\n{symbols}\n" if symbols else "") + "## Open questions\n\n- none\n")
     if role in ("writer", "editor"):
+        from .role_shape import FRONT, draft_in, front_of, overview_chapter
+
+        if role == "writer" and FRONT in prompt:  # chapter 1: the big picture, from the front door
+            return overview_chapter(title, front_of(prompt), para)
+        kept = draft_in(system + "\n" + prompt) if role == "editor" else ""
+        if kept.startswith("# ") and "## What " in kept and "```" in kept:  # the overview: the editor keeps it
+            return kept
         body = para
         if draft_words > 4 * len(para.split()):  # more paragraphs per section, to the length asked
             body = "\n\n".join([para] * max(1, round(draft_words / (4 * len(para.split())))))

@@ -45,8 +45,15 @@ def _outline(system: str, prompt: str) -> dict[str, Any]:
                  "summary": f"How {p} works.", "goals": [f"Explain what {p} does and why"],
                  "depends_on": [f"ch{(i // per_batch) * per_batch:02d}"] if i >= per_batch else [], "sources": [p]}
                 for i, p in enumerate(paths)]
+    from .role_shape import overview_title, parts_intro
+
+    if chapters:  # Part 1: the big picture
+        front = re.search(r"Project: \*\*(.+?)\*\*", prompt)
+        chapters[0]["title"] = overview_title(front.group(1) if front else "The project")
+        chapters[0]["summary"] = "The big picture: what the project is for, a first example, its parts, one call's path."
+        chapters[0]["goals"] = ["Say what the project is for and run its first example"]
     return {"title": title_m.group(1) if title_m else "A book",
-            "intro": "A short path through the code, foundations first.", "chapters": chapters}
+            "intro": parts_intro([str(c["title"]) for c in chapters]), "chapters": chapters}
 
 
 def structured_answer(role: str, system: str, prompt: str, ch: str, title: str) -> dict[str, Any] | None:

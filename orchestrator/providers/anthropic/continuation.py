@@ -5,8 +5,18 @@ The text so far T is sent back as the assistant turn, without its trailing white
 continues after P with C. Joined = T + C[k:], where k is the length of the common start of
 W and C: the whitespace the model re-generates after P is W itself (not doubled), and W is
 restored when the model does not re-generate it (`returns` + `the value` -> `returns the
-value` when T was `returns `). No other text is ever trimmed: a repeated line at the cut is
-genuine text.
+value` when T was `returns `).
+
+A real model often restates the line it was cut in (or the last few) before going on. So
+the seam also drops the exact restatement: the longest suffix of P that begins at a line
+start (one of the last RESTATE_LINES lines) and with which C begins, when C does not begin
+with the held whitespace (the genuine continuation of P does). Nothing else is trimmed. A
+continuation that still does not line up -- it starts the answer over (its first line is the
+answer's title), or it begins with a long line that P already holds near its end -- is not
+joined: `misaligned` says so and the provider asks again.
+
+A structured (JSON schema) answer is never continued: under a schema the model starts a new
+JSON object at `{`, so no join can parse; it is asked again with a larger budget instead.
 
 Two ways to send it, by model (`prefill` in data/models.yaml):
 - prefill: [user, assistant: P] -- the model continues P exactly (Claude 4.5 and older).
@@ -40,10 +50,60 @@ def whitespace_overlap(w: str, c: str) -> int:
     return k
 
 
+RESTATE_LINES = 5  # how many of the last lines a restatement may begin at
+RESTATE_CHARS = 4000  # and how far back
+MIN_RESTATED = 2  # non-blank characters a restated tail must have (a lone `-` proves nothing)
+MISALIGN_LINE = 30  # a first line this long found in the tail is a duplicate, not a continuation
+
+
+def restatements(p: str) -> list[str]:
+    """The suffixes of P that start at one of its last line starts, longest first."""
+    out = []
+    start = len(p)
+    for _ in range(RESTATE_LINES):
+        nl = p.rfind("\n", max(0, len(p) - RESTATE_CHARS), start)
+        pos = nl + 1 if nl >= 0 else (0 if len(p) <= RESTATE_CHARS else -1)
+        if pos < 0:
+            break
+        tail = p[pos:]
+        if len(tail.strip()) >= MIN_RESTATED and not tail[:1].isspace():  # a model restates text, not a blank line
+            out.append(tail)
+        if nl < 0:
+            break
+        start = nl
+    return sorted(set(out), key=len, reverse=True)
+
+
+def seam(text: str, continuation: str) -> int:
+    """How many leading characters of `continuation` repeat what `text` already holds: a
+    restated tail (line-aligned, exact), then the held whitespace the model re-generates."""
+    p, w = split_prefill(text)
+    k = 0
+    if not (w and continuation.startswith(w[:1])):
+        k = next((len(t) for t in restatements(p) if continuation.startswith(t)), 0)
+    return k + whitespace_overlap(w, continuation[k:])
+
+
 def join_continuation(text: str, continuation: str) -> str:
     """The text so far joined with what the model wrote after its stripped form."""
-    _, w = split_prefill(text)
-    return text + continuation[whitespace_overlap(w, continuation):]
+    return text + continuation[seam(text, continuation):]
+
+
+def misaligned(text: str, addition: str) -> str | None:
+    """Why `addition` (what the seam kept of a continuation) does not continue `text`, or None."""
+    head = addition.lstrip()
+    first = next((ln.strip() for ln in text.lstrip().splitlines() if ln.strip()), "")
+    if len(first) >= 8 and head.startswith(first) and len(text.strip()) > len(first):
+        return "the continuation started the answer over"
+    joined = text + addition
+    at = len(text) + (len(addition) - len(addition.lstrip("\n")))  # where the addition's first line begins
+    if at == 0 or joined[at - 1] != "\n":
+        return None  # it goes on inside a line: nothing to compare
+    line = joined[at:].split("\n", 1)[0].strip()
+    earlier = {ln.strip() for ln in text[-RESTATE_CHARS:].splitlines()[:-1]}  # whole lines the answer holds
+    if len(line) >= MISALIGN_LINE and line in earlier:
+        return "the continuation repeats a line the answer already has"
+    return None
 
 
 def continuation_messages(user: dict[str, Any], text: str, prefill: bool) -> list[dict[str, Any]]:
@@ -55,6 +115,43 @@ def continuation_messages(user: dict[str, Any], text: str, prefill: bool) -> lis
     if not prefill:
         msgs.append({"role": "user", "content": CONTINUE_PROMPT})
     return msgs
+
+
+class SeamSkipper:
+    """Streams a continuation's text, holding back its head only until the seam is decided:
+    while it may still be a restatement of the tail (or the held whitespace), nothing is
+    delivered; then what `seam` keeps goes out, and the rest streams through untouched."""
+
+    def __init__(self, text: str):
+        self.text = text
+        p, w = split_prefill(text)
+        self.limit = max((len(t) for t in restatements(p)), default=0) + len(w) + 1 if text else 0
+        self.cands = restatements(p) if text else []
+        self.held_ws = w
+        self.buf = ""
+        self.done = not text
+
+    def _undecided(self) -> bool:
+        b = self.buf
+        if len(b) >= self.limit:
+            return False
+        if any(len(b) < len(t) and t.startswith(b) for t in self.cands):
+            return True
+        return len(b) <= len(self.held_ws) and self.held_ws.startswith(b) and b != ""
+
+    def feed(self, piece: str) -> str:
+        if self.done:
+            return piece
+        self.buf += piece
+        if self._undecided():
+            return ""
+        return self.flush()
+
+    def flush(self) -> str:
+        if self.done:
+            return ""
+        self.done = True
+        return self.buf[seam(self.text, self.buf):]
 
 
 class WhitespaceSkipper:

@@ -100,6 +100,9 @@ def build_params(req: Request, model_settings: dict[str, Any], text_so_far: str 
     system = system_blocks(req, s)
     if system:
         params["system"] = system
+    schema = getattr(req, "output_schema", None)
+    if schema and text_so_far:  # under a schema the model starts a new object at `{`: no join can parse
+        raise ValueError(f"{req.step}: a structured answer is asked for again, never continued")
     prefill = bool(s.get("prefill")) and not s.get("thinking")  # prefill is refused with thinking
     params["messages"] = continuation_messages(user_message(req, s), text_so_far, prefill)
     if s.get("thinking"):
@@ -107,7 +110,6 @@ def build_params(req: Request, model_settings: dict[str, Any], text_so_far: str 
     output_config: dict[str, Any] = {}
     if s.get("effort"):
         output_config["effort"] = s["effort"]
-    schema = getattr(req, "output_schema", None)
     if schema:
         output_config["format"] = {"type": "json_schema", "schema": schema}
     if output_config:

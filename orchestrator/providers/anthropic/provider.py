@@ -27,18 +27,19 @@ from collections.abc import Callable
 from typing import Any
 
 from ...defaults import DEFAULT_MODEL
-from ...errors import StepFailed
+from ...errors import Refused, RunStopped, StepFailed
 from ..base import CallRow, Capabilities, ProviderBase, Request, Result, Sink, Usage
 from .client import CONNECT_TIMEOUT, api_key, make_client
-from .continuation import WhitespaceSkipper, split_prefill, whitespace_overlap
+from .continuation import SeamSkipper, misaligned, seam
 from .gate import CacheGate
 from .params import build_params, est_tokens, prefix_keys
 from .pricing import CHARS_PER_TOKEN, cost_usd, load_prices, price_for
 from .retry import MAX_BACKOFF, OVERLOAD_BUDGET, Clock, Failure, RetryPolicy, redact
-from .settings import resolve_settings
+from .settings import default_fallback, larger_budget, resolve_settings
 from .stream import CallbackError, Outcome, stream_once
 
 log = logging.getLogger("orchestrator.providers.anthropic")
+MAX_BUDGET_REASKS = 3  # answers asked for again with a larger budget (cut JSON, thinking that took it all)
 
 
 def text_hash(text: str) -> str:
@@ -159,7 +160,7 @@ class AnthropicProvider(ProviderBase):
             entry["model"] = model or req.model  # the request's model (agents resolved `models:`) wins
         if req.cache_ttl:  # the run's default (a 1-hour write costs 2x instead of 1.25x)
             entry.setdefault("cache_ttl", req.cache_ttl)
-        return resolve_settings(model or req.model or DEFAULT_MODEL, req.max_tokens, entry)
+        return resolve_settings(model or req.model or DEFAULT_MODEL, req.max_tokens, entry, req.effort)
 
     def estimate_cost(self, req: Request) -> float:
         """An upper estimate before the call: the prompt at ~3.5 characters a token (the cached
@@ -192,27 +193,36 @@ class AnthropicProvider(ProviderBase):
         report = out.attempt
         settings = self.settings_for(req)
         model = settings["model"]
-        fell_back = False
+        structured = bool(req.output_schema)
         prefix = req.prefix if req.prefix.strip() else ""
+        if structured and prefix:  # a JSON answer is never continued: start it afresh
+            out.reset(False)
+            prefix = ""
         own = ""  # Result.text == prefix + own; own is exactly what on_text received
         total, cost, calls, continuations = Usage(), 0.0, 0, 0
         last_rid: str | None = None
         overload_waited = 0.0
+        refusals, fallback_used, reasks, misaligned_in_row = 0, False, 0, 0
+
+        def restart(new_settings: dict[str, Any]) -> None:
+            nonlocal settings, model, own, continuations, misaligned_in_row
+            settings, model = new_settings, new_settings["model"]
+            sink.reset()  # back to the request's prefix: the next answer starts afresh
+            own, continuations, misaligned_in_row = "", 0, 0
 
         while True:
             so_far = prefix + own
             params = build_params(req, settings, so_far)
             if not so_far:  # a continuation is no longer than the first request's prompt and answer
                 await self.tokens.check(client, params)
-            held = split_prefill(so_far)[1] if so_far else ""
             attempt = 0
             while True:
                 attempt += 1
-                skip = WhitespaceSkipper(held)
+                skip = SeamSkipper(so_far)
                 mark = sink.delivered
                 final_text = None
 
-                def on_piece(s: str, skip: WhitespaceSkipper = skip) -> None:  # this attempt's skipper
+                def on_piece(s: str, skip: SeamSkipper = skip) -> None:  # this attempt's skipper
                     sink.write(skip.feed(s))
 
                 outcome, failure, call_id = await self._attempt(client, req, params, on_piece, attempt, report)
@@ -220,15 +230,29 @@ class AnthropicProvider(ProviderBase):
                 self._add(total, outcome.usage)
                 cost += self.cost(outcome.usage, model)
                 last_rid = outcome.request_id or last_rid
-                addition = outcome.text[whitespace_overlap(held, outcome.text):]
+                if failure is None:
+                    sink.write(skip.flush())  # a head shorter than the seam's window
+                addition = outcome.text[seam(so_far, outcome.text):] if so_far else outcome.text
                 if failure is None and outcome.stop_reason == "end_turn" and not (so_far + addition).strip():
                     failure = Failure(f"anthropic {model}: empty answer", retryable=True, request_id=outcome.request_id)
+                out_of_line = False
+                if failure is None and so_far and addition.strip() and (why := misaligned(so_far, addition)):
+                    misaligned_in_row += 1
+                    out_of_line = misaligned_in_row >= 2  # twice: the whole answer is asked for afresh
+                    failure = Failure(f"anthropic {model}: {why}", retryable=True, request_id=outcome.request_id)
                 if failure is None:
                     if outcome.stop_reason != "max_tokens":
                         final_text = so_far + addition
                     self._log_end(report, call_id, req, model, outcome, 0, None, attempt, final_text)
                     break
                 self._log_end(report, call_id, req, model, outcome, 0, failure.message, attempt, None)
+                if sink.delivered != mark:  # the failed attempt's partial text is discarded
+                    sink.reset()
+                    sink.write(own)
+                if failure.stop_run:
+                    raise RunStopped(failure.message)
+                if out_of_line:
+                    break
                 delay = self.policy.delay(attempt, failure)
                 if self.policy.gives_up(attempt, failure, overload_waited, delay):
                     if not failure.retryable:
@@ -241,22 +265,44 @@ class AnthropicProvider(ProviderBase):
                     overload_waited += delay
                 if failure.slowdown:
                     self._not_before = max(self._not_before, self.clock.now() + delay)
-                if sink.delivered != mark:  # the failed attempt's partial text is discarded
-                    sink.reset()
-                    sink.write(own)
                 log.info("anthropic %s %s/%s: %s; retry %d in %.1fs", model, req.chapter or "-", req.step,
                          failure.message, attempt + 1, delay)
                 await self.clock.sleep(delay)
 
+            if failure is not None:  # a continuation out of line twice: the whole answer again, with more room
+                assert out_of_line
+                reasks += 1
+                bigger = larger_budget(settings) if reasks <= MAX_BUDGET_REASKS else None
+                if bigger is None:
+                    raise StepFailed(f"anthropic {model}: {failure.message} (the answer was asked for again "
+                                     f"{reasks - 1} times)", retryable=False)
+                log.warning("anthropic %s %s/%s: %s; asking for the whole answer again (max_tokens %d)", model,
+                            req.chapter or "-", req.step, failure.message, bigger["max_tokens"])
+                restart(bigger)
+                continue
             own += addition
+            misaligned_in_row = 0
             stop = outcome.stop_reason
             if stop == "end_turn":
                 return Result(text=prefix + own, stop_reason="end_turn", usage=total, model=model,
                               request_id=last_rid, cost_usd=cost, calls=calls)
+            if stop == "max_tokens" and (structured or not (prefix + own).strip()):
+                # Thinking took the whole budget, or a JSON answer was cut (never continued under
+                # its schema): the answer is asked for afresh with more room or less thinking.
+                reasks += 1
+                bigger = larger_budget(settings) if reasks <= MAX_BUDGET_REASKS else None
+                what = "a structured answer was cut" if structured and own.strip() else "no text was written"
+                if bigger is None:
+                    raise StepFailed(f"anthropic {model}: stopped at max_tokens={settings['max_tokens']} "
+                                     f"({what}; thinking used {outcome.usage.thinking_tokens} tokens) after "
+                                     f"{reasks - 1} larger budgets; raise max_tokens or lower effort in "
+                                     f"book.yaml's models: for {req.role}", retryable=False)
+                log.warning("anthropic %s %s/%s: stopped at max_tokens=%d (%s); asking again with max_tokens=%d, "
+                            "effort %s", model, req.chapter or "-", req.step, settings["max_tokens"], what,
+                            bigger["max_tokens"], bigger.get("effort") or "default")
+                restart(bigger)
+                continue
             if stop == "max_tokens":
-                if not (prefix + own).strip():
-                    raise StepFailed(f"anthropic {model}: stopped at max_tokens={settings['max_tokens']} before "
-                                     f"writing any text; raise max_tokens", retryable=False)
                 if continuations >= self.max_continuations:
                     raise StepFailed(f"anthropic {model}: the answer is still incomplete after "
                                      f"{continuations} continuations (max_tokens={settings['max_tokens']})",
@@ -264,18 +310,35 @@ class AnthropicProvider(ProviderBase):
                 continuations += 1
                 continue
             if stop == "refusal":
-                if self.fallback_model and not fell_back and self.fallback_model != model:
-                    log.warning("anthropic %s refused %s/%s; trying the fallback model %s", model,
-                                req.chapter or "-", req.step, self.fallback_model)
-                    settings = self.settings_for(req, self.fallback_model)
-                    model, fell_back = settings["model"], True
-                    sink.reset()
-                    own, continuations = "", 0
+                refusals += 1
+                detail = f" ({outcome.refusal})" if outcome.refusal else ""
+                fallback = self.fallback_for(model)
+                if refusals == 1:  # a classifier's refusal is often not repeated: once more, afresh
+                    log.warning("anthropic %s refused %s/%s%s; asking once more", model, req.chapter or "-",
+                                req.step, detail)
+                    restart(settings)
                     continue
-                raise StepFailed(f"anthropic {model}: the model refused to answer (stop_reason=refusal)",
-                                 retryable=False)
+                if fallback and not fallback_used:
+                    log.warning("anthropic %s refused %s/%s again%s; trying the fallback model %s", model,
+                                req.chapter or "-", req.step, detail, fallback)
+                    fallback_used = True
+                    restart(self.settings_for(req, fallback))
+                    continue
+                tried = f"{settings['model']}" + ("" if not fallback_used else " (the fallback model)")
+                raise Refused(f"the model refused to write this (stop_reason=refusal{detail}) on {tried}, "
+                              f"{refusals} times: a person must reword what it was asked (the chapter's outline "
+                              f"entry or instructions) or set fallback_model in book.yaml")
             raise StepFailed(f"anthropic {model}: the answer stopped with stop_reason={stop}, "
                              f"which this tool cannot continue", retryable=False)
+
+    def fallback_for(self, model: str) -> str:
+        """The model a refused request goes to: book.yaml's `fallback_model`, else another of the
+        model's family (settings.default_fallback); "none" turns it off."""
+        fb = (self.fallback_model or "").strip()
+        if fb.lower() == "none":
+            return ""
+        fb = fb or default_fallback(model)
+        return "" if fb == model else fb
 
     @staticmethod
     def _add(total: Usage, u: Usage) -> None:
@@ -283,6 +346,7 @@ class AnthropicProvider(ProviderBase):
         total.output_tokens += u.output_tokens
         total.cache_creation_tokens += u.cache_creation_tokens
         total.cache_read_tokens += u.cache_read_tokens
+        total.thinking_tokens += u.thinking_tokens
 
     async def wait_slowdown(self) -> bool:
         """Until the shared slow-down (set by overload and rate limits) has ended: the runner
@@ -336,7 +400,7 @@ class AnthropicProvider(ProviderBase):
         return {"role": req.role, "chapter": req.chapter, "step": req.step, "provider": self.name, "model": model,
                 "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
                 "cache_creation_tokens": usage.cache_creation_tokens, "cache_read_tokens": usage.cache_read_tokens,
-                "cost_usd": self.cost(usage, model), "attempt": attempt}
+                "thinking_tokens": usage.thinking_tokens, "cost_usd": self.cost(usage, model), "attempt": attempt}
 
     def _log_end(self, report: Callable[[CallRow], None], call_id: str, req: Request, model: str, out: Outcome,
                  latency_ms: int, error: str | None, attempt: int, final_text: str | None) -> None:

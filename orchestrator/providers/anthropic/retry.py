@@ -66,6 +66,7 @@ class Failure:
     overload: bool = False
     retry_after: float | None = None
     request_id: str | None = None
+    stop_run: bool = False  # no request can succeed now (spend limit, x-should-retry: false): stop the run
 
 
 @dataclass
@@ -115,6 +116,28 @@ def retry_after(headers: Any) -> float | None:
     return max(0.0, email.utils.mktime_tz(parsed) - time.time())
 
 
+SPEND_LIMIT_FIX = ("the organization's API spend limit is reached: no request can succeed until it is raised "
+                   "(Claude Console, Settings > Limits) or the month resets; then `book resume`")
+
+
+def spend_limit(etype: str, err: dict[str, Any], detail: str) -> bool:
+    """A spend-limit refusal (HTTP 429 `rate_limit_error` whose `error.details.error_code` is
+    `enforced_spend_limit_reached`, or a body that names a spend limit): never worth a retry."""
+    raw = err.get("details")
+    details: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    words = " ".join(str(x) for x in (etype, details.get("error_code", ""), err.get("code", ""), detail)).lower()
+    return "spend_limit" in words or "spend limit" in words
+
+
+def should_retry_header(headers: Any) -> bool | None:
+    """The API's own word on a retry (`x-should-retry: true|false`), None when it says nothing."""
+    try:
+        v = headers.get("x-should-retry") if headers is not None else None
+    except (AttributeError, TypeError):
+        return None
+    return None if v is None else str(v).strip().lower() == "true"
+
+
 def redact(text: str, key: str | None) -> str:
     if key:
         text = text.replace(key, "***")
@@ -135,6 +158,9 @@ def classify(e: Exception, model: str, key: str | None) -> Failure:
         etype = getattr(e, "type", None) or err.get("type") or "error"
         detail = getattr(e, "api_message", None) or err.get("message") or str(e)
         rid = e.request_id
+        if status < 400 and spend_limit(etype, err, detail):
+            return Failure(redact(f"{where}: error event in the stream: {etype}: {detail} ({SPEND_LIMIT_FIX})", key),
+                           retryable=False, stop_run=True, request_id=rid)
         if status < 400:  # an `event: error` inside a 200 stream: the SDK raises, never retries
             return Failure(redact(f"{where}: error event in the stream: {etype}: {detail}", key),
                            retryable=etype not in NON_RETRYABLE_STREAM_ERRORS,
@@ -142,6 +168,15 @@ def classify(e: Exception, model: str, key: str | None) -> Failure:
                            request_id=rid)
         retryable = status in RETRYABLE_STATUS or (status >= 500 and status != 501)
         msg = f"{where}: HTTP {status} {etype}: {detail}"
+        headers = getattr(getattr(e, "response", None), "headers", None)
+        # A spend limit, or a failure the API says not to retry that would otherwise be retried
+        # (a rate limit, overload, 5xx): every other request would fail the same way, so the run
+        # stops. A 4xx the API says not to retry is this request's own fault: that step fails.
+        if spend_limit(etype, err, detail) or (retryable and should_retry_header(headers) is False):
+            why = SPEND_LIMIT_FIX if spend_limit(etype, err, detail) else \
+                "the API answered `x-should-retry: false`: retrying would not help; `book resume` once it is resolved"
+            msg += f" ({why})" + (f" [request {rid}]" if rid else "")
+            return Failure(redact(msg, key), retryable=False, stop_run=True, request_id=rid)
         if not retryable and status in STATUS_HINTS:
             msg += f" ({STATUS_HINTS[status]})"
         if rid:

@@ -111,6 +111,43 @@ def validate_models(value: dict[str, Any], node: Any, file: str, default_model: 
     return value
 
 
+EFFORT_DOWN = {"max": "xhigh", "xhigh": "high", "high": "medium", "medium": "low"}
+
+
+def larger_budget(settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The settings to ask again with after an answer the output cap cut (thinking took it, or a
+    structured answer that cannot be continued): twice the max_tokens within the model's limit,
+    or, at the limit, one effort level lower (less thinking). None: nothing left to give."""
+    info = model_info(settings["model"])
+    out = dict(settings)
+    if settings["max_tokens"] < info.max_output:
+        out["max_tokens"] = min(info.max_output, settings["max_tokens"] * 2)
+        return out
+    effort = settings.get("effort") or ("high" if info.effort else "")
+    if effort in EFFORT_DOWN and info.effort:
+        out["effort"] = EFFORT_DOWN[effort]
+        return out
+    return None
+
+
+def default_fallback(model: str, table: dict[str, Any] | None = None) -> str:
+    """The model a refused request goes to when book.yaml names no `fallback_model`: another
+    model of the same family in data/models.yaml (the next older known one, whose classifiers
+    differ), else the newest other one; "" when the family has no other."""
+    from .models import load_models
+
+    table = table if table is not None else load_models()
+    info = model_info(model, table)
+    if not info.family:
+        return ""
+    same = [k for k, v in table.items() if v.family == info.family and v.known and k != info.key]
+    if not same:
+        return ""
+    keys = list(table)  # the table lists each family newest first
+    older = [k for k in same if keys.index(k) > keys.index(info.key)] if info.key in keys else []
+    return (older or same)[0]
+
+
 def model_for(models: dict[str, Any], role: str, default_model: str) -> str:
     entry = models.get(role)
     if isinstance(entry, dict):
@@ -118,15 +155,17 @@ def model_for(models: dict[str, Any], role: str, default_model: str) -> str:
     return entry or default_model
 
 
-def resolve_settings(model: str, max_tokens: int, entry: Any = None) -> dict[str, Any]:
-    """What one request is sent with: the role's entry over the request's model/max_tokens,
-    max_tokens capped by the model's table limit, plus what the request builder needs
-    (min_cache_tokens, prefill)."""
+def resolve_settings(model: str, max_tokens: int, entry: Any = None, effort: str = "") -> dict[str, Any]:
+    """What one request is sent with: the role's entry over the request's model/max_tokens/effort
+    (the step registry's), max_tokens capped by the model's table limit, plus what the request
+    builder needs (min_cache_tokens, prefill). An effort goes only to a model that takes one."""
     try:
         s = check_role("role", entry if entry is not None else {}, model, None)
     except ValueError:
         s = {"model": model}  # book.yaml was validated on load; a request built by hand gets the basics
     info = model_info(s["model"])
+    if "effort" not in s and effort in EFFORTS and info.effort:
+        s["effort"] = effort
     wanted = s.get("max_tokens") or max_tokens
     s["max_tokens"] = max(1, min(int(wanted), info.max_output))
     thinking = s.get("thinking")
@@ -143,6 +182,7 @@ def effective_settings(config: Any, role: str) -> dict[str, Any]:
     from ...steps import ALL_STEPS
 
     role_max = {st.role: st.max_tokens for st in ALL_STEPS.values()}
+    role_effort = {st.role: st.effort for st in ALL_STEPS.values() if st.model}
     models = getattr(config, "models", {}) or {}
     default_model = getattr(config, "model", "")
     model = model_for(models, role, default_model)
@@ -150,7 +190,7 @@ def effective_settings(config: Any, role: str) -> dict[str, Any]:
     entry = models.get(role)
     entry = {"model": entry} if isinstance(entry, str) else dict(entry or {})
     entry.setdefault("model", model)
-    s = resolve_settings(model, need, entry)
+    s = resolve_settings(model, need, entry, role_effort.get(role, ""))
     info = model_info(s["model"])
     from .models import model_warnings
 

@@ -31,6 +31,7 @@ class Outcome:
     request_id: str | None = None
     latency_ms: int = 0
     started: bool = False  # message_start arrived (the prompt was processed: the cache is written)
+    refusal: str = ""  # a refusal's stop_details: its category and explanation
 
 
 async def stream_once(client: Any, params: dict[str, Any], model: str, key: str | None,
@@ -63,8 +64,15 @@ async def stream_once(client: Any, params: dict[str, Any], model: str, key: str 
                     on_start()
                 elif etype == "message_delta":
                     out.stop_reason = event.delta.stop_reason
+                    details = getattr(event.delta, "stop_details", None)
+                    if details is not None:
+                        out.refusal = ": ".join(str(x) for x in (getattr(details, "category", None),
+                                                                 getattr(details, "explanation", None)) if x)
                     u = event.usage
                     out.usage.output_tokens = u.output_tokens or 0
+                    td = getattr(u, "output_tokens_details", None)
+                    if td is not None:
+                        out.usage.thinking_tokens = getattr(td, "thinking_tokens", 0) or 0
                     if u.input_tokens is not None:
                         out.usage.input_tokens = u.input_tokens
                     if u.cache_creation_input_tokens is not None:

@@ -1,0 +1,168 @@
+"""Claims the offline writer makes about the code, from resolved references only (issue 23
+item 6): "used from N files", "X calls Y", "at work in Z". A name match is not a reference: a
+one-field test struct named like a core type, a MIME string in a test table, or a private
+wrapper's name written in a comment are not uses. A file uses a definition when it writes the
+name as code, can reach it (in Go another package's name only through its qualifier), and —
+when several files define that name — names the definition's module in an import line, or
+lives in its directory; a method counts only where its type's name is written too.
+
+`ClaimFacts` answers the same questions for R1 (checks/claims.py), so a draft's sentence is
+checked against the map the way the offline writer made it."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+
+from .codeinfo import resolved_calls
+from .project import Project, Sym
+
+_IMPORT_LINE = re.compile(r"^\s*(?:import|from|use|using|#\s*include|require|package|const .*require\(|.*\brequire\()",
+                          re.M)
+
+
+def _homes(p: Project) -> dict[str, set[str]]:
+    key = ("fact_homes",)
+    if key not in p._keys:
+        out: dict[str, set[str]] = defaultdict(set)
+        for s in p.symbols():
+            out[s.short].add(s.rel)
+        p._keys[key] = dict(out)
+    return p._keys[key]
+
+
+def _text(p: Project, rel: str) -> str:
+    key = ("fact_text", rel)
+    if key not in p._keys:
+        p._keys[key] = "\n".join(p.lines_of(rel))
+    return p._keys[key]
+
+
+def _writes(text: str, name: str) -> bool:
+    return bool(re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text))
+
+
+def _module_named(p: Project, user: str, home: str) -> bool:
+    """The user's import lines name the home's module (`from .table import`, `require('./router')`,
+    `#include "sds.h"`, `use crate::kv`), or the two share a directory (Go, Java, C packages)."""
+    if posixpath.dirname(user) == posixpath.dirname(home) and p.lang(user) in ("go", "java", "c", "cpp", "rust"):
+        return True
+    stem = posixpath.basename(home).split(".", 1)[0]
+    imports = "\n".join(m.group(0) + _line_rest(_text(p, user), m.end())
+                        for m in _IMPORT_LINE.finditer(_text(p, user)))
+    return _writes(imports, stem)
+
+
+def _line_rest(text: str, at: int) -> str:
+    end = text.find("\n", at)
+    return text[at:end if end >= 0 else len(text)]
+
+
+def uses(p: Project, user: str, s: Sym) -> bool:
+    """Whether file `user` really uses the definition `s` (see the module doc)."""
+    if user == s.rel or user not in p.files:
+        return False
+    text = _text(p, user)
+    if not _writes(text, s.short) or not p.reaches(user, s.rel, s.short):
+        return False
+    if "." in s.dotted:  # a method or field: its type must be written in the same file
+        owner = s.dotted.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+        if not _writes(text, owner) and len(_homes(p).get(s.short, ())) > 1:
+            return False
+    homes = _homes(p).get(s.short, set())
+    if len(homes) > 1 and not _module_named(p, user, s.rel):
+        return False
+    return True
+
+
+def resolved_users(p: Project, s: Sym) -> list[str]:
+    """Files (tests and examples included) that use `s`, by resolved reference, most used first."""
+    key = ("fact_users", s.rel, s.name, s.d.start_line)
+    if key not in p._keys:
+        p._keys[key] = [u for u in p.map.users_of(s.name) if uses(p, u, s)]
+    return list(p._keys[key])
+
+
+_FIELD_CALL = re.compile(r"\b(?:self|this)\.(\w+)\.(\w+)\s*\(")
+
+
+def field_calls(p: Project, s: Sym, code: str) -> list[Sym]:
+    """Calls through a field whose type the owner's own code gives (`self.log = Log(path)`, then
+    `self.log.append(...)` is `Log.append`; `this.router = new Router()` in JavaScript): the
+    field's one assignment from a constructor, in the owner's file, names the type."""
+    if "." not in s.dotted or s.lang not in ("python", "javascript", "typescript"):
+        return []
+    owner = s.dotted.rsplit(".", 1)[0]
+    text = _text(p, s.rel)
+    out: list[Sym] = []
+    for field, method in dict.fromkeys(_FIELD_CALL.findall(code)):
+        types = set(re.findall(rf"\b(?:self|this)\.{re.escape(field)}\s*=\s*(?:new\s+)?([A-Z]\w*)\s*\(", text))
+        if len(types) != 1:
+            continue  # assigned from several types, or from no constructor: not resolved
+        t = types.pop()
+        hit = [x for x in p.find(f"{t}.{method}") if x.dotted == f"{t}.{method}"]
+        if len(hit) == 1 and hit[0].name != s.name and not owner.endswith(t) and hit[0] not in out:
+            out.append(hit[0])
+    return out
+
+
+def all_calls(p: Project, s: Sym) -> list[Sym]:
+    """What `s` calls, as the map resolves it (codeinfo.resolved_calls) and through typed fields."""
+    key = ("fact_calls", s.rel, s.name, s.d.start_line)
+    if key not in p._keys:
+        # `@overload` stubs share the name: the implementation is the one with a body (the longest)
+        s = max((x for x in p.symbols(within=[s.rel]) if x.name == s.name), key=lambda x: x.lines, default=s)
+        code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+        found = resolved_calls(p, s, code)
+        p._keys[key] = found + [x for x in field_calls(p, s, code) if x not in found]
+    return list(p._keys[key])
+
+
+def calls(p: Project, caller: Sym, callee_name: str) -> bool:
+    """`caller`'s code makes a call the map resolves to a definition named `callee_name`."""
+    want = callee_name.replace("::", ".")
+    return any(c.dotted == want or c.short == want or c.dotted.endswith("." + want) for c in all_calls(p, caller))
+
+
+class ClaimFacts:
+    """The map's answers to R1's questions about a chapter's claims (checks/claims.py): None
+    when the name is not one definition of the project (nothing to check)."""
+
+    def __init__(self, p: Project) -> None:
+        self.p = p
+        self._memo: dict[str, Sym | None] = {}
+        self._by: dict[str, list[Sym]] | None = None
+
+    def _find(self, name: str) -> list[Sym]:
+        if self._by is None:  # Project.find scans every symbol: indexed once for a chapter's many names
+            self._by = {}
+            for s in self.p.symbols():
+                self._by.setdefault(s.dotted, []).append(s)
+                if s.short != s.dotted:
+                    self._by.setdefault(s.short, []).append(s)
+        return self._by.get(name.replace("::", "."), [])
+
+    def _one(self, name: str) -> Sym | None:
+        if name not in self._memo:
+            self._memo[name] = self._resolve(name)
+        return self._memo[name]
+
+    def _resolve(self, name: str) -> Sym | None:
+        found = self._find(name)
+        exact = [s for s in found if s.name == name or s.dotted == name.replace("::", ".")]
+        pick = exact or found
+        return pick[0] if len(pick) == 1 or (pick and len({s.rel for s in pick}) == 1) else None
+
+    def users(self, name: str) -> list[str] | None:
+        s = self._one(name)
+        return None if s is None else resolved_users(self.p, s)
+
+    def calls(self, caller: str, callee: str) -> bool | None:
+        s = self._one(caller)
+        if s is None or not self._find(callee):
+            return None
+        return calls(self.p, s, callee)
+
+    def kind_of(self, rel: str) -> str | None:
+        return self.p.files.get(rel, (None, None))[1]

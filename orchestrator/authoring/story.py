@@ -1,0 +1,392 @@
+"""The book's shape and a chapter's story (issue 23), for the offline writer.
+
+The book: Part 1, the big picture (chapter 1), then the parts in the order a newcomer
+explores: using the project (chapters holding what the README's code writes), inside it (the
+machinery those chapters lead to), and foundations and utilities (what several chapters lean
+on) last. Parts are contiguous: a chapter's part is never before its predecessor's.
+
+A chapter: its key symbols walked in the order the work flows (a caller before the code it
+calls, only calls the map resolves), each chain of calls one section; the rest in one section
+beside the main path; per-symbol detail (kind, place, users, summary) in a compact reference
+table; and a closing that says what the reader can now do. Every sentence here is built from
+facts of the map (facts.py), in en and zh."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..text import docstrings
+from . import facts
+from .overview import (
+    Example,
+    architecture_diagram,
+    central_path,
+    entry_points,
+    first_example,
+    purpose,
+    sequence_diagram,
+)
+from .phrases import kind_name
+from .project import Project, Sym, project_name
+
+PARTS = ("overview", "using", "inside", "foundations")
+
+EN = {
+    "part_overview": "The big picture", "part_using": "Using {name}", "part_inside": "Inside {name}",
+    "part_foundations": "Foundations and utilities",
+    "ov_title": "{name} at a glance", "ov_title_names": "{name} at a glance — {names}",
+    "ov_said": "{name}, in the words of its README: “{said}”",
+    "ov_lead": "This chapter is the big picture of {name}, for {audience}: what the project is for, in its own "
+               "words; how a user meets it; its entry points and its parts; and the path one call takes through "
+               "them. Then it opens the code a user meets first: {names}.",
+    "ov_code": "The code a user meets first", "ov_for": "What {name} is for",
+    "ov_own_words": "In its own words (`{file}`, line {line}):",
+    "ov_example": "A first example",
+    "ov_example_from": "This is how a user meets {name}: the example of `{file}` (lines {a}–{b}), exactly as it is written there.",
+    "ov_example_names": "It writes {names}, the entry points this book starts from.",
+    "ov_no_example": "The project's README and guides show no example of use; the tests in this book's later chapters do.",
+    "ov_entries": "The entry points", "ov_entries_intro": "The names a user writes first, and where the book explains them:",
+    "ov_table_head": "| Entry point | Kind | Defined in | Explained in |\n|---|---|---|---|",
+    "ov_arch": "The architecture at a glance",
+    "ov_arch_intro": "The book follows the code in {n} parts, in the order a newcomer explores it:",
+    "ov_part_line": "- **Part {k}, {part}**: {chapters}.",
+    "ov_path": "Following one call",
+    "ov_path_intro": "One call shows how the parts meet. A user calls `{first}` (`{file}`, line {line}); from there the "
+                     "calls the code makes, each one resolved to its definition, lead down to the core:",
+    "ov_path_step": "{k}. `{caller}` calls `{callee}`, the {kind} in `{file}` (line {line}){where}.",
+    "ov_path_where": ", explained in [{title}]({ch}.md)",
+    "ov_path_end": "That is the path this book widens, part by part.",
+    "ov_path_none": "`{first}` (`{file}`, line {line}) is where a user's call begins; the chapters that follow open "
+                    "its work one part at a time.",
+    "flow_head": "How `{name}` does its work", "flow_intro": "The work flows in this order: {chain}.",
+    "flow_next": "From `{caller}` the call goes on to `{name}`, the {kind} in `{file}` (lines {a}–{b}).",
+    "flow_member": "`{name}`, a {kind} of `{owner}` (`{file}`, lines {a}–{b}), is part of its work.",
+    "flow_head_one": "What `{name}` does",
+    "beside": "Beside the main path",
+    "beside_line": "`{name}`, the {kind} in `{file}` (lines {a}–{b}){summary}",
+    "reference": "Reference",
+    "ref_head": "| Name | Kind | Where | Used from | What it is |\n|---|---|---|---|---|",
+    "ref_used": "{n} files", "ref_above": "introduced above", "ref_used1": "1 file", "ref_used0": "its own file",
+    "can_now": "Summary", "can_intro": "What you can now do:",
+    "can_trace": "- Follow a call from `{a}` to `{b}`{via}.",
+    "can_via": " through {names}",
+    "can_use": "- Find `{name}` in `{file}` and read what it does before you change the {kind}.",
+    "can_used": "- Know who depends on `{name}`: {n} other files use it, so a change to it reaches them.",
+    "can_next": "- Go on to {link}, which builds on these pieces.",
+}
+ZH = {
+    "part_overview": "全局概览", "part_using": "使用 {name}", "part_inside": "{name} 的内部",
+    "part_foundations": "基础与工具",
+    "ov_title": "{name} 全景", "ov_title_names": "{name} 全景 — {names}",
+    "ov_said": "{name} 的 README 这样介绍自己：",
+    "ov_lead": "本章是 {name} 的全景，写给{audience}：项目自己怎么说它的用途，用户如何初次接触它，它的入口与组成部分，"
+               "以及一次调用穿过这些部分的路径。然后打开用户最先接触的代码：{names}。",
+    "ov_code": "用户最先接触的代码", "ov_for": "{name} 是做什么的",
+    "ov_own_words": "项目自己的说法（`{file}` 第 {line} 行）：",
+    "ov_example": "第一个例子",
+    "ov_example_from": "用户就是这样认识 {name} 的：下面是 `{file}` 中的例子（第 {a}–{b} 行），一字未改。",
+    "ov_example_names": "它用到了 {names}，本书就从这些入口讲起。",
+    "ov_no_example": "项目的 README 和文档没有给出用法示例；后面各章引用的测试会展示用法。",
+    "ov_entries": "入口", "ov_entries_intro": "用户最先写下的名字，以及本书讲解它们的章节：",
+    "ov_table_head": "| 入口 | 类别 | 定义于 | 讲解于 |\n|---|---|---|---|",
+    "ov_arch": "架构一览",
+    "ov_arch_intro": "本书按新人探索代码的顺序，分 {n} 个部分讲解：",
+    "ov_part_line": "- **第 {k} 部分，{part}**：{chapters}。",
+    "ov_path": "跟随一次调用",
+    "ov_path_intro": "一次调用就能看出各部分如何衔接。用户调用 `{first}`（`{file}` 第 {line} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
+    "ov_path_step": "{k}. `{caller}` 调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
+    "ov_path_where": "，在[{title}]({ch}.md)中讲解",
+    "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
+    "ov_path_none": "用户的调用从 `{first}`（`{file}` 第 {line} 行）开始；后面的章节逐部分展开它的工作。",
+    "flow_head": "`{name}` 如何完成工作", "flow_intro": "工作按这个顺序进行：{chain}。",
+    "flow_next": "调用从 `{caller}` 继续到 `{name}`，即 `{file}` 中的{kind}（第 {a}–{b} 行）。",
+    "flow_member": "`{name}` 是 `{owner}` 的{kind}（`{file}` 第 {a}–{b} 行），承担它的一部分工作。",
+    "flow_head_one": "`{name}` 做什么",
+    "beside": "主路径之外",
+    "beside_line": "`{name}`：`{file}` 中的{kind}（第 {a}–{b} 行）{summary}",
+    "reference": "参考",
+    "ref_head": "| 名字 | 类别 | 位置 | 使用者 | 说明 |\n|---|---|---|---|---|",
+    "ref_used": "{n} 个文件", "ref_above": "见上文", "ref_used1": "1 个文件", "ref_used0": "仅本文件",
+    "can_now": "小结", "can_intro": "读完本章，你可以：",
+    "can_trace": "- 跟踪一次从 `{a}` 到 `{b}` 的调用{via}。",
+    "can_via": "，途经 {names}",
+    "can_use": "- 在 `{file}` 中找到 `{name}`，修改这个{kind}之前先读懂它做什么。",
+    "can_used": "- 知道谁依赖 `{name}`：其他 {n} 个文件用到它，改动会影响它们。",
+    "can_next": "- 继续阅读{link}，它建立在这些部件之上。",
+}
+
+
+def phrases(lang: str) -> dict[str, str]:
+    return ZH if lang == "zh" else EN
+
+
+# ---------------------------------------------------------------- the book's parts
+
+def chapter_parts(p: Project, chapters: list[dict[str, Any]]) -> list[str]:
+    """Each chapter's part (PARTS), contiguous in reading order: the first chapter is the big
+    picture; a chapter holding names the README's code writes (or the root file) is about using
+    the project; one that two or more chapters depend on, or made only of utility modules, is a
+    foundation; the rest is inside. A chapter's part is never before its predecessor's."""
+    from .entry import entry_scores
+
+    groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chapters]
+    entry = entry_scores(p, groups) if groups else []
+    leaned: dict[str, int] = {}
+    for c in chapters:
+        for d in c.get("depends_on") or []:
+            leaned[str(d)] = leaned.get(str(d), 0) + 1
+    out: list[str] = []
+    level = 0
+    for k, c in enumerate(chapters):
+        if k == 0:
+            out.append("overview")
+            continue
+        if entry[k] > 0:
+            want = 1
+        elif leaned.get(str(c.get("id")), 0) >= 2 or _utility(groups[k]):
+            want = 3
+        else:
+            want = 2
+        level = max(level, want)
+        out.append(PARTS[level])
+    return out
+
+
+_UTIL_WORDS = re.compile(r"(?i)(?:^|/|_)(?:util|utils|helpers?|compat|common|internal|support|misc|_?private)")
+
+
+def _utility(files: list[str]) -> bool:
+    return bool(files) and all(_UTIL_WORDS.search(f) for f in files)
+
+
+def part_lines(p: Project, chapters: list[dict[str, Any]], lang: str) -> list[str]:
+    """The outline's and the overview's list of parts: `- **Part k, Title**: chapters`."""
+    s = phrases(lang)
+    name = project_name(p.root)
+    parts = chapter_parts(p, chapters)
+    out: list[str] = []
+    k = 0
+    for key in PARTS:
+        members = [c for c, pt in zip(chapters, parts) if pt == key]
+        if not members:
+            continue
+        k += 1
+        links = ", ".join(f"[{c.get('title')}]({c.get('id')}.md)" for c in members)
+        out.append(s["ov_part_line"].format(k=k, part=s["part_" + key].format(name=name), chapters=links))
+    return out
+
+
+# ---------------------------------------------------------------- Part 1: the big picture
+
+def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, Any]], lang: str) -> list[str]:
+    """The big-picture sections of chapter 1 (see overview.py for where each fact comes from)."""
+    from .research import _quote
+
+    s = phrases(lang)
+    name = project_name(p.root)
+    here = {f: (str(c.get("id")), str(c.get("title"))) for c in chapters for f in (c.get("sources") or [])}
+    entries = entry_points(p)
+    out: list[str] = []
+    said = purpose(p)
+    if said:  # no README: no section (an empty heading says nothing)
+        rel, line, text = said
+        out += [f"## {s['ov_for'].format(name=name)}", "", s["ov_own_words"].format(file=rel, line=line), "",
+                _quote(text), ""]
+    ex = first_example(p, {e.short for e in entries})
+    out += [f"## {s['ov_example']}", ""] + _example_block(ex, entries, s, name)
+    if entries:
+        out += [f"## {s['ov_entries']}", "", s["ov_entries_intro"], "", s["ov_table_head"]]
+        for e in entries:
+            ch = here.get(e.rel)
+            where = f"[{ch[1]}]({ch[0]}.md)" if ch else "—"
+            out.append(f"| `{e.name}` | {kind_name(e.kind, _t(lang))} | `{e.rel}` | {where} |")
+        out.append("")
+    out += [f"## {s['ov_arch']}", ""]
+    diagram = architecture_diagram(p, chapters)  # DIAGRAM SLOT: '' until orchestrator/diagrams is wired
+    if diagram:
+        out += [diagram, ""]
+    lines = part_lines(p, chapters, lang)
+    out += [s["ov_arch_intro"].format(n=len(lines)), ""] + lines + [""]
+    path = central_path(p, entries)
+    out += [f"## {s['ov_path']}", ""] + _path_walk(p, path, here, lang)
+    seq = sequence_diagram(p, path)  # DIAGRAM SLOT
+    if seq:
+        out += [seq, ""]
+    return out
+
+
+def overview_lead(ctx: dict[str, Any], p: Project, key: list[Sym], lang: str) -> list[str]:
+    s = phrases(lang)
+    names = _join([f"`{x.name}`" for x in key[:3]], s) or "—"
+    name = project_name(p.root)
+    lead = s["ov_lead"].format(name=name, audience=ctx["book"]["audience"], names=names)
+    said = purpose(p)
+    if said and lang != "zh":  # the project's own first sentence opens the book (a zh book quotes it below)
+        first = re.split(r"(?<=[.!?])\s+", " ".join(said[2].split()), maxsplit=1)[0]
+        lead = s["ov_said"].format(name=name, said=first.replace("“", "\"").replace("”", "\"")) + " " + lead
+    return [lead, ""]
+
+
+def _t(lang: str) -> dict[str, str]:
+    from .phrases import phrases as base
+
+    return base(lang)
+
+
+def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str], name: str) -> list[str]:
+    if ex is None:
+        return [s["ov_no_example"], ""]
+    name_of = ex.rel
+    info = f"{ex.lang} file={ex.source_rel} lines={ex.first}-{ex.last}" if ex.source_rel else ex.lang
+    out = [s["ov_example_from"].format(name=name, file=name_of, a=ex.first, b=ex.last),
+           "", docstrings.fence(ex.code, info), ""]
+    written = [e for e in entries if re.search(rf"(?<![\w$]){re.escape(e.short)}(?![\w$])", ex.code)]
+    if written:
+        out += [s["ov_example_names"].format(names=_join([f"`{e.name}`" for e in written], s)), ""]
+    return out
+
+
+def _join(items: list[str], s: dict[str, str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    sep, last = ("、", "与") if s is ZH else (", ", " and ")
+    return sep.join(items[:-1]) + last + items[-1]
+
+
+def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: str) -> list[str]:
+    s = phrases(lang)
+    t = _t(lang)
+    if not path:
+        return []
+    first = path[0]
+    if len(path) < 2:
+        return [s["ov_path_none"].format(first=first.name, file=first.rel, line=first.d.start_line), ""]
+    out = [s["ov_path_intro"].format(first=first.name, file=first.rel, line=first.d.start_line), ""]
+    for k, (a, b) in enumerate(zip(path, path[1:]), 1):
+        ch = here.get(b.rel)
+        where = s["ov_path_where"].format(title=ch[1], ch=ch[0]) if ch else ""
+        out.append(s["ov_path_step"].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t),
+                                            file=b.rel, line=b.d.start_line, where=where))
+    return out + ["", s["ov_path_end"], ""]
+
+
+# ---------------------------------------------------------------- a chapter's flow
+
+def flow_chains(p: Project, key: list[Sym]) -> list[list[Sym]]:
+    """The key symbols as chains of resolved calls, callers first: a chain starts at a symbol no
+    other key symbol calls and follows the calls it makes among the key symbols."""
+    names = {s.name: s for s in key}
+    calls: dict[str, list[str]] = {}
+    for s in key:
+        calls[s.name] = [c.name for c in facts.all_calls(p, s) if c.name in names and c.name != s.name]
+    # a type's methods belong to its chain: the type leads, its methods follow
+    for s in key:
+        owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+        for o in key:
+            if o.dotted == owner and s.name not in calls[o.name]:
+                calls[o.name].append(s.name)
+    called = {c for cs in calls.values() for c in cs}
+    chains: list[list[Sym]] = []
+    placed: set[str] = set()
+    for s in key:  # rank order: the most important head first
+        if s.name in placed or (s.name in called and any(s.name in calls[o] and o not in placed for o in calls)):
+            continue
+        chain, todo = [], [s.name]
+        while todo:
+            n = todo.pop(0)
+            if n in placed:
+                continue
+            placed.add(n)
+            chain.append(names[n])
+            todo += [c for c in calls[n] if c not in placed]
+        chains.append(chain)
+    for s in key:
+        if s.name not in placed:
+            chains.append([s])
+            placed.add(s.name)
+    return chains
+
+
+def longest_call_path(p: Project, key: list[Sym]) -> list[Sym]:
+    """The longest chain of real calls among the key symbols (each step a call the map resolves)."""
+    names = {x.name: x for x in key}
+    edges = {x.name: [c for c in names if c != x.name and facts.calls(p, x, c)] for x in key}
+    best: list[str] = []
+
+    def walk(path: list[str]) -> None:
+        nonlocal best
+        if len(path) > len(best):
+            best = list(path)
+        for c in edges[path[-1]]:
+            if c not in path and len(path) < 6:
+                walk(path + [c])
+    for x in key:
+        walk([x.name])
+    return [names[n] for n in best]
+
+
+def reference_table(p: Project, syms: list[Sym], lang: str, shown: set[str] | None = None) -> list[str]:
+    """Per-symbol detail as one table: kind, place, how many files use it (resolved references),
+    and its doc's first sentence — left out for the symbols the body has already introduced."""
+    s = phrases(lang)
+    t = _t(lang)
+    out = [f"## {s['reference']}", "", s["ref_head"]]
+    for x in syms:
+        users = facts.resolved_users(p, x)
+        n = len(users)
+        used = s["ref_used0"] if not n else (s["ref_used1"] if n == 1 else s["ref_used"].format(n=n))
+        pd = docstrings.parse(x.d.doc, x.lang) if x.d.doc and lang != "zh" else docstrings.DocParts()
+        summary = s["ref_above"] if shown and x.name in shown else " ".join(pd.summary.split()).replace("|", "\\|")[:160]
+        out.append(f"| `{x.name}` | {kind_name(x.kind, t)} | `{x.rel}`:{x.d.start_line} | {used} | {summary} |")
+    return out + [""]
+
+
+def closing(p: Project, key: list[Sym], nxt: dict[str, Any] | None, lang: str) -> list[str]:
+    """What the reader can now do, from the chapter's facts: trace its longest chain, find and
+    read its central symbol, know who depends on the most used one, and where to go next."""
+    s = phrases(lang)
+    t = _t(lang)
+    out = [f"## {s['can_now']}", "", s["can_intro"], ""]
+    longest = longest_call_path(p, key)
+    if len(longest) >= 2:
+        via = s["can_via"].format(names=_join([f"`{x.name}`" for x in longest[1:-1]], s)) if len(longest) > 2 else ""
+        out.append(s["can_trace"].format(a=longest[0].name, b=longest[-1].name, via=via))
+    if key:
+        out.append(s["can_use"].format(name=key[0].name, file=key[0].rel, kind=kind_name(key[0].kind, t)))
+    used = sorted(((len(facts.resolved_users(p, x)), x) for x in key[:6]), key=lambda u: -u[0])
+    if used and used[0][0] >= 2:
+        out.append(s["can_used"].format(name=used[0][1].name, n=used[0][0]))
+    if nxt:
+        out.append(s["can_next"].format(link=f"[{nxt.get('title')}]({nxt.get('id')}.md)"))
+    return out + [""]
+
+
+def front_matter(p: Project) -> str:
+    """The project's front door for the Claude roles that shape Part 1 (the planner, and chapter
+    1's researcher and writer): its name, what its README says it is for, its first usage
+    example exactly as written (with file and lines), its entry points, and one call's resolved
+    path. Markdown; in English (the facts are the source's)."""
+    from .research import _quote
+
+    name = project_name(p.root)
+    out = [f"Project: **{name}**", ""]
+    said = purpose(p)
+    if said:
+        out += [f"What it is for, from `{said[0]}` (line {said[1]}):", "", _quote(said[2]), ""]
+    entries = entry_points(p)
+    ex = first_example(p, {e.short for e in entries})
+    if ex is not None:
+        info = f"{ex.lang} file={ex.source_rel} lines={ex.first}-{ex.last}" if ex.source_rel else ex.lang
+        where = "inside the source tree: keep its `file=`" if ex.source_rel else \
+            "outside the source tree: quote it without `file=`, naming the file and lines in the sentence before it"
+        out += [f"Its first usage example, `{ex.rel}` lines {ex.first}-{ex.last} ({where}):", "",
+                docstrings.fence(ex.code, info), ""]
+    if entries:
+        out += ["Entry points a user writes first:", ""]
+        out += [f"- `{e.name}` ({e.kind}, `{e.rel}` line {e.d.start_line})" for e in entries] + [""]
+    path = central_path(p, entries)
+    if len(path) > 1:
+        out += ["One central call, each step a call the repository map resolves:", "",
+                " → ".join(f"`{x.name}` (`{x.rel}`:{x.d.start_line})" for x in path), ""]
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,234 @@
+"""The project a source folder belongs to (issue 23): `--source` is often a folder of a
+repository (`src/`, `lib/`, `gson/src/main/java`), while what a newcomer reads first — the
+README, the docs, the examples, the tests — sits around it. From the source, the project
+root is the nearest directory at or above it that has a package manifest or a README, never
+above the git work tree it lives in (nor more than MAX_UP levels up outside one); failing
+that, the git work tree, else the source itself. Its evidence is listed by the same safe
+walker the map uses (nothing outside the project root is read; links out of it, vendored and
+generated files are left out), and its name is the one its manifest or README gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_UP = 3  # outside a git work tree, how far above the source a README or manifest is looked for
+MANIFESTS = ("pyproject.toml", "package.json", "Cargo.toml", "go.mod", "pom.xml", "build.gradle",
+             "build.gradle.kts", "CMakeLists.txt", "setup.cfg", "meson.build", "composer.json", "Gemfile")
+README_NAMES = ("readme.md", "readme.rst", "readme.markdown", "readme.txt", "readme")
+DOC_EXT = (".md", ".rst", ".markdown", ".mdx", ".txt")
+DOC_FIRST = ("index", "readme", "intro", "introduction", "overview", "quickstart", "quick-start", "get-started",
+             "getting-started", "getting_started", "tutorial", "usage", "userguide", "user-guide", "guide")
+NOT_GUIDES = ("changelog", "changes", "history", "license", "licence", "copying", "contributing", "security",
+              "code_of_conduct", "authors", "releaseprocess", "release", "news", "notice")
+
+
+@dataclass(frozen=True)
+class ProjectInfo:
+    root: Path  # the project's root (resolved)
+    source: Path  # the source the book is about (resolved), at or below root
+    name: str  # from the manifest, else the README's first heading, else the root's name
+    readme: str | None  # path relative to root
+    docs: tuple[str, ...]  # guides (Markdown, reStructuredText), the most introductory first
+    examples: tuple[str, ...]
+    tests: tuple[str, ...]
+
+    @property
+    def prefix(self) -> str:
+        """The source's path inside the project ('' when they are the same)."""
+        rel = os.path.relpath(self.source, self.root)
+        return "" if rel == "." else Path(rel).as_posix()
+
+    def in_source(self, rel: str) -> str | None:
+        """A project path as a path of the source tree, or None when it lies outside the source."""
+        if not self.prefix:
+            return rel
+        return rel[len(self.prefix) + 1:] if rel.startswith(self.prefix + "/") else None
+
+    def read(self, rel: str) -> str:
+        """A file of the project, by the safe reader's rules (inside the root, a regular file, bounded)."""
+        from .read import read_source
+
+        return read_source(self.root, rel)
+
+
+def _git_top(start: Path) -> Path | None:
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def _has_front(d: Path) -> bool:
+    try:
+        names = {n.lower() for n in os.listdir(d)}
+    except OSError:
+        return False
+    return any(m.lower() in names for m in MANIFESTS) or any(r in names for r in README_NAMES)
+
+
+def find_root(source: str | Path) -> Path:
+    """The project root of a source folder (see the module doc)."""
+    src = Path(source).resolve()
+    top = _git_top(src)
+    home = Path.home().resolve()
+    levels = [src, *src.parents]
+    for k, d in enumerate(levels):
+        if top is not None and d != top and top not in d.parents:
+            break  # above the work tree: another project's folder
+        if top is None and (k > MAX_UP or d == home or d == Path(d.anchor)):
+            break
+        if _has_front(d):
+            # a module of a larger project (gson's gson/ beside the repository's README and guides):
+            # the repository's top speaks for it when it names the same project
+            if top is not None and d != top and _has_front(top) and _same_name(project_name_at(d), project_name_at(top)):
+                return top
+            return d
+    return top or src
+
+
+def _same_name(a: str, b: str) -> bool:
+    def norm(x: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", x.lower())
+    return norm(a) == norm(b)
+
+
+_cache: dict[tuple[str, str], ProjectInfo] = {}
+
+
+def discover(source: str | Path) -> ProjectInfo:
+    """The project around `source`: its root, name, README, guides, examples and tests. Once per
+    process and source (a build asks for it from every chapter)."""
+    src = Path(source).resolve()
+    root = find_root(src)
+    key = (str(src), str(root))
+    if key not in _cache:
+        _cache[key] = _discover(src, root)
+    return _cache[key]
+
+
+def _discover(src: Path, root: Path) -> ProjectInfo:
+    from .walk import walk
+
+    readme = None
+    try:
+        for n in sorted(os.listdir(root)):
+            if n.lower() in README_NAMES and (root / n).is_file() and not (root / n).is_symlink():
+                readme = n
+                break
+    except OSError:
+        pass
+    docs: list[str] = []
+    examples: list[str] = []
+    tests: list[str] = []
+    try:
+        tree = walk(root, max_files=20_000, max_entries=100_000)
+    except OSError:
+        tree = None
+    for f in tree.files if tree is not None else []:
+        base = f.rel.rsplit("/", 1)[-1].lower()
+        stem = base.rsplit(".", 1)[0].replace(" ", "")
+        if f.kind == "example":
+            examples.append(f.rel)
+        elif f.kind == "test":
+            tests.append(f.rel)
+        elif base.endswith(DOC_EXT) and f.rel != readme and base != "cmakelists.txt" and "license" not in base and stem not in NOT_GUIDES and not stem.startswith(NOT_GUIDES):
+            docs.append(f.rel)
+
+    def doc_order(rel: str) -> tuple[int, int, str]:
+        stem = rel.rsplit("/", 1)[-1].lower().rsplit(".", 1)[0]
+        first = next((k for k, w in enumerate(DOC_FIRST) if stem == w or stem.startswith(w)), len(DOC_FIRST))
+        return (first, rel.count("/"), rel)
+
+    return ProjectInfo(root, src, project_name_at(root, readme), readme, tuple(sorted(docs, key=doc_order)),
+                       tuple(examples), tuple(tests))
+
+
+# ---------------------------------------------------------------- the project's name
+
+def project_name_at(root: Path, readme: str | None = None) -> str:
+    """The project's name as its own manifest says it (pyproject.toml, package.json, Cargo.toml,
+    go.mod, pom.xml), else the README's first heading, else the directory's name."""
+    from .read import read_source  # a manifest linked out of the root, or a FIFO, is not read
+
+    for name, parse in (("pyproject.toml", _from_pyproject), ("package.json", _from_package_json),
+                        ("Cargo.toml", _from_cargo), ("go.mod", _from_go_mod), ("pom.xml", _from_pom)):
+        try:
+            found = parse(read_source(root, name))
+            if found:
+                return found
+        except (OSError, ValueError, tomllib.TOMLDecodeError):
+            continue
+    try:
+        found = _from_cmake(read_source(root, "CMakeLists.txt"))
+        if found:
+            return found
+    except OSError:
+        pass
+    readme = readme or next((n for n in sorted(os.listdir(root)) if n.lower() in README_NAMES), None) \
+        if root.is_dir() else readme
+    if readme:
+        try:
+            for line in read_source(root, readme).splitlines()[:60]:
+                m = re.match(r"^#\s+(.+?)\s*#*$", line)
+                if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
+                    return m.group(1).strip("`*_ ")
+                if line.startswith("#"):
+                    break  # a section heading first ("## Install"): the README gives no name
+        except OSError:
+            pass
+    return folder_name(root)
+
+
+GENERIC_DIRS = frozenset({"src", "lib", "source", "sources", "java", "main", "include", "pkg", "app", "code"})
+
+
+def folder_name(root: Path) -> str:
+    """The directory's name, or its parent's when it is a generic folder (`src`, `lib`, `java`)."""
+    d = root.resolve()
+    while d.name.lower() in GENERIC_DIRS and d.parent != d:
+        d = d.parent
+    return d.name or root.resolve().name
+
+
+def _from_pyproject(text: str) -> str:
+    data = tomllib.loads(text)
+    return str(data.get("project", {}).get("name") or data.get("tool", {}).get("poetry", {}).get("name") or "")
+
+
+def _from_package_json(text: str) -> str:
+    data = json.loads(text)
+    return str(data.get("name") or "") if isinstance(data, dict) else ""
+
+
+def _from_cargo(text: str) -> str:
+    data = tomllib.loads(text)
+    return str(data.get("package", {}).get("name") or "")
+
+
+def _from_go_mod(text: str) -> str:
+    m = re.search(r"^module\s+(\S+)", text, re.M)
+    if not m:
+        return ""
+    parts = [p for p in m.group(1).split("/") if not re.fullmatch(r"v\d+", p)]
+    return parts[-1] if parts else ""
+
+
+def _from_cmake(text: str) -> str:
+    """`project(hiredis LANGUAGES C)`, `project(FMT CXX)` (a name in capitals is said in lower case)."""
+    m = re.search(r"^\s*project\s*\(\s*([A-Za-z][\w.+-]*)", text, re.M | re.I)
+    if not m:
+        return ""
+    return m.group(1).lower() if m.group(1).isupper() else m.group(1)
+
+
+def _from_pom(text: str) -> str:
+    """The project's own artifactId (not its parent's): the first one outside <parent>."""
+    text = re.sub(r"<parent>.*?</parent>", "", text, flags=re.S)
+    text = re.sub(r"<(dependencies|build|dependencyManagement|profiles)>.*?</\1>", "", text, flags=re.S)
+    m = re.search(r"<artifactId>\s*([^<\s]+)\s*</artifactId>", text)
+    return m.group(1).removesuffix("-parent") if m else ""

@@ -1,0 +1,98 @@
+"""The fake API's chapters in the book's shape (issue 23), shared by the prose and the JSON
+answers: the planner's first chapter is the big picture and its introduction names the parts;
+chapter 1's writer quotes what the prompt's "project's front door" gives (the README's words,
+the first example copied exactly, the entry points, one call's path); the editor keeps the
+numbered draft it was given. What a careful model does with the same prompt, so the validators
+and R3 can hold a run through the fake to the shape."""
+
+from __future__ import annotations
+
+import re
+
+FRONT = "## The project's front door"
+_FENCE = re.compile(r"^(```+|~~~+)[^\n]*\n.*?^\1\s*$", re.S | re.M)
+_NUMBERED = re.compile(r"^ *(\d+) \| ?(.*)$", re.M)
+
+
+def overview_title(project: str) -> str:
+    return f"{project} at a glance"
+
+
+def parts_intro(titles: list[str]) -> str:
+    """The outline's introduction with its parts: Part 1 the big picture, then using the
+    project, then what is inside it."""
+    if not titles:
+        return "A path through the code."
+    using = ", ".join(f"ch{i:02d}" for i in range(2, min(len(titles), 4) + 1))
+    inside = ", ".join(f"ch{i:02d}" for i in range(5, len(titles) + 1))
+    out = "A path through the code in the order a newcomer explores it. Part 1, The big picture: ch01."
+    if using:
+        out += f" Part 2, Using it: {using}."
+    if inside:
+        out += f" Part 3, Inside it: {inside}."
+    return out
+
+
+def front_of(text: str) -> str:
+    if FRONT not in text:
+        return ""
+    after = text.split(FRONT, 1)[1]
+    # the block ends at the next `## ` heading outside code
+    body, pos = [], 0
+    for m in re.finditer(r"^## ", after, re.M):
+        if m.start() == 0:
+            continue
+        inside = [f for f in _FENCE.finditer(after) if f.start() < m.start() < f.end()]
+        if not inside:
+            pos = m.start()
+            break
+    body.append(after[:pos] if pos else after)
+    return "".join(body)
+
+
+def overview_chapter(title: str, front: str, para: str) -> str:
+    """Chapter 1 from the front door: every quote copied, nothing invented."""
+    name = re.search(r"Project: \*\*(.+?)\*\*", front)
+    project = name.group(1) if name else "the project"
+    quote = "\n".join(ln for ln in front.splitlines() if ln.startswith(">"))
+    ex = _FENCE.search(front)
+    ex_from = re.search(r"Its first usage example, `([^`]+)` lines (\d+)-(\d+)", front)
+    entries = re.findall(r"^- (`[^`]+`) \(", front, re.M)
+    path = re.search(r"^(`[^\n]*→[^\n]*)$", front, re.M)
+    out = [f"# {title}", "", f"This chapter is the big picture of {project}: what it is for, how a user meets it, "
+           "its entry points and parts, and the path one call takes through them. " + para, ""]
+    out += [f"## What {project} is for", "", (quote or para), ""]
+    out += ["## A first example", ""]
+    if ex is not None and ex_from:
+        out += [f"A user meets {project} through the example in `{ex_from.group(1)}` (lines {ex_from.group(2)}"
+                f"–{ex_from.group(3)}), copied exactly:", "", ex.group(0), ""]
+    else:
+        out += [para, ""]
+    out += ["## The entry points", "", "The names a user writes first: " + (", ".join(entries) or "none listed") + ".",
+            "", para, ""]
+    out += ["## Following one call", "", (f"One call, step by step: {path.group(1)}." if path else para), "", para, ""]
+    out += _path_diagram(path.group(1) if path else "", entries)
+    out += ["## Summary", "", "You can now say what the project is for, run its first example and follow one call "
+            "from its entry point to the core.", ""]
+    return "\n".join(out)
+
+
+def _path_diagram(path: str, entries: list[str]) -> list[str]:
+    """The call path (or else the entry points) the prompt names, as a writer draws it: only
+    names the prompt shows, so R1 finds each one in the source."""
+    names = [n.strip().removesuffix("()") for n in re.findall(r"`([^`]+)`", path or " ".join(entries))]
+    from ..diagrams.mermaid import is_path
+
+    names = [n for n in dict.fromkeys(names) if re.fullmatch(r"[\w.:$]+", n) and not is_path(n)][:8]
+    if not names:
+        return []
+    lines = ["flowchart LR", *[f'    n{i}["{n}"]' for i, n in enumerate(names)]]
+    if path:
+        lines += [f"    n{i} --> n{i + 1}" for i in range(len(names) - 1)]
+    return ["The path, drawn:", "", "```mermaid", *lines, "```", ""]
+
+
+def draft_in(text: str) -> str:
+    """The numbered draft of an editor's or reviewer's prompt, as the draft's text."""
+    block = text.split("<draft>", 1)[1].split("</draft>", 1)[0] if "<draft>" in text else ""
+    return "\n".join(m.group(2) for m in _NUMBERED.finditer(block)) + "\n" if block.strip() else ""
