@@ -243,6 +243,19 @@ def test_a_chinese_book_gets_chinese_captions_and_the_same_diagrams(project):
     assert captions and all(re.search(r"[\u4e00-\u9fff]", c) for c in captions)
 
 
+def test_parts_are_directories_drawn_as_paths(tmp_path):
+    for d, body in (("app", "from core.engine import Engine\n\n\ndef main():\n    return Engine().run()\n"),
+                    ("core", "class Engine:\n    def run(self):\n        return 1\n")):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / ("cli.py" if d == "app" else "engine.py")).write_text(body, encoding="utf-8")
+    p = load(tmp_path)
+    block = diagrams.parts_block(p)
+    d = parse(block.split("\n", 1)[1].rsplit("```", 1)[0])
+    assert sorted(n.label for n in d.nodes.values()) == ["app/", "core/"]
+    assert [(d.nodes[e.src].label, d.nodes[e.dst].label) for e in d.edges] == [("app/", "core/")]
+    assert _r1(f"# T\n\n{block}\n", tmp_path) == [] and independent_problems(p, d.source) == []
+
+
 def test_the_overview_draws_the_operation_the_planner_names(project):
     lines = diagrams.for_overview(project, resolved_calls, operation=project.find("Store.get"))
     assert "The path of `Store.get` through the code, call by call:" in lines

@@ -376,7 +376,8 @@ def parts_graph(p: Project) -> str | None:
     rank = p.map.file_rank()
     code = [f for f in p.code_files() if f in rank]
     dirs = {posixpath.dirname(f) for f in code}
-    part = (lambda f: posixpath.dirname(f) or f) if len(dirs) >= 2 else (lambda f: f)
+    # a directory is drawn as `dir/`: a path to the reader and to R1, never taken for a name
+    part = (lambda f: posixpath.dirname(f) + "/" if "/" in f else f) if len(dirs) >= 2 else (lambda f: f)
     weight: dict[str, float] = defaultdict(float)
     for f in code:
         weight[part(f)] += rank[f]
