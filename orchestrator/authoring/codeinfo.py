@@ -84,9 +84,12 @@ def signature_parts(s: Sym) -> tuple[list[Param], str]:
             name, _, typ = raw.partition(":")
         elif lang == "go":
             name, _, typ = raw.partition(" ")
-        else:  # C-like: the name comes last
-            bits = raw.rsplit(" ", 1)
-            name, typ = (bits[1], bits[0]) if len(bits) == 2 else (raw, "")
+        else:  # C-like: the name comes last, and `*`/`&` written against it belong to the type
+            if raw == "void":
+                continue  # `f(void)`: no parameter
+            m = re.match(r"^(.*?)\s*([*&\s]*)(\w+(?:\[[^\]]*\])*)$", raw, re.S)
+            name, typ = (m.group(3), f"{m.group(1)} {m.group(2).replace(' ', '')}".strip()) if m and m.group(1) \
+                else (raw, "")
         name = name.strip().lstrip("&*").strip()
         if name and re.match(r"^[\w.$?\[\]{}]+$", name):
             params.append(Param(name.rstrip("?"), typ.strip(), default))

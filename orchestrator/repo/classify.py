@@ -167,3 +167,75 @@ def type_name(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "directory"
     return "not a regular file"
+
+
+# A `.h` is C or C++ by what it says: these constructs exist only in C++ (comments aside, and
+# `extern "C"` is how a C header talks to C++, so it is not among them).
+_CPP_MARKERS = re.compile(
+    rb"(?m)^\s*(?:namespace\s+[\w:]*\s*\{|template\s*<|(?:class|struct)\s+\w+\s*(?:final\s*)?:\s*(?:public|private|protected)\b"
+    rb"|class\s+\w+\s*\{|(?:public|private|protected)\s*:|using\s+namespace\b|#\s*include\s*<(?:string|vector|memory|"
+    rb"type_traits|utility|iterator|limits|cstdint|cstddef|cstdio|cstdlib|cstring|iostream|ostream|algorithm|"
+    rb"functional|map|chrono|atomic)>)"
+    rb"|\bstd::\w|\bconstexpr\b|\bnoexcept\b|\btypename\b")
+
+
+_C_COMMENT = re.compile(rb"/\*.*?(?:\*/|$)|//[^\n]*", re.S)  # `std::strtod` in a C header's comment is not C++
+_QUOTED_INCLUDE = re.compile(rb'(?m)^\s*#\s*include\s*"([^"\n]+)"')
+
+
+def header_language(rel: str, head: bytes) -> str | None:
+    """The language of a file from its name and first bytes: a `.h` with C++ in it is `cpp`."""
+    lang = language_of(rel)
+    if lang == "c" and rel.endswith(".h") and _CPP_MARKERS.search(_C_COMMENT.sub(b"", head)):
+        return "cpp"
+    return lang
+
+
+def quoted_includes(head: bytes) -> list[str]:
+    """The project headers a C/C++ file includes (`#include "format.h"`), as written."""
+    return [m.group(1).decode("utf-8", "replace") for m in _QUOTED_INCLUDE.finditer(head)]
+
+
+def settle_headers(langs: dict[str, str | None], includes: dict[str, list[str]] | None = None
+                   ) -> dict[str, str | None]:
+    """`.h` files whose content did not decide (`langs` maps path → language): C++ when they
+    include a C++ header of the repository (fmt's core.h includes base.h), or when the
+    repository's other sources are C++ and none is C (a `.h` next to `.cc` files); C otherwise."""
+    langs = dict(langs)
+    sources = [lang for rel, lang in langs.items() if not rel.endswith(".h")]
+    if "cpp" in sources and "c" not in sources:
+        return {rel: "cpp" if rel.endswith(".h") and lang == "c" else lang for rel, lang in langs.items()}
+    by_name: dict[str, list[str]] = {}
+    for rel in langs:
+        by_name.setdefault(rel.rsplit("/", 1)[-1], []).append(rel)
+    changed = True
+    while changed:  # through chains of includes: core.h → base.h
+        changed = False
+        for rel, names in (includes or {}).items():
+            if langs.get(rel) != "c" or not rel.endswith(".h"):
+                continue
+            folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+            for name in names:
+                target = folder + name if folder + name in langs else next(iter(by_name.get(name.rsplit("/", 1)[-1], [])), "")
+                if langs.get(target) == "cpp":
+                    langs[rel], changed = "cpp", True
+                    break
+    return langs
+
+
+# Third-party libraries projects copy in (test frameworks above all): a directory of one of these
+# names inside a test or dependency folder is that library, not the project (fmt's test/gtest).
+# Only there: the googletest repository's own `googletest/` is its code.
+VENDORED_LIBRARIES = {"gtest": "googletest", "gmock": "googlemock", "googletest": "googletest",
+                      "googlemock": "googlemock", "catch2": "Catch2", "Catch2": "Catch2", "catch": "Catch2",
+                      "doctest": "doctest", "unity": "Unity", "cmocka": "cmocka", "benchmark": "google benchmark"}
+_VENDORING_PARENTS = TEST_DIRS | {"deps", "external", "extern", "contrib", "libs", "ext"}
+
+
+def vendored_copy(rel: str) -> str | None:
+    """Why the directory `rel` is left out as a copy of a third-party library, or None."""
+    parts = rel.split("/")
+    lib = VENDORED_LIBRARIES.get(parts[-1])
+    if lib and any(p in _VENDORING_PARENTS for p in parts[:-1]):
+        return f"vendored (a copy of {lib})"
+    return None

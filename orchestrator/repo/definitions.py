@@ -66,6 +66,14 @@ _CONTAINERS: dict[str, frozenset[str]] = {
 }
 _CONTAINERS["typescript"] = _CONTAINERS["tsx"] = _CONTAINERS["javascript"]
 
+# C and C++ keywords and built-in types: never the name of anything a repository defines.
+C_KEYWORDS = frozenset("""alignas alignof asm auto bool break case catch char char8_t char16_t char32_t class
+co_await co_return co_yield concept const consteval constexpr constinit const_cast continue decltype default
+delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline int long
+mutable namespace new noexcept nullptr operator private protected public register reinterpret_cast requires
+restrict return short signed sizeof static static_assert static_cast struct switch template this thread_local
+throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while _Bool std""".split())
+
 _SEPARATOR = {"rust": "::", "cpp": "::"}
 _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _STRING_PREFIX = re.compile(r"""^[rRuUbBfF]*("{3}|'{3}|"|')(.*)\1$""", re.DOTALL)
@@ -103,14 +111,28 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
             return None
         name_start = name_node.start_byte
     name = src.text(name_node)
+    if lang in ("c", "cpp") and (name.rsplit("::", 1)[-1] in C_KEYWORDS or kind == "module" and name == "std"):
+        # a macro the grammar cannot expand (`FMT_BEGIN_NAMESPACE namespace …`, `FMT_CONSTEXPR
+        # auto f() -> decltype(…)`) makes it take a keyword for a name; `namespace std { … }`
+        # only specializes the standard library's templates: neither defines a symbol
+        return None
+    if lang in ("c", "cpp") and not _c_name_ok(name):
+        return None  # a declaration the grammar misread (`value>>` out of an `enable_if<…>`)
+    if lang == "cpp" and "<" in name and not name.rsplit("::", 1)[-1].startswith("operator"):
+        # a specialization: `formatter<date>` as written, on one line; a long SFINAE argument list
+        # (`is_std_string_like<T, void_t<decltype(…)>>`) would bury the name, so it is elided
+        name = " ".join(name.split())
+        if len(name) > 40:
+            name = name.split("<", 1)[0] + "<…>"
     if kind == "impl" or (lang == "rust" and name_node.type not in ("identifier", "type_identifier")):
         name = _base_type(src, name_node) or ""
     if not name or name == "_":
         return None
     outer = _outer(node, lang)
     qualified = _qualify(src, node, name, kind, containers)
-    if lang == "cpp" and "::" in name:
-        qualified, name = name, name.rsplit("::", 1)[1]
+    if lang == "cpp" and "::" in name.split("<", 1)[0]:  # `fmt::f`, not `is_ref<std::ref<T>>`
+        base, lt, args = name.partition("<")
+        qualified, name = name, base.rsplit("::", 1)[1] + lt + args
     refined = _refine_kind(src, node, name, kind, containers)
     if refined is None:
         return None
@@ -122,6 +144,15 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         start_line=outer.start_point[0] + 1, end_line=outer.end_point[0] + 1,
         exported=_exported(src, node, outer, name, qualified, containers),
     ), name_start
+
+
+def _c_name_ok(name: str) -> bool:
+    """`f`, `ns::f`, `~T`, `operator()`, `formatter<T, Char>`: a name C/C++ can declare."""
+    if name.rsplit("::", 1)[-1].startswith("operator"):
+        return True
+    base, _, args = name.partition("<")
+    return bool(re.match(r"^(?:[A-Za-z_]\w*::)*~?[A-Za-z_]\w*$", base)) and \
+        (not args or name.count("<") == name.count(">") and name.endswith(">"))
 
 
 def _c_name(node: Any) -> Any | None:
@@ -192,6 +223,13 @@ def _refine_kind(src: Source, node: Any, name: str, kind: str, containers: list[
     if lang in ("javascript", "typescript", "tsx") and kind == "function" and node.type == "assignment_expression":
         left = src.text(node.child_by_field_name("left"))
         return "method" if ".prototype." in left else "function"
+    if lang in ("c", "cpp") and kind == "type alias":
+        body = node.child_by_field_name("type")
+        if body is not None and body.child_by_field_name("body") is not None:
+            if body.child_by_field_name("name") is not None:
+                return None  # `typedef struct X {…} Y;` is the struct X, found already
+            return {"struct_specifier": "struct", "union_specifier": "struct", "enum_specifier": "enum",
+                    "class_specifier": "class"}.get(body.type, kind)  # `typedef struct {…} Y;`
     if lang == "cpp" and kind == "function" and containers:
         return "method"
     return kind
@@ -210,6 +248,9 @@ def _outer(node: Any, lang: str) -> Any:
             outer = parent
         if outer.parent is not None and outer.parent.type == "export_statement":
             outer = outer.parent
+    elif lang in ("c", "cpp") and parent is not None and parent.type == "type_definition" and \
+            node.type in ("struct_specifier", "union_specifier", "enum_specifier", "class_specifier"):
+        outer = parent  # `typedef struct X {…} X;`: the comment above `typedef` is the struct's doc
     elif lang == "go" and node.type in ("type_spec", "type_alias", "const_spec", "var_spec"):
         if parent is not None and parent.named_child_count == 1 and parent.type.endswith("_declaration"):
             outer = parent

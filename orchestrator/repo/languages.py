@@ -147,6 +147,9 @@ _JAVA_IMPORTS = "(import_declaration (_) @import)"
 _C_DEFS_COMMON = """
 (function_definition declarator: (_) @name) @def.function
 (translation_unit (declaration declarator: (function_declarator) @name) @def.function)
+(translation_unit (declaration declarator: (pointer_declarator declarator: (function_declarator)) @name) @def.function)
+(translation_unit (declaration declarator: (pointer_declarator declarator: (pointer_declarator
+   declarator: (function_declarator))) @name) @def.function)
 (struct_specifier name: (_) @name body: (_)) @def.struct
 (union_specifier name: (_) @name body: (_)) @def.struct
 (enum_specifier name: (_) @name body: (_)) @def.enum

@@ -21,7 +21,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 6
+PARSER_VERSION = 7
 
 @dataclass
 class FileMap:
@@ -64,15 +64,33 @@ def parse_source(source: bytes | str, lang: str) -> FileMap:
         return FileMap(language=lang, error=f"parse failed: {type(exc).__name__}: {exc}")
 
 
+# C/C++ macros the grammar cannot expand and that break the declaration they stand in:
+# `FMT_BEGIN_NAMESPACE` alone on a line, `FMT_CONSTEXPR auto f()`, `REDIS_API int g()`. A macro
+# name (capitals with an underscore) alone on a line or right before a keyword is blanked for
+# the parser only (with spaces: byte offsets, and so the code shown, stay the source's own).
+_C_MACRO_WORDS = re.compile(
+    rb"(?m)^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]*$"
+    rb"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\n]*\))?(?=[ \t]+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)*(?:auto|void|inline|static"
+    rb"|constexpr|explicit|virtual|friend|bool|int|char|unsigned|signed|long|short|double|float|const|struct"
+    rb"|class|enum|union|typename|template|size_t|std::)\b)")
+
+
+def _masked(src: Source) -> bytes:
+    if src.lang not in ("c", "cpp"):
+        return src.data
+    return _C_MACRO_WORDS.sub(lambda m: b" " * len(m.group(0)), src.data)
+
+
 def _extract(src: Source) -> FileMap:
     g = grammar(src.lang)
-    tree = g.parser.parse(src.data)
+    tree = g.parser.parse(_masked(src))
     root = tree.root_node
     fm = FileMap(language=src.lang, lines=src.data.count(b"\n") + (0 if src.data.endswith(b"\n") else 1))
     if not src.data:
         fm.lines = 0
 
     found: dict[tuple[int, int], tuple[int, Definition]] = {}
+    overloads: set[int] = set()  # id() of the Definitions of `@overload` stubs
     name_nodes: set[int] = set()
     for _pattern, caps in query_cursor(g.defs).matches(root):
         kind_key = next((k for k in caps if k.startswith("def.")), None)
@@ -83,6 +101,8 @@ def _extract(src: Source) -> FileMap:
         if made is None:
             continue
         made_def, name_start = made
+        if src.lang == "python" and _is_overload(src, node):
+            overloads.add(id(made_def))
         if made_def.kind != "impl":  # the type an impl names is a use of that type
             name_nodes.add(name_start)
         key = (node.start_byte, node.end_byte)
@@ -92,6 +112,8 @@ def _extract(src: Source) -> FileMap:
         if key not in found or rank < found[key][0]:
             found[key] = (rank, made_def)
     fm.definitions = sorted((d for _, d in found.values()), key=lambda d: (d.start_line, d.end_line))
+    if overloads:
+        fm.definitions = _merge_overloads(fm.definitions, overloads)
 
     imports: list[str] = []
     for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
@@ -121,6 +143,36 @@ def _extract(src: Source) -> FileMap:
     if src.lang in ("javascript", "typescript", "tsx"):
         _mark_js_exports(src, fm)
     return fm
+
+
+_OVERLOAD = re.compile(r"^@\s*(?:typing\.|t\.|typing_extensions\.)?overload\s*$")
+
+
+def _is_overload(src: Source, node: Any) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "decorated_definition" and any(
+        c.type == "decorator" and _OVERLOAD.match(src.text(c)) for c in parent.children)
+
+
+def _merge_overloads(defs: list[Definition], overloads: set[int]) -> list[Definition]:
+    """`@overload` stubs are not the function: the implementation is (its signature, its lines,
+    its docstring), and a stub's own docstring, when it has one, is added to the doc. A stub
+    file (`.pyi`) has only stubs: the first stands for the function."""
+    groups: dict[str, list[Definition]] = {}
+    for d in defs:
+        groups.setdefault(d.qualified_name, []).append(d)
+    drop: set[int] = set()
+    for group in groups.values():
+        stubs = [d for d in group if id(d) in overloads]
+        if not stubs:
+            continue
+        impls = [d for d in group if id(d) not in overloads]
+        keep = impls[-1] if impls else stubs[0]
+        docs = [keep.doc] if keep.doc else []
+        docs += [d.doc for d in stubs if d.doc and d is not keep and d.doc not in docs]
+        keep.doc = "\n\n".join(docs)
+        drop.update(id(d) for d in stubs if d is not keep)
+    return [d for d in defs if id(d) not in drop]
 
 
 def _bound_names(src: Source, statement: Any) -> list[str]:

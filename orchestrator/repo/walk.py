@@ -29,11 +29,15 @@ from .classify import (
     VENDOR_DIRS,
     classify,
     head_reason,
+    header_language,
     known_name,
-    language_of,
+    language_of,  # noqa: F401  (re-exported: tests read it here)
     name_reason,
+    quoted_includes,
+    settle_headers,
     shebang_language,
     type_name,
+    vendored_copy,
 )
 from .read import (  # noqa: F401  (read_source*, source_problem: re-exported, the walk's one reading rule)
     SourceReadError,
@@ -141,6 +145,7 @@ class _Walker:
         self.max_file_bytes, self.max_files, self.max_entries = max_file_bytes, max_files, max_entries
         self.on_progress, self.should_stop = on_progress, should_stop
         self.files: list[SourceFile] = []
+        self.includes: dict[str, list[str]] = {}  # a C header → the project headers it includes
         self.skipped: list[Skipped] = []
         self.warnings: list[str] = []
         self.entries = 0
@@ -173,6 +178,8 @@ class _Walker:
         self._explain_links()
         if self.on_progress:
             self.on_progress(self.entries)
+        langs = settle_headers({f.rel: f.lang for f in self.files}, self.includes)  # `.h`: C or C++ (see classify)
+        self.files = [f if langs[f.rel] == f.lang else SourceFile(f.rel, f.size, langs[f.rel], f.kind) for f in self.files]
         return SourceTree(self.root, sorted(self.files, key=lambda f: f.rel),
                           sorted(self.skipped, key=lambda s: (s.rel, s.reason)), truncated, self.entries,
                           self.warnings)
@@ -262,7 +269,7 @@ class _Walker:
         except OSError as ex:
             self._skip(rel, f"unreadable: {ex.strerror}")
             return None
-        if is_dir and (reason := self._dir_name_reason(name, e.path, names)):
+        if is_dir and (reason := self._dir_name_reason(name, e.path, names) or vendored_copy(rel)):
             self._skip(rel, reason)
             return None
         if name.startswith("."):
@@ -344,11 +351,13 @@ class _Walker:
         if reason := head_reason(head, st.st_size <= HEAD_BYTES):
             self._skip(rel, reason)
             return
-        lang = shebang_language(head) if script else language_of(rel)
+        lang = shebang_language(head) if script else header_language(rel, head)
         if script and lang is None:
             self._skip(rel, "not source code, documentation or configuration (no extension, no known #! line)")
             return
         self.seen_files[key] = rel
+        if lang == "c" and name.endswith(".h"):
+            self.includes[rel] = quoted_includes(head)
         self.files.append(SourceFile(rel, st.st_size, lang, classify(rel, lang)))
 
     def _link(self, path: str, rel: str) -> None:

@@ -15,7 +15,7 @@ import re
 
 from .docparts import LABELS, Block, DocParts, Item, render_blocks, render_items  # noqa: F401  (re-exported)
 from .markdown import fence, markup_leaks, prose_only, safe  # noqa: F401  (re-exported: one import for callers)
-from .markup import _single_backtick_refs, first_sentence, inline, strip_comment  # noqa: F401
+from .markup import _single_backtick_refs, first_sentence, html_doc, inline, strip_comment  # noqa: F401
 
 # ---------------------------------------------------------------- block parser
 
@@ -98,6 +98,9 @@ class _Parser:
         if not text.strip():
             return
         block = Block("code", text, lang)
+        last = self.parts.blocks[-1] if self.parts.blocks else None
+        if example and last is not None and last.kind == "p" and last.text.rstrip().endswith(":"):
+            example = False  # "Here is an example:" introduces it: it stays after its sentence
         (self.parts.examples if example else self.parts.blocks).append(block)
 
     def step(self) -> None:  # noqa: C901 - one dispatch over the kinds of line
@@ -316,10 +319,12 @@ class _Parser:
         if kind == "drop":
             return
         lines = _dedent(body)
-        if kind == "examples" and self.lang == "go":
-            # Go marks code by indenting it: what is indented under `Example:` is the example (read
-            # as a doc of its own, dedented, it would be taken for a paragraph)
-            self.add_code(body, "go", example=True)
+        if kind == "examples" and self.lang in _INDENTED_CODE and \
+                not any(ln.strip().startswith(("```", "~~~", ">>>")) for ln in body):
+            # Go marks code by indenting it, and so do Express-style JSDoc comments (`Examples:`
+            # then `    res.send('<p>some html</p>');`): what is indented under `Example:` is the
+            # example (read as a doc of its own, dedented, it would be taken for a paragraph)
+            self.add_code(body, _code_lang("", self.lang), example=True)
             return
         if kind in ("examples", "note", "warning", "see also"):
             sub = _body("\n".join(lines), self.lang)
@@ -410,6 +415,12 @@ class _Parser:
         # @template, @typedef, @internal, @private, @default, @category ...: for tools, not readers
 
 
+_INDENTED_CODE = frozenset({"go", "javascript", "typescript", "tsx", "c", "cpp"})
+# Languages whose doc comments are HTML (Javadoc and its heirs). Elsewhere `<p>` in a doc is
+# content: Express documents `res.send('<p>some html</p>')`, and `inline` shows such tags as code.
+_HTML_DOCS = frozenset({"java", "kotlin", "scala", "groovy"})
+
+
 def parse(doc: str, lang: str = "") -> DocParts:
     """A doc comment (with or without its comment syntax) read into parts. `lang` is the
     source's language (python, go, rust, javascript, typescript, ...): it decides what an
@@ -418,6 +429,8 @@ def parse(doc: str, lang: str = "") -> DocParts:
     if not doc or not doc.strip():
         return parts
     text = strip_comment(doc).replace("\t", "    ")
+    if lang in _HTML_DOCS:  # Javadoc: `<p>`, `<pre>{@code …}</pre>`, `&lt;` are markup, not text
+        text = html_doc(text, lang)
     _Parser(text.splitlines(), lang, parts).run()
     return parts
 

@@ -5,8 +5,10 @@ comment syntax around a doc comment (`/** */`, `///`, `//`, `#`) is taken off.""
 
 from __future__ import annotations
 
+import html
 import inspect
 import re
+import textwrap
 
 _ROLE_RE = re.compile(r"(?::[\w-]+)?:([\w-]+):`([^`\s]+|[^`<]+<[^`>]+>)`")
 _BROKEN_ROLE_RE = re.compile(r"(?::[\w-]+)?:([\w-]+):`([~.\w]+):?(?=[\s,;)]|$)")  # `:data:`g:` (never closed)
@@ -51,6 +53,13 @@ def _outside_code(text: str, fn) -> str:
     return "".join(p if i % 2 else fn(p) for i, p in enumerate(parts))
 
 
+def _outside_spans(rx: re.Pattern[str], fn, text: str) -> str:
+    """`rx.sub(fn, text)` for the matches that start outside inline code (a link may hold code)."""
+    if "`" not in text:
+        return rx.sub(fn, text)
+    return rx.sub(lambda m: m.group(0) if text.count("`", 0, m.start()) % 2 else fn(m), text)
+
+
 def _link(m: re.Match[str]) -> str:
     bang, label, url = m.groups()
     if bang:  # an image: a documentation site's picture is not ours to ship
@@ -83,9 +92,10 @@ def inline(text: str) -> str:
     text = _RST_LINK_RE.sub(lambda m: f"[{m.group(1).strip()}]({m.group(2)})" if re.match(r"https?://", m.group(2))
                             else m.group(1).strip(), text)
     text = _STRAY_ROLE_RE.sub("", text)  # a role name left without its target
+    text = re.sub(r"(?<=[^\s`]`)\\(?=[a-z])", "", text) if "`\\" in text else text  # RST's :func:`option`\s
     text = _FOOTNOTE_REF_RE.sub("", text)
-    text = _MD_LINK_RE.sub(_link, text)
-    text = _REF_LINK_RE.sub(lambda m: m.group(1), text)
+    text = _outside_spans(_MD_LINK_RE, _link, text)
+    text = _outside_spans(_REF_LINK_RE, lambda m: m.group(1), text)  # never `f()[key][0]` → `f()key`
     text = _INTRA_RE.sub(lambda m: m.group(1), text)  # rustdoc [`Foo`]
     text = _outside_code(text, lambda s: _BRACKET_NAME_RE.sub(lambda m: f"`{m.group(1)}`", s))  # godoc [Foo]
     text = _outside_code(text, lambda s: _SHORTCUT_RE.sub(lambda m: m.group(1), s))  # `[a phrase]`: a link whose target was dropped
@@ -129,3 +139,113 @@ def strip_comment(raw: str) -> str:
         if lines and all(re.match(rf"^\s*{prefix}", ln) or not ln.strip() for ln in lines):
             return "\n".join(re.sub(rf"^\s*{prefix} ?", "", ln) for ln in lines).strip("\n")
     return inspect.cleandoc(text)
+
+
+# ---------------------------------------------------------------- HTML in doc comments
+
+# Javadoc (and JSDoc, and some C++ and Go comments) write HTML and inline tags: `<p>`,
+# `<pre>{@code …}</pre>`, `{@code x}`, `{@link A#b label}`, `&lt;`. Turned into Markdown before
+# the block parser reads the comment, so a `<pre>` block is an example and `<p>` a paragraph.
+_PRE_RE = re.compile(r"<pre\b[^>]*>(.*?)</pre>", re.S | re.I)
+_INLINE_TAG_RE = re.compile(r"\{@(code|literal|link|linkplain|linkcode|value|inheritDoc|docRoot)\b\s?")
+_ANCHOR_RE = re.compile(r"<a\s[^>]*?href\s*=\s*[\"']([^\"']*)[\"'][^>]*>(.*?)</a>", re.S | re.I)
+_HTML_SIMPLE = [
+    (re.compile(r"\s*<p\b[^>]*>\s*", re.I), "\n\n"), (re.compile(r"\s*</p>", re.I), ""),
+    (re.compile(r"\s*</?(?:ul|ol|dl|blockquote|div|table|tbody|thead)\b[^>]*>\s*", re.I), "\n\n"),
+    (re.compile(r"\s*<(?:li|dt)\b[^>]*>\s*", re.I), "\n- "), (re.compile(r"\s*</(?:li|dt)>", re.I), ""),
+    (re.compile(r"\s*<dd\b[^>]*>\s*", re.I), ": "), (re.compile(r"\s*</dd>", re.I), ""),
+    (re.compile(r"</?(?:b|strong)>", re.I), "**"), (re.compile(r"</?(?:i|em)>", re.I), "*"),
+]
+_HEADING_RE = re.compile(r"\s*<h\d\b[^>]*>\s*(.*?)\s*</h\d>\s*", re.I | re.S)  # may hold code: whole text
+_ENTITY_RE = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);")
+_GENERIC_RE = re.compile(r"[\w.$@]*&lt;[^\s]*?&gt;(?:\[\])*")
+
+
+def _braced(text: str, start: int) -> int:
+    """The index after the `}` that closes the `{` at `start` (nested braces counted), or -1."""
+    depth = 0
+    for j in range(start, len(text)):
+        if text[j] == "{":
+            depth += 1
+        elif text[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return -1
+
+
+def _link_target(target: str) -> str:
+    """`Gson#toJson(Object)` → `Gson.toJson()`, `#of` → `of()`: as a reader calls it."""
+    target = target.lstrip("#").replace("#", ".")
+    return re.sub(r"\(.*\)$", "()", target)
+
+
+def _inline_tags(text: str) -> str:
+    out, i = [], 0
+    for m in _INLINE_TAG_RE.finditer(text):
+        if m.start() < i:
+            continue
+        end = _braced(text, m.start())
+        if end < 0:
+            continue
+        body = text[m.end():end - 1]
+        tag = m.group(1)
+        if tag in ("code", "value"):
+            rep = "`" + " ".join(html.unescape(body).replace("`", "'").split()) + "`" if body.strip() else ""
+        elif tag == "literal":
+            rep = html.unescape(body)
+        elif tag.startswith("link"):
+            m2 = re.match(r"(\S*?\([^)]*\)|\S+)\s*(.*)$", body.strip(), re.S)
+            target, label = (m2.group(1), m2.group(2)) if m2 else (body.strip(), "")
+            rep = " ".join(label.split()) or f"`{_link_target(target)}`"
+        else:
+            rep = ""  # {@inheritDoc}, {@docRoot}: for the documentation tool
+        out.append(text[i:m.start()] + rep)
+        i = end
+    return "".join(out) + text[i:]
+
+
+def _pre_block(m: re.Match[str], lang: str) -> str:
+    code = m.group(1)
+    inner = code.strip()
+    if inner.startswith("{@code") and _braced(inner, 0) == len(inner):
+        code = inner[len("{@code"):-1]
+    code = re.sub(r"</?code>", "", code)
+    code = textwrap.dedent(html.unescape(code).strip("\n")).rstrip()
+    return f"\n\n```{lang}\n{code}\n```\n\n"
+
+
+def _entities(text: str) -> str:
+    """`List&lt;String&gt;` in prose is a type: inline code; other entities become characters."""
+    def generic(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return "`" + html.unescape(word) + "`"
+    text = _outside_code(text, lambda s: _GENERIC_RE.sub(generic, s))
+    # only complete entities (`&lt;`, `&#64;`): html.unescape alone also reads `&copy` in `&copyFrom`
+    return _outside_code(text, lambda s: _ENTITY_RE.sub(_entity, s) if "&" in s else s)
+
+
+def _entity(m: re.Match[str]) -> str:
+    import html.entities
+
+    word = m.group(0)
+    if word.startswith("&#"):
+        return html.unescape(word)
+    return html.entities.html5.get(word[1:], word)  # `&notify;` is no entity (unescape reads `&not`)
+
+
+def html_doc(text: str, lang: str = "") -> str:
+    """A doc comment's HTML and Javadoc inline tags as Markdown (fenced code left as it is)."""
+    if not re.search(r"</?[a-zA-Z][^>]*>|\{@|&[#\w]+;", text):
+        return text
+    text = _PRE_RE.sub(lambda m: _pre_block(m, lang or "text"), text)
+    pieces = re.split(r"(^\s*```.*?^\s*```[^\n]*$)", text, flags=re.S | re.M)
+    for k in range(0, len(pieces), 2):  # the prose between fences
+        s = _inline_tags(pieces[k])
+        s = _ANCHOR_RE.sub(lambda m: f"[{m.group(2).strip()}]({m.group(1)})" if re.match(r"https?://", m.group(1))
+                           else m.group(2).strip(), s)
+        s = _HEADING_RE.sub(lambda m: "\n\n**" + " ".join(m.group(1).split()) + "**\n\n", s)
+        for rx, rep in _HTML_SIMPLE:
+            s = "\n".join(_outside_code(ln, lambda p, rx=rx, rep=rep: rx.sub(rep, p)) for ln in s.split("\n"))
+        pieces[k] = "\n".join(_entities(ln) for ln in s.split("\n"))
+    return re.sub(r"\n{3,}", "\n\n", "".join(pieces)).strip("\n")
