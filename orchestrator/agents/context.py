@@ -124,9 +124,15 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     o = book.scanner.outline
     draft = ctx.get(DRAFT, "")
     if kind == "code":
-        key: tuple = ("check", kind, draft)
+        from ..state.evidence_view import (
+            threshold,  # the coverage asked of it: none once a person accepted it
+        )
+
+        least = threshold(book, {k: book.scanner.step(ch, k) for k in STEPS})
+        key: tuple = ("check", kind, draft, least)
         if key not in book.memo:
-            found, verified = checks.check_code(draft, book.cfg.source_dir, index=_source_index(book))
+            found, verified = checks.check_code(draft, book.cfg.source_dir, index=_source_index(book),
+                                                evidence_min=least)
             found = found + checks.check_claims(draft, _claim_facts(book))  # issue 23: claims against the map
             book.memo[key] = {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
         return _copy(book.memo[key])

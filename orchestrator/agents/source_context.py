@@ -54,7 +54,9 @@ def load_project(src_dir: Path, state_db: Path | None, *,
 
     def work() -> None:
         try:
-            box["project"] = project_mod.load(src_dir, state_db, should_stop=stop.is_set, progress=progress)
+            p = project_mod.load(src_dir, state_db, should_stop=stop.is_set, progress=progress)
+            p.map.file_rank()  # the ranking too (seconds on a huge tree): here, where a signal is heard
+            box["project"] = p
         except BaseException as e:  # handed to the caller's thread
             box["error"] = e
 
@@ -72,8 +74,9 @@ def load_project(src_dir: Path, state_db: Path | None, *,
     worker = threading.Thread(target=work, name="source-walk", daemon=True)
     try:
         worker.start()
-        while worker.is_alive():
+        while worker.is_alive() and not got:
             worker.join(0.2)
+        worker.join(0.1)  # the walk and the map stop at their next check (a file); the ranking is abandoned
     finally:
         for s, h in before.items():
             signal.signal(s, h)
@@ -82,7 +85,24 @@ def load_project(src_dir: Path, state_db: Path | None, *,
         raise KeyboardInterrupt  # only reached when that handler returned
     if "error" in box:
         raise box["error"]
+    _say_bound(box["project"])
     return box["project"]
+
+
+_BOUND_SAID: set[str] = set()
+
+
+def _say_bound(p: Project) -> None:
+    """A tree larger than the walk's bounds is planned from the files before the bound: said
+    once per tree and process (source-map.md lists the rest), never left silent."""
+    stop = next(((rel, why) for rel, why in p.skipped if why.startswith("walk stopped here")), None)
+    if stop is None or str(p.root) in _BOUND_SAID:
+        return
+    _BOUND_SAID.add(str(p.root))
+    rel, why = stop
+    print(f"warning: {p.root} is larger than the walk reads: {why.removeprefix('walk stopped here: ').split(' (')[0]} "
+          f"(stopped at {rel}); the book covers the files before it, and "
+          "output/memory/source-map.md lists what was left out", file=sys.stderr, flush=True)
 
 
 def progress_printer(prefix: str, after: float = 2.0) -> Callable[[str], None]:

@@ -376,7 +376,19 @@ def write(ctx: dict[str, Any], p: Project) -> str:
         text = _tidy_cjk(text)
     else:
         text = grammar.fix(text)
-    return re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
+    text = re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
+    return _cited(text, p)
+
+
+def _cited(text: str, p: Project) -> str:
+    """Every paragraph about the code cites the lines that show it (evidence.annotate, from the map)."""
+    from ..evidence import annotate
+
+    defs = [annotate.Def(s.name, s.rel, s.d.start_line, s.d.end_line) for s in p.symbols()]
+    ranked = {s.rel for s in p.symbols()}
+    defs += [annotate.Def(d.qualified_name, rel, d.start_line, d.end_line)  # tests and examples: usage is evidence
+             for rel, fm in p.map.files.items() if rel not in ranked for d in fm.definitions]
+    return annotate.cite(text, annotate.citer_for(p.root, defs, p._keys))
 
 
 _CJK_GAP_RE = re.compile(r"([。！？；：，、）])[ \t]+(?=\S)")

@@ -485,7 +485,8 @@ class BatchEngine:
                       "cache_read_tokens": usage.cache_read_tokens, "thinking_tokens": usage.thinking_tokens,
                       "cost_usd": cost, "latency_ms": None,
                       "stop_reason": stop, "request_id": f"{j.batch_id}/{it.custom_id}",
-                      "error": error[:500] if error else None, "batch": 1})
+                      "error": error[:500] if error else None, "batch": 1,
+                      "status": "error" if error else "ok"})  # as a streamed call's row says it
 
     def _say_left_running(self) -> None:
         live = [j for j in self.journals if j.open]

@@ -19,7 +19,7 @@ from .scan import do_scan
 # The ledger's event types (tests/test_cli_errors.py keeps the list true to the code); `book log
 # --type` takes one of them, or any other type this ledger holds.
 EVENT_TYPES = frozenset({
-    "accepted", "answer_trimmed", "api_stop", "budget_stop", "corrected", "delivery_failed", "gate_card", "gate_decision",
+    "accepted", "answer_trimmed", "api_stop", "budget_stop", "citations_moved", "corrected", "delivery_failed", "gate_card", "gate_decision",
     "gate_decision_changed", "gate_pending", "gate_settled", "hand_edit", "illegal_transition",
     "interrupted", "ledger_rebuilt", "lost_spend_entered", "message_batches", "recovered", "retired",
     "revision", "rollback", "run_end", "run_start", "step_end", "step_failed", "step_retry",

@@ -62,7 +62,8 @@ def classify_url(url: str) -> str | None:
         return None  # network-path reference: another host, over whatever scheme the page has
     m = _SCHEME_RE.match(s)
     if m:
-        return {"http": "external", "https": "external", "mailto": "mailto"}.get(m.group(1))
+        # `source:PATH#La-Lb`: a citation of the source, pointed at it when the book is published (links.py)
+        return {"http": "external", "https": "external", "mailto": "mailto", "source": "source"}.get(m.group(1))
     if ":" in re.split(r"[/?#]", s, maxsplit=1)[0]:
         return None  # scheme-like but malformed: nothing a book needs, so refuse it
     return "fragment" if s.startswith("#") else "relative"

@@ -5,12 +5,15 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
 
 from .markdown import plain_inline, render_inline
+
+if TYPE_CHECKING:
+    from .links import SourceLinks
 
 SEARCH_INDEX = "search-index.js"
 SITE_PAGES = ("index.html", "glossary.html", "print.html", "404.html", "files.html", "sitemap.xml", "llms.txt")
@@ -60,6 +63,7 @@ class Site:
     built: str = ""  # the date the book was built (YYYY-MM-DD): its newest final's, not the clock
     part_titles: tuple[tuple[int, str], ...] = ()  # (batch, title) from the outline, when it names parts
     site_url: str = ""  # where the site is served (for sitemap.xml's absolute URLs); "" = relative
+    source: SourceLinks | None = None  # where citations of the source go (publish.links); None: they become text
 
 
 @dataclass(frozen=True, order=True)

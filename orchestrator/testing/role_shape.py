@@ -57,8 +57,13 @@ def overview_chapter(title: str, front: str, para: str) -> str:
     quote = "\n".join(ln for ln in front.splitlines() if ln.startswith(">"))
     ex = _FENCE.search(front)
     ex_from = re.search(r"Its first usage example, `([^`]+)` lines (\d+)-(\d+)", front)
-    entries = re.findall(r"^- (`[^`]+`) \(", front, re.M)
+    # each name cited at its definition's line, as the front door gives it (the writer's Evidence rule)
+    entries = [f"{n} ([{rel}:{ln}](source:{rel}#L{ln}-L{ln}))"
+               for n, rel, ln in re.findall(r"^- (`[^`]+`) \([^,]+, `([^`]+)` line (\d+)\)", front, re.M)]
     path = re.search(r"^(`[^\n]*→[^\n]*)$", front, re.M)
+    if path:
+        cites = " ".join(f"([{rel}:{ln}](source:{rel}#L{ln}-L{ln}))" for rel, ln in re.findall(r"\(`([^`]+)`:(\d+)\)", path.group(1)))
+        path = re.match(r"(.*)", re.sub(r" \(`[^`]+`:\d+\)", "", path.group(1)) + " " + cites)
     out = [f"# {title}", "", f"This chapter is the big picture of {project}: what it is for, how a user meets it, "
            "its entry points and parts, and the path one call takes through them. " + para, ""]
     out += [f"## What {project} is for", "", (quote or para), ""]
