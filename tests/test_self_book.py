@@ -85,9 +85,6 @@ def fake_api(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="since the merge of R1's citation check (r1.cite), the fake's generic "
-                   "overview chapter of this source names a symbol its cited lines do not hold: the fake's "
-                   "answer, not the markers, is what fails; passed before that merge")
 def test_a_book_about_this_repository_builds_through_the_fake(fake_api, tmp_path):
     ws = self_book(tmp_path, 6)
     code, summary = run_book(ws, provider=AnthropicProvider(concurrency=8, base_delay=0.01, max_delay=0.05))
