@@ -5,9 +5,9 @@ source (`source:PATH#La-Lb`) and a code block's caption go to the source at the 
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, unquote
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from ..evidence.revision import Revision
 from .markdown import CHAPTER_LINK_RE, Link, ParsedChapter, plain_inline
