@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 
 LINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(source:([^)\s#]+)#L(\d+)(?:-L?(\d+))?\)")
 SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
@@ -138,7 +139,7 @@ def check_chapter(md: str, tree: Tree) -> dict:
             texts = []
             for c in cites:
                 res["citations"] += 1
-                path, a, b = c.group(2), int(c.group(3)), int(c.group(4) or c.group(3))
+                path, a, b = unquote(c.group(2)), int(c.group(3)), int(c.group(4) or c.group(3))
                 lines = tree.lines(path.removeprefix("./"))
                 if lines is None:
                     res["failures"].append(f"line ~{first}: {path} is not in the source at the pinned revision")

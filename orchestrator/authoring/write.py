@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import diagrams
 from ..checks import grammar
 from ..steps import MEMORY, RESEARCH
 from ..text import docstrings
@@ -351,6 +352,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     if later:
         line = t["used_by"].format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t))
         out += [line.replace(") build on", ") builds on") if len(later) == 1 else line, ""]
+    out += diagrams.for_chapter(p, files, key, resolved_calls, t["lang"])  # the main path and key types, drawn from the map
     known = {str(g[0]).lower() for g in ctx.get(MEMORY, {}).get("glossary", [])}
     terms = _term_lines(key, known, t, p)
     if terms:

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..text.markdown import SPAN_RE, CodeBlock, code_blocks, prose_lines, split_lines
 from . import r1_store
 from .citations import check_citations
+from .diagrams import check_diagrams
 from .findings import Collected, Finding, sorted_findings
 
 _SOURCE_MAX = 8_000_000  # a quoted file is read whole up to this size (the walker's cap for the index is 1 MB)
@@ -383,5 +384,6 @@ def check_code(md: str, source_dir: Path, *, state_db: Path | None = None, index
         for m in SPAN_RE.finditer(raw):
             if hit := _check_inline(m.group(2), root, idx):
                 out.add(hit[0], "major", n, hit[1])
+    out += check_diagrams(md, lambda name: _symbol_problem(name, idx), lambda f: _path_exists(f, root, idx))
     out += check_citations(md, root, evidence_min=evidence_min)
     return sorted_findings(out), verified

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..costs import cost_report, print_cost
+from ..costs import cost_report, incomplete, print_cost
 from ..errors import UsageError
 from ..state.book import Book, require_book
 from ..state.reconcile import replay_differences, replay_matrix
@@ -88,10 +88,15 @@ def cost(workspace: Workspace = Path("."), as_json: Json = False,
         err(f"recorded ${lost_spend:.2f} of spend lost with the old ledger; the budget cap counts it")
     book = Book.open(workspace, require_config=False, repair=False)
     try:
-        rep = cost_report(book.ledger.calls())
+        calls = book.ledger.calls()
+        extra, notes = incomplete(book, calls)  # what the ledger lacks, and says so
+        rep = cost_report(calls + extra)
+        rep["complete"], rep["incomplete"] = not notes, notes
     finally:
         book.close()
     emit_json(rep) if as_json else print_cost(rep)
+    for note in notes:
+        err(f"incomplete: {note}")
 
 
 def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:

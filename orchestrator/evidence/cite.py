@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import quote, unquote
 
 from ..text.markdown import SPAN_RE, scan_fences
 
@@ -64,7 +65,8 @@ class Block:
 def citation_link(path: str, first: int, last: int, label: str | None = None) -> str:
     """The Markdown of a citation: `[path:a-b](source:path#La-Lb)`."""
     text = label if label is not None else f"{path}:{first}" + (f"-{last}" if last > first else "")
-    return f"[{text}](source:{path}#L{first}-L{last})"
+    # a file name with a space, a parenthesis or a `#` is percent-encoded: a link target is one word
+    return f"[{text}](source:{quote(path, safe='/')}#L{first}-L{last})"
 
 
 def code_name(span: str) -> str | None:
@@ -124,7 +126,7 @@ def blocks(md: str) -> list[Block]:
         for m in CITE_RE.finditer(text):
             a, z = int(m.group(3)), int(m.group(4) or m.group(3))
             line = first + text.count("\n", 0, m.start())
-            b.cites.append(Citation(line, m.group(2).removeprefix("./"), a, z, m.group(1), m.start(), m.end()))
+            b.cites.append(Citation(line, unquote(m.group(2)).removeprefix("./"), a, z, m.group(1), m.start(), m.end()))
         b.names = _names(CITE_RE.sub(r"\1", text))
         b.sentences = _sentences(text, first, b.cites)
         out.append(b)

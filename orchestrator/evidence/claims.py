@@ -233,6 +233,8 @@ def moved_citations(doc: dict, root: Path, files: SourceFiles | None = None) -> 
 def retarget(md: str, moves: dict[str, tuple[int, int]]) -> str:
     """The chapter with each moved citation pointing at the lines' new place (its label too, when
     the label is the default `path:a-b`)."""
+    from urllib.parse import unquote
+
     from .cite import CITE_RE, citation_link
 
     def fence(m) -> str:
@@ -245,7 +247,7 @@ def retarget(md: str, moves: dict[str, tuple[int, int]]) -> str:
     md = _FENCE_LINES_RE.sub(fence, md)
 
     def sub(m) -> str:
-        c = Citation(0, m.group(2).removeprefix("./"), int(m.group(3)), int(m.group(4) or m.group(3)), m.group(1))
+        c = Citation(0, unquote(m.group(2)).removeprefix("./"), int(m.group(3)), int(m.group(4) or m.group(3)), m.group(1))
         if c.ref not in moves:
             return m.group(0)
         a, b = moves[c.ref]

@@ -21,6 +21,7 @@ from ..contracts.memory import CrossRef, MemoryUpdate, Metaphor, Term
 from ..contracts.panel import Confusion, PanelFeedback, ReaderFeedback
 from ..contracts.parse import parse_merged
 from ..errors import StepFailed
+from ..signals import in_daemon_thread
 from ..steps import AUDIT, DRAFT, FINAL, MEMORY, OUTLINE, PANEL, R1, R2, R3, RESEARCH, REVIEW
 from .base import Capabilities, ProviderBase, Request, Result, Sink, Usage
 
@@ -47,7 +48,8 @@ class OfflineProvider(ProviderBase):
             why = self.fail(req)
             if why:
                 raise StepFailed(why)
-        text = await asyncio.to_thread(author, req)  # CPU work: off the event loop, other calls go on
+        # CPU work: off the event loop, other calls go on; a signal abandons it (the planner of a huge tree)
+        text = await in_daemon_thread(author, req)
         start = 0
         if req.prefix:
             # Continue a partial answer: the same inputs give the same text, so an interrupted

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from ..evidence.revision import Revision
 from .markdown import CHAPTER_LINK_RE, Link, ParsedChapter, plain_inline
@@ -71,10 +72,11 @@ class SourceLinks:
     root: Path | None  # the source root (read for the generated pages)
 
     def href(self, path: str, first: int, last: int) -> str:
-        url = self.revision.permalink(path, first, last)
+        # `path` is the file's own name; in a URL a space, a brace or a `#` is percent-encoded
+        url = self.revision.permalink(quote(path, safe="/"), first, last)
         if url:
             return url
-        return f"{source_page(path)}#L{first}" + (f"-L{last}" if last > first else "")
+        return f"{source_page(quote(path, safe='/'))}#L{first}" + (f"-L{last}" if last > first else "")
 
 
 def source_page(path: str) -> str:
@@ -87,7 +89,7 @@ def parse_source_href(href: str) -> tuple[str, int, int] | None:
     if not m or ".." in m.group(1).split("/") or m.group(1).startswith("/"):
         return None
     a = int(m.group(2))
-    return m.group(1).removeprefix("./"), a, int(m.group(3) or a)
+    return unquote(m.group(1)).removeprefix("./"), a, int(m.group(3) or a)
 
 
 def link_sources(parsed: ParsedChapter, links: SourceLinks | None) -> set[tuple[str, int, int]]:

@@ -127,6 +127,7 @@ _UI: dict[str, dict[str, str]] = {
         "glossary_intro": "Every term the book defines, grouped by the chapter that introduces it.",
         "no_chapters": "This book has no chapters yet.",
         "not_ready": "not ready yet",
+        "diagram_source": "Mermaid source",
     },
     "zh": {
         "contents": "目录",
@@ -178,6 +179,7 @@ _UI: dict[str, dict[str, str]] = {
         "glossary_intro": "本书定义的全部术语，按首次引入它们的章节分组。",
         "no_chapters": "本书还没有章节。",
         "not_ready": "尚未完成",
+        "diagram_source": "Mermaid 源码",
     },
 }
 

@@ -226,7 +226,7 @@ def site_hash(cfg: config_mod.Config) -> str:
     return short_hash(f"{cfg.title}\n{cfg.language}\n{cfg.audience}")
 
 
-def _order_warning(snap: Snapshot) -> list[str]:
+def order_warning(snap: Snapshot) -> list[str]:
     moved = snap.outline.listed_out_of_order if snap.outline else None
     if not moved:
         return []
@@ -301,7 +301,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
                               "batch_id": w.batch_id, "state": w.state} for w in _in_batch(book)],
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
-        "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache, snap.versions)
+        "warnings": (book.warnings + order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache, snap.versions)
                      + (unreadable_memory(book, snap) if snap.edited else []) + _corrections_problems(book.root)
                      + citation_warnings(book, snap)),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md

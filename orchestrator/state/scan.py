@@ -291,13 +291,17 @@ class Scanner:
 
     def book_input_hashes(self, key: str) -> dict[str, str | None]:
         names: list[str] = []
+        unread: set[str] = set()
         o = self.outline
         for r in BOOK_STEPS[key].reads:
             if r == "finals":
                 names += [f"{FINAL}:{c.id}" for c in (o.chapters if o else ())]
+                # the audit reads only complete finals (ready_chapters): one it did not read is
+                # not its input, so the day it is complete (accepted, written) the audit is stale
+                unread |= {f"{FINAL}:{c.id}" for c in (o.chapters if o else ()) if not self.step(c.id, FINAL).complete}
             else:
                 names.append(r)
-        return {n: self.input_hash("", n) for n in names}
+        return {n: None if n in unread else self.input_hash("", n) for n in names}
 
     def input_names(self, ch: str, key: str) -> list[str]:
         names: list[str] = [EVIDENCE] if key == R1 and self.evidence_min is not None else []

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...errors import ConfigError
 from ..base import Usage
-from .models import ModelInfo
+from .models import EFFORTS, UNKNOWN, ModelInfo
 
 log = logging.getLogger("orchestrator.providers.anthropic")
 KINDS = ("anthropic", "compatible")
@@ -74,8 +74,9 @@ class ServerProfile:
         configured window and output cap, no prefill (continue turns), nothing cached."""
         if not self.compatible:
             return base
-        return ModelInfo("", None, self.context_window or DEFAULT_WINDOW, self.max_output or DEFAULT_OUTPUT,
-                         1 << 30, "both", True, False, True)
+        return ModelInfo(key="", family=None, context_window=self.context_window or DEFAULT_WINDOW,
+                         max_output=self.max_output or DEFAULT_OUTPUT, min_cache_tokens=1 << 30, thinking="both",
+                         efforts=EFFORTS, prefill=False, known=True)
 
     def cost(self, usage: Usage) -> float:
         p = self.prices or {}
@@ -252,7 +253,7 @@ def probe(profile: ServerProfile, key: str, timeout: float = 120.0) -> Features:
 
 def describe(profile: ServerProfile, features: Features) -> dict[str, Any]:
     """For `book doctor --json` and its text."""
-    info = profile.info(ModelInfo("", None, 0, 0, 0, "none", False, False, False))
+    info = profile.info(UNKNOWN)
     return {"server": profile.kind, "base_url": profile.base_url, "model": profile.model,
             "context_window": info.context_window, "max_output": info.max_output,
             "features": asdict(features), "priced": bool(profile.prices)}
