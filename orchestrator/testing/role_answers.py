@@ -131,8 +131,8 @@ def _classes(prompt: str) -> list[tuple[str, list[str]]]:
         m = re.match(r"^    (?:async )?def ([A-Za-z]\w*)\(", line)
         if m and out and len(out[-1][1]) < 4:
             out[-1][1].append(m.group(1))
-        elif line[:1].isalpha() and not line.startswith("class "):
-            out.append(("", []))  # module level again: the next method is no class's
+        elif (line[:1].isalpha() and not line.startswith("class ")) or line.startswith("# … "):
+            out.append(("", []))  # module level again, or an excerpt's gap: the next method is no class's
     return [(c, ms) for c, ms in out if c and ms][:3]
 
 
