@@ -196,10 +196,10 @@ def effective_settings(config: Any, role: str) -> dict[str, Any]:
     entry = models.get(role)
     entry = {"model": entry} if isinstance(entry, str) else dict(entry or {})
     entry.setdefault("model", model)
-    from .server import from_config
+    from .server import limits
 
-    profile = from_config(config) if getattr(config, "server", "anthropic") == "compatible" else None
-    info = profile.info(model_info(model)) if profile else model_info(model)
+    profile = getattr(config, "server", "anthropic") == "compatible"  # book.yaml's limits, not the table's
+    info = limits(config, model)
     s = resolve_settings(model, need, entry, role_effort.get(role, ""), info if profile else None)
     from .models import model_warnings
 
