@@ -218,3 +218,15 @@ def test_no_server_there_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="no server answers"):
         features_for(profile, tmp_path, PLACEHOLDER_KEY)
     assert not (tmp_path / CACHE_FILE).exists()  # nothing cached from a server that was not there
+
+
+def test_a_cut_json_answer_gets_more_room_up_to_the_servers_cap():
+    p = AnthropicProvider(concurrency=1, features=NONE,
+                          server=ServerProfile("compatible", "http://x", "qwen3-coder", WINDOW, 2048))
+    s = p.settings_for(_req(max_tokens=1000))
+    assert "effort" not in p.settings_for(_req(effort="high"))  # the server takes no effort level
+    from orchestrator.providers.anthropic.settings import larger_budget
+
+    bigger = larger_budget(s, p._info(s))
+    assert bigger is not None and bigger["max_tokens"] == 2000
+    assert larger_budget(bigger | {"max_tokens": 2048}, p._info(s)) is None  # at the cap: nothing left to give

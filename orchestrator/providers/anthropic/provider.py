@@ -18,6 +18,7 @@ The sink it is given (`base.Sink`):
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import os
@@ -172,7 +173,7 @@ class AnthropicProvider(ProviderBase):
         if req.cache_ttl:  # the run's default (a 1-hour write costs 2x instead of 1.25x)
             entry.setdefault("cache_ttl", req.cache_ttl)
         name = model or req.model or DEFAULT_MODEL
-        info = self.server.info(model_info(entry.get("model") or name)) if self.server.compatible else None
+        info = self._server_info(entry.get("model") or name) if self.server.compatible else None
         return resolve_settings(name, req.max_tokens, entry, req.effort, info)
 
     def estimate_cost(self, req: Request) -> float:
@@ -352,8 +353,14 @@ class AnthropicProvider(ProviderBase):
             raise StepFailed(f"anthropic {model}: the answer stopped with stop_reason={stop}, "
                              f"which this tool cannot continue", retryable=False)
 
+    def _server_info(self, model: str) -> Any:
+        """A compatible server's limits; no effort levels where it takes none (a cut answer then
+        gets more room, never a futile lower effort)."""
+        info = self.server.info(model_info(model))
+        return info if self.features.effort else dataclasses.replace(info, efforts=())
+
     def _info(self, settings: dict[str, Any]) -> Any:
-        return self.server.info(model_info(settings["model"])) if self.server.compatible else None
+        return self._server_info(settings["model"]) if self.server.compatible else None
 
     def fallback_for(self, model: str) -> str:
         """The model a refused request goes to: book.yaml's `fallback_model`, else another of the
