@@ -834,17 +834,30 @@ def main(argv: list[str] | None = None) -> int:
                     "of answers (thinking, preamble, closing, restate, refusal; see fake_model.py), e.g. 0.3:7")
     ap.add_argument("--message-fail-rate", type=float, default=0.0,
                     help="share of POST /v1/messages calls answered 500/529 (e.g. 0.05)")
+    ap.add_argument("--compatible", default="", help="WINDOW[:OFF_CONTRACT[:SEED]]: answer like a local server "
+                    "(no output_config, cache, batches, count_tokens; that context window; that share of answers "
+                    "off their contract), e.g. 8192:0.2:3")
+    ap.add_argument("--ignore-output-config", action="store_true",
+                    help="with --compatible: ignore output_config instead of refusing it with a 400")
     from . import fake_batches
 
     fake_batches.add_arguments(ap)
     ns = ap.parse_args(argv)
+    compat = None
+    if ns.compatible:
+        from .fake_compatible import Compatible
+
+        window, _, rest = ns.compatible.partition(":")
+        rate, _, cseed = rest.partition(":")
+        compat = Compatible(window=int(window), off_contract=float(rate or 0), seed=int(cseed or 0),
+                            reject_output_config=not ns.ignore_output_config)
     from .role_answers import answer  # every role answered in the format its prompt asks for
 
     share, _, seed = ns.cut.partition(":")
     fake = FakeAPI(answer, host=ns.host, port=ns.port, latency=ns.latency, delta_delay=ns.delta_delay,
                    verbose=ns.verbose, cache_rules=ns.cache_rules,
                    cut_share=float(share) if share else None, cut_seed=int(seed or 0),
-                   model_like=ModelLike.from_spec(ns.model_like) if ns.model_like else None)
+                   model_like=ModelLike.from_spec(ns.model_like) if ns.model_like else None, compatible=compat)
     fake_batches.configure(fake, ns)
     fake.message_fail_rate = min(1.0, max(0.0, ns.message_fail_rate))
     url = fake.start()
