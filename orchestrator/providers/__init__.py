@@ -43,6 +43,11 @@ def make_provider(name: str | None, cfg: Config) -> Provider:
     # sends only what it accepts. Anthropic's API accepts everything: no probe.
     profile = from_config(cfg)
     features = features_for(profile, cfg.root, os.environ.get("ANTHROPIC_API_KEY", "").strip() or PLACEHOLDER_KEY)
+    if cfg.message_batches and not features.batches:
+        import logging
+
+        logging.getLogger("orchestrator.providers").warning(
+            "message_batches: %s serves no Message Batches; every step streams", profile.base_url)
     # The runner passes each call a sink for its attempts, which it logs with its run id.
     return AnthropicProvider(concurrency=cfg.concurrency, fallback_model=cfg.fallback_model or None,
                              role_settings=dict(cfg.models), server=profile, features=features)
