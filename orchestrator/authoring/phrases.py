@@ -6,6 +6,8 @@ quotes it as a block quote instead."""
 
 from __future__ import annotations
 
+import re
+
 EN: dict[str, str] = {
     "lang": "en", "and": " and ", "comma": ", ", "none": "none",
     "takes_from": "It uses these names explained in other chapters:",
@@ -146,7 +148,7 @@ ZH: dict[str, str] = {
     "research_report": "研究报告", "sources": "源文件", "overview": "概述", "key_symbols": "关键符号",
     "excerpts": "代码摘录", "usage": "测试与示例中的用法", "relations": "关联",
     "questions": "读者会问的问题", "use_case": "核心用例",
-    "src_line": "- `{file}`（{n} 行，语言：{lang}）。",
+    "src_line": "- `{file}`（{n} 行 {lang} 代码）。",
     "sym_line": "- `{name}`（{kind}，`{file}` 第 {a}–{b} 行，排名分数 {score}）",
     "sig_params": "参数：{params}；返回：{ret}",
     "no_usage": "没有测试或示例直接调用这些关键符号。",
@@ -158,7 +160,7 @@ ZH: dict[str, str] = {
     "q_nodoc": "`{name}` 没有文档注释：从代码看，它做了什么？",
     "use_case_text": "读者通过 `{name}`（位于 `{file}`）接触到这部分代码。",
     "use_case_seen": "`{file}` 第 {line} 行展示了它的实际用法。",
-    "for_whom": "本书写给{audience}，从这里、从 {names} 讲起。",
+    "for_whom": "本书写给{audience}，第一站是 {names}。",
     "problem_more": "[{title}]({ch}.md)已经开启了这个话题；本章讲解 {files} 中的那一部分。",
     "problem_more2": "[{title}]({ch}.md)开启的话题在 {files} 中继续。",
     "problem_more3": "[{title}]({ch}.md)所开始的内容，还有一部分在 {files} 中。",
@@ -181,12 +183,12 @@ ZH: dict[str, str] = {
     "open_used_many": "`{name}` 是整个项目里用得最多的类型之一：另有 {n} 个文件写到它，其中包括 {files}。",
     "open_used_one_f": "本章之外只有 {files} 调用了 `{name}`。",
     "open_used_many_f": "整个项目到处都在调用 `{name}`：另有 {n} 个文件写到它，其中包括 {files}。",
-    "own_quote": "源码注释这样介绍 `{name}`：“{summary}”。",
+    "own_quote": "源码注释这样介绍 `{name}`：「{summary}」",
     "pkg_doc_go": "包的文档注释位于 `{file}`，原文如下：",
     "pkg_doc_as": "`{file}` 开头的文档注释写道：",
     "think": "可以把它想象成**{phrase}**：{meaning}。",
     "metaphor_tie": "在代码中，`{name}` 扮演的正是这幅图景中的核心角色。",
-    "fits": "本章的位置", "file_line": "- `{file}`：{n} 行，语言为 {lang}。",
+    "fits": "本章的位置", "file_line": "- `{file}`：{n} 行 {lang} 代码。",
     "builds_on": "本章建立在{links}之上：如果下文中的某个名字让你感到陌生，请先阅读那些章节。",
     "used_by": "之后，{links}会在本章内容的基础上继续展开。",
     "terms": "关键术语",
@@ -213,7 +215,7 @@ ZH: dict[str, str] = {
     "param_type": "，类型为 `{type}`", "param_default": "，默认值为 `{default}`",
     "result_type": "它的返回类型是 `{ret}`。",
     "notes_intro": "文档注释还补充了以下说明：",
-    "calls_local": "它依赖 {names}，这些在本章中都有讲解。",
+    "calls_local": "它依赖的 {names} 在本章中都有讲解。",
     "calls_inner": "它调用了同一部分代码中的 {names}。",
     "calls_other": "它调用了 {names}，详见[{title}]({ch}.md)。",
     "doc_example": "文档注释中给出了一个用法示例（仅作示意，并非源文件中的代码）：",
@@ -272,3 +274,80 @@ def phrases(language: str) -> dict[str, str]:
 
 def kind_name(kind: str, t: dict[str, str]) -> str:
     return KINDS[t["lang"]].get(kind, kind if t["lang"] == "en" else "定义")
+
+
+LANG_NAMES = {"python": "Python", "go": "Go", "javascript": "JavaScript", "typescript": "TypeScript", "rust": "Rust",
+              "java": "Java", "c": "C", "cpp": "C++", "c++": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP",
+              "kotlin": "Kotlin", "swift": "Swift", "scala": "Scala", "elixir": "Elixir", "shell": "Shell", "lua": "Lua"}
+
+
+def lang_name(lang: str) -> str:
+    """A programming language as its users write its name (`python` → `Python`)."""
+    return LANG_NAMES.get(lang.lower(), lang)
+
+
+# A step list reads as prose when each step is said by what it does: a call whose result is
+# kept, an error check, a guard on length, the final return; not one template per kind.
+_STEP: dict[str, dict[str, str]] = {
+    "en": {"check_err": "It checks for an error: `{code}`.", "check_nil": "It checks whether a value is missing: `{code}`.",
+           "check_len": "It checks a length: `{code}`.", "check_type": "It checks a type: `{code}`.",
+           "check_first": "First it checks `{code}`.", "check_again": "Then it checks `{code}`.",
+           "set_call": "It calls `{rhs}` and keeps the result in `{lhs}`.", "set_add": "It adds `{rhs}` to `{lhs}`.",
+           "set_value": "It sets `{lhs}` to `{rhs}`.", "call_again": "Next it calls `{code}`.",
+           "return_last": "Finally it returns `{code}`.", "loop_first": "It goes through `{code}` one at a time.",
+           "loop_again": "It loops again, over `{code}`.", "loop_in": "It takes each `{item}` of `{seq}` in turn.",
+           "check_empty": "It checks whether something is empty: `{code}`.", "return_bare": "It returns here."},
+    "zh": {"check_err": "检查是否出错：`{code}`。", "check_nil": "判断值是否为空：`{code}`。",
+           "check_len": "核对长度：`{code}`。", "check_type": "检查类型：`{code}`。",
+           "check_first": "先判断 `{code}`。", "check_again": "再判断 `{code}` 是否成立。",
+           "set_call": "调用 `{rhs}`，结果存入 `{lhs}`。", "set_add": "把 `{rhs}` 累加到 `{lhs}` 上。",
+           "set_value": "令 `{lhs}` 为 `{rhs}`。", "call_again": "接着调用 `{code}`。",
+           "return_last": "最后返回 `{code}`。", "loop_first": "逐个处理 `{code}`。",
+           "loop_again": "再对 `{code}` 做一轮循环。", "loop_in": "依次取出 `{seq}` 中的每个 `{item}`。",
+           "check_empty": "判断是否为空：`{code}`。", "return_bare": "到此返回。"},
+}
+_CALL_NEXT = {"en": ["Next it calls `{code}`.", "Then it calls `{code}`.", "After that comes `{code}`."],
+              "zh": ["接着调用 `{code}`。", "再调用 `{code}`。", "然后执行 `{code}`。", "随后调用 `{code}`。"]}
+_ASSIGN = re.compile(r"^(?:(?:let|const|var)\s+(?:mut\s+)?)?([^=!<>:+\-*/]+?)\s*(:=|\+=|=)\s*(.+)$")
+_CALL = re.compile(r"^[A-Za-z_$][\w$.]*(?:\[[^\]]*\])?[\w$.]*\(")
+_LOOP_IN = re.compile(r"^(?:\(?\s*(?:let|const|var)\s+)?([\w$, ]+?)\s+(?:in|of)\s+(.+?)\)?$|^([\w, ]+?)\s*:=\s*range\s+(.+)$")
+
+
+def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str]) -> str:
+    """One step of a function, said by what it does. `nth`: how many steps of this kind came
+    before it; `last`: it is the list's last step."""
+    v = _STEP[t["lang"]]
+    code = code.rstrip(" \\")  # a condition continued on the next line: its first line, without the `\\`
+    if kind == "check":
+        if re.search(r"\berr\s*!=\s*nil\b", code):
+            return v["check_err"].format(code=code)
+        if re.search(r"\b(?:is(?: not)? None|[!=]=\s*(?:nil|null|undefined|NULL))\b", code):
+            return v["check_nil"].format(code=code)
+        if re.search(r"^not len\(|^!\w|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
+            return v["check_empty"].format(code=code)
+        if re.search(r"\b(?:len|strlen|size)\(|\.length\b|\.size\(\)", code):
+            return v["check_len"].format(code=code)
+        if re.search(r"\bisinstance\(|\binstanceof\b|\.\(type\)", code):
+            return v["check_type"].format(code=code)
+        return v["check_first" if nth == 0 else "check_again"].format(code=code)
+    if kind == "set":
+        m = _ASSIGN.match(code)
+        if m:
+            lhs, op, rhs = m.group(1).strip(), m.group(2), m.group(3).strip()
+            if op == "+=":
+                return v["set_add"].format(lhs=lhs, rhs=rhs)
+            return v["set_call" if _CALL.match(rhs) else "set_value"].format(lhs=lhs, rhs=rhs)
+    if kind == "call" and nth > 0:
+        forms = _CALL_NEXT[t["lang"]]  # a run of calls, each said its own way
+        return forms[(nth - 1) % len(forms)].format(code=code)
+    if kind == "return" and not code:
+        return v["return_bare"]
+    if kind == "return" and last:
+        return v["return_last"].format(code=code)
+    m = _LOOP_IN.match(code) if kind == "loop" else None
+    if m:
+        item, seq = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        return v["loop_in"].format(item=item.strip().removeprefix("_, "), seq=seq.strip())
+    if kind == "loop":
+        return v["loop_first" if nth == 0 else "loop_again"].format(code=code)
+    return t["step_" + kind].format(code=code)

@@ -15,12 +15,12 @@ from typing import Any
 
 from ..checks import grammar
 from ..steps import MEMORY, RESEARCH
-from ..text import docstrings
+from ..text import docstrings, zh_punct
 from . import facts, roles as roles_mod, story
 from .codeinfo import resolved_calls, signature_parts, steps
 from .facts import resolved_users
 from .opening import opening
-from .phrases import kind_name, phrases
+from .phrases import kind_name, lang_name, phrases, step_sentence
 from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
@@ -183,7 +183,8 @@ def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
             codes = join([f"`{a}`" for a in acts.split("\n")], t)
             out.append(f"{k}. " + t["step_" + kind].format(codes=codes, handler=handler))
             continue
-        out.append(f"{k}. " + t["step_" + kind].format(code=frag.replace("`", "'")))
+        seen = sum(1 for kk, _ in st[:k - 1] if kk == kind)
+        out.append(f"{k}. " + step_sentence(kind, frag.replace("`", "'"), seen, k == len(st), t))
     return out + [""]
 
 
@@ -338,7 +339,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     # where this fits
     out += [f"## {t['fits']}", ""]
     for f in ch["sources"]:
-        out.append(t["file_line"].format(file=f, n=p.size(f), lang=p.lang(f)))
+        out.append(t["file_line"].format(file=f, n=p.size(f), lang=lang_name(p.lang(f))))
     out.append("")
     taken_from = [line[2:] for line in _section(research, t["relations"]).splitlines()
                   if line.startswith("- ") and "](" in line]
@@ -371,27 +372,10 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     out += story.closing(p, key, nxt[0] if nxt else None, t["lang"])
     text = "\n".join(out)
     if zh:
-        text = _tidy_cjk(text)
+        text = zh_punct.normalise(text)  # one language's punctuation at a time, code and quotes untouched
     else:
         text = grammar.fix(text)
     return re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
-
-
-_CJK_GAP_RE = re.compile(r"([。！？；：，、）])[ \t]+(?=\S)")
-
-
-def _tidy_cjk(text: str) -> str:
-    """Chinese sentences are joined without spaces: drop a space left after CJK punctuation
-    where two sentences were joined (`…编写。 本章` → `…编写。本章`), outside code blocks."""
-    lines, fence = text.split("\n"), None
-    for i, ln in enumerate(lines):
-        s = ln.lstrip()
-        if s.startswith(("```", "~~~")):
-            fence = None if fence and s.startswith(fence) else (fence or s[:3])
-            continue
-        if fence is None:
-            lines[i] = _CJK_GAP_RE.sub(r"\1", ln)
-    return "\n".join(lines)
 
 
 def _used(n: int, k: int, t: dict[str, str]) -> str:
