@@ -24,14 +24,17 @@ _STEP = re.compile(r"^\d+\. ")
 
 
 def step_lists(md: str) -> list[list[str]]:
-    """The numbered lists of a chapter, each as its items' openings (up to the first code span)."""
-    lists, cur = [], []
+    """The step lists of a chapter (the numbered list after "逐步来看" or "step by step"), each as
+    its items' openings (up to the first code span)."""
+    lists, cur, on = [], [], False
     for ln in md.splitlines():
-        if _STEP.match(ln):
+        if "逐步来看" in ln or "step by step" in ln:
+            on = True
+        elif _STEP.match(ln) and on:
             cur.append(_STEP.sub("", ln).split("`")[0].strip() or "`")
         elif ln.strip() and cur:
             lists.append(cur)
-            cur = []
+            cur, on = [], False
     return lists + ([cur] if cur else [])
 
 

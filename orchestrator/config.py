@@ -123,8 +123,9 @@ def render_default(title: str | None = None, source: str | None = None, language
     """The book.yaml that `book init` writes: every key, its value, a comment."""
     vals = {k.name: k.default for k in SCHEMA}
     vals.update(LOCALIZED_DEFAULTS.get(language or "en", {}))  # a Chinese book's title, audience and brief in Chinese
-    if project is not None and "personas" not in values:  # the newcomer knows the project's language
-        vals["personas"] = default_personas(main_language(project), language or "en")
+    code = main_language(project) if project is not None and "personas" not in values else None
+    if code:  # the newcomer knows the project's language
+        vals["personas"] = default_personas(code, language or "en")
     vals.update({k: v for k, v in dict(title=title, source=source, language=language, **values).items() if v is not None})
     lines = ["# book.yaml: the book to write. Every key is shown with its default.",
              "# Flags on the command line win over this file; this file wins over the defaults.", ""]
@@ -243,8 +244,10 @@ def _localized(cfg: Config, given: dict[str, Any]) -> Config:
     for name in ("audience", "brief"):
         if name in local and given.get(name, KEYS[name].default) == KEYS[name].default:
             kw[name] = local[name]
-    if given.get("personas", LEGACY_PERSONAS) == LEGACY_PERSONAS and cfg.source_dir.is_dir():
-        kw["personas"] = default_personas(main_language(cfg.source_dir), cfg.language)
+    code = main_language(cfg.source_dir) if given.get("personas", LEGACY_PERSONAS) == LEGACY_PERSONAS \
+        and cfg.source_dir.is_dir() else None
+    if code:  # no code yet: nothing to follow, the defaults stand
+        kw["personas"] = default_personas(code, cfg.language)
     return replace(cfg, **kw) if kw else cfg
 
 
