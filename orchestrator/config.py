@@ -10,8 +10,15 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .defaults import DEFAULT_MODEL, DEFAULT_TITLE, DEFAULT_TITLES, LEGACY_PERSONAS, LOCALIZED_DEFAULTS  # noqa: F401
-from .defaults import default_personas, main_language
+from .defaults import (  # noqa: F401  (re-exported)
+    DEFAULT_MODEL,
+    DEFAULT_TITLE,
+    DEFAULT_TITLES,
+    LEGACY_PERSONAS,
+    LOCALIZED_DEFAULTS,
+    default_personas,
+    main_language,
+)
 from .errors import ConfigError
 
 DEFAULT_PERSONAS = LEGACY_PERSONAS  # the schema's placeholder; a book's own follow its source (`_localized`)

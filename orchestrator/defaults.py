@@ -44,7 +44,7 @@ def main_language(source: Path) -> str | None:
 
     counts: Counter[str] = Counter()
     seen = 0
-    for dirpath, dirs, files in os.walk(source):
+    for _dirpath, dirs, files in os.walk(source):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
         for f in files:
             lang = language_of(f)

@@ -160,7 +160,7 @@ ZH: dict[str, str] = {
     "q_nodoc": "`{name}` 没有文档注释：从代码看，它做了什么？",
     "use_case_text": "读者通过 `{name}`（位于 `{file}`）接触到这部分代码。",
     "use_case_seen": "`{file}` 第 {line} 行展示了它的实际用法。",
-    "for_whom": "本书写给{audience}，第一站是 {names}。",
+    "for_whom": "代码从 {names} 读起。",  # the overview above already named the reader
     "problem_more": "[{title}]({ch}.md)已经开启了这个话题；本章讲解 {files} 中的那一部分。",
     "problem_more2": "[{title}]({ch}.md)开启的话题在 {files} 中继续。",
     "problem_more3": "[{title}]({ch}.md)所开始的内容，还有一部分在 {files} 中。",
@@ -351,3 +351,11 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
     if kind == "loop":
         return v["loop_first" if nth == 0 else "loop_again"].format(code=code)
     return t["step_" + kind].format(code=code)
+
+
+def audience_in(audience: str, lang: str) -> str:
+    """The audience as a Chinese sentence can carry it: a person's English words are quoted
+    (「…」), never glued into the sentence."""
+    if lang == "zh" and not re.search("[\u4e00-\u9fff]", audience):
+        return f"「{audience.strip()}」"
+    return audience

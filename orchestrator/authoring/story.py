@@ -27,7 +27,7 @@ from .overview import (
     purpose,
     sequence_diagram,
 )
-from .phrases import kind_name
+from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
 
 PARTS = ("overview", "using", "inside", "foundations")
@@ -172,7 +172,7 @@ def part_lines(p: Project, chapters: list[dict[str, Any]], lang: str) -> list[st
         if not members:
             continue
         k += 1
-        links = ", ".join(f"[{c.get('title')}]({c.get('id')}.md)" for c in members)
+        links = ("、" if s is ZH else ", ").join(f"[{c.get('title')}]({c.get('id')}.md)" for c in members)
         out.append(s["ov_part_line"].format(k=k, part=s["part_" + key].format(name=name), chapters=links))
     return out
 
@@ -220,7 +220,7 @@ def overview_lead(ctx: dict[str, Any], p: Project, key: list[Sym], lang: str) ->
     s = phrases(lang)
     names = _join([f"`{x.name}`" for x in key[:3]], s) or "—"
     name = project_name(p.root)
-    lead = s["ov_lead"].format(name=name, audience=ctx["book"]["audience"], names=names)
+    lead = s["ov_lead"].format(name=name, audience=audience_in(ctx["book"]["audience"], lang), names=names)
     said = purpose(p)
     if said and lang != "zh":  # the project's own first sentence opens the book (a zh book quotes it below)
         first = re.split(r"(?<=[.!?])\s+", " ".join(said[2].split()), maxsplit=1)[0]
@@ -250,7 +250,7 @@ def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str], na
 def _join(items: list[str], s: dict[str, str]) -> str:
     if len(items) <= 1:
         return "".join(items)
-    sep, last = ("、", "与") if s is ZH else (", ", " and ")
+    sep, last = ("、", " 与 ") if s is ZH else (", ", " and ")
     return sep.join(items[:-1]) + last + items[-1]
 
 
