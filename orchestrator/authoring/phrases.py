@@ -152,7 +152,7 @@ ZH: dict[str, str] = {
     "sym_line": "- `{name}`（{kind}，`{file}` 第 {a}–{b} 行，排名分数 {score}）",
     "sig_params": "参数：{params}；返回：{ret}",
     "no_usage": "没有测试或示例直接调用这些关键符号。",
-    "rel_uses": "使用了[{title}]({ch}.md)中的 {names}",
+    "rel_uses": "来自[{title}]({ch}.md)的 {names}",
     "q_what": "`{name}` 是做什么的？调用者最先在哪里遇到它？",
     "q_fail": "`{name}` 遇到无法处理的输入时会怎样？",
     "q_together": "`{a}` 和 `{b}` 是如何配合工作的？",
