@@ -52,10 +52,13 @@ def counts(ws: Path) -> dict[str, object]:
     personas = (yaml.safe_load((ws / "book.yaml").read_text(encoding="utf-8")) or {}).get("personas") or cfg.personas
     wrong = [p for p in personas if any(re.search(rf"\b{o}\b", p, re.I) for o in others)]
     top = openings.most_common(1)[0] if openings else ("", 0)
-    return {"chapters": len(finals), "ascii_run": len(found["ascii_run"]), "punct": len(found["punct"]),
+    firsts = Counter(x[0] for x in lists)
+    return {"chapters": len(finals), "ascii_run": len(found["ascii_run"]), "punct": len(found["punct"]), "code_glued": len(found["code_glued"]),
             "english_lines": len(zh_punct.english_lines(text)), "step_lists": len(lists),
             "uniform_lists": sum(1 for x in lists if len(set(x)) == 1),
-            "top_opening": f"{top[0]} ×{top[1]}", "step_items": sum(openings.values()),
+            "top_opening": f"{top[0]} ×{top[1]}", "step_items": sum(openings.values()), "distinct_openings": len(openings),
+            "top_first_step": (lambda f: f"{f[0]} ×{f[1]}")(firsts.most_common(1)[0]) if firsts else "",
+            "先检查条件": text.count("先检查条件"), "本书写给 + English": len(re.findall(r"本书写给[A-Za-z]", text)),
             "persona_wrong_lang": len(wrong), "cjk_share": round(cjk_share(text), 3),
             "examples": (found["ascii_run"][:3], found["punct"][:3])}
 

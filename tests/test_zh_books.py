@@ -53,7 +53,7 @@ def test_problems_finds_english_glued_into_chinese_and_spares_quotations():
     assert found["punct"]  # .”。
     good = ("本书写给「developers who will work on this code」。注释说：「A sorted map from key.」\n\n"
             "> Route describes the details of a routing handler.\n\n调用 `run the thing`，见 [第一章](ch01.md)。")
-    assert zh_punct.problems(good) == {"ascii_run": [], "punct": []}
+    assert zh_punct.problems(good) == {"ascii_run": [], "punct": [], "code_glued": []}
     assert zh_punct.english_lines("中文。\n\nThis line is English scaffolding.\n\n> quoted English\n") == \
         ["This line is English scaffolding."]
 
@@ -161,7 +161,7 @@ def test_the_demo_chinese_book_reads_as_chinese(tmp_path: Path):
     assert len(finals) >= 4
     book = "\n".join(f.read_text(encoding="utf-8") for f in finals)
     found = zh_punct.problems(book)
-    assert found == {"ascii_run": [], "punct": []}, found
+    assert found == {"ascii_run": [], "punct": [], "code_glued": []}, found
     assert zh_punct.english_lines(book) == []
     assert "先检查条件" not in book and "developers who" not in book
     lists, cur, on = [], [], False

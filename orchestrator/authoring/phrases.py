@@ -81,7 +81,8 @@ EN: dict[str, str] = {
     "step_choose": "It chooses a branch by `{code}`.", "step_raise": "It fails with `{code}`.",
     "step_return": "It returns `{code}`.", "step_defer": "It defers `{code}` until the function ends.",
     "step_with": "It opens `{code}` for the block that follows.", "step_try": "It tries the following block and handles failures.",
-    "step_try_do": "It tries {codes}.", "step_try_catch": "It tries {codes}; if that fails, it runs `{handler}`.",
+    "step_try_do": "It tries {codes}.", "step_try_do_again": "It then tries {codes}.",
+    "step_try_catch_again": "It then tries {codes}; if that fails, it runs `{handler}`.", "step_try_catch": "It tries {codes}; if that fails, it runs `{handler}`.",
     "step_yield": "It yields `{code}` to the caller.", "step_set": "It sets `{code}`.",
     "step_call": "It calls `{code}`.",
     "params": "Parameters", "returns": "Returns", "raises": "Raises",
@@ -206,7 +207,8 @@ ZH: dict[str, str] = {
     "step_choose": "根据 `{code}` 选择分支。", "step_raise": "以 `{code}` 报告失败。",
     "step_return": "返回 `{code}`。", "step_defer": "推迟执行 `{code}`，直到函数结束时才运行。",
     "step_with": "为接下来的代码块打开 `{code}`。", "step_try": "尝试执行接下来的代码块，并处理其中的失败。",
-    "step_try_do": "尝试执行 {codes}。", "step_try_catch": "尝试执行 {codes}；若失败，则执行 `{handler}`。",
+    "step_try_do": "尝试执行 {codes}。", "step_try_do_again": "再尝试 {codes}。",
+    "step_try_catch_again": "再尝试 {codes}；失败时执行 `{handler}`。", "step_try_catch": "尝试执行 {codes}；若失败，则执行 `{handler}`。",
     "step_yield": "把 `{code}` 交给调用者。", "step_set": "赋值：`{code}`。",
     "step_call": "调用 `{code}`。",
     "params": "参数", "returns": "返回值", "raises": "异常",
@@ -296,7 +298,8 @@ _STEP: dict[str, dict[str, str]] = {
            "set_value": "It sets `{lhs}` to `{rhs}`.", "call_again": "Next it calls `{code}`.",
            "return_last": "Finally it returns `{code}`.", "loop_first": "It goes through `{code}` one at a time.",
            "loop_again": "It loops again, over `{code}`.", "loop_in": "It takes each `{item}` of `{seq}` in turn.",
-           "check_empty": "It checks whether something is empty: `{code}`.", "return_bare": "It returns here."},
+           "check_empty": "It checks whether something is empty: `{code}`.", "return_bare": "It returns here.",
+           "call_guard": "It makes sure it may go on: `{code}`."},
     "zh": {"check_err": "检查是否出错：`{code}`。", "check_nil": "判断值是否为空：`{code}`。",
            "check_len": "核对长度：`{code}`。", "check_type": "检查类型：`{code}`。",
            "check_first": "先判断 `{code}`。", "check_again": "再判断 `{code}` 是否成立。",
@@ -304,11 +307,13 @@ _STEP: dict[str, dict[str, str]] = {
            "set_value": "令 `{lhs}` 为 `{rhs}`。", "call_again": "接着调用 `{code}`。",
            "return_last": "最后返回 `{code}`。", "loop_first": "逐个处理 `{code}`。",
            "loop_again": "再对 `{code}` 做一轮循环。", "loop_in": "依次取出 `{seq}` 中的每个 `{item}`。",
-           "check_empty": "判断是否为空：`{code}`。", "return_bare": "到此返回。"},
+           "check_empty": "判断是否为空：`{code}`。", "return_bare": "到此返回。",
+           "call_guard": "确认前提：`{code}`。"},
 }
 _CALL_NEXT = {"en": ["Next it calls `{code}`.", "Then it calls `{code}`.", "After that comes `{code}`."],
               "zh": ["接着调用 `{code}`。", "再调用 `{code}`。", "然后执行 `{code}`。", "随后调用 `{code}`。"]}
 _ASSIGN = re.compile(r"^(?:(?:let|const|var)\s+(?:mut\s+)?)?([^=!<>:+\-*/]+?)\s*(:=|\+=|=)\s*(.+)$")
+_GUARD = re.compile(r"(?:^|\.)_?(?:check|ensure|validate|assert|require|verify)[A-Z_]?\w*\(", re.I)
 _CALL = re.compile(r"^[A-Za-z_$][\w$.]*(?:\[[^\]]*\])?[\w$.]*\(")
 _LOOP_IN = re.compile(r"^(?:\(?\s*(?:let|const|var)\s+)?([\w$, ]+?)\s+(?:in|of)\s+(.+?)\)?$|^([\w, ]+?)\s*:=\s*range\s+(.+)$")
 
@@ -337,6 +342,8 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
             if op == "+=":
                 return v["set_add"].format(lhs=lhs, rhs=rhs)
             return v["set_call" if _CALL.match(rhs) else "set_value"].format(lhs=lhs, rhs=rhs)
+    if kind == "call" and _GUARD.search(code):
+        return v["call_guard"].format(code=code)
     if kind == "call" and nth > 0:
         forms = _CALL_NEXT[t["lang"]]  # a run of calls, each said its own way
         return forms[(nth - 1) % len(forms)].format(code=code)

@@ -181,7 +181,8 @@ def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
         if kind in ("try_do", "try_catch"):  # the block's actions, and what runs when they fail
             acts, _, handler = frag.partition("\x1f")
             codes = join([f"`{a}`" for a in acts.split("\n")], t)
-            out.append(f"{k}. " + t["step_" + kind].format(codes=codes, handler=handler))
+            again = "_again" if any(kk in ("try_do", "try_catch") for kk, _ in st[:k - 1]) else ""  # a second try
+            out.append(f"{k}. " + t["step_" + kind + again].format(codes=codes, handler=handler))
             continue
         seen = sum(1 for kk, _ in st[:k - 1] if kk == kind)
         out.append(f"{k}. " + step_sentence(kind, frag.replace("`", "'"), seen, k == len(st), t))

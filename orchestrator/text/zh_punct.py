@@ -46,13 +46,21 @@ def _apply(segment: str) -> str:
     return segment
 
 
+_HAN_END = re.compile(f"[{CJK}]$")
+_HAN_START = re.compile(f"^[{CJK}]")
+
+
 def _prose_line(line: str) -> str:
-    """One line of prose with its code spans kept as they are."""
+    """One line of prose with its code spans kept as they are, each set off from the Chinese
+    words around it by one space (one style throughout, as the phrases write it)."""
     out, at = [], 0
     for m in _CODE_SPAN.finditer(line):
-        out.append(_apply(line[at:m.start()]))
+        before = _apply(line[at:m.start()])
+        out.append(before + (" " if _HAN_END.search(before) else ""))
         out.append(m.group())
         at = m.end()
+        if _HAN_START.match(line[at:]):
+            out.append(" ")
     out.append(_apply(line[at:]))
     return "".join(out)
 
@@ -88,13 +96,15 @@ _DOUBLED = re.compile(f"[{_ZH_STOP}][ \t]*[{_ZH_STOP}.,;:]|[.!?,;:][”」\"']?[
 
 
 def problems(md: str) -> dict[str, list[str]]:
-    """{"ascii_run": [...], "punct": [...]}: English word runs (two words or more) inside a
+    """{"ascii_run": [...], "punct": [...], "code_glued": [...]}: English word runs (two words or more) inside a
     Chinese sentence, outside code, quotes (「…」, block quotes), link targets and headings of
-    code; and doubled or mixed punctuation in the prose."""
-    found: dict[str, list[str]] = {"ascii_run": [], "punct": []}
+    code; doubled or mixed punctuation in the prose; code spans glued to a Chinese word."""
+    found: dict[str, list[str]] = {"ascii_run": [], "punct": [], "code_glued": []}
     for ln, prose in _lines(md):
         if not prose or not _CJK_RE.search(ln):
             continue
+        found["code_glued"] += [m.group() for m in _CODE_SPAN.finditer(ln)
+                                if _HAN_END.search(ln[:m.start()]) or _HAN_START.match(ln[m.end():])]
         bare = _CODE_SPAN.sub("X", ln)
         found["punct"] += [bare[max(0, m.start() - 12):m.end() + 4].strip() for m in _DOUBLED.finditer(bare)]
         unquoted = _QUOTED.sub("X", bare)
