@@ -76,7 +76,7 @@ EN: dict[str, str] = {
     "no_doc": "It has no doc comment, so its code is the explanation.",
     "deprecated": "**Deprecated.**",  # not `**X**:`, which the memory keeper reads as a glossary term
     "read_code": "Its {n} lines are short enough to read at once.",
-    "steps_intro": "What `{name}` does, step by step:",
+    "steps_intro": "What `{name}` does, step by step:", "steps_intro_short": "Step by step, `{name}` does {n} main things:",
     "step_check": "It checks `{code}`.", "step_loop": "It loops over `{code}`.",
     "step_choose": "It chooses a branch by `{code}`.", "step_raise": "It fails with `{code}`.",
     "step_return": "It returns `{code}`.", "step_defer": "It defers `{code}` until the function ends.",
@@ -202,7 +202,7 @@ ZH: dict[str, str] = {
     "no_doc": "它没有文档注释，因此代码本身就是最好的说明。",
     "deprecated": "**已弃用**，源码中的说明如下：",
     "read_code": "它只有 {n} 行，可以一眼读完。",
-    "steps_intro": "`{name}` 的执行过程，逐步来看：",
+    "steps_intro": "`{name}` 的执行过程，逐步来看：", "steps_intro_short": "逐步来看，`{name}` 主要做了 {n} 件事：",
     "step_check": "先检查条件 `{code}`。", "step_loop": "对 `{code}` 进行循环处理。",
     "step_choose": "根据 `{code}` 选择分支。", "step_raise": "以 `{code}` 报告失败。",
     "step_return": "返回 `{code}`。", "step_defer": "推迟执行 `{code}`，直到函数结束时才运行。",
@@ -366,3 +366,35 @@ def audience_in(audience: str, lang: str) -> str:
     if lang == "zh" and not re.search("[\u4e00-\u9fff]", audience):
         return f"「{audience.strip()}」"
     return audience
+
+
+_RESULT = {
+    "en": {"none": "It gives nothing back.", "bool": "It answers yes or no: it returns `{ret}`.",
+           "func": "It returns a function, of type `{ret}`.", "pair": "It returns more than one value: `{ret}`.",
+           "error": "It returns `{ret}`, the last of which says whether it failed."},
+    "zh": {"none": "它没有返回值。", "bool": "它回答“是”或“否”：返回 `{ret}`。",
+           "func": "它返回一个函数，类型为 `{ret}`。", "pair": "它返回多个值：`{ret}`。",
+           "error": "它返回 `{ret}`，最后一个值表示是否出错。"},
+}
+
+
+def result_sentence(ret: str, t: dict[str, str]) -> str:
+    """What a function gives back, said by its shape: nothing, a yes or no, a function (a Go
+    middleware's constructor), several values, a value and an error."""
+    r, v = ret.strip(), _RESULT[t["lang"]]
+    if r in ("None", "void", "()", "undefined", "Unit"):
+        return v["none"]
+    if r in ("bool", "boolean", "Boolean", "_Bool"):
+        return v["bool"].format(ret=r)
+    if re.match(r"^func\b|^Callable\b|^\(.*\)\s*=>", r):
+        return v["func"].format(ret=r)
+    if re.match(r"^\(.*,\s*error\)$|^Result<", r):
+        return v["error"].format(ret=r) if r.startswith("(") else t["result_type"].format(ret=r)
+    if re.match(r"^\(.*,.*\)$|^tuple\[.*,.*\]$", r):
+        return v["pair"].format(ret=r)
+    return t["result_type"].format(ret=r)
+
+
+def steps_intro(name: str, n: int, t: dict[str, str]) -> str:
+    """The line before a step list; a list of a few steps says how many."""
+    return t["steps_intro_short" if n <= 3 else "steps_intro"].format(name=name, n=n)

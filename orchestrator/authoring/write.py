@@ -20,7 +20,7 @@ from . import facts, roles as roles_mod, story
 from .codeinfo import resolved_calls, signature_parts, steps
 from .facts import resolved_users
 from .opening import opening
-from .phrases import kind_name, lang_name, phrases, step_sentence
+from .phrases import kind_name, lang_name, phrases, result_sentence, step_sentence, steps_intro
 from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
@@ -166,7 +166,7 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
             out.append(f"- `{x.name}`{typ}{dflt}")
         out.append("")
     if ret and "`" not in ret:
-        out += [t["result_type"].format(name=s.short, ret=ret), ""]
+        out += [result_sentence(ret, t), ""]
     return out
 
 
@@ -176,7 +176,7 @@ def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
     st = steps(code, s.lang)
     if len(st) < 2:
         return []
-    out = [t["steps_intro"].format(name=s.short), ""]
+    out = [steps_intro(s.short, len(st), t), ""]
     for k, (kind, frag) in enumerate(st, 1):
         if kind in ("try_do", "try_catch"):  # the block's actions, and what runs when they fail
             acts, _, handler = frag.partition("\x1f")
