@@ -251,8 +251,10 @@ def _localized(cfg: Config, given: dict[str, Any]) -> Config:
     for name in ("audience", "brief"):
         if name in local and given.get(name, KEYS[name].default) == KEYS[name].default:
             kw[name] = local[name]
-    code = main_language(cfg.source_dir) if given.get("personas", LEGACY_PERSONAS) == LEGACY_PERSONAS \
-        and cfg.source_dir.is_dir() else None
+    mine = given.get("personas")
+    untouched = mine is None or mine == LEGACY_PERSONAS or any(  # a default of either language, as init wrote it
+        mine[1:] == default_personas(None, lang)[1:] and len(mine) == 3 for lang in ("en", "zh"))
+    code = main_language(cfg.source_dir) if untouched and cfg.source_dir.is_dir() else None
     if code:  # no code yet: nothing to follow, the defaults stand
         kw["personas"] = default_personas(code, cfg.language)
     return replace(cfg, **kw) if kw else cfg

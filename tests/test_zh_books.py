@@ -178,3 +178,16 @@ def test_the_demo_chinese_book_reads_as_chinese(tmp_path: Path):
     assert max(openings.count(o) for o in set(openings)) < len(openings) / 3
     assert sum(1 for x in lists if len(x) > 1 and len(set(x)) == 1) <= 1
     assert cjk_share(book) >= 0.6
+
+
+def test_an_english_init_switched_to_chinese_gets_chinese_defaults(tmp_path: Path):
+    src = _go_repo(tmp_path)
+    ws = tmp_path / "ws"
+    init_workspace(ws, source=str(src))  # English, then a person sets `language: zh`
+    path = ws / "book.yaml"
+    assert "knows Go" in path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"(?m)^language:.*$", 'language: "zh"', path.read_text(encoding="utf-8")), encoding="utf-8")
+    cfg = config.load(ws)
+    assert cfg.personas == default_personas("go", "zh")
+    assert cfg.audience == config.LOCALIZED_DEFAULTS["zh"]["audience"]
+    assert cfg.brief == config.LOCALIZED_DEFAULTS["zh"]["brief"]
