@@ -197,7 +197,7 @@ ZH: dict[str, str] = {
     "defined_line": "`{name}` 是 `{file}` 中的一个{kind}（第 {a} 行）。",
     "term_zh": "**{name}**：`{file}` 中的{kind}{facts}",
     "term_methods": "提供 {n} 个方法，主要有 {names}",
-    "term_users": "另有 {n} 个文件用到它",
+    "term_users": "另有 {n} 个文件用到它", "term_said": "源码注释：「{summary}」",
     "doc_says": "源码中的文档注释写道：",
     "no_doc": "它没有文档注释，因此代码本身就是最好的说明。",
     "deprecated": "**已弃用**，源码中的说明如下：",

@@ -112,7 +112,10 @@ def _zh_term(s: Sym, t: dict[str, str], p: Project | None) -> str:
         return ""
     line = t["term_zh"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel,
                                facts=("，" + "，".join(facts)) if facts else "") + "。"
-    if pd.summary:
+    summary = " ".join(pd.summary.split())
+    if summary and len(summary) <= 200 and "「" not in summary and "」" not in summary:
+        line += t["term_said"].format(summary=summary)  # the source's own words, quoted: what the term is for
+    elif summary:
         line += "\n\n" + _quote(pd.summary)
     return line
 
