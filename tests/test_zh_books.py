@@ -191,3 +191,14 @@ def test_an_english_init_switched_to_chinese_gets_chinese_defaults(tmp_path: Pat
     assert cfg.personas == default_personas("go", "zh")
     assert cfg.audience == config.LOCALIZED_DEFAULTS["zh"]["audience"]
     assert cfg.brief == config.LOCALIZED_DEFAULTS["zh"]["brief"]
+
+
+def test_go_steps_nil_checks_and_type_assertions():
+    assert step_sentence("check", "mx.handler == nil", 0, False, ZH) == "判断值是否为空：`mx.handler == nil`。"
+    assert step_sentence("set", "rctx, _ := r.Context().Value(RouteCtxKey)", 0, False, ZH) == \
+        "调用 `r.Context().Value(RouteCtxKey)`，结果存入 `rctx`。"
+    assert step_sentence("set", "subr, ok := handler.(*Mux)", 0, False, ZH) == "把 `handler` 断言为 `*Mux` 类型，存入 `subr, ok`。"
+
+
+def test_quoted_source_is_not_counted_as_the_books_prose():
+    assert cjk_share("本章讲解路由。源码注释：「Route describes the details of a routing handler.」") == 1.0

@@ -299,7 +299,8 @@ _STEP: dict[str, dict[str, str]] = {
            "return_last": "Finally it returns `{code}`.", "loop_first": "It goes through `{code}` one at a time.",
            "loop_again": "It loops again, over `{code}`.", "loop_in": "It takes each `{item}` of `{seq}` in turn.",
            "check_empty": "It checks whether something is empty: `{code}`.", "return_bare": "It returns here.",
-           "call_guard": "It makes sure it may go on: `{code}`."},
+           "call_guard": "It makes sure it may go on: `{code}`.",
+           "set_assert": "It asserts that `{x}` holds a `{type}`, and keeps it in `{lhs}`."},
     "zh": {"check_err": "检查是否出错：`{code}`。", "check_nil": "判断值是否为空：`{code}`。",
            "check_len": "核对长度：`{code}`。", "check_type": "检查类型：`{code}`。",
            "check_first": "先判断 `{code}`。", "check_again": "再判断 `{code}` 是否成立。",
@@ -308,7 +309,8 @@ _STEP: dict[str, dict[str, str]] = {
            "return_last": "最后返回 `{code}`。", "loop_first": "逐个处理 `{code}`。",
            "loop_again": "再对 `{code}` 做一轮循环。", "loop_in": "依次取出 `{seq}` 中的每个 `{item}`。",
            "check_empty": "判断是否为空：`{code}`。", "return_bare": "到此返回。",
-           "call_guard": "确认前提：`{code}`。"},
+           "call_guard": "确认前提：`{code}`。",
+           "set_assert": "把 `{x}` 断言为 `{type}` 类型，存入 `{lhs}`。"},
 }
 _CALL_NEXT = {"en": ["Next it calls `{code}`.", "Then it calls `{code}`.", "After that comes `{code}`."],
               "zh": ["接着调用 `{code}`。", "再调用 `{code}`。", "然后执行 `{code}`。", "随后调用 `{code}`。"]}
@@ -326,7 +328,7 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
     if kind == "check":
         if re.search(r"\berr\s*!=\s*nil\b", code):
             return v["check_err"].format(code=code)
-        if re.search(r"\b(?:is(?: not)? None|[!=]=\s*(?:nil|null|undefined|NULL))\b", code):
+        if re.search(r"\bis(?: not)? None\b|[!=]==?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
             return v["check_nil"].format(code=code)
         if re.search(r"^not len\(|^!\w|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
             return v["check_empty"].format(code=code)
@@ -339,8 +341,12 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
         m = _ASSIGN.match(code)
         if m:
             lhs, op, rhs = m.group(1).strip(), m.group(2), m.group(3).strip()
+            lhs = re.sub(r"(?:,\s*_)+$", "", lhs)  # `v, _ :=`: the value kept, the flag dropped
             if op == "+=":
                 return v["set_add"].format(lhs=lhs, rhs=rhs)
+            cast = re.match(r"^([\w.]+)\.\((\*?[\w.]+)\)$", rhs)  # Go's type assertion is not a call
+            if cast:
+                return v["set_assert"].format(lhs=lhs, x=cast.group(1), type=cast.group(2))
             return v["set_call" if _CALL.match(rhs) else "set_value"].format(lhs=lhs, rhs=rhs)
     if kind == "call" and _GUARD.search(code):
         return v["call_guard"].format(code=code)
