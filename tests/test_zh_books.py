@@ -202,3 +202,10 @@ def test_go_steps_nil_checks_and_type_assertions():
 
 def test_quoted_source_is_not_counted_as_the_books_prose():
     assert cjk_share("本章讲解路由。源码注释：「Route describes the details of a routing handler.」") == 1.0
+
+
+def test_a_loop_keeps_the_brackets_of_what_it_walks():
+    assert step_sentence("loop", "record in merge_records(sources)", 0, False, EN) == \
+        "It takes each `record` of `merge_records(sources)` in turn."
+    assert step_sentence("loop", "(const k of keys(obj))", 0, False, ZH) == "依次取出 `keys(obj)` 中的每个 `k`。"
+    assert step_sentence("check", "not self._tables", 0, False, ZH) == "判断是否为空：`not self._tables`。"

@@ -317,7 +317,7 @@ _CALL_NEXT = {"en": ["Next it calls `{code}`.", "Then it calls `{code}`.", "Afte
 _ASSIGN = re.compile(r"^(?:(?:let|const|var)\s+(?:mut\s+)?)?([^=!<>:+\-*/]+?)\s*(:=|\+=|=)\s*(.+)$")
 _GUARD = re.compile(r"(?:^|\.)_?(?:check|ensure|validate|assert|require|verify)[A-Z_]?\w*\(", re.I)
 _CALL = re.compile(r"^[A-Za-z_$][\w$.]*(?:\[[^\]]*\])?[\w$.]*\(")
-_LOOP_IN = re.compile(r"^(?:\(?\s*(?:let|const|var)\s+)?([\w$, ]+?)\s+(?:in|of)\s+(.+?)\)?$|^([\w, ]+?)\s*:=\s*range\s+(.+)$")
+_LOOP_IN = re.compile(r"^(?:\(?\s*(?:let|const|var)\s+)?([\w$, ]+?)\s+(?:in|of)\s+(.+)$|^([\w, ]+?)\s*:=\s*range\s+(.+)$")
 
 
 def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str]) -> str:
@@ -330,7 +330,7 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
             return v["check_err"].format(code=code)
         if re.search(r"\bis(?: not)? None\b|[!=]==?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
             return v["check_nil"].format(code=code)
-        if re.search(r"^not len\(|^!\w|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
+        if re.search(r"^not len\(|^not [\w.]+$|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
             return v["check_empty"].format(code=code)
         if re.search(r"\b(?:len|strlen|size)\(|\.length\b|\.size\(\)", code):
             return v["check_len"].format(code=code)
@@ -360,7 +360,10 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
     m = _LOOP_IN.match(code) if kind == "loop" else None
     if m:
         item, seq = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        return v["loop_in"].format(item=item.strip().removeprefix("_, "), seq=seq.strip())
+        seq = seq.strip()
+        if seq.count(")") > seq.count("("):  # `for (const x of xs)`: the loop's own bracket
+            seq = seq[:seq.rindex(")")].rstrip()
+        return v["loop_in"].format(item=item.strip().removeprefix("_, "), seq=seq)
     if kind == "loop":
         return v["loop_first" if nth == 0 else "loop_again"].format(code=code)
     return t["step_" + kind].format(code=code)
