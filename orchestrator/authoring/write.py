@@ -162,7 +162,7 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
         out += [t["params_from_doc"], "", _quote(text) if zh else text, ""]
         return out
     if sig_params:
-        out += [t["params_from_sig"].format(name=s.short), ""]
+        out += [t["params_from_sig_one" if len(sig_params) == 1 else "params_from_sig"].format(name=s.short), ""]
         for x in sig_params:
             typ = t["param_type"].format(type=x.type) if x.type and "`" not in x.type else ""
             dflt = t["param_default"].format(default=x.default) if x.default and "`" not in x.default else ""
@@ -227,7 +227,8 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
                                                                      file=s.rel, a=a, b=b)
     if pd.summary:
         if zh:
-            out += [where + t["doc_says"], "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks))), ""]
+            says = t["doc_says_one" if len(pd.blocks) == 1 else "doc_says"]  # a one-line comment is said to be one
+            out += [where + says, "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks))), ""]
         else:
             out += [where + " " + pd.summary, ""]
             out += [x for blk in docstrings.render_blocks(pd.paragraphs) for x in (blk, "")]
@@ -275,8 +276,10 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
                     lead = st["flow_next"].format(caller=caller.name, name=x.name, kind=kind_name(x.kind, t),
                                                   file=x.rel, a=a, b=b)
                 elif owner is not None:
-                    lead = st["flow_member"].format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
-                                                    file=x.rel, a=a, b=b)
+                    form = "flow_member_short" if b - a < 5 else "flow_member_also" if any(  # said by its size, or as one more
+                        c.dotted.startswith(owner.dotted + ".") for c in chain[:j]) else "flow_member"
+                    lead = st[form].format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
+                                           file=x.rel, a=a, b=b, n=b - a + 1)
             out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead)
     if alone:
         out += [f"## {st['beside']}", ""]
