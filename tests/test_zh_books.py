@@ -209,3 +209,23 @@ def test_a_loop_keeps_the_brackets_of_what_it_walks():
         "It takes each `record` of `merge_records(sources)` in turn."
     assert step_sentence("loop", "(const k of keys(obj))", 0, False, ZH) == "依次取出 `keys(obj)` 中的每个 `k`。"
     assert step_sentence("check", "not self._tables", 0, False, ZH) == "判断是否为空：`not self._tables`。"
+
+
+def test_a_persons_english_audience_and_brief_are_quoted_in_a_chinese_outline(tmp_path: Path):
+    from orchestrator.testing.helpers import run_book
+
+    ws = tmp_path / "ws"
+    init_workspace(ws, example=True, language="zh")
+    cfg = ws / "book.yaml"
+    text = re.sub(r"(?m)^gates:.*$", 'gates: "off"', cfg.read_text(encoding="utf-8"))
+    text = re.sub(r"(?m)^audience:.*$", 'audience: "backend engineers new to storage"', text)
+    text = re.sub(r"(?m)^brief:.*$", 'brief: "Explain the storage engine."', text)
+    cfg.write_text(re.sub(r"(?m)^provider:.*$", 'provider: "offline"', text), encoding="utf-8")
+    code, summary = run_book(ws)
+    assert code == 0, summary.needs_human
+    outline = (ws / "output/memory/outline.md").read_text(encoding="utf-8")
+    assert "本书为「backend engineers new to storage」讲解" in outline
+    assert "「Explain the storage engine.」" in outline
+    ch1 = (ws / "output/chapters/final/ch01-final.md").read_text(encoding="utf-8")
+    assert "写给「backend engineers new to storage」" in ch1
+    assert zh_punct.problems(ch1)["ascii_run"] == []
