@@ -229,3 +229,17 @@ def test_a_persons_english_audience_and_brief_are_quoted_in_a_chinese_outline(tm
     ch1 = (ws / "output/chapters/final/ch01-final.md").read_text(encoding="utf-8")
     assert "写给「backend engineers new to storage」" in ch1
     assert zh_punct.problems(ch1)["ascii_run"] == []
+
+
+def test_go_loops_appends_and_returned_functions():
+    assert step_sentence("loop", "i, p := range trustedIPPrefixes", 0, False, ZH) == \
+        "遍历 `trustedIPPrefixes`，每次得到 `i` 与 `p`。"
+    assert step_sentence("set", "hr[header] = append(hr[header], r)", 0, False, ZH) == \
+        "向 `hr[header]` 追加元素：`append(hr[header], r)`。"
+    # an elided `append(…)` may append to another slice: it is only said to be a call
+    assert step_sentence("set", "hr[header] = append(…)", 0, False, ZH) == "调用 `append(…)`，结果存入 `hr[header]`。"
+    assert step_sentence("set", "out = append(out, x)", 0, False, EN) == "It appends to `out`: `append(out, x)`."
+    assert step_sentence("return", "func(h http.Handler) http.Handler", 2, True, ZH) == \
+        "最后返回一个函数：`func(h http.Handler) http.Handler`。"
+    assert step_sentence("check", 'encoding == ""', 0, False, ZH) == '判断是否为空：`encoding == ""`。'
+    assert step_sentence("check", "_, ok := encoder.(ioResetterWriter); ok", 0, False, ZH).startswith("检查类型")

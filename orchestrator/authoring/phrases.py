@@ -300,7 +300,9 @@ _STEP: dict[str, dict[str, str]] = {
            "loop_again": "It loops again, over `{code}`.", "loop_in": "It takes each `{item}` of `{seq}` in turn.",
            "check_empty": "It checks whether something is empty: `{code}`.", "return_bare": "It returns here.",
            "call_guard": "It makes sure it may go on: `{code}`.",
-           "set_assert": "It asserts that `{x}` holds a `{type}`, and keeps it in `{lhs}`."},
+           "set_assert": "It asserts that `{x}` holds a `{type}`, and keeps it in `{lhs}`.",
+           "set_append": "It appends to `{lhs}`: `{rhs}`.", "loop_pair": "It walks `{seq}`, taking `{a}` and `{b}` each time.",
+           "return_func": "Finally it returns a function: `{code}`."},
     "zh": {"check_err": "检查是否出错：`{code}`。", "check_nil": "判断值是否为空：`{code}`。",
            "check_len": "核对长度：`{code}`。", "check_type": "检查类型：`{code}`。",
            "check_first": "先判断 `{code}`。", "check_again": "再判断 `{code}` 是否成立。",
@@ -310,7 +312,9 @@ _STEP: dict[str, dict[str, str]] = {
            "loop_again": "再对 `{code}` 做一轮循环。", "loop_in": "依次取出 `{seq}` 中的每个 `{item}`。",
            "check_empty": "判断是否为空：`{code}`。", "return_bare": "到此返回。",
            "call_guard": "确认前提：`{code}`。",
-           "set_assert": "把 `{x}` 断言为 `{type}` 类型，存入 `{lhs}`。"},
+           "set_assert": "把 `{x}` 断言为 `{type}` 类型，存入 `{lhs}`。",
+           "set_append": "向 `{lhs}` 追加元素：`{rhs}`。", "loop_pair": "遍历 `{seq}`，每次得到 `{a}` 与 `{b}`。",
+           "return_func": "最后返回一个函数：`{code}`。"},
 }
 _CALL_NEXT = {"en": ["Next it calls `{code}`.", "Then it calls `{code}`.", "After that comes `{code}`."],
               "zh": ["接着调用 `{code}`。", "再调用 `{code}`。", "然后执行 `{code}`。", "随后调用 `{code}`。"]}
@@ -330,11 +334,11 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
             return v["check_err"].format(code=code)
         if re.search(r"\bis(?: not)? None\b|[!=]==?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
             return v["check_nil"].format(code=code)
-        if re.search(r"^not len\(|^not [\w.]+$|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
+        if re.search(r"^not len\(|^not [\w.]+$|[!=]==?\s*(?:\"\"|'')(?!\S)|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
             return v["check_empty"].format(code=code)
         if re.search(r"\b(?:len|strlen|size)\(|\.length\b|\.size\(\)", code):
             return v["check_len"].format(code=code)
-        if re.search(r"\bisinstance\(|\binstanceof\b|\.\(type\)", code):
+        if re.search(r"\bisinstance\(|\binstanceof\b|\.\(\*?[\w.]+\)", code):
             return v["check_type"].format(code=code)
         return v["check_first" if nth == 0 else "check_again"].format(code=code)
     if kind == "set":
@@ -344,6 +348,8 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
             lhs = re.sub(r"(?:,\s*_)+$", "", lhs)  # `v, _ :=`: the value kept, the flag dropped
             if op == "+=":
                 return v["set_add"].format(lhs=lhs, rhs=rhs)
+            if re.match(r"^append\(\s*" + re.escape(lhs) + r"\s*,", rhs):  # only when it is the same slice
+                return v["set_append"].format(lhs=lhs, rhs=rhs)
             cast = re.match(r"^([\w.]+)\.\((\*?[\w.]+)\)$", rhs)  # Go's type assertion is not a call
             if cast:
                 return v["set_assert"].format(lhs=lhs, x=cast.group(1), type=cast.group(2))
@@ -355,6 +361,8 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
         return forms[(nth - 1) % len(forms)].format(code=code)
     if kind == "return" and not code:
         return v["return_bare"]
+    if kind == "return" and last and re.match(r"^(?:func\b|function\b|lambda\b|\([^)]*\)\s*=>)", code):
+        return v["return_func"].format(code=code)
     if kind == "return" and last:
         return v["return_last"].format(code=code)
     m = _LOOP_IN.match(code) if kind == "loop" else None
@@ -363,7 +371,11 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
         seq = seq.strip()
         if seq.count(")") > seq.count("("):  # `for (const x of xs)`: the loop's own bracket
             seq = seq[:seq.rindex(")")].rstrip()
-        return v["loop_in"].format(item=item.strip().removeprefix("_, "), seq=seq)
+        item = item.strip().removeprefix("_, ")
+        pair = re.match(r"^(\w+),\s*(\w+)$", item)  # Go's `i, p := range xs`, Python's `k, v in d.items()`
+        if pair:
+            return v["loop_pair"].format(seq=seq, a=pair.group(1), b=pair.group(2))
+        return v["loop_in"].format(item=item, seq=seq)
     if kind == "loop":
         return v["loop_first" if nth == 0 else "loop_again"].format(code=code)
     return t["step_" + kind].format(code=code)
