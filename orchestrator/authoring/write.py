@@ -367,11 +367,15 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     out += _walk(p, syms, ctx, here, in_chapter, t)
     if usage:
         out += [f"## {t['in_use']}", ""]
-        for name, rel, a, b, lang, _file, code in usage:
+        said: list[str] = []  # the tests already named: a later one is said shortly, the same one as the same
+        for k, (name, rel, a, b, lang, _file, code) in enumerate(usage):
             test = enclosing_test(p.lines_of(rel), a) if rel in p.files else ""
             short = name.rsplit(".", 1)[-1]
-            after = t["usage_in_test"].format(test=test, name=short) if test else t["usage_after"].format(name=short)
-            out += [t["usage_intro"].format(name=name, file=rel, a=a), "",
+            form = "usage_after" if not test else "usage_same_test" if test in said else \
+                "usage_in_test_more" if said else "usage_in_test"
+            after = t[form].format(test=test, name=short)
+            said += [test] if test else []
+            out += [t["usage_intro" if k == 0 else "usage_intro_more"].format(name=name, file=rel, a=a), "",
                     docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "", after, ""]
     others = [s for s in key_symbols(p, files, len(key) + 12) if s.name not in in_chapter][:12]
     out += story.reference_table(p, key + others, t["lang"], shown={x.name for x, *_ in syms})  # per-symbol detail: a table, not the body
