@@ -65,6 +65,8 @@ SCHEMA: tuple[Key, ...] = (
     Key("max_chapters", int, 12, "the most chapters the planner may propose"),
     Key("retries", int, 3, "attempts per step before it is marked failed"),
     Key("max_revisions", int, 1, "automatic rewrites of a blocked draft before a person is asked"),
+    Key("evidence_min", (int, float), 0.8, "the share (0-1) of a chapter's paragraphs about the code that must cite "
+        "their source lines before it goes on to its final; `book accept chNN draft` passes a chapter below it"),
     Key("exports", list, [], "what `book run` exports after the site, e.g. [epub, pdf] (or `book export --epub --pdf`)"),
     Key("authors", list, [], "the book's authors, named in the exports' metadata and title page"),
     Key("site_url", str, "", "where the site will be served (sitemap.xml's absolute URLs); empty: relative"),
@@ -94,6 +96,7 @@ class Config:
     max_chapters: int = 12
     retries: int = 3
     max_revisions: int = 1
+    evidence_min: float = 0.8
     exports: list[str] = field(default_factory=list)
     authors: list[str] = field(default_factory=list)
     site_url: str = ""
@@ -216,6 +219,8 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             raise ConfigError("budget_usd must be a finite number", shown, vline, fix="budget_usd: 25 (0 means no cap)")
         if name in ("budget_usd", "max_revisions") and value < 0:
             raise ConfigError(f"{name} cannot be negative", shown, vline, fix=f"{name}: {key.default}")
+        if name == "evidence_min" and not (0 <= value <= 1):
+            raise ConfigError("evidence_min is a share between 0 and 1", shown, vline, fix="evidence_min: 0.8")
         if name == "title" and not value.strip():  # the site and every prompt name the book by it
             raise ConfigError("title is empty", shown, vline, fix=f'title: "{key.default}"')
         if name == "personas" and (not value or not all(isinstance(p, str) and p.strip() for p in value)):
@@ -235,7 +240,7 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
         if name == "max_tokens" and not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
                                             for v in value.values()):
             raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)
-        values[name] = float(value) if name == "budget_usd" else value
+        values[name] = float(value) if name in ("budget_usd", "evidence_min") else value
     cfg = _localized(Config(root=root, file=path, **values), values)
     if check_source:
         line = next((k.start_mark.line + 1 for k, _ in node.value if k.value == "source"), None)

@@ -57,3 +57,37 @@ def print_cost(rep: dict[str, Any]) -> None:
         print(f"\nby {title}:")
         for k, g in rep[key].items():
             print(f"  {k:<28} {int(g['calls']):>5} calls  ${g['cost_usd']:.4f}  in {int(g['input_tokens'])}  out {int(g['output_tokens'])}")
+
+
+def incomplete(book: Any, calls: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """(the spend journal's calls the ledger lacks, as rows `cost_report` counts; why the spend
+    shown is not the whole spend). A read-only look: nothing is written."""
+    from .state import spend
+    from .state.ledger_faults import files_were_generated
+    from .steps import LOCK, OUT
+
+    led = book.ledger
+    extra, journal = spend.missing_from(calls, led.path)
+    notes: list[str] = []
+    if extra:
+        usd = sum(float(e["usd"]) for e in extra)
+        notes.append(f"{len(extra)} model call(s) (${usd:.4f}) are in {journal.path} but not in the ledger {led.path} "
+                     "(deleted or rebuilt): counted here from the journal, without their tokens; "
+                     "the next writing command puts them back")
+    unknown = led.spend_unknown() or journal.unknown
+    if unknown:
+        notes.append(f"the spend before the ledger was rebuilt is unknown ({unknown}): enter it with "
+                     "`book cost --lost-spend USD` (from your provider's console)")
+    elif led.conn is None and not journal.exists and files_were_generated(book.root / OUT):
+        notes.append(f"the ledger {led.path} and the spend journal {journal.path} are both missing or unreadable, "
+                     "but the files show that models were called: what they cost is not known here")
+    from .state.lock import Lock
+
+    cut = [c for c in calls if c.get("status") == "started"]
+    if cut and Lock(book.root / LOCK).holder() is None:
+        notes.append(f"{len(cut)} model call(s) started and never logged as ended (cut off by a kill?): "
+                     "what they cost is not in the total")
+    rows = [{"call_id": e["id"], "cost_usd": float(e["usd"]), "role": e.get("role"), "chapter": e.get("chapter"),
+             "step": e.get("step"), "model": e.get("model"), "batch": e.get("batch") or 0,
+             "input_tokens": 0, "output_tokens": 0} for e in extra]
+    return rows, notes

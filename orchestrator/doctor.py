@@ -93,24 +93,46 @@ def run_checks(root, provider: str | None = None, call_model: bool = True) -> li
     return out
 
 
+def cache_lifetimes(cfg, role: str) -> str:
+    """The lifetimes a role's breakpoints ask for in a run of this book (cache_ttl.py): the book's
+    block and the material by the gates and batches in force, the user turn none."""
+    from .providers.anthropic.cache_ttl import block_ttls
+    from .state.gatecards import active
+    from .steps import REVIEW
+
+    entry = (getattr(cfg, "models", {}) or {}).get(role)
+    own = entry.get("cache_ttl") if isinstance(entry, dict) else None
+    gates = active(getattr(cfg, "gates", "off"))
+    settings = {"cache_ttl": own or ("1h" if gates else "5m"), "batch": bool(getattr(cfg, "message_batches", False))}
+    book, material = block_ttls(["book", "material"], settings, "1h" if REVIEW in gates else None)
+    return f"cache: book {book}, chapter material {material}, user turn none"
+
+
 def model_checks(cfg, roles: list[str]) -> list[Check]:
-    """The effective settings each role's calls are sent with (model, max_tokens, thinking,
-    effort, cache TTL, how a cut answer continues), and what the model tables warn about
-    (an unknown model is priced at the most expensive rate of its family)."""
+    """The limits in force for each role's calls (model, max_tokens, thinking, effort and the
+    levels the model takes, each breakpoint's cache lifetime, how a cut answer continues), and
+    what the model tables warn about: an id at its end of life (retired or deprecated), an
+    unknown model (priced at the most expensive rate of its family), an id the SDK does not list."""
     from .providers.anthropic import effective_settings
+    from .providers.anthropic.models import effort_levels
 
     out: list[Check] = []
     warned: list[str] = []
     for role in roles:
         s = effective_settings(cfg, role)
-        extra = "".join(f", {k} {s[k]}" for k in ("thinking", "effort") if s.get(k))
+        levels = effort_levels(s["model"])
+        effort = (f"effort {s['effort'] or 'the model default'} (takes {', '.join(levels)})" if levels
+                  else "no effort parameter")
+        thinking = f", thinking {s['thinking']}" if s.get("thinking") else ""
         out.append(Check(f"settings: {role}", True, f"{s['model']}, max_tokens {s['max_tokens']} (model limit "
-                         f"{s['max_output']}){extra}, cache {s['cache_ttl']}, context window {s['context_window']}, "
-                         f"a cut answer continues by {s['continuation']}"))
+                         f"{s['max_output']}){thinking}, {effort}, {cache_lifetimes(cfg, role)}, context window "
+                         f"{s['context_window']}, a cut answer continues by {s['continuation']}"))
         warned += [w for w in s["warnings"] if w not in warned]
     for w in warned:
-        out.append(Check("model warning", False, w, "name a model of data/models.yaml in book.yaml "
-                         "(`model:` or `models:`), or add it to the table"))
+        eol = ": retired" in w or ": deprecated" in w
+        out.append(Check("model end of life" if eol else "model warning", False, w,
+                         "name a current model in book.yaml (`model:` or `models:`)" if eol else
+                         "name a model of data/models.yaml in book.yaml (`model:` or `models:`), or add it to the table"))
     return out
 
 

@@ -8,9 +8,15 @@ as Python already does for SIGINT with KeyboardInterrupt, so `finally` blocks st
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -63,3 +69,31 @@ def detach_from_terminal() -> None:
             os.close(null)
         except (OSError, ValueError, AttributeError):
             pass
+
+
+async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` in a daemon thread, awaited. Unlike `asyncio.to_thread` (whose executor
+    threads the interpreter joins at exit), a cancelled call is abandoned: a signal during a
+    long pure computation (the offline planner on `source: /`) still ends the process within a
+    second. Only for work that writes nothing a person relies on."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[T] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not fut.done():
+            (fut.set_result if ok else fut.set_exception)(value)
+
+    def work() -> None:
+        try:
+            result = fn(*args)
+        except BaseException as e:  # handed to the awaiting task
+            outcome: tuple[bool, Any] = (False, e)
+        else:
+            outcome = (True, result)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:  # the loop is closed: nobody waits for this answer any more
+            pass
+
+    threading.Thread(target=work, name=getattr(fn, "__name__", "work"), daemon=True).start()
+    return await fut

@@ -23,11 +23,12 @@ def print_scan(report: dict[str, Any], out=None) -> None:
         w(f"outline: {report['outline_error']}\n")
     chapters = report["chapters"]
     if chapters:
-        w("\n" + "chapter  batch  " + " ".join(f"{k[:6]:>6}" for k in ORDER) + "  phase\n")
+        w("\n" + "chapter  batch  " + " ".join(f"{k[:6]:>6}" for k in ORDER) + "  phase        evidence\n")
         for ch, row in chapters.items():
             cells = " ".join(f"{SHORT.get(row['steps'][k], '?'):>6}" for k in ORDER)
-            w(f"{ch:<8} {str(row['batch'] or '-'):>5}  {cells}  {row['phase']}\n")
+            w(f"{ch:<8} {str(row['batch'] or '-'):>5}  {cells}  {row['phase']:<12} {row.get('evidence', '-')}\n")
         w("legend: ✅ done  ✍ edited by hand (kept)  🔄 stale  ⚠️ half-finished  · missing\n")
+    _print_evidence(report, w)
     kept = report.get("kept_for_person") or {}
     listed = [*(report.get("half_finished") or []), *(report.get("stale") or []), *(report.get("edited") or [])]
     report = {**report, "half_finished": [f"{x} ({kept[x]})" if x in kept else x for x in report.get("half_finished") or []]}
@@ -42,3 +43,15 @@ def print_scan(report: dict[str, Any], out=None) -> None:
         items = report.get(key) or []
         if items:
             w(f"\n{title}:\n" + "".join(f"  {x}\n" for x in items))
+
+
+def _print_evidence(report: dict[str, Any], w) -> None:
+    """The source's revision, the claims' health, and the claims that no longer hold."""
+    rev, health = report.get("revision"), report.get("claim_health")
+    if rev and rev.get("id"):
+        w(f"revision: {rev['kind']} {rev['id'][:12]}{' (' + rev['remote'] + ')' if rev.get('remote') else ''}\n")
+    if health and health.get("all"):
+        w(f"claims: {health['supported']}/{health['all']} supported, {health['stale']} stale, {health['gone']} gone\n")
+        for ch, cs in (health.get("stale_claims") or {}).items():
+            for c in cs[:20]:
+                w(f"  {ch} § {c['section'] or '-'} line {c['line']}: {c['status']} — {c['text'][:90]}\n")

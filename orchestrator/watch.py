@@ -35,6 +35,7 @@ from .state.board import checkpoint_text, write_checkpoint
 from .state.book import Book
 from .state.fsio import Lock
 from .state.scan import status_word
+from .state.spend import NAME as _SPEND
 from .steps import BOOK_STEPS, CHECKPOINT, LOCK, ORDER, STATE_DB, STEPS, chapter_sort_key, step_of_path
 from .views import SHORT
 
@@ -51,12 +52,15 @@ _DIR_EVENTS = {"/".join(d.split("/")[:i]) for d in _STEP_DIRS for i in range(1, 
 # ---------------------------------------------------------------- pure: which changes matter
 
 
+SPEND_JOURNAL = f"output/{_SPEND}"  # the spend journal: written with each paid call
+
+
 def ignored(rel: str) -> bool:
     """Paths (relative to the workspace, posix) whose changes say nothing about the book's state,
     or that the watcher writes itself."""
     name = rel.rsplit("/", 1)[-1]
     return (name.endswith(".partial") or bool(_TMP_RE.search(name)) or ".bak." in name or ".corrupt." in name
-            or rel in (CHECKPOINT, LOCK) or rel.startswith(LOCK + ".")  # .lock.stale.<pid>
+            or rel in (CHECKPOINT, LOCK, SPEND_JOURNAL) or rel.startswith(LOCK + ".")  # .lock.stale.<pid>
             or rel.startswith(_BOOK_DIR) or rel + "/" == _BOOK_DIR)
 
 

@@ -42,7 +42,7 @@ def req(**kw) -> Request:
 
 def test_the_model_table_caps_max_tokens_and_knows_the_sdk_models():
     assert model_info("claude-haiku-4-5-20251001").key == "claude-haiku-4-5"
-    assert resolve_settings("claude-opus-4-1", 64000)["max_tokens"] == 32000  # capped by the table
+    assert resolve_settings("claude-haiku-4-5", 100000)["max_tokens"] == 64000  # capped by the table
     assert resolve_settings("claude-sonnet-5-5", 16000)["max_tokens"] == 16000  # the role's need
     ids = sdk_model_ids()
     assert "claude-sonnet-5-5" in ids and all(model_info(m).known for m in ids if "preview" not in m)
@@ -52,11 +52,13 @@ def test_the_model_table_caps_max_tokens_and_knows_the_sdk_models():
     assert any("SDK" in x for x in model_warnings("claude-sonet-5-5"))  # a typo
 
 
-def test_build_params_breakpoints_merge_a_short_shared_prefix_and_cache_the_user_turn():
+def test_build_params_breakpoints_merge_a_short_shared_prefix_and_leave_the_user_turn():
     s = resolve_settings("claude-sonnet-5-5", 16000)
     p = build_params(req(), s)
     assert [("cache_control" in b) for b in p["system"]] == [False, True]  # 100 words < 1024 tokens: merged
-    assert p["messages"][0]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in p["messages"][0]["content"][-1]  # only a re-send would read it
+    asked = build_params(req(), dict(s, cache_user_turn=True))
+    assert asked["messages"][0]["content"][-1]["cache_control"] == {"type": "ephemeral"}  # 5 minutes, never 1 hour
     long_shared = build_params(req(shared="book " * 1000), s)
     assert [("cache_control" in b) for b in long_shared["system"]] == [True, True]
     n = sum("cache_control" in b for b in long_shared["system"]) + 1
@@ -95,10 +97,12 @@ def test_the_fake_answers_a_schema_with_a_valid_document(fake_api):
 
 
 @pytest.mark.parametrize("models, message", [
-    ("{writer: {model: claude-opus-4-1, max_tokens: 64000}}", "writes at most 32000"),
+    ("{writer: {model: claude-haiku-4-5, max_tokens: 100000}}", "writes at most 64000"),
     ("{writer: {model: claude-haiku-4-5, thinking: adaptive}}", "accepts enabled, not adaptive"),
     ("{writer: {model: claude-opus-5, temperature: 0.2}}", "temperature is not supported"),
-    ("{writer: {model: claude-opus-4-1, effort: high}}", "does not accept an effort"),
+    ("{writer: {model: claude-haiku-4-5, effort: high}}", "does not accept an effort"),
+    ("{writer: {model: claude-opus-4-5, effort: max}}", "accepts low, medium, high, not max"),
+    ("{writer: {model: claude-sonnet-4-6, effort: xhigh}}", "accepts low, medium, high, max, not xhigh"),
     ("{writer: {model: claude-opus-4-5, thinking: {budget_tokens: 500}}}", "at least 1024"),
 ])
 def test_bad_role_settings_are_config_errors_naming_the_line(tmp_path, models, message):

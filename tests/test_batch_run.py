@@ -56,8 +56,9 @@ def test_message_batches_run_completes_through_batches(fake, tmp_path):
 
     rep = cost_report(calls)
     assert abs(rep["total_usd"] - rep["by_mode"]["batch"]["cost_usd"]) < 1e-4 and rep["total_usd"] > 0 and rep["by_mode"]["stream"]["calls"] == 0
-    c = calls[0]  # priced at half the streamed rate
-    u = Usage(c["input_tokens"], c["output_tokens"], c["cache_creation_tokens"], c["cache_read_tokens"])
+    c = calls[0]  # priced at half the streamed rate; a batch's cached prefixes live 1 hour
+    u = Usage(c["input_tokens"], c["output_tokens"], c["cache_creation_tokens"], c["cache_read_tokens"],
+              cache_creation_1h_tokens=c["cache_creation_tokens"])
     assert abs(c["cost_usd"] - cost_usd(u, c["model"], None, batch=False) / 2) < 1e-9
     journals = jr.load_all(ws / "output")
     assert journals and not any(j.open for j in journals)

@@ -144,6 +144,7 @@ def test_happy_path_commits_every_step_at_the_batch_price(tmp_path, batches):
     assert all(it.outcome == "committed" and it.custom_id.startswith(j.submission + "-") for it in j.items)
     # each result logged once, as a batch call at half the standard price
     assert len(p.calls) == 4 and all(c["batch"] == 1 and c["error"] is None for c in p.calls)
+    assert all(c["status"] == "ok" for c in p.calls)  # as a streamed call's row says it (not NULL)
     for c in p.calls:
         u = Usage(c["input_tokens"], c["output_tokens"], c["cache_creation_tokens"], c["cache_read_tokens"])
         assert c["output_tokens"] > 0
@@ -171,7 +172,7 @@ def test_errored_and_expired_requests_go_into_the_next_batch(tmp_path, batches):
     assert {it.chapter: it.outcome for it in first.items} == {"ch01": "committed", "ch02": "requeued",
                                                                "ch03": "requeued"}
     assert "api_error" in first.items[1].reason
-    assert any(c["error"] and "api_error" in c["error"] for c in p.calls)
+    assert any(c["error"] and "api_error" in c["error"] and c["status"] == "error" for c in p.calls)
 
 
 def test_requests_that_keep_failing_in_a_batch_are_streamed(tmp_path, batches):
@@ -588,6 +589,40 @@ def test_kill_9_while_the_batch_is_processing_then_resume(tmp_path, batches):
     assert sorted(it.chapter for it in rep.committed) == chapters and all(p.done(ch) for ch in chapters)
     assert len(batches.batches) == 1
     no_duplicates(batches)
+
+
+def test_an_uncertain_create_is_re_attached_by_listing_before_the_grace(tmp_path, batches):
+    """The create made the batch but its answer was lost: the server already lists it, so the
+    engine re-attaches as soon as it has ended, not after the grace (an hour here)."""
+    import time
+
+    batches.fail(503, after=True)
+    p = Pipeline(tmp_path, ["ch01", "ch02"])
+    t0 = time.monotonic()
+    rep = wave(p.engine(search_grace=3600), p.items())
+    assert sorted(it.chapter for it in rep.committed) == p.chapters and time.monotonic() - t0 < 30
+    [j] = journals(p)
+    assert j.note == "re-attached by listing" and j.state == "done" and len(batches.batches) == 1
+    no_duplicates(batches)
+
+
+def test_a_create_that_made_nothing_waits_for_the_grace_before_it_is_sent_again(tmp_path, batches):
+    """Before the grace an empty listing decides nothing (a create may still land): the
+    submission stays unconfirmed, nothing is sent twice."""
+    batches.fail(502, after=False)  # ambiguous to the client, and nothing was created
+    p = Pipeline(tmp_path, ["ch01"])
+
+    async def go():
+        eng = p.engine(search_grace=3600)
+        async with eng:
+            try:
+                await asyncio.wait_for(eng.run_wave(p.items()), 1.0)
+            except TimeoutError:
+                pass
+
+    run(go())
+    [j] = journals(p)
+    assert j.state == "searching" and j.batch_id is None and j.listed_at is None and not batches.batches
 
 
 def test_a_rate_limited_create_is_sent_again_after_a_pause_then_streamed(tmp_path, batches):

@@ -79,7 +79,7 @@ def test_breakpoints_book_material_instructions_user_turn_within_the_minimum():
     assert texts[1] == material and texts[2].startswith("You are r2")  # the material before the role
     # the book alone (~125 tokens) is under the minimum: no breakpoint; book+material is over it
     assert [("cache_control" in b) for b in p["system"]] == [False, True, True]
-    assert "cache_control" in p["messages"][0]["content"][-1]
+    assert "cache_control" not in p["messages"][0]["content"][-1]
     # a material too short to reach the minimum with the book gets no breakpoint of its own
     small = build_params(req("r2", "draft line " * 50), s)
     assert [("cache_control" in b) for b in small["system"]] == [False, False, True]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -232,11 +233,18 @@ def test_doctor_shows_each_roles_effective_settings_and_model_warnings(fake, tmp
     proc = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(ws)], capture_output=True, text=True)
     out = proc.stdout
     assert "settings: writer" in out and "claude-opus-9-9, max_tokens 9000" in out
-    assert "settings: researcher" in out and "cache 5m" in out
+    # gates off (small()): every prefix 5 minutes; no breakpoint on the user turn
+    assert "settings: researcher" in out and "cache: book 5m, chapter material 5m, user turn none" in out
+    assert re.search(r"effort \w[\w ]* \(takes low, medium, high, xhigh, max\)", out)  # the role's effort, the model's levels
     assert "model warning" in out and "claude-opus-9-9: not in data/models.yaml" in out
     assert proc.returncode == 2  # a warning is something to fix
     pings = [r for r in fake.requests if r["path"].split("?")[0] == "/v1/messages"]
     assert len(pings) == 1  # the ping makes one call, no continuation
+    gated = small(tmp_path, "gated", gates="normal", models='{editor: claude-opus-4-1}')
+    out = subprocess.run([BOOK, "doctor", "--provider", "anthropic", "--workspace", str(gated)], capture_output=True,
+                         text=True).stdout
+    assert "cache: book 1h, chapter material 1h, user turn none" in out  # runs send 1h across the gates
+    assert "model end of life" in out and "claude-opus-4-1: retired on 2026-08-05" in out
 
 
 def test_a_step_that_failed_for_overload_is_tried_again_after_the_slow_down(fake, tmp_path):

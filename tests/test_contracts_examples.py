@@ -45,7 +45,9 @@ def test_example_is_a_correct_answer(role):
         assert obj.to_json() == json.loads(block)
         if role != "planner" and role != "memory_keeper":
             findings = getattr(obj, "findings", None)
-            if findings is not None:
+            if role == "merger":  # the tool keeps the collected findings: the example adds none
+                assert findings == () and obj.actions and all(a.checks for a in obj.actions)
+            elif findings is not None:
                 assert any(f.quote for f in findings) and any(f.end_line for f in findings) or role == "auditor"
     else:
         fs = checks.check_structure(text, language="en", min_words=0, max_words=10_000)

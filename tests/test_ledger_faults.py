@@ -21,6 +21,7 @@ from orchestrator.providers.offline import OfflineProvider
 from orchestrator.state import ledger as ledger_mod
 from orchestrator.state.book import Book
 from orchestrator.state.ledger import Ledger, LedgerError
+from orchestrator.state.ledger_faults import recover_from
 from orchestrator.steps import STATE_DB
 from orchestrator.testing.helpers import run_book
 
@@ -119,6 +120,7 @@ def test_a_capped_run_whose_ledger_became_a_directory_makes_no_call(tmp_path, mo
     assert code == 3 and "budget" in summary.needs_human
     assert first.calls == 3 and spent(ws) == 0.3
     replace_db_with_a_directory(ws)
+    (ws / "output/.spend.jsonl").unlink()  # and the spend journal lost too (with it, the spend is known)
 
     again = Priced()
     code, summary = run_book(ws, provider=again)
@@ -151,7 +153,7 @@ def test_the_spend_of_a_readable_moved_aside_ledger_is_carried_over(tmp_path):
     led.event("run_start", "r1")
     led.close()
     new = Ledger.open(tmp_path / "output/.book/state.db")
-    new._recover_from(old)
+    recover_from(new, old)
     try:
         assert new.spent() == 1.75
         assert new.spend_unknown() is None
@@ -168,11 +170,25 @@ def test_an_unreadable_moved_aside_ledger_after_generation_makes_the_spend_unkno
     for suffix in ("-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
     db.write_bytes(b"\x00garbage, not sqlite" * 300)
+    journal = ws / "output/.spend.jsonl"
+    kept = journal.read_bytes()
+    journal.unlink()  # the spend journal lost as well: nothing says what was spent
     led = Ledger.open(db)
     try:
         lost = led.spend_unknown()
         assert lost is not None and "state.db.corrupt." in lost
         assert any("--lost-spend" in w for w in led.warnings)
+    finally:
+        led.close()
+    # with the journal beside it, the same damage loses nothing: the journal knows the spend ($0 here)
+    for p in db.parent.iterdir():
+        p.unlink() if p.is_file() else None
+    db.write_bytes(b"\x00garbage, not sqlite" * 300)
+    journal.write_bytes(kept)
+    led = Ledger.open(db)
+    try:
+        assert led.spend_unknown() is None and led.spent() == 0
+        assert not any("--lost-spend" in w for w in led.warnings)
     finally:
         led.close()
 

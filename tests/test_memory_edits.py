@@ -69,9 +69,10 @@ def test_an_unreadable_memory_file_fails_only_what_reads_it(built_ws: Path, caps
     finally:
         book.close()
     assert readers and others
-    # a malformed edit with bytes that are not UTF-8 in a heading: the file cannot be read
+    # a malformed edit, a heading misspelt: the file cannot be read (a file that is not UTF-8
+    # at all stops the whole run before it starts, naming its line: tests/test_hand_edits.py)
     _edit_body(built_ws / STEPS["memory"].file("ch02"),
-               b"# Memory: ch02 \xff\xfe\n\n## Summary\n\nS.\n\n## Gl\xffossary\n\n- **x**: y\n")
+               b"# Memory: ch02\n\n## Summary\n\nS.\n\n## Glxossary\n\n- **x**: y\n")
     # a prose line in another chapter's glossary: reported, and the run goes on
     path = built_ws / STEPS["memory"].file("ch01")
     body = path.read_bytes().rsplit(b"<!--", 1)[0].replace(b"## Metaphors", b"just a note\n\n## Metaphors")

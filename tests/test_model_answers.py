@@ -56,9 +56,10 @@ def test_effort_is_sent_and_a_role_entry_overrides_it():
     assert s["effort"] == "low" and s["max_tokens"] == 10000
     assert resolve_settings(MODEL, 10000, {"effort": "high"}, "low")["effort"] == "high"
     assert "effort" not in resolve_settings("claude-sonnet-4-5", 10000, None, "low")  # a model without effort
-    assert larger_budget({"model": MODEL, "max_tokens": 40000, "effort": "high"})["max_tokens"] == 64000
-    assert larger_budget({"model": MODEL, "max_tokens": 64000, "effort": "high"})["effort"] == "medium"
-    assert larger_budget({"model": MODEL, "max_tokens": 64000, "effort": "low"}) is None
+    # Sonnet 5.5 writes at most 128k tokens (the models overview)
+    assert larger_budget({"model": MODEL, "max_tokens": 80000, "effort": "high"})["max_tokens"] == 128000
+    assert larger_budget({"model": MODEL, "max_tokens": 128000, "effort": "high"})["effort"] == "medium"
+    assert larger_budget({"model": MODEL, "max_tokens": 128000, "effort": "low"}) is None
 
 
 def test_thinking_that_uses_the_whole_budget_is_asked_again_with_more(fake_api):
@@ -79,7 +80,7 @@ def test_a_budget_that_cannot_grow_fails_with_the_fix(fake_api):
 
     fake_api.max_tokens(at=0.5, times=10)
     with pytest.raises(StepFailed, match="raise max_tokens or lower effort") as info:
-        generate(provider(), request(output_schema=SCHEMA, max_tokens=64000, effort="low"))  # at the model's limit
+        generate(provider(), request(output_schema=SCHEMA, max_tokens=128000, effort="low"))  # at the model's limit
     assert info.value.retryable is False and len(message_bodies(fake_api)) == 1
 
 

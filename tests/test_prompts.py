@@ -315,13 +315,13 @@ def test_the_memory_keeper_reads_the_same_numbered_draft_as_the_reviewers():
     assert "   3 | DRAFT-MARK-ch05 opening paragraph.\n" in prompt
 
 
-def test_merger_is_told_the_verdict():
+def test_merger_is_told_when_the_chapter_is_blocked():
     _, prompt = render("merger", ctx_for("merger"))
-    assert "Verdict: blocked" in prompt
+    assert "one is blocking, so the chapter is blocked" in prompt
     ctx = ctx_for("merger")
     ctx["blocked"] = False
     _, prompt = render("merger", ctx)
-    assert "Verdict: clean" in prompt
+    assert "chapter is blocked)" not in prompt
 
 
 @pytest.mark.parametrize("role", ALL_ROLES)
@@ -339,33 +339,30 @@ def test_instructions_are_used_only_when_given(role):
 # ---------------------------------------------------------------- output formats
 
 
+# What each role's instructions must name: the Markdown roles their file's format, the JSON
+# roles (the request carries a schema) the JSON fields; tests/test_prompt_contracts.py checks
+# that neither contradicts the schema or the validator.
 FORMAT_TOKENS = {
-    "planner": ["```yaml", "title:", "chapters:", "id: ch01", "batch:", "summary:", "depends_on:", "sources:"],
+    "planner": ["`title`", "`intro`", "`chapters`", "`id`", "`batch`", "`summary`", "`goals`", "`depends_on`",
+                "`sources`"],
     "researcher": ["file=", "## "],
     "writer": ["file=", "**term**: definition", "(chNN.md)", "# <chapter title>"],
-    "r1_code": ["Verdict: clean", "Verdict: blocked", "## Findings", "## Notes", "`blocking`", "`major`",
-                "`minor`", "- **severity** `r1.check` line N: message", "`- none`"],
-    "r2_consistency": ["Verdict: blocked", "## Findings", "## Notes", "- **severity** `r2.check` line N: message"],
-    "r3_content": ["Verdict: blocked", "## Findings", "## Notes", "- **severity** `r3.check` line N: message"],
-    "merger": ["Verdict: clean", "Verdict: blocked", "## Findings"],
-    "reader_panel": ["## newcomer", "## maintainer", "## architect"],
-    "memory_keeper": ["# Memory: chNN — <chapter title>", "## Summary", "## Glossary", "## Metaphors",
-                      "## Cross references", "- **term**: ", "- ch03: ", "(none)"],
+    "r1_code": ["`findings`", "`notes`", "`blocking`", "`major`", "`minor`", "`severity`", "`check`", "`message`",
+                "`quote`", "`line`", "There is no verdict field"],
+    "r2_consistency": ["`findings`", "`notes`", "`r2.`"],
+    "r3_content": ["`findings`", "`notes`", "`r3.`"],
+    "merger": ["`findings`", "`actions`", "`change`", "`settles`", "`notes`"],
+    "reader_panel": ["`readers`", "`persona`", "`verdict`", "`score`", "`questions`", "`confusions`",
+                     "`newcomer`", "`maintainer`", "`architect`"],
+    "memory_keeper": ["`summary`", "`terms`", "`term`", "`definition`", "`metaphors`", "`phrase`", "`meaning`",
+                      "`cross_references`", "`chapter`", "`reason`"],
     "editor": ["file=", "**term**: definition"],
-    "auditor": ["Verdict: clean", "Verdict: blocked", "## Findings", "## Notes", "`audit.link` ch03 line 12"],
+    "auditor": ["`findings`", "`chapter`", "`notes`", "`audit.`"],
 }
-LOCALISED = {  # (en, zh) headings the tool writes in the book's language, as the offline provider does
+LOCALISED = {  # (en, zh) headings the Markdown roles write in the book's language, as the offline provider does
     "researcher": ("# Research: chNN", "# 研究报告: chNN"),
     "writer": ("## Summary", "## 小结"),
     "editor": ("## Summary", "## 小结"),
-    "r1_code": ("# R1 code review: chNN", "# R1 代码审查: chNN"),
-    "r2_consistency": ("# R2 consistency review: chNN", "# R2 一致性审查: chNN"),
-    "r3_content": ("# R3 content review: chNN", "# R3 内容审查: chNN"),
-    "merger": ("## Actions for the editor", "## 给编辑的修改项"),
-    "reader_panel": ("# Reader panel: chNN", "# 读者评审: chNN"),
-    "auditor": ("# Book audit: <the book's title>", "# 全书审计: <the book's title>"),
-    "planner": ("# Outline: <the book's title>", "# Outline: <the book's title>"),
-    "memory_keeper": ("# Memory: chNN", "# Memory: chNN"),
 }
 
 
@@ -376,8 +373,11 @@ def test_system_asks_for_the_output_format(role, language):
     system, _ = render(role, ctx_for(role, language, ch))
     for tok in FORMAT_TOKENS[role]:
         assert tok in system, f"{role}/{language}: {tok!r} missing from the system part"
-    assert LOCALISED[role][language == "zh"] in system
-    assert "<!-- DRAFT_COMPLETE -->" in system  # told never to write markers
+    if role in LOCALISED:
+        assert LOCALISED[role][language == "zh"] in system
+        assert "<!-- DRAFT_COMPLETE -->" in system  # told never to write markers
+    else:
+        assert "Never write HTML comments or completion markers in any field" in system
 
 
 @pytest.mark.parametrize("language", LANGS)
@@ -396,18 +396,13 @@ def test_conventions_are_spelled_out(role):
         assert tok in system, tok
 
 
-def test_reader_panel_has_one_section_per_persona_name():
+def test_reader_panel_names_every_persona():
     ctx = ctx_for("reader_panel")
     ctx["personas"] = ["ops engineer: runs it in production", "student"]
     system, prompt = render("reader_panel", ctx)
-    assert "## ops engineer\n" in system and "## student\n" in system
+    assert "(`ops engineer`, `student`)" in system
     assert "**ops engineer**: runs it in production" in system
-    assert "`## ops engineer`, `## student`." in prompt
-
-
-def test_memory_keeper_prompt_gives_the_exact_title_line():
-    _, prompt = render("memory_keeper", ctx_for("memory_keeper", "zh", "ch05"))
-    assert "`# Memory: ch05 — Sorted string tables`" in prompt
+    assert "in this order: `ops engineer`, `student`." in prompt
 
 
 # ---------------------------------------------------------------- the planner
@@ -515,7 +510,7 @@ def test_prompts_stay_readable():
     root = builtin("prompts")
     for role in ALL_ROLES:
         n = len((root / f"{role}.md.j2").read_text(encoding="utf-8").splitlines())
-        assert 30 <= n <= 120, f"{role}.md.j2 has {n} lines"
+        assert 30 <= n <= 130, f"{role}.md.j2 has {n} lines"  # the researcher: its format and the front door
         text = (root / f"{role}.md.j2").read_text(encoding="utf-8")
         assert re.search(r"\{% block system %\}.*\{% endblock %\}.*\{% block prompt %\}", text, re.S)
 

@@ -361,7 +361,10 @@ def test_conformance_check_scan():
 
 def test_source_edit_makes_only_the_steps_that_read_it_stale(built_ws):
     cfg_src = built_ws / "src/minikv/cache.py"
-    cfg_src.write_text(cfg_src.read_text() + "\n# a comment added by hand\n")
+    text = cfg_src.read_text()
+    cfg_src.write_text(text + "\n# a comment added by hand\n")  # the chapter's claims all hold: nothing stale
+    assert scan_once(built_ws)["stale"] == []
+    cfg_src.write_text(text.replace("def ", "def  ") + "\n# and code the chapter quotes changed\n")
     rep = scan_once(built_ws)
     citing = [ch for ch, row in rep["chapters"].items() if "stale" in row["steps"].values()]
     assert citing  # at least the chapter about cache.py

@@ -288,9 +288,10 @@ def test_watch_a_built_book(tmp_path):
         assert "🔄" in cp.read_text(encoding="utf-8")
         n = len(jout.json_lines())
 
-        # 3. a source file a chapter cites: its research and R1 become stale, nothing else
+        # 3. a source file a chapter cites, changed where the chapter quotes it (a comment appended
+        # changes none of its claims: evidence.follow): its research and R1 become stale, nothing else
         src = ws / "src" / cite.sources[0]
-        src.write_text(src.read_text(encoding="utf-8") + "\n# a comment a person added\n", encoding="utf-8")
+        src.write_text(src.read_text(encoding="utf-8").replace("def ", "def  ") + "\n# a comment\n", encoding="utf-8")
         line = _wait(lambda: next((x for x in jout.json_lines()[n:] if x["transitions"]), None), 5, "the source edit")
         assert line["changed"] == [f"src/{cite.sources[0]}"]
         row = line["chapters"][cite.id]

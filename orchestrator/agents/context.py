@@ -7,6 +7,7 @@ offline provider; its keys, per role, are typed in `contexts.py` (a test holds `
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,9 +125,15 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
     o = book.scanner.outline
     draft = ctx.get(DRAFT, "")
     if kind == "code":
-        key: tuple = ("check", kind, draft)
+        from ..state.evidence_view import (
+            threshold,  # the coverage asked of it: none once a person accepted it
+        )
+
+        least = threshold(book, {k: book.scanner.step(ch, k) for k in STEPS})
+        key: tuple = ("check", kind, draft, least)
         if key not in book.memo:
-            found, verified = checks.check_code(draft, book.cfg.source_dir, index=_source_index(book))
+            found, verified = checks.check_code(draft, book.cfg.source_dir, index=_source_index(book),
+                                                evidence_min=least)
             found = found + checks.check_claims(draft, _claim_facts(book))  # issue 23: claims against the map
             book.memo[key] = {"findings": _findings(found), "verified_blocks": [b.file for b in verified]}
         return _copy(book.memo[key])
@@ -211,12 +218,24 @@ def _source_index(book):
     return book.memo["r1_index"]
 
 
+_LOADING = threading.Lock()  # steps that start together walk the tree once between them
+
+
 def _project(book):
     """The source tree walked and mapped (once per run: book.memo; stoppable)."""
-    if "project" not in book.memo:
-        book.memo["project"] = source_context.load_project(
-            book.cfg.source_dir, book.root / STATE_DB, progress=source_context.progress_printer("reading the source: "))
+    with _LOADING:
+        if "project" not in book.memo:
+            book.memo["project"] = source_context.load_project(
+                book.cfg.source_dir, book.root / STATE_DB,
+                progress=source_context.progress_printer("reading the source: "))
     return book.memo["project"]
+
+
+def warm(book) -> None:
+    """Walk and map the source and read its front matter now, off the event loop's thread
+    (the runner awaits this in a daemon thread): seconds on a huge tree, during which a stop
+    signal must still end the run at once, and `gather` then finds them made."""
+    _front(book)
 
 
 def bounded_finals(finals: dict[str, str], limit: int = SOURCE_CHARS) -> dict[str, str]:

@@ -37,24 +37,35 @@ RELATED_CHARS = 24_000  # ranked symbols of what a chapter uses and of its tests
 _STOP_SIGNALS: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-class _Stopped(Exception):
-    pass
-
-
 def load_project(src_dir: Path, state_db: Path | None, *,
                  progress: Callable[[str], None] | None = None) -> Project:
-    """The walked and mapped source tree, built in a worker thread that a stop signal ends.
+    """The walked and mapped source tree, built in a worker thread that a stop signal ends."""
 
-    On the main thread, SIGINT/SIGTERM/SIGHUP set a stop flag the walk and the map check every
-    few entries; once the worker has stopped, the signal is raised again under the handlers
-    that were there before, so the run stops the way it always does."""
+    def work(should_stop: Callable[[], bool]) -> Project:
+        p = project_mod.load(src_dir, state_db, should_stop=should_stop, progress=progress)
+        p.map.file_rank()  # the ranking too (seconds on a huge tree): here, where a signal is heard
+        return p
+
+    project = stoppable(work)
+    _say_bound(project)
+    return project
+
+
+def stoppable(fn: Callable[[Callable[[], bool]], Any]) -> Any:
+    """`fn(should_stop)`, run in a worker thread so that a stop signal ends the wait at once
+    (seconds of work on a huge tree: the walk, the map, the front matter read from it).
+
+    On the main thread, SIGINT/SIGTERM/SIGHUP set a stop flag `fn` may check every few entries;
+    once the worker has stopped (or 0.1 s later: what it still does is abandoned), the signal is
+    raised again under the handlers that were there before, so the run stops the way it always
+    does."""
     stop = threading.Event()
     box: dict[str, Any] = {}
     got: list[int] = []
 
     def work() -> None:
         try:
-            box["project"] = project_mod.load(src_dir, state_db, should_stop=stop.is_set, progress=progress)
+            box["result"] = fn(stop.is_set)
         except BaseException as e:  # handed to the caller's thread
             box["error"] = e
 
@@ -72,8 +83,9 @@ def load_project(src_dir: Path, state_db: Path | None, *,
     worker = threading.Thread(target=work, name="source-walk", daemon=True)
     try:
         worker.start()
-        while worker.is_alive():
+        while worker.is_alive() and not got:
             worker.join(0.2)
+        worker.join(0.1)
     finally:
         for s, h in before.items():
             signal.signal(s, h)
@@ -82,7 +94,23 @@ def load_project(src_dir: Path, state_db: Path | None, *,
         raise KeyboardInterrupt  # only reached when that handler returned
     if "error" in box:
         raise box["error"]
-    return box["project"]
+    return box["result"]
+
+
+_BOUND_SAID: set[str] = set()
+
+
+def _say_bound(p: Project) -> None:
+    """A tree larger than the walk's bounds is planned from the files before the bound: said
+    once per tree and process (source-map.md lists the rest), never left silent."""
+    stop = next(((rel, why) for rel, why in p.skipped if why.startswith("walk stopped here")), None)
+    if stop is None or str(p.root) in _BOUND_SAID:
+        return
+    _BOUND_SAID.add(str(p.root))
+    rel, why = stop
+    print(f"warning: {p.root} is larger than the walk reads: {why.removeprefix('walk stopped here: ').split(' (')[0]} "
+          f"(stopped at {rel}); the book covers the files before it, and "
+          "output/memory/source-map.md lists what was left out", file=sys.stderr, flush=True)
 
 
 def progress_printer(prefix: str, after: float = 2.0) -> Callable[[str], None]:

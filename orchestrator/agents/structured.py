@@ -7,7 +7,8 @@ is read back with the strict parser, so both paths obey one grammar.
 
 The deterministic findings of the step (`ctx["findings"]`: R1's code check, R2's
 consistency, R3's structure, the merge of all three, the book audit) are merged into the
-rendered file directly, so they never depend on a model copying them."""
+rendered file directly, so they never depend on a model copying them (the prompts tell the model
+not to; a copy it makes anyway, even reworded, is dropped: `_own`)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,15 @@ def deterministic(ctx: dict[str, Any]) -> list[Finding]:
             for f in ctx.get("findings", [])]
 
 
+def _own(model: tuple[Finding, ...], given: list[Finding]) -> tuple[Finding, ...]:
+    """The model's findings without its copies of the given ones. The prompt says the tool adds
+    the given findings itself; a model that copies one anyway often rewords its message, and an
+    exact-key merge would then list the problem twice. A finding with the same check, chapter and
+    line as a given one is that copy (the given wording wins, the model's quote is kept)."""
+    at = {(f.check, f.chapter, f.line) for f in given}
+    return tuple(f for f in model if (f.check, f.chapter, f.line) not in at)
+
+
 def _heading(step: str, ctx: dict[str, Any]) -> str:
     h = HEADINGS.get(ctx.get("language", "en"), HEADINGS["en"])[step]
     if step == AUDIT:
@@ -57,10 +67,12 @@ def _heading(step: str, ctx: dict[str, Any]) -> str:
 def render_contract(step: str, obj: Any, ctx: dict[str, Any]) -> str:
     """The Markdown file body of a step's contract object (without the completion marker)."""
     if step in (R1, R2, R3, AUDIT):
-        review = Review(merge_findings(obj.findings, deterministic(ctx)), obj.notes)
+        given = deterministic(ctx)
+        review = Review(merge_findings(_own(obj.findings, given), given), obj.notes)
         return R.render_review(review, heading=_heading(step, ctx))
     if step == REVIEW:
-        merged = MergedReview(merge_findings(obj.findings, deterministic(ctx)), obj.actions, obj.notes)
+        given = deterministic(ctx)
+        merged = MergedReview(merge_findings(_own(obj.findings, given), given), obj.actions, obj.notes)
         return R.render_merged(merged, heading=_heading(step, ctx))
     if step == PANEL:
         desc = {p.partition(":")[0].strip(): p.partition(":")[2].strip() for p in ctx.get("personas", [])}

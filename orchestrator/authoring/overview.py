@@ -324,12 +324,14 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
 # ---------------------------------------------------------------- diagram slots (issue 23 item 4)
 
 def architecture_diagram(p: Project, chapters: list[dict[str, Any]]) -> str:
-    """DIAGRAM SLOT (helper F / the lead: wire orchestrator/diagrams here): the parts of the
-    project and their dependencies, as a Mermaid block, or '' (no diagram)."""
-    return ""
+    """The parts of the project and their dependencies, as a Mermaid block, or '' (no diagram)."""
+    from .. import diagrams
+
+    return diagrams.parts_block(p)
 
 
 def sequence_diagram(p: Project, path: list[Sym]) -> str:
-    """DIAGRAM SLOT (helper F / the lead: wire orchestrator/diagrams here): the central
-    operation's calls as a Mermaid sequence diagram, or '' (no diagram)."""
-    return ""
+    """The central operation's calls as a Mermaid block (a sequence between parts), or ''."""
+    from .. import diagrams
+
+    return diagrams.path_block(path)

@@ -10,6 +10,7 @@ do not depend on each other share a batch."""
 
 from __future__ import annotations
 
+import heapq
 import math
 import posixpath
 import re
@@ -23,6 +24,7 @@ LINES_PER_CHAPTER = 600  # a chapter's share of the code when the book may have 
 MIN_LINES_PER_CHAPTER = 100  # below this, modules share a chapter
 DEP_SHARE = 0.08  # a reference is a dependency when it is at least this share of the chapter's references
 MAX_DEPS = 3
+MAX_UNITS = 400  # the pairwise merging keeps a score per pair: a wider start is coarsened first
 TITLE_KINDS = ("class", "struct", "interface", "trait", "enum", "type", "macro")
 PLAIN_KINDS = ("function", "method", "constant")
 
@@ -70,6 +72,9 @@ def dep_graph(p: Project) -> dict[str, dict[str, float]]:
 
 
 def group_files(p: Project, max_chapters: int) -> list[list[str]]:
+    """The chapters' files. Linear in the tree but for the pairwise merging, which starts from at
+    most MAX_UNITS units (a wider start is coarsened first: _coarsen), so a directory of 20,000
+    files (the walk's bound) plans in seconds and bounded memory."""
     files = p.code_files()
     fg = dep_graph(p)
     total = sum(max(p.size(f), 1) for f in files) or 1
@@ -94,22 +99,24 @@ def group_files(p: Project, max_chapters: int) -> list[list[str]]:
                 units.append(fs)
     else:
         units = [[f] for f in files]
-    groups = [Group(sorted(u), sum(p.size(f) for f in u), sum(ndefs[f] for f in u)) for u in units]
     out_total = {f: sum(fg.get(f, {}).values()) or 1.0 for f in files}
+    if len(units) > MAX_UNITS:
+        units = _coarsen(p, units, fg, out_total, total)
+    groups = {k: Group(sorted(u), sum(p.size(f) for f in u), sum(ndefs[f] for f in u)) for k, u in enumerate(units)}
+    # conn[a][b]: the references between two groups, each file's relative to all it makes; kept per
+    # group and summed on a merge, so a pair's score costs O(1) whatever the groups' sizes
+    unit_of = {f: k for k, u in enumerate(units) for f in u}
+    conn: dict[int, dict[int, float]] = {k: defaultdict(float) for k in groups}
+    for f in files:
+        for g, w in fg.get(f, {}).items():
+            u, v = unit_of[f], unit_of.get(g)
+            if v is not None and u != v:
+                conn[u][v] += w / out_total[f]
+                conn[v][u] += w / out_total[f]
+    dirs = {k: {posixpath.dirname(f) for f in g.files} for k, g in groups.items()}
 
-    def conn(a: Group, b: Group) -> float:
-        w = 0.0
-        for f in a.files:
-            edges = fg.get(f, {})
-            w += sum(edges.get(g, 0.0) for g in b.files) / out_total[f]
-        for f in b.files:
-            edges = fg.get(f, {})
-            w += sum(edges.get(g, 0.0) for g in a.files) / out_total[f]
-        return w
-
-    def closeness(a: Group, b: Group) -> float:
-        da = {posixpath.dirname(f) for f in a.files}
-        db = {posixpath.dirname(f) for f in b.files}
+    def closeness(a: int, b: int) -> float:
+        da, db = dirs[a], dirs[b]
         if da & db:
             return 1.0
         if any(x.startswith(y + "/") or y.startswith(x + "/") or not x or not y for x in da for y in db):
@@ -118,38 +125,99 @@ def group_files(p: Project, max_chapters: int) -> list[list[str]]:
             return 0.012
         return 0.004
 
-    def score(a: Group, b: Group, strict: bool) -> float:
+    def score(i: int, j: int, strict: bool) -> float:
+        a, b = groups[i], groups[j]
         if not a.defs or not b.defs:  # a file with nothing to explain joins its neighbour first
-            return 100.0 * closeness(a, b)
-        near = closeness(a, b)
+            return 100.0 * closeness(i, j)
+        near = closeness(i, j)
         if strict and near < 1.0 and min(a.lines, b.lines) > 0.2 * avg:
             return 0.0  # another directory is another chapter while the book has room for it
         size = (a.lines + b.lines) / avg
         if strict and size > 1.6 and a.lines > 0.3 * avg and b.lines > 0.3 * avg:
             return 0.0  # two substantial groups that would make a chapter too long to read
-        return (conn(a, b) + 0.05) * near / max(size, 0.15)
+        return (conn[i].get(j, 0.0) + 0.05) * near / max(size, 0.15)
 
-    serial = iter(range(10**9))
-    ids = [next(serial) for _ in groups]
+    serial = len(groups)
     for strict, goal in ((True, target), (False, max(1, max_chapters))):
-        cache: dict[tuple[int, int], float] = {}
-        while len(groups) > goal or any(not g.defs for g in groups) and len(groups) > 1:
-            best, pair = -1.0, (0, 1)
-            for i in range(len(groups)):
-                for j in range(i + 1, len(groups)):
-                    key = (ids[i], ids[j])
-                    if key not in cache:
-                        cache[key] = score(groups[i], groups[j], strict)
-                    if cache[key] > best:
-                        best, pair = cache[key], (i, j)
-            if best <= 0 and all(g.defs for g in groups):
+        # every pair's score once (a pair's score never changes while both live), best first; a tie
+        # goes to the older pair, as a scan of the groups in the order they were made would choose
+        ids = sorted(groups)
+        heap = [(-score(a, b, strict), a, b) for n, a in enumerate(ids) for b in ids[n + 1:]]
+        heapq.heapify(heap)
+        empty = sum(1 for g in groups.values() if not g.defs)
+        while heap and (len(groups) > goal or empty and len(groups) > 1):
+            neg, i, j = heapq.heappop(heap)
+            if i not in groups or j not in groups:
+                continue  # a pair of which one side was merged since
+            if neg >= 0 and not empty:
                 break  # every remaining merge would make a chapter too large, or mix directories
-            i, j = pair
-            a, b = groups[i], groups[j]
-            keep = [k for k in range(len(groups)) if k not in (i, j)]
-            groups = [groups[k] for k in keep] + [Group(sorted(a.files + b.files), a.lines + b.lines, a.defs + b.defs)]
-            ids = [ids[k] for k in keep] + [next(serial)]
-    return [g.files for g in groups]
+            ga, gb = groups.pop(i), groups.pop(j)
+            empty -= (not ga.defs) + (not gb.defs)
+            c, serial = serial, serial + 1
+            groups[c] = Group(sorted(ga.files + gb.files), ga.lines + gb.lines, ga.defs + gb.defs)
+            empty += not groups[c].defs
+            dirs[c] = dirs.pop(i) | dirs.pop(j)
+            merged: dict[int, float] = defaultdict(float)
+            for old in (conn.pop(i), conn.pop(j)):
+                for x, w in old.items():
+                    if x not in (i, j):
+                        merged[x] += w
+            conn[c] = merged
+            for x, w in merged.items():
+                conn[x].pop(i, None)
+                conn[x].pop(j, None)
+                conn[x][c] = w
+            for x in groups:
+                if x != c:
+                    heapq.heappush(heap, (-score(x, c, strict), x, c))
+    return [groups[k].files for k in sorted(groups)]
+
+
+def _coarsen(p: Project, units: list[list[str]], fg: dict[str, dict[str, float]], out_total: dict[str, float],
+             total: int) -> list[list[str]]:
+    """At most MAX_UNITS units from many, in time linear in the files and references: first the
+    files of one directory that reference each other most are joined (strongest reference first,
+    up to a unit's share of the code), then neighbours in path order are packed together. Every
+    file stays in exactly one unit."""
+    cap = 2 * total / (MAX_UNITS - 1)  # two neighbours always exceed it: at most MAX_UNITS units left
+    parent = list(range(len(units)))
+    lines = [sum(max(p.size(f), 1) for f in u) for u in units]
+    one_dir = [len({posixpath.dirname(f) for f in u}) == 1 for u in units]
+    unit_of = {f: k for k, u in enumerate(units) for f in u}
+
+    def find(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    pairs: dict[tuple[int, int], float] = defaultdict(float)
+    for f, edges in fg.items():
+        a = unit_of.get(f)
+        for g, w in edges.items():
+            b = unit_of.get(g)
+            if a is not None and b is not None and a != b and one_dir[a] and one_dir[b] \
+                    and posixpath.dirname(f) == posixpath.dirname(g):
+                pairs[(min(a, b), max(a, b))] += w / out_total[f]
+    for (a, b), _w in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0])):
+        ra, rb = find(a), find(b)
+        if ra != rb and lines[ra] + lines[rb] <= cap:
+            parent[rb] = ra
+            lines[ra] += lines[rb]
+    joined: dict[int, list[str]] = defaultdict(list)
+    for k, u in enumerate(units):
+        joined[find(k)] += u
+    out: list[list[str]] = []
+    size = 0.0
+    for u in sorted((sorted(fs) for fs in joined.values()), key=lambda fs: fs[0]):
+        n = sum(max(p.size(f), 1) for f in u)
+        if out and size + n <= cap:
+            out[-1] += u
+            size += n
+        else:
+            out.append(list(u))
+            size = n
+    return out
 
 
 def group_graph(p: Project, groups: list[list[str]]) -> dict[int, dict[int, float]]:

@@ -388,9 +388,20 @@ def front_matter(p: Project) -> str:
                 docstrings.fence(ex.code, info), ""]
     if entries:
         out += ["Entry points a user writes first:", ""]
-        out += [f"- `{e.name}` ({e.kind}, `{e.rel}` line {e.d.start_line})" for e in entries] + [""]
+        out += [f"- `{e.name}` ({e.kind}, `{e.rel}` line {name_line(p, e)})" for e in entries] + [""]
     path = central_path(p, entries)
     if len(path) > 1:
         out += ["One central call, each step a call the repository map resolves:", "",
-                " → ".join(f"`{x.name}` (`{x.rel}`:{x.d.start_line})" for x in path), ""]
+                " → ".join(f"`{x.name}` (`{x.rel}`:{name_line(p, x)})" for x in path), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def name_line(p: Project, s) -> int:
+    """The line that names a definition (past its decorators and attributes): the line a
+    citation of the name gives, whose text holds the name."""
+    lines = p.lines_of(s.rel)
+    short = s.name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    for n in range(s.d.start_line, min(s.d.end_line, s.d.start_line + 12) + 1):
+        if 0 < n <= len(lines) and short in lines[n - 1]:
+            return n
+    return s.d.start_line

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import diagrams
 from ..checks import grammar
 from ..steps import MEMORY, RESEARCH
 from ..text import docstrings, zh_punct
@@ -359,6 +360,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     if later:
         line = t["used_by"].format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t))
         out += [line.replace(") build on", ") builds on") if len(later) == 1 else line, ""]
+    out += diagrams.for_chapter(p, files, key, resolved_calls, t["lang"])  # the main path and key types, drawn from the map
     known = {str(g[0]).lower() for g in ctx.get(MEMORY, {}).get("glossary", [])}
     terms = _term_lines(key, known, t, p)
     if terms:
@@ -386,7 +388,19 @@ def write(ctx: dict[str, Any], p: Project) -> str:
         text = zh_punct.normalise(text)  # one language's punctuation at a time, code and quotes untouched
     else:
         text = grammar.fix(text)
-    return re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
+    text = re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
+    return _cited(text, p)
+
+
+def _cited(text: str, p: Project) -> str:
+    """Every paragraph about the code cites the lines that show it (evidence.annotate, from the map)."""
+    from ..evidence import annotate
+
+    defs = [annotate.Def(s.name, s.rel, s.d.start_line, s.d.end_line) for s in p.symbols()]
+    ranked = {s.rel for s in p.symbols()}
+    defs += [annotate.Def(d.qualified_name, rel, d.start_line, d.end_line)  # tests and examples: usage is evidence
+             for rel, fm in p.map.files.items() if rel not in ranked for d in fm.definitions]
+    return annotate.cite(text, annotate.citer_for(p.root, defs, p._keys))
 
 
 def _used(n: int, k: int, t: dict[str, str]) -> str:

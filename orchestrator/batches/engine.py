@@ -316,9 +316,9 @@ class BatchEngine:
             m = res.message
             text = "".join(b.text for b in m.content if getattr(b, "type", "") == "text")
             u = m.usage
-            usage = Usage(u.input_tokens or 0, u.output_tokens or 0, u.cache_creation_input_tokens or 0,
-                          u.cache_read_input_tokens or 0,
-                          getattr(getattr(u, "output_tokens_details", None), "thinking_tokens", 0) or 0)
+            from ..providers.anthropic.pricing import usage_of
+
+            usage = usage_of(u)  # the cache writes split by TTL (1-hour writes cost 2x input), thinking
             from .pricing import call_cost_usd
 
             cost = call_cost_usd(usage, m.model, batch=True, prices=self.prices)
@@ -485,7 +485,8 @@ class BatchEngine:
                       "cache_read_tokens": usage.cache_read_tokens, "thinking_tokens": usage.thinking_tokens,
                       "cost_usd": cost, "latency_ms": None,
                       "stop_reason": stop, "request_id": f"{j.batch_id}/{it.custom_id}",
-                      "error": error[:500] if error else None, "batch": 1})
+                      "error": error[:500] if error else None, "batch": 1,
+                      "status": "error" if error else "ok"})  # as a streamed call's row says it
 
     def _say_left_running(self) -> None:
         live = [j for j in self.journals if j.open]

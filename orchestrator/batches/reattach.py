@@ -20,15 +20,20 @@ if TYPE_CHECKING:
 async def search(eng: BatchEngine, j: Journal) -> None:
     """Resolve a journal with no batch id (the re-attach rule in journal.py)."""
     created = jr.parse_iso(j.created).timestamp()
-    if time.time() - created < eng.search_grace:
-        return
+    # Before the grace the server is listed too: a create whose answer was lost has usually
+    # landed, and once its batch has ended its first custom_id re-attaches it at once (with
+    # faults on the batch endpoint, waiting the grace out cost a minute a create). Only
+    # "there is no such batch" waits for the grace: a create still in flight may land.
+    settled = time.time() - created >= eng.search_grace
     client = eng._get_client()
     if j.listed_at is None:
         claimed = jr.claimed_batch_ids(eng.journals)
         since = created - eng.clock_skew
         found = await eng._api("list", lambda: _candidates(eng, since, claimed, len(j.items)))
-        j.state, j.candidates, j.listed_at = "searching", found, jr.now_iso()
-        j.save()
+        if found != j.candidates or settled or j.state != "searching":
+            j.state, j.candidates = "searching", found
+            j.listed_at = jr.now_iso() if settled else None  # the listing that decides is one after the grace
+            j.save()
     for bid in list(j.candidates):
         b = await eng._api("retrieve", partial(client.messages.batches.retrieve, bid), missing=None)
         if b is None:  # gone: whoever's it was, there is nothing of it to collect
@@ -47,7 +52,7 @@ async def search(eng: BatchEngine, j: Journal) -> None:
             return
         j.candidates.remove(bid)
         j.save()
-    if not j.candidates:
+    if not j.candidates and settled:
         j.state, j.note = "abandoned", "the server has no batch of this submission (listed after the grace)"
         for it in j.pending():
             eng._retry(j, it, "requeued", "its batch was never created")

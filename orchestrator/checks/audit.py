@@ -82,7 +82,7 @@ def _audit_links(md: str, own: str, slugs: dict[str, list[str]], chapters: dict[
                 known = ", ".join(slugs[cid][:6]) or "none"
                 out.add("audit.link", "major", n,
                         f"link to {target}: {cid} has no heading '{anchor}' (its anchors: {known})")
-        elif not re.match(r"^(?:https?|mailto):", target, re.IGNORECASE):
+        elif not re.match(r"^(?:https?|mailto|source):", target, re.IGNORECASE):  # source: R1 resolves citations
             out.add("audit.link", "minor", n,
                     f"link to {target} is not a chapter of the book and will not be published")
     return out

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from ..text.markdown import SPAN_RE, CodeBlock, code_blocks, prose_lines, split_lines
 from . import r1_store
+from .citations import check_citations
+from .diagrams import check_diagrams
 from .findings import Collected, Finding, sorted_findings
 
 _SOURCE_MAX = 8_000_000  # a quoted file is read whole up to this size (the walker's cap for the index is 1 MB)
@@ -345,11 +347,12 @@ def source_index(source_dir: Path, state_db: Path | None = None) -> _Index:
     return _index(Path(source_dir), state_db)
 
 
-def check_code(md: str, source_dir: Path, *, state_db: Path | None = None,
-               index: _Index | None = None) -> tuple[list[Finding], list[CodeBlock]]:
+def check_code(md: str, source_dir: Path, *, state_db: Path | None = None, index: _Index | None = None,
+               evidence_min: float | None = None) -> tuple[list[Finding], list[CodeBlock]]:
     """R1: every `file=` block must be in its file (modulo indentation; `...` elides), every
     cited path must exist, every cited symbol must be defined. Returns (findings, the blocks
-    verified against the source). With `state_db`, the source index is kept there across processes;
+    verified against the source); every citation must resolve (checks.citations, with the
+    coverage threshold `evidence_min`). With `state_db`, the source index is kept there across processes;
     `index` (from `source_index`) skips the walk that checks the index is current."""
     from ..repo.walk import read_source
 
@@ -381,4 +384,6 @@ def check_code(md: str, source_dir: Path, *, state_db: Path | None = None,
         for m in SPAN_RE.finditer(raw):
             if hit := _check_inline(m.group(2), root, idx):
                 out.add(hit[0], "major", n, hit[1])
+    out += check_diagrams(md, lambda name: _symbol_problem(name, idx), lambda f: _path_exists(f, root, idx))
+    out += check_citations(md, root, evidence_min=evidence_min)
     return sorted_findings(out), verified

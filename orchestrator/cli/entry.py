@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import BookError
+from ..errors import BookError, Interrupted
 from ..signals import Terminated, install, restore
 from .console import err
 from .scan import do_scan
@@ -35,7 +35,7 @@ def _fast_scan(argv: list[str]) -> bool:
     return True
 
 
-def _end_script() -> None:
+def _end_script(code: int = 0) -> None:
     """End the `book` process now that everything is printed, without the interpreter's
     teardown: freeing a big tree's scan object by object (~100k of them) and the collector's
     pass at exit are a tenth of the scan's time, for memory the kernel takes back at once.
@@ -45,7 +45,7 @@ def _end_script() -> None:
         return
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
 
 
 def main() -> None:
@@ -69,6 +69,8 @@ def _main() -> None:
         if os.environ.get("BOOK_DEBUG"):
             raise
         err(f"error: {e}")
+        if isinstance(e, Interrupted):  # a signal: the run wrote what it had; the teardown of a
+            _end_script(e.exit_code)  # huge tree's map (a second or two) must not delay the exit
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
         err("interrupted")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..costs import cost_report, print_cost
+from ..costs import cost_report, incomplete, print_cost
 from ..errors import UsageError
 from ..state.book import Book, require_book
 from ..state.reconcile import replay_differences, replay_matrix
@@ -19,7 +19,7 @@ from .scan import do_scan
 # The ledger's event types (tests/test_cli_errors.py keeps the list true to the code); `book log
 # --type` takes one of them, or any other type this ledger holds.
 EVENT_TYPES = frozenset({
-    "accepted", "answer_trimmed", "api_stop", "budget_stop", "corrected", "delivery_failed", "gate_card", "gate_decision",
+    "accepted", "answer_trimmed", "api_stop", "budget_stop", "citations_moved", "corrected", "delivery_failed", "gate_card", "gate_decision",
     "gate_decision_changed", "gate_pending", "gate_settled", "hand_edit", "illegal_transition",
     "interrupted", "ledger_rebuilt", "lost_spend_entered", "message_batches", "recovered", "retired",
     "revision", "rollback", "run_end", "run_start", "step_end", "step_failed", "step_retry",
@@ -88,10 +88,15 @@ def cost(workspace: Workspace = Path("."), as_json: Json = False,
         err(f"recorded ${lost_spend:.2f} of spend lost with the old ledger; the budget cap counts it")
     book = Book.open(workspace, require_config=False, repair=False)
     try:
-        rep = cost_report(book.ledger.calls())
+        calls = book.ledger.calls()
+        extra, notes = incomplete(book, calls)  # what the ledger lacks, and says so
+        rep = cost_report(calls + extra)
+        rep["complete"], rep["incomplete"] = not notes, notes
     finally:
         book.close()
     emit_json(rep) if as_json else print_cost(rep)
+    for note in notes:
+        err(f"incomplete: {note}")
 
 
 def replay(workspace: Workspace = Path("."), as_json: Json = False) -> None:

@@ -86,9 +86,10 @@ R3 = Review((
 ), "The chapter covers its outline entry: the refill arithmetic, `take`, and the exception. The order within the "
    "second section is the main problem; the length (1,850 words) is within the range for this book.")
 
+# The merger lists only what the reviews' findings miss (the tool keeps every collected finding
+# itself): here R3's notes say the length is fine and nothing is missing, so `findings` is empty.
 MERGED = MergedReview(
-    tuple(f for r in (R1, R2, R3) for f in r.findings if f.severity != "minor")
-    + tuple(f for r in (R1, R2, R3) for f in r.findings if f.severity == "minor"),
+    (),
     (Action("Replace the code block with `take` exactly as throttle/bucket.py lines 41-46 has it (the research "
             "report quotes it), fix the fence to `lines=41-46`, and adjust the sentence before it: the function "
             "takes no `now` and raises `Throttled(wait)`.", 40, 48, ("r1.code", "r1.path")),
@@ -195,7 +196,7 @@ shortfall, `tokens - self.tokens`, and divides by the rate to turn "how many tok
 seconds until they are there". Otherwise it spends them and returns what is left, which a caller can log or use
 to slow down before it hits the limit.
 
-Think of the bucket as **a water tank with a dripping tap**: water flows in at a steady rate, each request draws
+Think of the bucket as *a water tank with a dripping tap*: water flows in at a steady rate, each request draws
 a cup, and the tank never holds more than it can. Nothing needs to watch the tank; you only look at the level
 when you want to draw. That is why `TokenBucket` needs no timer thread: the refill is computed from the clock
 when someone asks, as [The clock](ch02.md#lazy-refill) explains.
@@ -268,6 +269,16 @@ arithmetic uses both. Nothing else in the section was rewritten: the editor fixe
 the writer's voice everywhere else."""
 
 
+def _collected() -> str:
+    lines = [f"- **{f.severity}** `{f.check}`" + (f" line {f.line}" if f.line else "") + f": {f.message}"
+             for r in (R1, R2, R3) for f in r.findings]
+    return ("For reference, the findings the tool collected from the three example reviews (it keeps every one "
+            "of them in the merged review, so the answer does not copy them):\n\n" + "\n".join(lines))
+
+
+_COLLECTED = _collected()
+
+
 def _with(json_obj: object, intro: str, context: str = "") -> str:
     return "\n\n".join(x for x in (_ABOUT + " " + intro, context, _json(json_obj)) if x)
 
@@ -288,8 +299,9 @@ EXAMPLES: dict[str, str] = {
                             _DRAFT_LINES),
     "r3_content": _with(R3.to_json(), "A correct R3 answer: findings about order, clarity and coverage, each with "
                         "the lines and, where one phrase is the problem, the quote.", _DRAFT_LINES),
-    "merger": _with(MERGED.to_json(), "A correct merged review: every finding kept with its severity, then "
-                    "actions saying where, what, how, and which findings they settle. The tool computes the verdict."),
+    "merger": _with(MERGED.to_json(), "A correct merged review of the three example reviews: no finding of its own "
+                    "(the tool keeps the reviews' findings), then actions saying where, what, how, and which "
+                    "findings they settle, and a note on the order to follow.", _COLLECTED),
     "reader_panel": _with(PANEL.to_json(), "A correct panel answer for two readers: each reader's verdict and "
                           "score, the questions the chapter leaves them with, and where they stumbled, with the line, "
                           "the words that lost them and what would help."),

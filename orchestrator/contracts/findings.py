@@ -209,8 +209,8 @@ class Review:
 
 
 Review.SCHEMA = s_obj({
-    "findings": s_arr(Finding.SCHEMA, "every finding: first the deterministic check results given in the prompt, "
-                                      "unchanged, then yours; an empty array when there is nothing to report"),
+    "findings": s_arr(Finding.SCHEMA, "your own findings; the tool adds the deterministic check results given in "
+                                      "the prompt itself, so never copy them; empty when you have none"),
     "notes": s_str("two to five sentences: what you checked and your overall judgement (Markdown, no headings)"),
 }, ["findings", "notes"])
 
@@ -245,8 +245,8 @@ class MergedReview:
 
 
 MergedReview.SCHEMA = s_obj({
-    "findings": s_arr(Finding.SCHEMA, "every finding of the three reviews (exact duplicates once), blocking first, "
-                                      "then major, then minor, each by line"),
+    "findings": s_arr(Finding.SCHEMA, "only a problem a review's notes reveal that no collected finding lists (the "
+                                      "tool keeps every collected finding itself); usually empty"),
     "actions": s_arr(Action.SCHEMA, "the edits for the editor, most important first; empty when nothing is to change"),
     "notes": s_str("where reviewers disagreed and which to follow, in a few sentences; empty if nothing to add"),
 }, ["findings", "actions", "notes"])

@@ -51,6 +51,19 @@ def check_in_outline(book, unit: str) -> None:
         raise UsageError(f"{unit} is not in the outline (chapters: {', '.join(c.id for c in o.chapters)})")
 
 
+def settle(book, unit: str, rel: str) -> None:
+    """The chapter no longer waits for the file just accepted: its needs-human.md entry about
+    that file goes (else `run` and `resume` would say "nothing to do" for ever) and
+    checkpoint.md shows the files as they now are. Under the lock."""
+    from ..state.board import write_checkpoint, write_needs_human
+
+    needs = book.needs_human()
+    if unit != BOOK and rel in needs.get(unit, ""):
+        del needs[unit]
+        write_needs_human(book, needs)
+    write_checkpoint(book)
+
+
 def accept(book, unit: str, step: str, run_id: str | None = None) -> str:
     """Adopt the file of (unit, step) as a person's; return its path. Usage errors (exit 2)
     name what is wrong: an unknown chapter or step, no file, an empty file."""
@@ -79,8 +92,9 @@ def accept(book, unit: str, step: str, run_id: str | None = None) -> str:
         extra["verdict"] = "blocked" if blocking(findings_in(body)) else "clean"
     with Lock(book.ws.path(LOCK)):
         atomic_write(path, compose(body, s.marker, {k: v for k, v in inputs.items() if v is not None}, run_id, extra))
-    sc.invalidate(rel)
-    if s.replans:
-        sc.invalidate()
+        sc.invalidate(rel)
+        if s.replans:
+            sc.invalidate()
+        settle(book, unit, rel)
     book.ledger.event("accepted", run_id or "", None if unit == BOOK else unit, step, by="person")
     return rel

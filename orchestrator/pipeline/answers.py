@@ -10,9 +10,12 @@ from .. import agents
 from ..checks import blocking
 from ..checks.findings import findings_in
 from ..errors import ValidationFailed
-from ..state.fsio import atomic_write, backup, partial_path
+from ..state import commit
+from ..state.fsio import Lock, partial_path
 from ..state.markers import compose, short_hash
+from ..state.snapshot import StepState
 from ..steps import BOOK, Node, spec
+from .outcomes import Outcome
 
 if TYPE_CHECKING:
     from ..providers.base import Request
@@ -29,11 +32,13 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
     req = agents.build_request(book, step, ch, g, spec(n).role)
     req.feedback = feedback
     req.cache_ttl = runner.cache_ttl
+    req.material_ttl = runner.material_ttl
     return g, req
 
 
-def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **event: Any) -> int:
-    """Validate `answer` (raises ValidationFailed) and write it with its marker; returns its length."""
+def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **event: Any) -> Outcome | None:
+    """Validate `answer` (raises ValidationFailed) and write it with its marker: None, or the outcome
+    when a person's file was at the path (kept; the answer is in the .partial)."""
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
     trimmed: list[str] = []
     text = agents.clean_and_validate(step, answer, g.context, trimmed)
@@ -45,34 +50,54 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
     extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"} if spec(n).verdict else None
     path = book.ws.path(runner.rel(n))
     composed = compose(text, spec(n).marker, inputs, runner.run_id, extra)
-    if kept_if_edited_meanwhile(runner, n, composed):
+    Lock.verify_held()
+    done = commit.commit(path, composed, runner.seen.get(n) or seen_now(runner, n))
+    if not done.written:  # a person's file is there: it stays, the answer is in the .partial
         book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), kept="person", **event)
-        return len(text)
-    if path.exists():
-        backup(path)
-    atomic_write(path, composed)
+        return kept_for_person(runner, n)
     book.scanner.invalidate(runner.rel(n))
     if spec(n).replans:
         book.scanner.invalidate()
     book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), **event)
-    return len(text)
+    return None
 
 
-def kept_if_edited_meanwhile(runner: Runner, n: Node, composed: str) -> bool:
-    """Just before an answer is committed: did a person save the step's file while it was being
-    made? It is `edited` now, and was not when the step began (an edited file is only started
-    by `book redo`). Then their file stays as it is and the answer, marked, goes beside it as
-    `<file>.partial` (True): an edit is never overwritten, even one made during a run."""
-    if n in runner.opts.redo:
-        return False
+def version(st: StepState) -> tuple[int, int] | None:
+    """The version of the file a scan state was read from (None: no file)."""
+    return None if st.status == "missing" else (st.size, st.mtime_ns)
+
+
+def seen_now(runner: Runner, n: Node) -> commit.Seen:
+    """For an answer this process did not start (a batch re-attached on resume): the file there
+    now is the run's own unless it is a person's by the scan's rules (an edit, or a marker-less
+    file that looks complete), which a commit never replaces; `book redo` replaces it."""
+    from ..state.reconcile import kept_for_person as looks_complete
+
     rel = runner.rel(n)
     runner.book.scanner.invalidate(rel)
-    if runner.state(n).status != "edited":
-        return False
-    atomic_write(partial_path(runner.book.ws.path(rel)), composed)
-    runner.warn(f"{rel} was edited while this run rewrote it: your version is kept, and what the run made is in "
+    st = runner.state(n)
+    path = runner.book.ws.path(rel)
+    if n not in runner.redo and (st.status == "edited" or (
+            st.status == "half_finished" and looks_complete(runner.book.root, rel, n[0], n[1]))):
+        return commit.FOREIGN
+    return commit.observe(path, version(st))
+
+
+def kept_for_person(runner: Runner, n: Node) -> Outcome:
+    """A person's file was at the step's path at commit time (saved, pasted or created while the
+    run made it): it stays as it is, and the answer is beside it as `<file>.partial`. A marked
+    edit counts as done; a marker-less one waits for the person to accept or redo it."""
+    rel = runner.rel(n)
+    runner.book.scanner.invalidate(rel)
+    st = runner.state(n)
+    how = "edited" if st.status != "missing" and st.marker is not None else "written"
+    runner.warn(f"{rel} was {how} while this run rewrote it: your version is kept, and what the run made is in "
                 f"{rel}.partial (`book redo {n[0]} {n[1]}` replaces yours with a fresh one)")
-    return True
+    if st.status in ("done", "edited"):
+        return Outcome("ok")
+    return Outcome("needs_human", reason=f"{rel} was {how} by a person while this run made it, without a "
+                   f"{spec(n).marker} marker: kept as it is", hint=f"`book accept {n[0]} {n[1]}` adopts it, "
+                   f"`book redo {n[0]} {n[1]}` replaces it with what the run made")
 
 
 def commit_completed_partial(runner: Runner, n: Node) -> bool:
@@ -91,9 +116,11 @@ def commit_completed_partial(runner: Runner, n: Node) -> bool:
         return False
     g, _ = request_for(runner, n)
     try:
-        write_answer(runner, n, g, text, recovered="completed_partial")
+        kept = write_answer(runner, n, g, text, recovered="completed_partial")
     except ValidationFailed:
         return False
+    if kept is not None:  # a person's file at the path: it stays, and the answer stays in the .partial
+        return kept.status == "ok"
     part.unlink(missing_ok=True)
     book.ledger.event("recovered", runner.run_id, ch, n[1], action="committed_partial", chars=len(text))
     runner.generated.append(n)

@@ -163,6 +163,8 @@ class BatchWave:
             if got == "committed":
                 self.runner.generated.append(n)
                 return ("ok", "")
+            if isinstance(got, tuple) and got[0] == "kept":  # a person's file was at the path: kept
+                return ("needs_human", got[1])
             if isinstance(got, tuple):  # ("stream", reason, feedback)
                 self.stats.streamed += 1
                 led.event("step_retry", self.runner.run_id, ch, n[1], attempt=1, error=got[1], batch=True)
@@ -271,11 +273,14 @@ class BatchWave:
             return True
         g, _ = self._request(n, "")
         try:
-            write_answer(runner, n, g, result.text, batch=True)
+            kept = write_answer(runner, n, g, result.text, batch=True)
         except ValidationFailed as e:
             book.ledger.event("step_retry", runner.run_id, ch, step, attempt=1, batch=True,
                               error=f"the answer did not pass validation: {e}")
             return Verdict(False, f"Your previous answer was rejected: {e}. Answer again, fixing that.")
+        if kept is not None and kept.status != "ok":  # a person's marker-less file: it waits for them
+            self._resolve(ch, step, ("kept", kept.reason))
+            return True
         self.stats.committed += 1
         self._resolve(ch, step, "committed")
         return True

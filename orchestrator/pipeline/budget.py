@@ -29,22 +29,25 @@ class BudgetAndCalls(RunState):
         cap = self.book.cfg.budget_usd
         if self.budget_stop or cap <= 0:
             return self.budget_stop
-        spent = self.book.ledger.spent() + self.in_flight_usd
+        logged, reserved = self.book.ledger.spent(), self.in_flight_usd
+        spent = logged + reserved
         est = self.provider.estimate_cost(req)
         lost = self.book.ledger.spend_unknown() if est else None
         if lost:  # the ledger was rebuilt and the spend before is unknown: the cap cannot be checked
             self.budget_stop = (f"budget: the spend recorded before the ledger was rebuilt is unknown ({lost}), so the "
                                 f"cap of ${cap:.2f} cannot be checked; enter it with `book cost --lost-spend USD` or set "
                                 "budget_usd: 0 in book.yaml, then `book resume`")
-            self.book.ledger.event("budget_stop", self.run_id, req.chapter, req.step, spent=round(spent, 4),
-                                   estimate=round(est, 4), cap=cap, spend_unknown=lost)
+            self.book.ledger.event("budget_stop", self.run_id, req.chapter, req.step, spent=round(logged, 4),
+                                   reserved=round(reserved, 4), estimate=round(est, 4), cap=cap, spend_unknown=lost)
             self.needs["budget"] = self.budget_stop
             self.warn("stopping: " + self.budget_stop)
         elif est and spent + est > cap:
-            self.budget_stop = (f"budget: spent ${spent:.2f} of ${cap:.2f} and the next call may cost up to "
+            # what the ledger records as spent, apart from what calls still in flight may cost (their estimates)
+            held = f", ${reserved:.2f} more is reserved for the calls in flight," if reserved else ""
+            self.budget_stop = (f"budget: spent ${logged:.2f} of ${cap:.2f}{held} and the next call may cost up to "
                                 f"${est:.2f}; raise budget_usd in book.yaml, then `book resume`")
-            self.book.ledger.event("budget_stop", self.run_id, req.chapter, req.step, spent=round(spent, 4),
-                                   estimate=round(est, 4), cap=cap)
+            self.book.ledger.event("budget_stop", self.run_id, req.chapter, req.step, spent=round(logged, 4),
+                                   reserved=round(reserved, 4), estimate=round(est, 4), cap=cap)
             self.needs["budget"] = self.budget_stop
             self.warn("stopping: " + self.budget_stop)
         elif est:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from ..errors import BookError
@@ -13,12 +14,21 @@ from .run_state import RunState
 
 
 class DerivedSteps(RunState):
+    _one_at_a_time: asyncio.Lock | None = None  # made in the run's event loop, on the first derived step
+
     async def derive(self, n: Node) -> Outcome:
-        """A step the orchestrator writes itself (the registry's `model=False`)."""
-        try:
-            out = self._DERIVERS[n[1]](self, n)
-        except BookError as e:
-            return Outcome("failed", reason=str(e))
+        """A step the orchestrator writes itself (the registry's `model=False`). One at a time,
+        each after a turn of the event loop: a derived step never waits, so the pages ready
+        together would otherwise all be written before the loop hears a signal ("stopping
+        cleanly", then publishing to the end and exit 0)."""
+        if self._one_at_a_time is None:
+            self._one_at_a_time = asyncio.Lock()
+        async with self._one_at_a_time:
+            await asyncio.sleep(0)
+            try:
+                out = self._DERIVERS[n[1]](self, n)
+            except BookError as e:
+                return Outcome("failed", reason=str(e))
         if out is not None:
             return out
         self.generated.append(n)

@@ -55,6 +55,10 @@ def export_book(book, kinds: list[str], not_ready: dict[str, str] | None = None,
     if book.scanner.outline is None:
         raise UsageError("there is no outline yet: `book run` writes the book before it can be exported")
     site = build_site(book, unpublished(book) if not_ready is None else not_ready)
+    if site.source is not None and site.source.revision.permalink("x", 1, 1) is None:
+        import dataclasses  # the site's pages of cited files are not in an export: citations stay as text
+
+        site = dataclasses.replace(site, source=None)
     meta = content.Meta(authors=tuple(getattr(book.cfg, "authors", ()) or ()),
                         revision=str(getattr(site, "revision", "") or ""), modified=_modified(book, site))
     css = content.code_css() + _static(site, "export.css")

@@ -14,11 +14,14 @@ from .. import agents
 from ..agents.structured import structured
 from ..contracts.errors import ContractError
 from ..errors import Refused, RunStopped, StepFailed, ValidationFailed
-from ..state.fsio import PartialWriter, _mutate, atomic_write, backup, partial_path
+from ..signals import in_daemon_thread
+from ..state import commit
+from ..state.fsio import Lock, PartialWriter, _mutate, backup, partial_path
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..steps import BOOK, Node, spec
 from . import answers, batch_wave, review_verdict
+from .answers import version
 from .outcomes import Outcome
 from .run_state import RunState
 
@@ -46,13 +49,18 @@ class Generation(RunState):
         if part.exists():
             backup(part)
         st = self.state(n)
+        if st.status == "half_finished" and st.mtime_ns >= self.started_ns:  # saved during this run: a person's
+            self.seen[n] = commit.FOREIGN
+            return
         if st.status == "half_finished":
+            # only the version the run decided on: a file saved since is a person's, and stays
+            dest, self.seen[n] = commit.move_aside(path, self.seen.get(n) or commit.observe(path, version(st)))
+            if dest is None:
+                return
             if not self._ledger_started(n):
                 self.warn(f"{st.path} has no marker and book never started writing it: it may be yours; "
                           f"it is kept as a .bak file beside it (next time, `book accept {n[0]} {n[1]}` keeps it)")
-            dest = backup(path)
-            self.book.ledger.event("recovered", self.run_id, *self._ev(n), action="backed_up",
-                                   to=dest.name if dest else None)
+            self.book.ledger.event("recovered", self.run_id, *self._ev(n), action="backed_up", to=dest.name)
 
     def _tidy_partial(self, n: Node) -> None:
         """A .partial beside a fresh file: a crash came between the commit and its cleanup. If
@@ -82,6 +90,8 @@ class Generation(RunState):
         ch = None if n[0] == BOOK else n[0]
         step = n[1]
         path = book.ws.path(self.rel(n))
+        # what the path holds as the run starts the step: the commit replaces nothing else
+        self.seen[n] = commit.observe(path, version(self.state(n)))
         # a vouched-for .partial; a batch (cast: this part is one of Runner's)
         done, feedback = await batch_wave.before_generate(cast("Runner", self), n, why)
         if done is not None:
@@ -94,8 +104,17 @@ class Generation(RunState):
                     led.event("recovered", self.run_id, ch, step, action="continue", chars=len(prefix))
             if not prefix:
                 self._set_aside(n)
+            if self.seen[n].foreign and path.exists():  # a person's file, saved during this run: it stays
+                reason = (f"{self.rel(n)} was saved by a person during this run, without a {self.marker(n)} marker: "
+                          "kept as it is")
+                return Outcome("needs_human", reason=reason, hint=f"`book accept {n[0]} {n[1]}` adopts it, "
+                               f"`book redo {n[0]} {n[1]}` replaces it")
         elif path.with_name(path.name + ".partial").exists():
             backup(path.with_name(path.name + ".partial"))
+        if spec(n).sources and "project_front" not in book.memo:
+            # the walk, the map and the front matter: seconds on a huge tree, never on the loop's
+            # thread, so that a stop signal ends the run at once
+            await in_daemon_thread(agents.warm, book)
         attempts = max(1, book.cfg.retries)
         last = ""
         hint: str | None = None
@@ -179,14 +198,12 @@ class Generation(RunState):
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
             composed = compose(text, self.marker(n), inputs, self.run_id, extra)
-            if answers.kept_if_edited_meanwhile(cast("Runner", self), n, composed):
-                pw.close()
+            Lock.verify_held()  # still the one writer (its lock file may have been deleted meanwhile)
+            # its fsyncs in a worker thread: other steps' calls and commits go on meanwhile
+            placed = await asyncio.to_thread(commit.commit, path, composed, self.seen.get(n) or commit.FOREIGN)
+            if not placed.written:  # a person's file is there: it stays, the answer is in the .partial
                 led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text), kept="person")
-                return Outcome("ok")
-            if path.exists():
-                backup(path)
-            # its two fsyncs in a worker thread: other steps' calls and commits go on meanwhile
-            await asyncio.to_thread(atomic_write, path, composed)
+                return answers.kept_for_person(cast("Runner", self), n)
             pw.retire()
             book.scanner.invalidate(self.rel(n))
             if spec(n).replans:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..resources import search_path
+from ..state.evidence_view import record_claims, revision, source_links
 from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
@@ -52,7 +53,8 @@ def build_site(book, not_ready: dict[str, str] | None = None):
                         chapters=tuple(chapters), glossary=tuple(mem.glossary_entries()),
                         template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish",
                         retired=_retired(book), built=built_date(book, [c.id for c in chapters if c.ready]),
-                        site_url=book.cfg.site_url)
+                        site_url=book.cfg.site_url, source=source_links(book),
+                        revision=revision(book).label())
 
 
 def built_date(book, ready: list[str]) -> str:
@@ -145,6 +147,7 @@ def publish_chapter(runner, ch: str) -> list[str]:
     if problems:
         return [f"{STEPS[FINAL].file(p.chapter)}:{p.line}: {p.message}" for p in problems]
     inputs = {k: v for k, v in book.scanner.input_hashes(ch, HTML).items() if v is not None}
+    record_claims(book, ch, read_body(book.root, STEPS[FINAL].file(ch)), book.scanner.body_hash(STEPS[FINAL].file(ch)))
     # the chapter's Markdown beside its page, for coding agents (llms.txt links it); before the
     # page, whose marker says the chapter is published
     write_if_changed(book.ws.path(STEPS[HTML].file(ch)).with_suffix(".md"), publish.chapter_markdown(_site(runner), ch))
@@ -158,7 +161,7 @@ def publish_index(runner) -> None:
     book = runner.book
     site = _site(runner)
     out = book.ws.path("output/publish")
-    for name, text in sorted(publish.static_files(site).items()):
+    for name, text in sorted({**publish.static_files(site), **publish.source_files(site)}.items()):
         write_if_changed(out / name, text)
     write_if_changed(out / "search-index.js", publish.search_index_js(site))
     for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print),

@@ -7,15 +7,17 @@ the dry run (dry_run.py) and the end of a run (finish.py)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BookError
 from ..providers.base import Provider, Request, Result, Sink
 from ..state.board import CheckpointWriter, write_needs_human
-from ..state.fsio import PartialWriter
+from ..state.commit import Seen
+from ..state.fsio import Lock, PartialWriter
 from ..state.scan import StepState
-from ..steps import BOOK, Node, spec
+from ..steps import BOOK, REVIEW, Node, spec
 from .accept import how_to_fix
 from .freshness import chapter_complete, step_state
 from .gates import active
@@ -42,6 +44,9 @@ class RunState:
         # A run that may stop at a gate for a person asks for 1-hour cached prompt prefixes,
         # so they outlive the wait (answers.request_for puts it on every request).
         self.cache_ttl: str | None = "1h" if active(book.cfg.gates) else None
+        # The chapter's material outlives a wait only at the review gate, between its readers
+        # (R1-R3 and the merger before it; the panel, memory keeper and editor after it).
+        self.material_ttl: str | None = "1h" if REVIEW in active(book.cfg.gates) else None
         self.outcomes: dict[Node, Outcome] = {}
         self.generated: list[Node] = []
         self.live: dict[tuple[str, str], str] = {}
@@ -66,6 +71,9 @@ class RunState:
         self.memory_dirty = False  # a chapter's long memory committed since the aggregates were rebuilt
         self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
         self.unsettled_at_start: set[str] | None = None  # stale or half-finished when the walk began (walk.py)
+        self.seen: dict[Node, Seen] = {}  # what each step's path held when this run started it (state/commit.py)
+        # a marker-less file saved since the run took the workspace is a person's: our writer never makes one
+        self.started_ns = Lock.held_since() or time.time_ns()
 
     # ------------------------------------------------------------ shared helpers
 

@@ -15,7 +15,7 @@ from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
 from ..signals import STOP_SIGNALS, detach_from_terminal
 from ..state.board import Reporter
-from ..state.book import Book
+from ..state.book import Book, order_warning
 from ..state.fsio import Lock, sweep_temp_files
 from ..state.reconcile import all_discrepancies, brief, not_utf8
 from ..steps import LOCK
@@ -58,8 +58,8 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
             raise ConfigError("; ".join(mis_saved) + " — nothing was run",
                               fix="save the file(s) as UTF-8 (the book never publishes a mis-decoded text), "
                                   "then `book run` again")
-        for w in corrections(book.root).problems:
-            report("warning", ("", ""), w)  # a person's file not readable as meant
+        for w in order_warning(snap) + corrections(book.root).problems:  # what `book scan` warns of, a run says too
+            report("warning", ("", ""), w)  # an outline listed out of order, a person's file not readable as meant
         if not opts.redo and nothing_to_do(book, opts, issues):
             report("warning", ("", ""), "nothing to do: every file is fresh")
             code = 3 if book.needs_human() else 0

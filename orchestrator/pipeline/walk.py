@@ -9,6 +9,7 @@ import os
 from typing import TYPE_CHECKING, cast
 
 from ..errors import BookError, NeedsHuman
+from ..state.evidence_view import follow_source
 from ..steps import BOOK, OUTLINE, Node
 from . import batch_wave, derived, gates
 from .outcomes import Outcome, RunSummary
@@ -47,6 +48,8 @@ class GraphWalk(RunState):
                     return self.finish()
                 raise BookError("the outline is missing after phase 1")
             retire_deleted(self)  # chapters deleted from the outline: their files moved aside
+            if moved := follow_source(self.book):  # the source moved on: citations follow it (evidence)
+                led.event("citations_moved", self.run_id, chapters=moved)
             derived.sync_memory(self.book)
             check_scope(o, self.opts.scope, self.chapter_complete)
             self.apply_rejections()

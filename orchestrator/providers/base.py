@@ -42,6 +42,7 @@ class Request:
     cache_ttl: str | None = None  # the default lifetime of the cached prefixes: "1h" when the run may
     #                               stop at a gate for a person (they outlive the wait); a role's own
     #                               `cache_ttl` in `models:` wins; None: the provider's default (5m)
+    material_ttl: str | None = None  # the chapter material's: "1h" when a gate waits between its readers
 
 
 @dataclass
@@ -50,6 +51,7 @@ class Usage:
     output_tokens: int = 0
     cache_creation_tokens: int = 0
     cache_read_tokens: int = 0
+    cache_creation_1h_tokens: int = 0  # of cache_creation_tokens, those written with the 1-hour TTL (2x input)
     thinking_tokens: int = 0  # of output_tokens, spent thinking (usage.output_tokens_details)
 
 

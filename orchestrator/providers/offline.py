@@ -21,6 +21,7 @@ from ..contracts.memory import CrossRef, MemoryUpdate, Metaphor, Term
 from ..contracts.panel import Confusion, PanelFeedback, ReaderFeedback
 from ..contracts.parse import parse_merged
 from ..errors import StepFailed
+from ..signals import in_daemon_thread
 from ..steps import AUDIT, DRAFT, FINAL, MEMORY, OUTLINE, PANEL, R1, R2, R3, RESEARCH, REVIEW
 from .base import Capabilities, ProviderBase, Request, Result, Sink, Usage
 
@@ -47,7 +48,8 @@ class OfflineProvider(ProviderBase):
             why = self.fail(req)
             if why:
                 raise StepFailed(why)
-        text = await asyncio.to_thread(author, req)  # CPU work: off the event loop, other calls go on
+        # CPU work: off the event loop, other calls go on; a signal abandons it (the planner of a huge tree)
+        text = await in_daemon_thread(author, req)
         start = 0
         if req.prefix:
             # Continue a partial answer: the same inputs give the same text, so an interrupted
@@ -278,7 +280,9 @@ def _apply_spelling(lines: list[str], review: str) -> list[str]:
             continue
         wrong, right = m.groups()
         parts = lines[f.line - 1].split("`")
-        parts[::2] = [re.sub(rf"(?<![\w-]){re.escape(wrong)}(?![\w-])", right, p) for p in parts[::2]]
+        # a link's target (a citation's path) is the source's spelling, not the glossary's
+        parts[::2] = ["".join(q if q.startswith("](") else re.sub(rf"(?<![\w-]){re.escape(wrong)}(?![\w-])", right, q)
+                              for q in re.split(r"(\]\([^)\s]*\))", p)) for p in parts[::2]]
         lines[f.line - 1] = "`".join(parts)
     return lines
 

@@ -29,6 +29,7 @@ __all__ = [
     "LinkProblem",
     "load_templates",
     "render_chapter",
+    "source_files",
     "render_index",
     "render_glossary",
     "render_print",
@@ -243,6 +244,14 @@ def static_files(site: Site) -> dict[str, str]:
     }
 
 
+def source_files(site: Site) -> dict[str, str]:
+    """The pages of the cited source files (`source/PATH.html`), when the source has no remote
+    to link to (publish.source_pages)."""
+    from .source_pages import source_pages
+
+    return source_pages(site.source, _book(site).cited, site.title)
+
+
 def check_links(site: Site) -> list[LinkProblem]:
     """Every internal link and cross reference of every chapter: a chapter not in the site,
     an anchor the target chapter lacks, a local file that is not there. External links are
@@ -273,4 +282,5 @@ def render_site(site: Site) -> tuple[dict[str, str], list[LinkProblem]]:
     )
     files.update({f"{c.id}.md": chapter_markdown(site, c.id) for c in site.chapters if c.ready})
     files.update(static_files(site))
+    files.update(source_files(site))
     return files, check_links(site)

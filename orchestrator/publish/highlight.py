@@ -60,10 +60,11 @@ def _lexer_by_name(lang: str) -> Any:
 def _r_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
     tok, ctx = tokens[idx], env["book"]
     lang, attrs = parse_info(tok.info)
-    return code_block_html(tok.content, lang, attrs.get("file"), attrs.get("lines"), ctx)
+    return code_block_html(tok.content, lang, attrs.get("file"), attrs.get("lines"), ctx, tok.meta.get("source_href"))
 
 
-def code_block_html(code: str, lang: str, filename: str | None, lines: str | None, ctx: RenderCtx) -> str:
+def code_block_html(code: str, lang: str, filename: str | None, lines: str | None, ctx: RenderCtx,
+                    href: str | None = None) -> str:
     """Highlighted at build time with CSS classes: no script needed. The file named in the
     info string (code quoted from the source, checked by R1) becomes a caption."""
     lexer = _lexer(lang, filename)
@@ -78,6 +79,8 @@ def code_block_html(code: str, lang: str, filename: str | None, lines: str | Non
     if not filename:
         return pre + "\n"
     caption = f'<span class="listing-file">{escapeHtml(filename)}</span>'
+    if href:  # the source at the pinned revision (publish.links)
+        caption = f'<a class="source-link" href="{escapeHtml(href)}">{caption}</a>'
     if lines:
         caption += f' <span class="listing-lines">{escapeHtml(ctx.ui["lines"].format(lines=lines))}</span>'
     return f'<figure class="listing">\n<figcaption>{caption}</figcaption>\n{pre}\n</figure>\n'

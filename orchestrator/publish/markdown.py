@@ -62,7 +62,8 @@ def classify_url(url: str) -> str | None:
         return None  # network-path reference: another host, over whatever scheme the page has
     m = _SCHEME_RE.match(s)
     if m:
-        return {"http": "external", "https": "external", "mailto": "mailto"}.get(m.group(1))
+        # `source:PATH#La-Lb`: a citation of the source, pointed at it when the book is published (links.py)
+        return {"http": "external", "https": "external", "mailto": "mailto", "source": "source"}.get(m.group(1))
     if ":" in re.split(r"[/?#]", s, maxsplit=1)[0]:
         return None  # scheme-like but malformed: nothing a book needs, so refuse it
     return "fragment" if s.startswith("#") else "relative"
@@ -332,6 +333,26 @@ def _safe_validate(url: str) -> bool:
     return classify_url(url) is not None
 
 
+def _r_fence_or_diagram(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    """A ```mermaid fence becomes its diagram, drawn at build time (diagrams.svg: no script, no
+    network), with the Mermaid source kept beside it as its text; one that does not render
+    stays its source, shown as code (R1 refuses it before it gets here)."""
+    tok, ctx = tokens[idx], env["book"]
+    if tok.info.strip().split(maxsplit=1)[:1] != ["mermaid"]:
+        return _r_fence(self, tokens, idx, options, env)
+    from ..diagrams import MermaidError, render_svg
+
+    n = env["_diagrams"] = env.get("_diagrams", 0) + 1
+    source = escapeHtml(tok.content.rstrip("\n"))
+    try:
+        svg = render_svg(tok.content, uid=ctx.id_for(f"diagram-{n}"))
+    except MermaidError:
+        return f'<pre class="diagram-invalid" tabindex="0"><code class="language-mermaid">{source}</code></pre>\n'
+    summary = escapeHtml(ctx.ui.get("diagram_source", "Mermaid"))
+    return (f'<figure class="diagram">{svg}<details class="diagram-source"><summary>{summary}</summary>'
+            f'<pre tabindex="0"><code class="language-mermaid">{source}</code></pre></details></figure>\n')
+
+
 def make_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", dict(html=False, xhtmlOut=False)).enable(["table", "strikethrough"])
     md.use(footnote_plugin).use(deflist_plugin)
@@ -343,7 +364,7 @@ def make_parser() -> MarkdownIt:
         "heading_close": _r_heading_close,
         "link_open": _r_link_open,
         "image": _r_image,
-        "fence": _r_fence,
+        "fence": _r_fence_or_diagram,
         "code_block": _r_code_block,
         "th_open": _r_cell,
         "td_open": _r_cell,

@@ -16,7 +16,7 @@ from ..errors import UsageError
 from ..state.markers import find_marker, split_marked
 from ..steps import CHAPTER_RE
 from .highlight import formatter
-from .links import retitle_links, unlink_chapters
+from .links import link_sources, retitle_links, source_page, unlink_chapters
 from .markdown import (
     CHAPTER_LINK_RE,
     GlossaryTerm,
@@ -106,6 +106,11 @@ class _Book:
             retitle_links(c.parsed, titles, known)
             if gone:
                 unlink_chapters(c.parsed, frozenset(gone))
+        self.cited: set[tuple[str, int, int]] = set()  # (path, first, last) the ready chapters cite
+        for c in self.all:
+            found = link_sources(c.parsed, site.source)
+            if c.doc.ready:
+                self.cited |= found
         self.order = [c for c in self.all if c.doc.ready]  # the pages, the pager, print and search
         # Parts: one per batch, in batch order; chapters keep book order inside a part. A part
         # is named by the outline's part title, else by what its chapters are about.
@@ -125,6 +130,7 @@ class _Book:
     def _check(self) -> list[LinkProblem]:
         out: list[LinkProblem] = []
         known_files = {c.url for c in self.order} | set(SITE_PAGES) | {SEARCH_INDEX, "book.css", "book.js"}
+        known_files |= {source_page(p) for p, _a, _b in self.cited}  # source_pages.py writes them
         gloss_anchors = {g.slug for g in self.glossary}
         for ch in self.order:
             for link in ch.parsed.links:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
 
 from .markdown import plain_inline, render_inline
+
+if TYPE_CHECKING:
+    from .links import SourceLinks
 
 SEARCH_INDEX = "search-index.js"
 SITE_PAGES = ("index.html", "glossary.html", "print.html", "404.html", "files.html", "sitemap.xml", "llms.txt")
@@ -60,6 +63,7 @@ class Site:
     built: str = ""  # the date the book was built (YYYY-MM-DD): its newest final's, not the clock
     part_titles: tuple[tuple[int, str], ...] = ()  # (batch, title) from the outline, when it names parts
     site_url: str = ""  # where the site is served (for sitemap.xml's absolute URLs); "" = relative
+    source: SourceLinks | None = None  # where citations of the source go (publish.links); None: they become text
 
 
 @dataclass(frozen=True, order=True)
@@ -123,6 +127,7 @@ _UI: dict[str, dict[str, str]] = {
         "glossary_intro": "Every term the book defines, grouped by the chapter that introduces it.",
         "no_chapters": "This book has no chapters yet.",
         "not_ready": "not ready yet",
+        "diagram_source": "Mermaid source",
     },
     "zh": {
         "contents": "目录",
@@ -174,6 +179,7 @@ _UI: dict[str, dict[str, str]] = {
         "glossary_intro": "本书定义的全部术语，按首次引入它们的章节分组。",
         "no_chapters": "本书还没有章节。",
         "not_ready": "尚未完成",
+        "diagram_source": "Mermaid 源码",
     },
 }
 

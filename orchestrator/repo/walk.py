@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # pathspec is imported when a .gitignore is actually read
 HEAD_BYTES = 8192  # what is read of every file to decide binary / generated; nothing more
 PROGRESS_EVERY = 1000
 STOP_CHECK_EVERY = 100
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,14 @@ class _Walker:
         except UnicodeEncodeError:
             self._skip(rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
                        "file name is not valid UTF-8")
+            return None
+        if _CONTROL_RE.search(name) or name != name.strip() or "`" in name:
+            # such a name does not come back as the same path from a prompt, the outline or a
+            # model's answer (a one-line field is trimmed, its line breaks made spaces; a code
+            # span or a fence's `file=` cannot hold a backtick): named here, rather than lost later
+            self._skip(_CONTROL_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), rel),
+                       "file name has a control character (a newline, a tab), a backtick, or a space at "
+                       "its start or end: rename it to include it")
             return None
         try:
             is_link = e.is_symlink()

@@ -99,7 +99,10 @@ def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | Non
     from .book import _in_batch  # steps waiting in a Message Batch: 📨, over "running"
 
     live = {**(live or {}), **{(w.chapter, w.step): "in_batch" for w in _in_batch(book) if w.chapter}}
-    return checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting)
+    from .evidence_view import checkpoint_view
+
+    return checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting,
+                             evidence=checkpoint_view(book, snap))
 
 
 def write_needs_human(book, items: dict[str, str]) -> None:

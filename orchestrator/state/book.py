@@ -76,6 +76,7 @@ class Book:
             src = cfg.source_dir if cfg.file is not None else None
             scanner = Scanner(root, cache, src, config_hash=style_hash(cfg) if cfg.file is not None else None)
             scanner.site_hash = site_hash(cfg) if cfg.file is not None else None
+            scanner.evidence_min = cfg.evidence_min if cfg.file is not None else None
             scanner.gates = cfg.gates if cfg.file is not None else None
         except BaseException:
             if lock is not None:
@@ -145,7 +146,11 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
     elif review.fresh:  # read once per version of the file (the hash cache keeps the answer)
         blocked = book.cache.verdict(f"{book.root}/{review.path}", "blocked", partial(_blocked, review.path),
                                      (review.size, review.mtime_ns) if review.mtime_ns else None) or ""
-    state = statemachine.derive(steps, review_blocked=blocked, needs_human=(needs or {}).get(ch, ""), retries=retries)
+    from .evidence_view import chapter_evidence
+
+    ev = chapter_evidence(book, ch, steps)
+    state = statemachine.derive(steps, review_blocked=blocked, needs_human=(needs or {}).get(ch, ""), retries=retries,
+                                evidence=ev.state, evidence_reason=ev.reason(book.cfg.evidence_min))
     gate = statemachine.GATE_BEFORE.get(state.phase)
     approval = "not_required"
     if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
@@ -221,7 +226,7 @@ def site_hash(cfg: config_mod.Config) -> str:
     return short_hash(f"{cfg.title}\n{cfg.language}\n{cfg.audience}")
 
 
-def _order_warning(snap: Snapshot) -> list[str]:
+def order_warning(snap: Snapshot) -> list[str]:
     moved = snap.outline.listed_out_of_order if snap.outline else None
     if not moved:
         return []
@@ -242,6 +247,7 @@ def _corrections_problems(root: Path) -> list[str]:
 
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
+    from .evidence_view import chapter_evidence, citation_warnings, claim_health, revision
     from .person_files import kept_files, not_utf8, unreadable_memory
 
     snap = snap or book.snapshot()
@@ -265,7 +271,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
             for k, w in words.items():  # what only the lock, the ledger and the cards can tell
                 if w in ("missing", "half_finished") and (ch, k) in live:
                     words[k] = live[(ch, k)]
-        chapters[ch] = {"batch": snap.batch_of(ch), **state.as_dict(), "steps": words}
+        chapters[ch] = {"batch": snap.batch_of(ch), **state.as_dict(), "steps": words,
+                        "claims": chapter_evidence(book, ch, steps).as_dict()}
     discrepancies: list[str] = []
     cp = book.root / CHECKPOINT
     if cp.exists():
@@ -294,9 +301,12 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
                               "batch_id": w.batch_id, "state": w.state} for w in _in_batch(book)],
         "discrepancies": discrepancies,
         "outline_error": snap.outline_error,
-        "warnings": (book.warnings + _order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache, snap.versions)
-                     + (unreadable_memory(book, snap) if snap.edited else []) + _corrections_problems(book.root)),
+        "warnings": (book.warnings + order_warning(snap) + not_utf8(book.root, snap.edited + snap.half_finished, book.cache, snap.versions)
+                     + (unreadable_memory(book, snap) if snap.edited else []) + _corrections_problems(book.root)
+                     + citation_warnings(book, snap)),
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
+        "revision": revision(book).as_dict() if book.cfg.file is not None else None,
+        "claim_health": claim_health(book, snap),
     }
 
 

@@ -23,6 +23,7 @@ TEXT: dict[str, dict[str, Any]] = {
         "phases": {1: "Outline", 2: "Shared resources", 3: "Chapters", 4: "Final audit", 5: "HTML"},
         "done": "✅ done", "active": "⏳ in progress", "todo": "not started", "chapter": "Chapter",
         "unbatched": "Not in the outline", "needs": "Needs a person", "gates": "Waiting at a gate",
+        "revision": "Source revision", "evidence": "Evidence", "health": "Claims supported", "stale": "Stale claims",
         "legend": "Legend: ✅done  ⏳in progress  ❌failed  ✋needs a person  ⚠️ half-finished  🔄stale  📨waiting in a Message Batch  — not started",
     },
     "zh": {
@@ -30,6 +31,7 @@ TEXT: dict[str, dict[str, Any]] = {
         "phases": {1: "大纲定稿", 2: "共享资源构建", 3: "逐章写作", 4: "统稿审计", 5: "HTML装帧"},
         "done": "✅ 完成", "active": "⏳ 进行中", "todo": "未开始", "chapter": "章节",
         "unbatched": "不在大纲中", "needs": "需人工处理", "gates": "待审批",
+        "revision": "源码版本", "evidence": "证据", "health": "论断成立", "stale": "过时的论断",
         "legend": "图例: ✅完成  ⏳进行中  ❌失败  ⚠️需人工  🔄需重做  — 未开始",
     },
 }
@@ -67,8 +69,11 @@ def _cells(row: dict, ch: str, steps: tuple[str, ...], live: dict[tuple[str, str
 
 def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, str], str] | None = None,
            needs_human: dict[str, str] | None = None, now: _dt.datetime | None = None,
-           gates: list[str] | None = None) -> str:
+           gates: list[str] | None = None, evidence: dict[str, Any] | None = None) -> str:
+    """`evidence` (state.evidence_view.checkpoint_view): the source revision, each chapter's
+    evidence (uncovered | partial | covered) and the claims' health, shown when given."""
     live = live or {}
+    evidence = evidence or {}
     t = TEXT["zh" if lang == "zh" else "en"]
     sym = SYMBOLS["zh" if lang == "zh" else "en"]
     now = now or _dt.datetime.now(_dt.UTC)
@@ -78,7 +83,11 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
     out = [f"# {title} — {t['title']}", "",
            f"{t['updated']}: {now.strftime('%Y-%m-%d %H:%M')} UTC",
            f"{t['phase']}: {phase}",
-           f"{t['batch']}: {'Batch ' + str(batch) if batch else '—'}", ""]
+           f"{t['batch']}: {'Batch ' + str(batch) if batch else '—'}"]
+    if evidence:
+        h = evidence["health"]
+        out += [f"{t['revision']}: {evidence['revision']}", f"{t['health']}: {h['supported']}/{h['all']}"]
+    out.append("")
 
     def phase_state(p: int) -> str:
         if complete or p < phase:
@@ -98,9 +107,20 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
         out.append(f"### {name}" + ("" if started else f" — {t['todo']}"))
         out += _table(head, [[c, *_cells(snap.chapters[c], c, PHASE3, live, sym)] for c in chs])
         out.append("")
+    evs = evidence.get("chapters", {})
     for p, step in ((4, FINAL), (5, HTML)):
         out.append(f"## Phase {p}: {t['phases'][p]} — {phase_state(p)}")
-        out += _table([t["chapter"], label(step, lang)], [[c, *_cells(s, c, (step,), live, sym)] for c, s in snap.chapters.items()])
+        if p == 4 and evs:  # the evidence a final waits for, beside it
+            out += _table([t["chapter"], label(step, lang), t["evidence"]],
+                          [[c, *_cells(s, c, (step,), live, sym), evs.get(c, "—")] for c, s in snap.chapters.items()])
+        else:
+            out += _table([t["chapter"], label(step, lang)], [[c, *_cells(s, c, (step,), live, sym)] for c, s in snap.chapters.items()])
+        out.append("")
+    stale = evidence.get("health", {}).get("stale_claims") if evidence else None
+    if stale:
+        out.append(f"## {t['stale']}")
+        out += [f"- {ch} § {c['section'] or '—'} (line {c['line']}, {c['status']}): {c['text'][:100]}"
+                for ch, cs in stale.items() for c in cs[:10]]
         out.append("")
     if gates:
         out.append(f"## {t['gates']}")

@@ -34,14 +34,13 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import UsageError
-from .ledger_faults import advice, files_were_generated, kind, move_aside, read_old
+from . import ledger_faults as faults, spend
+from .fsio import explain_os_error as explain
+from .ledger_faults import _CALL_COLS, LedgerError, advice, kind, move_aside, now_iso
 
 # How long a writer waits for another program's transaction before it gives up (seconds).
 BUSY_TIMEOUT_S = 10.0
 
-
-class LedgerError(UsageError):
-    """state.db cannot be used by a writing command: exit 2, with the file and what to do."""
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -127,15 +126,6 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("005_llm_calls_thinking", "ALTER TABLE llm_calls ADD COLUMN thinking_tokens INTEGER"),
 ]
 
-_CALL_COLS = ["ts", "run", "role", "chapter", "step", "provider", "model", "input_tokens", "output_tokens",
-              "cache_creation_tokens", "cache_read_tokens", "cost_usd", "latency_ms", "stop_reason",
-              "request_id", "error", "call_id", "status", "attempt", "text_hash", "batch", "thinking_tokens"]
-
-
-def now_iso() -> str:
-    import datetime as _dt
-
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Ledger:
@@ -149,11 +139,14 @@ class Ledger:
         self.warnings = warnings
         self.strict = strict
         self.failed: str | None = None  # a writer's first write failure: every later write raises it
+        self.ident: tuple[int, int] | None = None  # a writer's database file (dev, inode): deleted under it?
 
     @classmethod
     def open(cls, path: Path, repair: bool = True) -> "Ledger":
         warnings: list[str] = []
         if not repair:
+            if not os.path.lexists(path):  # nothing to read, and a reader creates nothing
+                return cls(None, path, warnings)
             try:
                 return cls(cls._open_checked(path, probe=False), path, warnings)
             except sqlite3.DatabaseError as e:
@@ -161,6 +154,7 @@ class Ledger:
                 warnings.append(f"{path} is {what} ({e}); the files are the truth, and `book resume` rebuilds it")
                 return cls(None, path, warnings)
         aside = None
+        existed = os.path.lexists(path)
         if os.path.lexists(path) and not path.is_file():
             aside = move_aside(path, "broken")
             warnings.append(f"{path} was not a file (a directory or something else is in its place); "
@@ -176,13 +170,27 @@ class Ledger:
                 conn = cls._open_checked(path, probe=True)
         except sqlite3.DatabaseError as e:
             raise LedgerError(advice(path, e, busy_timeout_s=BUSY_TIMEOUT_S)) from None
-        except OSError as e:  # output/.book is a file, or cannot be created
+        except OSError as e:  # output/.book is a file, or cannot be created, or the disk is full
+            import errno
+
+            if e.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise LedgerError(f"the ledger {path} cannot be written: {explain(e)}; no model call was made") from None
             raise LedgerError(f"the ledger {path} cannot be created ({e.strerror or e}): make sure "
                               f"{path.parent} is a writable directory, then run again; "
                               "no model call was made") from None
         led = cls(conn, path, warnings, strict=True)
-        if aside is not None:
-            led._recover_from(aside)
+        try:
+            if aside is not None:
+                faults.recover_from(led, aside)
+            led.ident = faults.identity(path)
+            fresh = not existed or aside is not None or conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None
+            led.warnings += spend.reconcile(led, fresh=fresh,
+                                            generated=lambda: faults.files_were_generated(path.parent.parent))
+        except (OSError, sqlite3.DatabaseError) as e:
+            conn.close()
+            why = explain(e) if isinstance(e, OSError) else str(e)
+            raise LedgerError(f"the spend record beside the ledger cannot be written: {why}; "
+                              "no model call was made") from None
         return led
 
     @classmethod
@@ -249,6 +257,14 @@ class Ledger:
             raise LedgerError(self.failed)
         if self.conn is None:
             return 0
+        if self.ident is not None and faults.identity(self.path) != self.ident:
+            try:  # deleted (or replaced) during the run: written again from the copy still open
+                faults.relink(self)
+            except (OSError, sqlite3.DatabaseError) as e:
+                self.failed = (f"the ledger {self.path} was deleted during this run and cannot be written again "
+                               f"({explain(e) if isinstance(e, OSError) else e}); the run stopped so that no model "
+                               "call goes unrecorded (the spend so far is in the spend journal beside output/.book/)")
+                raise LedgerError(self.failed) from None
         try:
             return self.conn.execute(sql, tuple(args)).rowcount
         except sqlite3.IntegrityError as e:  # a row our own code got wrong, not an unusable ledger
@@ -365,7 +381,12 @@ class Ledger:
     def log_call(self, **row: Any) -> None:
         row.setdefault("ts", now_iso())
         row["batch"] = 1 if row.get("batch") else 0
+        paid = (row.get("cost_usd") or 0) > 0 and row.get("status") != "started"
+        if paid and not row.get("call_id"):
+            row["call_id"] = "j-" + os.urandom(8).hex()  # its id in the spend journal
         try:
+            if paid and self.ident is not None:  # the second record, outside output/.book/ (state/spend.py)
+                spend.journal_call(self, row)
             if row.get("call_id") and row.get("status") != "started":  # the end of a call logged as started
                 sets = [c for c in _CALL_COLS if c not in ("ts", "run", "call_id") and c in row]
                 if self._exec(f"UPDATE llm_calls SET {','.join(c + '=?' for c in sets)} WHERE call_id=?",
@@ -438,34 +459,9 @@ class Ledger:
         self.log_call(role="lost_spend", provider="person", cost_usd=float(usd), input_tokens=0, output_tokens=0,
                       error=f"spend lost with {lost or 'a damaged ledger'}, entered by a person" + (f": {note}" if note else ""))
         self._exec("DELETE FROM meta WHERE key='spend_unknown'")
+        if self.ident is not None:
+            spend.journal_known(self)
         self.event("lost_spend_entered", usd=float(usd), was=lost)
-
-    def _recover_from(self, aside: Path) -> None:
-        """Copy what can be read of a moved-aside ledger (its calls, its events) into this new
-        one. When its calls cannot be read and the files show that models were called, the
-        spend so far is unknown: recorded, so that a budget cap stops the next call."""
-        conn = self.conn
-        assert conn is not None, "only a writer's ledger, which is open, recovers a moved-aside one"
-        calls = read_old(aside, f"SELECT {','.join(_CALL_COLS)} FROM llm_calls ORDER BY id")
-        events = read_old(aside, "SELECT ts, run, type, chapter, step, detail FROM events ORDER BY seq")
-        if events:
-            conn.executemany("INSERT INTO events (ts, run, type, chapter, step, detail) VALUES (?,?,?,?,?,?)", events)
-        if calls is not None:
-            if calls:
-                conn.executemany(f"INSERT INTO llm_calls ({','.join(_CALL_COLS)}) VALUES "
-                                 f"({','.join('?' * len(_CALL_COLS))})", calls)
-            total = sum(float(r[_CALL_COLS.index("cost_usd")] or 0) for r in calls)
-            self.warnings.append(f"recovered {len(calls)} model call(s) (${total:.2f}) and {len(events or [])} "
-                                 f"event(s) from {aside.name}")
-            self.event("ledger_rebuilt", aside=aside.name, calls=len(calls), spend_recovered=True)
-            return
-        generated = files_were_generated(self.path.parent.parent)
-        self.event("ledger_rebuilt", aside=aside.name, calls=0, spend_recovered=not generated)
-        if generated:
-            self._exec("INSERT OR REPLACE INTO meta VALUES ('spend_unknown', ?)", (str(aside),))
-            self.warnings.append(f"the spend recorded in {aside.name} cannot be read; with a budget cap no model call "
-                                 "is made until you enter it (`book cost --lost-spend USD`, from your provider's "
-                                 "console) or set budget_usd: 0 in book.yaml")
 
     # ------------------------------------------------------------ the hash cache
 

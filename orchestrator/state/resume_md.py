@@ -19,8 +19,8 @@ from .fsio import atomic_write
 from .gatecards import pending
 from .scan import status_word
 
-OURS = ("Project overview", "Current progress", "Unfinished tasks", "Known problems", "Key decisions", "Next steps",
-        "Important files")
+OURS = ("Project overview", "Current progress", "Evidence", "Unfinished tasks", "Known problems", "Key decisions",
+        "Next steps", "Important files")
 
 
 def write_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> None:
@@ -70,6 +70,9 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     out += ["## Current progress", "", f"- phase: {snap.phase}{' (complete)' if snap.complete else ''}",
             f"- batch: {snap.batch or '—'}", f"- done: {', '.join(done) or '—'}",
             f"- in progress: {', '.join(active) or '—'}", f"- not started: {', '.join(todo) or '—'}", ""]
+    from .evidence_view import resume_lines
+
+    out += resume_lines(book, snap, summary.run_id if summary else None)
     out += ["## Unfinished tasks", ""]
     tasks = [f"- {c.gate} gate{' of ' + c.chapter if c.chapter else ''}: waiting for your decision ({c.path}) — priority high"
              for c in cards]

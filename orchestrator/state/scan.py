@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING
 from ..errors import BookError
 from ..steps import (
     BOOK_STEPS,
+    DRAFT,
     FINAL,
     GATES_DIR,
     MEMORY,
     MEMORY_FILES,
     OUTLINE,
+    R1,
     STEPS,
     STYLE_GUIDE,
     chapter_sort_key,
@@ -50,6 +52,9 @@ def _dir_matchers() -> dict[str, tuple[re.Pattern[str], tuple[str, ...]]]:
 _DIR_MATCH = _dir_matchers()
 _STEP_DIR = {k: s.path.rpartition("/")[0] for k, s in STEPS.items()}  # step -> its directory
 
+# R1's input for the evidence it asks of a chapter (a file written before it had none asked the default)
+EVIDENCE, WAIVED = "evidence", "waived"
+
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
 PROVENANCE = frozenset({"instructions"})
 
@@ -64,6 +69,9 @@ class Scanner:
         self.source_dir = source_dir
         self.config_hash = config_hash  # what the style guide is made from (language, audience)
         self.site_hash: str | None = None  # what the pages show from book.yaml (title, language, audience)
+        self.evidence_min: float | None = None  # the coverage R1 asks (book.yaml): an input of R1
+        self._holds: dict[tuple, bool] = {}  # evidence_holds' memo
+        self._files: object | None = None  # the source's lines, read once per invalidation of everything
         self.gates: str | None = None  # book.yaml's gates: a final gate decides which chapters are ready
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
@@ -87,6 +95,7 @@ class Scanner:
         d = "" if rel is None else rel.rpartition("/")[0]
         self.epochs[d] = self.epochs.get(d, 0) + 1
         if rel is None:
+            self._files = None
             self._states.clear()
             self._listed.clear()
             self._seen.clear()
@@ -205,7 +214,34 @@ class Scanner:
         now = self.input_hashes(ch, key)
         state.stale = sorted(n for n in set(now) | set(mk.inputs)
                              if n not in PROVENANCE and now.get(n) != mk.inputs.get(n)
-                             and not (n == "deps" and mk.inputs.get(n) == self._legacy_deps(ch)))
+                             and not (n == "deps" and mk.inputs.get(n) == self._legacy_deps(ch))
+                             and not (n == EVIDENCE and n not in mk.inputs and now[n] != WAIVED))
+        if any(n.startswith("src:") for n in state.stale):  # a source that moved on: do the claims still hold?
+            state.stale = [n for n in state.stale if not (n.startswith("src:") and self.evidence_holds(ch, n[4:]))]
+
+    def evidence_holds(self, ch: str, path: str) -> bool:
+        """The chapter's recorded claims resting on source file `path` all hold in the tree as it
+        is (evidence.follow): a change there is not one the chapter needs to be redone for.
+        Memoised by the file's and the claims file's hashes."""
+        if self.source_dir is None or self.evidence_min is None:
+            return False
+        from ..evidence.claims import claims_path
+
+        key = (ch, path, self.input_hash(ch, "src:" + path), self.body_hash(claims_path(ch)))
+        hit = self._holds.get(key)
+        if hit is None:
+            from ..evidence.follow import holds
+
+            hit = self._holds[key] = holds(self.root, self.source_dir, ch, path, self._source_files())
+        return hit
+
+    def _source_files(self):
+        from ..evidence.resolve import SourceFiles
+
+        if self._files is None:
+            assert self.source_dir is not None  # evidence_holds asks only with a source
+            self._files = SourceFiles(self.source_dir)
+        return self._files
 
     def row(self, ch: str) -> dict[str, StepState]:
         """Every step of a chapter (`step` for each), kept until one of its files is invalidated:
@@ -255,16 +291,20 @@ class Scanner:
 
     def book_input_hashes(self, key: str) -> dict[str, str | None]:
         names: list[str] = []
+        unread: set[str] = set()
         o = self.outline
         for r in BOOK_STEPS[key].reads:
             if r == "finals":
                 names += [f"{FINAL}:{c.id}" for c in (o.chapters if o else ())]
+                # the audit reads only complete finals (ready_chapters): one it did not read is
+                # not its input, so the day it is complete (accepted, written) the audit is stale
+                unread |= {f"{FINAL}:{c.id}" for c in (o.chapters if o else ()) if not self.step(c.id, FINAL).complete}
             else:
                 names.append(r)
-        return {n: self.input_hash("", n) for n in names}
+        return {n: None if n in unread else self.input_hash("", n) for n in names}
 
     def input_names(self, ch: str, key: str) -> list[str]:
-        names: list[str] = []
+        names: list[str] = [EVIDENCE] if key == R1 and self.evidence_min is not None else []
         for r in STEPS[key].reads:
             if r == "sources":
                 o = self.outline
@@ -319,6 +359,9 @@ class Scanner:
                 return None
             # which chapters, not their titles: a rename reaches the links at publish time
             return short_hash(json.dumps([d for d in c.depends_on if d in o.by_id], ensure_ascii=False))
+        if name == EVIDENCE:  # the coverage R1 asks: book.yaml's, or none once a person accepted the draft
+            d = self.step(ch, DRAFT)
+            return WAIVED if d.marker is not None and d.marker.extra.get("by") == "person" else f"{self.evidence_min:g}"
         if name == "longmem":
             return self.longmem_hash(ch)
         if name == "site":

@@ -43,6 +43,8 @@ class ChapterState:
     retries: int = 0
     blocked_reason: str = ""
     last_stable_phase: str = "pending"  # advanced only when a step's output passed validation
+    evidence: str = "uncovered"  # uncovered | partial | covered: its claims' citations (evidence.chapter)
+    evidence_reason: str = ""  # why the evidence holds the chapter before its final ("" when it does not)
 
     def with_approval(self, approval: str) -> ChapterState:
         """A gate's decision: waiting or rejected means a person must act."""
@@ -56,7 +58,7 @@ class ChapterState:
         return {f: getattr(self, f) for f in _FIELDS}
 
 
-_FIELDS = ("phase", "review", "approval", "delivery", "retries", "blocked_reason", "last_stable_phase")
+_FIELDS = ("phase", "review", "approval", "delivery", "retries", "blocked_reason", "last_stable_phase", "evidence")
 
 Guard = Callable[[ChapterState], str | None]  # None: allowed; else why not
 
@@ -67,6 +69,11 @@ def _not_blocked(s: ChapterState) -> str | None:
 
 def _approved(s: ChapterState) -> str | None:
     return None if s.approval in ("not_required", "approved") else f"waiting at a gate (approval {s.approval})"
+
+
+def _evidence(s: ChapterState) -> str | None:
+    """A chapter reaches its final only with its evidence covered (or a person's acceptance)."""
+    return s.evidence_reason or None
 
 
 def _both(*gs: Guard) -> Guard:
@@ -98,9 +105,9 @@ TRANSITIONS: dict[tuple[str, str], tuple[str, Guard | None]] = {
     ("panel", "panel_done"): ("memory", None),
     ("memory", "start_memory"): ("memory", None),
     ("memory", "memory_done"): ("finalizing", None),
-    ("finalizing", "start_final"): ("finalizing", None),
+    ("finalizing", "start_final"): ("finalizing", _evidence),
     ("finalizing", "final_done"): ("publishing", None),
-    ("publishing", "start_html"): ("publishing", _approved),
+    ("publishing", "start_html"): ("publishing", _both(_approved, _evidence)),
     ("publishing", "html_done"): ("done", None),
     ("publishing", "delivery_failed"): ("finalizing", None),  # back to the editor
     ("done", "start_html"): ("publishing", None),
@@ -135,9 +142,11 @@ def apply(state: ChapterState, event: str) -> ChapterState:
 
 
 def derive(steps: dict, *, review_blocked: str = "", approval: str = "not_required", needs_human: str = "",
-           retries: int = 0, delivery_failed: str = "") -> ChapterState:
-    """A chapter's state from its files (StepState per step) and the decisions around it."""
-    s = ChapterState(retries=retries, approval=approval)
+           retries: int = 0, delivery_failed: str = "", evidence: str = "uncovered",
+           evidence_reason: str = "") -> ChapterState:
+    """A chapter's state from its files (StepState per step) and the decisions around it.
+    `evidence_reason`: why its evidence is not enough for a final (evidence.chapter says)."""
+    s = ChapterState(retries=retries, approval=approval, evidence=evidence, evidence_reason=evidence_reason)
     stable = "pending"
     phase = "done"
     for key, ph in STEP_PHASE.items():
@@ -154,6 +163,9 @@ def derive(steps: dict, *, review_blocked: str = "", approval: str = "not_requir
         s.delivery = "passed"
     elif delivery_failed:
         s.delivery, s.blocked_reason = "failed", delivery_failed
+    if evidence_reason and phase in ("finalizing", "publishing") and not review_blocked:  # publishing: a final's edit
+        s.blocked_reason = evidence_reason
+        s.phase = "needs_human"
     if needs_human or review_blocked:
         s.phase = "needs_human"
     return s.with_approval(approval)

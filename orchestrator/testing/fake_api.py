@@ -301,10 +301,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         reply = fake._reply(body, fault)
         text, stop, thought = reply.text, reply.stop, reply.thinking_tokens
         input_tokens, created, read = arrived or fake._usage(body, remember=not fake.cache_rules)
-        usage_start = {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
-                       "cache_read_input_tokens": read, "cache_creation": cache_creation(body, created),
-                       "output_tokens": 1}
         out_tokens = tokens(text) + thought
+        # usage.cache_creation split by TTL, from the breakpoints that wrote (billed_usage)
+        usage_start = dict(fake.billed_usage(body, input_tokens, created, read, out_tokens), output_tokens=1)
         msg_id = fake._next_id("msg")
         model = body["model"]
         if not body.get("stream"):
@@ -394,6 +393,7 @@ class FakeAPI:
         self.allow_prefill, self.min_cache_tokens, self.verbose = allow_prefill, min_cache_tokens, verbose
         self.models = models or ["claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5"]
         self.requests: list[dict[str, Any]] = []
+        self.billed: list[dict[str, Any]] = []  # the usage of every answer sent (billed_usage)
         self.faults: list[Fault] = []
         self._cache: set[str] = set()
         self.cache_rules = cache_rules
@@ -629,6 +629,53 @@ class FakeAPI:
             for b in blocks:
                 if isinstance(b, dict):
                     out.append((str(b.get("text", "")), bool(b.get("cache_control"))))
+        return out
+
+    def billed_usage(self, body: dict, input_tokens: int, created: int, read: int, output_tokens: int,
+                     batch: bool = False) -> dict[str, Any]:
+        """The response's `usage` as the API bills it, with `cache_creation` split by TTL: each
+        written span takes the `ttl` of the breakpoint that ends it (`"1h"`, or 5 minutes when
+        absent). Recorded in `self.billed`, so a test can price what was returned on its own."""
+        minimum = max(1, self._min_cache(str(body.get("model"))))
+        one_hour, before, texts = 0, 0, []
+        for (text, mark), ttl in zip(self._blocks(body), self._ttls(body), strict=True):
+            texts.append(text)
+            if not mark:
+                continue
+            n = tokens("".join(texts).replace("\x00user\x00", "").replace("\x00assistant\x00", ""))
+            if n < minimum:
+                continue  # a breakpoint below the minimum caches nothing (as in _usage)
+            if ttl == "1h":  # the part of (before, n] that this request wrote: (read, read + created]
+                one_hour += max(0, min(n, read + created) - max(before, read))
+            before = n
+        one_hour = min(one_hour, created)
+        usage = {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
+                 "cache_read_input_tokens": read, "output_tokens": output_tokens,
+                 "cache_creation": {"ephemeral_5m_input_tokens": created - one_hour,
+                                    "ephemeral_1h_input_tokens": one_hour}}
+        with self._lock:
+            self.billed.append({"model": str(body.get("model")), "usage": usage, "batch": batch})
+        return usage
+
+    @staticmethod
+    def _ttls(body: dict) -> list[str | None]:
+        """The `cache_control.ttl` of each piece of `_blocks(body)`, in the same order."""
+        def ttl(b: dict) -> str | None:
+            cc = b.get("cache_control")
+            return cc.get("ttl") if isinstance(cc, dict) else None
+
+        out: list[str | None] = []
+        system = body.get("system")
+        for b in ([{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])):
+            if isinstance(b, dict):
+                out.append(ttl(b))
+        for m in body.get("messages") or []:
+            if not isinstance(m, dict):
+                continue
+            content = m.get("content")
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+            out.append(None)
+            out += [ttl(b) for b in blocks if isinstance(b, dict)]
         return out
 
     def _usage(self, body: dict, remember: bool) -> tuple[int, int, int]:

@@ -234,13 +234,12 @@ class BatchStore:
             return _errored(ERROR_TYPES.get(int(fault.args["code"]), "api_error"), "scripted status")
         if kind in ("drop_mid_stream", "error_event", "no_message_stop"):
             return _errored("overloaded_error", "Overloaded")
-        from .fake_wire import cache_creation, message_json
+        from .fake_wire import message_json
 
         reply = fake._reply(body, fault)
         input_tokens, created, read = fake._usage(body, remember=True)
-        usage = {"input_tokens": input_tokens, "cache_creation_input_tokens": created,
-                 "cache_read_input_tokens": read, "cache_creation": cache_creation(body, created),
-                 "output_tokens": tokens(reply.text) + reply.thinking_tokens}
+        usage = fake.billed_usage(body, input_tokens, created, read, tokens(reply.text) + reply.thinking_tokens,
+                                  batch=True)  # cache_creation split by TTL, recorded for the bill
         return {"type": "succeeded", "message": message_json(fake._next_id("msg"), body["model"], reply, usage)}
 
     def view(self, b: _Batch, base: str) -> dict[str, Any]:

@@ -86,8 +86,9 @@ def answer(request: dict, draft_words: int = 0) -> str:
         intro = parts_intro([str(c["title"]) for c in chapters])
         return f"# Outline\n\n{intro}\n\n```yaml\n{block}```\n"
     if role == "researcher":
+        symbols = "".join(f"- `{c}` (class): {', '.join(ms)}\n" for c, ms in _classes(prompt))
         return (f"# Research: {ch} — {title}\n\n## Sources\n\n{para}\n\n## Key ideas\n\n- one idea\n- another idea\n\n"
-                "## Open questions\n\n- none\n")
+                + (f"## Symbols\n\n{symbols}\n" if symbols else "") + "## Open questions\n\n- none\n")
     if role in ("writer", "editor"):
         from .role_shape import FRONT, draft_in, front_of, overview_chapter
 
@@ -99,8 +100,8 @@ def answer(request: dict, draft_words: int = 0) -> str:
         body = para
         if draft_words > 4 * len(para.split()):  # more paragraphs per section, to the length asked
             body = "\n\n".join([para] * max(1, round(draft_words / (4 * len(para.split())))))
-        return (f"# {title}\n\n{body}\n\n## How it works\n\n{body}\n\n## Why it is built this way\n\n{body}\n\n"
-                f"## Summary\n\n{para}\n")
+        return (f"# {title}\n\n{body}\n\n## How it works\n\n{body}\n\n{_diagram(system + chr(10) + prompt)}## Why it is built this way\n\n"
+                f"{body}\n\n## Summary\n\n{para}\n")
     if role in ("r1", "r2", "r3", "merger", "auditor"):
         found = re.findall(r"^- \*\*(blocking|major|minor)\*\* .*$", prompt, re.M)
         lines = [ln for ln in prompt.splitlines() if re.match(r"^- \*\*(blocking|major|minor)\*\* `", ln)]
@@ -117,6 +118,43 @@ def answer(request: dict, draft_words: int = 0) -> str:
     from .fake_wire import default_answerer  # not one of book's roles: a generic document
 
     return default_answerer(request)
+
+
+def _classes(prompt: str) -> list[tuple[str, list[str]]]:
+    """(class, its public methods) of the Python sources shown to the researcher."""
+    out: list[tuple[str, list[str]]] = []
+    for line in prompt.splitlines():
+        m = re.match(r"^class ([A-Za-z_]\w*)\b", line)
+        if m:
+            out.append((m.group(1), []))
+            continue
+        m = re.match(r"^    (?:async )?def ([A-Za-z]\w*)\(", line)
+        if m and out and len(out[-1][1]) < 4:
+            out[-1][1].append(m.group(1))
+        elif line[:1].isalpha() and not line.startswith("class "):
+            out.append(("", []))  # module level again: the next method is no class's
+    return [(c, ms) for c, ms in out if c and ms][:3]
+
+
+def _diagram(prompt: str) -> str:
+    """A diagram of names the prompt shows, as a writer must draw it: the classes and methods of
+    the research report's symbols, else the chapter's source files (R1 holds every name). The
+    editor keeps the draft's diagram (its material shows the draft with numbered lines)."""
+    plain = re.sub(r"^ *\d+ \| ?", "", prompt, flags=re.M)
+    kept = re.search(r"^```mermaid\n(.*?)^```$", plain, re.M | re.S)
+    if kept:
+        return "The parts this chapter explains:\n\n```mermaid\n" + kept.group(1) + "```\n\n"
+    classes = re.findall(r"^- `([A-Za-z_]\w*)` \(class\): (.+)$", prompt, re.M)
+    if classes:
+        lines = ["classDiagram"]
+        for c, methods in classes[:3]:
+            lines += [f"    class {c} {{", *[f"        +{m.strip()}()" for m in methods.split(",")], "    }"]
+    else:
+        files = re.findall(r"`([\w./-]+\.\w+)`", (re.findall(r"^- Source files: (.+)$", prompt, re.M) or [""])[0])
+        if not files:
+            return ""
+        lines = ["flowchart LR", *[f'    f{i}["{f}"]' for i, f in enumerate(files[:6])]]
+    return "The parts this chapter explains:\n\n```mermaid\n" + "\n".join(lines) + "\n```\n\n"
 
 
 answer.structured = True  # type: ignore[attr-defined]  # the fake API lets it answer schema requests

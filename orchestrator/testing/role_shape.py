@@ -57,8 +57,13 @@ def overview_chapter(title: str, front: str, para: str) -> str:
     quote = "\n".join(ln for ln in front.splitlines() if ln.startswith(">"))
     ex = _FENCE.search(front)
     ex_from = re.search(r"Its first usage example, `([^`]+)` lines (\d+)-(\d+)", front)
-    entries = re.findall(r"^- (`[^`]+`) \(", front, re.M)
+    # each name cited at its definition's line, as the front door gives it (the writer's Evidence rule)
+    entries = [f"{n} ([{rel}:{ln}](source:{rel}#L{ln}-L{ln}))"
+               for n, rel, ln in re.findall(r"^- (`[^`]+`) \([^,]+, `([^`]+)` line (\d+)\)", front, re.M)]
     path = re.search(r"^(`[^\n]*→[^\n]*)$", front, re.M)
+    if path:
+        cites = " ".join(f"([{rel}:{ln}](source:{rel}#L{ln}-L{ln}))" for rel, ln in re.findall(r"\(`([^`]+)`:(\d+)\)", path.group(1)))
+        path = re.match(r"(.*)", re.sub(r" \(`[^`]+`:\d+\)", "", path.group(1)) + " " + cites)
     out = [f"# {title}", "", f"This chapter is the big picture of {project}: what it is for, how a user meets it, "
            "its entry points and parts, and the path one call takes through them. " + para, ""]
     out += [f"## What {project} is for", "", (quote or para), ""]
@@ -71,9 +76,25 @@ def overview_chapter(title: str, front: str, para: str) -> str:
     out += ["## The entry points", "", "The names a user writes first: " + (", ".join(entries) or "none listed") + ".",
             "", para, ""]
     out += ["## Following one call", "", (f"One call, step by step: {path.group(1)}." if path else para), "", para, ""]
+    out += _path_diagram(path.group(1) if path else "", entries)
     out += ["## Summary", "", "You can now say what the project is for, run its first example and follow one call "
             "from its entry point to the core.", ""]
     return "\n".join(out)
+
+
+def _path_diagram(path: str, entries: list[str]) -> list[str]:
+    """The call path (or else the entry points) the prompt names, as a writer draws it: only
+    names the prompt shows, so R1 finds each one in the source."""
+    names = [n.strip().removesuffix("()") for n in re.findall(r"`([^`]+)`", path or " ".join(entries))]
+    from ..diagrams.mermaid import is_path
+
+    names = [n for n in dict.fromkeys(names) if re.fullmatch(r"[\w.:$]+", n) and not is_path(n)][:8]
+    if not names:
+        return []
+    lines = ["flowchart LR", *[f'    n{i}["{n}"]' for i, n in enumerate(names)]]
+    if path:
+        lines += [f"    n{i} --> n{i + 1}" for i in range(len(names) - 1)]
+    return ["The path, drawn:", "", "```mermaid", *lines, "```", ""]
 
 
 def draft_in(text: str) -> str:

@@ -9,10 +9,11 @@ Cache breakpoints (at most 4 per request):
    before the instructions: every role that reads the draft sends the same bytes up to here,
    so after the first they read it (agents/prompts.py decides when that pays);
 3. the role's instructions (shared + material + system);
-4. the end of the user prompt, so a retry, a continuation or a validation re-ask reads the
-   whole prompt from the cache. The re-ask's feedback is a separate block after it.
+4. the end of the user prompt, only with `cache_user_turn` (a re-send alone reads it). The
+   re-ask's feedback is a separate block after it.
+Each breakpoint's lifetime (5 minutes or 1 hour) is chosen by cache_ttl.py.
 In the handbook layout (agents/handbook.py, the default) `shared` is the handbook (the book and
-every chapter role's instructions) and `system` is empty: breakpoints 1, 2 and 4.
+every chapter role's instructions) and `system` is empty: breakpoints 1 and 2.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import json
 from typing import Any
 
 from ..base import Request
+from . import cache_ttl
 from .continuation import continuation_messages
 
 FEEDBACK_HEADER = "## Feedback on your previous answer"
@@ -33,38 +35,34 @@ def est_tokens(text: str) -> int:
     return int(len(text) / CHARS_PER_TOKEN_LOW)
 
 
-def _cache_control(settings: dict[str, Any]) -> dict[str, Any]:
-    cc: dict[str, Any] = {"type": "ephemeral"}
-    if settings.get("cache_ttl") in ("5m", "1h") and settings.get("cache_ttl") != "5m":
-        cc["ttl"] = settings["cache_ttl"]
-    return cc
-
-
 def system_blocks(req: Request, settings: dict[str, Any]) -> list[dict[str, Any]]:
     """The system blocks in cache order: book, chapter material, role instructions. A block gets
     a breakpoint only when the prefix up to its end reaches the model's minimum cacheable length
-    (a shorter one would do nothing), except the last, which always gets one."""
-    parts = [getattr(req, "shared", "") or "", getattr(req, "material", "") or "", req.system or ""]
-    texts = [t for t in parts if t]
+    (a shorter one would do nothing), except the last, which always gets one; its lifetime is
+    chosen by the reuse it can expect (cache_ttl.py)."""
+    named = [(cache_ttl.BOOK, getattr(req, "shared", "") or ""), (cache_ttl.MATERIAL, getattr(req, "material", "") or ""),
+             (cache_ttl.ROLE, req.system or "")]
+    named = [(k, t) for k, t in named if t]
     minimum = int(settings.get("min_cache_tokens") or 0)
-    cc = _cache_control(settings)
+    ttls = cache_ttl.block_ttls([k for k, _ in named], settings, getattr(req, "material_ttl", None))
     blocks: list[dict[str, Any]] = []
     upto = 0
-    for i, text in enumerate(texts):
+    for i, (_, text) in enumerate(named):
         upto += len(text)
         block: dict[str, Any] = {"type": "text", "text": text}
-        if i == len(texts) - 1 or int(upto / CHARS_PER_TOKEN_LOW) >= minimum:
-            block["cache_control"] = dict(cc)
+        if i == len(named) - 1 or int(upto / CHARS_PER_TOKEN_LOW) >= minimum:
+            block["cache_control"] = cache_ttl.cache_control(ttls[i])
         blocks.append(block)
     return blocks
 
 
 def user_message(req: Request, settings: dict[str, Any]) -> dict[str, Any]:
-    # The write costs 1.25x on the prompt once; each re-send (retry, continuation, re-ask) then
-    # reads it at 0.1x: worth it from ~0.3 re-sends per call. `cache_user_turn: False` turns it off.
+    # No breakpoint on the user turn unless `cache_user_turn` asks for one: only a re-send of
+    # this request would read it, and that rarely pays (cache_ttl.py).
     block: dict[str, Any] = {"type": "text", "text": req.prompt}
-    if settings.get("cache_user_turn", True):
-        block["cache_control"] = _cache_control(settings)
+    ttl = cache_ttl.user_turn_ttl(settings)
+    if ttl:
+        block["cache_control"] = cache_ttl.cache_control(ttl)
     content: list[dict[str, Any]] = [block]
     if req.feedback and req.feedback.strip():
         content.append({"type": "text", "text": f"\n\n{FEEDBACK_HEADER}\n\n{req.feedback.strip()}"})

@@ -13,17 +13,21 @@ from ..base import Usage
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
 PRICES_PATH = DATA / "prices.yaml"
-PRICE_FIELDS = ("input", "output", "cache_write", "cache_read")
+PRICE_FIELDS = ("input", "output", "cache_write", "cache_write_1h", "cache_read")
+# The prompt-caching multipliers of the input rate (platform docs, "Pricing" and "Prompt caching"):
+# a 5-minute write 1.25x, a 1-hour write 2x, a read 0.1x; batches halve every rate.
+WRITE_5M, WRITE_1H, READ = 1.25, 2.0, 0.1
 # Used when prices.yaml has no `default`: the highest current rates, so a cap errs on the safe side.
-FALLBACK_PRICE = {"input": 10.0, "output": 50.0, "cache_write": 12.5, "cache_read": 1.0}
+FALLBACK_PRICE = {"input": 10.0, "output": 50.0, "cache_write": 12.5, "cache_write_1h": 20.0, "cache_read": 1.0}
 FAMILIES = ("fable", "mythos", "opus", "sonnet", "haiku")
 CHARS_PER_TOKEN = 3.5  # for the upper cost estimate (and the output of a stream cut short)
 
 
 def load_prices(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, Any]]:
     """Read a prices file (default: the packaged `data/prices.yaml`): model id or id prefix
-    -> USD per million tokens for input, output, cache_write, cache_read (+ an optional
-    `long_prompt` tier). Missing cache rates are derived (1.25x and 0.1x input)."""
+    -> USD per million tokens for input, output, cache_write (5 minutes), cache_write_1h,
+    cache_read (+ an optional `long_prompt` tier). Missing cache rates are derived (1.25x, 2x
+    and 0.1x input)."""
     return dict(_load_prices(str(path) if path else str(PRICES_PATH)))
 
 
@@ -51,8 +55,11 @@ def _price_entry(name: str, entry: Any, path: str) -> dict[str, Any]:
         if not isinstance(entry.get(f), (int, float)) or entry[f] < 0:
             raise ConfigError(f"{name}: `{f}` must be a number of USD per million tokens", path, fix=fix)
         out[f] = float(entry[f])
-    out["cache_write"] = float(entry.get("cache_write", out["input"] * 1.25))
-    out["cache_read"] = float(entry.get("cache_read", out["input"] * 0.1))
+    for f, times in (("cache_write", WRITE_5M), ("cache_write_1h", WRITE_1H), ("cache_read", READ)):
+        v = entry.get(f, out["input"] * times)
+        if not isinstance(v, (int, float)) or v < 0:
+            raise ConfigError(f"{name}: `{f}` must be a number of USD per million tokens", path, fix=fix)
+        out[f] = float(v)
     long = entry.get("long_prompt")
     if long is not None:
         if not isinstance(long, dict) or not isinstance(long.get("threshold_tokens"), int):
@@ -117,14 +124,39 @@ def is_priced_exactly(model: str, prices: dict[str, dict[str, Any]] | None = Non
     return best is not None and not is_family_key(best)
 
 
+def write_rate(price: dict[str, Any], ttl: str | None) -> float:
+    """USD per million tokens written to the cache with `ttl` ("1h", else 5 minutes)."""
+    return price["cache_write_1h"] if ttl == "1h" else price["cache_write"]
+
+
+def usage_of(u: Any) -> Usage:
+    """Our Usage from the API's (an SDK object or its JSON): the cache writes split by TTL from
+    `usage.cache_creation.ephemeral_1h_input_tokens` (without that breakdown all count as 5-minute
+    writes, the API's default TTL)."""
+    def get(obj: Any, key: str) -> Any:
+        return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+    created = int(get(u, "cache_creation_input_tokens") or 0)
+    split = get(u, "cache_creation")
+    one_hour = int(get(split, "ephemeral_1h_input_tokens") or 0) if split is not None else 0
+    details = get(u, "output_tokens_details")
+    thinking = int(get(details, "thinking_tokens") or 0) if details is not None else 0
+    return Usage(int(get(u, "input_tokens") or 0), int(get(u, "output_tokens") or 0), created,
+                 int(get(u, "cache_read_input_tokens") or 0), cache_creation_1h_tokens=min(one_hour, created),
+                 thinking_tokens=thinking)
+
+
 def cost_usd(usage: Usage, model: str, prices: dict[str, dict[str, Any]] | None = None,
              batch: bool = False) -> float:
-    """USD of one call. `batch`: the Message Batches rate (half of every rate)."""
+    """USD of one call: fresh input, output, cache writes at their TTL's rate (5 minutes 1.25x,
+    1 hour 2x input), cache reads. `batch`: the Message Batches rate (half of every rate)."""
     p = price_for(model, prices)
     long = p.get("long_prompt")
     prompt = usage.input_tokens + usage.cache_creation_tokens + usage.cache_read_tokens
     if long and prompt > long["threshold_tokens"]:
         p = long
+    one_hour = min(usage.cache_creation_1h_tokens, usage.cache_creation_tokens)
     usd = (usage.input_tokens * p["input"] + usage.output_tokens * p["output"]
-           + usage.cache_creation_tokens * p["cache_write"] + usage.cache_read_tokens * p["cache_read"]) / 1e6
+           + (usage.cache_creation_tokens - one_hour) * p["cache_write"] + one_hour * p["cache_write_1h"]
+           + usage.cache_read_tokens * p["cache_read"]) / 1e6
     return usd / 2 if batch else usd

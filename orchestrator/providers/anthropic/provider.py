@@ -33,7 +33,7 @@ from .client import CONNECT_TIMEOUT, api_key, make_client
 from .continuation import SeamSkipper, misaligned, seam
 from .gate import CacheGate
 from .params import build_params, est_tokens, prefix_keys
-from .pricing import CHARS_PER_TOKEN, cost_usd, load_prices, price_for
+from .pricing import CHARS_PER_TOKEN, cost_usd, load_prices, price_for, write_rate
 from .retry import MAX_BACKOFF, OVERLOAD_BUDGET, Clock, Failure, RetryPolicy, redact
 from .settings import default_fallback, larger_budget, resolve_settings
 from .stream import CallbackError, Outcome, stream_once
@@ -149,7 +149,7 @@ class AnthropicProvider(ProviderBase):
         return self
 
     def batch_params(self, req: Request) -> dict[str, Any]:
-        return build_params(req, self.settings_for(req))
+        return build_params(req, dict(self.settings_for(req), batch=True))  # batches: 1-hour prefixes
 
     # ------------------------------------------------------------------ settings and cost
 
@@ -173,7 +173,9 @@ class AnthropicProvider(ProviderBase):
         long = p.get("long_prompt")
         if long and system_tokens + rest_tokens > long["threshold_tokens"]:
             p = long
-        return (system_tokens * max(p["input"], p["cache_write"]) + rest_tokens * max(p["input"], p["cache_write"])
+        # the dearest write any breakpoint of this request may ask for (cache_ttl.py), as billed
+        write = max(write_rate(p, s.get("cache_ttl")), write_rate(p, getattr(req, "material_ttl", None)))
+        return (system_tokens * max(p["input"], write) + rest_tokens * max(p["input"], p["cache_write"])
                 + s["max_tokens"] * p["output"]) / 1e6
 
     def cost(self, usage: Usage, model: str) -> float:
@@ -346,6 +348,7 @@ class AnthropicProvider(ProviderBase):
         total.output_tokens += u.output_tokens
         total.cache_creation_tokens += u.cache_creation_tokens
         total.cache_read_tokens += u.cache_read_tokens
+        total.cache_creation_1h_tokens += u.cache_creation_1h_tokens
         total.thinking_tokens += u.thinking_tokens
 
     async def wait_slowdown(self) -> bool:

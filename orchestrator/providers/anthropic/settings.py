@@ -87,6 +87,9 @@ def check_role(role: str, entry: Any, default_model: str, max_tokens: int | None
             raise ValueError(f"models.{role}.effort must be one of {', '.join(EFFORTS)}")
         if not info.effort:
             raise ValueError(f"models.{role}.effort: {model} does not accept an effort level (data/models.yaml)")
+        if effort not in info.efforts:  # xhigh and max only where the model takes them
+            raise ValueError(f"models.{role}.effort: {model} accepts {', '.join(info.efforts)}, not {effort} "
+                             "(data/models.yaml)")
         out["effort"] = effort
     ttl = entry.get("cache_ttl")
     if ttl is not None:

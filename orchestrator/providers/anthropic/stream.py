@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base import Usage
-from .pricing import CHARS_PER_TOKEN
+from .pricing import CHARS_PER_TOKEN, usage_of
 from .retry import Failure, classify
 
 
@@ -59,6 +59,7 @@ async def stream_once(client: Any, params: dict[str, Any], model: str, key: str 
                     out.usage.input_tokens = u.input_tokens or 0
                     out.usage.cache_creation_tokens = u.cache_creation_input_tokens or 0
                     out.usage.cache_read_tokens = u.cache_read_input_tokens or 0
+                    out.usage.cache_creation_1h_tokens = usage_of(u).cache_creation_1h_tokens  # priced 2x input
                     out.usage.output_tokens = u.output_tokens or 0
                     out.started = True
                     on_start()
@@ -77,6 +78,8 @@ async def stream_once(client: Any, params: dict[str, Any], model: str, key: str 
                         out.usage.input_tokens = u.input_tokens
                     if u.cache_creation_input_tokens is not None:
                         out.usage.cache_creation_tokens = u.cache_creation_input_tokens
+                        if getattr(u, "cache_creation", None) is not None:  # the start's split, else
+                            out.usage.cache_creation_1h_tokens = usage_of(u).cache_creation_1h_tokens
                     if u.cache_read_input_tokens is not None:
                         out.usage.cache_read_tokens = u.cache_read_input_tokens
                 elif etype == "message_stop":

@@ -13,12 +13,15 @@ from ...errors import StepFailed
 from .models import model_info
 
 CHARS_PER_TOKEN = 3.5  # a high estimate: prose is ~4 characters a token, code fewer
-COUNTED_KEYS = ("model", "system", "messages", "thinking", "tools")
+# What the request's input is made of: the structured-output schema (`output_config.format`)
+# counts too (the API turns it into a system prompt of its own), and the SDK's count_tokens takes
+# `output_config` (anthropic 2.14 `Messages.count_tokens`).
+COUNTED_KEYS = ("model", "system", "messages", "thinking", "tools", "output_config")
 
 
 def estimate(params: dict[str, Any]) -> int:
-    return int(len(json.dumps({k: params.get(k) for k in ("system", "messages")}, ensure_ascii=False))
-               / CHARS_PER_TOKEN)
+    return int(len(json.dumps({k: params.get(k) for k in ("system", "messages", "output_config")},
+                              ensure_ascii=False)) / CHARS_PER_TOKEN)
 
 
 class TokenGate:

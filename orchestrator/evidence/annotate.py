@@ -1,0 +1,169 @@
+"""Citations written from the repository map: every paragraph of a chapter that names code and
+cites nothing gets, at the end of each sentence that names code, a citation of the lines that
+show what it names — the definition of the section it is in when that holds every name, else
+the definitions of the names themselves. A citation is only written when it resolves (the
+names occur in the cited lines, read through the same reader R1 uses); a sentence that cannot
+be backed is left as it is, for R1 to report."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cite import CITE_RE, Citation, Sentence, blocks, citation_link, last_part
+from .resolve import SourceFiles, occurs
+
+MAX_PER_SENTENCE = 3
+_DOC_LINE_RE = re.compile(r"^\s*(?://|/\*|\*|#(?![!\[]|include|define|if|else|end|pragma)|--|;;)")
+
+
+@dataclass(frozen=True)
+class Def:
+    """A definition the map knows: its name as written (`Store.get`), file and lines."""
+
+    name: str
+    path: str
+    first: int
+    last: int
+
+
+def _with_doc(lines: list[str], d: Def) -> Def:
+    """The definition with the comment lines right above it (a Go, JS, Java or C doc comment)."""
+    a = d.first
+    if a > 2 and not lines[a - 2].strip() and _DOC_LINE_RE.match(lines[a - 3]):
+        a -= 1  # one blank line between a doc comment and its definition (express's JSDoc)
+    while a > 1 and _DOC_LINE_RE.match(lines[a - 2]) and lines[a - 2].strip():
+        a -= 1
+    return Def(d.name, d.path, a, d.last)
+
+
+class Citer:
+    def __init__(self, root: Path, defs: Iterable[Def], files: SourceFiles | None = None):
+        self.files = files or SourceFiles(root)
+        self.by_part: dict[str, list[Def]] = {}
+        self.by_name: dict[str, Def] = {}
+        for d in defs:
+            self.by_part.setdefault(last_part(d.name), []).append(d)
+            self.by_name.setdefault(d.name, d)
+            self.by_name.setdefault(d.name.replace("::", "."), d)
+
+    def _text(self, d: Def) -> str:
+        lines = self.files.lines(d.path)
+        if isinstance(lines, str) or d.last > len(lines) or d.first < 1:
+            return ""
+        return "\n".join(lines[d.first - 1:d.last])
+
+    def _ranges(self, d: Def) -> list[Def]:
+        lines = self.files.lines(d.path)
+        if isinstance(lines, str):
+            return []
+        wide = _with_doc(lines, d)
+        return [d] if wide == d else [d, wide]
+
+    def candidates(self, name: str) -> list[Def]:
+        """Definitions that may back a name: its own (qualified match first), smallest first."""
+        exact = self.by_name.get(name) or self.by_name.get(name.replace("::", "."))
+        part = last_part(name)
+        rest = sorted(self.by_part.get(part, []), key=lambda d: (not name.endswith(d.name.split(".")[-1]),
+                                                                 d.last - d.first, d.path, d.first))
+        out = ([exact] if exact else []) + [d for d in rest if d is not exact]
+        return out[:6]
+
+    def back(self, names: list[str], home: Def | None) -> list[Def] | None:
+        """Ranges whose lines hold every name (at most MAX_PER_SENTENCE), or None."""
+        chosen: list[Def] = []
+        left = list(names)
+        if home is not None:  # the section's own definition, with its doc comment when that holds more
+            scored = [(sum(occurs(n, self._text(r)) for n in left), -k, r) for k, r in enumerate(self._ranges(home))]
+            best = max(scored, default=None)
+            if best is not None and best[0]:
+                t = self._text(best[2])
+                chosen.append(best[2])
+                left = [n for n in left if not occurs(n, t)]
+        for n in list(left):
+            if n not in left:
+                continue
+            for d in self.candidates(n):
+                hit = next((r for r in self._ranges(d) if occurs(n, self._text(r))), None)
+                if hit is not None:
+                    chosen.append(hit)
+                    t = self._text(hit)
+                    left = [m for m in left if not occurs(m, t)]
+                    break
+        if left or not chosen or len(chosen) > MAX_PER_SENTENCE:
+            return None
+        return chosen
+
+
+def _home(section: str, text: str, citer: Citer) -> Def | None:
+    """The definition a block is about: the term it defines (`**Record**: ...`), else the first name
+    in code its section's heading gives (`## `Store``, `## How `decode` does its work`)."""
+    for m in (re.match(r"\s*\*\*`?([A-Za-z_$][\w$.:]*)`?\*\*", text), re.search(r"`([^`]+)`", section)):
+        if m and (cands := citer.candidates(m.group(1))):
+            return cands[0]
+    return None
+
+
+def _insert_at(text: str, s: Sentence, start: int) -> int:
+    """Where a citation goes in the block: before the sentence's closing stop (so that it belongs
+    to that sentence), else at its end."""
+    end = start + len(s.text)
+    stripped = text[start:end].rstrip()
+    end = start + len(stripped)
+    if stripped and stripped[-1] in ".:;。：；!?！？|":  # a table row's: inside its last cell
+        return end - 1
+    return end
+
+
+def cite(md: str, citer: Citer) -> str:
+    """The chapter with citations added to the claim paragraphs that have none."""
+    lines = md.split("\n")
+    edits: list[tuple[int, str]] = []  # (line index, new text) of blocks rewritten
+    for b in blocks(md):
+        if not b.is_claim or b.cites:
+            continue
+        home = _home(b.section, b.text, citer)
+        text = b.text
+        inserts: list[tuple[int, str]] = []
+        pos = 0
+        for s in b.sentences:
+            start = text.find(s.text, pos)
+            if start < 0:
+                continue
+            pos = start + len(s.text)
+            if not s.names:
+                continue
+            rs = citer.back(s.names, home)
+            if not rs:
+                continue
+            link = " " + " ".join("(" + citation_link(r.path, r.first, r.last) + ")" for r in rs)
+            inserts.append((_insert_at(text, s, start), link))
+        if not inserts:
+            continue
+        for at, link in sorted(inserts, reverse=True):
+            text = text[:at] + link + text[at:]
+        edits.append((b.first - 1, text))
+        for k in range(b.first, b.last):
+            lines[k] = "\x00"  # the block's other lines are in its new text
+    for i, t in edits:
+        lines[i] = t
+    return "\n".join(ln for ln in lines if ln != "\x00")
+
+
+def citations_of(md: str) -> list[Citation]:
+    return [c for b in blocks(md) for c in b.cites]
+
+
+__all__ = ["CITE_RE", "Citer", "Def", "cite", "citations_of"]
+
+
+def citer_for(root: Path, defs: Iterable[Def], memo: dict | None = None) -> Citer:
+    """One Citer per source tree and process (`memo`: a dict the caller keeps, e.g. the project's)."""
+    if memo is not None and ("evidence.citer", str(root)) in memo:
+        return memo[("evidence.citer", str(root))]
+    c = Citer(root, defs)
+    if memo is not None:
+        memo[("evidence.citer", str(root))] = c
+    return c

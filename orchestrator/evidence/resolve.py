@@ -1,0 +1,132 @@
+"""Resolving citations against a source tree, with no model: the file exists (read through the
+safe reader: inside the source, a regular file), the lines exist, and the code names the
+sentence gives occur in the cited lines. Also the coverage of a chapter's claims."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..text.markdown import split_lines
+from .cite import Block, Citation, blocks, last_part
+
+MAX_BYTES = 8_000_000
+
+
+class SourceFiles:
+    """The lines of source files, read once each through the safe reader (None: why not)."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self._files: dict[str, list[str] | str] = {}
+
+    def lines(self, rel: str) -> list[str] | str:
+        """The file's lines, or a string saying why it cannot be cited."""
+        if rel not in self._files:
+            self._files[rel] = self._read(rel)
+        return self._files[rel]
+
+    def _read(self, rel: str) -> list[str] | str:
+        p = rel.replace("\\", "/")
+        if p.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", p) or ".." in p.split("/"):
+            return "is outside the source directory"
+        from ..repo.read import SourceReadError, read_source
+
+        try:
+            lines = split_lines(read_source(self.root, p, max_bytes=MAX_BYTES).removeprefix("\ufeff"))
+        except (SourceReadError, OSError) as e:
+            why = str(e).removeprefix(f"source file {p}: ")
+            return "does not exist in the source" if "does not exist" in why else f"cannot be read ({why})"
+        return lines[:-1] if lines and lines[-1] == "" else lines  # the newline ending the last line starts none
+
+
+def cited_text(c: Citation, files: SourceFiles) -> str | None:
+    lines = files.lines(c.path)
+    if isinstance(lines, str) or not (1 <= c.first <= c.last <= len(lines)):
+        return None
+    return "\n".join(lines[c.first - 1:c.last])
+
+
+def citation_problem(c: Citation, files: SourceFiles) -> str | None:
+    """Why a citation does not resolve (file, lines), or None."""
+    lines = files.lines(c.path)
+    if isinstance(lines, str):
+        return f"cites {c.path}, which {lines}"
+    if c.first < 1 or c.last < c.first:
+        return f"cites lines {c.first}-{c.last} of {c.path}: not a range of lines"
+    if c.last > len(lines):
+        return f"cites lines {c.first}-{c.last} of {c.path}, which has {len(lines)} lines"
+    return None
+
+
+def occurs(name: str, text: str) -> bool:
+    part = last_part(name)
+    return bool(re.search(rf"(?<![\w$]){re.escape(part)}(?![\w$])", text))
+
+
+def missing_names(names: list[str], cites: list[Citation], files: SourceFiles) -> list[str]:
+    """The names none of the (resolving) cited ranges contain."""
+    texts = [t for c in cites if (t := cited_text(c, files)) is not None]
+    if not texts:
+        return []
+    joined = "\n".join(texts)
+    return [n for n in names if not occurs(n, joined)]
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Coverage:
+    claims: int  # prose blocks that name code
+    cited: int  # of them, those carrying a citation
+    citations: int
+    unresolved: int
+
+    @property
+    def share(self) -> float:
+        return self.cited / self.claims if self.claims else 1.0
+
+    def state(self, minimum: float) -> str:
+        """uncovered | partial | covered."""
+        if self.unresolved == 0 and self.share >= minimum:
+            return "covered"
+        return "partial" if self.cited or self.citations else "uncovered"
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {"claims": self.claims, "cited": self.cited, "citations": self.citations,
+                "unresolved": self.unresolved, "share": round(self.share, 3)}
+
+
+def resolve(md: str, root: Path, files: SourceFiles | None = None) -> tuple[list[Problem], list[Block], Coverage]:
+    """(unresolved citations, uncited claim blocks, coverage) of a chapter."""
+    files = files or SourceFiles(root)
+    probs: list[Problem] = []
+    uncited: list[Block] = []
+    bs = blocks(md)
+    n_cites = 0
+    for b in bs:
+        n_cites += len(b.cites)
+        if b.is_claim and not b.cites:
+            uncited.append(b)
+        for c in b.cites:
+            why = citation_problem(c, files)
+            if why:
+                probs.append(Problem(c.line, f"citation [{c.label}] {why}"))
+        for s in b.sentences:
+            if not s.cites:
+                continue
+            gone = missing_names(s.names, s.cites, files)
+            if gone:
+                refs = ", ".join(c.ref for c in s.cites)
+                names = ", ".join(f"`{n}`" for n in gone)
+                probs.append(Problem(s.cites[0].line, f"the sentence names {names}, which the cited lines ({refs}) "
+                                                      "do not contain: cite the lines that show it"))
+    claims = sum(1 for b in bs if b.is_claim)
+    cited = sum(1 for b in bs if b.is_claim and b.cites)
+    bad = {p.line for p in probs}
+    return probs, uncited, Coverage(claims, cited, n_cites, len(bad))
