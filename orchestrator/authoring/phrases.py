@@ -146,7 +146,7 @@ ZH: dict[str, str] = {
     "title_where": "{title}（{where}）", "book_title": "{name} 源码解读", "title_module": "{name} 模块", "title_in": "{where}/{what} 模块", "title_api": "公开接口",
     "ch_summary": "讲解 {names} 的工作方式，以及哪些代码依赖它们。",
     "these_files": "这些文件", "and_more": " 等共 {n} 个文件",
-    "outline_intro": "本书为{audience}讲解 `{src}`。{brief} 全书 {n} 章，每章是一组紧密相关的代码；"
+    "outline_intro": "本书为{audience}讲解 `{src}`。{brief}全书 {n} 章，每章是一组紧密相关的代码；"
                      "一章总是排在它所用到的章节之后，互不依赖的章节放在同一批次中，共 {b} 个批次。",
     "research_report": "研究报告", "sources": "源文件", "overview": "概述", "key_symbols": "关键符号",
     "excerpts": "代码摘录", "usage": "测试与示例中的用法", "relations": "关联",
