@@ -243,3 +243,10 @@ def test_go_loops_appends_and_returned_functions():
         "最后返回一个函数：`func(h http.Handler) http.Handler`。"
     assert step_sentence("check", 'encoding == ""', 0, False, ZH) == '判断是否为空：`encoding == ""`。'
     assert step_sentence("check", "_, ok := encoder.(ioResetterWriter); ok", 0, False, ZH).startswith("检查类型")
+
+
+def test_a_presence_check_and_a_compound_condition_are_told_apart():
+    assert step_sentence("check", "rctx != nil", 0, False, EN) == "It checks that a value is there: `rctx != nil`."
+    assert step_sentence("check", "value is not None", 0, False, ZH) == "确认值存在：`value is not None`。"
+    assert step_sentence("check", "ok && subr.h == nil", 1, False, ZH) == "再判断 `ok && subr.h == nil` 是否成立。"
+    assert step_sentence("check", "x is None or y", 0, False, EN) == "First it checks `x is None or y`."

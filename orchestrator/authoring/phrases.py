@@ -296,6 +296,7 @@ def lang_name(lang: str) -> str:
 # kept, an error check, a guard on length, the final return; not one template per kind.
 _STEP: dict[str, dict[str, str]] = {
     "en": {"check_err": "It checks for an error: `{code}`.", "check_nil": "It checks whether a value is missing: `{code}`.",
+           "check_set": "It checks that a value is there: `{code}`.",
            "check_len": "It checks a length: `{code}`.", "check_type": "It checks a type: `{code}`.",
            "check_first": "First it checks `{code}`.", "check_again": "Then it checks `{code}`.",
            "set_call": "It calls `{rhs}` and keeps the result in `{lhs}`.", "set_add": "It adds `{rhs}` to `{lhs}`.",
@@ -307,7 +308,7 @@ _STEP: dict[str, dict[str, str]] = {
            "set_assert": "It asserts that `{x}` holds a `{type}`, and keeps it in `{lhs}`.",
            "set_append": "It appends to `{lhs}`: `{rhs}`.", "loop_pair": "It walks `{seq}`, taking `{a}` and `{b}` each time.",
            "return_func": "Finally it returns a function: `{code}`."},
-    "zh": {"check_err": "检查是否出错：`{code}`。", "check_nil": "判断值是否为空：`{code}`。",
+    "zh": {"check_err": "检查是否出错：`{code}`。", "check_nil": "判断值是否为空：`{code}`。", "check_set": "确认值存在：`{code}`。",
            "check_len": "核对长度：`{code}`。", "check_type": "检查类型：`{code}`。",
            "check_first": "先判断 `{code}`。", "check_again": "再判断 `{code}` 是否成立。",
            "set_call": "调用 `{rhs}`，结果存入 `{lhs}`。", "set_add": "把 `{rhs}` 累加到 `{lhs}` 上。",
@@ -336,7 +337,11 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
     if kind == "check":
         if re.search(r"\berr\s*!=\s*nil\b", code):
             return v["check_err"].format(code=code)
-        if re.search(r"\bis(?: not)? None\b|[!=]==?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
+        if re.search(r"&&|\|\||\b(?:and|or)\b", code):  # a compound condition: no one kind of check
+            return v["check_first" if nth == 0 else "check_again"].format(code=code)
+        if re.search(r"\bis not None\b|!==?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
+            return v["check_set"].format(code=code)
+        if re.search(r"\bis None\b|===?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
             return v["check_nil"].format(code=code)
         if re.search(r"^not len\(|^not [\w.]+$|[!=]==?\s*(?:\"\"|'')(?!\S)|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
             return v["check_empty"].format(code=code)
