@@ -203,7 +203,7 @@ def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]]
     outer = [c for c in calls if here.get(c.rel, (me,))[0] != me]
     parts = []
     if local:
-        parts.append(t["calls_local"].format(names=join([f"`{c.name}`" for c in local[:4]], t)))
+        parts.append(t["calls_local" if len(local) > 1 else "calls_local1"].format(names=join([f"`{c.name}`" for c in local[:4]], t)))
     if inner:
         parts.append(t["calls_inner"].format(names=join([f"`{c.name}`" for c in inner[:4]], t)))
     by_ch: dict[str, list[Sym]] = {}
