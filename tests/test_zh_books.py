@@ -250,3 +250,12 @@ def test_a_presence_check_and_a_compound_condition_are_told_apart():
     assert step_sentence("check", "value is not None", 0, False, ZH) == "确认值存在：`value is not None`。"
     assert step_sentence("check", "ok && subr.h == nil", 1, False, ZH) == "再判断 `ok && subr.h == nil` 是否成立。"
     assert step_sentence("check", "x is None or y", 0, False, EN) == "First it checks `x is None or y`."
+
+
+def test_a_citation_in_chinese_prose_sits_in_chinese_brackets():
+    cited = "代码从 `TinyDB` 读起 ([tinydb/database.py:17-274](source:tinydb/database.py#L17-L274))。"
+    assert zh_punct.normalise(cited) == \
+        "代码从 `TinyDB` 读起（[tinydb/database.py:17-274](source:tinydb/database.py#L17-L274)）。"
+    english = "It starts at `TinyDB` ([tinydb/database.py:17](source:tinydb/database.py#L17))."
+    assert zh_punct.normalise(english) == english
+    assert zh_punct.normalise(zh_punct.normalise(cited)) == zh_punct.normalise(cited)

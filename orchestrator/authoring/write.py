@@ -389,7 +389,8 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     else:
         text = grammar.fix(text)
     text = re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
-    return _cited(text, p)
+    text = _cited(text, p)
+    return zh_punct.normalise(text) if zh else text  # the citations, too, in Chinese brackets
 
 
 def _cited(text: str, p: Project) -> str:

@@ -20,6 +20,8 @@ _FENCE_OPEN = re.compile(r"^[ \t]*(?:>[ \t]?)*(`{3,}|~{3,})")
 
 # Each rule is one seam; applied in order, outside code spans.
 _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str] | str], ...] = (
+    # a citation of the source in Chinese prose sits in Chinese brackets, without a space before
+    (re.compile(r"[ \t]*\((\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(source:[^)\s]*\))\)"), r"（\1）"),
     # an English sentence quoted in Chinese ends with its own stop: no second, Chinese one
     (re.compile(r"([.!?])([”」』\"'])[。．]"), r"\1\2"),
     (re.compile(r"([.!?])[ \t]*[。．]"), r"\1"),
