@@ -252,6 +252,23 @@ def test_pdf_pages_render_with_title_contents_page_numbers_code_and_diagram(tmp_
 
 
 @pytest.mark.slow
+def test_a_chinese_book_s_pdf_embeds_chinese_glyphs(tmp_path):
+    """Pango falls back to a CJK face; export.css asks for Simplified Chinese (Noto CJK SC, which
+    .ci/run installs): no box where a character should be."""
+    from orchestrator.export import pdf
+
+    if "Noto Sans CJK SC" not in subprocess.run(["fc-list"], capture_output=True, text=True).stdout:
+        pytest.skip("fonts-noto-cjk is not installed (.ci/run installs it)")
+    zh = make_site(language="zh", title="minikv 源码解读", chapters=(
+        ChapterDoc("ch01", "写入数据", "`put` 如何写到磁盘。", 1, "# 写入数据\n\n每次写入先进入内存表，再追加到日志。\n"),))
+    data, _ = pdf.build(make_book(zh, diagram=False), _pdf_css(), tmp_path)
+    (tmp_path / "zh.pdf").write_bytes(data)
+    fonts = subprocess.run([_need("pdffonts"), str(tmp_path / "zh.pdf")], capture_output=True, text=True).stdout
+    assert "CJK-SC" in fonts, fonts
+    assert "每次写入先进入内存表" in _pdftext(tmp_path / "zh.pdf", 3) + _pdftext(tmp_path / "zh.pdf", 4)
+
+
+@pytest.mark.slow
 def test_pdf_is_deterministic(tmp_path):
     from orchestrator.export import pdf
 

@@ -47,6 +47,7 @@ def test_a_second_taker_is_refused_when_the_lock_file_is_gone(tmp_path, how):
             assert not (ws / LOCK).exists()  # the refused taker created nothing
 
 
+@pytest.mark.slow
 def test_the_holder_locks_a_new_lock_file_before_its_next_commit(tmp_path):
     ws = make_example(tmp_path / "ws")
     said: list[str] = []

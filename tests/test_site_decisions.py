@@ -8,26 +8,19 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from orchestrator.main import main
+from orchestrator.testing.cli import run_cli
 from orchestrator.testing.helpers import make_example
 
 pytestmark = pytest.mark.slow
 
 
 def book(capsys, monkeypatch, *args: str) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["book", *args])
-    try:
-        main()
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out = capsys.readouterr()
-    return code, out.out + out.err
+    proc = run_cli(*args)
+    return proc.returncode, proc.stdout + proc.stderr
 
 
 def site(ws: Path) -> dict[str, bytes]:

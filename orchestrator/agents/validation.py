@@ -38,7 +38,9 @@ def _chapter_text(text: str, ctx: dict[str, Any]) -> list[str]:
     if h1 != 1:
         errs.append(f"the chapter must have exactly one `# ` title line, found {h1}")
     chs, me = ctx.get("chapters") or [], (ctx.get("chapter") or {}).get("id")
-    first = bool(chs and me and chs[0].get("id") == me)  # chapter 1 must be the big picture (issue 23)
+    # chapter 1 must be the big picture (issue 23), with the usage example the front door gives it;
+    # a project whose README, docs and examples hold none cannot be asked to quote one
+    first = bool(chs and me and chs[0].get("id") == me) and "usage example" in (ctx.get("project_front") or "")
     fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=50, max_words=50_000, first=first)
     errs += [f"line {f.line}: {f.message}" for f in fs if f.check in ("r3.fence", "r3.overview")]
     return errs

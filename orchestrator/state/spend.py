@@ -31,7 +31,9 @@ _FIELDS = ("run", "role", "chapter", "step", "provider", "model", "batch", "ts")
 
 
 def path_for(ledger_path: Path) -> Path:
-    return ledger_path.parent.parent / NAME
+    """`output/.spend.jsonl` for a book's ledger (`output/.book/state.db`: a deleted `.book/`
+    leaves it); beside a ledger that lives anywhere else, never in a directory it does not own."""
+    return ledger_path.parent.parent / NAME if ledger_path.parent.name == ".book" else ledger_path.parent / NAME
 
 
 @dataclass
