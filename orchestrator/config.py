@@ -10,14 +10,18 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .defaults import DEFAULT_MODEL, DEFAULT_TITLE, DEFAULT_TITLES, LOCALIZED_DEFAULTS  # noqa: F401  (re-exported)
+from .defaults import (  # noqa: F401  (re-exported)
+    DEFAULT_MODEL,
+    DEFAULT_TITLE,
+    DEFAULT_TITLES,
+    LEGACY_PERSONAS,
+    LOCALIZED_DEFAULTS,
+    default_personas,
+    main_language,
+)
 from .errors import ConfigError
 
-DEFAULT_PERSONAS = [
-    "newcomer: knows Python, has never seen this codebase",
-    "maintainer: knows the codebase, checks that nothing is wrong or missing",
-    "architect: wants the design decisions and their trade-offs",
-]
+DEFAULT_PERSONAS = LEGACY_PERSONAS  # the schema's placeholder; a book's own follow its source (`_localized`)
 
 
 @dataclass(frozen=True)
@@ -136,10 +140,13 @@ def _yaml_scalar(v: Any) -> str:
 
 
 def render_default(title: str | None = None, source: str | None = None, language: str | None = None,
-                   **values: Any) -> str:
+                   project: Path | None = None, **values: Any) -> str:
     """The book.yaml that `book init` writes: every key, its value, a comment."""
     vals = {k.name: k.default for k in SCHEMA}
     vals.update(LOCALIZED_DEFAULTS.get(language or "en", {}))  # a Chinese book's title, audience and brief in Chinese
+    code = main_language(project) if project is not None and "personas" not in values else None
+    if code:  # the newcomer knows the project's language
+        vals["personas"] = default_personas(code, language or "en")
     vals.update({k: v for k, v in dict(title=title, source=source, language=language, **values).items() if v is not None})
     lines = ["# book.yaml: the book to write. Every key is shown with its default.",
              "# Flags on the command line win over this file; this file wins over the defaults.", ""]
@@ -237,7 +244,7 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
             raise ConfigError("title is empty", shown, vline, fix=f'title: "{key.default}"')
         if name == "personas" and (not value or not all(isinstance(p, str) and p.strip() for p in value)):
             raise ConfigError("personas must be a non-empty list of descriptions", shown, vline,
-                              fix='personas: ["newcomer: knows Python, new to this code"]')
+                              fix='personas: ["newcomer: knows Go, new to this code"]')
         if name == "models" and value:  # each role's model, max_tokens, thinking, effort against data/models.yaml
             from .providers.anthropic.settings import validate_models
 
@@ -253,7 +260,7 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
                                             for v in value.values()):
             raise ConfigError("max_tokens maps a role to a positive whole number", shown, vline)
         values[name] = float(value) if name in ("budget_usd", "evidence_min") else value
-    cfg = Config(root=root, file=path, **values)
+    cfg = _localized(Config(root=root, file=path, **values), values)
     if cfg.server == "compatible" and cfg.max_output and cfg.context_window and cfg.max_output >= cfg.context_window:
         raise ConfigError(f"max_output ({cfg.max_output}) must be below context_window ({cfg.context_window}): the "
                           "prompt needs room too", shown, fix="max_output: a quarter of context_window")
@@ -261,6 +268,23 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
         line = next((k.start_mark.line + 1 for k, _ in node.value if k.value == "source"), None)
         check_source_dir(cfg.source_dir, cfg.source, shown, line, empty_ok=True)
     return cfg
+
+
+def _localized(cfg: Config, given: dict[str, Any]) -> Config:
+    """The defaults a person did not change, in the book's language and for the project's
+    language: a Chinese book's audience in Chinese, a Go project's newcomer who knows Go."""
+    kw: dict[str, Any] = {}
+    local = LOCALIZED_DEFAULTS.get(cfg.language, {})
+    for name in ("audience", "brief"):
+        if name in local and given.get(name, KEYS[name].default) == KEYS[name].default:
+            kw[name] = local[name]
+    mine = given.get("personas")
+    untouched = mine is None or mine == LEGACY_PERSONAS or any(  # a default of either language, as init wrote it
+        mine[1:] == default_personas(None, lang)[1:] and len(mine) == 3 for lang in ("en", "zh"))
+    code = main_language(cfg.source_dir) if untouched and cfg.source_dir.is_dir() else None
+    if code:  # no code yet: nothing to follow, the defaults stand
+        kw["personas"] = default_personas(code, cfg.language)
+    return replace(cfg, **kw) if kw else cfg
 
 
 def check_source_dir(path: Path, given: str, file: str | None = None, line: int | None = None,

@@ -78,7 +78,7 @@ def incomplete(book: Any, calls: list[dict[str, Any]]) -> tuple[list[dict[str, A
     if unknown:
         notes.append(f"the spend before the ledger was rebuilt is unknown ({unknown}): enter it with "
                      "`book cost --lost-spend USD` (from your provider's console)")
-    elif led.conn is None and not journal.exists and files_were_generated(book.root / OUT):
+    elif (led.conn is None or led.created) and not journal.exists and files_were_generated(book.root / OUT):
         notes.append(f"the ledger {led.path} and the spend journal {journal.path} are both missing or unreadable, "
                      "but the files show that models were called: what they cost is not known here")
     from .state.lock import Lock

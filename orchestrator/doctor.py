@@ -22,6 +22,7 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    warning: bool = False  # something to fix that does not stop a run (shown as "warn", not "BAD")
 
 
 def sample_context(cfg) -> dict:
@@ -135,7 +136,8 @@ def model_checks(cfg, roles: list[str]) -> list[Check]:
         eol = ": retired" in w or ": deprecated" in w
         out.append(Check("model end of life" if eol else "model warning", False, w,
                          "name a current model in book.yaml (`model:` or `models:`)" if eol else
-                         "name a model of data/models.yaml in book.yaml (`model:` or `models:`), or add it to the table"))
+                         "name a model of data/models.yaml in book.yaml (`model:` or `models:`), or add it to the table",
+                         warning=not eol))
     return out
 
 

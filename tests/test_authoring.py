@@ -199,7 +199,7 @@ def test_chinese_chapters_are_chinese(project: Path):
 
 
 def test_chinese_sentences_are_joined_without_a_space_outside_code():
-    from orchestrator.authoring.write import _tidy_cjk
+    from orchestrator.text.zh_punct import normalise as _tidy_cjk
 
     text = "有些工作不应在每个处理函数里重复编写。 本章讲解它。\n\n```go\nx := \"。 a\"\n```\n> English. Quoted."
     out = _tidy_cjk(text)

@@ -124,7 +124,9 @@ def test_book_init_example_has_a_loadable_source(tmp_path, monkeypatch, capsys):
     cfg = load(tmp_path / "b")
     assert cfg.source_dir.is_dir() and cfg.language == "zh"
     zh = config.LOCALIZED_DEFAULTS["zh"]
-    assert cfg == Config(title=cfg.title, language="zh", audience=zh["audience"], brief=zh["brief"])
+    # the sample is Python and the book Chinese: so is its newcomer persona (issue 23, item 7)
+    assert cfg == Config(title=cfg.title, language="zh", audience=zh["audience"], brief=zh["brief"],
+                         personas=config.default_personas("python", "zh"))
     assert "源码解读" in cfg.title
 
 

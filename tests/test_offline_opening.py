@@ -106,7 +106,7 @@ def test_a_later_chapter_opens_with_its_code_in_its_own_words(tmp_path: Path):
     assert _own_words([s for s in key if s.name == "other"], phrases("en")) == ""  # not a sentence about it
     # a Chinese book quotes the English comment as the source's own words, never as its prose
     assert _own_words(key, phrases("zh")) == \
-        "源码注释这样介绍 `GenFishCompletion`：“GenFishCompletion generates fish completion file and writes to the passed writer.”。"
+        "源码注释这样介绍 `GenFishCompletion`：「GenFishCompletion generates fish completion file and writes to the passed writer.」"
     assert _used(1, 1, phrases("en")) == "used from 1 other source file and 1 test or example"
     assert _used(2, 0, phrases("en")) == "used from 2 other source files and 0 tests or examples"
 

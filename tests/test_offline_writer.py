@@ -237,5 +237,5 @@ def test_a_chinese_glossary_entry_says_what_the_type_offers(tmp_path: Path):
     entry = next(x for x in lines if x.startswith("**Mux**"))
     assert entry.startswith("**Mux**：`mux.go` 中的结构体，提供 2 个方法，主要有 `Handle` 与 `Serve`"), entry
     assert "另有 1 个文件用到它" in entry
-    assert "> Mux is a request multiplexer." in entry  # the English is quoted, not put in the sentence
+    assert "源码注释：「Mux is a request multiplexer.」" in entry  # the English is quoted (「…」), not put in the sentence
     assert not any(x.startswith("**bare**") for x in lines)  # nothing known: no entry

@@ -96,3 +96,39 @@ def test_approve_all_without_a_gate_approves_every_gate(tmp_path: Path):
     assert pending(ws) == []
     proc = run_cli("approve", "--workspace", str(ws))
     assert proc.returncode == 2 and "name the gate" in proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("provider", ["offline", "anthropic"])
+def test_modify_on_a_review_settles_within_one_run(tmp_path: Path, monkeypatch, provider: str):
+    """`book modify review chNN --instructions`: the next run redoes the draft with them and the
+    chapter's review gate asks again, once; a second run redoes nothing (issue 25: it looped)."""
+    from orchestrator.testing.fake_api import FakeAPI
+    from orchestrator.testing.role_answers import answer
+
+    api = None
+    if provider == "anthropic":
+        api = FakeAPI(answerer=answer)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    try:
+        ws = make_example(tmp_path / "ws", gates="normal", max_chapters=1, provider=provider)
+        w = ("--workspace", str(ws))
+        for _ in range(2):  # the outline gate, then the research gate
+            run_cli("run", *w)
+            run_cli("approve", "--all", *w)
+        run_cli("run", *w)  # on to the review gate
+        assert ("review", "ch01") in pending(ws)
+        assert run_cli("modify", "review", "ch01", "--instructions", "explain the log first", *w).returncode == 0
+        drafts = lambda: sorted(p.name for p in (ws / "output/chapters/draft").glob("ch01-draft.md*"))  # noqa: E731
+        first = run_cli("run", *w)
+        assert first.returncode == 3 and ("review", "ch01") in pending(ws), first.stderr[-1500:]
+        after = drafts()
+        calls = len(api.requests) if api else 0
+        second = run_cli("run", *w)
+        assert second.returncode == 3 and drafts() == after  # nothing redone: no new .bak, no new draft
+        assert (len(api.requests) if api else 0) == calls  # and no model call paid for it
+        assert "the rollback runs on the next" not in first.stderr + second.stderr
+    finally:
+        if api:
+            api.stop()

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from ..text import docstrings
+from .phrases import audience_in
 from .plan import assign_roles, chapter_roles
 from .project import Project, Sym
 from .research import _quote, outline_chapters
@@ -268,7 +269,7 @@ def opening(ctx: dict[str, Any], p: Project, files: list[str], key: list[Sym], t
             sentences.append(lead)
         sentences.append(form.format(title=title, ch=earlier, files=part))
     if first_chapter:
-        sentences.append(t["for_whom"].format(audience=ctx["book"]["audience"], names=names))
+        sentences.append(t["for_whom"].format(audience=audience_in(ctx["book"]["audience"], t["lang"]), names=names))
     else:
         sentences.append(_shape(p, key, t, join))
     out = [" ".join(s for s in sentences if s).strip(), ""]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..defaults import DEFAULT_TITLE, LOCALIZED_DEFAULTS
-from .phrases import phrases
+from .phrases import audience_in, phrases
 from .plan import batches, group_files, key_symbols, order_groups
 from .project import Project, project_name
 from .titles import make_titles, title_names
@@ -67,8 +67,10 @@ def plan(ctx: dict[str, Any], p: Project) -> str:
         chapters.append(Chapter(ids[g], titles[g], batch_of[g], summary, dep_ids, tuple(files)))
     book = ctx["book"]
     o = Outline(book_title(ctx, str(p.root)), tuple(chapters))
-    intro = t["outline_intro"].format(src=ctx.get("source_name", p.root.name), audience=book["audience"],
-                                      brief=book["brief"], n=len(chapters), b=len({c.batch for c in chapters}))
+    intro = t["outline_intro"].format(src=ctx.get("source_name", p.root.name),
+                                      audience=audience_in(book["audience"], language),
+                                      brief=audience_in(book["brief"], language),  # a person's English, quoted
+                                      n=len(chapters), b=len({c.batch for c in chapters}))
     from .story import part_lines
 
     parts = part_lines(p, [{"id": c.id, "title": c.title, "sources": list(c.sources), "depends_on": list(c.depends_on)}

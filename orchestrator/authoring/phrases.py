@@ -6,6 +6,8 @@ quotes it as a block quote instead."""
 
 from __future__ import annotations
 
+import re
+
 EN: dict[str, str] = {
     "lang": "en", "and": " and ", "comma": ", ", "none": "none",
     "takes_from": "It uses these names explained in other chapters:",
@@ -70,25 +72,27 @@ EN: dict[str, str] = {
     "term_doc": "**{name}**: {summary} (the {kind} in `{file}`)",
     "defined": "`{name}` is a {kind} in `{file}` (lines {a}–{b}).",
     "defined_line": "`{name}` is a {kind} in `{file}` (line {a}).",
-    "doc_says": " Its doc comment says:",
+    "doc_says": " Its doc comment says:", "doc_says_one": " Its doc comment is one paragraph:",
     "no_doc": "It has no doc comment, so its code is the explanation.",
     "deprecated": "**Deprecated.**",  # not `**X**:`, which the memory keeper reads as a glossary term
     "read_code": "Its {n} lines are short enough to read at once.",
-    "steps_intro": "What `{name}` does, step by step:",
+    "steps_intro": "What `{name}` does, step by step:", "steps_intro_short": "Step by step, `{name}` does {n} main things:",
     "step_check": "It checks `{code}`.", "step_loop": "It loops over `{code}`.",
     "step_choose": "It chooses a branch by `{code}`.", "step_raise": "It fails with `{code}`.",
     "step_return": "It returns `{code}`.", "step_defer": "It defers `{code}` until the function ends.",
     "step_with": "It opens `{code}` for the block that follows.", "step_try": "It tries the following block and handles failures.",
-    "step_try_do": "It tries {codes}.", "step_try_catch": "It tries {codes}; if that fails, it runs `{handler}`.",
+    "step_try_do": "It tries {codes}.", "step_try_do_again": "It then tries {codes}.",
+    "step_try_catch_again": "It then tries {codes}; if that fails, it runs `{handler}`.", "step_try_catch": "It tries {codes}; if that fails, it runs `{handler}`.",
     "step_yield": "It yields `{code}` to the caller.", "step_set": "It sets `{code}`.",
     "step_call": "It calls `{code}`.",
     "params": "Parameters", "returns": "Returns", "raises": "Raises",
     "params_from_doc": "Its parameters and results, as its doc comment describes them:",
-    "params_from_sig": "The signature of `{name}` takes:",
+    "params_from_sig": "The signature of `{name}` takes:", "params_from_sig_one": "`{name}` takes one parameter:",
     "param_type": " of type `{type}`", "param_default": ", by default `{default}`",
     "result_type": "It gives back `{ret}`.",
     "notes_intro": "The doc comment adds:",
     "calls_local": "It relies on {names}, explained in this chapter.",
+    "calls_local1": "It relies on {names}, explained in this chapter.",
     "calls_inner": "It calls {names}, from the same part of the code.",
     "calls_other": "It calls {names}, covered in [{title}]({ch}.md).",
     "doc_example": "The doc comment shows it in use (an illustration, not part of the source files):",
@@ -96,6 +100,8 @@ EN: dict[str, str] = {
     "usage_intro": "The tests and examples show `{name}` at work, in `{file}` from line {a}:",
     "usage_after": "This is how a caller uses `{name}`: the call above is taken from the project's own code.",
     "usage_in_test": "The call comes from `{test}`, which shows what a caller of `{name}` writes and expects.",
+    "usage_in_test_more": "This one is from `{test}`.", "usage_same_test": "The same test, `{test}`, uses `{name}` too.",
+    "usage_intro_more": "`{name}` at work, in `{file}` from line {a}:",
     "others": "Other names in this part",
     "other_line": "- `{name}` ({kind}, `{file}`, line {a})",
     "summary": "Summary",
@@ -141,16 +147,16 @@ ZH: dict[str, str] = {
     "title_where": "{title}（{where}）", "book_title": "{name} 源码解读", "title_module": "{name} 模块", "title_in": "{where}/{what} 模块", "title_api": "公开接口",
     "ch_summary": "讲解 {names} 的工作方式，以及哪些代码依赖它们。",
     "these_files": "这些文件", "and_more": " 等共 {n} 个文件",
-    "outline_intro": "本书为{audience}讲解 `{src}`。{brief} 全书 {n} 章，每章是一组紧密相关的代码；"
+    "outline_intro": "本书为{audience}讲解 `{src}`。{brief}全书 {n} 章，每章是一组紧密相关的代码；"
                      "一章总是排在它所用到的章节之后，互不依赖的章节放在同一批次中，共 {b} 个批次。",
     "research_report": "研究报告", "sources": "源文件", "overview": "概述", "key_symbols": "关键符号",
     "excerpts": "代码摘录", "usage": "测试与示例中的用法", "relations": "关联",
     "questions": "读者会问的问题", "use_case": "核心用例",
-    "src_line": "- `{file}`（{n} 行，语言：{lang}）。",
+    "src_line": "- `{file}`（{n} 行 {lang} 代码）。",
     "sym_line": "- `{name}`（{kind}，`{file}` 第 {a}–{b} 行，排名分数 {score}）",
     "sig_params": "参数：{params}；返回：{ret}",
     "no_usage": "没有测试或示例直接调用这些关键符号。",
-    "rel_uses": "使用了[{title}]({ch}.md)中的 {names}",
+    "rel_uses": "来自[{title}]({ch}.md)的 {names}",
     "q_what": "`{name}` 是做什么的？调用者最先在哪里遇到它？",
     "q_fail": "`{name}` 遇到无法处理的输入时会怎样？",
     "q_together": "`{a}` 和 `{b}` 是如何配合工作的？",
@@ -158,7 +164,7 @@ ZH: dict[str, str] = {
     "q_nodoc": "`{name}` 没有文档注释：从代码看，它做了什么？",
     "use_case_text": "读者通过 `{name}`（位于 `{file}`）接触到这部分代码。",
     "use_case_seen": "`{file}` 第 {line} 行展示了它的实际用法。",
-    "for_whom": "本书写给{audience}，从这里、从 {names} 讲起。",
+    "for_whom": "代码从 {names} 读起。",  # the overview above already named the reader
     "problem_more": "[{title}]({ch}.md)已经开启了这个话题；本章讲解 {files} 中的那一部分。",
     "problem_more2": "[{title}]({ch}.md)开启的话题在 {files} 中继续。",
     "problem_more3": "[{title}]({ch}.md)所开始的内容，还有一部分在 {files} 中。",
@@ -181,12 +187,12 @@ ZH: dict[str, str] = {
     "open_used_many": "`{name}` 是整个项目里用得最多的类型之一：另有 {n} 个文件写到它，其中包括 {files}。",
     "open_used_one_f": "本章之外只有 {files} 调用了 `{name}`。",
     "open_used_many_f": "整个项目到处都在调用 `{name}`：另有 {n} 个文件写到它，其中包括 {files}。",
-    "own_quote": "源码注释这样介绍 `{name}`：“{summary}”。",
+    "own_quote": "源码注释这样介绍 `{name}`：「{summary}」",
     "pkg_doc_go": "包的文档注释位于 `{file}`，原文如下：",
     "pkg_doc_as": "`{file}` 开头的文档注释写道：",
     "think": "可以把它想象成**{phrase}**：{meaning}。",
     "metaphor_tie": "在代码中，`{name}` 扮演的正是这幅图景中的核心角色。",
-    "fits": "本章的位置", "file_line": "- `{file}`：{n} 行，语言为 {lang}。",
+    "fits": "本章的位置", "file_line": "- `{file}`：{n} 行 {lang} 代码。",
     "builds_on": "本章建立在{links}之上：如果下文中的某个名字让你感到陌生，请先阅读那些章节。",
     "used_by": "之后，{links}会在本章内容的基础上继续展开。",
     "terms": "关键术语",
@@ -194,26 +200,27 @@ ZH: dict[str, str] = {
     "defined_line": "`{name}` 是 `{file}` 中的一个{kind}（第 {a} 行）。",
     "term_zh": "**{name}**：`{file}` 中的{kind}{facts}",
     "term_methods": "提供 {n} 个方法，主要有 {names}",
-    "term_users": "另有 {n} 个文件用到它",
-    "doc_says": "源码中的文档注释写道：",
+    "term_users": "另有 {n} 个文件用到它", "term_said": "源码注释：「{summary}」",
+    "doc_says": "源码中的文档注释写道：", "doc_says_one": "它的文档注释只有一段：",
     "no_doc": "它没有文档注释，因此代码本身就是最好的说明。",
     "deprecated": "**已弃用**，源码中的说明如下：",
     "read_code": "它只有 {n} 行，可以一眼读完。",
-    "steps_intro": "`{name}` 的执行过程，逐步来看：",
+    "steps_intro": "`{name}` 的执行过程，逐步来看：", "steps_intro_short": "逐步来看，`{name}` 主要做了 {n} 件事：",
     "step_check": "先检查条件 `{code}`。", "step_loop": "对 `{code}` 进行循环处理。",
     "step_choose": "根据 `{code}` 选择分支。", "step_raise": "以 `{code}` 报告失败。",
     "step_return": "返回 `{code}`。", "step_defer": "推迟执行 `{code}`，直到函数结束时才运行。",
     "step_with": "为接下来的代码块打开 `{code}`。", "step_try": "尝试执行接下来的代码块，并处理其中的失败。",
-    "step_try_do": "尝试执行 {codes}。", "step_try_catch": "尝试执行 {codes}；若失败，则执行 `{handler}`。",
+    "step_try_do": "尝试执行 {codes}。", "step_try_do_again": "再尝试 {codes}。",
+    "step_try_catch_again": "再尝试 {codes}；失败时执行 `{handler}`。", "step_try_catch": "尝试执行 {codes}；若失败，则执行 `{handler}`。",
     "step_yield": "把 `{code}` 交给调用者。", "step_set": "赋值：`{code}`。",
     "step_call": "调用 `{code}`。",
     "params": "参数", "returns": "返回值", "raises": "异常",
     "params_from_doc": "它的参数与返回值，文档注释中的原文如下：",
-    "params_from_sig": "`{name}` 的签名接受以下参数：",
+    "params_from_sig": "`{name}` 的签名接受以下参数：", "params_from_sig_one": "`{name}` 只接受一个参数：",
     "param_type": "，类型为 `{type}`", "param_default": "，默认值为 `{default}`",
     "result_type": "它的返回类型是 `{ret}`。",
     "notes_intro": "文档注释还补充了以下说明：",
-    "calls_local": "它依赖 {names}，这些在本章中都有讲解。",
+    "calls_local": "它依赖的 {names} 在本章中都有讲解。", "calls_local1": "它依赖的 {names} 在本章中有讲解。",
     "calls_inner": "它调用了同一部分代码中的 {names}。",
     "calls_other": "它调用了 {names}，详见[{title}]({ch}.md)。",
     "doc_example": "文档注释中给出了一个用法示例（仅作示意，并非源文件中的代码）：",
@@ -221,6 +228,8 @@ ZH: dict[str, str] = {
     "usage_intro": "测试和示例展示了 `{name}` 的实际用法，见 `{file}` 第 {a} 行起：",
     "usage_after": "调用者就是这样使用 `{name}` 的：上面的调用直接摘自项目自己的代码。",
     "usage_in_test": "这段调用出自 `{test}`，它展示了 `{name}` 的调用者会写什么、期待什么。",
+    "usage_in_test_more": "这一段出自测试 `{test}`。", "usage_same_test": "同一个测试 `{test}` 也用到了 `{name}`。",
+    "usage_intro_more": "再看 `{name}`，见 `{file}` 第 {a} 行起：",
     "others": "本部分的其他名字",
     "other_line": "- `{name}`（{kind}，`{file}` 第 {a} 行）",
     "summary": "小结",
@@ -272,3 +281,151 @@ def phrases(language: str) -> dict[str, str]:
 
 def kind_name(kind: str, t: dict[str, str]) -> str:
     return KINDS[t["lang"]].get(kind, kind if t["lang"] == "en" else "定义")
+
+
+LANG_NAMES = {"python": "Python", "go": "Go", "javascript": "JavaScript", "typescript": "TypeScript", "rust": "Rust",
+              "java": "Java", "c": "C", "cpp": "C++", "c++": "C++", "csharp": "C#", "ruby": "Ruby", "php": "PHP",
+              "kotlin": "Kotlin", "swift": "Swift", "scala": "Scala", "elixir": "Elixir", "shell": "Shell", "lua": "Lua"}
+
+
+def lang_name(lang: str) -> str:
+    """A programming language as its users write its name (`python` → `Python`)."""
+    return LANG_NAMES.get(lang.lower(), lang)
+
+
+# A step list reads as prose when each step is said by what it does: a call whose result is
+# kept, an error check, a guard on length, the final return; not one template per kind.
+_STEP: dict[str, dict[str, str]] = {
+    "en": {"check_err": "It checks for an error: `{code}`.", "check_nil": "It checks whether a value is missing: `{code}`.",
+           "check_set": "It checks that a value is there: `{code}`.",
+           "check_len": "It checks a length: `{code}`.", "check_type": "It checks a type: `{code}`.",
+           "check_first": "First it checks `{code}`.", "check_again": "Then it checks `{code}`.",
+           "set_call": "It calls `{rhs}` and keeps the result in `{lhs}`.", "set_add": "It adds `{rhs}` to `{lhs}`.",
+           "set_value": "It sets `{lhs}` to `{rhs}`.", "call_again": "Next it calls `{code}`.",
+           "return_last": "Finally it returns `{code}`.", "loop_first": "It goes through `{code}` one at a time.",
+           "loop_again": "It loops again, over `{code}`.", "loop_in": "It takes each `{item}` of `{seq}` in turn.",
+           "check_empty": "It checks whether something is empty: `{code}`.", "return_bare": "It returns here.",
+           "call_guard": "It makes sure it may go on: `{code}`.",
+           "set_assert": "It asserts that `{x}` holds a `{type}`, and keeps it in `{lhs}`.",
+           "set_append": "It appends to `{lhs}`: `{rhs}`.", "loop_pair": "It walks `{seq}`, taking `{a}` and `{b}` each time.",
+           "return_func": "Finally it returns a function: `{code}`."},
+    "zh": {"check_err": "检查是否出错：`{code}`。", "check_nil": "判断值是否为空：`{code}`。", "check_set": "确认值存在：`{code}`。",
+           "check_len": "核对长度：`{code}`。", "check_type": "检查类型：`{code}`。",
+           "check_first": "先判断 `{code}`。", "check_again": "再判断 `{code}` 是否成立。",
+           "set_call": "调用 `{rhs}`，结果存入 `{lhs}`。", "set_add": "把 `{rhs}` 累加到 `{lhs}` 上。",
+           "set_value": "令 `{lhs}` 为 `{rhs}`。", "call_again": "接着调用 `{code}`。",
+           "return_last": "最后返回 `{code}`。", "loop_first": "逐个处理 `{code}`。",
+           "loop_again": "再对 `{code}` 做一轮循环。", "loop_in": "依次取出 `{seq}` 中的每个 `{item}`。",
+           "check_empty": "判断是否为空：`{code}`。", "return_bare": "到此返回。",
+           "call_guard": "确认前提：`{code}`。",
+           "set_assert": "把 `{x}` 断言为 `{type}` 类型，存入 `{lhs}`。",
+           "set_append": "向 `{lhs}` 追加元素：`{rhs}`。", "loop_pair": "遍历 `{seq}`，每次得到 `{a}` 与 `{b}`。",
+           "return_func": "最后返回一个函数：`{code}`。"},
+}
+_CALL_NEXT = {"en": ["Next it calls `{code}`.", "Then it calls `{code}`.", "After that comes `{code}`."],
+              "zh": ["接着调用 `{code}`。", "再调用 `{code}`。", "然后执行 `{code}`。", "随后调用 `{code}`。"]}
+_ASSIGN = re.compile(r"^(?:(?:let|const|var)\s+(?:mut\s+)?)?([^=!<>:+\-*/]+?)\s*(:=|\+=|=)\s*(.+)$")
+_GUARD = re.compile(r"(?:^|\.)_?(?:check|ensure|validate|assert|require|verify)[A-Z_]?\w*\(", re.I)
+_CALL = re.compile(r"^[A-Za-z_$][\w$.]*(?:\[[^\]]*\])?[\w$.]*\(")
+_LOOP_IN = re.compile(r"^(?:\(?\s*(?:let|const|var)\s+)?([\w$, ]+?)\s+(?:in|of)\s+(.+)$|^([\w, ]+?)\s*:=\s*range\s+(.+)$")
+
+
+def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str]) -> str:
+    """One step of a function, said by what it does. `nth`: how many steps of this kind came
+    before it; `last`: it is the list's last step."""
+    v = _STEP[t["lang"]]
+    code = code.rstrip(" \\")  # a condition continued on the next line: its first line, without the `\\`
+    if kind == "check":
+        if re.search(r"\berr\s*!=\s*nil\b", code):
+            return v["check_err"].format(code=code)
+        if re.search(r"&&|\|\||\b(?:and|or)\b", code):  # a compound condition: no one kind of check
+            return v["check_first" if nth == 0 else "check_again"].format(code=code)
+        if re.search(r"\bis not None\b|!==?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
+            return v["check_set"].format(code=code)
+        if re.search(r"\bis None\b|===?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
+            return v["check_nil"].format(code=code)
+        if re.search(r"^not len\(|^not [\w.]+$|[!=]==?\s*(?:\"\"|'')(?!\S)|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
+            return v["check_empty"].format(code=code)
+        if re.search(r"\b(?:len|strlen|size)\(|\.length\b|\.size\(\)", code):
+            return v["check_len"].format(code=code)
+        if re.search(r"\bisinstance\(|\binstanceof\b|\.\(\*?[\w.]+\)", code):
+            return v["check_type"].format(code=code)
+        return v["check_first" if nth == 0 else "check_again"].format(code=code)
+    if kind == "set":
+        m = _ASSIGN.match(code)
+        if m:
+            lhs, op, rhs = m.group(1).strip(), m.group(2), m.group(3).strip()
+            lhs = re.sub(r"(?:,\s*_)+$", "", lhs)  # `v, _ :=`: the value kept, the flag dropped
+            if op == "+=":
+                return v["set_add"].format(lhs=lhs, rhs=rhs)
+            if re.match(r"^append\(\s*" + re.escape(lhs) + r"\s*,", rhs):  # only when it is the same slice
+                return v["set_append"].format(lhs=lhs, rhs=rhs)
+            cast = re.match(r"^([\w.]+)\.\((\*?[\w.]+)\)$", rhs)  # Go's type assertion is not a call
+            if cast:
+                return v["set_assert"].format(lhs=lhs, x=cast.group(1), type=cast.group(2))
+            return v["set_call" if _CALL.match(rhs) else "set_value"].format(lhs=lhs, rhs=rhs)
+    if kind == "call" and _GUARD.search(code):
+        return v["call_guard"].format(code=code)
+    if kind == "call" and nth > 0:
+        forms = _CALL_NEXT[t["lang"]]  # a run of calls, each said its own way
+        return forms[(nth - 1) % len(forms)].format(code=code)
+    if kind == "return" and not code:
+        return v["return_bare"]
+    if kind == "return" and last and re.match(r"^(?:func\b|function\b|lambda\b|\([^)]*\)\s*=>)", code):
+        return v["return_func"].format(code=code)
+    if kind == "return" and last:
+        return v["return_last"].format(code=code)
+    m = _LOOP_IN.match(code) if kind == "loop" else None
+    if m:
+        item, seq = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        seq = seq.strip()
+        if seq.count(")") > seq.count("("):  # `for (const x of xs)`: the loop's own bracket
+            seq = seq[:seq.rindex(")")].rstrip()
+        item = item.strip().removeprefix("_, ")
+        pair = re.match(r"^(\w+),\s*(\w+)$", item)  # Go's `i, p := range xs`, Python's `k, v in d.items()`
+        if pair:
+            return v["loop_pair"].format(seq=seq, a=pair.group(1), b=pair.group(2))
+        return v["loop_in"].format(item=item, seq=seq)
+    if kind == "loop":
+        return v["loop_first" if nth == 0 else "loop_again"].format(code=code)
+    return t["step_" + kind].format(code=code)
+
+
+def audience_in(audience: str, lang: str) -> str:
+    """The audience as a Chinese sentence can carry it: a person's English words are quoted
+    (「…」), never glued into the sentence."""
+    if lang == "zh" and not re.search("[\u4e00-\u9fff]", audience):
+        return f"「{audience.strip()}」"
+    return audience
+
+
+_RESULT = {
+    "en": {"none": "It gives nothing back.", "bool": "It answers yes or no: it returns `{ret}`.",
+           "func": "It returns a function, of type `{ret}`.", "pair": "It returns more than one value: `{ret}`.",
+           "error": "It returns `{ret}`, the last of which says whether it failed."},
+    "zh": {"none": "它没有返回值。", "bool": "它回答“是”或“否”：返回 `{ret}`。",
+           "func": "它返回一个函数，类型为 `{ret}`。", "pair": "它返回多个值：`{ret}`。",
+           "error": "它返回 `{ret}`，最后一个值表示是否出错。"},
+}
+
+
+def result_sentence(ret: str, t: dict[str, str]) -> str:
+    """What a function gives back, said by its shape: nothing, a yes or no, a function (a Go
+    middleware's constructor), several values, a value and an error."""
+    r, v = ret.strip(), _RESULT[t["lang"]]
+    if r in ("None", "void", "()", "undefined", "Unit"):
+        return v["none"]
+    if r in ("bool", "boolean", "Boolean", "_Bool"):
+        return v["bool"].format(ret=r)
+    if re.match(r"^func\b|^Callable\b|^\(.*\)\s*=>", r):
+        return v["func"].format(ret=r)
+    if re.match(r"^\(.*,\s*error\)$|^Result<", r):
+        return v["error"].format(ret=r) if r.startswith("(") else t["result_type"].format(ret=r)
+    if re.match(r"^\(.*,.*\)$|^tuple\[.*,.*\]$", r):
+        return v["pair"].format(ret=r)
+    return t["result_type"].format(ret=r)
+
+
+def steps_intro(name: str, n: int, t: dict[str, str]) -> str:
+    """The line before a step list; a list of a few steps says how many."""
+    return t["steps_intro_short" if n <= 3 else "steps_intro"].format(name=name, n=n)

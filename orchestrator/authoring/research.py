@@ -16,7 +16,7 @@ from typing import Any
 
 from ..text import docstrings
 from .codeinfo import signature_parts
-from .phrases import kind_name, phrases
+from .phrases import kind_name, lang_name, phrases
 from .plan import key_symbols
 from .project import Project, Sym
 
@@ -124,7 +124,7 @@ def research(ctx: dict[str, Any], p: Project) -> str:
     for f in ch["sources"]:
         pd = docstrings.parse(p.module_doc(f), p.lang(f))
         doc = "" if zh else pd.summary
-        out.append(t["src_line"].format(file=f, n=p.size(f), lang=p.lang(f)) + (f" {doc}" if doc else ""))
+        out.append(t["src_line"].format(file=f, n=p.size(f), lang=lang_name(p.lang(f))) + (f" {doc}" if doc else ""))
     overview = []
     for f in files:
         pd = docstrings.parse(p.module_doc(f), p.lang(f))

@@ -27,7 +27,7 @@ from .overview import (
     purpose,
     sequence_diagram,
 )
-from .phrases import kind_name
+from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
 
 PARTS = ("overview", "using", "inside", "foundations")
@@ -62,6 +62,8 @@ EN = {
     "flow_head": "How `{name}` does its work", "flow_intro": "The work flows in this order: {chain}.",
     "flow_next": "From `{caller}` the call goes on to `{name}`, the {kind} in `{file}` (lines {a}–{b}).",
     "flow_member": "`{name}`, a {kind} of `{owner}` (`{file}`, lines {a}–{b}), is part of its work.",
+    "flow_member_also": "`{name}` is another {kind} of `{owner}` (`{file}`, lines {a}–{b}).",
+    "flow_member_short": "`{name}`, a {kind} of `{owner}`, is {n} lines long (`{file}`, lines {a}–{b}).",
     "flow_head_one": "What `{name}` does",
     "beside": "Beside the main path",
     "beside_line": "`{name}`, the {kind} in `{file}` (lines {a}–{b}){summary}",
@@ -102,6 +104,8 @@ ZH = {
     "flow_head": "`{name}` 如何完成工作", "flow_intro": "工作按这个顺序进行：{chain}。",
     "flow_next": "调用从 `{caller}` 继续到 `{name}`，即 `{file}` 中的{kind}（第 {a}–{b} 行）。",
     "flow_member": "`{name}` 是 `{owner}` 的{kind}（`{file}` 第 {a}–{b} 行），承担它的一部分工作。",
+    "flow_member_also": "`{name}` 同样是 `{owner}` 的{kind}，位于 `{file}` 第 {a}–{b} 行。",
+    "flow_member_short": "`{owner}` 的{kind} `{name}` 只有 {n} 行（`{file}` 第 {a}–{b} 行）。",
     "flow_head_one": "`{name}` 做什么",
     "beside": "主路径之外",
     "beside_line": "`{name}`：`{file}` 中的{kind}（第 {a}–{b} 行）{summary}",
@@ -172,7 +176,7 @@ def part_lines(p: Project, chapters: list[dict[str, Any]], lang: str) -> list[st
         if not members:
             continue
         k += 1
-        links = ", ".join(f"[{c.get('title')}]({c.get('id')}.md)" for c in members)
+        links = ("、" if s is ZH else ", ").join(f"[{c.get('title')}]({c.get('id')}.md)" for c in members)
         out.append(s["ov_part_line"].format(k=k, part=s["part_" + key].format(name=name), chapters=links))
     return out
 
@@ -220,7 +224,7 @@ def overview_lead(ctx: dict[str, Any], p: Project, key: list[Sym], lang: str) ->
     s = phrases(lang)
     names = _join([f"`{x.name}`" for x in key[:3]], s) or "—"
     name = project_name(p.root)
-    lead = s["ov_lead"].format(name=name, audience=ctx["book"]["audience"], names=names)
+    lead = s["ov_lead"].format(name=name, audience=audience_in(ctx["book"]["audience"], lang), names=names)
     said = purpose(p)
     if said and lang != "zh":  # the project's own first sentence opens the book (a zh book quotes it below)
         first = re.split(r"(?<=[.!?])\s+", " ".join(said[2].split()), maxsplit=1)[0]
@@ -250,7 +254,7 @@ def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str], na
 def _join(items: list[str], s: dict[str, str]) -> str:
     if len(items) <= 1:
         return "".join(items)
-    sep, last = ("、", "与") if s is ZH else (", ", " and ")
+    sep, last = ("、", " 与 ") if s is ZH else (", ", " and ")
     return sep.join(items[:-1]) + last + items[-1]
 
 

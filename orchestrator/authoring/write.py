@@ -16,12 +16,12 @@ from typing import Any
 from .. import diagrams
 from ..checks import grammar
 from ..steps import MEMORY, RESEARCH
-from ..text import docstrings
+from ..text import docstrings, zh_punct
 from . import facts, roles as roles_mod, story
 from .codeinfo import resolved_calls, signature_parts, steps
 from .facts import resolved_users
 from .opening import opening
-from .phrases import kind_name, phrases
+from .phrases import kind_name, lang_name, phrases, result_sentence, step_sentence, steps_intro
 from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
@@ -113,7 +113,10 @@ def _zh_term(s: Sym, t: dict[str, str], p: Project | None) -> str:
         return ""
     line = t["term_zh"].format(name=s.short, kind=kind_name(s.kind, t), file=s.rel,
                                facts=("，" + "，".join(facts)) if facts else "") + "。"
-    if pd.summary:
+    summary = " ".join(pd.summary.split())
+    if summary and len(summary) <= 200 and "「" not in summary and "」" not in summary:
+        line += t["term_said"].format(summary=summary)  # the source's own words, quoted: what the term is for
+    elif summary:
         line += "\n\n" + _quote(pd.summary)
     return line
 
@@ -160,14 +163,14 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
         out += [t["params_from_doc"], "", _quote(text) if zh else text, ""]
         return out
     if sig_params:
-        out += [t["params_from_sig"].format(name=s.short), ""]
+        out += [t["params_from_sig_one" if len(sig_params) == 1 else "params_from_sig"].format(name=s.short), ""]
         for x in sig_params:
             typ = t["param_type"].format(type=x.type) if x.type and "`" not in x.type else ""
             dflt = t["param_default"].format(default=x.default) if x.default and "`" not in x.default else ""
             out.append(f"- `{x.name}`{typ}{dflt}")
         out.append("")
     if ret and "`" not in ret:
-        out += [t["result_type"].format(name=s.short, ret=ret), ""]
+        out += [result_sentence(ret, t), ""]
     return out
 
 
@@ -177,14 +180,16 @@ def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
     st = steps(code, s.lang)
     if len(st) < 2:
         return []
-    out = [t["steps_intro"].format(name=s.short), ""]
+    out = [steps_intro(s.short, len(st), t), ""]
     for k, (kind, frag) in enumerate(st, 1):
         if kind in ("try_do", "try_catch"):  # the block's actions, and what runs when they fail
             acts, _, handler = frag.partition("\x1f")
             codes = join([f"`{a}`" for a in acts.split("\n")], t)
-            out.append(f"{k}. " + t["step_" + kind].format(codes=codes, handler=handler))
+            again = "_again" if any(kk in ("try_do", "try_catch") for kk, _ in st[:k - 1]) else ""  # a second try
+            out.append(f"{k}. " + t["step_" + kind + again].format(codes=codes, handler=handler))
             continue
-        out.append(f"{k}. " + t["step_" + kind].format(code=frag.replace("`", "'")))
+        seen = sum(1 for kk, _ in st[:k - 1] if kk == kind)
+        out.append(f"{k}. " + step_sentence(kind, frag.replace("`", "'"), seen, k == len(st), t))
     return out + [""]
 
 
@@ -198,7 +203,7 @@ def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]]
     outer = [c for c in calls if here.get(c.rel, (me,))[0] != me]
     parts = []
     if local:
-        parts.append(t["calls_local"].format(names=join([f"`{c.name}`" for c in local[:4]], t)))
+        parts.append(t["calls_local" if len(local) > 1 else "calls_local1"].format(names=join([f"`{c.name}`" for c in local[:4]], t)))
     if inner:
         parts.append(t["calls_inner"].format(names=join([f"`{c.name}`" for c in inner[:4]], t)))
     by_ch: dict[str, list[Sym]] = {}
@@ -223,7 +228,8 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
                                                                      file=s.rel, a=a, b=b)
     if pd.summary:
         if zh:
-            out += [where + t["doc_says"], "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks))), ""]
+            says = t["doc_says_one" if len(pd.blocks) == 1 else "doc_says"]  # a one-line comment is said to be one
+            out += [where + says, "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks))), ""]
         else:
             out += [where + " " + pd.summary, ""]
             out += [x for blk in docstrings.render_blocks(pd.paragraphs) for x in (blk, "")]
@@ -271,8 +277,10 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
                     lead = st["flow_next"].format(caller=caller.name, name=x.name, kind=kind_name(x.kind, t),
                                                   file=x.rel, a=a, b=b)
                 elif owner is not None:
-                    lead = st["flow_member"].format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
-                                                    file=x.rel, a=a, b=b)
+                    form = "flow_member_short" if b - a < 5 else "flow_member_also" if any(  # said by its size, or as one more
+                        c.dotted.startswith(owner.dotted + ".") for c in chain[:j]) else "flow_member"
+                    lead = st[form].format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
+                                           file=x.rel, a=a, b=b, n=b - a + 1)
             out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead)
     if alone:
         out += [f"## {st['beside']}", ""]
@@ -339,7 +347,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     # where this fits
     out += [f"## {t['fits']}", ""]
     for f in ch["sources"]:
-        out.append(t["file_line"].format(file=f, n=p.size(f), lang=p.lang(f)))
+        out.append(t["file_line"].format(file=f, n=p.size(f), lang=lang_name(p.lang(f))))
     out.append("")
     taken_from = [line[2:] for line in _section(research, t["relations"]).splitlines()
                   if line.startswith("- ") and "](" in line]
@@ -361,11 +369,15 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     out += _walk(p, syms, ctx, here, in_chapter, t)
     if usage:
         out += [f"## {t['in_use']}", ""]
-        for name, rel, a, b, lang, _file, code in usage:
+        said: list[str] = []  # the tests already named: a later one is said shortly, the same one as the same
+        for k, (name, rel, a, b, lang, _file, code) in enumerate(usage):
             test = enclosing_test(p.lines_of(rel), a) if rel in p.files else ""
             short = name.rsplit(".", 1)[-1]
-            after = t["usage_in_test"].format(test=test, name=short) if test else t["usage_after"].format(name=short)
-            out += [t["usage_intro"].format(name=name, file=rel, a=a), "",
+            form = "usage_after" if not test else "usage_same_test" if test in said else \
+                "usage_in_test_more" if said else "usage_in_test"
+            after = t[form].format(test=test, name=short)
+            said += [test] if test else []
+            out += [t["usage_intro" if k == 0 else "usage_intro_more"].format(name=name, file=rel, a=a), "",
                     docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "", after, ""]
     others = [s for s in key_symbols(p, files, len(key) + 12) if s.name not in in_chapter][:12]
     out += story.reference_table(p, key + others, t["lang"], shown={x.name for x, *_ in syms})  # per-symbol detail: a table, not the body
@@ -373,11 +385,12 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     out += story.closing(p, key, nxt[0] if nxt else None, t["lang"])
     text = "\n".join(out)
     if zh:
-        text = _tidy_cjk(text)
+        text = zh_punct.normalise(text)  # one language's punctuation at a time, code and quotes untouched
     else:
         text = grammar.fix(text)
     text = re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
-    return _cited(text, p)
+    text = _cited(text, p)
+    return zh_punct.normalise(text) if zh else text  # the citations, too, in Chinese brackets
 
 
 def _cited(text: str, p: Project) -> str:
@@ -389,23 +402,6 @@ def _cited(text: str, p: Project) -> str:
     defs += [annotate.Def(d.qualified_name, rel, d.start_line, d.end_line)  # tests and examples: usage is evidence
              for rel, fm in p.map.files.items() if rel not in ranked for d in fm.definitions]
     return annotate.cite(text, annotate.citer_for(p.root, defs, p._keys))
-
-
-_CJK_GAP_RE = re.compile(r"([。！？；：，、）])[ \t]+(?=\S)")
-
-
-def _tidy_cjk(text: str) -> str:
-    """Chinese sentences are joined without spaces: drop a space left after CJK punctuation
-    where two sentences were joined (`…编写。 本章` → `…编写。本章`), outside code blocks."""
-    lines, fence = text.split("\n"), None
-    for i, ln in enumerate(lines):
-        s = ln.lstrip()
-        if s.startswith(("```", "~~~")):
-            fence = None if fence and s.startswith(fence) else (fence or s[:3])
-            continue
-        if fence is None:
-            lines[i] = _CJK_GAP_RE.sub(r"\1", ln)
-    return "\n".join(lines)
 
 
 def _used(n: int, k: int, t: dict[str, str]) -> str:

@@ -40,7 +40,7 @@ def doctor(workspace: Workspace = Path("."), provider: Provider = None, as_json:
         emit_json([vars(c) for c in checks])
     else:
         for c in checks:
-            print(f"{'ok ' if c.ok else 'BAD'} {c.name:<9} {c.detail}")
+            print(f"{'ok ' if c.ok else 'warn' if c.warning else 'BAD'} {c.name:<9} {c.detail}")
             if c.fix:
                 print(f"    fix: {c.fix}")
     bad = [c.name for c in checks if not c.ok]

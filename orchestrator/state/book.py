@@ -347,6 +347,7 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
 
         title = config_mod.DEFAULT_TITLES.get(language or "en", config_mod.DEFAULT_TITLES["en"]).format(
             name=project_name(root / source))
-    atomic_write(cfg, config_mod.render_default(title=title, source=source, language=language))
+    atomic_write(cfg, config_mod.render_default(title=title, source=source, language=language,
+                                                project=root / source if (root / source).is_dir() else None))
     made.insert(0, "book.yaml")
     return made

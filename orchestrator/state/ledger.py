@@ -140,15 +140,20 @@ class Ledger:
         self.strict = strict
         self.failed: str | None = None  # a writer's first write failure: every later write raises it
         self.ident: tuple[int, int] | None = None  # a writer's database file (dev, inode): deleted under it?
+        self.created = False  # a reader found no ledger and made an empty one (for the hash cache)
 
     @classmethod
     def open(cls, path: Path, repair: bool = True) -> "Ledger":
         warnings: list[str] = []
         if not repair:
-            if not os.path.lexists(path):  # nothing to read, and a reader creates nothing
-                return cls(None, path, warnings)
+            # a reader of a book with no ledger yet makes one for the hash cache alone (what keeps
+            # the next scan of an unchanged tree to a stat per file); it records no call or event,
+            # and says it found none (`created`: the spend it shows is not a record's)
+            created = not os.path.lexists(path)
             try:
-                return cls(cls._open_checked(path, probe=False), path, warnings)
+                led = cls(cls._open_checked(path, probe=False), path, warnings)
+                led.created = created
+                return led
             except sqlite3.DatabaseError as e:
                 what = "unreadable" if kind(e) == "corrupt" else "not available"
                 warnings.append(f"{path} is {what} ({e}); the files are the truth, and `book resume` rebuilds it")

@@ -1,6 +1,6 @@
 """Measures of written text: how much of a Chinese book's prose is Chinese.
 
-Code (fenced blocks and inline code), quoted source (block quotes), citations, link targets and HTML
+Code (fenced blocks and inline code), quoted source (block quotes and 「…」), citations, link targets and HTML
 comments are set aside: what remains are the sentences the tool wrote."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ def prose_of(md: str) -> str:
     md = "\n".join(ln for ln in md.splitlines() if not ln.lstrip().startswith(">"))
     md = re.sub(r"\[[^\[\]\n]*\]\(source:[^)\s]*\)", "", md)  # a citation of the source is evidence, not prose
     md = re.sub(r"`+[^`\n]*`+", "", md)
+    md = re.sub(r"「[^」\n]*」", "", md)  # the source's own words quoted inline, like a block quote
     md = re.sub(r"\]\([^)\s]*\)", "]", md)
     return md
 
