@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .fsio import _mutate, fsync_dir, partial_path, utc_stamp
+from .fsio import _mutate, fsync_dir, partial_path, temp_path, utc_stamp, write_temp
 
 
 @dataclass(frozen=True)
@@ -99,15 +99,9 @@ def move_aside(path: Path, seen: Seen) -> tuple[Path | None, Seen]:
 def commit(path: Path, data: str | bytes, seen: Seen) -> Committed:
     """Write `data` at `path` (temp, fsync, no-replace rename, fsync dir) unless the path holds
     something the run did not see; then the data goes to `<path>.partial` and the path is kept."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
-    _mutate("write", path)
+    tmp = temp_path(path)
     try:
-        with open(tmp, "wb") as fh:
-            fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
+        write_temp(path, data)
         out = _place(path, tmp, seen)
     finally:  # a failed write (a full disk, a crash in a test) leaves no temp file
         try:

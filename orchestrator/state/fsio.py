@@ -59,18 +59,31 @@ def fsync_dir(d: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """temp → flush → fsync → os.replace → fsync(dir)."""
+def temp_path(path: Path) -> Path:
+    """Where a write of `path` is made before it is renamed into place (the sweep's pattern)."""
+    return path.with_name(f".{path.name}.tmp.{os.getpid()}")
+
+
+def write_temp(path: Path, data: str | bytes) -> Path:
+    """The first half of a crash-safe write: `data` in a temp file beside `path`, flushed and
+    fsynced; the caller renames it into place (and removes it if that fails)."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
+    tmp = temp_path(path)
     _mutate("write", path)
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return tmp
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """temp → flush → fsync → os.replace → fsync(dir)."""
+    tmp = temp_path(path)
     try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        write_temp(path, data)
         os.replace(tmp, path)
     except OSError:
         # A failed write (a full disk) leaves no temp file for the next run's sweep: the
