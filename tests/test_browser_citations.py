@@ -7,7 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_browser import TEMPLATES, Browser, _find_chromium
+from test_browser import (
+    TEMPLATES,
+    browser,  # noqa: F401  (the module's headless Chromium)
+)
 
 from orchestrator import publish
 from orchestrator.evidence.revision import Revision
@@ -39,16 +42,6 @@ def _publish(site: Site, out: Path) -> None:
     for name, text in files.items():
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_text(text, encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("browser")
-    b = Browser(_find_chromium(), tmp / "profile", tmp / "chromium.log")
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def test_a_citation_opens_the_cited_lines_of_the_files_page(browser, tmp_path):

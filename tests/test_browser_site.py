@@ -11,7 +11,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from test_browser import TEMPLATES, Browser, _file_of, _find_chromium, _publish
+from test_browser import (
+    TEMPLATES,
+    _file_of,
+    _publish,
+    browser,  # noqa: F401  (the module's headless Chromium)
+)
 
 from orchestrator.publish import ChapterDoc, Site
 
@@ -36,16 +41,6 @@ CHAPTERS = (
                file="output/chapters/final/ch03-final.md",
                sources=("minikv/engine/read.py", "minikv/engine/compact.py")),
 )
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("browser-site")
-    b = Browser(_find_chromium(), tmp / "profile", tmp / "chromium.log")
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_browser import TEMPLATES, Browser, _find_chromium, _publish
+from test_browser import (
+    TEMPLATES,
+    _publish,
+    browser,  # noqa: F401  (the module's headless Chromium)
+)
 
 from orchestrator import diagrams
 from orchestrator.authoring.codeinfo import resolved_calls
@@ -33,16 +37,6 @@ CLASSES = """classDiagram
     Store --> MemTable
     Store *-- LRUCache
 """
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("browser")
-    b = Browser(_find_chromium(), tmp / "profile", tmp / "chromium.log")
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 @pytest.fixture(scope="module")
