@@ -84,6 +84,9 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         ctx[MEMORY] = _memory_ctx(mem)
         ctx["findings"] = _findings(checks.audit_book(finals, glossary=mem.glossary,
                                                       chapters={c.id: c.title for c in o.chapters}, language=cfg.language))
+        from .quality_context import figures  # measured before the inputs are read: they are its `quality`
+
+        ctx["quality"] = figures(book).as_dict()
         inputs = book.scanner.book_input_hashes(step)
         return Gathered(ctx | (extra or {}), inputs)
 

@@ -12,8 +12,9 @@ from typing import Any
 from .. import checks, outline as outline_mod
 from ..contracts import check_no_markers
 from ..errors import ConfigError, ValidationFailed
+from ..evidence.quality import Quality, with_quality
 from ..state import memory as memoryfiles
-from ..steps import ALL_STEPS, FINAL, RESEARCH
+from ..steps import ALL_STEPS, AUDIT, FINAL, RESEARCH
 from .source_context import with_sources_cut
 from .structured import structured, structured_answer
 from .surround import around
@@ -119,6 +120,8 @@ def clean_and_validate(step: str, text: str, ctx: dict[str, Any], trimmed: list[
         errs += _final_code(text, ctx)
     if errs:
         raise ValidationFailed("; ".join(errs))
+    if step == AUDIT and ctx.get("quality"):  # the book's figures, the tool's own section (evidence.quality)
+        text = with_quality(text, Quality.from_dict(ctx["quality"]), ctx.get("language", "en")).rstrip("\n")
     if step == RESEARCH and ctx.get("sources_cut"):  # what the prompt could not carry, said in the report
         text = with_sources_cut(text, ctx["sources_cut"], ctx.get("language", "en")).rstrip("\n")
     return text + "\n"

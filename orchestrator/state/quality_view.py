@@ -1,0 +1,160 @@
+"""The book's quality figures (checks.quality) as the scan, the checkpoint and the audit's staleness
+read them: computed in a run (they need the repository map) and kept in `output/.book/quality.json`
+with what they were made of, so that a scan reads one small file and never builds the map.
+
+What the figures are made of: the complete finals (their body hashes), their claims files, the
+source's revision, and the source files the figures read (the cited files and those of the map's
+top-ranked symbols, each with its hash). The cache is *current* while all of these are as recorded.
+
+The audit's input `quality` is the hash of the figures themselves: a source change that moves no
+figure leaves the audit fresh (no paid audit), one that moves a figure makes it stale. Until a run
+has measured a changed tree, the input is the hash of the new ingredients: the audit is reported
+stale (the figures may have moved), and the run's first act measures them (agents.quality_context)
+and so settles it either way. A decision at a gate changes none of the ingredients: an approval
+costs no audit."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from ..evidence.claims import claims_path
+from ..evidence.quality import TOP_SYMBOLS, VERSION, Quality
+from ..steps import FINAL, OUT, STEPS
+from .markers import short_hash
+from .ready import complete_finals
+
+CACHE = f"{OUT}/.book/quality.json"
+
+
+def ingredients(book) -> dict[str, Any]:
+    """What the figures are made of, read from the files (cheap: stats and cached hashes)."""
+    from .evidence_view import revision
+
+    sc = book.scanner
+    rev = revision(book).id
+    finals = {ch: sc.body_hash(STEPS[FINAL].file(ch)) for ch in complete_finals(sc)}
+    return {"version": VERSION, "top": TOP_SYMBOLS, "revision": rev, "finals": finals,
+            "claims": {ch: _claims(book, ch, h, rev) for ch, h in finals.items()}}
+
+
+def _claims(book, ch: str, final: str | None, rev: str) -> str | None:
+    """A chapter's claims file as an ingredient: its hash when it holds evidence the text alone
+    cannot give (recorded from this very final at another revision: the lines as they were then),
+    else None (absent, of an older text, or of this text at this revision: the same claims the
+    figures build from the text). So the claims file its page records after the audit changes nothing."""
+    h = book.scanner.body_hash(claims_path(ch))
+    if h is None:
+        return None
+    memo = ("quality.claims", ch, h)
+    hit = book.memo.get(memo)
+    if hit is None:
+        from ..evidence.claims import load
+
+        doc = load(book.root / claims_path(ch))
+        hit = book.memo[memo] = (doc.get("of"), str(doc.get("revision", {}).get("id", ""))) if doc else (None, "")
+    return h if hit[0] == final and hit[1] != rev else None
+
+
+def key_of(ing: dict[str, Any]) -> str:
+    return short_hash(json.dumps(ing, sort_keys=True))
+
+
+def figures_hash(q: Quality) -> str:
+    return short_hash(json.dumps(q.as_dict(), sort_keys=True, ensure_ascii=False))
+
+
+def load(book) -> dict[str, Any] | None:
+    """The cache file, or None when there is none or it cannot be read (derived: a run writes it again)."""
+    try:
+        doc = json.loads((book.root / CACHE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(doc, dict) and isinstance(doc.get("figures"), dict) and isinstance(doc.get("files"), dict)
+    return doc if ok else None
+
+
+def _files_current(book, files: dict[str, str | None]) -> bool:
+    src = book.cfg.source_dir
+    return all(book.cache.body_hash(os.path.join(src, rel)) == h for rel, h in files.items())
+
+
+def current(book) -> Quality | None:
+    """The cached figures when they are of the book and source as they are now, else None.
+    Memoised for the command by the ingredients and the cache file's version."""
+    if book.cfg.file is None or book.scanner.outline is None:
+        return None
+    key = key_of(ingredients(book))
+    try:
+        st = os.stat(book.root / CACHE)
+        stamp: tuple = (st.st_size, st.st_mtime_ns)
+    except OSError:
+        stamp = ()
+    memo = ("quality.current", key, stamp)
+    if memo in book.memo:
+        return book.memo[memo]
+    doc = load(book) if stamp else None
+    hit = None
+    if doc is not None and doc.get("key") == key and _files_current(book, doc["files"]):
+        hit = Quality.from_dict(doc["figures"])
+    book.memo[memo] = hit
+    return hit
+
+
+def input_hash(book) -> str | None:
+    """The audit's `quality` input: the figures' hash while they are current, else the new
+    ingredients' hash: the audit is stale until a run has measured them (its first act, before it
+    decides anything: agents.quality_context.refresh), and fresh again when they did not move."""
+    if book.cfg.file is None or book.scanner.outline is None:
+        return None
+    q = current(book)
+    return figures_hash(q) if q is not None else "u" + key_of(ingredients(book))[:11]
+
+
+def store(book, q: Quality, files: dict[str, str | None]) -> None:
+    """Keep the figures with what they were made of (the write protocol; the audit's state is
+    asked again)."""
+    from .fsio import write_if_changed
+
+    doc = {"key": key_of(ingredients(book)), "ingredients": ingredients(book), "files": files,
+           "figures": q.as_dict()}
+    path = book.root / CACHE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_if_changed(path, json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    from ..steps import AUDIT, BOOK_STEPS
+
+    book.scanner.invalidate(BOOK_STEPS[AUDIT].path)
+
+
+def scan_object(book) -> dict[str, Any] | None:
+    """`book scan --json`'s `quality`: the figures, `current` false when the book or its source
+    changed since they were measured (the last measured figures are shown, or null)."""
+    if book.cfg.file is None or book.scanner.outline is None:
+        return None
+    q = current(book)
+    if q is not None:
+        return {"current": True, **q.as_dict()}
+    doc = load(book)
+    return {"current": False, **doc["figures"]} if doc is not None else None
+
+
+CHECKPOINT = {
+    "en": "Book quality: claims {c} · claim paragraphs cited {p} · citations resolving {r} · "
+          "top symbols taught {t} · diagrams valid {d}",
+    "zh": "全书质量：论断成立 {c} · 引用了源码的论断段落 {p} · 可解析的引用 {r} · 讲解的高排名符号 {t} · 有效的图 {d}",
+}
+
+
+def checkpoint_line(book, language: str = "en") -> str:
+    """The figures in one line under Phase 4 of checkpoint.md ("" until they are measured)."""
+    q = current(book)
+    if q is None:
+        return ""
+
+    def f(a: int, b: int) -> str:
+        return f"{a}/{b}"
+
+    return CHECKPOINT["zh" if language == "zh" else "en"].format(
+        c=f(q.claims_supported, q.claims_all), p=f(q.claim_paragraphs_cited, q.claim_paragraphs),
+        r=f(q.citations_resolving, q.citations), t=f(q.top_taught, q.top_symbols), d=f(q.diagrams_valid, q.diagrams))
