@@ -4,7 +4,9 @@ the audit's staleness, the scan and the checkpoint read them without the map."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..checks.code import name_checks
 from ..checks.diagrams import diagram_problems
@@ -33,10 +35,13 @@ def top_symbols(repo_map, n: int = TOP_SYMBOLS) -> list[Symbol]:
     return out
 
 
-def measure_book(book) -> Quality:
-    """Measure the figures of the complete finals now and keep them (output/.book/quality.json)."""
-    from .context import _project, _source_index
+# () -> (the repository map, R1's source index): what the run already holds (agents.context)
+Tools = Callable[[], tuple[Any, Any]]
 
+
+def measure_book(book, tools: Tools) -> Quality:
+    """Measure the figures of the complete finals now and keep them (output/.book/quality.json)."""
+    repo_map, index = tools()
     sc, src = book.scanner, Path(book.cfg.source_dir)
     finals, claims = {}, {}
     for ch in complete_finals(sc):
@@ -44,8 +49,8 @@ def measure_book(book) -> Quality:
         finals[ch] = read_body(book.root, rel)
         doc = claims_mod.load(book.root / claims_mod.claims_path(ch))
         claims[ch] = doc if doc is not None and doc.get("of") == sc.body_hash(rel) else None  # else built from the text
-    top = top_symbols(_project(book).map)
-    symbol_problem, path_exists = name_checks(src, _source_index(book))
+    top = top_symbols(repo_map)
+    symbol_problem, path_exists = name_checks(src, index)
     files = SourceFiles(src)
     q = measure(finals, src, claims=claims, revision=revision(book), top=top, files=files,
                 diagram_problems=lambda code: diagram_problems(code, symbol_problem, path_exists))
@@ -54,13 +59,13 @@ def measure_book(book) -> Quality:
     return q
 
 
-def figures(book) -> Quality:
+def figures(book, tools: Tools) -> Quality:
     """The current figures: the kept ones while they are of the book and source as they are, else
     measured now (the auditor's prompt and file carry them)."""
-    return quality_view.current(book) or measure_book(book)
+    return quality_view.current(book) or measure_book(book, tools)
 
 
-def refresh(book) -> bool:
+def refresh(book, tools: Tools) -> bool:
     """At a run's start: an audit already written whose figures may have moved (the source or a
     claims file changed since they were measured) gets them measured now, so that its staleness
     says whether they did. True when they were measured."""
@@ -68,5 +73,5 @@ def refresh(book) -> bool:
         return False
     if book.scanner.book_step(AUDIT).marker is None or quality_view.current(book) is not None:
         return False
-    measure_book(book)
+    measure_book(book, tools)
     return True

@@ -10,6 +10,7 @@ caller sits on the event loop's thread, where the loop's own handlers cannot run
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 import threading
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..authoring import project as project_mod
 from ..repo.map import _render_line
 from ..repo.walk import read_source
+from ..text.markdown import split_lines
 
 if TYPE_CHECKING:
     from ..authoring.project import Project
@@ -168,16 +170,37 @@ def map_limit_for(cfg: Any, role: str, default_max_tokens: int) -> int:
     return min(MAP_CHARS, source_limit_for(cfg, role, default_max_tokens))
 
 
+# The researcher's sources carry their line numbers, so that its excerpts and citations give real
+# ones: `  12→    def put(...)`. An arrow, never a character of the code before it, that no
+# language starts a line with after a number: a model copying code knows to leave it out (and a
+# report whose excerpt kept it is asked again: agents.validation), and R1 compares only the code.
+GUTTER = "→"
+NUMBERED_RE = re.compile(r"^ *\d+→")
+
+
+def numbered(text: str) -> str:
+    """`text` with each line prefixed by its 1-based number and GUTTER, numbers right-aligned to
+    the widest: the lines as a citation counts them (evidence.resolve: split at `\n` only, a
+    byte-order mark and `\r` dropped; the newline ending the last line starts none)."""
+    lines = split_lines(text.removeprefix("\ufeff"))
+    if lines and lines[-1] == "":
+        lines.pop()
+    width = len(str(len(lines)))
+    return "".join(f"{n:>{width}}{GUTTER}{line}\n" for n, line in enumerate(lines, 1))
+
+
 def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *,
                     related: bool = True) -> dict[str, Any]:
     """A chapter's files (bounded by rank) and, with `related`, the ranked symbols of the files
     they use and of the tests that exercise them. The ranking is computed only when it is
     needed (a chapter over the limit, or `related`): a reviewer of a small chapter costs no
-    PageRank of the repository."""
+    PageRank of the repository. The researcher's (`related`) files are numbered before they are
+    bounded: the numbers cost room in the prompt, and the limit counts them."""
     texts: dict[str, str] = {}
     for rel in sources:
         try:
-            texts[rel] = read_source(p.root, rel, max_bytes=8_000_000)
+            text = read_source(p.root, rel, max_bytes=8_000_000)
+            texts[rel] = numbered(text) if related else text
         except OSError as e:  # outside the root, a FIFO, vanished: said, never read
             texts[rel] = f"(not shown: {e})"
     ranked = _ranked_lines(p, sources) if sum(len(t) for t in texts.values()) > limit else {}

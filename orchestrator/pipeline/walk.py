@@ -8,7 +8,7 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, cast
 
-from ..agents.quality_context import refresh as refresh_quality
+from ..agents.context import refresh_quality
 from ..errors import BookError, NeedsHuman
 from ..signals import in_daemon_thread
 from ..state.evidence_view import follow_source

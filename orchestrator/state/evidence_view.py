@@ -85,11 +85,9 @@ def checkpoint_view(book, snap) -> dict[str, Any]:
     """What checkpoint.md shows of the evidence: the revision, each chapter's evidence, claim health."""
     if book.cfg.file is None:
         return {}
-    from .quality_view import checkpoint_line
-
     return {"revision": revision(book).label(),
             "chapters": {ch: chapter_evidence(book, ch, steps).state for ch, steps in snap.chapters.items()},
-            "health": claim_health(book, snap), "quality": checkpoint_line(book, book.cfg.language)}
+            "health": claim_health(book, snap)}
 
 
 def source_links(book):
