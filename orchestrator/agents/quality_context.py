@@ -10,14 +10,12 @@ from typing import Any
 
 from ..checks.code import name_checks
 from ..checks.diagrams import diagram_problems
-from ..evidence import claims as claims_mod
 from ..evidence.quality import TOP_SYMBOLS, Quality, Symbol, measure
 from ..evidence.resolve import SourceFiles
 from ..state import quality_view
 from ..state.evidence_view import revision
-from ..state.memory import read_body
 from ..state.ready import complete_finals
-from ..steps import AUDIT, FINAL, STEPS
+from ..steps import AUDIT
 
 
 def top_symbols(repo_map, n: int = TOP_SYMBOLS) -> list[Symbol]:
@@ -42,13 +40,8 @@ Tools = Callable[[], tuple[Any, Any]]
 def measure_book(book, tools: Tools) -> Quality:
     """Measure the figures of the complete finals now and keep them (output/.book/quality.json)."""
     repo_map, index = tools()
-    sc, src = book.scanner, Path(book.cfg.source_dir)
-    finals, claims = {}, {}
-    for ch in complete_finals(sc):
-        rel = STEPS[FINAL].file(ch)
-        finals[ch] = read_body(book.root, rel)
-        doc = claims_mod.load(book.root / claims_mod.claims_path(ch))
-        claims[ch] = doc if doc is not None and doc.get("of") == sc.body_hash(rel) else None  # else built from the text
+    src = Path(book.cfg.source_dir)
+    finals, claims = quality_view.texts(book)
     top = top_symbols(repo_map)
     symbol_problem, path_exists = name_checks(src, index)
     files = SourceFiles(src)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..text.markdown import SPAN_RE, code_blocks
@@ -88,19 +88,38 @@ def measure(finals: dict[str, str], source_dir: Path, *, claims: dict[str, dict 
     chapter -> its recorded claims document when it was made from that very text (else None: built
     here, not written). `top`: the map's best ranked definitions, best first. `diagram_problems(code)`:
     what is wrong with one Mermaid block, by R1's rules (checks.diagrams.diagram_problems)."""
+    q = measure_evidence(finals, source_dir, claims=claims, revision=revision, files=files)
+    q.top_symbols = len(top)
+    for ch, md in finals.items():
+        _diagrams(ch, md, diagram_problems, q)
+    taught = _taught(finals, top)
+    q.top_taught = len(taught)
+    q.untaught = [s.qualified for s in top if s not in taught]
+    return q
+
+
+EVIDENCE_FIELDS = ("claims_supported", "claims_all", "claim_paragraphs", "claim_paragraphs_cited", "citations",
+                   "citations_resolving", "unresolved")
+
+
+def measure_evidence(finals: dict[str, str], source_dir: Path, *, claims: dict[str, dict | None],
+                     revision: Revision, files: SourceFiles | None = None) -> Quality:
+    """The figures that need no repository map (claim health, citation coverage; EVIDENCE_FIELDS):
+    what a scan can measure again when the source moved (state.quality_view)."""
     files = files or SourceFiles(source_dir)
-    q = Quality(chapters=len(finals), top_symbols=len(top))
+    q = Quality(chapters=len(finals))
     for ch, md in finals.items():
         doc = claims.get(ch) or claims_mod.build(ch, md, source_dir, revision, files)
         health = claims_mod.summary(claims_mod.health(doc, source_dir, files))
         q.claims_supported += health["supported"]
         q.claims_all += sum(health.values())
         _citations(ch, md, files, q)
-        _diagrams(ch, md, diagram_problems, q)
-    taught = _taught(finals, top)
-    q.top_taught = len(taught)
-    q.untaught = [s.qualified for s in top if s not in taught]
     return q
+
+
+def with_evidence(q: Quality, ev: Quality) -> Quality:
+    """`q` with the map-free figures of `ev` (measured since)."""
+    return replace(q, **{k: getattr(ev, k) for k in EVIDENCE_FIELDS})
 
 
 def _citations(ch: str, md: str, files: SourceFiles, q: Quality) -> None:

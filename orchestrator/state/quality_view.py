@@ -102,13 +102,55 @@ def current(book) -> Quality | None:
     return hit
 
 
-def input_hash(book) -> str | None:
-    """The audit's `quality` input: the figures' hash while they are current, else the new
-    ingredients' hash: the audit is stale until a run has measured them (its first act, before it
-    decides anything: agents.quality_context.refresh), and fresh again when they did not move."""
+def texts(book) -> tuple[dict[str, str], dict[str, dict | None]]:
+    """(chapter -> its complete final's body, chapter -> its claims document when it was made from
+    that very text, else None): what the figures are measured from."""
+    from ..evidence.claims import load
+    from .memory import read_body
+
+    sc = book.scanner
+    finals, claims = {}, {}
+    for ch in complete_finals(sc):
+        rel = STEPS[FINAL].file(ch)
+        finals[ch] = read_body(book.root, rel)
+        doc = load(book.root / claims_path(ch))
+        claims[ch] = doc if doc is not None and doc.get("of") == sc.body_hash(rel) else None
+    return finals, claims
+
+
+def remeasured(book) -> Quality | None:
+    """When the cached figures are not current but the finals are those they were measured from
+    (the source moved, a claims file was recorded): the figures that need no map measured again
+    now (claims, citations: reading the cited files, as the scan's claim health does), the map's
+    (teaching, diagrams) as last measured: a run measures those again before it decides
+    (agents.quality_context.refresh). None when the finals changed (the audit is stale for them)."""
     if book.cfg.file is None or book.scanner.outline is None:
         return None
-    q = current(book)
+    doc = load(book)
+    ing = ingredients(book)
+    if doc is None or not isinstance(doc.get("ingredients"), dict) or \
+            any(doc["ingredients"].get(k) != ing[k] for k in ("version", "top", "finals")):
+        return None
+    src = book.cfg.source_dir
+    memo = ("quality.remeasured", key_of(ing), json.dumps(doc["figures"], sort_keys=True),
+            tuple(book.cache.body_hash(os.path.join(src, rel)) for rel in sorted(doc["files"])))
+    if memo not in book.memo:
+        from ..evidence.quality import measure_evidence, with_evidence
+        from .evidence_view import revision
+
+        finals, claims = texts(book)
+        ev = measure_evidence(finals, src, claims=claims, revision=revision(book))
+        book.memo[memo] = with_evidence(Quality.from_dict(doc["figures"]), ev)
+    return book.memo[memo]
+
+
+def input_hash(book) -> str | None:
+    """The audit's `quality` input: the hash of the figures, current or remeasured (so a source
+    change that moves no figure leaves the audit fresh, one that moves a claim or a citation makes
+    it stale); when the finals changed, the new ingredients' hash (the audit is stale for them anyway)."""
+    if book.cfg.file is None or book.scanner.outline is None:
+        return None
+    q = current(book) or remeasured(book)
     return figures_hash(q) if q is not None else "u" + key_of(ingredients(book))[:11]
 
 
@@ -129,12 +171,16 @@ def store(book, q: Quality, files: dict[str, str | None]) -> None:
 
 def scan_object(book) -> dict[str, Any] | None:
     """`book scan --json`'s `quality`: the figures, `current` false when the book or its source
-    changed since they were measured (the last measured figures are shown, or null)."""
+    changed since they were all measured (then claims and citations are measured now, when the
+    finals are the same; else the last measured figures are shown; null when none were)."""
     if book.cfg.file is None or book.scanner.outline is None:
         return None
     q = current(book)
     if q is not None:
         return {"current": True, **q.as_dict()}
+    q = remeasured(book)
+    if q is not None:  # claims and citations now; teaching and diagrams as last measured
+        return {"current": False, **q.as_dict()}
     doc = load(book)
     return {"current": False, **doc["figures"]} if doc is not None else None
 
@@ -148,7 +194,7 @@ CHECKPOINT = {
 
 def checkpoint_line(book, language: str = "en") -> str:
     """The figures in one line under Phase 4 of checkpoint.md ("" until they are measured)."""
-    q = current(book)
+    q = current(book) or remeasured(book)
     if q is None:
         return ""
 
