@@ -102,7 +102,7 @@ def test_the_section_is_the_tool_s_and_replaces_one_written_before():
     assert "99/99" not in out and out.count("## Quality") == 1 and "## Notes\n\nOk." in out
     assert "3/4 (75%)" in out and "15/20 (75%)" in out and "`X.y`" in out
     zh = render(q, "zh")
-    assert zh.startswith("## 质量") and "在当前源码下成立的论断: 3/4 (75%)" in zh
+    assert zh.startswith("## 质量") and "在当前源码下成立的论断：3/4 (75%)" in zh and "`X.y`" in zh
 
 
 def _audit_figures(ws: Path) -> dict[str, str]:

@@ -222,16 +222,17 @@ def _figure(part: int, whole: int) -> str:
 def render(q: Quality, language: str = "en") -> str:
     """The audit's `## Quality` section (its words in the book's language, the figures the same)."""
     t = TEXT["zh" if language == "zh" else "en"]
+    colon, comma = ("：", "、") if language == "zh" else (": ", ", ")  # one language's punctuation at a time
     out = [t["heading"], "", t["intro"], "",
-           f"- {t['claims']}: {_figure(q.claims_supported, q.claims_all)}",
-           f"- {t['cited']}: {_figure(q.claim_paragraphs_cited, q.claim_paragraphs)}",
-           f"- {t['resolving']}: {_figure(q.citations_resolving, q.citations)}",
-           f"- {t['taught'].format(n=q.top_symbols)}: {_figure(q.top_taught, q.top_symbols)}",
-           f"- {t['diagrams']}: {_figure(q.diagrams_valid, q.diagrams)}"]
+           f"- {t['claims']}{colon}{_figure(q.claims_supported, q.claims_all)}",
+           f"- {t['cited']}{colon}{_figure(q.claim_paragraphs_cited, q.claim_paragraphs)}",
+           f"- {t['resolving']}{colon}{_figure(q.citations_resolving, q.citations)}",
+           f"- {t['taught'].format(n=q.top_symbols)}{colon}{_figure(q.top_taught, q.top_symbols)}",
+           f"- {t['diagrams']}{colon}{_figure(q.diagrams_valid, q.diagrams)}"]
     for key, items in (("untaught", [f"`{n}`" for n in q.untaught]), ("invalid", q.invalid_diagrams),
                        ("unresolved", q.unresolved)):
         if items:
-            out += ["", f"{t[key]}: " + ", ".join(items[:10]) + (" …" if len(items) > 10 else "")]
+            out += ["", f"{t[key]}{colon}" + comma.join(items[:10]) + (" …" if len(items) > 10 else "")]
     return "\n".join(out) + "\n"
 
 

@@ -1,17 +1,19 @@
-"""The book's quality figures (checks.quality) as the scan, the checkpoint and the audit's staleness
-read them: computed in a run (they need the repository map) and kept in `output/.book/quality.json`
-with what they were made of, so that a scan reads one small file and never builds the map.
+"""The book's quality figures (evidence.quality) as the scan, the checkpoint and the audit's staleness
+read them: measured in a run (teaching and diagrams need the repository map and R1's index) and kept in
+`output/.book/quality.json` with what they were made of, so that a scan reads one small file and never
+builds the map.
 
-What the figures are made of: the complete finals (their body hashes), their claims files, the
-source's revision, and the source files the figures read (the cited files and those of the map's
-top-ranked symbols, each with its hash). The cache is *current* while all of these are as recorded.
+What the figures are made of: the complete finals (their body hashes), the claims files that hold
+evidence the text alone cannot give, the source's revision, and the source files the figures read
+(the cited files and those of the map's top-ranked symbols, each with its hash). The cache is
+*current* while all of these are as recorded.
 
-The audit's input `quality` is the hash of the figures themselves: a source change that moves no
-figure leaves the audit fresh (no paid audit), one that moves a figure makes it stale. Until a run
-has measured a changed tree, the input is the hash of the new ingredients: the audit is reported
-stale (the figures may have moved), and the run's first act measures them (agents.quality_context)
-and so settles it either way. A decision at a gate changes none of the ingredients: an approval
-costs no audit."""
+The audit's input `quality` is the hash of the figures themselves, so a change that moves no figure
+leaves the audit fresh (no paid audit) and one that moves a figure makes it stale. When the source
+moved under the same finals, the figures that need no map (claims, citations) are measured again
+here, as the scan's claim health is, and the map's (teaching, diagrams) are taken as last measured;
+a run that walks the book measures those again before it decides (agents.quality_context.refresh).
+A decision at a gate changes none of the ingredients: an approval costs no audit."""
 
 from __future__ import annotations
 
