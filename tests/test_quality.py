@@ -176,3 +176,31 @@ def test_approving_the_finals_costs_no_audit(tmp_path):
     assert run_cli("approve", "final", "--all", "--workspace", ws).returncode == 0
     code, _ = run_book(ws)
     assert code == 0 and _audit_calls(ws) == calls and scan(ws)["complete"]
+
+
+@pytest.mark.slow
+def test_the_claude_auditor_s_file_carries_the_tool_s_figures(tmp_path, monkeypatch):
+    """Through the fake Messages API: the auditor's prompt shows the figures (not to restate them),
+    its JSON answer is rendered and the tool's section added, the same figures as the scan's."""
+    from orchestrator.providers.anthropic import AnthropicProvider
+    from orchestrator.testing.fake_api import FakeAPI
+    from orchestrator.testing.role_answers import answer, role_of
+
+    api = FakeAPI(answerer=answer)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    try:
+        ws = make_example(tmp_path / "ws")
+        code, summary = run_book(ws, provider=AnthropicProvider(concurrency=8, base_delay=0.01, max_delay=0.05))
+        assert code == 0, summary.needs_human
+        audits = [r["body"] for r in api.message_requests() if role_of(r["body"]) == "auditor"]
+    finally:
+        api.stop()
+    assert len(audits) == 1 and audits[0].get("output_config")  # a JSON answer, rendered by the tool
+    prompt = json.dumps(audits[0]["messages"])
+    assert "The book's quality, measured by the tool" in prompt and "never restate or recount them" in prompt
+    q = scan(ws)["quality"]
+    assert q["current"] and q["citations"] > 0
+    fig = _audit_figures(ws)
+    assert fig["claims supported at the source as it is"] == f"{q['claims_supported']}/{q['claims_all']}"
+    assert fig["of the map's 20 top-ranked symbols, taught"] == f"{q['top_taught']}/{q['top_symbols']}"
