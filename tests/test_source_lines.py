@@ -39,7 +39,9 @@ def test_a_cut_file_keeps_its_real_numbers_and_the_limit_counts_them(tmp_path):
     p = source_context.load_project(src, None)
     limit = len(body) + 10_000
     ctx = source_context.chapter_context(p, ["a.py", "b.py"], limit=limit)
-    assert sum(len(t) for t in ctx["sources"].values()) <= limit + 1_000  # the numbers are inside the limit
+    # the numbers are inside the limit, at their cost in tokens (more than their characters)
+    shown_size = sum(source_context.size(t) for t in ctx["sources"].values())
+    assert shown_size <= limit + 1_000 and shown_size > sum(len(t) for t in ctx["sources"].values())
     shown = 0
     for rel, text in ctx["sources"].items():  # every number shown is the line's real one
         lines = (src / rel).read_text().split("\n")

@@ -176,6 +176,14 @@ def map_limit_for(cfg: Any, role: str, default_max_tokens: int) -> int:
 # report whose excerpt kept it is asked again: agents.validation), and R1 compares only the code.
 GUTTER = "→"
 NUMBERED_RE = re.compile(r"^ *\d+→")
+# What a line's number costs beyond its characters at SOURCE_CHARS_PER_TOKEN: `  12→` is about three
+# tokens (the padding, the digits, the arrow), not the five characters' one and a half.
+GUTTER_EXTRA = 3
+
+
+def size(text: str) -> int:
+    """Characters of `text` as the source budgets count them: a numbered line's number at its cost."""
+    return len(text) + GUTTER_EXTRA * text.count(GUTTER)
 
 
 def numbered(text: str) -> str:
@@ -203,7 +211,7 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
             texts[rel] = numbered(text) if related else text
         except OSError as e:  # outside the root, a FIFO, vanished: said, never read
             texts[rel] = f"(not shown: {e})"
-    ranked = _ranked_lines(p, sources) if sum(len(t) for t in texts.values()) > limit else {}
+    ranked = _ranked_lines(p, sources) if sum(size(t) for t in texts.values()) > limit else {}
     shown, cut = bounded_sources_cut(texts, limit, ranked=ranked)
     if not related:  # a reviewer: R1's own checks read the files whole
         return {"sources": shown}
@@ -268,7 +276,7 @@ def bounded_sources_cut(files: dict[str, str], limit: int = SOURCE_CHARS,
     more than the notes (R1 still reads the files). The cut list says, per file cut, what was
     left out and why (the research report carries it: agents.validation)."""
     shown = _bounded(files, limit, ranked or {})
-    total = sum(len(t) for t in files.values())
+    total = sum(size(t) for t in files.values())
     cut = []
     for rel, text in shown.items():
         if text == files[rel]:
@@ -306,19 +314,19 @@ def _bounded(files: dict[str, str], limit: int, ranked: dict[str, list[tuple[int
                                            list(ranked).index(rel) if rel in ranked else 0))
     short = {rel: t for rel, t in files.items() if t.count("\n") < 40}  # never cut: taken first
     out: dict[str, str] = dict(short)
-    used = sum(len(t) for t in short.values())
+    used = sum(size(t) for t in short.values())
     for rel in order:
         text = files[rel]
-        if rel not in out and used + len(text) <= limit:
+        if rel not in out and used + size(text) <= limit:
             out[rel] = text
-            used += len(text)
+            used += size(text)
     cut = [rel for rel in order if rel not in out]
     for i, rel in enumerate(cut):
         share = (limit - used) // (len(cut) - i) if limit > used else 0
         out[rel] = _excerpt(files[rel], ranked.get(rel, []), share) if share >= 200 else \
             f"# … {files[rel].count(chr(10)) + 1} lines not shown: the chapter's sources are too long for one prompt\n"
 
-        used += len(out[rel])
+        used += size(out[rel])
     return {rel: out[rel] for rel in files}
 
 
@@ -327,16 +335,16 @@ def _excerpt(text: str, spans: list[tuple[int, int]], budget: int) -> str:
     first lines when nothing is ranked, with a note on what is left out."""
     lines = text.splitlines()
     keep: set[int] = set()
-    size = 0
+    used = 0
     budget -= 160  # the closing note
     for a, b in spans:
         piece = range(max(a, 1), min(b, len(lines)) + 1)
-        cost = sum(len(lines[k - 1]) + 1 for k in piece if k not in keep)
+        cost = sum(size(lines[k - 1]) + 1 for k in piece if k not in keep)
         cost += 0 if (a - 1 in keep or not keep) else 40  # the note for the gap before it
-        if size + cost > budget:
+        if used + cost > budget:
             continue
         keep.update(piece)
-        size += cost
+        used += cost
     for k in range(2, len(lines)):  # a gap of blank lines only is shown, not noted
         if k not in keep and not lines[k - 1].strip() and k - 1 in keep:
             j = k
@@ -346,10 +354,10 @@ def _excerpt(text: str, spans: list[tuple[int, int]], budget: int) -> str:
                 keep.update(range(k, j))
     if not keep:
         for k in range(1, len(lines) + 1):
-            if size + len(lines[k - 1]) + 1 > budget:
+            if used + size(lines[k - 1]) + 1 > budget:
                 break
             keep.add(k)
-            size += len(lines[k - 1]) + 1
+            used += size(lines[k - 1]) + 1
     out, prev = [], 0
     for k in sorted(keep):
         if k != prev + 1:
@@ -391,7 +399,7 @@ def _cut_one(ctx: dict[str, Any], chars: int) -> bool:
     """Cut about `chars` characters from the first part of the context that has them; False
     when nothing is left to cut."""
     sources = ctx.get("sources") or {}
-    have = sum(len(t) for t in sources.values())
+    have = sum(size(t) for t in sources.values())
     if have - chars >= 1_000:
         ctx["sources"], cut = bounded_sources_cut(sources, have - chars)
         if cut and ctx["sources"] != sources:
