@@ -94,6 +94,14 @@ def test_a_symbol_only_in_a_table_or_a_heading_is_not_taught(tmp_path):
     assert (q.top_taught, q.untaught) == (0, ["compact"])
 
 
+def test_a_name_teaches_its_symbol_by_its_class_or_its_module_not_by_another_owner(tmp_path):
+    top = [Symbol("minikv/wal.py", "append", "append", 3, 9), Symbol("middleware/logger.go", "Logger", "Logger", 1, 5),
+           Symbol("kv/store.py", "get", "Store.get", 7, 8), Symbol("kv/other.py", "x", "Other.x", 1, 2)]
+    final = "# T\n\nIt calls `wal.append`, `middleware.Logger`, `Store.get` and `y.x`.\n"
+    q = _measure(tmp_path, final, top)
+    assert (q.top_taught, q.untaught) == (3, ["Other.x"])
+
+
 def test_the_section_is_the_tool_s_and_replaces_one_written_before():
     q = Quality(claims_supported=3, claims_all=4, claim_paragraphs=5, claim_paragraphs_cited=4, citations=6,
                 citations_resolving=6, top_symbols=20, top_taught=15, diagrams=2, diagrams_valid=2, untaught=["X.y"])

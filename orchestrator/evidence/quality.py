@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..text.markdown import SPAN_RE, code_blocks
 from . import claims as claims_mod
@@ -180,11 +180,15 @@ def _taught(finals: dict[str, str], top: list[Symbol]) -> set[Symbol]:
     for md in finals.values():
         names |= _prose_names(md)
         quoted += [(b.file.removeprefix("./"), b.lines, b.code) for b in code_blocks(md) if b.file]
-    tails = {".".join(n.split(".")[-2:]) for n in names}  # `Table.insert` of `tinydb.table.Table.insert`
+    # `Table.insert`, `tinydb.table.Table.insert`, `wal.append`, `chi.NewRouter`: (owner, name) pairs
+    pairs = {(p[-2], p[-1]) for n in names if len(p := n.split(".")) >= 2}
     out = set()
     for s in top:
-        qual = s.qualified.replace("::", ".")
-        if s.name in names or qual in names or ".".join(qual.split(".")[-2:]) in tails:
+        qual = s.qualified.replace("::", ".").split(".")
+        path = PurePosixPath(s.rel)
+        # its owner: the class that holds it, or its module (the file's stem, its package's directory)
+        owners = {qual[-2]} if len(qual) >= 2 else {path.stem, path.parent.name}
+        if s.name in names or ".".join(qual) in names or any((o, s.name) in pairs for o in owners if o):
             out.add(s)
             continue
         for rel, lines, code in quoted:
