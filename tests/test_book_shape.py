@@ -353,6 +353,11 @@ def test_a_twelve_chapter_book_through_the_fake_has_the_same_shape(tmp_path: Pat
     outline = (ws / "output" / "memory" / "outline.md").read_text()
     assert len(re.findall(r"(?m)^ *- id: ch\d+", outline)) == 12
     assert "Part 1, The big picture: ch01" in outline
+    o = parse_outline(outline, "outline.md", src)  # the planner's parts reach the outline's field
+    assert [(p.title, p.chapters[0]) for p in o.parts] == [("The big picture", "ch01"), ("Using it", "ch02"),
+                                                            ("Inside it", "ch05")]
+    index = (ws / "output" / "publish" / "index.html").read_text()
+    assert "Part 1 · The big picture" in index and "Part 3 · Inside it" in index
     final = (ws / "output" / "chapters" / "final" / "ch01-final.md").read_text()
     assert final.startswith("# shapedemo at a glance")
     assert EXAMPLE in final and "Shapedemo is a tiny key-value store" in final
