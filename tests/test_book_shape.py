@@ -13,8 +13,8 @@ import pytest
 
 from orchestrator import checks
 from orchestrator.checks.grammar import fix, mistakes
-from orchestrator.repo.project import discover, find_root
 from orchestrator.outline import parse as parse_outline
+from orchestrator.repo.project import discover, find_root
 
 EXAMPLE = '''from shapedemo import Store
 

@@ -14,9 +14,7 @@ import pytest
 from conftest import scan
 
 from orchestrator import outline as O
-from orchestrator.contracts import ContractError, OutlinePlan
-from orchestrator.contracts import parse as P
-from orchestrator.contracts import render as R
+from orchestrator.contracts import ContractError, OutlinePlan, parse as P, render as R
 from orchestrator.errors import ConfigError
 from orchestrator.pipeline.outline_checks import outline_risks, part_risks
 from orchestrator.publish import ChapterDoc, Site, render_site

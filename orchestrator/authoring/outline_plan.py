@@ -69,9 +69,9 @@ def plan(ctx: dict[str, Any], p: Project) -> str:
 
     book = ctx["book"]
     # the parts: Part 1 the big picture, then using the project, inside it, foundations last
-    groups = part_groups(p, [{"id": c.id, "title": c.title, "sources": list(c.sources),
-                              "depends_on": list(c.depends_on)} for c in chapters], language)
-    parts = tuple(Part(title, tuple(str(c["id"]) for c in members)) for title, members in groups)
+    shape = part_groups(p, [{"id": c.id, "title": c.title, "sources": list(c.sources),
+                             "depends_on": list(c.depends_on)} for c in chapters], language)
+    parts = tuple(Part(title, tuple(str(c["id"]) for c in members)) for title, members in shape)
     o = Outline(book_title(ctx, str(p.root)), tuple(chapters), parts=parts)
     intro = t["outline_intro"].format(src=ctx.get("source_name", p.root.name),
                                       audience=audience_in(book["audience"], language),

@@ -51,7 +51,7 @@ def part_risks(o: Outline) -> list[str]:
         if p.title.casefold() in seen:
             out.append(f"part {k} has the same title as an earlier part: {p.title!r}")
         seen.add(p.title.casefold())
-        mine = sorted((at[ch] for ch in p.chapters), key=int)
+        mine = sorted(at[ch] for ch in p.chapters)
         inside = [order[i] for i in range(mine[0], mine[-1] + 1) if part_of[order[i]] != k]
         if inside:
             other = part_of[inside[0]]
@@ -83,7 +83,7 @@ def _raw_risks(text: str) -> list[str]:
         return []
     if not isinstance(data, dict):
         return []
-    parts = data.get("parts") if isinstance(data.get("parts"), list) else []
+    parts: list = data["parts"] if isinstance(data.get("parts"), list) else []
     chapters = data.get("chapters") if not parts else \
         [c for p in parts if isinstance(p, dict) and isinstance(p.get("chapters"), list) for c in p["chapters"]]
     if not isinstance(chapters, list):
