@@ -72,7 +72,13 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
             f"- in progress: {', '.join(active) or '—'}", f"- not started: {', '.join(todo) or '—'}", ""]
     from .evidence_view import resume_lines
 
-    out += resume_lines(book, snap, summary.run_id if summary else None)
+    evidence = resume_lines(book, snap, summary.run_id if summary else None)
+    from .quality_view import checkpoint_line
+
+    line = checkpoint_line(book, "en") if evidence else ""
+    if line:  # the audit's figures, as measured: the last line of the Evidence section
+        evidence.insert(len(evidence) - 1, f"- {line[0].lower()}{line[1:]}")
+    out += evidence
     out += ["## Unfinished tasks", ""]
     tasks = [f"- {c.gate} gate{' of ' + c.chapter if c.chapter else ''}: waiting for your decision ({c.path}) — priority high"
              for c in cards]
