@@ -171,9 +171,10 @@ def map_limit_for(cfg: Any, role: str, default_max_tokens: int) -> int:
 
 
 # The researcher's sources carry their line numbers, so that its excerpts and citations give real
-# ones: `  12→    def put(...)`. An arrow, never a character of the code before it, that no
-# language starts a line with after a number: a model copying code knows to leave it out (and a
-# report whose excerpt kept it is asked again: agents.validation), and R1 compares only the code.
+# ones: `  12→    def put(...)`, the form of a numbered listing models are used to copying code out
+# of. The number and the arrow are before the line's first character, so the code after the arrow
+# is the line exactly; an excerpt that kept them is asked again (agents.validation), since R1 would
+# find such a block nowhere in the source.
 GUTTER = "→"
 NUMBERED_RE = re.compile(r"^ *\d+→")
 # What a line's number costs beyond its characters at SOURCE_CHARS_PER_TOKEN: `  12→` is about three
