@@ -48,7 +48,10 @@ def finish(source: Path, grain: str | None, ws: Path, limit: int = 80) -> dict[s
         raise SystemExit(made.stderr)
     if grain is not None:  # None: book.yaml as `book init` writes it (the default grain)
         cfg = ws / "book.yaml"
-        cfg.write_text(cfg.read_text(encoding="utf-8") + f"gate_grain: {grain}\n", encoding="utf-8")
+        text = cfg.read_text(encoding="utf-8")
+        line = f"gate_grain: {grain}"
+        text = re.sub(r"^gate_grain: .*$", line, text, flags=re.M) if "\ngate_grain:" in text else text + line + "\n"
+        cfg.write_text(text, encoding="utf-8")
     w = ("--workspace", str(ws))
     runs = walks = decisions = 0
     t0 = time.perf_counter()

@@ -264,17 +264,19 @@ def _decide_group(book, gate: str, unit: str | None, view: Card, decision: str, 
         raise NeedsHuman(f"the card has expired: {', '.join(dict.fromkeys(m for m, _ in changed))} changed since it "
                          f"was made; here is the new card: {new.path} (confirmation {new.confirmation})")
     whole = unit == group
-    targets = list(card.members) if whole else [view.chapter or ""]
+    # The whole card: the chapters still waiting (a chapter decided apart keeps its decision),
+    # or, when none waits, every chapter (a person changing their mind about the card).
+    targets = (card.waiting() or list(card.members)) if whole else [view.chapter or ""]
     if all(card.decision_of(m) == (decision, reason or "") for m in targets):
         return "duplicate", card if whole else card.view(targets[0])
     for m in targets:
         old = card.decision_of(m)[0]
         if old != "pending" and old != decision:
             book.ledger.event("gate_decision_changed", None, m, gate, old=old, new=decision)
-    if whole:
+    if whole and (not card.own or len(targets) == len(card.members)):
         card.decision, card.reason, card.own = decision, reason or "", {}
     else:
-        card.own[targets[0]] = (decision, reason or "")
+        card.own.update({m: (decision, reason or "") for m in targets})
     content, _ = render_group(book, gate, group, now)
     atomic_write(book.ws.path(card.path),
                  compose(content + _decision_block(book, card.decision, card.reason, card.own), MARKER))

@@ -122,35 +122,25 @@ def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = (), grain: 
         g[Node(BOOK, AUDIT)] = NodeSpec(settle=finals + [n for n in (Node(c.id, gate_node(FINAL)) for c in o.chapters)
                                                          if n in g])
     if grain != "chapter":  # a card per batch or phase: made once every chapter of it reached the gate
-        linked = _linked(o) if grain == "batch" else {}
+        leaning = _leaning(o) if grain == "batch" else set()
         for n, spec in g.items():
             if is_gate(n) and n[0] != BOOK:
                 gate = n[1].split(":", 1)[1]
                 mine = o.by_id[n[0]].batch
-                # not a chapter of the batch that builds on this one (or it on this): each waits
-                # for the other's memory, behind its gates; its card is remade when it arrives
                 spec.settle += [Node(m.id, gate) for m in o.chapters if m.id != n[0] and Node(m.id, gate) in g
-                                and (grain == "phase" or (m.batch == mine and m.id not in linked.get(n[0], ())))]
+                                and (grain == "phase" or (m.batch == mine and m.id not in leaning))]
     if whole_book and max_phase >= 5:
         # the index lists every chapter, the ones not ready as such: it waits for the pages, not on them
         g[Node(BOOK, INDEX)] = NodeSpec(settle=[Node(c.id, HTML) for c in o.chapters] + [Node(BOOK, AUDIT)])
     return g
 
 
-def _linked(o: Outline) -> dict[str, set[str]]:
-    """Chapter -> the chapters of its own batch it builds on, or that build on it (transitively:
-    a path between two chapters of one batch runs inside that batch, dependencies never point later)."""
-    out: dict[str, set[str]] = {c.id: set() for c in o.chapters}
-    for c in o.chapters:
-        todo = [d for d in c.depends_on if d in o.by_id and o.by_id[d].batch == c.batch]
-        while todo:
-            d = todo.pop()
-            if d in out[c.id]:
-                continue
-            out[c.id].add(d)
-            out[d].add(c.id)
-            todo += [e for e in o.by_id[d].depends_on if e in o.by_id and o.by_id[e].batch == c.batch]
-    return out
+def _leaning(o: Outline) -> set[str]:
+    """The chapters that build on another chapter of their own batch: they wait for its memory,
+    behind its gates, so no card of the batch can wait for them (it is remade when they arrive).
+    Waiting only for the others (whose work depends on nothing in the batch) makes no cycle."""
+    return {c.id for c in o.chapters
+            if any(d in o.by_id and o.by_id[d].batch == c.batch for d in c.depends_on)}
 
 
 def check_scope(o: Outline, scope: Scope, complete) -> None:

@@ -129,11 +129,11 @@ def walk(book, cards: list[gates.Card], ask: Callable[[str], str], say: Callable
 
 def _which(card: gates.Card, choice: str, ask: Callable[[str], str], say: Callable[[str], None],
            w: dict[str, str]) -> list[str]:
-    """The units a decision on a group card is for: the whole card (when none of its chapters was
-    decided apart), or its waiting chapters; for a rejection or a modification, the chapters a
-    person names (Enter: all of them) — the others keep waiting for their own decision."""
+    """The units a decision on a group card is for: the card (its chapters still waiting), or,
+    for a rejection or a modification, the chapters a person names (Enter: all of them) — the
+    others keep waiting for their own decision."""
     waiting = card.waiting()
-    whole = [card.group] if card.decision == "pending" and len(waiting) == len(card.members) else waiting
+    whole = [card.group]
     if choice == "approved" or len(waiting) == 1:
         return whole
     while True:
