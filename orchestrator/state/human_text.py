@@ -97,6 +97,11 @@ EN: dict[str, str] = {
     "w_more_diff": "   … {n} more diff lines: open {path}",
     "w_done": "   {decision}",
     "approved": "approved", "rejected": "rejected", "modified": "modified",
+    # the end of a run
+    "s_run": "generated {made} file(s); {failed} failed; {waiting} waiting for a person",
+    "s_behind": "; {n} step(s) wait behind {cards} gate card(s)", "s_skipped": "; {n} skipped",
+    "s_needs": "needs a person (see output/memory/needs-human.md):",
+    "s_waiting": "waiting for your decision (`book gates`, then `book approve`/`book reject`/`book modify`):",
 }
 
 ZH: dict[str, str] = {
@@ -178,6 +183,10 @@ ZH: dict[str, str] = {
     "w_more_diff": "   ……另有 {n} 行差异：请打开 {path}",
     "w_done": "   {decision}",
     "approved": "已批准", "rejected": "已驳回", "modified": "已要求修改",
+    "s_run": "生成 {made} 个文件；{failed} 个失败；{waiting} 个等待人工处理",
+    "s_behind": "；{n} 个步骤在 {cards} 张关卡卡片后等待", "s_skipped": "；跳过 {n} 个",
+    "s_needs": "需要人工处理（见 output/memory/needs-human.md）：",
+    "s_waiting": "等待你的决定（`book gates`，然后 `book approve`/`book reject`/`book modify`）：",
 }
 
 TABLES = {"en": EN, "zh": ZH}
