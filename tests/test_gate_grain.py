@@ -209,3 +209,28 @@ def test_the_phase_grain_brings_the_whole_book_to_each_gate_at_once(tmp_path: Pa
         book.close()
     index = (ws / "output/publish/index.html").read_text()
     assert len(set(re.findall(r'href="(ch\d+)\.html"', index))) == 4
+
+
+def test_the_walk_takes_one_decision_per_group_card_or_names_chapters(tmp_path: Path):
+    from orchestrator.pipeline.review_walk import walk
+
+    ws = book_of(tmp_path, "batch")
+    cli(ws, "run")
+    cli(ws, "approve", "outline")
+    cli(ws, "run")
+    said: list[str] = []
+    book = Book.open(ws)
+    try:
+        cards = gates.pending(book, book.scanner.chapters())
+        assert [c.unit for c in cards] == ["b1", "b2"]
+        # b1: reject, say why, name one chapter; b2: approve (one key for both chapters)
+        feed = iter(["r", "name the tests", "ch09 ch02", "a"])
+        result = walk(book, cards, lambda prompt: next(feed), said.append)
+    finally:
+        book.close()
+    assert list(result.decided.values()) == ["rejected", "approved"]
+    assert any(s.startswith("── research gate — ch01") for s in said) and any("— ch02" in s for s in said), said[:5]
+    assert waiting(ws) == [("research", "b1", ["ch01"])]
+    card = (ws / "output/gates/research-b1.md").read_text()
+    assert "- decision ch02: rejected" in card and "- decision: pending" in card
+    assert "- decision: approved" in (ws / "output/gates/research-b2.md").read_text()

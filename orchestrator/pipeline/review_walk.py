@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..state.gatecards import parse_card
 from ..state.human_text import language_of, words
 from ..state.markers import short_hash
 from ..state.memory import read_body
@@ -21,7 +22,6 @@ from . import gates
 CHOICES = {"a": "approved", "r": "rejected", "m": "modified", "s": "skip", "q": "quit"}
 WORDS = {"approve": "a", "reject": "r", "modify": "m", "skip": "s", "quit": "q", "": "a"}
 PREVIEW_LINES = 30
-_MEMBER_HASH = re.compile(r"^- (ch\d{2,}): \S+ \(artifact_hash: ([0-9a-f]+)\)$", re.M)  # a group card's chapters
 DIFF_LINES = 60
 
 
@@ -44,11 +44,11 @@ def previous_version(book, card: gates.Card) -> tuple[str, str] | None:
     approved: set[str] = set()
     cp = book.root / card.path
     for old in cp.parent.glob(cp.name + ".bak.*"):
-        text = old.read_text(encoding="utf-8", errors="replace")
-        if "- decision: approved" in text or (card.chapter and f"- decision {card.chapter}: approved" in text):
-            approved |= {line.split(": ", 1)[1].strip() for line in text.splitlines()
-                         if line.startswith("- artifact_hash: ")}
-            approved |= {h for ch, h in _MEMBER_HASH.findall(text) if ch == card.chapter}
+        was = parse_card(str(old.relative_to(book.root)), old.read_text(encoding="utf-8", errors="replace"), card.gate)
+        if was is not None and was.group and card.chapter in was.members:
+            was = was.view(card.chapter)  # a group card: this chapter's decision and hash in it
+        if was is not None and not was.group and was.decision == "approved":
+            approved.add(was.artifact_hash)
     texts = [(b, read_body(book.root, str(b.relative_to(book.root)))) for b in baks]
     for b, text in texts:
         if short_hash(text.rstrip()) in approved:
@@ -58,7 +58,7 @@ def previous_version(book, card: gates.Card) -> tuple[str, str] | None:
 
 def describe(book, card: gates.Card) -> list[str]:
     """What a person reads before deciding on `card`: for a group card, each of its chapters."""
-    if card.group:
+    if card.group and not card.chapter:
         out: list[str] = []
         for ch in card.waiting():
             out += describe(book, card.view(ch))
@@ -119,7 +119,7 @@ def walk(book, cards: list[gates.Card], ask: Callable[[str], str], say: Callable
             while not words_:
                 words_ = ask(w["w_why"] if choice == "rejected" else w["w_what"]).strip()
         units: list[str | None] = [card.chapter]
-        if card.group:
+        if card.group and not card.chapter:
             units = list(_which(card, choice, ask, say, w))
         results = [gates.decide(book, card.gate, u, choice, words_, card.confirmation)[0] for u in units]
         out.decided[card.path] = choice if "recorded" in results else f"{choice} (already)"

@@ -143,7 +143,8 @@ def _sections(text: str) -> tuple[str, str]:
     return head, rest[found[-1].end():] if found else ""
 
 
-def _parse(rel: str, text: str, gate: str) -> Card | None:
+def parse_card(rel: str, text: str, gate: str) -> Card | None:
+    """A card's text (a backup's too) as a Card; None when it is not one."""
     head, tail = _sections(text)
     f = dict(_FIELD.findall(head)) | dict(_FIELD.findall(tail))
     if "confirmation" not in f:
@@ -168,7 +169,7 @@ def read_file_card(x, gate: str, unit: str | None) -> Card | None:
     """The card in the file of `unit` (a chapter, a group or None for the book), as written."""
     rel = card_path(gate, unit)
     text = read_body(x.root, rel)
-    return _parse(rel, text, gate) if text.strip() else None
+    return parse_card(rel, text, gate) if text.strip() else None
 
 
 def read_card(book, gate: str, ch: str | None) -> Card | None:
