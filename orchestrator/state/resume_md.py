@@ -68,13 +68,14 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     if (book.root / GATES_DIR).is_dir():
         cards = pending(book, list(snap.chapters))
     out = [f"# {w['r_title'].format(title=title)}", "", w["r_intro"], ""]
-    out += [f"## {w['r_overview']}", "", f"- {w['r_f_title']}: {title}",
-            f"- {w['r_f_source']}: `{cfg.source}` ({cfg.source_dir})", f"- {w['r_f_chapters']}: {len(snap.chapters)}",
-            f"- {w['r_f_workspace']}: {book.root}", f"- {w['r_f_language'].format(language=cfg.language, gates=cfg.gates)}",
+    c = w["colon"]
+    out += [f"## {w['r_overview']}", "", f"- {w['r_f_title']}{c}{title}",
+            f"- {w['r_f_source']}{c}`{cfg.source}` ({cfg.source_dir})", f"- {w['r_f_chapters']}{c}{len(snap.chapters)}",
+            f"- {w['r_f_workspace']}{c}{book.root}", f"- {w['r_f_language'].format(language=cfg.language, gates=cfg.gates)}",
             ""]
-    out += [f"## {w['r_progress']}", "", f"- {w['r_f_phase']}: {snap.phase}{w['r_complete'] if snap.complete else ''}",
-            f"- {w['r_f_batch']}: {snap.batch or '—'}", f"- {w['r_f_done']}: {', '.join(done) or '—'}",
-            f"- {w['r_f_active']}: {', '.join(active) or '—'}", f"- {w['r_f_todo']}: {', '.join(todo) or '—'}", ""]
+    out += [f"## {w['r_progress']}", "", f"- {w['r_f_phase']}{c}{snap.phase}{w['r_complete'] if snap.complete else ''}",
+            f"- {w['r_f_batch']}{c}{snap.batch or '—'}", f"- {w['r_f_done']}{c}{', '.join(done) or '—'}",
+            f"- {w['r_f_active']}{c}{', '.join(active) or '—'}", f"- {w['r_f_todo']}{c}{', '.join(todo) or '—'}", ""]
     from .evidence_view import resume_lines
 
     out += resume_lines(book, snap, summary.run_id if summary else None)
@@ -82,15 +83,16 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     tasks = ["- " + w["r_task_gate"].format(gate=c.gate, who=w["r_of"].format(unit=c.unit) if c.unit else "", card=c.path)
              for c in cards]
     prio = {k: w[f"prio_{k}"] for k in ("high", "normal", "low")}
+    said = lambda status: w.get(f"st_{status}", status)  # noqa: E731
     for ch, steps in snap.chapters.items():
         for k in ORDER:
             s = steps[k]
             if not s.fresh:
                 p = "high" if s.status == "half_finished" or ch in needs else ("normal" if k in PHASE3 else "low")
-                tasks.append("- " + w["r_task"].format(unit=ch, step=k, status=status_word(s), prio=prio[p]))
+                tasks.append("- " + w["r_task"].format(unit=ch, step=k, status=said(status_word(s)), prio=prio[p]))
     for k, s in snap.book.items():
         if not s.fresh:
-            tasks.append("- " + w["r_task"].format(unit="book", step=k, status=status_word(s),
+            tasks.append("- " + w["r_task"].format(unit="book", step=k, status=said(status_word(s)),
                                                    prio=prio["high" if k == OUTLINE else "normal"]))
     out += tasks[:200] or [f"- {none}"]
     if len(tasks) > 200:
@@ -113,8 +115,9 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     out += ["", f"## {w['r_decisions']}", "", "- " + w["r_strategy"].format(strategy=strategy),
             "- " + w["r_gates"].format(gates=cfg.gates)]
     for e in book.ledger.events(type="gate_decision")[-20:]:
-        out.append("- " + w["r_decision"].format(gate=e["step"], unit=e["chapter"] or "", reason=e["detail"].get("reason", ""),
-                                                 decision=e["detail"].get("decision")))
+        d = str(e["detail"].get("decision"))
+        out.append("- " + w["r_decision"].format(gate=e["step"], who=f" {e['chapter']}" if e["chapter"] else "",
+                                                 decision=w.get(d, d), reason=e["detail"].get("reason", "") or "-"))
     out += ["", f"## {w['r_next']}", ""]
     ws = f" --workspace {book.root}"
     if snap.complete and not needs:
@@ -122,7 +125,8 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     else:
         for c in cards:
             who = f" {c.unit}" if c.unit else ""
-            out.append("- " + w["r_decide"].format(gate=c.gate, who=who, card=c.path, ws=ws))
+            label = w["r_label"].format(unit=c.unit) if c.unit else ""
+            out.append("- " + w["r_decide"].format(gate=c.gate, who=who, label=label, card=c.path, ws=ws))
         if needs:
             out.append("- " + w["r_fix"])
         out.append("- " + w["r_resume"].format(ws=ws))
