@@ -67,7 +67,7 @@ EN: dict[str, str] = {
     "r_card_ch": "{card}: waiting at the {gate} gate; {who} and what depends on it wait",
     "r_interrupted": "the last run was interrupted; in-flight generations left .partial files",
     "r_strategy": "recovery strategy: {strategy}", "r_gates": "gates: {gates}",
-    "r_decision": "gate {gate}{who}: {decision} — {reason}",
+    "r_decision": "gate {gate}{who}: {decision}{why}", "r_why": " — {reason}",
     "r_nothing": "nothing left: the book is at `output/publish/index.html`; `book scan{ws}` to check",
     "r_decide": "decide at the {gate} gate{label}: read {card}, then `book approve {gate}{who}{ws}` "
                 "(or `book reject {gate}{who} --reason \"...\"{ws}`)",
@@ -157,7 +157,7 @@ ZH: dict[str, str] = {
     "r_card_ch": "{card}：在 {gate} 关卡等待；{who} 以及依赖它的章节在等待",
     "r_interrupted": "上一次运行被中断；正在生成的内容留下了 .partial 文件",
     "r_strategy": "恢复策略：{strategy}", "r_gates": "关卡：{gates}",
-    "r_decision": "关卡 {gate}{who}：{decision} —— {reason}",
+    "r_decision": "关卡 {gate}{who}：{decision}{why}", "r_why": " —— {reason}",
     "r_nothing": "没有剩余工作：书在 `output/publish/index.html`；用 `book scan{ws}` 检查",
     "r_decide": "在 {gate} 关卡{label}作决定：阅读 {card}，然后运行 `book approve {gate}{who}{ws}`"
                 "（或 `book reject {gate}{who} --reason \"...\"{ws}`）",

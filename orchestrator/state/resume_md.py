@@ -117,7 +117,8 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     for e in book.ledger.events(type="gate_decision")[-20:]:
         d = str(e["detail"].get("decision"))
         out.append("- " + w["r_decision"].format(gate=e["step"], who=f" {e['chapter']}" if e["chapter"] else "",
-                                                 decision=w.get(d, d), reason=e["detail"].get("reason", "") or "-"))
+                                                 decision=w.get(d, d), why=w["r_why"].format(reason=e["detail"]["reason"])
+                                                 if e["detail"].get("reason") else ""))
     out += ["", f"## {w['r_next']}", ""]
     ws = f" --workspace {book.root}"
     if snap.complete and not needs:
