@@ -32,12 +32,15 @@ def book(*args: str, stdin: str = "", cwd: Path | None = None) -> subprocess.Com
     return subprocess.run([*BOOK, *args], input=stdin, capture_output=True, text=True, cwd=cwd or tempfile.gettempdir())
 
 
-def audit_runs(ws: Path) -> int:
+def audit_runs(ws: Path) -> tuple[int, int]:
+    """(audits, runs that wrote a final): the audit reads the finals, so it should run once per
+    run whose finals changed, and never more."""
     from orchestrator.state.book import Book
 
     b = Book.open(ws, repair=False)
     try:
-        return len(b.ledger.events(step="audit", type="step_end"))
+        audits = len(b.ledger.events(step="audit", type="step_end"))
+        return audits, len({e["run"] for e in b.ledger.events(step="final", type="step_end")})
     finally:
         b.close()
 
@@ -68,10 +71,11 @@ def finish(source: Path, grain: str | None, ws: Path, limit: int = 80) -> dict[s
         if not decided:
             raise SystemExit(f"book run stopped (exit 3) but nothing was decided:\n{run.stderr[-3000:]}")
         decisions += decided
+    audits, final_runs = audit_runs(ws)
     index = (ws / "output/publish/index.html").read_text(encoding="utf-8")
     linked = len(set(re.findall(r'href="(ch\d+)\.html"', index)))  # the chapters a reader reaches
     return {"grain": grain or "default", "decisions": decisions, "walks": walks, "runs": runs,
-            "audits": audit_runs(ws), "chapters_linked": linked,
+            "audits": audits, "runs_with_new_finals": final_runs, "chapters_linked": linked,
             "seconds": round(time.perf_counter() - t0, 1)}
 
 

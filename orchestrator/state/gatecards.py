@@ -12,8 +12,9 @@ reads the chapter's view of its group card (`read_card`), as it reads a chapter'
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..steps import CHAPTER_GATES, FINAL, GATE_MODES, GATES as GATE_STEPS, GATES_DIR, STEPS
 from .markers import short_hash
@@ -165,11 +166,28 @@ def parse_card(rel: str, text: str, gate: str) -> Card | None:
                 f["artifact_hash"], f["confirmation"], f.get("decision", "pending"), reason, rel)
 
 
+# path -> (inode, size, mtime_ns, card): a group card is read once per version, not once per
+# chapter that asks about it (a phase card of a big book lists every chapter)
+_READ: dict[str, tuple[tuple[int, int, int], Card | None]] = {}
+
+
 def read_file_card(x, gate: str, unit: str | None) -> Card | None:
     """The card in the file of `unit` (a chapter, a group or None for the book), as written."""
     rel = card_path(gate, unit)
-    text = read_body(x.root, rel)
-    return parse_card(rel, text, gate) if text.strip() else None
+    path = f"{x.root}/{rel}"
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    version = (st.st_ino, st.st_size, st.st_mtime_ns)
+    seen = _READ.get(path)
+    if seen is None or seen[0] != version:
+        text = read_body(x.root, rel)
+        seen = (version, parse_card(rel, text, gate) if text.strip() else None)
+        _READ[path] = seen
+    card = seen[1]
+    # a copy: a decision changes the card it is handed before the file is rewritten
+    return replace(card, members=dict(card.members), own=dict(card.own)) if card is not None else None
 
 
 def read_card(book, gate: str, ch: str | None) -> Card | None:
@@ -194,11 +212,23 @@ def group_hashes(book, gate: str, group: str) -> dict[str, str]:
     return out
 
 
+_HASHED: dict[str, tuple[tuple[int, int, int], str]] = {}  # path -> (version, hash), as _READ
+
+
 def current_hash(book, gate: str, ch: str | None) -> str | None:
+    """The hash of the artifact as it is now (None when there is none): what a card approves."""
     art = artifact_path(gate, ch)
-    if not (book.root / art).exists():
+    path = f"{book.root}/{art}"
+    try:
+        st = os.stat(path)
+    except OSError:
         return None
-    return short_hash(read_body(book.root, art).rstrip())
+    version = (st.st_ino, st.st_size, st.st_mtime_ns)
+    seen = _HASHED.get(path)
+    if seen is None or seen[0] != version:
+        seen = (version, short_hash(read_body(book.root, art).rstrip()))
+        _HASHED[path] = seen
+    return seen[1]
 
 
 def pending(book, chapters: list[str]) -> list[Card]:
