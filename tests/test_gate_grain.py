@@ -234,3 +234,23 @@ def test_the_walk_takes_one_decision_per_group_card_or_names_chapters(tmp_path: 
     card = (ws / "output/gates/research-b1.md").read_text()
     assert "- decision ch02: rejected" in card and "- decision: pending" in card
     assert "- decision: approved" in (ws / "output/gates/research-b2.md").read_text()
+
+
+def test_group_names_on_the_command_line(tmp_path: Path):
+    ws = book_of(tmp_path, "batch")
+    cli(ws, "run")
+    cli(ws, "approve", "outline")
+    cli(ws, "run")
+    listed = json.loads(cli(ws, "gates", "--json").stdout)
+    assert [(c["group"], sorted(c["chapters"])) for c in listed] == [("b1", ["ch01", "ch02"]), ("b2", ["ch03", "ch04"])]
+    assert {c["chapters"]["ch01"]["decision"] for c in listed if c["group"] == "b1"} == {"pending"}
+    assert "b9" in cli(ws, "approve", "research", "b9").stderr  # no such card: said, exit 2
+    assert cli(ws, "approve", "research", "b9").returncode == 2
+    cfg = ws / "book.yaml"
+    cfg.write_text(cfg.read_text().replace("gate_grain: batch", "gate_grain: chapter"))
+    proc = cli(ws, "approve", "research", "b1")
+    assert proc.returncode == 2 and "gate_grain: chapter" in proc.stderr and "name the chapter" in proc.stderr
+    cfg.write_text(cfg.read_text().replace("gate_grain: chapter", "gate_grain: batch"))
+    proc = cli(ws, "approve", "--all")
+    assert proc.returncode == 0 and proc.stderr.count("approved: output/gates/research-b") == 2
+    assert waiting(ws) == []

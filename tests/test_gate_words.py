@@ -116,3 +116,12 @@ def test_a_person_s_section_of_a_chinese_resume_is_kept_once(tmp_path: Path):
     cli(ws, "run")
     text = resume.read_text(encoding="utf-8")
     assert text.count("## 我的笔记") == 1 and text.count("## 项目概况") == 1 and "先看第二章。" in text
+
+
+def test_an_expired_card_says_so_in_chinese(tmp_path: Path):
+    ws = make_example(tmp_path / "ws", gates="fast", language="zh", max_chapters=2)
+    cli(ws, "run")
+    outline = ws / "output/memory/outline.md"
+    outline.write_text(outline.read_text(encoding="utf-8") + "\n补充说明。\n", encoding="utf-8")
+    proc = cli(ws, "approve", "outline")
+    assert proc.returncode == 3 and "卡片已过期：output/memory/outline.md 在卡片生成后有了改动" in proc.stderr

@@ -132,8 +132,9 @@ class NodeDecisions(RunState):
         if card.decision == "pending" and self._persons(gate, ch):
             # the gate is there for a person to check a model's work; a person's own edit is
             # that person's decision already (`book reject` still undoes it)
-            gates.decide(self.book, gate, ch, "approved", "a person's own edit: approved by default")
-            self.warn(f"{card.artifact} is your own edit: approved at the {gate} gate by default")
+            lang = self.book.cfg.language
+            gates.decide(self.book, gate, ch, "approved", say(lang, "g_own"))
+            self.warn(say(lang, "g_own_warn", artifact=card.artifact, gate=gate))
             return Outcome("ok")
         if card.decision == "approved":
             return Outcome("ok")
@@ -160,11 +161,9 @@ class NodeDecisions(RunState):
     def settle(self, card):
         """A rejection or modification carried out that gave back the same artifact: say so,
         and ask for a decision on it afresh (never redo it again and again)."""
-        why = (" (the offline provider writes from the code alone and does not follow instructions: "
-               "edit the file by hand, then approve it)" if not self.provider.capabilities.follows_instructions
-               else "")
-        self.warn(f"{card.artifact}: redone after the {card.gate} gate was {card.decision}, and the same text "
-                  f"came back{why}; its card is new: approve it, or reject it with other words")
+        lang = self.book.cfg.language
+        why = say(lang, "g_same_offline") if not self.provider.capabilities.follows_instructions else ""
+        self.warn(say(lang, "g_same", artifact=card.artifact, gate=card.gate, decision=card.decision, why=why))
         return gates.renew_card(self.book, card)
 
     async def back_to_editor(self, n: Node, out: Outcome) -> Outcome:

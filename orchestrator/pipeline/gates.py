@@ -155,7 +155,7 @@ def ensure_card(book, gate: str, ch: str | None, warn=lambda m: None) -> Card:
     if card is not None:
         name = artifact_path(gate, ch).rsplit("/", 1)[-1]
         if card.decision == "approved":
-            warn(f"{name} was changed outside book since the card was approved; the card is remade")
+            warn(words(language_of(book))["g_changed"].format(name=name))
         backup(book.ws.path(card.path))
     content, ahash, confirm = render_card(book, gate, ch)
     rel = card_path(gate, ch)
@@ -183,8 +183,7 @@ def ensure_group(book, gate: str, group: str, warn=lambda m: None) -> Card:
                     keep[ch] = (d, r)
                 continue
             if d == "approved":
-                warn(f"{artifact_path(gate, ch).rsplit('/', 1)[-1]} was changed outside book since the card was "
-                     "approved; the card is remade")
+                warn(words(language_of(book))["g_changed"].format(name=artifact_path(gate, ch).rsplit("/", 1)[-1]))
         mine = read_file_card(book, gate, ch)  # a chapter's card from before the grain changed
         if mine is not None and mine.artifact_hash == h and mine.decision != "pending":
             keep[ch] = (mine.decision, mine.reason)
@@ -238,8 +237,8 @@ def decide(book, gate: str, ch: str | None, decision: str, reason: str = "", con
     now = current_hash(book, gate, ch)
     if now != card.artifact_hash:
         new = ensure_card(book, gate, ch)
-        raise NeedsHuman(f"the card has expired: {card.artifact} changed since it was made; here is the new card: "
-                         f"{new.path} (confirmation {new.confirmation})")
+        raise NeedsHuman(words(language_of(book))["g_expired"].format(what=card.artifact, card=new.path,
+                                                                     confirmation=new.confirmation))
     if card.decision == decision and card.reason == (reason or ""):
         return "duplicate", card
     if card.decision != "pending" and card.decision != decision:
@@ -261,8 +260,8 @@ def _decide_group(book, gate: str, unit: str | None, view: Card, decision: str, 
     if {m: h for m, (_, h) in card.members.items()} != now:
         changed = sorted(set(now.items()) ^ {(m, h) for m, (_, h) in card.members.items()})
         new = ensure_group(book, gate, group)
-        raise NeedsHuman(f"the card has expired: {', '.join(dict.fromkeys(m for m, _ in changed))} changed since it "
-                         f"was made; here is the new card: {new.path} (confirmation {new.confirmation})")
+        raise NeedsHuman(words(language_of(book))["g_expired"].format(
+            what=", ".join(dict.fromkeys(m for m, _ in changed)), card=new.path, confirmation=new.confirmation))
     whole = unit == group
     # The whole card: the chapters still waiting (a chapter decided apart keeps its decision),
     # or, when none waits, every chapter (a person changing their mind about the card).

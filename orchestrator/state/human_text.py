@@ -100,6 +100,16 @@ EN: dict[str, str] = {
     "w_more_diff": "   … {n} more diff lines: open {path}",
     "w_done": "   {decision}",
     "approved": "approved", "rejected": "rejected", "modified": "modified",
+    # what the run and a decision say at a gate
+    "g_own": "a person's own edit: approved by default",
+    "g_own_warn": "{artifact} is your own edit: approved at the {gate} gate by default",
+    "g_same": "{artifact}: redone after the {gate} gate was {decision}, and the same text came back{why}; its card "
+              "is new: approve it, or reject it with other words",
+    "g_same_offline": " (the offline provider writes from the code alone and does not follow instructions: edit the "
+                      "file by hand, then approve it)",
+    "g_changed": "{name} was changed outside book since the card was approved; the card is remade",
+    "g_expired": "the card has expired: {what} changed since it was made; here is the new card: {card} "
+                 "(confirmation {confirmation})",
     # the end of a run
     "s_run": "generated {made} file(s); {failed} failed; {waiting} waiting for a person",
     "s_behind": "; {n} step(s) wait behind {cards} gate card(s)", "s_skipped": "; {n} skipped",
@@ -189,6 +199,12 @@ ZH: dict[str, str] = {
     "w_more_diff": "   ……另有 {n} 行差异：请打开 {path}",
     "w_done": "   {decision}",
     "approved": "已批准", "rejected": "已驳回", "modified": "已要求修改",
+    "g_own": "你自己的修改：默认批准",
+    "g_own_warn": "{artifact} 是你自己的修改：在 {gate} 关卡默认批准",
+    "g_same": "{artifact}：{gate} 关卡的决定是 {decision}，重做后得到的文字与原来相同{why}；卡片已重新生成：请批准，或换一种说法再驳回",
+    "g_same_offline": "（离线模式只依据代码写作，不会遵照指示：请手工修改文件后再批准）",
+    "g_changed": "{name} 在批准之后被手工修改过；卡片已重新生成",
+    "g_expired": "卡片已过期：{what} 在卡片生成后有了改动；新卡片是 {card}（confirmation {confirmation}）",
     "s_run": "生成 {made} 个文件；{failed} 个失败；{waiting} 个等待人工处理",
     "s_behind": "；{n} 个步骤在 {cards} 张关卡卡片后等待", "s_skipped": "；跳过 {n} 个",
     "s_needs": "需要人工处理（见 output/memory/needs-human.md）：",
