@@ -254,3 +254,10 @@ def test_group_names_on_the_command_line(tmp_path: Path):
     proc = cli(ws, "approve", "--all")
     assert proc.returncode == 0 and proc.stderr.count("approved: output/gates/research-b") == 2
     assert waiting(ws) == []
+
+
+def test_book_yaml_offers_the_grains_the_cards_know():
+    from orchestrator.config import KEYS
+    from orchestrator.state.gatecards import GRAINS
+
+    assert KEYS["gate_grain"].choices == GRAINS and KEYS["gate_grain"].default == GRAINS[0]

@@ -125,3 +125,14 @@ def test_an_expired_card_says_so_in_chinese(tmp_path: Path):
     outline.write_text(outline.read_text(encoding="utf-8") + "\n补充说明。\n", encoding="utf-8")
     proc = cli(ws, "approve", "outline")
     assert proc.returncode == 3 and "卡片已过期：output/memory/outline.md 在卡片生成后有了改动" in proc.stderr
+
+
+def test_a_decision_the_command_line_cannot_take_is_refused_in_chinese(tmp_path: Path):
+    ws = make_example(tmp_path / "ws", gates="normal", language="zh", max_chapters=2)
+    cli(ws, "run")
+    for args, said in [(("reject", "outline"), "请用 --reason 说明理由"), (("approve",), "请写出关卡"),
+                       (("approve", "research"), "research 关卡按章节决定"),
+                       (("approve", "research", "ch01"), "research 关卡（ch01）还没有卡片"),
+                       (("approve", "research", "b1"), "gate_grain: chapter")]:
+        proc = cli(ws, *args)
+        assert proc.returncode == 2 and said in proc.stderr, (args, proc.stderr)

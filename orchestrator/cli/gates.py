@@ -24,6 +24,17 @@ ChapterArg = Annotated[str | None, typer.Argument(help="the chapter (not for the
                                                        "group card (b3, all: gate_grain in book.yaml)")]
 
 
+def _words(workspace: Path) -> dict[str, str]:
+    """The book's phrases for a message said before the book is opened (English without one)."""
+    from .. import config
+    from ..errors import BookError
+
+    try:
+        return words(config.load(workspace, require=False, check_source=False).language)
+    except BookError:
+        return words("en")
+
+
 def gates(workspace: Workspace = Path("."), as_json: Json = False) -> None:
     """List the gate cards waiting for a decision."""
     from ..pipeline import gates as g
@@ -90,16 +101,15 @@ def approve(gate: Annotated[str | None, typer.Argument(help="the gate: outline, 
     Gates: outline (the plan, no chapter), research, review, final (each with a chapter)."""
     if not all_:
         if gate is None:
-            raise UsageError("name the gate (outline, research, review, final), or approve every waiting card "
-                             "with `book approve --all`")
+            raise UsageError(_words(workspace)["u_name_gate"])
         _decide(workspace, gate, chapter, "approved", "", card)
         return
     from ..pipeline import gates as g
 
     if gate is not None and gate not in GATES:
-        raise UsageError(f"unknown gate {gate!r}: one of {', '.join(GATES)}")
+        raise UsageError(_words(workspace)["u_gate"].format(gate=gate, gates=", ".join(GATES)))
     if chapter or card:
-        raise UsageError("--all approves every waiting card: name no chapter and no --card")
+        raise UsageError(_words(workspace)["u_all"])
     book = Book.open(workspace, repair=False)
     try:
         cards = [c for c in g.pending(book, book.scanner.chapters()) if gate is None or c.gate == gate]
@@ -186,7 +196,7 @@ def reject(gate: GateArg, chapter: ChapterArg = None,
            workspace: Workspace = Path("."), card: Card = None) -> None:
     """Reject a gate's card: its rollback step is redone with the reason as instructions."""
     if not reason.strip():
-        raise UsageError("say why with --reason: the redo is given it as instructions")
+        raise UsageError(_words(workspace)["u_reason"])
     _decide(workspace, gate, chapter, "rejected", reason, card)
 
 
@@ -195,5 +205,5 @@ def modify(gate: GateArg, chapter: ChapterArg = None,
            workspace: Workspace = Path("."), card: Card = None) -> None:
     """Ask for changes at a gate: its rollback step is redone following the instructions."""
     if not instructions.strip():
-        raise UsageError("say what to change with --instructions")
+        raise UsageError(_words(workspace)["u_instructions"])
     _decide(workspace, gate, chapter, "modified", instructions, card)

@@ -146,7 +146,7 @@ def ensure_card(book, gate: str, ch: str | None, warn=lambda m: None) -> Card:
     if group is not None and ch is not None:
         whole = ensure_group(book, gate, group, warn)
         if ch not in whole.members:  # its artifact is missing: nothing to approve yet
-            raise UsageError(f"{artifact_path(gate, ch)} is missing: there is nothing to approve at the {gate} gate")
+            raise UsageError(words(language_of(book))["u_missing"].format(artifact=artifact_path(gate, ch), gate=gate))
         return whole.view(ch)
     card = read_card(book, gate, ch)
     now = current_hash(book, gate, ch)
@@ -209,29 +209,29 @@ def decide(book, gate: str, ch: str | None, decision: str, reason: str = "", con
     """Record a decision on a chapter (or the book, or a group card named by its group: b3, all).
     Returns ("recorded" | "duplicate", card). Raises UsageError when the card does not exist,
     belongs to another gate, or has expired (the artifact changed)."""
+    w = words(language_of(book))
     if gate not in GATES:
-        raise UsageError(f"unknown gate {gate!r}: one of {', '.join(GATES)}")
+        raise UsageError(w["u_gate"].format(gate=gate, gates=", ".join(GATES)))
     if GATE_STEPS[gate].chapter and not ch:
-        raise UsageError(f"the {gate} gate is per chapter: say which, e.g. `book approve {gate} ch03`")
+        raise UsageError(w["u_per_chapter"].format(gate=gate))
     if not GATE_STEPS[gate].chapter:
         ch = None
     is_group = ch is not None and bool(GROUP_RE.match(ch))
     if is_group and not grouped(book, gate):
-        raise UsageError(f"{ch} names a group card, but the {gate} gate has a card per chapter "
-                         f"(gate_grain: {grain_of(book)} in book.yaml): name the chapter")
+        raise UsageError(w["u_not_grouped"].format(unit=ch, gate=gate, grain=grain_of(book)))
     if confirm:  # a card named by hash must be this gate's
         for other in GATES:
             for unit in {ch, None, group_of(book, other, ch) if ch and not is_group else None}:
                 oc = _unit_card(book, other, unit)
                 if oc and oc.confirmation == confirm and (other != gate or (oc.unit != ch and oc.group != ch
                                                                               and ch not in oc.members)):
-                    raise UsageError(f"card {confirm} is the {other} gate's{' for ' + oc.unit if oc.unit else ''}; "
-                                     f"a card cannot approve another gate")
+                    raise UsageError(w["u_other_gate"].format(confirm=confirm, other=other,
+                                                              who=w["u_for"].format(unit=oc.unit) if oc.unit else ""))
     card = _unit_card(book, gate, ch)
     if card is None:
-        raise UsageError(f"there is no card for the {gate} gate{' of ' + ch if ch else ''} yet; `book gates` lists them")
+        raise UsageError(w["u_no_card"].format(gate=gate, who=w["u_of"].format(unit=ch) if ch else ""))
     if confirm and confirm != card.confirmation:
-        raise UsageError(f"card {confirm} does not match the {gate} card ({card.confirmation}); `book gates` shows it")
+        raise UsageError(w["u_mismatch"].format(confirm=confirm, gate=gate, card=card.confirmation))
     if card.group:
         return _decide_group(book, gate, ch, card, decision, reason)
     now = current_hash(book, gate, ch)

@@ -68,14 +68,14 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     if (book.root / GATES_DIR).is_dir():
         cards = pending(book, list(snap.chapters))
     out = [f"# {w['r_title'].format(title=title)}", "", w["r_intro"], ""]
-    c = w["colon"]
-    out += [f"## {w['r_overview']}", "", f"- {w['r_f_title']}{c}{title}",
-            f"- {w['r_f_source']}{c}`{cfg.source}` ({cfg.source_dir})", f"- {w['r_f_chapters']}{c}{len(snap.chapters)}",
-            f"- {w['r_f_workspace']}{c}{book.root}", f"- {w['r_f_language'].format(language=cfg.language, gates=cfg.gates)}",
+    sep = w["colon"]
+    out += [f"## {w['r_overview']}", "", f"- {w['r_f_title']}{sep}{title}",
+            f"- {w['r_f_source']}{sep}`{cfg.source}` ({cfg.source_dir})", f"- {w['r_f_chapters']}{sep}{len(snap.chapters)}",
+            f"- {w['r_f_workspace']}{sep}{book.root}", f"- {w['r_f_language'].format(language=cfg.language, gates=cfg.gates)}",
             ""]
-    out += [f"## {w['r_progress']}", "", f"- {w['r_f_phase']}{c}{snap.phase}{w['r_complete'] if snap.complete else ''}",
-            f"- {w['r_f_batch']}{c}{snap.batch or '—'}", f"- {w['r_f_done']}{c}{', '.join(done) or '—'}",
-            f"- {w['r_f_active']}{c}{', '.join(active) or '—'}", f"- {w['r_f_todo']}{c}{', '.join(todo) or '—'}", ""]
+    out += [f"## {w['r_progress']}", "", f"- {w['r_f_phase']}{sep}{snap.phase}{w['r_complete'] if snap.complete else ''}",
+            f"- {w['r_f_batch']}{sep}{snap.batch or '—'}", f"- {w['r_f_done']}{sep}{', '.join(done) or '—'}",
+            f"- {w['r_f_active']}{sep}{', '.join(active) or '—'}", f"- {w['r_f_todo']}{sep}{', '.join(todo) or '—'}", ""]
     from .evidence_view import resume_lines
 
     out += resume_lines(book, snap, summary.run_id if summary else None)
