@@ -261,3 +261,18 @@ def test_book_yaml_offers_the_grains_the_cards_know():
     from orchestrator.state.gatecards import GRAINS
 
     assert KEYS["gate_grain"].choices == GRAINS and KEYS["gate_grain"].default == GRAINS[0]
+
+
+def test_group_decisions_still_count_when_the_grain_goes_back_to_chapter(tmp_path: Path):
+    ws = book_of(tmp_path, "batch")
+    cli(ws, "run")
+    cli(ws, "approve", "outline")
+    cli(ws, "run")
+    assert cli(ws, "approve", "research", "b1").returncode == 0
+    cfg = ws / "book.yaml"
+    cfg.write_text(cfg.read_text().replace("gate_grain: batch", "gate_grain: chapter"))
+    assert cli(ws, "run").returncode == 3
+    left = {(g, u) for g, u, _ in waiting(ws)}
+    assert ("research", "ch01") not in left and ("research", "ch02") not in left
+    assert ("research", "ch03") in left and ("review", "ch01") in left
+    assert "- decision: approved" in (ws / "output/gates/research-ch01.md").read_text()

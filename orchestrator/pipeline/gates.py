@@ -160,9 +160,24 @@ def ensure_card(book, gate: str, ch: str | None, warn=lambda m: None) -> Card:
     content, ahash, confirm = render_card(book, gate, ch)
     rel = card_path(gate, ch)
     heading = words(language_of(book))["decision"]
-    atomic_write(book.ws.path(rel), compose(content + f"\n## {heading}\n\n- decision: pending\n", MARKER))
+    kept = _group_decision(book, gate, ch, ahash) if card is None else None
+    block = _decision_block(book, *kept) if kept else f"\n## {heading}\n\n- decision: pending\n"
+    atomic_write(book.ws.path(rel), compose(content + block, MARKER))
     book.ledger.event("gate_card", None, ch, gate, artifact_hash=ahash, confirmation=confirm)
-    return Card(gate, ch, artifact_path(gate, ch), ahash, confirm, "pending", "", rel)
+    return Card(gate, ch, artifact_path(gate, ch), ahash, confirm, *(kept or ("pending", "")), rel)
+
+
+def _group_decision(book, gate: str, ch: str | None, ahash: str) -> tuple[str, str] | None:
+    """The decision a group card (from before gate_grain went back to chapter) made on this very
+    artifact, if any: it stands, rather than being asked again."""
+    o = book.scanner.outline
+    if ch is None or o is None or ch not in o.by_id:
+        return None
+    for group in (f"b{o.by_id[ch].batch}", WHOLE_BOOK):
+        old = read_file_card(book, gate, group)
+        if old is not None and old.members.get(ch, ("", ""))[1] == ahash and old.decision_of(ch)[0] != "pending":
+            return old.decision_of(ch)
+    return None
 
 
 def ensure_group(book, gate: str, group: str, warn=lambda m: None) -> Card:
