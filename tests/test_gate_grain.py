@@ -276,3 +276,31 @@ def test_group_decisions_still_count_when_the_grain_goes_back_to_chapter(tmp_pat
     assert ("research", "ch01") not in left and ("research", "ch02") not in left
     assert ("research", "ch03") in left and ("review", "ch01") in left
     assert "- decision: approved" in (ws / "output/gates/research-ch01.md").read_text()
+
+
+def test_a_crash_while_a_group_card_is_remade_loses_no_decision(tmp_path: Path, monkeypatch):
+    ws = book_of(tmp_path, "batch")
+    cli(ws, "run")
+    cli(ws, "approve", "outline")
+    cli(ws, "run")
+    cli(ws, "approve", "research", "ch02")
+    report = ws / "output/research/ch01-report.md"
+    report.write_text(report.read_text().replace("## ", "## Edited: ", 1))
+    real = gates.atomic_write
+
+    def dies(path, data):
+        if path.name == "research-b1.md":
+            raise OSError("the disk is full")
+        real(path, data)
+
+    book = Book.open(ws)
+    try:
+        monkeypatch.setattr(gates, "atomic_write", dies)
+        with pytest.raises(OSError):
+            gates.ensure_group(book, "research", "b1")
+        monkeypatch.setattr(gates, "atomic_write", real)
+        assert "- decision ch02: approved" in (ws / "output/gates/research-b1.md").read_text()  # still there
+        card = gates.ensure_group(book, "research", "b1")
+        assert card.decision_of("ch02")[0] == "approved" and card.waiting() == ["ch01"]
+    finally:
+        book.close()

@@ -11,7 +11,7 @@ import datetime as _dt
 
 from ..checks.findings import findings_in
 from ..errors import NeedsHuman, UsageError, ValidationFailed
-from ..state.fsio import atomic_write, backup
+from ..state.fsio import atomic_write, backup, utc_stamp
 from ..state.gatecards import (  # noqa: F401  (reading cards lives in state/; re-exported for callers)
     DECISIONS,
     GATES,
@@ -203,7 +203,7 @@ def ensure_group(book, gate: str, group: str, warn=lambda m: None) -> Card:
         if mine is not None and mine.artifact_hash == h and mine.decision != "pending":
             keep[ch] = (mine.decision, mine.reason)
     if old is not None:
-        backup(book.ws.path(old.path))
+        _keep_copy(book.ws.path(old.path))
     content, confirm = render_group(book, gate, group, now)
     rel = card_path(gate, group)
     atomic_write(book.ws.path(rel), compose(content + _decision_block(book, "pending", "", keep), MARKER))
@@ -211,6 +211,19 @@ def ensure_group(book, gate: str, group: str, warn=lambda m: None) -> Card:
     card = read_file_card(book, gate, group)
     assert card is not None
     return card
+
+
+def _keep_copy(path) -> None:
+    """A copy of a group card at `<card>.bak.<UTC time>` before it is rewritten in place: the other
+    chapters' decisions are in it, so it never leaves its path (a crash between the two writes
+    leaves the old card, which the next run remakes again)."""
+    stamp = utc_stamp()
+    dest = path.with_name(f"{path.name}.bak.{stamp}")
+    n = 1
+    while dest.exists():
+        dest = path.with_name(f"{path.name}.bak.{stamp}-{n}")
+        n += 1
+    atomic_write(dest, path.read_bytes())
 
 
 def _unit_card(book, gate: str, unit: str | None) -> Card | None:
@@ -331,7 +344,7 @@ def renew_card(book, card: Card) -> Card:
     if card.group and card.chapter:
         whole = read_file_card(book, card.gate, card.group)
         if whole is not None:
-            backup(book.ws.path(whole.path))
+            _keep_copy(book.ws.path(whole.path))
             whole.own[card.chapter] = ("pending", "")
             hashes = {m: h for m, (_, h) in whole.members.items()}
             content, _ = render_group(book, card.gate, card.group, hashes)
