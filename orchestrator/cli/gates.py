@@ -125,7 +125,7 @@ def approve(gate: Annotated[str | None, typer.Argument(help="the gate: outline, 
     err(w["c_approving"].format(n=len(cards), what=what))
     for c in cards:  # what it approves, before it does
         art = " ".join(c.waiting()) if c.group else c.artifact
-        err(f"  {c.unit or '-'}: {art} (card {c.path}, confirmation {c.confirmation})")
+        err(w["c_listing"].format(unit=c.unit or "-", what=art, card=c.path, confirmation=c.confirmation))
     for c in cards:
         _decide(workspace, c.gate, c.unit, "approved", "", c.confirmation)
 
