@@ -28,7 +28,9 @@ def print_summary(summary, book) -> None:
     cards = len(summary.waiting)
     waits = w["s_behind"].format(n=behind, cards=cards) if behind and cards else ""
     other = count("skipped") - (behind if waits else 0)
-    err(w["s_run"].format(made=len(summary.generated), failed=count("failed"), waiting=count("needs_human"))
+    # what waits for a person: each gate card once (a group card stands for all its chapters), and the rest
+    held = sum(1 for n, o in summary.outcomes.items() if o.status == "needs_human" and not n[1].startswith("gate:"))
+    err(w["s_run"].format(made=len(summary.generated), failed=count("failed"), waiting=held + cards)
         + waits + (w["s_skipped"].format(n=other) if other or not waits else ""))
     if getattr(summary, "stopped", ""):
         err(f"stopped by the API (exit 5; nothing was marked failed for it): {summary.stopped}")
