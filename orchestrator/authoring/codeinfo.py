@@ -312,12 +312,6 @@ def _short(code: str, n: int = 72) -> str:
 
 # ---------------------------------------------------------------- calls
 
-_CALL_RE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(?:!\s*)?\(")
-_KEYWORDS = {"if", "for", "while", "switch", "return", "func", "function", "fn", "match", "catch", "elif", "not",
-             "and", "or", "print", "len", "make", "new", "append", "super", "typeof", "await", "yield", "isinstance",
-             "assert", "lambda", "defer", "go", "panic", "Some", "Ok", "Err", "Box", "Vec", "String"}
-
-
 def receiver(s: Sym) -> str:
     """The name a method calls its own object by: self, this, or Go's receiver variable."""
     if s.lang == "go":
@@ -351,46 +345,29 @@ def _sym_index(p: Project) -> tuple[dict[str, list[Sym]], dict[str, list[Sym]]]:
 
 
 def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
-    """The definitions this code calls, only where the map resolves the callee: a method of its
-    own type through `self`/`this`/the receiver, a qualified `Type.name`, or a bare name defined
-    exactly once in the same package (directory) or file. `self.loads` is never the module's `loads`;
-    in Go another package's name only through its qualifier (Project.reaches)."""
-    import posixpath
+    """The definitions this code calls, only where the map resolves the callee (callres.Resolver:
+    a method of its own type through `self`/`this`/the receiver or through a typed parameter, a
+    qualified `Type.name`, a bare name defined exactly once where the language looks for it).
+    `self.loads` is never the module's `loads`; in Go another package's name only through its
+    qualifier (Project.reaches)."""
+    from .callres import CALL_RE, Resolver, call_args
 
-    me_owner, me_recv = owner(s), receiver(s)
-    here = posixpath.dirname(s.rel)
     found: list[Sym] = []
-    seen: set[str] = set()
-    idx = None
-    for m in _CALL_RE.finditer(code):
-        expr = m.group(1).replace("::", ".")
-        if expr in _KEYWORDS or expr == s.short:
-            continue
-        parts = expr.split(".")
-        hit: list[Sym] = []
-        if idx is None:
-            by_dotted, by_short = idx = _sym_index(p)
-        if len(parts) == 2 and parts[0] in (me_recv, "self", "Self", "this", "cls") and me_owner:
-            hit = list(by_dotted.get(f"{me_owner}.{parts[1]}", ()))
-        elif len(parts) == 2:
-            hit = [x for x in by_dotted.get(expr, ()) if s.lang != "go" or posixpath.dirname(x.rel) == here]
-            if not hit and s.lang == "go":  # pkg.Name: a definition of another package, reached by its qualifier
-                hit = [x for x in by_short.get(parts[1], ()) if "." not in x.dotted
-                       and posixpath.dirname(x.rel) != here and p.go_package(x.rel) == p.go_import_package(s.rel, parts[0])
-                       and p.reaches(s.rel, x.rel, x.short)]
-        elif len(parts) == 1:
-            named = by_short.get(expr, ())
-            same = [x for x in named if "." not in x.dotted
-                    and (x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == here))]
-            if len(same) == 1:
-                hit = same
-            elif not same:
-                anywhere = [x for x in named if "." not in x.dotted and x.kind in ("function", "class", "macro", "struct")]
-                hit = anywhere if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr) else []
-        if len(hit) == 1 and hit[0].name not in seen and hit[0].name != s.name:
-            seen.add(hit[0].name)
-            found.append(hit[0])
+    seen: set[tuple[str, str, int]] = set()
+    res: Resolver | None = None
+    code = _LINE_COMMENT.sub("", code)  # `// log!(…)` in a macro's comment is no call
+    for m in CALL_RE.finditer(code):
+        if res is None:
+            res = Resolver(p, s, *_sym_index(p))
+        hit = res.resolve(m.group(1), bool(m.group(2)), call_args(code, m.end() - 1))
+        key = (hit.rel, hit.name, hit.d.start_line) if hit is not None else None
+        if hit is not None and key not in seen and (hit.rel, hit.d.start_line) != (s.rel, s.d.start_line):
+            seen.add(key)  # the macro `log!` and the function `__private_api::log` are two callees
+            found.append(hit)
     return found
+
+
+_LINE_COMMENT = re.compile(r"(?m)^[ \t]*(?://|#(?![\[!]|\s*(?:define|include|if|endif|else|elif|undef|pragma)\b)).*$")
 
 
 def _imports(p: Project, rel: str, name: str) -> bool:

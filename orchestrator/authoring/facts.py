@@ -112,7 +112,8 @@ def all_calls(p: Project, s: Sym) -> list[Sym]:
     key = ("fact_calls", s.rel, s.name, s.d.start_line)
     if key not in p._keys:
         # `@overload` stubs share the name: the implementation is the one with a body (the longest)
-        s = max((x for x in p.symbols(within=[s.rel]) if x.name == s.name), key=lambda x: x.lines, default=s)
+        if s.lang == "python":  # (Java and C++ overloads are functions of their own)
+            s = max((x for x in p.symbols(within=[s.rel]) if x.name == s.name), key=lambda x: x.lines, default=s)
         code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
         found = resolved_calls(p, s, code)
         p._keys[key] = found + [x for x in field_calls(p, s, code) if x not in found]
