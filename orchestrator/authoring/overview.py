@@ -272,6 +272,7 @@ def _config_macro(p: Project, s: Sym) -> bool:
 _NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
               "impl")  # a type's body is no call: a path goes through functions, methods and macros
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
+START_SHARE = 2.0  # a start the README calls first is worth two calls more than one it never writes
 
 
 def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
@@ -339,6 +340,8 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     from .entry import readme_names, root_files
 
     written, called = readme_names(p)
+    top = max(called.values(), default=1.0)
+    called = {n: w / top for n, w in called.items()}  # the README's first call 1, later ones less
     out: list[tuple[Sym, float]] = []
 
     def add(s: Sym, bonus: float) -> None:
@@ -356,8 +359,8 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     for e in entries[:5]:
         bonus = 1.0 if written.get(e.short) or called.get(e.short) else 0.0
         if e.kind in _NOT_STEPS:
-            for m in methods(e):
-                add(m, 1.0 if called.get(m.short) or m.short == "__call__" else bonus * 0.5)
+            for m in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
+                add(m, called[m.short] if called.get(m.short) else 1.0 if m.short == "__call__" else bonus * 0.5)
             continue
         add(e, bonus)
         if e.lang == "python":
@@ -382,7 +385,7 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
         best_value = 0.0
         for s, bonus in _starts(p, entries):
             path = call_path(p, s)
-            value = path_value(p, path) + bonus if len(path) > 1 else 0.0
+            value = path_value(p, path) + START_SHARE * bonus if len(path) > 1 else 0.0
             if value > best_value:
                 best, best_value = path, value
         if not best:  # no start makes a call the map resolves: the first entry point alone
