@@ -34,7 +34,7 @@ KEYWORDS = {"if", "for", "while", "switch", "return", "func", "function", "fn", 
             "assert", "lambda", "defer", "go", "panic", "Some", "Ok", "Err", "Box", "Vec", "String", "sizeof",
             "decltype", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "alignof", "noexcept"}
 _RUST_SELF = re.compile(r"^(?:\$crate|crate|super|self)::")
-_OBJECT_MACRO = re.compile(r"^\s*#\s*define\s+\w+(?!\()")
+_OBJECT_MACRO = re.compile(r"^\s*#\s*define\s+\w+\b(?!\()")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _RUST_BOUND = re.compile(r"[<,\s]([A-Z]\w*)\s*:\s*(?:\?Sized\s*\+\s*)?([A-Za-z_]\w*)")  # `L: Log` in `<…>` or `where`
 
@@ -42,8 +42,10 @@ _RUST_BOUND = re.compile(r"[<,\s]([A-Z]\w*)\s*:\s*(?:\?Sized\s*\+\s*)?([A-Za-z_]
 class Resolver:
     """Resolves the calls of one caller `s` (its parameters read once)."""
 
-    def __init__(self, p: Project, s: Sym, by_dotted: dict[str, list[Sym]], by_short: dict[str, list[Sym]]) -> None:
-        self.p, self.s = p, s
+    def __init__(self, p: Project, s: Sym, by_dotted: dict[str, list[Sym]], by_short: dict[str, list[Sym]],
+                 code: str = "") -> None:
+        self.p, self.s, self.code = p, s, code
+        self._vars: dict[str, str] | None = None
         self.by_dotted, self.by_short = by_dotted, by_short
         self.here = posixpath.dirname(s.rel)
         self._params: dict[str, str] | None = None
@@ -81,6 +83,10 @@ class Resolver:
         hit = self._common(parts, expr)
         if not hit and len(parts) == 2 and parts[0] in self.param_types():
             hit = list(self.by_dotted.get(f"{self.param_types()[parts[0]]}.{parts[1]}", ()))
+        if not hit and len(parts) == 2 and lang == "java" and self._is_type(self.variables().get(parts[0], "")):
+            hit = list(self.by_dotted.get(f"{self.variables()[parts[0]]}.{parts[1]}", ()))  # a typed local
+        if not hit and len(parts) == 3:  # `mx.tree.FindRoute(`: a field whose declared type is a project type
+            hit = self._field_call(parts[0], parts[1], parts[2])
         if not hit and lang == "rust" and len(parts) == 2:
             hit = self._rust_module(parts[0], parts[1])
         if not hit and lang in ("c", "cpp"):
@@ -89,6 +95,8 @@ class Resolver:
         if len(hit) > 1 and lang not in ("python", "javascript"):  # overloads: by their number of parameters
             n = _arity(args)
             hit = [x for x in hit if _param_count(x) == n]
+        if len(hit) > 1 and lang == "java":  # and by the types of the arguments the code declares
+            hit = self._by_argument_types(hit, args)
         if lang == "rust":
             hit = [x for x in hit if x.kind != "macro"]
         if lang in ("c", "cpp"):
@@ -131,6 +139,93 @@ class Resolver:
                     return anywhere
         return []
 
+    def _field_call(self, obj: str, fld: str, method: str) -> list[Sym]:
+        """`self.field.method(` where the owner type declares `field` with one type of the project."""
+        from .codeinfo import receiver
+
+        s = self.s
+        me_owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+        if not me_owner or obj not in (receiver(s), "self", "this"):
+            return []
+        rx = _FIELD_DECL.get(s.lang)
+        if rx is None:
+            return []
+        types: set[str] = set()
+        for owner in self.by_dotted.get(me_owner, ()):
+            if owner.kind not in _TYPES:
+                continue
+            code = "\n".join(self.p.lines_of(owner.rel)[owner.d.start_line - 1:owner.d.end_line])
+            types |= {t for t in re.findall(rx.replace("FIELD", re.escape(fld)), code) if self._is_type(t)}
+        if len(types) != 1:
+            return []
+        return list(self.by_dotted.get(f"{types.pop()}.{method}", ()))
+
+    # ------------------------------------------------------------------ Java overloads
+
+    def variables(self) -> dict[str, str]:
+        """Name → declared type of the caller's parameters and locals (`JsonWriter w = …`, `for (T x : xs)`)."""
+        if self._vars is None:
+            from .codeinfo import signature_parts
+
+            found = {prm.name: _base(prm.type) for prm in signature_parts(self.s)[0] if prm.type}
+            for typ, name in _JAVA_LOCAL.findall(self.code):
+                found.setdefault(name, _base(typ))
+            self._vars = found
+        return self._vars
+
+    def arg_type(self, arg: str) -> str | None:
+        """The static type of one argument, when the code says it; else None (it then fits any parameter)."""
+        a = arg.strip()
+        if a.startswith('"'):
+            return "String"
+        if re.fullmatch(r"-?\d+", a):
+            return "int"
+        if a.endswith(".getClass()"):
+            return "Class"
+        m = re.match(r"^new\s+([A-Za-z_][\w.]*)", a) or re.match(r"^\(\s*([A-Z]\w*)(?:<[^()]*>)?\s*\)\s*\S", a)
+        if m:
+            return _base(m.group(1))
+        if a == "this" and "." in self.s.dotted:
+            return self.s.dotted.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+        if re.fullmatch(r"[A-Za-z_]\w*", a):
+            return self.variables().get(a)
+        m = re.match(r"^([A-Z]\w*)\.(\w+)\s*\(", a)  # a static call: its declared result
+        if m:
+            rets = {_java_result(x) for x in self.by_dotted.get(f"{m.group(1)}.{m.group(2)}", ())}
+            return rets.pop() if len(rets) == 1 and "" not in rets else None
+        return None
+
+    def _by_argument_types(self, hit: list[Sym], args: str) -> list[Sym]:
+        from .codeinfo import signature_parts
+
+        known = [self.arg_type(a) for a in _split_args(args)]
+        fits: list[tuple[int, Sym]] = []
+        for x in hit:
+            params = [_base(prm.type) for prm in signature_parts(x)[0]]
+            if len(params) != len(known):
+                continue
+            if all(k is None or _assignable(self, k, prm) for k, prm in zip(known, params)):
+                fits.append((sum(1 for k, prm in zip(known, params) if k == prm), x))
+        if not fits:
+            return []
+        best = max(n for n, _ in fits)
+        return [x for n, x in fits if n == best]
+
+    def supers(self, name: str) -> set[str]:
+        """The types `name` extends or implements: the project's declarations, and a few of the JDK's."""
+        out, todo = set(), [name]
+        while todo:
+            cur = todo.pop()
+            nxt = set(_JDK_SUPERS.get(cur, ()))
+            for x in self.by_dotted.get(cur, ()):
+                m = re.search(r"\b(?:extends|implements)\s+(.+)$", " ".join(x.d.signature.split()))
+                if m:
+                    nxt |= {_base(w) for w in re.split(r",|\bimplements\b|\bextends\b", m.group(1)) if w.strip()}
+            for n in nxt - out:
+                out.add(n)
+                todo.append(n)
+        return out
+
     # ------------------------------------------------------------------ Rust
 
     def _rust_macro(self, name: str) -> Sym | None:
@@ -163,16 +258,72 @@ class Resolver:
         named = [x for x in named if not _static(x) or x.rel == self.s.rel]
         n = _arity(args)
         seen = includes(self.p, self.s.rel)
-        visible = [x for x in named if x.rel in seen]
-        if len(seen) > 1:
-            own = {pt for rel in sorted(seen) for pt in prototypes(self.p, rel, name, self.s.lang) if len(pt) == n}
-            named = [x for x in visible if x.kind == "macro" or _has_body(self.p, x)] + \
-                [x for x in named if x.rel not in seen and _has_body(self.p, x) and _param_types(x) in own]
+        own = {pt for rel in sorted(seen) for pt in prototypes(self.p, rel, name, self.s.lang) if len(pt) == n}
+        near = [x for x in named if x.rel in seen and (x.kind == "macro" or _has_body(self.p, x))] + \
+            [x for x in named if x.rel not in seen and _has_body(self.p, x) and _param_types(x) in own]
+        if near:  # what the file can see; else (no include read, no prototype) the one name program-wide
+            named = near
         bodies = [x for x in named if x.kind == "macro" or _has_body(self.p, x)]
         pick = bodies if bodies else (named if len(named) == 1 else [])
         if len(pick) > 1:  # overloads (or one function per platform): told apart by their arity, or not at all
             pick = [x for x in pick if _param_count(x) == n]
         return pick
+
+
+# A field's declaration in its type's body, by language: the type it names (FIELD is the field)
+_FIELD_DECL = {
+    "go": r"(?m)^\s*FIELD\s+\*?(?:\[\])?([A-Za-z_]\w*)",
+    "rust": r"\bFIELD\s*:\s*(?:&(?:'\w+\s+)?(?:mut\s+)?)?(?:(?:Box|Arc|Rc|Option)<)?([A-Za-z_]\w*)",
+    "java": r"\b([A-Z]\w*)(?:<[^;=()]*>)?\s+FIELD\s*[;=]",
+    "cpp": r"\b([A-Za-z_]\w*)(?:<[^;=()]*>)?\s*[*&]?\s*FIELD(?:_)?\s*[;={]",
+    "typescript": r"\bFIELD\s*[?!]?\s*:\s*([A-Za-z_]\w*)",
+}
+_JAVA_LOCAL = re.compile(r"(?<![\w.])((?:[A-Z]\w*(?:\.[A-Z]\w*)*)(?:<[^;=()]*>)?(?:\[\])?|int|long|boolean|double|float|char|byte"
+                         r"|short)\s+([a-z_]\w*)\s*(?:=|;|:(?!:))")
+# JDK types and what they are assignable to (facts of the JDK, which the map does not read)
+_JDK_SUPERS = {"Class": {"Type"}, "StringBuilder": {"Appendable", "CharSequence"}, "String": {"CharSequence"},
+               "StringWriter": {"Writer", "Appendable"}, "Writer": {"Appendable"}, "PrintStream": {"Appendable"},
+               "StringReader": {"Reader"}, "Integer": {"Number"}, "Long": {"Number"}, "Double": {"Number"},
+               "int": {"long", "double", "Integer"}, "ParameterizedType": {"Type"}}
+
+
+def _base(typ: str) -> str:
+    """`final TypeToken<T>[]` → `TypeToken`; `java.lang.reflect.Type` → `Type`."""
+    typ = re.sub(r"@\w+(?:\([^)]*\))?|\bfinal\b", "", typ)
+    typ = re.sub(r"<.*>|\[\]|\.\.\.", "", typ).strip()
+    return typ.rsplit(".", 1)[-1].strip()
+
+
+def _java_result(x: Sym) -> str:
+    m = re.search(rf"([A-Za-z_]\w*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
+    return m.group(1) if m else ""
+
+
+def _assignable(res: Resolver, arg: str, param: str) -> bool:
+    if arg == param or param == "Object" or re.fullmatch(r"[A-Z]", param):  # `T`: a type variable
+        return True
+    return param in res.supers(arg)
+
+
+def _split_args(args: str) -> list[str]:
+    out, depth, cur, quote = [], 0, [], ""
+    for ch in args:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0 and not quote:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur))
+    return out
 
 
 _TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
@@ -277,3 +428,54 @@ def call_args(code: str, open_paren: int) -> str:
             if depth == 0:
                 return code[open_paren + 1:j]
     return code[open_paren + 1:]
+
+
+# The side roads of a body: an error handler, and a condition on an error, a deprecation or a debug
+# switch (`if err != nil {`, `if self.deprecated:`). Loops and other conditions are the work itself.
+_BRANCH_OPENER = re.compile(r"^\s*(?:\}\s*)?(?:catch|except|finally\b|(?:if|elif|else\s+if)\b.*?"
+                            r"(?:err|fail|deprecat|warn|debug|verbose|invalid))", re.I)
+
+
+def branch_lines(code: str) -> set[int]:
+    """The 0-based lines of `code` inside a side road (_BRANCH_OPENER): its body, not the line that
+    opens it (a condition is evaluated on the main line: `if (redisBufferRead(c) == REDIS_ERR)`).
+    By indentation for Python-like code, by braces where the code has them."""
+    lines = code.splitlines()
+    out: set[int] = set()
+    if "{" in code:
+        stack: list[bool] = []
+        pending = False  # `if (err)` without a brace: the next line is its body
+        for k, ln in enumerate(lines):
+            opener = bool(_BRANCH_OPENER.match(ln))
+            if any(stack) or pending:
+                out.add(k)
+            bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", ln)
+            if opener and "{" not in bare:
+                head = re.sub(r"^\s*(?:\}\s*)?\w+(?:\s+if)?\s*", "", bare)
+                tail = head[len(call_args(head, head.find("(")) if head.startswith("(") else "") + 2:] \
+                    if head.startswith("(") else head
+                if tail.strip().rstrip(";"):  # `if (x) return f();` on one line: the rest of the line
+                    out.add(k)
+                else:
+                    pending = True
+                continue
+            pending = False
+            for ch in bare:
+                if ch == "{":
+                    stack.append(opener)
+                elif ch == "}" and stack:
+                    stack.pop()
+        return out
+    opened: list[tuple[int, bool]] = []  # (indentation of the opener, is a branch)
+    for k, ln in enumerate(lines):
+        if not ln.strip():
+            continue
+        ind = len(ln) - len(ln.lstrip())
+        while opened and ind <= opened[-1][0]:
+            opened.pop()
+        opener = bool(_BRANCH_OPENER.match(ln))
+        if any(b for _, b in opened) or (opener and not ln.rstrip().endswith(":")):
+            out.add(k)  # inside a side road, or one on a line (`if err: fail()`)
+        if ln.rstrip().endswith(":"):
+            opened.append((ind, opener))
+    return out

@@ -345,26 +345,37 @@ def _sym_index(p: Project) -> tuple[dict[str, list[Sym]], dict[str, list[Sym]]]:
 
 
 def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
+    return [hit for hit, _side, _last in resolved_calls_where(p, s, code)]
+
+
+def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool, int]]:
     """The definitions this code calls, only where the map resolves the callee (callres.Resolver:
     a method of its own type through `self`/`this`/the receiver or through a typed parameter, a
     qualified `Type.name`, a bare name defined exactly once where the language looks for it).
     `self.loads` is never the module's `loads`; in Go another package's name only through its
     qualifier (Project.reaches)."""
-    from .callres import CALL_RE, Resolver, call_args
+    from .callres import CALL_RE, Resolver, branch_lines, call_args
 
-    found: list[Sym] = []
-    seen: set[tuple[str, str, int]] = set()
+    found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None
     code = _LINE_COMMENT.sub("", code)  # `// log!(…)` in a macro's comment is no call
+    side = branch_lines(code)
+    inside = 0  # the end of the outermost call's arguments: a call before it is an argument, not a step
     for m in CALL_RE.finditer(code):
         if res is None:
-            res = Resolver(p, s, *_sym_index(p))
-        hit = res.resolve(m.group(1), bool(m.group(2)), call_args(code, m.end() - 1))
-        key = (hit.rel, hit.name, hit.d.start_line) if hit is not None else None
-        if hit is not None and key not in seen and (hit.rel, hit.d.start_line) != (s.rel, s.d.start_line):
-            seen.add(key)  # the macro `log!` and the function `__private_api::log` are two callees
-            found.append(hit)
-    return found
+            res = Resolver(p, s, *_sym_index(p), code=code)
+        args = call_args(code, m.end() - 1)
+        outer = m.start() >= inside
+        if outer:
+            inside = m.end() + len(args)
+        hit = res.resolve(m.group(1), bool(m.group(2)), args)
+        if hit is None or (hit.rel, hit.d.start_line) == (s.rel, s.d.start_line):
+            continue
+        key = (hit.rel, hit.name, hit.d.start_line)  # the macro `log!` and the function `__private_api::log`: two
+        on_side = code.count("\n", 0, m.start()) in side
+        last = m.start() if outer else (found[key][2] if key in found else -1)
+        found[key] = (hit, on_side if key not in found else found[key][1] and on_side, last)
+    return list(found.values())
 
 
 _LINE_COMMENT = re.compile(r"(?m)^[ \t]*(?://|#(?![\[!]|\s*(?:define|include|if|endif|else|elif|undef|pragma)\b)).*$")

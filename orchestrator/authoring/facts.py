@@ -120,6 +120,29 @@ def all_calls(p: Project, s: Sym) -> list[Sym]:
     return list(p._keys[key])
 
 
+def side_calls(p: Project, s: Sym) -> set[tuple[str, int]]:
+    """(file, line) of the callees `s` calls only on a side road: an error handler, a condition on an
+    error or a deprecation (callres.branch_lines)."""
+    key = ("fact_side", s.rel, s.name, s.d.start_line)
+    if key not in p._keys:
+        from .codeinfo import resolved_calls_where
+
+        code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+        where = resolved_calls_where(p, s, code)
+        main = [(last, c) for c, side, last in where if not side and last >= 0]
+        p._keys[key] = {(c.rel, c.d.start_line) for c, side, _ in where if side}
+        p._keys[("fact_handoff",) + key[1:]] = (max(main, key=lambda x: x[0])[1].rel, max(main, key=lambda x: x[0])[1].d.start_line) \
+            if main else None
+    return set(p._keys[key])
+
+
+def hand_off(p: Project, s: Sym) -> tuple[str, int] | None:
+    """(file, line) of the callee `s` calls last on its main line: where it hands the work on
+    (`return __redisBlockForReply(c)`, `rv = self.invoke(ctx)` after `make_context`)."""
+    side_calls(p, s)
+    return p._keys[("fact_handoff", s.rel, s.name, s.d.start_line)]
+
+
 def calls(p: Project, caller: Sym, callee_name: str) -> bool:
     """`caller`'s code makes a call the map resolves to a definition named `callee_name`."""
     want = callee_name.replace("::", ".")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..repo.project import ProjectInfo, discover
-from .facts import all_calls
+from .facts import all_calls, hand_off, side_calls
 from .project import Project, Sym, project_name
 
 # fence info strings that name a programming language, by the map's language names
@@ -33,7 +33,7 @@ CXX_NAMES = frozenset({"std", "string", "decltype", "bool", "noexcept", "auto", 
                        "const", "constexpr", "template", "typename", "operator", "detail", "float", "double", "long",
                        "short", "unsigned", "signed"})
 NOT_ENTRIES = ("variable", "impl", "module", "import", "namespace", "package")  # a user writes none of them first
-MAX_PATH = 6  # calls followed from the entry point down to the core
+MAX_PATH = 7  # definitions followed from the entry point down to the core
 
 
 @dataclass(frozen=True)
@@ -272,6 +272,7 @@ def _config_macro(p: Project, s: Sym) -> bool:
 _NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
               "impl")  # a type's body is no call: a path goes through functions, methods and macros
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
+HAND_OFF = 0.5  # a step that follows the body's last call on its main line
 START_SHARE = 2.0  # a start the README calls first is worth two calls more than one it never writes
 
 
@@ -293,7 +294,9 @@ def _node_value(p: Project, s: Sym) -> float:
     v = _rank_pct(p).get((s.rel, s.d.start_line), 0.0)
     if s.short.startswith("_") and not s.short.startswith("__"):
         v *= 0.3  # a private helper
-    return v * (0.2 if _SIDE_ROADS.search(s.short) else 1.0)
+    if s.lines <= 4 and re.match(r"(?:get|set|is|has)[A-Z_]", s.short):
+        v *= 0.4  # an accessor: a leaf, not the core
+    return v
 
 
 def path_value(p: Project, path: list[Sym]) -> float:
@@ -308,13 +311,17 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     of the best path_value: as deep as the code goes, through its best-ranked definitions. At each
     step the best-ranked few callees are tried; a type is never a step (its body calls nothing)."""
     def callees(cur: Sym, seen: set[tuple[str, int]]) -> list[Sym]:
-        found = [c for c in all_calls(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in _NOT_STEPS]
+        side = side_calls(p, cur)  # an operation's path, not its error handling
+        found = [c for c in all_calls(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in _NOT_STEPS
+                 and (c.rel, c.d.start_line) not in side and not _SIDE_ROADS.search(c.short)]
         return sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))[:5]
 
     def value(path: list[Sym]) -> float:
-        # from a method, a helper function is a side step: the operation goes on through the objects
+        # from a method, a helper function is a side step: the operation goes on through the objects;
         off = sum(1 for a, b in zip(path, path[1:]) if "." in a.dotted and "." not in b.dotted and b.kind == "function")
-        return path_value(p, path) - 0.75 * off
+        # the call a body makes last on its main line hands the work on: the way the operation flows
+        on = sum(1 for a, b in zip(path, path[1:]) if hand_off(p, a) == (b.rel, b.d.start_line))
+        return path_value(p, path) - 0.75 * off + HAND_OFF * on
 
     best: list[Sym] = [start]
 
@@ -337,11 +344,23 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     returns when calling it runs code (Python: `command(...) -> Command`, and a decorated function
     is called: `Command.__call__`), and the public methods of the best-ranked types a user imports."""
     from .codeinfo import signature_parts
-    from .entry import readme_names, root_files
+    from .entry import readme_code, readme_names, root_files
 
     written, called = readme_names(p)
+    called = dict(called)  # (readme_names' answer is kept for every caller)
+    ex = first_example(p, {e.short for e in entries})
+    if ex is not None:  # the example chapter 1 quotes (gson's is in UserGuide.md): its calls, earliest first
+        size = max(1, len(ex.code))
+        for m in re.finditer(r"\.([A-Za-z_$][\w$]*)\s*\(", ex.code):
+            called[m.group(1)] = max(called.get(m.group(1), 0.0), 1.0 / (1.0 + 3.0 * m.start() / size))
     top = max(called.values(), default=1.0)
     called = {n: w / top for n, w in called.items()}  # the README's first call 1, later ones less
+    code = readme_code(p) + "\n" + (ex.code if ex is not None else "")
+    times = {e.short: len(re.findall(rf"(?<![\w$]){re.escape(e.short)}\s*!?\s*\(", code)) for e in entries}
+    most = max(times.values(), default=0) or 1
+    for e in entries:  # a function the README calls bare (`redisCommand(c, "PING")`, `info!(…)`): how often
+        if times[e.short] and e.kind not in _NOT_STEPS:
+            called[e.short] = max(called.get(e.short, 0.0), 0.5 * written.get(e.short, 0.0) + 0.5 * times[e.short] / most)
     out: list[tuple[Sym, float]] = []
 
     def add(s: Sym, bonus: float) -> None:
@@ -357,7 +376,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     roots = {e.rel for e in entries} | root_files(p)
     types = [s for s in p.symbols(within=sorted(roots)) if s.kind in ("class", "struct") and s.d.exported][:3]
     for e in entries[:5]:
-        bonus = 1.0 if written.get(e.short) or called.get(e.short) else 0.0
+        bonus = called.get(e.short) or (0.5 if written.get(e.short) else 0.0)
         if e.kind in _NOT_STEPS:
             for m in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
                 add(m, called[m.short] if called.get(m.short) else 1.0 if m.short == "__call__" else bonus * 0.5)

@@ -142,7 +142,9 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         kind=kind, name=name, qualified_name=qualified,
         signature=_signature(src, node, outer, kind),
         doc=_doc(src, node, outer),
-        start_line=outer.start_point[0] + 1, end_line=outer.end_point[0] + 1,
+        start_line=outer.start_point[0] + 1,
+        # a `#define` ends with its newline: its end is column 0 of the next line, not that line
+        end_line=outer.end_point[0] + (1 if outer.end_point[1] > 0 or outer.end_point[0] == outer.start_point[0] else 0),
         exported=_exported(src, node, outer, name, qualified, containers),
         aliases=_aliases(src, node, name) if lang in ("c", "cpp") else [],
     ), name_start
