@@ -244,3 +244,37 @@ def test_resolved_calls_keep_two_callees_of_one_name(tmp_path: Path):
     both = _sym(p, "macros.rs", "both")
     code = "\n".join(p.lines_of("macros.rs")[both.d.start_line - 1:both.d.end_line])
     assert [f"{c.kind}:{c.rel}" for c in resolved_calls(p, both, code)] == ["macro:macros.rs", "function:__private_api.rs"]
+
+
+def test_side_roads_are_error_handlers_and_conditions_on_errors_not_their_conditions():
+    from orchestrator.authoring.callres import branch_lines
+
+    c = ("int f(redisContext *c) {\n"            # 0
+         "    if (redisBufferRead(c) == REDIS_ERR)\n"  # 1: the condition runs on the main line
+         "        return fail(c);\n"             # 2: its body is a side road
+         "    if (c->err) { report(c); }\n"      # 3: a one-line side road
+         "    for (i = 0; i < n; i++) {\n"       # 4: a loop is the work itself
+         "        step(c);\n"                    # 5
+         "    }\n"
+         "    return done(c);\n}\n")
+    assert branch_lines(c) == {2, 3}
+    py = ("def invoke(self, ctx):\n"
+          "    if self.deprecated:\n"
+          "        echo('deprecated')\n"
+          "    try:\n"
+          "        return ctx.invoke(self.callback)\n"
+          "    except Abort:\n"
+          "        echo('aborted')\n")
+    assert branch_lines(py) == {2, 6}
+
+
+def test_r1_counts_a_call_made_by_any_overload_of_the_caller(tmp_path: Path):
+    from orchestrator.authoring.facts import ClaimFacts
+
+    java = ("package a;\n\npublic class Gson {\n  public String toJson(Object src) {\n    return toJson(src, 1, 2);\n  }\n\n"
+            "  public String toJson(Object src, int a, int b) {\n    return getAdapter(src);\n  }\n\n"
+            "  public String getAdapter(Object t) {\n    return null;\n  }\n}\n")
+    p = load(_write(tmp_path / "src", {"a/Gson.java": java}))
+    facts = ClaimFacts(p)
+    assert facts.calls("Gson.toJson", "Gson.getAdapter") is True
+    assert facts.calls("Gson.getAdapter", "Gson.toJson") is False

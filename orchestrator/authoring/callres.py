@@ -55,7 +55,7 @@ class Resolver:
     def param_types(self) -> dict[str, str]:
         """Parameter name → the project type its declared type names (one, or it is left out)."""
         if self._params is None:
-            from .codeinfo import signature_parts
+            from .signature import signature_parts
 
             self._params = {}
             params, _ret = signature_parts(self.s)
@@ -106,7 +106,7 @@ class Resolver:
     def _common(self, parts: list[str], expr: str) -> list[Sym]:
         s, p = self.s, self.p
         me_owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
-        from .codeinfo import receiver
+        from .signature import receiver
 
         if len(parts) == 2 and parts[0] in (receiver(s), "self", "Self", "this", "cls") and me_owner:
             return list(self.by_dotted.get(f"{me_owner}.{parts[1]}", ()))
@@ -132,8 +132,6 @@ class Resolver:
             if len(same) == 1:
                 return same
             if not same:
-                from .codeinfo import _imports
-
                 anywhere = [x for x in named if x.kind in ("function", "class", "macro", "struct")]
                 if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr):
                     return anywhere
@@ -141,7 +139,7 @@ class Resolver:
 
     def _field_call(self, obj: str, fld: str, method: str) -> list[Sym]:
         """`self.field.method(` where the owner type declares `field` with one type of the project."""
-        from .codeinfo import receiver
+        from .signature import receiver
 
         s = self.s
         me_owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
@@ -165,7 +163,7 @@ class Resolver:
     def variables(self) -> dict[str, str]:
         """Name → declared type of the caller's parameters and locals (`JsonWriter w = …`, `for (T x : xs)`)."""
         if self._vars is None:
-            from .codeinfo import signature_parts
+            from .signature import signature_parts
 
             found = {prm.name: _base(prm.type) for prm in signature_parts(self.s)[0] if prm.type}
             for typ, name in _JAVA_LOCAL.findall(self.code):
@@ -196,7 +194,7 @@ class Resolver:
         return None
 
     def _by_argument_types(self, hit: list[Sym], args: str) -> list[Sym]:
-        from .codeinfo import signature_parts
+        from .signature import signature_parts
 
         known = [self.arg_type(a) for a in _split_args(args)]
         fits: list[tuple[int, Sym]] = []
@@ -213,7 +211,8 @@ class Resolver:
 
     def supers(self, name: str) -> set[str]:
         """The types `name` extends or implements: the project's declarations, and a few of the JDK's."""
-        out, todo = set(), [name]
+        out: set[str] = set()
+        todo = [name]
         while todo:
             cur = todo.pop()
             nxt = set(_JDK_SUPERS.get(cur, ()))
@@ -306,7 +305,9 @@ def _assignable(res: Resolver, arg: str, param: str) -> bool:
 
 
 def _split_args(args: str) -> list[str]:
-    out, depth, cur, quote = [], 0, [], ""
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
     for ch in args:
         if quote:
             quote = "" if ch == quote else quote
@@ -357,13 +358,13 @@ def _arity(args: str) -> int:
 
 
 def _param_count(x: Sym) -> int:
-    from .codeinfo import signature_parts
+    from .signature import signature_parts
 
     return len(signature_parts(x)[0])
 
 
 def _param_types(x: Sym) -> tuple[str, ...]:
-    from .codeinfo import signature_parts
+    from .signature import signature_parts
 
     return tuple(re.sub(r"\bstd::|\s+", "", prm.type) for prm in signature_parts(x)[0])
 
@@ -460,11 +461,14 @@ def branch_lines(code: str) -> set[int]:
                     pending = True
                 continue
             pending = False
+            depth = len(stack)
             for ch in bare:
                 if ch == "{":
                     stack.append(opener)
                 elif ch == "}" and stack:
                     stack.pop()
+            if opener and len(stack) <= depth and bare.rstrip().endswith("}"):
+                out.add(k)  # `if (c->err) { report(c); }`: a side road on one line
         return out
     opened: list[tuple[int, bool]] = []  # (indentation of the opener, is a branch)
     for k, ln in enumerate(lines):
@@ -479,3 +483,9 @@ def branch_lines(code: str) -> set[int]:
         if ln.rstrip().endswith(":"):
             opened.append((ind, opener))
     return out
+
+
+def _imports(p: Project, rel: str, name: str) -> bool:
+    """The Python file imports `name` by that name (so a bare call reaches the project's definition)."""
+    rx = re.compile(rf"^\s*(?:from\s+\S+\s+)?import\s+(?:\(?[^\n]*\b{re.escape(name)}\b)")
+    return any(rx.match(ln) for ln in p.lines_of(rel)[:400])

@@ -186,7 +186,9 @@ class ClaimFacts:
         s = self._one(caller)
         if s is None or not self._find(callee):
             return None
-        return calls(self.p, s, callee)
+        # Java and C++ overloads share the name: the sentence is true when one of them makes the call
+        same = [x for x in self._find(caller) if x.rel == s.rel and x.name == s.name] or [s]
+        return any(calls(self.p, x, callee) for x in same)
 
     def kind_of(self, rel: str) -> str | None:
         return self.p.files.get(rel, (None, None))[1]

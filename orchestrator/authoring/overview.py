@@ -378,20 +378,19 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     for e in entries[:5]:
         bonus = called.get(e.short) or (0.5 if written.get(e.short) else 0.0)
         if e.kind in _NOT_STEPS:
-            for m in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
-                add(m, called[m.short] if called.get(m.short) else 1.0 if m.short == "__call__" else bonus * 0.5)
+            for ms in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
+                add(ms, called[ms.short] if called.get(ms.short) else 1.0 if ms.short == "__call__" else bonus * 0.5)
             continue
         add(e, bonus)
         if e.lang == "python":
             ret = signature_parts(e)[1]
             made = [t for t in p.symbols() if t.kind == "class" and re.search(rf"(?<![\w.]){re.escape(t.short)}\b", ret)]
             if len({t.dotted for t in made}) == 1:
-                call = [m for m in p.symbols(within=[made[0].rel]) if m.dotted == made[0].dotted + ".__call__"]
-                for m in call:
-                    add(m, bonus)
+                for ms in (x for x in p.symbols(within=[made[0].rel]) if x.dotted == made[0].dotted + ".__call__"):
+                    add(ms, bonus)
     for t in types:
-        for m in methods(t):
-            add(m, 0.5 if called.get(m.short) else 0.0)
+        for ms in methods(t):
+            add(ms, 0.5 if called.get(ms.short) else 0.0)
     return out
 
 

@@ -202,7 +202,8 @@ class _Parser:
         if m and self.lang in ("javascript", "typescript", "tsx", "java", "c", "cpp", "") and m.group(1).isalpha():
             self.i += 1
             body = []
-            while self.i < len(self.lines) and not _JSDOC_TAG_RE.match(self.peek().strip()):
+            while self.i < len(self.lines) and not _JSDOC_TAG_RE.match(self.peek().strip()) and not (
+                    m.group(1) != "example" and self.peek().strip().startswith("```")):  # a fence after a tag is its own
                 body.append(self.peek())
                 self.i += 1
             self.jsdoc(m.group(1), m.group(2), body)
