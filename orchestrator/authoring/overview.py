@@ -272,7 +272,7 @@ def _config_macro(p: Project, s: Sym) -> bool:
 _NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
               "impl")  # a type's body is no call: a path goes through functions, methods and macros
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
-HAND_OFF = 0.5  # a step that follows the body's last call on its main line
+HAND_OFF = 1.0  # a step that follows the body's last call on its main line
 START_SHARE = 2.0  # a start the README calls first is worth two calls more than one it never writes
 
 
