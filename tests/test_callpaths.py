@@ -278,3 +278,15 @@ def test_r1_counts_a_call_made_by_any_overload_of_the_caller(tmp_path: Path):
     facts = ClaimFacts(p)
     assert facts.calls("Gson.toJson", "Gson.getAdapter") is True
     assert facts.calls("Gson.getAdapter", "Gson.toJson") is False
+
+
+def test_a_declaration_is_not_a_call_of_another_overload(tmp_path: Path):
+    hpp = ("#ifndef F_H\n#define F_H\nauto format(int x) -> int;\n"
+           "struct range_formatter {\n  auto format(int& r, int& ctx) const -> int {\n    return format(r);\n  }\n"
+           "  ~range_formatter() {}\n  range_formatter() {}\n};\n#endif\n")
+    cpp = '#include "f.h"\nauto format(int x) -> int {\n  return x;\n}\n'
+    p = load(_write(tmp_path / "include", {"f.h": hpp, "f.cpp": cpp}))
+    member = _sym(p, "f.h", "range_formatter::format")
+    # its own signature `auto format(int& r, …)` is no call; `return format(r)` is the free function
+    assert _calls(p, member) == ["format@f.cpp:2"]
+    assert _calls(p, _sym(p, "f.h", "range_formatter::~range_formatter")) == []

@@ -80,7 +80,7 @@ class Resolver:
         parts = expr.split(".")
         if lang == "rust" and bang:
             return self._rust_macro(parts[-1]) if len(parts) == 1 else None
-        hit = self._common(parts, expr)
+        hit = self._common(parts, expr, args)
         if not hit and len(parts) == 2 and parts[0] in self.param_types():
             hit = list(self.by_dotted.get(f"{self.param_types()[parts[0]]}.{parts[1]}", ()))
         if not hit and len(parts) == 2 and lang == "java" and self._is_type(self.variables().get(parts[0], "")):
@@ -103,7 +103,7 @@ class Resolver:
             hit = [x for x in hit if not (x.kind == "macro" and _OBJECT_MACRO.match(x.d.signature))]
         return hit[0] if len(hit) == 1 else None
 
-    def _common(self, parts: list[str], expr: str) -> list[Sym]:
+    def _common(self, parts: list[str], expr: str, args: str = "") -> list[Sym]:
         s, p = self.s, self.p
         me_owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
         from .signature import receiver
@@ -119,7 +119,8 @@ class Resolver:
                        and p.reaches(s.rel, x.rel, x.short)]
             return hit
         if len(parts) == 1 and me_owner and s.lang in ("java", "cpp"):  # an implicit `this`
-            mine = list(self.by_dotted.get(f"{me_owner}.{expr}", ()))
+            n = _arity(args)  # of the type's own overloads, one that takes these arguments; else a free function
+            mine = [x for x in self.by_dotted.get(f"{me_owner}.{expr}", ()) if _param_count(x) == n]
             if mine:
                 return mine
         if len(parts) == 1:

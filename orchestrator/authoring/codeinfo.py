@@ -248,10 +248,17 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     res: Resolver | None = None
     code = _LINE_COMMENT.sub("", code)  # `// log!(…)` in a macro's comment is no call
     side = branch_lines(code)
+    # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
+    # in C++ and Java a call of the same name may be another overload
+    sig_at = max(0, code.find(s.d.signature.split("\n", 1)[0][:30]))  # past decorators and doc comments
+    head = re.compile(rf"(?<![\w$]){re.escape(s.short)}\s*(?:<[^()]*>)?\s*\(").search(code, sig_at) if s.short else None
+    own_at = head.start() if head is not None and head.start() <= sig_at + len(s.d.signature) else -1
     inside = 0  # the end of the outermost call's arguments: a call before it is an argument, not a step
     for m in CALL_RE.finditer(code):
         if res is None:
             res = Resolver(p, s, *_sym_index(p), code=code)
+        if m.start() == own_at or (s.lang in ("c", "cpp", "java") and _declarator(code, m.start())):
+            continue
         args = call_args(code, m.end() - 1)
         outer = m.start() >= inside
         if outer:
@@ -264,6 +271,21 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
         last = m.start() if outer else (found[key][2] if key in found else -1)
         found[key] = (hit, on_side if key not in found else found[key][1] and on_side, last)
     return list(found.values())
+
+
+_DECL_BEFORE = re.compile(r"(?<![\w$])([A-Za-z_]\w*|[>*&\]])[ \t]+$")
+_NOT_TYPES = frozenset({"return", "else", "case", "throw", "new", "co_return", "co_await", "co_yield", "delete", "do",
+                        "yield", "await", "sizeof", "typeof", "not", "and", "or"})
+
+
+def _declarator(code: str, at: int) -> bool:
+    """`auto format(range_type& r)`, `public String toJson(Object src)`: a name declared after its
+    type, not a call (a call follows `=`, `(`, `,`, `return`, an operator or the line's start)."""
+    if at > 0 and code[at - 1] == "~":
+        return True  # a destructor's declaration
+    line_start = code.rfind("\n", 0, at) + 1
+    m = _DECL_BEFORE.search(code[line_start:at])
+    return m is not None and m.group(1) not in _NOT_TYPES
 
 
 _LINE_COMMENT = re.compile(r"(?m)^[ \t]*(?://|#(?![\[!]|\s*(?:define|include|if|endif|else|elif|undef|pragma)\b)).*$")
