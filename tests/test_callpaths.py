@@ -290,3 +290,16 @@ def test_a_declaration_is_not_a_call_of_another_overload(tmp_path: Path):
     # its own signature `auto format(int& r, …)` is no call; `return format(r)` is the free function
     assert _calls(p, member) == ["format@f.cpp:2"]
     assert _calls(p, _sym(p, "f.h", "range_formatter::~range_formatter")) == []
+
+
+def test_a_field_typed_by_its_declaration_or_by_the_constructors_parameter(tmp_path: Path):
+    py = ("class Storage:\n    def read(self):\n        return {}\n\n\n"
+          "class Table:\n    def __init__(self, storage: Storage, name):\n        self._storage = storage\n"
+          "        self.name = name\n\n    def all(self):\n        return self._storage.read()\n\n"
+          "    def other(self):\n        return self.name.read()\n")
+    go = ("package chi\n\ntype node struct{}\n\nfunc (n *node) FindRoute(p string) *node {\n\treturn n\n}\n\n"
+          "type Mux struct {\n\ttree *node\n}\n\nfunc (mx *Mux) routeHTTP(p string) {\n\tmx.tree.FindRoute(p)\n}\n")
+    p = load(_write(tmp_path / "src", {"table.py": py, "mux.go": go}))
+    assert _calls(p, _sym(p, "table.py", "Table.all")) == ["Storage.read@table.py:2"]
+    assert _calls(p, _sym(p, "table.py", "Table.other")) == []  # `name` has no declared type
+    assert _calls(p, _sym(p, "mux.go", "Mux.routeHTTP")) == ["node.FindRoute@mux.go:5"]

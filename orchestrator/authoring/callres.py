@@ -155,6 +155,11 @@ class Resolver:
                 continue
             code = "\n".join(self.p.lines_of(owner.rel)[owner.d.start_line - 1:owner.d.end_line])
             types |= {t for t in re.findall(rx.replace("FIELD", re.escape(fld)), code) if self._is_type(t)}
+            if s.lang == "python":  # `self._storage = storage`, with `storage: Storage` a parameter of `__init__`
+                init = [x for x in self.by_dotted.get(f"{me_owner}.__init__", ()) if x.rel == owner.rel]
+                params = {prm.name: prm.type for x in init for prm in _sig(x)[0]}
+                for src in re.findall(rf"\bself\.{re.escape(fld)}\s*=\s*([A-Za-z_]\w*)\s*$", code, re.M):
+                    types |= {w for w in _IDENT.findall(params.get(src, "")) if self._is_type(w)}
         if len(types) != 1:
             return []
         return list(self.by_dotted.get(f"{types.pop()}.{method}", ()))
@@ -277,6 +282,7 @@ _FIELD_DECL = {
     "java": r"\b([A-Z]\w*)(?:<[^;=()]*>)?\s+FIELD\s*[;=]",
     "cpp": r"\b([A-Za-z_]\w*)(?:<[^;=()]*>)?\s*[*&]?\s*FIELD(?:_)?\s*[;={]",
     "typescript": r"\bFIELD\s*[?!]?\s*:\s*([A-Za-z_]\w*)",
+    "python": r"\bself\.FIELD\s*:\s*([A-Za-z_]\w*)",
 }
 _JAVA_LOCAL = re.compile(r"(?<![\w.])((?:[A-Z]\w*(?:\.[A-Z]\w*)*)(?:<[^;=()]*>)?(?:\[\])?|int|long|boolean|double|float|char|byte"
                          r"|short)\s+([a-z_]\w*)\s*(?:=|;|:(?!:))")
@@ -326,6 +332,12 @@ def _split_args(args: str) -> list[str]:
     if "".join(cur).strip():
         out.append("".join(cur))
     return out
+
+
+def _sig(x: Sym) -> tuple[list, str]:
+    from .signature import signature_parts
+
+    return signature_parts(x)
 
 
 _TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
