@@ -247,7 +247,7 @@ def test_resolved_calls_keep_two_callees_of_one_name(tmp_path: Path):
 
 
 def test_side_roads_are_error_handlers_and_conditions_on_errors_not_their_conditions():
-    from orchestrator.authoring.callres import branch_lines
+    from orchestrator.authoring.sideroads import branch_lines
 
     c = ("int f(redisContext *c) {\n"            # 0
          "    if (redisBufferRead(c) == REDIS_ERR)\n"  # 1: the condition runs on the main line

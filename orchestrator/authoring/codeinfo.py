@@ -242,7 +242,8 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     qualified `Type.name`, a bare name defined exactly once where the language looks for it).
     `self.loads` is never the module's `loads`; in Go another package's name only through its
     qualifier (Project.reaches)."""
-    from .callres import CALL_RE, Resolver, branch_lines, call_args
+    from .callres import CALL_RE, Resolver, call_args
+    from .sideroads import branch_lines
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None
