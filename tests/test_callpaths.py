@@ -234,6 +234,15 @@ def test_the_central_path_starts_where_the_readme_call_begins_and_goes_down_the_
     # `@clicky.command()` returns a Command and `hello()` calls it: Command.__call__ -> main -> invoke
     # -> Context.invoke, not the deeper side road `echo -> resolve_color -> _strip` the README also calls
     assert path == ["Command.__call__", "Command.main", "Command.invoke", "Context.invoke"], path
+    # chapter 1 says how the user's call gets there: `command` returns a `Command`, and calling it runs __call__
+    from orchestrator.authoring.overview import made_by
+    from orchestrator.authoring.story import _path_walk
+
+    entry, typ = made_by(p, central_path(p, entry_points(p))[0]) or (None, None)
+    assert (entry.name, typ.name) == ("command", "Command")
+    walk = "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en"))
+    assert "`command` returns a `Command`, and calling what it returns runs `Command.__call__`" in walk
+    assert "1. `Command.__call__` calls `Command.main`" in walk
 
 
 def test_resolved_calls_keep_two_callees_of_one_name(tmp_path: Path):

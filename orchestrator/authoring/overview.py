@@ -388,6 +388,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
             if len({t.dotted for t in made}) == 1:
                 for ms in (x for x in p.symbols(within=[made[0].rel]) if x.dotted == made[0].dotted + ".__call__"):
                     add(ms, bonus)
+                    p._keys[("made_by", ms.rel, ms.d.start_line)] = (e, made[0])
     for t in types:
         for ms in methods(t):
             add(ms, 0.5 if called.get(ms.short) else 0.0)
@@ -410,6 +411,13 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
             best = [e for e in entries if e.kind not in _NOT_STEPS][:1] or entries[:1]
         p._keys[key] = best
     return list(p._keys[key])
+
+
+def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
+    """(entry point, type) when the path's start is the `__call__` of the type an entry point returns
+    (click's `command` returns a `Command`; the README calls the decorated function, which runs
+    `Command.__call__`); None when a user calls the start itself. Known once central_path ran."""
+    return p._keys.get(("made_by", start.rel, start.d.start_line))
 
 
 # ---------------------------------------------------------------- diagram slots (issue 23 item 4)
