@@ -14,13 +14,13 @@ _BRANCH_OPENER = re.compile(r"^\s*(?:\}\s*)?(?:catch|except|finally\b|(?:if|elif
                             r"(?:err|fail|deprecat|warn|debug|verbose|invalid))", re.I)
 
 
-def branch_lines(code: str) -> set[int]:
+def branch_lines(code: str, lang: str = "") -> set[int]:
     """The 0-based lines of `code` inside a side road (_BRANCH_OPENER): its body, not the line that
     opens it (a condition is evaluated on the main line: `if (redisBufferRead(c) == REDIS_ERR)`).
     By indentation for Python-like code, by braces where the code has them."""
     lines = code.splitlines()
     out: set[int] = set()
-    if "{" in code:
+    if lang != "python" and "{" in code:  # (a Python string's `{name!r}` is no block)
         stack: list[bool] = []
         pending = False  # `if (err)` without a brace: the next line is its body
         for k, ln in enumerate(lines):
