@@ -12,7 +12,7 @@ from ..state.ready import complete_finals, ready_chapters
 from ..state.scan import StepState
 from ..state.statemachine import IllegalTransition, apply
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, Node, spec
-from . import freshness, gates, review_verdict
+from . import freshness, gates, review_verdict, section_redo
 from .outcomes import Outcome
 from .plan import CHAPTER_GATES, is_gate
 from .run_state import RunState
@@ -77,6 +77,8 @@ class NodeDecisions(RunState):
                 out = await self.derive(n)
                 if out.status == "failed" and out.reason.startswith("delivery check") and n[0] not in self.redelivered:
                     out = await self.back_to_editor(n, out)
+            elif (followed := section_redo.follow(self, n)) is not None:  # a draft rewritten by section
+                out = followed
             else:
                 out = await self.generate(n, why)
                 if spec(n).verdict and out.status == "ok":
