@@ -112,9 +112,11 @@ class NodeDecisions(RunState):
 
         sc = self.book.scanner
         steps = {k: sc.step(n[0], k) for k in STEPS}
-        event = f"{'redo' if n in self.redo else 'start'}_{n[1]}"
+        # a text a person edited has work only when some of its other sections went stale (freshness.why): a redo
+        redo = n in self.redo or steps[n[1]].status == "edited"
+        event = f"{'redo' if redo else 'start'}_{n[1]}"
         state = chapter_state(self.book, n[0], steps)
-        if n in self.redo or self.revising.get(n[0]):
+        if redo or self.revising.get(n[0]):
             state.approval = "not_required"  # a person's redo or rollback, or an automatic revision
         try:
             apply(state, event)

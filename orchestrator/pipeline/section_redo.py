@@ -68,6 +68,8 @@ class Plan:
     body: str  # the text as it is, its moved citations retargeted
     source: str  # the body hash of the text the rewrite starts from
     was: str  # the first line of each of its sections, dot-joined
+    person: str = ""  # the indexes of the sections a person edited, dot-joined (kept)
+    recorded: str = ""  # the marker's `sections=` before (a person's sections keep what the run wrote)
 
 
 def _enabled(book) -> bool:
@@ -82,12 +84,16 @@ def plan(book, ch: str, key: str) -> Plan | None:
     sc = book.scanner
     st = sc.step(ch, key)
     mk = st.marker
-    if st.status != "done" or mk is None or not st.stale or not set(st.stale) <= REWRITABLE[key]:
+    if not _ours(st) or mk is None or not st.stale or not set(st.stale) <= REWRITABLE[key]:
         return None
     if key == FINAL and not _final_may_follow(book, ch, mk.inputs):
         return None
     body = read_body(book.root, st.path)
-    stale = stale_sections(book.root, book.cfg.source_dir, ch, body, mk.extra.get("sections"))
+    recorded = mk.extra.get("sections")
+    person = S.edited(body, recorded) if st.status == "edited" else []
+    if person is None:
+        return None  # a person's edit that cannot be told section by section: theirs, whole
+    stale = stale_sections(book.root, book.cfg.source_dir, ch, body, recorded)
     if stale is None or stale.whole or not stale.rewrite:
         return None
     if key == FINAL:  # only the sections the draft rewrote: the rest of the final is from the same draft
@@ -96,8 +102,22 @@ def plan(book, ch: str, key: str) -> Plan | None:
         if not set(stale.rewrite) <= set(done):
             return None
     text, _moved = retargeted(book.root, book.cfg.source_dir, ch, body)
+    if person:  # a person's sections are kept byte for byte, their citations too
+        text = S.splice(text, S.only(body, person))
     was = ".".join(str(s.first) for s in S.split(text))
-    return Plan(key, stale.rewrite, stale.kept, text, sc.body_hash(st.path) or "", was)
+    heads = S.heads(text)
+    mine = ".".join(str(i) for i, h in enumerate(heads) if h in person)
+    return Plan(key, stale.rewrite, stale.kept, text, sc.body_hash(st.path) or "", was, mine, recorded or "")
+
+
+def _ours(st) -> bool:
+    """A chapter text the run may rewrite sections of: its own, or one a person edited in some
+    sections only (told by the marker's `sections=`; a `book accept`ed file is wholly theirs)."""
+    if st.marker is None:
+        return False
+    if st.status == "done":
+        return True
+    return st.status == "edited" and st.marker.extra.get("by") != "person" and bool(st.marker.extra.get("sections"))
 
 
 def _final_may_follow(book, ch: str, inputs: dict[str, str]) -> bool:
@@ -105,7 +125,7 @@ def _final_may_follow(book, ch: str, inputs: dict[str, str]) -> bool:
     panel that followed it (or are unchanged)."""
     sc = book.scanner
     d = sc.step(ch, DRAFT)
-    if d.status != "done" or d.marker is None or d.marker.extra.get("follow") != inputs.get(DRAFT):
+    if not _ours(d) or d.marker is None or d.marker.extra.get("follow") != inputs.get(DRAFT):
         return False
     for k in (REVIEW, PANEL):
         s = sc.step(ch, k)
@@ -127,17 +147,28 @@ def context_extra(book, n: Node) -> dict[str, Any]:
     p = plan(book, n[0], n[1])
     if p is None:
         return {}
-    return {"rewrite_sections": list(p.rewrite), "current_text": p.body,
-            "_follow": {"follow": p.source, "was": p.was}}
+    follow = {"follow": p.source, "was": p.was} | ({"person": p.person, "recorded": p.recorded} if p.person else {})
+    return {"rewrite_sections": list(p.rewrite), "current_text": p.body, "_follow": follow}
 
 
 def marker_extra(ctx: dict[str, Any], text: str) -> dict[str, str]:
-    """The marker attributes of a chapter text: each section's hash, and what a rewrite started from."""
-    out = {"sections": S.hashes(text)}
-    if ctx.get("rewrite_sections") and ctx.get("_follow"):
+    """The marker attributes of a chapter text: each section's hash, and what a rewrite started
+    from. A section a person edited keeps the hash of what the run wrote there, and `person=`
+    names it: the file stays theirs (`edited`), and their sections stay theirs next time."""
+    hashes = S.hashes(text).split(".")
+    out: dict[str, str] = {}
+    follow = dict(ctx.get("_follow") or {}) if ctx.get("rewrite_sections") else {}
+    if follow:
         heads = S.heads(text)
-        out |= ctx["_follow"] | {"redone": ".".join(str(heads.index(h)) for h in ctx["rewrite_sections"] if h in heads)}
-    return out
+        recorded = follow.pop("recorded", "").split(".")
+        person = [int(i) for i in follow.get("person", "").split(".") if i.isdigit()]
+        for i in person:
+            if i < len(hashes) and i < len(recorded):
+                hashes[i] = recorded[i]
+        out |= follow | {"redone": ".".join(str(heads.index(h)) for h in ctx["rewrite_sections"] if h in heads)}
+        if not person:
+            out.pop("person", None)
+    return out | {"sections": ".".join(hashes)}
 
 
 def splice_answer(ctx: dict[str, Any], answer: str) -> str:
@@ -178,7 +209,7 @@ def follow(runner, n: Node) -> Outcome | None:
     sc = book.scanner
     d, st = sc.step(ch, DRAFT), sc.step(ch, key)
     dx = d.marker.extra if d.marker else {}
-    if d.status != "done" or not dx.get("follow") or not dx.get("was") or st.status != "done" or st.marker is None:
+    if not _ours(d) or not dx.get("follow") or not dx.get("was") or st.status != "done" or st.marker is None:
         return None
     if not st.stale or any(not (s == DRAFT or s in REVIEWERS or s == REVIEW or (key == R1 and s.startswith("src:")))
                            for s in st.stale):
@@ -280,8 +311,6 @@ def _followed(runner, ch: str, key: str, old: str, draft: str, dx: dict[str, str
 
 
 def _commit(runner, n: Node, st, text: str) -> Outcome:
-    from .answers import kept_for_person, version
-
     book, ch, key = runner.book, n[0], n[1]
     sc = book.scanner
     inputs = {k: v for k, v in sc.input_hashes(ch, key).items() if v is not None}
@@ -294,9 +323,12 @@ def _commit(runner, n: Node, st, text: str) -> Outcome:
     path = book.ws.path(st.path)
     composed = compose(text.rstrip("\n") + "\n", STEPS[key].marker, inputs, runner.run_id, extra)
     Lock.verify_held()
-    placed = commit.commit(path, composed, commit.observe(path, version(st)))
-    if not placed.written:
-        return kept_for_person(runner, n)
+    placed = commit.commit(path, composed, commit.observe(path, (st.size, st.mtime_ns)))
+    if not placed.written:  # saved by a person since the decision: theirs stays, the follow is beside it
+        sc.invalidate(st.path)
+        runner.warn(f"{st.path} was edited while this run brought it up to date: your version is kept, and "
+                    f"what the run made is in {st.path}.partial")
+        return Outcome("ok")
     sc.invalidate(st.path)
     book.ledger.event("section_followed", runner.run_id, ch, key)
     return Outcome("ok", reason="followed the draft's rewritten sections")

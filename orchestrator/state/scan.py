@@ -158,7 +158,7 @@ class Scanner:
         if mk is None or mk.name != marker_name:
             status = "half_finished"
             mk = None
-        elif mk.extra.get("by") == "person":
+        elif mk.extra.get("by") == "person" or mk.extra.get("person"):  # accepted, or a person's sections kept
             status = "edited"
         elif mk.body:
             hit = self.cache.rows.get(p)  # HashCache.body_hash's hit, inline: once per marked file of the tree
