@@ -82,6 +82,7 @@ class CommonContext(TypedDict):
     rewrite_sections: NotRequired[list[str]]
     current_text: NotRequired[str]
     _follow: NotRequired[dict[str, str]]  # what the marker records of the rewrite (section_redo.marker_extra)
+    _sections_kept: NotRequired[list[str]]  # stale sections a person edited: kept (the ledger says so)
 
 
 class PlannerContext(CommonContext):

@@ -64,6 +64,7 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
     if spec(n).replans:
         book.scanner.invalidate()
     book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), **event)
+    section_redo.note_rewrite(book, runner.run_id, n, g.context)
     return None
 
 

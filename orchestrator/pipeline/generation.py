@@ -211,6 +211,7 @@ class Generation(RunState):
             if spec(n).replans:
                 book.scanner.invalidate()
             led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text))
+            section_redo.note_rewrite(book, self.run_id, n, g.context)
             self.generated.append(n)
             return Outcome("ok", ran=True)
         led.event("step_failed", self.run_id, ch, step, error=last)

@@ -148,7 +148,8 @@ def context_extra(book, n: Node) -> dict[str, Any]:
     if p is None:
         return {}
     follow = {"follow": p.source, "was": p.was} | ({"person": p.person, "recorded": p.recorded} if p.person else {})
-    return {"rewrite_sections": list(p.rewrite), "current_text": p.body, "_follow": follow}
+    return {"rewrite_sections": list(p.rewrite), "current_text": p.body, "_follow": follow,
+            "_sections_kept": list(p.kept)}
 
 
 def marker_extra(ctx: dict[str, Any], text: str) -> dict[str, str]:
@@ -169,6 +170,13 @@ def marker_extra(ctx: dict[str, Any], text: str) -> dict[str, str]:
         if not person:
             out.pop("person", None)
     return out | {"sections": ".".join(hashes)}
+
+
+def note_rewrite(book, run_id: str, n: Node, ctx: dict[str, Any]) -> None:
+    """The ledger's record of a section rewrite just committed (RESUME.md counts them)."""
+    if ctx.get("rewrite_sections"):
+        book.ledger.event("sections_rewritten", run_id, n[0], n[1], sections=list(ctx["rewrite_sections"]),
+                          kept=list(ctx.get("_sections_kept") or []))
 
 
 def splice_answer(ctx: dict[str, Any], answer: str) -> str:
