@@ -23,7 +23,7 @@ from orchestrator.state import fsio
 from orchestrator.state.book import Book
 from orchestrator.state.markers import read_marker
 from orchestrator.state.memory import read_body
-from orchestrator.steps import DRAFT, FINAL, PANEL, R1, R2, R3, REVIEW, STEPS
+from orchestrator.steps import DRAFT, FINAL, PANEL, R1, R2, R3, STEPS
 from orchestrator.testing.helpers import run_book
 
 CHAPTER = "# T\n\nThe opening.\n\n## A\n\nabout a\n\n```python\n## not a heading\n```\n\n## B\n\nabout b\n"

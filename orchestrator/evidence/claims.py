@@ -76,9 +76,9 @@ def build(ch: str, md: str, root: Path, revision: Revision, files: SourceFiles |
            "claims": claims, "evidence": evidence}
     # what does not hold at the very revision it is recorded at (a person's final quoting code that
     # changed): kept with the claim, so that the claim stays stale until the text changes
-    for c, now in zip(claims, health(doc, root, files)):
+    for claim, now in zip(claims, health(doc, root, files)):
         if now["status"] != "supported":
-            c["held"] = now["status"]
+            claim["held"] = now["status"]
     return doc
 
 

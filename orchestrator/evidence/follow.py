@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import claims as claims_mod
-from . import sections as sections_mod
+from . import claims as claims_mod, sections as sections_mod
 from .resolve import SourceFiles
 
 # More of the chapter's sections than this share stale: it is redone whole (as cheap, and whole)

@@ -50,7 +50,7 @@ from ..state import commit
 from ..state.fsio import Lock
 from ..state.markers import compose
 from ..state.memory import read_body
-from ..steps import DRAFT, FINAL, PANEL, R1, R2, R3, RESEARCH, REVIEW, REVIEWERS, STEPS, Node
+from ..steps import DRAFT, FINAL, PANEL, R1, RESEARCH, REVIEW, REVIEWERS, STEPS, Node
 from .outcomes import Outcome
 
 # What a chapter text may be stale on for its sections to be rewritten rather than the whole.
@@ -274,7 +274,10 @@ def _followed(runner, ch: str, key: str, old: str, draft: str, dx: dict[str, str
 
     book = runner.book
     spans = _in_redone(draft, dx)
-    inside = (lambda line: any(a <= line <= z for a, z in spans))
+
+    def inside(line: int) -> bool:
+        return any(a <= line <= z for a, z in spans)
+
     rel = STEPS[key].file(ch)
     try:
         if key in REVIEWERS:

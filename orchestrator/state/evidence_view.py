@@ -107,15 +107,18 @@ def follow_view(book, snap) -> dict[str, dict[str, Any]]:
             if not x.get("redone") or st.status not in ("done", "edited"):
                 continue
             hs = heads(read_body(book.root, st.path))
-            pick = (lambda v: [hs[int(i)] for i in v.split(".") if i.isdigit() and int(i) < len(hs)])
-            row.setdefault("rewritten", {})[key] = pick(x["redone"])
+            row.setdefault("rewritten", {})[key] = _pick(hs, x["redone"])
             if x.get("person"):
-                row.setdefault("kept", {})[key] = pick(x["person"])
+                row.setdefault("kept", {})[key] = _pick(hs, x["person"])
         if row:
             row["followed"] = [k for k in STEPS if k not in (DRAFT, FINAL) and steps[k].marker is not None
                                and steps[k].marker.extra.get("follow") and steps[k].status == "done"]
             out[ch] = row
     return out
+
+
+def _pick(heads: list[str], indexes: str) -> list[str]:
+    return [heads[int(i)] for i in indexes.split(".") if i.isdigit() and int(i) < len(heads)]
 
 
 def follow_lines(view: dict[str, dict[str, Any]]) -> list[str]:
