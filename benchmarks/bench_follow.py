@@ -97,9 +97,9 @@ def main() -> int:
               + ", ".join(f"{k} {v}" for k, v in sorted(redo.items())))
         print(f"after the rebuild: claims {h2.get('supported')}/{h2.get('all')} supported "
               f"({100 * h2.get('share', 0):.0f} %), {h2.get('stale')} stale, {h2.get('gone')} gone")
-        redone = after.get("follow") or {}
-        if redone:
-            print("sections: " + json.dumps(redone, ensure_ascii=False))
+        for ch, row in (after.get("follow") or {}).items():
+            print(f"  {ch}: rewritten {json.dumps(row.get('rewritten'), ensure_ascii=False)}; "
+                  f"followed without a model call: {', '.join(row.get('followed', [])) or '-'}")
     return 0
 
 

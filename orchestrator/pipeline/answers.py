@@ -29,7 +29,7 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
     extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
     if n in runner.instructions:
         extra["instructions"] = runner.instructions[n]
-    elif ch is not None:  # a stale chapter text whose claims moved: only its stale sections (section_redo)
+    elif ch is not None and n not in runner.redo:  # claims that moved: only the stale sections (section_redo)
         extra |= section_redo.context_extra(book, n)
     g = agents.gather(book, step, ch, extra)
     req = agents.build_request(book, step, ch, g, spec(n).role)
