@@ -354,7 +354,9 @@ class Scanner:
                 return None
             hit = self._plan_hashes.get(name)
             if hit is None or hit[0] is not o:
-                rows = [(c.id, c.title, c.summary) if name == "summaries" else (c.id, c.title) for c in o.chapters]
+                rows: list = [(c.id, c.title, c.summary) if name == "summaries" else (c.id, c.title) for c in o.chapters]
+                if name == "toc" and o.parts:  # every page's contents shows the parts (none: the hash as before)
+                    rows.append([(p.title, sorted(p.chapters, key=chapter_sort_key)) for p in o.parts])
                 hit = self._plan_hashes[name] = (o, short_hash(json.dumps(rows, ensure_ascii=False)))
             return hit[1]
         if name == "deps":
