@@ -250,3 +250,15 @@ def test_a_kill_at_any_write_of_a_section_redo_loses_nothing(built_ws: Path, tmp
         assert not (set(p.seen) & committed), (key, k, set(p.seen) & committed)  # never paid for twice
         assert set(p.seen) <= expected, (key, k)
         shutil.rmtree(ws)
+
+
+def test_book_redo_of_a_draft_with_stale_claims_is_whole(built_ws: Path):
+    """A person's `book redo chNN draft` asks for a fresh draft: never a section rewrite."""
+    from orchestrator.steps import Node
+
+    ch, _head = _moved(built_ws)
+    code, summary = run_book(built_ws, redo={Node(ch, DRAFT)})
+    assert code == 0, summary.needs_human
+    mk = read_marker(built_ws / STEPS[DRAFT].file(ch))
+    assert "redone" not in mk.extra and "follow" not in mk.extra and mk.extra["sections"]
+    assert scan(built_ws)["claim_health"]["share"] == 1.0
