@@ -262,3 +262,50 @@ def test_book_redo_of_a_draft_with_stale_claims_is_whole(built_ws: Path):
     mk = read_marker(built_ws / STEPS[DRAFT].file(ch))
     assert "redone" not in mk.extra and "follow" not in mk.extra and mk.extra["sections"]
     assert scan(built_ws)["claim_health"]["share"] == 1.0
+
+
+BROKEN = "\n```python\ndef broken(\n"
+
+
+class WholeChaptersBreak(OfflineProvider):
+    """A model that cannot hold a whole chapter: each whole draft of `ch` ends in an open code
+    fence (validation rejects it every time); one section at a time it answers well."""
+
+    def __init__(self, ch: str):
+        super().__init__()
+        self.ch, self.asks = ch, []
+
+    async def generate(self, req, sink):
+        res = await super().generate(req, sink)
+        if req.chapter == self.ch and req.step == DRAFT:
+            self.asks.append(list(req.context.get("rewrite_sections") or ["(whole)"]))
+            if not req.context.get("rewrite_sections"):
+                res.text += BROKEN
+                sink.text(BROKEN)  # streamed too: the rejected answer in the .partial is this one
+        return res
+
+
+def test_a_chapter_whose_whole_draft_keeps_failing_is_written_one_section_at_a_time(tmp_path: Path):
+    from orchestrator.testing.helpers import make_example
+
+    ws = make_example(tmp_path / "ws", max_chapters=3)
+    p = WholeChaptersBreak("ch02")
+    code, summary = run_book(ws, provider=p)
+    assert code == 0, summary.needs_human
+    whole = [a for a in p.asks if a == ["(whole)"]]
+    one = [a[0] for a in p.asks if a != ["(whole)"]]
+    book = Book.open(ws)
+    try:
+        assert len(whole) == book.cfg.retries  # every whole answer was asked for, and rejected
+    finally:
+        book.close()
+    text = read_body(ws, STEPS[DRAFT].file("ch02"))
+    assert one == [h for h in S.heads(text) if h != S.OPENING]  # then each section, once, in order
+    assert "def broken(" not in text
+    mk = read_marker(ws / STEPS[DRAFT].file("ch02"))
+    assert mk.extra["sections"] == S.hashes(text)
+    rep = scan(ws)
+    assert rep["complete"] and rep["chapters"]["ch02"]["steps"][DRAFT] == "done"
+    kept = list((ws / STEPS[DRAFT].file("ch02")).parent.glob("ch02-draft.md.partial.bak.*"))
+    assert len(kept) == 1 and "def broken(" in kept[0].read_text()  # the rejected answer, kept beside it
+    assert not (ws / STEPS[DRAFT].file("ch02")).with_name("ch02-draft.md.sections.partial").exists()

@@ -12,7 +12,7 @@ from ..state.ready import complete_finals, ready_chapters
 from ..state.scan import StepState
 from ..state.statemachine import IllegalTransition, apply
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, Node, spec
-from . import freshness, gates, review_verdict, section_redo
+from . import freshness, gates, review_verdict, section_redo, section_writer
 from .outcomes import Outcome
 from .plan import CHAPTER_GATES, is_gate
 from .run_state import RunState
@@ -81,6 +81,8 @@ class NodeDecisions(RunState):
                 out = followed
             else:
                 out = await self.generate(n, why)
+                if section_writer.applies(n, out):  # a whole chapter kept failing: one section at a time
+                    out = await section_writer.by_sections(self, n, out)
                 if spec(n).verdict and out.status == "ok":
                     out = await self.revise(n[0], out)
         finally:
