@@ -76,6 +76,7 @@ class Scanner:
         self._holds: dict[tuple, bool] = {}  # evidence_holds' memo
         self._files: object | None = None  # the source's lines, read once per invalidation of everything
         self.gates: str | None = None  # book.yaml's gates: a final gate decides which chapters are ready
+        self.gate_grain: str | None = None  # book.yaml's gate_grain: a card per chapter, batch or phase
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._seen: set[str] = set()  # every file name seen in those directories
