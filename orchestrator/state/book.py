@@ -251,7 +251,7 @@ def _corrections_problems(root: Path) -> list[str]:
 
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
-    from .evidence_view import chapter_evidence, citation_warnings, claim_health, revision
+    from .evidence_view import chapter_evidence, citation_warnings, claim_health, follow_view, revision
     from .person_files import kept_files, not_utf8, unreadable_memory
 
     snap = snap or book.snapshot()
@@ -311,6 +311,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
         "revision": revision(book).as_dict() if book.cfg.file is not None else None,
         "claim_health": claim_health(book, snap),
+        "follow": follow_view(book, snap) if book.cfg.file is not None else {},  # the last section rewrites
     }
 
 
