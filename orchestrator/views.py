@@ -61,3 +61,7 @@ def _print_evidence(report: dict[str, Any], w) -> None:
           f"{q['claims_supported']}/{q['claims_all']}, cited paragraphs {q['claim_paragraphs_cited']}/"
           f"{q['claim_paragraphs']}, citations resolving {q['citations_resolving']}/{q['citations']}, "
           f"top symbols taught {q['top_taught']}/{q['top_symbols']}, diagrams valid {q['diagrams_valid']}/{q['diagrams']}\n")
+    if report.get("follow"):  # what the last rewrite at the grain of the section did
+        from .state.evidence_view import follow_lines
+
+        w("sections redone at the source's new revision:\n" + "".join(f"  {x[2:]}\n" for x in follow_lines(report["follow"])))
