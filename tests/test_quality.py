@@ -139,7 +139,7 @@ def test_the_audit_scan_and_checkpoint_carry_the_same_figures(built_ws):
     checkpoint = (built_ws / "output/memory/checkpoint.md").read_text()
     assert f"top symbols taught {q['top_taught']}/{q['top_symbols']}" in checkpoint.split("## Phase 4", 1)[1]
     resume = (built_ws / "RESUME.md").read_text().split("## Evidence", 1)[1].split("\n## ", 1)[0]
-    assert f"- book quality: claims {q['claims_supported']}/{q['claims_all']}" in resume
+    assert f"- Book quality: claims {q['claims_supported']}/{q['claims_all']}" in resume
 
 
 def test_a_source_change_that_moves_no_figure_costs_no_audit(built_ws):
