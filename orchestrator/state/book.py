@@ -4,6 +4,8 @@ cache and a scanner over the files, plus the views every command shares (`scan_r
 from __future__ import annotations
 
 import os
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -82,7 +84,10 @@ class Book:
             if lock is not None:
                 lock.release()
             raise
-        return cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings), lock)
+        book = cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings), lock)
+        if cfg.file is not None:
+            scanner.quality_hash = _quality_input(weakref.ref(book))
+        return book
 
     def snapshot(self) -> Snapshot:
         return snapshot(self.scanner)
@@ -122,6 +127,19 @@ class Book:
         except OSError:
             pass
         return out
+
+
+def _quality_input(ref: weakref.ref) -> Callable[[], str | None]:
+    """The audit's `quality` input, asked by the scanner of this Book (a weak reference: a Book
+    dropped without close() still lets go of its lock)."""
+    def ask() -> str | None:
+        book = ref()
+        if book is None:
+            return None
+        from .quality_view import input_hash
+
+        return input_hash(book)
+    return ask
 
 
 def require_book(workspace: str | os.PathLike[str]) -> None:
@@ -253,6 +271,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
     from .evidence_view import chapter_evidence, citation_warnings, claim_health, follow_view, revision
     from .person_files import kept_files, not_utf8, unreadable_memory
+    from .quality_view import scan_object as quality_object
 
     snap = snap or book.snapshot()
     needs = book.needs_human()
@@ -312,6 +331,7 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "revision": revision(book).as_dict() if book.cfg.file is not None else None,
         "claim_health": claim_health(book, snap),
         "follow": follow_view(book, snap) if book.cfg.file is not None else {},  # the last section rewrites
+        "quality": quality_object(book),  # the audit's figures as last measured (state.quality_view)
     }
 
 
