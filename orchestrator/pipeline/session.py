@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..errors import BookError, ConfigError, Interrupted
 from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
-from ..signals import STOP_SIGNALS, detach_from_terminal
+from ..signals import STOP_SIGNALS, detach_from_terminal, watch_stop
 from ..state.board import Reporter
 from ..state.book import Book, order_warning
 from ..state.fsio import Lock, sweep_temp_files
@@ -90,6 +90,9 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                     loop.add_signal_handler(s, stop, s)
                 except (NotImplementedError, RuntimeError):
                     pass
+            # the loop hears a signal when it next gets control; the walk and the map, which may hold
+            # it (or the interpreter) for seconds, hear it at once through the stop flag
+            unwatch = watch_stop()
             try:
                 if before is not None:
                     before(book)
@@ -99,6 +102,7 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                     raise Interrupted(f"interrupted by {signal.Signals(got[0]).name}; `book resume` continues") from None
                 raise
             finally:
+                unwatch()
                 await provider.aclose()
 
         summary = asyncio.run(main())
