@@ -49,11 +49,16 @@ def _end_script(code: int = 0) -> None:
 
 
 def main() -> None:
+    from ..state.lock import fs_clock_ns, mark_command_start
+
+    # a person's save from now on is during this command, also the moments before it takes the lock
+    mark_command_start(fs_clock_ns())
     before = install()
     try:
         _main()
     finally:
         restore(before)  # the `book` process ends here; a test calling main() in-process goes on
+        mark_command_start(None)
 
 
 def _main() -> None:
@@ -72,14 +77,19 @@ def _main() -> None:
         if isinstance(e, Interrupted):  # a signal: the run wrote what it had; the teardown of a
             _end_script(e.exit_code)  # huge tree's map (a second or two) must not delay the exit
         sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        err("interrupted")
+    except KeyboardInterrupt:  # a signal outside the run's event loop (opening the workspace, its first scan)
+        try:
+            err("interrupted; `book resume` continues")
+        except OSError:
+            pass
+        _end_script(130)  # as for Interrupted: nothing is left to write, no teardown to wait for
         sys.exit(130)
     except Terminated as e:
         try:
             err(f"{e}; `book resume` continues")
         except OSError:
             pass
+        _end_script(128 + e.signum)
         sys.exit(128 + e.signum)
     except BrokenPipeError:  # `book scan | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..errors import BookError, ConfigError, Interrupted
 from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
-from ..signals import STOP_SIGNALS, detach_from_terminal, watch_stop
+from ..signals import STOP_SIGNALS, Terminated, detach_from_terminal, watch_stop
 from ..state.board import Reporter
 from ..state.book import Book, order_warning
 from ..state.fsio import Lock, sweep_temp_files
@@ -42,6 +42,7 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         return SessionResult(dry_run(book, opts, lambda m: report("warning", ("", ""), m)), 0)
     lock = Lock(book.ws.path(LOCK), warn=lambda m: print(m, file=sys.stderr))
     lock.acquire()
+    stopped = False
     try:
         sweep_temp_files(book.root / "output")
 
@@ -107,8 +108,13 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
 
         summary = asyncio.run(main())
         return SessionResult(summary, run_exports(book, opts, report, summary.exit_code))
+    except (Interrupted, KeyboardInterrupt, Terminated):
+        stopped = True
+        raise
     finally:
         report.close()
+        if stopped:  # a cache only: the next run hashes again, rather than 20,000 rows of a huge tree delay the stop
+            book.cache.dirty.clear()
         book.save_cache()
         lock.release()
 
