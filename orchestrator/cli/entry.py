@@ -48,6 +48,17 @@ def _end_script(code: int = 0) -> None:
     os._exit(code)
 
 
+def _interrupted() -> None:
+    """SIGINT outside the run's event loop (opening the workspace, its first scan): what was
+    written is kept; as for Interrupted, no interpreter teardown delays the exit."""
+    try:
+        err("interrupted; `book resume` continues")
+    except OSError:
+        pass
+    _end_script(130)
+    sys.exit(130)
+
+
 def main() -> None:
     from ..state.lock import fs_clock_ns, mark_command_start
 
@@ -69,6 +80,8 @@ def _main() -> None:
         from .commands import app
 
         code = app(standalone_mode=False)  # without standalone mode, typer.Exit(n) returns n
+        if code == 130:  # typer's word for a KeyboardInterrupt (Ctrl-C before the run's loop began)
+            _interrupted()
         sys.exit(code if isinstance(code, int) else 0)
     except BookError as e:
         if os.environ.get("BOOK_DEBUG"):
@@ -77,13 +90,8 @@ def _main() -> None:
         if isinstance(e, Interrupted):  # a signal: the run wrote what it had; the teardown of a
             _end_script(e.exit_code)  # huge tree's map (a second or two) must not delay the exit
         sys.exit(e.exit_code)
-    except KeyboardInterrupt:  # a signal outside the run's event loop (opening the workspace, its first scan)
-        try:
-            err("interrupted; `book resume` continues")
-        except OSError:
-            pass
-        _end_script(130)  # as for Interrupted: nothing is left to write, no teardown to wait for
-        sys.exit(130)
+    except KeyboardInterrupt:
+        _interrupted()
     except Terminated as e:
         try:
             err(f"{e}; `book resume` continues")
@@ -106,8 +114,8 @@ def _main() -> None:
     except Exception as e:  # click usage errors and the like
         import click
 
-        if isinstance(e, click.exceptions.Abort):
-            sys.exit(130)
+        if isinstance(e, click.exceptions.Abort):  # click's word for a KeyboardInterrupt inside a command
+            _interrupted()
         if isinstance(e, click.ClickException):
             e.show()
             sys.exit(2)
