@@ -25,6 +25,7 @@ def revision(book) -> Revision:
         def hashed(rel: str) -> str | None:
             if stop_requested():
                 raise WalkStopped(f"the content hash of {src} stopped at {rel}")
+            assert src is not None  # only handed to source_revision with a source
             return book.cache.body_hash(str(src / rel))
 
         hit = book.memo["evidence.revision"] = source_revision(src, hashed if src else None)
