@@ -157,5 +157,6 @@ def abandon(worker: threading.Thread) -> None:
     """Stop a daemon worker whose result is no longer wanted at its next bytecode (it raises
     `Stopping`): a pure computation that checks no flag would otherwise hold the interpreter
     while the run writes its last files, and a loaded machine makes every wait for it longer."""
-    if worker.ident is not None and worker.is_alive():
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(Stopping))
+    set_async_exc = getattr(getattr(ctypes, "pythonapi", None), "PyThreadState_SetAsyncExc", None)
+    if set_async_exc is not None and worker.ident is not None and worker.is_alive():  # CPython's
+        set_async_exc(ctypes.c_ulong(worker.ident), ctypes.py_object(Stopping))

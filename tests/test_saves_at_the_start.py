@@ -83,3 +83,14 @@ def test_the_console_script_marks_its_start_and_clears_it():
     finally:
         assert mark_command_start(None) == 123
     assert command_start() != 123
+
+
+def test_a_redo_asked_for_backs_the_person_s_file_up_and_says_so(built_ws: Path):
+    from orchestrator.testing.cli import run_cli
+
+    draft = built_ws / STEPS["draft"].file("ch02")
+    draft.write_text(PASTED, encoding="utf-8")  # the person's own draft, then they ask for a fresh one
+    proc = run_cli("redo", "ch02", "draft", "--workspace", str(built_ws))
+    assert proc.returncode == 0, proc.stderr
+    baks = _baks_holding(draft, PASTED)
+    assert len(baks) == 1 and baks[0].name in proc.stderr and "redone as asked" in proc.stderr

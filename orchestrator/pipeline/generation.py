@@ -213,6 +213,7 @@ class Generation(RunState):
                 led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text), kept="person")
                 return answers.kept_for_person(cast("Runner", self), n)
             pw.retire()
+            answers.say_redone(cast("Runner", self), n, placed)
             book.scanner.invalidate(self.rel(n))
             if spec(n).replans:
                 book.scanner.invalidate()
