@@ -14,7 +14,7 @@ import json
 
 from .findings import Action, Finding, MergedReview, Review
 from .memory import CrossRef, MemoryUpdate, Metaphor, Term
-from .outline import OutlinePlan, PlannedChapter
+from .outline import OutlinePlan, PlannedChapter, PlannedPart
 from .panel import Confusion, PanelFeedback, ReaderFeedback
 
 _ABOUT = ("The example below is about a made-up library, `throttle` (a token-bucket rate limiter); it shows the "
@@ -159,7 +159,8 @@ OUTLINE = OutlinePlan("Inside throttle: rate limiting, explained", (
     PlannedChapter("ch05", "Throttling an HTTP server", 3, "Putting a limiter in front of a request handler.",
                    ("Return 429 with a correct `Retry-After` header", "Choose a rate and a capacity from traffic data"),
                    ("ch03", "ch04"), ("examples/server.py",)),
-))
+), (PlannedPart("The big picture", ("ch01",)), PlannedPart("The building blocks", ("ch02", "ch03")),
+    PlannedPart("Limiting real traffic", ("ch04", "ch05"))))
 
 AUDIT = Review((
     Finding("audit.xref", "major", 12, "ch04 says 'as chapter 2 showed, the bucket refills every second', but the "
@@ -226,16 +227,18 @@ bucket into a request handler who must know what `take` costs, what it raises, a
 
 - `TokenBucket` (class, `throttle/bucket.py`:10): `TokenBucket(rate, capacity, clock=MONOTONIC)`: holds the
   token count and refills it from the clock.
-- `TokenBucket.take` (method, `throttle/bucket.py`:41): `take(self, tokens=1) -> float`: spends tokens or raises.
+- `TokenBucket.take` (method, `throttle/bucket.py`:41): `take(self, tokens=1) -> float`: spends tokens or raises
+  [throttle/bucket.py:41-46](source:throttle/bucket.py#L41-L46).
 - `TokenBucket._refill` (method, `throttle/bucket.py`:30): `_refill(self, now) -> None`: adds
   `(now - self.updated) * self.rate`, capped at `capacity`.
 - `Throttled` (class, `throttle/errors.py`:5): `Throttled(wait)`: `wait` is the seconds until enough tokens.
 
 ## Excerpts
 
-### `TokenBucket.take` — throttle/bucket.py:41
+### `TokenBucket.take` — throttle/bucket.py:41-46
 
-Spend `tokens`, or raise `Throttled` with the wait until they are available.
+Spend `tokens`, or raise `Throttled` with the wait until they are available
+[throttle/bucket.py:41-46](source:throttle/bucket.py#L41-L46).
 
 ```python file=throttle/bucket.py lines=41-46
 def take(self, tokens=1):
