@@ -47,6 +47,9 @@ class Book:
     # What a command computes once from files it does not write (the source tree's R1 index
     # and map, the checks of a draft): kept for the life of this Book, i.e. one run.
     memo: dict[Any, Any] = field(default_factory=dict)
+    # When the command began (state.lock.command_start: the file system's clock), before it read
+    # anything: a marker-less file saved since is a person's, our writer never makes one
+    started_ns: int = 0
 
     @property
     def root(self) -> Path:
@@ -55,6 +58,9 @@ class Book:
     @classmethod
     def open(cls, root: str | os.PathLike[str], require_config: bool = True, repair: bool = True) -> Book:
         """`repair=False` (scan): a damaged ledger is reported and left alone."""
+        from .lock import command_start
+
+        started = command_start()  # before anything is read: a save from this instant on is during the command
         root = Path(root).resolve()
         if not root.is_dir():
             raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
@@ -84,7 +90,7 @@ class Book:
             if lock is not None:
                 lock.release()
             raise
-        book = cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings), lock)
+        book = cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings), lock, started_ns=started)
         if cfg.file is not None:
             scanner.quality_hash = _quality_input(weakref.ref(book))
         return book
