@@ -429,3 +429,20 @@ def test_exports_in_book_yaml_are_checked(tmp_path):
     cfg.write_text(cfg.read_text().replace("exports: []", "exports: [epub, mobi]"))
     with pytest.raises(ConfigError, match="exports lists epub and pdf only"):
         config.load(ws)
+
+
+def test_a_long_book_s_contents_list_its_chapters_only_a_short_one_s_their_sections_too():
+    """120 chapters with every section made 22 pages of contents before page one: past
+    `TOC_LINES` the contents list chapters only (the sections stay in the PDF's bookmarks)."""
+    from orchestrator.export import pdf
+
+    short = make_book()
+    assert 'class="toc-section"' in pdf._toc(short) and "The write path" in pdf._toc(short)
+    c = short.chapters[0]
+    many = tuple(dataclasses.replace(c, id=f"ch{n:03d}", number=n, label=f"Chapter {n}",
+                                     sections=tuple((f"ch{n:03d}--s{k}", f"Section {k}") for k in range(12)))
+                 for n in range(1, 41))
+    toc = pdf._toc(dataclasses.replace(short, chapters=many, waiting=()))
+    assert 'class="toc-section"' not in toc and "Section 3" not in toc
+    assert toc.count('class="toc-chapter"') == 41  # 40 chapters and the glossary
+    assert len(many) + sum(len(x.sections) for x in many) > pdf.TOC_LINES

@@ -20,6 +20,8 @@ from . import xhtml
 from .content import ExportBook
 from .epub import _title_page
 
+TOC_LINES = 160  # the most lines of contents (about four pages) that list each chapter's sections
+
 
 def document_html(book: ExportBook, pdf_css: str) -> str:
     """The whole book as one HTML document (what WeasyPrint typesets; also handy to inspect)."""
@@ -49,8 +51,11 @@ def document_html(book: ExportBook, pdf_css: str) -> str:
 def _toc(book: ExportBook) -> str:
     ui = book.ui
     rows: list[tuple[int, str]] = []  # in book order: a waiting chapter where it belongs, without a link
+    # A long book lists its chapters only (its sections stay in the PDF's bookmarks): with every
+    # section, 120 chapters made 22 pages of contents before page one.
+    with_sections = len(book.chapters) + sum(len(c.sections) for c in book.chapters) <= TOC_LINES
     for c in book.chapters:
-        sub = "".join(f'<li class="toc-section"><a href="#{escape(a)}">{escape(t)}</a></li>' for a, t in c.sections)
+        sub = "" if not with_sections else "".join(f'<li class="toc-section"><a href="#{escape(a)}">{escape(t)}</a></li>' for a, t in c.sections)
         rows.append((c.number, f'<li class="toc-chapter"><a href="#{c.id}"><span class="toc-label">{escape(c.label)}'
                      f"</span> {c.title_html}</a>" + (f"<ol>{sub}</ol>" if sub else "") + "</li>"))
     for w in book.waiting:
