@@ -446,3 +446,38 @@ def test_a_long_book_s_contents_list_its_chapters_only_a_short_one_s_their_secti
     assert 'class="toc-section"' not in toc and "Section 3" not in toc
     assert toc.count('class="toc-chapter"') == 41  # 40 chapters and the glossary
     assert len(many) + sum(len(x.sections) for x in many) > pdf.TOC_LINES
+
+
+def _page_texts(pdf_path: Path, pages: int) -> list[str]:
+    return [_pdftext(pdf_path, n) for n in range(1, pages + 1)]
+
+
+@pytest.mark.slow
+def test_a_book_typeset_in_pieces_is_the_same_book_as_one_document(tmp_path):
+    """A long book's PDF is typeset piece by piece (its memory that of one piece): every page
+    reads as in the one-document PDF (page numbers, contents, running headers), every link
+    lands on a named destination, the bookmarks are all there, and the bytes are the same twice."""
+    from pypdf import PdfReader
+
+    from orchestrator.export import paged, pdf
+
+    book = make_book()
+    one, one_detail = pdf.build(book, _pdf_css(), tmp_path)
+    assert not paged.needs_pieces(book)  # the default: a small book is one document
+    pieces, detail = pdf.build(book, _pdf_css(), tmp_path, piece_chars=1)  # every chapter its own piece
+    assert detail == one_detail and pieces != one
+    (tmp_path / "one.pdf").write_bytes(one)
+    (tmp_path / "pieces.pdf").write_bytes(pieces)
+    n = int(detail.split()[0])
+    assert _page_texts(tmp_path / "pieces.pdf", n) == _page_texts(tmp_path / "one.pdf", n)
+    a, b = PdfReader(tmp_path / "one.pdf"), PdfReader(tmp_path / "pieces.pdf")
+
+    def links(r):
+        return sorted(str(x.get_object()["/Dest"]) for pg in r.pages for x in pg.get("/Annots") or []
+                      if "/Dest" in x.get_object())
+
+    assert links(b) == links(a) and links(b)  # the contents' and the cross references' links
+    assert set(links(b)) <= set(b.named_destinations)
+    assert [x.title for x in b.outline if not isinstance(x, list)] == [x.title for x in a.outline if not isinstance(x, list)]
+    assert b.metadata.title == "Inside minikv" and b.metadata.author == "Ada Lovelace"
+    assert pdf.build(book, _pdf_css(), tmp_path, piece_chars=1)[0] == pieces

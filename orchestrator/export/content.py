@@ -22,7 +22,7 @@ from ..publish.model import _book
 from ..publish.site import Site
 
 # Bumped when what an export contains or how it is laid out changes: older exports are redone.
-FORMAT = 2
+FORMAT = 3
 
 
 @dataclass(frozen=True)
