@@ -481,3 +481,24 @@ def test_a_book_typeset_in_pieces_is_the_same_book_as_one_document(tmp_path):
     assert [x.title for x in b.outline if not isinstance(x, list)] == [x.title for x in a.outline if not isinstance(x, list)]
     assert b.metadata.title == "Inside minikv" and b.metadata.author == "Ada Lovelace"
     assert pdf.build(book, _pdf_css(), tmp_path, piece_chars=1)[0] == pieces
+
+
+@pytest.mark.slow
+def test_the_sentence_that_introduces_a_diagram_goes_over_to_its_page(tmp_path):
+    """A diagram is never cut; when it does not fit at the foot of a page, the sentence that
+    introduces it goes with it rather than being left alone above a gap."""
+    from orchestrator.export import pdf
+
+    tall = SVG.replace('height="60"', 'height="400"').replace('viewBox="0 0 200 60"', 'viewBox="0 0 200 400"')
+    for fill in (20, 40):  # the diagram does not fit below the sentence (it did, without the rule, at 20)
+        book = make_book(diagram=False)
+        filler = "".join(f"<p>Filler paragraph {i} about segments and logs.</p>" for i in range(fill))
+        c = book.chapters[1]
+        body = c.body_html + filler + "<p>INTRODUCES_THE_DIAGRAM:</p>" + tall
+        book = dataclasses.replace(book, chapters=(book.chapters[0], dataclasses.replace(c, body_html=body)))
+        data, detail = pdf.build(book, _pdf_css(), tmp_path)
+        (tmp_path / "d.pdf").write_bytes(data)
+        pages = [_pdftext(tmp_path / "d.pdf", n) for n in range(1, int(detail.split()[0]) + 1)]
+        intro = [n for n, t in enumerate(pages) if "INTRODUCES_THE_DIAGRAM" in t]
+        drawn = [n for n, t in enumerate(pages) if "MemTable" in t]
+        assert intro and intro == drawn, (fill, intro, drawn)

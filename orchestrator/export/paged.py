@@ -31,8 +31,10 @@ _PLACEHOLDER = 9999  # as wide as a real page number: the front matter's count d
 
 
 def needs_pieces(book: ExportBook, budget: int | None = None) -> bool:
+    """More than two pieces' worth (about 240 pages): a shorter book is one document, whose
+    PDF is smaller (each piece embeds its own subsets of the fonts)."""
     budget = PIECE_CHARS if budget is None else budget
-    return sum(len(c.body_html) for c in book.chapters) + len(book.glossary_html) > budget
+    return sum(len(c.body_html) for c in book.chapters) + len(book.glossary_html) > 2 * budget
 
 
 def _css_string(text: str) -> str:
