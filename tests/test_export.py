@@ -11,6 +11,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -502,3 +503,27 @@ def test_the_sentence_that_introduces_a_diagram_goes_over_to_its_page(tmp_path):
         intro = [n for n, t in enumerate(pages) if "INTRODUCES_THE_DIAGRAM" in t]
         drawn = [n for n, t in enumerate(pages) if "MemTable" in t]
         assert intro and intro == drawn, (fill, intro, drawn)
+
+
+@pytest.mark.slow
+def test_a_120_chapter_book_s_contents_fit_a_few_pages_with_three_digit_labels_on_one_line(tmp_path):
+    from orchestrator.export import pdf
+
+    short = make_book(diagram=False)
+    c = short.chapters[0]
+    many = tuple(dataclasses.replace(
+        c, id=f"ch{n:03d}", number=n, label=f"Chapter {n}",
+        title_html=f"Subject {n} — " + ("ExtendedInstrumentationRegistry and InstrumentationManager"
+                                         if n % 10 == 0 else "Connection and Dialect"),
+        sections=tuple((f"ch{n:03d}--s{k}", f"Section {k}") for k in range(10)),
+        body_html=f"<h1>Subject {n}</h1>" + "".join(f'<h2 id="ch{n:03d}--s{k}">Section {k}</h2>' for k in range(10)))
+        for n in range(1, 121))
+    data, detail = pdf.build(dataclasses.replace(short, chapters=many, waiting=(), glossary_html=""), _pdf_css(), tmp_path)
+    (tmp_path / "long.pdf").write_bytes(data)
+    toc = [_pdftext(tmp_path / "long.pdf", n) for n in range(2, 9)]
+    last = next(i for i, t in enumerate(toc) if "Chapter 120" in t)
+    assert last <= 4, "the contents of 120 chapters take at most five pages"
+    text = "\n".join(toc[: last + 1])
+    for n in (9, 10, 99, 100, 120):  # each label on its title's line, a page number at the end of the entry
+        assert re.search(rf"^\s*Chapter {n}\s+Subject {n} —", text, re.M), (n, text[:2000])
+    assert "Section 3" not in text
