@@ -55,3 +55,7 @@ def _print_evidence(report: dict[str, Any], w) -> None:
         for ch, cs in (health.get("stale_claims") or {}).items():
             for c in cs[:20]:
                 w(f"  {ch} § {c['section'] or '-'} line {c['line']}: {c['status']} — {c['text'][:90]}\n")
+    if report.get("follow"):  # what the last rewrite at the grain of the section did
+        from .state.evidence_view import follow_lines
+
+        w("sections redone at the source's new revision:\n" + "".join(f"  {x[2:]}\n" for x in follow_lines(report["follow"])))

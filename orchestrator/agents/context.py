@@ -121,6 +121,15 @@ def review_findings(book, ch: str) -> list[dict[str, Any]]:
     return [f for k in REVIEWERS for f in _checked(STEPS[k].checks or "", ctx, book, ch, mem)["findings"]]
 
 
+def reviewer_findings(book, ch: str, key: str) -> list[dict[str, Any]]:
+    """One reviewer's deterministic findings of the chapter's current draft (its prompt's)."""
+    o = book.scanner.outline
+    assert o is not None
+    mem = long_memory(book, _visible(book, o, ch))
+    ctx = {DRAFT: read_body(book.root, STEPS[DRAFT].file(ch))}
+    return _checked(STEPS[key].checks or "", ctx, book, ch, mem)["findings"]
+
+
 def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.LongMemory) -> dict[str, Any]:
     """The deterministic checks a step's prompt includes, as context keys. Memoised for the run
     (book.memo) by what each check reads: the verdict asks for them again after the reviews."""

@@ -94,6 +94,28 @@ def _final_code(text: str, ctx: dict[str, Any]) -> list[str]:
             for f in found if f.severity == "blocking"]
 
 
+def _sections_answer(text: str, ctx: dict[str, Any]) -> list[str]:
+    """A section rewrite's answer: exactly the `## ` sections asked for, in the chapter's order,
+    nothing before the first, no title line, its fences closed."""
+    from ..evidence.sections import OPENING, split
+
+    want = list(ctx["rewrite_sections"])
+    secs = split(text)
+    if secs and secs[0].head == OPENING and not secs[0].text.strip():
+        secs = secs[1:]
+    errs = []
+    if secs and secs[0].head == OPENING:
+        errs.append("the answer must start with the line `## " + want[0] + "`: it holds only the sections asked for, "
+                    "no title line and nothing before them")
+    got = [s.head for s in secs if s.head != OPENING]
+    if got != want:
+        errs.append("the answer must hold exactly the sections " + ", ".join(f"`## {h}`" for h in want)
+                    + " in that order, headed as they are; it holds " + (", ".join(f"`## {h}`" for h in got) or "none"))
+    fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=0, max_words=50_000)
+    errs += [f"line {f.line}: {f.message}" for f in fs if f.check == "r3.fence"]
+    return errs
+
+
 # The kinds of prose answer that begin with a `# ` title line: text before it is a preamble.
 TITLED = ("headed", "chapter")
 
@@ -107,16 +129,25 @@ def clean_and_validate(step: str, text: str, ctx: dict[str, Any], trimmed: list[
     if not text:
         raise ValidationFailed("the answer was empty")
     check_no_markers(text)
+    some = bool(ctx.get("rewrite_sections")) and ALL_STEPS[step].answer == "chapter"  # a section rewrite
     if structured(step):
         text = structured_answer(step, text, ctx).strip()
     else:
-        text, notes = around(text, ALL_STEPS[step].answer in TITLED)
+        text, notes = around(text, ALL_STEPS[step].answer in TITLED and not some)
         text = text.strip()
         if trimmed is not None:
             trimmed += notes
-    errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
+    errs = _sections_answer(text, ctx) if some else []
     if step == FINAL:
         errs += _final_code(text, ctx)
+    if some and not errs and ctx.get("_assembling"):  # a chapter written a section at a time: one of them
+        return text + "\n"
+    if some and not errs:  # the sections in their places: the whole chapter is what is validated and kept
+        from ..evidence.sections import splice
+
+        text = splice(ctx["current_text"], text).strip()
+    if not errs:
+        errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
     if errs:
         raise ValidationFailed("; ".join(errs))
     if step == RESEARCH and ctx.get("sources_cut"):  # what the prompt could not carry, said in the report

@@ -15,6 +15,7 @@ from ..state.fsio import Lock, partial_path
 from ..state.markers import compose, short_hash
 from ..state.snapshot import StepState
 from ..steps import BOOK, Node, spec
+from . import section_redo
 from .outcomes import Outcome
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gat
     extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
     if n in runner.instructions:
         extra["instructions"] = runner.instructions[n]
+    elif ch is not None and n not in runner.redo:  # claims that moved: only the stale sections (section_redo)
+        extra |= section_redo.context_extra(book, n)
     g = agents.gather(book, step, ch, extra)
     req = agents.build_request(book, step, ch, g, spec(n).role)
     req.feedback = feedback
@@ -48,6 +51,8 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
     if g.context.get("instructions"):
         inputs["instructions"] = short_hash(g.context["instructions"])
     extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"} if spec(n).verdict else None
+    if spec(n).answer == "chapter":
+        extra = section_redo.marker_extra(g.context, text)
     path = book.ws.path(runner.rel(n))
     composed = compose(text, spec(n).marker, inputs, runner.run_id, extra)
     Lock.verify_held()
@@ -59,6 +64,7 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
     if spec(n).replans:
         book.scanner.invalidate()
     book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), **event)
+    section_redo.note_rewrite(book, runner.run_id, n, g.context)
     return None
 
 

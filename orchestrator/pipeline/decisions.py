@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 
 from ..state.book import chapter_state
+from ..state.human_text import say
 from ..state.memory import read_body
 from ..state.ready import complete_finals, ready_chapters
 from ..state.scan import StepState
 from ..state.statemachine import IllegalTransition, apply
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, Node, spec
-from . import freshness, gates, review_verdict
+from . import freshness, gates, review_verdict, section_redo, section_writer
 from .outcomes import Outcome
-from .plan import CHAPTER_GATES, is_gate
+from .plan import is_gate
 from .run_state import RunState
 
 
@@ -77,8 +78,12 @@ class NodeDecisions(RunState):
                 out = await self.derive(n)
                 if out.status == "failed" and out.reason.startswith("delivery check") and n[0] not in self.redelivered:
                     out = await self.back_to_editor(n, out)
+            elif (followed := section_redo.follow(self, n)) is not None:  # a draft rewritten by section
+                out = followed
             else:
                 out = await self.generate(n, why)
+                if section_writer.applies(n, out):  # a whole chapter kept failing: one section at a time
+                    out = await section_writer.by_sections(self, n, out)
                 if spec(n).verdict and out.status == "ok":
                     out = await self.revise(n[0], out)
         finally:
@@ -110,9 +115,11 @@ class NodeDecisions(RunState):
 
         sc = self.book.scanner
         steps = {k: sc.step(n[0], k) for k in STEPS}
-        event = f"{'redo' if n in self.redo else 'start'}_{n[1]}"
+        # a text a person edited has work only when some of its other sections went stale (freshness.why): a redo
+        redo = n in self.redo or steps[n[1]].status == "edited"
+        event = f"{'redo' if redo else 'start'}_{n[1]}"
         state = chapter_state(self.book, n[0], steps)
-        if n in self.redo or self.revising.get(n[0]):
+        if redo or self.revising.get(n[0]):
             state.approval = "not_required"  # a person's redo or rollback, or an automatic revision
         try:
             apply(state, event)
@@ -131,21 +138,23 @@ class NodeDecisions(RunState):
         if card.decision == "pending" and self._persons(gate, ch):
             # the gate is there for a person to check a model's work; a person's own edit is
             # that person's decision already (`book reject` still undoes it)
-            gates.decide(self.book, gate, ch, "approved", "a person's own edit: approved by default")
-            self.warn(f"{card.artifact} is your own edit: approved at the {gate} gate by default")
+            lang = self.book.cfg.language
+            gates.decide(self.book, gate, ch, "approved", say(lang, "g_own"))
+            self.warn(say(lang, "g_own_warn", artifact=card.artifact, gate=gate))
             return Outcome("ok")
         if card.decision == "approved":
             return Outcome("ok")
         if card.decision != "pending" and gates.rollback_done(self.book, card):
             card = self.settle(card)  # redone in this run, and the same artifact came back
-        if card.decision == "pending":
-            reason = f"waiting at the {gate} gate: {card.path} — `book approve {gate}{' ' + ch if ch else ''}`"
+        lang = self.book.cfg.language
+        if card.decision == "pending":  # a group card is approved by naming its group
+            reason = say(lang, "nh_gate", gate=gate, card=card.path,
+                         cmd=f"book approve {gate}{' ' + (card.group or ch) if ch else ''}")
         else:
-            reason = (f"the {gate} gate was {card.decision}; its rollback ({gates.GATES[gate][1]}) did not "
-                      f"complete: `book run` tries it again")
+            reason = say(lang, "nh_rollback", gate=gate, decision=card.decision, step=gates.GATES[gate][1])
         self.waiting.append(card.path)
         if ch:  # the matrix shows the chapter waiting where it will go on after the decision
-            self.live[(ch, CHAPTER_GATES[gate])] = "needs_human"
+            self.live[(ch, gates.holds(gate, self.book.cfg.gate_grain))] = "needs_human"
         self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
         self.checkpoint(force=True)
         self.report("skip", n, reason)
@@ -158,11 +167,9 @@ class NodeDecisions(RunState):
     def settle(self, card):
         """A rejection or modification carried out that gave back the same artifact: say so,
         and ask for a decision on it afresh (never redo it again and again)."""
-        why = (" (the offline provider writes from the code alone and does not follow instructions: "
-               "edit the file by hand, then approve it)" if not self.provider.capabilities.follows_instructions
-               else "")
-        self.warn(f"{card.artifact}: redone after the {card.gate} gate was {card.decision}, and the same text "
-                  f"came back{why}; its card is new: approve it, or reject it with other words")
+        lang = self.book.cfg.language
+        why = say(lang, "g_same_offline") if not self.provider.capabilities.follows_instructions else ""
+        self.warn(say(lang, "g_same", artifact=card.artifact, gate=card.gate, decision=card.decision, why=why))
         return gates.renew_card(self.book, card)
 
     async def back_to_editor(self, n: Node, out: Outcome) -> Outcome:

@@ -20,7 +20,7 @@ from ..state.fsio import Lock, PartialWriter, _mutate, backup, partial_path
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..steps import BOOK, Node, spec
-from . import answers, batch_wave, review_verdict
+from . import answers, batch_wave, review_verdict, section_redo
 from .answers import version
 from .outcomes import Outcome
 from .run_state import RunState
@@ -197,6 +197,8 @@ class Generation(RunState):
             extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
+            if spec(n).answer == "chapter":  # each section's hash, and what a section rewrite started from
+                extra = section_redo.marker_extra(g.context, text)
             composed = compose(text, self.marker(n), inputs, self.run_id, extra)
             Lock.verify_held()  # still the one writer (its lock file may have been deleted meanwhile)
             # its fsyncs in a worker thread: other steps' calls and commits go on meanwhile
@@ -209,6 +211,7 @@ class Generation(RunState):
             if spec(n).replans:
                 book.scanner.invalidate()
             led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text))
+            section_redo.note_rewrite(book, self.run_id, n, g.context)
             self.generated.append(n)
             return Outcome("ok", ran=True)
         led.event("step_failed", self.run_id, ch, step, error=last)
