@@ -443,7 +443,7 @@ def test_a_long_book_s_contents_list_its_chapters_only_a_short_one_s_their_secti
     many = tuple(dataclasses.replace(c, id=f"ch{n:03d}", number=n, label=f"Chapter {n}",
                                      sections=tuple((f"ch{n:03d}--s{k}", f"Section {k}") for k in range(12)))
                  for n in range(1, 41))
-    toc = pdf._toc(dataclasses.replace(short, chapters=many, waiting=()))
+    toc = pdf._toc(dataclasses.replace(short, chapters=many, waiting=(), parts=()))
     assert 'class="toc-section"' not in toc and "Section 3" not in toc
     assert toc.count('class="toc-chapter"') == 41  # 40 chapters and the glossary
     assert len(many) + sum(len(x.sections) for x in many) > pdf.TOC_LINES
@@ -518,7 +518,8 @@ def test_a_120_chapter_book_s_contents_fit_a_few_pages_with_three_digit_labels_o
         sections=tuple((f"ch{n:03d}--s{k}", f"Section {k}") for k in range(10)),
         body_html=f"<h1>Subject {n}</h1>" + "".join(f'<h2 id="ch{n:03d}--s{k}">Section {k}</h2>' for k in range(10)))
         for n in range(1, 121))
-    data, detail = pdf.build(dataclasses.replace(short, chapters=many, waiting=(), glossary_html=""), _pdf_css(), tmp_path)
+    data, detail = pdf.build(dataclasses.replace(short, chapters=many, waiting=(), glossary_html="", parts=()),
+                             _pdf_css(), tmp_path)
     (tmp_path / "long.pdf").write_bytes(data)
     toc = [_pdftext(tmp_path / "long.pdf", n) for n in range(2, 9)]
     last = next(i for i, t in enumerate(toc) if "Chapter 120" in t)
