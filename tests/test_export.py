@@ -528,3 +528,28 @@ def test_a_120_chapter_book_s_contents_fit_a_few_pages_with_three_digit_labels_o
     for n in (9, 10, 99, 100, 120):  # each label on its title's line, a page number at the end of the entry
         assert re.search(rf"^\s*Chapter {n}\s+Subject {n} —", text, re.M), (n, text[:2000])
     assert "Section 3" not in text
+
+
+@pytest.mark.slow
+def test_a_table_of_long_names_fits_the_page(tmp_path):
+    """The offline book's Reference tables (name, kind, where, used from, what it is) ran off
+    the page when a name was long (`_ORMColumnEntity.setup_compile_state`): they fit now."""
+    from orchestrator.export import pdf
+
+    name = "_ORMCompileStateWithAVeryLongName.default_compile_options_of_the_state"
+    rows = "".join(f"<tr><td><code>{name}{i}</code></td><td>method</td><td><code>orm/context.py:{i}</code></td>"
+                   f"<td>{i} files</td><td>introduced above (orm/context.py:140-1500) END_OF_ROW{i}</td></tr>"
+                   for i in range(8))
+    table = ("<table><thead><tr><th>Name</th><th>Kind</th><th>Where</th><th>Used from</th><th>What it is</th>"
+             f"</tr></thead><tbody>{rows}</tbody></table>")
+    book = make_book(diagram=False)
+    c = book.chapters[1]
+    book = dataclasses.replace(book, chapters=(book.chapters[0], dataclasses.replace(c, body_html=c.body_html + table)))
+    data, _ = pdf.build(book, _pdf_css(), tmp_path)
+    (tmp_path / "t.pdf").write_bytes(data)
+    box = subprocess.run([_need("pdftotext"), "-bbox", str(tmp_path / "t.pdf"), "-"], capture_output=True,
+                         text=True, check=True).stdout
+    width = float(re.search(r'<page width="([\d.]+)"', box).group(1))
+    xs = [float(x) for x in re.findall(r'<word xMin="[\d.]+" yMin="[\d.]+" xMax="([\d.]+)"', box)]
+    assert max(xs) <= width - 20, f"text runs to {max(xs)} of {width}"
+    assert all(f"END_OF_ROW{i}" in box for i in range(8))
