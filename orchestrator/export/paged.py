@@ -22,6 +22,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import UsageError
 from . import xhtml
 from .content import ExportBook
 
@@ -74,8 +75,11 @@ def build(book: ExportBook, head: str, body: ET.Element, render: Callable[[str],
     """The PDF's bytes and its page count, from `pdf.document_parts`: the document's text up to
     `<body>`, and its body. `render(html)` typesets one document (WeasyPrint's
     `HTML(...).render()`, with the export's fetcher)."""
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import NameObject, TextStringObject
+    try:
+        from pypdf import PdfReader, PdfWriter
+        from pypdf.generic import NameObject, TextStringObject
+    except ImportError as missing:  # an environment installed before pypdf was a dependency
+        raise UsageError(f"a PDF this long is typeset in pieces and joined with pypdf ({missing}): pip install pypdf") from None
 
     front, pieces = _pieces(body, PIECE_CHARS if budget is None else budget)
     where: dict[str, int] = {}
