@@ -84,6 +84,9 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         ctx[MEMORY] = _memory_ctx(mem)
         ctx["findings"] = _findings(checks.audit_book(finals, glossary=mem.glossary,
                                                       chapters={c.id: c.title for c in o.chapters}, language=cfg.language))
+        from .quality_context import figures  # measured before the inputs are read: they are its `quality`
+
+        ctx["quality"] = figures(book, lambda: (_project(book).map, _source_index(book))).as_dict()
         inputs = book.scanner.book_input_hashes(step)
         return Gathered(ctx | (extra or {}), inputs)
 
@@ -240,6 +243,14 @@ def _project(book):
                 book.cfg.source_dir, book.root / STATE_DB,
                 progress=source_context.progress_printer("reading the source: "))
     return book.memo["project"]
+
+
+def refresh_quality(book) -> bool:
+    """At a run's start, the audit's figures measured again when they may have moved
+    (agents.quality_context.refresh), with the map and R1's index of this run."""
+    from .quality_context import refresh
+
+    return refresh(book, lambda: (_project(book).map, _source_index(book)))
 
 
 def warm(book) -> None:

@@ -97,6 +97,7 @@ class AuditorContext(CommonContext):
     finals: dict[str, str]  # chapter -> its final (condensed past the prompt's limit)
     memory: MemoryView
     findings: list[FindingRow]  # the deterministic audit
+    quality: dict[str, Any]  # the book's figures, measured by the tool (evidence.quality.Quality.as_dict)
 
 
 class ChapterContext(CommonContext):

@@ -12,9 +12,10 @@ from typing import Any
 from .. import checks, outline as outline_mod
 from ..contracts import check_no_markers
 from ..errors import ConfigError, ValidationFailed
+from ..evidence.quality import Quality, with_quality
 from ..state import memory as memoryfiles
-from ..steps import ALL_STEPS, FINAL, RESEARCH
-from .source_context import with_sources_cut
+from ..steps import ALL_STEPS, AUDIT, FINAL, RESEARCH
+from .source_context import NUMBERED_RE, with_sources_cut
 from .structured import structured, structured_answer
 from .surround import around
 
@@ -67,6 +68,18 @@ def _memory(text: str, ctx: dict[str, Any]) -> list[str]:
 
 def _headed(text: str, ctx: dict[str, Any]) -> list[str]:
     return [] if text.lstrip().startswith("# ") else ["the answer must start with a `# ` title line"]
+
+
+def _numbered_excerpts(text: str) -> list[str]:
+    """A research excerpt that kept the prompt's line numbers (`12→`) is not code of the file:
+    asked again, never stripped behind the model's back (R1 would block the chapter that quotes it)."""
+    out = []
+    for b in checks.code_blocks(text):
+        rows = [ln for ln in b.code.split("\n") if ln.strip()]
+        if b.file and rows and sum(1 for ln in rows if NUMBERED_RE.match(ln)) * 2 > len(rows):
+            out.append(f"line {b.line}: the excerpt from {b.file} carries the prompt's line numbers (`12→`): "
+                       "copy only the code after the arrows, and give the numbers as `lines=a-b`")
+    return out
 
 
 def _outline(text: str, ctx: dict[str, Any]) -> list[str]:
@@ -148,8 +161,12 @@ def clean_and_validate(step: str, text: str, ctx: dict[str, Any], trimmed: list[
         text = splice(ctx["current_text"], text).strip()
     if not errs:
         errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
+    if step == RESEARCH:
+        errs += _numbered_excerpts(text)
     if errs:
         raise ValidationFailed("; ".join(errs))
+    if step == AUDIT and ctx.get("quality"):  # the book's figures, the tool's own section (evidence.quality)
+        text = with_quality(text, Quality.from_dict(ctx["quality"]), ctx.get("language", "en")).rstrip("\n")
     if step == RESEARCH and ctx.get("sources_cut"):  # what the prompt could not carry, said in the report
         text = with_sources_cut(text, ctx["sources_cut"], ctx.get("language", "en")).rstrip("\n")
     return text + "\n"

@@ -60,12 +60,19 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
     if not done.written:  # a person's file is there: it stays, the answer is in the .partial
         book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), kept="person", **event)
         return kept_for_person(runner, n)
+    say_redone(runner, n, done)
     book.scanner.invalidate(runner.rel(n))
     if spec(n).replans:
         book.scanner.invalidate()
     book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), **event)
     section_redo.note_rewrite(book, runner.run_id, n, g.context)
     return None
+
+
+def say_redone(runner: Runner, n: Node, done: commit.Committed) -> None:
+    """A redo a person asked for moved what the path held (theirs, maybe) aside: say where."""
+    if done.backup is not None and n in runner.redo:
+        runner.warn(f"{runner.rel(n)} redone as asked; what it held before is kept as {done.backup.name}")
 
 
 def version(st: StepState) -> tuple[int, int] | None:

@@ -117,6 +117,8 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
                           [[c, *_cells(s, c, (step,), live, sym), evs.get(c, "—")] for c, s in snap.chapters.items()])
         else:
             out += _table([t["chapter"], label(step, lang)], [[c, *_cells(s, c, (step,), live, sym)] for c, s in snap.chapters.items()])
+        if p == 4 and evidence.get("quality"):  # the audit's figures, as the tool measured them
+            out += ["", evidence["quality"]]
         out.append("")
     stale = evidence.get("health", {}).get("stale_claims") if evidence else None
     if stale:

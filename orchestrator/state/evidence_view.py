@@ -8,17 +8,27 @@ from typing import Any
 
 from ..evidence.chapter import ChapterEvidence, evaluate, record
 from ..evidence.revision import Revision, source_revision
+from ..repo.walk import WalkStopped
+from ..signals import stop_requested
 from ..steps import DRAFT, FINAL
 from .memory import read_body
 
 
 def revision(book) -> Revision:
-    """The source's revision, read once per command (a scan, a run)."""
+    """The source's revision, read once per command (a scan, a run). Without git it is a content
+    hash of the walked tree (seconds on a huge one, on the loop's thread): a stop signal ends it
+    with WalkStopped, and nothing is memoised."""
     hit = book.memo.get("evidence.revision")
     if hit is None:
         src = book.cfg.source_dir if book.cfg.file is not None else None
-        hit = book.memo["evidence.revision"] = source_revision(
-            src, (lambda rel: book.cache.body_hash(str(src / rel))) if src else None)
+
+        def hashed(rel: str) -> str | None:
+            if stop_requested():
+                raise WalkStopped(f"the content hash of {src} stopped at {rel}")
+            assert src is not None  # only handed to source_revision with a source
+            return book.cache.body_hash(str(src / rel))
+
+        hit = book.memo["evidence.revision"] = source_revision(src, hashed if src else None)
     return hit
 
 
@@ -84,6 +94,10 @@ def claim_health(book, snap) -> dict[str, Any]:
 def checkpoint_view(book, snap) -> dict[str, Any]:
     """What checkpoint.md shows of the evidence: the revision, each chapter's evidence, claim health."""
     if book.cfg.file is None:
+        return {}
+    try:
+        revision(book)
+    except WalkStopped:  # a stop signal while the tree was hashed: the run's last checkpoint goes without it
         return {}
     return {"revision": revision(book).label(),
             "chapters": {ch: chapter_evidence(book, ch, steps).state for ch, steps in snap.chapters.items()},

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +55,7 @@ _STEP_DIR = {k: s.path.rpartition("/")[0] for k, s in STEPS.items()}  # step -> 
 
 # R1's input for the evidence it asks of a chapter (a file written before it had none asked the default)
 EVIDENCE, WAIVED = "evidence", "waived"
+QUALITY = "quality"  # the audit's input: the hash of the book's quality figures
 
 # A citation in a memory file (evidence.cite.CITE_RE's form), left out of what R2 reads of it
 _CITATION_RE = re.compile(rb"\s*\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(source:[^)\s#]+#L\d+(?:-L?\d+)?\)")
@@ -77,6 +79,7 @@ class Scanner:
         self._files: object | None = None  # the source's lines, read once per invalidation of everything
         self.gates: str | None = None  # book.yaml's gates: a final gate decides which chapters are ready
         self.gate_grain: str | None = None  # book.yaml's gate_grain: a card per chapter, batch or phase
+        self.quality_hash: Callable[[], str | None] | None = None  # the audit's `quality` input (state.quality_view)
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._seen: set[str] = set()  # every file name seen in those directories
@@ -290,8 +293,10 @@ class Scanner:
                 and not self.outline_broken:
             state.checked = True
             now = self.book_input_hashes(key)
+            # an audit written before it measured the book's quality is not stale for that alone
             state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
-                                 if now.get(n) != state.marker.inputs.get(n))
+                                 if now.get(n) != state.marker.inputs.get(n)
+                                 and not (n == QUALITY and n not in state.marker.inputs))
         return state
 
     def book_input_hashes(self, key: str) -> dict[str, str | None]:
@@ -373,6 +378,8 @@ class Scanner:
             return self.longmem_hash(ch)
         if name == "site":
             return self.site_hash
+        if name == QUALITY:  # the audit's figures (state.quality_view): read from their cache, never measured here
+            return self.quality_hash() if self.quality_hash is not None else None
         if name == "ready":  # every page reads it: computed again only when a final or the outline changes
             if self._ready is None:
                 from .ready import ready_hash
