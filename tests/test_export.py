@@ -11,6 +11,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -429,3 +430,126 @@ def test_exports_in_book_yaml_are_checked(tmp_path):
     cfg.write_text(cfg.read_text().replace("exports: []", "exports: [epub, mobi]"))
     with pytest.raises(ConfigError, match="exports lists epub and pdf only"):
         config.load(ws)
+
+
+def test_a_long_book_s_contents_list_its_chapters_only_a_short_one_s_their_sections_too():
+    """120 chapters with every section made 22 pages of contents before page one: past
+    `TOC_LINES` the contents list chapters only (the sections stay in the PDF's bookmarks)."""
+    from orchestrator.export import pdf
+
+    short = make_book()
+    assert 'class="toc-section"' in pdf._toc(short) and "The write path" in pdf._toc(short)
+    c = short.chapters[0]
+    many = tuple(dataclasses.replace(c, id=f"ch{n:03d}", number=n, label=f"Chapter {n}",
+                                     sections=tuple((f"ch{n:03d}--s{k}", f"Section {k}") for k in range(12)))
+                 for n in range(1, 41))
+    toc = pdf._toc(dataclasses.replace(short, chapters=many, waiting=(), parts=()))
+    assert 'class="toc-section"' not in toc and "Section 3" not in toc
+    assert toc.count('class="toc-chapter"') == 41  # 40 chapters and the glossary
+    assert len(many) + sum(len(x.sections) for x in many) > pdf.TOC_LINES
+
+
+def _page_texts(pdf_path: Path, pages: int) -> list[str]:
+    return [_pdftext(pdf_path, n) for n in range(1, pages + 1)]
+
+
+@pytest.mark.slow
+def test_a_book_typeset_in_pieces_is_the_same_book_as_one_document(tmp_path):
+    """A long book's PDF is typeset piece by piece (its memory that of one piece): every page
+    reads as in the one-document PDF (page numbers, contents, running headers), every link
+    lands on a named destination, the bookmarks are all there, and the bytes are the same twice."""
+    from pypdf import PdfReader
+
+    from orchestrator.export import paged, pdf
+
+    book = make_book()
+    one, one_detail = pdf.build(book, _pdf_css(), tmp_path)
+    assert not paged.needs_pieces(book)  # the default: a small book is one document
+    pieces, detail = pdf.build(book, _pdf_css(), tmp_path, piece_chars=1)  # every chapter its own piece
+    assert detail == one_detail and pieces != one
+    (tmp_path / "one.pdf").write_bytes(one)
+    (tmp_path / "pieces.pdf").write_bytes(pieces)
+    n = int(detail.split()[0])
+    assert _page_texts(tmp_path / "pieces.pdf", n) == _page_texts(tmp_path / "one.pdf", n)
+    a, b = PdfReader(tmp_path / "one.pdf"), PdfReader(tmp_path / "pieces.pdf")
+
+    def links(r):
+        return sorted(str(x.get_object()["/Dest"]) for pg in r.pages for x in pg.get("/Annots") or []
+                      if "/Dest" in x.get_object())
+
+    assert links(b) == links(a) and links(b)  # the contents' and the cross references' links
+    assert set(links(b)) <= set(b.named_destinations)
+    assert [x.title for x in b.outline if not isinstance(x, list)] == [x.title for x in a.outline if not isinstance(x, list)]
+    assert b.metadata.title == "Inside minikv" and b.metadata.author == "Ada Lovelace"
+    assert pdf.build(book, _pdf_css(), tmp_path, piece_chars=1)[0] == pieces
+
+
+@pytest.mark.slow
+def test_the_sentence_that_introduces_a_diagram_goes_over_to_its_page(tmp_path):
+    """A diagram is never cut; when it does not fit at the foot of a page, the sentence that
+    introduces it goes with it rather than being left alone above a gap."""
+    from orchestrator.export import pdf
+
+    tall = SVG.replace('height="60"', 'height="400"').replace('viewBox="0 0 200 60"', 'viewBox="0 0 200 400"')
+    for fill in (20, 40):  # the diagram does not fit below the sentence (it did, without the rule, at 20)
+        book = make_book(diagram=False)
+        filler = "".join(f"<p>Filler paragraph {i} about segments and logs.</p>" for i in range(fill))
+        c = book.chapters[1]
+        body = c.body_html + filler + "<p>INTRODUCES_THE_DIAGRAM:</p>" + tall
+        book = dataclasses.replace(book, chapters=(book.chapters[0], dataclasses.replace(c, body_html=body)))
+        data, detail = pdf.build(book, _pdf_css(), tmp_path)
+        (tmp_path / "d.pdf").write_bytes(data)
+        pages = [_pdftext(tmp_path / "d.pdf", n) for n in range(1, int(detail.split()[0]) + 1)]
+        intro = [n for n, t in enumerate(pages) if "INTRODUCES_THE_DIAGRAM" in t]
+        drawn = [n for n, t in enumerate(pages) if "MemTable" in t]
+        assert intro and intro == drawn, (fill, intro, drawn)
+
+
+@pytest.mark.slow
+def test_a_120_chapter_book_s_contents_fit_a_few_pages_with_three_digit_labels_on_one_line(tmp_path):
+    from orchestrator.export import pdf
+
+    short = make_book(diagram=False)
+    c = short.chapters[0]
+    many = tuple(dataclasses.replace(
+        c, id=f"ch{n:03d}", number=n, label=f"Chapter {n}",
+        title_html=f"Subject {n} — " + ("ExtendedInstrumentationRegistry and InstrumentationManager"
+                                         if n % 10 == 0 else "Connection and Dialect"),
+        sections=tuple((f"ch{n:03d}--s{k}", f"Section {k}") for k in range(10)),
+        body_html=f"<h1>Subject {n}</h1>" + "".join(f'<h2 id="ch{n:03d}--s{k}">Section {k}</h2>' for k in range(10)))
+        for n in range(1, 121))
+    data, detail = pdf.build(dataclasses.replace(short, chapters=many, waiting=(), glossary_html="", parts=()),
+                             _pdf_css(), tmp_path)
+    (tmp_path / "long.pdf").write_bytes(data)
+    toc = [_pdftext(tmp_path / "long.pdf", n) for n in range(2, 9)]
+    last = next(i for i, t in enumerate(toc) if "Chapter 120" in t)
+    assert last <= 4, "the contents of 120 chapters take at most five pages"
+    text = "\n".join(toc[: last + 1])
+    for n in (9, 10, 99, 100, 120):  # each label on its title's line, a page number at the end of the entry
+        assert re.search(rf"^\s*Chapter {n}\s+Subject {n} —", text, re.M), (n, text[:2000])
+    assert "Section 3" not in text
+
+
+@pytest.mark.slow
+def test_a_table_of_long_names_fits_the_page(tmp_path):
+    """The offline book's Reference tables (name, kind, where, used from, what it is) ran off
+    the page when a name was long (`_ORMColumnEntity.setup_compile_state`): they fit now."""
+    from orchestrator.export import pdf
+
+    name = "_ORMCompileStateWithAVeryLongName.default_compile_options_of_the_state"
+    rows = "".join(f"<tr><td><code>{name}{i}</code></td><td>method</td><td><code>orm/context.py:{i}</code></td>"
+                   f"<td>{i} files</td><td>introduced above (orm/context.py:140-1500) END_OF_ROW{i}</td></tr>"
+                   for i in range(8))
+    table = ("<table><thead><tr><th>Name</th><th>Kind</th><th>Where</th><th>Used from</th><th>What it is</th>"
+             f"</tr></thead><tbody>{rows}</tbody></table>")
+    book = make_book(diagram=False)
+    c = book.chapters[1]
+    book = dataclasses.replace(book, chapters=(book.chapters[0], dataclasses.replace(c, body_html=c.body_html + table)))
+    data, _ = pdf.build(book, _pdf_css(), tmp_path)
+    (tmp_path / "t.pdf").write_bytes(data)
+    box = subprocess.run([_need("pdftotext"), "-bbox", str(tmp_path / "t.pdf"), "-"], capture_output=True,
+                         text=True, check=True).stdout
+    width = float(re.search(r'<page width="([\d.]+)"', box).group(1))
+    xs = [float(x) for x in re.findall(r'<word xMin="[\d.]+" yMin="[\d.]+" xMax="([\d.]+)"', box)]
+    assert max(xs) <= width - 20, f"text runs to {max(xs)} of {width}"
+    assert all(f"END_OF_ROW{i}" in box for i in range(8))

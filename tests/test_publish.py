@@ -336,6 +336,19 @@ def test_glossary_page_has_an_anchor_for_every_term():
     assert '<a href="ch02.html">Chapter 2 · Compacting segments</a>' in text
 
 
+
+def test_a_definition_that_cites_the_source_shows_the_citation_s_words_not_its_markdown():
+    """Definitions are rendered without links (they sit in tables of contents): a citation
+    keeps its words on the glossary page and in the search index, never `](source:`."""
+    cited = (("Engine", "Connects a `Pool` (the class in `engine/base.py`) "
+              "([engine/base.py:2893-3284](source:engine/base.py#L2893-L3284)).", "ch01"),)
+    site = make_site(glossary=cited)
+    page, index = publish.render_glossary(site), publish.search_index_js(site)
+    for text in (page, index):
+        assert "](source:" not in text and "[engine/base.py" not in text
+        assert "engine/base.py:2893-3284" in text
+    assert "Connects a <code>Pool</code>" in page
+
 def test_code_blocks_are_highlighted_with_the_source_file_as_caption():
     text = article(publish.render_chapter(make_site(), "ch01")[0])
     figure = text[text.index('<figure class="listing">') : text.index("</figure>")]

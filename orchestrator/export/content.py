@@ -22,7 +22,9 @@ from ..publish.model import _book
 from ..publish.site import Site
 
 # Bumped when what an export contains or how it is laid out changes: older exports are redone.
-FORMAT = 3  # 3: the outline's parts in the contents and above each part's first chapter
+# 3: the outline's parts in the contents and above each part's first chapter; 4: a long book's PDF
+# typeset in pieces, its contents chapters only past TOC_LINES
+FORMAT = 4
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ derived from the content, so the same book gives the same bytes."""
 from __future__ import annotations
 
 import hashlib
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
@@ -20,9 +21,20 @@ from . import xhtml
 from .content import ExportBook
 from .epub import _title_page
 
+TOC_LINES = 160  # the most lines of contents (about four pages) that list each chapter's sections
+
 
 def document_html(book: ExportBook, pdf_css: str) -> str:
     """The whole book as one HTML document (what WeasyPrint typesets; also handy to inspect)."""
+    from .paged import page_html
+
+    head, body = document_parts(book, pdf_css)
+    return page_html(head, xhtml.serialize(body))
+
+
+def document_parts(book: ExportBook, pdf_css: str) -> tuple[str, ET.Element]:
+    """The document's text up to `<body>`, and its body (links already resolved): a long book
+    is typeset from these in pieces (`export.paged`)."""
     ui = book.ui
     parts = [f'<section class="cover" id="title-page">{_title_page(book)}</section>', _toc(book)]
     for c in book.chapters:
@@ -41,17 +53,20 @@ def document_html(book: ExportBook, pdf_css: str) -> str:
     meta.append(f'<meta name="dcterms.created" content={quoteattr(book.meta.modified)}/>')
     meta.append(f'<meta name="dcterms.modified" content={quoteattr(book.meta.modified)}/>')
     meta.append('<meta name="generator" content="book"/>')
-    return (f'<!DOCTYPE html>\n<html lang={quoteattr(book.language)}>\n<head>\n<meta charset="utf-8"/>\n'
+    head = (f'<!DOCTYPE html>\n<html lang={quoteattr(book.language)}>\n<head>\n<meta charset="utf-8"/>\n'
             f"<title>{escape(book.title)}</title>\n" + "\n".join(meta)
-            + f"\n<style>\n{book.css}\n{pdf_css}\n</style>\n</head>\n<body>\n"
-            + xhtml.serialize(body) + "\n</body>\n</html>\n")
+            + f"\n<style>\n{book.css}\n{pdf_css}\n</style>\n</head>\n")
+    return head, body
 
 
 def _toc(book: ExportBook) -> str:
     ui = book.ui
     rows: list[tuple[int, str]] = []  # in book order: a waiting chapter where it belongs, without a link
+    # A long book lists its chapters only (its sections stay in the PDF's bookmarks): with every
+    # section, 120 chapters made 22 pages of contents before page one.
+    with_sections = len(book.chapters) + sum(len(c.sections) for c in book.chapters) <= TOC_LINES
     for c in book.chapters:
-        sub = "".join(f'<li class="toc-section"><a href="#{escape(a)}">{escape(t)}</a></li>' for a, t in c.sections)
+        sub = "" if not with_sections else "".join(f'<li class="toc-section"><a href="#{escape(a)}">{escape(t)}</a></li>' for a, t in c.sections)
         rows.append((c.number, f'<li class="toc-chapter"><a href="#{c.id}"><span class="toc-label">{escape(c.label)}'
                      f"</span> {c.title_html}</a>" + (f"<ol>{sub}</ol>" if sub else "") + "</li>"))
     for w in book.waiting:
@@ -68,17 +83,28 @@ def _toc(book: ExportBook) -> str:
             + "\n".join(lines) + "\n</ol>\n</nav>")
 
 
-def build(book: ExportBook, pdf_css: str, root: Path | None = None) -> tuple[bytes, str]:
+def build(book: ExportBook, pdf_css: str, root: Path | None = None,
+          piece_chars: int | None = None) -> tuple[bytes, str]:
     """The PDF's bytes, and its page count said in words. `root`: the folder relative image
-    paths are read from (the site's)."""
+    paths are read from (the site's). A book of more than `piece_chars` of HTML (default
+    `paged.PIECE_CHARS`) is typeset in pieces."""
     try:
         import weasyprint
     except (ImportError, OSError) as e:  # OSError: the Python package is there, Pango is not
         raise UsageError(f"PDF export needs WeasyPrint and Pango ({e}): pip install weasyprint; "
                          "apt-get install libpango-1.0-0 libpangoft2-1.0-0") from None
-    html = document_html(book, pdf_css)
+    from . import paged
+
     base = (root or Path.cwd()).resolve()
-    doc = weasyprint.HTML(string=html, base_url=base.as_uri() + "/", url_fetcher=_fetcher(base)).render()
+
+    def render(html: str):
+        return weasyprint.HTML(string=html, base_url=base.as_uri() + "/", url_fetcher=_fetcher(base)).render()
+
+    if paged.needs_pieces(book, piece_chars):  # a long book: typeset in pieces, its memory that of one
+        head, body = document_parts(book, pdf_css)
+        data, pages = paged.build(book, head, body, render, piece_chars)
+        return data, f"{pages} pages"
+    doc = render(document_html(book, pdf_css))
     ident = hashlib.sha256(book.digest.encode()).hexdigest()[:32].encode()
     return doc.write_pdf(pdf_identifier=ident), f"{len(doc.pages)} pages"
 

@@ -73,6 +73,16 @@ class _GlossaryEntry:
     slug: str
 
 
+# A Markdown link in a definition (a citation such as `[a.py:3-9](source:a.py#L3-L9)`): titles,
+# summaries and definitions are rendered without links (they sit inside links and tables of
+# contents), so the link keeps its words and loses its syntax, rather than showing `](source:`.
+_MD_LINK_RE = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*\)")
+
+
+def link_words(text: str) -> str:
+    return _MD_LINK_RE.sub(lambda m: m.group(1), text)
+
+
 class _Book:
     """Everything derived from a Site, computed once: parsed chapters, glossary slugs, parts."""
 
@@ -82,7 +92,7 @@ class _Book:
         self.env = load_templates(site.template_dirs)
         used: set[str] = set()
         self.glossary = [
-            _GlossaryEntry(t.strip(), d.strip(), c, unique_slug(slugify(t), used))
+            _GlossaryEntry(t.strip(), link_words(d.strip()), c, unique_slug(slugify(t), used))
             for t, d, c in site.glossary
             if t.strip()
         ]
