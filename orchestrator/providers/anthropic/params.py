@@ -100,6 +100,13 @@ def prefix_keys(params: dict[str, Any]) -> list[str]:
     return keys
 
 
+def prefix_ttls(params: dict[str, Any]) -> list[str]:
+    """The lifetime ("5m", "1h") each cached system prefix is written with, in `prefix_keys`'
+    order: the TTL of its breakpoint (no `ttl` field is the API's 5 minutes)."""
+    return [str((b["cache_control"] if isinstance(b["cache_control"], dict) else {}).get("ttl") or "5m")
+            for b in params.get("system") or [] if b.get("cache_control")]
+
+
 def prefix_key(params: dict[str, Any]) -> str:
     """The key of the longest cached system prefix ("" without one)."""
     keys = prefix_keys(params)
