@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-
 MARGIN = 30.0  # seconds before the cache's own expiry that a prefix counts as gone (clocks, queueing)
 TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
 
