@@ -18,9 +18,13 @@
 - a weak model: `off_contract` of the answers break their contract (prose around JSON cut
   short; Markdown without its `# ` title, cut a third of the way in), drawn from a seed, the
   request and how often it was asked (a model samples: the same request again is drawn afresh).
+  With `size_hazard` the chance grows with what the model must hold, prompt and answer:
+  1 - (1 - off_contract) ** (tokens / (window / 2)): `off_contract` at half the window, less for a
+  smaller ask, more for a larger one (a weak model loses a contract more often the longer it holds it).
 
 The model follows the JSON shape its prompt describes (params.FORMAT_HEADER, the schema as
-words): the role answerer is shown the request with that schema as if structured outputs were on.
+words): the role answerer is shown the request with that schema as if structured outputs were on,
+and its answer keeps to that schema's `maxItems` and listed properties (a smaller ask's schema).
 Every request that used a feature the server lacks is listed in `violations`; `prompt_tokens`
 has each prompt's size, `off_contract` counts the broken answers by role.
 """
@@ -61,10 +65,12 @@ class Compatible:
     model_window: int = 0
     modelfile_num_ctx: bool = False
     max_tokens: int = 0  # the "anthropic" listing's max_tokens (0: not listed)
+    size_hazard: bool = False
     loaded: list[str] = field(default_factory=list)  # models a request has loaded (Ollama's /api/ps)
     violations: list[str] = field(default_factory=list)
     prompt_tokens: list[int] = field(default_factory=list)
     broken: Counter[str] = field(default_factory=Counter)
+    chances: list[float] = field(default_factory=list)  # each answer's chance of breaking (for the benchmark)
     _seen: dict[str, int] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -159,6 +165,8 @@ class Compatible:
             if schema is not None:  # it follows the shape its prompt describes
                 shown["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
             full = answerer(shown)
+            if schema is not None:
+                full = _fit(full, schema)
             return self._maybe_break(request, full, schema is not None)
 
         answer.structured = True  # type: ignore[attr-defined]  # it writes JSON itself
@@ -171,7 +179,13 @@ class Compatible:
         with self._lock:  # a model samples: the same request asked again is drawn afresh
             seen = self._seen[key] = self._seen.get(key, -1) + 1
         rng = random.Random(hashlib.sha256(f"{key}\0{seen}".encode()).hexdigest())
-        if rng.random() >= self.off_contract:
+        chance = self.off_contract
+        if self.size_hazard:
+            held = prompt_tokens(request) + len(full) // 4
+            chance = 1 - (1 - self.off_contract) ** (held / max(1, self.window / 2))
+        with self._lock:
+            self.chances.append(chance)
+        if rng.random() >= chance:
             return full
         from .role_answers import role_of
 
@@ -201,6 +215,29 @@ def _blocks(body: dict) -> list[Any]:
         if isinstance(m, dict) and isinstance(m.get("content"), list):
             out += m["content"]
     return out
+
+
+def _fit(text: str, schema: dict) -> str:
+    """The answer kept to the schema it was shown: arrays cut to their `maxItems`, objects to the
+    properties the schema lists (a model follows the shape its prompt describes)."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return text
+    return json.dumps(_fit_value(obj, schema), ensure_ascii=False)
+
+
+def _fit_value(value: Any, schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict) and isinstance(schema.get("properties"), dict):
+        props = schema["properties"]
+        return {k: _fit_value(v, props[k]) for k, v in value.items() if k in props}
+    if isinstance(value, list):
+        items = [_fit_value(v, schema.get("items")) for v in value]
+        cap = schema.get("maxItems")
+        return items[:cap] if isinstance(cap, int) else items
+    return value
 
 
 def _schema_in(text: str) -> dict | None:

@@ -71,6 +71,17 @@ def schema_instruction(schema: dict[str, Any]) -> str:
             + json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
 
 
+def api_schema(schema: Any) -> Any:
+    """The schema without `maxItems` (a smaller ask's caps, agents/smaller_ask.py), which
+    structured outputs do not accept: there the cap is said in words only."""
+    if isinstance(schema, list):
+        return [api_schema(x) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {k: (api_schema(v) if k != "properties" else {p: api_schema(x) for p, x in v.items()})
+            for k, v in schema.items() if k != "maxItems"}
+
+
 def user_message(req: Request, settings: dict[str, Any], features: Features = ALL) -> dict[str, Any]:
     # No breakpoint on the user turn unless `cache_user_turn` asks for one: only a re-send of
     # this request would read it, and that rarely pays (cache_ttl.py). None where nothing is cached.
@@ -138,7 +149,7 @@ def build_params(req: Request, model_settings: dict[str, Any], text_so_far: str 
     if s.get("effort") and features.effort:
         output_config["effort"] = s["effort"]
     if schema and features.structured:
-        output_config["format"] = {"type": "json_schema", "schema": schema}
+        output_config["format"] = {"type": "json_schema", "schema": api_schema(schema)}
     if output_config:
         params["output_config"] = output_config
     n = sum(1 for b in system if "cache_control" in b) + 1

@@ -17,6 +17,7 @@ nothing here is global. Importing this module does not import `anthropic`.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import os
@@ -38,6 +39,9 @@ PROBE_SCHEMA = {"type": "object", "properties": {"zq_probe": {"type": "integer"}
                 "additionalProperties": False}
 DEFAULT_WINDOW = 8192  # a compatible server's window when book.yaml names none (Ollama's default is smaller)
 DEFAULT_OUTPUT = 2048
+# The share of the window's room for a prompt that the request being built may use: below 1 while a
+# smaller ask is built (agents/smaller_ask.py), so that every budget following the window shrinks.
+PROMPT_SHARE: contextvars.ContextVar[float] = contextvars.ContextVar("prompt_share", default=1.0)
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,7 @@ def limits(cfg: Any, model: str, environ: Any = None) -> ModelInfo:
     server themselves)."""
     from .models import model_info
 
-    base = model_info(model)
+    base = _share(model_info(model))
     if getattr(cfg, "server", "anthropic") != "compatible":
         return base
     env = os.environ if environ is None else environ
@@ -151,7 +155,16 @@ def limits(cfg: Any, model: str, environ: Any = None) -> ModelInfo:
     root = getattr(cfg, "root", None)
     if root is not None and profile.base_url and not (profile.context_window and profile.max_output):
         profile = profile.with_limits(cached_limits(profile, Path(root)))
-    return profile.info(base)
+    return _share(profile.info(base))
+
+
+def _share(info: ModelInfo) -> ModelInfo:
+    """`info` with only PROMPT_SHARE of the room a prompt has beside the answer (a smaller ask)."""
+    share = PROMPT_SHARE.get()
+    if share >= 1.0 or info.context_window <= 0:
+        return info
+    room = max(0, info.context_window - info.max_output)
+    return replace(info, context_window=info.max_output + int(room * share))
 
 
 def check_prices(value: Any) -> str:
