@@ -60,7 +60,7 @@ def test_a_prose_roles_smaller_ask_budgets_against_a_fraction_of_the_window(tmp_
     whole = limits(cfg, "qwen3-coder")
     with smaller_ask.scaled(DRAFT, 1):
         half = limits(cfg, "qwen3-coder")
-    with smaller_ask.scaled(R2, 2):  # a reviewer's context is never cut
+    with smaller_ask.scaled(R1, 2):  # R1's context is never cut: it would flag what it cannot see
         assert limits(cfg, "qwen3-coder") == whole
     assert PROMPT_SHARE.get() == 1.0  # only while the request is built
     assert half.max_output == whole.max_output

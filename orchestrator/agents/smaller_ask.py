@@ -5,10 +5,11 @@ too, a step is asked for less, so that a weak model has less to hold at once.
 2 after two. What gets smaller is decided per role, by what its answer must keep whole:
 
 - R1, R2, R3, the auditor, the merger: fewer items per answer (the most important findings and
-  actions first) and the schema's required part only (no quotes, no end lines). Their context is
-  never cut: R1 that cannot see a source flags its code as missing, and a blocking finding is
-  worse than a short list. The deterministic findings are added by the tool whatever the model
-  writes (agents/structured.py), so a shorter list loses only the least important of its own.
+  actions first) and the schema's required part only (no quotes, no end lines). The deterministic
+  findings are added by the tool whatever the model writes (agents/structured.py), so a shorter
+  list loses only the least important of its own. R1's context is never cut: R1 that cannot see a
+  source flags its code as missing, and a blocking finding is worse than a short list. R2's long
+  memory is cut by rank as well: the tool's own consistency check still reads all of it.
 - the reader panel: one reader per persona stays (its contract), each with fewer questions and
   confusions, required fields only.
 - the memory keeper: fewer terms, metaphors and cross references (the central ones); every
@@ -45,7 +46,7 @@ ITEMS: dict[str, dict[str, tuple[int, int]]] = {
     MEMORY: {"terms": (8, 4), "metaphors": (2, 1), "cross_references": (4, 2)},
 }
 KEEP_OPTIONAL = {"line"}  # a finding's line stays: the redo of a draft finds the place by it
-CONTEXT_ROLES = (OUTLINE, RESEARCH, DRAFT, FINAL)  # the steps whose context is cut instead
+CONTEXT_ROLES = (OUTLINE, RESEARCH, DRAFT, FINAL, R2)  # the steps whose context is cut
 
 
 def level_after(rejected: int) -> int:
@@ -98,12 +99,13 @@ def instruction(step: str, level: int) -> str:
     if level <= 0:
         return ""
     caps = ITEMS.get(step)
+    said = []
     if caps:
-        said = ", ".join(f"at most {counts[min(level, len(counts)) - 1]} {path.rsplit('.', 1)[-1].replace('_', ' ')}"
-                         + (" per reader" if "." in path else "") for path, counts in caps.items())
-        return (f"Answer smaller this time: {said}, the most important first, and only the required fields of "
-                "each item. A short answer that keeps the form is better than a long one that breaks it.")
+        items = ", ".join(f"at most {counts[min(level, len(counts)) - 1]} {path.rsplit('.', 1)[-1].replace('_', ' ')}"
+                          + (" per reader" if "." in path else "") for path, counts in caps.items())
+        said.append(f"Answer smaller this time: {items}, the most important first, and only the required fields "
+                    "of each item. A short answer that keeps the form is better than a long one that breaks it.")
     if step in CONTEXT_ROLES:
-        return ("The material below was cut to what matters most, to give you less to hold at once: keep every "
-                "part of the answer's form, and write only about what you are shown.")
-    return ""
+        said.append("The material below was cut to what matters most, to give you less to hold at once: keep "
+                    "every part of the answer's form, and write only about what you are shown.")
+    return " ".join(said)
