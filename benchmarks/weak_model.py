@@ -101,7 +101,7 @@ def main() -> int:
     if ns.no_smaller:
         from orchestrator.agents import smaller_ask
 
-        smaller_ask.level_after = lambda rejected: 0  # type: ignore[assignment]
+        smaller_ask.level_after = lambda step, rejected: 0  # type: ignore[assignment]
     rows = []
     for seed in seeds_of(ns.seeds):
         with tempfile.TemporaryDirectory() as tmp:

@@ -16,7 +16,7 @@ from orchestrator.contracts.schemas import SCHEMAS
 from orchestrator.providers.anthropic.params import FEEDBACK_HEADER, FORMAT_HEADER, api_schema
 from orchestrator.providers.anthropic.server import PROMPT_SHARE, limits
 from orchestrator.state.book import Book
-from orchestrator.steps import DRAFT, MEMORY, OUTLINE, PANEL, R1, R2, REVIEW
+from orchestrator.steps import DRAFT, MEMORY, OUTLINE, PANEL, R1, RESEARCH, REVIEW
 from orchestrator.testing.fake_api import FakeAPI
 from orchestrator.testing.fake_compatible import Compatible, prompt_tokens
 from orchestrator.testing.helpers import make_example, run_book
@@ -28,7 +28,9 @@ LOCAL = {"server": "compatible", "model": "qwen3-coder", "context_window": 8192,
 
 def test_levels_after_rejections():
     # whole, whole again with the reasons, then smaller, then smaller still (and no further)
-    assert [smaller_ask.level_after(r) for r in range(5)] == [0, 0, 1, 2, 2]
+    assert [smaller_ask.level_after(R1, r) for r in range(5)] == [0, 0, 1, 2, 2]
+    # a chapter's prose is never asked for smaller here: its smaller ask is a section at a time
+    assert [smaller_ask.level_after(DRAFT, r) for r in range(5)] == [0] * 5
 
 
 def test_a_json_roles_smaller_schema_caps_its_items_and_keeps_the_required_fields():
@@ -53,13 +55,15 @@ def test_a_json_roles_smaller_schema_caps_its_items_and_keeps_the_required_field
     assert "per reader" in smaller_ask.instruction(PANEL, 1)
 
 
-def test_a_prose_roles_smaller_ask_budgets_against_a_fraction_of_the_window(tmp_path):
+def test_a_context_roles_smaller_ask_budgets_against_a_fraction_of_the_window(tmp_path):
     from orchestrator import config as config_mod
 
     cfg = config_mod.load(make_example(tmp_path / "ws", **LOCAL))
     whole = limits(cfg, "qwen3-coder")
-    with smaller_ask.scaled(DRAFT, 1):
+    with smaller_ask.scaled(RESEARCH, 1):
         half = limits(cfg, "qwen3-coder")
+    with smaller_ask.scaled(DRAFT, 1):  # a chapter's prose keeps its context (its contract checks it)
+        assert limits(cfg, "qwen3-coder") == whole
     with smaller_ask.scaled(R1, 2):  # R1's context is never cut: it would flag what it cannot see
         assert limits(cfg, "qwen3-coder") == whole
     assert PROMPT_SHARE.get() == 1.0  # only while the request is built

@@ -16,10 +16,13 @@ too, a step is asked for less, so that a weak model has less to hold at once.
   chapter adds its own, so the glossary loses the marginal terms of one chapter, not a chapter.
 - the planner: its chapters must cover the sources, so nothing is capped; its context is cut
   (the ranked map, by rank, to a fraction of the window).
-- the researcher, the writer, the editor: a prose answer must be whole, so what they read is cut
-  instead: sources and long memory by rank to a fraction of the window (`SCALE`). A chapter whose
-  whole draft keeps failing even so is the place for a section-at-a-time writer
-  (authoring/write.py), which the runner would try before a person.
+- the researcher: its report must be whole, so what it reads is cut instead: the chapter's
+  sources by rank to a fraction of the window (`SCALE`).
+- the writer, the editor: no smaller ask here. A chapter must be whole, and its contract checks
+  what the context carries (chapter 1 quotes the README's example: a cut that drops the project's
+  front door makes every smaller ask fail validation; measured). Their smaller ask is a section at
+  a time (authoring/write.py's section writer): `WHOLE_ONLY` names the steps it is for, and
+  `level_after` gives them level 0 until it exists.
 
 The fraction of the window is a context variable set around the building of one request
 (`scaled`); providers/anthropic/server.py holds it and its `limits` applies it, so every budget
@@ -46,12 +49,16 @@ ITEMS: dict[str, dict[str, tuple[int, int]]] = {
     MEMORY: {"terms": (8, 4), "metaphors": (2, 1), "cross_references": (4, 2)},
 }
 KEEP_OPTIONAL = {"line"}  # a finding's line stays: the redo of a draft finds the place by it
-CONTEXT_ROLES = (OUTLINE, RESEARCH, DRAFT, FINAL, R2)  # the steps whose context is cut
+CONTEXT_ROLES = (OUTLINE, RESEARCH, R2)  # the steps whose context is cut
+WHOLE_ONLY = (DRAFT, FINAL)  # a chapter's prose: smaller only a section at a time (not here)
 
 
-def level_after(rejected: int) -> int:
-    """The level of the next ask after `rejected` answers of this step failed validation: the
-    first re-ask (after one) is whole, with the reasons; each failed re-ask makes it smaller."""
+def level_after(step: str, rejected: int) -> int:
+    """The level of the next ask of `step` after `rejected` of its answers failed validation: the
+    first re-ask (after one) is whole, with the reasons; each failed re-ask makes it smaller. 0
+    for a step that has no smaller ask."""
+    if step not in ITEMS and step not in CONTEXT_ROLES:
+        return 0
     return max(0, min(MAX_LEVEL, rejected - 1))
 
 

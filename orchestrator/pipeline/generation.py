@@ -121,7 +121,7 @@ class Generation(RunState):
         hint: str | None = None
         rejected = 0  # answers that failed validation: after a failed re-ask the ask gets smaller
         for attempt in range(1, attempts + 1):
-            smaller = smaller_ask.level_after(rejected)
+            smaller = smaller_ask.level_after(step, rejected)
             if smaller:
                 led.event("smaller_ask", self.run_id, ch, step, attempt=attempt, level=smaller)
             try:
