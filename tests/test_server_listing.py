@@ -142,7 +142,7 @@ def test_doctor_shows_where_each_limit_comes_from(monkeypatch, tmp_path):
     detail = checks["server"].detail
     assert "context window 8192 tokens, from llama.cpp /props" in detail, detail
     assert "the model supports 32768 (llama.cpp /v1/models (n_ctx_train))" in detail
-    assert "answers up to 2048, from default" in detail
+    assert "answers up to 2048, from the default (2048, at most a quarter of the window)" in detail
     assert "context window 8192" in checks["settings: writer"].detail
 
 

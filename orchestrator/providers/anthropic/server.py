@@ -89,9 +89,9 @@ class ServerProfile:
     def sources(self) -> tuple[str, str]:
         """Where the window and the output cap come from, said for `book doctor`."""
         win = self.window_source or ("book.yaml" if self.context_window else
-                                     "default: the server's listing gave none; set context_window in book.yaml")
+                                     "the default, as the server's listing gave none (set context_window in book.yaml)")
         out = self.output_source or ("book.yaml" if self.max_output else
-                                     f"default: {DEFAULT_OUTPUT}, at most a quarter of the window")
+                                     f"the default ({DEFAULT_OUTPUT}, at most a quarter of the window)")
         return win, out
 
     def with_limits(self, found: Limits | None) -> ServerProfile:
