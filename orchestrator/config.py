@@ -42,6 +42,9 @@ SCHEMA: tuple[Key, ...] = (
         "what the book should cover, in a sentence or two"),
     Key("gates", str, "normal", "where a person approves: normal (outline, research, review, final), fast (outline, final), off",
         ("normal", "fast", "off")),
+    Key("gate_grain", str, "chapter", "one gate card per chapter, per batch of the outline (one decision for the "
+        "batch), or per phase (one card per gate for the whole book: the chapters run on to their finals before "
+        "a person looks at research and reviews, so a rejection redoes more)", ("chapter", "batch", "phase")),
     Key("provider", str, "auto", "auto (anthropic when ANTHROPIC_API_KEY is set, else offline), anthropic or offline",
         ("auto", "anthropic", "offline")),
     Key("server", str, "anthropic", "anthropic (Anthropic's API) or compatible (any server that speaks the Messages "
@@ -90,6 +93,7 @@ class Config:
     source: str = "./src"
     brief: str = KEYS["brief"].default
     gates: str = "normal"
+    gate_grain: str = "chapter"
     provider: str = "auto"
     server: str = "anthropic"
     context_window: int = 0

@@ -1,7 +1,19 @@
 """The outline (`output/memory/outline.md`): written by the planner, editable by a person.
 
 The machine-readable part is one fenced ```yaml block; the text around it is for people.
-A broken edit is reported with the line in outline.md and what to fix, never a crash."""
+A broken edit is reported with the line in outline.md and what to fix, never a crash.
+
+The chapters are grouped under the book's parts, as a reader sees them in the contents:
+
+    parts:
+    - title: The big picture
+      chapters:
+      - id: ch01
+        ...
+
+A part's title is the book's (site, EPUB, PDF), not a chapter's: a chapter's entry, and so
+the staleness of its steps, does not hold it. An older outline lists `chapters:` with no parts;
+it still reads (the parts are then derived from the batches, as before), and is never rewritten."""
 
 from __future__ import annotations
 
@@ -45,10 +57,17 @@ class Chapter:
 
 
 @dataclass(frozen=True)
+class Part:
+    title: str
+    chapters: tuple[str, ...]  # chapter ids, as the file lists them
+
+
+@dataclass(frozen=True)
 class Outline:
     title: str
     chapters: tuple[Chapter, ...]
     notes: str = ""
+    parts: tuple[Part, ...] = ()  # () for an outline without parts (the site derives them)
     by_id: dict[str, Chapter] = field(default_factory=dict, compare=False)
     # (a, b): the file lists a before b though b's number comes first. The book's order is the
     # chapters' numbers, so a reordered list changes nothing: the scan says so.
@@ -60,6 +79,10 @@ class Outline:
     @property
     def batches(self) -> list[int]:
         return sorted({c.batch for c in self.chapters})
+
+    def part_of(self, ch: str) -> int:
+        """The 1-based number of the part that lists `ch`; 0 when the outline has no parts."""
+        return next((k for k, p in enumerate(self.parts, 1) if ch in p.chapters), 0)
 
     def in_batch(self, b: int) -> list[Chapter]:
         return [c for c in self.chapters if c.batch == b]
@@ -77,7 +100,12 @@ class Outline:
         """The YAML block's text (cached: every prompt's stable prefix carries it)."""
         import yaml
 
-        data = {"title": self.title, "chapters": [c.entry() for c in self.chapters]}
+        data: dict[str, Any] = {"title": self.title}
+        if self.parts:
+            data["parts"] = [{"title": p.title, "chapters": [self.by_id[c].entry() for c in p.chapters]}
+                             for p in self.parts]
+        else:
+            data["chapters"] = [c.entry() for c in self.chapters]
         return yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=100)
 
     def to_yaml(self) -> str:
@@ -144,12 +172,10 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
         mark = getattr(e, "problem_mark", None)
         raise ConfigError(f"the yaml block cannot be read: {getattr(e, 'problem', None) or e}", file,
                           base + mark.line + 1 if mark else base, fix="write plain YAML values (no !tags)") from None
-    chapters_node = nodes.get("chapters")
-    if not isinstance(chapters_node, yaml.SequenceNode) or not chapters_node.value:
-        raise err("`chapters` must be a non-empty list", chapters_node or root)
+    listed, parts, chapters_node = _listed(nodes, data, root, err)
     chapters: list[Chapter] = []
     seen: dict[str, Chapter] = {}
-    for cnode, c in zip(chapters_node.value, data["chapters"]):
+    for cnode, c in listed:
         if not isinstance(c, dict):
             raise err("each chapter must be a mapping (id, title, batch, ...)", cnode)
         fields_ = {k.value: v for k, v in cnode.value}
@@ -157,7 +183,9 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
         if unknown:
             k = sorted(unknown)[0]
             at = next((n[0] for n in cnode.value if str(n[0].value) == k), cnode)
-            raise err(f"unknown chapter field {k!r}", at, fix="fields are id, title, batch, summary, goals, depends_on, sources")
+            raise err(f"unknown chapter field {k!r}", at,
+                      fix="a chapter's part is the part it is listed under (`parts:` ... `chapters:`)" if k == "part"
+                      else "fields are id, title, batch, summary, goals, depends_on, sources")
         cid = c.get("id")
         if cid is None:
             raise err(f"chapter {len(chapters) + 1} of the list has no id", cnode,
@@ -196,7 +224,7 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
                      tuple(g.strip() for g in goals if g.strip()))
         seen[cid] = ch
         chapters.append(ch)
-    for cnode, ch in zip(chapters_node.value, chapters):
+    for (cnode, _), ch in zip(listed, chapters):
         for d in ch.depends_on:
             if d not in seen:
                 raise err(f"{ch.id} depends on {d}, which is not in the outline", cnode)
@@ -207,10 +235,56 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
     if cycle:
         raise err("chapters depend on each other in a cycle: " + " -> ".join(cycle), chapters_node)
     title = data.get("title") if isinstance(data.get("title"), str) else ""
-    listed = [c.id for c in chapters]
+    ids = [c.id for c in chapters]
     chapters.sort(key=lambda c: chapter_sort_key(c.id))
-    moved = next(((a, b) for a, b in zip(listed, listed[1:]) if chapter_sort_key(a) > chapter_sort_key(b)), None)
-    return Outline(title, tuple(chapters), notes=text[: m.start()].strip(), listed_out_of_order=moved)
+    # within a part, or across parts that keep the reading order: a reordered list changes nothing
+    moved = next(((a, b) for a, b in zip(ids, ids[1:]) if chapter_sort_key(a) > chapter_sort_key(b)), None)
+    it = iter(ids)
+    grouped = tuple(Part(t, tuple(next(it) for _ in range(n))) for t, n in parts)
+    return Outline(title, tuple(chapters), notes=text[: m.start()].strip(), parts=grouped, listed_out_of_order=moved)
+
+
+_PART_FIELDS = ("title", "chapters")
+
+
+def _listed(nodes: dict, data: dict, root, err) -> tuple[list[tuple[Any, Any]], list[tuple[str, int]], Any]:
+    """The chapters as the file lists them, (node, data) each, and the parts as (title, how many
+    chapters), [] for an outline without parts; and the node that holds them (for errors)."""
+    import yaml
+
+    parts_node, chapters_node = nodes.get("parts"), nodes.get("chapters")
+    if parts_node is not None and chapters_node is not None:
+        raise err("the yaml block has both `parts` and `chapters`", chapters_node,
+                  fix="list every chapter under its part (parts: - title: ..., chapters: [...]) and remove the "
+                      "top-level `chapters`")
+    if parts_node is None:
+        if not isinstance(chapters_node, yaml.SequenceNode) or not chapters_node.value:
+            raise err("`chapters` must be a non-empty list", chapters_node or root)
+        return list(zip(chapters_node.value, data["chapters"])), [], chapters_node
+    if not isinstance(parts_node, yaml.SequenceNode) or not parts_node.value:
+        raise err("`parts` must be a non-empty list of parts, each with a title and its chapters", parts_node,
+                  fix="write `parts:`, then `- title: The big picture` and its `chapters:` under it, one part after another")
+    listed: list[tuple[Any, Any]] = []
+    parts: list[tuple[str, int]] = []
+    for k, (pnode, p) in enumerate(zip(parts_node.value, data["parts"]), 1):
+        if not isinstance(p, dict):
+            raise err(f"part {k} must be a mapping with `title` and `chapters`", pnode)
+        fields_ = {str(n[0].value): n for n in pnode.value}
+        unknown = sorted(set(fields_) - set(_PART_FIELDS))
+        if unknown:
+            raise err(f"part {k}: unknown field {unknown[0]!r}", fields_[unknown[0]][0],
+                      fix="a part has a `title` and its `chapters`; a chapter's fields go under `chapters`")
+        title = p.get("title")
+        if not isinstance(title, str) or not title.strip():
+            raise err(f"part {k} needs a title", fields_["title"][1] if "title" in fields_ else pnode,
+                      fix='give it the words the contents show, e.g. title: "Using the library"')
+        cnode = fields_["chapters"][1] if "chapters" in fields_ else None
+        if not isinstance(cnode, yaml.SequenceNode) or not cnode.value:
+            raise err(f"part {k} ({title.strip()}) has no chapters", cnode or pnode,
+                      fix="list its chapters under `chapters:`, or remove the part")
+        listed += list(zip(cnode.value, p["chapters"]))
+        parts.append((" ".join(title.split()), len(cnode.value)))
+    return listed, parts, parts_node
 
 
 def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:

@@ -13,6 +13,7 @@ import pytest
 
 from orchestrator import checks
 from orchestrator.checks.grammar import fix, mistakes
+from orchestrator.outline import parse as parse_outline
 from orchestrator.repo.project import discover, find_root
 
 EXAMPLE = '''from shapedemo import Store
@@ -214,10 +215,14 @@ def test_chapter_one_is_the_big_picture_with_the_readme_example_verbatim(tmp_pat
     src = _project(tmp_path / "repo")
     outline_md, drafts = _offline_book(src)
     assert "# Outline: Inside shapedemo" in outline_md  # the project's name, not `src`
-    assert "**Part 1, The big picture**" in outline_md and "**Part 2, " in outline_md
+    # the parts are the outline's own field: Part 1 the big picture (chapter 1), then the others
+    o = parse_outline(outline_md, "the plan", src)
+    assert o.parts[0].title == "The big picture" and o.parts[0].chapters == ("ch01",) and len(o.parts) >= 2
+    assert "- title: The big picture\n  chapters:\n  - id: ch01" in outline_md
     assert "The public API" not in outline_md  # a Python `index.py` is the index, not the package's entry
     first = drafts["ch01"]
     assert first.startswith("# shapedemo at a glance")
+    assert "**Part 1, The big picture**" in first and f"**Part 2, {o.parts[1].title}**" in first  # the outline's titles
     assert EXAMPLE in first  # the README's example, exactly, and not the `pip install` block
     assert "`README.md` (lines" in first and "pip install" not in first
     assert "Shapedemo is a tiny key-value store" in first  # what it is for, in its own words
@@ -346,8 +351,13 @@ def test_a_twelve_chapter_book_through_the_fake_has_the_same_shape(tmp_path: Pat
         api.stop()
     assert code == 0, summary.needs_human
     outline = (ws / "output" / "memory" / "outline.md").read_text()
-    assert len(re.findall(r"(?m)^- id: ch\d+", outline)) == 12
+    assert len(re.findall(r"(?m)^ *- id: ch\d+", outline)) == 12
     assert "Part 1, The big picture: ch01" in outline
+    o = parse_outline(outline, "outline.md", src)  # the planner's parts reach the outline's field
+    assert [(p.title, p.chapters[0]) for p in o.parts] == [("The big picture", "ch01"), ("Using it", "ch02"),
+                                                            ("Inside it", "ch05")]
+    index = (ws / "output" / "publish" / "index.html").read_text()
+    assert "Part 1 · The big picture" in index and "Part 3 · Inside it" in index
     final = (ws / "output" / "chapters" / "final" / "ch01-final.md").read_text()
     assert final.startswith("# shapedemo at a glance")
     assert EXAMPLE in final and "Shapedemo is a tiny key-value store" in final

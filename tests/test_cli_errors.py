@@ -116,7 +116,7 @@ def test_an_outline_chapter_without_an_id_is_named_by_its_line(tmp_path: Path):
     outline = ws / "output/memory/outline.md"
     text = outline.read_text()
     line = next(n for n, t in enumerate(text.splitlines(), 1) if t.strip().startswith("- id: ch02"))
-    outline.write_text(text.replace("- id: ch02\n", "- ", 1).replace("-   title", "- title"))
+    outline.write_text(text.replace("- id: ch02\n    title", "- title", 1))
     proc = run_cli("scan", "--workspace", str(ws))
     assert "None" not in proc.stdout + proc.stderr
     assert re.search(rf"outline\.md:{line}: chapter 2 of the list has no id", proc.stdout + proc.stderr), proc.stdout

@@ -91,7 +91,7 @@ def test_outline_card_recommends_from_the_checks(tmp_path: Path, capsys, monkeyp
     assert "## Recommendation\n\napprove\n" in card
     outline = ws / BOOK_STEPS["outline"].path
     text = outline.read_text()
-    titles = re.findall(r"(?m)^  title: (.+)$", text)
+    titles = re.findall(r"(?m)^    title: (.+)$", text)  # the chapters' (under their parts)
     outline.write_text(text.replace(f"title: {titles[1]}", f"title: {titles[0]}", 1))  # a duplicate title
     assert book(capsys, monkeypatch, "run", *w)[0] == 3
     card = (ws / "output/gates/outline.md").read_text()

@@ -69,9 +69,9 @@ def test_a_title_with_a_colon_breaks_the_outline_and_the_scan_says_only_that(bui
 
     outline = built_ws / BOOK_STEPS["outline"].path
     text = outline.read_text()
-    line = next(ln for ln in text.splitlines() if ln.startswith("  title: "))
-    outline.write_text(text.replace(line, "  title: The store: how a key finds its value", 1))
-    lineno = 1 + outline.read_text().splitlines().index("  title: The store: how a key finds its value")
+    line = next(ln for ln in text.splitlines() if ln.startswith("    title: "))  # a chapter's (under its part)
+    outline.write_text(text.replace(line, "    title: The store: how a key finds its value", 1))
+    lineno = 1 + outline.read_text().splitlines().index("    title: The store: how a key finds its value")
     rep = scan(built_ws)
     err = rep["outline_error"]
     assert f"outline.md:{lineno}:" in err and "quotes" in err  # where, and how to write it

@@ -22,7 +22,8 @@ def drop_chapter(ws: Path, ch: str) -> None:
     """Delete chapter `ch`'s entry from outline.md, as a person would (then accept the plan)."""
     p = ws / OUTLINE
     text = p.read_text()
-    text = re.sub(rf"(?ms)^- id: {ch}\n.*?(?=^- id: |^```)", "", text)
+    text = re.sub(rf"(?ms)^ *- id: {ch}\n.*?(?=^ *- id: |^- title: |^```)", "", text)
+    text = re.sub(r"(?m)^- title: [^\n]*\n  chapters:\n(?=- title: |```)", "", text)  # a part left empty goes too
     p.write_text(text)
 
 
@@ -73,7 +74,7 @@ def test_renaming_a_chapter_redrafts_only_that_chapter(tmp_path: Path):
     assert run_book(ws)[0] == 0
     p = ws / OUTLINE
     text = p.read_text()
-    old = re.search(r"(?m)^- id: ch01\n  title: (.+)$", text).group(1)
+    old = re.search(r"(?m)^ *- id: ch01\n +title: (.+)$", text).group(1)
     p.write_text(text.replace(f"title: {old}", "title: The Renamed Chapter", 1))
     others = {ch: (ws / STEPS["draft"].file(ch)).read_text() for ch in ("ch02",)}
     assert run_book(ws)[0] == 0

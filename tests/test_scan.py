@@ -239,7 +239,7 @@ def test_outline_entry_edit_makes_only_that_chapter_stale(built_ws):
     o = built_ws / "output/memory/outline.md"
     text = o.read_text()
     # the summary is part of ch02's entry (and of the index's summaries), not of the table of contents
-    start = text.index("\n  summary: ", text.index("- id: ch02"))
+    start = text.index("\n    summary: ", text.index("- id: ch02"))
     line_end = text.index("\n", start + 1)
     o.write_text(text[:line_end].rstrip("'") + " Now longer." + text[line_end:])
     book = Book.open(built_ws, repair=False)
@@ -255,7 +255,7 @@ def test_outline_entry_edit_makes_only_that_chapter_stale(built_ws):
             assert "stale" not in row["steps"].values(), ch
     # a title is in the table of contents: every page links to every chapter, so every page is stale
     text = o.read_text()
-    start = text.index("\n  title: ", text.index("- id: ch02"))
+    start = text.index("\n    title: ", text.index("- id: ch02"))
     o.write_text(text[:start + 1] + text[start + 1:].replace("\n", " (retitled)\n", 1))
     book = Book.open(built_ws, repair=False)
     try:

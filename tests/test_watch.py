@@ -426,7 +426,8 @@ def test_batches_lock_outline_and_restart(built_ws):
     text = outline.read_text(encoding="utf-8")
     i = text.index("- id: ch03")
     j = text.index("summary:", i)
-    outline.write_text(text[:j] + "summary: A summary a person rewrote.\n  " + text[j:].split("\n", 1)[1].lstrip(),
+    indent = text[text.rindex("\n", 0, j) + 1:j]  # the chapter's fields' indentation (under its part)
+    outline.write_text(text[:j] + "summary: A summary a person rewrote.\n" + indent + text[j:].split("\n", 1)[1].lstrip(),
                        encoding="utf-8")
     doc, _, events = batch(outline)
     assert set(doc["chapters"]) >= {"ch01", "ch03", "ch08"}  # every chapter is recomputed

@@ -36,7 +36,7 @@ def overview_title(p: Project, files: list[str], language: str) -> str:
 
 def plan(ctx: dict[str, Any], p: Project) -> str:
     from ..errors import StepFailed
-    from ..outline import Chapter, Outline, render as render_outline
+    from ..outline import Chapter, Outline, Part, render as render_outline
 
     language = ctx.get("language", "en")
     t = phrases(language)
@@ -65,14 +65,16 @@ def plan(ctx: dict[str, Any], p: Project) -> str:
                                       + (t["and_more"].format(n=len(files) - 3) if len(files) > 3 else ""))
         dep_ids = tuple(sorted(ids[d] for d in deps[g]))
         chapters.append(Chapter(ids[g], titles[g], batch_of[g], summary, dep_ids, tuple(files)))
+    from .story import part_groups
+
     book = ctx["book"]
-    o = Outline(book_title(ctx, str(p.root)), tuple(chapters))
+    # the parts: Part 1 the big picture, then using the project, inside it, foundations last
+    shape = part_groups(p, [{"id": c.id, "title": c.title, "sources": list(c.sources),
+                             "depends_on": list(c.depends_on)} for c in chapters], language)
+    parts = tuple(Part(title, tuple(str(c["id"]) for c in members)) for title, members in shape)
+    o = Outline(book_title(ctx, str(p.root)), tuple(chapters), parts=parts)
     intro = t["outline_intro"].format(src=ctx.get("source_name", p.root.name),
                                       audience=audience_in(book["audience"], language),
                                       brief=audience_in(book["brief"], language),  # a person's English, quoted
                                       n=len(chapters), b=len({c.batch for c in chapters}))
-    from .story import part_lines
-
-    parts = part_lines(p, [{"id": c.id, "title": c.title, "sources": list(c.sources), "depends_on": list(c.depends_on)}
-                           for c in chapters], language)
-    return render_outline(o, intro + "\n\n" + "\n".join(parts) if parts else intro)
+    return render_outline(o, intro + ("" if language == "zh" else " ") + t["outline_parts"].format(k=len(parts)))

@@ -20,6 +20,9 @@ EN: dict[str, str] = {
     "outline_intro": "This book explains `{src}` to {audience}. {brief} The {n} chapters are groups of code that "
                      "belong together; a chapter comes after the chapters whose code it uses, and chapters that do "
                      "not depend on each other share one of the {b} batches.",
+    "outline_parts": "The chapters are grouped in {k} parts, in the order a newcomer explores (the big picture "
+                     "first, foundations last); a part's `title` is what the contents show: edit it below to rename "
+                     "the part.",
     # research
     "research_report": "Research", "sources": "Sources", "overview": "Overview", "key_symbols": "Key symbols",
     "excerpts": "Excerpts", "usage": "Usage in tests and examples", "relations": "Relations",
@@ -149,6 +152,8 @@ ZH: dict[str, str] = {
     "these_files": "这些文件", "and_more": " 等共 {n} 个文件",
     "outline_intro": "本书为{audience}讲解 `{src}`。{brief}全书 {n} 章，每章是一组紧密相关的代码；"
                      "一章总是排在它所用到的章节之后，互不依赖的章节放在同一批次中，共 {b} 个批次。",
+    "outline_parts": "各章按新人探索代码的顺序分为 {k} 个部分（先讲全局，基础放在最后）；部分的 `title` "
+                     "就是目录中显示的名称，在下面修改即可重命名该部分。",
     "research_report": "研究报告", "sources": "源文件", "overview": "概述", "key_symbols": "关键符号",
     "excerpts": "代码摘录", "usage": "测试与示例中的用法", "relations": "关联",
     "questions": "读者会问的问题", "use_case": "核心用例",

@@ -55,6 +55,12 @@ def _outline_chapters(text: str) -> tuple[dict[str, Any], ...]:
         return ()
     if not isinstance(data, dict):
         return ()
+    if isinstance(data.get("parts"), list):  # chapters under their parts: each carries its part's title, in book order
+        from ..steps import chapter_sort_key
+
+        found = [c | {"part": str(pt.get("title") or "")} for pt in data["parts"] if isinstance(pt, dict)
+                 for c in pt.get("chapters") or [] if isinstance(c, dict)]
+        return tuple(sorted(found, key=lambda c: chapter_sort_key(str(c.get("id")))))
     return tuple(c for c in data.get("chapters", []) if isinstance(c, dict))
 
 

@@ -164,20 +164,33 @@ def _utility(files: list[str]) -> bool:
     return bool(files) and all(_UTIL_WORDS.search(f) for f in files)
 
 
-def part_lines(p: Project, chapters: list[dict[str, Any]], lang: str) -> list[str]:
-    """The outline's and the overview's list of parts: `- **Part k, Title**: chapters`."""
+def part_groups(p: Project, chapters: list[dict[str, Any]], lang: str) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The book's parts, (title, chapters) in reading order: the outline's, when its chapters
+    carry their part's title (`part`); else the planner's shape (chapter_parts), titled in the
+    book's language."""
+    if chapters and all(c.get("part") for c in chapters):
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for c in chapters:
+            groups.setdefault(str(c["part"]), []).append(c)
+        return list(groups.items())
     s = phrases(lang)
     name = project_name(p.root)
     parts = chapter_parts(p, chapters)
-    out: list[str] = []
-    k = 0
+    out: list[tuple[str, list[dict[str, Any]]]] = []
     for key in PARTS:
         members = [c for c, pt in zip(chapters, parts) if pt == key]
-        if not members:
-            continue
-        k += 1
+        if members:
+            out.append((s["part_" + key].format(name=name), members))
+    return out
+
+
+def part_lines(p: Project, chapters: list[dict[str, Any]], lang: str) -> list[str]:
+    """The overview's list of parts: `- **Part k, Title**: chapters`."""
+    s = phrases(lang)
+    out: list[str] = []
+    for k, (title, members) in enumerate(part_groups(p, chapters, lang), 1):
         links = ("、" if s is ZH else ", ").join(f"[{c.get('title')}]({c.get('id')}.md)" for c in members)
-        out.append(s["ov_part_line"].format(k=k, part=s["part_" + key].format(name=name), chapters=links))
+        out.append(s["ov_part_line"].format(k=k, part=title, chapters=links))
     return out
 
 

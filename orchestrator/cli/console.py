@@ -21,23 +21,28 @@ def print_summary(summary, book) -> None:
     count = lambda st: sum(1 for o in summary.outcomes.values() if o.status == st)  # noqa: E731
     index = book.root / "output/publish/index.html"
     # the steps behind a waiting gate are not "skipped" work: they wait for the decision
+    from ..state.human_text import words
+
+    w = words(book.cfg.language)
     behind = _behind_gates(summary.outcomes)
     cards = len(summary.waiting)
-    waits = f"; {behind} step(s) wait behind {cards} gate card(s)" if behind and cards else ""
+    waits = w["s_behind"].format(n=behind, cards=cards) if behind and cards else ""
     other = count("skipped") - (behind if waits else 0)
-    err(f"generated {len(summary.generated)} file(s); {count('failed')} failed; {count('needs_human')} waiting "
-        f"for a person{waits}" + (f"; {other} skipped" if other or not waits else ""))
+    # what waits for a person: each gate card once (a group card stands for all its chapters), and the rest
+    held = sum(1 for n, o in summary.outcomes.items() if o.status == "needs_human" and not n[1].startswith("gate:"))
+    err(w["s_run"].format(made=len(summary.generated), failed=count("failed"), waiting=held + cards)
+        + waits + (w["s_skipped"].format(n=other) if other or not waits else ""))
     if getattr(summary, "stopped", ""):
         err(f"stopped by the API (exit 5; nothing was marked failed for it): {summary.stopped}")
     if summary.needs_human:
         waiting = sorted(k for k in summary.needs_human if k.startswith("ch"))
         if waiting and index.exists():
             err(f"published a partial book ({index}); not ready: {', '.join(waiting)}")
-        err("needs a person (see output/memory/needs-human.md):")
+        err(w["s_needs"])
         for k, v in sorted(summary.needs_human.items()):
             err(f"  {k}: NEEDS_HUMAN_REVIEW — {v}")
     if summary.waiting:
-        err("waiting for your decision (`book gates`, then `book approve`/`book reject`/`book modify`):")
+        err(w["s_waiting"])
         for c in summary.waiting:
             err(f"  {c}")
     if summary.ok and not summary.needs_human and index.exists():

@@ -14,7 +14,7 @@ import json
 
 from .findings import Action, Finding, MergedReview, Review
 from .memory import CrossRef, MemoryUpdate, Metaphor, Term
-from .outline import OutlinePlan, PlannedChapter
+from .outline import OutlinePlan, PlannedChapter, PlannedPart
 from .panel import Confusion, PanelFeedback, ReaderFeedback
 
 _ABOUT = ("The example below is about a made-up library, `throttle` (a token-bucket rate limiter); it shows the "
@@ -159,7 +159,8 @@ OUTLINE = OutlinePlan("Inside throttle: rate limiting, explained", (
     PlannedChapter("ch05", "Throttling an HTTP server", 3, "Putting a limiter in front of a request handler.",
                    ("Return 429 with a correct `Retry-After` header", "Choose a rate and a capacity from traffic data"),
                    ("ch03", "ch04"), ("examples/server.py",)),
-))
+), (PlannedPart("The big picture", ("ch01",)), PlannedPart("The building blocks", ("ch02", "ch03")),
+    PlannedPart("Limiting real traffic", ("ch04", "ch05"))))
 
 AUDIT = Review((
     Finding("audit.xref", "major", 12, "ch04 says 'as chapter 2 showed, the bucket refills every second', but the "

@@ -1,7 +1,8 @@
-"""The planner's answer: the book's title, a short intro for people, and the chapters with
-their batch, dependencies, source files and goals. The fields of today's outline
-(`orchestrator/outline.py`: id, title, batch, summary, depends_on, sources) are kept; `goals`
-(what the reader can do after the chapter) is new."""
+"""The planner's answer: the book's title, a short intro for people, and the book's parts,
+each with its title and its chapters (batch, dependencies, source files and goals). The fields
+of the outline (`orchestrator/outline.py`: id, title, batch, summary, depends_on, sources) are
+kept; `goals` (what the reader can do after the chapter) is new. An answer, or an outline file,
+with a flat `chapters` list and no parts still reads (its parts are derived, as before)."""
 
 from __future__ import annotations
 
@@ -51,10 +52,21 @@ class PlannedChapter:
 
 
 @dataclass(frozen=True)
+class PlannedPart:
+    title: str
+    chapters: tuple[str, ...]  # the ids of its chapters, as listed
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title", " ".join(self.title.split()))
+        object.__setattr__(self, "chapters", tuple(self.chapters))
+
+
+@dataclass(frozen=True)
 class OutlinePlan:
     title: str
     intro: str  # a short paragraph for people, above the YAML block
-    chapters: tuple[PlannedChapter, ...]
+    chapters: tuple[PlannedChapter, ...]  # every chapter, in the order listed
+    parts: tuple[PlannedPart, ...] = ()  # () for a plan without parts
 
     SCHEMA: ClassVar[dict[str, Any]]
 
@@ -62,10 +74,17 @@ class OutlinePlan:
         object.__setattr__(self, "title", one_line(self.title))
         object.__setattr__(self, "intro", normalise_block(self.intro).strip())
         object.__setattr__(self, "chapters", tuple(self.chapters))
+        object.__setattr__(self, "parts", tuple(self.parts))
+
+    def grouped(self, entry) -> dict[str, Any]:
+        """`parts` (each with its chapters, as `entry` gives them) or, without parts, `chapters`."""
+        if not self.parts:
+            return {"chapters": [entry(c) for c in self.chapters]}
+        by_id = {c.id: c for c in self.chapters}
+        return {"parts": [{"title": p.title, "chapters": [entry(by_id[i]) for i in p.chapters]} for p in self.parts]}
 
     def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "intro": self.intro,
-                "chapters": [c.entry() | {"goals": list(c.goals)} for c in self.chapters]}
+        return {"title": self.title, "intro": self.intro, **self.grouped(lambda c: c.entry() | {"goals": list(c.goals)})}
 
     @classmethod
     def from_json(cls, obj: Any, path: str = "$", *, source_files: set[str] | None = None) -> OutlinePlan:
@@ -79,7 +98,23 @@ class OutlinePlan:
             raise r.fail("intro", "must not contain a code block")
         chapters: list[PlannedChapter] = []
         where: dict[str, str] = {}
-        for p, x in r.items("chapters"):
+        parts: list[tuple[str, int]] = []  # (title, how many chapters)
+        if "parts" in r.obj and "chapters" in r.obj:
+            raise r.fail("chapters", "give either `parts` (each with its chapters) or `chapters`, not both")
+        listed: list[tuple[str, Any]] = []
+        if "parts" in r.obj:
+            for pp, x in r.items("parts"):
+                part = Reader(x, pp)
+                ptitle = part.text("title", line=True)
+                items = part.items("chapters")
+                part.done()
+                if not items:
+                    raise part.fail("chapters", "a part needs at least one chapter")
+                listed += items
+                parts.append((ptitle, len(items)))
+        else:
+            listed = r.items("chapters")
+        for p, x in listed:
             c = Reader(x, p)
             cid = c.text("id", line=True)
             if not CHAPTER_RE.match(cid):
@@ -117,13 +152,16 @@ class OutlinePlan:
                                         path=at)
         if cycle := find_cycle({c.id: c.depends_on for c in chapters}):
             raise r.fail("chapters", "chapters depend on each other in a cycle: " + " -> ".join(cycle))
-        return cls(title, intro, tuple(chapters))
+        ids = iter(c.id for c in chapters)
+        return cls(title, intro, tuple(chapters), tuple(PlannedPart(t, tuple(next(ids) for _ in range(n))) for t, n in parts))
 
 
 OutlinePlan.SCHEMA = s_obj({
     "title": s_str("the book's title"),
     "intro": s_str("two or three sentences for people: what the book explains, to whom, in which order"),
-    "chapters": s_arr(s_obj({
+    "parts": s_arr(s_obj({
+        "title": s_str("the part's title, in the book's language (Part 1: the big picture)"),
+        "chapters": s_arr(s_obj({
         "id": s_str("ch01, ch02, ... in reading order (at least two digits)"),
         "title": s_str("the chapter's title"),
         "batch": s_int("the batch (1, 2, ...): chapters of a batch are written at the same time, so a chapter "
@@ -132,5 +170,6 @@ OutlinePlan.SCHEMA = s_obj({
         "goals": s_arr(s_str("one goal"), "two to four things the reader can do or explain after the chapter"),
         "depends_on": s_arr(s_str("a chapter id"), "the chapters this one builds on"),
         "sources": s_arr(s_str("a path relative to the source root"), "the source files the chapter explains"),
-    }, ["id", "title", "batch", "summary", "goals", "depends_on", "sources"]), "the chapters in reading order"),
-}, ["title", "intro", "chapters"])
+        }, ["id", "title", "batch", "summary", "goals", "depends_on", "sources"]), "the part's chapters in reading order"),
+    }, ["title", "chapters"]), "the book's parts in reading order; every chapter belongs to exactly one"),
+}, ["title", "intro", "parts"])

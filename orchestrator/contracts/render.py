@@ -117,7 +117,7 @@ def outline_yaml(plan: OutlinePlan) -> str:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Dumper.add_representer(str, str_repr)
-    data = {"title": plan.title, "chapters": [c.entry() for c in plan.chapters]}
+    data = {"title": plan.title, **plan.grouped(lambda c: c.entry())}
     return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 

@@ -22,7 +22,7 @@ from ..publish.model import _book
 from ..publish.site import Site
 
 # Bumped when what an export contains or how it is laid out changes: older exports are redone.
-FORMAT = 2
+FORMAT = 3  # 3: the outline's parts in the contents and above each part's first chapter
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class ExportChapter:
     title_text: str
     sections: tuple[tuple[str, str], ...]  # (anchor, plain heading) of each `##` heading
     body_html: str  # the site's renderer, print mode
+    part_label: str = ""  # "Part 2 · Using click" on the first published chapter of a part; "" elsewhere
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,9 @@ class ExportBook:
     meta: Meta = field(default_factory=Meta)
     css: str = ""  # the export's stylesheet (templates/export.css and the Pygments colours)
     images: tuple[tuple[str, bytes], ...] = ()  # local images the chapters show: (src, bytes)
+    # the parts, (label, the ids of their chapters, published or waiting, in book order); () when
+    # the book has a single part (the contents then list the chapters alone, as the site does)
+    parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def digest(self) -> str:
@@ -81,17 +85,20 @@ def from_site(site: Site, meta: Meta, css: str) -> ExportBook:
     images are read from `site.root` (the site's folder), only from inside it."""
     book = _book(site)
     ui = book.ui
+    parts = tuple((p["label"], tuple(c.doc.id for c in p["chapters"])) for p in book.parts) if len(book.parts) > 1 else ()
+    opens = {next((c.doc.id for c in p["chapters"] if c.doc.ready), ""): p["label"] for p in book.parts} if parts else {}
     chapters = []
     for c in book.order:
         ctx = book.render_ctx(c.doc.id, "print")
         body = render_tokens(c.parsed, ctx, c.doc.title)
         sections = tuple((ctx.id_for(h.slug), h.text) for h in c.parsed.headings if h.level == 2)
         chapters.append(ExportChapter(c.doc.id, c.number, ui["chapter"].format(n=c.number),
-                                      render_inline(c.doc.title), plain_inline(c.doc.title), sections, body))
+                                      render_inline(c.doc.title), plain_inline(c.doc.title), sections, body,
+                                      opens.get(c.doc.id, "")))
     waiting = tuple(Waiting(c.doc.id, c.number, plain_inline(c.doc.title), c.doc.note)
                     for c in book.all if not c.doc.ready)
     return ExportBook(site.title, site.language, site.audience, dict(ui), tuple(chapters), waiting,
-                      _glossary_html(book), meta, css, _images(site.root, [c.body_html for c in chapters]))
+                      _glossary_html(book), meta, css, _images(site.root, [c.body_html for c in chapters]), parts)
 
 
 _IMG_RE = re.compile(r'<img src="([^"]+)"')

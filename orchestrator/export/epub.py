@@ -5,7 +5,7 @@ from the title and language; the only date inside is `dcterms:modified`, which t
 records.
 
 The files: `title.xhtml` (title page: title, audience, authors, revision), `nav.xhtml` (the
-table of contents, with every chapter's sections, and the chapters not ready yet), one
+table of contents, by part, with every chapter's sections, and the chapters not ready yet), one
 `chNN.xhtml` per published chapter, `glossary.xhtml`, `book.css`, and local images."""
 
 from __future__ import annotations
@@ -76,10 +76,19 @@ def _title_page(book: ExportBook) -> str:
 def _nav(book: ExportBook) -> str:
     ui = book.ui
     items = []
-    for c in book.chapters:
+
+    def entry(c) -> str:
         sub = "".join(f'<li><a href="#{escape(a)}">{escape(t)}</a></li>' for a, t in c.sections)
-        items.append(f'<li><a href="#{c.id}">{escape(c.label)} · {c.title_html}</a>'
-                     + (f"<ol>{sub}</ol>" if sub else "") + "</li>")
+        return f'<li><a href="#{c.id}">{escape(c.label)} · {c.title_html}</a>' + (f"<ol>{sub}</ol>" if sub else "") + "</li>"
+
+    if book.parts:  # a part is a heading (a span: no page of its own) over its published chapters
+        by_id = {c.id: c for c in book.chapters}
+        for label, ids in book.parts:
+            mine = [entry(by_id[i]) for i in ids if i in by_id]
+            if mine:
+                items.append(f'<li><span>{escape(label)}</span><ol>\n' + "\n".join(mine) + "\n</ol></li>")
+    else:
+        items += [entry(c) for c in book.chapters]
     if book.glossary_html:
         items.append(f'<li><a href="#glossary">{escape(ui["glossary"])}</a></li>')
     out = [f'<nav epub:type="toc" id="toc" role="doc-toc">\n<h1>{escape(ui["contents"])}</h1>\n<ol>\n'
@@ -103,7 +112,8 @@ def build(book: ExportBook) -> bytes:
     # nav.xhtml's anchors are its own; the <nav> holds the links, rewritten below like any page's
     docs.append(_Doc("nav.xhtml", book.ui["contents"], _nav(book)))
     for c in book.chapters:
-        html = f'<p class="chapter-label">{escape(c.label)}</p>\n{c.body_html}'
+        part = f'<p class="part-label">{escape(c.part_label)}</p>\n' if c.part_label else ""
+        html = f'{part}<p class="chapter-label">{escape(c.label)}</p>\n{c.body_html}'
         docs.append(_Doc(f"{c.id}.xhtml", c.title_text, html, "chapter", wrap_id=c.id))
     if book.glossary_html:
         docs.append(_Doc("glossary.xhtml", book.ui["glossary"], book.glossary_html, "glossary"))

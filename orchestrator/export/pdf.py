@@ -26,7 +26,8 @@ def document_html(book: ExportBook, pdf_css: str) -> str:
     ui = book.ui
     parts = [f'<section class="cover" id="title-page">{_title_page(book)}</section>', _toc(book)]
     for c in book.chapters:
-        parts.append(f'<section class="chapter" id="{c.id}">\n<p class="chapter-label">{escape(c.label)}</p>\n'
+        part = f'<p class="part-label">{escape(c.part_label)}</p>\n' if c.part_label else ""
+        parts.append(f'<section class="chapter" id="{c.id}">\n{part}<p class="chapter-label">{escape(c.label)}</p>\n'
                      f"{c.body_html}\n</section>")
     if book.glossary_html:
         parts.append(book.glossary_html)
@@ -57,7 +58,10 @@ def _toc(book: ExportBook) -> str:
         rows.append((w.number, f'<li class="toc-waiting" id="{w.id}"><span class="toc-label">'
                      f'{escape(ui["chapter"].format(n=w.number))}</span> {escape(w.title_text)} '
                      f'<em>({escape(ui["not_ready"])})</em></li>'))
-    lines = [html for _, html in sorted(rows, key=lambda r: r[0])]
+    for label, ids in book.parts:  # a part's title just before its first chapter, published or waiting
+        first = min([c.number for c in book.chapters if c.id in ids] + [w.number for w in book.waiting if w.id in ids])
+        rows.append((first, f'<li class="toc-part">{escape(label)}</li>'))
+    lines = [html for _, html in sorted(rows, key=lambda r: (r[0], "toc-part" not in r[1]))]
     if book.glossary_html:
         lines.append(f'<li class="toc-chapter"><a href="#glossary">{escape(ui["glossary"])}</a></li>')
     return (f'<nav class="toc" id="toc">\n<h1 class="toc-title">{escape(ui["contents"])}</h1>\n<ol>\n'

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from ..state.book import chapter_state
+from ..state.human_text import say
 from ..state.memory import read_body
 from ..state.ready import complete_finals, ready_chapters
 from ..state.scan import StepState
@@ -14,7 +15,7 @@ from ..state.statemachine import IllegalTransition, apply
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, Node, spec
 from . import freshness, gates, review_verdict
 from .outcomes import Outcome
-from .plan import CHAPTER_GATES, is_gate
+from .plan import is_gate
 from .run_state import RunState
 
 
@@ -131,21 +132,23 @@ class NodeDecisions(RunState):
         if card.decision == "pending" and self._persons(gate, ch):
             # the gate is there for a person to check a model's work; a person's own edit is
             # that person's decision already (`book reject` still undoes it)
-            gates.decide(self.book, gate, ch, "approved", "a person's own edit: approved by default")
-            self.warn(f"{card.artifact} is your own edit: approved at the {gate} gate by default")
+            lang = self.book.cfg.language
+            gates.decide(self.book, gate, ch, "approved", say(lang, "g_own"))
+            self.warn(say(lang, "g_own_warn", artifact=card.artifact, gate=gate))
             return Outcome("ok")
         if card.decision == "approved":
             return Outcome("ok")
         if card.decision != "pending" and gates.rollback_done(self.book, card):
             card = self.settle(card)  # redone in this run, and the same artifact came back
-        if card.decision == "pending":
-            reason = f"waiting at the {gate} gate: {card.path} — `book approve {gate}{' ' + ch if ch else ''}`"
+        lang = self.book.cfg.language
+        if card.decision == "pending":  # a group card is approved by naming its group
+            reason = say(lang, "nh_gate", gate=gate, card=card.path,
+                         cmd=f"book approve {gate}{' ' + (card.group or ch) if ch else ''}")
         else:
-            reason = (f"the {gate} gate was {card.decision}; its rollback ({gates.GATES[gate][1]}) did not "
-                      f"complete: `book run` tries it again")
+            reason = say(lang, "nh_rollback", gate=gate, decision=card.decision, step=gates.GATES[gate][1])
         self.waiting.append(card.path)
         if ch:  # the matrix shows the chapter waiting where it will go on after the decision
-            self.live[(ch, CHAPTER_GATES[gate])] = "needs_human"
+            self.live[(ch, gates.holds(gate, self.book.cfg.gate_grain))] = "needs_human"
         self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
         self.checkpoint(force=True)
         self.report("skip", n, reason)
@@ -158,11 +161,9 @@ class NodeDecisions(RunState):
     def settle(self, card):
         """A rejection or modification carried out that gave back the same artifact: say so,
         and ask for a decision on it afresh (never redo it again and again)."""
-        why = (" (the offline provider writes from the code alone and does not follow instructions: "
-               "edit the file by hand, then approve it)" if not self.provider.capabilities.follows_instructions
-               else "")
-        self.warn(f"{card.artifact}: redone after the {card.gate} gate was {card.decision}, and the same text "
-                  f"came back{why}; its card is new: approve it, or reject it with other words")
+        lang = self.book.cfg.language
+        why = say(lang, "g_same_offline") if not self.provider.capabilities.follows_instructions else ""
+        self.warn(say(lang, "g_same", artifact=card.artifact, gate=card.gate, decision=card.decision, why=why))
         return gates.renew_card(self.book, card)
 
     async def back_to_editor(self, n: Node, out: Outcome) -> Outcome:

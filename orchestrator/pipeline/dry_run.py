@@ -26,7 +26,7 @@ def plan(book, scope: Scope, why: Callable[[Node], str | None] | None = None) ->
         raise book.scanner.outline_error  # as the run would: not "planned once the outline exists"
     if o is not None:
         check_scope(o, scope, lambda ch: freshness.chapter_complete(book, ch))
-        graph.update(chapter_graph(o, scope, gates))
+        graph.update(chapter_graph(o, scope, gates, book.cfg.gate_grain))
     will_run: set[Node] = set()
     behind: dict[Node, str] = {}  # node -> the gate that holds it: a run stops there for a person
     for n in topo(graph):

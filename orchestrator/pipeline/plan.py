@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..outline import Outline
+from ..state.gatecards import holds
 from ..steps import (
     ALL_STEPS,
     AUDIT,
@@ -67,8 +68,11 @@ def phase12(gates: tuple[str, ...] = ()) -> dict[Node, NodeSpec]:
     return g
 
 
-def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = ()) -> dict[Node, NodeSpec]:
-    """The nodes of phases 3–5 that the scope asks for, in a valid order."""
+def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = (), grain: str = "chapter") -> dict[Node, NodeSpec]:
+    """The nodes of phases 3–5 that the scope asks for, in a valid order. `grain` (book.yaml's
+    gate_grain): with a card per batch or per phase, a chapter's gate node also waits for the
+    other chapters of its card to reach the gate (the card shows them all), and a phase-grained
+    research or review gate holds the final rather than the next step (gatecards.holds)."""
     max_phase = scope.phase or 5
     if scope.chapter and scope.chapter not in o.by_id:
         raise UsageError(f"{scope.chapter} is not in the outline (chapters: {', '.join(c.id for c in o.chapters)})")
@@ -94,11 +98,20 @@ def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = ()) -> dict
                 spec.settle += [n for n in earlier if n[0] not in c.depends_on]
             if key == HTML:  # after the audit, whatever its outcome: a failed audit does not unpublish
                 spec.settle += [Node(BOOK, AUDIT)]
-            for gate, nxt in CHAPTER_GATES.items():
-                if gate in gates and nxt == key and Node(c.id, gate) in g:
-                    g[Node(c.id, gate_node(gate))] = NodeSpec(hard=[Node(c.id, gate)])
-                    spec.hard = [Node(c.id, gate_node(gate)) if d == Node(c.id, gate) else d for d in spec.hard]
+            for gate in CHAPTER_GATES:
+                if gate in gates and holds(gate, grain) == key and Node(c.id, gate) in g:
+                    gn = Node(c.id, gate_node(gate))
+                    g[gn] = NodeSpec(hard=[Node(c.id, gate)])
+                    if Node(c.id, gate) in spec.hard:
+                        spec.hard = [gn if d == Node(c.id, gate) else d for d in spec.hard]
+                    else:  # a phase-grained gate holds a later step than the next
+                        spec.hard.append(gn)
             g[Node(c.id, key)] = spec
+    for c in chosen:  # a phase-grained gate whose final is out of scope (`--phase 3`) still asks
+        for gate in CHAPTER_GATES:
+            if gate in gates and holds(gate, grain) != CHAPTER_GATES[gate] and Node(c.id, gate) in g \
+                    and Node(c.id, gate_node(gate)) not in g:
+                g[Node(c.id, gate_node(gate))] = NodeSpec(hard=[Node(c.id, gate)])
     if whole_book and max_phase >= 4:
         if FINAL in gates and max_phase < 5:  # the final gate still asks, without publishing
             for c in o.chapters:
@@ -108,10 +121,26 @@ def chapter_graph(o: Outline, scope: Scope, gates: tuple[str, ...] = ()) -> dict
         finals = [Node(c.id, FINAL) for c in o.chapters]
         g[Node(BOOK, AUDIT)] = NodeSpec(settle=finals + [n for n in (Node(c.id, gate_node(FINAL)) for c in o.chapters)
                                                          if n in g])
+    if grain != "chapter":  # a card per batch or phase: made once every chapter of it reached the gate
+        leaning = _leaning(o) if grain == "batch" else set()
+        for n, spec in g.items():
+            if is_gate(n) and n[0] != BOOK:
+                gate = n[1].split(":", 1)[1]
+                mine = o.by_id[n[0]].batch
+                spec.settle += [Node(m.id, gate) for m in o.chapters if m.id != n[0] and Node(m.id, gate) in g
+                                and (grain == "phase" or (m.batch == mine and m.id not in leaning))]
     if whole_book and max_phase >= 5:
         # the index lists every chapter, the ones not ready as such: it waits for the pages, not on them
         g[Node(BOOK, INDEX)] = NodeSpec(settle=[Node(c.id, HTML) for c in o.chapters] + [Node(BOOK, AUDIT)])
     return g
+
+
+def _leaning(o: Outline) -> set[str]:
+    """The chapters that build on another chapter of their own batch: they wait for its memory,
+    behind its gates, so no card of the batch can wait for them (it is remade when they arrive).
+    Waiting only for the others (whose work depends on nothing in the batch) makes no cycle."""
+    return {c.id for c in o.chapters
+            if any(d in o.by_id and o.by_id[d].batch == c.batch for d in c.depends_on)}
 
 
 def check_scope(o: Outline, scope: Scope, complete) -> None:

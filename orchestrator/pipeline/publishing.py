@@ -54,6 +54,7 @@ def build_site(book, not_ready: dict[str, str] | None = None):
                         template_dirs=tuple(search_path("templates", book.root)), root=book.root / "output/publish",
                         retired=_retired(book), built=built_date(book, [c.id for c in chapters if c.ready]),
                         site_url=book.cfg.site_url, source=source_links(book),
+                        parts=tuple((p.title, p.chapters) for p in o.parts),
                         revision=revision(book).label())
 
 

@@ -53,7 +53,7 @@ class GraphWalk(RunState):
             derived.sync_memory(self.book)
             check_scope(o, self.opts.scope, self.chapter_complete)
             self.apply_rejections()
-            await self.walk(chapter_graph(o, self.opts.scope, self.gates))
+            await self.walk(chapter_graph(o, self.opts.scope, self.gates, self.book.cfg.gate_grain))
             return self.finish()
         except asyncio.CancelledError:
             led.event("interrupted", self.run_id)

@@ -150,12 +150,20 @@ def render_print(site: Site) -> str:
                 "title": c.doc.title,
                 "label": book.ui["chapter"].format(n=c.number),
                 "body": Markup(body),
+                "part_label": "",
             }
         )
     ctx = book.context(f"{site.title} — {book.ui['whole_book']}", "print", mode="print")
     # a chapter that waits has an entry (and the id its cross references point at) in the contents
     waiting = [{"id": c.doc.id, "number": c.number, "title": c.doc.title} for c in book.all if not c.doc.ready]
-    ctx.update(chapters=chapters, groups=book.glossary_groups("print"), waiting=waiting)
+    # the contents by part, waiting chapters where they belong; a part's title above its first chapter
+    entries = {e["id"]: e for e in chapters + waiting}
+    toc = [{"label": p["label"], "entries": [entries[c.doc.id] for c in p["chapters"]]} for p in book.parts]
+    for p in book.parts:
+        first = next((entries[c.doc.id] for c in p["chapters"] if c.doc.ready), None)
+        if first is not None:
+            first["part_label"] = p["label"]
+    ctx.update(chapters=chapters, groups=book.glossary_groups("print"), waiting=waiting, print_toc=toc)
     return book.env.get_template("print.html").render(ctx)
 
 

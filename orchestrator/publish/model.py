@@ -112,18 +112,32 @@ class _Book:
             if c.doc.ready:
                 self.cited |= found
         self.order = [c for c in self.all if c.doc.ready]  # the pages, the pager, print and search
-        # Parts: one per batch, in batch order; chapters keep book order inside a part. A part
-        # is named by the outline's part title, else by what its chapters are about.
-        batches = sorted({c.doc.batch for c in self.all})
-        named = dict(site.part_titles)
-        self.parts: list[dict[str, Any]] = []
-        for i, b in enumerate(batches, 1):
-            members = [c for c in self.all if c.doc.batch == b]
-            name = named.get(b) or part_name([c.doc for c in members], [c.doc for c in self.all])
-            label = self.ui["part_named"].format(n=i, name=name) if name else self.ui["part"].format(n=i)
-            self.parts.append({"label": label, "batch": b, "chapters": members})
+        self.parts = self._parts(site)
         self.problems = self._check()
         self._parts_html: dict[tuple[int, str], Markup] = {}  # (part, mode) -> its entries, no chapter current
+
+    def _parts(self, site: Site) -> list[dict[str, Any]]:
+        """The outline's parts in its order, with its titles; chapters keep book order inside a
+        part. An outline without parts: one part per batch, named by what its chapters are about
+        (as are chapters no part lists, in one part at the end)."""
+        groups: list[tuple[str, list[_Chapter]]] = []
+        placed: set[str] = set()
+        for title, ids in site.parts:
+            members = [c for c in self.all if c.doc.id in ids and c.doc.id not in placed]
+            if members:
+                placed |= {c.doc.id for c in members}
+                groups.append((title, members))
+        rest = [c for c in self.all if c.doc.id not in placed]
+        if site.parts and rest:
+            groups.append(("", rest))
+        elif rest:
+            groups += [("", [c for c in rest if c.doc.batch == b]) for b in sorted({c.doc.batch for c in rest})]
+        out: list[dict[str, Any]] = []
+        for i, (title, members) in enumerate(groups, 1):
+            name = title or part_name([c.doc for c in members], [c.doc for c in self.all])
+            label = self.ui["part_named"].format(n=i, name=name) if name else self.ui["part"].format(n=i)
+            out.append({"label": label, "title": name, "number": i, "chapters": members})
+        return out
 
     # ---- links
 

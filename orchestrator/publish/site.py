@@ -61,7 +61,9 @@ class Site:
     retired: tuple[str, ...] = ()  # chapters deleted from the outline: links to them become text
     revision: str = ""  # the source's revision (git commit or tree hash), shown when known
     built: str = ""  # the date the book was built (YYYY-MM-DD): its newest final's, not the clock
-    part_titles: tuple[tuple[int, str], ...] = ()  # (batch, title) from the outline, when it names parts
+    # The outline's parts, (title, chapter ids) in the outline's order; () for an outline without
+    # parts: then one part per batch, named by what its chapters are about
+    parts: tuple[tuple[str, tuple[str, ...]], ...] = ()
     site_url: str = ""  # where the site is served (for sitemap.xml's absolute URLs); "" = relative
     source: SourceLinks | None = None  # where citations of the source go (publish.links); None: they become text
 

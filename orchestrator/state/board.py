@@ -10,6 +10,7 @@ from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN
 from . import checkpoint
 from .fsio import atomic_write, write_if_changed
 from .gatecards import pending
+from .human_text import language_of, words
 from .scan import Snapshot
 
 if TYPE_CHECKING:  # asyncio is imported only by a run that defers writes, never by `book scan`
@@ -94,7 +95,7 @@ def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | Non
     title = (snap.outline.title if snap.outline and snap.outline.title else None) or book.cfg.title
     waiting = []
     if (book.root / GATES_DIR).is_dir():
-        waiting = [f"{c.path} — `book approve {c.gate}{' ' + c.chapter if c.chapter else ''}`"
+        waiting = [f"{c.path} — `book approve {c.gate}{' ' + c.unit if c.unit else ''}`"
                    for c in pending(book, list(snap.chapters))]
     from .book import _in_batch  # steps waiting in a Message Batch: 📨, over "running"
 
@@ -107,9 +108,9 @@ def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | Non
 
 def write_needs_human(book, items: dict[str, str]) -> None:
     """`- chNN: reason` lines; an empty dict leaves a file that says nothing is waiting."""
-    lines = ["# Needs a person", "",
-             "Chapters marked NEEDS_HUMAN_REVIEW: fix the cause, then `book run` or `book resume` retries them.", ""]
-    lines += [f"- {ch}: {why}" for ch, why in sorted(items.items())] or ["(nothing is waiting)"]
+    w = words(language_of(book))  # `- chNN: reason` in every language: Book.needs_human reads them back
+    lines = [f"# {w['nh_title']}", "", w["nh_intro"], ""]
+    lines += [f"- {ch}: {why}" for ch, why in sorted(items.items())] or [w["nh_none"]]
     write_if_changed(book.ws.path(NEEDS_HUMAN), "\n".join(lines) + "\n")
 
 

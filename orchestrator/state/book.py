@@ -14,7 +14,6 @@ from ..errors import ConfigError, ValidationFailed
 from ..repo.summary import recorded_summary
 from ..steps import (
     BOOK_STEPS,
-    CHAPTER_GATES,
     CHECKPOINT,
     CORRECTIONS,
     GATE_MODES,
@@ -78,6 +77,7 @@ class Book:
             scanner.site_hash = site_hash(cfg) if cfg.file is not None else None
             scanner.evidence_min = cfg.evidence_min if cfg.file is not None else None
             scanner.gates = cfg.gates if cfg.file is not None else None
+            scanner.gate_grain = cfg.gate_grain if cfg.file is not None else None
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -156,11 +156,15 @@ def chapter_state(book: Book, ch: str, steps, needs: dict[str, str] | None = Non
     if gate and book.cfg.file is not None and gate in GATE_MODES.get(book.cfg.gates, ()):
         from . import gatecards
 
-        card = gatecards.read_card(book, gate, ch)
-        if card is None or card.artifact_hash != gatecards.current_hash(book, gate, ch):
-            approval = "pending"
-        else:
-            approval = {"approved": "approved", "pending": "pending"}.get(card.decision, "rejected")
+        seen = []
+        for g in gatecards.gates_held(book, state.phase, gate, book.cfg.gates):
+            card = gatecards.read_card(book, g, ch)
+            if card is None or card.artifact_hash != gatecards.current_hash(book, g, ch):
+                seen.append("pending")
+            else:
+                seen.append({"approved": "approved", "pending": "pending"}.get(card.decision, "rejected"))
+        # every gate that holds this phase: one rejected or waiting is the chapter's approval
+        approval = next((a for a in ("rejected", "pending") if a in seen), "approved" if seen else "not_required")
     return state.with_approval(approval)
 
 
@@ -260,8 +264,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
 
         for c in gatecards.pending(book, list(snap.chapters)):
             waiting.append(c.path)
-            if c.chapter:
-                live.setdefault((c.chapter, CHAPTER_GATES[c.gate]), "needs_human")
+            for ch in ([c.chapter] if c.chapter else c.waiting()):  # a group card: each chapter still waiting
+                live.setdefault((ch, gatecards.holds(c.gate, gatecards.grain_of(book))), "needs_human")
     chapters = {}
     for ch, steps in snap.chapters.items():
         state = chapter_state(book, ch, steps, needs, retries.get(ch, 0))

@@ -17,10 +17,13 @@ from ..steps import (
 )
 from .fsio import atomic_write
 from .gatecards import pending
+from .human_text import headings, language_of, words
 from .scan import status_word
 
-OURS = ("Project overview", "Current progress", "Evidence", "Unfinished tasks", "Known problems", "Key decisions",
-        "Next steps", "Important files")
+# Our own sections, in every language (a person's other sections are carried over verbatim);
+# "Evidence" is evidence_view's.
+OURS = {"Evidence", *(h for k in ("r_overview", "r_progress", "r_tasks", "r_problems", "r_decisions", "r_next",
+                                  "r_files") for h in headings(k))}
 
 
 def write_resume(book, summary=None, strategy: str = "conservative", interrupted: bool = False) -> None:
@@ -51,6 +54,8 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     book.scanner.invalidate()
     snap = book.snapshot()
     cfg = book.cfg
+    w = words(language_of(book))
+    none = w["r_none"]
     title = (snap.outline.title if snap.outline and snap.outline.title else "") or cfg.title
     done: list[str] = []
     active: list[str] = []
@@ -62,66 +67,74 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
     cards = []
     if (book.root / GATES_DIR).is_dir():
         cards = pending(book, list(snap.chapters))
-    out = [f"# RESUME — {title}", "",
-           "The letter to the next session: `book resume` reads this first, then checkpoint.md, then verifies "
-           "everything against the files (the files win).", ""]
-    out += ["## Project overview", "", f"- title: {title}", f"- source: `{cfg.source}` ({cfg.source_dir})",
-            f"- chapters: {len(snap.chapters)}", f"- workspace: {book.root}", f"- language: {cfg.language}, gates: {cfg.gates}", ""]
-    out += ["## Current progress", "", f"- phase: {snap.phase}{' (complete)' if snap.complete else ''}",
-            f"- batch: {snap.batch or '—'}", f"- done: {', '.join(done) or '—'}",
-            f"- in progress: {', '.join(active) or '—'}", f"- not started: {', '.join(todo) or '—'}", ""]
+    out = [f"# {w['r_title'].format(title=title)}", "", w["r_intro"], ""]
+    sep = w["colon"]
+    out += [f"## {w['r_overview']}", "", f"- {w['r_f_title']}{sep}{title}",
+            f"- {w['r_f_source']}{sep}`{cfg.source}` ({cfg.source_dir})", f"- {w['r_f_chapters']}{sep}{len(snap.chapters)}",
+            f"- {w['r_f_workspace']}{sep}{book.root}", f"- {w['r_f_language'].format(language=cfg.language, gates=cfg.gates)}",
+            ""]
+    out += [f"## {w['r_progress']}", "", f"- {w['r_f_phase']}{sep}{snap.phase}{w['r_complete'] if snap.complete else ''}",
+            f"- {w['r_f_batch']}{sep}{snap.batch or '—'}", f"- {w['r_f_done']}{sep}{', '.join(done) or '—'}",
+            f"- {w['r_f_active']}{sep}{', '.join(active) or '—'}", f"- {w['r_f_todo']}{sep}{', '.join(todo) or '—'}", ""]
     from .evidence_view import resume_lines
 
     out += resume_lines(book, snap, summary.run_id if summary else None)
-    out += ["## Unfinished tasks", ""]
-    tasks = [f"- {c.gate} gate{' of ' + c.chapter if c.chapter else ''}: waiting for your decision ({c.path}) — priority high"
+    out += [f"## {w['r_tasks']}", ""]
+    tasks = ["- " + w["r_task_gate"].format(gate=c.gate, who=w["r_of"].format(unit=c.unit) if c.unit else "", card=c.path)
              for c in cards]
+    prio = {k: w[f"prio_{k}"] for k in ("high", "normal", "low")}
+    said = lambda status: w.get(f"st_{status}", status)  # noqa: E731
     for ch, steps in snap.chapters.items():
         for k in ORDER:
             s = steps[k]
             if not s.fresh:
-                prio = "high" if s.status == "half_finished" or ch in needs else ("normal" if k in PHASE3 else "low")
-                tasks.append(f"- {ch} {k}: {status_word(s)} — priority {prio}")
+                p = "high" if s.status == "half_finished" or ch in needs else ("normal" if k in PHASE3 else "low")
+                tasks.append("- " + w["r_task"].format(unit=ch, step=k, status=said(status_word(s)), prio=prio[p]))
     for k, s in snap.book.items():
         if not s.fresh:
-            tasks.append(f"- book {k}: {status_word(s)} — priority {'high' if k == OUTLINE else 'normal'}")
-    out += tasks[:200] or ["- none"]
+            tasks.append("- " + w["r_task"].format(unit="book", step=k, status=said(status_word(s)),
+                                                   prio=prio["high" if k == OUTLINE else "normal"]))
+    out += tasks[:200] or [f"- {none}"]
     if len(tasks) > 200:
-        out.append(f"- … and {len(tasks) - 200} more (see `book scan`)")
-    out += ["", "## Known problems", ""]
-    probs = [f"- {k}: NEEDS_HUMAN_REVIEW — {v} (its dependent chapters wait)" for k, v in sorted(needs.items())]
+        out.append("- " + w["r_more"].format(n=len(tasks) - 200))
+    out += ["", f"## {w['r_problems']}", ""]
+    probs = ["- " + w["r_needs"].format(ch=k, why=v) for k, v in sorted(needs.items())]
     from .reconcile import kept_files
 
     kept = kept_files(book, snap) if snap.half_finished else {}
-    probs += [f"- {p}: half-finished, {kept[p]}" if p in kept else
-              f"- {p}: half-finished (recovered by `book resume --strategy {strategy}`; if it is yours, "
-              f"`book accept {_unit_step(p)}` keeps it)" for p in snap.half_finished]
-    probs += [f"- {p}: edited by hand, kept; what was made from it is redone" for p in snap.edited]
+    probs += ["- " + (w["r_half_kept"].format(path=p, why=kept[p]) if p in kept else
+                      w["r_half"].format(path=p, strategy=strategy, unit=_unit_step(p))) for p in snap.half_finished]
+    probs += ["- " + w["r_edited"].format(path=p) for p in snap.edited]
     if snap.outline_error:
-        probs.append(f"- outline: {snap.outline_error}")
-    probs += [f"- {c.path}: waiting at the {c.gate} gate; {'everything after it waits' if not c.chapter else c.chapter + ' and what depends on it wait'}"
-              for c in cards]
+        probs.append("- " + w["r_outline"].format(error=snap.outline_error))
+    probs += ["- " + (w["r_card_ch"].format(card=c.path, gate=c.gate, who=c.chapter or " ".join(c.waiting()))
+                      if c.unit else w["r_card_book"].format(card=c.path, gate=c.gate)) for c in cards]
     if interrupted:
-        probs.append("- the last run was interrupted; in-flight generations left .partial files")
-    out += probs or ["- none"]
-    out += ["", "## Key decisions", "", f"- recovery strategy: {strategy}", f"- gates: {cfg.gates}"]
+        probs.append("- " + w["r_interrupted"])
+    out += probs or [f"- {none}"]
+    out += ["", f"## {w['r_decisions']}", "", "- " + w["r_strategy"].format(strategy=strategy),
+            "- " + w["r_gates"].format(gates=cfg.gates)]
     for e in book.ledger.events(type="gate_decision")[-20:]:
-        out.append(f"- gate {e['step']} {e['chapter'] or ''}: {e['detail'].get('decision')} — {e['detail'].get('reason', '')}")
-    out += ["", "## Next steps", ""]
+        d = str(e["detail"].get("decision"))
+        out.append("- " + w["r_decision"].format(gate=e["step"], who=f" {e['chapter']}" if e["chapter"] else "",
+                                                 decision=w.get(d, d), why=w["r_why"].format(reason=e["detail"]["reason"])
+                                                 if e["detail"].get("reason") else ""))
+    out += ["", f"## {w['r_next']}", ""]
     ws = f" --workspace {book.root}"
     if snap.complete and not needs:
-        out.append(f"- nothing left: the book is at `output/publish/index.html`; `book scan{ws}` to check")
+        out.append("- " + w["r_nothing"].format(ws=ws))
     else:
         for c in cards:
-            who = f" {c.chapter}" if c.chapter else ""
-            out.append(f"- decide at the {c.gate} gate{who}: read {c.path}, then `book approve {c.gate}{who}{ws}` "
-                       f"(or `book reject {c.gate}{who} --reason \"...\"{ws}`)")
+            who = f" {c.unit}" if c.unit else ""
+            label = w["r_label"].format(unit=c.unit) if c.unit else ""
+            out.append("- " + w["r_decide"].format(gate=c.gate, who=who, label=label, card=c.path, ws=ws))
         if needs:
-            out.append("- fix what needs a person (above), then:")
-        out.append(f"- `book resume{ws}`  (or `book resume --no-run{ws}` to only reconcile)")
-    out += ["", "## Important files", "", f"- `{CHECKPOINT}` — progress matrix", f"- `{NEEDS_HUMAN}` — what waits for a person",
-            f"- `{STATE_DB}` — ledger (`book log`, `book replay`, `book cost`)", "- `output/memory/outline.md` — the plan (editable)",
-            "- `output/chapters/final/` — final chapters", "- `output/publish/index.html` — the HTML book"]
+            out.append("- " + w["r_fix"])
+        out.append("- " + w["r_resume"].format(ws=ws))
+    out += ["", f"## {w['r_files']}", "", f"- `{CHECKPOINT}` — {w['r_file_checkpoint']}",
+            f"- `{NEEDS_HUMAN}` — {w['r_file_needs']}", f"- `{STATE_DB}` — {w['r_file_db']}",
+            f"- `output/memory/outline.md` — {w['r_file_outline']}", f"- `output/chapters/final/` — {w['r_file_finals']}",
+            f"- `output/publish/index.html` — {w['r_file_site']}"]
     return "\n".join(out) + "\n"
 
 

@@ -73,6 +73,7 @@ class Scanner:
         self._holds: dict[tuple, bool] = {}  # evidence_holds' memo
         self._files: object | None = None  # the source's lines, read once per invalidation of everything
         self.gates: str | None = None  # book.yaml's gates: a final gate decides which chapters are ready
+        self.gate_grain: str | None = None  # book.yaml's gate_grain: a card per chapter, batch or phase
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._seen: set[str] = set()  # every file name seen in those directories
@@ -350,7 +351,9 @@ class Scanner:
                 return None
             hit = self._plan_hashes.get(name)
             if hit is None or hit[0] is not o:
-                rows = [(c.id, c.title, c.summary) if name == "summaries" else (c.id, c.title) for c in o.chapters]
+                rows: list = [(c.id, c.title, c.summary) if name == "summaries" else (c.id, c.title) for c in o.chapters]
+                if name == "toc" and o.parts:  # every page's contents shows the parts (none: the hash as before)
+                    rows.append([(p.title, sorted(p.chapters, key=chapter_sort_key)) for p in o.parts])
                 hit = self._plan_hashes[name] = (o, short_hash(json.dumps(rows, ensure_ascii=False)))
             return hit[1]
         if name == "deps":

@@ -69,7 +69,7 @@ def answer(request: dict, draft_words: int = 0) -> str:
         paths = [p for p in paths if not p.endswith("__init__.py")][: int(cap.group(1)) if cap else 8] or paths[:1]
         title_m = re.search(r'Propose the outline of "(.+?)"', prompt)
         # Chapter i builds on the last chapter of the previous batch: dependencies point backwards.
-        from .role_shape import overview_title, parts_intro
+        from .role_shape import in_parts, overview_title, parts_intro
 
         chapters = [{"id": f"ch{i + 1:02d}", "title": f"The {p.rsplit('/', 1)[-1][:-3]} module",
                      "batch": i // per_batch + 1, "summary": f"How {p} works.",
@@ -81,7 +81,7 @@ def answer(request: dict, draft_words: int = 0) -> str:
             front = re.search(r"Project: \*\*(.+?)\*\*", prompt)
             chapters[0]["title"] = overview_title(front.group(1) if front else "The project")
             chapters[0]["summary"] = "The big picture: what the project is for, a first example, its parts, one call's path."
-        block = yaml.safe_dump({"title": title_m.group(1) if title_m else "A book", "chapters": chapters},
+        block = yaml.safe_dump({"title": title_m.group(1) if title_m else "A book", "parts": in_parts(chapters)},
                                sort_keys=False, allow_unicode=True)
         intro = parts_intro([str(c["title"]) for c in chapters])
         return f"# Outline\n\n{intro}\n\n```yaml\n{block}```\n"

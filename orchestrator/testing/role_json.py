@@ -45,7 +45,7 @@ def _outline(system: str, prompt: str) -> dict[str, Any]:
                  "summary": f"How {p} works.", "goals": [f"Explain what {p} does and why"],
                  "depends_on": [f"ch{(i // per_batch) * per_batch:02d}"] if i >= per_batch else [], "sources": [p]}
                 for i, p in enumerate(paths)]
-    from .role_shape import overview_title, parts_intro
+    from .role_shape import in_parts, overview_title, parts_intro
 
     if chapters:  # Part 1: the big picture
         front = re.search(r"Project: \*\*(.+?)\*\*", prompt)
@@ -53,7 +53,7 @@ def _outline(system: str, prompt: str) -> dict[str, Any]:
         chapters[0]["summary"] = "The big picture: what the project is for, a first example, its parts, one call's path."
         chapters[0]["goals"] = ["Say what the project is for and run its first example"]
     return {"title": title_m.group(1) if title_m else "A book",
-            "intro": parts_intro([str(c["title"]) for c in chapters]), "chapters": chapters}
+            "intro": parts_intro([str(c["title"]) for c in chapters]), "parts": in_parts(chapters)}
 
 
 def structured_answer(role: str, system: str, prompt: str, ch: str, title: str) -> dict[str, Any] | None:

@@ -1,5 +1,6 @@
 """The fake API's chapters in the book's shape (issue 23), shared by the prose and the JSON
-answers: the planner's first chapter is the big picture and its introduction names the parts;
+answers: the planner's first chapter is the big picture, its chapters are grouped in named parts
+and its introduction names them;
 chapter 1's writer quotes what the prompt's "project's front door" gives (the README's words,
 the first example copied exactly, the entry points, one call's path); the editor keeps the
 numbered draft it was given. What a careful model does with the same prompt, so the validators
@@ -31,6 +32,13 @@ def parts_intro(titles: list[str]) -> str:
     if inside:
         out += f" Part 3, Inside it: {inside}."
     return out
+
+
+def in_parts(chapters: list[dict]) -> list[dict]:
+    """The chapters under the parts parts_intro names: the big picture (ch01), using it (up to
+    ch04), inside it (the rest)."""
+    groups = [("The big picture", chapters[:1]), ("Using it", chapters[1:4]), ("Inside it", chapters[4:])]
+    return [{"title": t, "chapters": cs} for t, cs in groups if cs]
 
 
 def front_of(text: str) -> str:
