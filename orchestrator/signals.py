@@ -4,11 +4,19 @@ the lock released, exit 128 + the signal's number.
 
 Inside the run's event loop the session turns them into a cancellation (`STOP_SIGNALS`); outside
 it (opening the workspace, reconciling) `install()` makes SIGTERM and SIGHUP raise `Terminated`,
-as Python already does for SIGINT with KeyboardInterrupt, so `finally` blocks still run."""
+as Python already does for SIGINT with KeyboardInterrupt, so `finally` blocks still run.
+
+The loop hears a signal only when it gets control back, and long computations (the walk of a
+huge tree, its map, the tree's content hash, the offline planner) hold it or the interpreter for
+seconds. So a session also sets a process-wide stop flag the moment the signal arrives
+(`watch_stop`): the walk and the map check it every few entries (`stop_requested`), and a daemon
+worker whose awaiting task was cancelled is abandoned at its next bytecode (`in_daemon_thread`),
+so that nothing computes on while the run writes its last files and exits."""
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import signal
 import sys
@@ -28,6 +36,47 @@ class Terminated(BaseException):
     def __init__(self, signum: int):
         self.signum = signum
         super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+class Stopping(Exception):
+    """Raised in an abandoned worker thread (see `in_daemon_thread`): its result is not wanted."""
+
+
+_stop = threading.Event()  # a stop signal arrived during this session (watch_stop)
+
+
+def stop_requested() -> bool:
+    """True once a stop signal arrived while a session watched for one: long work ends early."""
+    return _stop.is_set()
+
+
+def watch_stop(signals: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Callable[[], None]:
+    """From now on a stop signal also sets the stop flag, the moment it arrives (a Python-level
+    handler runs between two bytecodes of the main thread, even while the event loop is held up).
+    Call after `loop.add_signal_handler`: the loop still hears the signal through its wakeup fd,
+    which does not depend on the Python-level handler. Returns the function that undoes it."""
+    _stop.clear()
+
+    def flag(signum: int, frame) -> None:
+        _stop.set()
+
+    before: dict[int, Any] = {}
+    for s in signals:
+        try:
+            before[s] = signal.signal(s, flag)
+        except (ValueError, OSError):  # not the main thread: the loop's handler alone
+            pass
+
+    def undo() -> None:
+        _stop.clear()  # the next session in this process (a test's) starts unstopped
+        for s, h in before.items():
+            try:
+                if signal.getsignal(s) is flag:  # the loop may have put back its own default already
+                    signal.signal(s, h)
+            except (ValueError, OSError, TypeError):
+                pass
+
+    return undo
 
 
 def _raise(signum: int, frame) -> None:
@@ -95,5 +144,19 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
         except RuntimeError:  # the loop is closed: nobody waits for this answer any more
             pass
 
-    threading.Thread(target=work, name=getattr(fn, "__name__", "work"), daemon=True).start()
-    return await fut
+    worker = threading.Thread(target=work, name=getattr(fn, "__name__", "work"), daemon=True)
+    worker.start()
+    try:
+        return await fut
+    except asyncio.CancelledError:
+        abandon(worker)
+        raise
+
+
+def abandon(worker: threading.Thread) -> None:
+    """Stop a daemon worker whose result is no longer wanted at its next bytecode (it raises
+    `Stopping`): a pure computation that checks no flag would otherwise hold the interpreter
+    while the run writes its last files, and a loaded machine makes every wait for it longer."""
+    set_async_exc = getattr(getattr(ctypes, "pythonapi", None), "PyThreadState_SetAsyncExc", None)
+    if set_async_exc is not None and worker.ident is not None and worker.is_alive():  # CPython's
+        set_async_exc(ctypes.c_ulong(worker.ident), ctypes.py_object(Stopping))

@@ -134,7 +134,7 @@ BOOK_STEPS: dict[str, Step] = {
              reads=("outline_file",)),
         Step(STYLE_GUIDE, "stylist", f"{MEMORY_DIR}/style-guide.md", "STYLE_GUIDE_COMPLETE", 2, model=False,
              reads=("config",)),
-        Step(AUDIT, "auditor", f"{REVIEWS_DIR}/book-audit.md", "BOOK_AUDIT_COMPLETE", 4, reads=("finals",),
+        Step(AUDIT, "auditor", f"{REVIEWS_DIR}/book-audit.md", "BOOK_AUDIT_COMPLETE", 4, reads=("finals", "quality"),
              checks="audit", answer="findings"),
         Step(INDEX, "publisher", f"{PUBLISH_DIR}/index.html", "HTML_COMPLETE", 5, model=False,
              reads=("toc", "ready", "site", "summaries", "templates", "glossary", "finals")),  # and print.html, glossary.html

@@ -55,3 +55,13 @@ def _print_evidence(report: dict[str, Any], w) -> None:
         for ch, cs in (health.get("stale_claims") or {}).items():
             for c in cs[:20]:
                 w(f"  {ch} § {c['section'] or '-'} line {c['line']}: {c['status']} — {c['text'][:90]}\n")
+    q = report.get("quality")
+    if q:  # the audit's figures (state.quality_view): as measured, or the map's as last measured
+        w(f"quality{'' if q.get('current') else ' (the map figures as last measured)'}: claims "
+          f"{q['claims_supported']}/{q['claims_all']}, cited paragraphs {q['claim_paragraphs_cited']}/"
+          f"{q['claim_paragraphs']}, citations resolving {q['citations_resolving']}/{q['citations']}, "
+          f"top symbols taught {q['top_taught']}/{q['top_symbols']}, diagrams valid {q['diagrams_valid']}/{q['diagrams']}\n")
+    if report.get("follow"):  # what the last rewrite at the grain of the section did
+        from .state.evidence_view import follow_lines
+
+        w("sections redone at the source's new revision:\n" + "".join(f"  {x[2:]}\n" for x in follow_lines(report["follow"])))

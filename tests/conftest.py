@@ -56,6 +56,15 @@ def built_ws(tmp_path, tmp_path_factory) -> Path:
     return dest
 
 
+def from_an_earlier_session(path: Path) -> None:
+    """Date a file 2 s back, as one left by an earlier session: a save in the clock's tick before
+    a command starts looks as old as one just after, and counts as during it (kept for its author)."""
+    import time
+
+    then = time.time_ns() - 2_000_000_000
+    os.utime(path, ns=(then, then))
+
+
 def tree(root: Path) -> dict[str, bytes]:
     """Every file of the workspace with its bytes, but the ledger's database (a cache of the
     files whose hash cache any command may refresh)."""

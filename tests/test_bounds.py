@@ -141,9 +141,10 @@ def test_a_sigint_at_any_moment_of_the_plan_of_source_root_exits_within_a_second
         raise
     took, rc = time.monotonic() - sent, proc.returncode
     assert rc == 130, err[-800:]
-    # the goal is 1 s (issue 22): 0.05-0.4 s measured on a quiet 2-core machine, up to 2.2 s on a
-    # loaded one; the test holds the loaded machine's figure, the note the goal
-    assert took < 2.5, f"exit took {took:.2f} s after SIGINT at {delay} s"
+    # the goal, 1 s (issue 22). benchmarks/sigint_root.py, 20 signals at random moments on this 2-core
+    # machine shared with other jobs: max 0.44 s, and with a busy process on each core max 0.49 s
+    # (median 0.19 s): the bound leaves twice the loaded worst for a slower CI machine
+    assert took < 1.0, f"exit took {took:.2f} s after SIGINT at {delay} s"
     assert "book resume" in err
 
 
@@ -214,3 +215,88 @@ def test_a_wide_directory_plans_fast_and_keeps_every_file(tmp_path: Path):
     assert sorted(files) == p.code_files() and len(files) == len(set(files)) == 3001
     assert 1 <= len(groups) <= 12 and all(groups)
     assert took < 10, f"group_files took {took:.1f} s"
+
+
+def test_a_signal_while_the_loop_s_own_thread_walks_the_tree_ends_that_walk_within_entries(tmp_path: Path, monkeypatch):
+    """The first checkpoint hashes the source tree (no git: its content hash) on the loop's thread,
+    where the loop cannot hear a signal until it is done: seconds on a huge tree. The stop flag
+    set by the signal's own handler ends it within a hundred entries, and the run stops, exit 130."""
+    import asyncio
+    import os
+    import signal
+    import threading
+
+    from orchestrator.errors import Interrupted
+    from orchestrator.repo import walk as walk_mod
+    from orchestrator.testing.helpers import make_example
+
+    ws = make_example(tmp_path / "ws")
+    wide = ws / "src" / "wide"
+    wide.mkdir()
+    for i in range(3000):
+        (wide / f"m{i:04}.py").write_text(f"def f{i}():\n    return {i}\n")
+    real = walk_mod._Walker._entry
+    on_loop: list[int] = []
+
+    def entry(self, *a):
+        if threading.current_thread() is threading.main_thread() and asyncio._get_running_loop() is not None:
+            on_loop.append(1)
+            if len(on_loop) == 10:
+                os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the loop's thread walks
+        return real(self, *a)
+
+    monkeypatch.setattr(walk_mod._Walker, "_entry", entry)
+    with pytest.raises(Interrupted):
+        run_book(ws)
+    assert 10 <= len(on_loop) <= 10 + 2 * walk_mod.STOP_CHECK_EVERY  # not the 3,000 entries of the tree
+    assert "interrupted" in (ws / "RESUME.md").read_text()
+    code, summary = run_book(ws)  # and the stop flag is not left set: the next run walks the tree
+    assert code == 0, summary.needs_human
+
+
+def test_a_cancelled_daemon_worker_stops_computing():
+    """A worker that checks no flag (a ranking, a planner) is abandoned at its next bytecode once
+    the task awaiting it is cancelled: it would otherwise hold the interpreter during the stop."""
+    import asyncio
+    import threading
+
+    from orchestrator.signals import in_daemon_thread
+
+    ended = threading.Event()
+
+    def busy() -> None:
+        try:
+            n = 0
+            while True:
+                n += 1
+        finally:
+            ended.set()
+
+    async def main() -> None:
+        task = asyncio.create_task(in_daemon_thread(busy))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert ended.wait(2)
+
+
+def test_watch_stop_sets_the_flag_at_once_and_undoes_itself():
+    import signal
+
+    from orchestrator.repo.walk import WalkStopped, walk
+    from orchestrator.signals import stop_requested, watch_stop
+
+    before = signal.getsignal(signal.SIGINT)
+    undo = watch_stop()
+    try:
+        assert not stop_requested()
+        signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt: the flag's handler took it
+        assert stop_requested()
+        with pytest.raises(WalkStopped):
+            walk(Path(__file__).parent)
+    finally:
+        undo()
+    assert not stop_requested() and signal.getsignal(signal.SIGINT) is before

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import make_example, scan, tree
+from conftest import from_an_earlier_session, make_example, scan, tree
 from test_run import normalised
 
 from orchestrator.providers.offline import OfflineProvider
@@ -48,7 +48,9 @@ def cut(path: Path, keep: float = 0.5) -> str:
     while end > 1 and not looks_truncated(body[:end])[0]:
         end -= 1
     path.write_text(body[:end])
+    from_an_earlier_session(path)
     return text
+
 
 
 @pytest.fixture
@@ -386,6 +388,7 @@ def test_a_file_book_never_started_is_moved_only_with_a_word(example_ws):
     mine = example_ws / STEPS["research"].file("ch01")
     mine.parent.mkdir(parents=True, exist_ok=True)
     mine.write_text("# My own notes on the cache\n\nI started these by hand and never finished")
+    from_an_earlier_session(mine)
     proc = run_cli("resume", "--workspace", str(example_ws))
     assert proc.returncode == 0, proc.stderr
     assert "book never started writing it: it may be yours" in proc.stderr

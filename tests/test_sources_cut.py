@@ -68,8 +68,10 @@ def test_a_book_whose_sources_do_not_fit_says_so_in_the_research_report(tmp_path
     book = Book.open(ws)
     try:
         chapters = book.scanner.outline.chapters
-        big = {f"{c.id}-report.md" for c in chapters if any(len((book.cfg.source_dir / s).read_text()) > 4_000
-                                                              for s in c.sources)}
+        # what the researcher is shown: the files with their line numbers, at their cost (issue 24 item 2)
+        shown = {s: source_context.size(source_context.numbered((book.cfg.source_dir / s).read_text()))
+                 for c in chapters for s in c.sources}
+        big = {f"{c.id}-report.md" for c in chapters if any(shown[s] > 4_000 for s in c.sources)}
         small = {f"{c.id}-report.md" for c in chapters if c.sources} - big
     finally:
         book.close()

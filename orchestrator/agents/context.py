@@ -84,6 +84,9 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         ctx[MEMORY] = _memory_ctx(mem)
         ctx["findings"] = _findings(checks.audit_book(finals, glossary=mem.glossary,
                                                       chapters={c.id: c.title for c in o.chapters}, language=cfg.language))
+        from .quality_context import figures  # measured before the inputs are read: they are its `quality`
+
+        ctx["quality"] = figures(book, lambda: (_project(book).map, _source_index(book))).as_dict()
         inputs = book.scanner.book_input_hashes(step)
         return Gathered(ctx | (extra or {}), inputs)
 
@@ -119,6 +122,15 @@ def review_findings(book, ch: str) -> list[dict[str, Any]]:
     mem = long_memory(book, _visible(book, o, ch))
     ctx = {DRAFT: read_body(book.root, STEPS[DRAFT].file(ch))}
     return [f for k in REVIEWERS for f in _checked(STEPS[k].checks or "", ctx, book, ch, mem)["findings"]]
+
+
+def reviewer_findings(book, ch: str, key: str) -> list[dict[str, Any]]:
+    """One reviewer's deterministic findings of the chapter's current draft (its prompt's)."""
+    o = book.scanner.outline
+    assert o is not None
+    mem = long_memory(book, _visible(book, o, ch))
+    ctx = {DRAFT: read_body(book.root, STEPS[DRAFT].file(ch))}
+    return _checked(STEPS[key].checks or "", ctx, book, ch, mem)["findings"]
 
 
 def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.LongMemory) -> dict[str, Any]:
@@ -231,6 +243,14 @@ def _project(book):
                 book.cfg.source_dir, book.root / STATE_DB,
                 progress=source_context.progress_printer("reading the source: "))
     return book.memo["project"]
+
+
+def refresh_quality(book) -> bool:
+    """At a run's start, the audit's figures measured again when they may have moved
+    (agents.quality_context.refresh), with the map and R1's index of this run."""
+    from .quality_context import refresh
+
+    return refresh(book, lambda: (_project(book).map, _source_index(book)))
 
 
 def warm(book) -> None:

@@ -78,6 +78,12 @@ class CommonContext(TypedDict):
     _source_dir: NotRequired[Any]
     source_name: NotRequired[str]
     instructions: NotRequired[str]  # a person's (redo, rejected gate) or a review's (revision)
+    # a section rewrite (writer, editor: pipeline/section_redo.py): the heads to write, the chapter as it is
+    rewrite_sections: NotRequired[list[str]]
+    current_text: NotRequired[str]
+    _follow: NotRequired[dict[str, str]]  # what the marker records of the rewrite (section_redo.marker_extra)
+    _assembling: NotRequired[bool]  # one section of a chapter written a section at a time (pipeline/section_writer)
+    _sections_kept: NotRequired[list[str]]  # stale sections a person edited: kept (the ledger says so)
 
 
 class PlannerContext(CommonContext):
@@ -91,6 +97,7 @@ class AuditorContext(CommonContext):
     finals: dict[str, str]  # chapter -> its final (condensed past the prompt's limit)
     memory: MemoryView
     findings: list[FindingRow]  # the deterministic audit
+    quality: dict[str, Any]  # the book's figures, measured by the tool (evidence.quality.Quality.as_dict)
 
 
 class ChapterContext(CommonContext):

@@ -21,8 +21,8 @@ too, a step is asked for less, so that a weak model has less to hold at once.
 - the writer, the editor: no smaller ask here. A chapter must be whole, and its contract checks
   what the context carries (chapter 1 quotes the README's example: a cut that drops the project's
   front door makes every smaller ask fail validation; measured). Their smaller ask is a section at
-  a time (authoring/write.py's section writer): `WHOLE_ONLY` names the steps it is for, and
-  `level_after` gives them level 0 until it exists.
+  a time: pipeline/section_writer.py, which the runner tries once every whole answer has failed
+  validation. `WHOLE_ONLY` names them; `level_after` gives them level 0.
 
 The fraction of the window is a context variable set around the building of one request
 (`scaled`); providers/anthropic/server.py holds it and its `limits` applies it, so every budget
@@ -50,7 +50,7 @@ ITEMS: dict[str, dict[str, tuple[int, int]]] = {
 }
 KEEP_OPTIONAL = {"line"}  # a finding's line stays: the redo of a draft finds the place by it
 CONTEXT_ROLES = (OUTLINE, RESEARCH, R2)  # the steps whose context is cut
-WHOLE_ONLY = (DRAFT, FINAL)  # a chapter's prose: smaller only a section at a time (not here)
+WHOLE_ONLY = (DRAFT, FINAL)  # a chapter's prose: smaller only a section at a time (pipeline/section_writer.py)
 
 
 def level_after(step: str, rejected: int) -> int:

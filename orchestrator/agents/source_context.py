@@ -10,6 +10,7 @@ caller sits on the event loop's thread, where the loop's own handlers cannot run
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 import threading
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..authoring import project as project_mod
 from ..repo.map import _render_line
 from ..repo.walk import read_source
+from ..text.markdown import split_lines
 
 if TYPE_CHECKING:
     from ..authoring.project import Project
@@ -168,19 +170,49 @@ def map_limit_for(cfg: Any, role: str, default_max_tokens: int) -> int:
     return min(MAP_CHARS, source_limit_for(cfg, role, default_max_tokens))
 
 
+# The researcher's sources carry their line numbers, so that its excerpts and citations give real
+# ones: `  12→    def put(...)`, the form of a numbered listing models are used to copying code out
+# of. The number and the arrow are before the line's first character, so the code after the arrow
+# is the line exactly; an excerpt that kept them is asked again (agents.validation), since R1 would
+# find such a block nowhere in the source.
+GUTTER = "→"
+NUMBERED_RE = re.compile(r"^ *\d+→")
+# What a line's number costs beyond its characters at SOURCE_CHARS_PER_TOKEN: `  12→` is about three
+# tokens (the padding, the digits, the arrow), not the five characters' one and a half.
+GUTTER_EXTRA = 3
+
+
+def size(text: str) -> int:
+    """Characters of `text` as the source budgets count them: a numbered line's number at its cost."""
+    return len(text) + GUTTER_EXTRA * text.count(GUTTER)
+
+
+def numbered(text: str) -> str:
+    """`text` with each line prefixed by its 1-based number and GUTTER, numbers right-aligned to
+    the widest: the lines as a citation counts them (evidence.resolve: split at `\n` only, a
+    byte-order mark and `\r` dropped; the newline ending the last line starts none)."""
+    lines = split_lines(text.removeprefix("\ufeff"))
+    if lines and lines[-1] == "":
+        lines.pop()
+    width = len(str(len(lines)))
+    return "".join(f"{n:>{width}}{GUTTER}{line}\n" for n, line in enumerate(lines, 1))
+
+
 def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *,
                     related: bool = True) -> dict[str, Any]:
     """A chapter's files (bounded by rank) and, with `related`, the ranked symbols of the files
     they use and of the tests that exercise them. The ranking is computed only when it is
     needed (a chapter over the limit, or `related`): a reviewer of a small chapter costs no
-    PageRank of the repository."""
+    PageRank of the repository. The researcher's (`related`) files are numbered before they are
+    bounded: the numbers cost room in the prompt, and the limit counts them."""
     texts: dict[str, str] = {}
     for rel in sources:
         try:
-            texts[rel] = read_source(p.root, rel, max_bytes=8_000_000)
+            text = read_source(p.root, rel, max_bytes=8_000_000)
+            texts[rel] = numbered(text) if related else text
         except OSError as e:  # outside the root, a FIFO, vanished: said, never read
             texts[rel] = f"(not shown: {e})"
-    ranked = _ranked_lines(p, sources) if sum(len(t) for t in texts.values()) > limit else {}
+    ranked = _ranked_lines(p, sources) if sum(size(t) for t in texts.values()) > limit else {}
     shown, cut = bounded_sources_cut(texts, limit, ranked=ranked)
     if not related:  # a reviewer: R1's own checks read the files whole
         return {"sources": shown}
@@ -245,7 +277,7 @@ def bounded_sources_cut(files: dict[str, str], limit: int = SOURCE_CHARS,
     more than the notes (R1 still reads the files). The cut list says, per file cut, what was
     left out and why (the research report carries it: agents.validation)."""
     shown = _bounded(files, limit, ranked or {})
-    total = sum(len(t) for t in files.values())
+    total = sum(size(t) for t in files.values())
     cut = []
     for rel, text in shown.items():
         if text == files[rel]:
@@ -283,19 +315,19 @@ def _bounded(files: dict[str, str], limit: int, ranked: dict[str, list[tuple[int
                                            list(ranked).index(rel) if rel in ranked else 0))
     short = {rel: t for rel, t in files.items() if t.count("\n") < 40}  # never cut: taken first
     out: dict[str, str] = dict(short)
-    used = sum(len(t) for t in short.values())
+    used = sum(size(t) for t in short.values())
     for rel in order:
         text = files[rel]
-        if rel not in out and used + len(text) <= limit:
+        if rel not in out and used + size(text) <= limit:
             out[rel] = text
-            used += len(text)
+            used += size(text)
     cut = [rel for rel in order if rel not in out]
     for i, rel in enumerate(cut):
         share = (limit - used) // (len(cut) - i) if limit > used else 0
         out[rel] = _excerpt(files[rel], ranked.get(rel, []), share) if share >= 200 else \
             f"# … {files[rel].count(chr(10)) + 1} lines not shown: the chapter's sources are too long for one prompt\n"
 
-        used += len(out[rel])
+        used += size(out[rel])
     return {rel: out[rel] for rel in files}
 
 
@@ -304,16 +336,16 @@ def _excerpt(text: str, spans: list[tuple[int, int]], budget: int) -> str:
     first lines when nothing is ranked, with a note on what is left out."""
     lines = text.splitlines()
     keep: set[int] = set()
-    size = 0
+    used = 0
     budget -= 160  # the closing note
     for a, b in spans:
         piece = range(max(a, 1), min(b, len(lines)) + 1)
-        cost = sum(len(lines[k - 1]) + 1 for k in piece if k not in keep)
+        cost = sum(size(lines[k - 1]) + 1 for k in piece if k not in keep)
         cost += 0 if (a - 1 in keep or not keep) else 40  # the note for the gap before it
-        if size + cost > budget:
+        if used + cost > budget:
             continue
         keep.update(piece)
-        size += cost
+        used += cost
     for k in range(2, len(lines)):  # a gap of blank lines only is shown, not noted
         if k not in keep and not lines[k - 1].strip() and k - 1 in keep:
             j = k
@@ -323,10 +355,10 @@ def _excerpt(text: str, spans: list[tuple[int, int]], budget: int) -> str:
                 keep.update(range(k, j))
     if not keep:
         for k in range(1, len(lines) + 1):
-            if size + len(lines[k - 1]) + 1 > budget:
+            if used + size(lines[k - 1]) + 1 > budget:
                 break
             keep.add(k)
-            size += len(lines[k - 1]) + 1
+            used += size(lines[k - 1]) + 1
     out, prev = [], 0
     for k in sorted(keep):
         if k != prev + 1:
@@ -368,7 +400,7 @@ def _cut_one(ctx: dict[str, Any], chars: int) -> bool:
     """Cut about `chars` characters from the first part of the context that has them; False
     when nothing is left to cut."""
     sources = ctx.get("sources") or {}
-    have = sum(len(t) for t in sources.values())
+    have = sum(size(t) for t in sources.values())
     if have - chars >= 1_000:
         ctx["sources"], cut = bounded_sources_cut(sources, have - chars)
         if cut and ctx["sources"] != sources:

@@ -12,9 +12,10 @@ from typing import Any
 from .. import checks, outline as outline_mod
 from ..contracts import check_no_markers
 from ..errors import ConfigError, ValidationFailed
+from ..evidence.quality import Quality, with_quality
 from ..state import memory as memoryfiles
-from ..steps import ALL_STEPS, FINAL, RESEARCH
-from .source_context import with_sources_cut
+from ..steps import ALL_STEPS, AUDIT, FINAL, RESEARCH
+from .source_context import NUMBERED_RE, with_sources_cut
 from .structured import structured, structured_answer
 from .surround import around
 
@@ -69,6 +70,18 @@ def _headed(text: str, ctx: dict[str, Any]) -> list[str]:
     return [] if text.lstrip().startswith("# ") else ["the answer must start with a `# ` title line"]
 
 
+def _numbered_excerpts(text: str) -> list[str]:
+    """A research excerpt that kept the prompt's line numbers (`12→`) is not code of the file:
+    asked again, never stripped behind the model's back (R1 would block the chapter that quotes it)."""
+    out = []
+    for b in checks.code_blocks(text):
+        rows = [ln for ln in b.code.split("\n") if ln.strip()]
+        if b.file and rows and sum(1 for ln in rows if NUMBERED_RE.match(ln)) * 2 > len(rows):
+            out.append(f"line {b.line}: the excerpt from {b.file} carries the prompt's line numbers (`12→`): "
+                       "copy only the code after the arrows, and give the numbers as `lines=a-b`")
+    return out
+
+
 def _outline(text: str, ctx: dict[str, Any]) -> list[str]:
     try:
         outline_mod.parse(text, "the planner's answer", ctx.get("_source_dir"))
@@ -94,6 +107,28 @@ def _final_code(text: str, ctx: dict[str, Any]) -> list[str]:
             for f in found if f.severity == "blocking"]
 
 
+def _sections_answer(text: str, ctx: dict[str, Any]) -> list[str]:
+    """A section rewrite's answer: exactly the `## ` sections asked for, in the chapter's order,
+    nothing before the first, no title line, its fences closed."""
+    from ..evidence.sections import OPENING, split
+
+    want = list(ctx["rewrite_sections"])
+    secs = split(text)
+    if secs and secs[0].head == OPENING and not secs[0].text.strip():
+        secs = secs[1:]
+    errs = []
+    if secs and secs[0].head == OPENING:
+        errs.append("the answer must start with the line `## " + want[0] + "`: it holds only the sections asked for, "
+                    "no title line and nothing before them")
+    got = [s.head for s in secs if s.head != OPENING]
+    if got != want:
+        errs.append("the answer must hold exactly the sections " + ", ".join(f"`## {h}`" for h in want)
+                    + " in that order, headed as they are; it holds " + (", ".join(f"`## {h}`" for h in got) or "none"))
+    fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=0, max_words=50_000)
+    errs += [f"line {f.line}: {f.message}" for f in fs if f.check == "r3.fence"]
+    return errs
+
+
 # The kinds of prose answer that begin with a `# ` title line: text before it is a preamble.
 TITLED = ("headed", "chapter")
 
@@ -107,18 +142,31 @@ def clean_and_validate(step: str, text: str, ctx: dict[str, Any], trimmed: list[
     if not text:
         raise ValidationFailed("the answer was empty")
     check_no_markers(text)
+    some = bool(ctx.get("rewrite_sections")) and ALL_STEPS[step].answer == "chapter"  # a section rewrite
     if structured(step):
         text = structured_answer(step, text, ctx).strip()
     else:
-        text, notes = around(text, ALL_STEPS[step].answer in TITLED)
+        text, notes = around(text, ALL_STEPS[step].answer in TITLED and not some)
         text = text.strip()
         if trimmed is not None:
             trimmed += notes
-    errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
+    errs = _sections_answer(text, ctx) if some else []
     if step == FINAL:
         errs += _final_code(text, ctx)
+    if some and not errs and ctx.get("_assembling"):  # a chapter written a section at a time: one of them
+        return text + "\n"
+    if some and not errs:  # the sections in their places: the whole chapter is what is validated and kept
+        from ..evidence.sections import splice
+
+        text = splice(ctx["current_text"], text).strip()
+    if not errs:
+        errs = VALIDATORS[ALL_STEPS[step].answer](text, ctx)
+    if step == RESEARCH:
+        errs += _numbered_excerpts(text)
     if errs:
         raise ValidationFailed("; ".join(errs))
+    if step == AUDIT and ctx.get("quality"):  # the book's figures, the tool's own section (evidence.quality)
+        text = with_quality(text, Quality.from_dict(ctx["quality"]), ctx.get("language", "en")).rstrip("\n")
     if step == RESEARCH and ctx.get("sources_cut"):  # what the prompt could not carry, said in the report
         text = with_sources_cut(text, ctx["sources_cut"], ctx.get("language", "en")).rstrip("\n")
     return text + "\n"

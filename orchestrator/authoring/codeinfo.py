@@ -6,108 +6,9 @@ the map has already found the definition; these are small readings of its lines.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .project import Project, Sym
-
-
-@dataclass
-class Param:
-    name: str
-    type: str = ""
-    default: str = ""
-
-
-def _split_top(text: str, sep: str = ",") -> list[str]:
-    out, depth, cur, quote = [], 0, [], ""
-    for ch in text:
-        if quote:
-            cur.append(ch)
-            if ch == quote:
-                quote = ""
-            continue
-        if ch in "\"'`":
-            quote = ch
-        elif ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        if ch == sep and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur))
-    return [x.strip() for x in out if x.strip()]
-
-
-def _paren_span(sig: str, start: int) -> tuple[int, int] | None:
-    i = sig.find("(", start)
-    if i < 0:
-        return None
-    depth = 0
-    for j in range(i, len(sig)):
-        if sig[j] == "(":
-            depth += 1
-        elif sig[j] == ")":
-            depth -= 1
-            if depth == 0:
-                return i, j
-    return None
-
-
-def signature_parts(s: Sym) -> tuple[list[Param], str]:
-    """(parameters, result type) read from the signature; receivers, `self` and `this` left out."""
-    sig = " ".join(s.d.signature.split())
-    lang = s.lang
-    start = 0
-    if lang == "go" and sig.startswith("func ("):  # the receiver's parentheses come first
-        span = _paren_span(sig, 0)
-        start = span[1] + 1 if span else 0
-    name_at = sig.find(s.short + "(", start)
-    if name_at < 0:
-        name_at = sig.find(s.short, start)
-    span = _paren_span(sig, max(name_at, start))
-    if span is None:
-        return [], ""
-    inner, rest = sig[span[0] + 1:span[1]], sig[span[1] + 1:].strip()
-    params: list[Param] = []
-    for raw in _split_top(inner):
-        raw = raw.strip()
-        if raw in ("self", "cls", "&self", "&mut self", "mut self", "*", "/") or raw.startswith(("self:", "this:")):
-            continue
-        default = ""
-        if "=" in raw and lang in ("python", "typescript", "tsx", "javascript"):
-            raw, default = (x.strip() for x in raw.split("=", 1))
-        if lang in ("python", "typescript", "tsx", "javascript", "rust"):
-            name, _, typ = raw.partition(":")
-        elif lang == "go":
-            name, _, typ = raw.partition(" ")
-        else:  # C-like: the name comes last, and `*`/`&` written against it belong to the type
-            if raw == "void":
-                continue  # `f(void)`: no parameter
-            m = re.match(r"^(.*?)\s*([*&\s]*)(\w+(?:\[[^\]]*\])*)$", raw, re.S)
-            name, typ = (m.group(3), f"{m.group(1)} {m.group(2).replace(' ', '')}".strip()) if m and m.group(1) \
-                else (raw, "")
-        name = name.strip().lstrip("&*").strip()
-        if name and re.match(r"^[\w.$?\[\]{}]+$", name):
-            params.append(Param(name.rstrip("?"), typ.strip(), default))
-    if lang == "go":  # `a, b string`: the type is written once, after the last name
-        for k in range(len(params) - 1, -1, -1):
-            if not params[k].type and k + 1 < len(params):
-                params[k].type = params[k + 1].type
-    ret = ""
-    if lang == "python" and rest.startswith("->"):
-        ret = rest[2:].split(":")[0].strip()
-    elif lang == "rust" and rest.startswith("->"):
-        ret = re.split(r"\s+where\s+|\{", rest[2:])[0].strip()
-    elif lang in ("typescript", "tsx") and rest.startswith(":"):
-        ret = rest[1:].split("{")[0].split("=>")[0].strip()
-    elif lang == "go":
-        ret = rest.split("{")[0].strip()
-    return params, ret.strip().rstrip(";").strip()
-
+from .signature import Param, _paren_span, _split_top, owner, receiver, signature_parts  # noqa: F401 (re-exported)
 
 # ---------------------------------------------------------------- steps
 
@@ -312,25 +213,6 @@ def _short(code: str, n: int = 72) -> str:
 
 # ---------------------------------------------------------------- calls
 
-_CALL_RE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(?:!\s*)?\(")
-_KEYWORDS = {"if", "for", "while", "switch", "return", "func", "function", "fn", "match", "catch", "elif", "not",
-             "and", "or", "print", "len", "make", "new", "append", "super", "typeof", "await", "yield", "isinstance",
-             "assert", "lambda", "defer", "go", "panic", "Some", "Ok", "Err", "Box", "Vec", "String"}
-
-
-def receiver(s: Sym) -> str:
-    """The name a method calls its own object by: self, this, or Go's receiver variable."""
-    if s.lang == "go":
-        m = re.match(r"^func\s*\(\s*(\w+)\s", s.d.signature)
-        return m.group(1) if m else ""
-    return "self" if s.lang in ("python", "rust") else "this"
-
-
-def owner(s: Sym) -> str:
-    """The type a method belongs to (`Mux` for `Mux.Route`), or ''."""
-    return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
-
-
 # id(project) -> (its symbols, by dotted name, by short name): every chapter's calls are looked up
 # in the same map, so the lookup is a dict's, not a scan of every symbol (O(N) per call, N² a book)
 _INDEXES: dict[int, tuple[list[Sym], dict[str, list[Sym]], dict[str, list[Sym]]]] = {}
@@ -351,49 +233,60 @@ def _sym_index(p: Project) -> tuple[dict[str, list[Sym]], dict[str, list[Sym]]]:
 
 
 def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
-    """The definitions this code calls, only where the map resolves the callee: a method of its
-    own type through `self`/`this`/the receiver, a qualified `Type.name`, or a bare name defined
-    exactly once in the same package (directory) or file. `self.loads` is never the module's `loads`;
-    in Go another package's name only through its qualifier (Project.reaches)."""
-    import posixpath
+    return [hit for hit, _side, _last in resolved_calls_where(p, s, code)]
 
-    me_owner, me_recv = owner(s), receiver(s)
-    here = posixpath.dirname(s.rel)
-    found: list[Sym] = []
-    seen: set[str] = set()
-    idx = None
-    for m in _CALL_RE.finditer(code):
-        expr = m.group(1).replace("::", ".")
-        if expr in _KEYWORDS or expr == s.short:
+
+def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool, int]]:
+    """The definitions this code calls, only where the map resolves the callee (callres.Resolver:
+    a method of its own type through `self`/`this`/the receiver or through a typed parameter, a
+    qualified `Type.name`, a bare name defined exactly once where the language looks for it).
+    `self.loads` is never the module's `loads`; in Go another package's name only through its
+    qualifier (Project.reaches)."""
+    from .callres import CALL_RE, Resolver, call_args
+    from .sideroads import branch_lines
+
+    found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
+    res: Resolver | None = None
+    code = _LINE_COMMENT.sub("", code)  # `// log!(…)` in a macro's comment is no call
+    side = branch_lines(code, s.lang)
+    # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
+    # in C++ and Java a call of the same name may be another overload
+    sig_at = max(0, code.find(s.d.signature.split("\n", 1)[0][:30]))  # past decorators and doc comments
+    head = re.compile(rf"(?<![\w$]){re.escape(s.short)}\s*(?:<[^()]*>)?\s*\(").search(code, sig_at) if s.short else None
+    own_at = head.start() if head is not None and head.start() <= sig_at + len(s.d.signature) else -1
+    inside = 0  # the end of the outermost call's arguments: a call before it is an argument, not a step
+    for m in CALL_RE.finditer(code):
+        if res is None:
+            res = Resolver(p, s, *_sym_index(p), code=code)
+        if m.start() == own_at or (s.lang in ("c", "cpp", "java") and _declarator(code, m.start())):
             continue
-        parts = expr.split(".")
-        hit: list[Sym] = []
-        if idx is None:
-            by_dotted, by_short = idx = _sym_index(p)
-        if len(parts) == 2 and parts[0] in (me_recv, "self", "Self", "this", "cls") and me_owner:
-            hit = list(by_dotted.get(f"{me_owner}.{parts[1]}", ()))
-        elif len(parts) == 2:
-            hit = [x for x in by_dotted.get(expr, ()) if s.lang != "go" or posixpath.dirname(x.rel) == here]
-            if not hit and s.lang == "go":  # pkg.Name: a definition of another package, reached by its qualifier
-                hit = [x for x in by_short.get(parts[1], ()) if "." not in x.dotted
-                       and posixpath.dirname(x.rel) != here and p.go_package(x.rel) == p.go_import_package(s.rel, parts[0])
-                       and p.reaches(s.rel, x.rel, x.short)]
-        elif len(parts) == 1:
-            named = by_short.get(expr, ())
-            same = [x for x in named if "." not in x.dotted
-                    and (x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == here))]
-            if len(same) == 1:
-                hit = same
-            elif not same:
-                anywhere = [x for x in named if "." not in x.dotted and x.kind in ("function", "class", "macro", "struct")]
-                hit = anywhere if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr) else []
-        if len(hit) == 1 and hit[0].name not in seen and hit[0].name != s.name:
-            seen.add(hit[0].name)
-            found.append(hit[0])
-    return found
+        args = call_args(code, m.end() - 1)
+        outer = m.start() >= inside
+        if outer:
+            inside = m.end() + len(args)
+        hit = res.resolve(m.group(1), bool(m.group(2)), args)
+        if hit is None or (hit.rel, hit.d.start_line) == (s.rel, s.d.start_line):
+            continue
+        key = (hit.rel, hit.name, hit.d.start_line)  # the macro `log!` and the function `__private_api::log`: two
+        on_side = code.count("\n", 0, m.start()) in side
+        last = m.start() if outer else (found[key][2] if key in found else -1)
+        found[key] = (hit, on_side if key not in found else found[key][1] and on_side, last)
+    return list(found.values())
 
 
-def _imports(p: Project, rel: str, name: str) -> bool:
-    """The Python file imports `name` by that name (so a bare call reaches the project's definition)."""
-    rx = re.compile(rf"^\s*(?:from\s+\S+\s+)?import\s+(?:\(?[^\n]*\b{re.escape(name)}\b)")
-    return any(rx.match(ln) for ln in p.lines_of(rel)[:400])
+_DECL_BEFORE = re.compile(r"(?<![\w$])([A-Za-z_]\w*|[>*&\]])[ \t]+$")
+_NOT_TYPES = frozenset({"return", "else", "case", "throw", "new", "co_return", "co_await", "co_yield", "delete", "do",
+                        "yield", "await", "sizeof", "typeof", "not", "and", "or"})
+
+
+def _declarator(code: str, at: int) -> bool:
+    """`auto format(range_type& r)`, `public String toJson(Object src)`: a name declared after its
+    type, not a call (a call follows `=`, `(`, `,`, `return`, an operator or the line's start)."""
+    if at > 0 and code[at - 1] == "~":
+        return True  # a destructor's declaration
+    line_start = code.rfind("\n", 0, at) + 1
+    m = _DECL_BEFORE.search(code[line_start:at])
+    return m is not None and m.group(1) not in _NOT_TYPES
+
+
+_LINE_COMMENT = re.compile(r"(?m)^[ \t]*(?://|#(?![\[!]|\s*(?:define|include|if|endif|else|elif|undef|pragma)\b)).*$")

@@ -112,11 +112,35 @@ def all_calls(p: Project, s: Sym) -> list[Sym]:
     key = ("fact_calls", s.rel, s.name, s.d.start_line)
     if key not in p._keys:
         # `@overload` stubs share the name: the implementation is the one with a body (the longest)
-        s = max((x for x in p.symbols(within=[s.rel]) if x.name == s.name), key=lambda x: x.lines, default=s)
+        if s.lang == "python":  # (Java and C++ overloads are functions of their own)
+            s = max((x for x in p.symbols(within=[s.rel]) if x.name == s.name), key=lambda x: x.lines, default=s)
         code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
         found = resolved_calls(p, s, code)
         p._keys[key] = found + [x for x in field_calls(p, s, code) if x not in found]
     return list(p._keys[key])
+
+
+def side_calls(p: Project, s: Sym) -> set[tuple[str, int]]:
+    """(file, line) of the callees `s` calls only on a side road: an error handler, a condition on an
+    error or a deprecation (callres.branch_lines)."""
+    key = ("fact_side", s.rel, s.name, s.d.start_line)
+    if key not in p._keys:
+        from .codeinfo import resolved_calls_where
+
+        code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+        where = resolved_calls_where(p, s, code)
+        main = [(last, c) for c, side, last in where if not side and last >= 0]
+        p._keys[key] = {(c.rel, c.d.start_line) for c, side, _ in where if side}
+        p._keys[("fact_handoff",) + key[1:]] = (max(main, key=lambda x: x[0])[1].rel, max(main, key=lambda x: x[0])[1].d.start_line) \
+            if main else None
+    return set(p._keys[key])
+
+
+def hand_off(p: Project, s: Sym) -> tuple[str, int] | None:
+    """(file, line) of the callee `s` calls last on its main line: where it hands the work on
+    (`return __redisBlockForReply(c)`, `rv = self.invoke(ctx)` after `make_context`)."""
+    side_calls(p, s)
+    return p._keys[("fact_handoff", s.rel, s.name, s.d.start_line)]
 
 
 def calls(p: Project, caller: Sym, callee_name: str) -> bool:
@@ -162,7 +186,9 @@ class ClaimFacts:
         s = self._one(caller)
         if s is None or not self._find(callee):
             return None
-        return calls(self.p, s, callee)
+        # Java and C++ overloads share the name: the sentence is true when one of them makes the call
+        same = [x for x in self._find(caller) if x.rel == s.rel and x.name == s.name] or [s]
+        return any(calls(self.p, x, callee) for x in same)
 
     def kind_of(self, rel: str) -> str | None:
         return self.p.files.get(rel, (None, None))[1]

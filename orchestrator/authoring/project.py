@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..signals import stop_requested
+
 if TYPE_CHECKING:  # heavy (tree-sitter, networkx-free ranking): imported when a map is built
     from ..repo.map import RepoMap
     from ..repo.parse import Definition
@@ -318,8 +320,11 @@ def load(root: str | Path, state_db: str | Path | None = None, *, should_stop: C
     def read(rel: str) -> str:
         return read_source(root, rel)
 
+    def stop() -> bool:  # the caller's word, or a stop signal a session heard (see signals.watch_stop)
+        return stop_requested() or (should_stop is not None and should_stop())
+
     try:
-        m = build_map([(f.rel, f.lang, f.kind) for f in tree.files], read=read, cache=cache, should_stop=should_stop)
+        m = build_map([(f.rel, f.lang, f.kind) for f in tree.files], read=read, cache=cache, should_stop=stop)
     finally:
         if conn is not None:
             conn.close()

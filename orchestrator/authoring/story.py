@@ -24,6 +24,7 @@ from .overview import (
     central_path,
     entry_points,
     first_example,
+    made_by,
     purpose,
     sequence_diagram,
 )
@@ -54,6 +55,9 @@ EN = {
     "ov_path": "Following one call",
     "ov_path_intro": "One call shows how the parts meet. A user calls `{first}` (`{file}`, line {line}); from there the "
                      "calls the code makes, each one resolved to its definition, lead down to the core:",
+    "ov_path_made": "One call shows how the parts meet. `{entry}` returns a `{type}`, and calling what it returns "
+                    "runs `{first}` (`{file}`, line {line}); from there the calls the code makes, each one resolved to "
+                    "its definition, lead down to the core:",
     "ov_path_step": "{k}. `{caller}` calls `{callee}`, the {kind} in `{file}` (line {line}){where}.",
     "ov_path_where": ", explained in [{title}]({ch}.md)",
     "ov_path_end": "That is the path this book widens, part by part.",
@@ -97,6 +101,8 @@ ZH = {
     "ov_part_line": "- **第 {k} 部分，{part}**：{chapters}。",
     "ov_path": "跟随一次调用",
     "ov_path_intro": "一次调用就能看出各部分如何衔接。用户调用 `{first}`（`{file}` 第 {line} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
+    "ov_path_made": "一次调用就能看出各部分如何衔接。`{entry}` 返回一个 `{type}`，调用它返回的对象就会运行 `{first}`（`{file}` 第 {line} 行），"
+                    "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_step": "{k}. `{caller}` 调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
     "ov_path_where": "，在[{title}]({ch}.md)中讲解",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
@@ -279,7 +285,11 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     first = path[0]
     if len(path) < 2:
         return [s["ov_path_none"].format(first=first.name, file=first.rel, line=first.d.start_line), ""]
-    out = [s["ov_path_intro"].format(first=first.name, file=first.rel, line=first.d.start_line), ""]
+    made = made_by(p, first)
+    intro = s["ov_path_made"].format(entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
+                                     line=first.d.start_line) if made else \
+        s["ov_path_intro"].format(first=first.name, file=first.rel, line=first.d.start_line)
+    out = [intro, ""]
     for k, (a, b) in enumerate(zip(path, path[1:]), 1):
         ch = here.get(b.rel)
         where = s["ov_path_where"].format(title=ch[1], ch=ch[0]) if ch else ""

@@ -10,7 +10,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -345,6 +345,13 @@ def source_index(source_dir: Path, state_db: Path | None = None) -> _Index:
     """What the source tree defines, for `check_code(index=...)`: a caller that checks many
     chapters against one tree (a run) takes it once instead of re-walking the tree per check."""
     return _index(Path(source_dir), state_db)
+
+
+def name_checks(source_dir: Path, index: _Index) -> tuple[Callable[[str], str | None], Callable[[str], bool]]:
+    """(why a symbol is not in the source, whether a path is) by R1's rules: what a diagram's
+    names are held to (checks.diagrams), for a caller outside R1 (the audit's figures)."""
+    root = Path(source_dir)
+    return (lambda name: _symbol_problem(name, index)), (lambda f: _path_exists(f, root, index))
 
 
 def check_code(md: str, source_dir: Path, *, state_db: Path | None = None, index: _Index | None = None,

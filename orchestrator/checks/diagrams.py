@@ -27,18 +27,25 @@ def check_diagrams(md: str, symbol_problem: Callable[[str], str | None],
     for b in code_blocks(md):
         if b.lang.lower() != "mermaid":
             continue
-        try:
-            d = parse(b.code)
-        except MermaidError as e:
-            out.add("r1.diagram", "blocking", b.line + e.line,
-                    f"the diagram at line {b.line} would not render: {e.message}")
-            continue
-        for k, what, name in d.identifiers():
-            problem = name_problem(name, symbol_problem, path_exists)
-            if problem:
-                out.add("r1.diagram", "blocking", b.line + k, f"the diagram at line {b.line} shows the {what} "
-                        f"`{name}`, which {problem}")
+        for k, message in diagram_problems(b.code, symbol_problem, path_exists):
+            out.add("r1.diagram", "blocking", b.line + k, f"the diagram at line {b.line} {message}")
     return list(out)
+
+
+def diagram_problems(code: str, symbol_problem: Callable[[str], str | None],
+                     path_exists: Callable[[str], bool]) -> list[tuple[int, str]]:
+    """(line within the block, what is wrong) of one Mermaid block: it would not render, or a
+    name it shows is not of the source. Empty: the diagram is valid."""
+    try:
+        d = parse(code)
+    except MermaidError as e:
+        return [(e.line, f"would not render: {e.message}")]
+    out = []
+    for k, what, name in d.identifiers():
+        problem = name_problem(name, symbol_problem, path_exists)
+        if problem:
+            out.append((k, f"shows the {what} `{name}`, which {problem}"))
+    return out
 
 
 def name_problem(name: str, symbol_problem: Callable[[str], str | None],

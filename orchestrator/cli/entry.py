@@ -48,12 +48,28 @@ def _end_script(code: int = 0) -> None:
     os._exit(code)
 
 
+def _interrupted() -> None:
+    """SIGINT outside the run's event loop (opening the workspace, its first scan): what was
+    written is kept; as for Interrupted, no interpreter teardown delays the exit."""
+    try:
+        err("interrupted; `book resume` continues")
+    except OSError:
+        pass
+    _end_script(130)
+    sys.exit(130)
+
+
 def main() -> None:
+    from ..state.lock import fs_clock_ns, mark_command_start
+
+    # a person's save from now on is during this command, also the moments before it takes the lock
+    mark_command_start(fs_clock_ns())
     before = install()
     try:
         _main()
     finally:
         restore(before)  # the `book` process ends here; a test calling main() in-process goes on
+        mark_command_start(None)
 
 
 def _main() -> None:
@@ -64,6 +80,8 @@ def _main() -> None:
         from .commands import app
 
         code = app(standalone_mode=False)  # without standalone mode, typer.Exit(n) returns n
+        if code == 130:  # typer's word for a KeyboardInterrupt (Ctrl-C before the run's loop began)
+            _interrupted()
         sys.exit(code if isinstance(code, int) else 0)
     except BookError as e:
         if os.environ.get("BOOK_DEBUG"):
@@ -73,13 +91,13 @@ def _main() -> None:
             _end_script(e.exit_code)  # huge tree's map (a second or two) must not delay the exit
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
-        err("interrupted")
-        sys.exit(130)
+        _interrupted()
     except Terminated as e:
         try:
             err(f"{e}; `book resume` continues")
         except OSError:
             pass
+        _end_script(128 + e.signum)
         sys.exit(128 + e.signum)
     except BrokenPipeError:  # `book scan | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -96,8 +114,8 @@ def _main() -> None:
     except Exception as e:  # click usage errors and the like
         import click
 
-        if isinstance(e, click.exceptions.Abort):
-            sys.exit(130)
+        if isinstance(e, click.exceptions.Abort):  # click's word for a KeyboardInterrupt inside a command
+            _interrupted()
         if isinstance(e, click.ClickException):
             e.show()
             sys.exit(2)

@@ -227,16 +227,18 @@ bucket into a request handler who must know what `take` costs, what it raises, a
 
 - `TokenBucket` (class, `throttle/bucket.py`:10): `TokenBucket(rate, capacity, clock=MONOTONIC)`: holds the
   token count and refills it from the clock.
-- `TokenBucket.take` (method, `throttle/bucket.py`:41): `take(self, tokens=1) -> float`: spends tokens or raises.
+- `TokenBucket.take` (method, `throttle/bucket.py`:41): `take(self, tokens=1) -> float`: spends tokens or raises
+  [throttle/bucket.py:41-46](source:throttle/bucket.py#L41-L46).
 - `TokenBucket._refill` (method, `throttle/bucket.py`:30): `_refill(self, now) -> None`: adds
   `(now - self.updated) * self.rate`, capped at `capacity`.
 - `Throttled` (class, `throttle/errors.py`:5): `Throttled(wait)`: `wait` is the seconds until enough tokens.
 
 ## Excerpts
 
-### `TokenBucket.take` — throttle/bucket.py:41
+### `TokenBucket.take` — throttle/bucket.py:41-46
 
-Spend `tokens`, or raise `Throttled` with the wait until they are available.
+Spend `tokens`, or raise `Throttled` with the wait until they are available
+[throttle/bucket.py:41-46](source:throttle/bucket.py#L41-L46).
 
 ```python file=throttle/bucket.py lines=41-46
 def take(self, tokens=1):

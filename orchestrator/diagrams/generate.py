@@ -202,13 +202,16 @@ def _sequence(start: Sym, edges: list[tuple[Sym, Sym]]) -> str:
 
 
 def _flowchart(start: Sym, edges: list[tuple[Sym, Sym]]) -> str:
-    ids: dict[str, str] = {start.name: "n0"}
+    def key(s: Sym) -> tuple[str, int]:
+        return s.rel, s.d.start_line  # overloads (`Gson.toJson` calling `Gson.toJson`) are nodes of their own
+
+    ids: dict[tuple[str, int], str] = {key(start): "n0"}
     lines = ["flowchart LR", f'    n0["{start.dotted}"]']
     for _, c in edges:
-        if c.name not in ids:
-            ids[c.name] = f"n{len(ids)}"
-            lines.append(f'    {ids[c.name]}["{c.dotted}"]')
-    lines += [f"    {ids[a.name]} --> {ids[b.name]}" for a, b in edges]
+        if key(c) not in ids:
+            ids[key(c)] = f"n{len(ids)}"
+            lines.append(f'    {ids[key(c)]}["{c.dotted}"]')
+    lines += [f"    {ids[key(a)]} --> {ids[key(b)]}" for a, b in edges]
     return _fitted("\n".join(lines) + "\n")
 
 

@@ -64,9 +64,9 @@ def evaluate(root: Path, source_dir: Path, ch: str, text: Callable[[], str] | No
             checked = claims_mod.health(doc, source_dir, files)
             ev.health = claims_mod.summary(checked)
             ev.stale = [c for c in checked if c["status"] != "supported"]
-        else:
-            n = len(doc.get("claims", []))
-            ev.health = {"supported": n, "stale": 0, "gone": 0}
+        else:  # recorded at this revision: what did not hold then is what does not hold now
+            ev.stale = [{**c, "status": c["held"]} for c in doc.get("claims", []) if c.get("held")]
+            ev.health = claims_mod.summary([{"status": c.get("held", "supported")} for c in doc.get("claims", [])])
     if text is None:
         return ev
     if doc is not None and doc.get("of") == body_hash and ev.recorded_at == revision.id and \

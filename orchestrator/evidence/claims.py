@@ -72,8 +72,14 @@ def build(ch: str, md: str, root: Path, revision: Revision, files: SourceFiles |
         first = next((x for x in code.split("\n") if x.strip()), "")
         claims.append({"kind": "quote", "section": section, "line": line, "text": first[:400], "names": [],
                        "evidence": [ref]})
-    return {"version": VERSION, "chapter": ch, "revision": revision.as_dict(), "coverage": cov.as_dict(),
-            "claims": claims, "evidence": evidence}
+    doc = {"version": VERSION, "chapter": ch, "revision": revision.as_dict(), "coverage": cov.as_dict(),
+           "claims": claims, "evidence": evidence}
+    # what does not hold at the very revision it is recorded at (a person's final quoting code that
+    # changed): kept with the claim, so that the claim stays stale until the text changes
+    for claim, now in zip(claims, health(doc, root, files)):
+        if now["status"] != "supported":
+            claim["held"] = now["status"]
+    return doc
 
 
 _ELISIONS = {"...", "# ...", "// ...", "…", "# …", "/* ... */"}

@@ -4,16 +4,22 @@ pointed at the new lines without a model call.
 
 `holds` answers the scanner: may a changed source file be ignored for this chapter's steps?
 Only when the chapter's claims file cites that file, and every claim resting on it is
-supported at the current tree (quoted code: still there, exactly). A chapter with a stale or
-gone claim is redone as before (at the grain of the chapter: a section-grain rewrite needs the
-writer to write one section, which it cannot yet)."""
+supported at the current tree (quoted code: still there, exactly).
+
+`stale_sections` answers the runner for a chapter with a stale or gone claim: which of its
+sections hold them. Those sections are rewritten (pipeline/section_redo.py), the others kept;
+a section a person edited is kept whatever its claims say, and reported."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from . import claims as claims_mod
+from . import claims as claims_mod, sections as sections_mod
 from .resolve import SourceFiles
+
+# More of the chapter's sections than this share stale: it is redone whole (as cheap, and whole)
+WHOLE_SHARE = 0.5
 
 
 def _claims_of(doc: dict, path: str) -> list[dict]:
@@ -43,3 +49,44 @@ def retargeted(root: Path, source_dir: Path, ch: str, body: str) -> tuple[str, i
     if not moves:
         return body, 0
     return claims_mod.retarget(body, moves), len(moves)
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A chapter's sections at the source's current revision, from its recorded claims."""
+
+    rewrite: tuple[str, ...]  # heads of the sections to rewrite (their claims are stale or gone)
+    kept: tuple[str, ...]  # heads of stale sections a person edited: kept as they are
+    claims: dict[str, int]  # head -> its claims that no longer hold
+    whole: str = ""  # why the chapter cannot be followed section by section ("" when it can)
+
+
+def stale_sections(root: Path, source_dir: Path, ch: str, body: str, recorded: str | None,
+                   files: SourceFiles | None = None) -> Stale | None:
+    """The sections of `body` (the chapter's draft or final as it is) that hold claims which no
+    longer hold at the current tree, or None when every recorded claim holds (or none is recorded:
+    nothing to follow by). `recorded` is the marker's `sections=` (what the run wrote in each
+    section): a stale section whose text is not that is a person's, and is kept."""
+    doc = claims_mod.load(root / claims_mod.claims_path(ch))
+    if doc is None:
+        return None
+    bad: dict[str, int] = {}
+    for c in claims_mod.health(doc, source_dir, files):
+        if c["status"] != "supported":
+            bad[c.get("section") or sections_mod.OPENING] = bad.get(c.get("section") or sections_mod.OPENING, 0) + 1
+    if not bad:
+        return None
+    heads = sections_mod.heads(body)
+    why = ""
+    if sections_mod.OPENING in bad:
+        why = "a claim of its opening no longer holds"
+    elif missing := [h for h in bad if h not in heads]:
+        why = f"its section {missing[0]!r} is not in the text"
+    elif dup := [h for h in sections_mod.duplicated(body) if h in bad]:
+        why = f"two sections are headed {dup[0]!r}"
+    elif len(bad) > WHOLE_SHARE * max(1, len(heads) - 1):
+        why = f"{len(bad)} of its {len(heads) - 1} sections hold stale claims"
+    person = set(sections_mod.edited(body, recorded) or ())
+    kept = tuple(h for h in heads if h in bad and h in person)
+    rewrite = tuple(h for h in heads if h in bad and h not in person)
+    return Stale(rewrite, kept, bad, why)

@@ -21,6 +21,10 @@ class SourceFiles:
         self.root = Path(root)
         self._files: dict[str, list[str] | str] = {}
 
+    def paths(self) -> list[str]:
+        """The files asked for so far (whether they could be read or not)."""
+        return list(self._files)
+
     def lines(self, rel: str) -> list[str] | str:
         """The file's lines, or a string saying why it cannot be cited."""
         if rel not in self._files:

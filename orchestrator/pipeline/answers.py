@@ -15,6 +15,7 @@ from ..state.fsio import Lock, partial_path
 from ..state.markers import compose, short_hash
 from ..state.snapshot import StepState
 from ..steps import BOOK, Node, spec
+from . import section_redo
 from .outcomes import Outcome
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ def request_for(runner: Runner, n: Node, feedback: str = "", smaller: int = 0) -
     extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
     if n in runner.instructions:
         extra["instructions"] = runner.instructions[n]
+    elif ch is not None and n not in runner.redo:  # claims that moved: only the stale sections (section_redo)
+        extra |= section_redo.context_extra(book, n)
     with smaller_ask.scaled(step, smaller):  # the budgets that follow the window, for this request only
         g = agents.gather(book, step, ch, extra)
         req = agents.build_request(book, step, ch, g, spec(n).role)
@@ -56,6 +59,8 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
     if g.context.get("instructions"):
         inputs["instructions"] = short_hash(g.context["instructions"])
     extra = {"verdict": "blocked" if blocking(findings_in(text)) else "clean"} if spec(n).verdict else None
+    if spec(n).answer == "chapter":
+        extra = section_redo.marker_extra(g.context, text)
     path = book.ws.path(runner.rel(n))
     composed = compose(text, spec(n).marker, inputs, runner.run_id, extra)
     Lock.verify_held()
@@ -63,11 +68,19 @@ def write_answer(runner: Runner, n: Node, g: agents.Gathered, answer: str, **eve
     if not done.written:  # a person's file is there: it stays, the answer is in the .partial
         book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), kept="person", **event)
         return kept_for_person(runner, n)
+    say_redone(runner, n, done)
     book.scanner.invalidate(runner.rel(n))
     if spec(n).replans:
         book.scanner.invalidate()
     book.ledger.event("step_end", runner.run_id, ch, step, attempt=1, chars=len(text), **event)
+    section_redo.note_rewrite(book, runner.run_id, n, g.context)
     return None
+
+
+def say_redone(runner: Runner, n: Node, done: commit.Committed) -> None:
+    """A redo a person asked for moved what the path held (theirs, maybe) aside: say where."""
+    if done.backup is not None and n in runner.redo:
+        runner.warn(f"{runner.rel(n)} redone as asked; what it held before is kept as {done.backup.name}")
 
 
 def version(st: StepState) -> tuple[int, int] | None:

@@ -13,7 +13,7 @@ from ..state.ready import complete_finals, ready_chapters
 from ..state.scan import StepState
 from ..state.statemachine import IllegalTransition, apply
 from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, Node, spec
-from . import freshness, gates, review_verdict
+from . import freshness, gates, review_verdict, section_redo, section_writer
 from .outcomes import Outcome
 from .plan import is_gate
 from .run_state import RunState
@@ -78,8 +78,12 @@ class NodeDecisions(RunState):
                 out = await self.derive(n)
                 if out.status == "failed" and out.reason.startswith("delivery check") and n[0] not in self.redelivered:
                     out = await self.back_to_editor(n, out)
+            elif (followed := section_redo.follow(self, n)) is not None:  # a draft rewritten by section
+                out = followed
             else:
                 out = await self.generate(n, why)
+                if section_writer.applies(n, out):  # a whole chapter kept failing: one section at a time
+                    out = await section_writer.by_sections(self, n, out)
                 if spec(n).verdict and out.status == "ok":
                     out = await self.revise(n[0], out)
         finally:
@@ -111,9 +115,11 @@ class NodeDecisions(RunState):
 
         sc = self.book.scanner
         steps = {k: sc.step(n[0], k) for k in STEPS}
-        event = f"{'redo' if n in self.redo else 'start'}_{n[1]}"
+        # a text a person edited has work only when some of its other sections went stale (freshness.why): a redo
+        redo = n in self.redo or steps[n[1]].status == "edited"
+        event = f"{'redo' if redo else 'start'}_{n[1]}"
         state = chapter_state(self.book, n[0], steps)
-        if n in self.redo or self.revising.get(n[0]):
+        if redo or self.revising.get(n[0]):
             state.approval = "not_required"  # a person's redo or rollback, or an automatic revision
         try:
             apply(state, event)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection
 
 from ..state.scan import StepState
 from ..steps import BOOK, STEPS, Node, spec
-from . import gates
+from . import gates, section_redo
 from .accept import failed_last
 from .plan import is_gate, phase3_complete
 
@@ -47,6 +47,9 @@ def why(book, n: Node, redo: Collection[Node] = (),
     rel = spec(n).file(None if n[0] == BOOK else n[0])
     part = book.root / (rel + ".partial")
     if st.status == "edited":
+        if st.stale and n[0] != BOOK and (p := section_redo.plan(book, n[0], n[1])) is not None:
+            # claims moved under sections a person did not touch: those are rewritten, theirs kept
+            return "stale sections: " + ", ".join(p.rewrite) + (f" (a person's kept: {', '.join(p.kept)})" if p.kept else "")
         if st.stale and kept_stale is not None:
             kept_stale(n, st)
         return None

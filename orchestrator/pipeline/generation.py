@@ -21,7 +21,7 @@ from ..state.fsio import Lock, PartialWriter, _mutate, backup, partial_path
 from ..state.markers import compose, short_hash
 from ..state.memory import read_body
 from ..steps import BOOK, Node, spec
-from . import answers, batch_wave, review_verdict
+from . import answers, batch_wave, review_verdict, section_redo
 from .answers import version
 from .outcomes import Outcome
 from .run_state import RunState
@@ -50,7 +50,7 @@ class Generation(RunState):
         if part.exists():
             backup(part)
         st = self.state(n)
-        if st.status == "half_finished" and st.mtime_ns >= self.started_ns:  # saved during this run: a person's
+        if self._saved_during_run(n):
             self.seen[n] = commit.FOREIGN
             return
         if st.status == "half_finished":
@@ -62,6 +62,12 @@ class Generation(RunState):
                 self.warn(f"{st.path} has no marker and book never started writing it: it may be yours; "
                           f"it is kept as a .bak file beside it (next time, `book accept {n[0]} {n[1]}` keeps it)")
             self.book.ledger.event("recovered", self.run_id, *self._ev(n), action="backed_up", to=dest.name)
+
+    def _saved_during_run(self, n: Node) -> bool:
+        """A marker-less file at the step's path saved since the command began: a person's (our
+        writer never makes one), kept in place by every strategy."""
+        st = self.state(n)
+        return st.status == "half_finished" and st.mtime_ns >= self.started_ns
 
     def _tidy_partial(self, n: Node) -> None:
         """A .partial beside a fresh file: a crash came between the commit and its cleanup. If
@@ -99,7 +105,9 @@ class Generation(RunState):
             return Outcome(done[0], ran=done[0] == "ok", reason=done[1])
         prefix = ""
         if why in ("half-finished",) or why.startswith("interrupted"):
-            if self.opts.strategy == "aggressive" and not structured(step):  # JSON is asked afresh, never continued
+            if self._saved_during_run(n):  # a person's, whatever the strategy: not continued, not replaced
+                self.seen[n] = commit.FOREIGN
+            elif self.opts.strategy == "aggressive" and not structured(step):  # JSON is asked afresh, never continued
                 prefix = self._previous_partial(n)
                 if prefix:
                     led.event("recovered", self.run_id, ch, step, action="continue", chars=len(prefix))
@@ -203,6 +211,8 @@ class Generation(RunState):
             extra: dict[str, Any] | None = None
             if spec(n).verdict:  # the verdict is the planner's, from the findings; kept in the marker so a scan need not parse
                 extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
+            if spec(n).answer == "chapter":  # each section's hash, and what a section rewrite started from
+                extra = section_redo.marker_extra(g.context, text)
             composed = compose(text, self.marker(n), inputs, self.run_id, extra)
             Lock.verify_held()  # still the one writer (its lock file may have been deleted meanwhile)
             # its fsyncs in a worker thread: other steps' calls and commits go on meanwhile
@@ -211,10 +221,12 @@ class Generation(RunState):
                 led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text), kept="person")
                 return answers.kept_for_person(cast("Runner", self), n)
             pw.retire()
+            answers.say_redone(cast("Runner", self), n, placed)
             book.scanner.invalidate(self.rel(n))
             if spec(n).replans:
                 book.scanner.invalidate()
             led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text))
+            section_redo.note_rewrite(book, self.run_id, n, g.context)
             self.generated.append(n)
             return Outcome("ok", ran=True)
         led.event("step_failed", self.run_id, ch, step, error=last)

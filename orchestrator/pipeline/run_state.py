@@ -15,7 +15,7 @@ from ..errors import BookError
 from ..providers.base import Provider, Request, Result, Sink
 from ..state.board import CheckpointWriter, write_needs_human
 from ..state.commit import Seen
-from ..state.fsio import Lock, PartialWriter
+from ..state.fsio import PartialWriter
 from ..state.scan import StepState
 from ..steps import BOOK, REVIEW, Node, spec
 from .accept import how_to_fix
@@ -72,8 +72,8 @@ class RunState:
         self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
         self.unsettled_at_start: set[str] | None = None  # stale or half-finished when the walk began (walk.py)
         self.seen: dict[Node, Seen] = {}  # what each step's path held when this run started it (state/commit.py)
-        # a marker-less file saved since the run took the workspace is a person's: our writer never makes one
-        self.started_ns = Lock.held_since() or time.time_ns()
+        # a marker-less file saved since the command began is a person's: our writer never makes one
+        self.started_ns = book.started_ns or time.time_ns()
 
     # ------------------------------------------------------------ shared helpers
 

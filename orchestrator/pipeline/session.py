@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..errors import BookError, ConfigError, Interrupted
 from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
-from ..signals import STOP_SIGNALS, detach_from_terminal
+from ..signals import STOP_SIGNALS, Terminated, detach_from_terminal, watch_stop
 from ..state.board import Reporter
 from ..state.book import Book, order_warning
 from ..state.fsio import Lock, sweep_temp_files
@@ -42,6 +42,7 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         return SessionResult(dry_run(book, opts, lambda m: report("warning", ("", ""), m)), 0)
     lock = Lock(book.ws.path(LOCK), warn=lambda m: print(m, file=sys.stderr))
     lock.acquire()
+    stopped = False
     try:
         sweep_temp_files(book.root / "output")
 
@@ -90,6 +91,9 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                     loop.add_signal_handler(s, stop, s)
                 except (NotImplementedError, RuntimeError):
                     pass
+            # the loop hears a signal when it next gets control; the walk and the map, which may hold
+            # it (or the interpreter) for seconds, hear it at once through the stop flag
+            unwatch = watch_stop()
             try:
                 if before is not None:
                     before(book)
@@ -99,12 +103,18 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                     raise Interrupted(f"interrupted by {signal.Signals(got[0]).name}; `book resume` continues") from None
                 raise
             finally:
+                unwatch()
                 await provider.aclose()
 
         summary = asyncio.run(main())
         return SessionResult(summary, run_exports(book, opts, report, summary.exit_code))
+    except (Interrupted, KeyboardInterrupt, Terminated):
+        stopped = True
+        raise
     finally:
         report.close()
+        if stopped:  # a cache only: the next run hashes again, rather than 20,000 rows of a huge tree delay the stop
+            book.cache.dirty.clear()
         book.save_cache()
         lock.release()
 

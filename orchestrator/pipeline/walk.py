@@ -8,7 +8,9 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, cast
 
+from ..agents.context import refresh_quality
 from ..errors import BookError, NeedsHuman
+from ..signals import in_daemon_thread
 from ..state.evidence_view import follow_source
 from ..steps import BOOK, OUTLINE, Node
 from . import batch_wave, derived, gates
@@ -50,6 +52,10 @@ class GraphWalk(RunState):
             retire_deleted(self)  # chapters deleted from the outline: their files moved aside
             if moved := follow_source(self.book):  # the source moved on: citations follow it (evidence)
                 led.event("citations_moved", self.run_id, chapters=moved)
+            # an audit whose figures may have moved: measured now (the map, off the loop's thread),
+            # so that its staleness says whether they did, and an unchanged figure costs no audit
+            if await in_daemon_thread(refresh_quality, self.book):
+                led.event("quality_measured", self.run_id)
             derived.sync_memory(self.book)
             check_scope(o, self.opts.scope, self.chapter_complete)
             self.apply_rejections()

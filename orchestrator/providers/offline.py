@@ -72,7 +72,12 @@ def author(req: Request) -> str:
     fn = AUTHORS.get(req.step)
     if fn is None:
         raise StepFailed(f"the offline provider has no author for step {req.step!r}", retryable=False)
-    return fn(ctx, T["zh" if ctx.get("language") == "zh" else "en"]).rstrip() + "\n"
+    text = fn(ctx, T["zh" if ctx.get("language") == "zh" else "en"]).rstrip() + "\n"
+    if ctx.get("rewrite_sections"):  # a section rewrite: the chapter as it would be now, cut to those sections
+        from ..evidence.sections import only
+
+        text = only(text, list(ctx["rewrite_sections"])).rstrip() + "\n"
+    return text
 
 
 # ---------------------------------------------------------------- phrases

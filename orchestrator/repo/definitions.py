@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 MAX_SIGNATURE_CHARS = 400
@@ -31,6 +31,7 @@ class Definition:
     start_line: int          # 1-based, including decorators / export keyword
     end_line: int            # 1-based, inclusive
     exported: bool
+    aliases: list[str] = field(default_factory=list)  # other names of the same thing (a C struct's tag)
 
     @property
     def doc_line(self) -> str:
@@ -141,8 +142,11 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         kind=kind, name=name, qualified_name=qualified,
         signature=_signature(src, node, outer, kind),
         doc=_doc(src, node, outer),
-        start_line=outer.start_point[0] + 1, end_line=outer.end_point[0] + 1,
+        start_line=outer.start_point[0] + 1,
+        # a `#define` ends with its newline: its end is column 0 of the next line, not that line
+        end_line=outer.end_point[0] + (1 if outer.end_point[1] > 0 or outer.end_point[0] == outer.start_point[0] else 0),
         exported=_exported(src, node, outer, name, qualified, containers),
+        aliases=_aliases(src, node, name) if lang in ("c", "cpp") else [],
     ), name_start
 
 
@@ -226,13 +230,36 @@ def _refine_kind(src: Source, node: Any, name: str, kind: str, containers: list[
     if lang in ("c", "cpp") and kind == "type alias":
         body = node.child_by_field_name("type")
         if body is not None and body.child_by_field_name("body") is not None:
-            if body.child_by_field_name("name") is not None:
-                return None  # `typedef struct X {…} Y;` is the struct X, found already
+            tag = body.child_by_field_name("name")
+            if tag is not None and src.text(tag) == name:
+                return None  # `typedef struct X {…} X;` is the struct X, found already
+            # `typedef struct {…} Y;` and `typedef struct X {…} Y;`: C users write `Y`
             return {"struct_specifier": "struct", "union_specifier": "struct", "enum_specifier": "enum",
-                    "class_specifier": "class"}.get(body.type, kind)  # `typedef struct {…} Y;`
+                    "class_specifier": "class"}.get(body.type, kind)
+    if lang in ("c", "cpp") and _typedef_name(src, node) not in ("", name):
+        return None  # the tag of `typedef struct X {…} Y;`: the typedef `Y` carries it (X an alias)
     if lang == "cpp" and kind == "function" and containers:
         return "method"
     return kind
+
+
+def _typedef_name(src: Source, node: Any) -> str:
+    """`Y` for the struct, union or enum specifier of `typedef struct X {…} Y;`, else ''."""
+    parent = node.parent
+    if parent is None or parent.type != "type_definition" or node.child_by_field_name("body") is None or \
+            node.type not in ("struct_specifier", "union_specifier", "enum_specifier", "class_specifier"):
+        return ""
+    declarator = _c_name(parent.child_by_field_name("declarator"))
+    return src.text(declarator) if declarator is not None else ""
+
+
+def _aliases(src: Source, node: Any, name: str) -> list[str]:
+    """The tag `X` of `typedef struct X {…} Y;` for the definition `Y`."""
+    if node.type != "type_definition":
+        return []
+    body = node.child_by_field_name("type")
+    tag = body.child_by_field_name("name") if body is not None else None
+    return [src.text(tag)] if tag is not None and src.text(tag) != name else []
 
 
 def _outer(node: Any, lang: str) -> Any:
@@ -284,6 +311,13 @@ def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
             body = next((c for c in typ.children if c.type in ("field_declaration_list", "{")), None)
     if body is None:
         body = next((c for c in node.children if c.type in _BODY_TYPES), None)
+    if body is None and node.type == "type_definition" and src.lang in ("c", "cpp"):
+        inner = node.child_by_field_name("type")
+        fields = inner.child_by_field_name("body") if inner is not None else None
+        declarator = node.child_by_field_name("declarator")
+        if fields is not None and declarator is not None:  # `typedef struct X {…} Y`, as a reader names it
+            head = src.data[outer.start_byte:fields.start_byte].decode("utf-8", "replace").strip()
+            return " ".join(head.split()) + " {…} " + src.text(declarator)
     start = outer.start_byte
     if src.lang == "python" and outer.type == "decorated_definition":
         start = node.start_byte  # decorators belong to the line range, not to the signature

@@ -21,7 +21,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 7
+PARSER_VERSION = 8  # 8: C/C++ macro bodies' names, typedef names with their tags as aliases
 
 @dataclass
 class FileMap:
@@ -134,6 +134,8 @@ def _extract(src: Source) -> FileMap:
             if foreign and _is_foreign(n, foreign, src):
                 continue  # `http.Handler`: another package's name, not one defined here
             counts[src.data[n.start_byte:n.end_byte]] += 1
+    if src.lang in ("c", "cpp"):
+        counts.update(_macro_body_names(src, root))
     refs = {k.decode("utf-8", "replace"): v for k, v in counts.items()}
     ignored = _IGNORED_REFS | _PY_BUILTINS if src.lang == "python" else _IGNORED_REFS
     fm.references = {k: v for k, v in sorted(refs.items()) if k not in ignored}
@@ -143,6 +145,35 @@ def _extract(src: Source) -> FileMap:
     if src.lang in ("javascript", "typescript", "tsx"):
         _mark_js_exports(src, fm)
     return fm
+
+
+_C_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?\*/|//[^\n]*|[A-Za-z_]\w*', re.S)
+
+
+def _macro_body_names(src: Source, root: Any) -> Counter[bytes]:
+    """The names a `#define`'s body writes (`FMT_STRING(s)` → `FMT_STRING_IMPL`, `compile_string`):
+    the grammar keeps a macro's body as one opaque token, so its calls were no references. The
+    macro's own parameters, strings, comments and the language's keywords are left out; a name
+    that no file of the map defines makes no edge (rank.build_graph), so nothing is invented."""
+    from .definitions import C_KEYWORDS
+
+    found: Counter[bytes] = Counter()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("preproc_def", "preproc_function_def"):
+            value = node.child_by_field_name("value")
+            if value is None:
+                continue
+            params = node.child_by_field_name("parameters")
+            own = {src.data[c.start_byte:c.end_byte] for c in params.named_children} if params is not None else set()
+            for m in _C_TOKEN.finditer(src.data, value.start_byte, value.end_byte):
+                word = m.group(0)
+                if word[:1] not in (b'"', b"'", b"/") and word not in own and word.decode() not in C_KEYWORDS:
+                    found[word] += 1
+        elif node.child_count and node.type not in ("function_definition", "compound_statement"):
+            stack.extend(node.children)  # macros sit at file, namespace or preprocessor-branch level
+    return found
 
 
 _OVERLOAD = re.compile(r"^@\s*(?:typing\.|t\.|typing_extensions\.)?overload\s*$")

@@ -106,9 +106,10 @@ def build_graph(files: Mapping[str, FileMap], kinds: Mapping[str, str], *,
         for d in fm.definitions:
             if d.kind == "impl":
                 continue  # `impl Display for Value` uses Value; the struct defines it
-            if not definers[d.name] or definers[d.name][-1] != rel:
-                definers[d.name].append(rel)
-            private[d.name] = private.get(d.name, True) and not d.exported
+            for name in (d.name, *d.aliases):  # `struct redisReader` names the typedef `redisReader`
+                if not definers[name] or definers[name][-1] != rel:
+                    definers[name].append(rel)
+                private[name] = private.get(name, True) and not d.exported
     local = local_module_names(files) | set(local_modules)
     api = set(api_names)
     graph = Graph()

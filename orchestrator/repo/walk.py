@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..signals import stop_requested
 from .classify import (
     MANIFESTS,
     OUTPUT_DIRS,
@@ -186,7 +187,8 @@ class _Walker:
                           self.warnings)
 
     def _check_stop(self) -> None:
-        if self.should_stop is not None and self.should_stop():
+        # the caller's word, or a stop signal a session heard (the walk may run on any thread)
+        if stop_requested() or (self.should_stop is not None and self.should_stop()):
             raise WalkStopped(f"walk of {self.root} stopped after {self.entries} entries")
 
     def _skip(self, rel: str, reason: str) -> None:
@@ -249,7 +251,9 @@ class _Walker:
         if ".gitignore" in names:
             specs = self._add_spec(specs, rel, f"{rel}/.gitignore" if rel else ".gitignore")
         subdirs: list[tuple[str, str, Specs]] = []
-        for e in entries:
+        for i, e in enumerate(entries, 1):
+            if i % STOP_CHECK_EVERY == 0:  # each entry may be a file's head read: a wide directory takes long
+                self._check_stop()
             sub = self._entry(e, rel, specs, names)
             if sub is not None:
                 subdirs.append(sub)

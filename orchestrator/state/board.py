@@ -101,9 +101,13 @@ def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | Non
 
     live = {**(live or {}), **{(w.chapter, w.step): "in_batch" for w in _in_batch(book) if w.chapter}}
     from .evidence_view import checkpoint_view
+    from .quality_view import checkpoint_line
 
+    evidence = checkpoint_view(book, snap)
+    if evidence:  # the book's quality figures, under Phase 4 (as the audit reports them)
+        evidence["quality"] = checkpoint_line(book, book.cfg.language)
     return checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting,
-                             evidence=checkpoint_view(book, snap))
+                             evidence=evidence)
 
 
 def write_needs_human(book, items: dict[str, str]) -> None:

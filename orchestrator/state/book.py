@@ -4,6 +4,8 @@ cache and a scanner over the files, plus the views every command shares (`scan_r
 from __future__ import annotations
 
 import os
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -45,6 +47,9 @@ class Book:
     # What a command computes once from files it does not write (the source tree's R1 index
     # and map, the checks of a draft): kept for the life of this Book, i.e. one run.
     memo: dict[Any, Any] = field(default_factory=dict)
+    # When the command began (state.lock.command_start: the file system's clock), before it read
+    # anything: a marker-less file saved since is a person's, our writer never makes one
+    started_ns: int = 0
 
     @property
     def root(self) -> Path:
@@ -53,6 +58,9 @@ class Book:
     @classmethod
     def open(cls, root: str | os.PathLike[str], require_config: bool = True, repair: bool = True) -> Book:
         """`repair=False` (scan): a damaged ledger is reported and left alone."""
+        from .lock import command_start
+
+        started = command_start()  # before anything is read: a save from this instant on is during the command
         root = Path(root).resolve()
         if not root.is_dir():
             raise ConfigError(f"workspace {root} does not exist", fix="pass --workspace DIR, or run `book init DIR`")
@@ -82,7 +90,10 @@ class Book:
             if lock is not None:
                 lock.release()
             raise
-        return cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings), lock)
+        book = cls(Workspace(root), cfg, ledger, cache, scanner, list(ledger.warnings), lock, started_ns=started)
+        if cfg.file is not None:
+            scanner.quality_hash = _quality_input(weakref.ref(book))
+        return book
 
     def snapshot(self) -> Snapshot:
         return snapshot(self.scanner)
@@ -122,6 +133,19 @@ class Book:
         except OSError:
             pass
         return out
+
+
+def _quality_input(ref: weakref.ref) -> Callable[[], str | None]:
+    """The audit's `quality` input, asked by the scanner of this Book (a weak reference: a Book
+    dropped without close() still lets go of its lock)."""
+    def ask() -> str | None:
+        book = ref()
+        if book is None:
+            return None
+        from .quality_view import input_hash
+
+        return input_hash(book)
+    return ask
 
 
 def require_book(workspace: str | os.PathLike[str]) -> None:
@@ -251,8 +275,9 @@ def _corrections_problems(root: Path) -> list[str]:
 
 def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
     """The document of `book scan --json` (its keys are a public contract)."""
-    from .evidence_view import chapter_evidence, citation_warnings, claim_health, revision
+    from .evidence_view import chapter_evidence, citation_warnings, claim_health, follow_view, revision
     from .person_files import kept_files, not_utf8, unreadable_memory
+    from .quality_view import scan_object as quality_object
 
     snap = snap or book.snapshot()
     needs = book.needs_human()
@@ -311,6 +336,8 @@ def scan_report(book: Book, snap: Snapshot | None = None) -> dict[str, Any]:
         "source": recorded_summary(book.root / BOOK_STEPS[SOURCE_MAP].path),  # the last walk's, from source-map.md
         "revision": revision(book).as_dict() if book.cfg.file is not None else None,
         "claim_health": claim_health(book, snap),
+        "follow": follow_view(book, snap) if book.cfg.file is not None else {},  # the last section rewrites
+        "quality": quality_object(book),  # the audit's figures as last measured (state.quality_view)
     }
 
 

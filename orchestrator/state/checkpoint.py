@@ -24,6 +24,7 @@ TEXT: dict[str, dict[str, Any]] = {
         "done": "✅ done", "active": "⏳ in progress", "todo": "not started", "chapter": "Chapter",
         "unbatched": "Not in the outline", "needs": "Needs a person", "gates": "Waiting at a gate",
         "revision": "Source revision", "evidence": "Evidence", "health": "Claims supported", "stale": "Stale claims",
+        "follow": "Sections redone at the source's new revision",
         "legend": "Legend: ✅done  ⏳in progress  ❌failed  ✋needs a person  ⚠️ half-finished  🔄stale  📨waiting in a Message Batch  — not started",
     },
     "zh": {
@@ -32,6 +33,7 @@ TEXT: dict[str, dict[str, Any]] = {
         "done": "✅ 完成", "active": "⏳ 进行中", "todo": "未开始", "chapter": "章节",
         "unbatched": "不在大纲中", "needs": "需人工处理", "gates": "待审批",
         "revision": "源码版本", "evidence": "证据", "health": "论断成立", "stale": "过时的论断",
+        "follow": "随源码新版本重写的小节",
         "legend": "图例: ✅完成  ⏳进行中  ❌失败  ⚠️需人工  🔄需重做  — 未开始",
     },
 }
@@ -115,6 +117,8 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
                           [[c, *_cells(s, c, (step,), live, sym), evs.get(c, "—")] for c, s in snap.chapters.items()])
         else:
             out += _table([t["chapter"], label(step, lang)], [[c, *_cells(s, c, (step,), live, sym)] for c, s in snap.chapters.items()])
+        if p == 4 and evidence.get("quality"):  # the audit's figures, as the tool measured them
+            out += ["", evidence["quality"]]
         out.append("")
     stale = evidence.get("health", {}).get("stale_claims") if evidence else None
     if stale:
@@ -122,6 +126,8 @@ def render(snap: Snapshot, title: str, lang: str = "en", live: dict[tuple[str, s
         out += [f"- {ch} § {c['section'] or '—'} (line {c['line']}, {c['status']}): {c['text'][:100]}"
                 for ch, cs in stale.items() for c in cs[:10]]
         out.append("")
+    if evidence and evidence.get("follow"):  # what the last section rewrite of each chapter did
+        out += [f"## {t['follow']}", *evidence["follow"], ""]
     if gates:
         out.append(f"## {t['gates']}")
         out += [f"- {sym['needs_human']} {card}" for card in gates]

@@ -8,17 +8,27 @@ from typing import Any
 
 from ..evidence.chapter import ChapterEvidence, evaluate, record
 from ..evidence.revision import Revision, source_revision
+from ..repo.walk import WalkStopped
+from ..signals import stop_requested
 from ..steps import DRAFT, FINAL
 from .memory import read_body
 
 
 def revision(book) -> Revision:
-    """The source's revision, read once per command (a scan, a run)."""
+    """The source's revision, read once per command (a scan, a run). Without git it is a content
+    hash of the walked tree (seconds on a huge one, on the loop's thread): a stop signal ends it
+    with WalkStopped, and nothing is memoised."""
     hit = book.memo.get("evidence.revision")
     if hit is None:
         src = book.cfg.source_dir if book.cfg.file is not None else None
-        hit = book.memo["evidence.revision"] = source_revision(
-            src, (lambda rel: book.cache.body_hash(str(src / rel))) if src else None)
+
+        def hashed(rel: str) -> str | None:
+            if stop_requested():
+                raise WalkStopped(f"the content hash of {src} stopped at {rel}")
+            assert src is not None  # only handed to source_revision with a source
+            return book.cache.body_hash(str(src / rel))
+
+        hit = book.memo["evidence.revision"] = source_revision(src, hashed if src else None)
     return hit
 
 
@@ -85,9 +95,60 @@ def checkpoint_view(book, snap) -> dict[str, Any]:
     """What checkpoint.md shows of the evidence: the revision, each chapter's evidence, claim health."""
     if book.cfg.file is None:
         return {}
+    try:
+        revision(book)
+    except WalkStopped:  # a stop signal while the tree was hashed: the run's last checkpoint goes without it
+        return {}
     return {"revision": revision(book).label(),
             "chapters": {ch: chapter_evidence(book, ch, steps).state for ch, steps in snap.chapters.items()},
-            "health": claim_health(book, snap)}
+            "health": claim_health(book, snap), "follow": follow_lines(follow_view(book, snap))}
+
+
+def follow_view(book, snap) -> dict[str, dict[str, Any]]:
+    """What the last rewrite at the grain of the section did to each chapter, read from its files'
+    markers (pipeline/section_redo.py): the sections its draft and final had rewritten, the
+    sections a person edited and that were kept, and the files made from the draft that followed
+    it without a model call. Shown while those files stand (the next whole redo clears it)."""
+    from ..evidence.sections import heads
+    from ..steps import STEPS
+
+    out: dict[str, dict[str, Any]] = {}
+    for ch, steps in snap.chapters.items():
+        row: dict[str, Any] = {}
+        for key in (DRAFT, FINAL):
+            st = steps[key]
+            x = st.marker.extra if st.marker is not None else {}
+            if not x.get("redone") or st.status not in ("done", "edited"):
+                continue
+            hs = heads(read_body(book.root, st.path))
+            row.setdefault("rewritten", {})[key] = _pick(hs, x["redone"])
+            if x.get("person"):
+                row.setdefault("kept", {})[key] = _pick(hs, x["person"])
+        if row:
+            row["followed"] = [k for k in STEPS if k not in (DRAFT, FINAL) and steps[k].marker is not None
+                               and steps[k].marker.extra.get("follow") and steps[k].status == "done"]
+            out[ch] = row
+    return out
+
+
+def _pick(heads: list[str], indexes: str) -> list[str]:
+    return [heads[int(i)] for i in indexes.split(".") if i.isdigit() and int(i) < len(heads)]
+
+
+def follow_lines(view: dict[str, dict[str, Any]]) -> list[str]:
+    """One line per chapter of `follow_view`, for checkpoint.md and RESUME.md."""
+    out = []
+    for ch, row in view.items():
+        rw = row.get("rewritten", {})
+        secs = list(dict.fromkeys(h for hs in rw.values() for h in hs))
+        line = (f"- {ch}: " + ", ".join(f"§ {h}" for h in secs) + f" rewritten ({', '.join(rw)})")
+        if row.get("followed"):
+            line += f"; followed without a model call: {', '.join(row['followed'])}"
+        kept = list(dict.fromkeys(h for hs in row.get("kept", {}).values() for h in hs))
+        if kept:
+            line += "; a person's sections kept: " + ", ".join(f"§ {h}" for h in kept)
+        out.append(line)
+    return out
 
 
 def source_links(book):
@@ -186,6 +247,15 @@ def resume_lines(book, snap, run_id: str | None) -> list[str]:
             chs = detail.get("chapters", {}) if isinstance(detail, dict) else {}
             out.append(f"- this run pointed the citations of {len(chs)} chapter(s) at the source's new lines "
                        f"without a model call ({sum(chs.values())} ranges moved)")
+        done = [e for e in book.ledger.events(type="sections_rewritten") if e.get("run") == run_id]
+        if done:
+            n = len({(e["chapter"], h) for e in done for h in (e.get("detail") or {}).get("sections", [])})
+            out.append(f"- this run rewrote {n} section(s) whose claims no longer held, in "
+                       f"{len({e['chapter'] for e in done})} chapter(s); the rest of each chapter was kept")
+    view = follow_lines(follow_view(book, snap))
+    if view:
+        out += ["- sections redone at the source's new revision (the last such rewrite of each chapter):",
+                *("  " + v for v in view)]
     return out + [""]
 
 

@@ -77,13 +77,43 @@ def anchor_of(path: Path) -> Path | None:
     return p.parents[len(Path(LOCK).parts) - 1] if p.as_posix().endswith("/" + LOCK) else None
 
 
+# The kernel stamps a file's mtime from its coarse clock (a tick, ~4 ms, behind time.time_ns()),
+# so "saved since the command started" compares an mtime with that same clock read at the start:
+# a save after the start then never looks older than it (one in the tick before looks the same
+# age, and counts as during the command: kept for its author, the safe side).
+_COARSE_CLOCK = getattr(time, "CLOCK_REALTIME_COARSE", 5 if sys.platform.startswith("linux") else None)
+_command_start: int | None = None
+
+
+def fs_clock_ns() -> int:
+    """Now, on the clock file modification times are stamped from (never ahead of them)."""
+    if _COARSE_CLOCK is not None:
+        try:
+            return time.clock_gettime_ns(_COARSE_CLOCK)
+        except OSError:
+            pass
+    return time.time_ns() - 10_000_000  # a clock without a coarse variant: a tick's margin
+
+
+def mark_command_start(when: int | None = None) -> int | None:
+    """The console script's first instant (`when`; None clears it): what a command that later takes
+    the workspace counts its person's saves from, not from when it took the lock. Returns the old mark."""
+    global _command_start
+    before, _command_start = _command_start, when
+    return before
+
+
+def command_start() -> int:
+    """When the command began: the console script's mark, else now (a command run in-process)."""
+    return _command_start if _command_start is not None else fs_clock_ns()
+
+
 class _Held:
     """This process's hold of one lock: the lock file's fd, the directory's fd (None where the
     file system has no directory locks), how many takers share it."""
 
     def __init__(self, fd: int, dir_fd: int | None, path: Path, warn):
         self.fd, self.dir_fd, self.path, self.warn, self.depth = fd, dir_fd, path, warn, 1
-        self.since = time.time_ns()  # when this process took the workspace
 
 
 class Lock:
@@ -240,11 +270,6 @@ class Lock:
             return _parse_owner(self.path.read_text(errors="replace")).pid
         except OSError:
             return None
-
-    @staticmethod
-    def held_since() -> int | None:
-        """When this process took the lock it holds (time.time_ns), None when it holds none."""
-        return min((h.since for h in Lock._held.values()), default=None)
 
     @staticmethod
     def verify_held() -> None:

@@ -78,7 +78,13 @@ def render_resume(book, summary=None, strategy: str = "conservative", interrupte
             f"- {w['r_f_active']}{sep}{', '.join(active) or '—'}", f"- {w['r_f_todo']}{sep}{', '.join(todo) or '—'}", ""]
     from .evidence_view import resume_lines
 
-    out += resume_lines(book, snap, summary.run_id if summary else None)
+    evidence = resume_lines(book, snap, summary.run_id if summary else None)
+    from .quality_view import checkpoint_line
+
+    line = checkpoint_line(book, cfg.language) if evidence else ""
+    if line:  # the audit's figures, as measured: the last line of the Evidence section
+        evidence.insert(len(evidence) - 1, f"- {line}")
+    out += evidence
     out += [f"## {w['r_tasks']}", ""]
     tasks = ["- " + w["r_task_gate"].format(gate=c.gate, who=w["r_of"].format(unit=c.unit) if c.unit else "", card=c.path)
              for c in cards]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,7 @@ from ..steps import (
     step_dirs,
 )
 from .hashcache import HashCache
-from .markers import read_marker, short_hash
+from .markers import body_of, read_marker, short_hash
 from .snapshot import DONE, Snapshot, StepState, status_word  # noqa: F401  (re-exported: what a scan finds)
 
 if TYPE_CHECKING:  # the outline (and the source walk it imports) loads when a workspace has one
@@ -54,6 +55,10 @@ _STEP_DIR = {k: s.path.rpartition("/")[0] for k, s in STEPS.items()}  # step -> 
 
 # R1's input for the evidence it asks of a chapter (a file written before it had none asked the default)
 EVIDENCE, WAIVED = "evidence", "waived"
+QUALITY = "quality"  # the audit's input: the hash of the book's quality figures
+
+# A citation in a memory file (evidence.cite.CITE_RE's form), left out of what R2 reads of it
+_CITATION_RE = re.compile(rb"\s*\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(source:[^)\s#]+#L\d+(?:-L?\d+)?\)")
 
 # Recorded in a marker for provenance only (a person's instructions for a redo): never stale.
 PROVENANCE = frozenset({"instructions"})
@@ -74,6 +79,7 @@ class Scanner:
         self._files: object | None = None  # the source's lines, read once per invalidation of everything
         self.gates: str | None = None  # book.yaml's gates: a final gate decides which chapters are ready
         self.gate_grain: str | None = None  # book.yaml's gate_grain: a card per chapter, batch or phase
+        self.quality_hash: Callable[[], str | None] | None = None  # the audit's `quality` input (state.quality_view)
         self._states: dict[str, StepState] = {}
         self._listed: set[str] = set()  # directories listed whole: a file not seen there is missing
         self._seen: set[str] = set()  # every file name seen in those directories
@@ -86,7 +92,7 @@ class Scanner:
         self._plan_hashes: dict[str, tuple[outline_mod.Outline, str]] = {}  # "summaries"/"toc" -> (outline, hash)
         self._ready: tuple[str | None] | None = None  # the `ready` input, while no final and no outline changed
         self._rows: dict[str, dict[str, StepState]] = {}  # chapter -> its steps' states, until one is invalidated
-        self._memory_hashes: dict[str, tuple[StepState, str | None]] = {}  # longmem_hash's memo
+        self._memory_hashes: dict[str, tuple[StepState, str | None, str | None]] = {}  # longmem_hash's memo
         self.final_titles: dict[str, tuple[tuple, str | None]] = {}  # ready.ready_hash's memo: path -> (version, title)
         self.epochs: dict[str, int] = {}  # directory ("" for all) -> invalidations: memory.long_memory's cache key
 
@@ -156,7 +162,7 @@ class Scanner:
         if mk is None or mk.name != marker_name:
             status = "half_finished"
             mk = None
-        elif mk.extra.get("by") == "person":
+        elif mk.extra.get("by") == "person" or mk.extra.get("person"):  # accepted, or a person's sections kept
             status = "edited"
         elif mk.body:
             hit = self.cache.rows.get(p)  # HashCache.body_hash's hit, inline: once per marked file of the tree
@@ -216,6 +222,7 @@ class Scanner:
         state.stale = sorted(n for n in set(now) | set(mk.inputs)
                              if n not in PROVENANCE and now.get(n) != mk.inputs.get(n)
                              and not (n == "deps" and mk.inputs.get(n) == self._legacy_deps(ch))
+                             and not (n == "longmem" and mk.inputs.get(n) == self.longmem_hash(ch, legacy=True))
                              and not (n == EVIDENCE and n not in mk.inputs and now[n] != WAIVED))
         if any(n.startswith("src:") for n in state.stale):  # a source that moved on: do the claims still hold?
             state.stale = [n for n in state.stale if not (n.startswith("src:") and self.evidence_holds(ch, n[4:]))]
@@ -286,8 +293,10 @@ class Scanner:
                 and not self.outline_broken:
             state.checked = True
             now = self.book_input_hashes(key)
+            # an audit written before it measured the book's quality is not stale for that alone
             state.stale = sorted(n for n in set(now) | set(state.marker.inputs)
-                                 if now.get(n) != state.marker.inputs.get(n))
+                                 if now.get(n) != state.marker.inputs.get(n)
+                                 and not (n == QUALITY and n not in state.marker.inputs))
         return state
 
     def book_input_hashes(self, key: str) -> dict[str, str | None]:
@@ -369,6 +378,8 @@ class Scanner:
             return self.longmem_hash(ch)
         if name == "site":
             return self.site_hash
+        if name == QUALITY:  # the audit's figures (state.quality_view): read from their cache, never measured here
+            return self.quality_hash() if self.quality_hash is not None else None
         if name == "ready":  # every page reads it: computed again only when a final or the outline changes
             if self._ready is None:
                 from .ready import ready_hash
@@ -390,7 +401,11 @@ class Scanner:
             self._templates_hash = short_hash(json.dumps(sorted(files.items())))
         return self._templates_hash
 
-    def longmem_hash(self, ch: str) -> str | None:
+    def longmem_hash(self, ch: str, legacy: bool = False) -> str | None:
+        """The long memory the chapter may read, as R2 reads it: the memory files' words, their
+        citations left out (a citation's lines are evidence, re-checked against the source by R1
+        and the claims; a range that moved with the source is no change of a term, a summary or a
+        link). `legacy`: the hash of the whole bodies, as R2's files written before recorded it."""
         o = self.outline
         if o is None or ch not in o.by_id:
             return None
@@ -402,9 +417,16 @@ class Scanner:
                 # invalidated, so the visible chapters' memory costs no stat per question
                 hit = self._memory_hashes.get(v)
                 if hit is None or hit[0] is not st:
-                    hit = self._memory_hashes[v] = (st, self.body_hash(st.path))
-                parts.append(f"{v}:{hit[1] or '-'}")
+                    hit = self._memory_hashes[v] = (st, self.body_hash(st.path), self._words_hash(st.path))
+                parts.append(f"{v}:{(hit[1] if legacy else hit[2]) or '-'}")
         return short_hash("\n".join(parts))
+
+    def _words_hash(self, rel: str) -> str | None:
+        try:
+            data = Path(self._prefix + rel).read_bytes()
+        except OSError:
+            return None
+        return short_hash(_CITATION_RE.sub(b"", body_of(data)))
 
     def chapters(self) -> list[str]:
         """Chapters of the outline, and any chapter that has files (a bare tree works too).

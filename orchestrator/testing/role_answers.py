@@ -88,7 +88,11 @@ def answer(request: dict, draft_words: int = 0) -> str:
     if role == "researcher":
         symbols = "".join(f"- `{c}` (class): {', '.join(ms)}\n" for c, ms in _classes(prompt))
         return (f"# Research: {ch} — {title}\n\n## Sources\n\n{para}\n\n## Key ideas\n\n- one idea\n- another idea\n\n"
-                + (f"## Symbols\n\n{symbols}\n" if symbols else "") + "## Open questions\n\n- none\n")
+                + (f"## Symbols\n\n{symbols}\n" if symbols else "") + _excerpt(prompt) + "## Open questions\n\n- none\n")
+    task = prompt.rsplit("## Your task", 1)[-1]
+    if role in ("writer", "editor") and "only, starting with the line `## " in task:  # a section rewrite
+        heads = re.findall(r"`## ([^`]+)`", task.split("Answer with", 1)[0])
+        return "\n\n".join(f"## {h}\n\n{para}" for h in dict.fromkeys(heads)) + "\n"
     if role in ("writer", "editor"):
         from .role_shape import FRONT, draft_in, front_of, overview_chapter
 
@@ -100,7 +104,8 @@ def answer(request: dict, draft_words: int = 0) -> str:
         body = para
         if draft_words > 4 * len(para.split()):  # more paragraphs per section, to the length asked
             body = "\n\n".join([para] * max(1, round(draft_words / (4 * len(para.split())))))
-        return (f"# {title}\n\n{body}\n\n## How it works\n\n{body}\n\n{_diagram(system + chr(10) + prompt)}## Why it is built this way\n\n"
+        cited = _cited(system + "\n" + prompt)
+        return (f"# {title}\n\n{body}\n\n## How it works\n\n{cited}{body}\n\n{_diagram(system + chr(10) + prompt)}## Why it is built this way\n\n"
                 f"{body}\n\n## Summary\n\n{para}\n")
     if role in ("r1", "r2", "r3", "merger", "auditor"):
         found = re.findall(r"^- \*\*(blocking|major|minor)\*\* .*$", prompt, re.M)
@@ -120,10 +125,47 @@ def answer(request: dict, draft_words: int = 0) -> str:
     return default_answerer(request)
 
 
+_NUMBERED = re.compile(r"^ *(\d+)→(.*)$")  # a source line as the researcher's prompt shows it (source_context.numbered)
+_DEF = re.compile(r"^(?:async )?def ([A-Za-z]\w*)\(|^class ([A-Za-z]\w*)\b")
+_CITED = re.compile(r"^`([A-Za-z]\w*)` is defined at (\[[^\]\n]+\]\(source:[^)\s]+\))\.$", re.M)
+
+
+def _excerpt(prompt: str) -> str:
+    """The report's excerpt, as a careful researcher makes it from the numbered sources: the first
+    top-level class or function of the first file shown, copied without the numbers, its lines
+    (`lines=a-b`, the heading, a citation) read off the numbers beside them."""
+    for m in re.finditer(r"^(`{3,})\w* file=(\S+)\n(.*?)^\1[ \t]*$", prompt, re.M | re.S):
+        rows = [(int(r.group(1)), r.group(2)) for ln in m.group(3).split("\n") if (r := _NUMBERED.match(ln))]
+        for i, (n, code) in enumerate(rows):
+            d = _DEF.match(code)
+            if not d:
+                continue
+            body = [(n, code)]
+            for k, line in rows[i + 1:i + 12]:
+                if k != body[-1][0] + 1 or (line.strip() and not line[:1].isspace()):
+                    break  # a gap the prompt cut, or the next top-level statement
+                body.append((k, line))
+            while body and not body[-1][1].strip():
+                body.pop()
+            name, path, a, b = d.group(1) or d.group(2), m.group(2), body[0][0], body[-1][0]
+            code_text = "\n".join(line for _, line in body)
+            return (f"## Excerpts\n\n### `{name}` — {path}:{a}-{b}\n\n`{name}` is defined at "
+                    f"[{path}:{a}-{b}](source:{path}#L{a}-L{b}).\n\n```python file={path} lines={a}-{b}\n{code_text}\n```\n\n")
+    return ""
+
+
+def _cited(prompt: str) -> str:
+    """The research report's cited sentence, as the writer copies it (its citation as it stands)."""
+    plain = re.sub(r"^ *\d+ \| ?", "", prompt, flags=re.M)  # the editor's numbered draft
+    m = _CITED.search(plain)
+    return f"`{m.group(1)}` is defined at {m.group(2)}.\n\n" if m else ""
+
+
 def _classes(prompt: str) -> list[tuple[str, list[str]]]:
-    """(class, its public methods) of the Python sources shown to the researcher."""
+    """(class, its public methods) of the Python sources shown to the researcher (their numbers
+    left out)."""
     out: list[tuple[str, list[str]]] = []
-    for line in prompt.splitlines():
+    for line in (_NUMBERED.sub(r"\2", ln) for ln in prompt.splitlines()):
         m = re.match(r"^class ([A-Za-z_]\w*)\b", line)
         if m:
             out.append((m.group(1), []))

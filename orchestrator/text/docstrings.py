@@ -15,7 +15,7 @@ import re
 
 from .docparts import LABELS, Block, DocParts, Item, render_blocks, render_items  # noqa: F401  (re-exported)
 from .markdown import fence, markup_leaks, prose_only, safe  # noqa: F401  (re-exported: one import for callers)
-from .markup import _single_backtick_refs, first_sentence, html_doc, inline, strip_comment  # noqa: F401
+from .markup import _single_backtick_refs, doxygen, first_sentence, html_doc, inline, strip_comment  # noqa: F401
 
 # ---------------------------------------------------------------- block parser
 
@@ -199,10 +199,11 @@ class _Parser:
             self.section(_SECTIONS[m.group(1).lower()], base)
             return
         m = _JSDOC_TAG_RE.match(s)
-        if m and self.lang in ("javascript", "typescript", "tsx", "java", "") and m.group(1).isalpha():
+        if m and self.lang in ("javascript", "typescript", "tsx", "java", "c", "cpp", "") and m.group(1).isalpha():
             self.i += 1
             body = []
-            while self.i < len(self.lines) and not _JSDOC_TAG_RE.match(self.peek().strip()):
+            while self.i < len(self.lines) and not _JSDOC_TAG_RE.match(self.peek().strip()) and not (
+                    m.group(1) != "example" and self.peek().strip().startswith("```")):  # a fence after a tag is its own
                 body.append(self.peek())
                 self.i += 1
             self.jsdoc(m.group(1), m.group(2), body)
@@ -405,6 +406,9 @@ class _Parser:
                 self.add_code(lines, _code_lang("", self.lang), example=True)
         elif tag == "deprecated":
             self.parts.deprecated = inline(text) or "deprecated"
+        elif tag in ("note", "warning"):  # Doxygen's \note and \warning (docstrings.doxygen)
+            if text:
+                self.parts.notes.append(Item(tag, "", inline(text)))
         elif tag in ("see", "since"):
             if text:
                 self.parts.notes.append(Item("see also" if tag == "see" else "added", "", inline(text)))
@@ -431,6 +435,8 @@ def parse(doc: str, lang: str = "") -> DocParts:
     text = strip_comment(doc).replace("\t", "    ")
     if lang in _HTML_DOCS:  # Javadoc: `<p>`, `<pre>{@code …}</pre>`, `&lt;` are markup, not text
         text = html_doc(text, lang)
+    elif lang in ("c", "cpp"):  # Doxygen: `\brief`, `@param[in] x`, `\code … \endcode`
+        text = doxygen(text, lang)
     _Parser(text.splitlines(), lang, parts).run()
     return parts
 

@@ -249,3 +249,52 @@ def html_doc(text: str, lang: str = "") -> str:
             s = "\n".join(_outside_code(ln, lambda p, rx=rx, rep=rep: rx.sub(rep, p)) for ln in s.split("\n"))
         pieces[k] = "\n".join(_entities(ln) for ln in s.split("\n"))
     return re.sub(r"\n{3,}", "\n\n", "".join(pieces)).strip("\n")
+
+
+# ---------------------------------------------------------------- Doxygen in C and C++ doc comments
+
+# Doxygen writes its commands with `\` or `@`: `\brief`, `@param[in] x`, `\return`, `\code … \endcode`.
+# They are turned into the JSDoc-like tags the block parser reads (`@param x …`, `@returns …`) and
+# into Markdown (fences, inline code), so a parameter list is a list and an example stays whole.
+_DOX_BLOCK_RE = re.compile(r"^([ \t]*)[\\@](code|verbatim)(?:\{\.?(\w+)\})?[ \t]*\n(.*?)^[ \t]*[\\@]end\2\b[^\n]*$",
+                           re.S | re.M)
+_DOX_TAG_RE = re.compile(r"(?m)^([ \t]*)[\\@](brief|short|details|param|tparam|returns?|retval|result|throws?|exception|"
+                         r"note|remark|remarks|attention|warning|see|sa|since|deprecated|pre|post|par|li|arg)"
+                         r"(?:\[[\w, ]*\])?(?=[\s:]|$)[ \t]*")
+_DOX_INLINE_RE = re.compile(r"(?<![\w\\])[\\@](c|p|a|e|em|b|ref)[ \t]+((?:[^\s,;:()]|::)+?(?:\(\))?)(?=[.,;:!?)]*(?:\s|$))")
+_DOX_TAGS = {"param": "@param ", "tparam": "@param ", "return": "@returns ", "returns": "@returns ",
+             "result": "@returns ", "retval": "@returns ", "throw": "@throws ", "throws": "@throws ",
+             "exception": "@throws ", "note": "@note ", "remark": "@note ", "remarks": "@note ",
+             "attention": "@warning ", "warning": "@warning ", "see": "@see ", "sa": "@see ", "since": "@since ",
+             "deprecated": "@deprecated ", "pre": "@note Precondition: ", "post": "@note Postcondition: ",
+             "li": "- ", "arg": "- ", "brief": "", "short": "", "details": "", "par": ""}
+
+
+def _dox_inline(m: re.Match[str]) -> str:
+    cmd, word = m.group(1), m.group(2)
+    if cmd in ("c", "p", "ref"):
+        return f"`{word}`"
+    return f"**{word}**" if cmd == "b" else f"*{word}*"
+
+
+def doxygen(text: str, lang: str = "") -> str:
+    """A C/C++ doc comment's Doxygen commands as tags and Markdown (code blocks kept whole)."""
+    if not re.search(r"[\\@][a-z]", text):
+        return text
+    fence = "cpp" if lang == "cpp" else (lang or "text")
+
+    def block(m: re.Match[str]) -> str:
+        code = textwrap.dedent(m.group(4)).rstrip("\n")
+        tag = (m.group(3) or "").lower()
+        info = "text" if m.group(2) == "verbatim" else ({"c++": "cpp", "cxx": "cpp", "cc": "cpp", "h": "c"}.get(tag, tag)
+                                                        or fence)
+        return f"{m.group(1)}```{info}\n{code}\n{m.group(1)}```"
+
+    text = _DOX_BLOCK_RE.sub(block, text)
+    pieces = re.split(r"(^[ \t]*```.*?^[ \t]*```[^\n]*$)", text, flags=re.S | re.M)
+    for k in range(0, len(pieces), 2):  # the prose between fences
+        s = _DOX_TAG_RE.sub(lambda m: m.group(1) + _DOX_TAGS[m.group(2)], pieces[k])
+        s = re.sub(r"(?m)^(\s*@returns\s+)(\S+)(?=\s)", lambda m: m.group(1) + (f"`{m.group(2)}`" if re.fullmatch(
+            r"[A-Z_0-9]+|-?\d+|true|false|NULL|nullptr", m.group(2)) else m.group(2)), s)  # `\retval REDIS_OK …`
+        pieces[k] = _outside_code(s, lambda t: _DOX_INLINE_RE.sub(_dox_inline, t)) if "\\" in s or "@" in s else s
+    return "".join(pieces)

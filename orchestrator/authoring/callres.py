@@ -1,0 +1,450 @@
+"""Which definition a call in a definition's code names, resolved through the map, or nothing.
+
+Text-based, as codeinfo is: the map has found the definitions; this reads one call expression
+(`self.main(`, `ctx.invoke(`, `$crate::__private_api::log(`, `vprint(`) and asks the map for
+the one definition it can mean. A call it cannot pin to exactly one definition resolves to
+nothing: a path through the code is only ever made of calls that are certainly there.
+
+The rules, per language, beside the common ones (a method of the caller's own type through
+`self`/`this`/the receiver, a qualified `Type.name`, a bare name defined once in the caller's
+file or package):
+
+* a parameter whose declared type is a type of the project: `def invoke(self, ctx: Context)`
+  makes `ctx.invoke(` `Context.invoke`;
+* Rust: `$crate::`, `crate::`, `self::`, `super::` name the crate itself; `name!(` is a macro
+  (`macro_rules!`, exported crate-wide), `name(` never one; `module::name(` is the function of
+  `module.rs` (or `module/mod.rs`);
+* C and C++: a function of external linkage is one name program-wide, so a bare call reaches
+  the one definition with a body (its prototypes in headers are declarations, not the code),
+  a `static` one only from its own file; overloads in one file are told apart by their number
+  of parameters; `ns::f(` with a namespace (not a type of the project) is `f`; an object-like
+  macro (`#define FMT_CONSTEXPR20 constexpr`) is never called, whatever parentheses follow it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from .project import Project, Sym
+
+CALL_RE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(!\s*)?\(")
+KEYWORDS = {"if", "for", "while", "switch", "return", "func", "function", "fn", "match", "catch", "elif", "not",
+            "and", "or", "print", "len", "make", "new", "append", "super", "typeof", "await", "yield", "isinstance",
+            "assert", "lambda", "defer", "go", "panic", "Some", "Ok", "Err", "Box", "Vec", "String", "sizeof",
+            "decltype", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "alignof", "noexcept"}
+_RUST_SELF = re.compile(r"^(?:\$crate|crate|super|self)::")
+_OBJECT_MACRO = re.compile(r"^\s*#\s*define\s+\w+\b(?!\()")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_RUST_BOUND = re.compile(r"[<,\s]([A-Z]\w*)\s*:\s*(?:\?Sized\s*\+\s*)?([A-Za-z_]\w*)")  # `L: Log` in `<…>` or `where`
+
+
+class Resolver:
+    """Resolves the calls of one caller `s` (its parameters read once)."""
+
+    def __init__(self, p: Project, s: Sym, by_dotted: dict[str, list[Sym]], by_short: dict[str, list[Sym]],
+                 code: str = "") -> None:
+        self.p, self.s, self.code = p, s, code
+        self._vars: dict[str, str] | None = None
+        self.by_dotted, self.by_short = by_dotted, by_short
+        self.here = posixpath.dirname(s.rel)
+        self._params: dict[str, str] | None = None
+
+    # ------------------------------------------------------------------ the caller's parameters
+
+    def param_types(self) -> dict[str, str]:
+        """Parameter name → the project type its declared type names (one, or it is left out)."""
+        if self._params is None:
+            from .signature import signature_parts
+
+            self._params = {}
+            params, _ret = signature_parts(self.s)
+            bounds = dict(_RUST_BOUND.findall(self.s.d.signature)) if self.s.lang == "rust" else {}
+            for prm in params:
+                words = [bounds.get(w, w) for w in _IDENT.findall(prm.type)]  # `logger: L` with `L: Log`
+                types = {t for t in words if any(x.kind in _TYPES for x in self.by_dotted.get(t, ()))}
+                if len(types) == 1:
+                    self._params[prm.name] = types.pop()
+        return self._params
+
+    # ------------------------------------------------------------------ one call
+
+    def resolve(self, raw: str, bang: bool, args: str) -> Sym | None:
+        s, lang = self.s, self.s.lang
+        if lang == "rust":
+            while _RUST_SELF.match(raw):
+                raw = _RUST_SELF.sub("", raw, count=1)
+        expr = raw.replace("::", ".")
+        if expr in KEYWORDS or (expr == s.short and lang not in ("c", "cpp", "java")):
+            return None  # a recursive call; in C++ and Java the same name may be another overload
+        parts = expr.split(".")
+        if lang == "rust" and bang:
+            return self._rust_macro(parts[-1]) if len(parts) == 1 else None
+        hit = self._common(parts, expr, args)
+        if not hit and len(parts) == 2 and parts[0] in self.param_types():
+            hit = list(self.by_dotted.get(f"{self.param_types()[parts[0]]}.{parts[1]}", ()))
+        if not hit and len(parts) == 2 and lang == "java" and self._is_type(self.variables().get(parts[0], "")):
+            hit = list(self.by_dotted.get(f"{self.variables()[parts[0]]}.{parts[1]}", ()))  # a typed local
+        if not hit and len(parts) == 3:  # `mx.tree.FindRoute(`: a field whose declared type is a project type
+            hit = self._field_call(parts[0], parts[1], parts[2])
+        if not hit and lang == "rust" and len(parts) == 2:
+            hit = self._rust_module(parts[0], parts[1])
+        if not hit and lang in ("c", "cpp"):
+            if len(parts) == 1 or (lang == "cpp" and len(parts) >= 2 and not self._is_type(parts[-2])):
+                hit = self._c_global(parts[-1], args)
+        if len(hit) > 1 and lang not in ("python", "javascript"):  # overloads: by their number of parameters
+            n = _arity(args)
+            hit = [x for x in hit if _param_count(x) == n]
+        if len(hit) > 1 and lang == "java":  # and by the types of the arguments the code declares
+            hit = self._by_argument_types(hit, args)
+        if lang == "rust":
+            hit = [x for x in hit if x.kind != "macro"]
+        if lang in ("c", "cpp"):
+            hit = [x for x in hit if not (x.kind == "macro" and _OBJECT_MACRO.match(x.d.signature))]
+        return hit[0] if len(hit) == 1 else None
+
+    def _common(self, parts: list[str], expr: str, args: str = "") -> list[Sym]:
+        s, p = self.s, self.p
+        me_owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+        from .signature import receiver
+
+        if len(parts) == 2 and parts[0] in (receiver(s), "self", "Self", "this", "cls") and me_owner:
+            return list(self.by_dotted.get(f"{me_owner}.{parts[1]}", ()))
+        if len(parts) == 2:
+            hit = [x for x in self.by_dotted.get(expr, ()) if s.lang != "go" or posixpath.dirname(x.rel) == self.here]
+            if not hit and s.lang == "go":  # pkg.Name: a definition of another package, reached by its qualifier
+                hit = [x for x in self.by_short.get(parts[1], ()) if "." not in x.dotted
+                       and posixpath.dirname(x.rel) != self.here
+                       and p.go_package(x.rel) == p.go_import_package(s.rel, parts[0])
+                       and p.reaches(s.rel, x.rel, x.short)]
+            return hit
+        if len(parts) == 1 and me_owner and s.lang in ("java", "cpp"):  # an implicit `this`
+            n = _arity(args)  # of the type's own overloads, one that takes these arguments; else a free function
+            mine = [x for x in self.by_dotted.get(f"{me_owner}.{expr}", ()) if _param_count(x) == n]
+            if mine:
+                return mine
+        if len(parts) == 1:
+            named = [x for x in self.by_short.get(expr, ()) if "." not in x.dotted]
+            if s.lang in ("c", "cpp"):
+                return []  # one global namespace: _c_global decides
+            if s.lang == "rust":
+                named = [x for x in named if x.kind != "macro"]
+            same = [x for x in named if x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == self.here)]
+            if len(same) == 1:
+                return same
+            if not same:
+                anywhere = [x for x in named if x.kind in ("function", "class", "macro", "struct")]
+                if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr):
+                    return anywhere
+        return []
+
+    def _field_call(self, obj: str, fld: str, method: str) -> list[Sym]:
+        """`self.field.method(` where the owner type declares `field` with one type of the project."""
+        from .signature import receiver
+
+        s = self.s
+        me_owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+        if not me_owner or obj not in (receiver(s), "self", "this"):
+            return []
+        rx = _FIELD_DECL.get(s.lang)
+        if rx is None:
+            return []
+        types: set[str] = set()
+        for owner in self.by_dotted.get(me_owner, ()):
+            if owner.kind not in _TYPES:
+                continue
+            code = "\n".join(self.p.lines_of(owner.rel)[owner.d.start_line - 1:owner.d.end_line])
+            types |= {t for t in re.findall(rx.replace("FIELD", re.escape(fld)), code) if self._is_type(t)}
+            if s.lang == "python":  # `self._storage = storage`, with `storage: Storage` a parameter of `__init__`
+                init = [x for x in self.by_dotted.get(f"{me_owner}.__init__", ()) if x.rel == owner.rel]
+                params = {prm.name: prm.type for x in init for prm in _sig(x)[0]}
+                for src in re.findall(rf"\bself\.{re.escape(fld)}\s*=\s*([A-Za-z_]\w*)\s*$", code, re.M):
+                    types |= {w for w in _IDENT.findall(params.get(src, "")) if self._is_type(w)}
+        if len(types) != 1:
+            return []
+        return list(self.by_dotted.get(f"{types.pop()}.{method}", ()))
+
+    # ------------------------------------------------------------------ Java overloads
+
+    def variables(self) -> dict[str, str]:
+        """Name → declared type of the caller's parameters and locals (`JsonWriter w = …`, `for (T x : xs)`)."""
+        if self._vars is None:
+            from .signature import signature_parts
+
+            found = {prm.name: _base(prm.type) for prm in signature_parts(self.s)[0] if prm.type}
+            for typ, name in _JAVA_LOCAL.findall(self.code):
+                found.setdefault(name, _base(typ))
+            self._vars = found
+        return self._vars
+
+    def arg_type(self, arg: str) -> str | None:
+        """The static type of one argument, when the code says it; else None (it then fits any parameter)."""
+        a = arg.strip()
+        if a.startswith('"'):
+            return "String"
+        if re.fullmatch(r"-?\d+", a):
+            return "int"
+        if a.endswith(".getClass()"):
+            return "Class"
+        m = re.match(r"^new\s+([A-Za-z_][\w.]*)", a) or re.match(r"^\(\s*([A-Z]\w*)(?:<[^()]*>)?\s*\)\s*\S", a)
+        if m:
+            return _base(m.group(1))
+        if a == "this" and "." in self.s.dotted:
+            return self.s.dotted.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+        if re.fullmatch(r"[A-Za-z_]\w*", a):
+            return self.variables().get(a)
+        m = re.match(r"^([A-Z]\w*)\.(\w+)\s*\(", a)  # a static call: its declared result
+        if m:
+            rets = {_java_result(x) for x in self.by_dotted.get(f"{m.group(1)}.{m.group(2)}", ())}
+            return rets.pop() if len(rets) == 1 and "" not in rets else None
+        return None
+
+    def _by_argument_types(self, hit: list[Sym], args: str) -> list[Sym]:
+        from .signature import signature_parts
+
+        known = [self.arg_type(a) for a in _split_args(args)]
+        fits: list[tuple[int, Sym]] = []
+        for x in hit:
+            params = [_base(prm.type) for prm in signature_parts(x)[0]]
+            if len(params) != len(known):
+                continue
+            if all(k is None or _assignable(self, k, prm) for k, prm in zip(known, params)):
+                fits.append((sum(1 for k, prm in zip(known, params) if k == prm), x))
+        if not fits:
+            return []
+        best = max(n for n, _ in fits)
+        return [x for n, x in fits if n == best]
+
+    def supers(self, name: str) -> set[str]:
+        """The types `name` extends or implements: the project's declarations, and a few of the JDK's."""
+        out: set[str] = set()
+        todo = [name]
+        while todo:
+            cur = todo.pop()
+            nxt = set(_JDK_SUPERS.get(cur, ()))
+            for x in self.by_dotted.get(cur, ()):
+                m = re.search(r"\b(?:extends|implements)\s+(.+)$", " ".join(x.d.signature.split()))
+                if m:
+                    nxt |= {_base(w) for w in re.split(r",|\bimplements\b|\bextends\b", m.group(1)) if w.strip()}
+            for n in nxt - out:
+                out.add(n)
+                todo.append(n)
+        return out
+
+    # ------------------------------------------------------------------ Rust
+
+    def _rust_macro(self, name: str) -> Sym | None:
+        """`name!(`: the crate's `macro_rules! name` (variants under `#[cfg]` in one file are one macro)."""
+        macros = [x for x in self.by_short.get(name, ()) if x.kind == "macro" and x.lang == "rust"]
+        if macros and len({x.rel for x in macros}) == 1 and macros[0].name != self.s.name:
+            return min(macros, key=lambda x: x.d.start_line)
+        return None
+
+    def _rust_module(self, module: str, name: str) -> list[Sym]:
+        """`module::name(`: the function `name` of `module.rs` or `module/mod.rs` (crate paths)."""
+        def stem(rel: str) -> str:
+            base = posixpath.basename(rel)
+            return posixpath.basename(posixpath.dirname(rel)) if base == "mod.rs" else base.rsplit(".", 1)[0]
+        return [x for x in self.by_short.get(name, ()) if "." not in x.dotted and x.kind != "macro"
+                and x.lang == "rust" and stem(x.rel) == module]
+
+    # ------------------------------------------------------------------ C and C++
+
+    def _is_type(self, name: str) -> bool:
+        return any(x.kind in _TYPES for x in self.by_dotted.get(name, ()))
+
+    def _c_global(self, name: str, args: str) -> list[Sym]:
+        """A bare C/C++ call: of the definitions named so, the ones the caller's file can see (its
+        own, its includes', or the body of a prototype it can see: `print` in base.h calls the
+        `vprint` that base.h declares and format-inl.h defines); of those, the one with a body,
+        overloads told apart by their number of parameters."""
+        named = [x for x in self.by_short.get(name, ()) if "." not in x.dotted and x.lang in ("c", "cpp")
+                 and x.kind in ("function", "macro")]
+        named = [x for x in named if not _static(x) or x.rel == self.s.rel]
+        n = _arity(args)
+        seen = includes(self.p, self.s.rel)
+        own = {pt for rel in sorted(seen) for pt in prototypes(self.p, rel, name, self.s.lang) if len(pt) == n}
+        near = [x for x in named if x.rel in seen and (x.kind == "macro" or _has_body(self.p, x))] + \
+            [x for x in named if x.rel not in seen and _has_body(self.p, x) and _param_types(x) in own]
+        if near:  # what the file can see; else (no include read, no prototype) the one name program-wide
+            named = near
+        bodies = [x for x in named if x.kind == "macro" or _has_body(self.p, x)]
+        pick = bodies if bodies else (named if len(named) == 1 else [])
+        if len(pick) > 1:  # overloads (or one function per platform): told apart by their arity, or not at all
+            pick = [x for x in pick if _param_count(x) == n]
+        return pick
+
+
+# A field's declaration in its type's body, by language: the type it names (FIELD is the field)
+_FIELD_DECL = {
+    "go": r"(?m)^\s*FIELD\s+\*?(?:\[\])?([A-Za-z_]\w*)",
+    "rust": r"\bFIELD\s*:\s*(?:&(?:'\w+\s+)?(?:mut\s+)?)?(?:(?:Box|Arc|Rc|Option)<)?([A-Za-z_]\w*)",
+    "java": r"\b([A-Z]\w*)(?:<[^;=()]*>)?\s+FIELD\s*[;=]",
+    "cpp": r"\b([A-Za-z_]\w*)(?:<[^;=()]*>)?\s*[*&]?\s*FIELD(?:_)?\s*[;={]",
+    "typescript": r"\bFIELD\s*[?!]?\s*:\s*([A-Za-z_]\w*)",
+    "python": r"\bself\.FIELD\s*:\s*([A-Za-z_]\w*)",
+}
+_JAVA_LOCAL = re.compile(r"(?<![\w.])((?:[A-Z]\w*(?:\.[A-Z]\w*)*)(?:<[^;=()]*>)?(?:\[\])?|int|long|boolean|double|float|char|byte"
+                         r"|short)\s+([a-z_]\w*)\s*(?:=|;|:(?!:))")
+# JDK types and what they are assignable to (facts of the JDK, which the map does not read)
+_JDK_SUPERS = {"Class": {"Type"}, "StringBuilder": {"Appendable", "CharSequence"}, "String": {"CharSequence"},
+               "StringWriter": {"Writer", "Appendable"}, "Writer": {"Appendable"}, "PrintStream": {"Appendable"},
+               "StringReader": {"Reader"}, "Integer": {"Number"}, "Long": {"Number"}, "Double": {"Number"},
+               "int": {"long", "double", "Integer"}, "ParameterizedType": {"Type"}}
+
+
+def _base(typ: str) -> str:
+    """`final TypeToken<T>[]` → `TypeToken`; `java.lang.reflect.Type` → `Type`."""
+    typ = re.sub(r"@\w+(?:\([^)]*\))?|\bfinal\b", "", typ)
+    typ = re.sub(r"<.*>|\[\]|\.\.\.", "", typ).strip()
+    return typ.rsplit(".", 1)[-1].strip()
+
+
+def _java_result(x: Sym) -> str:
+    m = re.search(rf"([A-Za-z_]\w*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
+    return m.group(1) if m else ""
+
+
+def _assignable(res: Resolver, arg: str, param: str) -> bool:
+    if arg == param or param == "Object" or re.fullmatch(r"[A-Z]", param):  # `T`: a type variable
+        return True
+    return param in res.supers(arg)
+
+
+def _split_args(args: str) -> list[str]:
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
+    for ch in args:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0 and not quote:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur))
+    return out
+
+
+def _sig(x: Sym) -> tuple[list, str]:
+    from .signature import signature_parts
+
+    return signature_parts(x)
+
+
+_TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
+
+
+def _static(x: Sym) -> bool:
+    return bool(re.match(r"^\s*(?:\w+\s+)*static\b", x.d.signature))
+
+
+def _has_body(p: Project, x: Sym) -> bool:
+    """A C/C++ function definition, not a prototype: its lines open a body."""
+    return "{" in "\n".join(p.lines_of(x.rel)[x.d.start_line - 1:x.d.end_line])
+
+
+def _arity(args: str) -> int:
+    """How many arguments a call passes (`c->reader, a < b` is two: only brackets nest)."""
+    depth, n, quote, any_text = 0, 1, "", False
+    for ch in args:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            n += 1
+        any_text = any_text or not ch.isspace()
+    return n if any_text else 0
+
+
+def _param_count(x: Sym) -> int:
+    from .signature import signature_parts
+
+    return len(signature_parts(x)[0])
+
+
+def _param_types(x: Sym) -> tuple[str, ...]:
+    from .signature import signature_parts
+
+    return tuple(re.sub(r"\bstd::|\s+", "", prm.type) for prm in signature_parts(x)[0])
+
+
+def prototypes(p: Project, rel: str, name: str, lang: str) -> list[tuple[str, ...]]:
+    """The parameter types of the prototypes of `name` that file `rel` declares (`FMT_API void
+    vprint(string_view fmt, format_args args);`): read from the text, as the grammar misses the
+    declarations inside include guards and namespaces."""
+    key = ("protos", rel)
+    if key not in p._keys:
+        found: dict[str, list[tuple[str, ...]]] = {}
+        for m in _PROTO.finditer("\n".join(p.lines_of(rel))):
+            found.setdefault(m.group(1), []).append(m.group(0))  # type: ignore[arg-type]
+        p._keys[key] = found
+    from ..repo.parse import Definition
+
+    out = []
+    for text in p._keys[key].get(name, []):
+        d = Definition(kind="function", name=name, qualified_name=name, signature=text, doc="",
+                       start_line=0, end_line=0, exported=True)
+        out.append(_param_types(Sym(rel, d, 0.0, lang)))
+    return out
+
+
+_PROTO = re.compile(r"(?m)^[ \t]*(?:[\w:<>,*& \t]+?[\s*&])([A-Za-z_]\w*)[ \t]*\(([^;{}()]*(?:\([^()]*\)[^;{}()]*)*)\)"
+                    r"(?:[ \t]*(?:const|noexcept|->[^;{}]*))*[ \t]*;")
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+
+
+def includes(p: Project, rel: str) -> set[str]:
+    """The files of the project a C/C++ file includes, transitively, itself included."""
+    key = ("includes", rel)
+    if key not in p._keys:
+        by_tail: dict[str, list[str]] = {}
+        for f, (lang, _kind) in p.files.items():
+            if lang in ("c", "cpp"):
+                parts = f.split("/")
+                for k in range(len(parts)):
+                    by_tail.setdefault("/".join(parts[k:]), []).append(f)
+        seen, todo = {rel}, [rel]
+        while todo and len(seen) < 400:
+            cur = todo.pop()
+            for inc in _INCLUDE.findall("\n".join(p.lines_of(cur)[:3000])):
+                near = posixpath.normpath(posixpath.join(posixpath.dirname(cur), inc))
+                hits = [near] if near in p.files else by_tail.get(inc, [])
+                for h in hits[:1]:
+                    if h not in seen:
+                        seen.add(h)
+                        todo.append(h)
+        p._keys[key] = seen
+    return p._keys[key]
+
+
+def call_args(code: str, open_paren: int) -> str:
+    """The text between the `(` at `open_paren` and its `)` (to the end when unclosed)."""
+    depth = 0
+    for j in range(open_paren, len(code)):
+        if code[j] == "(":
+            depth += 1
+        elif code[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return code[open_paren + 1:j]
+    return code[open_paren + 1:]
+
+
+def _imports(p: Project, rel: str, name: str) -> bool:
+    """The Python file imports `name` by that name (so a bare call reaches the project's definition)."""
+    rx = re.compile(rf"^\s*(?:from\s+\S+\s+)?import\s+(?:\(?[^\n]*\b{re.escape(name)}\b)")
+    return any(rx.match(ln) for ln in p.lines_of(rel)[:400])

@@ -1,0 +1,62 @@
+"""The side roads of a body: the lines a definition runs only in an error handler or under a
+condition on an error, a deprecation or a debug switch. A call made only there is not the way
+the operation flows (overview.call_path never takes it as a step)."""
+
+from __future__ import annotations
+
+import re
+
+from .callres import call_args
+
+# The side roads of a body: an error handler, and a condition on an error, a deprecation or a debug
+# switch (`if err != nil {`, `if self.deprecated:`). Loops and other conditions are the work itself.
+_BRANCH_OPENER = re.compile(r"^\s*(?:\}\s*)?(?:catch|except|finally\b|(?:if|elif|else\s+if)\b.*?"
+                            r"(?:err|fail|deprecat|warn|debug|verbose|invalid))", re.I)
+
+
+def branch_lines(code: str, lang: str = "") -> set[int]:
+    """The 0-based lines of `code` inside a side road (_BRANCH_OPENER): its body, not the line that
+    opens it (a condition is evaluated on the main line: `if (redisBufferRead(c) == REDIS_ERR)`).
+    By indentation for Python-like code, by braces where the code has them."""
+    lines = code.splitlines()
+    out: set[int] = set()
+    if lang != "python" and "{" in code:  # (a Python string's `{name!r}` is no block)
+        stack: list[bool] = []
+        pending = False  # `if (err)` without a brace: the next line is its body
+        for k, ln in enumerate(lines):
+            opener = bool(_BRANCH_OPENER.match(ln))
+            if any(stack) or pending:
+                out.add(k)
+            bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", ln)
+            if opener and "{" not in bare:
+                head = re.sub(r"^\s*(?:\}\s*)?\w+(?:\s+if)?\s*", "", bare)
+                tail = head[len(call_args(head, head.find("(")) if head.startswith("(") else "") + 2:] \
+                    if head.startswith("(") else head
+                if tail.strip().rstrip(";"):  # `if (x) return f();` on one line: the rest of the line
+                    out.add(k)
+                else:
+                    pending = True
+                continue
+            pending = False
+            depth = len(stack)
+            for ch in bare:
+                if ch == "{":
+                    stack.append(opener)
+                elif ch == "}" and stack:
+                    stack.pop()
+            if opener and len(stack) <= depth and bare.rstrip().endswith("}"):
+                out.add(k)  # `if (c->err) { report(c); }`: a side road on one line
+        return out
+    opened: list[tuple[int, bool]] = []  # (indentation of the opener, is a branch)
+    for k, ln in enumerate(lines):
+        if not ln.strip():
+            continue
+        ind = len(ln) - len(ln.lstrip())
+        while opened and ind <= opened[-1][0]:
+            opened.pop()
+        opener = bool(_BRANCH_OPENER.match(ln))
+        if any(b for _, b in opened) or (opener and not ln.rstrip().endswith(":")):
+            out.add(k)  # inside a side road, or one on a line (`if err: fail()`)
+        if ln.rstrip().endswith(":"):
+            opened.append((ind, opener))
+    return out

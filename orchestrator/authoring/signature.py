@@ -1,0 +1,121 @@
+"""What a definition's signature says: its parameters (name, type, default) and its result, in
+any of the map's languages; and the name a method calls its own object by. Read from the
+signature's text (codeinfo and callres both lean on it)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .project import Sym
+
+
+@dataclass
+class Param:
+    name: str
+    type: str = ""
+    default: str = ""
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    out, depth, cur, quote = [], 0, [], ""
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'`":
+            quote = ch
+        elif ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur))
+    return [x.strip() for x in out if x.strip()]
+
+
+def _paren_span(sig: str, start: int) -> tuple[int, int] | None:
+    i = sig.find("(", start)
+    if i < 0:
+        return None
+    depth = 0
+    for j in range(i, len(sig)):
+        if sig[j] == "(":
+            depth += 1
+        elif sig[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return i, j
+    return None
+
+
+def signature_parts(s: Sym) -> tuple[list[Param], str]:
+    """(parameters, result type) read from the signature; receivers, `self` and `this` left out."""
+    sig = " ".join(s.d.signature.split())
+    lang = s.lang
+    start = 0
+    if lang == "go" and sig.startswith("func ("):  # the receiver's parentheses come first
+        span = _paren_span(sig, 0)
+        start = span[1] + 1 if span else 0
+    name_at = sig.find(s.short + "(", start)
+    if name_at < 0:
+        name_at = sig.find(s.short, start)
+    span = _paren_span(sig, max(name_at, start))
+    if span is None:
+        return [], ""
+    inner, rest = sig[span[0] + 1:span[1]], sig[span[1] + 1:].strip()
+    params: list[Param] = []
+    for raw in _split_top(inner):
+        raw = raw.strip()
+        if raw in ("self", "cls", "&self", "&mut self", "mut self", "*", "/") or raw.startswith(("self:", "this:")):
+            continue
+        default = ""
+        if "=" in raw and lang in ("python", "typescript", "tsx", "javascript"):
+            raw, default = (x.strip() for x in raw.split("=", 1))
+        if lang in ("python", "typescript", "tsx", "javascript", "rust"):
+            name, _, typ = raw.partition(":")
+        elif lang == "go":
+            name, _, typ = raw.partition(" ")
+        else:  # C-like: the name comes last, and `*`/`&` written against it belong to the type
+            if raw == "void":
+                continue  # `f(void)`: no parameter
+            m = re.match(r"^(.*?)\s*([*&\s]*)(\w+(?:\[[^\]]*\])*)$", raw, re.S)
+            name, typ = (m.group(3), f"{m.group(1)} {m.group(2).replace(' ', '')}".strip()) if m and m.group(1) \
+                else (raw, "")
+        name = name.strip().lstrip("&*").strip()
+        if name and re.match(r"^[\w.$?\[\]{}]+$", name):
+            params.append(Param(name.rstrip("?"), typ.strip(), default))
+    if lang == "go":  # `a, b string`: the type is written once, after the last name
+        for k in range(len(params) - 1, -1, -1):
+            if not params[k].type and k + 1 < len(params):
+                params[k].type = params[k + 1].type
+    ret = ""
+    if lang == "python" and rest.startswith("->"):
+        ret = rest[2:].split(":")[0].strip()
+    elif lang == "rust" and rest.startswith("->"):
+        ret = re.split(r"\s+where\s+|\{", rest[2:])[0].strip()
+    elif lang in ("typescript", "tsx") and rest.startswith(":"):
+        ret = rest[1:].split("{")[0].split("=>")[0].strip()
+    elif lang == "go":
+        ret = rest.split("{")[0].strip()
+    return params, ret.strip().rstrip(";").strip()
+
+
+def receiver(s: Sym) -> str:
+    """The name a method calls its own object by: self, this, or Go's receiver variable."""
+    if s.lang == "go":
+        m = re.match(r"^func\s*\(\s*(\w+)\s", s.d.signature)
+        return m.group(1) if m else ""
+    return "self" if s.lang in ("python", "rust") else "this"
+
+
+def owner(s: Sym) -> str:
+    """The type a method belongs to (`Mux` for `Mux.Route`), or ''."""
+    return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""

@@ -1,0 +1,311 @@
+"""Redo at the grain of the section (issue 24 item 5): a chapter whose claims went stale when the
+source moved has only the sections holding them rewritten; the files made from the draft follow
+it without a model call; a person's sections are kept; a kill at any instant loses nothing."""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import scan
+from test_run import normalised
+
+from orchestrator import agents
+from orchestrator.errors import ValidationFailed
+from orchestrator.evidence import sections as S
+from orchestrator.evidence.follow import stale_sections
+from orchestrator.providers.offline import OfflineProvider
+from orchestrator.state import fsio
+from orchestrator.state.book import Book
+from orchestrator.state.markers import read_marker
+from orchestrator.state.memory import read_body
+from orchestrator.steps import DRAFT, FINAL, PANEL, R1, R2, R3, STEPS
+from orchestrator.testing.helpers import run_book
+
+CHAPTER = "# T\n\nThe opening.\n\n## A\n\nabout a\n\n```python\n## not a heading\n```\n\n## B\n\nabout b\n"
+
+
+def test_a_chapter_splits_into_its_sections_and_splices_back_by_heading():
+    secs = S.split(CHAPTER)
+    assert [s.head for s in secs] == [S.OPENING, "A", "B"]  # a `## ` inside a fence is code
+    assert "\n".join(s.text for s in secs) == CHAPTER
+    new = S.splice(CHAPTER, "## A\n\nnew words about a")
+    assert new == "# T\n\nThe opening.\n\n## A\n\nnew words about a\n\n## B\n\nabout b\n"
+    assert S.edited(new, S.hashes(CHAPTER)) == ["A"] and S.edited(CHAPTER, S.hashes(CHAPTER)) == []
+    assert S.edited(CHAPTER + "\n## C\n\nmore\n", S.hashes(CHAPTER)) is None  # sections added: not told
+    m = S.line_map(CHAPTER, new)
+    assert m[1] == 1 and m[len(CHAPTER.split("\n")) - 1] == len(new.split("\n")) - 1  # B's lines moved up
+    with pytest.raises(ValueError, match="no section 'C'"):
+        S.splice(CHAPTER, "## C\n\nx")
+
+
+def test_a_section_answer_must_be_exactly_the_sections_asked_for():
+    from orchestrator.agents.validation import clean_and_validate
+
+    ctx = {"rewrite_sections": ["A"], "current_text": CHAPTER, "language": "en", "chapters": [],
+           "chapter": {"id": "ch02"}}
+    for bad, why in (("# T\n\n## A\n\nx", "no title line"), ("## B\n\nx", "exactly the sections"),
+                     ("## A\n\nx\n\n## B\n\ny", "exactly the sections"), ("## A\n\n```\nopen", "line 3")):
+        with pytest.raises(ValidationFailed, match=why):
+            clean_and_validate(DRAFT, bad, ctx)
+    whole = clean_and_validate(DRAFT, "## A\n\n" + "New words about a, a sentence long enough. " * 8, ctx)
+    assert whole.startswith("# T\n\nThe opening.\n\n## A\n\nNew words") and whole.endswith("## B\n\nabout b\n")
+
+
+def _moved(ws: Path) -> tuple[str, str]:
+    """Change a line the book quotes (the source's next release): (the chapter, the section) that holds it."""
+    store = ws / "src/minikv/store.py"
+    store.write_text(store.read_text().replace("class Store:", "class Store:  # the store", 1))
+    book = Book.open(ws)
+    try:
+        for ch in book.scanner.chapters():
+            st = book.scanner.step(ch, FINAL)
+            stale = stale_sections(ws, ws / "src", ch, read_body(ws, st.path), st.marker.extra.get("sections"))
+            if stale is not None:
+                assert not stale.whole and len(stale.rewrite) == 1
+                return ch, stale.rewrite[0]
+    finally:
+        book.close()
+    raise AssertionError("no chapter quotes `class Store:`")
+
+
+def _steps_called(ws: Path, run: str) -> list[tuple[str, str]]:
+    with sqlite3.connect(ws / "output/.book/state.db") as c:
+        return c.execute("SELECT chapter, step FROM llm_calls WHERE run = ?", (run,)).fetchall()
+
+
+def _marker_inputs_true(ws: Path, ch: str) -> None:
+    """Every step file of the chapter ends with a marker whose body hash and inputs are today's."""
+    book = Book.open(ws)
+    try:
+        for key in STEPS:
+            st = book.scanner.step(ch, key)
+            assert st.status in ("done", "edited") and not st.stale, (key, st.status, st.stale)
+            if st.status == "done" and key != "html":
+                assert st.marker.inputs == {k: v for k, v in book.scanner.input_hashes(ch, key).items()
+                                            if v is not None}, key
+    finally:
+        book.close()
+
+
+def test_a_changed_quote_rewrites_only_the_section_that_holds_it(built_ws: Path):
+    ch, head = _moved(built_ws)
+    draft_path = built_ws / STEPS[DRAFT].file(ch)
+    before = {s.head: s.text for s in S.split(read_body(built_ws, STEPS[DRAFT].file(ch)))}
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    called = _steps_called(built_ws, summary.run_id)
+    assert {s for c, s in called if c == ch} == {"research", DRAFT, "memory", FINAL}  # no review by a model
+    assert {c for c, _ in called if c} == {ch}
+    after = {s.head: s.text for s in S.split(read_body(built_ws, STEPS[DRAFT].file(ch)))}
+    assert list(after) == list(before)
+    assert after[head] != before[head] and "class Store:  # the store" in after[head]
+    assert {h: t for h, t in after.items() if h != head} == {h: t for h, t in before.items() if h != head}
+    mk = read_marker(draft_path)
+    assert mk.extra["redone"] == str(list(after).index(head)) and mk.extra["sections"] == S.hashes(
+        read_body(built_ws, STEPS[DRAFT].file(ch)))
+    for key in (R1, R2, R3, PANEL):  # followed: made from the draft before, told so, not asked of a model
+        assert read_marker(built_ws / STEPS[key].file(ch)).extra.get("follow"), key
+    _marker_inputs_true(built_ws, ch)
+    rep = scan(built_ws)
+    assert rep["complete"] and rep["claim_health"]["share"] == 1.0 and rep["edited"] == []
+    assert "class Store:  # the store" in read_body(built_ws, STEPS[FINAL].file(ch))
+    resume = (built_ws / "RESUME.md").read_text()
+    assert f"{ch}: § {head} rewritten (draft, final)" in resume and "rewrote 1 section(s)" in resume
+    assert f"{ch}: § {head} rewritten" in (built_ws / "output/memory/checkpoint.md").read_text()
+
+
+def test_a_person_s_section_is_kept_and_the_stale_one_rewritten(built_ws: Path):
+    ch, head = _moved(built_ws)
+    final = built_ws / STEPS[FINAL].file(ch)
+    heads = S.heads(read_body(built_ws, STEPS[FINAL].file(ch)))
+    other = next(h for h in heads[1:] if h != head)
+    text = final.read_text().replace(f"## {other}\n", f"## {other}\n\nA note of mine, by hand.\n", 1)
+    final.write_text(text)
+    mine = next(s.text for s in S.split(read_body(built_ws, STEPS[FINAL].file(ch))) if s.head == other)
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    now = {s.head: s.text for s in S.split(read_body(built_ws, STEPS[FINAL].file(ch)))}
+    assert now[other] == mine  # the person's section, byte for byte
+    assert "class Store:  # the store" in now[head]
+    assert any(p.read_text() == text for p in final.parent.glob(final.name + ".bak.*"))  # their file, backed up
+    rep = scan(built_ws)
+    assert rep["chapters"][ch]["steps"][FINAL] == "edited"  # still theirs
+    assert rep["claim_health"]["share"] == 1.0
+    assert "a person's sections kept: § " + other in (built_ws / "RESUME.md").read_text()
+    code, summary = run_book(built_ws)  # and nothing more to do
+    assert code == 0 and _steps_called(built_ws, summary.run_id) == []
+
+
+def test_a_stale_section_a_person_edited_is_kept_and_reported(built_ws: Path):
+    ch, head = _moved(built_ws)
+    final = built_ws / STEPS[FINAL].file(ch)
+    text = final.read_text().replace(f"## {head}\n", f"## {head}\n\nMy own words on this.\n", 1)
+    final.write_text(text)
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    assert final.read_text() == text  # nothing of it to rewrite: the stale section is the person's
+    rep = scan(built_ws)
+    assert rep["chapters"][ch]["steps"][FINAL] == "edited"
+    assert [c["section"] for c in rep["claim_health"]["stale_claims"][ch]] == [head]  # said, not hidden
+
+
+def test_the_writer_s_prompt_asks_for_the_sections_and_the_fake_model_answers_them(built_ws: Path):
+    """The Claude path: the writer's request for a section rewrite, in both layouts, answered by
+    the fake Messages API's model, validates and splices into the chapter."""
+    from orchestrator.testing.role_answers import answer
+
+    book = Book.open(built_ws)
+    try:
+        ch = book.scanner.chapters()[1]
+        current = read_body(built_ws, STEPS[DRAFT].file(ch))
+        head = S.heads(current)[2]
+        for layout in ("handbook", "roles"):
+            book.cfg = dataclasses.replace(book.cfg, prompt_layout=layout)
+            g = agents.gather(book, DRAFT, ch, {"rewrite_sections": [head], "current_text": current})
+            req = agents.build_request(book, DRAFT, ch, g, STEPS[DRAFT].role)
+            assert f"Rewrite only the section `## {head}`" in req.prompt and "<chapter>" in req.prompt
+            wire = {"system": "\n\n".join(x for x in (req.shared, req.material, req.system) if x),
+                    "messages": [{"role": "user", "content": req.prompt}]}
+            text = agents.clean_and_validate(DRAFT, answer(wire), g.context)
+            assert S.heads(text) == S.heads(current)
+            changed = [a.head for a, b in zip(S.split(current), S.split(text)) if a.text.strip() != b.text.strip()]
+            assert changed == [head]
+    finally:
+        book.close()
+
+
+class Counting(OfflineProvider):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.seen: list[tuple[str | None, str]] = []
+
+    async def generate(self, req, sink):
+        self.seen.append((req.chapter, req.step))
+        return await super().generate(req, sink)
+
+
+class Crash(BaseException):
+    """A simulated kill: not an Exception, so nothing in the runner catches it."""
+
+
+@pytest.mark.slow
+def test_a_kill_at_any_write_of_a_section_redo_loses_nothing(built_ws: Path, tmp_path: Path):
+    """A crash at every file mutation of the rebuild (the commit path's temp, backup and rename
+    steps of each file, the checkpoint's rewrites): `book resume` finishes it, to the same files
+    as an uninterrupted rebuild, without asking a model again for what was already committed."""
+    ch, _head = _moved(built_ws)
+    base = tmp_path / "moved"
+    shutil.copytree(built_ws, base)
+    mutations: list[tuple[str, str]] = []
+    fsio.mutation_hook = lambda kind, path: mutations.append((kind, path.name))
+    p = Counting()
+    try:
+        assert run_book(built_ws, provider=p)[0] == 0
+    finally:
+        fsio.mutation_hook = None
+    expected = set(p.seen)
+    want = normalised(built_ws)
+    points, seen = [], collections.Counter()
+    for key in mutations:
+        seen[key] += 1
+        points.append((key, seen[key]))
+    views = [pt for pt in points if pt[0][1] == "checkpoint.md"]
+    keep = {views[0], views[len(views) // 2], views[-1]} if views else set()
+    points = [pt for pt in points if pt[0][1] != "checkpoint.md" or pt in keep]
+    assert any(name == f"{ch}-draft.md" for (_, name), _ in points)
+    for i, (key, k) in enumerate(points):
+        ws = tmp_path / f"k{i}"
+        shutil.copytree(base, ws)
+        count: collections.Counter = collections.Counter()
+
+        def hook(kind, path, key=key, k=k, count=count):
+            count[(kind, path.name)] += 1
+            if (kind, path.name) == key and count[key] == k:
+                raise Crash(f"killed at {kind} {path.name} #{k}")
+
+        fsio.mutation_hook = hook
+        try:
+            run_book(ws)
+            crashed = False
+        except Crash:
+            crashed = True
+        finally:
+            fsio.mutation_hook = None
+        if not crashed:
+            assert key[1] == "checkpoint.md", (key, k)
+            shutil.rmtree(ws)
+            continue
+        with sqlite3.connect(ws / "output/.book/state.db") as c:  # what the killed run committed
+            committed = set(c.execute("SELECT chapter, step FROM events WHERE type = 'step_end' AND run = "
+                                      "(SELECT run FROM events WHERE type = 'run_start' ORDER BY seq DESC LIMIT 1)"))
+        p = Counting()
+        code, _ = run_book(ws, provider=p, resume=True)
+        assert code == 0, (key, k)
+        assert normalised(ws) == want, (key, k)
+        assert not (set(p.seen) & committed), (key, k, set(p.seen) & committed)  # never paid for twice
+        assert set(p.seen) <= expected, (key, k)
+        shutil.rmtree(ws)
+
+
+def test_book_redo_of_a_draft_with_stale_claims_is_whole(built_ws: Path):
+    """A person's `book redo chNN draft` asks for a fresh draft: never a section rewrite."""
+    from orchestrator.steps import Node
+
+    ch, _head = _moved(built_ws)
+    code, summary = run_book(built_ws, redo={Node(ch, DRAFT)})
+    assert code == 0, summary.needs_human
+    mk = read_marker(built_ws / STEPS[DRAFT].file(ch))
+    assert "redone" not in mk.extra and "follow" not in mk.extra and mk.extra["sections"]
+    assert scan(built_ws)["claim_health"]["share"] == 1.0
+
+
+BROKEN = "\n```python\ndef broken(\n"
+
+
+class WholeChaptersBreak(OfflineProvider):
+    """A model that cannot hold a whole chapter: each whole draft of `ch` ends in an open code
+    fence (validation rejects it every time); one section at a time it answers well."""
+
+    def __init__(self, ch: str):
+        super().__init__()
+        self.ch, self.asks = ch, []
+
+    async def generate(self, req, sink):
+        res = await super().generate(req, sink)
+        if req.chapter == self.ch and req.step == DRAFT:
+            self.asks.append(list(req.context.get("rewrite_sections") or ["(whole)"]))
+            if not req.context.get("rewrite_sections"):
+                res.text += BROKEN
+                sink.text(BROKEN)  # streamed too: the rejected answer in the .partial is this one
+        return res
+
+
+def test_a_chapter_whose_whole_draft_keeps_failing_is_written_one_section_at_a_time(tmp_path: Path):
+    from orchestrator.testing.helpers import make_example
+
+    ws = make_example(tmp_path / "ws", max_chapters=3)
+    p = WholeChaptersBreak("ch02")
+    code, summary = run_book(ws, provider=p)
+    assert code == 0, summary.needs_human
+    whole = [a for a in p.asks if a == ["(whole)"]]
+    one = [a[0] for a in p.asks if a != ["(whole)"]]
+    book = Book.open(ws)
+    try:
+        assert len(whole) == book.cfg.retries  # every whole answer was asked for, and rejected
+    finally:
+        book.close()
+    text = read_body(ws, STEPS[DRAFT].file("ch02"))
+    assert one == [h for h in S.heads(text) if h != S.OPENING]  # then each section, once, in order
+    assert "def broken(" not in text
+    mk = read_marker(ws / STEPS[DRAFT].file("ch02"))
+    assert mk.extra["sections"] == S.hashes(text)
+    rep = scan(ws)
+    assert rep["complete"] and rep["chapters"]["ch02"]["steps"][DRAFT] == "done"
+    kept = list((ws / STEPS[DRAFT].file("ch02")).parent.glob("ch02-draft.md.partial.bak.*"))
+    assert len(kept) == 1 and "def broken(" in kept[0].read_text()  # the rejected answer, kept beside it
+    assert not (ws / STEPS[DRAFT].file("ch02")).with_name("ch02-draft.md.sections.partial").exists()
