@@ -70,8 +70,11 @@ def build(book: str, chapters: int, retries: int, off: float, window: int, seed:
         wall = time.monotonic() - t0
         b = Book.open(ws)
         try:
-            failed = [f"{e['chapter'] or 'book'}/{e['step']}" for e in b.ledger.events(type="step_failed")
-                      if "attempt" not in (e.get("detail") or {})]
+            last: dict[str, str] = {}  # a step's last word: failed, or ended (a section writer may save it)
+            for e in b.ledger.events():
+                if e["type"] == "step_end" or (e["type"] == "step_failed" and "attempt" not in (e["detail"] or {})):
+                    last[f"{e['chapter'] or 'book'}/{e['step']}"] = e["type"]
+            failed = [k for k, v in last.items() if v == "step_failed"]
             smaller = Counter(e["step"] for e in b.ledger.events(type="smaller_ask"))
         finally:
             b.close()
