@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import make_example, tree
+from conftest import from_an_earlier_session, make_example, tree
 
 from orchestrator.state.fsio import explain_os_error
 from orchestrator.steps import CHECKPOINT, NEEDS_HUMAN, RESUME, STEPS
@@ -65,6 +65,7 @@ def test_a_directory_where_a_chapter_file_belongs_is_moved_aside_and_redone(buil
     ws = built_ws
     draft = ws / STEPS["draft"].file("ch02")
     make_dir_in_place(draft)
+    from_an_earlier_session(draft)  # not made in the tick the command starts in (that would be kept as a save)
     proc = book("run", "--workspace", str(ws))
     assert proc.returncode == 0, proc.stderr
     assert draft.is_file()
