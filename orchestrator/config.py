@@ -50,8 +50,9 @@ SCHEMA: tuple[Key, ...] = (
     Key("server", str, "anthropic", "anthropic (Anthropic's API) or compatible (any server that speaks the Messages "
         "API at ANTHROPIC_BASE_URL: Ollama, llama.cpp, vLLM; no key needed)", ("anthropic", "compatible")),
     Key("context_window", int, 0, "server: compatible: the model's context window in tokens (the server's "
-        "num_ctx / --ctx-size); 0: 8192. Claude's come from data/models.yaml"),
-    Key("max_output", int, 0, "server: compatible: the most tokens one answer may take; 0: 2048"),
+        "num_ctx / --ctx-size); 0: from the server's model listing, else 8192. Claude's come from data/models.yaml"),
+    Key("max_output", int, 0, "server: compatible: the most tokens one answer may take; 0: the listing's, else "
+        "2048 (at most a quarter of the window)"),
     Key("prices", dict, {}, "server: compatible: USD per million tokens, e.g. {input: 0.2, output: 0.8}; "
         "empty: the calls cost 0"),
     Key("model", str, DEFAULT_MODEL, "the model for every role, unless `models` names another"),

@@ -142,17 +142,38 @@ def model_checks(cfg, roles: list[str]) -> list[Check]:
 
 
 def server_checks(cfg, roles: list[str], call_model: bool) -> list[Check]:
-    """A compatible server (issue 27): its address, the model's limits from book.yaml, what the
-    server accepts (probed afresh, and the workspace's cache updated), one tiny call."""
-    from .providers.anthropic.server import NONE, PLACEHOLDER_KEY, describe, features_for, from_config
+    """A compatible server (issue 27): its address, the model's limits and where each comes from
+    (book.yaml, or the server's model listing), what the server accepts (probed afresh, and the
+    workspace's cache updated), one tiny call."""
+    from .providers.anthropic.server import (
+        NONE,
+        PLACEHOLDER_KEY,
+        cached_limits,
+        describe,
+        features_for,
+        from_config,
+        resolved,
+    )
 
     try:
         profile = from_config(cfg)
     except BookError as e:
         return [config_problem(e)]
-    d = describe(profile, NONE)  # the limits only: the features are probed below
+    features, problem = None, None
+    if call_model:  # probed first, so that the limits shown are the ones the listing gives now
+        key = os.environ.get("ANTHROPIC_API_KEY", "").strip() or PLACEHOLDER_KEY
+        try:
+            features = features_for(profile, cfg.root, key, refresh=True)
+        except BookError as e:
+            problem = config_problem(e)
+        except Exception as e:  # noqa: BLE001 - the server is not there: said, with the address
+            problem = Check("server features", False, f"{profile.base_url} did not answer: {e}",
+                            "start the server (ollama serve, llama-server) or fix ANTHROPIC_BASE_URL")
+    shown = resolved(profile, cfg.root)
+    d = describe(shown, NONE, cached_limits(profile, cfg.root))
     out = [Check("server", True, f"compatible server at {profile.base_url}, model {profile.model} taken as given "
-                 f"(context window {d['context_window']} tokens, answers up to {d['max_output']}; "
+                 f"(context window {d['context_window']} tokens, from {d['window_source']}; answers up to "
+                 f"{d['max_output']}, from {d['output_source']}; {_listed(d['listing'])}"
                  f"{'priced by book.yaml' if profile.prices else 'cost 0'})")]
     for role in roles:
         from .providers.anthropic import effective_settings
@@ -162,21 +183,23 @@ def server_checks(cfg, roles: list[str], call_model: bool) -> list[Check]:
                          f"{s['max_output']}), context window {s['context_window']}"))
     if not call_model:
         return out
-    key = os.environ.get("ANTHROPIC_API_KEY", "").strip() or PLACEHOLDER_KEY
-    try:
-        features = features_for(profile, cfg.root, key, refresh=True)
-    except BookError as e:
-        return out + [config_problem(e)]
-    except Exception as e:  # noqa: BLE001 - the server is not there: said, with the address
-        return out + [Check("server features", False, f"{profile.base_url} did not answer: {e}",
-                            "start the server (ollama serve, llama-server) or fix ANTHROPIC_BASE_URL")]
-    has = [k for k, v in describe(profile, features)["features"].items() if v]
+    if problem is not None or features is None:
+        return out + ([problem] if problem is not None else [])
+    has = [k for k, v in describe(shown, features)["features"].items() if v]
     lacks = features.lacking()
     out.append(Check("server features", True, f"accepts {', '.join(has) or 'none of the optional features'}; "
                      f"lacks {', '.join(lacks) or 'nothing'} (" + "; ".join(_DEGRADED[k] for k in lacks) + ")"
                      if lacks else f"accepts {', '.join(has)}"))
-    out.append(asyncio.run(_ping(cfg, profile, features)))
+    out.append(asyncio.run(_ping(cfg, shown, features)))
     return out
+
+
+def _listed(listing: dict | None) -> str:
+    """What the server's listing said of the model's and the server's own windows, when it said both."""
+    if not listing or not (listing.get("model_window") and listing.get("run_window")):
+        return ""
+    return (f"the model supports {listing['model_window']} ({listing['model_source']}), the server runs it with "
+            f"{listing['run_window']} ({listing['run_source']}); ")
 
 
 # How a run does without each feature (params.py, tokens.py, batch_wave.py).

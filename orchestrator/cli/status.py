@@ -23,7 +23,7 @@ EVENT_TYPES = frozenset({
     "gate_decision_changed", "gate_pending", "gate_settled", "hand_edit", "illegal_transition",
     "interrupted", "ledger_rebuilt", "ledger_restored_from_journal", "lost_spend_entered", "message_batches", "quality_measured",
     "recovered", "retired",
-    "revision", "rollback", "run_end", "run_start", "section_followed", "sections_one_by_one", "sections_rewritten", "step_end", "step_failed",
+    "revision", "rollback", "run_end", "run_start", "section_followed", "sections_one_by_one", "sections_rewritten", "smaller_ask", "step_end", "step_failed",
     "step_retry",
     "spend_unknown", "step_skipped", "step_start",
 })

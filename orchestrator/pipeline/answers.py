@@ -23,17 +23,25 @@ if TYPE_CHECKING:
     from .runner import Runner
 
 
-def request_for(runner: Runner, n: Node, feedback: str = "") -> tuple[agents.Gathered, Request]:
-    """What the runner's `generate` would send for `n` now (same context, same prompt)."""
+def request_for(runner: Runner, n: Node, feedback: str = "", smaller: int = 0) -> tuple[agents.Gathered, Request]:
+    """What the runner's `generate` would send for `n` now (same context, same prompt); with
+    `smaller` > 0, the smaller ask of that level (agents/smaller_ask.py): a smaller context or a
+    smaller answer, said after the validation's reasons."""
+    from ..agents import smaller_ask
+
     book, ch, step = runner.book, (None if n[0] == BOOK else n[0]), n[1]
     extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
     if n in runner.instructions:
         extra["instructions"] = runner.instructions[n]
     elif ch is not None and n not in runner.redo:  # claims that moved: only the stale sections (section_redo)
         extra |= section_redo.context_extra(book, n)
-    g = agents.gather(book, step, ch, extra)
-    req = agents.build_request(book, step, ch, g, spec(n).role)
-    req.feedback = feedback
+    with smaller_ask.scaled(step, smaller):  # the budgets that follow the window, for this request only
+        g = agents.gather(book, step, ch, extra)
+        req = agents.build_request(book, step, ch, g, spec(n).role)
+    if smaller > 0 and req.output_schema:
+        req.output_schema = smaller_ask.shrink_schema(req.output_schema, step, smaller)
+    said = smaller_ask.instruction(step, smaller)
+    req.feedback = f"{feedback.strip()}\n\n{said}".strip() if said else feedback
     req.cache_ttl = runner.cache_ttl
     req.material_ttl = runner.material_ttl
     return g, req

@@ -11,6 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import agents
+from ..agents import smaller_ask
 from ..agents.structured import structured
 from ..contracts.errors import ContractError
 from ..errors import Refused, RunStopped, StepFailed, ValidationFailed
@@ -126,9 +127,13 @@ class Generation(RunState):
         attempts = max(1, book.cfg.retries)
         last = ""
         hint: str | None = None
+        rejected = 0  # answers that failed validation: after a failed re-ask the ask gets smaller
         for attempt in range(1, attempts + 1):
+            smaller = smaller_ask.level_after(step, rejected)
+            if smaller:
+                led.event("smaller_ask", self.run_id, ch, step, attempt=attempt, level=smaller)
             try:
-                g, req = answers.request_for(cast("Runner", self), n, feedback)
+                g, req = answers.request_for(cast("Runner", self), n, feedback, smaller)
             except StepFailed as e:  # an input a person broke (a memory file): this step fails, naming it; the rest goes on
                 led.event("step_failed", self.run_id, ch, step, error=str(e))
                 where = e.file if isinstance(e, ContractError) and e.file else "that input"
@@ -194,6 +199,7 @@ class Generation(RunState):
                 text = agents.clean_and_validate(step, result.text, g.context, trimmed)
             except ValidationFailed as e:
                 last = f"the answer did not pass validation: {e}"
+                rejected += 1
                 feedback = f"Your previous answer was rejected: {e}. Answer again, fixing that."
                 prefix = ""
                 led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)

@@ -37,12 +37,14 @@ def make_provider(name: str | None, cfg: Config) -> Provider:
         raise UsageError("the anthropic provider needs ANTHROPIC_API_KEY in the environment "
                          "(export ANTHROPIC_API_KEY=...; it is never written anywhere), or use --provider offline")
     from .anthropic import AnthropicProvider
-    from .anthropic.server import PLACEHOLDER_KEY, features_for, from_config
+    from .anthropic.server import PLACEHOLDER_KEY, features_for, from_config, resolved
 
     # A compatible server is probed once (cached in output/.book/server.json): the provider then
-    # sends only what it accepts. Anthropic's API accepts everything: no probe.
+    # sends only what it accepts, within the limits its listing gave (book.yaml's win). Anthropic's
+    # API accepts everything: no probe.
     profile = from_config(cfg)
     features = features_for(profile, cfg.root, os.environ.get("ANTHROPIC_API_KEY", "").strip() or PLACEHOLDER_KEY)
+    profile = resolved(profile, cfg.root)
     if cfg.message_batches and not features.batches:
         import logging
 

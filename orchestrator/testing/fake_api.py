@@ -203,6 +203,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         fake = self.server.fake
         rid = fake._next_id("req")
         fake._record(self, None, None)
+        listed = fake.compatible.listed("GET", self.path, None) if fake.compatible is not None else None
+        if listed is not None:  # a local server's model listing (fake_compatible.py)
+            self._send_json(listed[0], listed[1], rid)
+            return
         if fake.compatible is not None and self.path.startswith("/v1/messages/batches"):
             refused = fake.compatible.refuse(self.path.split("?")[0], {})
             assert refused is not None
@@ -240,6 +244,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self._send_json(refused[0], refused[1], rid)
                 return
             body = fake.compatible.strip(body)
+            listed = fake.compatible.listed("POST", path, body)
+            if listed is not None:  # Ollama's /api/show
+                fake._record(self, body, None)
+                self._send_json(listed[0], listed[1], rid)
+                return
         if path.startswith("/v1/messages/batches"):
             from . import fake_batches
 
@@ -839,6 +848,8 @@ def main(argv: list[str] | None = None) -> int:
                     "off their contract), e.g. 8192:0.2:3")
     ap.add_argument("--ignore-output-config", action="store_true",
                     help="with --compatible: ignore output_config instead of refusing it with a 400")
+    ap.add_argument("--listing", default="", choices=["", "llama.cpp", "ollama", "vllm", "anthropic"],
+                    help="with --compatible: serve that server's model listing (its limits), e.g. llama.cpp")
     from . import fake_batches
 
     fake_batches.add_arguments(ap)
@@ -850,7 +861,7 @@ def main(argv: list[str] | None = None) -> int:
         window, _, rest = ns.compatible.partition(":")
         rate, _, cseed = rest.partition(":")
         compat = Compatible(window=int(window), off_contract=float(rate or 0), seed=int(cseed or 0),
-                            reject_output_config=not ns.ignore_output_config)
+                            reject_output_config=not ns.ignore_output_config, listing=ns.listing)
     from .role_answers import answer  # every role answered in the format its prompt asks for
 
     share, _, seed = ns.cut.partition(":")

@@ -71,6 +71,17 @@ def schema_instruction(schema: dict[str, Any]) -> str:
             + json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
 
 
+def api_schema(schema: Any) -> Any:
+    """The schema without `maxItems` (a smaller ask's caps, agents/smaller_ask.py), which
+    structured outputs do not accept: there the cap is said in words only."""
+    if isinstance(schema, list):
+        return [api_schema(x) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {k: (api_schema(v) if k != "properties" else {p: api_schema(x) for p, x in v.items()})
+            for k, v in schema.items() if k != "maxItems"}
+
+
 def user_message(req: Request, settings: dict[str, Any], features: Features = ALL) -> dict[str, Any]:
     # No breakpoint on the user turn unless `cache_user_turn` asks for one: only a re-send of
     # this request would read it, and that rarely pays (cache_ttl.py). None where nothing is cached.
@@ -98,6 +109,13 @@ def prefix_keys(params: dict[str, Any]) -> list[str]:
             texts = [x.get("text", "") for x in system[: i + 1]]
             keys.append(hashlib.sha256(json.dumps([params.get("model"), texts]).encode()).hexdigest()[:16])
     return keys
+
+
+def prefix_ttls(params: dict[str, Any]) -> list[str]:
+    """The lifetime ("5m", "1h") each cached system prefix is written with, in `prefix_keys`'
+    order: the TTL of its breakpoint (no `ttl` field is the API's 5 minutes)."""
+    return [str((b["cache_control"] if isinstance(b["cache_control"], dict) else {}).get("ttl") or "5m")
+            for b in params.get("system") or [] if b.get("cache_control")]
 
 
 def prefix_key(params: dict[str, Any]) -> str:
@@ -131,7 +149,7 @@ def build_params(req: Request, model_settings: dict[str, Any], text_so_far: str 
     if s.get("effort") and features.effort:
         output_config["effort"] = s["effort"]
     if schema and features.structured:
-        output_config["format"] = {"type": "json_schema", "schema": schema}
+        output_config["format"] = {"type": "json_schema", "schema": api_schema(schema)}
     if output_config:
         params["output_config"] = output_config
     n = sum(1 for b in system if "cache_control" in b) + 1

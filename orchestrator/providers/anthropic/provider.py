@@ -35,7 +35,7 @@ from .client import CONNECT_TIMEOUT, api_key, make_client
 from .continuation import SeamSkipper, misaligned, seam
 from .gate import CacheGate
 from .models import model_info
-from .params import build_params, est_tokens, prefix_keys
+from .params import build_params, est_tokens, prefix_keys, prefix_ttls
 from .pricing import CHARS_PER_TOKEN, cost_usd, load_prices, price_for, write_rate
 from .retry import MAX_BACKOFF, OVERLOAD_BUDGET, Clock, Failure, RetryPolicy, redact
 from .server import ALL, PLACEHOLDER_KEY, Features, ServerProfile
@@ -395,7 +395,7 @@ class AnthropicProvider(ProviderBase):
     async def _attempt(self, client: Any, req: Request, params: dict[str, Any], on_piece: Callable[[str], None],
                        attempt: int, report: Callable[[CallRow], None]) -> tuple[Outcome, Failure | None, str]:
         # the cache gate: wait while another request writes a prefix this one shares, lead the rest
-        led = await self.gate.enter_all(prefix_keys(params)) if self.gate is not None else []
+        led = await self.gate.enter_all(prefix_keys(params), prefix_ttls(params)) if self.gate is not None else []
         await self._wait_turn()
         out = Outcome()
         call_id = uuid.uuid4().hex

@@ -8,24 +8,27 @@ Messages API (Ollama, the llama.cpp server, vLLM) at `ANTHROPIC_BASE_URL`.
     prices: {input: 0, output: 0}   # USD per million tokens; cost 0 when not given
 
 `ServerProfile` is what book.yaml says; `Features` is what the server accepts, found by
-`probe` (one tiny request per feature) and cached in output/.book/server.json by base URL and
-model, so a run probes once. The request builder (params.py), the token gate, the provider and
+`probe` (one tiny request per feature), and `Limits` what its model listing says of the window
+(listing.py); both are cached in output/.book/server.json by base URL and model, so a run probes
+once. book.yaml's `context_window` / `max_output` win over the listing; without either, 8192. The request builder (params.py), the token gate, the provider and
 the budgets (agents/source_context.py, agents/memory_budget.py) are handed these objects:
 nothing here is global. Importing this module does not import `anthropic`.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import os
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
 from ..base import Usage
+from .listing import Limits
 from .models import EFFORTS, UNKNOWN, ModelInfo
 
 log = logging.getLogger("orchestrator.providers.anthropic")
@@ -36,6 +39,9 @@ PROBE_SCHEMA = {"type": "object", "properties": {"zq_probe": {"type": "integer"}
                 "additionalProperties": False}
 DEFAULT_WINDOW = 8192  # a compatible server's window when book.yaml names none (Ollama's default is smaller)
 DEFAULT_OUTPUT = 2048
+# The share of the window's room for a prompt that the request being built may use: below 1 while a
+# smaller ask is built (agents/smaller_ask.py), so that every budget following the window shrinks.
+PROMPT_SHARE: contextvars.ContextVar[float] = contextvars.ContextVar("prompt_share", default=1.0)
 
 
 @dataclass(frozen=True)
@@ -64,19 +70,49 @@ class ServerProfile:
     context_window: int = 0  # 0: the model table's
     max_output: int = 0
     prices: dict[str, float] | None = None  # per million tokens (input, output); None: free
+    window_source: str = ""  # where context_window came from ("book.yaml", "llama.cpp /props", ...)
+    output_source: str = ""
 
     @property
     def compatible(self) -> bool:
         return self.kind == "compatible"
 
+    @property
+    def window(self) -> int:
+        return self.context_window or DEFAULT_WINDOW
+
+    @property
+    def output(self) -> int:
+        # without a cap of its own: 2048, but never more than a quarter of a small window
+        return self.max_output or min(DEFAULT_OUTPUT, self.window // 4)
+
+    def sources(self) -> tuple[str, str]:
+        """Where the window and the output cap come from, said for `book doctor`."""
+        win = self.window_source or ("book.yaml" if self.context_window else
+                                     "the default, as the server's listing gave none (set context_window in book.yaml)")
+        out = self.output_source or ("book.yaml" if self.max_output else
+                                     f"the default ({DEFAULT_OUTPUT}, at most a quarter of the window)")
+        return win, out
+
+    def with_limits(self, found: Limits | None) -> ServerProfile:
+        """The profile with the listing's limits where book.yaml gives none (book.yaml wins)."""
+        if not self.compatible or found is None:
+            return self
+        window, wsrc = (self.context_window, "book.yaml") if self.context_window else \
+            (found.context_window, found.window_source)
+        output, osrc = (self.max_output, "book.yaml") if self.max_output else (found.max_output, found.output_source)
+        if window and output and output >= window:  # a listing's answer cap that leaves no room for a prompt
+            output, osrc = 0, ""
+        return replace(self, context_window=window, max_output=output, window_source=wsrc if window else "",
+                       output_source=osrc if output else "")
+
     def info(self, base: ModelInfo) -> ModelInfo:
         """The limits a request is built with: the table's for Claude; for a compatible server the
-        configured window and output cap, no prefill (continue turns), nothing cached."""
+        configured (or listed) window and output cap, no prefill (continue turns), nothing cached."""
         if not self.compatible:
             return base
-        return ModelInfo(key="", family=None, context_window=self.context_window or DEFAULT_WINDOW,
-                         max_output=self.max_output or DEFAULT_OUTPUT, min_cache_tokens=1 << 30, thinking="both",
-                         efforts=EFFORTS, prefill=False, known=True)
+        return ModelInfo(key="", family=None, context_window=self.window, max_output=self.output,
+                         min_cache_tokens=1 << 30, thinking="both", efforts=EFFORTS, prefill=False, known=True)
 
     def cost(self, usage: Usage) -> float:
         p = self.prices or {}
@@ -103,17 +139,32 @@ def from_config(cfg: Any, environ: Any = None) -> ServerProfile:
                          int(getattr(cfg, "max_output", 0) or 0), dict(prices) if prices else None)
 
 
-def limits(cfg: Any, model: str) -> ModelInfo:
+def limits(cfg: Any, model: str, environ: Any = None) -> ModelInfo:
     """The limits a role's prompts are budgeted against (agents/source_context.py,
-    agents/memory_budget.py): the model table's, or a compatible server's from book.yaml (no
-    base URL needed: budgets are computed without talking to the server)."""
+    agents/memory_budget.py): the model table's, or a compatible server's: book.yaml's, else what
+    the server's listing said when it was probed (the workspace's cache; budgets never call the
+    server themselves)."""
     from .models import model_info
 
-    base = model_info(model)
+    base = _share(model_info(model))
     if getattr(cfg, "server", "anthropic") != "compatible":
         return base
-    return ServerProfile("compatible", "", model, int(getattr(cfg, "context_window", 0) or 0),
-                         int(getattr(cfg, "max_output", 0) or 0)).info(base)
+    env = os.environ if environ is None else environ
+    profile = ServerProfile("compatible", str(env.get("ANTHROPIC_BASE_URL", "")).strip(), model,
+                            int(getattr(cfg, "context_window", 0) or 0), int(getattr(cfg, "max_output", 0) or 0))
+    root = getattr(cfg, "root", None)
+    if root is not None and profile.base_url and not (profile.context_window and profile.max_output):
+        profile = profile.with_limits(cached_limits(profile, Path(root)))
+    return _share(profile.info(base))
+
+
+def _share(info: ModelInfo) -> ModelInfo:
+    """`info` with only PROMPT_SHARE of the room a prompt has beside the answer (a smaller ask)."""
+    share = PROMPT_SHARE.get()
+    if share >= 1.0 or info.context_window <= 0:
+        return info
+    room = max(0, info.context_window - info.max_output)
+    return replace(info, context_window=info.max_output + int(room * share))
 
 
 def check_prices(value: Any) -> str:
@@ -140,16 +191,41 @@ def _key(profile: ServerProfile) -> str:
     return f"{profile.base_url.rstrip('/')} {profile.model}"
 
 
+_memo: dict[tuple[str, int, str], Any] = {}  # (cache file, its mtime, key) -> its entry: budgets ask often
+
+
+def _entry(profile: ServerProfile, root: Path) -> Any:
+    path = _cache_path(root)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    memo = (str(path), stamp, _key(profile))
+    if memo not in _memo:
+        try:
+            _memo[memo] = json.loads(path.read_text(encoding="utf-8")).get(_key(profile))
+        except (OSError, ValueError, AttributeError):
+            _memo[memo] = None
+    return _memo[memo]
+
+
 def cached(profile: ServerProfile, root: Path) -> Features | None:
     try:
-        data = json.loads(_cache_path(root).read_text(encoding="utf-8"))
-        entry = data[_key(profile)]["features"]
+        entry = _entry(profile, root)["features"]
         return Features(**{f.name: bool(entry[f.name]) for f in fields(Features)})
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError):
         return None  # none yet, or unreadable: probe again (the file is only a cache)
 
 
-def _store(profile: ServerProfile, root: Path, features: Features) -> None:
+def cached_limits(profile: ServerProfile, root: Path) -> Limits | None:
+    """What the server's listing said when it was last probed (None: not probed since)."""
+    try:
+        return Limits.from_json(_entry(profile, root)["limits"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _store(profile: ServerProfile, root: Path, features: Features, found: Limits) -> None:
     from ...state.fsio import atomic_write
 
     path = _cache_path(root)
@@ -158,23 +234,40 @@ def _store(profile: ServerProfile, root: Path, features: Features) -> None:
         data = data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         data = {}
-    data[_key(profile)] = {"features": asdict(features), "probed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    data[_key(profile)] = {"features": asdict(features), "limits": found.to_json(),
+                           "probed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def features_for(profile: ServerProfile, root: Path | None, key: str, refresh: bool = False) -> Features:
     """What to use against this server: everything for Anthropic's; for a compatible one the
-    cached probe, else a new probe (stored when `root` is given)."""
+    cached probe, else a new probe with a read of its model listing (stored when `root` is given)."""
     if not profile.compatible:
         return ALL
     if root is not None and not refresh:
         hit = cached(profile, root)
-        if hit is not None:
+        if hit is not None and cached_limits(profile, root) is not None:
             return hit
     found = probe(profile, key)
+    listed = read_listing(profile, key)
     if root is not None:
-        _store(profile, root, found)
+        _store(profile, root, found, listed)
+    return found
+
+
+def resolved(profile: ServerProfile, root: Path | None) -> ServerProfile:
+    """The profile with the cached listing's limits where book.yaml gives none."""
+    return profile.with_limits(cached_limits(profile, root)) if root is not None and profile.compatible else profile
+
+
+def read_listing(profile: ServerProfile, key: str) -> Limits:
+    """The server's model listing (listing.py), after the probe's requests loaded the model."""
+    from .listing import fetcher, read
+
+    found = read(fetcher(profile.base_url, key), profile.model)
+    log.info("server %s (%s): window %s from %s", profile.base_url, profile.model, found.context_window or "unknown",
+             found.window_source or "no listing")
     return found
 
 
@@ -251,9 +344,12 @@ def probe(profile: ServerProfile, key: str, timeout: float = 120.0) -> Features:
     return found
 
 
-def describe(profile: ServerProfile, features: Features) -> dict[str, Any]:
-    """For `book doctor --json` and its text."""
+def describe(profile: ServerProfile, features: Features, found: Limits | None = None) -> dict[str, Any]:
+    """For `book doctor --json` and its text: the limits in force, where each comes from, and
+    what the listing said of the model's and the server's windows."""
     info = profile.info(UNKNOWN)
+    win, out = profile.sources()
     return {"server": profile.kind, "base_url": profile.base_url, "model": profile.model,
-            "context_window": info.context_window, "max_output": info.max_output,
+            "context_window": info.context_window, "window_source": win, "max_output": info.max_output,
+            "output_source": out, "listing": found.to_json() if found is not None else None,
             "features": asdict(features), "priced": bool(profile.prices)}
