@@ -111,6 +111,7 @@ def test_property_any_cut_share_of_any_answer(fake_api, name, share):
     assert text == answer and streamed == answer and diverged == 0
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_seeded_cut_mode_cuts_continuations_too_and_every_answer_is_whole(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)
     with FakeAPI(lambda req: CODE * 3 + CJK, cut_share=0.5, cut_seed=1) as fake:

@@ -202,6 +202,7 @@ def test_retry_after_is_honoured(fake_api):
     assert len(t) == 2 and t[1] - t[0] >= 0.55
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_backoff_grows_between_attempts(fake_api):
     fake_api.status(500, times=3)
     generate(provider(base_delay=0.1), request())
@@ -283,6 +284,7 @@ def test_concurrency_limit(fake_api):
     assert len(t) == 3 and all(b - a >= 0.14 for a, b in zip(t, t[1:]))
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_429_slows_down_every_task(fake_api):
     fake_api.status(429, retry_after=0.8, match="TASK-A")
     p = provider(concurrency=4)

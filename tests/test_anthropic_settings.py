@@ -130,6 +130,7 @@ def test_effective_settings_for_doctor(tmp_path):
     assert effective_settings(cfg, "writer")["continuation"] == "prefill"
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_overload_backs_off_for_about_ten_minutes_on_a_fake_clock(fake_api):
     fake_api.status(529, times=1000)
     rows: list[dict] = []
@@ -175,6 +176,7 @@ def test_every_attempt_is_logged_started_then_ended_and_the_ledger_knows_a_compl
     led.close()
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_siblings_of_a_new_prefix_wait_for_the_first_to_start_and_then_read(monkeypatch):
     from orchestrator.testing.fake_api import FakeAPI
 

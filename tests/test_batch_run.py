@@ -187,6 +187,7 @@ def test_kill_while_a_batch_is_processing_then_resume(fake, tmp_path):
     assert [e["run"] for e in led.events(type="message_batches")] == runs and len(runs) == 2  # resume went on in batches
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_fake_message_fail_rate_fails_a_share_of_streamed_calls(tmp_path, monkeypatch):
     api = FakeAPI(answerer=answer)
     api.message_fail_rate = 0.5

@@ -364,6 +364,7 @@ def test_a_foreign_batch_of_the_same_size_is_not_taken_for_ours(tmp_path, batche
     no_duplicates(batches)
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_ctrl_c_leaves_the_batch_running_and_resume_collects_it(tmp_path, batches):
     p = Pipeline(tmp_path, ["ch01", "ch02"])
     batches.delay = 0.5
@@ -606,6 +607,7 @@ def test_an_uncertain_create_is_re_attached_by_listing_before_the_grace(tmp_path
     no_duplicates(batches)
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_create_that_made_nothing_waits_for_the_grace_before_it_is_sent_again(tmp_path, batches):
     """Before the grace an empty listing decides nothing (a create may still land): the
     submission stays unconfirmed, nothing is sent twice."""

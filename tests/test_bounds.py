@@ -26,6 +26,7 @@ def test_a_run_warns_of_an_outline_listed_out_of_order_as_the_scan_does(built_ws
     assert "outline.md lists ch03 before ch02" in proc.stderr and "swap the ids" in proc.stderr
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_accepting_a_final_that_only_lost_its_marker_settles_it(built_ws: Path):
     final = built_ws / STEPS["final"].file("ch03")
     lines = final.read_text().rstrip("\n").split("\n")
@@ -78,6 +79,7 @@ def _check_odd_names_round_trip(ws: Path, code: int, summary) -> None:
     assert scan(ws)["complete"]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_odd_file_names_round_trip_offline_or_are_named_at_the_walk(tmp_path: Path):
     from orchestrator.testing.helpers import make_example
 
@@ -98,6 +100,7 @@ def fake(monkeypatch):
     api.stop()
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_odd_file_names_round_trip_through_the_planner_prompt_and_claude(tmp_path: Path, fake):
     from orchestrator.providers.anthropic import AnthropicProvider
     from orchestrator.testing.helpers import make_example
@@ -148,6 +151,7 @@ def test_a_sigint_at_any_moment_of_the_plan_of_source_root_exits_within_a_second
     assert "book resume" in err
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_an_audit_that_read_no_final_of_a_chapter_is_stale_once_that_final_is_accepted(built_ws: Path):
     final = built_ws / STEPS["final"].file("ch03")
     lines = final.read_text().rstrip("\n").split("\n")
@@ -165,6 +169,7 @@ def test_an_audit_that_read_no_final_of_a_chapter_is_stale_once_that_final_is_ac
     assert scan(built_ws)["complete"]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_signal_while_the_pages_are_published_stops_the_run(tmp_path: Path, monkeypatch):
     """The pages and the index are derived steps that never wait: a SIGINT during them used
     to print "stopping cleanly", publish to the end and exit 0."""
@@ -196,6 +201,7 @@ def test_a_signal_while_the_pages_are_published_stops_the_run(tmp_path: Path, mo
     assert scan(ws)["complete"]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_wide_directory_plans_fast_and_keeps_every_file(tmp_path: Path):
     """3,000 modules of one directory (the merging was cubic: 1,000 took 45 s, 2,000 never ended):
     every code file in exactly one chapter, within the chapter bound, in seconds."""
@@ -217,6 +223,7 @@ def test_a_wide_directory_plans_fast_and_keeps_every_file(tmp_path: Path):
     assert took < 10, f"group_files took {took:.1f} s"
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_signal_while_the_loop_s_own_thread_walks_the_tree_ends_that_walk_within_entries(tmp_path: Path, monkeypatch):
     """The first checkpoint hashes the source tree (no git: its content hash) on the loop's thread,
     where the loop cannot hear a signal until it is done: seconds on a huge tree. The stop flag

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from conftest_fake_api import DUMMY_KEY
 from test_prompts import ctx_for
 
@@ -96,6 +97,7 @@ def test_message_batches_use_the_same_layout():
     assert default_params(r)["system"] == build_params(r, resolve_settings("claude-sonnet-5-5", 4000))["system"]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_the_first_role_writes_the_material_and_its_siblings_read_it_under_real_cache_rules(monkeypatch):
     """R1, R2, R3 and the panel of one chapter sent together: with the gate, the first writes the
     chapter's material and the three others wait for its answer to start, then read it although

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from orchestrator.state import fsio
 from orchestrator.state.board import CheckpointWriter
 from orchestrator.testing.helpers import make_example, run_book
@@ -31,6 +33,7 @@ def _same_but_time(a: str, b: str) -> None:
     assert TIME_LINE.sub("", a) == TIME_LINE.sub("", b)
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_after_a_run_checkpoint_is_what_scan_rebuild_writes(tmp_path, monkeypatch):
     ws = make_example(tmp_path / "ws")
     writes: list[Path] = []

@@ -90,6 +90,7 @@ FAULTS = [
 ]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 @pytest.mark.parametrize("name,inject", FAULTS, ids=[f[0] for f in FAULTS])
 def test_each_fault_gives_correct_files_or_one_failed_step(fake, tmp_path, name, inject):
     ws = small(tmp_path, max_chapters=1 if name == "refusals" else 2)  # thrice the one chapter's writer
@@ -144,6 +145,7 @@ def test_kill_mid_stream_then_resume_calls_only_unfinished(fake, tmp_path):
     assert scan(ws)["complete"]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_budget_cap_stops_cleanly_and_resume_with_higher_cap_finishes(fake, tmp_path):
     ws = small(tmp_path, max_chapters=2, budget_usd=0.2)
     code, summary = run_book(ws, provider=provider())
@@ -195,6 +197,7 @@ def test_doctor_says_how_to_fix(tmp_path, monkeypatch):
     assert re.search(r"BAD +api key", proc.stdout) and "export ANTHROPIC_API_KEY" in proc.stdout
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_refusal_falls_back_to_the_configured_model(fake, tmp_path):
     ws = small(tmp_path, max_chapters=1, fallback_model='"claude-opus-5-5"')
     fake.refusal(match="You are the writer:", times=2)  # refused, and refused once more
@@ -247,6 +250,7 @@ def test_doctor_shows_each_roles_effective_settings_and_model_warnings(fake, tmp
     assert "model end of life" in out and "claude-opus-4-1: retired on 2026-08-05" in out
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_step_that_failed_for_overload_is_tried_again_after_the_slow_down(fake, tmp_path):
     ws = small(tmp_path, max_chapters=1)
     fake.status(529, match="You are the writer:", times=3)  # more overload than the provider's budget
@@ -259,6 +263,7 @@ def test_a_step_that_failed_for_overload_is_tried_again_after_the_slow_down(fake
     assert not book.ledger.events(type="step_failed")
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_cache_ttl_is_one_hour_when_the_run_may_stop_at_a_gate(fake, tmp_path):
     gated = make_example(tmp_path / "gated", gates="fast", max_chapters=1)
     code, summary = run_book(gated, provider=provider())
@@ -274,6 +279,7 @@ def test_cache_ttl_is_one_hour_when_the_run_may_stop_at_a_gate(fake, tmp_path):
     assert ttl == {None}  # the default 5 minutes
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_token_counting_only_past_half_the_window_cached_and_refusing_what_cannot_fit(fake, monkeypatch):
     import asyncio
     from dataclasses import replace

@@ -115,6 +115,7 @@ def test_a_finding_the_parser_cannot_read_is_an_error_naming_file_and_line(built
 # ---------------------------------------------------------------- the final is code-checked
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_final_quoting_code_not_in_the_source_is_re_asked_then_goes_to_a_person(example_ws):
     class Inventive(OfflineProvider):
         finals = 0
@@ -139,6 +140,7 @@ def test_a_final_quoting_code_not_in_the_source_is_re_asked_then_goes_to_a_perso
 # ---------------------------------------------------------------- through the fake API
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_fake_api_marker_text_in_30_percent_of_answers_is_never_committed_or_published(tmp_path, monkeypatch):
     from orchestrator.providers.anthropic import AnthropicProvider
     from orchestrator.testing.fake_api import FakeAPI

@@ -71,6 +71,7 @@ def actions(draw) -> Action:
     return build(Action, draw(TEXT), line, end, tuple(draw(st.lists(CHECKS, max_size=3))))
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 @given(st.lists(findings(), max_size=5), TEXT)
 @SETTINGS
 def test_review_round_trips(fs, notes):
@@ -82,6 +83,7 @@ def test_review_round_trips(fs, notes):
     assert P.parse_findings(R.render_findings(fs)) == fs
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 @given(st.lists(findings(), max_size=4), st.lists(actions(), max_size=4), TEXT)
 @SETTINGS
 def test_merged_review_round_trips(fs, acts, notes):

@@ -175,6 +175,7 @@ def _retarget_first(line: str, path: str, a: int, b: int) -> str:
     return re.sub(rf"\(source:{re.escape(path)}#L\d+-L\d+\)", f"(source:{path}#L{a}-L{b})", line, count=1)
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_chapter_below_the_threshold_waits_until_a_person_accepts_it(built_ws: Path):
     draft = built_ws / STEPS["draft"].file("ch03")
     text = cite.CITE_RE.sub("", draft.read_text())  # a person's rewrite without any citation
@@ -257,6 +258,7 @@ def test_lines_moved_in_the_source_are_followed_without_a_model_call(built_ws: P
     assert "without a model call" in resume and "claims supported:" in resume
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_changed_quote_redoes_its_chapter_only(built_ws: Path):
     store = built_ws / "src/minikv/store.py"
     text = store.read_text()

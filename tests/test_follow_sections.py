@@ -92,6 +92,7 @@ def _marker_inputs_true(ws: Path, ch: str) -> None:
         book.close()
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_changed_quote_rewrites_only_the_section_that_holds_it(built_ws: Path):
     ch, head = _moved(built_ws)
     draft_path = built_ws / STEPS[DRAFT].file(ch)
@@ -119,6 +120,7 @@ def test_a_changed_quote_rewrites_only_the_section_that_holds_it(built_ws: Path)
     assert f"{ch}: § {head} rewritten" in (built_ws / "output/memory/checkpoint.md").read_text()
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_person_s_section_is_kept_and_the_stale_one_rewritten(built_ws: Path):
     ch, head = _moved(built_ws)
     final = built_ws / STEPS[FINAL].file(ch)
@@ -252,6 +254,7 @@ def test_a_kill_at_any_write_of_a_section_redo_loses_nothing(built_ws: Path, tmp
         shutil.rmtree(ws)
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_book_redo_of_a_draft_with_stale_claims_is_whole(built_ws: Path):
     """A person's `book redo chNN draft` asks for a fresh draft: never a section rewrite."""
     from orchestrator.steps import Node

@@ -92,6 +92,7 @@ def test_derive_from_files():
 # ---------------------------------------------------------------- gates in a run
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_normal_gates_stop_and_resume(tmp_path):
     ws = make_example(tmp_path / "ws", gates="normal", max_chapters=2, batch_size=1)
     code, summary = run_book(ws)

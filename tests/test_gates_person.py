@@ -9,6 +9,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 from orchestrator.main import main
 from orchestrator.pipeline.outline_checks import outline_risks
 from orchestrator.steps import BOOK_STEPS
@@ -26,6 +28,7 @@ def book(capsys, monkeypatch, *args: str) -> tuple[int, str]:
     return code, out.out + out.err
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_gated_book_from_start_to_end(tmp_path: Path, capsys, monkeypatch):
     ws = make_example(tmp_path / "ws", gates="fast", max_chapters=3)
     w = ("--workspace", str(ws))

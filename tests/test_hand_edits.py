@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import from_an_earlier_session, scan
 
 from orchestrator.steps import STEPS
@@ -49,6 +50,7 @@ def test_an_edited_draft_saved_with_a_bom_gets_its_final(built_ws: Path):
     assert "A sentence a person added." in page
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_final_saved_with_a_bom_keeps_its_title_on_the_page(built_ws: Path):
     final = built_ws / STEPS["final"].file("ch03")
     title = "Reading and writing files, by hand"  # a new title too: the page shows the final's `# ` line
@@ -134,6 +136,7 @@ def test_a_glossary_edited_without_its_marker_still_gives_up_its_corrections(bui
     assert "Record" in terms  # a marker-less file removes nothing: it may have been cut short
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_final_rewritten_without_its_marker_is_kept_and_waits_for_the_person(built_ws: Path):
     from orchestrator.testing.cli import run_cli
 
@@ -273,6 +276,7 @@ def test_a_memory_file_a_run_cannot_read_is_named_by_the_scan_first(built_ws: Pa
     assert proc.returncode == 3 and want in proc.stderr
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_draft_copied_over_the_final_is_kept_and_named_as_a_copy(built_ws: Path):
     from orchestrator.testing.cli import run_cli
 
@@ -349,6 +353,7 @@ def test_a_new_chapter_started_by_hand_is_not_retired(built_ws: Path):
     assert "no longer in the outline" not in proc.stderr
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_run_names_what_a_person_changed_while_it_went(built_ws: Path, capsys):
     from orchestrator.providers.offline import OfflineProvider
 

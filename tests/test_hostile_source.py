@@ -70,6 +70,7 @@ def check_source_map(ws: Path) -> None:
     assert "outside the source" in text and "too large" in text
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 @pytest.mark.skipif(sys.platform != "linux", reason="FIFOs and /dev/zero as on Linux")
 def test_a_hostile_source_tree_builds_offline_and_nothing_from_outside_leaks(tmp_path):
     ws = hostile(tmp_path)

@@ -94,6 +94,7 @@ def fill(mount: Path) -> None:
 # ---------------------------------------------------------------- a damaged ledger is rebuilt
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_directory_in_place_of_state_db_is_moved_aside_and_rebuilt(tmp_path):
     ws = make_example(tmp_path / "ws", budget_usd=100)
     (ws / "output/.book").mkdir(parents=True)
@@ -109,6 +110,7 @@ def test_a_directory_in_place_of_state_db_is_moved_aside_and_rebuilt(tmp_path):
     assert ledger_rows(ws, "SELECT value FROM meta WHERE key='spend_unknown'") == []
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_capped_run_whose_ledger_became_a_directory_makes_no_call(tmp_path, monkeypatch, capsys):
     """The issue's case: the run before stopped at its cap; state.db is made a directory; the
     next run must not spend past the cap it cannot check."""
@@ -163,6 +165,7 @@ def test_the_spend_of_a_readable_moved_aside_ledger_is_carried_over(tmp_path):
         new.close()
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_an_unreadable_moved_aside_ledger_after_generation_makes_the_spend_unknown(tmp_path):
     ws = make_example(tmp_path / "ws")
     assert run_book(ws)[0] == 0
@@ -196,6 +199,7 @@ def test_an_unreadable_moved_aside_ledger_after_generation_makes_the_spend_unkno
 # ---------------------------------------------------------------- a ledger that cannot be written: exit 2
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_read_only_ledger_stops_before_any_call(tmp_path, monkeypatch):
     ws = make_example(tmp_path / "ws")
     Ledger.open(ws / STATE_DB).close()

@@ -235,6 +235,7 @@ def test_a_gate_decision_under_another_holder_exits_4(tmp_path):
         assert snapshot_tree(ws) == before
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_watch_skips_its_checkpoint_refresh_while_another_process_holds_the_lock(ws):
     from orchestrator.testing.helpers import run_book
     from orchestrator.watch import Watcher, lock_held

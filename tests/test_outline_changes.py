@@ -69,6 +69,7 @@ def test_ch001_beside_ch01_is_an_error_naming_the_line(tmp_path: Path):
     assert "ch001 is ambiguous beside ch01" in msg and f":{line}" in msg
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_renaming_a_chapter_redrafts_only_that_chapter(tmp_path: Path):
     ws = make_example(tmp_path / "ws", max_chapters=2)
     assert run_book(ws)[0] == 0

@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from orchestrator.main import main
 from orchestrator.state.markers import body_of, compose, find_marker, read_marker
 from orchestrator.state.memory import read_body
@@ -40,6 +42,7 @@ def test_marker_then_text_is_a_body_with_the_text(tmp_path: Path):
     assert read_marker(p) is None  # a marker-less file stays half-finished
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_paragraph_after_the_final_marker_is_kept_edited_and_published(tmp_path, capsys, monkeypatch):
     ws = make_example(tmp_path / "ws", max_chapters=2)
     assert run_book(ws)[0] == 0
@@ -77,6 +80,7 @@ def book_cli(capsys, monkeypatch, *args: str) -> tuple[int, str]:
 MINE = "This sentence was written by a person, not by the writer agent."
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_accept_a_person_s_marker_less_draft(tmp_path, capsys, monkeypatch):
     ws = make_example(tmp_path / "ws", max_chapters=2)
     assert run_book(ws)[0] == 0

@@ -464,6 +464,7 @@ def test_a_broken_override_is_a_config_error(tmp_path):
 # ---------------------------------------------------------------- the real contexts
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 @pytest.mark.parametrize("language", LANGS)
 def test_contexts_gathered_from_a_built_book_render(tmp_path, language):
     """The templates against agents.gather itself, on the example book built offline."""

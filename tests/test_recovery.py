@@ -113,6 +113,7 @@ def test_everything_but_the_files_lost(built_ws, baseline):
     assert normalised(built_ws) == baseline
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_dependency_chain_broken(example_ws):
     run_book(example_ws)
     o = Book.open(example_ws).scanner.outline
@@ -381,6 +382,7 @@ def test_log_and_replay_through_the_cli(built_ws):
     assert "ch02 panel: ledger says done, files say missing" in proc.stdout
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_file_book_never_started_is_moved_only_with_a_word(example_ws):
     from orchestrator.pipeline.plan import Scope
 

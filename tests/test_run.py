@@ -64,6 +64,7 @@ def test_second_run_changes_nothing(built_ws):
     assert after == before
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_deterministic_across_directories(built_ws, tmp_path):
     other = make_example(tmp_path / "other")
     code, _ = run_book(other)
@@ -112,6 +113,7 @@ def _fail_for(ch: str):
     return lambda req: "the model is down for this chapter" if req.chapter == ch else None
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_failing_chapter_needs_human_and_dependents_skipped(example_ws):
     run_book(example_ws, scope=Scope(phase=2))
     o = Book.open(example_ws).scanner.outline
@@ -139,6 +141,7 @@ def test_failing_chapter_needs_human_and_dependents_skipped(example_ws):
     assert victim.id not in (example_ws / "output/memory/needs-human.md").read_text()
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_failures_are_retried_then_failed_in_the_ledger(example_ws):
     calls = []
 
@@ -155,6 +158,7 @@ def test_failures_are_retried_then_failed_in_the_ledger(example_ws):
     assert kinds == ["step_start", "step_retry", "step_start", "step_end"]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_cli_run_reports_and_exit_code(example_ws):
     proc = run_cli("run", "--workspace", str(example_ws))
     assert proc.returncode == 0, proc.stderr
@@ -188,6 +192,7 @@ def test_r1_catches_invented_code_and_paths(built_ws):
     assert "blocked" in summary.needs_human["ch02"]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_provider_that_returns_bad_output_is_retried_with_feedback(example_ws):
     class Sloppy(OfflineProvider):
         async def generate(self, req, sink):
@@ -219,6 +224,7 @@ def test_step_failed_not_retryable_fails_at_once(example_ws):
     assert code == 3 and calls == [1]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_broken_link_in_a_final_goes_back_to_the_editor(example_ws):
     class Careless(OfflineProvider):
         async def generate(self, req, sink):

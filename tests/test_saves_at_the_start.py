@@ -22,6 +22,7 @@ def _baks_holding(path: Path, text: str) -> list[Path]:
     return [b for b in path.parent.glob(path.name + ".bak*") if b.read_text(encoding="utf-8") == text]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 @pytest.mark.parametrize("strategy", ["conservative", "aggressive"])
 @pytest.mark.parametrize("when", ["before the lock", "after the lock"])
 @pytest.mark.parametrize("text", [HALF_WRITTEN, PASTED], ids=["half-written", "pasted"])

@@ -44,6 +44,7 @@ def _probed(api: FakeAPI, root, window: int = 0, max_output: int = 0) -> ServerP
     return resolved(profile, root)
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 @pytest.mark.parametrize("shape, kw, window, source, model_window", [
     ("llama.cpp", {"model_window": 32768}, 8192, "llama.cpp /props", 32768),
     ("llama.cpp", {"window": 16384, "model_window": 4096}, 4096, "llama.cpp /v1/models (n_ctx_train)", 4096),

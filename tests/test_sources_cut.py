@@ -3,6 +3,8 @@ ranked first), never overflows, and the research report says what was left out a
 
 from __future__ import annotations
 
+import pytest
+
 from orchestrator.agents import source_context
 from orchestrator.agents.source_context import (
     CUT_HEADING,
@@ -51,6 +53,7 @@ def test_the_cut_section_is_added_once_in_the_book_s_language():
     assert with_sources_cut(report, []) == report
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_book_whose_sources_do_not_fit_says_so_in_the_research_report(tmp_path, monkeypatch):
     """A whole offline build with a prompt budget smaller than the example's largest module (as
     a small context window would give): the chapter is researched from what fits, by rank, and its

@@ -62,6 +62,7 @@ def test_the_cap_holds_across_runs_that_each_lose_the_ledger(tmp_path, monkeypat
     assert "incomplete:" in err and spend.NAME in err
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_ledger_deleted_during_a_run_is_written_again_at_the_next_write(tmp_path, capsys):
     ws = make_example(tmp_path / "ws", budget_usd=100)
     db = ws / STATE_DB
@@ -83,6 +84,7 @@ def test_a_ledger_deleted_during_a_run_is_written_again_at_the_next_write(tmp_pa
         led.close()
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_journal_deleted_during_a_run_is_written_again_from_the_ledger(tmp_path):
     ws = make_example(tmp_path / "ws", budget_usd=100)
     p = Priced(on_call=lambda n: journal(ws).unlink() if n == 2 else None)
@@ -114,6 +116,7 @@ def test_deleting_both_records_stops_a_capped_run_until_the_spend_is_entered(tmp
     assert again.calls == 0 and "spent $0.30 of $0.35" in summary.needs_human["budget"]
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_torn_journal_line_is_skipped_and_the_ledger_fills_the_gap(tmp_path):
     ws = make_example(tmp_path / "ws", budget_usd=100)
     p = Priced()
@@ -130,6 +133,7 @@ def test_a_torn_journal_line_is_skipped_and_the_ledger_fills_the_gap(tmp_path):
     assert j.total == pytest.approx(p.calls * PRICE)  # the torn call written again from the ledger
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_an_offline_book_has_the_same_journal_bytes_every_time(tmp_path):
     a, b = make_example(tmp_path / "a"), make_example(tmp_path / "b")
     assert run_book(a)[0] == 0 and run_book(b)[0] == 0

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).resolve().parent
 
 
@@ -31,6 +33,7 @@ def test_a_test_that_starts_a_process_is_marked_slow():
     assert spawning == [], "mark these @pytest.mark.slow (they start a process): " + ", ".join(spawning)
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_the_quick_loop_keeps_most_of_the_suite():
     tests = _tests()
     slow = sum(s for _, s, _ in tests)

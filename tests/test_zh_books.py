@@ -211,6 +211,7 @@ def test_a_loop_keeps_the_brackets_of_what_it_walks():
     assert step_sentence("check", "not self._tables", 0, False, ZH) == "判断是否为空：`not self._tables`。"
 
 
+@pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it
 def test_a_persons_english_audience_and_brief_are_quoted_in_a_chinese_outline(tmp_path: Path):
     from orchestrator.testing.helpers import run_book
 
