@@ -82,7 +82,12 @@ def _main() -> None:
         code = app(standalone_mode=False)  # without standalone mode, typer.Exit(n) returns n
         if code == 130:  # typer's word for a KeyboardInterrupt (Ctrl-C before the run's loop began)
             _interrupted()
-        sys.exit(code if isinstance(code, int) else 0)
+        code = code if isinstance(code, int) else 0
+        # a finished command ends without the interpreter's teardown too: freeing the map of a
+        # huge tree takes seconds, and a Ctrl-C then (our handlers already restored) would end
+        # the process by the signal's default action (exit -2) rather than with the command's code
+        _end_script(code)
+        sys.exit(code)
     except BookError as e:
         if os.environ.get("BOOK_DEBUG"):
             raise
