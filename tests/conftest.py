@@ -89,3 +89,61 @@ def scan(ws: Path) -> dict:
         return scan_report(book)
     finally:
         book.close()
+
+
+# ---------------------------------------------------------------- killed at a write
+
+
+class Crash(BaseException):
+    """A simulated kill: not an Exception, so nothing in the runner catches it."""
+
+
+def mutations_while(fn) -> list[tuple[str, str]]:
+    """Every file mutation (kind, file name) the write protocol makes while `fn()` runs."""
+    from orchestrator.state import fsio
+
+    mutations: list[tuple[str, str]] = []
+    fsio.mutation_hook = lambda kind, path: mutations.append((kind, path.name))
+    try:
+        fn()
+    finally:
+        fsio.mutation_hook = None
+    return mutations
+
+
+def crash_points(mutations: list[tuple[str, str]], view: str) -> list[tuple[tuple[str, str], int]]:
+    """A crash point is the k-th mutation of one file name (stable when the number of rewrites of
+    the view `view` differs by one between runs). The view is rebuilt on resume and each rewrite
+    is the same atomic write: a crash in its first, middle and last rewrite stands for all."""
+    import collections
+
+    points, seen = [], collections.Counter()
+    for key in mutations:
+        seen[key] += 1
+        points.append((key, seen[key]))
+    views = [pt for pt in points if pt[0][1] == view]
+    keep = {views[0], views[len(views) // 2], views[-1]} if views else set()
+    return [pt for pt in points if pt[0][1] != view or pt in keep]
+
+
+def killed_at(key: tuple[str, str], k: int, fn) -> bool:
+    """Run `fn()` with a kill at the k-th mutation of `key`: True when the kill came."""
+    import collections
+
+    from orchestrator.state import fsio
+
+    count: collections.Counter = collections.Counter()
+
+    def hook(kind, path):
+        count[(kind, path.name)] += 1
+        if (kind, path.name) == key and count[key] == k:
+            raise Crash(f"killed at {kind} {path.name} #{k}")
+
+    fsio.mutation_hook = hook
+    try:
+        fn()
+    except Crash:
+        return True
+    finally:
+        fsio.mutation_hook = None
+    return False

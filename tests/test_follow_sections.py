@@ -4,14 +4,13 @@ it without a model call; a person's sections are kept; a kill at any instant los
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import scan
+from conftest import crash_points, killed_at, mutations_while, scan
 from test_run import normalised
 
 from orchestrator import agents
@@ -19,7 +18,6 @@ from orchestrator.errors import ValidationFailed
 from orchestrator.evidence import sections as S
 from orchestrator.evidence.follow import stale_sections
 from orchestrator.providers.offline import OfflineProvider
-from orchestrator.state import fsio
 from orchestrator.state.book import Book
 from orchestrator.state.markers import read_marker
 from orchestrator.state.memory import read_body
@@ -191,10 +189,6 @@ class Counting(OfflineProvider):
         return await super().generate(req, sink)
 
 
-class Crash(BaseException):
-    """A simulated kill: not an Exception, so nothing in the runner catches it."""
-
-
 @pytest.mark.slow
 def test_a_kill_at_any_write_of_a_section_redo_loses_nothing(built_ws: Path, tmp_path: Path):
     """A crash at every file mutation of the rebuild (the commit path's temp, backup and rename
@@ -203,41 +197,18 @@ def test_a_kill_at_any_write_of_a_section_redo_loses_nothing(built_ws: Path, tmp
     ch, _head = _moved(built_ws)
     base = tmp_path / "moved"
     shutil.copytree(built_ws, base)
-    mutations: list[tuple[str, str]] = []
-    fsio.mutation_hook = lambda kind, path: mutations.append((kind, path.name))
     p = Counting()
-    try:
-        assert run_book(built_ws, provider=p)[0] == 0
-    finally:
-        fsio.mutation_hook = None
+    codes: list[int] = []
+    mutations = mutations_while(lambda: codes.append(run_book(built_ws, provider=p)[0]))
+    assert codes == [0]
     expected = set(p.seen)
     want = normalised(built_ws)
-    points, seen = [], collections.Counter()
-    for key in mutations:
-        seen[key] += 1
-        points.append((key, seen[key]))
-    views = [pt for pt in points if pt[0][1] == "checkpoint.md"]
-    keep = {views[0], views[len(views) // 2], views[-1]} if views else set()
-    points = [pt for pt in points if pt[0][1] != "checkpoint.md" or pt in keep]
+    points = crash_points(mutations, "checkpoint.md")
     assert any(name == f"{ch}-draft.md" for (_, name), _ in points)
     for i, (key, k) in enumerate(points):
         ws = tmp_path / f"k{i}"
         shutil.copytree(base, ws)
-        count: collections.Counter = collections.Counter()
-
-        def hook(kind, path, key=key, k=k, count=count):
-            count[(kind, path.name)] += 1
-            if (kind, path.name) == key and count[key] == k:
-                raise Crash(f"killed at {kind} {path.name} #{k}")
-
-        fsio.mutation_hook = hook
-        try:
-            run_book(ws)
-            crashed = False
-        except Crash:
-            crashed = True
-        finally:
-            fsio.mutation_hook = None
+        crashed = killed_at(key, k, lambda ws=ws: run_book(ws))
         if not crashed:
             assert key[1] == "checkpoint.md", (key, k)
             shutil.rmtree(ws)

@@ -3,7 +3,6 @@ nothing trusted that should not be, only in-flight or stale work redone."""
 
 from __future__ import annotations
 
-import collections
 import os
 import signal
 import subprocess
@@ -12,7 +11,15 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import from_an_earlier_session, make_example, scan, tree
+from conftest import (
+    crash_points,
+    from_an_earlier_session,
+    killed_at,
+    make_example,
+    mutations_while,
+    scan,
+    tree,
+)
 from test_run import normalised
 
 from orchestrator.providers.offline import OfflineProvider
@@ -229,51 +236,22 @@ def test_marker_deleted_by_hand_is_kept_for_the_person(built_ws):
 # ---------------------------------------------------------------- crashes
 
 
-class Crash(BaseException):
-    """A simulated kill: not an Exception, so nothing in the runner catches it."""
-
-
 @pytest.mark.slow
 def test_kill_at_every_write(tmp_path):
     base = make_example(tmp_path / "base", max_chapters=2, batch_size=1)
     assert run_book(base)[0] == 0
     want = normalised(base)
-    mutations: list[tuple[str, str]] = []
     counted = make_example(tmp_path / "count", max_chapters=2, batch_size=1)
-    fsio.mutation_hook = lambda kind, path: mutations.append((kind, path.name))
-    try:
-        assert run_book(counted)[0] == 0
-    finally:
-        fsio.mutation_hook = None
+    codes: list[int] = []
+    mutations = mutations_while(lambda: codes.append(run_book(counted)[0]))
+    assert codes == [0]
     assert len(mutations) > 50
-    # A crash point is the k-th mutation of one file name (stable when the number of checkpoint
-    # rewrites differs by one between runs). checkpoint.md is a view rebuilt on resume and each
-    # rewrite is the same atomic write: a crash in its first, middle and last rewrite stands for
-    # all of them, so the test's cost grows with the steps, not with the rewrites.
-    points, seen = [], collections.Counter()
-    for key in mutations:
-        seen[key] += 1
-        points.append((key, seen[key]))
-    views = [pt for pt in points if pt[0][1] == CHECKPOINT_NAME]
-    keep = {views[0], views[len(views) // 2], views[-1]} if views else set()
-    points = [pt for pt in points if pt[0][1] != CHECKPOINT_NAME or pt in keep]
+    # checkpoint.md is a view rebuilt on resume: a crash in its first, middle and last rewrite
+    # stands for all of them, so the test's cost grows with the steps, not with the rewrites.
+    points = crash_points(mutations, CHECKPOINT_NAME)
     for i, (key, k) in enumerate(points[:: 3 if os.environ.get("CI") else 1]):
         ws = make_example(tmp_path / f"k{i}", max_chapters=2, batch_size=1)
-        count: collections.Counter = collections.Counter()
-
-        def hook(kind, path, key=key, k=k, count=count):
-            count[(kind, path.name)] += 1
-            if (kind, path.name) == key and count[key] == k:
-                raise Crash(f"killed at {kind} {path.name} #{k}")
-
-        fsio.mutation_hook = hook
-        try:
-            run_book(ws)
-            crashed = False
-        except Crash:
-            crashed = True
-        finally:
-            fsio.mutation_hook = None
+        crashed = killed_at(key, k, lambda ws=ws: run_book(ws))
         if not crashed:  # the number of checkpoint rewrites may differ by one between runs
             assert key[1] == CHECKPOINT_NAME, (key, k)
             continue
