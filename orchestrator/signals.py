@@ -15,8 +15,6 @@ so that nothing computes on while the run writes its last files and exits."""
 
 from __future__ import annotations
 
-import asyncio
-import ctypes
 import os
 import signal
 import sys
@@ -125,6 +123,8 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
     threads the interpreter joins at exit), a cancelled call is abandoned: a signal during a
     long pure computation (the offline planner on `source: /`) still ends the process within a
     second. Only for work that writes nothing a person relies on."""
+    import asyncio  # here, not at the top: `book scan`'s fast path imports this module
+
     loop = asyncio.get_running_loop()
     fut: asyncio.Future[T] = loop.create_future()
 
@@ -157,6 +157,8 @@ def abandon(worker: threading.Thread) -> None:
     """Stop a daemon worker whose result is no longer wanted at its next bytecode (it raises
     `Stopping`): a pure computation that checks no flag would otherwise hold the interpreter
     while the run writes its last files, and a loaded machine makes every wait for it longer."""
+    import ctypes
+
     set_async_exc = getattr(getattr(ctypes, "pythonapi", None), "PyThreadState_SetAsyncExc", None)
     if set_async_exc is not None and worker.ident is not None and worker.is_alive():  # CPython's
         set_async_exc(ctypes.c_ulong(worker.ident), ctypes.py_object(Stopping))
