@@ -1,0 +1,176 @@
+"""An answer from the retrieved passages: extractive (no model) or written by a model. Either way
+every `source:` citation printed has been checked at the book's revision (source.check_citations):
+an extractive answer leaves out a passage's citation that does not hold; a written answer whose
+citation does not hold is asked again once, naming the problems, and what still does not hold is
+dropped from the text and said."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..evidence.cite import CITE_RE, citation_link
+from .index import Passage
+from .source import SourceAt, check_citations
+
+EXCERPT_LINES = 40  # source lines shown to the model per cited range, at most
+MAX_PASSAGES = 6
+
+
+@dataclass
+class Answer:
+    question: str
+    text: str  # Markdown
+    passages: list[Passage]
+    provider: str  # offline | the model's name
+    citations: list[tuple[str, int, int]] = field(default_factory=list)  # checked, in order
+    dropped: list[str] = field(default_factory=list)  # citations left out, and why
+    asked_again: int = 0
+    record: str = ""  # where it was kept (output/asked/NNNN.md), once it was
+
+    def chapters(self) -> list[dict[str, str]]:
+        out: dict[tuple[str, str], dict[str, str]] = {}
+        for p in self.passages:
+            if p.chapter and (p.chapter, p.section) not in out:
+                link = f"{p.chapter}.html" + (f"#{p.slug}" if p.slug else "")
+                out[(p.chapter, p.section)] = {"id": p.chapter, "title": p.title, "section": p.section, "link": link}
+        return list(out.values())
+
+    def as_json(self) -> dict[str, Any]:
+        return {"question": self.question, "answer": self.text,
+                "citations": [{"path": p, "lines": [a, z]} for p, a, z in self.citations],
+                "chapters": self.chapters(), "provider": self.provider, "dropped": self.dropped,
+                "asked_again": self.asked_again, "record": self.record}
+
+
+def choose(found: list[Passage], n: int = MAX_PASSAGES) -> list[Passage]:
+    """The passages an answer is made of: the best matches, those that carry citations first
+    (a passage that cites nothing can only repeat the book), at most one per chapter block."""
+    ranked = sorted(found, key=lambda p: -p.score * (1.0 if p.cites else 0.5))
+    return ranked[:n]
+
+
+def _where(p: Passage) -> str:
+    if p.kind == "map":
+        return "repository map" + (f" — {p.chapter}: {p.title}" if p.chapter else "")
+    if p.kind == "glossary":
+        return "glossary" + (f" — {p.chapter}: {p.title}" if p.chapter else "")
+    head = f" › {p.section}" if p.section else ""
+    link = f"{p.chapter}.html" + (f"#{p.slug}" if p.slug else "")
+    return f"{p.chapter}: {p.title}{head} ({link})"
+
+
+def extractive(question: str, found: list[Passage], files: SourceAt) -> Answer:
+    """The passages that answer the question, in order, each with where it is in the book; a
+    citation whose lines do not hold at the revision is taken out of the passage and listed."""
+    picked = choose(found)
+    if not picked:
+        return Answer(question, "The book has nothing that matches this question.", [], "offline")
+    parts, cites, dropped = [], [], []
+    for i, p in enumerate(picked, 1):
+        text = p.text
+        for c in check_citations(text, files):
+            if c.problem:
+                dropped.append(f"{c.citation.ref} ({p.chapter or p.kind}): {c.problem}")
+                text = text.replace(_link_text(text, c.citation.ref), "")
+            else:
+                cites.append((c.citation.path, c.citation.first, c.citation.last))
+        if p.kind == "map":  # its citation is the definition's own lines, checked like any other
+            (path, a, z), = p.cites
+            text += " " + citation_link(path, a, z)
+            ok = check_citations(f"`{path}` {citation_link(path, a, z)}", files)
+            if ok and ok[0].problem is None:
+                cites.append((path, a, z))
+            else:
+                text = text.replace(" " + citation_link(path, a, z), "")
+                dropped.append(f"{path}#L{a}-L{z} (repository map): {ok[0].problem if ok else 'not checked'}")
+        parts.append(f"{i}. {_where(p)}\n\n{_indent(text)}")
+    body = "\n\n".join(parts)
+    if dropped:
+        body += "\n\n" + _dropped_note(dropped)
+    return Answer(question, body, picked, "offline", list(dict.fromkeys(cites)), dropped)
+
+
+def _indent(text: str) -> str:
+    return "\n".join(("   " + ln) if ln.strip() else "" for ln in text.splitlines())
+
+
+def _link_text(text: str, ref: str) -> str:
+    for m in CITE_RE.finditer(text):
+        a, z = m.group(3), m.group(4) or m.group(3)
+        if f"{m.group(2).removeprefix('./')}#L{a}-L{z}" == ref:
+            return m.group(0)
+    return "\x00"  # nothing to replace
+
+
+def _dropped_note(dropped: list[str]) -> str:
+    return "Citations left out because their lines do not hold at the book's revision:\n" + "\n".join(
+        f"- {d}" for d in dropped)
+
+
+# ------------------------------------------------------------------ with a model
+
+SYSTEM = """You answer questions about a codebase from a book written about it. Use only the passages \
+and source excerpts given. Answer in a few short paragraphs of Markdown. Every sentence that says \
+something about the code ends with one or more citations written exactly as \
+[path:first-last](source:path#Lfirst-Llast), where the lines are lines of the source excerpts you \
+were shown and hold the code the sentence names (put code names in backticks). Cite nothing you \
+were not shown. If the passages do not answer the question, say so in one sentence."""
+
+
+def excerpts(picked: list[Passage], files: SourceAt) -> str:
+    """The cited source lines, numbered, so that the model cites what it has seen."""
+    out, seen = [], set()
+    for p in picked:
+        for path, a, z in p.cites:
+            if (path, a, z) in seen:
+                continue
+            seen.add((path, a, z))
+            lines = files.lines(path)
+            if isinstance(lines, str) or a > len(lines):
+                continue
+            z2 = min(z, len(lines), a + EXCERPT_LINES - 1)
+            body = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(a, z2 + 1))
+            out.append(f"source:{path} lines {a}-{z2}\n```\n{body}\n```")
+    return "\n\n".join(out)
+
+
+def prompt(question: str, picked: list[Passage], files: SourceAt) -> str:
+    ps = "\n\n".join(f"[{_where(p)}]\n{p.text}" for p in picked)
+    return (f"Passages of the book:\n\n{ps}\n\nSource at the book's revision:\n\n{excerpts(picked, files)}"
+            f"\n\nQuestion: {question}")
+
+
+def again(first_prompt: str, answer: str, problems: list[str]) -> str:
+    listed = "\n".join(f"- {p}" for p in problems)
+    return (f"{first_prompt}\n\nYour previous answer was:\n\n{answer}\n\nThese citations in it do not hold "
+            f"against the source:\n{listed}\n\nWrite the answer again, citing only lines of the excerpts "
+            "above that hold the code each sentence names.")
+
+
+async def written(question: str, found: list[Passage], files: SourceAt, call: Callable[[str], Any],
+                  model: str) -> Answer:
+    """A model's answer from the passages. `call(prompt)` is awaited and returns the text."""
+    picked = choose(found)
+    if not picked:
+        return Answer(question, "The book has nothing that matches this question.", [], model)
+    first = prompt(question, picked, files)
+    text = (await call(first)).strip()
+    asked = 0
+    bad = [c for c in check_citations(text, files) if c.problem]
+    if bad:
+        asked = 1
+        text = (await call(again(first, text, [f"{c.citation.ref}: {c.problem}" for c in bad]))).strip()
+    dropped, cites = [], []
+    for c in check_citations(text, files):
+        if c.problem:
+            dropped.append(f"{c.citation.ref}: {c.problem}")
+            text = text.replace(_link_text(text, c.citation.ref), "")
+        else:
+            cites.append((c.citation.path, c.citation.first, c.citation.last))
+    text = re.sub(r"[ \t]+([.,;:])", r"\1", text)  # a dropped link leaves a space before the stop
+    if dropped:
+        text += "\n\n" + _dropped_note(dropped)
+    return Answer(question, text, picked, model, list(dict.fromkeys(cites)), dropped, asked)
