@@ -82,11 +82,11 @@ def read_lines(files: SourceAt, rel: str, first: int = 1, last: int | None = Non
     lines = files.lines(rel)
     if isinstance(lines, str):
         raise UsageError(f"source file {rel} {lines}")
+    if first > len(lines):
+        raise UsageError(f"source file {rel} has {len(lines)} lines; line {first} does not exist")
     last = len(lines) if last is None else last
     if first < 1 or last < first:
         raise UsageError(f"lines {first}-{last} of {rel}: not a range of lines (1-based, first <= last)")
-    if first > len(lines):
-        raise UsageError(f"source file {rel} has {len(lines)} lines; line {first} does not exist")
     last = min(last, len(lines), first + MAX_LINES - 1)
     body = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(first, last + 1))
     return {"path": rel, "first": first, "last": last, "total": len(lines), "text": body}

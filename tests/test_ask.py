@@ -1,0 +1,188 @@
+"""`book ask` (issue 37): the finished book asked offline and through a model (the fake Messages
+API), every printed citation checked; the index rebuilt only when the book changes; bad input a
+clear error that changes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from conftest import tree
+from conftest_fake_api import fake_api  # noqa: F401
+
+from orchestrator.ask import index
+from orchestrator.ask.service import MAX_QUESTION, Shelf
+from orchestrator.ask.source import check_citations
+from orchestrator.errors import UsageError
+from orchestrator.testing.cli import run_cli
+from orchestrator.testing.fake_wire import block_text
+
+QUESTION = "how is a record encoded before it is written?"
+
+
+def _book_files(ws: Path) -> dict[str, bytes]:
+    """The book: every file but the asker's own (its index, output/asked/)."""
+    return {k: v for k, v in tree(ws).items() if not k.startswith("output/asked/")}
+
+
+def _all_hold(ws: Path, text: str) -> list:
+    shelf = Shelf.open(ws)
+    checked = check_citations(text, shelf.files)
+    assert [c.problem for c in checked if c.problem] == []
+    return checked
+
+
+def test_offline_answer_cites_lines_that_hold_and_is_kept(built_ws):
+    before = _book_files(built_ws)
+    r = run_cli("ask", QUESTION, "--json", "-w", built_ws)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert set(doc) >= {"answer", "citations", "chapters"}
+    assert doc["citations"] and doc["chapters"]
+    assert any(c["path"] == "minikv/record.py" for c in doc["citations"])
+    assert all(isinstance(c["lines"], list) and len(c["lines"]) == 2 for c in doc["citations"])
+    printed = _all_hold(built_ws, doc["answer"])
+    assert {(c.citation.path, c.citation.first, c.citation.last) for c in printed} == \
+        {(c["path"], *c["lines"]) for c in doc["citations"]}
+    kept = built_ws / doc["record"]
+    assert kept.parent.name == "asked" and QUESTION in kept.read_text()
+    assert _book_files(built_ws) == before  # the book is as it was: only its index and the record are new
+
+
+def test_the_index_is_rebuilt_only_when_the_book_changes(built_ws):
+    shelf = Shelf.open(built_ws)
+    src = shelf.cfg.source_dir
+    path, built = index.ensure(built_ws, src)
+    assert built and path.is_file()
+    assert index.ensure(built_ws, src) == (path, False)
+    final = built_ws / "output/chapters/final/ch02-final.md"
+    text = final.read_text()
+    final.write_text(text.replace("Record", "Recordz", 1))  # a person's edit
+    assert index.ensure(built_ws, src)[1] is True
+    assert index.ensure(built_ws, src)[1] is False
+
+
+def test_a_half_written_final_is_not_read(built_ws):
+    final = built_ws / "output/chapters/final/ch03-final.md"
+    final.write_text("# Half a chapter\n\nA sentence a run is still writing about `zebra_only_here`")
+    hits = Shelf.open(built_ws).search("zebra_only_here")
+    assert all("zebra" not in h["text"] for h in hits)  # the published page is read instead
+
+
+def test_bad_input_is_a_clear_error_that_changes_nothing(built_ws, tmp_path):
+    before = tree(built_ws)
+    cases = [(("ask", "", "-w", built_ws), "empty"),
+             (("ask", "   ", "-w", built_ws), "empty"),
+             (("ask", "x" * (MAX_QUESTION + 1), "-w", built_ws), "characters long"),
+             (("ask", "how is the?", "-w", built_ws), "no word"),
+             (("ask", QUESTION, "-w", tmp_path / "nothing"), "does not exist"),
+             (("ask", QUESTION, "-w", tmp_path), "no book here")]
+    for args, words in cases:
+        r = run_cli(*args)
+        assert r.returncode == 2, (args[1][:20], r.stderr)
+        assert words in r.stderr and "Traceback" not in r.stderr
+    assert tree(built_ws) == before
+    assert not (built_ws / "output/asked").exists()
+
+
+def test_a_chapter_or_a_source_path_that_does_not_exist(built_ws, tmp_path):
+    shelf = Shelf.open(built_ws)
+    with pytest.raises(UsageError, match="ch99 does not exist.*ch01"):
+        shelf.chapter("ch99")
+    with pytest.raises(UsageError, match="invalid chapter id"):
+        shelf.chapter("../etc")
+    with pytest.raises(UsageError, match="no section"):
+        shelf.chapter("ch02", "No such heading")
+    assert shelf.chapter("ch02", "key-terms").startswith("## Key terms")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret\n")
+    (shelf.cfg.source_dir / "link.txt").symlink_to(outside)
+    for bad in ("../secret.txt", str(outside), "/etc/passwd", "minikv/../../secret.txt", "C:/x", "link.txt"):
+        with pytest.raises(UsageError) as e:
+            shelf.source(bad)
+        assert "secret" not in str(e.value).replace("secret.txt", "")
+    with pytest.raises(UsageError, match="has .* lines"):
+        shelf.source("minikv/record.py", 100000)
+    got = shelf.source("minikv/record.py", 1, 3)
+    assert got["first"] == 1 and got["last"] == 3 and got["text"].count("\n") == 2
+
+
+def test_a_book_without_finished_chapters(example_ws):
+    r = run_cli("ask", QUESTION, "-w", example_ws)
+    assert r.returncode == 2 and "no finished chapter" in r.stderr
+
+
+# ------------------------------------------------------------------ with a model (the fake API)
+
+_EXCERPT_RE = re.compile(r"source:(\S+) lines (\d+)-(\d+)\n```\n(.*?)```", re.S)
+_DEF_RE = re.compile(r"^\s*\d+\s+(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
+
+
+def _prompt(body: dict) -> str:
+    return block_text(body["messages"][0]["content"])
+
+
+def _true_answer(prompt: str) -> str:
+    """What a careful model writes: a sentence per excerpt that names what the lines define."""
+    out = []
+    for path, a, z, code in _EXCERPT_RE.findall(prompt):
+        m = _DEF_RE.search(code)
+        if m:
+            out.append(f"`{m.group(1)}` does it ([{path}:{a}-{z}](source:{path}#L{a}-L{z})).")
+    return " ".join(out[:3]) or "The passages do not answer this."
+
+
+def _inventing(times: int):
+    """A model that invents a citation in its first `times` answers (a file that does not exist,
+    and lines past the end of a real one), then answers as `_true_answer`."""
+    seen = {"n": 0}
+
+    def answer(body: dict) -> str:
+        seen["n"] += 1
+        good = _true_answer(_prompt(body))
+        if seen["n"] <= times:
+            return (good + " Records are packed by `pack_record` ([minikv/packing.py:1-9](source:minikv/packing.py#L1-L9))"
+                    " and `encode` checks them ([minikv/record.py:900-910](source:minikv/record.py#L900-L910)).")
+        return good
+    return answer, seen
+
+
+def _ask_with_model(ws: Path) -> dict:
+    r = run_cli("ask", QUESTION, "--json", "--provider", "anthropic", "-w", ws)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_a_written_answer_prints_only_citations_that_hold(built_ws, fake_api):  # noqa: F811
+    fake_api.answerer = lambda body: _true_answer(_prompt(body))
+    doc = _ask_with_model(built_ws)
+    assert doc["citations"] and doc["asked_again"] == 0 and doc["dropped"] == []
+    checked = _all_hold(built_ws, doc["answer"])
+    assert len(checked) == len(doc["citations"]) >= 1
+    assert "Source at the book's revision" in _prompt(fake_api.message_requests()[-1]["body"])
+
+
+def test_an_invented_citation_is_asked_again(built_ws, fake_api):  # noqa: F811
+    fake_api.answerer, seen = _inventing(times=1)
+    doc = _ask_with_model(built_ws)
+    assert seen["n"] == 2 and doc["asked_again"] == 1 and doc["dropped"] == []
+    again = _prompt(fake_api.message_requests()[-1]["body"])
+    assert "minikv/packing.py#L1-L9" in again and "does not exist" in again and "which has" in again
+    assert "packing.py" not in doc["answer"] and "L900" not in doc["answer"]
+    _all_hold(built_ws, doc["answer"])
+
+
+def test_a_citation_still_invented_after_asking_again_is_dropped_and_said(built_ws, fake_api):  # noqa: F811
+    fake_api.answerer, seen = _inventing(times=5)
+    doc = _ask_with_model(built_ws)
+    assert seen["n"] == 2  # asked again once, not more
+    assert len(doc["dropped"]) == 2 and "left out" in doc["answer"]
+    assert "(source:minikv/packing.py" not in doc["answer"] and "(source:minikv/record.py#L900" not in doc["answer"]
+    _all_hold(built_ws, doc["answer"].split("Citations left out")[0])
+    assert {(c["path"]) for c in doc["citations"]} <= {"minikv/record.py", "minikv/wal.py", "minikv/store.py",
+                                                        "minikv/sstable.py", "minikv/memtable.py", "minikv/cli.py",
+                                                        "minikv/cache.py", "minikv/fileio.py"}
+    assert os.listdir(built_ws / "output/asked") == ["0001.md"]
