@@ -27,7 +27,8 @@ from ..text.markdown import slugify
 from . import corpus
 
 INDEX = "output/.book/ask-index.sqlite"
-SCHEMA = 1
+SCHEMA = 4
+CODE_LINES = 150  # of a definition's lines, those searched
 SOURCE_MAP = f"{MEMORY_DIR}/source-map.md"
 _MAP_ROW_RE = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*(ch\d{2,})\b")
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|[^\W\d_]+")
@@ -53,6 +54,8 @@ class Passage:
     text: str
     cites: tuple[tuple[str, int, int], ...]  # (path, first, last) of the citations it carries
     score: float = 0.0
+    name: str = ""  # a map definition's qualified name (searched with more weight than its text)
+    code: str = ""  # a map definition's own lines (searched, with less weight; never shown)
 
 
 def split_words(text: str) -> list[str]:
@@ -117,11 +120,15 @@ def _map_passages(source: Path, owners: dict[str, str], titles: dict[str, str]) 
     out = []
     for rel in proj.code_files():
         ch = owners.get(rel, "")
+        lines = proj.lines_of(rel)
         for d in proj.map.files[rel].definitions:
-            sig = f": `{d.signature.strip()}`" if d.signature.strip() else ""
+            sig = " ".join(d.signature.split())
+            sig = f": `{sig}`" if sig else ""
             doc = f" — {d.doc_line}" if d.doc_line else ""
             text = f"{d.kind} `{d.qualified_name}` in `{rel}` (lines {d.start_line}–{d.end_line}){sig}{doc}"
-            out.append(Passage("map", ch, titles.get(ch, ""), "", "", 0, 0, text, ((rel, d.start_line, d.end_line),)))
+            out.append(Passage("map", ch, titles.get(ch, ""), "", "", 0, 0, text, ((rel, d.start_line, d.end_line),),
+                               name=d.qualified_name,
+                               code="\n".join(lines[d.start_line - 1:min(d.end_line, d.start_line + CODE_LINES)])))
     return out
 
 
@@ -149,14 +156,15 @@ def build(root: Path, source: Path | None, with_map: bool, progress: Callable[[s
                 create table meta(key text primary key, value text);
                 create table passages(id integer primary key, kind, chapter, title, section, slug, first, last,
                                       text, cites);
-                create virtual table fts using fts5(title, section, text, terms, tokenize='porter unicode61');
+                create virtual table fts using fts5(name, section, text, terms, code, tokenize='porter unicode61');
             """)
             for i, p in enumerate(passages, 1):
                 db.execute("insert into passages values (?,?,?,?,?,?,?,?,?,?)",
                            (i, p.kind, p.chapter, p.title, p.section, p.slug, p.first, p.last, p.text,
                             json.dumps(p.cites)))
-                db.execute("insert into fts(rowid, title, section, text, terms) values (?,?,?,?,?)",
-                           (i, p.title, p.section, p.text, " ".join(split_words(f"{p.section} {p.text}"))))
+                db.execute("insert into fts(rowid, name, section, text, terms, code) values (?,?,?,?,?,?)",
+                           (i, " ".join(split_words(p.name)), p.section, p.text, " ".join(split_words(p.text)),
+                            " ".join(split_words(p.code))))
             db.executemany("insert into meta values (?,?)",
                            [("inputs", key), ("passages", str(len(passages))), ("chapters", str(len(chs)))])
             db.commit()
@@ -199,8 +207,9 @@ def match_query(question: str) -> str:
 
 
 def search(path: Path, question: str, limit: int = 8, kinds: tuple[str, ...] = ()) -> list[Passage]:
-    """The passages that best match the question, best first (BM25; the title and the section's
-    heading weigh more than the text)."""
+    """The passages that best match the question, best first (BM25; a definition's name and a
+    section's heading weigh more than the text). The chapter's title is not searched: it would lift
+    every passage of a chapter whose title shares a word with the question."""
     q = match_query(question)
     if not q:
         return []
@@ -209,7 +218,7 @@ def search(path: Path, question: str, limit: int = 8, kinds: tuple[str, ...] = (
     try:
         rows = db.execute(
             "select p.kind, p.chapter, p.title, p.section, p.slug, p.first, p.last, p.text, p.cites, "
-            "bm25(fts, 2.0, 3.0, 1.0, 1.0) as s from fts join passages p on p.id = fts.rowid "
+            "bm25(fts, 3.0, 1.5, 1.0, 1.0, 0.5) as s from fts join passages p on p.id = fts.rowid "
             f"where fts match ?{where} order by s limit ?", (q, *kinds, limit)).fetchall()
     finally:
         db.close()
