@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -93,3 +94,20 @@ def test_an_mcp_client_reads_searches_and_asks_the_book(built_ws):
     new = set(after) - set(before)
     assert all(k.startswith("output/asked/") for k in new) and len(new) == 1  # the question asked, kept
     assert {k: v for k, v in after.items() if k in before} == before  # the book as it was
+
+
+def test_an_offline_question_imports_neither_anthropic_nor_mcp_nor_tree_sitter(built_ws):
+    import subprocess
+
+    from orchestrator.ask import index
+
+    index.ensure(built_ws, Shelf.open(built_ws).cfg.source_dir)  # the index exists: the everyday question
+    probe = ("import sys\nsys.argv = ['book', 'ask', 'how is a record encoded?', '-q', '-w', sys.argv[1]]\n"
+             "from orchestrator.main import main as run\n"
+             "try:\n    run()\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('anthropic', 'mcp', 'tree_sitter') if m in sys.modules), file=sys.stderr)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    r = subprocess.run([sys.executable, "-c", probe, str(built_ws)], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0 and "minikv/record.py" in r.stdout, r.stderr
+    assert r.stderr.strip().splitlines()[-1] == "[]"
