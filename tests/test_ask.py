@@ -186,3 +186,16 @@ def test_a_citation_still_invented_after_asking_again_is_dropped_and_said(built_
                                                         "minikv/sstable.py", "minikv/memtable.py", "minikv/cli.py",
                                                         "minikv/cache.py", "minikv/fileio.py"}
     assert os.listdir(built_ws / "output/asked") == ["0001.md"]
+
+
+def test_a_book_whose_output_cannot_be_written_is_still_asked(built_ws, tmp_path, monkeypatch):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    (built_ws / index.INDEX).mkdir(parents=True)  # where the index goes cannot take a file
+    (built_ws / "output/asked").write_text("a file where the records' directory goes\n")
+    r = run_cli("ask", QUESTION, "--json", "-w", built_ws)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["citations"]
+    assert "the index goes to" in r.stderr and "was not kept" in r.stderr
+    assert list(tmp_path.glob("book-ask-*.sqlite"))
+    r = run_cli("ask", QUESTION, "-w", built_ws)
+    assert r.returncode == 0 and "the index goes to" not in r.stderr  # the spare index is fresh: used as it is

@@ -132,7 +132,8 @@ def _map_passages(source: Path, owners: dict[str, str], titles: dict[str, str]) 
     return out
 
 
-def build(root: Path, source: Path | None, with_map: bool, progress: Callable[[str], None] | None = None) -> Path:
+def build(root: Path, source: Path | None, with_map: bool, progress: Callable[[str], None] | None = None,
+          dest: Path | None = None) -> Path:
     """Build the index afresh (a temporary file, then os.replace): readers never see half of it."""
     key = inputs_hash(root, source)
     chs = corpus.chapters(root)
@@ -145,7 +146,7 @@ def build(root: Path, source: Path | None, with_map: bool, progress: Callable[[s
         if progress:
             progress(f"mapping {source} for the index")
         passages += _map_passages(source, _file_chapters(root), titles)
-    dest = root / INDEX
+    dest = dest or root / INDEX
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".ask-index.", suffix=".tmp", dir=dest.parent)
     os.close(fd)
@@ -193,11 +194,20 @@ def _meta(path: Path) -> dict[str, str]:
 
 def ensure(root: Path, source: Path | None, with_map: bool = True,
            progress: Callable[[str], None] | None = None) -> tuple[Path, bool]:
-    """(the index, whether it was rebuilt now): built when missing or when its inputs changed."""
-    path = root / INDEX
-    if path.is_file() and _meta(path).get("inputs") == inputs_hash(root, source):
-        return path, False
-    return build(root, source, with_map, progress), True
+    """(the index, whether it was rebuilt now): built when missing or when its inputs changed. A
+    book on a read-only file system (a mounted copy served by `book mcp`) keeps its index in the
+    temporary directory instead, one per book."""
+    key = inputs_hash(root, source)
+    spare = Path(tempfile.gettempdir()) / f"book-ask-{hashlib.sha256(str(root).encode()).hexdigest()[:12]}.sqlite"
+    for path in (root / INDEX, spare):
+        if path.is_file() and _meta(path).get("inputs") == key:
+            return path, False
+    try:
+        return build(root, source, with_map, progress), True
+    except OSError as e:
+        if progress:
+            progress(f"cannot write {INDEX} ({e.strerror}); the index goes to {spare}")
+        return build(root, source, with_map, progress, dest=spare), True
 
 
 def match_query(question: str) -> str:

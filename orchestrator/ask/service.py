@@ -118,9 +118,17 @@ class Shelf:
             a = extractive(q, found, self.files)
         else:
             a = asyncio.run(self._written(q, found, name))
-        if record:
-            a.record = str(keep(self.root, a, self.revision_label, record).relative_to(self.root))
+        self._keep(a, record)
         return a
+
+    def _keep(self, a: Answer, record: str | None) -> None:
+        if not record:
+            return
+        try:
+            a.record = str(keep(self.root, a, self.revision_label, record).relative_to(self.root))
+        except OSError as e:  # a read-only book is still asked; the record is what is lost, and said
+            if self.progress:
+                self.progress(f"the answer was not kept in output/asked/: {e.strerror or e}")
 
     async def ask_async(self, question: str, provider: str | None = None, record: str | None = "book mcp") -> Answer:
         """As `ask`, inside a running event loop (the MCP server's)."""
@@ -130,8 +138,7 @@ class Shelf:
         name = resolve_name(provider, self.cfg)
         found = await asyncio.to_thread(lambda: index.search(self.index(), q, limit=24))
         a = extractive(q, found, self.files) if name == "offline" else await self._written(q, found, name)
-        if record:
-            a.record = str(keep(self.root, a, self.revision_label, record).relative_to(self.root))
+        self._keep(a, record)
         return a
 
     async def _written(self, q: str, found: list, name: str) -> Answer:
