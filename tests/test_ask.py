@@ -181,6 +181,7 @@ def test_a_citation_still_invented_after_asking_again_is_dropped_and_said(built_
     assert seen["n"] == 2  # asked again once, not more
     assert len(doc["dropped"]) == 2 and "left out" in doc["answer"]
     assert "(source:minikv/packing.py" not in doc["answer"] and "(source:minikv/record.py#L900" not in doc["answer"]
+    assert "`pack_record` and `encode` checks them." in doc["answer"]  # the links gone, the words kept
     _all_hold(built_ws, doc["answer"].split("Citations left out")[0])
     assert {(c["path"]) for c in doc["citations"]} <= {"minikv/record.py", "minikv/wal.py", "minikv/store.py",
                                                         "minikv/sstable.py", "minikv/memtable.py", "minikv/cli.py",

@@ -74,7 +74,7 @@ def extractive(question: str, found: list[Passage], files: SourceAt) -> Answer:
         for c in check_citations(text, files):
             if c.problem:
                 dropped.append(f"{c.citation.ref} ({p.chapter or p.kind}): {c.problem}")
-                text = text.replace(_link_text(text, c.citation.ref), "")
+                text = _without(text, c.citation.ref)
             else:
                 cites.append((c.citation.path, c.citation.first, c.citation.last))
         if p.kind == "map":  # its citation is the definition's own lines, checked like any other
@@ -103,6 +103,15 @@ def _link_text(text: str, ref: str) -> str:
         if f"{m.group(2).removeprefix('./')}#L{a}-L{z}" == ref:
             return m.group(0)
     return "\x00"  # nothing to replace
+
+
+def _without(text: str, ref: str) -> str:
+    """The text with the citation `ref` taken out, and the empty parentheses and the space before
+    a stop it leaves."""
+    text = text.replace(_link_text(text, ref), "")
+    text = re.sub(r"(?<=\))[ \t]*,[ \t]*(?=\))|(?<=\()[ \t]*,[ \t]*", "", text)  # ([a](…), ) → ([a](…))
+    text = re.sub(r"[ \t]*(?<![\w`\]])\(\s*\)", "", text)  # not a call's `f()`
+    return re.sub(r"[ \t]+([.,;:])", r"\1", text)
 
 
 def _dropped_note(dropped: list[str]) -> str:
@@ -167,10 +176,9 @@ async def written(question: str, found: list[Passage], files: SourceAt, call: Ca
     for c in check_citations(text, files):
         if c.problem:
             dropped.append(f"{c.citation.ref}: {c.problem}")
-            text = text.replace(_link_text(text, c.citation.ref), "")
+            text = _without(text, c.citation.ref)
         else:
             cites.append((c.citation.path, c.citation.first, c.citation.last))
-    text = re.sub(r"[ \t]+([.,;:])", r"\1", text)  # a dropped link leaves a space before the stop
     if dropped:
         text += "\n\n" + _dropped_note(dropped)
     return Answer(question, text, picked, model, list(dict.fromkeys(cites)), dropped, asked)
