@@ -141,6 +141,8 @@ def _inventing(times: int):
     seen = {"n": 0}
 
     def answer(body: dict) -> str:
+        if "Passages of the book" not in _prompt(body):
+            return "OK"  # a local server's probe of what it accepts
         seen["n"] += 1
         good = _true_answer(_prompt(body))
         if seen["n"] <= times:
@@ -200,3 +202,24 @@ def test_a_book_whose_output_cannot_be_written_is_still_asked(built_ws, tmp_path
     assert list(tmp_path.glob("book-ask-*.sqlite"))
     r = run_cli("ask", QUESTION, "-w", built_ws)
     assert r.returncode == 0 and "the index goes to" not in r.stderr  # the spare index is fresh: used as it is
+
+
+def test_a_local_compatible_server_answers_and_its_citations_are_checked(built_ws, monkeypatch):
+    from orchestrator.testing.fake_api import FakeAPI
+    from orchestrator.testing.fake_compatible import Compatible
+
+    cfg = built_ws / "book.yaml"
+    local = {"server": '"compatible"', "model": '"qwen3-coder"', "context_window": "8192", "max_output": "2048"}
+    cfg.write_text("\n".join(f"{ln.split(':', 1)[0]}: {local[ln.split(':', 1)[0]]}" if ln.split(":", 1)[0] in local
+                             else ln for ln in cfg.read_text().splitlines()) + "\n")
+    answer, seen = _inventing(times=1)
+    api = FakeAPI(answerer=answer, compatible=Compatible(window=8192, off_contract=0.0, seed=1))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # a local server needs no key
+    try:
+        doc = _ask_with_model(built_ws)
+    finally:
+        api.stop()
+    assert seen["n"] == 2 and doc["asked_again"] == 1 and doc["provider"] == "qwen3-coder"
+    assert doc["citations"] and doc["dropped"] == []
+    _all_hold(built_ws, doc["answer"])
