@@ -34,8 +34,7 @@ class Answer:
         out: dict[tuple[str, str], dict[str, str]] = {}
         for p in self.passages:
             if p.chapter and (p.chapter, p.section) not in out:
-                link = f"{p.chapter}.html" + (f"#{p.slug}" if p.slug else "")
-                out[(p.chapter, p.section)] = {"id": p.chapter, "title": p.title, "section": p.section, "link": link}
+                out[(p.chapter, p.section)] = {"id": p.chapter, "title": p.title, "section": p.section, "link": p.link}
         return list(out.values())
 
     def as_json(self) -> dict[str, Any]:
@@ -58,8 +57,7 @@ def _where(p: Passage) -> str:
     if p.kind == "glossary":
         return "glossary" + (f" — {p.chapter}: {p.title}" if p.chapter else "")
     head = f" › {p.section}" if p.section else ""
-    link = f"{p.chapter}.html" + (f"#{p.slug}" if p.slug else "")
-    return f"{p.chapter}: {p.title}{head} ({link})"
+    return f"{p.chapter}: {p.title}{head} ({p.link})"
 
 
 def extractive(question: str, found: list[Passage], files: SourceAt) -> Answer:

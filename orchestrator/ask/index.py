@@ -58,6 +58,14 @@ class Passage:
     code: str = ""  # a map definition's own lines (searched, with less weight; never shown)
 
 
+    @property
+    def link(self) -> str:
+        """Where it is in the published site (relative to the workspace), or "" outside a chapter."""
+        if not self.chapter:
+            return ""
+        return f"{PUBLISH_DIR}/{self.chapter}.html" + (f"#{self.slug}" if self.slug else "")
+
+
 def split_words(text: str) -> list[str]:
     """The words of a text with identifiers split: `resolve_command` → resolve, command;
     `ClickException` → click, exception (and the whole, lowercased)."""
@@ -104,7 +112,7 @@ def _chapter_passages(c: corpus.Chapter) -> list[Passage]:
     return out
 
 
-def _file_chapters(root: Path) -> dict[str, str]:
+def file_chapters(root: Path) -> dict[str, str]:
     """source file → the chapter that explains it (the source map's table)."""
     try:
         text = (root / SOURCE_MAP).read_text(encoding="utf-8", errors="replace")
@@ -145,7 +153,7 @@ def build(root: Path, source: Path | None, with_map: bool, progress: Callable[[s
     if with_map and source is not None and source.is_dir():
         if progress:
             progress(f"mapping {source} for the index")
-        passages += _map_passages(source, _file_chapters(root), titles)
+        passages += _map_passages(source, file_chapters(root), titles)
     dest = dest or root / INDEX
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".ask-index.", suffix=".tmp", dir=dest.parent)

@@ -77,6 +77,7 @@ class Shelf:
         terms, _ = corpus.glossary(self.root)
         return {"title": self.cfg.title, "revision": self.rev.as_dict() if self.rev else None,
                 "source": str(self.cfg.source_dir), "glossary_terms": len(terms),
+                "files": index.file_chapters(self.root),  # which chapter explains which source file
                 "chapters": [{"id": c.id, "title": c.title, "file": c.rel,
                               "sections": [{"heading": s.head, "slug": slugify(s.head)}
                                            for s in split(c.text) if s.head]} for c in chs]}
@@ -98,7 +99,7 @@ class Shelf:
         if not isinstance(limit, int) or not 1 <= limit <= SEARCH_LIMIT:
             raise UsageError(f"limit must be a whole number from 1 to {SEARCH_LIMIT}")
         return [{"kind": p.kind, "chapter": p.chapter, "title": p.title, "section": p.section,
-                 "link": (f"{p.chapter}.html" + (f"#{p.slug}" if p.slug else "")) if p.chapter else "",
+                 "link": p.link,
                  "text": p.text, "citations": [{"path": a, "lines": [x, z]} for a, x, z in p.cites],
                  "score": round(p.score, 3)} for p in index.search(self.index(), q, limit)]
 
