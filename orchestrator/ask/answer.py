@@ -44,16 +44,27 @@ class Answer:
                 "asked_again": self.asked_again, "record": self.record}
 
 
+def _weight(p: Passage) -> float:
+    """How much a passage is worth in an answer beside its match: one that cites nothing can only
+    repeat the book; a table (a chapter's reference table) lists names, it explains none."""
+    w = 1.0 if p.cites else 0.5
+    if p.kind == "source":  # raw lines: the book's words and the map's names say more, when they match
+        w *= 0.6
+    lines = [ln for ln in p.text.splitlines() if ln.strip()]
+    if lines and all(ln.lstrip().startswith("|") for ln in lines):
+        w *= 0.3
+    return w
+
+
 def choose(found: list[Passage], n: int = MAX_PASSAGES) -> list[Passage]:
-    """The passages an answer is made of: the best matches, those that carry citations first
-    (a passage that cites nothing can only repeat the book), at most one per chapter block."""
-    ranked = sorted(found, key=lambda p: -p.score * (1.0 if p.cites else 0.5))
-    return ranked[:n]
+    """The passages an answer is made of: the best matches, weighed by what they are worth in one."""
+    return sorted(found, key=lambda p: -p.score * _weight(p))[:n]
 
 
 def _where(p: Passage) -> str:
-    if p.kind == "map":
-        return "repository map" + (f" — {p.chapter}: {p.title}" if p.chapter else "")
+    if p.kind in ("map", "source"):
+        what = "repository map" if p.kind == "map" else "source"
+        return what + (f" — {p.chapter}: {p.title}" if p.chapter else "")
     if p.kind == "glossary":
         return "glossary" + (f" — {p.chapter}: {p.title}" if p.chapter else "")
     head = f" › {p.section}" if p.section else ""
@@ -75,20 +86,25 @@ def extractive(question: str, found: list[Passage], files: SourceAt) -> Answer:
                 text = _without(text, c.citation.ref)
             else:
                 cites.append((c.citation.path, c.citation.first, c.citation.last))
-        if p.kind == "map":  # its citation is the definition's own lines, checked like any other
+        if p.kind in ("map", "source"):  # its citation is its own lines, checked like any other
             (path, a, z), = p.cites
-            text += " " + citation_link(path, a, z)
-            ok = check_citations(f"`{path}` {citation_link(path, a, z)}", files)
+            link = citation_link(path, a, z)
+            ok = check_citations(f"`{p.name or path}` {link}", files)  # a definition's name is in its lines
             if ok and ok[0].problem is None:
                 cites.append((path, a, z))
+                text = f"{text} {link}" + (_code(files, path, a, z) if p.kind == "source" else "")
             else:
-                text = text.replace(" " + citation_link(path, a, z), "")
-                dropped.append(f"{path}#L{a}-L{z} (repository map): {ok[0].problem if ok else 'not checked'}")
+                dropped.append(f"{path}#L{a}-L{z} ({p.kind}): {ok[0].problem if ok else 'not checked'}")
         parts.append(f"{i}. {_where(p)}\n\n{_indent(text)}")
     body = "\n\n".join(parts)
     if dropped:
         body += "\n\n" + _dropped_note(dropped)
     return Answer(question, body, picked, "offline", list(dict.fromkeys(cites)), dropped)
+
+
+def _code(files: SourceAt, path: str, a: int, z: int) -> str:
+    lines = files.lines(path)
+    return "" if isinstance(lines, str) else "\n\n```\n" + "\n".join(lines[a - 1:z]) + "\n```"
 
 
 def _indent(text: str) -> str:

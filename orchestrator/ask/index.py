@@ -27,8 +27,10 @@ from ..text.markdown import slugify
 from . import corpus
 
 INDEX = "output/.book/ask-index.sqlite"
-SCHEMA = 4
+SCHEMA = 5
 CODE_LINES = 150  # of a definition's lines, those searched
+WINDOW = 30  # lines of source per window passage
+MAX_PASSAGES = 200_000  # of the map and the windows: a huge tree's index stays a few hundred MB at most
 SOURCE_MAP = f"{MEMORY_DIR}/source-map.md"
 _MAP_ROW_RE = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*(ch\d{2,})\b")
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|[^\W\d_]+")
@@ -44,7 +46,7 @@ happen happens happened become becomes turned turn turns run runs code book chap
 
 @dataclass(frozen=True)
 class Passage:
-    kind: str  # chapter | glossary | map
+    kind: str  # chapter | glossary | map | source (a window of a source file's lines)
     chapter: str  # the chapter it is in (or that explains its file); "" when none
     title: str  # the chapter's title
     section: str  # the `## ` heading ("" for a chapter's opening)
@@ -137,6 +139,15 @@ def _map_passages(source: Path, owners: dict[str, str], titles: dict[str, str]) 
             out.append(Passage("map", ch, titles.get(ch, ""), "", "", 0, 0, text, ((rel, d.start_line, d.end_line),),
                                name=d.qualified_name,
                                code="\n".join(lines[d.start_line - 1:min(d.end_line, d.start_line + CODE_LINES)])))
+        # the code itself, a window at a time: what the map has no definition for (an object
+        # literal's getters in JavaScript, a script's top level) is still found, and cited
+        for a in range(0, len(lines), WINDOW):
+            if len(out) >= MAX_PASSAGES:
+                break
+            z = min(a + WINDOW, len(lines))
+            if any(ln.strip() for ln in lines[a:z]):
+                out.append(Passage("source", ch, titles.get(ch, ""), "", "", 0, 0, f"`{rel}` lines {a + 1}–{z}",
+                                   ((rel, a + 1, z),), code="\n".join(lines[a:z])))
     return out
 
 
