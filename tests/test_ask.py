@@ -223,3 +223,13 @@ def test_a_local_compatible_server_answers_and_its_citations_are_checked(built_w
     assert seen["n"] == 2 and doc["asked_again"] == 1 and doc["provider"] == "qwen3-coder"
     assert doc["citations"] and doc["dropped"] == []
     _all_hold(built_ws, doc["answer"])
+
+
+def test_code_the_map_has_no_definition_for_is_found_in_the_source_windows(built_ws):
+    src = Shelf.open(built_ws).cfg.source_dir
+    (src / "minikv/limits.py").write_text("import os\n\n# the quokka rule: at most three segments are kept\n"
+                                          "LIMIT = 3\n")
+    a = Shelf.open(built_ws).ask("where is the quokka rule?", "offline", record=None)
+    assert ("minikv/limits.py", 1, 4) in a.citations
+    assert "   ```\n   import os\n\n   # the quokka rule" in a.text  # the lines themselves, in the list item
+    _all_hold(built_ws, a.text)
