@@ -32,7 +32,9 @@ async def _session(ws: Path) -> dict:
     out: dict = {}
     params = StdioServerParameters(command=BOOK, args=["mcp", "--workspace", str(ws)])
     async with Client(params, read_timeout_seconds=60) as c:
-        out["tools"] = sorted(t.name for t in (await c.list_tools()).tools)
+        tools = (await c.list_tools()).tools
+        out["tools"] = sorted(t.name for t in tools)
+        out["read_only"] = sorted(t.name for t in tools if t.annotations and t.annotations.read_only_hint)
         r = await c.call_tool("book_structure", {})
         out["structure"] = json.loads(r.content[0].text)
         r = await c.call_tool("search_book", {"query": "write-ahead log replay", "limit": 3})
@@ -70,6 +72,7 @@ def test_an_mcp_client_reads_searches_and_asks_the_book(built_ws):
     finally:
         lock.release()
     assert got["tools"] == ["ask_book", "book_structure", "read_chapter", "read_source", "search_book"]
+    assert got["read_only"] == ["book_structure", "read_chapter", "read_source", "search_book"]
     assert [c["id"] for c in got["structure"]["chapters"]][:2] == ["ch01", "ch02"]
     err, hits = got["search"]
     assert not err and hits and any("wal" in h["text"].lower() or "WriteAheadLog" in h["text"] for h in hits)

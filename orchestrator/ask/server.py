@@ -24,6 +24,12 @@ checked citations; read_source shows the cited lines."""
 def build(shelf: Shelf) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+    from mcp.types import ToolAnnotations
+
+    # a client may run these without asking: they read the book and its source, and change nothing
+    reads = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+    # asking keeps the question and its answer in output/asked/ (never the book); with a model it calls one
+    asks = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 
     app = MCPServer("book", instructions=INSTRUCTIONS, log_level="WARNING")
 
@@ -33,24 +39,24 @@ def build(shelf: Shelf) -> Any:
         except BookError as e:  # a usage error: the caller's to fix, said in its words
             raise ToolError(str(e)) from None
 
-    @app.tool()
+    @app.tool(annotations=reads)
     def book_structure() -> str:
         """The book's title, source revision, and its chapters with their sections (id, title, headings)."""
         return json.dumps(guarded(shelf.structure), ensure_ascii=False, indent=1)
 
-    @app.tool()
+    @app.tool(annotations=reads)
     def read_chapter(chapter: str, section: str = "") -> str:
         """A chapter's Markdown by id (ch01, ch02, ...), or only one of its `## ` sections (by heading or
         slug). Citations are [label](source:PATH#Lm-Ln) links into the source."""
         return guarded(shelf.chapter, chapter, section or None)
 
-    @app.tool()
+    @app.tool(annotations=reads)
     def search_book(query: str, limit: int = 10) -> str:
         """Passages of the book (chapter paragraphs, glossary entries, the repository map's definitions)
         that match the query, best first, each with its chapter, section and citations."""
         return json.dumps(guarded(shelf.search, query, limit), ensure_ascii=False, indent=1)
 
-    @app.tool()
+    @app.tool(annotations=asks)
     async def ask_book(question: str) -> str:
         """Answer a question about the code from the book: the passages that answer it (or, when the book is
         set up with a model, a written answer), every source citation checked at the book's revision.
@@ -61,7 +67,7 @@ def build(shelf: Shelf) -> Any:
             raise ToolError(str(e)) from None
         return json.dumps(a.as_json(), ensure_ascii=False, indent=1)
 
-    @app.tool()
+    @app.tool(annotations=reads)
     def read_source(path: str, first: int = 1, last: int = 0) -> str:
         """Lines first..last (1-based; last=0: to the end, at most 400 lines) of a source file, at the
         revision the book cites. PATH is relative to the source root, as in the book's citations."""
