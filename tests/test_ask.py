@@ -233,3 +233,9 @@ def test_code_the_map_has_no_definition_for_is_found_in_the_source_windows(built
     assert ("minikv/limits.py", 1, 4) in a.citations
     assert "   ```\n   import os\n\n   # the quokka rule" in a.text  # the lines themselves, in the list item
     _all_hold(built_ws, a.text)
+
+
+def test_book_mcp_on_a_workspace_without_a_book_says_so_before_serving(tmp_path, example_ws):
+    for ws, words in ((tmp_path, "no book here"), (example_ws, "no finished chapter")):
+        r = run_cli("mcp", "-w", ws)
+        assert r.returncode == 2 and words in r.stderr and r.stdout == ""  # stdout is the protocol's: nothing on it

@@ -19,11 +19,10 @@ def ask(
     json_out: Json = False,
     quiet: Quiet = False,
 ) -> None:
+    # one paragraph per line: rich keeps a docstring's line breaks
     """Answer a question from the finished book and the source at its revision.
 
-    Offline: the passages of the book that answer it, with their citations. With a model: a written
-    answer whose every citation is checked before it is printed. The question and its answer are kept
-    in output/asked/; the book itself is never changed."""
+    Offline: the passages of the book that answer it, with their citations. With a model: a written answer whose every citation is checked before it is printed. The question and its answer are kept in output/asked/; the book itself is never changed."""  # noqa: E501
     from ..ask.service import Shelf, check_question
 
     q = check_question(question)  # before the workspace is read: an empty question changes nothing
@@ -38,12 +37,12 @@ def ask(
 
 
 def mcp(workspace: Workspace = Path(".")) -> None:
+    # one paragraph per line: rich keeps a docstring's line breaks
     """Serve the book to an agent over the Model Context Protocol (stdio).
 
-    Tools: book_structure, read_chapter, search_book, ask_book, read_source; the chapters are also
-    resources (book://chapter/chNN). Read-only: it holds no lock and reads committed files only, so it
-    can serve while `book run` updates the book. Add it to Claude Code with
-    `claude mcp add book -- book mcp --workspace /path/to/book`."""
+    Tools: book_structure, read_chapter, search_book, ask_book, read_source; the chapters are also resources (book://chapter/chNN). Read-only: it holds no lock and reads committed files only, so it can serve while `book run` updates the book.
+
+    Add it to Claude Code with: claude mcp add book -- book mcp --workspace /path/to/book"""  # noqa: E501
     from ..ask.server import serve
     from ..ask.service import Shelf
 
