@@ -239,3 +239,34 @@ def test_book_mcp_on_a_workspace_without_a_book_says_so_before_serving(tmp_path,
     for ws, words in ((tmp_path, "no book here"), (example_ws, "no finished chapter")):
         r = run_cli("mcp", "-w", ws)
         assert r.returncode == 2 and words in r.stderr and r.stdout == ""  # stdout is the protocol's: nothing on it
+
+
+def _git(cwd: Path, *args: str) -> str:
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_citations_are_checked_at_the_books_commit_when_the_source_moved_on(built_ws):
+    src = Shelf.open(built_ws).cfg.source_dir
+    _git(src, "init", "-q")
+    _git(src, "add", "-A")
+    _git(src, "commit", "-qm", "the book's revision")
+    book_commit = _git(src, "rev-parse", "HEAD")
+    for claims in (built_ws / "output/memory/claims").glob("ch*.json"):  # the book was checked at that commit
+        doc = json.loads(claims.read_text())
+        doc["revision"] = {"kind": "git", "id": book_commit, "remote": "", "prefix": ""}
+        claims.write_text(json.dumps(doc))
+    record_py = src / "minikv/record.py"
+    at_book = record_py.read_text()
+    record_py.write_text("# moved\n" * 50 + at_book)  # the work tree moves on: every line 50 further down
+    _git(src, "commit", "-qam", "later")
+    shelf = Shelf.open(built_ws)
+    assert shelf.files.commit == book_commit
+    got = shelf.source("minikv/record.py", 1, 2)
+    assert "# moved" not in got["text"] and got["text"].split("\n")[0].endswith(at_book.split("\n")[0])
+    a = shelf.ask(QUESTION, "offline", record=None)
+    assert any(p == "minikv/record.py" for p, _, _ in a.citations) and a.dropped == []
+    _all_hold(built_ws, a.text)  # the lines the book cites, at the book's commit
