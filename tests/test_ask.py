@@ -270,3 +270,12 @@ def test_citations_are_checked_at_the_books_commit_when_the_source_moved_on(buil
     a = shelf.ask(QUESTION, "offline", record=None)
     assert any(p == "minikv/record.py" for p, _, _ in a.citations) and a.dropped == []
     _all_hold(built_ws, a.text)  # the lines the book cites, at the book's commit
+
+
+def test_words_of_a_question_and_of_the_book():
+    assert index.split_words("Group.resolve_command ClickException") == [
+        "group", "resolve", "command", "resolvecommand", "click", "exception", "clickexception"]
+    assert index.split_words("内存表保存记录") == ["内存", "存表", "表保", "保存", "存记", "记录"]
+    assert index.match_query("How does the store flush?") == '"store" OR "flush"'
+    assert index.match_query("内存表如何保存记录？") == '"内存" OR "存表" OR "表如" OR "何保" OR "保存" OR "存记" OR "记录"'
+    assert index.match_query("how is the?") == ""

@@ -27,13 +27,14 @@ from ..text.markdown import slugify
 from . import corpus
 
 INDEX = "output/.book/ask-index.sqlite"
-SCHEMA = 5
+SCHEMA = 6
 CODE_LINES = 150  # of a definition's lines, those searched
 WINDOW = 30  # lines of source per window passage
 MAX_PASSAGES = 200_000  # of the map and the windows: a huge tree's index stays a few hundred MB at most
 SOURCE_MAP = f"{MEMORY_DIR}/source-map.md"
 _MAP_ROW_RE = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*(ch\d{2,})\b")
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|[^\W\d_]+")
+_CJK_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # words a question is made of that say nothing about the code
 STOP = frozenset("""a an the and or of to in on at by for from with without into onto is are was were be been
@@ -41,7 +42,8 @@ being do does did doing how what which who whom whose where when why this that t
 there here can could should would will shall may might must i you we they he she me my our your
 their as if then than so not no yes any some each every all both about after before over under
 up down out off again once only own same such too very just also get got make made use used using
-happen happens happened become becomes turned turn turns run runs code book chapter""".split())
+happen happens happened become becomes turned turn turns run runs code book chapter
+如何 什么 哪里 哪个 哪些 怎么 怎样 为什 是否 这个 那个 一个 代码 本书 章节""".split())
 
 
 @dataclass(frozen=True)
@@ -70,9 +72,14 @@ class Passage:
 
 def split_words(text: str) -> list[str]:
     """The words of a text with identifiers split: `resolve_command` → resolve, command;
-    `ClickException` → click, exception (and the whole, lowercased)."""
+    `ClickException` → click, exception (and the whole, lowercased). A run of CJK characters,
+    which has no spaces between its words, gives its overlapping pairs (内存表 → 内存, 存表): the
+    same pairs from the question and from the book meet whatever the words' edges."""
     out = []
     for w in _WORD_RE.findall(text):
+        if _CJK_RE.search(w):
+            out += [w[i:i + 2] for i in range(len(w) - 1)] or [w]
+            continue
         parts = [p for chunk in w.split("_") for p in _CAMEL_RE.findall(chunk)] or [w]
         out += [p.lower() for p in parts]
         if len(parts) > 1:
