@@ -279,3 +279,28 @@ def test_words_of_a_question_and_of_the_book():
     assert index.match_query("How does the store flush?") == '"store" OR "flush"'
     assert index.match_query("内存表如何保存记录？") == '"内存" OR "存表" OR "表如" OR "何保" OR "保存" OR "存记" OR "记录"'
     assert index.match_query("how is the?") == ""
+
+
+def test_a_build_killed_midway_leaves_the_old_index_whole_and_its_leftover_is_swept(built_ws, monkeypatch):
+    src = Shelf.open(built_ws).cfg.source_dir
+    path, _ = index.ensure(built_ws, src)
+    before = path.read_bytes()
+    (built_ws / "output/chapters/final/ch02-final.md").write_text("# Changed\n\nNew words about `Record`.\n")
+
+    class Killed(BaseException):
+        pass
+
+    def killed(*a, **k):
+        raise Killed
+
+    monkeypatch.setattr(index.os, "replace", killed)
+    with pytest.raises(Killed):
+        index.ensure(built_ws, src)
+    monkeypatch.undo()
+    assert path.read_bytes() == before  # readers still see the whole old index
+    left = list(path.parent.glob(".ask-index.*.tmp"))
+    assert left == []  # a build that fails removes its own temporary file
+    stale = path.parent / ".ask-index.killed.tmp"
+    stale.write_bytes(b"half")
+    os.utime(stale, (1, 1))  # as a kill long ago left it
+    assert index.ensure(built_ws, src)[1] is True and not stale.exists()

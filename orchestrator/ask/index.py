@@ -174,6 +174,7 @@ def build(root: Path, source: Path | None, with_map: bool, progress: Callable[[s
         passages += _map_passages(source, file_chapters(root), titles)
     dest = dest or root / INDEX
     dest.parent.mkdir(parents=True, exist_ok=True)
+    _sweep(dest.parent)
     fd, tmp = tempfile.mkstemp(prefix=".ask-index.", suffix=".tmp", dir=dest.parent)
     os.close(fd)
     try:
@@ -205,6 +206,18 @@ def build(root: Path, source: Path | None, with_map: bool, progress: Callable[[s
             pass
         raise
     return dest
+
+
+def _sweep(d: Path, older_than: float = 600.0) -> None:
+    """Temporary index files a killed build left behind (a live build's is younger)."""
+    import time
+
+    for p in d.glob(".ask-index.*.tmp"):
+        try:
+            if time.time() - p.stat().st_mtime > older_than:
+                p.unlink()
+        except OSError:
+            pass
 
 
 def _meta(path: Path) -> dict[str, str]:
