@@ -304,3 +304,18 @@ def test_a_build_killed_midway_leaves_the_old_index_whole_and_its_leftover_is_sw
     stale.write_bytes(b"half")
     os.utime(stale, (1, 1))  # as a kill long ago left it
     assert index.ensure(built_ws, src)[1] is True and not stale.exists()
+
+
+def test_a_long_definition_is_pointed_at_by_its_lines_that_match(tmp_path):
+    from orchestrator.ask.answer import matching_lines
+    from orchestrator.ask.source import SourceAt
+    from orchestrator.testing.helpers import make_example
+
+    ws = make_example(tmp_path / "ws")
+    files = SourceAt(ws / "src", None)
+    words = index.query_words("where does decode compare the crc32 checksum?")
+    first, last = matching_lines(files, "minikv/record.py", 85, 110, words)
+    shown = files.lines("minikv/record.py")[first - 1:last]
+    assert 92 <= first <= last <= first + 3  # in the body: not the head nor the doc string that repeats it
+    assert any("zlib.crc32" in ln and "!= crc" in ln for ln in shown)
+    assert matching_lines(files, "minikv/record.py", 85, 110, index.query_words("sorted tables flush")) is None

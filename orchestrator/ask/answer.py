@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..evidence.cite import CITE_RE, citation_link
-from .index import Passage
+from .index import Passage, query_words, split_words
 from .source import SourceAt, check_citations
 
 EXCERPT_LINES = 40  # source lines shown to the model per cited range, at most
 MAX_PASSAGES = 6
+SHORT = 8  # a definition this long is shown by its citation alone
+MATCH_LINES = 4  # the lines of a long definition an answer points at
 
 
 @dataclass
@@ -78,6 +80,7 @@ def extractive(question: str, found: list[Passage], files: SourceAt) -> Answer:
     if not picked:
         return Answer(question, "The book has nothing that matches this question.", [], "offline")
     parts, cites, dropped = [], [], []
+    words = query_words(question)
     for i, p in enumerate(picked, 1):
         text = p.text
         for c in check_citations(text, files):
@@ -93,6 +96,13 @@ def extractive(question: str, found: list[Passage], files: SourceAt) -> Answer:
             if ok and ok[0].problem is None:
                 cites.append((path, a, z))
                 text = f"{text} {link}" + (_code(files, path, a, z) if p.kind == "source" else "")
+                if p.kind == "map" and z - a + 1 > SHORT:  # a long body: point at its lines that match
+                    where = matching_lines(files, path, a, z, words)
+                    if where:
+                        x, y = where
+                        cites.append((path, x, y))
+                        text += (f"\n\nIts lines that match the question {citation_link(path, x, y)}:"
+                                 + _code(files, path, x, y, numbered=True))
             else:
                 dropped.append(f"{path}#L{a}-L{z} ({p.kind}): {ok[0].problem if ok else 'not checked'}")
         parts.append(f"{i}. {_where(p)}\n\n{_indent(text)}")
@@ -102,9 +112,62 @@ def extractive(question: str, found: list[Passage], files: SourceAt) -> Answer:
     return Answer(question, body, picked, "offline", list(dict.fromkeys(cites)), dropped)
 
 
-def _code(files: SourceAt, path: str, a: int, z: int) -> str:
+def _code(files: SourceAt, path: str, a: int, z: int, numbered: bool = False) -> str:
     lines = files.lines(path)
-    return "" if isinstance(lines, str) else "\n\n```\n" + "\n".join(lines[a - 1:z]) + "\n```"
+    if isinstance(lines, str):
+        return ""
+    shown = [f"{n:>5}  {lines[n - 1]}" if numbered else lines[n - 1] for n in range(a, z + 1)]
+    return "\n\n```\n" + "\n".join(shown) + "\n```"
+
+
+def _same(word: str, token: str) -> bool:
+    """A question's word and a token of code, as a person would match them: `parsed` is `parse`,
+    `raises` is `raise`."""
+    if word == token:
+        return True
+    short, long_ = sorted((word, token), key=len)
+    return len(short) >= 4 and long_.startswith(short[:max(4, len(short) - 2)])
+
+
+_NOT_CODE = ("#", "//", "*", "/*", "--", '"', "'", 'f"', "f'", 'r"', "r'", "@")
+
+
+def _body_lines(lines: list[str], a: int, z: int) -> list[int]:
+    """The lines of a definition that do its work: after its head (up to the line that ends the
+    signature with `:` or `{`), without its doc string and comments, which only repeat its name."""
+    out, in_doc, head = [], False, True
+    for n in range(a, min(z, len(lines)) + 1):
+        t = lines[n - 1].strip()
+        if head:
+            head = not t.endswith((":", "{", "=>")) and n - a < 10
+            continue
+        quotes = t.count('"""') + t.count("\'\'\'")
+        # a comment, a string's line, a nested definition's head: words about the code, not the code
+        prose = (in_doc or quotes > 0 or not t or t.startswith(_NOT_CODE)
+                 or re.match(r"^(?:async\s+)?(?:def|class|function|func|fn|pub fn)\s", t) is not None)
+        if quotes % 2:
+            in_doc = not in_doc
+        if not prose:
+            out.append(n)
+    return out
+
+
+def matching_lines(files: SourceAt, path: str, a: int, z: int, words: list[str]) -> tuple[int, int] | None:
+    """The few lines (at most MATCH_LINES) of a long definition's body that hold the most of the
+    question's words, at least two of them (one for a one-word question), or None."""
+    lines = files.lines(path)
+    if isinstance(lines, str) or not words:
+        return None
+    body = _body_lines(lines, a, z)
+    hits = {n: {w for w in words if any(_same(w, t) for t in split_words(lines[n - 1]))} for n in body}
+    best: tuple[int, int, int] = (0, 0, 0)  # (words matched, first, last)
+    for i, n in enumerate(body):
+        run = [m for m in body[i:i + MATCH_LINES] if m - n < MATCH_LINES + 2]
+        got = set().union(*(hits[m] for m in run))
+        if len(got) > best[0]:
+            matched = [m for m in run if hits[m]]
+            best = (len(got), matched[0], matched[-1])
+    return (best[1], best[2]) if best[0] >= min(2, len(words)) else None
 
 
 def _indent(text: str) -> str:

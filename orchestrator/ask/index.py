@@ -249,10 +249,14 @@ def ensure(root: Path, source: Path | None, with_map: bool = True,
         return build(root, source, with_map, progress, dest=spare), True
 
 
+def query_words(question: str) -> list[str]:
+    """The question's informative words, split and lowercased, each once."""
+    return [w for w in dict.fromkeys(split_words(question)) if w not in STOP and len(w) > 1]
+
+
 def match_query(question: str) -> str:
     """An FTS5 query from a question: its informative words, any of which may match."""
-    words = [w for w in dict.fromkeys(split_words(question)) if w not in STOP and len(w) > 1]
-    return " OR ".join(f'"{w}"' for w in words)
+    return " OR ".join(f'"{w}"' for w in query_words(question))
 
 
 def search(path: Path, question: str, limit: int = 8, kinds: tuple[str, ...] = ()) -> list[Passage]:
