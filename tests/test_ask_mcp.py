@@ -39,6 +39,8 @@ async def _session(ws: Path) -> dict:
         out["structure"] = json.loads(r.content[0].text)
         r = await c.call_tool("search_book", {"query": "write-ahead log replay", "limit": 3})
         out["search"] = (r.is_error, json.loads(r.content[0].text))
+        r = await c.call_tool("search_book", {"query": "record checksum", "kind": "map"})
+        out["search_map"] = json.loads(r.content[0].text)
         r = await c.call_tool("read_chapter", {"chapter": "ch01"})
         out["ch01"] = (r.is_error, r.content[0].text)
         r = await c.call_tool("read_chapter", {"chapter": "ch02", "section": "Key terms"})
@@ -50,7 +52,8 @@ async def _session(ws: Path) -> dict:
         out["bad"] = {}
         for name, args in [("read_chapter", {"chapter": "ch99"}), ("read_source", {"path": "../../etc/passwd"}),
                            ("read_source", {"path": "/etc/passwd"}), ("ask_book", {"question": ""}),
-                           ("ask_book", {"question": "why " * 2000}), ("search_book", {"query": "  "})]:
+                           ("ask_book", {"question": "why " * 2000}), ("search_book", {"query": "  "}),
+                           ("search_book", {"query": "record", "kind": "everything"})]:
             r = await c.call_tool(name, args)
             out["bad"][name + str(len(out["bad"]))] = (r.is_error, r.content[0].text)
         out["resources"] = sorted(str(x.uri) for x in (await c.list_resources()).resources)
@@ -76,6 +79,7 @@ def test_an_mcp_client_reads_searches_and_asks_the_book(built_ws):
     assert [c["id"] for c in got["structure"]["chapters"]][:2] == ["ch01", "ch02"]
     err, hits = got["search"]
     assert not err and hits and any("wal" in h["text"].lower() or "WriteAheadLog" in h["text"] for h in hits)
+    assert got["search_map"] and {h["kind"] for h in got["search_map"]} == {"map"}
     err, ch01 = got["ch01"]
     assert not err and ch01.startswith("# ") and "CHAPTER_FINAL" not in ch01
     assert got["section"].startswith("## Key terms")

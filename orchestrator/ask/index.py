@@ -46,6 +46,9 @@ happen happens happened become becomes turned turn turns run runs code book chap
 如何 什么 哪里 哪个 哪些 怎么 怎样 为什 是否 这个 那个 一个 代码 本书 章节""".split())
 
 
+KINDS = ("chapter", "glossary", "map", "source")
+
+
 @dataclass(frozen=True)
 class Passage:
     kind: str  # chapter | glossary | map | source (a window of a source file's lines)

@@ -51,10 +51,11 @@ def build(shelf: Shelf) -> Any:
         return guarded(shelf.chapter, chapter, section or None)
 
     @app.tool(annotations=reads)
-    def search_book(query: str, limit: int = 10) -> str:
-        """Passages of the book (chapter paragraphs, glossary entries, the repository map's definitions)
-        that match the query, best first, each with its chapter, section and citations."""
-        return json.dumps(guarded(shelf.search, query, limit), ensure_ascii=False, indent=1)
+    def search_book(query: str, limit: int = 10, kind: str = "") -> str:
+        """Passages that match the query, best first, each with its chapter, section and citations: the
+        book's paragraphs (kind "chapter"), glossary entries ("glossary"), the repository map's definitions
+        ("map") and 30-line windows of the source ("source"); `kind` keeps one of them."""
+        return json.dumps(guarded(shelf.search, query, limit, kind), ensure_ascii=False, indent=1)
 
     @app.tool(annotations=asks)
     async def ask_book(question: str) -> str:

@@ -94,14 +94,17 @@ class Shelf:
         have = "; ".join(s.head for s in parts) or "none"
         raise UsageError(f"chapter {ch} has no section {section!r} (its sections: {have})")
 
-    def search(self, query: str, limit: int = 10) -> list[dict[str, Any]]:
+    def search(self, query: str, limit: int = 10, kind: str = "") -> list[dict[str, Any]]:
+        """The passages that match, best first; `kind` keeps one kind (chapter, glossary, map, source)."""
         q = check_question(query)
         if not isinstance(limit, int) or not 1 <= limit <= SEARCH_LIMIT:
             raise UsageError(f"limit must be a whole number from 1 to {SEARCH_LIMIT}")
+        if kind and kind not in index.KINDS:
+            raise UsageError(f"unknown kind {kind!r}: one of {', '.join(index.KINDS)}, or none for all")
         return [{"kind": p.kind, "chapter": p.chapter, "title": p.title, "section": p.section,
-                 "link": p.link,
-                 "text": p.text, "citations": [{"path": a, "lines": [x, z]} for a, x, z in p.cites],
-                 "score": round(p.score, 3)} for p in index.search(self.index(), q, limit)]
+                 "link": p.link, "text": p.text,
+                 "citations": [{"path": a, "lines": [x, z]} for a, x, z in p.cites],
+                 "score": round(p.score, 3)} for p in index.search(self.index(), q, limit, (kind,) if kind else ())]
 
     def source(self, path: str, first: int = 1, last: int | None = None) -> dict[str, Any]:
         return read_lines(self.files, path, first, last)
