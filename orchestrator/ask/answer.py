@@ -19,6 +19,8 @@ EXCERPT_LINES = 40  # source lines shown to the model per cited range, at most
 MAX_PASSAGES = 6
 SHORT = 8  # a definition this long is shown by its citation alone
 MATCH_LINES = 4  # the lines of a long definition an answer points at
+EXCERPT_CHARS = 16_000  # of source shown to the model in all (~4.5k tokens: a local model's small window)
+PASSAGE_CHARS = 1_500  # of one passage of the book shown to it
 
 
 @dataclass
@@ -206,9 +208,13 @@ were shown and hold the code the sentence names (put code names in backticks). C
 were not shown. If the passages do not answer the question, say so in one sentence."""
 
 
-def excerpts(picked: list[Passage], files: SourceAt) -> str:
-    """The cited source lines, numbered, so that the model cites what it has seen."""
-    out, seen = [], set()
+def excerpts(picked: list[Passage], files: SourceAt, words: list[str]) -> str:
+    """The cited source lines, numbered, so that the model cites what it has seen: a long range by
+    its lines that match the question (and those around them), the whole within a budget that a
+    small local model's window takes."""
+    out: list[str] = []
+    seen: set[tuple[str, int, int]] = set()
+    size = 0
     for p in picked:
         for path, a, z in p.cites:
             if (path, a, z) in seen:
@@ -217,16 +223,29 @@ def excerpts(picked: list[Passage], files: SourceAt) -> str:
             lines = files.lines(path)
             if isinstance(lines, str) or a > len(lines):
                 continue
-            z2 = min(z, len(lines), a + EXCERPT_LINES - 1)
-            body = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(a, z2 + 1))
-            out.append(f"source:{path} lines {a}-{z2}\n```\n{body}\n```")
+            z = min(z, len(lines))
+            if z - a + 1 > EXCERPT_LINES:
+                hit = matching_lines(files, path, a, z, words)
+                if hit:
+                    a = max(a, hit[0] - EXCERPT_LINES // 3)
+                z = min(z, a + EXCERPT_LINES - 1)
+            body = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(a, z + 1))
+            piece = f"source:{path} lines {a}-{z}\n```\n{body}\n```"
+            if size + len(piece) > EXCERPT_CHARS:
+                return "\n\n".join(out)
+            out.append(piece)
+            size += len(piece)
     return "\n\n".join(out)
 
 
 def prompt(question: str, picked: list[Passage], files: SourceAt) -> str:
-    ps = "\n\n".join(f"[{_where(p)}]\n{p.text}" for p in picked)
-    return (f"Passages of the book:\n\n{ps}\n\nSource at the book's revision:\n\n{excerpts(picked, files)}"
-            f"\n\nQuestion: {question}")
+    ps = "\n\n".join(f"[{_where(p)}]\n{_cut(p.text, PASSAGE_CHARS)}" for p in picked)
+    return (f"Passages of the book:\n\n{ps}\n\nSource at the book's revision:\n\n"
+            f"{excerpts(picked, files, query_words(question))}\n\nQuestion: {question}")
+
+
+def _cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[:n].rsplit("\n", 1)[0] + "\n…"
 
 
 def again(first_prompt: str, answer: str, problems: list[str]) -> str:
