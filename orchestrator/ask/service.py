@@ -112,18 +112,8 @@ class Shelf:
     # ------------------------------------------------------------------ asking
 
     def ask(self, question: str, provider: str | None = None, record: str | None = "book ask") -> Answer:
-        """The answer; kept in output/asked/ unless `record` is None."""
-        q = check_question(question)
-        from ..providers import resolve_name
-
-        name = resolve_name(provider, self.cfg)
-        found = index.search(self.index(), q, limit=24)
-        if name == "offline":
-            a = extractive(q, found, self.files)
-        else:
-            a = asyncio.run(self._written(q, found, name))
-        self._keep(a, record)
-        return a
+        """The answer; kept in output/asked/ unless `record` is None (it names who asked)."""
+        return asyncio.run(self.ask_async(question, provider, record))
 
     def _keep(self, a: Answer, record: str | None) -> None:
         if not record:
@@ -135,7 +125,8 @@ class Shelf:
                 self.progress(f"the answer was not kept in output/asked/: {e.strerror or e}")
 
     async def ask_async(self, question: str, provider: str | None = None, record: str | None = "book mcp") -> Answer:
-        """As `ask`, inside a running event loop (the MCP server's)."""
+        """As `ask`, inside a running event loop (the MCP server's): the search in a thread, so that
+        the server goes on answering while an index is built."""
         q = check_question(question)
         from ..providers import resolve_name
 
