@@ -118,3 +118,35 @@ def test_an_offline_question_imports_neither_anthropic_nor_mcp_nor_tree_sitter(b
                        timeout=120)
     assert r.returncode == 0 and "minikv/record.py" in r.stdout, r.stderr
     assert r.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_the_server_reads_a_chapter_whole_while_a_run_rewrites_it(built_ws, monkeypatch):
+    """`book redo ch03 final` (the old final to .bak, the new one streamed beside it, then put in
+    place) while a client reads ch03 again and again: every read is a whole chapter."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from orchestrator.testing.cli import run_cli
+
+    before = Shelf.open(built_ws).chapter("ch03")
+    monkeypatch.setenv("BOOK_OFFLINE_LATENCY", "0.3")  # each model call of the redo takes a while
+
+    async def session() -> tuple[list, object]:
+        params = StdioServerParameters(command=BOOK, args=["mcp", "--workspace", str(built_ws)])
+        reads = []
+        async with Client(params, read_timeout_seconds=60) as c:
+            redo = asyncio.create_task(asyncio.to_thread(run_cli, "redo", "ch03", "final", "-w", built_ws))
+            while not redo.done() or len(reads) < 3:
+                r = await c.call_tool("read_chapter", {"chapter": "ch03"})
+                reads.append((r.is_error, r.content[0].text))
+                await asyncio.sleep(0.02)
+            return reads, await redo
+
+    reads, done = asyncio.run(session())
+    assert done.returncode == 0, done.stderr
+    assert list((built_ws / "output/chapters/final").glob("ch03-final.md.bak.*"))  # the run did rewrite it
+    assert len(reads) >= 3, len(reads)
+    print(f"{len(reads)} reads during the redo")
+    for is_error, text in reads:
+        assert not is_error, text
+        assert text.startswith("# ") and "CHAPTER_FINAL" not in text and len(text) > 0.8 * len(before)
