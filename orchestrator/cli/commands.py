@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from . import export, gates, setup, status, writing
+from . import asking, export, gates, setup, status, writing
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
 
@@ -31,5 +31,5 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
 
 for command in (setup.init, status.scan, writing.run, writing.redo, writing.accept, status.log, status.cost,
                 writing.resume, status.replay, gates.gates, gates.review, gates.approve, gates.reject, gates.modify, setup.doctor,
-                status.watch, export.export):
+                status.watch, export.export, asking.ask, asking.mcp):
     app.command()(command)
