@@ -15,13 +15,14 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import lang_rules
 from .definitions import Definition, Source, clean_comment, comment_block, definition, docstring
 from .languages import SUPPORTED, grammar, query_cursor
 
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 8  # 8: C/C++ macro bodies' names, typedef names with their tags as aliases
+PARSER_VERSION = 9  # 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports
 
 @dataclass
 class FileMap:
@@ -112,17 +113,28 @@ def _extract(src: Source) -> FileMap:
         if key not in found or rank < found[key][0]:
             found[key] = (rank, made_def)
     fm.definitions = sorted((d for _, d in found.values()), key=lambda d: (d.start_line, d.end_line))
+    if src.lang == "elixir":
+        fm.definitions = _merge_clauses(fm.definitions)
     if overloads:
         fm.definitions = _merge_overloads(fm.definitions, overloads)
 
     imports: list[str] = []
     for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
         text = src.text(n).strip().strip("\"'`<>")
+        if src.lang == "scala":  # the whole `import a.b.{C => D}`: its path, and the names it binds
+            text = " ".join(text.split()).removeprefix("import ").strip()
+            for local in re.findall(r"=>\s*(\w+)|(\w+)\s*(?=[,}])|\.(\w+)$", text):
+                fm.imported.setdefault(next(x for x in local if x), text)
+            text = re.sub(r"\.?\{.*$|\._$|\.\*$", "", text)
         if text and text not in imports:
             imports.append(text)
         if text and n.parent is not None and src.lang in ("python", "javascript", "typescript", "tsx", "rust"):
             for local in _bound_names(src, n.parent):
                 fm.imported.setdefault(local, text)
+        elif text and src.lang in ("kotlin", "php", "elixir", "csharp"):
+            alias = _alias(src, n)  # `import a.B as C`, `use A\\B as C`, `alias Plug.Conn.Utils`
+            if alias:
+                fm.imported.setdefault(alias, text)
     fm.imports = imports
 
     foreign = _go_package_names(src, root) if src.lang == "go" else set()
@@ -137,10 +149,11 @@ def _extract(src: Source) -> FileMap:
     if src.lang in ("c", "cpp"):
         counts.update(_macro_body_names(src, root))
     refs = {k.decode("utf-8", "replace"): v for k, v in counts.items()}
-    ignored = _IGNORED_REFS | _PY_BUILTINS if src.lang == "python" else _IGNORED_REFS
+    ignored = _IGNORED_REFS | _PY_BUILTINS if src.lang == "python" else \
+        _IGNORED_REFS | lang_rules.IGNORED_REFS.get(src.lang, frozenset())
     fm.references = {k: v for k, v in sorted(refs.items()) if k not in ignored}
 
-    fm.doc = _file_doc(src, root)
+    fm.doc = lang_rules.file_doc(src, root) if src.lang in lang_rules.LANGS else _file_doc(src, root)
     fm.has_main = _has_main(src, fm)
     if src.lang in ("javascript", "typescript", "tsx"):
         _mark_js_exports(src, fm)
@@ -251,6 +264,34 @@ def _bound_names(src: Source, statement: Any) -> list[str]:
     return [n for n in names if n]
 
 
+def _merge_clauses(defs: list[Definition]) -> list[Definition]:
+    """Elixir's clauses of one function (`def f(0)`, `def f(n)`) are one definition: the first,
+    its lines stretched to the last clause's, its doc the first found."""
+    out: list[Definition] = []
+    for d in defs:
+        prev = out[-1] if out else None
+        if prev is not None and prev.kind == d.kind == "function" and prev.qualified_name == d.qualified_name:
+            prev.end_line = max(prev.end_line, d.end_line)
+            prev.doc = prev.doc or d.doc
+            continue
+        out.append(d)
+    return out
+
+
+def _alias(src: Source, node: Any) -> str:
+    """The local name an import binds in Kotlin, PHP, Elixir and C#: its alias, else its last part."""
+    parent = node.parent
+    if parent is not None:
+        alias = parent.child_by_field_name("alias")
+        if alias is None and src.lang == "kotlin":
+            alias = next((c for c in parent.named_children if c.type == "identifier" and c is not node), None)
+        if alias is not None:
+            return src.text(alias)
+    if src.lang == "csharp":
+        return ""  # `using System.Linq;` opens a namespace, it binds no name
+    return re.split(r"[.\\]", src.text(node))[-1]
+
+
 def _go_package_names(src: Source, root: Any) -> set[bytes]:
     """The names this Go file's imports are used by (`http` for "net/http", or the alias)."""
     names: set[bytes] = set()
@@ -322,6 +363,8 @@ def _has_main(src: Source, fm: FileMap) -> bool:
         return re.search(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]", src.data, re.MULTILINE) is not None
     if src.data.startswith(b"#!"):
         return True
+    if src.lang in lang_rules.LANGS:
+        return lang_rules.has_main(src, {d.name for d in fm.definitions if d.kind in ("function", "method")})
     has_main_fn = any(d.name == "main" and d.kind in ("function", "method") for d in fm.definitions)
     if src.lang == "go":
         return has_main_fn and re.search(rb"^package\s+main\b", src.data, re.MULTILINE) is not None
