@@ -23,6 +23,8 @@ LANG_TAGS = {
     "python": ("python", "py", "python3", "pycon", "pytb"), "javascript": ("js", "javascript", "node", "mjs", "cjs", "jsx"),
     "typescript": ("ts", "typescript", "tsx"), "rust": ("rust", "rs"), "go": ("go", "golang"), "java": ("java",),
     "c": ("c", "h"), "cpp": ("cpp", "c++", "cxx", "cc", "hpp"),
+    "csharp": ("csharp", "cs", "c#"), "ruby": ("ruby", "rb"), "kotlin": ("kotlin", "kt", "kts"), "php": ("php",),
+    "swift": ("swift",), "scala": ("scala",), "elixir": ("elixir", "ex", "exs", "iex"), "lua": ("lua",),
 }
 _FENCE = re.compile(r"^([ \t]*)(```+|~~~+)[ \t]*\{?\.?([\w+#-]*)[^\n]*$")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode)::\s*(\S*)")
