@@ -176,8 +176,13 @@ def purpose(p: Project) -> tuple[str, int, str] | None:
     paras: list[tuple[int, list[str]]] = []
     cur: list[str] = []
     start = 0
+    fence = ""
     for i, ln in enumerate(lines[:400]):
         s = ln.strip()
+        if fence or s.startswith(("```", "~~~")):  # code is no sentence of the introduction (known-folders
+            opener = s[:3] if s.startswith(("```", "~~~")) else ""  # opens its README with its API block)
+            fence = "" if fence and opener == fence[:3] else (fence or opener)
+            s = ""
         prose = s and not _SKIP_LINE.match(ln) and not s.startswith(("#", "- [", "* [", "```", "~~~", ">")) \
             and not re.fullmatch(r"[=\-~^*`#]+", s)
         if prose and not (i + 1 < len(lines) and re.fullmatch(r"[=\-~^*#+]{3,}", lines[i + 1].strip())):
@@ -189,7 +194,7 @@ def purpose(p: Project) -> tuple[str, int, str] | None:
             cur = []
             if len(paras) >= 2:
                 break
-        if s.startswith(("```", "~~~")) and paras:
+        if fence and paras:
             break  # the example begins: what came before was the introduction
     if cur and len(paras) < 2:
         paras.append((start, cur))

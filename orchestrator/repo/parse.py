@@ -32,6 +32,7 @@ class FileMap:
     references: dict[str, int] = field(default_factory=dict)
     imported: dict[str, str] = field(default_factory=dict)  # local name → module it comes from
     doc: str = ""                # module docstring, Rust //!, Go package comment
+    lexical: bool = False        # read by its lines (repo/lexical.py): no grammar reads its language
     has_main: bool = False       # an entry point: __main__ guard, Go package main, fn main ...
     lines: int = 0
     error: str | None = None     # why the file could not be read or parsed (then it is empty)
@@ -50,15 +51,20 @@ _IGNORED_REFS = frozenset({"self", "cls", "this", "super", "_"})
 _PY_BUILTINS = frozenset(n for n in dir(__import__("builtins")) if not n.startswith("_"))
 def parse_source(source: bytes | str, lang: str) -> FileMap:
     """Parse one file's text in ``lang``. Never raises: a failure gives an empty map with ``error``."""
-    if lang not in SUPPORTED:
-        return FileMap(language=lang, error=f"language {lang!r} is not supported by the map")
     try:
         data = source.encode("utf-8") if isinstance(source, str) else source
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
-        data.decode("utf-8")  # strict: a file that is not UTF-8 text is reported, not guessed
+        text = data.decode("utf-8")  # strict: a file that is not UTF-8 text is reported, not guessed
     except (UnicodeDecodeError, UnicodeEncodeError) as exc:
         return FileMap(language=lang, error=f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    if lang not in SUPPORTED:
+        from .lexical import read_lines
+
+        defs, imports, refs, doc = read_lines(text)
+        return FileMap(language=lang, definitions=defs, imports=imports, references=refs, doc=doc, lexical=True,
+                       lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+                       has_main=text.startswith("#!") or any(d.name == "main" for d in defs))
     try:
         return _extract(Source(data, lang))
     except Exception as exc:  # a grammar or extraction bug must not stop the whole map
