@@ -27,7 +27,8 @@ def write_research(ctx: dict[str, Any], _t: Any = None) -> str:
 def write_draft(ctx: dict[str, Any], _t: Any = None) -> str:
     from .project import from_context
     from .selfcheck import meet_checks
+    from .unread import with_note
     from .write import write
 
     p = from_context(ctx)
-    return meet_checks(write(ctx, p), p)
+    return meet_checks(with_note(write(ctx, p), ctx, p), p)
