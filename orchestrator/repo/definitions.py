@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import lang_rules
+from . import commonjs, lang_rules
 
 MAX_SIGNATURE_CHARS = 400
 MAX_SIGNATURE_LINES = 8
@@ -100,6 +100,9 @@ class Source:
 
 def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Definition, int] | None:
     lang = src.lang
+    if node.type == "variable_declarator" and lang in ("javascript", "typescript", "tsx") and \
+            commonjs.is_require(src, node):
+        return None  # `const x = require('m')` imports x
     containers: list[Any] = []
     parent = node.parent
     while parent is not None:
@@ -108,7 +111,8 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
             return None
         if parent.type in _CONTAINERS[lang] or role == "container":
             containers.append(parent)
-        elif lang in ("javascript", "typescript", "tsx") and parent.type == "object":
+        elif lang in ("javascript", "typescript", "tsx") and parent.type == "object" and \
+                not commonjs.exports_object(src, parent):
             return None  # methods and functions of object literals: not part of the API
         parent = parent.parent
     containers.reverse()
@@ -210,8 +214,7 @@ def _qualify(src: Source, node: Any, name: str, kind: str, containers: list[Any]
         rtype = _go_receiver(src, receiver) if receiver is not None else ""
         return f"{rtype}.{name}" if rtype else name
     if src.lang in ("javascript", "typescript", "tsx") and node.type == "assignment_expression":
-        target = src.text(node.child_by_field_name("left"))
-        return target.replace(".prototype.", ".")
+        return commonjs.qualified(src, node)
     parts = [p for p in (_container_name(src, c) for c in containers) if p]
     return sep.join([*parts, name])
 
@@ -316,7 +319,7 @@ _BODY_TYPES = frozenset({"block", "statement_block", "class_body", "field_declar
 
 def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
     body = node.child_by_field_name("body")
-    if body is None and node.type == "variable_declarator":
+    if body is None and node.type in ("variable_declarator", "pair"):
         value = node.child_by_field_name("value")
         if value is not None and value.type in ("arrow_function", "function_expression", "class"):
             body = value.child_by_field_name("body")
@@ -336,7 +339,7 @@ def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
         if fields is not None and declarator is not None:  # `typedef struct X {…} Y`, as a reader names it
             head = src.data[outer.start_byte:fields.start_byte].decode("utf-8", "replace").strip()
             return " ".join(head.split()) + " {…} " + src.text(declarator)
-    start = outer.start_byte
+    start = commonjs.signature_start(src, node, outer.start_byte)
     if src.lang == "python" and outer.type == "decorated_definition":
         start = node.start_byte  # decorators belong to the line range, not to the signature
     end = body.start_byte if body is not None and body.start_byte > start else outer.end_byte
@@ -466,10 +469,13 @@ def _exported(src: Source, node: Any, outer: Any, name: str, qualified: str,
             return False
         if outer.type == "export_statement":
             return True
+        if node.type in ("method_definition", "pair") and not containers:
+            return commonjs.exported_value(src, node)  # a member of `module.exports = { … }`
         if node.type == "method_definition":
             if any(c.type == "accessibility_modifier" and src.text(c) != "public" for c in node.children):
                 return False
-            return bool(containers) and _outer(containers[-1], lang).type == "export_statement"
+            return bool(containers) and (_outer(containers[-1], lang).type == "export_statement"
+                                         or commonjs.exported_value(src, containers[-1]))
         # CommonJS: `app.use = function …` at top level attaches to an exported object.
         return node.type == "assignment_expression"
     if lang == "java":

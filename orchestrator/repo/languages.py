@@ -125,6 +125,13 @@ _JS_DEFS_COMMON = """
 (program (expression_statement (assignment_expression
    left: (member_expression property: (property_identifier) @name)
    right: [(function_expression) (arrow_function)]) @def.function))
+(program (expression_statement (assignment_expression
+   left: (member_expression) @_target right: (class name: (_) @name)) @def.class)
+   (#match? @_target "^(module[.])?exports"))
+(program (expression_statement (assignment_expression
+   left: (member_expression) @_target right: (function_expression name: (_) @name)) @def.function)
+   (#match? @_target "^module[.]exports$"))
+(pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @def.function
 """
 _TS_DEFS_EXTRA = """
 (abstract_class_declaration name: (type_identifier) @name) @def.class

@@ -250,6 +250,8 @@ def _bound_names(src: Source, statement: Any) -> list[str]:
                 names.append(src.text(node))
             elif node.type in ("scoped_use_list", "use_list"):
                 stack.extend(node.named_children)
+    elif statement.type == "arguments" and src.lang in ("javascript", "typescript", "tsx"):
+        names += _required_names(src, statement)
     elif statement.type == "export_statement":  # export {a, b as c} from './m'
         for spec in (s for c in statement.named_children if c.type == "export_clause"
                      for s in c.named_children if s.type == "export_specifier"):
@@ -298,6 +300,22 @@ def _alias(src: Source, node: Any) -> str:
     return re.split(r"[.\\]", src.text(node))[-1]
 
 
+def _required_names(src: Source, arguments: Any) -> list[str]:
+    """`const x = require('m')` → x; `const { a, b: c } = require('m')` → a, c."""
+    node = arguments.parent
+    while node is not None and node.type in ("call_expression", "member_expression", "await_expression"):
+        node = node.parent
+    if node is None or node.type != "variable_declarator":
+        return []
+    target = node.child_by_field_name("name")
+    if target is None:
+        return []
+    if target.type == "identifier":
+        return [src.text(target)]
+    return [src.text(c.child_by_field_name("value") or c) for c in target.named_children
+            if c.type in ("shorthand_property_identifier_pattern", "pair_pattern")]
+
+
 def _go_package_names(src: Source, root: Any) -> set[bytes]:
     """The names this Go file's imports are used by (`http` for "net/http", or the alias)."""
     names: set[bytes] = set()
@@ -334,16 +352,18 @@ def _is_foreign(node: Any, packages: set[bytes], src: Source) -> bool:
 
 _JS_EXPORT_NAMES = re.compile(
     rb"module\.exports\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$|export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$"
-    rb"|export\s*\{([^}]*)\}", re.MULTILINE)
+    rb"|(?:export|module\.exports\s*=)\s*\{([^}]*)\}", re.MULTILINE)
 
 
 def _mark_js_exports(src: Source, fm: FileMap) -> None:
-    """`module.exports = x`, `export default x` and `export { a, b as c }` export earlier definitions."""
+    """`module.exports = x`, `export default x`, `export { a, b as c }` and `module.exports = { a, b: c }`
+    export earlier definitions."""
     names: set[str] = set()
     for match in _JS_EXPORT_NAMES.finditer(src.data):
         if match.group(3) is not None:
             for item in match.group(3).decode("utf-8", "replace").split(","):
-                names.add(item.strip().split(" as ")[0].strip())
+                item = item.strip().split(" as ")[0].strip()
+                names.add(item.rsplit(":", 1)[-1].strip())  # `{ parse: parseQuery }` exports parseQuery
         else:
             names.add((match.group(1) or match.group(2)).decode("utf-8", "replace"))
     for d in fm.definitions:
