@@ -81,13 +81,15 @@ def _outside_code(md: str, change: object) -> str:
 def cite_uncited(md: str, p: Project) -> str:
     lines = split_lines(md)
     ranges = _Ranges(p, md)
-    for b in reversed(prose_blocks(md)):  # bottom up: an insertion moves no line of a block above
+    for b in prose_blocks(md):  # a citation goes inside a line: no line moves, and what it cites serves below
         if not b.is_claim or b.cites:
             continue
         place = _citable(b, ranges)
         if place is None:
             continue
         offset, (rel, first, last) = place
+        ranges.cited.add((rel, first, last))
+        ranges.by_section.setdefault(b.section, set()).add((rel, first, last))
         row = b.first - 1 + b.text.count("\n", 0, offset)
         col = offset - (b.text.rfind("\n", 0, offset) + 1)
         lines[row] = _insert(lines[row], col, citation_link(rel, first, last))
@@ -116,7 +118,7 @@ def _citable(b: Block, ranges: _Ranges) -> tuple[int, tuple[str, int, int]] | No
         pos = at + len(s.text)
         if not s.names or re.match(r"^\s*\|[\s:|-]*\|\s*$", s.text):
             continue
-        best = ranges.best(s.names)
+        best = ranges.best(s.names, ranges.by_section.get(b.section, set()))
         if best is not None:
             return pos, best
     return None
@@ -131,21 +133,25 @@ class _Ranges:
 
         self.p = p
         self.cited = {(c.path, c.first, c.last) for c in citations(md)}
+        self.by_section: dict[str, set[tuple[str, int, int]]] = {}  # what each `## ` section cites
+        for b in prose_blocks(md):
+            self.by_section.setdefault(b.section, set()).update((c.path, c.first, c.last) for c in b.cites)
         self._text: dict[tuple[str, int, int], str | None] = {}
 
-    def best(self, names: list[str]) -> tuple[str, int, int] | None:
+    def best(self, names: list[str], near: set[tuple[str, int, int]]) -> tuple[str, int, int] | None:
+        """The smallest range that shows every name, one the sentence's own section cites first."""
         parts = [last_part(n) for n in names]
         candidates = set(self.cited)
         for n in names:
             for s in self.p.find(n) or self.p.find(last_part(n)):
                 candidates.add((s.rel, s.d.start_line, s.d.end_line))
-        found = []
+        found: list[tuple[bool, int, tuple[str, int, int]]] = []
         for rel, a, b in candidates:
             widened = self._widen(rel, a, b)
             text = self.text(widened)
             if text is not None and all(re.search(rf"(?<![\w$]){re.escape(x)}(?![\w$])", text) for x in parts):
-                found.append(widened)
-        return min(found, key=lambda r: (r[2] - r[1], r)) if found else None
+                found.append(((rel, a, b) not in near and widened not in near, widened[2] - widened[1], widened))
+        return min(found)[2] if found else None
 
     def _widen(self, rel: str, a: int, b: int) -> tuple[str, int, int]:
         try:

@@ -405,7 +405,7 @@ def comment_block(src: Source, outer: Any) -> str:
         elif text and sibling.end_point[0] >= line - gap:
             if text.startswith(("//!", "/*!", "////")) or _DIRECTIVE.match(text):
                 break  # a file doc, a licence banner or a linter directive
-            if src.lang in ("rust", "csharp") and not text.startswith(("///", "/**")):
+            if src.lang in ("rust", "csharp", "swift") and not text.startswith(("///", "/**")):
                 break  # a comment that is not a doc comment (Rust's and C#'s are `///`)
             if src.lang == "ruby" and re.match(r"#\s*(?:frozen_string_literal|rubocop|encoding|-\*-)", text):
                 break
