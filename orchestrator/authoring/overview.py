@@ -28,7 +28,8 @@ LANG_TAGS = {
 }
 _FENCE = re.compile(r"^([ \t]*)(```+|~~~+)[ \t]*\{?\.?([\w+#-]*)[^\n]*$")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode)::\s*(\S*)")
-_CALL = re.compile(r"[A-Za-z_$][\w$]*!?\s*\(")
+# a call: `f(…)`, or Ruby's and Elixir's without parentheses (`get '/' do`, `plug :match`)
+_CALL = re.compile(r"(?m)[A-Za-z_$][\w$]*!?\s*\(|^[ \t]*[a-z_][\w.]*[!?]?[ \t]+(?:['\"]|:\w|do\b)")
 MAX_EXAMPLE_LINES = 40
 # names a C++ parser may take for definitions (`std`, `string`): never a project's entry point
 CXX_NAMES = frozenset({"std", "string", "decltype", "bool", "noexcept", "auto", "size_t", "char", "int", "void",
@@ -109,7 +110,8 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
     named = {n for n in names if re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", code)}
     if not named:
         return 0.0
-    uses = sum(1 for ln in lines if "=" in ln or ln.lstrip().startswith((">>>", "import", "use ", "#include", "from ", "@"))
+    uses = sum(1 for ln in lines if "=" in ln or ln.lstrip().startswith((">>>", "import", "use ", "#include", "from ", "@",
+                                                                     "require ", "require_relative ", "alias "))
                or re.search(r"\(\s*['\"\d]", ln))  # a call with a literal: code that runs, not a prototype
     if not uses:
         return 0.0  # declarations (`redisContext *redisConnect(const char *ip, int port);`) show no use
