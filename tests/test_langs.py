@@ -229,3 +229,16 @@ def test_a_whole_offline_book_in_each_language(lang: str, tmp_path: Path, isolat
         assert not [f for f in found if f.severity == "blocking"], (final.name, found)
     if lang == "zig":
         assert "without a grammar" in (out / "chapters" / "final" / "ch01-final.md").read_text(encoding="utf-8")
+
+
+def test_a_bare_call_inside_a_type_names_its_own_method() -> None:
+    from orchestrator.authoring.facts import all_calls
+    from orchestrator.authoring.project import load
+
+    p = load(FIXTURES / "ruby" / "src")
+    merge = p.find("Sinatra::IndifferentHash::merge!")[0]
+    assert {c.name for c in all_calls(p, merge)} == {"Sinatra::IndifferentHash::convert_key",
+                                                      "Sinatra::IndifferentHash::convert_value"}
+    p = load(FIXTURES / "elixir" / "src")
+    calls = {c.name for s in p.symbols() for c in all_calls(p, s)}
+    assert calls and all(c.startswith("Plug") for c in calls)
