@@ -242,3 +242,31 @@ def test_a_bare_call_inside_a_type_names_its_own_method() -> None:
     p = load(FIXTURES / "elixir" / "src")
     calls = {c.name for s in p.symbols() for c in all_calls(p, s)}
     assert calls and all(c.startswith("Plug") for c in calls)
+
+
+def test_a_readme_example_is_code_that_uses_the_project_never_a_compiler_message() -> None:
+    from orchestrator.authoring.overview import _NOT_CODE_TAG, _example_score, _leading_part
+
+    error = ("error[E0277]: the trait bound `fn(bool) {handler}: Handler<_, _>` is not satisfied\n"
+             "   --> src/main.rs:13:44\n13  |     let app = Router::new().route(\"/\", get(handler));\n")
+    assert _NOT_CODE_TAG.match("not_rust") and _NOT_CODE_TAG.match("console") and not _NOT_CODE_TAG.match("rust")
+    assert _example_score(error, None, {"rust"}, {"Router", "route"}) == 0.0
+    long = "use axum::Router;\n\n" + "fn main() {\n" + "    let app = Router::new().route(\"/\", get(root));\n" * 30 \
+        + "}\n\nasync fn root() {\n    1\n}\n\nasync fn other() {\n" + "    2\n" * 20 + "}"
+    first, last, _tag, code = _leading_part((10, 10 + long.count("\n"), "rust", long))
+    assert code.endswith("async fn root() {\n    1\n}") and last - first + 1 == len(code.split("\n"))
+    assert _example_score(code, "rust", {"rust"}, {"Router", "route"}) > 0
+
+
+def test_a_workspace_without_its_own_readme_speaks_through_the_crate_s(tmp_path: Path) -> None:
+    from orchestrator.repo.project import discover
+
+    top = tmp_path / "web"  # axum: the repository and its main crate share the name; the top's README is a link
+    (top / ".git").mkdir(parents=True)
+    (top / "Cargo.toml").write_text("[workspace]\nmembers = [\"web\"]\n")
+    (top / "web" / "src").mkdir(parents=True)
+    (top / "web" / "Cargo.toml").write_text("[package]\nname = \"web\"\n")
+    (top / "web" / "README.md").write_text("# web\n\nA web framework.\n")
+    (top / "web" / "src" / "lib.rs").write_text("pub fn serve() {}\n")
+    info = discover(top / "web" / "src")
+    assert info.root == top.resolve() and info.readme == "web/README.md"

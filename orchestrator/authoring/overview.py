@@ -99,8 +99,30 @@ def code_blocks(text: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
+# fence tags that say the block is no code to run: output, a session, a configuration, a diff
+_NOT_CODE_TAG = re.compile(r"^(?:not?[_-].*|text|txt|plain(?:text)?|console|output|log|shell|sh|bash|zsh|fish|"
+                           r"powershell|ps1|bat|cmd|diff|patch|toml|json5?|ya?ml|ini|xml|html?|css|sql|dockerfile|"
+                           r"makefile|cmake|none|ignore|compile_fail|should_panic)$", re.IGNORECASE)
+_DIAGNOSTIC = re.compile(r"(?m)^\s*(?:error|warning)(?:\[\w+\])?:|^\s*-->\s")
+
+
+def _leading_part(blk: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
+    """A block longer than MAX_EXAMPLE_LINES as its leading part, cut at its last blank line within
+    the bound that comes before a line at the margin (axum's README example: its imports, `main`
+    and the first handler); a block with no such place is left whole (and too long to quote)."""
+    first, last, tag, code = blk
+    lines = code.split("\n")
+    if len(lines) <= MAX_EXAMPLE_LINES:
+        return blk
+    cut = max((k for k in range(8, MAX_EXAMPLE_LINES + 1) if not lines[k].strip()
+               and lines[k + 1][:1].strip()), default=0)  # before a line at the margin: between definitions
+    if not cut:
+        return blk
+    return first, first + cut - 1, tag, "\n".join(lines[:cut])
+
+
 def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]) -> float:
-    if not _CALL.search(code) or code.count("\n") + 1 > MAX_EXAMPLE_LINES:
+    if not _CALL.search(code) or code.count("\n") + 1 > MAX_EXAMPLE_LINES or _DIAGNOSTIC.search(code):
         return 0.0
     if lang is not None and lang not in langs:
         return 0.0  # a shell session, a manifest snippet (`[dependencies]`), another language
@@ -138,6 +160,9 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             continue
         best: tuple[float, tuple[int, int, str, str]] | None = None
         for blk in code_blocks(text):
+            if blk[2] and _NOT_CODE_TAG.match(blk[2]):
+                continue  # axum's ```not_rust: a compiler's message, not a use of the project
+            blk = _leading_part(blk)
             sc = _example_score(blk[3], _lang_of_tag(blk[2]) if blk[2] else None, langs, names)
             if sc >= 2.0:  # the first that uses the project's names (the README's own first example)
                 best = (sc, blk)
