@@ -270,3 +270,14 @@ def test_a_workspace_without_its_own_readme_speaks_through_the_crate_s(tmp_path:
     (top / "web" / "src" / "lib.rs").write_text("pub fn serve() {}\n")
     info = discover(top / "web" / "src")
     assert info.root == top.resolve() and info.readme == "web/README.md"
+
+
+def test_php_calls_through_this_and_self() -> None:
+    from orchestrator.authoring.facts import all_calls
+    from orchestrator.authoring.project import load
+
+    p = load(FIXTURES / "php" / "src")
+    run = p.find("App::run")[0]
+    assert [c.name for c in all_calls(p, run)] == ["App::handle"]  # `$this->handle($request)`
+    create = p.find("AppFactory::create")[0]
+    assert "AppFactory::determineResponseFactory" in {c.name for c in all_calls(p, create)}  # `static::…(`
