@@ -67,6 +67,9 @@ CASES = [
     ("elixir", "plug.ex", {"Plug": ("module", True, "plug specification"), "Plug.run": ("function", True, None)},
      {"Logger"}, "Logger"),
     ("elixir", "plug/conn/status.ex", {"Plug.Conn.Status.code": ("function", True, "status code")}, set(), None),
+    ("haskell", "Control/Monad/State/Class.hs",
+     {"MonadState": ("interface", True, None), "MonadState.get": ("method", True, "Return the state"),
+      "modify": ("function", True, "Monadic state transformer")}, {"StateT", "lift"}, "Control.Monad.Trans.Class"),
     ("lua", "json.lua", {"json.encode": ("function", True, None), "json.decode": ("function", True, None),
                          "escape_char": ("function", False, None)}, {"parse"}, None),
 ]
@@ -115,6 +118,13 @@ def test_entry_points_of_the_new_languages() -> None:
     assert parse_source(b"object Tool extends App {\n}\n", "scala").has_main
     assert parse_source(b"def run; end\nif __FILE__ == $0\n  run\nend\n", "ruby").has_main
     assert not parsed("ruby", "sinatra/indifferent_hash.rb").has_main
+
+
+def test_a_haskell_function_is_its_signature_and_its_equations() -> None:
+    fm = parsed("haskell", "Control/Monad/State/Class.hs")
+    modify = defs(fm)["modify"]
+    assert modify.signature.startswith("modify :: MonadState s m =>") and modify.end_line > modify.start_line
+    assert [d.qualified_name for d in fm.definitions].count("modify") == 1
 
 
 def test_elixir_clauses_are_one_function_and_its_words_are_no_references() -> None:
@@ -206,7 +216,7 @@ def test_every_paragraph_about_the_code_gets_a_citation_that_resolves(tmp_path: 
 
 # --------------------------------------------------------------------------- whole books
 
-BOOKS = ["csharp", "ruby", "kotlin", "php", "swift", "scala", "elixir", "lua", "zig"]
+BOOKS = ["csharp", "ruby", "kotlin", "php", "swift", "scala", "elixir", "lua", "haskell", "zig"]
 
 
 @pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it

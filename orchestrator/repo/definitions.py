@@ -80,7 +80,7 @@ restrict return short signed sizeof static static_assert static_cast struct swit
 throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while _Bool std""".split())
 
 _SEPARATOR = {"rust": "::", "cpp": "::", "php": "::", "ruby": "::"}
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "haddock"})
 # Languages whose doc comments are only `/** … */` blocks (JSDoc, KDoc, PHPDoc, Scaladoc): a `//`
 # comment above a definition is a remark, a licence or a directive, not its documentation.
 _DOC_BLOCK_ONLY = frozenset({"javascript", "typescript", "tsx", "kotlin", "php", "scala"})
@@ -395,8 +395,11 @@ def comment_block(src: Source, outer: Any) -> str:
     comments: list[str] = []
     line = outer.start_point[0]
     sibling = outer.prev_sibling
-    if sibling is None and outer.parent is not None and outer.parent.type == "body_statement":
-        sibling = outer.parent.prev_sibling  # Ruby: the comment above a module's first class sits beside its body
+    if sibling is None and outer.parent is not None and outer.parent.type in (
+            "body_statement", "declarations", "class_declarations"):
+        sibling = outer.parent.prev_sibling  # Ruby, Haskell: the comment above a body's first definition sits beside it
+        if sibling is not None and sibling.child_count and sibling.children[-1].type == "haddock":
+            sibling = sibling.children[-1]  # Haskell: the grammar ends the imports with the first definition's doc
     while sibling is not None:
         text = src.text(sibling) if sibling.type in _COMMENTS else ""
         gap = 2 if js and text.startswith("/**") and not comments else 1
@@ -405,6 +408,8 @@ def comment_block(src: Source, outer: Any) -> str:
         elif text and sibling.end_point[0] >= line - gap:
             if text.startswith(("//!", "/*!", "////")) or _DIRECTIVE.match(text):
                 break  # a file doc, a licence banner or a linter directive
+            if src.lang == "haskell" and sibling.type != "haddock":
+                break  # a Haskell doc is Haddock's `-- |`
             if src.lang in ("rust", "csharp", "swift") and not text.startswith(("///", "/**")):
                 break  # a comment that is not a doc comment (Rust's and C#'s are `///`)
             if src.lang == "ruby" and re.match(r"#\s*(?:frozen_string_literal|rubocop|encoding|-\*-)", text):

@@ -15,7 +15,7 @@ import inspect
 import re
 from typing import Any
 
-LANGS = frozenset({"csharp", "ruby", "kotlin", "php", "swift", "scala", "elixir", "lua"})
+LANGS = frozenset({"csharp", "ruby", "kotlin", "php", "swift", "scala", "elixir", "lua", "haskell"})
 
 # Node types that make a definition local (inside a body), and those whose name qualifies it.
 LOCAL_SCOPES: dict[str, frozenset[str]] = {
@@ -28,6 +28,7 @@ LOCAL_SCOPES: dict[str, frozenset[str]] = {
     "scala": frozenset({"function_definition", "lambda_expression", "block"}),
     "elixir": frozenset({"anonymous_function"}),  # and a `def`'s body: see _elixir_def
     "lua": frozenset({"function_declaration", "function_definition"}),
+    "haskell": frozenset({"function", "bind", "instance", "local_binds"}),
 }
 CONTAINERS: dict[str, frozenset[str]] = {
     "csharp": frozenset({"class_declaration", "struct_declaration", "interface_declaration", "record_declaration",
@@ -39,6 +40,7 @@ CONTAINERS: dict[str, frozenset[str]] = {
     "scala": frozenset({"class_definition", "object_definition", "trait_definition", "enum_definition"}),
     "elixir": frozenset(),  # `defmodule` calls: see _elixir_def
     "lua": frozenset(),
+    "haskell": frozenset({"class"}),
 }
 
 _ELIXIR_MODULES = frozenset({"defmodule", "defprotocol", "defimpl"})
@@ -104,6 +106,8 @@ def refine_kind(src: Any, node: Any, kind: str) -> str | None:
         # definition, since it adds to a type and defines none; its members count, qualified by it)
         keyword = next((c.type for c in node.children if c.type in ("class", "struct", "enum", "actor")), "class")
         return {"struct": "struct", "enum": "enum"}.get(keyword, "class")
+    if lang == "haskell":
+        return {"data_type": "type", "newtype": "type", "class": "interface"}.get(node.type, kind)
     if kind == "function" and lang in ("kotlin", "swift", "scala"):
         parent = node.parent
         while parent is not None and parent.type not in _METHOD_OWNERS:
@@ -173,7 +177,10 @@ _XML_PARAM = re.compile(r"<(typeparam|param|exception)\s+(?:name|cref)=\"([^\"]+
 
 
 def tidy_doc(lang: str, text: str) -> str:
-    """C#'s XML doc as the words it renders to (`<see cref="IRequest"/>` → `IRequest`)."""
+    """C#'s XML doc as the words it renders to (`<see cref="IRequest"/>` → `IRequest`); Haddock's
+    `-- |` without its bar."""
+    if lang == "haskell":
+        return inspect.cleandoc(re.sub(r"^\s*[|^]\s?", "", text, count=1))
     if lang != "csharp" or "<" not in text:
         return text
     text = _XML_REF.sub(lambda m: f"`{m.group(1)}`", text)
@@ -205,6 +212,8 @@ def exported(src: Any, node: Any, name: str, containers: list[Any]) -> bool:
                 return True
             sibling = sibling.prev_named_sibling
         return not name.startswith("_")
+    if lang == "haskell":
+        return _haskell_exported(src, node, name, containers)
     modifiers = _modifiers(src, node)
     if lang == "csharp":
         if re.search(r"\bpublic\b", modifiers):
@@ -216,6 +225,21 @@ def exported(src: Any, node: Any, name: str, containers: list[Any]) -> bool:
         return bool(containers) and containers[-1].type == "protocol_declaration" and \
             re.search(r"\b(?:public|open)\b", _modifiers(src, containers[-1])) is not None
     return not _HIDDEN.search(modifiers)  # Kotlin, Scala, PHP: public unless said otherwise
+
+
+def _haskell_exported(src: Any, node: Any, name: str, containers: list[Any]) -> bool:
+    """What the module header's export list names (a class's methods with their class); all
+    without a list."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    header = next((c for c in root.named_children if c.type == "header"), None)
+    exports = header.child_by_field_name("exports") if header is not None else None
+    if exports is None:
+        return True
+    listed = {re.split(r"[\s(]", src.text(e).strip(), maxsplit=1)[0] for e in exports.named_children}
+    owner = src.text(containers[-1].child_by_field_name("name")) if containers else ""
+    return name in listed or (owner in listed and "(..)" in src.text(exports))
 
 
 def _modifiers(src: Any, node: Any) -> str:
@@ -246,11 +270,19 @@ def has_main(src: Any, names: set[str]) -> bool:
         return re.search(rb"^\s*@main\b", src.data, re.MULTILINE) is not None
     if lang == "scala":
         return "main" in names or re.search(rb"\bextends\s+App\b|^@main\b", src.data, re.MULTILINE) is not None
+    if lang == "haskell":
+        return "main" in names and re.search(rb"^module\s+(?!Main\b)", src.data, re.MULTILINE) is None
     return lang == "kotlin" and "main" in names
 
 
 def file_doc(src: Any, root: Any) -> str:
-    """Elixir's first `@moduledoc` stands for the file; the other languages have none of their own."""
+    """Elixir's first `@moduledoc` and the Haddock above a Haskell module's header stand for the
+    file; the other languages have none of their own."""
+    if src.lang == "haskell":
+        header = next((c for c in root.named_children if c.type == "header"), None)
+        above = header.prev_named_sibling if header is not None else None
+        return tidy_doc("haskell", src.text(above).replace("--", "", 1)) if above is not None and above.type == "haddock" \
+            else ""
     if src.lang != "elixir":
         return ""
     first = next((c for c in root.named_children if elixir_target(src, c) in _ELIXIR_MODULES), None)

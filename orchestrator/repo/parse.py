@@ -119,7 +119,7 @@ def _extract(src: Source) -> FileMap:
         if key not in found or rank < found[key][0]:
             found[key] = (rank, made_def)
     fm.definitions = sorted((d for _, d in found.values()), key=lambda d: (d.start_line, d.end_line))
-    if src.lang == "elixir":
+    if src.lang in ("elixir", "haskell"):
         fm.definitions = _merge_clauses(fm.definitions)
     if overloads:
         fm.definitions = _merge_overloads(fm.definitions, overloads)
@@ -273,8 +273,9 @@ def _bound_names(src: Source, statement: Any) -> list[str]:
 
 
 def _merge_clauses(defs: list[Definition]) -> list[Definition]:
-    """Elixir's clauses of one function (`def f(0)`, `def f(n)`) are one definition: the first,
-    its lines stretched to the last clause's, its doc the first found."""
+    """Elixir's clauses of one function (`def f(0)`, `def f(n)`), and a Haskell function's type
+    signature and equations, are one definition: the first, its lines stretched to the last
+    clause's, its doc the first found."""
     out: list[Definition] = []
     for d in defs:
         prev = out[-1] if out else None
