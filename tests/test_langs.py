@@ -291,3 +291,17 @@ def test_php_calls_through_this_and_self() -> None:
     assert [c.name for c in all_calls(p, run)] == ["App::handle"]  # `$this->handle($request)`
     create = p.find("AppFactory::create")[0]
     assert "AppFactory::determineResponseFactory" in {c.name for c in all_calls(p, create)}  # `static::…(`
+
+
+def test_phpdoc_kdoc_and_yard_tags_are_parameters_and_results() -> None:
+    from orchestrator.text.docstrings import to_markdown
+
+    php = defs(parsed("php", "Factory/AppFactory.php"))["AppFactory::determineResponseFactory"]
+    out = to_markdown(php.doc, "php")
+    assert "@throws" not in out and "`RuntimeException`" in out
+    doc = to_markdown("Make it.\n@param string|string[] $paths the paths\n@return \\Dotenv\\Dotenv", "php")
+    assert "- `paths` (`string|string[]`): the paths" in doc and "- `\\Dotenv\\Dotenv`" in doc
+    assert "- `path` (`String`): the path" in to_markdown("Sends it.\n@param path [String] the path", "ruby")
+    assert "- `name`: the logger name" in to_markdown("A logger.\n@param name the logger name", "kotlin")
+    inherit = defs(parsed("php", "MiddlewareDispatcher.php"))["MiddlewareDispatcher::seedMiddlewareStack"]
+    assert "inheritdoc" not in inherit.doc.lower()

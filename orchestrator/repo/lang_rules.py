@@ -181,6 +181,8 @@ def tidy_doc(lang: str, text: str) -> str:
     `-- |` without its bar."""
     if lang == "haskell":
         return inspect.cleandoc(re.sub(r"^\s*[|^]\s?", "", text, count=1))
+    if lang == "php":  # `{@inheritdoc}`: the parent's doc, which this one does not repeat
+        return re.sub(r"\{?@inheritdoc\}?\s*", "", text, flags=re.IGNORECASE).strip()
     if lang != "csharp" or "<" not in text:
         return text
     text = _XML_REF.sub(lambda m: f"`{m.group(1)}`", text)
