@@ -70,6 +70,10 @@ CASES = [
     ("haskell", "Control/Monad/State/Class.hs",
      {"MonadState": ("interface", True, None), "MonadState.get": ("method", True, "Return the state"),
       "modify": ("function", True, "Monadic state transformer")}, {"StateT", "lift"}, "Control.Monad.Trans.Class"),
+    ("dart", "src/style.dart", {"Style": ("class", True, "flavor"), "Style._getPlatformStyle": ("method", False, None),
+                                 "Style.context": ("method", True, "uses this style")}, {"Context"}, "context.dart"),
+    ("dart", "src/utils.dart", {"driveLetterEnd": ("function", True, "first character")}, {"isAlphabetic", "codeUnitAt"},
+     "characters.dart"),
     ("lua", "json.lua", {"json.encode": ("function", True, None), "json.decode": ("function", True, None),
                          "escape_char": ("function", False, None)}, {"parse"}, None),
 ]
@@ -118,6 +122,11 @@ def test_entry_points_of_the_new_languages() -> None:
     assert parse_source(b"object Tool extends App {\n}\n", "scala").has_main
     assert parse_source(b"def run; end\nif __FILE__ == $0\n  run\nend\n", "ruby").has_main
     assert not parsed("ruby", "sinatra/indifferent_hash.rb").has_main
+
+
+def test_a_dart_function_ends_with_its_body() -> None:
+    end = defs(parsed("dart", "src/utils.dart"))["driveLetterEnd"]
+    assert end.end_line - end.start_line > 5 and end.signature == "int? driveLetterEnd(String path, int index)"
 
 
 def test_a_haskell_function_is_its_signature_and_its_equations() -> None:
@@ -216,7 +225,7 @@ def test_every_paragraph_about_the_code_gets_a_citation_that_resolves(tmp_path: 
 
 # --------------------------------------------------------------------------- whole books
 
-BOOKS = ["csharp", "ruby", "kotlin", "php", "swift", "scala", "elixir", "lua", "haskell", "zig"]
+BOOKS = ["csharp", "ruby", "kotlin", "php", "swift", "scala", "elixir", "lua", "haskell", "dart", "zig"]
 
 
 @pytest.mark.slow  # builds a whole book or waits on a clock: the full suite runs it

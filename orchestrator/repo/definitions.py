@@ -80,7 +80,8 @@ restrict return short signed sizeof static static_assert static_cast struct swit
 throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while _Bool std""".split())
 
 _SEPARATOR = {"rust": "::", "cpp": "::", "php": "::", "ruby": "::"}
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "haddock"})
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "haddock",
+                       "documentation_comment"})
 # Languages whose doc comments are only `/** … */` blocks (JSDoc, KDoc, PHPDoc, Scaladoc): a `//`
 # comment above a definition is a remark, a licence or a directive, not its documentation.
 _DOC_BLOCK_ONLY = frozenset({"javascript", "typescript", "tsx", "kotlin", "php", "scala"})
@@ -158,11 +159,15 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         signature=_signature(src, node, outer, kind),
         doc=_doc(src, node, outer),
         start_line=outer.start_point[0] + 1,
-        # a `#define` ends with its newline: its end is column 0 of the next line, not that line
-        end_line=outer.end_point[0] + (1 if outer.end_point[1] > 0 or outer.end_point[0] == outer.start_point[0] else 0),
+        end_line=_end_line(lang_rules.last_node(src, outer) if lang in lang_rules.LANGS else outer),
         exported=_exported(src, node, outer, name, qualified, containers),
         aliases=_aliases(src, node, name) if lang in ("c", "cpp") else [],
     ), name_start
+
+
+def _end_line(last: Any) -> int:
+    # a `#define` ends with its newline: its end is column 0 of the next line, not that line
+    return last.end_point[0] + (1 if last.end_point[1] > 0 or last.end_point[0] == last.start_point[0] else 0)
 
 
 def _c_name_ok(name: str) -> bool:
@@ -410,7 +415,7 @@ def comment_block(src: Source, outer: Any) -> str:
                 break  # a file doc, a licence banner or a linter directive
             if src.lang == "haskell" and sibling.type != "haddock":
                 break  # a Haskell doc is Haddock's `-- |`
-            if src.lang in ("rust", "csharp", "swift") and not text.startswith(("///", "/**")):
+            if src.lang in ("rust", "csharp", "swift", "dart") and not text.startswith(("///", "/**")):
                 break  # a comment that is not a doc comment (Rust's and C#'s are `///`)
             if src.lang == "ruby" and re.match(r"#\s*(?:frozen_string_literal|rubocop|encoding|-\*-)", text):
                 break

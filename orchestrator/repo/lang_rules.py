@@ -15,7 +15,7 @@ import inspect
 import re
 from typing import Any
 
-LANGS = frozenset({"csharp", "ruby", "kotlin", "php", "swift", "scala", "elixir", "lua", "haskell"})
+LANGS = frozenset({"csharp", "ruby", "kotlin", "php", "swift", "scala", "elixir", "lua", "haskell", "dart"})
 
 # Node types that make a definition local (inside a body), and those whose name qualifies it.
 LOCAL_SCOPES: dict[str, frozenset[str]] = {
@@ -29,6 +29,7 @@ LOCAL_SCOPES: dict[str, frozenset[str]] = {
     "elixir": frozenset({"anonymous_function"}),  # and a `def`'s body: see _elixir_def
     "lua": frozenset({"function_declaration", "function_definition"}),
     "haskell": frozenset({"function", "bind", "instance", "local_binds"}),
+    "dart": frozenset({"function_body", "function_expression", "lambda_expression"}),
 }
 CONTAINERS: dict[str, frozenset[str]] = {
     "csharp": frozenset({"class_declaration", "struct_declaration", "interface_declaration", "record_declaration",
@@ -41,6 +42,7 @@ CONTAINERS: dict[str, frozenset[str]] = {
     "elixir": frozenset(),  # `defmodule` calls: see _elixir_def
     "lua": frozenset(),
     "haskell": frozenset({"class"}),
+    "dart": frozenset({"class_definition", "mixin_declaration", "extension_declaration", "enum_declaration"}),
 }
 
 _ELIXIR_MODULES = frozenset({"defmodule", "defprotocol", "defimpl"})
@@ -67,6 +69,9 @@ def ancestor_role(src: Any, node: Any) -> str:
 
 def container_name(src: Any, node: Any) -> str | None:
     """The name a container gives its members, or None to use its `name` field."""
+    if src.lang == "dart" and node.type == "mixin_declaration":
+        name = next((c for c in node.named_children if c.type == "identifier"), None)
+        return src.text(name) if name is not None else ""
     if src.lang == "elixir":
         args = next((c for c in node.named_children if c.type == "arguments"), None)
         first = args.named_children[0] if args is not None and args.named_child_count else None
@@ -108,6 +113,8 @@ def refine_kind(src: Any, node: Any, kind: str) -> str | None:
         return {"struct": "struct", "enum": "enum"}.get(keyword, "class")
     if lang == "haskell":
         return {"data_type": "type", "newtype": "type", "class": "interface"}.get(node.type, kind)
+    if lang == "dart":
+        return kind
     if kind == "function" and lang in ("kotlin", "swift", "scala"):
         parent = node.parent
         while parent is not None and parent.type not in _METHOD_OWNERS:
@@ -122,9 +129,17 @@ _METHOD_OWNERS = frozenset({"class_declaration", "object_declaration", "protocol
                             "object_definition", "trait_definition", "enum_definition"})
 
 
+def last_node(src: Any, outer: Any) -> Any:
+    """The node a definition ends with: a Dart signature's body is the node after it."""
+    after = outer.next_sibling if src.lang == "dart" else None
+    return after if after is not None and after.type == "function_body" else outer
+
+
 def signature(src: Any, node: Any, sig: str) -> str:
     """Tidy the text definitions.py cut before the body."""
     lang = src.lang
+    if lang == "dart" and node.type in ("function_signature", "method_signature", "declaration"):
+        return "\n".join(ln.rstrip() for ln in src.text(node).strip().splitlines()[:8])
     if lang == "elixir":
         args = next((c for c in node.named_children if c.type == "arguments"), None)
         head = src.text(args) if args is not None else sig
@@ -216,6 +231,9 @@ def exported(src: Any, node: Any, name: str, containers: list[Any]) -> bool:
         return not name.startswith("_")
     if lang == "haskell":
         return _haskell_exported(src, node, name, containers)
+    if lang == "dart":  # a leading underscore makes a name private to its library
+        owners = [container_name(src, c) or src.text(c.child_by_field_name("name") or c) for c in containers]
+        return not any(n.startswith("_") for n in [name, *owners])
     modifiers = _modifiers(src, node)
     if lang == "csharp":
         if re.search(r"\bpublic\b", modifiers):
@@ -274,6 +292,8 @@ def has_main(src: Any, names: set[str]) -> bool:
         return "main" in names or re.search(rb"\bextends\s+App\b|^@main\b", src.data, re.MULTILINE) is not None
     if lang == "haskell":
         return "main" in names and re.search(rb"^module\s+(?!Main\b)", src.data, re.MULTILINE) is None
+    if lang == "dart":
+        return "main" in names
     return lang == "kotlin" and "main" in names
 
 

@@ -32,6 +32,7 @@ EXTENSIONS: dict[str, str] = {
     ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
     ".cs": "csharp", ".rb": "ruby", ".kt": "kotlin", ".kts": "kotlin", ".php": "php", ".swift": "swift",
     ".scala": "scala", ".sc": "scala", ".ex": "elixir", ".exs": "elixir", ".lua": "lua", ".hs": "haskell",
+    ".dart": "dart",
 }
 
 # Language → (grammar module, function returning the language pointer).
@@ -57,7 +58,8 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     "scala": ("tree_sitter_scala", "language"),
     "elixir": ("tree_sitter_elixir", "language"),
     "lua": ("tree_sitter_lua", "language"),
-    "haskell": ("tree_sitter_haskell", "language"),  # 2.4 MB installed, loads in under 1 ms
+    "haskell": ("tree_sitter_haskell", "language"),  # 4.2 MB installed, loads in under 1 ms
+    "dart": ("tree_sitter_dart", "language"),  # 1.2 MB installed
 }
 
 SUPPORTED: frozenset[str] = frozenset(_GRAMMARS)
@@ -311,6 +313,21 @@ _HASKELL_DEFS = """
 _HASKELL_REFS = "[(variable) (name) (constructor)] @ref"
 _HASKELL_IMPORTS = "(import module: (module) @import)"
 
+# A Dart function's signature and its body are siblings: lang_rules.last_node takes the body in.
+_DART_DEFS = """
+(program (function_signature name: (identifier) @name) @def.function)
+(class_definition name: (identifier) @name) @def.class
+(mixin_declaration (identifier) @name) @def.class
+(extension_declaration name: (identifier) @name) @def.class
+(enum_declaration name: (identifier) @name) @def.enum
+(type_alias . (type_identifier) @name) @def.type_alias
+(method_signature [(function_signature name: (identifier) @name) (getter_signature name: (identifier) @name)
+                   (setter_signature name: (identifier) @name)]) @def.method
+(class_body (declaration (function_signature name: (identifier) @name)) @def.method)
+"""
+_DART_REFS = "[(identifier) (type_identifier)] @ref"
+_DART_IMPORTS = "(import_specification (configurable_uri) @import)"
+
 _QUERIES: dict[str, tuple[str, str, str]] = {
     "python": (_PY_DEFS, _PY_REFS, _PY_IMPORTS),
     "go": (_GO_DEFS, _GO_REFS, _GO_IMPORTS),
@@ -330,6 +347,7 @@ _QUERIES: dict[str, tuple[str, str, str]] = {
     "elixir": (_ELIXIR_DEFS, _ELIXIR_REFS, _ELIXIR_IMPORTS),
     "lua": (_LUA_DEFS, _LUA_REFS, _LUA_IMPORTS),
     "haskell": (_HASKELL_DEFS, _HASKELL_REFS, _HASKELL_IMPORTS),
+    "dart": (_DART_DEFS, _DART_REFS, _DART_IMPORTS),
 }
 
 
