@@ -28,8 +28,9 @@ LANG_TAGS = {
 }
 _FENCE = re.compile(r"^([ \t]*)(```+|~~~+)[ \t]*\{?\.?([\w+#-]*)[^\n]*$")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode)::\s*(\S*)")
-# a call: `f(…)`, or Ruby's and Elixir's without parentheses (`get '/' do`, `plug :match`)
-_CALL = re.compile(r"(?m)[A-Za-z_$][\w$]*!?\s*\(|^[ \t]*[a-z_][\w.]*[!?]?[ \t]+(?:['\"]|:\w|do\b)")
+# a call: `f(…)`, and in Ruby and Elixir one without parentheses (`get '/' do`, `plug :match`)
+_CALL = re.compile(r"[A-Za-z_$][\w$]*!?\s*\(")
+_BARE_CALL = re.compile(r"(?m)^[ \t]*[a-z_][\w.]*[!?]?[ \t]+(?:['\"]|:\w|do\b)")
 MAX_EXAMPLE_LINES = 40
 # names a C++ parser may take for definitions (`std`, `string`): never a project's entry point
 CXX_NAMES = frozenset({"std", "string", "decltype", "bool", "noexcept", "auto", "size_t", "char", "int", "void",
@@ -122,7 +123,8 @@ def _leading_part(blk: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
 
 
 def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]) -> float:
-    if not _CALL.search(code) or code.count("\n") + 1 > MAX_EXAMPLE_LINES or _DIAGNOSTIC.search(code):
+    calls = _CALL.search(code) or (langs & {"ruby", "elixir"} and _BARE_CALL.search(code))
+    if not calls or code.count("\n") + 1 > MAX_EXAMPLE_LINES or _DIAGNOSTIC.search(code):
         return 0.0
     if lang is not None and lang not in langs:
         return 0.0  # a shell session, a manifest snippet (`[dependencies]`), another language
