@@ -26,6 +26,9 @@ def write_research(ctx: dict[str, Any], _t: Any = None) -> str:
 
 def write_draft(ctx: dict[str, Any], _t: Any = None) -> str:
     from .project import from_context
+    from .selfcheck import meet_checks
+    from .unread import with_note
     from .write import write
 
-    return write(ctx, from_context(ctx))
+    p = from_context(ctx)
+    return meet_checks(with_note(write(ctx, p), ctx, p), p)

@@ -28,6 +28,8 @@ import re
 
 from .project import Project, Sym
 
+# Languages where a bare call inside a type (or an Elixir module) names its own member first.
+_IMPLICIT_SELF = frozenset({"csharp", "kotlin", "swift", "scala", "ruby", "elixir"})
 CALL_RE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(!\s*)?\(")
 KEYWORDS = {"if", "for", "while", "switch", "return", "func", "function", "fn", "match", "catch", "elif", "not",
             "and", "or", "print", "len", "make", "new", "append", "super", "typeof", "await", "yield", "isinstance",
@@ -123,6 +125,10 @@ class Resolver:
             mine = [x for x in self.by_dotted.get(f"{me_owner}.{expr}", ()) if _param_count(x) == n]
             if mine:
                 return mine
+        if len(parts) == 1 and me_owner and s.lang in _IMPLICIT_SELF:  # Ruby's `route(…)`, Elixir's `resp(…)`
+            mine = list(self.by_dotted.get(f"{me_owner}.{expr}", ()))
+            if mine:
+                return mine  # (overloads: resolve() picks by the number of arguments)
         if len(parts) == 1:
             named = [x for x in self.by_short.get(expr, ()) if "." not in x.dotted]
             if s.lang in ("c", "cpp"):

@@ -248,6 +248,8 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None
     code = _LINE_COMMENT.sub("", code)  # `// log!(…)` in a macro's comment is no call
+    if s.lang == "php":  # `$this->handle(`, `self::create(`: the receiver as the other languages write it
+        code = re.sub(r"\$this->(?=\w+\s*\()|\b(?:self|static)::(?=\w+\s*\()", "this.", code)
     side = branch_lines(code, s.lang)
     # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
     # in C++ and Java a call of the same name may be another overload

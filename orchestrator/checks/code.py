@@ -168,7 +168,8 @@ _ELISIONS = {"...", "# ...", "// ...", "…", "# …"}
 _EXTS = frozenset((
     "py", "pyi", "md", "rst", "txt", "toml", "yaml", "yml", "json", "cfg", "ini", "lock", "js", "mjs",
     "cjs", "ts", "tsx", "jsx", "go", "rs", "c", "h", "cc", "cpp", "hpp", "java", "kt", "rb", "php", "sh",
-    "bash", "sql", "html", "htm", "css", "scss", "proto", "xml", "csv", "j2", "jinja", "tmpl", "mk"
+    "bash", "sql", "html", "htm", "css", "scss", "proto", "xml", "csv", "j2", "jinja", "tmpl", "mk",
+    "cs", "kts", "swift", "scala", "sc", "ex", "exs", "lua", "zig", "hs", "dart", "erl", "jl",  # issue 33
 ))
 _LITERAL_RE = re.compile(r"""^(?:[-+]?v?\d[\w.+-]*|["'].*|True|False|None)$""")
 _PATH_RE = re.compile(r"^(?:\./)?[\w@+-][\w.@+-]*(?:/[\w.@+-]+)*/?$")

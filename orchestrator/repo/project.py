@@ -115,13 +115,19 @@ def _discover(src: Path, root: Path) -> ProjectInfo:
     from .walk import walk
 
     readme = None
-    try:
-        for n in sorted(os.listdir(root)):
-            if n.lower() in README_NAMES and (root / n).is_file() and not (root / n).is_symlink():
-                readme = n
-                break
-    except OSError:
-        pass
+    # the root's README; without one (a Cargo or npm workspace's root), the nearest above the source:
+    # axum's is axum/README.md, beside the crate's src/
+    for d in [root] + [a for a in reversed(src.parents) if a != root and root in a.parents] + [src]:
+        try:
+            found = next((n for n in sorted(os.listdir(d)) if n.lower() in README_NAMES and (d / n).is_file()
+                          and not (d / n).is_symlink()), None)
+        except OSError:
+            found = None
+        if found is not None:
+            readme = (d / found).relative_to(root).as_posix()
+            if d != root:
+                continue  # a deeper one is nearer to the source
+            break
     docs: list[str] = []
     examples: list[str] = []
     tests: list[str] = []
