@@ -39,6 +39,30 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _RUST_BOUND = re.compile(r"[<,\s]([A-Z]\w*)\s*:\s*(?:\?Sized\s*\+\s*)?([A-Za-z_]\w*)")  # `L: Log` in `<…>` or `where`
 
 
+_TRIPLE = re.compile(r'(?s)("""|\'\'\')(.*?)(\1)')
+_BLOCK_COMMENT = re.compile(r"(?s)/\*.*?\*/")
+_DOUBLE = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_SINGLE = re.compile(r"'(?:[^'\\\n]|\\.)*'")
+
+
+def mask_text(code: str, lang: str) -> str:
+    """The code with the insides of its strings, docstrings and block comments blanked (offsets
+    and line breaks kept): `:meth:`RequestContext.pop()`` in a docstring is no call. Rust's `'a`
+    is a lifetime, not a quote, so there only double quotes open a string."""
+    def blank(m: re.Match) -> str:
+        s = m.group(0)
+        return s[0] + re.sub(r"[^\n]", " ", s[1:-1]) + s[-1] if len(s) >= 2 else s
+
+    if lang == "python":
+        code = _TRIPLE.sub(lambda m: m.group(1) + re.sub(r"[^\n]", " ", m.group(2)) + m.group(3), code)
+    else:
+        code = _BLOCK_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), code)
+    code = _DOUBLE.sub(blank, code)
+    if lang != "rust":
+        code = _SINGLE.sub(blank, code)
+    return code
+
+
 class Resolver:
     """Resolves the calls of one caller `s` (its parameters read once)."""
 

@@ -247,7 +247,9 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None
-    code = _LINE_COMMENT.sub("", code)  # `// log!(…)` in a macro's comment is no call
+    from .callres import mask_text
+
+    code = mask_text(_LINE_COMMENT.sub("", code), s.lang)  # `// log!(…)` or a docstring's `pop()` is no call
     side = branch_lines(code, s.lang)
     # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
     # in C++ and Java a call of the same name may be another overload

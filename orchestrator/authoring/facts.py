@@ -63,6 +63,11 @@ def uses(p: Project, user: str, s: Sym) -> bool:
     """Whether file `user` really uses the definition `s` (see the module doc)."""
     if user == s.rel or user not in p.files:
         return False
+    from .references import use_lines
+
+    lines = use_lines(p, user, s)
+    if lines is not None:  # a method by its receiver's type, a script's function by its import
+        return bool(lines) and p.reaches(user, s.rel, s.short)
     text = _text(p, user)
     if not _writes(text, s.short) or not p.reaches(user, s.rel, s.short):
         return False

@@ -1,0 +1,112 @@
+"""Facts from resolution, not from names (issue 34): "used from N files" and "In use" count a
+file only where the map resolves its reference to that definition (a method by its receiver's
+type, a script's function by its import followed through re-exports); docstrings are no calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.authoring.facts import all_calls, resolved_users
+from orchestrator.authoring.project import Project, Sym, load
+from orchestrator.authoring.references import refers_at
+
+CTX = '''class AppContext:
+    def push(self):
+        pass
+
+    def pop(self):
+        """Pops the context. See :meth:`RequestContext.pop`."""
+        pass
+
+
+class RequestContext:
+    def pop(self, exc=None):
+        pass
+'''
+APP = '''from .ctx import AppContext, RequestContext
+
+
+class App:
+    def request_context(self, environ) -> RequestContext:
+        return RequestContext()
+
+    def wsgi_app(self, environ):
+        ctx = self.request_context(environ)
+        try:
+            return 1
+        finally:
+            ctx.pop(None)
+
+    def teardown(self):
+        """Calls :meth:`AppContext.pop()` on the way out."""
+        data = {}
+        data.pop("x", None)
+'''
+INIT = "from .app import App as App\nfrom .ctx import AppContext as AppContext\n"
+USER = '''import pkg
+
+
+def test_ctx():
+    ctx = pkg.AppContext()
+    ctx.push()
+    ctx.pop()
+
+
+def test_other():
+    d = {"a": 1}
+    d.pop("a")
+'''
+OTHER = '''class Headers:
+    def pop(self, key):
+        return key
+
+
+def run(res):
+    res.pop("x")
+'''
+JS_PARSE = "function parse(body) {\n  return body\n}\nmodule.exports = { parse }\n"
+JS_USER = "const { parse } = require('./parse')\nmodule.exports = function (b) { return parse(b) }\n"
+JS_OTHERS = "module.exports = function (s) { return JSON.parse(s) }\n"
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _sym(p: Project, name: str) -> Sym:
+    return next(s for s in p.symbols() if s.name == name)
+
+
+def test_a_method_is_used_only_where_its_receiver_is_its_type(tmp_path: Path):
+    p = load(_write(tmp_path / "src", {"pkg/ctx.py": CTX, "pkg/app.py": APP, "pkg/__init__.py": INIT,
+                                       "tests/test_ctx.py": USER, "pkg/other.py": OTHER}))
+    # `.pop(` on a dict, on another type's object, in a docstring: none is AppContext.pop
+    assert resolved_users(p, _sym(p, "AppContext.pop")) == ["tests/test_ctx.py"]
+    assert refers_at(p, "tests/test_ctx.py", 7, _sym(p, "AppContext.pop"))
+    assert not refers_at(p, "tests/test_ctx.py", 12, _sym(p, "AppContext.pop"))
+    # `ctx = self.request_context(environ)` is declared to return a RequestContext
+    assert resolved_users(p, _sym(p, "RequestContext.pop")) == ["pkg/app.py"]
+    # a docstring's `:meth:`AppContext.pop()`` is no call
+    assert not any(c.name == "AppContext.pop" for c in all_calls(p, _sym(p, "App.teardown")))
+    assert not any(c.name == "RequestContext.pop" for c in all_calls(p, _sym(p, "AppContext.pop")))
+
+
+def test_a_script_function_is_used_only_where_it_is_imported(tmp_path: Path):
+    p = load(_write(tmp_path / "src", {"lib/parse.js": JS_PARSE, "lib/read.js": JS_USER, "lib/a.js": JS_OTHERS,
+                                       "lib/b.js": JS_OTHERS}))
+    assert resolved_users(p, _sym(p, "parse")) == ["lib/read.js"]
+
+
+def test_two_definitions_of_one_name_are_told_apart_by_where_the_import_leads(tmp_path: Path):
+    files = {"pkg/sansio/bp.py": "class Blueprint:\n    pass\n",
+             "pkg/bp.py": "from .sansio.bp import Blueprint as SansioBlueprint\n\n\nclass Blueprint(SansioBlueprint):\n    pass\n",
+             "pkg/__init__.py": "from .bp import Blueprint as Blueprint\n",
+             "examples/app.py": "import pkg\n\nbp = pkg.Blueprint('x')\n"}
+    p = load(_write(tmp_path / "src", files))
+    sansio = next(s for s in p.symbols() if s.name == "Blueprint" and s.rel == "pkg/sansio/bp.py")
+    flask = next(s for s in p.symbols() if s.name == "Blueprint" and s.rel == "pkg/bp.py")
+    assert resolved_users(p, sansio) == ["pkg/bp.py"]
+    assert sorted(resolved_users(p, flask)) == ["examples/app.py", "pkg/__init__.py"]
