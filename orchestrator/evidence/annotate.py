@@ -16,6 +16,7 @@ from .cite import CITE_RE, Citation, Sentence, blocks, citation_link, last_part
 from .resolve import SourceFiles, occurs
 
 MAX_PER_SENTENCE = 3
+MAX_SPAN = 120  # lines: a longer citation is a whole class or module, too coarse to check a sentence against
 _DOC_LINE_RE = re.compile(r"^\s*(?://|/\*|\*|#(?![!\[]|include|define|if|else|end|pragma)|--|;;)")
 
 
@@ -44,10 +45,14 @@ class Citer:
         self.files = files or SourceFiles(root)
         self.by_part: dict[str, list[Def]] = {}
         self.by_name: dict[str, Def] = {}
+        self.by_path: dict[str, list[Def]] = {}
         for d in defs:
             self.by_part.setdefault(last_part(d.name), []).append(d)
             self.by_name.setdefault(d.name, d)
             self.by_name.setdefault(d.name.replace("::", "."), d)
+            self.by_path.setdefault(d.path, []).append(d)
+        for ds in self.by_path.values():
+            ds.sort(key=lambda d: (d.first, -d.last))
 
     def _text(self, d: Def) -> str:
         lines = self.files.lines(d.path)
@@ -71,30 +76,88 @@ class Citer:
         out = ([exact] if exact else []) + [d for d in rest if d is not exact]
         return out[:6]
 
+    def nested(self, d: Def) -> list[Def]:
+        """The definitions inside `d` (its methods, a function's inner functions)."""
+        return [x for x in self.by_path.get(d.path, ()) if d.first <= x.first and x.last <= d.last and x != d
+                and (x.first, x.last) != (d.first, d.last)]
+
+    def unit(self, d: Def) -> Def:
+        """The lines that show `d` itself: the whole definition when it is short, else its header,
+        doc and fields, up to its first nested definition (a class's 1400 lines are not evidence
+        of what the class is)."""
+        if d.last - d.first + 1 <= MAX_SPAN:
+            return d
+        inner = self.nested(d)
+        if not inner:
+            return d
+        end = min(x.first for x in inner) - 1
+        lines = self.files.lines(d.path)
+        if not isinstance(lines, str):
+            while end > d.first and _DOC_LINE_RE.match(lines[end - 1]) or end > d.first and not lines[end - 1].strip():
+                end -= 1  # the first method's doc comment and decorators' blank lines belong to it
+            while end > d.first and lines[end - 1].lstrip().startswith("@"):
+                end -= 1
+            if end - d.first + 1 > MAX_SPAN:  # a long doc (flask's 140 lines): the header and its first paragraph
+                blank = next((k for k in range(d.first + 2, end) if not lines[k - 1].strip()), end + 1)
+                end = min(blank - 1, d.first + MAX_SPAN - 1)
+        return Def(d.name, d.path, d.first, max(d.first, end))
+
+    def smallest_holding(self, within: Def, names: list[str]) -> Def | None:
+        """The smallest definition inside `within` (or the unit of `within` itself) whose lines
+        hold every name, when it is no longer than MAX_SPAN."""
+        pool = [self.unit(within)] + self.nested(within)
+        fits = [u for u in pool if u.last - u.first + 1 <= MAX_SPAN and all(occurs(n, self._text(u)) for n in names)]
+        return min(fits, key=lambda u: (u.last - u.first, u.first)) if fits else None
+
+    def own(self, name: str) -> Def | None:
+        """The definition a name names itself (`Flask`, `Flask.wsgi_app`, `wsgi_app`), or None."""
+        exact = self.by_name.get(name) or self.by_name.get(name.replace("::", "."))
+        if exact is not None:
+            return exact
+        part = last_part(name)
+        same = [d for d in self.by_part.get(part, []) if last_part(d.name) == part]
+        return same[0] if len({(d.path, d.first) for d in same}) == 1 else None
+
     def back(self, names: list[str], home: Def | None) -> list[Def] | None:
-        """Ranges whose lines hold every name (at most MAX_PER_SENTENCE), or None."""
+        """Ranges whose lines hold every name (at most MAX_PER_SENTENCE), or None: the unit that
+        shows each claim, not the class around it (issue 34). A sentence about two names ("`X`
+        calls `Y`") cites the smallest definition that holds both, X's own first; a name that is a
+        definition cites that definition (a long one by its header); another name, the smallest
+        definition of the section's subject that holds it."""
         chosen: list[Def] = []
         left = list(names)
-        if home is not None:  # the section's own definition, with its doc comment when that holds more
-            scored = [(sum(occurs(n, self._text(r)) for n in left), -k, r) for k, r in enumerate(self._ranges(home))]
-            best = max(scored, default=None)
-            if best is not None and best[0]:
-                t = self._text(best[2])
-                chosen.append(best[2])
-                left = [n for n in left if not occurs(n, t)]
+        if len(left) >= 2:
+            first = self.own(left[0])
+            for scope in [x for x in (first, home) if x is not None]:
+                hit = self.smallest_holding(scope, left)
+                if hit is not None:
+                    return [self._with_own_doc(hit, left)]
         for n in list(left):
             if n not in left:
                 continue
-            for d in self.candidates(n):
-                hit = next((r for r in self._ranges(d) if occurs(n, self._text(r))), None)
-                if hit is not None:
-                    chosen.append(hit)
-                    t = self._text(hit)
-                    left = [m for m in left if not occurs(m, t)]
-                    break
+            hit = None
+            d = self.own(n)
+            if d is not None:
+                hit = next((r for r in self._ranges(self.unit(d)) if occurs(n, self._text(r))), None)
+            if hit is None and home is not None:
+                hit = self.smallest_holding(home, [n])
+            if hit is None:
+                for d in self.candidates(n):
+                    hit = next((r for r in self._ranges(self.unit(d)) if occurs(n, self._text(r))), None) or \
+                        next((r for r in self._ranges(d) if occurs(n, self._text(r))), None)
+                    if hit is not None:
+                        break
+            if hit is None:
+                return None
+            chosen.append(hit)
+            t = self._text(hit)
+            left = [m for m in left if not occurs(m, t)]
         if left or not chosen or len(chosen) > MAX_PER_SENTENCE:
             return None
         return chosen
+
+    def _with_own_doc(self, d: Def, names: list[str]) -> Def:
+        return next((r for r in self._ranges(d) if all(occurs(n, self._text(r)) for n in names)), d)
 
 
 def _home(section: str, text: str, citer: Citer) -> Def | None:
