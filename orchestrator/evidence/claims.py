@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cite import Citation, blocks, last_part
-from .resolve import SourceFiles, occurs, resolve
+from .resolve import SourceFiles, claim_problem, occurs, resolve, sentence_calls
 from .revision import Revision
 
 CLAIMS_DIR = "output/memory/claims"
@@ -58,8 +58,10 @@ def build(ch: str, md: str, root: Path, revision: Revision, files: SourceFiles |
                 cited = lines[c.first - 1:c.last] if not isinstance(lines, str) else []
                 evidence[c.ref] = {"path": c.path, "first": c.first, "last": c.last,
                                    "hash": _range_hash(cited) if cited else None, "lines": [_h(x) for x in cited]}
-            claims.append({"section": b.section, "line": s.line, "text": s.text[:400], "names": s.names,
-                           "evidence": refs})
+            claim = {"section": b.section, "line": s.line, "text": s.text[:400], "names": s.names, "evidence": refs}
+            if calls := sentence_calls(s.text):
+                claim["calls"] = [list(x) for x in calls]
+            claims.append(claim)
     for line, section, path, a, z, code in _quotes(md):  # code quoted with its lines: evidence too
         ref = f"q:{path}#L{a}-L{z}"
         if ref not in evidence:
@@ -194,19 +196,13 @@ def health(doc: dict, root: Path, files: SourceFiles | None = None) -> list[dict
         paths = [doc["evidence"][r]["path"] for r in c.get("evidence", []) if r in where]
         if not evs or all(m.status == "gone" for m in evs):
             status = "gone"
-        elif all(m.status in ("unchanged", "moved") for m in evs):
-            status = "supported"
         elif c.get("kind") == "quote":  # quoted code is supported only while it is in the source as quoted
-            status = "stale"
+            status = "supported" if all(m.status in ("unchanged", "moved") for m in evs) else "stale"
         else:
-            texts = []
-            for m, p in zip(evs, paths):
-                ls = files.lines(p)
-                if m.status != "gone" and not isinstance(ls, str):
-                    texts.append("\n".join(ls[m.first - 1:m.last]))
-            joined = "\n".join(texts)
+            # the same test as R1's (resolve.claim_problem), on the lines the evidence is at now
+            now = [Citation(0, p, m.first, m.last, "") for m, p in zip(evs, paths) if m.status != "gone"]
             names = c.get("names", [])
-            if all(occurs(n, joined) for n in names):
+            if claim_problem(names, [tuple(x) for x in c.get("calls", [])], now, files) is None:
                 status = "supported"
             else:
                 whole = "\n".join("\n".join(ls) for p in set(paths) if not isinstance(ls := files.lines(p), str))
