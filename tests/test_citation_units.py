@@ -42,3 +42,14 @@ def test_the_offline_writers_paragraph_cites_the_method_in_a_section_about_the_c
     out = cite(md, Citer(root, defs))
     fin = defs[-1]
     assert f"source:app.py#L{fin.first}-L{fin.last}" in out
+
+
+def test_a_rust_module_declaration_and_an_examples_namesake_are_not_the_function(tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("mod serve;\npub use serve::serve;\n")
+    (tmp_path / "src" / "serve.rs").write_text("/// Serve the app.\npub fn serve(app: App) {\n    run(app)\n}\n")
+    (tmp_path / "ex.rs").write_text("fn serve() {}\n")
+    defs = [Def("serve", "src/lib.rs", 1, 1), Def("serve", "src/serve.rs", 2, 4), Def("serve", "ex.rs", 1, 1, code=False)]
+    c = Citer(tmp_path, defs)
+    [d] = c.back(["serve"], None)
+    assert d.path == "src/serve.rs" and d.last == 4

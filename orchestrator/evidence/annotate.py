@@ -16,6 +16,7 @@ from .cite import CITE_RE, Citation, Sentence, blocks, citation_link, last_part
 from .resolve import SourceFiles, occurs
 
 MAX_PER_SENTENCE = 3
+_MOD_DECL_RE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*;")
 MAX_SPAN = 120  # lines: a longer citation is a whole class or module, too coarse to check a sentence against
 _DOC_LINE_RE = re.compile(r"^\s*(?://|/\*|\*|#(?![!\[]|include|define|if|else|end|pragma)|--|;;)")
 
@@ -28,6 +29,7 @@ class Def:
     path: str
     first: int
     last: int
+    code: bool = True  # the project's code, not a test or an example (whose definitions back a name last)
 
 
 def _with_doc(lines: list[str], d: Def) -> Def:
@@ -67,14 +69,18 @@ class Citer:
         wide = _with_doc(lines, d)
         return [d] if wide == d else [d, wide]
 
+    def _declared_only(self, d: Def) -> bool:
+        """A line that only declares a name defined elsewhere (Rust's `mod query;`): not its code."""
+        return d.first == d.last and bool(_MOD_DECL_RE.match(self._text(d)))
+
     def candidates(self, name: str) -> list[Def]:
         """Definitions that may back a name: its own (qualified match first), smallest first."""
         exact = self.by_name.get(name) or self.by_name.get(name.replace("::", "."))
         part = last_part(name)
-        rest = sorted(self.by_part.get(part, []), key=lambda d: (not name.endswith(d.name.split(".")[-1]),
+        rest = sorted(self.by_part.get(part, []), key=lambda d: (not name.endswith(d.name.split(".")[-1]), not d.code,
                                                                  d.last - d.first, d.path, d.first))
         out = ([exact] if exact else []) + [d for d in rest if d is not exact]
-        return out[:6]
+        return [d for d in out if not self._declared_only(d)][:6]
 
     def nested(self, d: Def) -> list[Def]:
         """The definitions inside `d` (its methods, a function's inner functions)."""
@@ -104,18 +110,53 @@ class Citer:
 
     def smallest_holding(self, within: Def, names: list[str]) -> Def | None:
         """The smallest definition inside `within` (or the unit of `within` itself) whose lines
-        hold every name, when it is no longer than MAX_SPAN."""
+        hold every name; one longer than MAX_SPAN narrowed to the lines that show them."""
         pool = [self.unit(within)] + self.nested(within)
-        fits = [u for u in pool if u.last - u.first + 1 <= MAX_SPAN and all(occurs(n, self._text(u)) for n in names)]
-        return min(fits, key=lambda u: (u.last - u.first, u.first)) if fits else None
+        fits = [u for u in pool if all(occurs(n, self._text(u)) for n in names)]
+        small = [u for u in fits if u.last - u.first + 1 <= MAX_SPAN]
+        if small:
+            return min(small, key=lambda u: (u.last - u.first, u.first))
+        for u in sorted(fits, key=lambda u: (u.last - u.first, u.first)) + [within]:
+            w = self.window(u, names)
+            if w is not None:
+                return w
+        return None
+
+    def window(self, d: Def, names: list[str]) -> Def | None:
+        """The fewest lines of `d` that hold every name (the lines of a call, not the function
+        around it), when they are at most MAX_SPAN; None otherwise."""
+        lines = self.files.lines(d.path)
+        if isinstance(lines, str) or d.last > len(lines):
+            return None
+        hits = [(i, k) for i in range(d.first, d.last + 1) for k, n in enumerate(names) if occurs(n, lines[i - 1])]
+        best: tuple[int, int] | None = None
+        need, have, lo = len(names), {}, 0
+        for hi in range(len(hits)):  # a sliding window over the occurrences, as in "minimum window substring"
+            have[hits[hi][1]] = have.get(hits[hi][1], 0) + 1
+            while len(have) == need:
+                a, b = hits[lo][0], hits[hi][0]
+                if best is None or b - a < best[1] - best[0]:
+                    best = (a, b)
+                have[hits[lo][1]] -= 1
+                if not have[hits[lo][1]]:
+                    del have[hits[lo][1]]
+                lo += 1
+        if best is None or best[1] - best[0] + 1 > MAX_SPAN:
+            return None
+        return Def(d.name, d.path, best[0], best[1])
 
     def own(self, name: str) -> Def | None:
-        """The definition a name names itself (`Flask`, `Flask.wsgi_app`, `wsgi_app`), or None."""
-        exact = self.by_name.get(name) or self.by_name.get(name.replace("::", "."))
-        if exact is not None:
-            return exact
+        """The definition a name names itself (`Flask`, `Flask.wsgi_app`, `wsgi_app`) when only one
+        definition is named so, or None."""
         part = last_part(name)
-        same = [d for d in self.by_part.get(part, []) if last_part(d.name) == part]
+        exact = [d for d in self.by_part.get(part, []) if d.name in (name, name.replace("::", "."))
+                 and not self._declared_only(d)]
+        if len({(d.path, d.first) for d in exact}) > 1:
+            exact = [d for d in exact if d.code]  # `serve` of the library, not an example's own `serve`
+        if len({(d.path, d.first) for d in exact}) == 1:
+            return exact[0]
+        same = [d for d in self.by_part.get(part, []) if last_part(d.name) == part and not self._declared_only(d)]
+        same = [d for d in same if d.code] or same
         return same[0] if len({(d.path, d.first) for d in same}) == 1 else None
 
     def back(self, names: list[str], home: Def | None) -> list[Def] | None:
@@ -144,7 +185,7 @@ class Citer:
             if hit is None:
                 for d in self.candidates(n):
                     hit = next((r for r in self._ranges(self.unit(d)) if occurs(n, self._text(r))), None) or \
-                        next((r for r in self._ranges(d) if occurs(n, self._text(r))), None)
+                        self.smallest_holding(d, [n])
                     if hit is not None:
                         break
             if hit is None:
@@ -164,8 +205,8 @@ def _home(section: str, text: str, citer: Citer) -> Def | None:
     """The definition a block is about: the term it defines (`**Record**: ...`), else the first name
     in code its section's heading gives (`## `Store``, `## How `decode` does its work`)."""
     for m in (re.match(r"\s*\*\*`?([A-Za-z_$][\w$.:]*)`?\*\*", text), re.search(r"`([^`]+)`", section)):
-        if m and (cands := citer.candidates(m.group(1))):
-            return cands[0]
+        if m and (d := citer.own(m.group(1)) or next(iter(citer.candidates(m.group(1))), None)):
+            return d
     return None
 
 
