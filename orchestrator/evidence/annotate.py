@@ -130,7 +130,8 @@ class Citer:
             return None
         hits = [(i, k) for i in range(d.first, d.last + 1) for k, n in enumerate(names) if occurs(n, lines[i - 1])]
         best: tuple[int, int] | None = None
-        need, have, lo = len(names), {}, 0
+        need, lo = len(names), 0
+        have: dict[int, int] = {}
         for hi in range(len(hits)):  # a sliding window over the occurrences, as in "minimum window substring"
             have[hits[hi][1]] = have.get(hits[hi][1], 0) + 1
             while len(have) == need:

@@ -11,6 +11,7 @@ a version of the evidence that survives line shifts."""
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import re
@@ -58,6 +59,8 @@ def build(ch: str, md: str, root: Path, revision: Revision, files: SourceFiles |
                 cited = lines[c.first - 1:c.last] if not isinstance(lines, str) else []
                 evidence[c.ref] = {"path": c.path, "first": c.first, "last": c.last,
                                    "hash": _range_hash(cited) if cited else None, "lines": [_h(x) for x in cited]}
+                if not isinstance(lines, str) and (unit := _unit_of(c.path, c.first, c.last, lines)):
+                    evidence[c.ref]["unit"] = unit
             claim = {"section": b.section, "line": s.line, "text": s.text[:400], "names": s.names, "evidence": refs}
             if calls := sentence_calls(s.text):
                 claim["calls"] = [list(x) for x in calls]
@@ -172,6 +175,10 @@ def locate(ev: dict, files: SourceFiles) -> Moved:
         return Moved("unchanged", a, b)
     if not old:
         return Moved("changed", min(a, len(lines)), min(b, len(lines)))
+    if ev.get("unit"):  # the definition it points at, wherever it is now: the same unit, its new lines
+        at = _unit_now(ev["path"], ev["unit"], lines)
+        if at is not None:
+            return Moved("moved" if now[at[0] - 1:at[1]] == old else "changed", at[0], at[1])
     sm = difflib.SequenceMatcher(None, old, now, autojunk=False)
     blocks_ = [m for m in sm.get_matching_blocks() if m.size]
     whole = next((m for m in blocks_ if m.size == len(old)), None)
@@ -184,6 +191,41 @@ def locate(ev: dict, files: SourceFiles) -> Moved:
     last = blocks_[-1].b + blocks_[-1].size + (len(old) - blocks_[-1].a - blocks_[-1].size)
     first, last = max(1, first), min(len(lines), max(last, first))
     return Moved("changed", first, last)
+
+
+def _definitions(path: str, lines: list[str]) -> list:
+    return _parsed(path, "\n".join(lines) + "\n")
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: str, text: str) -> list:
+    """A file's definitions (parsed once per text: a chapter cites one file many times)."""
+    from ..repo.languages import language_for_path
+    from ..repo.parse import parse_source
+
+    lang = language_for_path(path)
+    return parse_source(text, lang).definitions if lang else []
+
+
+def _unit_of(path: str, first: int, last: int, lines: list[str]) -> dict | None:
+    """The definition a cited range is (its whole lines, or its first `size` lines: a class's
+    header), recorded so that the range follows the definition when the source moves."""
+    defs = _definitions(path, lines)
+    for d in defs:
+        if d.start_line == first and d.end_line >= last:
+            same = [x for x in defs if x.qualified_name == d.qualified_name]
+            if len(same) == 1:
+                return {"name": d.qualified_name, "whole": d.end_line == last, "size": last - first + 1}
+    return None
+
+
+def _unit_now(path: str, unit: dict, lines: list[str]) -> tuple[int, int] | None:
+    same = [d for d in _definitions(path, lines) if d.qualified_name == unit.get("name")]
+    if len(same) != 1:
+        return None  # gone, or no longer one definition: the lines' own alignment decides
+    d = same[0]
+    return (d.start_line, d.end_line) if unit.get("whole") else \
+        (d.start_line, min(d.end_line, d.start_line + int(unit.get("size", 1)) - 1))
 
 
 def health(doc: dict, root: Path, files: SourceFiles | None = None) -> list[dict]:
