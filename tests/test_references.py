@@ -110,3 +110,17 @@ def test_two_definitions_of_one_name_are_told_apart_by_where_the_import_leads(tm
     flask = next(s for s in p.symbols() if s.name == "Blueprint" and s.rel == "pkg/bp.py")
     assert resolved_users(p, sansio) == ["pkg/bp.py"]
     assert sorted(resolved_users(p, flask)) == ["examples/app.py", "pkg/__init__.py"]
+
+
+def test_an_object_named_by_habit_counts_only_where_its_method_has_no_namesake(tmp_path: Path):
+    files = {"lib/response.js": "var res = module.exports = {}\nres.send = function (body) { return this }\n"
+                                "res.status = function (code) { return this }\n",
+             "lib/client.js": "var res = module.exports = {}\nres.status = function () { return 1 }\n",
+             "test/send.js": "var app = require('../lib/response')\n\nfunction h (req, res) {\n  res.send('x')\n"
+                             "  res.status(404)\n}\n",
+             "test/other.js": "function h (err, res) {\n  res.send(1)\n}\n"}
+    p = load(_write(tmp_path / "src", files))
+    send = next(s for s in p.symbols() if s.name == "res.send")
+    status = next(s for s in p.symbols() if s.name == "res.status" and s.rel == "lib/response.js")
+    assert resolved_users(p, send) == ["test/send.js"]  # test/other.js imports nothing of the project
+    assert resolved_users(p, status) == []  # two `status` of two objects: the map cannot tell them apart

@@ -22,6 +22,7 @@ from ..repo.rank import is_local_module, local_module_names
 from .project import Project, Sym
 
 _SCRIPT = ("python", "javascript", "typescript")
+_TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type", "type alias", "impl"})
 _PY_FROM = re.compile(r"^\s*from\s+([\w.]+)\s+import\s+\(?([^#\n]*(?:\n[^)#\n]*)*?)\)?\s*(?:#.*)?$", re.M)
 _PY_IMPORT = re.compile(r"^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", re.M)
 _JS_IMPORT = re.compile(r"""^\s*import\s+(?:type\s+)?(.+?)\s+from\s+['"]([^'"]+)['"]""", re.M)
@@ -78,6 +79,11 @@ def imports(p: Project, rel: str) -> dict[str, tuple[str, bool, str]]:
                 out[m.group(1)] = (m.group(2), True, "")
     p._keys[key] = out
     return out
+
+
+def imports_of(p: Project, rel: str) -> dict:
+    """A script's imports (`imports`), nothing for the languages whose imports are not read here."""
+    return imports(p, rel) if p.lang(rel) in _SCRIPT else {}
 
 
 def owners(p: Project, s: Sym) -> set[str]:
@@ -176,6 +182,21 @@ def receiver_lines(p: Project, rel: str, s: Sym) -> set[int]:
     if key in p._keys:
         return p._keys[key]
     types = owners(p, s)
+    # an owner that is an object, not a type (express's `res`, `app`), is named so by its users
+    # by habit: a test's `res` parameter may be any library's response. It counts only where the
+    # file imports it by that name, or in its own file.
+    # Where the method's name is the project's only definition of it and the file imports the
+    # project, a call `res.send(` on a receiver named as the object is taken as that object's.
+    if ("refs", "kinds") not in p._keys:
+        from collections import Counter
+
+        p._keys[("refs", "kinds")] = ({x.short: x.kind for x in p.symbols()}, Counter(x.short for x in p.symbols()))
+    kinds, named = p._keys[("refs", "kinds")]
+    objs = {t for t in types if kinds.get(t) not in _TYPE_KINDS and rel != s.rel and t not in imports_of(p, rel)}
+    types -= objs
+    only = named[s.short] == 1 and bool(imports_of(p, rel))
+    calls = re.compile(rf"(?<![\w$.])(?:{'|'.join(map(re.escape, sorted(objs)))})\s*\.\s*{re.escape(s.short)}\s*\(") \
+        if objs and only else None
     m = re.escape(s.short)
     bound = {v for v, ts in _bound(p, rel).items() if ts & types}
     classes = [(a, b) for a, b, n in _classes(p, rel) if n in types]
@@ -183,7 +204,10 @@ def receiver_lines(p: Project, rel: str, s: Sym) -> set[int]:
     rx = re.compile(rf"(?<![\w$])(?:(?:{alts})(?:\([^()]*\))?|(self|this|cls|Self))\s*(?:\.|::|->)\s*{m}(?![\w$])")
     out: set[int] = set()
     for i, ln in enumerate(code_lines(p, rel), 1):
-        for hit in rx.finditer(ln):
+        if calls is not None and calls.search(ln):
+            out.add(i)
+            continue
+        for hit in rx.finditer(ln) if types or bound else ():
             if hit.group(1) is None or any(a <= i <= b for a, b in classes):
                 out.add(i)
                 break
