@@ -111,7 +111,7 @@ class Citer:
     def smallest_holding(self, within: Def, names: list[str]) -> Def | None:
         """The smallest definition inside `within` (or the unit of `within` itself) whose lines
         hold every name; one longer than MAX_SPAN narrowed to the lines that show them."""
-        pool = [self.unit(within)] + self.nested(within)
+        pool = [r for u in [self.unit(within)] + self.nested(within) for r in self._ranges(u)]  # with doc comments
         fits = [u for u in pool if all(occurs(n, self._text(u)) for n in names)]
         small = [u for u in fits if u.last - u.first + 1 <= MAX_SPAN]
         if small:
