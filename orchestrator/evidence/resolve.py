@@ -86,6 +86,7 @@ _DEF_LINE = re.compile(r"^[ \t]*(?:(?:pub(?:\([^)]*\))?|export|async|static|publ
                        r"override|default|unsafe|const)\s+)*(?:def|class|function|fn|func|struct|interface|trait|enum|"
                        r"type|macro_rules!)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)", re.M)
 _JS_METHOD = re.compile(r"^[ \t]+(?:async\s+|static\s+|get\s+|set\s+)*([A-Za-z_$][\w$]*)\s*\([^()\n]*\)\s*\{", re.M)
+_COMMENT = re.compile(r"(?m)(?:^|(?<=\s))(?:#(?![\[!])|//).*$|/\*[\s\S]*?\*/")
 _NOT_METHODS = {"if", "for", "while", "switch", "catch", "function", "return", "with", "elif", "else"}
 
 
@@ -97,7 +98,7 @@ def sentence_calls(text: str) -> list[tuple[str, str]]:
 def calls_in(name: str, text: str) -> bool:
     """The code calls `name` (`name(`, `.name(`, `name!(`, `new Name`), outside its strings."""
     part = re.escape(last_part(name))
-    code = _STRING.sub('""', text)
+    code = _COMMENT.sub("", _STRING.sub('""', text))  # `# see put()` is no call
     return bool(re.search(rf"(?<![\w$]){part}\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>)?\s*\(|\bnew\s+{part}\b", code))
 
 
