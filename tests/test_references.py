@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orchestrator.authoring.facts import all_calls, resolved_users
+from orchestrator.authoring.facts import all_calls, refers_at, resolved_users
 from orchestrator.authoring.project import Project, Sym, load
-from orchestrator.authoring.references import refers_at
 
 CTX = '''class AppContext:
     def push(self):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from orchestrator.checks.citations import check_citations
 from orchestrator.evidence import claims as cm
-from orchestrator.evidence.quality import _citations, Quality
+from orchestrator.evidence.quality import Quality, _citations
 from orchestrator.evidence.resolve import SourceFiles
 from orchestrator.evidence.revision import Revision
 

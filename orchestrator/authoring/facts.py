@@ -17,6 +17,7 @@ from collections import defaultdict
 
 from .codeinfo import resolved_calls
 from .project import Project, Sym
+from .references import use_lines
 
 _IMPORT_LINE = re.compile(r"^\s*(?:import|from|use|using|#\s*include|require|package|const .*require\(|.*\brequire\()",
                           re.M)
@@ -63,9 +64,7 @@ def uses(p: Project, user: str, s: Sym) -> bool:
     """Whether file `user` really uses the definition `s` (see the module doc)."""
     if user == s.rel or user not in p.files:
         return False
-    from .references import use_lines
-
-    lines = use_lines(p, user, s)
+    lines = use_lines(p, user, s, lambda x: all_calls(p, x))
     if lines is not None:  # a method by its receiver's type, a script's function by its import
         return bool(lines) and p.reaches(user, s.rel, s.short)
     text = _text(p, user)
@@ -197,3 +196,10 @@ class ClaimFacts:
 
     def kind_of(self, rel: str) -> str | None:
         return self.p.files.get(rel, (None, None))[1]
+
+
+def refers_at(p: Project, rel: str, line: int, s: Sym) -> bool:
+    """Line `line` of `rel` refers to `s` by resolution (references.use_lines); where those rules do
+    not apply, the file uses `s` by the map's rule."""
+    lines = use_lines(p, rel, s, lambda x: all_calls(p, x))
+    return uses(p, rel, s) if lines is None else line in lines

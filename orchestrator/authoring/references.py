@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 
 from ..repo.rank import is_local_module, local_module_names
 from .project import Project, Sym
@@ -291,40 +292,28 @@ def imported(p: Project, rel: str, s: Sym) -> set[int]:
     return out
 
 
-def use_lines(p: Project, rel: str, s: Sym) -> set[int] | None:
+def use_lines(p: Project, rel: str, s: Sym, calls_of: Callable[[Sym], list[Sym]] = lambda x: []) -> set[int] | None:
     """The lines where file `rel` refers to `s`, by the rules of the module doc; None when the
     language is not one these rules read (the caller keeps the map's own rule)."""
     if "." in s.dotted and s.kind in ("method", "function", "field", "property", "constant", "variable"):
-        return receiver_lines(p, rel, s) | _resolved_call_lines(p, rel, s)
+        return receiver_lines(p, rel, s) | _resolved_call_lines(p, rel, s, calls_of)
     if s.lang in _SCRIPT and p.lang(rel) in _SCRIPT:
         return imported(p, rel, s)
     return None
 
 
-def _resolved_call_lines(p: Project, rel: str, s: Sym) -> set[int]:
+def _resolved_call_lines(p: Project, rel: str, s: Sym, calls_of: Callable[[Sym], list[Sym]]) -> set[int]:
     """Lines of `rel`'s definitions whose calls the call resolver pins to `s` (typed parameters,
     typed fields)."""
-    from .facts import all_calls
-
     out: set[int] = set()
     if rel not in p.files or p.files[rel][1] != "code":
         return out  # the map resolves calls of its ranked code; tests and examples by receivers only
     for x in p.symbols(within=[rel]):
         if x.kind in ("class", "struct", "interface", "trait", "impl", "enum", "module"):
             continue  # a type's lines hold its methods': their calls are theirs
-        if any(c.rel == s.rel and c.d.start_line == s.d.start_line for c in all_calls(p, x)):
+        if any(c.rel == s.rel and c.d.start_line == s.d.start_line for c in calls_of(x)):
             lines = code_lines(p, rel)[x.d.start_line - 1:x.d.end_line]
             rx = re.compile(rf"[.:>]{re.escape(s.short)}\s*\(")
             out |= {x.d.start_line + k for k, ln in enumerate(lines) if rx.search(ln)}
     return out
 
-
-def refers_at(p: Project, rel: str, line: int, s: Sym) -> bool:
-    """Line `line` of `rel` refers to `s` by resolution (the map's rule where these do not apply:
-    the file uses `s`)."""
-    lines = use_lines(p, rel, s)
-    if lines is None:
-        from .facts import uses
-
-        return uses(p, rel, s)
-    return line in lines

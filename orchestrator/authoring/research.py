@@ -16,10 +16,10 @@ from typing import Any
 
 from ..text import docstrings
 from .codeinfo import signature_parts
+from .facts import refers_at
 from .phrases import kind_name, lang_name, phrases
 from .plan import key_symbols
 from .project import Project, Sym
-from .references import refers_at
 
 EXCERPT_RE = re.compile(r"^### `(.+?)` — (\S+?):(\d+)-(\d+)\n\n(`{3,})(\S*) file=(\S+)(?: lines=\S+)?\n(.*?)\n\5\s*$",
                         re.S | re.M)

