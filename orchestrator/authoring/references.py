@@ -285,9 +285,15 @@ def imported(p: Project, rel: str, s: Sym) -> set[int]:
     rx_bare = re.compile(rf"(?<![\w$.])(?:{'|'.join(map(re.escape, bare))})(?![\w$])") if bare else None
     rx_q = re.compile(rf"(?<![\w$.])(?:{'|'.join(map(re.escape, quals))})\.{re.escape(s.short)}(?![\w$])") \
         if quals else None
+    mods = {q: mod for q, (mod, is_mod, _t) in names.items() if is_mod}
+    rx_deep = re.compile(rf"(?<![\w$.])({'|'.join(map(re.escape, mods))})((?:\.[\w$]+)+)\.{re.escape(s.short)}(?![\w$])") \
+        if mods and p.lang(rel) == "python" else None  # `click.testing.CliRunner`
     out: set[int] = set()
     for i, ln in enumerate(code_lines(p, rel), 1):
         if (rx_bare and rx_bare.search(ln)) or (rx_q and rx_q.search(ln)):
+            out.add(i)
+        elif rx_deep and any((f := module_file(p, rel, mods[m.group(1)] + m.group(2))) and origin(p, f, s.short) == s.rel
+                             for m in rx_deep.finditer(ln)):
             out.add(i)
     return out
 
