@@ -123,3 +123,18 @@ def test_an_object_named_by_habit_counts_only_where_its_method_has_no_namesake(t
     status = next(s for s in p.symbols() if s.name == "res.status" and s.rel == "lib/response.js")
     assert resolved_users(p, send) == ["test/send.js"]  # test/other.js imports nothing of the project
     assert resolved_users(p, status) == []  # two `status` of two objects: the map cannot tell them apart
+
+
+def test_a_rust_associated_item_or_a_method_of_another_value_is_not_the_free_name(tmp_path: Path):
+    files = {"core/src/error.rs": "pub struct Error {\n    inner: u8,\n}\n",
+             "core/src/body.rs": "pub async fn to_bytes(body: Body) -> Vec<u8> {\n    body.0\n}\n",
+             "app/tests/t.rs": "use core::error::Error;\nuse core::body::to_bytes;\n\nimpl Service for S {\n"
+                               "    type Error = S::Error;\n}\n\nfn t(res: R) {\n    let b = res.collect().to_bytes();\n"
+                               "    let c = to_bytes(res.body());\n    let e: Error = make();\n}\n"}
+    p = load(_write(tmp_path / "src", files))
+    err = next(s for s in p.symbols() if s.name == "Error")
+    tb = next(s for s in p.symbols() if s.name == "to_bytes")
+    assert not refers_at(p, "app/tests/t.rs", 5, err)  # `type Error = S::Error;`
+    assert refers_at(p, "app/tests/t.rs", 11, err)
+    assert not refers_at(p, "app/tests/t.rs", 9, tb)  # `.to_bytes()` of a collected body
+    assert refers_at(p, "app/tests/t.rs", 10, tb)

@@ -202,4 +202,29 @@ def refers_at(p: Project, rel: str, line: int, s: Sym) -> bool:
     """Line `line` of `rel` refers to `s` by resolution (references.use_lines); where those rules do
     not apply, the file uses `s` by the map's rule."""
     lines = use_lines(p, rel, s, lambda x: all_calls(p, x))
-    return uses(p, rel, s) if lines is None else line in lines
+    if lines is not None:
+        return line in lines
+    text = p.lines_of(rel)[line - 1] if 0 < line <= len(p.lines_of(rel)) else ""
+    return uses(p, rel, s) and not _only_foreign(text, s)
+
+
+_STD_MODULES = frozenset({"std", "core", "alloc", "io", "fmt", "error", "http", "hyper", "tower", "serde", "os", "net",
+                          "errors", "strings", "bytes", "time", "context", "sync", "url", "json"})
+
+
+def _only_foreign(text: str, s: Sym) -> bool:
+    """Every occurrence of the name on the line is another's: an associated item (`Self::Error`,
+    `S::Rejection`) or a standard module's (`io::Error`, `fmt::Result`, `errors.New`)."""
+    hits = list(re.finditer(rf"(?<![\w$])((?:[A-Za-z_]\w*)(?:::|\.))?{re.escape(s.short)}(?![\w$])", text))
+    if not hits:
+        return False
+    def foreign(m: re.Match) -> bool:
+        if s.lang == "rust" and re.search(r"\btype\s+$", text[:m.start()]):
+            return True  # `type Error = S::Error;`: an associated type's declaration
+        before = text[:m.start()].rstrip()
+        if "." not in s.dotted and before.endswith(".") and (s.lang == "rust" or before[-2:-1] in (")", "]")):
+            return True  # `….to_bytes()`: a method of some value, not the free function
+        q = (m.group(1) or "").rstrip(":.")
+        # in Rust `Type::Name` is the type's associated item, never the free `Name`
+        return bool(q) and (q == "Self" or (q[:1].isupper() and (len(q) <= 2 or s.lang == "rust")) or q in _STD_MODULES)
+    return all(foreign(m) for m in hits)
