@@ -138,3 +138,17 @@ def test_a_rust_associated_item_or_a_method_of_another_value_is_not_the_free_nam
     assert refers_at(p, "app/tests/t.rs", 11, err)
     assert not refers_at(p, "app/tests/t.rs", 9, tb)  # `.to_bytes()` of a collected body
     assert refers_at(p, "app/tests/t.rs", 10, tb)
+
+
+def test_go_a_method_of_a_value_a_local_of_the_same_name_or_a_string_is_not_the_definition(tmp_path: Path):
+    files = {"tree.go": "package chi\n\n// Route is one route.\ntype Route struct {\n\tPattern string\n}\n",
+             "real.go": "package chi\n\nfunc realIP(r int) string {\n\treturn \"\"\n}\n",
+             "mux_test.go": "package chi\n\nfunc TestX(t *T) {\n\tr.Get(\"/*\", h)\n\tr.Route(\"/foo\", fn)\n"
+                            "\trealIP := \"1.2.3.4\"\n\tif realIP != \"\" {\n\t}\n}\n",
+             "walk.go": "package chi\n\n/* see walk */\nfunc Walk() []Route {\n\treturn nil\n}\n"}
+    p = load(_write(tmp_path / "src", files))
+    route = next(s for s in p.symbols() if s.name == "Route")
+    real = next(s for s in p.symbols() if s.name == "realIP")
+    assert resolved_users(p, route) == ["walk.go"]  # `r.Route(` is a method of the router
+    assert resolved_users(p, real) == []  # a local `realIP :=`
+    assert not refers_at(p, "mux_test.go", 7, real)

@@ -39,7 +39,7 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _RUST_BOUND = re.compile(r"[<,\s]([A-Z]\w*)\s*:\s*(?:\?Sized\s*\+\s*)?([A-Za-z_]\w*)")  # `L: Log` in `<…>` or `where`
 
 
-_TRIPLE = re.compile(r'(?s)("""|\'\'\')(.*?)(\1)')
+_TRIPLE = re.compile(r'(?s)"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
 _BLOCK_COMMENT = re.compile(r"(?s)/\*.*?\*/")
 _DOUBLE = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _SINGLE = re.compile(r"'(?:[^'\\\n]|\\.)*'")
@@ -47,20 +47,23 @@ _SINGLE = re.compile(r"'(?:[^'\\\n]|\\.)*'")
 
 def mask_text(code: str, lang: str) -> str:
     """The code with the insides of its strings, docstrings and block comments blanked (offsets
-    and line breaks kept): `:meth:`RequestContext.pop()`` in a docstring is no call. Rust's `'a`
-    is a lifetime, not a quote, so there only double quotes open a string."""
+    and line breaks kept): `:meth:`RequestContext.pop()`` in a docstring is no call. One left-to-right
+    pass, so that chi's route `"/*"` opens no comment. Rust's `'a` is a lifetime, not a quote, so
+    there only double quotes open a string."""
+    parts = [_TRIPLE.pattern] if lang == "python" else [_BLOCK_COMMENT.pattern.removeprefix("(?s)")]
+    parts.append(_DOUBLE.pattern)
+    if lang != "rust":
+        parts.append(_SINGLE.pattern)
+    rx = re.compile("(?s)" + "|".join(f"(?:{x.removeprefix('(?s)')})" for x in parts))
+
     def blank(m: re.Match) -> str:
         s = m.group(0)
-        return s[0] + re.sub(r"[^\n]", " ", s[1:-1]) + s[-1] if len(s) >= 2 else s
+        keep = 3 if s[:3] in ('"""', "\'\'\'") else (2 if s.startswith("/*") else 1)
+        if len(s) < 2 * keep:
+            return s
+        return s[:keep] + re.sub(r"[^\n]", " ", s[keep:-keep]) + s[-keep:]
 
-    if lang == "python":
-        code = _TRIPLE.sub(lambda m: m.group(1) + re.sub(r"[^\n]", " ", m.group(2)) + m.group(3), code)
-    else:
-        code = _BLOCK_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), code)
-    code = _DOUBLE.sub(blank, code)
-    if lang != "rust":
-        code = _SINGLE.sub(blank, code)
-    return code
+    return rx.sub(blank, code)
 
 
 class Resolver:
