@@ -152,3 +152,13 @@ def test_go_a_method_of_a_value_a_local_of_the_same_name_or_a_string_is_not_the_
     assert resolved_users(p, route) == ["walk.go"]  # `r.Route(` is a method of the router
     assert resolved_users(p, real) == []  # a local `realIP :=`
     assert not refers_at(p, "mux_test.go", 7, real)
+
+
+def test_a_parameter_typed_by_another_crates_path_does_not_resolve_to_the_projects_namesake(tmp_path: Path):
+    files = {"src/error.rs": "pub struct Error {\n    inner: u8,\n}\n\nimpl Error {\n    pub fn source(&self) -> u8 {\n"
+                             "        self.inner\n    }\n}\n",
+             "src/multipart.rs": "fn status(err: &multer::Error) -> u16 {\n    err.source();\n    1\n}\n\n"
+                                 "fn mine(err: &crate::error::Error) -> u8 {\n    err.source()\n}\n"}
+    p = load(_write(tmp_path / "src", files))
+    assert [c.name for c in all_calls(p, _sym(p, "status"))] == []
+    assert [c.name for c in all_calls(p, _sym(p, "mine"))] == ["Error::source"]
