@@ -162,3 +162,14 @@ def test_a_parameter_typed_by_another_crates_path_does_not_resolve_to_the_projec
     p = load(_write(tmp_path / "src", files))
     assert [c.name for c in all_calls(p, _sym(p, "status"))] == []
     assert [c.name for c in all_calls(p, _sym(p, "mine"))] == ["Error::source"]
+
+
+def test_a_middlewares_returned_handler_makes_its_calls_later_not_when_the_middleware_is_called(tmp_path: Path):
+    files = {"ctx.go": "package chi\n\nfunc NewRouteContext() *Context {\n\treturn &Context{}\n}\n\n"
+                       "type Context struct {\n\tn int\n}\n",
+             "mw.go": "package chi\n\nfunc GetHead(next Handler) Handler {\n\tfn := func(w W, r *R) {\n"
+                      "\t\ttctx := NewRouteContext()\n\t\tnext.Serve(w, r)\n\t}\n\treturn HandlerFunc(fn)\n}\n\n"
+                      "func Setup() *Context {\n\treturn NewRouteContext()\n}\n"}
+    p = load(_write(tmp_path / "src", files))
+    assert [c.name for c in all_calls(p, _sym(p, "GetHead"))] == []
+    assert [c.name for c in all_calls(p, _sym(p, "Setup"))] == ["NewRouteContext"]

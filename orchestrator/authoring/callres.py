@@ -66,6 +66,45 @@ def mask_text(code: str, lang: str) -> str:
     return rx.sub(blank, code)
 
 
+_GO_FUNC_LIT = re.compile(r"(?<![\w$])func\s*\(")
+_JS_FUNC_LIT = re.compile(r"(?<![\w$.])function\b\s*[\w$]*\s*\(|(?:\([^()]*\)|[\w$]+)\s*=>\s*\{")
+
+
+def deferred_spans(code: str, lang: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the function literals a definition returns rather than runs (a Go
+    or JavaScript middleware: `fn := func(w, r) {…}; return http.HandlerFunc(fn)`, `return function
+    (req, res, next) {…}`): their calls happen later, per request, not when the definition is
+    called, so they are not its calls."""
+    rx = _GO_FUNC_LIT if lang == "go" else _JS_FUNC_LIT if lang in ("javascript", "typescript") else None
+    if rx is None:
+        return []
+    out: list[tuple[int, int]] = []
+    first_brace = code.find("{")
+    for m in rx.finditer(code):
+        if m.start() <= first_brace:
+            continue  # the definition's own signature
+        if any(a <= m.start() < b for a, b in out):
+            continue  # inside a literal already deferred
+        open_at = code.find("{", m.end() - 1 if code[m.end() - 1] == "{" else m.end())
+        if open_at < 0:
+            continue
+        depth, end = 0, len(code)
+        for j in range(open_at, len(code)):
+            depth += {"{": 1, "}": -1}.get(code[j], 0)
+            if depth == 0:
+                end = j + 1
+                break
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        head = code[line_start:m.start()]
+        named = re.search(r"([A-Za-z_$][\w$]*)\s*(?::=|=)\s*$", head)
+        returned = bool(re.search(r"\breturn\b", head)) or (
+            named is not None and re.search(rf"\breturn\b[^\n;]*(?<![\w$]){re.escape(named.group(1))}(?![\w$])",
+                                            code[end:]) is not None)
+        if returned:
+            out.append((m.start(), end))
+    return out
+
+
 _PATH_TYPE = re.compile(r"((?:[A-Za-z_]\w*\s*(?:::|\.)\s*)*)([A-Za-z_]\w*)")
 
 
