@@ -7,14 +7,30 @@ requests are then sent again under a new submission id."""
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from . import journal as jr
-from .journal import Journal
+from .journal import Item, Journal
 
-if TYPE_CHECKING:
-    from .engine import BatchEngine
+
+class BatchEngine(Protocol):
+    """What a re-attach needs of the engine (engine.BatchEngine), said here: engine.py imports
+    this module, and this module imports nothing of it."""
+
+    journals: list[Journal]
+    search_grace: float
+    clock_skew: float
+    notice: Callable[[str], None]
+
+    def _get_client(self) -> Any: ...
+
+    def _api(self, what: str, call: Callable[[], Any], **kw: Any) -> Awaitable[Any]: ...
+
+    def _progress(self, j: Journal, status: str | None = None) -> None: ...
+
+    def _retry(self, j: Journal, it: Item, outcome: str, reason: str) -> None: ...
 
 
 async def search(eng: BatchEngine, j: Journal) -> None:

@@ -311,7 +311,7 @@ def audit(ctx, t):
     return R.render_review(review, heading=f"{t['audit']}: {ctx['book']['title']}")
 
 
-from .. import authoring  # noqa: E402  (the planner, researcher and writer, built on the repository map)
+from ..authoring import authors as authoring  # noqa: E402  (the planner, researcher and writer, built on the repository map)
 
 AUTHORS: dict[str, Callable[[dict[str, Any], dict[str, str]], str]] = {
     OUTLINE: authoring.write_outline, RESEARCH: authoring.write_research, DRAFT: authoring.write_draft,
