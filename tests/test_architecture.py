@@ -7,6 +7,7 @@ strings in few modules (the registry names them)."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -37,9 +38,15 @@ def _is_package(name: str) -> bool:
     return MODULES[name].name == "__init__.py"
 
 
+@functools.cache
+def _parsed(p: Path) -> ast.Module:
+    """A module's syntax tree, read once for all the checks (none changes it)."""
+    return ast.parse(p.read_text(encoding="utf-8"))
+
+
 def _imports(name: str) -> set[str]:
     """The package's modules that `name` imports, anywhere in its body."""
-    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    tree = _parsed(MODULES[name])
     here = name.split(".") if _is_package(name) else name.split(".")[:-1]
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -118,7 +125,7 @@ def test_no_class_is_built_from_more_than_three_bases():
     """A class of many bases (mixins over one shared state) is read only whole: each part sees
     and may change all of the others' state. Parts are built with what they need instead."""
     wide = sorted(f"{m}.{n.name}" for m, p in MODULES.items()
-                  for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                  for n in ast.walk(_parsed(p))
                   if isinstance(n, ast.ClassDef) and len(n.bases) > MAX_BASES)
     assert wide == []
 
