@@ -189,7 +189,7 @@ def test_manifest_names_win_over_readme_headings(tmp_path: Path):
 # ---------------------------------------------------------------- the offline book's shape
 
 def _offline_book(src: Path) -> tuple[str, dict[str, str]]:
-    from orchestrator import authoring
+    from orchestrator.authoring import authors as authoring
     from orchestrator.defaults import DEFAULT_TITLE
     from orchestrator.outline import parse as parse_outline
 

@@ -1,5 +1,6 @@
 """The dry run: what would run, in what order, and why, from the files as they are. Plain
-functions over the plan: `session` and `recovery` call them without building a Runner."""
+functions over the plan: `session` and `recovery` call them without building a Runner (whose
+own dry run asks its decisions why, the same question with its redos)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from ..steps import BOOK, Node
 from . import freshness
 from .outcomes import RunOptions, RunSummary, new_run_id
 from .plan import Scope, chapter_graph, check_scope, phase12, topo
-from .run_state import RunState
 
 
 def plan(book, scope: Scope, why: Callable[[Node], str | None] | None = None) -> list[tuple[Node, str]]:
@@ -60,9 +60,3 @@ def dry_run(book, opts: RunOptions, warn: Callable[[str], None] | None = None) -
             warn(freshness.kept_stale_warning(n, st))
 
     return RunSummary(new_run_id(), {}, [], {}, plan(book, opts.scope, lambda n: freshness.why(book, n, opts.redo, kept)))
-
-
-class DryRun(RunState):
-    def dry_run(self) -> RunSummary:
-        """What would run, in what order, and why; changes nothing."""
-        return RunSummary(self.run_id, {}, [], {}, plan(self.book, self.opts.scope, self.why))
