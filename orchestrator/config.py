@@ -189,8 +189,9 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
     try:
         node = yaml.compose(text)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise ConfigError(f"not valid YAML: {getattr(e, 'problem', e)}", shown, mark.line + 1 if mark else None,
+        from .text.yaml_lines import error_line
+
+        raise ConfigError(f"not valid YAML: {getattr(e, 'problem', e)}", shown, error_line(e, text),
                           fix="check the indentation and quoting on that line") from None
     if node is None:
         return Config(root=root, file=path)
@@ -298,7 +299,7 @@ def check_source_dir(path: Path, given: str, file: str | None = None, line: int 
     a file, or an empty directory is a config error naming it (a run could only fail later,
     less clearly). A run on a source with no code says so at the outline, naming the path."""
     fix = "point `source:` at the repository to write about, relative to book.yaml" if file else \
-        "pass --source with the directory of the code to write about, relative to the book's directory"
+        "pass --source with the directory of the code to write about (relative to where you run `book init`)"
     if not path.exists():
         raise ConfigError(f"source directory {given!r} does not exist ({path})", file, line, fix=fix)
     if not path.is_dir():
@@ -315,6 +316,31 @@ def check_source_dir(path: Path, given: str, file: str | None = None, line: int 
     if empty:
         raise ConfigError(f"source directory {given!r} is empty ({path}): there is no code to write about",
                           file, line, fix=fix)
+
+
+def check_source_has_files(path: Path, given: str) -> None:
+    """`book init`: a source with no file worth reading (only binaries, only what .gitignore
+    leaves out) is refused now rather than at the outline. A bounded look: a huge tree whose
+    first entries hold no such file is let through (the outline says so if it has none)."""
+    from .repo.walk import walk
+
+    tree = walk(path, max_files=1, max_entries=20_000)
+    if tree.files or tree.truncated:
+        return
+    why = sorted({s.reason.split(" (")[0] for s in tree.skipped})[:3]
+    raise ConfigError(f"source directory {given!r} has no file to read ({path})"
+                      + (f": everything in it is left out ({', '.join(why)})" if why else ""),
+                      fix="pass --source with the directory of the code to write about")
+
+
+def stored_source(book_root: Path, source: Path) -> str:
+    """How book.yaml names a source given on the command line: relative to the book when the
+    source lies inside the book or beside it (under the book's parent), else absolute."""
+    src, root = source.resolve(), book_root.resolve()
+    if src == root or root in src.parents or root.parent in src.parents or src == root.parent:
+        rel = Path(os.path.relpath(src, root)).as_posix()
+        return rel if rel.startswith("..") else f"./{rel}" if rel != "." else "."
+    return str(src)
 
 
 def field_names() -> list[str]:

@@ -135,7 +135,7 @@ def review(workspace: Workspace = Path("."),
                                                                  "cards, and walk those too, until nothing waits")] = False,
            provider: Provider = None, quiet: Quiet = False) -> None:
     """Walk through the waiting gate cards: preview and diff, then one key each —
-    [a]pprove (Enter), [r]eject with a reason, [m]odify with instructions, [s]kip, [q]uit."""
+    \\[a]pprove (Enter), \\[r]eject with a reason, \\[m]odify with instructions, \\[s]kip, \\[q]uit."""
     import sys
 
     from ..pipeline import gates as g

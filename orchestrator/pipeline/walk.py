@@ -9,9 +9,10 @@ import os
 from typing import TYPE_CHECKING, cast
 
 from ..agents.context import refresh_quality
-from ..errors import BookError, NeedsHuman
+from ..errors import BookError, NeedsHuman, UsageError
 from ..signals import in_daemon_thread
 from ..state.evidence_view import follow_source
+from ..state.fsio import explain_os_error, unwritable
 from ..steps import BOOK, OUTLINE, Node
 from . import batch_wave, derived, gates
 from .outcomes import Outcome, RunSummary
@@ -115,6 +116,8 @@ class GraphWalk(RunState):
             except Exception as e:  # one node's bug or I/O error must not stop the others
                 if os.environ.get("BOOK_DEBUG"):
                     raise
+                if unwritable(e):  # ...but a folder no step can write to stops the run: exit 2, one message
+                    raise UsageError(explain_os_error(cast(OSError, e))) from None
                 out = Outcome("failed", reason=f"{type(e).__name__}: {e}")
                 self.live[(n[0], n[1])] = "failed"
                 self.needs_human(n, out.reason)
