@@ -42,9 +42,10 @@ SCHEMA: tuple[Key, ...] = (
         "what the book should cover, in a sentence or two"),
     Key("gates", str, "normal", "where a person approves: normal (outline, research, review, final), fast (outline, final), off",
         ("normal", "fast", "off")),
-    Key("gate_grain", str, "chapter", "one gate card per chapter, per batch of the outline (one decision for the "
-        "batch), or per phase (one card per gate for the whole book: the chapters run on to their finals before "
-        "a person looks at research and reviews, so a rejection redoes more)", ("chapter", "batch", "phase")),
+    Key("gate_grain", str, "phase", "phase (one card per gate for the whole book: the chapters run on to their finals "
+        "before a person looks at research and reviews, so a rejection redoes more; any chapter can still be "
+        "rejected alone), batch (one card per gate and batch of the outline) or chapter (one card each)",
+        ("phase", "batch", "chapter")),
     Key("provider", str, "auto", "auto (anthropic when ANTHROPIC_API_KEY is set, else offline), anthropic or offline",
         ("auto", "anthropic", "offline")),
     Key("server", str, "anthropic", "anthropic (Anthropic's API) or compatible (any server that speaks the Messages "
@@ -93,7 +94,9 @@ class Config:
     source: str = "./src"
     brief: str = KEYS["brief"].default
     gates: str = "normal"
-    gate_grain: str = "chapter"
+    # a card per gate for the whole book: 4 decisions for any book with gates: normal, against
+    # 1 + 3 per batch (28 for a 12-chapter book in 9 batches) or 1 + 3 per chapter (37)
+    gate_grain: str = "phase"
     provider: str = "auto"
     server: str = "anthropic"
     context_window: int = 0
@@ -123,6 +126,14 @@ class Config:
     @property
     def source_dir(self) -> Path:
         return (self.root / self.source).resolve()
+
+    @property
+    def shown_source(self) -> str:
+        """The source as readers see it: the project's name and the path inside it, never this
+        machine's path (book.yaml may hold an absolute one)."""
+        from .repo.project import shown_name
+
+        return shown_name(self.source_dir)
 
     def model_for(self, role: str) -> str:
         entry = self.models.get(role, self.model)

@@ -88,6 +88,8 @@ def _decide(workspace: Path, gate: str, chapter: str | None, decision: str, reas
     else:
         err(w["c_decided_redo"].format(decision=said, card=c.path, step=g.GATES[gate][1],
                                        words=w["c_words_modify" if decision == "modified" else "c_words_reject"]))
+        if note := g.offline_note(book, reason):
+            err(note)
 
 
 def approve(gate: Annotated[str | None, typer.Argument(help="the gate: outline, research, review or final "

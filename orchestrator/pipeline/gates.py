@@ -313,6 +313,18 @@ def _decide_group(book, gate: str, unit: str | None, view: Card, decision: str, 
     return "recorded", card if whole else card.view(targets[0])
 
 
+def offline_note(book, words: str, provider: str | None = None) -> str | None:
+    """For a rejection or modification that the offline writer will carry out: which of the
+    person's requests it follows and which it cannot (None with a model, which reads them all)."""
+    from ..providers import resolve_name
+
+    if not words.strip() or resolve_name(provider, book.cfg) != "offline":
+        return None
+    from ..authoring.person_asks import said
+
+    return said(words, language_of(book))
+
+
 def rollback_instructions(book, card: Card) -> str:
     """What the gate's rollback step is told when a person rejected or modified `card`."""
     why = f"the {card.gate} gate was {card.decision}: {card.reason}"
