@@ -45,7 +45,7 @@ SCHEMA: tuple[Key, ...] = (
     Key("gate_grain", str, "phase", "phase (one card per gate for the whole book: the chapters run on to their finals "
         "before a person looks at research and reviews, so a rejection redoes more; any chapter can still be "
         "rejected alone), batch (one card per gate and batch of the outline) or chapter (one card each)",
-        ("phase", "batch", "chapter")),
+        ("chapter", "batch", "phase")),
     Key("provider", str, "auto", "auto (anthropic when ANTHROPIC_API_KEY is set, else offline), anthropic or offline",
         ("auto", "anthropic", "offline")),
     Key("server", str, "anthropic", "anthropic (Anthropic's API) or compatible (any server that speaks the Messages "
