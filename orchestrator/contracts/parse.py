@@ -99,9 +99,9 @@ def _verdict_lines(secs: list[Section], file: str) -> str | None:
             if not m:
                 continue
             v = m.group("v").lower()
-            if v not in ("clean", "blocked", "block"):
+            if v not in ("clean", "blocked", "block", "revise"):  # revise: majors, not a block (shown_verdict)
                 raise ContractError(f"cannot read the verdict {m.group('v')!r}", file=file, line=n,
-                                    expected="`Verdict: clean` or `Verdict: blocked`")
+                                    expected="`Verdict: clean`, `Verdict: revise` or `Verdict: blocked`")
             found = "blocked" if v.startswith("block") or found == "blocked" else "clean"
     return found
 
