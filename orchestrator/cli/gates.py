@@ -183,10 +183,12 @@ def _run(workspace: Path, provider: str | None, quiet: bool) -> int:
     from ..pipeline.plan import Scope
     from ..pipeline.session import run_session
     from .console import print_summary
+    from .progress import for_run
 
     book = Book.open(workspace)
     try:
-        result = run_session(book, RunOptions(Scope(None, None, None), "conservative", None, False), provider, quiet)
+        opts = RunOptions(Scope(None, None, None), "conservative", None, False)
+        result = run_session(book, opts, provider, quiet, reporter=for_run(book, opts, provider, quiet))
         print_summary(result.summary, book)
     finally:
         book.close()
