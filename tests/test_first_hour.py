@@ -206,3 +206,133 @@ def test_reject_and_modify_offline_change_the_text(tmp_path: Path):
     run_cli("run", "--workspace", ws)
     after = report.read_text()
     assert "## `Store` explained" in after and "## An example" in after and after != shorter
+
+
+# ---------------------------------------------------------------- 3. findings that are right
+
+PKG = '''"""The command decorator.
+
+The name defaults to the function's, with the suffixes ``_command`` and ``_cmd`` removed.
+"""
+import enum
+import shlex
+import typing as t
+
+
+class Source(enum.IntEnum):
+    """Where a value came from."""
+
+    DEFAULT = 1
+
+
+class Response:
+    def json(self) -> t.Any:
+        return {}
+
+
+def split(text: str) -> list[str]:
+    lex = shlex.shlex(text, posix=True)
+    lex.whitespace_split = True
+    if text == "store_const":
+        return []
+    return list(lex)
+'''
+
+
+def _sourced(tmp_path: Path) -> Path:
+    """A project laid out as click is: README and docs above `src/pkg`."""
+    (tmp_path / "proj/src/pkg").mkdir(parents=True)
+    (tmp_path / "proj/pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    (tmp_path / "proj/README.md").write_text("# pkg\n\nUse `MultiGroup` for nested commands.\n")
+    (tmp_path / "proj/docs").mkdir()
+    (tmp_path / "proj/docs/guide.md").write_text("# Guide\n\nThe `mix_stderr` flag is gone.\n")
+    (tmp_path / "proj/src/pkg/__init__.py").write_text(PKG)
+    return tmp_path / "proj/src/pkg"
+
+
+def test_the_projects_words_are_not_unknown_code(tmp_path: Path):
+    from orchestrator.checks import check_code
+
+    src = _sourced(tmp_path)
+    md = ("# T\n\nAs `README.md` and `docs/guide.md` say, the suffixes `_cmd` and `_command` go; `IntEnum`, "
+          "`t.Any`, `lex.whitespace_split`, `store_const`, `Response.json`, `MultiGroup` and `mix_stderr` "
+          "are all the project's.\n")
+    findings, _ = check_code(md, src)
+    assert [f for f in findings if f.check in ("r1.path", "r1.symbol")] == [], findings
+
+
+def test_an_invented_name_is_still_major_and_a_guess_is_a_note(tmp_path: Path):
+    from orchestrator.checks import check_code
+
+    src = _sourced(tmp_path)
+    findings, _ = check_code("# T\n\n`frobnicate_all` is called, and `Response.yaml` and `docs/none.md`.\n", src)
+    sev = {f.message.split("`")[1]: f.severity for f in findings if f.check in ("r1.path", "r1.symbol")}
+    assert sev == {"frobnicate_all": "major", "Response.yaml": "major", "docs/none.md": "major"}
+    findings, _ = check_code("# T\n\nThe handle's `fh.peekaboo` is read.\n", src)
+    assert [(f.check, f.severity) for f in findings if f.check == "r1.symbol"] == [("r1.symbol", "minor")]
+
+
+def test_a_reviews_verdict_follows_its_findings():
+    from orchestrator.contracts.findings import Finding, Review
+    from orchestrator.contracts.parse import parse_review
+    from orchestrator.contracts.render import render_review
+
+    major = Finding("r1.symbol", "major", 3, "`x` is cited but no such name is defined in the source")
+    minor = Finding("r3.length", "minor", 0, "short")
+    blocking = Finding("r1.code", "blocking", 5, "not in the source")
+    for found, word in (((minor,), "clean"), ((minor, major), "revise"), ((major, blocking), "blocked")):
+        text = render_review(Review(found, "checked"), heading="R1 code review: ch01")
+        assert f"Verdict: {word}\n" in text
+        parsed = parse_review(text, file="r.md")
+        assert parsed.person_verdict == ("blocked" if word == "blocked" else "clean")
+
+
+# ---------------------------------------------------------------- 4. a run you can watch
+
+
+def test_progress_lines_count_steps_and_give_an_eta(monkeypatch):
+    import io
+
+    from orchestrator.cli import progress as P
+
+    clock = iter([0.0, 0.0, 1.0, 2.0, 2.0, 4.0, 4.0, 4.0, 4.0, 4.0])
+    monkeypatch.setattr(P.time, "monotonic", lambda: next(clock))
+    out = io.StringIO()
+    spent = iter([0.25, 0.5])
+    p = P.Progress(total=4, spent=lambda: next(spent), stream=out)
+    p("start", ("ch01", "research"), "missing")
+    p("done", ("ch01", "research"), "")
+    p("start", ("ch01", "draft"), "")
+    p("done", ("ch01", "draft"), "")
+    p("warning", ("", ""), "a warning line")
+    p.close()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("[   2.0s] ✅ ch01 research — 1/4 · ETA 6s · $0.25 spent"), lines
+    assert lines[1].startswith("[   4.0s] ✅ ch01 draft — 2/4 · ETA 4s · $0.50 spent"), lines
+    assert lines[2] == "a warning line"
+
+
+def test_progress_counts_a_step_the_plan_did_not_foresee():
+    import io
+
+    from orchestrator.cli.progress import Progress
+
+    p = Progress(total=1, stream=io.StringIO())
+    for step in ("draft", "r1"):
+        p("start", ("ch01", step), "")
+        p("done", ("ch01", step), "")
+    assert (p.finished, p.total) == (2, 2)
+
+
+@pytest.mark.slow  # builds a small gated book
+def test_no_disagreement_line_after_a_hand_edit_or_in_the_review_loop(tmp_path: Path):
+    ws = make_example(tmp_path / "ws", gates="normal", max_chapters=2, gate_grain="phase")
+    said = []
+    for _ in range(6):
+        said.append(run_cli("run", "--workspace", ws).stderr)
+        if run_cli("approve", "--all", "--workspace", ws).stderr.startswith("no "):
+            break
+    with open(ws / "output/chapters/draft/ch01-draft.md", "a") as fh:
+        fh.write("\nA person's line.\n")
+    said.append(run_cli("run", "--workspace", ws).stderr)
+    assert not [s for s in said if "disagreement: " in s], said

@@ -52,8 +52,9 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         snap = book.snapshot()
         issues = all_discrepancies(book, snap)
         if before is None:  # `book resume` reports them itself, with more
-            for i in brief(issues, [*snap.stale, *snap.edited, *snap.half_finished],
-                           "the files (changed since the last run; the files win, and this run catches up)"):
+            # a hand edit or a decision makes the checkpoint and ledger lag the files: the run catches
+            # up, and the person hears only of a disagreement those changes do not explain
+            for i in brief(issues, [*snap.stale, *snap.edited, *snap.half_finished], None):
                 report("warning", ("", ""), f"disagreement: {i}")
         from ..state.corrections import load as corrections
 
