@@ -336,3 +336,18 @@ def test_no_disagreement_line_after_a_hand_edit_or_in_the_review_loop(tmp_path: 
         fh.write("\nA person's line.\n")
     said.append(run_cli("run", "--workspace", ws).stderr)
     assert not [s for s in said if "disagreement: " in s], said
+
+
+@pytest.mark.slow  # builds a small book
+def test_dry_run_after_a_hand_edit_predicts_what_the_run_does(tmp_path: Path):
+    ws = make_example(tmp_path / "ws", max_chapters=2)
+    assert run_book(ws)[0] == 0
+    with open(ws / "output/chapters/draft/ch01-draft.md", "a") as fh:
+        fh.write("\nA person's line.\n")
+    plan = run_cli("run", "--dry-run", "--workspace", ws).stdout.splitlines()
+    sure = {tuple(line.split()[:2]) for line in plan if not line.startswith("then, ")}
+    maybe = next(line for line in plan if line.startswith("then, only if what they read comes back changed"))
+    ran = {tuple(m.groups()) for m in re.finditer(r"✅ (\S+) (\S+)", run_cli("run", "--workspace", ws).stderr)}
+    assert sure <= ran  # every step said to run ran
+    assert all(f"{ch} {step}" in maybe for ch, step in ran - sure if "more)" not in maybe)  # the rest were named
+    assert ("ch01", "draft") not in ran  # the person's draft is kept

@@ -24,8 +24,10 @@ def planned_total(book, opts) -> int | None:
         steps = plan(book, opts.scope)
     except (BookError, OSError):
         return None
-    return sum(1 for (_ch, step), why in steps
-               if not step.startswith("gate:") and step != "chapters" and "waits for a decision" not in why)
+    from .console import conditional
+
+    return sum(1 for (_ch, step), why in steps if not step.startswith("gate:") and step != "chapters"
+               and not ("waits for a decision" in why and not why.endswith(" changes")) and not conditional(why))
 
 
 def for_run(book, opts, provider: str | None, quiet: bool) -> Progress:
