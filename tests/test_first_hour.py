@@ -349,5 +349,6 @@ def test_dry_run_after_a_hand_edit_predicts_what_the_run_does(tmp_path: Path):
     maybe = next(line for line in plan if line.startswith("then, only if what they read comes back changed"))
     ran = {tuple(m.groups()) for m in re.finditer(r"✅ (\S+) (\S+)", run_cli("run", "--workspace", ws).stderr)}
     assert sure <= ran  # every step said to run ran
-    assert all(f"{ch} {step}" in maybe for ch, step in ran - sure if "more)" not in maybe)  # the rest were named
+    n_maybe = int(re.search(r": (\d+) more step", maybe).group(1))
+    assert len(ran - sure) <= n_maybe  # the rest were among those that might
     assert ("ch01", "draft") not in ran  # the person's draft is kept
