@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..steps import BOOK, OUTLINE
+
 _SYMBOLS = {"start": "⏳", "done": "✅", "fail": "❌", "skip": "⏭"}
 
 
@@ -135,7 +137,7 @@ class Progress:
                 self.finished += 1
                 if t is not None:
                     self.took.append(time.monotonic() - t)
-                if kind == "done" and key == ("book", "outline") and self.replan is not None:
+                if kind == "done" and key == (BOOK, OUTLINE) and self.replan is not None:
                     more, self.replan = self.replan(), None
                     self.total = self.finished + more if more is not None else self.total
                 if self.total is not None and self.finished > self.total:
