@@ -184,12 +184,16 @@ class PartialWriter:
             empty = self._fh.tell() == 0
             self._fh.close()
             if empty:
-                self.retire()
+                self._remove()
 
     def retire(self) -> None:
         """The generation was committed: the .partial is no longer needed. It holds
         no one's work (the final file has all of it), so it is removed, not backed up."""
-        self.close()
+        if not self._fh.closed:
+            self._fh.close()
+        self._remove()
+
+    def _remove(self) -> None:
         try:
             _mutate("remove-partial", self.path)
             self.path.unlink()
