@@ -245,7 +245,8 @@ def _sourced(tmp_path: Path) -> Path:
     (tmp_path / "proj/pyproject.toml").write_text('[project]\nname = "pkg"\n')
     (tmp_path / "proj/README.md").write_text("# pkg\n\nUse `MultiGroup` for nested commands.\n")
     (tmp_path / "proj/docs").mkdir()
-    (tmp_path / "proj/docs/guide.md").write_text("# Guide\n\nThe `mix_stderr` flag is gone.\n")
+    (tmp_path / "proj/docs/guide.md").write_text("# Guide\n\nThe `mix_stderr` flag is gone. Put the app in "
+                                                 "`yourapp/app.py`.\n")
     (tmp_path / "proj/src/pkg/__init__.py").write_text(PKG)
     return tmp_path / "proj/src/pkg"
 
@@ -254,7 +255,7 @@ def test_the_projects_words_are_not_unknown_code(tmp_path: Path):
     from orchestrator.checks import check_code
 
     src = _sourced(tmp_path)
-    md = ("# T\n\nAs `README.md` and `docs/guide.md` say, the suffixes `_cmd` and `_command` go; `IntEnum`, "
+    md = ("# T\n\nAs `README.md` and `docs/guide.md` say (of `yourapp/app.py`), the suffixes `_cmd` and `_command` go; `IntEnum`, "
           "`t.Any`, `lex.whitespace_split`, `store_const`, `Response.json`, `MultiGroup` and `mix_stderr` "
           "are all the project's.\n")
     findings, _ = check_code(md, src)

@@ -404,7 +404,10 @@ def _check_inline(token: str, root: Path, idx: _Index) -> tuple[str, str, str] |
         base = cand.rstrip("/").rsplit("/", 1)[-1]
         ext = base.rsplit(".", 1)[-1].lower() if "." in base.lstrip(".") else ""
         if ("/" in cand and (ext or cand.endswith("/"))) or ext in _EXTS:
-            ok = _path_exists(cand, root, idx) or _in_project(cand.removeprefix("./").rstrip("/"), root)
+            # a path the project's own docs or docstrings name (`yourapplication/app.py` in an example)
+            # is quoted, not claimed to exist
+            ok = _path_exists(cand, root, idx) or _in_project(cand.removeprefix("./").rstrip("/"), root) \
+                or idx.in_text(cand)
             if not ok and "/" not in cand and (m := _SYMBOL_RE.match(token)) and not _symbol_problem(m.group(1), idx):
                 return None  # `Response.json`: a member the source defines, not a file name
             return None if ok else ("r1.path", "major", f"`{token}` is cited but does not exist in the source")
