@@ -366,10 +366,48 @@ def _external_alias(head: str, idx: _Index) -> bool:
 
 
 def _stdlib_member(name: str, idx: _Index) -> bool:
-    """`name` is defined by a standard module the source imports (`IntEnum` of `import enum`),
-    looked up among the modules this process has loaded (nothing is imported for a check)."""
+    """`name` is defined by a standard module the source imports (`IntEnum` of `import enum`)."""
     tops = {m.split(".")[0] for ms in idx.aliases.values() for m in ms}
-    return any(t in sys.stdlib_module_names and hasattr(sys.modules.get(t), name) for t in tops)
+    return any(name in _stdlib_names(t) for t in tops if t in sys.stdlib_module_names)
+
+
+_STDLIB_NAMES: dict[str, frozenset[str]] = {}
+
+
+def _stdlib_names(module: str) -> frozenset[str]:
+    """The top-level names a standard module defines, read from its source with `ast` (nothing is
+    imported, so the answer is the same in every process); a built-in module's from the
+    interpreter, where it is always the same."""
+    if module not in _STDLIB_NAMES:
+        import importlib.util
+
+        names: set[str] = set()
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            spec = None
+        origin = getattr(spec, "origin", None) or ""
+        if origin.endswith(".py"):
+            try:
+                body = list(ast.parse(Path(origin).read_bytes()).body)
+                while body:  # the module's level, also inside `if`/`try` (os defines most of itself so)
+                    node = body.pop()
+                    for attr in ("body", "orelse", "finalbody", "handlers"):
+                        if not isinstance(node, _DEFS) and isinstance(more := getattr(node, attr, None), list):
+                            body += more
+                    if isinstance(node, _DEFS):
+                        names.add(node.name)
+                    elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                        names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+                    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                        names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            except (OSError, SyntaxError, ValueError):
+                pass
+        elif module in sys.builtin_module_names:
+            names.update(dir(sys.modules.get(module) or __import__(module)))
+        _STDLIB_NAMES[module] = frozenset(names)
+    return _STDLIB_NAMES[module]
 
 
 _PROJECT_ROOTS: dict[str, Path] = {}
