@@ -353,3 +353,11 @@ def test_dry_run_after_a_hand_edit_predicts_what_the_run_does(tmp_path: Path):
     n_maybe = int(re.search(r": (\d+) more step", maybe).group(1))
     assert len(ran - sure) <= n_maybe  # the rest were among those that might
     assert ("ch01", "draft") not in ran  # the person's draft is kept
+
+
+def test_standard_module_names_are_read_without_importing():
+    from orchestrator.checks.code import _stdlib_names
+
+    assert "IntEnum" in _stdlib_names("enum") and "Any" in _stdlib_names("typing")
+    assert {"makedirs", "path"} <= _stdlib_names("os")  # a frozen module, read from its source
+    assert "frobnicate" not in _stdlib_names("enum")

@@ -387,6 +387,8 @@ def _stdlib_names(module: str) -> frozenset[str]:
         except (ImportError, ValueError):
             spec = None
         origin = getattr(spec, "origin", None) or ""
+        if origin == "frozen":  # os, codecs...: frozen into the interpreter, their source still on disk
+            origin = getattr(getattr(spec, "loader_state", None), "filename", None) or ""
         if origin.endswith(".py"):
             try:
                 body = list(ast.parse(Path(origin).read_bytes()).body)
