@@ -356,8 +356,8 @@ def test_dry_run_after_a_hand_edit_predicts_what_the_run_does(tmp_path: Path):
 
 
 def test_standard_module_names_are_read_without_importing():
-    from orchestrator.checks.code import _stdlib_names
+    from orchestrator.checks.known_names import stdlib_names
 
-    assert "IntEnum" in _stdlib_names("enum") and "Any" in _stdlib_names("typing")
-    assert {"makedirs", "path"} <= _stdlib_names("os")  # a frozen module, read from its source
-    assert "frobnicate" not in _stdlib_names("enum")
+    assert "IntEnum" in stdlib_names("enum") and "Any" in stdlib_names("typing")
+    assert {"makedirs", "path"} <= stdlib_names("os")  # a frozen module, read from its source
+    assert "frobnicate" not in stdlib_names("enum")

@@ -19,6 +19,7 @@ from . import r1_store
 from .citations import check_citations
 from .diagrams import check_diagrams
 from .findings import Collected, Finding, sorted_findings
+from .known_names import external_alias, in_project, project_texts, stdlib_member
 
 _SOURCE_MAX = 8_000_000  # a quoted file is read whole up to this size (the walker's cap for the index is 1 MB)
 _TEXT_LIMIT, _TEXT_TOTAL = 1 << 20, 64 << 20  # bytes of text kept per file and in all for the fallback
@@ -173,32 +174,12 @@ def _index(root: Path, state_db: Path | None = None) -> _Index:
         if b"\0" not in data[:8192]:  # not a binary file
             texts.append(data.decode("utf-8", "replace"))
             total += len(data)
-    texts += _project_texts(root)
+    texts += project_texts(root)
     idx.text = "\n".join(texts)
     _INDEX_CACHE[key] = (signature, idx)
     if state_db is not None:
         r1_store.save(state_db, key, signature, {k: getattr(idx, k) for k in (*r1_store._SETS, *r1_store._MAPS, "text")})
     return idx
-
-
-def _project_texts(root: Path) -> list[str]:
-    """The README and guides of the project around the source (above `src/pkg`): names a
-    chapter takes from them are the project's own words, not unknown code."""
-    from ..repo.project import discover
-
-    try:
-        info = discover(root)
-    except OSError:
-        return []
-    out = []
-    for rel in ([info.readme] if info.readme else []) + list(info.docs)[:40]:
-        if info.in_source(rel) is not None:
-            continue  # inside the source: indexed with it
-        try:
-            out.append(info.read(rel)[:_TEXT_LIMIT])
-        except (OSError, ValueError):
-            continue
-    return out
 
 
 # ----------------------------------------------------------------- R1: code, paths, symbols
@@ -338,9 +319,9 @@ def _symbol_problem(name: str, idx: _Index) -> str | None:
     if len(parts) > 1 and parts[0] in ("self", "cls"):
         parts = parts[1:]
     head, last = parts[0], parts[-1]
-    if head in _EXTERNAL or (head in idx.imported and head not in idx.names) or _external_alias(head, idx):
+    if head in _EXTERNAL or (head in idx.imported and head not in idx.names) or external_alias(head, idx):
         return None  # the stdlib, a builtin, or a library the source imports (`t.Any` of `import typing as t`)
-    if len(parts) == 1 and _stdlib_member(last, idx):
+    if len(parts) == 1 and stdlib_member(last, idx):
         return None  # `IntEnum`: a name of a standard module the source imports (enum)
     if re.fullmatch(r"__\w+__", last):
         return None
@@ -359,77 +340,6 @@ def _symbol_problem(name: str, idx: _Index) -> str | None:
     return f"nothing named `{last}` is defined in the source"
 
 
-def _external_alias(head: str, idx: _Index) -> bool:
-    """`head` is bound by an import of a module outside the source (`t` of `import typing as t`):
-    what hangs off it is that library's, and R1 cannot see into it, so it does not judge it."""
-    return any(m.split(".")[0] not in idx.modules for m in idx.aliases.get(head, ()))
-
-
-def _stdlib_member(name: str, idx: _Index) -> bool:
-    """`name` is defined by a standard module the source imports (`IntEnum` of `import enum`)."""
-    tops = {m.split(".")[0] for ms in idx.aliases.values() for m in ms}
-    return any(name in _stdlib_names(t) for t in tops if t in sys.stdlib_module_names)
-
-
-_STDLIB_NAMES: dict[str, frozenset[str]] = {}
-
-
-def _stdlib_names(module: str) -> frozenset[str]:
-    """The top-level names a standard module defines, read from its source with `ast` (nothing is
-    imported, so the answer is the same in every process); a built-in module's from the
-    interpreter, where it is always the same."""
-    if module not in _STDLIB_NAMES:
-        import importlib.util
-
-        names: set[str] = set()
-        try:
-            spec = importlib.util.find_spec(module)
-        except (ImportError, ValueError):
-            spec = None
-        origin = getattr(spec, "origin", None) or ""
-        if origin == "frozen":  # os, codecs...: frozen into the interpreter, their source still on disk
-            origin = getattr(getattr(spec, "loader_state", None), "filename", None) or ""
-        if origin.endswith(".py"):
-            try:
-                body = list(ast.parse(Path(origin).read_bytes()).body)
-                while body:  # the module's level, also inside `if`/`try` (os defines most of itself so)
-                    node = body.pop()
-                    for attr in ("body", "orelse", "finalbody", "handlers"):
-                        if not isinstance(node, _DEFS) and isinstance(more := getattr(node, attr, None), list):
-                            body += more
-                    if isinstance(node, _DEFS):
-                        names.add(node.name)
-                    elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                        names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-                    elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                        names.update((a.asname or a.name).split(".")[0] for a in node.names)
-            except (OSError, SyntaxError, ValueError):
-                pass
-        elif module in sys.builtin_module_names:
-            names.update(dir(sys.modules.get(module) or __import__(module)))
-        _STDLIB_NAMES[module] = frozenset(names)
-    return _STDLIB_NAMES[module]
-
-
-_PROJECT_ROOTS: dict[str, Path] = {}
-
-
-def _in_project(cand: str, root: Path) -> bool:
-    """A path of the project around the source (README.md, docs/, CHANGES.md above `src/pkg`):
-    the project is part of what a book explains (repo/project.py)."""
-    from ..repo.project import find_root
-
-    key = str(root)
-    if key not in _PROJECT_ROOTS:
-        _PROJECT_ROOTS[key] = find_root(root)
-    proj = _PROJECT_ROOTS[key]
-    if proj == root.resolve():
-        return False
-    full = (proj / cand).resolve()
-    return full.is_relative_to(proj) and full.exists()
-
-
 # a symbol the tool cannot stand behind (a member of an instance whose type it does not know) is a note
 _UNSURE = ("nothing named",)
 
@@ -446,7 +356,7 @@ def _check_inline(token: str, root: Path, idx: _Index) -> tuple[str, str, str] |
         if ("/" in cand and (ext or cand.endswith("/"))) or ext in _EXTS:
             # a path the project's own docs or docstrings name (`yourapplication/app.py` in an example)
             # is quoted, not claimed to exist
-            ok = _path_exists(cand, root, idx) or _in_project(cand.removeprefix("./").rstrip("/"), root) \
+            ok = _path_exists(cand, root, idx) or in_project(cand.removeprefix("./").rstrip("/"), root) \
                 or idx.in_text(cand)
             if not ok and "/" not in cand and (m := _SYMBOL_RE.match(token)) and not _symbol_problem(m.group(1), idx):
                 return None  # `Response.json`: a member the source defines, not a file name
