@@ -11,7 +11,9 @@ import typer
 from .. import __version__
 from . import asking, export, gates, setup, status, writing
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
+# -h as well as --help, on the app and every command: people type it first
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  context_settings={"help_option_names": ["-h", "--help"]})
 
 
 def _version(value: bool) -> None:

@@ -30,7 +30,7 @@ def request_for(rs: RunState, n: Node, feedback: str = "", smaller: int = 0) -> 
     from ..agents import smaller_ask
 
     book, ch, step = rs.book, (None if n[0] == BOOK else n[0]), n[1]
-    extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source}
+    extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.shown_source}
     if n in rs.instructions:
         extra["instructions"] = rs.instructions[n]
     elif ch is not None and n not in rs.redo:  # claims that moved: only the stale sections (section_redo)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from ..state.gatecards import active
 from ..state.scan import StepState
-from ..steps import BOOK, Node
+from ..steps import AUDIT, BOOK, INDEX, Node
 from . import freshness
 from .outcomes import RunOptions, RunSummary, new_run_id
 from .plan import Scope, chapter_graph, check_scope, phase12, topo
@@ -31,12 +31,16 @@ def plan(book, scope: Scope, why: Callable[[Node], str | None] | None = None) ->
     behind: dict[Node, str] = {}  # node -> the gate that holds it: a run stops there for a person
     for n in topo(graph):
         reason = ask(n)
-        upstream = [d for d in graph[n].hard if d in will_run]
+        # the audit and the index read every final and page: they wait on them (settle), and follow them
+        reads = graph[n].hard + (graph[n].settle if n in ((BOOK, AUDIT), (BOOK, INDEX)) else [])
+        upstream = [d for d in reads if d in will_run]
         if reason is None and upstream:
             reason = f"after {upstream[0][0]} {upstream[0][1]}, if that changes what it reads"
         gate = next((behind[d] for d in graph[n].hard if d in behind), None)
         if gate is None and reason and n[1].startswith("gate:"):
             behind[n] = gate = f"{n[1].split(':', 1)[1]} gate{'' if n[0] == BOOK else ' of ' + n[0]}"
+            if ask(n) is None:  # an approved card: it asks again only if the artifact comes back changed
+                behind[n] = gate = f"{gate} if {upstream[0][0]} {upstream[0][1]} changes" if upstream else gate
         elif gate is not None:
             behind[n] = gate
             if reason:

@@ -70,7 +70,7 @@ async def by_sections(rs: RunState, budget: Budget, provider: Provider, n: Node,
     scratch = path.with_name(path.name + ".sections")  # its .partial streams each section's answer
     g = None
     for head in [h for h in S.heads(text) if h != S.OPENING]:
-        extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.source,
+        extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.shown_source,
                                  "rewrite_sections": [head], "current_text": text, "_assembling": True}
         g = agents.gather(book, step, ch, extra)
         req = agents.build_request(book, step, ch, g, spec(n).role)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..agents.context import refresh_quality
-from ..errors import BookError, NeedsHuman
+from ..errors import BookError, NeedsHuman, UsageError
 from ..signals import in_daemon_thread
 from ..state.evidence_view import follow_source
+from ..state.fsio import explain_os_error, unwritable
 from ..steps import BOOK, OUTLINE, Node
 from . import batch_wave, derived, gates
 from .outcomes import Outcome
@@ -113,6 +114,8 @@ class Walk:
             except Exception as e:  # one node's bug or I/O error must not stop the others
                 if os.environ.get("BOOK_DEBUG"):
                     raise
+                if unwritable(e):  # ...but a folder no step can write to stops the run: exit 2, one message
+                    raise UsageError(explain_os_error(cast(OSError, e))) from None
                 out = Outcome("failed", reason=f"{type(e).__name__}: {e}")
                 self.rs.live[(n[0], n[1])] = "failed"
                 self.rs.needs_human(n, out.reason)

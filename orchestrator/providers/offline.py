@@ -73,6 +73,11 @@ def author(req: Request) -> str:
     if fn is None:
         raise StepFailed(f"the offline provider has no author for step {req.step!r}", retryable=False)
     text = fn(ctx, T["zh" if ctx.get("language") == "zh" else "en"]).rstrip() + "\n"
+    if req.step in (RESEARCH, DRAFT, FINAL) and ctx.get("instructions"):  # a person's words at a gate
+        from ..authoring.person_asks import follow
+        from ..authoring.project import from_context
+
+        text = follow(text, ctx, from_context(ctx) if ctx.get("source_root") else None).rstrip() + "\n"
     if ctx.get("rewrite_sections"):  # a section rewrite: the chapter as it would be now, cut to those sections
         from ..evidence.sections import only
 

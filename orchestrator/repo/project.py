@@ -91,6 +91,16 @@ def find_root(source: str | Path) -> Path:
     return top or src
 
 
+def shown_name(source: str | Path) -> str:
+    """The source as a reader is shown it (the outline, the site, the exports): the project's name
+    and the source's path inside the project (`click/src/click`), never a path of this machine."""
+    src = Path(source).resolve()
+    root = find_root(src)
+    rel = os.path.relpath(src, root)
+    name = project_name_at(root) if root.is_dir() else root.name
+    return name if rel == "." else f"{name}/{Path(rel).as_posix()}"
+
+
 def _same_name(a: str, b: str) -> bool:
     def norm(x: str) -> str:
         return re.sub(r"[^a-z0-9]", "", x.lower())
