@@ -7,7 +7,7 @@ from typing import Any
 
 from ..defaults import DEFAULT_TITLE, LOCALIZED_DEFAULTS
 from .phrases import audience_in, phrases
-from .plan import batches, group_files, key_symbols, order_groups
+from .plan import batches, fold_peripheral, group_files, key_symbols, order_groups
 from .project import Project, project_name
 from .titles import make_titles, title_names
 
@@ -29,7 +29,7 @@ def overview_title(p: Project, files: list[str], language: str) -> str:
     t = phrases(language)
     names = [e.short for e in entry_points(p, 3) if e.rel in files][:2] or title_names(p, files, 2)
     name = project_name(p.root)
-    if not names:
+    if not names or s["ov_title"].startswith("{name} at"):  # English: an idea, the names inside (issue 35)
         return s["ov_title"].format(name=name)
     return s["ov_title_names"].format(name=name, names=t["and"].join(names))
 
@@ -46,7 +46,7 @@ def plan(ctx: dict[str, Any], p: Project) -> str:
         raise StepFailed(f"the source tree {ctx.get('source_root', '')} has no code files the map can read "
                          "(tests and examples alone are not a subject): point `source:` in book.yaml at the "
                          "code", retryable=False)
-    groups = group_files(p, max_ch)
+    groups = fold_peripheral(p, group_files(p, max_ch))
     order, deps = order_groups(p, groups)
     batch_of = batches(order, deps, batch_size)
     final = sorted(order, key=lambda g: (batch_of[g], order.index(g)))

@@ -37,7 +37,7 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*|[\u4e00-\u9fff]+", text)]
 
 
-def _stem(w: str) -> str:
+def stem(w: str) -> str:
     for suf in ("ings", "ing", "ers", "er", "ions", "ion", "es", "s", "ed", "e"):
         if w.endswith(suf) and len(w) - len(suf) >= 3:
             return w[: -len(suf)]
@@ -53,9 +53,9 @@ def path_words(sources: list[str] | tuple[str, ...]) -> set[str]:
     """The stems of the words of the sources' file names and directories."""
     out: set[str] = set()
     for s in sources:
-        stem = posixpath.basename(s).split(".", 1)[0]
-        for w in _words(stem) + _words(posixpath.dirname(s)):
-            out.add(_stem(w))
+        base = posixpath.basename(s).split(".", 1)[0]
+        for w in _words(base) + _words(posixpath.dirname(s)):
+            out.add(stem(w))
     return out
 
 
@@ -75,14 +75,14 @@ def name_title(title: str, sources: list[str] | tuple[str, ...] = (), names: fro
     codes = _CODE.findall(t) + [w for w in re.findall(r"[\w$.:()]+", _CODE.sub(" ", t)) if _IDENT.match(w)]
     if len(codes) >= 2:
         return f"it names {len(codes)} symbols"
-    own = {_stem(w) for w in _words(project)}
+    own = {stem(w) for w in _words(project)}
     rest = [w for w in _words(_CODE.sub(" ", " ".join(x for x in re.findall(r"\S+", t) if not _IDENT.match(x))))
             if w not in STOP and w not in KIND_WORDS and not (names and w in {n.lower() for n in names if len(n) > 1}
                                                               and w not in _ENGLISHISH)]
     if not rest:
         return "it is only code names"
     mods = path_words(sources) - own
-    if all(_stem(w) in mods for w in rest):
+    if all(stem(w) in mods for w in rest):
         return "its words are its module's name"
     return ""
 

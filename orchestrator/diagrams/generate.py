@@ -373,6 +373,27 @@ def _fitted(flowchart: str) -> str:
     return down if width(down) < across else flowchart
 
 
+def subsystems_graph(nodes: list[tuple[str, str]], edges: list[tuple[int, int, str]]) -> str | None:
+    """The project's parts as a picture (issue 35): one node per part, labelled with its role and
+    the name a reader finds in the code (`Routing a request: Mux`; a part with no such name shows
+    its directory or file), and the few uses that matter, each labelled with the name it calls.
+    None for fewer than two parts or no edge."""
+    keep = [k for k, (_role, name) in enumerate(nodes) if name and (_SAFE.match(name) or _PATH_OK.match(name))]
+    keep = keep[:MAX_PARTS]
+    ids = {k: f"s{n}" for n, k in enumerate(keep)}
+    drawn = [(a, b, lab) for a, b, lab in edges if a in ids and b in ids and a != b]
+    if len(ids) < 2 or not drawn:
+        return None
+    lines = ["flowchart LR"]
+    for k in keep:
+        role, name = nodes[k]
+        role = re.sub(r'["`#|\[\](){}<>:;]', "", role).strip()
+        lines.append(f'    {ids[k]}["{role}: {name}"]' if role else f'    {ids[k]}["{name}"]')
+    for a, b, lab in drawn:
+        lines.append(f"    {ids[a]} -->|{lab}| {ids[b]}" if lab and _SAFE.match(lab) else f"    {ids[a]} --> {ids[b]}")
+    return _fitted("\n".join(lines) + "\n")
+
+
 def parts_graph(p: Project) -> str | None:
     """The project's directories of code (its parts), the most used first, and which uses which;
     a project of one directory is drawn by its files."""
