@@ -196,7 +196,7 @@ def _article(noun: str) -> str:
 
 
 _NOT_OBJECTS = frozenset({"multiple", "all", "one", "many", "single", "async", "sync", "internal", "new", "default", "raw",
-                          "impl", "inner", "once", "now", "later", "each", "every", "more", "many", "next", "prev"})
+                          "impl", "inner", "once", "now", "later", "each", "every", "more", "next", "prev"})
 
 
 def flow_title(s: Sym, project: str = "") -> str:
@@ -259,7 +259,7 @@ def flow_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
 _WEAK_VERBS = frozenset({"returns", "gets", "sets", "is", "has", "was", "does", "represents", "holds", "describes",
                          "defines", "contains", "implements", "provides", "stores", "exposes", "allows", "lets",
                          "can", "may", "should", "will", "must", "uses", "calls", "wraps", "creates", "reports",
-                         "tells", "checks", "determines", "indicates", "specifies", "sets", "overrides", "satisfies"})
+                         "tells", "checks", "determines", "indicates", "specifies", "overrides", "satisfies"})
 # what a doc's first verb may be for its sentence to name the code's job
 DOC_VERBS = frozenset(v for v in VERBS.values() if " " not in v) | frozenset({
     "limits", "logs", "stops", "gzips", "compresses", "marks", "prints", "recovers", "throttles", "times", "strips",

@@ -450,8 +450,9 @@ def architecture_diagram(p: Project, chapters: list[dict[str, Any]], lead: str =
         best = max(sorted(gg.get(a, {}).items()), key=lambda x: x[1], default=None)
         if best and best[1] >= 0.25 * total[a]:
             chosen.append((a, best[0]))
-    top = max((w for a in gg for w in gg[a].values()), default=0.0)
-    for w, a, b in sorted(((w, a, b) for a in gg for b, w in gg[a].items()), key=lambda x: (-x[0], x[1], x[2])):
+    pairs = sorted(((w, x, y) for x in gg for y, w in gg[x].items()), key=lambda t: (-t[0], t[1], t[2]))
+    top = pairs[0][0] if pairs else 0.0
+    for w, a, b in pairs:
         if len(chosen) >= len(gs) + 2 or w < 0.2 * top:
             break
         if (a, b) not in chosen and (b, a) not in chosen:

@@ -166,9 +166,8 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
             taken.add(str(subjects[i]).lower())
     if lang == "en":  # an idea, not an inventory (issue 35): the names go inside the chapter
         subjects = _idea_subjects(p, groups, subjects, alone)
-        titles = [s or t["title_part"].format(name=posixpath.basename(f[0]).rsplit(".", 1)[0])
-                  for s, f in zip(subjects, groups)]
-        return _distinct(groups, titles, t)
+        return _distinct(groups, [s or t["title_part"].format(name=posixpath.basename(f[0]).rsplit(".", 1)[0])
+                                  for s, f in zip(subjects, groups)], t)
     titles: list[str] = []
     for i, files in enumerate(groups):
         subject = subjects[i]
