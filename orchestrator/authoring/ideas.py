@@ -286,7 +286,8 @@ def doc_title(s: Sym) -> str:
     while obj and obj[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):
         obj.pop()
     if not obj or len(obj) > 6 or not re.fullmatch(r"[A-Za-z -]+", " ".join(obj)) \
-            or any(len(w) < 2 or w.lower() in ("given", "this", "these", "that", "such", "like", "similar") for w in obj):
+            or any(len(w) < 2 or w.lower() in ("given", "this", "these", "that", "such", "like", "similar") for w in obj) \
+            or any(w[:1].isupper() and not w.isupper() for w in obj):  # a name of the code, not what it does
         return ""
     return f"{_gerund(base).capitalize()} {' '.join(obj)}"
 

@@ -272,7 +272,8 @@ def _config_macro(p: Project, s: Sym) -> bool:
 _NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
               "impl")  # a type's body is no call: a path goes through functions, methods and macros
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
-HAND_OFF = 1.0  # a step that follows the body's last call on its main line
+HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
+DEPTH_SHARE = 1.0  # each call deeper counts whole (0.6 chose put → index.remember over put → log.append → encode)
 START_SHARE = 2.0  # a start the README calls first is worth two calls more than one it never writes
 
 
@@ -321,7 +322,9 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         off = sum(1 for a, b in zip(path, path[1:]) if "." in a.dotted and "." not in b.dotted and b.kind == "function")
         # the call a body makes last on its main line hands the work on: the way the operation flows
         on = sum(1 for a, b in zip(path, path[1:]) if hand_off(p, a) == (b.rel, b.d.start_line))
-        return path_value(p, path) - 0.75 * off + HAND_OFF * on
+        # an accessor at the end is a leaf the work passes by, not where it is done
+        leaf = sum(1 for x in path[1:] if x.lines <= 5 and re.match(r"(?:get|set|is|has|[A-Z]?[a-z]*[Nn]ame$)", x.short))
+        return path_value(p, path) - (1 - DEPTH_SHARE) * len(path) - 0.75 * off + HAND_OFF * on - leaf
 
     best: list[Sym] = [start]
 
@@ -371,8 +374,13 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         ms = [m for m in p.symbols(within=[t.rel]) if m.dotted.startswith(t.dotted + ".") and m.kind == "method"
               and (not m.short.startswith("_") or m.short == "__call__")]
         # `__call__` is what calling the object runs (a WSGI server calls the Flask app)
-        return sorted(ms, key=lambda m: (m.short != "__call__", -called.get(m.short, 0.0), -m.score))[:6]
+        return sorted(ms, key=lambda m: (m.short != "__call__", -called.get(m.short, 0.0), -m.score))[:8]
 
+    runs = re.compile(r"(?i)^(?:execute|run|serve|handle|dispatch|invoke|main|call|listen|process|send|request)$")
+    for t in [e for e in entries[:5] if e.kind in _NOT_STEPS]:  # a type's own way to run (`Command.Execute`)
+        for ms in p.symbols(within=[t.rel]):
+            if ms.kind == "method" and ms.dotted.startswith(t.dotted + ".") and runs.match(ms.short):
+                called.setdefault(ms.short, 0.5)
     roots = {e.rel for e in entries} | root_files(p)
     types = [s for s in p.symbols(within=sorted(roots)) if s.kind in ("class", "struct") and s.d.exported][:3]
     for e in entries[:5]:

@@ -60,6 +60,12 @@ EN = {
                     "its definition, lead down to the core:",
     "ov_path_step": "{k}. `{caller}` calls `{callee}`, the {kind} in `{file}` (line {line}){where}.",
     "ov_path_where": ", explained in [{title}]({ch}.md)",
+    "ov_path_step_at": "{k}. `{caller}` calls `{callee}` at line {at}: the {kind} lives in `{file}` (line {line}){where}.",
+    "ov_path_step_at2": "{k}. `{caller}` calls `{callee}` on line {at} and hands it the work; see `{file}`, line {line}{where}.",
+    "ov_path_step_at3": "{k}. `{caller}` calls `{callee}` (line {at}), whose definition opens line {line} of `{file}`{where}.",
+    "ov_path_step_at4": "{k}. `{caller}` calls `{callee}` next, from line {at}; that {kind} starts at `{file}` line {line}{where}.",
+    "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
+                      "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
     "ov_path_none": "`{first}` (`{file}`, line {line}) is where a user's call begins; the chapters that follow open "
                     "its work one part at a time.",
@@ -105,6 +111,11 @@ ZH = {
                     "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_step": "{k}. `{caller}` 调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
     "ov_path_where": "，在[{title}]({ch}.md)中讲解",
+    "ov_path_step_at": "{k}. `{caller}` 在第 {at} 行调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
+    "ov_path_step_at2": "{k}. `{caller}` 在第 {at} 行把工作交给 `{callee}`（`{file}` 第 {line} 行）{where}。",
+    "ov_path_step_at3": "{k}. 第 {at} 行，`{caller}` 调用 `{callee}`，它定义在 `{file}` 第 {line} 行{where}。",
+    "ov_path_step_at4": "{k}. 接着 `{caller}` 在第 {at} 行调用 `{callee}`，这个{kind}从 `{file}` 第 {line} 行开始{where}。",
+    "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
     "ov_path_none": "用户的调用从 `{first}`（`{file}` 第 {line} 行）开始；后面的章节逐部分展开它的工作。",
     "flow_head": "`{name}` 如何完成工作", "flow_intro": "工作按这个顺序进行：{chain}。",
@@ -293,9 +304,52 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     for k, (a, b) in enumerate(zip(path, path[1:]), 1):
         ch = here.get(b.rel)
         where = s["ov_path_where"].format(title=ch[1], ch=ch[0]) if ch else ""
-        out.append(s["ov_path_step"].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t),
-                                            file=b.rel, line=b.d.start_line, where=where))
-    return out + ["", s["ov_path_end"], ""]
+        at = call_line(p, a, b)
+        # the steps say the same thing four ways, so that six steps read as a walk, not a form
+        key = ("ov_path_step_at", "ov_path_step_at2", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 4] if at \
+            else "ov_path_step"
+        out.append(s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
+                                 file=b.rel, line=b.d.start_line, where=where))
+    out += [""]
+    beyond = unresolved_tail(p, path[-1]) if len(path) < 4 else None  # a short path: the map lost the way
+    if beyond:
+        out += [s["ov_path_beyond"].format(last=path[-1].name, call=beyond[0], at=beyond[1]), ""]
+    return out + [s["ov_path_end"], ""]
+
+
+def call_line(p: Project, caller: Sym, callee: Sym) -> int:
+    """The line of `caller`'s body that calls `callee` (0 when the name is not written there)."""
+    lines = p.lines_of(caller.rel)
+    rx = re.compile(rf"(?<![\w$]){re.escape(callee.short)}\s*(?:!\s*)?[(<\[]|\.{re.escape(callee.short)}(?![\w$])")
+    for n in range(caller.d.start_line + 1, min(caller.d.end_line, len(lines)) + 1):
+        if rx.search(lines[n - 1]):
+            return n
+    return 0
+
+
+_BUILTIN_CALLS = frozenset({"len", "print", "str", "int", "isinstance", "append", "get", "format", "Errorf", "Sprintf",
+                            "make", "new", "panic", "super", "require", "push", "join", "keys", "items", "map", "list",
+                            "dict", "set", "tuple", "range", "type", "getattr", "setattr", "hasattr", "Some", "Ok", "Err",
+                            "unwrap", "clone", "into", "to_string", "String", "Error", "Object", "Array", "fmt"})
+
+
+def unresolved_tail(p: Project, last: Sym) -> tuple[str, int] | None:
+    """(call, line) of the last call `last` makes that the map does not resolve to a definition of
+    the source (an interface's method, another package's function): where the traced path leaves
+    what the map can follow, and the docs must take over. None when every call resolves."""
+    from .facts import all_calls
+
+    known = {c.short for c in all_calls(p, last)}
+    lines = p.lines_of(last.rel)
+    found: tuple[str, int] | None = None
+    for n in range(last.d.start_line + 1, min(last.d.end_line, len(lines)) + 1):
+        text = lines[n - 1].split("//", 1)[0].split(" #", 1)[0]
+        for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(", text):
+            name = m.group(1)
+            short = name.rsplit(".", 1)[-1]
+            if short not in known and short not in _BUILTIN_CALLS and not short.startswith("_") and len(short) > 2:
+                found = (name, n)
+    return found
 
 
 # ---------------------------------------------------------------- a chapter's flow

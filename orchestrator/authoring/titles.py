@@ -187,9 +187,9 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
 
 
 def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | None], alone: set[int]) -> list[str | None]:
-    """Each chapter's subject as an idea: the docs' heading that is about it, else its role's
-    topic when it holds the role alone, else its maintainers' doc or its main flow said as what
-    it does (ideas.py), else the module subject; each once in the book."""
+    """Each chapter's subject as an idea: the docs' heading that is about it, else its
+    maintainers' doc said as what it does, else its role's topic when it holds the role alone,
+    else its main flow (ideas.py), else the module subject; each once in the book."""
     from .ideas import doc_titles, flow_titles, heading_titles
 
     heads, docs, flows = heading_titles(p, groups), doc_titles(p, groups), flow_titles(p, groups)
@@ -197,7 +197,7 @@ def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | Non
     used: set[str] = set()
     for i in range(len(groups)):
         role = subjects[i] if i in alone else None
-        pick = next((x for x in (heads[i], role, docs[i], flows[i], subjects[i]) if x and x.lower() not in used), None)
+        pick = next((x for x in (heads[i], docs[i], role, flows[i], subjects[i]) if x and x.lower() not in used), None)
         if pick:
             used.add(pick.lower())
         out.append(pick)

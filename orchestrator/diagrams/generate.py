@@ -96,7 +96,7 @@ def chain(path: list[Sym]) -> str | None:
     if len(path) < 2:
         return None
     edges = list(zip(path, path[1:], strict=False))
-    return _drawn(path[0], edges)[1]
+    return _sequence(path[0], edges)  # a path is told in time: always a sequence (issue 35)
 
 
 def _block(caption: str, mermaid: str) -> list[str]:
