@@ -101,11 +101,16 @@ def _shape(text: str) -> str:
 def prose_sentences(md: str) -> list[str]:
     """The prose sentences of a chapter: its paragraphs and list items, not its headings, code,
     tables, block quotes (the source's own words) or diagrams; split at sentence ends once the
-    names are blanked (a `.` in `cache.py` ends no sentence)."""
+    names are blanked (a `.` in `cache.py` ends no sentence). A list item that is no sentence (a
+    table of contents' entry, `- `x` of type `int``) is a fragment, not prose: left out."""
     out: list[str] = []
     for para in re.split(r"\n\s*\n", prose(md)):
         lines = [ln for ln in para.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "|", ">", "<!--"))]
         for item in re.split(r"\n(?=\s*(?:[-*+]|\d+[.)])\s)", "\n".join(lines)):
+            listed = re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", item)
+            bare = re.sub(r"\s*\(\[[^\]]*\]\([^)]*\)\)", "", item).rstrip()  # its citations off
+            if listed and not bare.endswith((".", "!", "?", ":", "。", "！", "？", "：")):
+                continue
             text = _shape(re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", item))
             out += [x for x in re.split(r"(?<=[.!?。！？])\s+", text) if len(re.findall(r"[A-Za-z]{2,}|[\u4e00-\u9fff]", x)) >= 3]
     return out

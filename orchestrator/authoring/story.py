@@ -423,23 +423,30 @@ def reference_table(p: Project, syms: list[Sym], lang: str, shown: set[str] | No
     return out + [""]
 
 
-def closing(p: Project, key: list[Sym], nxt: dict[str, Any] | None, lang: str) -> list[str]:
+def closing(p: Project, key: list[Sym], nxt: dict[str, Any] | None, lang: str, n: int = 0) -> list[str]:
     """What the reader can now do, from the chapter's facts: trace its longest chain, find and
-    read its central symbol, know who depends on the most used one, and where to go next."""
+    read its central symbol, know who depends on the most used one, and where to go next; said
+    the n-th way (the chapter's number) in English, so that chapters do not close alike."""
+    from .phrases import vary
+
     s = phrases(lang)
     t = _t(lang)
-    out = [f"## {s['can_now']}", "", s["can_intro"], ""]
+    out = [f"## {s['can_now']}", "", vary("can_intro", n, t) if lang != "zh" else s["can_intro"], ""]
+
+    def say(k: str, m: int) -> str:
+        return vary(k, m, t) if lang != "zh" else s[k]
+
     longest = longest_call_path(p, key)
     if len(longest) >= 2:
         via = s["can_via"].format(names=_join([f"`{x.name}`" for x in longest[1:-1]], s)) if len(longest) > 2 else ""
-        out.append(s["can_trace"].format(a=longest[0].name, b=longest[-1].name, via=via))
+        out.append(say("can_trace", n).format(a=longest[0].name, b=longest[-1].name, via=via))
     if key:
-        out.append(s["can_use"].format(name=key[0].name, file=key[0].rel, kind=kind_name(key[0].kind, t)))
+        out.append(say("can_use", n + 1).format(name=key[0].name, file=key[0].rel, kind=kind_name(key[0].kind, t)))
     used = sorted(((len(facts.resolved_users(p, x)), x) for x in key[:6]), key=lambda u: -u[0])
     if used and used[0][0] >= 2:
-        out.append(s["can_used"].format(name=used[0][1].name, n=used[0][0]))
+        out.append(say("can_used", n + 2).format(name=used[0][1].name, n=used[0][0]))
     if nxt:
-        out.append(s["can_next"].format(link=f"[{nxt.get('title')}]({nxt.get('id')}.md)"))
+        out.append(say("can_next", n + 3).format(link=f"[{nxt.get('title')}]({nxt.get('id')}.md)"))
     return out + [""]
 
 

@@ -49,8 +49,22 @@ _CAPTIONS = {
 }
 
 
+_FLOW_WAYS = ["The calls that `{name}` makes, as the repository map resolves them:", "What `{name}` calls, drawn from the map:",
+              "From `{name}`, the calls go this way:", "`{name}` and the calls it makes:",
+              "The map resolves these calls from `{name}`:", "Where a call to `{name}` leads:"]
+_CLASS_WAYS = ["The key types of this chapter and how they relate:", "The types at the centre of this chapter:",
+               "How this chapter's types fit together:", "Its main types, and what links them:",
+               "The types here and their relations:", "A picture of the types this chapter reads:"]
+
+
 def for_chapter(p: Project, files: list[str], key: list[Sym], calls: Calls, lang: str = "en") -> list[str]:
-    t = _CAPTIONS.get(lang, _CAPTIONS["en"])
+    t = dict(_CAPTIONS.get(lang, _CAPTIONS["en"]))
+    if lang != "zh" and files:  # English: each chapter says its captions its own way (issue 35)
+        import zlib
+
+        n = zlib.crc32(files[0].encode("utf-8"))
+        t["flow"] = _FLOW_WAYS[n % len(_FLOW_WAYS)]
+        t["classes"] = _CLASS_WAYS[n % len(_CLASS_WAYS)]
     out: list[str] = []
     flow = call_flow(p, files, key, calls)
     if flow:
