@@ -183,7 +183,7 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
         said = result_sentence(ret, t)
         if said == t["result_type"].format(ret=ret.strip()):
             said = vary("result_type", seed(s.name, "ret"), t).format(ret=ret.strip())
-        out += [said, ""]
+        out += [said + _cite_of(s), ""]
     return out
 
 
@@ -204,7 +204,7 @@ def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
                 continue
             seen = sum(1 for kk, _ in st[:k - 1] if kk == kind)
             said.append(step_sentence(kind, frag.replace("`", "'"), seen, k == len(st), t))
-        return [steps_prose(said, seed(s.name, s.rel)), ""]
+        return [steps_prose(said, seed(s.name, s.rel)) + _cite_of(s), ""]
     out = [steps_intro(s.short, len(st), t), ""]
     for k, (kind, frag) in enumerate(st, 1):
         if kind in ("try_do", "try_catch"):  # the block's actions, and what runs when they fail
@@ -239,7 +239,7 @@ def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]]
     for cid, cs in sorted(by_ch.items()):
         parts.append(vary("calls_other", n + 2 + len(parts), t).format(names=join([f"`{c.name}`" for c in cs[:3]], t),
                                                                         ch=cid, title=here[cs[0].rel][1]))
-    text = " ".join(parts)
+    text = " ".join(parts) + _cite_of(s)
     return [text[:1].upper() + text[1:], ""]  # a sentence may open with a name list's code span
 
 
@@ -435,6 +435,16 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     text = re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
     text = _cited(text, p)
     return zh_punct.normalise(text) if zh else text  # the citations, too, in Chinese brackets
+
+
+def _cite_of(s: Sym) -> str:
+    """` ([file:a-b](source:file#La-Lb))`: the lines a paragraph about `s`'s body rests on (the
+    steps, the result, the calls are read from them; the map's names alone would not cite them)."""
+    d = getattr(s, "d", None)
+    if d is None:
+        return ""
+    a, b = d.start_line, d.end_line
+    return f" ([{s.rel}:{a}-{b}](source:{s.rel}#L{a}-L{b}))"
 
 
 def num_of(ch: dict[str, Any]) -> int:
