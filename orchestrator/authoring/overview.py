@@ -274,7 +274,7 @@ _NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type ali
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
 HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
 DEPTH_SHARE = 1.0  # each call deeper counts whole (0.6 chose put → index.remember over put → log.append → encode)
-START_SHARE = 2.0  # a start the README calls first is worth two calls more than one it never writes
+START_SHARE = 3.0  # a start the README calls first is worth three calls more than one it never writes
 
 
 def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
@@ -287,6 +287,7 @@ def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
     return p._keys[key]
 
 
+_ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$")
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
 _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception")
 
@@ -322,11 +323,28 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         off = sum(1 for a, b in zip(path, path[1:]) if "." in a.dotted and "." not in b.dotted and b.kind == "function")
         # the call a body makes last on its main line hands the work on: the way the operation flows
         on = sum(1 for a, b in zip(path, path[1:]) if hand_off(p, a) == (b.rel, b.d.start_line))
-        # an accessor at the end is a leaf the work passes by, not where it is done
-        leaf = sum(1 for x in path[1:] if x.lines <= 5 and re.match(r"(?:get|set|is|has|[A-Z]?[a-z]*[Nn]ame$)", x.short))
+        # a hand-off to code that goes on calling is the work moving on; to a leaf, a last detail
+        on = sum(1 for a, b in zip(path, path[1:]) if hand_off(p, a) == (b.rel, b.d.start_line)
+                 and (b is path[-1] or all_calls(p, b)))
+        # an accessor (`get_params`, `DisplayName`) is a place the work passes by, not where it is done:
+        # most of a step's depth is taken back
+        leaf = sum(0.7 if _ACCESSOR.match(x.short) else 1.0 if x.lines <= 5 and re.match(r"(?:set|[A-Z]?[a-z]*[Nn]ame$)", x.short)
+                   else 0.0 for x in path[1:])
         return path_value(p, path) - (1 - DEPTH_SHARE) * len(path) - 0.75 * off + HAND_OFF * on - leaf
 
-    best: list[Sym] = [start]
+    # the main line first: while each body hands the work on (its last call on the main line) to
+    # code that goes on calling, the path follows it (click's `main` hands to `invoke`, not to
+    # `make_context`, however deep that goes); the search below goes on from where it stops
+    line = [start]
+    seen0 = {(start.rel, start.d.start_line)}
+    while len(line) < limit - 1:
+        h = hand_off(p, line[-1])
+        nxt = next((c for c in callees(line[-1], seen0) if (c.rel, c.d.start_line) == h), None)
+        if nxt is None or _ACCESSOR.match(nxt.short) or not all_calls(p, nxt):
+            break
+        line.append(nxt)
+        seen0.add((nxt.rel, nxt.d.start_line))
+    best: list[Sym] = list(line)
 
     def walk(path: list[Sym], seen: set[tuple[str, int]]) -> None:
         nonlocal best
@@ -337,7 +355,7 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         for c in callees(path[-1], seen):
             walk(path + [c], seen | {(c.rel, c.d.start_line)})
 
-    walk([start], {(start.rel, start.d.start_line)})
+    walk(line, seen0)
     return best
 
 
@@ -390,12 +408,17 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
                 add(ms, called[ms.short] if called.get(ms.short) else 1.0 if ms.short == "__call__" else bonus * 0.5)
             continue
         add(e, bonus)
-        if e.lang == "python":
+        # what a server or caller runs on the object an entry point returns: Python's `__call__`
+        # (click's `command(...) -> Command`), Go's `ServeHTTP` (chi's `NewRouter() *Mux` handed to
+        # `http.ListenAndServe`), a Rust service's `call`
+        runs_on = {"python": "__call__", "go": "ServeHTTP", "rust": "call"}.get(e.lang)
+        if runs_on:
             ret = signature_parts(e)[1]
-            made = [t for t in p.symbols() if t.kind == "class" and re.search(rf"(?<![\w.]){re.escape(t.short)}\b", ret)]
+            made = [t for t in p.symbols() if t.kind in ("class", "struct")
+                    and re.search(rf"(?<![\w.]){re.escape(t.short)}\b", ret)]
             if len({t.dotted for t in made}) == 1:
-                for ms in (x for x in p.symbols(within=[made[0].rel]) if x.dotted == made[0].dotted + ".__call__"):
-                    add(ms, bonus)
+                for ms in (x for x in p.symbols(within=[made[0].rel]) if x.dotted == made[0].dotted + "." + runs_on):
+                    add(ms, max(bonus, 0.75))
                     p._keys[("made_by", ms.rel, ms.d.start_line)] = (e, made[0])
     for t in types:
         for ms in methods(t):

@@ -67,6 +67,11 @@ EN = {
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
+    "ov_path_docs": "The repository map cannot follow this one: no call from the entry points resolves to a single "
+                    "definition (generic or macro-built code). The docs show the way instead: the example in `{file}` "
+                    "calls {calls}, in that order, and the chapters below take those names one at a time.",
+    "ov_path_unknown": "The repository map resolves no call from the entry points, and the docs show none: the chapters "
+                       "below start from the entry points themselves.",
     "ov_path_none": "`{first}` (`{file}`, line {line}) is where a user's call begins; the chapters that follow open "
                     "its work one part at a time.",
     "flow_head": "How `{name}` does its work", "flow_intro": "The work flows in this order: {chain}.",
@@ -117,6 +122,8 @@ ZH = {
     "ov_path_step_at4": "{k}. 接着 `{caller}` 在第 {at} 行调用 `{callee}`，这个{kind}从 `{file}` 第 {line} 行开始{where}。",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
+    "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",
+    "ov_path_unknown": "仓库映射解析不出入口发出的调用，文档也没有示例：后面各章从入口本身讲起。",
     "ov_path_none": "用户的调用从 `{first}`（`{file}` 第 {line} 行）开始；后面的章节逐部分展开它的工作。",
     "flow_head": "`{name}` 如何完成工作", "flow_intro": "工作按这个顺序进行：{chain}。",
     "flow_next": "调用从 `{caller}` 继续到 `{name}`，即 `{file}` 中的{kind}（第 {a}–{b} 行）。",
@@ -243,7 +250,7 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
     lines = part_lines(p, chapters, lang)
     out += [s["ov_arch_intro"].format(n=len(lines)), ""] + lines + [""]
     path = central_path(p, entries)
-    out += [f"## {s['ov_path']}", ""] + _path_walk(p, path, here, lang)
+    out += [f"## {s['ov_path']}", ""] + (_path_walk(p, path, here, lang) or _docs_walk(ex, s))
     seq = sequence_diagram(p, path)  # DIAGRAM SLOT
     if seq:
         out += [seq, ""]
@@ -315,6 +322,20 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     if beyond:
         out += [s["ov_path_beyond"].format(last=path[-1].name, call=beyond[0], at=beyond[1]), ""]
     return out + [s["ov_path_end"], ""]
+
+
+def _docs_walk(ex: Example | None, s: dict[str, str]) -> list[str]:
+    """When the map resolves no call from where a user comes in (generic code, a macro-built API):
+    the way the first example's calls go, as the docs show it, and a plain word that the map
+    could not follow it (never an empty section)."""
+    if ex is None:
+        return [s["ov_path_unknown"], ""]
+    calls = list(dict.fromkeys(m.group(1) for m in re.finditer(r"(?<![\w$])([A-Za-z_$][\w$]*(?:::[A-Za-z_]\w*)?)!?\s*\(",
+                                                                ex.code)
+                               if m.group(1) not in ("if", "for", "while", "return", "match", "print", "println")))[:5]
+    if not calls:
+        return [s["ov_path_unknown"], ""]
+    return [s["ov_path_docs"].format(file=ex.rel, calls=_join([f"`{c}`" for c in calls], s)), ""]
 
 
 def call_line(p: Project, caller: Sym, callee: Sym) -> int:
