@@ -15,6 +15,9 @@ from ..steps import OUTLINE
 from .errors import ContractError
 from .jsonread import CHAPTER_RE, Reader, load, one_line, s_arr, s_int, s_obj, s_str
 from .mdtext import block_problem, normalise_block
+from .title_shape import name_title
+
+MAX_NAME_TITLES = 0.2  # of the chapters after the first: more titles that only name code is an inventory (issue 35)
 
 
 def path_problem(p: str) -> str | None:
@@ -150,6 +153,12 @@ class OutlinePlan:
                 if by_id[d].batch > ch.batch:
                     raise ContractError(f"{ch.id} (batch {ch.batch}) depends on {d} of a later batch ({by_id[d].batch})",
                                         path=at)
+        named = [(c.id, c.title, why) for c in chapters[1:] if (why := name_title(c.title, c.sources, project=title))]
+        if len(named) > MAX_NAME_TITLES * max(1, len(chapters) - 1):
+            cid, ctitle, why = named[0]
+            raise ContractError(f"{len(named)} of {len(chapters)} chapter titles only name code, e.g. {cid} {ctitle!r} "
+                                f"({why}): a title says the idea the reader will understand, the names go inside the "
+                                "chapter", path=where[cid] + ".title")
         if cycle := find_cycle({c.id: c.depends_on for c in chapters}):
             raise r.fail("chapters", "chapters depend on each other in a cycle: " + " -> ".join(cycle))
         ids = iter(c.id for c in chapters)
