@@ -100,7 +100,7 @@ def test_glossary_entries_define_and_usages_say_where_they_come_from(tmp_path: P
     assert "**Bare**" not in text  # nothing to say about it but where it is: no entry
     assert "one of the names this chapter is built around" not in text
     # the test a usage comes from is named (said one of several ways: phrases.VARY_EN["usage_in_test"])
-    from orchestrator.authoring.phrases import VARY_EN
+    from orchestrator.authoring.variety import VARY_EN
 
     assert any(f.split("`{test}`")[0] + "`test_put_then_get`" in text for f in VARY_EN["usage_in_test"]), text
     assert "–" not in "".join(ln for ln in text.splitlines() if "(line" in ln and "lines" not in ln)

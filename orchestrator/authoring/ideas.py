@@ -174,7 +174,7 @@ VERBS = {
     "open": "opens", "connect": "connects", "listen": "listens", "accept": "accepts", "process": "processes",
     "emit": "emits", "apply": "applies", "merge": "merges", "compose": "composes", "extract": "extracts",
     "redirect": "redirects", "fetch": "fetches", "select": "selects", "filter": "filters", "query": "queries",
-    "store": "stores", "lookup": "looks up", "schedule": "schedules", "spawn": "spawns", "poll": "polls",
+    "store": "stores", "lookup": "looks up", "schedule": "schedules", "spawn": "spawns",
     "collect": "collects", "prepare": "prepares", "finalize": "finalizes", "bind": "binds", "consume": "consumes",
     "produce": "produces", "transform": "transforms", "evaluate": "evaluates", "insert_route": "inserts a route",
     "make": "makes", "add": "adds", "print": "prints", "log": "logs", "format_help": "formats its help",
@@ -192,7 +192,17 @@ def _words(name: str) -> list[str]:
 
 
 def _article(noun: str) -> str:
-    return "an" if noun[:1] in "aeiou" else "a"
+    low = noun.lower()
+    if low.startswith(("us", "uri", "url", "uni", "use", "one")):
+        return "a"  # a URL, a user, a unit: said with a consonant
+    return "an" if low[:1] in "aeiou" else "a"
+
+
+# the last word of a method name that is no thing a reader could picture
+_NOT_NOUNS = frozenset({"accessible", "ready", "read", "write", "info", "str", "impl", "inner", "ok", "err", "mut", "ref",
+                        "all", "any", "once", "now", "sync", "async", "raw", "internal", "unchecked", "unsafe", "opt",
+                        "func", "fn", "cb", "callback", "helper", "data", "value", "values", "item", "items",
+                        "it", "this", "self", "to", "from", "with", "by", "if", "or", "and", "in", "on"})
 
 
 _NOT_OBJECTS = frozenset({"multiple", "all", "one", "many", "single", "async", "sync", "internal", "new", "default", "raw",
@@ -210,6 +220,11 @@ def flow_title(s: Sym, project: str = "") -> str:
     owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
     owner = owner.rsplit(".", 1)[-1].strip("*&") if owner else ""
     subject = " ".join(_words(owner)) if owner and re.fullmatch(r"[A-Za-z_]\w*", owner) else ""
+    if raw[-1].lower() in _NOT_NOUNS or len(raw[-1]) < 3 or words[1] in ("no", "not", "non", "unsupported", "deferred") \
+            or raw[-1].lower() in ("exception", "error", "name", "size", "header", "limits", "len", "count"):
+        return ""  # `make_accessible`, `poll_ready`, `write_str`: no thing the reader could picture
+    if owner and re.search(r"(?:Io|IO|Ext|Impl|Helper|Helpers|Guide|Utils?|Internal|Inner|Builder|Visitor|Future)$", owner):
+        return ""  # a helper type's method says how the code is arranged, not what the project does
     verb = VERBS[words[0]]
     if subject:
         if obj.lower() in subject or subject in obj.lower():
@@ -239,7 +254,10 @@ def flow_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
     own = project_name(p.root)
     for files in groups:
         key = key_symbols(p, files, 12)
-        key += [s for s in p.symbols(within=files) if s.kind in ("method", "function") and s not in key][:40]
+        # beyond the key names, the methods of the chapter's key types: their flows are the chapter's
+        owners = {s.dotted for s in key[:5] if s.kind in ("class", "struct", "interface", "trait", "type")}
+        key += [s for s in p.symbols(within=files) if s.kind == "method" and s not in key
+                and s.dotted.rsplit(".", 1)[0] in owners][:40]
         names = {s.short for s in key}
         best = None
         for s in key:
@@ -265,7 +283,8 @@ DOC_VERBS = frozenset(v for v in VERBS.values() if " " not in v) | frozenset({
     "limits", "logs", "stops", "gzips", "compresses", "marks", "prints", "recovers", "throttles", "times", "strips",
     "starts", "sanitizes", "escapes", "caches", "counts", "measures", "traces", "guards", "protects", "rewrites",
     "sorts", "joins", "splits", "copies", "moves", "renames", "watches", "notifies", "signals", "tracks", "records"})
-_DOC_CUT = re.compile(r"[,;:(.!?]|\s(?:that|which|when|if|so|and then|unless|because|by|using|via|as)\s|\s-\s")
+_DOC_CUT = re.compile(r"[,;:(.!?]|\s(?:that|which|when|if|so|and then|unless|because|by|using|via|as|"
+                      r"and (?:returns?|sets|gets|then|also|optionally))\s|\s-\s")
 
 
 def doc_title(s: Sym) -> str:

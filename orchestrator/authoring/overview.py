@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..repo.project import ProjectInfo, discover
 from .facts import all_calls, hand_off, side_calls
@@ -452,80 +451,6 @@ def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
 
 
 # ---------------------------------------------------------------- diagram slots (issue 23 item 4)
-
-MAX_PARTS = 12  # nodes of the picture of the parts: more is a map, not a picture
-
-
-def architecture_diagram(p: Project, chapters: list[dict[str, Any]], lead: str = "Entry points") -> str:
-    """The project's parts as a Mermaid block, or '' (no diagram): one node per part the planner
-    grouped from the map's call graph (a chapter's files), labelled with its role (the chapter's
-    idea; `lead` for chapter 1's, where a user comes in) and the name a reader finds there, and
-    the few uses that matter between them, each labelled with the name it calls (issue 35)."""
-    from .. import diagrams
-    from .plan import group_graph
-
-    groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chapters]
-    idx = [i for i, g in enumerate(groups) if g]
-    if len(idx) < 2:
-        return diagrams.parts_block(p)
-    rank = p.map.file_rank()
-    if len(idx) > MAX_PARTS:  # the best-ranked parts, chapter 1's always
-        idx = sorted(sorted(idx, key=lambda i: (i != 0, -sum(rank.get(f, 0.0) for f in groups[i])))[:MAX_PARTS])
-    gs = [groups[i] for i in idx]
-    gg = group_graph(p, gs)
-    nodes = [(lead if i == 0 else _role_label(str(chapters[i].get("title") or "")), _part_name(p, g))
-             for i, g in zip(idx, gs)]
-    total = {a: sum(gg.get(a, {}).values()) for a in range(len(gs))}
-    chosen: list[tuple[int, int]] = []
-    for a in range(len(gs)):  # each part's strongest use, when it is a real share of what it uses
-        best = max(sorted(gg.get(a, {}).items()), key=lambda x: x[1], default=None)
-        if best and best[1] >= 0.25 * total[a]:
-            chosen.append((a, best[0]))
-    pairs = sorted(((w, x, y) for x in gg for y, w in gg[x].items()), key=lambda t: (-t[0], t[1], t[2]))
-    top = pairs[0][0] if pairs else 0.0
-    for w, a, b in pairs:
-        if len(chosen) >= len(gs) + 2 or w < 0.2 * top:
-            break
-        if (a, b) not in chosen and (b, a) not in chosen:
-            chosen.append((a, b))
-    edges = [(a, b, _called(p, gs[a], gs[b])) for a, b in chosen]
-    return diagrams.subsystems_block(nodes, edges)
-
-
-def _role_label(title: str) -> str:
-    words = re.sub(r"[`*]", "", title).split()
-    return " ".join(words[:5]) + ("…" if len(words) > 5 else "")
-
-
-def _part_name(p: Project, files: list[str]) -> str:
-    """The name a reader finds first in a part: its best-ranked exported type or function, else
-    its file (one file) or directory."""
-    from .plan import key_symbols
-
-    for s in key_symbols(p, files, 8):
-        if s.kind in ("class", "struct", "interface", "trait", "function", "enum", "type") and s.d.exported \
-                and re.fullmatch(r"[A-Za-z_$][\w$]*", s.short) and not s.short.startswith("_"):
-            return s.short
-    if len(files) == 1:
-        return files[0]
-    dirs = {f.rsplit("/", 1)[0] + "/" for f in files if "/" in f}
-    return dirs.pop() if len(dirs) == 1 else files[0]
-
-
-def _called(p: Project, src: list[str], dst: list[str]) -> str:
-    """The name of `dst` that the files of `src` reference most: what the use is for."""
-    from collections import Counter
-
-    defined = {d.name for f in dst for d in p.map.files[f].definitions
-               if d.kind not in ("variable", "impl", "module", "method") and len(d.name) > 2
-               and re.fullmatch(r"[A-Za-z_$][\w$]*", d.name) and not d.name.startswith("_")}
-    counts: Counter[str] = Counter()
-    for f in src:
-        for name, n in p.map.files[f].references.items():
-            if name in defined:
-                counts[name] += n
-    return max(sorted(counts), key=lambda n: counts[n]) if counts else ""
-
 
 def sequence_diagram(p: Project, path: list[Sym]) -> str:
     """The central operation's calls as a Mermaid block (a sequence between parts), or ''."""

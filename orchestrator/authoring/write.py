@@ -21,21 +21,12 @@ from . import facts, roles as roles_mod, story
 from .codeinfo import resolved_calls, signature_parts, steps
 from .facts import resolved_users
 from .opening import opening
-from .phrases import (
-    kind_name,
-    lang_name,
-    phrases,
-    result_sentence,
-    seed,
-    step_sentence,
-    steps_intro,
-    steps_prose,
-    vary,
-)
+from .phrases import kind_name, lang_name, phrases, result_sentence, step_sentence, steps_intro
 from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
 from .spine import CONTAINERS
+from .variety import seed, steps_prose, vary
 
 
 def _section(md: str, title: str) -> str:

@@ -301,7 +301,7 @@ def edit(ctx, t):
     head_end = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
     intro = t["final_intro"]
     if t.get("in_chapter") == "In this chapter":  # English: chapters do not all announce their contents alike
-        from ..authoring.phrases import VARY_EN
+        from ..authoring.variety import VARY_EN
 
         ways = ["What you will find in this chapter:", "In this chapter:", "What follows:", "The sections ahead:",
                 "This chapter covers:", "Ahead, in order:"]
