@@ -43,19 +43,24 @@ def test_an_idea_is_a_title(title: str, sources: list[str]):
 
 def _plan(titles: list[str]) -> dict:
     chapters = [{"id": f"ch{i + 1:02d}", "title": t, "batch": 1, "summary": "s", "goals": ["g"], "depends_on": [],
-                 "sources": [f"{t.split()[-1].lower()}.py"]} for i, t in enumerate(titles)]
+                 "sources": [f"{t.split()[1 if t.endswith(' module') else -1].lower()}.py"]} for i, t in enumerate(titles)]
     return {"title": "A book", "intro": "", "parts": [{"title": "All", "chapters": chapters}]}
 
 
-def test_the_planner_answer_with_inventory_titles_is_asked_again():
-    from orchestrator.contracts.outline import OutlinePlan
+def test_a_models_plan_with_inventory_titles_is_asked_again_a_persons_is_kept():
+    import json
 
+    from orchestrator.agents.structured import structured_answer
+    from orchestrator.contracts.outline import OutlinePlan, inventory_titles
+
+    inventory = _plan(["The big picture", "The store module", "The wal module", "Ready"])
     with pytest.raises(ContractError, match="only name code"):
-        OutlinePlan.from_json(_plan(["The big picture", "The store module", "The wal module", "Ready"]))
+        structured_answer("outline", json.dumps(inventory), {"language": "en"})
+    assert len(OutlinePlan.from_json(inventory).chapters) == 4  # a person's (or the offline) outline still reads
     # a share: one module's name among five ideas is a choice, not an inventory
     ok = OutlinePlan.from_json(_plan(["The big picture", "Writing a record to the log", "Replaying the log",
                                       "Finding a key fast", "Compacting old tables", "Store"]))
-    assert len(ok.chapters) == 6
+    assert inventory_titles(ok) is None
 
 
 def test_the_outline_card_names_an_inventory_title(tmp_path: Path):

@@ -311,6 +311,26 @@ def doc_title(s: Sym) -> str:
     return f"{_gerund(base).capitalize()} {' '.join(obj)}"
 
 
+def doc_noun_title(s: Sym) -> str:
+    """'Simple HTTP route multiplexer' from "Mux is a simple HTTP route multiplexer that …",
+    'Generated annotation on a declaration' from "A generated annotation on a declaration.": what
+    the maintainers say the thing is, when they say it in a few words; '' otherwise."""
+    first = re.split(r"(?<=[.!?])\s", " ".join(s.d.doc.split()), maxsplit=1)[0] if s.d.doc else ""
+    first = re.sub(r"`([^`]*)`", r"\1", first)
+    m = re.match(rf"^(?:the\s+)?{re.escape(s.short)}\s+(?:is|are|represents)\s+(?:a|an|the)\s+(.+)$", first, re.I) \
+        or re.match(r"^(?:A|An)\s+(.+)$", first)
+    if not m:
+        return ""
+    words = _DOC_CUT.split(" " + m.group(1), maxsplit=1)[0].split()
+    while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):
+        words.pop()
+    if not 2 <= len(words) <= 7 or not re.fullmatch(r"[A-Za-z -]+", " ".join(words)) \
+            or any(w[:1].isupper() and not w.isupper() for w in words) \
+            or words[0].lower() in ("way", "thing", "type", "function", "method", "helper", "wrapper", "convenience"):
+        return ""
+    return words[0][:1].upper() + " ".join(words)[1:]
+
+
 def doc_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
     """Each chapter's idea in its maintainers' words, or None: the first of its key symbols whose
     doc's first sentence says what it does (doc_title)."""
@@ -321,7 +341,9 @@ def doc_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
         key = [s for s in key_symbols(p, files, 4) if s.d.doc and not s.short.startswith("_")]
         names = {s.short for s in key}
         best = next((t for s in key if (t := doc_title(s)) and t.lower() not in used
-                     and not name_title(t, files, names, own)), None)
+                     and not name_title(t, files, names, own)), None) or \
+            next((t for s in key[:2] if (t := doc_noun_title(s)) and t.lower() not in used
+                  and not name_title(t, files, names, own)), None)
         if best:
             used.add(best.lower())
         out.append(best)
