@@ -111,14 +111,16 @@ def test_a_generic_name_alone_makes_no_title(src: Path):
     assert zh[0].startswith("tool 模块"), zh
 
 
-def test_an_entry_file_is_the_public_api_and_short_module_names_are_said_in_full(tmp_path: Path):
+def test_an_entry_file_is_titled_by_its_doc_and_short_module_names_are_said_in_full(tmp_path: Path):
     root = tmp_path / "crate"
     (root / "src").mkdir(parents=True)
     (root / "Cargo.toml").write_text('[package]\nname = "kit"\n')
     (root / "src" / "lib.rs").write_text(LIB)
     (root / "src" / "ser.rs").write_text(SER)
     titles = _titles(root, [["src/lib.rs"], ["src/ser.rs"]])
-    assert titles[0] == "The public API", titles  # issue 35: the names go inside the chapter
+    # issue 35: what the maintainers say the crate's type is ("A widget with a label.") before "The
+    # public API", which only says where the code is
+    assert titles[0] == "Widget with a label", titles
     assert titles[1] == "Writing values", titles  # its doc: "Writes values as text."
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..contracts.title_shape import name_title
+from ..contracts.title_shape import _IDENT, name_title
 from .plan import key_symbols
 from .project import Project, Sym, project_name
 
@@ -95,6 +95,8 @@ def clean_heading(head: str) -> str:
     """The heading as a title: links to their text, emphasis and emoji off; '' when it is code,
     a question, a generic heading or too long to be a title."""
     h = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", head)
+    if re.search(r"\w[.#:]\w|\(\)", h) or any(_IDENT.match(w.strip(",:;!?")) for w in h.split()):
+        return ""  # a heading that names code (`ky.stop`, `AxiosHeaders#set`) is a reference entry, not an idea
     h = re.sub(r"[*_]{1,2}([^*_]+)[*_]{1,2}", r"\1", h)
     h = re.sub(r"[^\w\s,'’&/-]", " ", h) if "`" not in h and "(" not in h else ""
     h = " ".join(h.split()).strip(" -,&/")

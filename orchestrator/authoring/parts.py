@@ -54,18 +54,16 @@ def _role_label(title: str) -> str:
 
 
 def _part_name(p: Project, files: list[str]) -> str:
-    """The name a reader finds first in a part: its best-ranked exported type or function, else
-    its file (one file) or directory."""
+    """The name a reader finds first in a part: its best-ranked type or function (an exported one
+    first), else its directory or, last, its file."""
     from .plan import key_symbols
 
-    for s in key_symbols(p, files, 8):
-        if s.kind in ("class", "struct", "interface", "trait", "function", "enum", "type") and s.d.exported \
-                and re.fullmatch(r"[A-Za-z_$][\w$]*", s.short) and not s.short.startswith("_"):
-            return s.short
-    if len(files) == 1:
-        return files[0]
+    key = [s for s in key_symbols(p, files, 8) if re.fullmatch(r"[A-Za-z_$][\w$]*", s.short)
+           and s.kind in ("class", "struct", "interface", "trait", "function", "enum", "type", "macro")]
+    for s in sorted(key, key=lambda s: (not s.d.exported, s.short.startswith("_"))):  # exported first, any after
+        return s.short
     dirs = {f.rsplit("/", 1)[0] + "/" for f in files if "/" in f}
-    return dirs.pop() if len(dirs) == 1 else files[0]
+    return dirs.pop() if len(dirs) == 1 and len(files) > 1 else files[0]
 
 
 def _called(p: Project, src: list[str], dst: list[str]) -> str:

@@ -76,9 +76,11 @@ def name_title(title: str, sources: list[str] | tuple[str, ...] = (), names: fro
     if len(codes) >= 2:
         return f"it names {len(codes)} symbols"
     own = {stem(w) for w in _words(project)}
-    rest = [w for w in _words(_CODE.sub(" ", " ".join(x for x in re.findall(r"\S+", t) if not _IDENT.match(x))))
-            if w not in STOP and w not in KIND_WORDS and not (names and w in {n.lower() for n in names if len(n) > 1}
-                                                              and w not in _ENGLISHISH)]
+    # a word the code defines as written (`echo`, not `Object` for "object") is a name, unless it is
+    # a common word of the trade a title may well say
+    plain = [x for x in re.findall(r"\S+", _CODE.sub(" ", t)) if not _IDENT.match(x)
+             and not (x.strip(",.:;!?\"'") in names and x.strip(",.:;!?\"'").lower() not in _ENGLISHISH)]
+    rest = [w for w in _words(" ".join(plain)) if w not in STOP and w not in KIND_WORDS]
     if not rest:
         return "it is only code names"
     mods = path_words(sources) - own
