@@ -333,22 +333,27 @@ def doc_noun_title(s: Sym) -> str:
     return words[0][:1].upper() + " ".join(words)[1:]
 
 
-def doc_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
+def doc_titles(p: Project, groups: list[list[str]], central: list[bool] | None = None) -> list[str | None]:
     """Each chapter's idea in its maintainers' words, or None: the first of its key symbols whose
-    doc's first sentence says what it does (doc_title)."""
+    doc's first sentence says what it does (doc_title), else what its first one or two are
+    (doc_noun_title). `central`, when given, is filled with whether the words are the chapter's
+    central symbol's (its first key symbol): a method's doc says less of a chapter than its type's."""
     out: list[str | None] = []
     used: set[str] = set()
     own = project_name(p.root)
     for files in groups:
-        key = [s for s in key_symbols(p, files, 4) if s.d.doc and not s.short.startswith("_")]
+        top = key_symbols(p, files, 4)
+        key = [s for s in top if s.d.doc and not s.short.startswith("_")]
         names = {s.short for s in key}
-        best = next((t for s in key if (t := doc_title(s)) and t.lower() not in used
-                     and not name_title(t, files, names, own)), None) or \
-            next((t for s in key[:2] if (t := doc_noun_title(s)) and t.lower() not in used
+        found = next(((t, s) for s in key if (t := doc_title(s)) and t.lower() not in used
+                      and not name_title(t, files, names, own)), None) or \
+            next(((t, s) for s in key[:2] if (t := doc_noun_title(s)) and t.lower() not in used
                   and not name_title(t, files, names, own)), None)
-        if best:
-            used.add(best.lower())
-        out.append(best)
+        if found:
+            used.add(found[0].lower())
+        out.append(found[0] if found else None)
+        if central is not None:
+            central.append(found is not None and bool(top) and found[1] is top[0])
     return out
 
 

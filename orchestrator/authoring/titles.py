@@ -187,17 +187,22 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
 
 
 def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | None], alone: set[int]) -> list[str | None]:
-    """Each chapter's subject as an idea: the docs' heading that is about it, else its
-    maintainers' doc said as what it does, else its role's topic when it holds the role alone,
-    else its main flow (ideas.py), else the module subject; each once in the book."""
+    """Each chapter's subject as an idea: the docs' heading that is about it, else its central
+    symbol's doc said as what it does, else its role's topic when it holds the role alone, else
+    another key symbol's doc, else its main flow (ideas.py), else the module subject; each once
+    in the book."""
     from .ideas import doc_titles, flow_titles, heading_titles
 
-    heads, docs, flows = heading_titles(p, groups), doc_titles(p, groups), flow_titles(p, groups)
+    central: list[bool] = []
+    heads, docs, flows = heading_titles(p, groups), doc_titles(p, groups, central), flow_titles(p, groups)
     out: list[str | None] = []
     used: set[str] = set()
     for i in range(len(groups)):
         role = subjects[i] if i in alone else None
-        pick = next((x for x in (heads[i], docs[i], role, flows[i], subjects[i]) if x and x.lower() not in used), None)
+        # the central type's own doc before a role's topic; a method's doc after it (chi's `Mux`
+        # chapter is "Routing requests", not the doc of `Mux.Handle`)
+        ways = (heads[i], docs[i], role) if central[i] else (heads[i], role, docs[i])
+        pick = next((x for x in (*ways, flows[i], subjects[i]) if x and x.lower() not in used), None)
         if pick:
             used.add(pick.lower())
         out.append(pick)
