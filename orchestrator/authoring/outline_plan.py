@@ -47,7 +47,9 @@ def fold_nameless(p: Project, groups: list[list[str]], language: str) -> list[li
     from ..contracts.title_shape import name_title
     from .overview import opening_symbol
     from .plan import group_graph
+    from .roles import ROLES
 
+    topics = {r.topic["en"] for r in ROLES}
     groups = [list(g) for g in groups]
     first = opening_symbol(p)
     own = project_name(p.root)
@@ -55,13 +57,16 @@ def fold_nameless(p: Project, groups: list[list[str]], language: str) -> list[li
     floor = max(4, (len(groups) + 1) // 2)  # a book keeps at least half its chapters: a section is no chapter's loss
     while len(groups) > floor:
         titles = make_titles(p, groups, language)
+        # a role's topic ("Caching" for cache.py) is an idea the book keeps, even where it sounds
+        # like the module; the big picture is never folded away
         named = [i for i, (t, g) in enumerate(zip(titles, groups))
-                 if name_title(t, g, project=own) and not (first is not None and first.rel in g)]
+                 if name_title(t, g, project=own) and t not in topics and not (first is not None and first.rel in g)]
         if len(named) <= NAME_SHARE * (len(groups) - 1):
             break
         i = min(named, key=lambda k: (sum(rank.get(f, 0.0) for f in groups[k]), k))
         gg = group_graph(p, groups)
-        j = max((k for k in range(len(groups)) if k != i),
+        holder = next((k for k, g in enumerate(groups) if first is not None and first.rel in g), None)
+        j = max((k for k in range(len(groups)) if k != i and (k != holder or len(groups) == 2)),
                 key=lambda k: (gg.get(i, {}).get(k, 0.0) + gg.get(k, {}).get(i, 0.0), -abs(k - i)))
         groups[j] = sorted(groups[j] + groups[i])
         del groups[i]
