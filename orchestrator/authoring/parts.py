@@ -40,7 +40,7 @@ def architecture_diagram(p: Project, chapters: list[dict[str, Any]], lead: str =
     pairs = sorted(((w, x, y) for x in gg for y, w in gg[x].items()), key=lambda t: (-t[0], t[1], t[2]))
     top = pairs[0][0] if pairs else 0.0
     for w, a, b in pairs:
-        if len(chosen) >= len(gs) + 2 or w < 0.2 * top:
+        if len(chosen) >= len(gs) or w < 0.2 * top:  # about one use per part: the few that matter
             break
         if (a, b) not in chosen and (b, a) not in chosen:
             chosen.append((a, b))
@@ -70,8 +70,8 @@ def _called(p: Project, src: list[str], dst: list[str]) -> str:
     """The name of `dst` that the files of `src` reference most: what the use is for."""
     from collections import Counter
 
-    defined = {d.name for f in dst for d in p.map.files[f].definitions
-               if d.kind not in ("variable", "impl", "module", "method") and len(d.name) > 2
+    defined = {d.name for f in dst for d in p.map.files[f].definitions  # what is called or built, not a constant
+               if d.kind in ("function", "class", "struct", "interface", "trait", "type", "enum", "macro") and len(d.name) > 2
                and re.fullmatch(r"[A-Za-z_$][\w$]*", d.name) and not d.name.startswith("_")}
     counts: Counter[str] = Counter()
     for f in src:
