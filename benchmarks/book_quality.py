@@ -98,6 +98,83 @@ def _shape(text: str) -> str:
     return " ".join(text.split())
 
 
+def prose_sentences(md: str) -> list[str]:
+    """The prose sentences of a chapter: its paragraphs and list items, not its headings, code,
+    tables, block quotes (the source's own words) or diagrams; split at sentence ends once the
+    names are blanked (a `.` in `cache.py` ends no sentence). A list item that is no sentence (a
+    table of contents' entry, `- `x` of type `int``) is a fragment, not prose: left out."""
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n", prose(md)):
+        lines = [ln for ln in para.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "|", ">", "<!--"))]
+        for item in re.split(r"\n(?=\s*(?:[-*+]|\d+[.)])\s)", "\n".join(lines)):
+            listed = re.match(r"^\s*(?:[-*+]|\d+[.)])\s+", item)
+            bare = re.sub(r"\s*\(\[[^\]]*\]\([^)]*\)\)", "", item).rstrip()  # its citations off
+            if listed and not bare.endswith((".", "!", "?", ":", "。", "！", "？", "：")):
+                continue
+            text = _shape(re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", item))
+            out += [x for x in re.split(r"(?<=[.!?。！？])\s+", text) if len(re.findall(r"[A-Za-z]{2,}|[\u4e00-\u9fff]", x)) >= 3]
+    return out
+
+
+def template_share(finals: dict[str, str]) -> tuple[int, int]:
+    """(sentences whose shape three or more of the book's prose sentences share, all prose
+    sentences): a sentence counts when it shares its shape (names, numbers, links masked) with two
+    or more others — the share of the book a template wrote."""
+    from collections import Counter
+
+    shapes = [s.strip().lower() for t in finals.values() for s in prose_sentences(t)]
+    counts = Counter(shapes)
+    return sum(1 for s in shapes if counts[s] >= 3), len(shapes)
+
+
+def story_report(ws: Path, finals: dict[str, str]) -> dict[str, object]:
+    """Issue 35's figures: the chapter titles and the share that only name code (a module's name,
+    a list of symbols: contracts.title_shape), the template share of the prose, the calls chapter
+    1 traces (its numbered steps `A` calls `B`), and its first diagram's nodes and how many are files."""
+    from orchestrator.contracts.title_shape import name_title
+    from orchestrator.diagrams.mermaid import MermaidError, is_path, parse
+    from orchestrator.outline import load as load_outline
+
+    try:
+        o = load_outline(ws)
+    except Exception:  # noqa: BLE001 - a benchmark reads what there is
+        o = None
+    sources = {c.id: list(c.sources) for c in o.chapters} if o else {}
+    names = {re.split(r"\.|::", c.rstrip("()!"))[-1] for t in finals.values() for c in re.findall(r"`([^`]+)`", prose(t))}
+    names = {n for n in names if re.fullmatch(r"[A-Za-z_$][\w$]*", n)}
+    project = config.load(ws).source_dir.name
+    from orchestrator.repo.project import discover
+
+    try:
+        project = discover(config.load(ws).source_dir).name
+    except OSError:
+        pass
+    titles = [(ch, next((ln[2:] for ln in t.splitlines() if ln.startswith("# ")), "")) for ch, t in finals.items()]
+    named = [(ch, t, why) for ch, t in titles if (why := name_title(t, sources.get(ch, []), names, project))]
+    shared, total = template_share(finals)
+    first = finals.get(min(finals), "") if finals else ""
+    # the numbered steps of chapter 1's section that follows a call ("1. `A` calls `B` …")
+    path_sec = next((sec for sec in re.split(r"(?m)^## ", prose(first)) if re.search(r"(?m)^1\. `[^`]+` calls `", sec)), "")
+    steps = re.findall(r"(?m)^\d+\. `([^`]+)` calls `([^`]+)`", path_sec)
+    path = [steps[0][0]] + [b for _a, b in steps] if steps else []
+    nodes, files, kind = 0, 0, ""
+    for b in checks.code_blocks(first):
+        if b.lang.lower() == "mermaid":
+            try:
+                d = parse(b.code)
+            except MermaidError:
+                continue
+            kind = d.kind
+            labels = [n.label for n in d.nodes.values()]
+            nodes = len(labels)
+            files = sum(1 for lab in labels if is_path(lab.rsplit(": ", 1)[-1]) and not lab.rstrip().endswith("/"))
+            break
+    return {"titles": [t for _c, t in titles], "name_titles": [f"{c}: {t} ({w})" for c, t, w in named],
+            "name_title_share": round(len(named) / max(1, len(titles)), 3),
+            "template_sentences": shared, "prose_sentences": total, "template_share": round(shared / max(1, total), 3),
+            "ch1_path": path, "first_diagram": {"kind": kind, "nodes": nodes, "files": files}}
+
+
 def opening_sentence(md: str) -> str:
     """The first sentence of the first paragraph after the title, its names blanked (_shape)."""
     for para in prose(md).split("\n\n"):
@@ -216,6 +293,8 @@ def main() -> int:
     ap.add_argument("--first-meeting", type=Path, default=Path(__file__).with_name("first_meeting.md"))
     ap.add_argument("--repo", default=None, help="the repository's entry in first_meeting.md (default: the project's name)")
     ap.add_argument("--shape-json", action="store_true", help="print only the shape figures, as one JSON document")
+    ap.add_argument("--story-json", action="store_true", help="print only issue 35's figures (titles, template share, "
+                    "chapter 1's path, first diagram), as one JSON document")
     a = ap.parse_args()
     cfg = config.load(a.workspace)
     src = cfg.source_dir
@@ -224,6 +303,11 @@ def main() -> int:
     if not finals:
         print(f"{finals_dir}: no final chapters", file=sys.stderr)
         return 1
+    if a.story_json:
+        import json
+
+        print(json.dumps(story_report(a.workspace, finals), ensure_ascii=False, indent=1))
+        return 0
     from orchestrator.repo.project import discover
 
     repo = a.repo or discover(src).name.lower()
@@ -252,6 +336,11 @@ def main() -> int:
     print(f"\ntitles distinct: {len(set(titles)) == len(titles)}; titles sharing a subject: "
           f"{sum(subjects.count(x) for x in shared)} ({'; '.join(shared) or 'none'}); chapters without a cited code block: "
           f"{sum(1 for t in finals.values() if not any(x.file for x in checks.code_blocks(t)))}")
+    story = story_report(a.workspace, finals)
+    print(f"titles that only name code: {len(story['name_titles'])}/{len(titles)} ({story['name_title_share']:.0%}); "
+          f"template share of prose: {story['template_sentences']}/{story['prose_sentences']} "
+          f"({story['template_share']:.0%}); chapter 1 traces {' → '.join(story['ch1_path']) or 'nothing'}; "
+          f"first diagram {story['first_diagram']}")
     trips = reader_trips(finals)
     print("reader trips: " + "; ".join(f"{k} {v}" for k, v in trips.items()))
     print(f"R1 blocking findings: {blocking}")

@@ -99,7 +99,10 @@ def test_glossary_entries_define_and_usages_say_where_they_come_from(tmp_path: P
     assert _term_lines(mux, set(), phrases("en"))[0] == "**Mux**: a request multiplexer (the struct in `mux.go`)."
     assert "**Bare**" not in text  # nothing to say about it but where it is: no entry
     assert "one of the names this chapter is built around" not in text
-    assert "The call comes from `test_put_then_get`" in text
+    # the test a usage comes from is named (said one of several ways: phrases.VARY_EN["usage_in_test"])
+    from orchestrator.authoring.variety import VARY_EN
+
+    assert any(f.split("`{test}`")[0] + "`test_put_then_get`" in text for f in VARY_EN["usage_in_test"]), text
     assert "–" not in "".join(ln for ln in text.splitlines() if "(line" in ln and "lines" not in ln)
 
 
@@ -160,12 +163,13 @@ def test_a_try_step_says_what_it_tries_and_what_runs_when_it_fails():
     from orchestrator.authoring.phrases import phrases
     from orchestrator.authoring.write import _steps_block
 
-    class S:  # the writer's view of a symbol: its short name and language
-        short, lang = "parse", "javascript"
+    class S:  # the writer's view of a symbol: its names, file and language
+        short, name, rel, lang = "parse", "parse", "parse.js", "javascript"
 
     text = "\n".join(_steps_block(JS.replace("  try {", "  log(text);\n  try {"), S(), phrases("en")))  # type: ignore[arg-type]
-    assert "2. It tries `const value = JSON.parse(text)` and `return value`; if that fails, it runs " \
-           "`throw new ParseError(err)`." in text, text
+    # English: the steps are joined sentences (issue 35), the try said whole inside one
+    assert "tries `const value = JSON.parse(text)` and `return value`; if that fails, it runs " \
+           "`throw new ParseError(err)`" in text, text
 
 
 def test_a_type_has_no_steps():

@@ -430,7 +430,7 @@ def test_batches_lock_outline_and_restart(built_ws):
     outline.write_text(text[:j] + "summary: A summary a person rewrote.\n" + indent + text[j:].split("\n", 1)[1].lstrip(),
                        encoding="utf-8")
     doc, _, events = batch(outline)
-    assert set(doc["chapters"]) >= {"ch01", "ch03", "ch08"}  # every chapter is recomputed
+    assert set(doc["chapters"]) >= {"ch01", "ch03", "ch06"}  # every chapter is recomputed (the demo has six: issue 35 folds modules with no idea of their own)
     row = doc["chapters"]["ch03"]
     assert row["research"] == row["draft"] == row["r3"] == "stale", row
     assert doc["chapters"]["ch01"]["research"] == "done"

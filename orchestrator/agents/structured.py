@@ -120,6 +120,12 @@ def structured_answer(step: str, text: str, ctx: dict[str, Any]) -> str:
             raise
         except (TypeError, ValueError) as e:  # a contract's own invariant (a range, a persona name)
             raise ContractError(f"the answer does not fit the {step} contract: {e}") from None
+        if step == OUTLINE:  # a model's chapters are ideas, not an inventory of modules (issue 35)
+            from ..contracts.outline import inventory_titles
+
+            problem = inventory_titles(obj)
+            if problem is not None:
+                raise problem
         return render_contract(step, obj, ctx)
     read_markdown(step, text)
     return text

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..repo.project import ProjectInfo, discover
 from .facts import all_calls, hand_off, side_calls
@@ -308,8 +307,9 @@ def _config_macro(p: Project, s: Sym) -> bool:
 _NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
               "impl")  # a type's body is no call: a path goes through functions, methods and macros
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
-HAND_OFF = 1.0  # a step that follows the body's last call on its main line
-START_SHARE = 2.0  # a start the README calls first is worth two calls more than one it never writes
+HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
+DEPTH_SHARE = 1.0  # each call deeper counts whole (0.6 chose put → index.remember over put → log.append → encode)
+START_SHARE = 3.0  # a start the README calls first is worth three calls more than one it never writes
 
 
 def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
@@ -322,6 +322,7 @@ def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
     return p._keys[key]
 
 
+_ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$")
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
 _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception")
 
@@ -357,9 +358,28 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         off = sum(1 for a, b in zip(path, path[1:]) if "." in a.dotted and "." not in b.dotted and b.kind == "function")
         # the call a body makes last on its main line hands the work on: the way the operation flows
         on = sum(1 for a, b in zip(path, path[1:]) if hand_off(p, a) == (b.rel, b.d.start_line))
-        return path_value(p, path) - 0.75 * off + HAND_OFF * on
+        # a hand-off to code that goes on calling is the work moving on; to a leaf, a last detail
+        on = sum(1 for a, b in zip(path, path[1:]) if hand_off(p, a) == (b.rel, b.d.start_line)
+                 and (b is path[-1] or all_calls(p, b)))
+        # an accessor (`get_params`, `DisplayName`) is a place the work passes by, not where it is done:
+        # most of a step's depth is taken back
+        leaf = sum(0.7 if _ACCESSOR.match(x.short) else 1.0 if x.lines <= 5 and re.match(r"(?:set|[A-Z]?[a-z]*[Nn]ame$)", x.short)
+                   else 0.0 for x in path[1:])
+        return path_value(p, path) - (1 - DEPTH_SHARE) * len(path) - 0.75 * off + HAND_OFF * on - leaf
 
-    best: list[Sym] = [start]
+    # the main line first: while each body hands the work on (its last call on the main line) to
+    # code that goes on calling, the path follows it (click's `main` hands to `invoke`, not to
+    # `make_context`, however deep that goes); the search below goes on from where it stops
+    line = [start]
+    seen0 = {(start.rel, start.d.start_line)}
+    while len(line) < limit - 1:
+        h = hand_off(p, line[-1])
+        nxt = next((c for c in callees(line[-1], seen0) if (c.rel, c.d.start_line) == h), None)
+        if nxt is None or _ACCESSOR.match(nxt.short) or not all_calls(p, nxt):
+            break
+        line.append(nxt)
+        seen0.add((nxt.rel, nxt.d.start_line))
+    best: list[Sym] = list(line)
 
     def walk(path: list[Sym], seen: set[tuple[str, int]]) -> None:
         nonlocal best
@@ -370,7 +390,7 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         for c in callees(path[-1], seen):
             walk(path + [c], seen | {(c.rel, c.d.start_line)})
 
-    walk([start], {(start.rel, start.d.start_line)})
+    walk(line, seen0)
     return best
 
 
@@ -407,8 +427,13 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         ms = [m for m in p.symbols(within=[t.rel]) if m.dotted.startswith(t.dotted + ".") and m.kind == "method"
               and (not m.short.startswith("_") or m.short == "__call__")]
         # `__call__` is what calling the object runs (a WSGI server calls the Flask app)
-        return sorted(ms, key=lambda m: (m.short != "__call__", -called.get(m.short, 0.0), -m.score))[:6]
+        return sorted(ms, key=lambda m: (m.short != "__call__", -called.get(m.short, 0.0), -m.score))[:8]
 
+    runs = re.compile(r"(?i)^(?:execute|run|serve|handle|dispatch|invoke|main|call|listen|process|send|request)$")
+    for t in [e for e in entries[:5] if e.kind in _NOT_STEPS]:  # a type's own way to run (`Command.Execute`)
+        for ms in p.symbols(within=[t.rel]):
+            if ms.kind == "method" and ms.dotted.startswith(t.dotted + ".") and runs.match(ms.short):
+                called.setdefault(ms.short, 0.5)
     roots = {e.rel for e in entries} | root_files(p)
     types = [s for s in p.symbols(within=sorted(roots)) if s.kind in ("class", "struct") and s.d.exported][:3]
     for e in entries[:5]:
@@ -418,12 +443,17 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
                 add(ms, called[ms.short] if called.get(ms.short) else 1.0 if ms.short == "__call__" else bonus * 0.5)
             continue
         add(e, bonus)
-        if e.lang == "python":
+        # what a server or caller runs on the object an entry point returns: Python's `__call__`
+        # (click's `command(...) -> Command`), Go's `ServeHTTP` (chi's `NewRouter() *Mux` handed to
+        # `http.ListenAndServe`), a Rust service's `call`
+        runs_on = {"python": "__call__", "go": "ServeHTTP", "rust": "call"}.get(e.lang)
+        if runs_on:
             ret = signature_parts(e)[1]
-            made = [t for t in p.symbols() if t.kind == "class" and re.search(rf"(?<![\w.]){re.escape(t.short)}\b", ret)]
+            made = [t for t in p.symbols() if t.kind in ("class", "struct")
+                    and re.search(rf"(?<![\w.]){re.escape(t.short)}\b", ret)]
             if len({t.dotted for t in made}) == 1:
-                for ms in (x for x in p.symbols(within=[made[0].rel]) if x.dotted == made[0].dotted + ".__call__"):
-                    add(ms, bonus)
+                for ms in (x for x in p.symbols(within=[made[0].rel]) if x.dotted == made[0].dotted + "." + runs_on):
+                    add(ms, max(bonus, 0.75))
                     p._keys[("made_by", ms.rel, ms.d.start_line)] = (e, made[0])
     for t in types:
         for ms in methods(t):
@@ -457,13 +487,6 @@ def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
 
 
 # ---------------------------------------------------------------- diagram slots (issue 23 item 4)
-
-def architecture_diagram(p: Project, chapters: list[dict[str, Any]]) -> str:
-    """The parts of the project and their dependencies, as a Mermaid block, or '' (no diagram)."""
-    from .. import diagrams
-
-    return diagrams.parts_block(p)
-
 
 def sequence_diagram(p: Project, path: list[Sym]) -> str:
     """The central operation's calls as a Mermaid block (a sequence between parts), or ''."""

@@ -220,6 +220,36 @@ def _coarsen(p: Project, units: list[list[str]], fg: dict[str, dict[str, float]]
     return out
 
 
+_PERIPHERAL = re.compile(r"(?i)(?:^|/|_)(?:\w*completions?\w*|locales?|i18n|l10n|translations?|lang|zz_generated\w*)"
+                         r"(?:/|\.\w+$)|_pb2\.py$|\.pb\.go$|_generated\.\w+$|\.gen\.\w+$")
+_GENERATED = re.compile(r"(?i)code generated .* do not edit|@generated|auto-?generated")
+
+
+def peripheral(p: Project, rel: str) -> bool:
+    """Generated code, shell-completion scripts, locale tables: what a book covers in a section of
+    the chapter they serve, never in chapters of their own (issue 35)."""
+    return bool(_PERIPHERAL.search(rel)) or any(_GENERATED.search(ln) for ln in p.lines_of(rel)[:5])
+
+
+def fold_peripheral(p: Project, groups: list[list[str]]) -> list[list[str]]:
+    """The groups with those made only of peripheral files folded into the group they reference
+    most (cobra's five completion generators join `completions.go`'s chapter; a schema library's
+    locale tables join its messages): a section there, not chapters."""
+    side = [i for i, g in enumerate(groups) if g and all(peripheral(p, f) for f in g)]
+    if not side or len(side) == len(groups):
+        return groups
+    gg = group_graph(p, groups)
+    main = [i for i in range(len(groups)) if i not in side]
+    into: dict[int, int] = {}
+    for i in side:
+        into[i] = max(main, key=lambda j: (gg.get(i, {}).get(j, 0.0) + gg.get(j, {}).get(i, 0.0),
+                                           sum(1 for f in groups[j] if peripheral(p, f)), -j))
+    out = {j: list(groups[j]) for j in main}
+    for i, j in into.items():
+        out[j] = sorted(out[j] + groups[i])
+    return [out[j] for j in main]
+
+
 def group_graph(p: Project, groups: list[list[str]]) -> dict[int, dict[int, float]]:
     fg = dep_graph(p)
     where = {f: i for i, g in enumerate(groups) for f in g}

@@ -18,18 +18,11 @@ from typing import Any
 
 from ..text import docstrings
 from . import facts
-from .overview import (
-    Example,
-    architecture_diagram,
-    central_path,
-    entry_points,
-    first_example,
-    made_by,
-    purpose,
-    sequence_diagram,
-)
+from .overview import Example, central_path, entry_points, first_example, made_by, purpose, sequence_diagram
+from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
+from .tracing import call_line, unresolved_tail
 
 PARTS = ("overview", "using", "inside", "foundations")
 
@@ -60,7 +53,18 @@ EN = {
                     "its definition, lead down to the core:",
     "ov_path_step": "{k}. `{caller}` calls `{callee}`, the {kind} in `{file}` (line {line}){where}.",
     "ov_path_where": ", explained in [{title}]({ch}.md)",
+    "ov_path_step_at": "{k}. `{caller}` calls `{callee}` at line {at}: the {kind} lives in `{file}` (line {line}){where}.",
+    "ov_path_step_at2": "{k}. `{caller}` calls `{callee}` on line {at} and hands it the work; see `{file}`, line {line}{where}.",
+    "ov_path_step_at3": "{k}. `{caller}` calls `{callee}` (line {at}), whose definition opens line {line} of `{file}`{where}.",
+    "ov_path_step_at4": "{k}. `{caller}` calls `{callee}` next, from line {at}; that {kind} starts at `{file}` line {line}{where}.",
+    "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
+                      "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
+    "ov_path_docs": "The repository map cannot follow this one: no call from the entry points resolves to a single "
+                    "definition (generic or macro-built code). The docs show the way instead: the example in `{file}` "
+                    "calls {calls}, in that order, and the chapters below take those names one at a time.",
+    "ov_path_unknown": "The repository map resolves no call from the entry points, and the docs show none: the chapters "
+                       "below start from the entry points themselves.",
     "ov_path_none": "`{first}` (`{file}`, line {line}) is where a user's call begins; the chapters that follow open "
                     "its work one part at a time.",
     "flow_head": "How `{name}` does its work", "flow_intro": "The work flows in this order: {chain}.",
@@ -106,7 +110,14 @@ ZH = {
                     "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_step": "{k}. `{caller}` 调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
     "ov_path_where": "，在[{title}]({ch}.md)中讲解",
+    "ov_path_step_at": "{k}. `{caller}` 在第 {at} 行调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
+    "ov_path_step_at2": "{k}. `{caller}` 在第 {at} 行把工作交给 `{callee}`（`{file}` 第 {line} 行）{where}。",
+    "ov_path_step_at3": "{k}. 第 {at} 行，`{caller}` 调用 `{callee}`，它定义在 `{file}` 第 {line} 行{where}。",
+    "ov_path_step_at4": "{k}. 接着 `{caller}` 在第 {at} 行调用 `{callee}`，这个{kind}从 `{file}` 第 {line} 行开始{where}。",
+    "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
+    "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",
+    "ov_path_unknown": "仓库映射解析不出入口发出的调用，文档也没有示例：后面各章从入口本身讲起。",
     "ov_path_none": "用户的调用从 `{first}`（`{file}` 第 {line} 行）开始；后面的章节逐部分展开它的工作。",
     "flow_head": "`{name}` 如何完成工作", "flow_intro": "工作按这个顺序进行：{chain}。",
     "flow_next": "调用从 `{caller}` 继续到 `{name}`，即 `{file}` 中的{kind}（第 {a}–{b} 行）。",
@@ -233,7 +244,7 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
     lines = part_lines(p, chapters, lang)
     out += [s["ov_arch_intro"].format(n=len(lines)), ""] + lines + [""]
     path = central_path(p, entries)
-    out += [f"## {s['ov_path']}", ""] + _path_walk(p, path, here, lang)
+    out += [f"## {s['ov_path']}", ""] + (_path_walk(p, path, here, lang) or _docs_walk(ex, s))
     seq = sequence_diagram(p, path)  # DIAGRAM SLOT
     if seq:
         out += [seq, ""]
@@ -294,9 +305,31 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     for k, (a, b) in enumerate(zip(path, path[1:]), 1):
         ch = here.get(b.rel)
         where = s["ov_path_where"].format(title=ch[1], ch=ch[0]) if ch else ""
-        out.append(s["ov_path_step"].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t),
-                                            file=b.rel, line=b.d.start_line, where=where))
-    return out + ["", s["ov_path_end"], ""]
+        at = call_line(p, a, b)
+        # the steps say the same thing four ways, so that six steps read as a walk, not a form
+        key = ("ov_path_step_at", "ov_path_step_at2", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 4] if at \
+            else "ov_path_step"
+        out.append(s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
+                                 file=b.rel, line=b.d.start_line, where=where))
+    out += [""]
+    beyond = unresolved_tail(p, path[-1]) if len(path) < 4 else None  # a short path: the map lost the way
+    if beyond:
+        out += [s["ov_path_beyond"].format(last=path[-1].name, call=beyond[0], at=beyond[1]), ""]
+    return out + [s["ov_path_end"], ""]
+
+
+def _docs_walk(ex: Example | None, s: dict[str, str]) -> list[str]:
+    """When the map resolves no call from where a user comes in (generic code, a macro-built API):
+    the way the first example's calls go, as the docs show it, and a plain word that the map
+    could not follow it (never an empty section)."""
+    if ex is None:
+        return [s["ov_path_unknown"], ""]
+    calls = list(dict.fromkeys(m.group(1) for m in re.finditer(r"(?<![\w$])([A-Za-z_$][\w$]*(?:::[A-Za-z_]\w*)?)!?\s*\(",
+                                                                ex.code)
+                               if m.group(1) not in ("if", "for", "while", "return", "match", "print", "println")))[:5]
+    if not calls:
+        return [s["ov_path_unknown"], ""]
+    return [s["ov_path_docs"].format(file=ex.rel, calls=_join([f"`{c}`" for c in calls], s)), ""]
 
 
 # ---------------------------------------------------------------- a chapter's flow
@@ -370,23 +403,30 @@ def reference_table(p: Project, syms: list[Sym], lang: str, shown: set[str] | No
     return out + [""]
 
 
-def closing(p: Project, key: list[Sym], nxt: dict[str, Any] | None, lang: str) -> list[str]:
+def closing(p: Project, key: list[Sym], nxt: dict[str, Any] | None, lang: str, n: int = 0) -> list[str]:
     """What the reader can now do, from the chapter's facts: trace its longest chain, find and
-    read its central symbol, know who depends on the most used one, and where to go next."""
+    read its central symbol, know who depends on the most used one, and where to go next; said
+    the n-th way (the chapter's number) in English, so that chapters do not close alike."""
+    from .variety import vary
+
     s = phrases(lang)
     t = _t(lang)
-    out = [f"## {s['can_now']}", "", s["can_intro"], ""]
+    out = [f"## {s['can_now']}", "", vary("can_intro", n, t) if lang != "zh" else s["can_intro"], ""]
+
+    def say(k: str, m: int) -> str:
+        return vary(k, m, t) if lang != "zh" else s[k]
+
     longest = longest_call_path(p, key)
     if len(longest) >= 2:
         via = s["can_via"].format(names=_join([f"`{x.name}`" for x in longest[1:-1]], s)) if len(longest) > 2 else ""
-        out.append(s["can_trace"].format(a=longest[0].name, b=longest[-1].name, via=via))
+        out.append(say("can_trace", n).format(a=longest[0].name, b=longest[-1].name, via=via))
     if key:
-        out.append(s["can_use"].format(name=key[0].name, file=key[0].rel, kind=kind_name(key[0].kind, t)))
+        out.append(say("can_use", n + 1).format(name=key[0].name, file=key[0].rel, kind=kind_name(key[0].kind, t)))
     used = sorted(((len(facts.resolved_users(p, x)), x) for x in key[:6]), key=lambda u: -u[0])
     if used and used[0][0] >= 2:
-        out.append(s["can_used"].format(name=used[0][1].name, n=used[0][0]))
+        out.append(say("can_used", n + 2).format(name=used[0][1].name, n=used[0][0]))
     if nxt:
-        out.append(s["can_next"].format(link=f"[{nxt.get('title')}]({nxt.get('id')}.md)"))
+        out.append(say("can_next", n + 3).format(link=f"[{nxt.get('title')}]({nxt.get('id')}.md)"))
     return out + [""]
 
 

@@ -164,6 +164,10 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
                            None)
         if subjects[i]:
             taken.add(str(subjects[i]).lower())
+    if lang == "en":  # an idea, not an inventory (issue 35): the names go inside the chapter
+        subjects = _idea_subjects(p, groups, subjects, alone)
+        return _distinct(groups, [s or t["title_part"].format(name=posixpath.basename(f[0]).rsplit(".", 1)[0])
+                                  for s, f in zip(subjects, groups)], t)
     titles: list[str] = []
     for i, files in enumerate(groups):
         subject = subjects[i]
@@ -179,6 +183,33 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
         else:
             title = t["title_part"].format(name=posixpath.basename(files[0]).rsplit(".", 1)[0])
         titles.append(title)
+    return _distinct(groups, titles, t)
+
+
+def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | None], alone: set[int]) -> list[str | None]:
+    """Each chapter's subject as an idea: the docs' heading that is about it, else its central
+    symbol's doc said as what it does, else its role's topic when it holds the role alone, else
+    another key symbol's doc, else its main flow (ideas.py), else the module subject; each once
+    in the book."""
+    from .ideas import doc_titles, flow_titles, heading_titles
+
+    central: list[bool] = []
+    heads, docs, flows = heading_titles(p, groups), doc_titles(p, groups, central), flow_titles(p, groups)
+    out: list[str | None] = []
+    used: set[str] = set()
+    for i in range(len(groups)):
+        role = subjects[i] if i in alone else None
+        # the central type's own doc before a role's topic; a method's doc after it (chi's `Mux`
+        # chapter is "Routing requests", not the doc of `Mux.Handle`)
+        ways = (heads[i], docs[i], role) if central[i] else (heads[i], role, docs[i])
+        pick = next((x for x in (*ways, flows[i], subjects[i]) if x and x.lower() not in used), None)
+        if pick:
+            used.add(pick.lower())
+        out.append(pick)
+    return out
+
+
+def _distinct(groups: list[list[str]], titles: list[str], t: dict[str, str]) -> list[str]:
     # still the same (two chapters with one module name and the same key names): say where
     seen: dict[str, int] = defaultdict(int)
     for tt in titles:

@@ -26,6 +26,7 @@ from .plan import assign_roles, chapter_roles, key_symbols
 from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
 from .spine import CONTAINERS
+from .variety import seed, steps_prose, vary
 
 
 def _section(md: str, title: str) -> str:
@@ -160,17 +161,20 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
         if raises:
             body += [f"**{t['raises']}**", ""] + raises + [""]
         text = "\n".join(body).strip()
-        out += [t["params_from_doc"], "", _quote(text) if zh else text, ""]
+        out += [vary("params_from_doc", seed(s.name), t), "", _quote(text) if zh else text, ""]
         return out
     if sig_params:
-        out += [t["params_from_sig_one" if len(sig_params) == 1 else "params_from_sig"].format(name=s.short), ""]
+        out += [vary("params_from_sig_one" if len(sig_params) == 1 else "params_from_sig", seed(s.name), t).format(name=s.short), ""]
         for x in sig_params:
             typ = t["param_type"].format(type=x.type) if x.type and "`" not in x.type else ""
             dflt = t["param_default"].format(default=x.default) if x.default and "`" not in x.default else ""
             out.append(f"- `{x.name}`{typ}{dflt}")
         out.append("")
     if ret and "`" not in ret:
-        out += [result_sentence(ret, t), ""]
+        said = result_sentence(ret, t)
+        if said == t["result_type"].format(ret=ret.strip()):
+            said = vary("result_type", seed(s.name, "ret"), t).format(ret=ret.strip())
+        out += [said + _cite_of(s), ""]
     return out
 
 
@@ -180,6 +184,18 @@ def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
     st = steps(code, s.lang)
     if len(st) < 2:
         return []
+    if t["lang"] == "en":  # a walk through the code in joined sentences, not a numbered form (issue 35)
+        said = []
+        for k, (kind, frag) in enumerate(st, 1):
+            if kind in ("try_do", "try_catch"):
+                acts, _, handler = frag.partition("\x1f")
+                again = "_again" if any(kk in ("try_do", "try_catch") for kk, _ in st[:k - 1]) else ""
+                said.append(t["step_" + kind + again].format(codes=join([f"`{a}`" for a in acts.split("\n")], t),
+                                                             handler=handler))
+                continue
+            seen = sum(1 for kk, _ in st[:k - 1] if kk == kind)
+            said.append(step_sentence(kind, frag.replace("`", "'"), seen, k == len(st), t))
+        return [steps_prose(said, seed(s.name, s.rel)) + _cite_of(s), ""]
     out = [steps_intro(s.short, len(st), t), ""]
     for k, (kind, frag) in enumerate(st, 1):
         if kind in ("try_do", "try_catch"):  # the block's actions, and what runs when they fail
@@ -202,17 +218,20 @@ def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]]
     inner = [c for c in calls if c.name not in in_chapter and here.get(c.rel, (me,))[0] == me]
     outer = [c for c in calls if here.get(c.rel, (me,))[0] != me]
     parts = []
+    n = seed(s.name, "calls")
     if local:
-        parts.append(t["calls_local" if len(local) > 1 else "calls_local1"].format(names=join([f"`{c.name}`" for c in local[:4]], t)))
+        parts.append(vary("calls_local" if len(local) > 1 else "calls_local1", n, t).format(
+            names=join([f"`{c.name}`" for c in local[:4]], t)))
     if inner:
-        parts.append(t["calls_inner"].format(names=join([f"`{c.name}`" for c in inner[:4]], t)))
+        parts.append(vary("calls_inner", n + 1, t).format(names=join([f"`{c.name}`" for c in inner[:4]], t)))
     by_ch: dict[str, list[Sym]] = {}
     for c in outer:
         by_ch.setdefault(here[c.rel][0], []).append(c)
     for cid, cs in sorted(by_ch.items()):
-        parts.append(t["calls_other"].format(names=join([f"`{c.name}`" for c in cs[:3]], t), ch=cid,
-                                             title=here[cs[0].rel][1]))
-    return [" ".join(parts), ""]
+        parts.append(vary("calls_other", n + 2 + len(parts), t).format(names=join([f"`{c.name}`" for c in cs[:3]], t),
+                                                                        ch=cid, title=here[cs[0].rel][1]))
+    text = " ".join(parts) + _cite_of(s)
+    return [text[:1].upper() + text[1:], ""]  # a sentence may open with a name list's code span
 
 
 def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ctx: dict[str, Any],
@@ -224,7 +243,7 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
     zh = t["lang"] == "zh"
     pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
     out: list[str] = []
-    where = lead or t["defined" if b > a else "defined_line"].format(name=s.name, kind=kind_name(s.kind, t),
+    where = lead or vary("defined" if b > a else "defined_line", seed(s.name, s.rel), t).format(name=s.name, kind=kind_name(s.kind, t),
                                                                      file=s.rel, a=a, b=b)
     if pd.summary:
         if zh:
@@ -264,7 +283,9 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
             alone.append(chain[0])
             continue
         head = chain[0]
-        out += [f"## {st['flow_head' if len(chain) > 1 else 'flow_head_one'].format(name=head.short)}", ""]
+        head_form = vary("flow_head", seed(head.name), t) if len(chain) > 1 and t["lang"] == "en" else \
+            st["flow_head" if len(chain) > 1 else "flow_head_one"]
+        out += [f"## {head_form.format(name=head.short)}", ""]
         if len(chain) > 2 and all(facts.calls(p, u, v.name) for u, v in zip(chain, chain[1:])):
             out += [st["flow_intro"].format(chain=" → ".join(f"`{x.name}`" for x in chain)), ""]
         for j, x in enumerate(chain):
@@ -274,12 +295,13 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
                 caller = next((c for c in chain[:j] if facts.calls(p, c, x.name)), None)
                 owner = next((c for c in chain[:j] if x.dotted.startswith(c.dotted + ".")), None)
                 if caller is not None:
-                    lead = st["flow_next"].format(caller=caller.name, name=x.name, kind=kind_name(x.kind, t),
+                    lead = (vary("flow_next", seed(x.name), t) if t["lang"] == "en" else st["flow_next"]).format(caller=caller.name, name=x.name, kind=kind_name(x.kind, t),
                                                   file=x.rel, a=a, b=b)
                 elif owner is not None:
                     form = "flow_member_short" if b - a < 5 else "flow_member_also" if any(  # said by its size, or as one more
                         c.dotted.startswith(owner.dotted + ".") for c in chain[:j]) else "flow_member"
-                    lead = st[form].format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
+                    lead = (vary(form, seed(x.name), t) if t["lang"] == "en" and form != "flow_member_short"
+                            else st[form]).format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
                                            file=x.rel, a=a, b=b, n=b - a + 1)
             out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead)
     if alone:
@@ -307,7 +329,7 @@ def _notes_block(pd: docstrings.DocParts, t: dict[str, str]) -> list[str]:
         return []
     zh = t["lang"] == "zh"
     lab = docstrings.LABELS["en"]
-    out = [t["notes_intro"], ""]
+    out = [vary("notes_intro", len(notes) + len(notes[0].text), t), ""]
     for n in notes:
         line = f"- **{lab.get(n.name, n.name)}{(' ' + n.type) if n.type else ''}**: {n.text}"
         out += [_quote(line) if zh else line, ""]
@@ -343,23 +365,36 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     if not roles_mod.is_general(phrase):  # an image that is not the code's own role teaches nothing
         out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
         if key:
-            out += [t["metaphor_tie"].format(name=key[0].name, phrase=phrase), ""]
+            out += [vary("metaphor_tie", num_of(ch), t).format(name=key[0].name, phrase=phrase), ""]
     # where this fits
     out += [f"## {t['fits']}", ""]
-    for f in ch["sources"]:
-        out.append(t["file_line"].format(file=f, n=p.size(f), lang=lang_name(p.lang(f))))
-    out.append("")
+    num = num_of(ch)
+    if t["lang"] == "en":  # the files in one sentence, said this chapter's way
+        srcs = list(ch["sources"])
+        langs = {lang_name(p.lang(f)) for f in srcs}
+        total = sum(p.size(f) for f in srcs)
+        which = "files_one" if len(srcs) == 1 else "files_many"
+        listed = join([f"`{f}`" for f in srcs[:6]], t) + (t["and_more"].format(n=len(srcs) - 6) if len(srcs) > 6 else "")
+        out += [vary(which, num, t).format(file=srcs[0] if srcs else "", files=listed, n=total,
+                                         lang=" and ".join(sorted(langs)) or "code"), ""]
+    else:
+        for f in ch["sources"]:
+            out.append(t["file_line"].format(file=f, n=p.size(f), lang=lang_name(p.lang(f))))
+        out.append("")
     taken_from = [line[2:] for line in _section(research, t["relations"]).splitlines()
                   if line.startswith("- ") and "](" in line]
     deps = list(ch.get("depends_on") or [])
     if deps:
-        out += [t["builds_on"].format(links=join([f"[{titles.get(d, d)}]({d}.md)" for d in deps], t)), ""]
+        out += [vary("builds_on", num, t).format(links=join([f"[{titles.get(d, d)}]({d}.md)" for d in deps], t)), ""]
     if taken_from:
-        out += [t["takes_from"], ""] + [f"- {x}" for x in taken_from[:5]] + [""]
+        out += [vary("takes_from", num, t), ""] + [f"- {x}" for x in taken_from[:5]] + [""]
     later = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
     if later:
-        line = t["used_by"].format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t))
-        out += [line.replace(") build on", ") builds on") if len(later) == 1 else line, ""]
+        line = vary("used_by", num, t).format(links=join([f"[{c.get('title')}]({c.get('id')}.md)" for c in later[:4]], t))
+        if len(later) == 1:
+            line = line.replace(") build on", ") builds on").replace(") come back", ") comes back").replace(
+                ") rely on", ") relies on").replace(") pick up", ") picks up")
+        out += [line[:1].upper() + line[1:], ""]
     out += diagrams.for_chapter(p, files, key, resolved_calls, t["lang"])  # the main path and key types, drawn from the map
     known = {str(g[0]).lower() for g in ctx.get(MEMORY, {}).get("glossary", [])}
     terms = _term_lines(key, known, t, p)
@@ -375,14 +410,14 @@ def write(ctx: dict[str, Any], p: Project) -> str:
             short = name.rsplit(".", 1)[-1]
             form = "usage_after" if not test else "usage_same_test" if test in said else \
                 "usage_in_test_more" if said else "usage_in_test"
-            after = t[form].format(test=test, name=short)
+            after = vary(form, seed(name, str(k)), t).format(test=test, name=short)
             said += [test] if test else []
-            out += [t["usage_intro" if k == 0 else "usage_intro_more"].format(name=name, file=rel, a=a), "",
+            out += [vary("usage_intro" if k == 0 else "usage_intro_more", seed(name, rel, str(k)), t).format(name=name, file=rel, a=a), "",
                     docstrings.fence(code, f"{lang} file={rel} lines={a}-{b}"), "", after, ""]
     others = [s for s in key_symbols(p, files, len(key) + 12) if s.name not in in_chapter][:12]
     out += story.reference_table(p, key + others, t["lang"], shown={x.name for x, *_ in syms})  # per-symbol detail: a table, not the body
     nxt = [c for c in outline_chapters(ctx) if ch["id"] in (c.get("depends_on") or [])]
-    out += story.closing(p, key, nxt[0] if nxt else None, t["lang"])
+    out += story.closing(p, key, nxt[0] if nxt else None, t["lang"], num)
     text = "\n".join(out)
     if zh:
         text = zh_punct.normalise(text)  # one language's punctuation at a time, code and quotes untouched
@@ -391,6 +426,21 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     text = re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
     text = _cited(text, p)
     return zh_punct.normalise(text) if zh else text  # the citations, too, in Chinese brackets
+
+
+def _cite_of(s: Sym) -> str:
+    """` ([file:a-b](source:file#La-Lb))`: the lines a paragraph about `s`'s body rests on (the
+    steps, the result, the calls are read from them; the map's names alone would not cite them)."""
+    d = getattr(s, "d", None)
+    if d is None:
+        return ""
+    a, b = d.start_line, d.end_line
+    return f" ([{s.rel}:{a}-{b}](source:{s.rel}#L{a}-L{b}))"
+
+
+def num_of(ch: dict[str, Any]) -> int:
+    """The chapter's number (`ch07` → 7): which way this chapter says a thing."""
+    return int(re.sub(r"\D", "", str(ch.get("id", ""))) or 0)
 
 
 def _cited(text: str, p: Project) -> str:

@@ -15,6 +15,11 @@ from ..steps import OUTLINE
 from .errors import ContractError
 from .jsonread import CHAPTER_RE, Reader, load, one_line, s_arr, s_int, s_obj, s_str
 from .mdtext import block_problem, normalise_block
+from .title_shape import name_title
+
+# of the chapters after the first, the share of titles that only name code an answer may have: more is an
+# inventory (issue 35 measured 91 % before), asked again; each such title is also a risk on the outline's card
+MAX_NAME_TITLES = 1 / 3
 
 
 def path_problem(p: str) -> str | None:
@@ -154,6 +159,22 @@ class OutlinePlan:
             raise r.fail("chapters", "chapters depend on each other in a cycle: " + " -> ".join(cycle))
         ids = iter(c.id for c in chapters)
         return cls(title, intro, tuple(chapters), tuple(PlannedPart(t, tuple(next(ids) for _ in range(n))) for t, n in parts))
+
+
+def inventory_titles(plan: OutlinePlan) -> ContractError | None:
+    """A model's plan whose chapter titles are an inventory (more than MAX_NAME_TITLES of those
+    after the first only name code), as the error the model is asked again with; None when the
+    titles say ideas. Only a model's answer is held to it: a person's outline, and the offline
+    planner's (which cannot answer differently when asked again), are theirs; the outline's card
+    lists every such title as a risk (pipeline/outline_checks.py)."""
+    rest = plan.chapters[1:]
+    named = [(c.id, c.title, why) for c in rest if (why := name_title(c.title, c.sources, project=plan.title))]
+    if len(named) <= MAX_NAME_TITLES * max(1, len(rest)):
+        return None
+    cid, ctitle, why = named[0]
+    return ContractError(f"{len(named)} of {len(plan.chapters)} chapter titles only name code, e.g. {cid} {ctitle!r} "
+                         f"({why}): a title says the idea the reader will understand (\"Routing a request\", \"How a "
+                         "command finds its subcommand\"), the names go inside the chapter", path=f"$.chapters[{cid}].title")
 
 
 OutlinePlan.SCHEMA = s_obj({

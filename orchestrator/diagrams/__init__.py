@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from ..authoring.project import Project, Sym
     from .generate import Calls
 
-__all__ = ["Diagram", "MermaidError", "for_chapter", "for_overview", "parse", "parts_block", "path_block", "render_svg"]
+__all__ = ["Diagram", "MermaidError", "for_chapter", "for_overview", "parse", "parts_block", "path_block", "render_svg",
+           "subsystems_block"]
 
 
 def render_svg(source: str, title: str = "", uid: str = "") -> str:
@@ -50,6 +51,14 @@ def parts_block(p: Project) -> str:
     from .generate import fenced, parts_graph
 
     return fenced(parts_graph(p))
+
+
+def subsystems_block(nodes: list[tuple[str, str]], edges: list[tuple[int, int, str]]) -> str:
+    """The ```mermaid block of the project's parts: (role, name) nodes and (from, to, name called)
+    edges, as authoring.overview groups them; '' when there is nothing to draw."""
+    from .generate import fenced, subsystems_graph
+
+    return fenced(subsystems_graph(nodes, edges))
 
 
 def path_block(path: list[Sym]) -> str:

@@ -49,8 +49,22 @@ _CAPTIONS = {
 }
 
 
+_FLOW_WAYS = ["The calls that `{name}` makes, as the repository map resolves them:", "What `{name}` calls, drawn from the map:",
+              "From `{name}`, the calls go this way:", "`{name}` and the calls it makes:",
+              "The map resolves these calls from `{name}`:", "Where a call to `{name}` leads:"]
+_CLASS_WAYS = ["The key types of this chapter and how they relate:", "The types at the centre of this chapter:",
+               "How this chapter's types fit together:", "Its main types, and what links them:",
+               "The types here and their relations:", "A picture of the types this chapter reads:"]
+
+
 def for_chapter(p: Project, files: list[str], key: list[Sym], calls: Calls, lang: str = "en") -> list[str]:
-    t = _CAPTIONS.get(lang, _CAPTIONS["en"])
+    t = dict(_CAPTIONS.get(lang, _CAPTIONS["en"]))
+    if lang != "zh" and files:  # English: each chapter says its captions its own way (issue 35)
+        import zlib
+
+        n = zlib.crc32(files[0].encode("utf-8"))
+        t["flow"] = _FLOW_WAYS[n % len(_FLOW_WAYS)]
+        t["classes"] = _CLASS_WAYS[n % len(_CLASS_WAYS)]
     out: list[str] = []
     flow = call_flow(p, files, key, calls)
     if flow:
@@ -96,7 +110,7 @@ def chain(path: list[Sym]) -> str | None:
     if len(path) < 2:
         return None
     edges = list(zip(path, path[1:], strict=False))
-    return _drawn(path[0], edges)[1]
+    return _sequence(path[0], edges)  # a path is told in time: always a sequence (issue 35)
 
 
 def _block(caption: str, mermaid: str) -> list[str]:
@@ -371,6 +385,27 @@ def _fitted(flowchart: str) -> str:
         return flowchart
     down = flowchart.replace("flowchart LR", "flowchart TB", 1)
     return down if width(down) < across else flowchart
+
+
+def subsystems_graph(nodes: list[tuple[str, str]], edges: list[tuple[int, int, str]]) -> str | None:
+    """The project's parts as a picture (issue 35): one node per part, labelled with its role and
+    the name a reader finds in the code (`Routing a request: Mux`; a part with no such name shows
+    its directory or file), and the few uses that matter, each labelled with the name it calls.
+    None for fewer than two parts or no edge."""
+    keep = [k for k, (_role, name) in enumerate(nodes) if name and (_SAFE.match(name) or _PATH_OK.match(name))]
+    keep = keep[:MAX_PARTS]
+    ids = {k: f"s{n}" for n, k in enumerate(keep)}
+    drawn = [(a, b, lab) for a, b, lab in edges if a in ids and b in ids and a != b]
+    if len(ids) < 2 or not drawn:
+        return None
+    lines = ["flowchart LR"]
+    for k in keep:
+        role, name = nodes[k]
+        role = re.sub(r'["`#|\[\](){}<>:;]', "", role).strip()
+        lines.append(f'    {ids[k]}["{role}: {name}"]' if role else f'    {ids[k]}["{name}"]')
+    for a, b, lab in drawn:
+        lines.append(f"    {ids[a]} -->|{lab}| {ids[b]}" if lab and _SAFE.match(lab) else f"    {ids[a]} --> {ids[b]}")
+    return _fitted("\n".join(lines) + "\n")
 
 
 def parts_graph(p: Project) -> str | None:

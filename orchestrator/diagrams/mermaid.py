@@ -71,7 +71,8 @@ class Diagram:
         its method (`Store` + `get()` → `Store.get`; `Store()` is the type itself); a member is
         `Class.member`; a trailing argument list is dropped."""
         what = {"flowchart": "node", "sequence": "participant", "class": "class"}[self.kind]
-        out = [(n.line, what, bare(n.label)) for n in self.nodes.values()]
+        # a node labelled with its role says the name after it: "Routing a request: Mux" shows `Mux`
+        out = [(n.line, what, bare(n.label.rsplit(": ", 1)[-1])) for n in self.nodes.values()]
         for e in self.edges:
             if not e.label:
                 continue

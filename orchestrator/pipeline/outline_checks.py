@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ..contracts.title_shape import name_title
 from ..errors import BookError
 from ..outline import Outline, parse
 
@@ -32,6 +33,9 @@ def outline_risks(text: str) -> list[str]:
         seen.setdefault(key, c.id)
         if not c.sources:
             risks.append(f"{c.id} ({c.title}) cites no source file: it would be written from nothing")
+        why = name_title(c.title, list(c.sources), project=o.title)
+        if why:  # issue 35: a title says what the reader will understand; the names go inside
+            risks.append(f"{c.id}'s title {c.title!r} only names code ({why}): say the idea the chapter explains")
     risks += [f"dependency cycle: {' → '.join(cyc)}" for cyc in _cycles({c.id: list(c.depends_on) for c in o.chapters})]
     return risks + part_risks(o)
 

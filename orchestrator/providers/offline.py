@@ -304,7 +304,15 @@ def edit(ctx, t):
     sections = [line[3:] for line in lines if line.startswith("## ")]
     # After the opening paragraph, tell the reader what is ahead (the panel's newcomer asks for it).
     head_end = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
-    toc = ["", t["final_intro"], ""] + [f"- {s}" for s in sections] + [""]
+    intro = t["final_intro"]
+    if t.get("in_chapter") == "In this chapter":  # English: chapters do not all announce their contents alike
+        from ..authoring.variety import VARY_EN
+
+        ways = ["What you will find in this chapter:", "In this chapter:", "What follows:", "The sections ahead:",
+                "This chapter covers:", "Ahead, in order:"]
+        num = int(re.sub(r"\D", "", str(ctx.get("chapter", {}).get("id", ""))) or 0)
+        intro = VARY_EN.get("final_intro", ways)[num % len(ways)]
+    toc = ["", intro, ""] + [f"- {s}" for s in sections] + [""]
     out = lines[:head_end] + toc + lines[head_end:]
     text = "\n".join(out)
     text = re.sub(r"\n{3,}", "\n\n", text)

@@ -71,7 +71,8 @@ def answer(request: dict, draft_words: int = 0) -> str:
         # Chapter i builds on the last chapter of the previous batch: dependencies point backwards.
         from .role_shape import in_parts, overview_title, parts_intro
 
-        chapters = [{"id": f"ch{i + 1:02d}", "title": f"The {p.rsplit('/', 1)[-1][:-3]} module",
+        # a careful model's titles say the idea, never only the module's name (issue 35)
+        chapters = [{"id": f"ch{i + 1:02d}", "title": f"What {p.rsplit('/', 1)[-1][:-3]} does for its callers",
                      "batch": i // per_batch + 1, "summary": f"How {p} works.",
                      "depends_on": [f"ch{(i // per_batch) * per_batch:02d}"] if i >= per_batch else [],
                      "sources": [p]} for i, p in enumerate(paths)]

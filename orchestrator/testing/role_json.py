@@ -41,7 +41,7 @@ def _outline(system: str, prompt: str) -> dict[str, Any]:
     cap = re.search(r"at most (\d+) chapters", system + prompt, re.I)
     paths = [p for p in paths if not p.endswith("__init__.py")][: int(cap.group(1)) if cap else 8] or paths[:1]
     title_m = re.search(r'Propose the outline of "(.+?)"', prompt)
-    chapters = [{"id": f"ch{i + 1:02d}", "title": f"The {p.rsplit('/', 1)[-1][:-3]} module", "batch": i // per_batch + 1,
+    chapters = [{"id": f"ch{i + 1:02d}", "title": f"What {p.rsplit('/', 1)[-1][:-3]} does for its callers", "batch": i // per_batch + 1,
                  "summary": f"How {p} works.", "goals": [f"Explain what {p} does and why"],
                  "depends_on": [f"ch{(i // per_batch) * per_batch:02d}"] if i >= per_batch else [], "sources": [p]}
                 for i, p in enumerate(paths)]

@@ -1,0 +1,371 @@
+"""Chapter titles that name an idea, not an inventory (issue 35): what the reader will
+understand, in the project's own vocabulary, with the symbol names left for the chapter.
+
+Two sources, best first:
+
+- the docs' own headings: the README's and guides' sections ("Commands and Groups", "Sharing
+  state with handlers"), each matched to the chapter whose key names its text mentions most,
+  and more than any other chapter's (a section about everything names nobody's chapter);
+- the chapter's main flow: the best verb-object method on its chain of calls, said as what it
+  does (`Group.resolve_command` → "How a group resolves its command", `node.FindRoute` → "How a
+  node finds a route").
+
+A title either source gives is held to contracts.title_shape (not a module's name, not a list
+of symbols); a chapter neither source fits keeps the role or module subject titles.py gives."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ..contracts.title_shape import _IDENT, name_title
+from .plan import key_symbols
+from .project import Project, Sym, project_name
+
+# headings every project has, which say nothing about one chapter's idea
+GENERIC_HEADINGS = frozenset("""
+installation install installing license licence contributing contributors contribute example examples usage features
+contents table-of-contents api api-reference reference changelog changes credits support tests quickstart quick-start
+getting-started documentation docs links security sponsors sponsor backers faq status benchmarks benchmark performance
+introduction overview motivation community acknowledgements acknowledgments authors requirements dependencies
+see-also notes todo roadmap versions version release-notes releases migration upgrading help people philosophy goals
+design summary conclusion more related-projects related who-uses-it code-of-conduct donate development building
+testing-the-library running-tests questions issues resources guide tutorial tutorials what-next next-steps history
+about features-overview description setup configuration-reference project-links in-the-wild alternatives
+""".split())
+MAX_HEADING_WORDS = 6
+# a heading with one of these words is about the project's people, history or pitfalls, not an idea of its code
+_OFF_WORDS = frozenset({"welcome", "why", "debugging", "troubleshooting", "limitation", "limitations", "useful", "remarks",
+                        "caveats", "caveat", "note", "notes", "deprecated", "deprecation", "breaking", "migration",
+                        "migrating", "faq", "what", "how", "your", "you", "tips", "gotchas", "known", "issues", "requires", "thanks", "license",
+                        "sponsors", "install", "installing", "installation", "contributing", "changelog", "v1", "v2"})
+_MD_HEAD = re.compile(r"^(#{1,4})\s+(.+?)\s*#*\s*$")
+_RST_UNDER = re.compile(r"^([=\-~^*+#\"'`])\1{2,}\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def doc_sections(p: Project) -> list[tuple[str, str, str]]:
+    """(heading, section text, file) of the README's and guides' sections, in reading order; a
+    deep heading (a detail: `###`, an rST third underline) is marked with a leading '+'."""
+    key = ("doc_sections",)
+    if key in p._keys:
+        return list(p._keys[key])
+    from .overview import info_of
+
+    info = info_of(p)
+    out: list[tuple[str, str, str]] = []
+    if info is not None:
+        for rel in ([info.readme] if info.readme else []) + list(info.docs[:40]):
+            try:
+                text = info.read(rel)
+            except OSError:
+                continue
+            out += _sections(text, rel)
+    p._keys[key] = out
+    return list(out)
+
+
+def _sections(text: str, rel: str) -> list[tuple[str, str, str]]:
+    lines = text.splitlines()
+    heads: list[tuple[int, str]] = []
+    unders: list[str] = []  # rST: the underline characters in the order the file uses them
+    fenced = False
+    for i, ln in enumerate(lines):
+        if _FENCE.match(ln):
+            fenced = not fenced
+        if fenced:
+            continue
+        m = _MD_HEAD.match(ln)
+        if m:
+            heads.append((i, ("+" if len(m.group(1)) >= 3 else "") + m.group(2)))
+        elif i and _RST_UNDER.match(ln) and lines[i - 1].strip() and len(ln.strip()) >= len(lines[i - 1].strip()) - 1 \
+                and not _RST_UNDER.match(lines[i - 1]):
+            under = ln.strip()[0]
+            if under not in unders:
+                unders.append(under)
+            heads.append((i - 1, ("+" if unders.index(under) >= 2 else "") + lines[i - 1].strip()))
+    out = []
+    for k, (at, head) in enumerate(heads):
+        end = heads[k + 1][0] if k + 1 < len(heads) else len(lines)
+        out.append((head, "\n".join(lines[at + 1:end]), rel))
+    return out
+
+
+def clean_heading(head: str) -> str:
+    """The heading as a title: links to their text, emphasis and emoji off; '' when it is code,
+    a question, a generic heading or too long to be a title."""
+    h = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", head)
+    if re.search(r"\w[.#:]\w|\(\)", h) or any(_IDENT.match(w.strip(",:;!?")) for w in h.split()):
+        return ""  # a heading that names code (`ky.stop`, `AxiosHeaders#set`) is a reference entry, not an idea
+    h = re.sub(r"[*_]{1,2}([^*_]+)[*_]{1,2}", r"\1", h)
+    h = re.sub(r"[^\w\s,'’&/-]", " ", h) if "`" not in h and "(" not in h else ""
+    h = " ".join(h.split()).strip(" -,&/")
+    words = h.split()
+    if not words or len(words) > MAX_HEADING_WORDS or h.endswith("?") or re.match(r"^\d", h):
+        return ""
+    if "-".join(w.lower() for w in words) in GENERIC_HEADINGS or words[0].lower() in ("v", "version") \
+            or any(w.lower() in _OFF_WORDS for w in words):
+        return ""
+    if not re.search(r"[A-Za-z]{3,}", h):
+        return ""
+    return h[:1].upper() + h[1:]
+
+
+def _shares_words(head: str, vocab: set[str]) -> bool:
+    heads = {w[:5] for w in _words(head) if len(w) > 3 and w not in ("with", "from", "your", "into", "using")}
+    return bool(heads & {v[:5] for v in vocab if len(v) > 3})
+
+
+def _mentions(text: str, name: str) -> int:
+    return len(re.findall(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text))
+
+
+def heading_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
+    """Each chapter's docs heading, or None: the section whose text names the chapter's key names
+    most, and mostly the chapter's (a heading is used once; the strongest matches first)."""
+    sections = [(h, text, head.startswith("+")) for head, text, _rel in doc_sections(p)
+                if (h := clean_heading(head.lstrip("+")))]
+    if not sections:
+        return [None] * len(groups)
+    names = []
+    for files in groups:
+        ks = [s for s in key_symbols(p, files, 12) if len(s.short) >= 3 and s.short.lower() not in _WEAK_NAMES]
+        names.append([(s.short, 1.0 / (1.0 + 0.25 * k)) for k, s in enumerate(ks)])
+    own = project_name(p.root)
+    # the chapter's own words: its key names' and files' (a heading must say one of them)
+    vocab = [{w for n, _w in ns for w in _words(n)} | {w for f in files for w in _words(f.rsplit(".", 1)[0].replace("/", " "))}
+             for ns, files in zip(names, groups)]
+    scores: list[tuple[float, int, int]] = []
+    for si, (head, text, deep) in enumerate(sections):
+        body = head + "\n" + text
+        per = [sum(w * min(3, _mentions(body, n)) for n, w in ns) for ns in names]
+        total = sum(per) or 1.0
+        for gi, m in enumerate(per):
+            if m < 1.5:
+                continue
+            share = m / total
+            if share < 0.4:
+                continue  # the section is about several chapters: no one's title
+            in_head = sum(1 for n, _w in names[gi] if _mentions(head, n))
+            scores.append(((share * math.log2(1 + m) + 0.5 * in_head) * (0.6 if deep else 1.0), si, gi))
+    out: list[str | None] = [None] * len(groups)
+    used: set[str] = set()
+    for _sc, si, gi in sorted(scores, key=lambda x: (-x[0], x[1], x[2])):
+        head = sections[si][0]
+        if out[gi] is not None or head.lower() in used or head.lower() == own.lower():
+            continue
+        if name_title(head, groups[gi], {n for n, _w in names[gi]}, own) or not _shares_words(head, vocab[gi]):
+            continue
+        out[gi] = head
+        used.add(head.lower())
+    return out
+
+
+_WEAK_NAMES = frozenset({"new", "init", "main", "get", "set", "run", "call", "use", "default", "index", "setup", "test",
+                         "string", "name", "value", "data", "type", "error", "err", "self", "this", "args"})
+
+# verbs a method name may open with, and how a title says them
+VERBS = {
+    "find": "finds", "resolve": "resolves", "dispatch": "dispatches", "handle": "handles", "route": "routes",
+    "serve": "serves", "parse": "parses", "build": "builds", "create": "creates", "render": "renders", "send": "sends",
+    "write": "writes", "read": "reads", "load": "loads", "save": "saves", "insert": "inserts", "search": "searches",
+    "update": "updates", "remove": "removes", "match": "matches", "invoke": "invokes", "run": "runs",
+    "execute": "executes", "register": "registers", "mount": "mounts", "compile": "compiles", "encode": "encodes",
+    "decode": "decodes", "serialize": "serializes", "deserialize": "deserializes", "format": "formats",
+    "validate": "validates", "convert": "converts", "wrap": "wraps", "complete": "completes", "generate": "generates",
+    "open": "opens", "connect": "connects", "listen": "listens", "accept": "accepts", "process": "processes",
+    "emit": "emits", "apply": "applies", "merge": "merges", "compose": "composes", "extract": "extracts",
+    "redirect": "redirects", "fetch": "fetches", "select": "selects", "filter": "filters", "query": "queries",
+    "store": "stores", "lookup": "looks up", "schedule": "schedules", "spawn": "spawns",
+    "collect": "collects", "prepare": "prepares", "finalize": "finalizes", "bind": "binds", "consume": "consumes",
+    "produce": "produces", "transform": "transforms", "evaluate": "evaluates", "insert_route": "inserts a route",
+    "make": "makes", "add": "adds", "print": "prints", "log": "logs", "format_help": "formats its help",
+    "install": "installs", "configure": "configures", "dump": "dumps", "flush": "flushes", "close": "closes",
+    "upgrade": "upgrades", "stream": "streams", "negotiate": "negotiates", "authenticate": "authenticates",
+    "sign": "signs", "verify": "verifies", "cache": "caches", "retry": "retries", "lex": "lexes", "scan": "scans",
+    "tokenize": "tokenizes", "expand": "expands", "layout": "lays out", "draw": "draws", "paint": "paints",
+}
+_OBJECT_STOP = frozenset({"by", "with", "if", "or", "and", "to", "from", "for", "impl", "internal", "all", "async", "sync"})
+
+
+def _words(name: str) -> list[str]:
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name.strip("_"))
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", name) if w]
+
+
+def _article(noun: str) -> str:
+    low = noun.lower()
+    if low.startswith(("us", "uri", "url", "uni", "use", "one")):
+        return "a"  # a URL, a user, a unit: said with a consonant
+    return "an" if low[:1] in "aeiou" else "a"
+
+
+# the last word of a method name that is no thing a reader could picture
+_NOT_NOUNS = frozenset({"accessible", "ready", "read", "write", "info", "str", "impl", "inner", "ok", "err", "mut", "ref",
+                        "all", "any", "once", "now", "sync", "async", "raw", "internal", "unchecked", "unsafe", "opt",
+                        "func", "fn", "cb", "callback", "helper", "data", "value", "values", "item", "items",
+                        "it", "this", "self", "to", "from", "with", "by", "if", "or", "and", "in", "on"})
+
+
+_NOT_OBJECTS = frozenset({"multiple", "all", "one", "many", "single", "async", "sync", "internal", "new", "default", "raw",
+                          "impl", "inner", "once", "now", "later", "each", "every", "more", "next", "prev"})
+
+
+def flow_title(s: Sym, project: str = "") -> str:
+    """'How a group resolves its command' from `Group.resolve_command`; '' when the name does not
+    open with a verb and an object (`toJson`, `wsgi_app`)."""
+    raw = [w for w in re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", s.short.strip("_")).split("_") if w]
+    words = [w.lower() for w in raw]
+    if len(words) < 2 or words[0] not in VERBS or any(w in _OBJECT_STOP or w in _NOT_OBJECTS for w in words[1:4]):
+        return ""
+    obj = " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in raw[1:4])
+    owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+    owner = owner.rsplit(".", 1)[-1].strip("*&") if owner else ""
+    subject = " ".join(_words(owner)) if owner and re.fullmatch(r"[A-Za-z_]\w*", owner) else ""
+    if raw[-1].lower() in _NOT_NOUNS or len(raw[-1]) < 3 or words[1] in ("no", "not", "non", "unsupported", "deferred") \
+            or raw[-1].lower() in ("exception", "error", "name", "size", "header", "limits", "len", "count"):
+        return ""  # `make_accessible`, `poll_ready`, `write_str`: no thing the reader could picture
+    if owner and re.search(r"(?:Io|IO|Ext|Impl|Helper|Helpers|Guide|Utils?|Internal|Inner|Builder|Visitor|Future)$", owner):
+        return ""  # a helper type's method says how the code is arranged, not what the project does
+    verb = VERBS[words[0]]
+    if subject:
+        if obj.lower() in subject or subject in obj.lower():
+            return ""
+        who = owner if project and owner.lower() == project.lower() else f"{_article(subject)} {subject}"
+        return f"How {who} {verb} {'its' if len(words) == 2 else 'the'} {obj}"
+    return f"{_gerund(words[0]).capitalize()} {_article(obj)} {obj}"
+
+
+def _gerund(verb: str) -> str:
+    if verb in ("lookup", "layout"):
+        return {"lookup": "looking up", "layout": "laying out"}[verb]
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye")):
+        return verb[:-1] + "ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb) and len(verb) <= 4:
+        return verb + verb[-1] + "ing"  # run → running, map → mapping
+    return verb + "ing"
+
+
+def flow_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
+    """Each chapter's main flow said as an idea, or None: the best-ranked verb-object method (or
+    function) among its key symbols that calls another key symbol, else any of them."""
+    out: list[str | None] = []
+    used: set[str] = set()
+    own = project_name(p.root)
+    for files in groups:
+        key = key_symbols(p, files, 12)
+        # beyond the key names, the methods of the chapter's key types: their flows are the chapter's
+        owners = {s.dotted for s in key[:5] if s.kind in ("class", "struct", "interface", "trait", "type")}
+        key += [s for s in p.symbols(within=files) if s.kind == "method" and s not in key
+                and s.dotted.rsplit(".", 1)[0] in owners][:40]
+        names = {s.short for s in key}
+        best = None
+        for s in key:
+            if s.kind not in ("method", "function") or s.short.startswith("_"):
+                continue
+            t = flow_title(s, own)
+            if t and t.lower() not in used and not name_title(t, files, names, own):
+                best = t
+                break
+        if best:
+            used.add(best.lower())
+        out.append(best)
+    return out
+
+
+# verbs that open a doc comment but say nothing of what the code is for
+_WEAK_VERBS = frozenset({"returns", "gets", "sets", "is", "has", "was", "does", "represents", "holds", "describes",
+                         "defines", "contains", "implements", "provides", "stores", "exposes", "allows", "lets",
+                         "can", "may", "should", "will", "must", "uses", "calls", "wraps", "creates", "reports",
+                         "tells", "checks", "determines", "indicates", "specifies", "overrides", "satisfies"})
+# what a doc's first verb may be for its sentence to name the code's job
+DOC_VERBS = frozenset(v for v in VERBS.values() if " " not in v) | frozenset({
+    "limits", "logs", "stops", "gzips", "compresses", "marks", "prints", "recovers", "throttles", "times", "strips",
+    "starts", "sanitizes", "escapes", "caches", "counts", "measures", "traces", "guards", "protects", "rewrites",
+    "sorts", "joins", "splits", "copies", "moves", "renames", "watches", "notifies", "signals", "tracks", "records"})
+_DOC_CUT = re.compile(r"[,;:(.!?]|\s(?:that|which|when|if|so|and then|unless|because|by|using|via|as|"
+                      r"and (?:returns?|sets|gets|then|also|optionally))\s|\s-\s")
+
+
+def doc_title(s: Sym) -> str:
+    """'Limiting requests' from "Throttle is a middleware that limits requests."; '' when the doc's
+    first sentence does not say what the code does with a verb and an object."""
+    first = re.split(r"(?<=[.!?])\s", " ".join(s.d.doc.split()), maxsplit=1)[0] if s.d.doc else ""
+    first = re.sub(r"`([^`]*)`", r"\1", first)
+    m = re.match(rf"^(?:the )?{re.escape(s.short)}\s+(?:is|are)\s+(?:a|an|the)\s+[\w\s-]*?\s(?:that|which|to)\s+(\w+)\s+(.+)$",
+                 first, re.I) or re.match(rf"^(?:{re.escape(s.short)}\s+)?([A-Z]?[a-z]+s)\s+(.+)$", first)
+    if not m:
+        return ""
+    verb, rest = m.group(1).lower(), m.group(2)
+    if verb in _WEAK_VERBS or verb not in DOC_VERBS:
+        return ""
+    base = verb[:-3] + "y" if verb.endswith("ies") else verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes", "zes")) \
+        else verb[:-1]
+    obj = _DOC_CUT.split(" " + rest, maxsplit=1)[0].split()
+    while obj and obj[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):
+        obj.pop()
+    if not obj or len(obj) > 6 or not re.fullmatch(r"[A-Za-z -]+", " ".join(obj)) \
+            or any(len(w) < 2 or w.lower() in ("given", "this", "these", "that", "such", "like", "similar") for w in obj) \
+            or any(w[:1].isupper() and not w.isupper() for w in obj):  # a name of the code, not what it does
+        return ""
+    return f"{_gerund(base).capitalize()} {' '.join(obj)}"
+
+
+def doc_noun_title(s: Sym) -> str:
+    """'Simple HTTP route multiplexer' from "Mux is a simple HTTP route multiplexer that …",
+    'Generated annotation on a declaration' from "A generated annotation on a declaration.": what
+    the maintainers say the thing is, when they say it in a few words; '' otherwise."""
+    first = re.split(r"(?<=[.!?])\s", " ".join(s.d.doc.split()), maxsplit=1)[0] if s.d.doc else ""
+    first = re.sub(r"`([^`]*)`", r"\1", first)
+    m = re.match(rf"^(?:the\s+)?{re.escape(s.short)}\s+(?:is|are|represents)\s+(?:a|an|the)\s+(.+)$", first, re.I) \
+        or re.match(r"^(?:A|An)\s+(.+)$", first)
+    if not m:
+        return ""
+    words = _DOC_CUT.split(" " + m.group(1), maxsplit=1)[0].split()
+    while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):
+        words.pop()
+    if not 2 <= len(words) <= 7 or not re.fullmatch(r"[A-Za-z -]+", " ".join(words)) \
+            or any(w[:1].isupper() and not w.isupper() for w in words) \
+            or words[0].lower() in ("way", "thing", "type", "function", "method", "helper", "wrapper", "convenience"):
+        return ""
+    return words[0][:1].upper() + " ".join(words)[1:]
+
+
+def doc_titles(p: Project, groups: list[list[str]], central: list[bool] | None = None) -> list[str | None]:
+    """Each chapter's idea in its maintainers' words, or None: the first of its key symbols whose
+    doc's first sentence says what it does (doc_title), else what its first one or two are
+    (doc_noun_title). `central`, when given, is filled with whether the words are the chapter's
+    central symbol's (its first key symbol): a method's doc says less of a chapter than its type's."""
+    out: list[str | None] = []
+    used: set[str] = set()
+    own = project_name(p.root)
+    for files in groups:
+        top = key_symbols(p, files, 4)
+        key = [s for s in top if s.d.doc and not s.short.startswith("_")]
+        names = {s.short for s in key}
+        found = next(((t, s) for s in key if (t := doc_title(s)) and t.lower() not in used
+                      and not name_title(t, files, names, own)), None) or \
+            next(((t, s) for s in key[:2] if (t := doc_noun_title(s)) and t.lower() not in used
+                  and not name_title(t, files, names, own)), None)
+        if found:
+            used.add(found[0].lower())
+        out.append(found[0] if found else None)
+        if central is not None:
+            central.append(found is not None and bool(top) and found[1] is top[0])
+    return out
+
+
+def idea_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
+    """Each chapter's idea title (English), or None: the docs' heading, else its maintainers' doc,
+    else its main flow; each used once in the book."""
+    out: list[str | None] = []
+    heads, docs, flows = heading_titles(p, groups), doc_titles(p, groups), flow_titles(p, groups)
+    used: set[str] = set()
+    for h, d, f in zip(heads, docs, flows):
+        t = next((x for x in (h, d, f) if x and x.lower() not in used), None)
+        if t:
+            used.add(t.lower())
+        out.append(t)
+    return out

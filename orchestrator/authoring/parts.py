@@ -1,0 +1,81 @@
+"""The picture of the project's parts (issue 35): the planner's parts (its chapters' files,
+grouped from the map's call graph), each labelled with its role and the name a reader finds
+there, and the few uses between them that matter — not the file import graph."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .project import Project
+
+MAX_PARTS = 12  # nodes of the picture of the parts: more is a map, not a picture
+
+
+def architecture_diagram(p: Project, chapters: list[dict[str, Any]], lead: str = "Entry points") -> str:
+    """The project's parts as a Mermaid block, or '' (no diagram): one node per part the planner
+    grouped from the map's call graph (a chapter's files), labelled with its role (the chapter's
+    idea; `lead` for chapter 1's, where a user comes in) and the name a reader finds there, and
+    the few uses that matter between them, each labelled with the name it calls (issue 35)."""
+    from .. import diagrams
+    from .plan import group_graph
+
+    groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chapters]
+    idx = [i for i, g in enumerate(groups) if g]
+    if len(idx) < 2:
+        return diagrams.parts_block(p)
+    rank = p.map.file_rank()
+    if len(idx) > MAX_PARTS:  # the best-ranked parts, chapter 1's always
+        idx = sorted(sorted(idx, key=lambda i: (i != 0, -sum(rank.get(f, 0.0) for f in groups[i])))[:MAX_PARTS])
+    gs = [groups[i] for i in idx]
+    gg = group_graph(p, gs)
+    nodes = [(lead if i == 0 else _role_label(str(chapters[i].get("title") or "")), _part_name(p, g))
+             for i, g in zip(idx, gs)]
+    total = {a: sum(gg.get(a, {}).values()) for a in range(len(gs))}
+    chosen: list[tuple[int, int]] = []
+    for a in range(len(gs)):  # each part's strongest use, when it is a real share of what it uses
+        best = max(sorted(gg.get(a, {}).items()), key=lambda x: x[1], default=None)
+        if best and best[1] >= 0.25 * total[a]:
+            chosen.append((a, best[0]))
+    pairs = sorted(((w, x, y) for x in gg for y, w in gg[x].items()), key=lambda t: (-t[0], t[1], t[2]))
+    top = pairs[0][0] if pairs else 0.0
+    for w, a, b in pairs:
+        if len(chosen) >= len(gs) or w < 0.2 * top:  # about one use per part: the few that matter
+            break
+        if (a, b) not in chosen and (b, a) not in chosen:
+            chosen.append((a, b))
+    edges = [(a, b, _called(p, gs[a], gs[b])) for a, b in chosen]
+    return diagrams.subsystems_block(nodes, edges)
+
+
+def _role_label(title: str) -> str:
+    words = re.sub(r"[`*]", "", title).split()
+    return " ".join(words[:5]) + ("…" if len(words) > 5 else "")
+
+
+def _part_name(p: Project, files: list[str]) -> str:
+    """The name a reader finds first in a part: its best-ranked type or function (an exported one
+    first), else its directory or, last, its file."""
+    from .plan import key_symbols
+
+    key = [s for s in key_symbols(p, files, 8) if re.fullmatch(r"[A-Za-z_$][\w$]*", s.short)
+           and s.kind in ("class", "struct", "interface", "trait", "function", "enum", "type", "macro")]
+    for s in sorted(key, key=lambda s: (not s.d.exported, s.short.startswith("_"))):  # exported first, any after
+        return s.short
+    dirs = {f.rsplit("/", 1)[0] + "/" for f in files if "/" in f}
+    return dirs.pop() if len(dirs) == 1 and len(files) > 1 else files[0]
+
+
+def _called(p: Project, src: list[str], dst: list[str]) -> str:
+    """The name of `dst` that the files of `src` reference most: what the use is for."""
+    from collections import Counter
+
+    defined = {d.name for f in dst for d in p.map.files[f].definitions  # what is called or built, not a constant
+               if d.kind in ("function", "class", "struct", "interface", "trait", "type", "enum", "macro") and len(d.name) > 2
+               and re.fullmatch(r"[A-Za-z_$][\w$]*", d.name) and not d.name.startswith("_")}
+    counts: Counter[str] = Counter()
+    for f in src:
+        for name, n in p.map.files[f].references.items():
+            if name in defined:
+                counts[name] += n
+    return max(sorted(counts), key=lambda n: counts[n]) if counts else ""

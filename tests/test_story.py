@@ -1,0 +1,138 @@
+"""Issue 35: a book that tells the story. Titles say an idea (never only a module's name or a
+list of symbols), for both planners and in the outline checks; completion scripts and generated
+code are a section, not chapters; the picture of the parts is the planner's parts labelled by
+role, not the file graph; the prose is measured for sentences that share one shape."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from orchestrator.authoring import project as project_mod
+from orchestrator.contracts.errors import ContractError
+from orchestrator.contracts.title_shape import name_title
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+
+@pytest.mark.parametrize("title,sources,why", [
+    ("Termui — prompt and style", ["click/termui.py"], "lists names"),
+    ("Provider — JSONProvider and DefaultJSONProvider", ["flask/json/provider.py"], "lists names"),
+    ("Termui", ["click/termui.py"], "module's name"),
+    ("Throttle middleware", ["middleware/throttle.go"], "module's name"),
+    ("The router module", ["router.go"], "module's name"),
+    ("`Router`", ["router.go"], "only code names"),
+])
+def test_an_inventory_title_is_told_apart(title: str, sources: list[str], why: str):
+    # `prompt` and `style` read as English unless the code's names are known (the benchmark knows them)
+    assert why in name_title(title, sources, {"prompt", "style"}), title
+
+
+@pytest.mark.parametrize("title,sources", [
+    ("Routing a request", ["mux.go"]),
+    ("How a command finds its subcommand", ["command.go"]),
+    ("The application context", ["flask/ctx.py"]),
+    ("Limiting requests", ["middleware/throttle.go"]),
+    ("click at a glance", ["click/decorators.py"]),
+])
+def test_an_idea_is_a_title(title: str, sources: list[str]):
+    assert name_title(title, sources, project="click") == "", title
+
+
+def _plan(titles: list[str]) -> dict:
+    chapters = [{"id": f"ch{i + 1:02d}", "title": t, "batch": 1, "summary": "s", "goals": ["g"], "depends_on": [],
+                 "sources": [f"{t.split()[1 if t.endswith(' module') else -1].lower()}.py"]} for i, t in enumerate(titles)]
+    return {"title": "A book", "intro": "", "parts": [{"title": "All", "chapters": chapters}]}
+
+
+def test_a_models_plan_with_inventory_titles_is_asked_again_a_persons_is_kept():
+    import json
+
+    from orchestrator.agents.structured import structured_answer
+    from orchestrator.contracts.outline import OutlinePlan, inventory_titles
+
+    inventory = _plan(["The big picture", "The store module", "The wal module", "Ready"])
+    with pytest.raises(ContractError, match="only name code"):
+        structured_answer("outline", json.dumps(inventory), {"language": "en"})
+    assert len(OutlinePlan.from_json(inventory).chapters) == 4  # a person's (or the offline) outline still reads
+    # a share: one module's name among five ideas is a choice, not an inventory
+    ok = OutlinePlan.from_json(_plan(["The big picture", "Writing a record to the log", "Replaying the log",
+                                      "Finding a key fast", "Compacting old tables", "Store"]))
+    assert inventory_titles(ok) is None
+
+
+def test_the_outline_card_names_an_inventory_title(tmp_path: Path):
+    from orchestrator.pipeline.outline_checks import outline_risks
+
+    text = ("# Outline\n\nIntro.\n\n```yaml\ntitle: A book\nchapters:\n"
+            "- id: ch01\n  title: A at a glance\n  batch: 1\n  summary: s\n  depends_on: []\n  sources: [a.py]\n"
+            "- id: ch02\n  title: Provider — JSONProvider and DefaultJSONProvider\n  batch: 1\n  summary: s\n"
+            "  depends_on: []\n  sources: [provider.py]\n```\n")
+    risks = outline_risks(text)
+    assert any("ch02" in r and "only names code" in r for r in risks), risks
+
+
+GO_MOD = "module example.com/kit\n\ngo 1.22\n"
+
+
+def _cobra_like(root: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / "go.mod").write_text(GO_MOD)
+    (root / "command.go").write_text(
+        "package kit\n\n// Command is a command.\ntype Command struct {\n\tName string\n\tsubs []*Command\n}\n\n"
+        "// Execute runs the command.\nfunc (c *Command) Execute() error {\n\treturn c.find(\"x\").run()\n}\n\n"
+        "func (c *Command) find(name string) *Command {\n\tfor _, s := range c.subs {\n\t\tif s.Name == name {\n"
+        "\t\t\treturn s\n\t\t}\n\t}\n\treturn c\n}\n\nfunc (c *Command) run() error {\n\treturn nil\n}\n")
+    for shell in ("bash", "zsh", "fish"):
+        (root / f"{shell}_completions.go").write_text(
+            f"package kit\n\n// Gen{shell.capitalize()}Completion writes a {shell} completion script.\n"
+            f"func (c *Command) Gen{shell.capitalize()}Completion() string {{\n\treturn c.Name\n}}\n")
+    return root
+
+
+def test_completion_scripts_are_a_section_not_chapters(tmp_path: Path):
+    from orchestrator.authoring.plan import fold_peripheral, peripheral
+
+    root = _cobra_like(tmp_path / "kit")
+    p = project_mod.load(root)
+    groups = [["command.go"], ["bash_completions.go"], ["zsh_completions.go"], ["fish_completions.go"]]
+    assert peripheral(p, "zsh_completions.go") and not peripheral(p, "command.go")
+    folded = fold_peripheral(p, groups)
+    assert len(folded) == 1 and set(folded[0]) == {f for g in groups for f in g}
+
+
+def test_the_picture_of_the_parts_is_parts_by_role_not_files():
+    from orchestrator.diagrams import parse, subsystems_block
+    from orchestrator.diagrams.mermaid import is_path
+
+    block = subsystems_block([("Entry points", "NewRouter"), ("Routing a request", "Mux"), ("Finding a route", "node")],
+                             [(0, 1, "NewMux"), (1, 2, "FindRoute")])
+    d = parse(block.split("\n", 1)[1].rsplit("```", 1)[0])
+    labels = [n.label for n in d.nodes.values()]
+    assert labels[1] == "Routing a request: Mux" and not any(is_path(x.rsplit(": ", 1)[-1]) for x in labels)
+    names = {name for _k, _what, name in d.identifiers()}
+    assert {"NewRouter", "Mux", "node", "NewMux", "FindRoute"} <= names  # what R1 checks: the names, not the roles
+    assert subsystems_block([("Alone", "X")], []) == ""
+
+
+def test_ideas_from_a_doc_and_from_a_flow(tmp_path: Path):
+    from orchestrator.authoring.ideas import doc_title, flow_title
+
+    root = _cobra_like(tmp_path / "kit")
+    p = project_mod.load(root)
+    by = {s.dotted: s for s in p.symbols()}
+    assert doc_title(by["Command.Execute"]) == "Running the command"  # "Execute runs the command."
+    assert flow_title(by["Command.find"]) == ""  # a verb with no object says nothing
+    gen = by["Command.GenBashCompletion"]
+    assert doc_title(gen) == "" or doc_title(gen).startswith("Writing a bash completion script")
+
+
+def test_the_template_share_counts_sentences_that_share_a_shape():
+    from book_quality import prose_sentences, template_share
+
+    same = "".join(f"`f{i}` is a function in `a.py` (lines {i}–{i + 3}).\n\n" for i in range(3))
+    other = "The store keeps every record it was given, in the order it arrived.\n\n- Where this fits\n- Summary\n"
+    assert len(prose_sentences(same + other)) == 4  # the contents' entries are fragments, not sentences
+    assert template_share({"ch01": same + other}) == (3, 4)
