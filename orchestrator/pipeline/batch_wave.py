@@ -147,7 +147,7 @@ class BatchWave:
         feedback = ""
         for _ in range(MAX_ROUNDS):
             g, req = self._request(n, feedback)
-            over = self.runner._over_budget(req)
+            over = self.runner._over_budget(req, batch=True)
             if over:
                 return ("needs_human", over)
             h = jr.inputs_hash(g.inputs)

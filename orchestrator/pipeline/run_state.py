@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BookError
 from ..providers.base import Provider, Request, Result, Sink
+from ..sizing import AnswerSizes, Release
 from ..state.board import CheckpointWriter, write_needs_human
 from ..state.commit import Seen
 from ..state.fsio import PartialWriter
@@ -59,6 +60,8 @@ class RunState:
         self.api_stop: str | None = None  # the API's word that no request can succeed (a spend limit): the run stops
         self.in_flight_usd = 0.0  # estimates of the calls started and not yet logged: the cap counts them
         self._reserved: dict[int, float] = {}  # id(request) -> its estimate, while in flight
+        self._sizes: AnswerSizes | None = None  # the largest answer of each role (budget.py, sizing.py)
+        self._released = Release()  # set when a reservation is released (budget.py)
         self.waiting: list[str] = []  # gate cards this run stopped at
         self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
         self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
@@ -146,7 +149,7 @@ class RunState:
     def _set_aside(self, n: Node) -> None:  # generation.py
         raise NotImplementedError
 
-    def _over_budget(self, req: Request) -> str | None:  # budget.py
+    def _over_budget(self, req: Request, batch: bool = False) -> str | None:  # budget.py
         raise NotImplementedError
 
     def _log_call(self, req: Request, result: Result | None, t0: float, error: str | None = None) -> None:  # budget.py
