@@ -47,6 +47,9 @@ def run(
         result = run_session(book, opts, provider, quiet)
         if dry_run:
             print_plan(result.summary.plan)
+            from ..estimate import describe, estimate
+
+            print(describe(estimate(book, book.ledger.calls())))
         else:
             print_summary(result.summary, book)
     finally:

@@ -174,7 +174,10 @@ class AnthropicProvider(ProviderBase):
             entry.setdefault("cache_ttl", req.cache_ttl)
         name = model or req.model or DEFAULT_MODEL
         info = self._server_info(entry.get("model") or name) if self.server.compatible else None
-        return capped(resolve_settings(name, req.max_tokens, entry, req.effort, info), req.budget_max_tokens)
+        # a compatible server gets an effort only where book.yaml's `models:` names one (the steps'
+        # defaults are Claude's: on Ollama an effort turns thinking on for every step)
+        effort = "" if self.server.compatible else req.effort
+        return capped(resolve_settings(name, req.max_tokens, entry, effort, info), req.budget_max_tokens)
 
     def estimate_cost(self, req: Request) -> float:
         """An upper estimate before the call: the prompt at ~3.5 characters a token (the cached

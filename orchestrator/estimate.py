@@ -1,0 +1,232 @@
+"""What the whole book is expected to cost, as a range (issue 36, item 2).
+
+Before any call (`book run --dry-run`), the range comes from the plan: the chapters of the
+outline (or `max_chapters` before there is one) and the size of each chapter's sources, each
+model step's prompt and answer in tokens (SHAPES below), the role's model and its prices, the
+prompt cache (the handbook is written once and read by every chapter call; a batch pays half).
+It is wide: answer lengths vary several-fold between models and books.
+
+Once calls are in the ledger (`book cost`), each step's prior is corrected by what that step
+actually cost in the chapters where it is done (the ratio of its cost to its prior, averaged
+over the chapters; retries, continuations and revisions included), and a step not seen yet
+by the ratio of all steps seen. What is spent is exact; only what remains is estimated, and
+its margin shrinks with the spread of the ratios seen. A step counts as done once a call of
+it ended its answer.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .steps import BOOK_STEPS, STEPS
+
+# Tokens of one call, before the model's thinking, in the handbook layout (agents/handbook.py,
+# measured through the fake): every chapter call reads the handbook from the cache; `fresh` is
+# the prompt after the cached prefixes, plus the chapter's sources (`src`: chars /
+# CHARS_PER_TOKEN, at most SOURCE_TOKENS) or the research report (`report`); `material`: the
+# chapter's draft is read from the cache (R1, its first reader, writes it). Answers: a research
+# report ~3k tokens, a review 1-2k, a merged review or panel ~1k, a memory file ~0.8k, a chapter
+# CHAPTER_TOKENS; the planner reads a map of the repository, the auditor every chapter's summary.
+SHAPES: dict[str, dict[str, Any]] = {
+    "outline": {"fresh": 5000, "answer": 4000},
+    "research": {"fresh": 2500, "src": True, "answer": 3000},
+    "draft": {"fresh": 500, "report": True, "answer": "chapter"},
+    "r1": {"fresh": 300, "src": True, "writes": True, "answer": 1800},
+    "r2": {"fresh": 400, "material": True, "answer": 1200},
+    "r3": {"fresh": 400, "material": True, "answer": 1200},
+    "review": {"fresh": 500, "material": True, "answer": 1000},
+    "panel": {"fresh": 400, "material": True, "answer": 1200},
+    "memory": {"fresh": 300, "material": True, "answer": 800},
+    "final": {"fresh": 500, "material": True, "answer": "chapter"},
+    "audit": {"fresh": 5000, "per_chapter": 1200, "answer": 2500},
+}
+THINKING = {"low": 300, "medium": 1500, "high": 4000}  # tokens an adaptive model thinks on average
+CHAPTER_TOKENS = 3500  # a ~2,500-word chapter
+HANDBOOK_TOKENS = 17000  # the book block and every role's instructions: one cached prefix
+MAP_TOKENS = (40, 10000)  # the planner's map of the sources: one token per this many chars, at most
+CHARS_PER_TOKEN = 4.0
+SOURCE_TOKENS = 30000  # a chapter's sources in its prompt are cut to fit (agents/source_context.py)
+PRIOR_SPREAD = (0.6, 1.7)  # the range before any call: answer lengths and thinking vary this much
+MIN_MARGIN, MAX_MARGIN = 0.12, 0.45  # the margin on what remains once steps have been seen
+
+
+@dataclass
+class Plan:
+    """The chapters to be written and the characters of each one's sources."""
+
+    chapters: dict[str, int] = field(default_factory=dict)
+    planned: bool = True  # False: no outline yet, the chapters are `max_chapters` of equal share
+
+
+def plan_of(book: Any) -> Plan:
+    cfg = book.cfg
+    src = Path(cfg.source_dir)
+    outline = getattr(book.scanner, "outline", None)
+    if outline is not None and outline.chapters:
+        return Plan({c.id: sum(_size(src / s) for s in c.sources) for c in outline.chapters})
+    total = sum(_size(p) for p in src.rglob("*") if p.is_file() and not _hidden(p, src)) if src.is_dir() else 0
+    n = max(1, int(cfg.max_chapters))
+    return Plan({f"ch{i:02d}": total // n for i in range(1, n + 1)}, planned=False)
+
+
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size if p.is_file() else 0
+    except OSError:
+        return 0
+
+
+def _hidden(p: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in p.relative_to(root).parts)
+
+
+class Prices:
+    """USD per token of each role's model, streamed or batched, from the book's config."""
+
+    def __init__(self, cfg: Any, batch: bool):
+        from .providers.anthropic.pricing import load_prices, price_for
+        from .providers.anthropic.settings import model_for
+
+        self.half = 0.5 if batch else 1.0
+        self.compatible = getattr(cfg, "server", "anthropic") == "compatible"
+        self.own = dict(getattr(cfg, "prices", {}) or {})
+        self._table = load_prices()
+        self._model_for = lambda role: model_for(getattr(cfg, "models", {}) or {}, role, cfg.model)
+        self._price_for = price_for
+
+    def rates(self, role: str) -> dict[str, float]:
+        if self.compatible:  # a local server: its own prices, input and output only (or free)
+            i, o = float(self.own.get("input", 0)), float(self.own.get("output", 0))
+            return {"input": i / 1e6, "output": o / 1e6, "write": i / 1e6, "read": i / 1e6}
+        p = self._price_for(self._model_for(role), self._table)
+        h = self.half / 1e6
+        return {"input": p["input"] * h, "output": p["output"] * h, "write": p["cache_write"] * h,
+                "read": p["cache_read"] * h}
+
+
+Cost = tuple[float, float]  # USD of a step's prompt, and of its answer (thinking included)
+
+
+def prior(book: Any, plan: Plan, batch: bool) -> dict[tuple[str | None, str], Cost]:
+    """(chapter or None, step) -> the expected USD of that step's prompt and answer, from the
+    plan alone."""
+    prices = Prices(book.cfg, batch)
+    out: dict[tuple[str | None, str], Cost] = {}
+    n = len(plan.chapters)
+    total_src = sum(plan.chapters.values())
+    for key in ("outline", "audit"):
+        st = BOOK_STEPS[key]
+        shape = SHAPES[key]
+        fresh = shape["fresh"] + shape.get("per_chapter", 0) * n
+        if key == "outline":
+            fresh += min(MAP_TOKENS[1], total_src / MAP_TOKENS[0])
+        # book-level calls keep the `roles` layout: their prefix is written, not read
+        out[(None, key)] = _call(prices.rates(st.role), fresh, 0, HANDBOOK_TOKENS // 6,
+                                 _answer(shape) + THINKING.get(st.effort, 0))
+    for ch, chars in plan.chapters.items():
+        for key, st in STEPS.items():
+            if not st.model:
+                continue
+            shape = SHAPES[key]
+            fresh = shape["fresh"] + (min(SOURCE_TOKENS, chars / CHARS_PER_TOKEN) if shape.get("src") else 0) \
+                + (_answer(SHAPES["research"]) if shape.get("report") else 0)
+            # the chapter's draft is written to the cache once (by its first reader) and read by the others
+            read = HANDBOOK_TOKENS + (CHAPTER_TOKENS if shape.get("material") else 0)
+            write = CHAPTER_TOKENS if shape.get("writes") else 0
+            out[(ch, key)] = _call(prices.rates(st.role), fresh, read, write,
+                                   _answer(shape) + THINKING.get(st.effort, 0))
+    first = next(iter(plan.chapters), None)
+    if first is not None:  # the handbook itself is written to the cache about once per run
+        r = prices.rates(STEPS["research"].role)
+        p, a = out[(first, "research")]
+        out[(first, "research")] = (p + HANDBOOK_TOKENS * (r["write"] - r["read"]), a)
+    return out
+
+
+def _answer(shape: dict[str, Any]) -> int:
+    return CHAPTER_TOKENS if shape["answer"] == "chapter" else int(shape["answer"])
+
+
+def _call(r: dict[str, float], fresh: float, read: float, write: float, out: float) -> Cost:
+    return fresh * r["input"] + read * r["read"] + write * r["write"], out * r["output"]
+
+
+def estimate(book: Any, calls: list[dict[str, Any]], batch: bool | None = None) -> dict[str, Any]:
+    """The expected bill of the whole book: `estimate_usd` [low, high] and its middle, what is
+    spent, and on what it rests (`basis`). `calls`: the ledger's rows so far."""
+    batch = bool(book.cfg.message_batches) if batch is None else batch
+    plan = plan_of(book)
+    base = prior(book, plan, batch)
+    prices = Prices(book.cfg, batch)
+    spent_by: dict[tuple[str | None, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    done: set[tuple[str | None, str]] = set()
+    for c in calls:
+        key = (c.get("chapter") or None, str(c.get("step") or ""))
+        usd = float(c.get("cost_usd") or 0.0)
+        role = c.get("role") or ""
+        answer = min(usd, float(c.get("output_tokens") or 0) * prices.rates(role)["output"] * (2 if c.get("batch") and
+                                                                                            not batch else 1))
+        spent_by[key][0] += usd - answer
+        spent_by[key][1] += answer
+        if c.get("stop_reason") == "end_turn" and not c.get("error"):
+            done.add(key)
+    spent = sum(a + b for a, b in spent_by.values())
+    # what each step cost where it is done, over its prior: prompt and answer apart (a model that
+    # writes short answers over long prompts scales the two differently)
+    ratios: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
+    for key in done:
+        if key in base and sum(base[key]) > 0:
+            (pi, pa), (si, sa) = base[key], spent_by[key]
+            ratios[key[1]].append((si / pi if pi else 1.0, sa / pa if pa else 1.0, (si + sa) / (pi + pa)))
+    seen = [r for rs in ratios.values() for r in rs]
+    overall = (statistics.median(r[0] for r in seen), statistics.median(r[1] for r in seen)) if seen else None
+    remaining, margin_usd = 0.0, 0.0
+    for key, (pi, pa) in base.items():
+        if key in done:
+            continue
+        rs = ratios.get(key[1])
+        if rs:
+            expect = pi * statistics.mean(r[0] for r in rs) + pa * statistics.mean(r[1] for r in rs)
+            margin: float | None = _margin([r[2] for r in rs])
+        elif overall is not None:
+            expect, margin = pi * overall[0] + pa * overall[1], MAX_MARGIN
+        else:
+            expect, margin = pi + pa, None
+        left = max(0.0, expect - sum(spent_by.get(key, (0.0, 0.0))))  # a step under way has paid part of it
+        remaining += left
+        margin_usd += left * (margin if margin is not None else 0.0)
+    if not seen:  # nothing seen: the prior's own spread
+        low, high = spent + remaining * PRIOR_SPREAD[0], spent + remaining * PRIOR_SPREAD[1]
+    else:
+        low, high = spent + remaining - margin_usd, spent + remaining + margin_usd
+    return {"estimate_usd": [round(low, 4), round(high, 4)], "expected_usd": round(spent + remaining, 4),
+            "spent_usd": round(spent, 6), "chapters": len(plan.chapters), "planned": plan.planned,
+            "batch": batch, "basis": _basis(len(done), len(base), plan.planned)}
+
+
+def _margin(rs: list[float]) -> float:
+    """The relative margin on a step's remaining cost: the spread of its ratios so far, narrower
+    the more chapters it rests on."""
+    if len(rs) < 2:
+        return MAX_MARGIN
+    cv = statistics.pstdev(rs) / statistics.mean(rs) if statistics.mean(rs) else 1.0
+    return min(MAX_MARGIN, max(MIN_MARGIN, cv + 0.3 / len(rs) ** 0.5))
+
+
+def _basis(done: int, steps: int, planned: bool) -> str:
+    what = "the outline" if planned else "max_chapters (no outline yet)"
+    if not done:
+        return f"{what}, the sources' sizes and the models' prices; no call yet"
+    return f"{what}, corrected by the {done} of {steps} model steps done so far"
+
+
+def describe(est: dict[str, Any]) -> str:
+    low, high = est["estimate_usd"]
+    mode = " through Message Batches" if est["batch"] else ""
+    return (f"expected bill of the whole book{mode}: ${low:.2f}–${high:.2f} (spent ${est['spent_usd']:.2f}; "
+            f"{est['chapters']} chapters; from {est['basis']})")
+
