@@ -10,7 +10,8 @@ Prints the `book run --dry-run` range (the plan before any call: no outline yet,
 each sixth of the chapters' finals (the estimate recomputed from the ledger's rows up to that
 call: what `book cost` said at that moment), and the final bill.
 
-usage: python benchmarks/bench_estimate.py [stream|batch] [SOURCE_DIR]   (default: stream, a flask checkout's src)
+usage: python benchmarks/bench_estimate.py [stream|batch] [SOURCE_DIR] [KEEP_DIR]
+(default: stream, a flask checkout's src; KEEP_DIR: where the workspace is kept, for a look after)
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ def main() -> int:
     os.environ.update(ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=env["ANTHROPIC_BASE_URL"])
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            ws = make_example(Path(tmp) / "ws", max_chapters=12, batch_size=4, source=f'"{source}"', budget_usd=0)
-            dry = subprocess.run([BOOK, "run", "--dry-run", "--workspace", str(ws)], env=env, capture_output=True,
+            ws = make_example(Path(sys.argv[3] if len(sys.argv) > 3 else tmp) / "ws", max_chapters=12, batch_size=4, source=f'"{source}"', budget_usd=0)
+            dry = subprocess.run([BOOK, "run", "--dry-run", "--workspace", str(ws)]
+                                 + (["--message-batches"] if mode == "batch" else []), env=env, capture_output=True,
                                  text=True)
             print("book run --dry-run:", (dry.stdout.strip().splitlines() or ["?"])[-1])
             code, summary = run_book(ws, provider=AnthropicProvider(concurrency=4, base_delay=0.01),

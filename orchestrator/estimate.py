@@ -51,7 +51,11 @@ MAP_TOKENS = (40, 10000)  # the planner's map of the sources: one token per this
 CHARS_PER_TOKEN = 4.0
 SOURCE_TOKENS = 30000  # a chapter's sources in its prompt are cut to fit (agents/source_context.py)
 PRIOR_SPREAD = (0.6, 1.7)  # the range before any call: answer lengths and thinking vary this much
-MIN_MARGIN, MAX_MARGIN = 0.12, 0.45  # the margin on what remains once steps have been seen
+MIN_SEEN = 3  # chapter steps done before the calls correct the prior
+SHRINK = 4  # a step's own answer ratio counts against the pooled one as if this many calls
+Z = 1.5  # how many standard errors the margin on the answers spans (~87 % two-sided)
+MODEL_ERROR = 0.06  # and beyond sampling: revisions, a chapter unlike the others
+PROMPT_MARGIN = 0.12  # prompts vary little: they follow the sources' sizes
 
 
 @dataclass
@@ -158,7 +162,8 @@ def _call(r: dict[str, float], fresh: float, read: float, write: float, out: flo
 def estimate(book: Any, calls: list[dict[str, Any]], batch: bool | None = None) -> dict[str, Any]:
     """The expected bill of the whole book: `estimate_usd` [low, high] and its middle, what is
     spent, and on what it rests (`basis`). `calls`: the ledger's rows so far."""
-    batch = bool(book.cfg.message_batches) if batch is None else batch
+    if batch is None:  # as the book is run: through Message Batches when book.yaml says so or its calls were
+        batch = bool(book.cfg.message_batches) or (bool(calls) and 2 * sum(1 for c in calls if c.get("batch")) > len(calls))
     plan = plan_of(book)
     base = prior(book, plan, batch)
     prices = Prices(book.cfg, batch)
@@ -168,53 +173,62 @@ def estimate(book: Any, calls: list[dict[str, Any]], batch: bool | None = None) 
         key = (c.get("chapter") or None, str(c.get("step") or ""))
         usd = float(c.get("cost_usd") or 0.0)
         role = c.get("role") or ""
-        answer = min(usd, float(c.get("output_tokens") or 0) * prices.rates(role)["output"] * (2 if c.get("batch") and
-                                                                                            not batch else 1))
+        rate = prices.rates(role)["output"] * ((0.5 if c.get("batch") else 1.0) / (0.5 if batch else 1.0))
+        answer = min(usd, float(c.get("output_tokens") or 0) * rate)
         spent_by[key][0] += usd - answer
         spent_by[key][1] += answer
         if c.get("stop_reason") == "end_turn" and not c.get("error"):
             done.add(key)
     spent = sum(a + b for a, b in spent_by.values())
-    # what each step cost where it is done, over its prior: prompt and answer apart (a model that
-    # writes short answers over long prompts scales the two differently)
-    ratios: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
-    for key in done:
-        if key in base and sum(base[key]) > 0:
-            (pi, pa), (si, sa) = base[key], spent_by[key]
-            ratios[key[1]].append((si / pi if pi else 1.0, sa / pa if pa else 1.0, (si + sa) / (pi + pa)))
-    seen = [r for rs in ratios.values() for r in rs]
-    overall = (statistics.median(r[0] for r in seen), statistics.median(r[1] for r in seen)) if seen else None
-    remaining, margin_usd = 0.0, 0.0
-    for key, (pi, pa) in base.items():
-        if key in done:
-            continue
-        rs = ratios.get(key[1])
-        if rs:
-            expect = pi * statistics.mean(r[0] for r in rs) + pa * statistics.mean(r[1] for r in rs)
-            margin: float | None = _margin([r[2] for r in rs])
-        elif overall is not None:
-            expect, margin = pi * overall[0] + pa * overall[1], MAX_MARGIN
-        else:
-            expect, margin = pi + pa, None
-        left = max(0.0, expect - sum(spent_by.get(key, (0.0, 0.0))))  # a step under way has paid part of it
-        remaining += left
-        margin_usd += left * (margin if margin is not None else 0.0)
-    if not seen:  # nothing seen: the prior's own spread
+    remaining, margin_usd = _remaining(base, spent_by, done)
+    if margin_usd is None:  # too little seen: the prior's own spread
         low, high = spent + remaining * PRIOR_SPREAD[0], spent + remaining * PRIOR_SPREAD[1]
     else:
-        low, high = spent + remaining - margin_usd, spent + remaining + margin_usd
+        low, high = spent + max(0.0, remaining - margin_usd), spent + remaining + margin_usd
     return {"estimate_usd": [round(low, 4), round(high, 4)], "expected_usd": round(spent + remaining, 4),
             "spent_usd": round(spent, 6), "chapters": len(plan.chapters), "planned": plan.planned,
             "batch": batch, "basis": _basis(len(done), len(base), plan.planned)}
 
 
-def _margin(rs: list[float]) -> float:
-    """The relative margin on a step's remaining cost: the spread of its ratios so far, narrower
-    the more chapters it rests on."""
-    if len(rs) < 2:
-        return MAX_MARGIN
-    cv = statistics.pstdev(rs) / statistics.mean(rs) if statistics.mean(rs) else 1.0
-    return min(MAX_MARGIN, max(MIN_MARGIN, cv + 0.3 / len(rs) ** 0.5))
+def _remaining(base: dict[tuple[str | None, str], Cost], spent_by: dict[tuple[str | None, str], list[float]],
+               done: set[tuple[str | None, str]]) -> tuple[float, float | None]:
+    """(the expected cost of what is not done, its margin; None: too little seen to say).
+
+    Prompts scale with what a step reads, so each step's prompt ratio (observed / prior) is its
+    own. Answers vary call by call (a long think on some, not on others), so their ratio is
+    pooled over every step done and each step's own pulled toward it (SHRINK calls' worth). The
+    margin on the answers is the pooled ratio's spread: the error of its mean over the calls
+    seen, plus the noise of the calls to come."""
+    seen = [k for k in done if k[0] is not None and k in base and sum(base[k]) > 0]
+    if len(seen) < MIN_SEEN:
+        left = sum(max(0.0, sum(base[k]) - sum(spent_by.get(k, (0.0, 0.0)))) for k in base if k not in done)
+        return left, None
+    prompt: dict[str, list[float]] = defaultdict(list)
+    answer: dict[str, list[float]] = defaultdict(list)
+    for k in seen:
+        (pi, pa), (si, sa) = base[k], spent_by[k]
+        prompt[k[1]].append(si / pi if pi else 1.0)
+        answer[k[1]].append(sa / pa if pa else 1.0)
+    calls = [r for rs in answer.values() for r in rs]
+    pooled = sum(spent_by[k][1] for k in seen) / max(1e-12, sum(base[k][1] for k in seen))
+    prompt_all = statistics.median(r for rs in prompt.values() for r in rs)
+    cv = statistics.pstdev(calls) / statistics.mean(calls) if statistics.mean(calls) > 0 else 1.0
+    left_prompt = left_answer = 0.0
+    todo = 0
+    for k, (pi, pa) in base.items():
+        if k in done:
+            continue
+        rs = answer.get(k[1], [])
+        r_answer = (sum(rs) + SHRINK * pooled) / (len(rs) + SHRINK)
+        r_prompt = statistics.mean(prompt[k[1]]) if prompt.get(k[1]) else prompt_all
+        paid = sum(spent_by.get(k, (0.0, 0.0)))  # a step under way has paid part of it
+        expect_prompt, expect_answer = pi * r_prompt, pa * r_answer
+        scale = max(0.0, 1 - paid / (expect_prompt + expect_answer)) if expect_prompt + expect_answer else 0.0
+        left_prompt += expect_prompt * scale
+        left_answer += expect_answer * scale
+        todo += 1
+    relative = Z * cv * (1 / len(calls) + 1 / max(1, todo)) ** 0.5 + MODEL_ERROR
+    return left_prompt + left_answer, left_prompt * PROMPT_MARGIN + left_answer * relative
 
 
 def _basis(done: int, steps: int, planned: bool) -> str:

@@ -49,7 +49,7 @@ def run(
             print_plan(result.summary.plan)
             from ..estimate import describe, estimate
 
-            print(describe(estimate(book, book.ledger.calls())))
+            print(describe(estimate(book, book.ledger.calls(), batch=message_batches or None)))
         else:
             print_summary(result.summary, book)
     finally:
