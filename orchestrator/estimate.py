@@ -22,7 +22,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .steps import BOOK_STEPS, STEPS
+from .steps import (
+    AUDIT,
+    BOOK_STEPS,
+    DRAFT,
+    FINAL,
+    MEMORY,
+    OUTLINE,
+    PANEL,
+    R1,
+    R2,
+    R3,
+    RESEARCH,
+    REVIEW,
+    STEPS,
+)
 
 # Tokens of one call, before the model's thinking, in the handbook layout (agents/handbook.py,
 # measured through the fake): every chapter call reads the handbook from the cache; `fresh` is
@@ -32,17 +46,17 @@ from .steps import BOOK_STEPS, STEPS
 # report ~3k tokens, a review 1-2k, a merged review or panel ~1k, a memory file ~0.8k, a chapter
 # CHAPTER_TOKENS; the planner reads a map of the repository, the auditor every chapter's summary.
 SHAPES: dict[str, dict[str, Any]] = {
-    "outline": {"fresh": 5000, "answer": 4000},
-    "research": {"fresh": 2500, "src": True, "answer": 3000},
-    "draft": {"fresh": 500, "report": True, "answer": "chapter"},
-    "r1": {"fresh": 300, "src": True, "writes": True, "answer": 1800},
-    "r2": {"fresh": 400, "material": True, "answer": 1200},
-    "r3": {"fresh": 400, "material": True, "answer": 1200},
-    "review": {"fresh": 500, "material": True, "answer": 1000},
-    "panel": {"fresh": 400, "material": True, "answer": 1200},
-    "memory": {"fresh": 300, "material": True, "answer": 800},
-    "final": {"fresh": 500, "material": True, "answer": "chapter"},
-    "audit": {"fresh": 5000, "per_chapter": 1200, "answer": 2500},
+    OUTLINE: {"fresh": 5000, "answer": 4000},
+    RESEARCH: {"fresh": 2500, "src": True, "answer": 3000},
+    DRAFT: {"fresh": 500, "report": True, "answer": "chapter"},
+    R1: {"fresh": 300, "src": True, "writes": True, "answer": 1800},
+    R2: {"fresh": 400, "material": True, "answer": 1200},
+    R3: {"fresh": 400, "material": True, "answer": 1200},
+    REVIEW: {"fresh": 500, "material": True, "answer": 1000},
+    PANEL: {"fresh": 400, "material": True, "answer": 1200},
+    MEMORY: {"fresh": 300, "material": True, "answer": 800},
+    FINAL: {"fresh": 500, "material": True, "answer": "chapter"},
+    AUDIT: {"fresh": 5000, "per_chapter": 1200, "answer": 2500},
 }
 THINKING = {"low": 300, "medium": 1500, "high": 4000}  # tokens an adaptive model thinks on average
 CHAPTER_TOKENS = 3500  # a ~2,500-word chapter
@@ -69,7 +83,7 @@ class Plan:
 def plan_of(book: Any) -> Plan:
     cfg = book.cfg
     src = Path(cfg.source_dir)
-    outline = getattr(book.scanner, "outline", None)
+    outline = book.scanner.outline
     if outline is not None and outline.chapters:
         return Plan({c.id: sum(_size(src / s) for s in c.sources) for c in outline.chapters})
     total = sum(_size(p) for p in src.rglob("*") if p.is_file() and not _hidden(p, src)) if src.is_dir() else 0
@@ -122,11 +136,11 @@ def prior(book: Any, plan: Plan, batch: bool) -> dict[tuple[str | None, str], Co
     out: dict[tuple[str | None, str], Cost] = {}
     n = len(plan.chapters)
     total_src = sum(plan.chapters.values())
-    for key in ("outline", "audit"):
+    for key in (OUTLINE, AUDIT):
         st = BOOK_STEPS[key]
         shape = SHAPES[key]
         fresh = shape["fresh"] + shape.get("per_chapter", 0) * n
-        if key == "outline":
+        if key == OUTLINE:
             fresh += min(MAP_TOKENS[1], total_src / MAP_TOKENS[0])
         # book-level calls keep the `roles` layout: their prefix is written, not read
         out[(None, key)] = _call(prices.rates(st.role), fresh, 0, HANDBOOK_TOKENS // 6,
@@ -137,7 +151,7 @@ def prior(book: Any, plan: Plan, batch: bool) -> dict[tuple[str | None, str], Co
                 continue
             shape = SHAPES[key]
             fresh = shape["fresh"] + (min(SOURCE_TOKENS, chars / CHARS_PER_TOKEN) if shape.get("src") else 0) \
-                + (_answer(SHAPES["research"]) if shape.get("report") else 0)
+                + (_answer(SHAPES[RESEARCH]) if shape.get("report") else 0)
             # the chapter's draft is written to the cache once (by its first reader) and read by the others
             read = HANDBOOK_TOKENS + (CHAPTER_TOKENS if shape.get("material") else 0)
             write = CHAPTER_TOKENS if shape.get("writes") else 0
@@ -145,9 +159,9 @@ def prior(book: Any, plan: Plan, batch: bool) -> dict[tuple[str | None, str], Co
                                    _answer(shape) + THINKING.get(st.effort, 0))
     first = next(iter(plan.chapters), None)
     if first is not None:  # the handbook itself is written to the cache about once per run
-        r = prices.rates(STEPS["research"].role)
-        p, a = out[(first, "research")]
-        out[(first, "research")] = (p + HANDBOOK_TOKENS * (r["write"] - r["read"]), a)
+        r = prices.rates(STEPS[RESEARCH].role)
+        p, a = out[(first, RESEARCH)]
+        out[(first, RESEARCH)] = (p + HANDBOOK_TOKENS * (r["write"] - r["read"]), a)
     return out
 
 

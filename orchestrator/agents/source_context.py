@@ -203,13 +203,13 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
     """A chapter's files (bounded by rank) and, with `related`, the ranked symbols of the files
     they use and of the tests that exercise them. The ranking is computed only when it is
     needed (a chapter over the limit, or `related`): a reviewer of a small chapter costs no
-    PageRank of the repository. The researcher's (`related`) files are numbered before they are
-    bounded: the numbers cost room in the prompt, and the limit counts them."""
+    PageRank of the repository. The files are numbered before they are bounded (the researcher
+    cites line ranges and R1 checks them): the numbers cost room, and the limit counts them."""
     texts: dict[str, str] = {}
     for rel in sources:
         try:
             text = read_source(p.root, rel, max_bytes=8_000_000)
-            texts[rel] = numbered(text) if related else text
+            texts[rel] = numbered(text)  # the researcher cites and R1 checks line ranges: both see the numbers
         except OSError as e:  # outside the root, a FIFO, vanished: said, never read
             texts[rel] = f"(not shown: {e})"
     ranked = _ranked_lines(p, sources) if sum(size(t) for t in texts.values()) > limit else {}
