@@ -28,7 +28,7 @@ from ..steps import (
     STEPS,
     STYLE_GUIDE,
 )
-from . import source_context
+from . import packing, source_context
 from .memory_budget import bounded_memory, budget_for
 from .source_context import SOURCE_CHARS
 
@@ -97,7 +97,8 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     inputs = book.scanner.input_hashes(ch, step)
     if spec.sources:
         ctx |= source_context.chapter_context(_project(book), list(chap.sources), related=step == RESEARCH,
-                                              limit=source_context.source_limit_for(cfg, spec.role, spec.max_tokens))
+                                              limit=source_context.source_limit_for(cfg, spec.role, spec.max_tokens),
+                                              need=packing.entry_text(chap.entry()))
     if not spec.needs:  # the first step of a chapter relates it to the others
         ctx["imports_from"] = _covered_elsewhere(o, ch)
     for k in spec.context:  # earlier steps' answers, under their step keys
