@@ -103,11 +103,11 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
         ctx["imports_from"] = _covered_elsewhere(o, ch)
     for k in spec.context:  # earlier steps' answers, under their step keys
         ctx[k] = read_body(book.root, STEPS[k].file(ch))
-    if step == DRAFT and ctx.get(RESEARCH):  # the writer sees the lines the report cites, numbered
+    if step == DRAFT:  # the writer sees the lines the report cites, numbered
         from .cited_lines import cited_lines
 
         room = source_context.source_limit_for(cfg, spec.role, spec.max_tokens) // 4
-        ctx["cited_lines"] = cited_lines(cfg.source_dir, ctx[RESEARCH], room)
+        ctx["cited_lines"] = cited_lines(cfg.source_dir, ctx.get(RESEARCH) or "", room)
     # what long memory the prompt carries: the chapter's own, within the role's token budget
     texts = [chap.title, chap.summary, *(ctx.get("sources") or {}).values(), *(ctx.get(k, "") for k in spec.context)]
     ctx[MEMORY], ctx["memory_note"] = bounded_memory(mem, chap, texts, spec.role,
