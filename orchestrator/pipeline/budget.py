@@ -74,7 +74,7 @@ class BudgetAndCalls(RunState):
                      "budget_usd: 0 in book.yaml, then `book resume`", logged, reserved, est, spend_unknown=lost)
         grant = sizing.affordable(cap - logged - reserved, prompt_usd, per_token, want)
         paid_per_attempt = self.provider.capabilities.reports_attempts and not batch
-        if est and grant < min(want, sizing.MIN_GRANT) and not (paid_per_attempt and reserved > 0):
+        if est and grant < min(want, sizing.MIN_GRANT) and not (paid_per_attempt and self._reserved):
             # what the ledger records as spent, apart from what calls still in flight may cost
             held = f", ${reserved:.2f} more is reserved for the calls in flight," if reserved else ""
             smallest = prompt_usd + min(want, sizing.MIN_GRANT) * per_token
@@ -99,11 +99,13 @@ class BudgetAndCalls(RunState):
         if cap <= 0:
             return wanted, _nothing
         while True:
+            if not self._reserved:  # nothing held: no float residue of the sums and differences either
+                self.in_flight_usd = 0.0
             logged, reserved = self.book.ledger.spent(), self.in_flight_usd
             grant = sizing.affordable(cap - logged - reserved, prompt_usd, per_token, wanted)
             if grant >= min(wanted, sizing.MIN_GRANT):
                 break
-            if reserved <= 0:  # nothing in flight will free any of it
+            if not self._reserved:  # nothing in flight will free any of it
                 if not self.budget_stop:
                     self._stop_for_budget(
                         req, f"budget: spent ${logged:.2f} of ${cap:.2f}; the answer so far is kept, and "
