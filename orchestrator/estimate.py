@@ -109,7 +109,7 @@ class Prices:
         from .providers.anthropic.pricing import load_prices, price_for
         from .providers.anthropic.settings import model_for
 
-        self.half = 0.5 if batch else 1.0
+        self.half = 0.0 if getattr(cfg, "provider", "") == "offline" else (0.5 if batch else 1.0)  # offline: free
         self.compatible = getattr(cfg, "server", "anthropic") == "compatible"
         self.own = dict(getattr(cfg, "prices", {}) or {})
         self._table = load_prices()
@@ -118,7 +118,7 @@ class Prices:
 
     def rates(self, role: str) -> dict[str, float]:
         if self.compatible:  # a local server: its own prices, input and output only (or free)
-            i, o = float(self.own.get("input", 0)), float(self.own.get("output", 0))
+            i, o = float(self.own.get("input", 0)) * self.half, float(self.own.get("output", 0)) * self.half
             return {"input": i / 1e6, "output": o / 1e6, "write": i / 1e6, "read": i / 1e6}
         p = self._price_for(self._model_for(role), self._table)
         h = self.half / 1e6
