@@ -134,14 +134,16 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
 
     def work() -> None:
         try:
-            result = fn(*args)
-        except BaseException as e:  # handed to the awaiting task
-            outcome: tuple[bool, Any] = (False, e)
-        else:
-            outcome = (True, result)
-        try:
+            try:
+                result = fn(*args)
+            except BaseException as e:  # handed to the awaiting task
+                outcome: tuple[bool, Any] = (False, e)
+            else:
+                outcome = (True, result)
             loop.call_soon_threadsafe(settle, *outcome)
-        except RuntimeError:  # the loop is closed: nobody waits for this answer any more
+        # The loop is closed, or the worker was abandoned after `fn` returned (`Stopping` lands at
+        # any bytecode, also while the answer is handed over): nobody waits for this answer any more.
+        except (RuntimeError, Stopping):
             pass
 
     worker = threading.Thread(target=work, name=getattr(fn, "__name__", "work"), daemon=True)
