@@ -45,10 +45,27 @@ def mode_totals(calls: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return out
 
 
+def expected(book: Any, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The whole book's expected bill (estimate.py): `estimate_usd` [low, high] and its basis;
+    nothing when the book's config or plan cannot be read (`book cost` still shows the spend)."""
+    from .estimate import estimate
+
+    try:
+        est = estimate(book, calls)
+    except Exception as e:  # noqa: BLE001 - an estimate never hides what was spent
+        return {"estimate_error": f"no estimate: {e}"}
+    return {"estimate_usd": est["estimate_usd"], "expected_usd": est["expected_usd"], "estimate_basis": est["basis"],
+            "estimate_chapters": est["chapters"], "estimate_batch": est["batch"]}
+
+
 def print_cost(rep: dict[str, Any]) -> None:
     print(f"{rep['calls']} calls ({rep['errors']} failed), ${rep['cost_usd']:.4f}; "
           f"input {rep['input_tokens']} + cache read {rep['cache_read_tokens']} + cache write "
           f"{rep['cache_creation_tokens']}, output {rep['output_tokens']} (thinking {rep.get('thinking_tokens', 0)}); cache hit ratio {rep['cache_hit_ratio']:.0%}")
+    if rep.get("estimate_usd"):
+        low, high = rep["estimate_usd"]
+        print(f"expected for the whole book: ${low:.2f}–${high:.2f} ({rep['estimate_chapters']} chapters; "
+              f"from {rep['estimate_basis']})")
     mode = rep.get("by_mode") or {}
     if mode.get("batch", {}).get("calls"):
         print(f"Message Batches: {mode['batch']['calls']} calls, ${mode['batch']['cost_usd']:.4f} (batch rate); "

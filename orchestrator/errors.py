@@ -65,6 +65,14 @@ class RunStopped(StepFailed):
         super().__init__(message, retryable=False)
 
 
+class BudgetSpent(RunStopped):
+    """What is left of `budget_usd` cannot pay the next HTTP attempt of a call (a continuation,
+    a re-ask): the call stops with its text so far in the `.partial`; the runner, which set its
+    `budget_stop`, reports it for a person (exit 3), as a budget stop before a call."""
+
+    exit_code = 3
+
+
 class ValidationFailed(StepFailed):
     """The model's answer did not pass the step's validation."""
 

@@ -108,7 +108,7 @@ def test_probe_finds_what_is_missing_and_is_cached(local, tmp_path):
     # a server that ignores output_config (instead of refusing it) still has no structured outputs
     compat.reject_output_config = False
     ignored = features_for(profile, tmp_path, PLACEHOLDER_KEY, refresh=True)
-    assert not ignored.structured and ignored.effort
+    assert not ignored.structured and not ignored.effort  # accepted and ignored is not support
 
 
 def test_local_provider_costs_nothing_and_streams():

@@ -12,12 +12,12 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from conftest import make_example
 from test_ledger_faults import PRICE, Priced, tiny_mount
 
+from orchestrator.providers.base import Request
 from orchestrator.state import ledger_faults, spend
 from orchestrator.state.ledger import Ledger
 from orchestrator.steps import STATE_DB
@@ -185,7 +185,7 @@ def test_the_budget_message_separates_spent_from_reserved(tmp_path):
         book.ledger.log_call(role="writer", chapter="ch01", step="draft", cost_usd=0.06)
         runner = Runner(book, Priced(), RunOptions())
         runner.budget.in_flight_usd = 0.18  # two calls in flight, at their estimates
-        why = runner.budget.over_budget(SimpleNamespace(chapter="ch02", step="draft"))
+        why = runner.budget.over_budget(Request(role="writer", chapter="ch02", step="draft", system="", prompt=""))
         assert why is not None and "spent $0.06 of $0.30" in why and "$0.18 more is reserved" in why
         stop = book.ledger.events(type="budget_stop")[-1]["detail"]
         assert stop["spent"] == 0.06 and stop["reserved"] == 0.18

@@ -28,7 +28,7 @@ from ..steps import (
     STEPS,
     STYLE_GUIDE,
 )
-from . import source_context
+from . import packing, source_context
 from .memory_budget import bounded_memory, budget_for
 from .source_context import SOURCE_CHARS
 
@@ -97,11 +97,17 @@ def gather(book, step: str, ch: str | None, extra: dict[str, Any] | None = None)
     inputs = book.scanner.input_hashes(ch, step)
     if spec.sources:
         ctx |= source_context.chapter_context(_project(book), list(chap.sources), related=step == RESEARCH,
-                                              limit=source_context.source_limit_for(cfg, spec.role, spec.max_tokens))
+                                              limit=source_context.source_limit_for(cfg, spec.role, spec.max_tokens),
+                                              need=packing.entry_text(chap.entry()))
     if not spec.needs:  # the first step of a chapter relates it to the others
         ctx["imports_from"] = _covered_elsewhere(o, ch)
     for k in spec.context:  # earlier steps' answers, under their step keys
         ctx[k] = read_body(book.root, STEPS[k].file(ch))
+    if step == DRAFT:  # the writer sees the lines the report cites, numbered
+        from .cited_lines import cited_lines
+
+        room = source_context.source_limit_for(cfg, spec.role, spec.max_tokens) // 4
+        ctx["cited_lines"] = cited_lines(cfg.source_dir, ctx.get(RESEARCH) or "", room)
     # what long memory the prompt carries: the chapter's own, within the role's token budget
     texts = [chap.title, chap.summary, *(ctx.get("sources") or {}).values(), *(ctx.get(k, "") for k in spec.context)]
     ctx[MEMORY], ctx["memory_note"] = bounded_memory(mem, chap, texts, spec.role,

@@ -121,6 +121,7 @@ class ResearcherContext(ChapterContext):
 
 class WriterContext(ChapterContext):
     research: str
+    cited_lines: dict[str, str]  # "path lines a-b" -> the numbered lines the report's citations point at
 
 
 class CodeReviewerContext(ChapterContext):

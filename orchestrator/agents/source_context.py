@@ -199,20 +199,22 @@ def numbered(text: str) -> str:
 
 
 def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *,
-                    related: bool = True) -> dict[str, Any]:
+                    related: bool = True, need: str = "") -> dict[str, Any]:
     """A chapter's files (bounded by rank) and, with `related`, the ranked symbols of the files
     they use and of the tests that exercise them. The ranking is computed only when it is
     needed (a chapter over the limit, or `related`): a reviewer of a small chapter costs no
-    PageRank of the repository. The researcher's (`related`) files are numbered before they are
-    bounded: the numbers cost room in the prompt, and the limit counts them."""
+    PageRank of the repository. The files are numbered before they are bounded (the researcher
+    cites line ranges and R1 checks them): the numbers cost room, and the limit counts them.
+    `need`: the outline entry's words; over the limit, what they name and what that calls are
+    kept first (packing.py), then the rest by rank."""
     texts: dict[str, str] = {}
     for rel in sources:
         try:
             text = read_source(p.root, rel, max_bytes=8_000_000)
-            texts[rel] = numbered(text) if related else text
+            texts[rel] = numbered(text)  # the researcher cites and R1 checks line ranges: both see the numbers
         except OSError as e:  # outside the root, a FIFO, vanished: said, never read
             texts[rel] = f"(not shown: {e})"
-    ranked = _ranked_lines(p, sources) if sum(size(t) for t in texts.values()) > limit else {}
+    ranked = _ranked_lines(p, sources, texts, need) if sum(size(t) for t in texts.values()) > limit else {}
     shown, cut = bounded_sources_cut(texts, limit, ranked=ranked)
     if not related:  # a reviewer: R1's own checks read the files whole
         return {"sources": shown}
@@ -253,12 +255,13 @@ def _render_unranked(p: Project, rels: list[str], budget: int) -> str:
     return "\n\n".join(blocks)
 
 
-def _ranked_lines(p: Project, sources: list[str]) -> dict[str, list[tuple[int, int]]]:
-    """Per file, the line ranges of its definitions, best ranked first."""
-    out: dict[str, list[tuple[int, int]]] = {}
-    for r in p.map.ranked_definitions(within=sources):
-        out.setdefault(r.rel, []).append((r.definition.start_line, r.definition.end_line))
-    return out
+def _ranked_lines(p: Project, sources: list[str], texts: dict[str, str] | None = None,
+                  need: str = "") -> dict[str, list[tuple[int, int]]]:
+    """Per file, the line ranges of its definitions, most needed first (packing.py): those the
+    outline entry names, those they call, then the rest by rank."""
+    from .packing import need_order
+
+    return need_order(list(p.map.ranked_definitions(within=sources)), texts or {}, need)
 
 
 def bounded_sources(files: dict[str, str], limit: int = SOURCE_CHARS,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..costs import cost_report, incomplete, print_cost
+from ..costs import cost_report, expected, incomplete, print_cost
 from ..errors import UsageError
 from ..state.book import Book, require_book
 from ..state.reconcile import replay_differences, replay_matrix
@@ -94,6 +94,7 @@ def cost(workspace: Workspace = Path("."), as_json: Json = False,
         extra, notes = incomplete(book, calls)  # what the ledger lacks, and says so
         rep = cost_report(calls + extra)
         rep["complete"], rep["incomplete"] = not notes, notes
+        rep |= expected(book, calls + extra)
     finally:
         book.close()
     emit_json(rep) if as_json else print_cost(rep)

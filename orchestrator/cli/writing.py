@@ -50,6 +50,9 @@ def run(
                              reporter=None if dry_run else for_run(book, opts, provider, quiet))
         if dry_run:
             print_plan(result.summary.plan)
+            from ..estimate import describe, estimate
+
+            print(describe(estimate(book, book.ledger.calls(), batch=message_batches or None)))
         else:
             print_summary(result.summary, book)
     finally:

@@ -23,7 +23,7 @@ _ABOUT = ("The example below is about a made-up library, `throttle` (a token-buc
 _DRAFT_LINES = """For reference, lines 38-52 of the made-up draft the reviewers read:
 
 ```
-38 | `TokenBucket.take` is where a request pays for itself:
+38 | In a Token-Bucket, `take` is where a request pays for itself:
 39 |
 40 | ```python file=throttle/bucket.py lines=41-52
 41 | def take(self, tokens=1, *, now=None):
@@ -63,8 +63,8 @@ R1 = Review((
 
 R2 = Review((
     Finding("r2.glossary", "major", 38, "The glossary (ch02) defines **token bucket** in lower case and as two "
-            "words; the draft writes 'Token-Bucket' in prose at line 38 and line 61. Use 'token bucket' in prose "
-            "and keep `TokenBucket` only for the class name in code.", quote="`TokenBucket.take` is where a request "
+            "words; the draft writes 'Token-Bucket' in prose at line 38. Use 'token bucket' in prose and keep "
+            "`TokenBucket` only for the class name in code.", quote="In a Token-Bucket, `take` is where a request "
             "pays for itself:"),
     Finding("r2.xref", "major", 50, "The lazy refill was explained in [The clock](ch02.md#lazy-refill); link "
             "there instead of explaining it again in three lines.", end_line=52),
@@ -76,7 +76,7 @@ R2 = Review((
    "drifts in two places.")
 
 R3 = Review((
-    Finding("r3.structure", "major", 38, "The section shows `take` before it has said what a caller does when "
+    Finding("r3.clarity", "major", 38, "The section shows `take` before it has said what a caller does when "
             "`Throttled` is raised; the reader meets the exception in code before the prose introduces it. Start "
             "the section with the caller's view (retry after `retry_after` seconds), then show the code.",
             end_line=48),
@@ -94,10 +94,10 @@ MERGED = MergedReview(
             "report quotes it), fix the fence to `lines=41-46`, and adjust the sentence before it: the function "
             "takes no `now` and raises `Throttled(wait)`.", 40, 48, ("r1.code", "r1.path")),
      Action("Open the section with the caller's view (what to do with `Throttled`), then the code.", 38, 48,
-            ("r3.structure",)),
+            ("r3.clarity",)),
      Action("Cut the three-line explanation of the lazy refill and link to ch02's 'Lazy refill' section; mention "
             "that the constructor refills too.", 50, 52, ("r2.xref", "r1.symbol", "r3.clarity")),
-     Action("Write 'token bucket' in prose (lines 38 and 61) and 'draws from the tank' instead of 'pays for "
+     Action("Write 'token bucket' in prose (line 38) and 'draws from the tank' instead of 'pays for "
             "itself'.", 38, None, ("r2.glossary", "r2.metaphor"))),
     "R1 and R3 both touch lines 38-48; the code fix comes first because the new block is shorter and changes "
     "what the prose around it must say.")
@@ -174,7 +174,7 @@ AUDIT = Review((
 ), "I read the four final chapters in order, followed every link, and compared what each chapter says about "
    "another with what that chapter says. One cross reference is wrong; the rest of the book is consistent.")
 
-WRITER = """## Spending tokens: `take`
+WRITER = """## Spending tokens when a request arrives
 
 A caller never asks the bucket whether it may proceed; it simply takes what it needs. Either there are enough
 tokens and the call returns, or there are not and the bucket raises **`Throttled`**: the signal that the caller
@@ -263,13 +263,7 @@ def take(self, tokens=1):
 EDITOR = """The action said: "Replace the code block with `take` exactly as throttle/bucket.py lines 41-46 has it, fix
 the fence, and open the section with the caller's view." The revised section, as it goes into the final chapter:
 
-""" + WRITER + """
-What changed, and why each change is the smallest one that settles its finding: the block is now the source's
-own text with the right range, so R1's blocking finding is gone; the section starts from what a caller does with
-`Throttled`, which settles R3's ordering finding; the lazy refill is linked, not re-explained, for R2; and the
-panel's newcomer question about `rate` and `capacity` is answered in the paragraph after the block, where the
-arithmetic uses both. Nothing else in the section was rewritten: the editor fixes what the review asks and keeps
-the writer's voice everywhere else."""
+""" + WRITER
 
 
 def _collected() -> str:

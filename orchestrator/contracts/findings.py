@@ -100,7 +100,7 @@ Finding.SCHEMA = s_obj({
                       "about the code, a broken structure); major: a real problem a reader would notice; minor: polish",
                       SEVERITIES),
     "check": s_str("the check id: your role's prefix and a name, e.g. r1.code, r1.symbol, r2.glossary, r2.xref, "
-                   "r3.structure, r3.clarity"),
+                   "r3.sections, r3.clarity"),
     "chapter": s_str("the chapter id the finding concerns (ch03); only in the whole-book audit"),
     "line": s_int("first line (1-based, as numbered in the prompt) of the text objected to; omit for the whole chapter"),
     "end_line": s_int("last line of the range, when the problem spans several lines"),

@@ -152,7 +152,7 @@ class BatchWave:
         feedback = ""
         for _ in range(MAX_ROUNDS):
             g, req = self._request(n, feedback)
-            over = self.budget.over_budget(req)
+            over = self.budget.over_budget(req, batch=True)
             if over:
                 return ("needs_human", over)
             h = jr.inputs_hash(g.inputs)

@@ -16,7 +16,7 @@ from .. import agents
 from ..agents import smaller_ask
 from ..agents.structured import structured
 from ..contracts.errors import ContractError
-from ..errors import Refused, RunStopped, StepFailed, ValidationFailed
+from ..errors import BudgetSpent, Refused, RunStopped, StepFailed, ValidationFailed
 from ..signals import in_daemon_thread
 from ..state import commit
 from ..state.fsio import Lock, PartialWriter, _mutate, backup, partial_path
@@ -169,6 +169,8 @@ class Generator:
             except RunStopped as e:  # a spend limit, `x-should-retry: false`: the run stops, this step is not failed
                 pw.close()
                 self.budget.log_call(req, None, t0, error=str(e))
+                if isinstance(e, BudgetSpent):  # the budget, not the API: a person raises budget_usd
+                    return Outcome("needs_human", reason=self.budget.budget_stop or str(e))
                 if not self.budget.api_stop:
                     self.budget.api_stop = str(e)
                     led.event("api_stop", self.rs.run_id, ch, step, error=str(e))

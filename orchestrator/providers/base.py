@@ -10,7 +10,7 @@ Nothing is set on a provider by the runner, nor carried in the request's context
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -34,6 +34,7 @@ class Request:
     #                     between `shared` and `system` (empty: it is in `prompt`, or there is none)
     model: str = ""
     max_tokens: int = 8000
+    budget_max_tokens: int = 0  # the budget's ceiling on max_tokens, over book.yaml's (sizing.py; 0: none)
     effort: str = ""  # output_config.effort unless book.yaml's `models:` gives the role one ("": the model's default)
     prefix: str = ""  # continue this partial text instead of starting afresh (aggressive recovery)
     feedback: str = ""  # why the previous attempt was rejected (validation error), for a retry
@@ -78,6 +79,14 @@ def _drop_row(row: CallRow) -> None:
     return None
 
 
+async def _any_size(req: Request, prompt_usd: float, per_token: float, wanted: int) -> tuple[int, Callable[[], None]]:
+    return wanted, _no_release
+
+
+def _no_release() -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Sink:
     """Where one call's answer goes, given by the caller to `generate` (the runner: the step's
@@ -92,11 +101,16 @@ class Sink:
     - `attempt(row)`: each HTTP attempt, twice with one `call_id`: `status="started"` before
       it is sent, then its outcome. Only a provider whose capabilities say `reports_attempts`
       calls it; for the others the caller logs one row per call itself.
+    - `afford(req, prompt_usd, usd_per_output_token, wanted)`: awaited before each HTTP attempt
+      by a provider that reports attempts: (the max_tokens the budget lets it send, at most
+      `wanted`; 0: none, the run is out of budget) and the release of what it reserved, called
+      once the attempt is logged. A continuation or a re-ask counts like any call.
     """
 
     text: Callable[[str], None] = _drop_text
     reset: Callable[[bool], None] = _no_reset
     attempt: Callable[[CallRow], None] = _drop_row
+    afford: Callable[[Request, float, float, int], Awaitable[tuple[int, Callable[[], None]]]] = _any_size
 
 
 @dataclass(frozen=True)

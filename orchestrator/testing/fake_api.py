@@ -746,7 +746,10 @@ class FakeAPI:
                                     continuing, schema is not None)
         if plan.refusal:
             text, _ = self._text(body, fault, first, schema, Plan())
-            return Reply(text[: max(1, len(text) // 3)], "refusal", plan.thinking_tokens, dict(REFUSAL))
+            text = text[: max(1, len(text) // 3)]
+            cap = int(body.get("max_tokens") or 0)  # as the API: never more output billed than max_tokens
+            thought = min(plan.thinking_tokens, max(0, cap - tokens(text))) if cap else plan.thinking_tokens
+            return Reply(text, "refusal", thought, dict(REFUSAL))
         if plan.thinking_tokens >= int(body.get("max_tokens") or 0) > 0:
             return Reply("", "max_tokens", int(body["max_tokens"]))  # it thought until the budget ran out
         text, stop = self._text(body, fault, first, schema, plan)

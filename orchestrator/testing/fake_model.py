@@ -158,9 +158,9 @@ def dress(full: str, plan: Plan) -> str:
 
 
 def restated(already: str, rest: str) -> str:
-    """A continuation that first repeats the line the partial text was cut in."""
+    """A continuation that first repeats the line the partial text was cut in, indentation and all."""
     tail = already[already.rfind("\n") + 1:]
-    if not tail.strip() or tail[:1].isspace():
+    if not tail.strip():
         return rest
     return tail + rest
 

@@ -7,10 +7,11 @@ W and C: the whitespace the model re-generates after P is W itself (not doubled)
 restored when the model does not re-generate it (`returns` + `the value` -> `returns the
 value` when T was `returns `).
 
-A real model often restates the line it was cut in (or the last few) before going on. So
-the seam also drops the exact restatement: the longest suffix of P that begins at a line
-start (one of the last RESTATE_LINES lines) and with which C begins, when C does not begin
-with the held whitespace (the genuine continuation of P does). Nothing else is trimmed. A
+A real model often restates the line it was cut in (or the last few, or the last words of
+it) before going on. So the seam also drops the exact restatement: the longest of P's
+suffixes that begin at a line start (one of the last RESTATE_LINES lines; the indentation
+restated or not) or at a word start of its last line, with which C begins. Nothing else
+is trimmed. A
 continuation that still does not line up -- it starts the answer over (its first line is the
 answer's title), or it begins with a long line that P already holds near its end -- is not
 joined: `misaligned` says so and the provider asks again.
@@ -53,11 +54,14 @@ def whitespace_overlap(w: str, c: str) -> int:
 RESTATE_LINES = 5  # how many of the last lines a restatement may begin at
 RESTATE_CHARS = 4000  # and how far back
 MIN_RESTATED = 2  # non-blank characters a restated tail must have (a lone `-` proves nothing)
+MIN_FRAGMENT = 5  # characters a restated fragment of the last line must have (a word start on)
 MISALIGN_LINE = 30  # a first line this long found in the tail is a duplicate, not a continuation
 
 
 def restatements(p: str) -> list[str]:
-    """The suffixes of P that start at one of its last line starts, longest first."""
+    """What a model may restate of P before going on, longest first: the suffixes of P that
+    start at one of its last line starts (indented or not), each also without its indentation,
+    and fragments of the last line from a word start on (`the va` of `It returns the va`)."""
     out = []
     start = len(p)
     for _ in range(RESTATE_LINES):
@@ -66,21 +70,27 @@ def restatements(p: str) -> list[str]:
         if pos < 0:
             break
         tail = p[pos:]
-        if len(tail.strip()) >= MIN_RESTATED and not tail[:1].isspace():  # a model restates text, not a blank line
+        if len(tail.strip()) >= MIN_RESTATED and tail.strip(" \t")[:1] not in ("", "\n"):  # text, not a blank line
             out.append(tail)
+            out.append(tail.lstrip(" \t"))  # restated without its indentation
         if nl < 0:
             break
         start = nl
+    last = p[p.rfind("\n") + 1:]
+    for i in range(1, len(last)):
+        if last[i - 1] in " \t" and last[i] not in " \t" and len(last) - i >= MIN_FRAGMENT:
+            out.append(last[i:])
     return sorted(set(out), key=len, reverse=True)
 
 
 def seam(text: str, continuation: str) -> int:
     """How many leading characters of `continuation` repeat what `text` already holds: a
-    restated tail (line-aligned, exact), then the held whitespace the model re-generates."""
+    restated tail (a whole line or a fragment, exact), then the held whitespace the model
+    re-generates. A genuine continuation begins with the held whitespace or inside P's last
+    word, so it never begins with a whole restated line or a word-start fragment of P (but
+    for a line that truly repeats itself at the cut: `ambiguous` in the tests)."""
     p, w = split_prefill(text)
-    k = 0
-    if not (w and continuation.startswith(w[:1])):
-        k = next((len(t) for t in restatements(p) if continuation.startswith(t)), 0)
+    k = next((len(t) for t in restatements(p) if continuation.startswith(t)), 0) if p else 0
     return k + whitespace_overlap(w, continuation[k:])
 
 

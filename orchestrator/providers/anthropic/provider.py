@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...defaults import DEFAULT_MODEL
-from ...errors import Refused, RunStopped, StepFailed
+from ...errors import BudgetSpent, Refused, RunStopped, StepFailed
 from ..base import CallRow, Capabilities, ProviderBase, Request, Result, Sink, Usage
 from .client import CONNECT_TIMEOUT, api_key, make_client
 from .continuation import SeamSkipper, misaligned, seam
@@ -39,7 +39,7 @@ from .params import build_params, est_tokens, prefix_keys, prefix_ttls
 from .pricing import CHARS_PER_TOKEN, cost_usd, load_prices, price_for, write_rate
 from .retry import MAX_BACKOFF, OVERLOAD_BUDGET, Clock, Failure, RetryPolicy, redact
 from .server import ALL, PLACEHOLDER_KEY, Features, ServerProfile
-from .settings import default_fallback, larger_budget, resolve_settings
+from .settings import capped, default_fallback, larger_budget, resolve_settings, with_max_tokens
 from .stream import CallbackError, Outcome, stream_once
 
 log = logging.getLogger("orchestrator.providers.anthropic")
@@ -174,7 +174,10 @@ class AnthropicProvider(ProviderBase):
             entry.setdefault("cache_ttl", req.cache_ttl)
         name = model or req.model or DEFAULT_MODEL
         info = self._server_info(entry.get("model") or name) if self.server.compatible else None
-        return resolve_settings(name, req.max_tokens, entry, req.effort, info)
+        # a compatible server gets an effort only where book.yaml's `models:` names one (the steps'
+        # defaults are Claude's: on Ollama an effort turns thinking on for every step)
+        effort = "" if self.server.compatible else req.effort
+        return capped(resolve_settings(name, req.max_tokens, entry, effort, info), req.budget_max_tokens)
 
     def estimate_cost(self, req: Request) -> float:
         """An upper estimate before the call: the prompt at ~3.5 characters a token (the cached
@@ -195,6 +198,14 @@ class AnthropicProvider(ProviderBase):
         write = max(write_rate(p, s.get("cache_ttl")), write_rate(p, getattr(req, "material_ttl", None)))
         return (system_tokens * max(p["input"], write) + rest_tokens * max(p["input"], p["cache_write"])
                 + s["max_tokens"] * p["output"]) / 1e6
+
+    def rates(self, req: Request, so_far: str) -> tuple[float, float]:
+        """(the prompt's upper cost, one output token's cost) of an attempt that continues
+        `so_far`: the estimate is linear in max_tokens, so two points of it give both."""
+        one = self.estimate_cost(dataclasses.replace(req, prefix=so_far, budget_max_tokens=1000))
+        two = self.estimate_cost(dataclasses.replace(req, prefix=so_far, budget_max_tokens=2000))
+        per_token = max(0.0, (two - one) / 1000)
+        return max(0.0, one - 1000 * per_token), per_token
 
     def cost(self, usage: Usage, model: str) -> float:
         if self.server.compatible:
@@ -247,7 +258,7 @@ class AnthropicProvider(ProviderBase):
                 def on_piece(s: str, skip: SeamSkipper = skip) -> None:  # this attempt's skipper
                     sink.write(skip.feed(s))
 
-                outcome, failure, call_id = await self._attempt(client, req, params, on_piece, attempt, report)
+                outcome, failure, call_id = await self._attempt(client, req, params, on_piece, attempt, out, so_far)
                 calls += 1
                 self._add(total, outcome.usage)
                 cost += self.cost(outcome.usage, model)
@@ -393,7 +404,21 @@ class AnthropicProvider(ProviderBase):
     # ------------------------------------------------------------------ one HTTP call
 
     async def _attempt(self, client: Any, req: Request, params: dict[str, Any], on_piece: Callable[[str], None],
-                       attempt: int, report: Callable[[CallRow], None]) -> tuple[Outcome, Failure | None, str]:
+                       attempt: int, sink: Sink, so_far: str) -> tuple[Outcome, Failure | None, str]:
+        report = sink.attempt
+        # paid for first: the budget may lower max_tokens to what is left, or have none left
+        granted, release = await sink.afford(req, *self.rates(req, so_far), int(params["max_tokens"]))
+        if granted <= 0:
+            raise BudgetSpent(f"anthropic {params['model']}: the budget cannot pay the next request of "
+                              f"{req.chapter or 'the book'} {req.step}")
+        try:
+            return await self._paid_attempt(client, req, with_max_tokens(params, granted), on_piece, attempt,
+                                            report)
+        finally:
+            release()
+
+    async def _paid_attempt(self, client: Any, req: Request, params: dict[str, Any], on_piece: Callable[[str], None],
+                            attempt: int, report: Callable[[CallRow], None]) -> tuple[Outcome, Failure | None, str]:
         # the cache gate: wait while another request writes a prefix this one shares, lead the rest
         led = await self.gate.enter_all(prefix_keys(params), prefix_ttls(params)) if self.gate is not None else []
         await self._wait_turn()

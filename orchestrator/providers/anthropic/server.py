@@ -333,10 +333,14 @@ def probe(profile: ServerProfile, key: str, timeout: float = 120.0) -> Features:
     counted = accepted(lambda: client.messages.count_tokens(model=model, messages=hello))
     count_tokens = counted is not None and isinstance(getattr(counted, "input_tokens", None), int)
     batches = accepted(lambda: client.messages.batches.list(limit=1)) is not None
-    thinking = accepted(lambda: client.messages.create(
+    # Thinking and effort count only where they take effect: a server that accepts `thinking` and
+    # answers without a thinking block ignores it; one that ignores output_config's format
+    # (above) ignores its effort too. Either is then never sent (params.py).
+    msg = accepted(lambda: client.messages.create(
         model=model, max_tokens=1100, messages=hello,
-        extra_body={"thinking": {"type": "enabled", "budget_tokens": 1024}})) is not None
-    effort = accepted(lambda: client.messages.create(
+        extra_body={"thinking": {"type": "enabled", "budget_tokens": 1024}}))
+    thinking = msg is not None and any(getattr(b, "type", "") == "thinking" for b in getattr(msg, "content", []) or [])
+    effort = structured and accepted(lambda: client.messages.create(
         model=model, max_tokens=16, messages=hello, extra_body={"output_config": {"effort": "low"}})) is not None
     client.close()
     found = Features(structured, cache, count_tokens, batches, thinking, effort)

@@ -182,6 +182,26 @@ def resolve_settings(model: str, max_tokens: int, entry: Any = None, effort: str
     return s
 
 
+def capped(settings: dict[str, Any], ceiling: int) -> dict[str, Any]:
+    """`settings` with max_tokens at most `ceiling` (the budget's, pipeline/budget.py; 0: none)."""
+    return with_max_tokens(settings, ceiling) if 0 < ceiling < settings["max_tokens"] else settings
+
+
+def with_max_tokens(params: dict[str, Any], n: int) -> dict[str, Any]:
+    """Settings or request params with a lower max_tokens; a fixed thinking budget shrinks with it
+    (it must stay below max_tokens), and goes when even its minimum does not fit."""
+    if n >= int(params["max_tokens"]):
+        return params
+    out = dict(params, max_tokens=n)
+    thinking = params.get("thinking")
+    if thinking and thinking.get("budget_tokens", 0) >= n:
+        if n > 2 * MIN_THINKING_BUDGET:
+            out["thinking"] = dict(thinking, budget_tokens=n // 2)
+        else:
+            out.pop("thinking")
+    return out
+
+
 def effective_settings(config: Any, role: str) -> dict[str, Any]:
     """For `book doctor`: the model, max_tokens, thinking and effort a role's calls are sent
     with, and the table limits behind them."""
