@@ -8,10 +8,15 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .code import _Index
+
+class Imports(Protocol):
+    """What these judgements read of R1's index of the source (in checks/code.py, which imports
+    this module): the source's own modules and what each import binds."""
+
+    modules: set[str]
+    aliases: dict[str, set[str]]
 
 _TEXT_LIMIT = 1 << 20  # characters kept of one README or guide
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -37,13 +42,13 @@ def project_texts(root: Path) -> list[str]:
     return out
 
 
-def external_alias(head: str, idx: _Index) -> bool:
+def external_alias(head: str, idx: Imports) -> bool:
     """`head` is bound by an import of a module outside the source (`t` of `import typing as t`):
     what hangs off it is that library's, and R1 cannot see into it, so it does not judge it."""
     return any(m.split(".")[0] not in idx.modules for m in idx.aliases.get(head, ()))
 
 
-def stdlib_member(name: str, idx: _Index) -> bool:
+def stdlib_member(name: str, idx: Imports) -> bool:
     """`name` is defined by a standard module the source imports (`IntEnum` of `import enum`)."""
     tops = {m.split(".")[0] for ms in idx.aliases.values() for m in ms}
     return any(name in stdlib_names(t) for t in tops if t in sys.stdlib_module_names)
