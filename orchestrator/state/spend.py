@@ -274,9 +274,10 @@ def reconcile(led: Any, fresh: bool, generated: Any) -> list[str]:
         unknown = f"{path} {damage} (moved to {aside.name}) and the ledger was lost with it"
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('spend_unknown', ?)", (unknown,))
         led.event("spend_unknown", why=unknown)
-        warnings.append(f"{unknown}: the spend so far is unknown (${known.total:.4f} could be read); with a budget "
-                        "cap no model call is made until you enter what was spent (`book cost --lost-spend USD`, "
-                        "from your provider's console) or set budget_usd: 0 in book.yaml")
+        beyond = f" beyond the ${known.total:.4f} that could be read (and is counted)" if known.total else ""
+        warnings.append(f"{unknown}: the spend so far is unknown; with a budget cap no model call is made until you "
+                        f"enter what was spent{beyond} (`book cost --lost-spend USD`, from your provider's console) "
+                        "or set budget_usd: 0 in book.yaml")
     elif fresh and j.exists:  # the journal, kept since the book began, knows the spend (or that it is unknown)
         if unknown and not j.unknown:
             conn.execute("DELETE FROM meta WHERE key='spend_unknown'")
