@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..agents.context import refresh_quality
 from ..errors import BookError, NeedsHuman
-from ..signals import in_daemon_thread
+from ..signals import check_stop, in_daemon_thread
 from ..state.evidence_view import follow_source
 from ..steps import BOOK, OUTLINE, Node
 from . import batch_wave, derived, gates
@@ -109,6 +109,7 @@ class GraphWalk(RunState):
                     self.report("skip", n, out.reason)
                 return out
             try:
+                check_stop()  # a signal already arrived: this node's synchronous work is not begun
                 out = await self.node(n)
             except (asyncio.CancelledError, NeedsHuman):
                 raise

@@ -223,7 +223,7 @@ def heal(led: Any, j: Journal, sound: bool) -> tuple[list[dict[str, Any]], list[
             count(CUT_OFF, usd)
     for cid, e in j.calls.items():
         if cid not in have:
-            status = e.get("status") if e.get("status") in (CUT_OFF, "not_sent") else "restored"
+            status = str(e["status"]) if e.get("status") in (CUT_OFF, "not_sent") else "restored"
             _insert(conn, e, float(e["usd"]), status, f"restored from {NAME} (its tokens are not recorded there)")
             count(status if status != "not_sent" else "restored", float(e["usd"]))
     warnings = []
