@@ -212,3 +212,25 @@ def test_five_kills_mid_stream_leave_five_calls_counted_above_zero(tmp_path, mon
     cut = rows(ws, "SELECT call_id, cost_usd FROM llm_calls WHERE status='interrupted'")
     assert len(cut) == 5 and len({c for c, _ in cut}) == 5 and all(u > 0 for _, u in cut)
     assert rows(ws, "SELECT count(*) FROM llm_calls WHERE status='started'")[0][0] == 0
+
+
+def test_an_intent_with_no_ledger_row_and_no_end_is_counted_at_its_worst_case(tmp_path):
+    """Killed between the journal's intent and the ledger's row (or with the ledger lost since):
+    the call may have been sent, so it counts at its worst case, once, in both records."""
+    db = tmp_path / "output/.book/state.db"
+    Ledger.open(db).close()
+    j = spend.path_for(db)
+    spend.Journal(j).append([{"id": "c-intent", "worst": 0.25, "role": "writer", "chapter": "ch01", "step": "draft"}])
+    led = Ledger.open(db)
+    try:
+        assert led.spent() == pytest.approx(0.25)
+        assert any("cut off before their end was written" in w for w in led.warnings)
+    finally:
+        led.close()
+    again = spend.Journal.read(j)
+    assert again.open == {} and again.calls["c-intent"]["status"] == "interrupted"
+    led = Ledger.open(db)  # healed once: a second open changes nothing
+    try:
+        assert led.spent() == pytest.approx(0.25) and len(led.calls()) == 1
+    finally:
+        led.close()
