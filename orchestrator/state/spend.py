@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .ledger_faults import LedgerError, move_aside
+from .ledger_faults import LedgerError, move_aside, now_iso
 
 NAME = ".spend.jsonl"  # in output/, beside .book/
 HEADER = {"spend_journal": 1}  # the same bytes in every book: two runs of one book give one tree
@@ -165,11 +165,23 @@ def paid_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 
 def _insert(conn: sqlite3.Connection, e: dict[str, Any], usd: float, status: str, note: str) -> None:
-    conn.execute(
-        "INSERT INTO llm_calls (ts, run, role, chapter, step, provider, model, cost_usd, status, call_id, batch, "
-        "input_tokens, output_tokens, error, worst_usd) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,0,?,?)",
-        (e.get("ts"), e.get("run"), e.get("role"), e.get("chapter"), e.get("step"), e.get("provider"),
-         e.get("model"), usd, status, str(e["id"]), int(e.get("batch") or 0), note, e.get("worst")))
+    """A call the journal has and the ledger lacks. A line the ledger cannot take (a hand-made or
+    foreign one) is left out rather than stop every later run: the journal still has it."""
+    def num(v: Any, kind: type) -> Any:
+        try:
+            return kind(v) if v is not None else None
+        except (TypeError, ValueError):
+            return None
+
+    try:
+        conn.execute(
+            "INSERT INTO llm_calls (ts, run, role, chapter, step, provider, model, cost_usd, status, call_id, batch, "
+            "input_tokens, output_tokens, error, worst_usd) VALUES (?,?,?,?,?,?,?,?,?,?,?,0,0,?,?)",
+            (str(e.get("ts") or now_iso()), e.get("run"), e.get("role"), e.get("chapter"), e.get("step"),
+             e.get("provider"), e.get("model"), usd, status, str(e["id"]), num(e.get("batch"), int) or 0, note,
+             num(e.get("worst"), float)))
+    except sqlite3.IntegrityError:
+        pass
 
 
 def _cut_note(e: dict[str, Any]) -> str:
