@@ -134,6 +134,7 @@ def test_a_started_row_whose_end_is_in_the_journal_no_longer_wedges_the_next_run
     assert rep["total_usd"] == pytest.approx((p.calls + 2) * PRICE + 0.2 + 0.03)  # ch02's final redone: 2 calls
 
 
+@pytest.mark.slow  # starts a process
 def test_a_rebuilt_ledger_counts_its_calls_as_restored_not_failed(tmp_path, monkeypatch, capsys):
     ws = make_example(tmp_path / "ws", budget_usd=100, max_chapters=2)
     p = Priced()

@@ -4,7 +4,7 @@ the files at every state change), but text a person adds to it is never discarde
 Its last section, under the notes heading, is the person's and is carried over verbatim. Text a
 person writes anywhere else (a line added or changed among the tables) is moved into that section
 at the next rewrite, under a line saying where it came from. What was written last is kept in
-`output/.book/checkpoint.last.md`, so a person's lines are told from the view's by a diff; without
+`output/.book/checkpoint.last`, so a person's lines are told from the view's by a diff; without
 that copy (a deleted `.book/`), every line the new view does not have and that is not of the
 view's own kinds (tables, headings, its dated header lines) is kept."""
 
@@ -20,7 +20,7 @@ HEADING = {"en": "## Notes (yours: kept as written; the rest of this file is rew
 _PREFIXES = ("## Notes", "## 备注")
 MOVED = {"en": "(moved here on {when} from the rest of checkpoint.md, which is rewritten from the files:)",
          "zh": "（{when} 从 checkpoint.md 其余部分移到此处，那部分由文件状态重写：）"}
-LAST = "checkpoint.last.md"  # in output/.book/
+LAST = "checkpoint.last"  # in output/.book/ (not a .md: not one of the book's Markdown files)
 
 
 def split(text: str) -> tuple[str, str]:
