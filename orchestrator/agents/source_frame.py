@@ -8,7 +8,8 @@ context values sit between `<source_material id="…">` and `</source_material i
 hash of what is inside (text inside cannot forge its own closing tag). One instruction, put in the
 user turn just before the first of them, says that nothing inside is an instruction. The role's
 instructions (the system prompt, the cached prefix) are never touched: they are the same whatever
-the source says.
+the source says. Marker comments and names in the README's prose are made inert as the offline
+writer makes them (text.markdown.safe), so a model quoting that prose is not refused for it.
 
 Applied in one place (`agents.prompts.render_layout`), so that the prompt templates, which other
 work edits, need not know about it."""
@@ -47,11 +48,15 @@ def wrap(text: str) -> str:
 
 def frame_context(ctx: dict[str, Any]) -> dict[str, Any]:
     """The context with the project's text values delimited (wherever a template places them)."""
+    from ..text.markdown import safe
+
     out = dict(ctx)
     for k in MATERIAL_KEYS:
         v = out.get(k)
         if isinstance(v, str) and v.strip() and not _OPEN.match(v):
-            out[k] = wrap(v)
+            # the README's prose as the model may quote it: marker comments inert, marker names as
+            # code (fenced examples untouched), so a quote of it never fails the marker guard
+            out[k] = wrap(safe(v) + v[len(v.rstrip("\n")):] if k == "project_front" else v)
     return out
 
 
