@@ -88,16 +88,16 @@ class Traced(OfflineProvider):
 
 def trace_wants() -> list[tuple[float, str | None, str]]:
     """When each call asked for a slot: the budget check comes just before the slot is awaited."""
-    from orchestrator.pipeline.runner import Runner
+    from orchestrator.pipeline.budget import Budget
 
     wants: list[tuple[float, str | None, str]] = []
-    check = Runner._over_budget
+    check = Budget.over_budget
 
     def over_budget(self, req):
         wants.append((time.perf_counter(), req.chapter, req.step))
         return check(self, req)
 
-    Runner._over_budget = over_budget  # type: ignore[method-assign]
+    Budget.over_budget = over_budget  # type: ignore[method-assign]
     return wants
 
 

@@ -1,7 +1,8 @@
 """Independent check of a book's citations (it shares no code with orchestrator/checks or
 orchestrator/evidence): every `[label](source:PATH#Lm-Ln)` in the final chapters must name a
 file of the source at the pinned revision, lines that exist in it, and the lines must contain
-the last part of every `code name` of the sentence that carries the citation.
+the last part of every `code name` of the sentence that carries the citation, and call every callee
+a "`X` calls `Y`" sentence names. Also: the share of citation spans over 120 lines, the median span.
 
     python benchmarks/check_citations.py WORKSPACE [--json]
 
@@ -25,6 +26,8 @@ LINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(source:([^)\s#]+)#L(\d+
 SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 IDENT = re.compile(r"^@?([A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*)(?:\([^()]*\))?[!?]?$")
 NOT_NAMES = {"True", "False", "None", "true", "false", "null", "nil", "undefined", "NULL", "self", "this"}
+CALLS = re.compile(r"`([^`\s]+)` calls `([^`\s(]+)")
+STRINGS = re.compile(r'"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 FILE_EXT = re.compile(r"\.(?:py|pyi|go|js|mjs|cjs|ts|tsx|jsx|rs|java|kt|c|h|cc|cpp|hpp|rb|md|toml|json|ya?ml|cfg|txt)$")
 
 
@@ -127,7 +130,7 @@ def pieces(text: str) -> list[str]:
 
 
 def check_chapter(md: str, tree: Tree) -> dict:
-    res = {"citations": 0, "resolving": 0, "claims": 0, "cited": 0, "failures": []}
+    res = {"citations": 0, "resolving": 0, "claims": 0, "cited": 0, "failures": [], "spans": []}
     for first, block in prose_blocks(md):
         quote = all(ln.lstrip().startswith(">") for ln in block.split("\n"))
         links = list(LINK.finditer(block))
@@ -140,6 +143,7 @@ def check_chapter(md: str, tree: Tree) -> dict:
             for c in cites:
                 res["citations"] += 1
                 path, a, b = unquote(c.group(2)), int(c.group(3)), int(c.group(4) or c.group(3))
+                res["spans"].append(b - a + 1)
                 lines = tree.lines(path.removeprefix("./"))
                 if lines is None:
                     res["failures"].append(f"line ~{first}: {path} is not in the source at the pinned revision")
@@ -151,9 +155,14 @@ def check_chapter(md: str, tree: Tree) -> dict:
             if cites and texts:
                 joined = "\n".join(texts)
                 missing = [n for n in names_in(sent) if not re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", joined)]
-                if missing:
+                # "`X` calls `Y`": the cited lines call Y (outside strings), not only name it
+                code = STRINGS.sub('""', joined)
+                uncalled = [y for _x, y in CALLS.findall(sent) if not re.search(
+                    rf"(?<![\w$]){re.escape(re.split(r'[.:]+', y)[-1])}\s*!?\s*(?:<[^()]*>)?\(", code)]
+                if missing or uncalled:
                     res["resolving"] -= len(texts)
-                    res["failures"].append(f"line ~{first}: cited lines lack {', '.join(missing)}: {sent.strip()[:90]}")
+                    why = f"lack {', '.join(missing)}" if missing else f"make no call to {', '.join(uncalled)}"
+                    res["failures"].append(f"line ~{first}: cited lines {why}: {sent.strip()[:90]}")
     return res
 
 
@@ -174,10 +183,13 @@ def main() -> int:
     for f in sorted((ws / "output/chapters/final").glob("ch*-final.md")):
         per[f.name.split("-")[0]] = check_chapter(f.read_text(encoding="utf-8"), tree)
     tot = {k: sum(r[k] for r in per.values()) for k in ("citations", "resolving", "claims", "cited")}
+    spans = [n for r in per.values() for n in r.pop("spans")]
     report = {"workspace": str(ws), "commit": tree.commit if tree.top else None, "chapters": per, **tot,
               "median_citations": statistics.median([r["citations"] for r in per.values()]) if per else 0,
               "resolving_share": tot["resolving"] / tot["citations"] if tot["citations"] else 1.0,
-              "cited_share": tot["cited"] / tot["claims"] if tot["claims"] else 1.0}
+              "cited_share": tot["cited"] / tot["claims"] if tot["claims"] else 1.0,
+              "spans_over_120": sum(1 for n in spans if n > 120) / len(spans) if spans else 0.0,
+              "median_span": statistics.median(spans) if spans else 0}
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -188,6 +200,7 @@ def main() -> int:
                 print("   ", x)
         print(f"total: {tot['citations']} citations, {report['resolving_share']:.1%} resolve; median "
               f"{report['median_citations']} per chapter; {report['cited_share']:.1%} of claim paragraphs cited")
+        print(f"spans: {report['spans_over_120']:.1%} over 120 lines; median {report['median_span']} lines")
     return 0 if tot["resolving"] == tot["citations"] else 1
 
 

@@ -42,9 +42,10 @@ SCHEMA: tuple[Key, ...] = (
         "what the book should cover, in a sentence or two"),
     Key("gates", str, "normal", "where a person approves: normal (outline, research, review, final), fast (outline, final), off",
         ("normal", "fast", "off")),
-    Key("gate_grain", str, "chapter", "one gate card per chapter, per batch of the outline (one decision for the "
-        "batch), or per phase (one card per gate for the whole book: the chapters run on to their finals before "
-        "a person looks at research and reviews, so a rejection redoes more)", ("chapter", "batch", "phase")),
+    Key("gate_grain", str, "phase", "phase (one card per gate for the whole book: the chapters run on to their finals "
+        "before a person looks at research and reviews, so a rejection redoes more; any chapter can still be "
+        "rejected alone), batch (one card per gate and batch of the outline) or chapter (one card each)",
+        ("chapter", "batch", "phase")),
     Key("provider", str, "auto", "auto (anthropic when ANTHROPIC_API_KEY is set, else offline), anthropic or offline",
         ("auto", "anthropic", "offline")),
     Key("server", str, "anthropic", "anthropic (Anthropic's API) or compatible (any server that speaks the Messages "
@@ -93,7 +94,9 @@ class Config:
     source: str = "./src"
     brief: str = KEYS["brief"].default
     gates: str = "normal"
-    gate_grain: str = "chapter"
+    # a card per gate for the whole book: 4 decisions for any book with gates: normal, against
+    # 1 + 3 per batch (28 for a 12-chapter book in 9 batches) or 1 + 3 per chapter (37)
+    gate_grain: str = "phase"
     provider: str = "auto"
     server: str = "anthropic"
     context_window: int = 0
@@ -123,6 +126,14 @@ class Config:
     @property
     def source_dir(self) -> Path:
         return (self.root / self.source).resolve()
+
+    @property
+    def shown_source(self) -> str:
+        """The source as readers see it: the project's name and the path inside it, never this
+        machine's path (book.yaml may hold an absolute one)."""
+        from .repo.project import shown_name
+
+        return shown_name(self.source_dir)
 
     def model_for(self, role: str) -> str:
         entry = self.models.get(role, self.model)
@@ -189,8 +200,9 @@ def load(root: str | os.PathLike[str], require: bool = True, check_source: bool 
     try:
         node = yaml.compose(text)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise ConfigError(f"not valid YAML: {getattr(e, 'problem', e)}", shown, mark.line + 1 if mark else None,
+        from .text.yaml_lines import error_line
+
+        raise ConfigError(f"not valid YAML: {getattr(e, 'problem', e)}", shown, error_line(e, text),
                           fix="check the indentation and quoting on that line") from None
     if node is None:
         return Config(root=root, file=path)
@@ -298,7 +310,7 @@ def check_source_dir(path: Path, given: str, file: str | None = None, line: int 
     a file, or an empty directory is a config error naming it (a run could only fail later,
     less clearly). A run on a source with no code says so at the outline, naming the path."""
     fix = "point `source:` at the repository to write about, relative to book.yaml" if file else \
-        "pass --source with the directory of the code to write about, relative to the book's directory"
+        "pass --source with the directory of the code to write about (relative to where you run `book init`)"
     if not path.exists():
         raise ConfigError(f"source directory {given!r} does not exist ({path})", file, line, fix=fix)
     if not path.is_dir():
@@ -315,6 +327,31 @@ def check_source_dir(path: Path, given: str, file: str | None = None, line: int 
     if empty:
         raise ConfigError(f"source directory {given!r} is empty ({path}): there is no code to write about",
                           file, line, fix=fix)
+
+
+def check_source_has_files(path: Path, given: str) -> None:
+    """`book init`: a source with no file worth reading (only binaries, only what .gitignore
+    leaves out) is refused now rather than at the outline. A bounded look: a huge tree whose
+    first entries hold no such file is let through (the outline says so if it has none)."""
+    from .repo.walk import walk
+
+    tree = walk(path, max_files=1, max_entries=20_000)
+    if tree.files or tree.truncated:
+        return
+    why = sorted({s.reason.split(" (")[0] for s in tree.skipped})[:3]
+    raise ConfigError(f"source directory {given!r} has no file to read ({path})"
+                      + (f": everything in it is left out ({', '.join(why)})" if why else ""),
+                      fix="pass --source with the directory of the code to write about")
+
+
+def stored_source(book_root: Path, source: Path) -> str:
+    """How book.yaml names a source given on the command line: relative to the book when the
+    source lies inside the book or beside it (under the book's parent), else absolute."""
+    src, root = source.resolve(), book_root.resolve()
+    if src == root or root in src.parents or root.parent in src.parents or src == root.parent:
+        rel = Path(os.path.relpath(src, root)).as_posix()
+        return rel if rel.startswith("..") else f"./{rel}" if rel != "." else "."
+    return str(src)
 
 
 def field_names() -> list[str]:

@@ -156,12 +156,14 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
         if root is None:
             root = yaml.compose(m.group(1))
     except yaml.YAMLError as e:
-        mark, problem = getattr(e, "problem_mark", None), str(getattr(e, "problem", e))
+        from .text.yaml_lines import error_line
+
+        line, problem = error_line(e, m.group(1)), str(getattr(e, "problem", e))
         # the likeliest hand edit that breaks YAML: a title with ": " in it, unquoted
         fix = ('put the value in quotes: title: "Routing: how a request finds its handler"'
                if "mapping values are not allowed" in problem else None)
         raise ConfigError(f"the yaml block is not valid YAML: {problem}", file,
-                          base + mark.line + 1 if mark else base, fix) from None
+                          base + line if line else base, fix) from None
     if not isinstance(root, yaml.MappingNode):
         raise err("the yaml block must be a mapping with `title` and `chapters`", root)
     nodes = {k.value: v for k, v in root.value}

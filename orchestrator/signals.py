@@ -166,7 +166,9 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
                 outcome = (True, result)
             finished.set()
             loop.call_soon_threadsafe(settle, *outcome)
-        except (RuntimeError, Stopping):  # the loop is closed, or the task was cancelled as fn returned
+        # The loop is closed, or the worker was abandoned after `fn` returned (`Stopping` lands at
+        # any bytecode, also while the answer is handed over): nobody waits for this answer any more.
+        except (RuntimeError, Stopping):
             pass
 
     worker = threading.Thread(target=work, name=getattr(fn, "__name__", "work"), daemon=True)

@@ -141,7 +141,7 @@ def _ctx(src: Path, language: str = "en", **more) -> dict:
 
 
 def _book(src: Path, language: str = "en") -> tuple[object, dict[str, str]]:
-    from orchestrator import authoring
+    from orchestrator.authoring import authors as authoring
 
     outline_md = authoring.write_outline(_ctx(src, language))
     o = parse_outline(outline_md, "the plan", src)

@@ -189,7 +189,7 @@ def test_manifest_names_win_over_readme_headings(tmp_path: Path):
 # ---------------------------------------------------------------- the offline book's shape
 
 def _offline_book(src: Path) -> tuple[str, dict[str, str]]:
-    from orchestrator import authoring
+    from orchestrator.authoring import authors as authoring
     from orchestrator.defaults import DEFAULT_TITLE
     from orchestrator.outline import parse as parse_outline
 
@@ -281,9 +281,12 @@ def test_r1_flags_a_count_or_a_call_the_map_does_not_resolve():
     assert all(f.check == "r1.claim" and f.severity == "major" for f in found)
 
 
-def test_r1_leaves_alone_what_the_map_cannot_resolve_and_counts_it_may_understate():
-    md = "# T\n\n`Unknown` is used from 9 other files.\n\n`Log`: 1 other files use it.\n\n`x` calls `y`.\n"
+def test_r1_leaves_alone_what_the_map_cannot_resolve_and_a_count_must_be_the_resolved_one():
+    md = "# T\n\n`Unknown` is used from 9 other files.\n\n`Log`: 2 other files use it.\n\n`x` calls `y`.\n"
     assert checks.check_claims(md, _Facts()) == []
+    # a count is of resolved references (issue 34): fewer than the map's is not the map's figure either
+    fewer = md.replace("`Log`: 2 other", "`Log`: 1 other")
+    assert [f.line for f in checks.check_claims(fewer, _Facts())] == [5]
 
 
 def test_r1_shows_at_work_only_where_the_code_writes_the_name_outside_strings():

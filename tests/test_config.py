@@ -99,6 +99,7 @@ def test_book_init_zh_writes_chinese_title_audience_and_brief(tmp_path, monkeypa
 def test_book_init_titles_the_book_after_the_project(tmp_path, monkeypatch, capsys, manifest, text, name):
     (tmp_path / "b" / "proj").mkdir(parents=True)
     (tmp_path / "b" / "proj" / manifest).write_text(text)
+    monkeypatch.chdir(tmp_path / "b")  # --source is relative to where `book init` runs
     code, _, err = run_main(monkeypatch, capsys, "init", str(tmp_path / "b"), "--source", "proj")
     assert code == 0, err
     assert load(tmp_path / "b", check_source=False).title == f"Inside {name}"
@@ -203,7 +204,7 @@ BAD = {
     "max_tokens values": (PAD + "max_tokens: {writer: -1}\n", 5, ["positive whole number"], None),
     "duplicate key": (PAD + "title: Again\n", 5, ["key 'title' appears twice"], "keep one of them"),
     "missing source": (PAD + "source: ./nope\n", 5, ["source directory './nope' does not exist"], "point `source:`"),
-    "invalid yaml": (PAD + "brief: [unclosed\n", 6, ["not valid YAML"], "indentation and quoting"),
+    "invalid yaml": (PAD + "brief: [unclosed\n", 5, ["not valid YAML"], "indentation and quoting"),
     "invalid yaml tab": (PAD + "brief: x\n\tmodel: y\n", 6, ["not valid YAML"], "indentation and quoting"),
     "invalid yaml colon": (PAD + "brief: a: b\n", 5, ["not valid YAML"], "indentation and quoting"),
     "top level list": ("- a\n- b\n", 1, ["top level must be a mapping"], None),

@@ -30,7 +30,7 @@ def test_readme_opens_with_the_two_commands_ci_runs():
     readme = (REPO / "README.md").read_text().splitlines()
     block = readme[readme.index("```sh") + 1: readme.index("```sh") + 3]
     assert block[0].endswith(".venv/bin/book run")
-    assert block[1].endswith(".venv/bin/pytest")
+    assert block[1].endswith(".venv/bin/pytest -n auto")  # the whole suite, on every core
     assert block[1] in (REPO / ".ci/run").read_text()
 
 

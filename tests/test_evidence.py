@@ -252,7 +252,11 @@ def test_lines_moved_in_the_source_are_followed_without_a_model_call(built_ws: P
     assert [f for f in check_code(final, built_ws / "src")[0] if f.check == "r1.code"] == []  # quotes' lines= moved too
     assert person.read_bytes() == mine
     after = scan(built_ws)
-    assert after["claim_health"]["share"] == 1.0 and after["chapters"][about]["phase"] == "done"
+    # the person's final kept its citations, and one of them no longer shows all it names: that is
+    # reported (the support test is the same for every chapter: issue 34), not rewritten
+    mine_ch = person.name.split("-")[0]
+    assert set(after["claim_health"].get("stale_claims") or {}) <= {mine_ch} and after["claim_health"]["gone"] == 0
+    assert after["chapters"][about]["phase"] == "done"
     assert after["chapters"][about]["steps"]["final"] == "done"  # rewritten by us, not an edit
     resume = (built_ws / "RESUME.md").read_text()
     assert "without a model call" in resume and "claims supported:" in resume

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orchestrator import authoring
+from orchestrator.authoring import authors as authoring
 from orchestrator.outline import parse as parse_outline
 
 CACHE = ('"""A least-recently-used cache, kept in front of the slow store."""\n\n\n'

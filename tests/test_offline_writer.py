@@ -52,7 +52,7 @@ def test_a_usage_names_the_test_it_comes_from():
 
 
 def _chapter(tmp_path: Path, files: dict[str, str] | None = None) -> str:
-    from orchestrator import authoring
+    from orchestrator.authoring import authors as authoring
     from orchestrator.outline import parse as parse_outline
 
     src = tmp_path / "src"

@@ -69,7 +69,7 @@ ERRORS = {
     "bad batch zero": (edit("batch: 2", "batch: 0"), 18, ["batch must be a whole number from 1, not 0"], None),
     "bad batch bool": (edit("batch: 2", "batch: true"), 18, ["batch must be a whole number"], None),
     "bad batch missing": (edit("    batch: 2\n", ""), 16, ["ch03: batch must be a whole number from 1, not None"], None),
-    "invalid yaml": (edit("title: Two", "title: [Two"), 14, ["not valid YAML"], None),
+    "invalid yaml": (edit("title: Two", "title: [Two"), 13, ["not valid YAML"], None),  # the `[` left open
     "bad id": (edit("id: ch02", "id: chapter2"), 12, ["chapter id 'chapter2' is not like ch01"], None),
     "one digit id": (edit("id: ch02", "id: ch2"), 12, ["is not like ch01"], None),
     "missing title": (edit("    title: Two\n", ""), 12, ["ch02 needs a title"], None),
@@ -127,7 +127,7 @@ def test_yml_block_and_text_around_it():
 def test_invalid_yaml_line_is_inside_the_block():
     text, line, _, _ = ERRORS["invalid yaml"]
     lines = text.splitlines()
-    assert lines[line - 2].strip() == "title: [Two"  # reported where the parser noticed: the next line
+    assert lines[line - 1].strip() == "title: [Two"  # reported where the `[` was left open (issue 38)
     assert HEAD.count("\n") < line < len(lines)
 
 

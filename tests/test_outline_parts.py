@@ -180,7 +180,7 @@ def test_a_chinese_book_labels_its_parts_in_chinese():
 
 
 def test_the_offline_planner_titles_parts_in_the_book_s_language(tmp_path: Path):
-    from orchestrator import authoring
+    from orchestrator.authoring import authors as authoring
     from orchestrator.testing.helpers import make_example
 
     ws = make_example(tmp_path / "ws")

@@ -77,8 +77,8 @@ def test_a_redone_artifact_is_shown_as_a_diff(tmp_path: Path):
     run_cli("run", "--workspace", str(ws))
     run_cli("approve", "outline", "--workspace", str(ws))
     run_cli("run", "--workspace", str(ws))
-    run_cli("reject", "final", "ch01", "--reason", "shorter", "--workspace", str(ws))
-    run_cli("run", "--workspace", str(ws))  # the offline redo gives the same final: a new card
+    run_cli("reject", "final", "ch01", "--reason", "make it funnier", "--workspace", str(ws))
+    run_cli("run", "--workspace", str(ws))  # words the offline writer cannot follow: the same final, a new card
     assert ("final", "ch01") in pending(ws)
     _, said = walk_with(ws, ["q"])
     assert any("the same text as the version before" in s for s in said)

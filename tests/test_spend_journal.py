@@ -184,8 +184,8 @@ def test_the_budget_message_separates_spent_from_reserved(tmp_path):
     try:
         book.ledger.log_call(role="writer", chapter="ch01", step="draft", cost_usd=0.06)
         runner = Runner(book, Priced(), RunOptions())
-        runner.in_flight_usd = 0.18  # two calls in flight, at their estimates
-        why = runner._over_budget(SimpleNamespace(chapter="ch02", step="draft"))
+        runner.budget.in_flight_usd = 0.18  # two calls in flight, at their estimates
+        why = runner.budget.over_budget(SimpleNamespace(chapter="ch02", step="draft"))
         assert why is not None and "spent $0.06 of $0.30" in why and "$0.18 more is reserved" in why
         stop = book.ledger.events(type="budget_stop")[-1]["detail"]
         assert stop["spent"] == 0.06 and stop["reserved"] == 0.18

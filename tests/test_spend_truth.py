@@ -211,6 +211,7 @@ def test_five_kills_mid_stream_leave_five_calls_counted_above_zero(tmp_path, mon
     led = Ledger.open(ws / STATE_DB)  # a writer's open closes them in the ledger
     led.close()
     cut = rows(ws, "SELECT call_id, cost_usd FROM llm_calls WHERE status='interrupted'")
+    print("calls cut off mid-stream, counted at:", [round(u, 4) for _, u in cut])
     assert len(cut) == 5 and len({c for c, _ in cut}) == 5 and all(u > 0 for _, u in cut)
     assert rows(ws, "SELECT count(*) FROM llm_calls WHERE status='started'")[0][0] == 0
 

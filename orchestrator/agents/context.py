@@ -192,9 +192,9 @@ def _claim_facts(book):
 
 def _per_outline(book, o, name: str, make):
     """`make(o)`, once per outline object (a new outline is a new object: the scanner reloads it)."""
-    hit = book.memo.get(("outline", name))
+    hit = book.memo.get(("per_outline", name))
     if hit is None or hit[0] is not o:
-        hit = book.memo[("outline", name)] = (o, make(o))
+        hit = book.memo[("per_outline", name)] = (o, make(o))
     return hit[1]
 
 

@@ -28,6 +28,8 @@ import re
 
 from .project import Project, Sym
 
+# Languages where a bare call inside a type (or an Elixir module) names its own member first.
+_IMPLICIT_SELF = frozenset({"csharp", "kotlin", "swift", "scala", "ruby", "elixir"})
 CALL_RE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(!\s*)?\(")
 KEYWORDS = {"if", "for", "while", "switch", "return", "func", "function", "fn", "match", "catch", "elif", "not",
             "and", "or", "print", "len", "make", "new", "append", "super", "typeof", "await", "yield", "isinstance",
@@ -37,6 +39,26 @@ _RUST_SELF = re.compile(r"^(?:\$crate|crate|super|self)::")
 _OBJECT_MACRO = re.compile(r"^\s*#\s*define\s+\w+\b(?!\()")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _RUST_BOUND = re.compile(r"[<,\s]([A-Z]\w*)\s*:\s*(?:\?Sized\s*\+\s*)?([A-Za-z_]\w*)")  # `L: Log` in `<…>` or `where`
+
+
+_PATH_TYPE = re.compile(r"((?:[A-Za-z_]\w*\s*(?:::|\.)\s*)*)([A-Za-z_]\w*)")
+
+
+def _own_path_types(p: Project, typ: str) -> set[str]:
+    """The words of a declared type that are not under another project's path (`multer::Error`,
+    `http.ResponseWriter`): bare, or under `crate`/`self`/`super` or one of the project's modules."""
+    if ("callres", "local") not in p._keys:
+        from ..repo.rank import local_module_names
+
+        p._keys[("callres", "local")] = {n.replace("-", "_") for n in local_module_names(p.map.files)}
+    local = p._keys[("callres", "local")] | {"crate", "self", "super", "Self"}
+    out = set()
+    for m in _PATH_TYPE.finditer(typ):
+        path = [x for x in re.split(r"\s*(?:::|\.)\s*", m.group(1)) if x]
+        if not path or path[0] in local:
+            out.add(m.group(2))
+        out |= {w for w in path[1:] if not path or path[0] in local}
+    return out
 
 
 class Resolver:
@@ -61,7 +83,10 @@ class Resolver:
             params, _ret = signature_parts(self.s)
             bounds = dict(_RUST_BOUND.findall(self.s.d.signature)) if self.s.lang == "rust" else {}
             for prm in params:
-                words = [bounds.get(w, w) for w in _IDENT.findall(prm.type)]  # `logger: L` with `L: Log`
+                # `err: &multer::Error` is another crate's Error, not the project's: a type written
+                # under a path counts only under the project's own (crate::, a module of it)
+                own = _own_path_types(self.p, prm.type)
+                words = [bounds.get(w, w) for w in _IDENT.findall(prm.type) if w in own]  # `logger: L` with `L: Log`
                 types = {t for t in words if any(x.kind in _TYPES for x in self.by_dotted.get(t, ()))}
                 if len(types) == 1:
                     self._params[prm.name] = types.pop()
@@ -123,6 +148,10 @@ class Resolver:
             mine = [x for x in self.by_dotted.get(f"{me_owner}.{expr}", ()) if _param_count(x) == n]
             if mine:
                 return mine
+        if len(parts) == 1 and me_owner and s.lang in _IMPLICIT_SELF:  # Ruby's `route(…)`, Elixir's `resp(…)`
+            mine = list(self.by_dotted.get(f"{me_owner}.{expr}", ()))
+            if mine:
+                return mine  # (overloads: resolve() picks by the number of arguments)
         if len(parts) == 1:
             named = [x for x in self.by_short.get(expr, ()) if "." not in x.dotted]
             if s.lang in ("c", "cpp"):

@@ -247,7 +247,11 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None
-    code = _LINE_COMMENT.sub("", code)  # `// log!(…)` in a macro's comment is no call
+    from .codetext import deferred_spans, mask_text
+
+    code = mask_text(_LINE_COMMENT.sub("", code), s.lang)  # `// log!(…)` or a docstring's `pop()` is no call
+    if s.lang == "php":  # `$this->handle(`, `self::create(`: the receiver as the other languages write it
+        code = re.sub(r"\$this->(?=\w+\s*\()|\b(?:self|static)::(?=\w+\s*\()", "this.", code)
     side = branch_lines(code, s.lang)
     # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
     # in C++ and Java a call of the same name may be another overload
@@ -255,7 +259,10 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     head = re.compile(rf"(?<![\w$]){re.escape(s.short)}\s*(?:<[^()]*>)?\s*\(").search(code, sig_at) if s.short else None
     own_at = head.start() if head is not None and head.start() <= sig_at + len(s.d.signature) else -1
     inside = 0  # the end of the outermost call's arguments: a call before it is an argument, not a step
+    later = deferred_spans(code, s.lang)  # a returned handler's calls are not this definition's
     for m in CALL_RE.finditer(code):
+        if any(a <= m.start() < b for a, b in later):
+            continue
         if res is None:
             res = Resolver(p, s, *_sym_index(p), code=code)
         if m.start() == own_at or (s.lang in ("c", "cpp", "java") and _declarator(code, m.start())):

@@ -140,8 +140,27 @@ def readme_weight(p: Project, s: Sym) -> float:
     if s.kind == "method" or "." in s.dotted:  # express's `req.is = function ...` is a method too  # `.get(` is every object's: express's `app.get(` is not request.js's `req.get`
         from ..repo.rank import COMMON_NAMES
 
+        if s.lang in ("ruby", "elixir") and n in _bare_calls(p):
+            return _bare_calls(p)[n]  # sinatra's `get '/' do`: a DSL's method, called bare where a statement starts
+        if s.lang == "elixir" and s.kind == "function" and n not in COMMON_NAMES:
+            return max(names.get(n, 0.0), called.get(n, 0.0))  # `import Plug.Conn` … `send_resp(conn, …)`
+
         return 0.0 if n in COMMON_NAMES else called.get(n, 0.0)
     return names.get(n, 0.0)
+
+
+def _bare_calls(p: Project) -> dict[str, float]:
+    """Names the README's code calls without parentheses at the start of a statement (`get '/' do`,
+    `plug :match`), weighted as readme_names weighs them."""
+    key = ("readme_bare",)
+    if key not in p._keys:
+        code = readme_code(p)
+        size = max(len(code), 1)
+        found: dict[str, float] = {}
+        for m in re.finditer(r"(?m)^[ \t]*([a-z_]\w*[!?]?)[ \t]+(?:['\"]|:\w)", code):
+            found.setdefault(m.group(1), 1.0 / (1.0 + 3.0 * m.start() / size))
+        p._keys[key] = found
+    return p._keys[key]
 
 
 def entry_scores(p: Project, groups: list[list[str]]) -> list[float]:

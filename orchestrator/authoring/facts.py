@@ -17,6 +17,7 @@ from collections import defaultdict
 
 from .codeinfo import resolved_calls
 from .project import Project, Sym
+from .references import code_lines, use_lines
 
 _IMPORT_LINE = re.compile(r"^\s*(?:import|from|use|using|#\s*include|require|package|const .*require\(|.*\brequire\()",
                           re.M)
@@ -63,6 +64,9 @@ def uses(p: Project, user: str, s: Sym) -> bool:
     """Whether file `user` really uses the definition `s` (see the module doc)."""
     if user == s.rel or user not in p.files:
         return False
+    lines = use_lines(p, user, s, lambda x: all_calls(p, x))
+    if lines is not None:  # a method by its receiver's type, a script's function by its import
+        return bool(lines) and p.reaches(user, s.rel, s.short)
     text = _text(p, user)
     if not _writes(text, s.short) or not p.reaches(user, s.rel, s.short):
         return False
@@ -73,7 +77,10 @@ def uses(p: Project, user: str, s: Sym) -> bool:
     homes = _homes(p).get(s.short, set())
     if len(homes) > 1 and not _module_named(p, user, s.rel):
         return False
-    return True
+    # a line that writes the name only as something else's (`r.Route(` of an interface, a local
+    # `realIP :=`, `Self::Error`) is no use: at least one line must write it as this definition
+    rx = re.compile(rf"(?<![\w$]){re.escape(s.short)}(?![\w$])")
+    return any(not _only_foreign(ln, s, p, user) for ln in code_lines(p, user) if rx.search(ln))
 
 
 def resolved_users(p: Project, s: Sym) -> list[str]:
@@ -192,3 +199,71 @@ class ClaimFacts:
 
     def kind_of(self, rel: str) -> str | None:
         return self.p.files.get(rel, (None, None))[1]
+
+
+def refers_at(p: Project, rel: str, line: int, s: Sym) -> bool:
+    """Line `line` of `rel` refers to `s` by resolution (references.use_lines); where those rules do
+    not apply, the file uses `s` by the map's rule."""
+    lines = use_lines(p, rel, s, lambda x: all_calls(p, x))
+    if lines is not None:
+        return line in lines
+    code = code_lines(p, rel)  # strings and comments blanked: a name in a test's string is not at work
+    text = code[line - 1] if 0 < line <= len(code) else ""
+    if not re.search(rf"(?<![\w$]){re.escape(s.short)}(?![\w$])", text):
+        return False
+    return uses(p, rel, s) and not _only_foreign(text, s, p, rel)
+
+
+_STD_MODULES = frozenset({"std", "core", "alloc", "io", "fmt", "error", "http", "hyper", "tower", "serde", "os", "net",
+                          "errors", "strings", "bytes", "time", "context", "sync", "url", "json"})
+
+
+_GO_IMPORT = re.compile(r'^\s*(?:import\s+)?(?:([A-Za-z_]\w*|\.)\s+)?"([^"]+)"\s*$', re.M)
+
+
+def _go_packages(p: Project, rel: str) -> set[str]:
+    """The qualifiers a Go file's imports give (an alias, else the path's last part, a `/v5` skipped)."""
+    key = ("fact_goimports", rel)
+    if key not in p._keys:
+        out = set()
+        for alias, path in _GO_IMPORT.findall("\n".join(p.lines_of(rel)[:300])):
+            parts = path.split("/")
+            last = parts[-2] if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]) else parts[-1]
+            out.add(alias or last.replace("-", "_"))
+        p._keys[key] = out
+    return p._keys[key]
+
+
+def _shadowed(p: Project, rel: str, name: str) -> bool:
+    """The file binds the name as a variable of its own (`realIP :=`, `var realIP`, `let x`)."""
+    key = ("fact_shadow", rel, name)
+    if key not in p._keys:
+        n = re.escape(name)
+        rx = re.compile(rf"(?<![\w$.]){n}\s*(?:,\s*\w+\s*)*:=|\b(?:var|let|const)\s+(?:mut\s+)?{n}\b")
+        p._keys[key] = any(rx.search(ln) for ln in p.lines_of(rel))
+    return p._keys[key]
+
+
+def _only_foreign(text: str, s: Sym, p: Project | None = None, rel: str = "") -> bool:
+    """Every occurrence of the name on the line is another's: an associated item (`Self::Error`,
+    `S::Rejection`) or a standard module's (`io::Error`, `fmt::Result`, `errors.New`)."""
+    hits = list(re.finditer(rf"(?<![\w$])((?:[A-Za-z_]\w*)(?:::|\.))?{re.escape(s.short)}(?![\w$])", text))
+    if not hits:
+        return False
+    def foreign(m: re.Match) -> bool:
+        if s.lang == "rust" and re.search(r"\btype\s+$", text[:m.start()]):
+            return True  # `type Error = S::Error;`: an associated type's declaration
+        before = text[:m.start()].rstrip()
+        if "." not in s.dotted and before.endswith(".") and (s.lang == "rust" or before[-2:-1] in (")", "]")):
+            return True  # `….to_bytes()`: a method of some value, not the free function
+        q = (m.group(1) or "").rstrip(":.")
+        after = text[m.end():].lstrip()
+        if p is not None and "." not in s.dotted and s.kind in ("function", "method") and not after.startswith("(") \
+                and _shadowed(p, rel, s.short):
+            return True  # a local variable of the same name
+        if p is not None and s.lang == "go" and q and q[:1].islower() and m.group(1).endswith(".") \
+                and q not in _go_packages(p, rel):
+            return True  # `r.Route(`: a method of a value, not the package's `Route`
+        # in Rust `Type::Name` is the type's associated item, never the free `Name`
+        return bool(q) and (q == "Self" or (q[:1].isupper() and (len(q) <= 2 or s.lang == "rust")) or q in _STD_MODULES)
+    return all(foreign(m) for m in hits)

@@ -23,10 +23,14 @@ LANG_TAGS = {
     "python": ("python", "py", "python3", "pycon", "pytb"), "javascript": ("js", "javascript", "node", "mjs", "cjs", "jsx"),
     "typescript": ("ts", "typescript", "tsx"), "rust": ("rust", "rs"), "go": ("go", "golang"), "java": ("java",),
     "c": ("c", "h"), "cpp": ("cpp", "c++", "cxx", "cc", "hpp"),
+    "csharp": ("csharp", "cs", "c#"), "ruby": ("ruby", "rb"), "kotlin": ("kotlin", "kt", "kts"), "php": ("php",),
+    "swift": ("swift",), "scala": ("scala",), "elixir": ("elixir", "ex", "exs", "iex"), "lua": ("lua",),
 }
 _FENCE = re.compile(r"^([ \t]*)(```+|~~~+)[ \t]*\{?\.?([\w+#-]*)[^\n]*$")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode)::\s*(\S*)")
+# a call: `f(…)`, and in Ruby and Elixir one without parentheses (`get '/' do`, `plug :match`)
 _CALL = re.compile(r"[A-Za-z_$][\w$]*!?\s*\(")
+_BARE_CALL = re.compile(r"(?m)^[ \t]*[a-z_][\w.]*[!?]?[ \t]+(?:['\"]|:\w|do\b)")
 MAX_EXAMPLE_LINES = 40
 # names a C++ parser may take for definitions (`std`, `string`): never a project's entry point
 CXX_NAMES = frozenset({"std", "string", "decltype", "bool", "noexcept", "auto", "size_t", "char", "int", "void",
@@ -96,8 +100,31 @@ def code_blocks(text: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
+# fence tags that say the block is no code to run: output, a session, a configuration, a diff
+_NOT_CODE_TAG = re.compile(r"^(?:not?[_-].*|text|txt|plain(?:text)?|console|output|log|shell|sh|bash|zsh|fish|"
+                           r"powershell|ps1|bat|cmd|diff|patch|toml|json5?|ya?ml|ini|xml|html?|css|sql|dockerfile|"
+                           r"makefile|cmake|none|ignore|compile_fail|should_panic)$", re.IGNORECASE)
+_DIAGNOSTIC = re.compile(r"(?m)^\s*(?:error|warning)(?:\[\w+\])?:|^\s*-->\s")
+
+
+def _leading_part(blk: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
+    """A block longer than MAX_EXAMPLE_LINES as its leading part, cut at its last blank line within
+    the bound that comes before a line at the margin (axum's README example: its imports, `main`
+    and the first handler); a block with no such place is left whole (and too long to quote)."""
+    first, last, tag, code = blk
+    lines = code.split("\n")
+    if len(lines) <= MAX_EXAMPLE_LINES:
+        return blk
+    cut = max((k for k in range(8, MAX_EXAMPLE_LINES + 1) if not lines[k].strip()
+               and lines[k + 1][:1].strip()), default=0)  # before a line at the margin: between definitions
+    if not cut:
+        return blk
+    return first, first + cut - 1, tag, "\n".join(lines[:cut])
+
+
 def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]) -> float:
-    if not _CALL.search(code) or code.count("\n") + 1 > MAX_EXAMPLE_LINES:
+    calls = _CALL.search(code) or (langs & {"ruby", "elixir"} and _BARE_CALL.search(code))
+    if not calls or code.count("\n") + 1 > MAX_EXAMPLE_LINES or _DIAGNOSTIC.search(code):
         return 0.0
     if lang is not None and lang not in langs:
         return 0.0  # a shell session, a manifest snippet (`[dependencies]`), another language
@@ -107,7 +134,8 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
     named = {n for n in names if re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", code)}
     if not named:
         return 0.0
-    uses = sum(1 for ln in lines if "=" in ln or ln.lstrip().startswith((">>>", "import", "use ", "#include", "from ", "@"))
+    uses = sum(1 for ln in lines if "=" in ln or ln.lstrip().startswith((">>>", "import", "use ", "#include", "from ", "@",
+                                                                     "require ", "require_relative ", "alias "))
                or re.search(r"\(\s*['\"\d]", ln))  # a call with a literal: code that runs, not a prototype
     if not uses:
         return 0.0  # declarations (`redisContext *redisConnect(const char *ip, int port);`) show no use
@@ -134,6 +162,9 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             continue
         best: tuple[float, tuple[int, int, str, str]] | None = None
         for blk in code_blocks(text):
+            if blk[2] and _NOT_CODE_TAG.match(blk[2]):
+                continue  # axum's ```not_rust: a compiler's message, not a use of the project
+            blk = _leading_part(blk)
             sc = _example_score(blk[3], _lang_of_tag(blk[2]) if blk[2] else None, langs, names)
             if sc >= 2.0:  # the first that uses the project's names (the README's own first example)
                 best = (sc, blk)
@@ -174,8 +205,13 @@ def purpose(p: Project) -> tuple[str, int, str] | None:
     paras: list[tuple[int, list[str]]] = []
     cur: list[str] = []
     start = 0
+    fence = ""
     for i, ln in enumerate(lines[:400]):
         s = ln.strip()
+        if fence or s.startswith(("```", "~~~")):  # code is no sentence of the introduction (known-folders
+            opener = s[:3] if s.startswith(("```", "~~~")) else ""  # opens its README with its API block)
+            fence = "" if fence and opener == fence[:3] else (fence or opener)
+            s = ""
         prose = s and not _SKIP_LINE.match(ln) and not s.startswith(("#", "- [", "* [", "```", "~~~", ">")) \
             and not re.fullmatch(r"[=\-~^*`#]+", s)
         if prose and not (i + 1 < len(lines) and re.fullmatch(r"[=\-~^*#+]{3,}", lines[i + 1].strip())):
@@ -187,7 +223,7 @@ def purpose(p: Project) -> tuple[str, int, str] | None:
             cur = []
             if len(paras) >= 2:
                 break
-        if s.startswith(("```", "~~~")) and paras:
+        if fence and paras:
             break  # the example begins: what came before was the introduction
     if cur and len(paras) < 2:
         paras.append((start, cur))

@@ -57,7 +57,8 @@ EN: dict[str, str] = {
     "open_types": "It is about the types {names}: what each one describes, and which code relies on it.",
     "pkg_doc": "The doc comment at the top of `{file}` says:",
     "own_is": "`{name}` is {what}",
-    "open_used_none": "Nothing outside {file} names `{name}`: it is machinery this part keeps to itself.",
+    "open_used_none": "No code outside {file} imports or calls `{name}` as far as the map resolves: it is machinery "
+                      "this part keeps to itself.",
     "open_used_one": "Only one file outside this chapter reaches for `{name}`: {files}.",
     "open_used_few": "Code in {files} relies on `{name}`, which this chapter explains.",
     "open_used_many": "`{name}` is one of the most used types in the project: {n} other files write it, {files} among them.",

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..text import docstrings
 from .codeinfo import signature_parts
+from .facts import refers_at
 from .phrases import kind_name, lang_name, phrases
 from .plan import key_symbols
 from .project import Project, Sym
@@ -95,6 +96,8 @@ def usage_snippets(p: Project, files: list[str], syms: list[Sym], limit: int = 3
             for i, ln in enumerate(lines):
                 # a name inside a string (a MIME type in a test table) is not the symbol at work
                 if not rx.search(_STRINGS.sub('""', ln)) or ln.lstrip().startswith(("#", "//", "*", "import", "from ", "use ")):
+                    continue
+                if not refers_at(p, rel, i + 1, s):  # `res.headers()` of another type is not this one at work
                     continue
                 a, b, depth = i, i, 0
                 for j in range(i, min(len(lines), i + 14)):

@@ -77,10 +77,19 @@ def signature_parts(s: Sym) -> tuple[list[Param], str]:
         if raw in ("self", "cls", "&self", "&mut self", "mut self", "*", "/") or raw.startswith(("self:", "this:")):
             continue
         default = ""
-        if "=" in raw and lang in ("python", "typescript", "tsx", "javascript"):
+        if "=" in raw and lang in ("python", "typescript", "tsx", "javascript", "kotlin", "scala", "swift", "php",
+                                   "csharp", "ruby", "lua"):
             raw, default = (x.strip() for x in raw.split("=", 1))
-        if lang in ("python", "typescript", "tsx", "javascript", "rust"):
+        if lang in ("python", "typescript", "tsx", "javascript", "rust", "kotlin", "scala", "swift"):
             name, _, typ = raw.partition(":")
+            if lang == "swift":
+                name = name.split()[-1] if name.split() else name  # `_ url: URL`, `to url: URL`: the inner name
+            elif lang in ("kotlin", "scala"):
+                name = re.sub(r"^(?:(?:va[lr]|vararg|implicit|using|private|override)\s+)+", "", name.strip())
+        elif lang in ("php", "ruby", "elixir", "lua"):  # `?Type $name`, `&block`, `%Conn{} = conn`: the name is last
+            m = re.search(r"[$&*]*(\w+)\s*$", raw)
+            name, typ = (m.group(1), raw[:m.start()].strip().rstrip("&.").strip()) if m else (raw, "")
+            typ = typ if lang == "php" else ""  # Ruby, Elixir and Lua write no types: what is before is a pattern
         elif lang == "go":
             name, _, typ = raw.partition(" ")
         else:  # C-like: the name comes last, and `*`/`&` written against it belong to the type
@@ -105,6 +114,10 @@ def signature_parts(s: Sym) -> tuple[list[Param], str]:
         ret = rest[1:].split("{")[0].split("=>")[0].strip()
     elif lang == "go":
         ret = rest.split("{")[0].strip()
+    elif lang in ("kotlin", "scala", "php") and rest.startswith(":"):
+        ret = re.split(r"\s+where\s+|\{|=", rest[1:])[0].strip()
+    elif lang == "swift" and "->" in rest:
+        ret = re.split(r"\s+where\s+|\{", rest.split("->", 1)[1])[0].strip()
     return params, ret.strip().rstrip(";").strip()
 
 

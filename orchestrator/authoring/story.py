@@ -78,7 +78,8 @@ EN = {
     "can_trace": "- Follow a call from `{a}` to `{b}`{via}.",
     "can_via": " through {names}",
     "can_use": "- Find `{name}` in `{file}` and read what it does before you change the {kind}.",
-    "can_used": "- Know who depends on `{name}`: {n} other files use it, so a change to it reaches them.",
+    "can_used": "- Know who depends on `{name}`: {n} other files use it (an import or a call the map resolves to it), "
+                "so a change to it reaches them.",
     "can_next": "- Go on to {link}, which builds on these pieces.",
 }
 ZH = {

@@ -399,7 +399,7 @@ def _cited(text: str, p: Project) -> str:
 
     defs = [annotate.Def(s.name, s.rel, s.d.start_line, s.d.end_line) for s in p.symbols()]
     ranked = {s.rel for s in p.symbols()}
-    defs += [annotate.Def(d.qualified_name, rel, d.start_line, d.end_line)  # tests and examples: usage is evidence
+    defs += [annotate.Def(d.qualified_name, rel, d.start_line, d.end_line, code=False)  # tests and examples: usage is evidence
              for rel, fm in p.map.files.items() if rel not in ranked for d in fm.definitions]
     return annotate.cite(text, annotate.citer_for(p.root, defs, p._keys))
 

@@ -27,7 +27,7 @@ journals record as in flight, collects them, and returns the same kind of report
   re-ask feedback, if any), from the files as they are now; None = no longer needed.
 - Errored (except invalid requests), expired and canceled requests go into the next batch,
   up to `max_batch_retries`, then to streaming. Endpoint calls (retrieve, list, results,
-  cancel) are retried with backoff; a create that fails ambiguously is never retried blindly
+  cancel) are retried with backoff (endpoint.py); a create that fails ambiguously is never retried blindly
   (see the re-attach rule in journal.py).
 - Ctrl-C / cancellation leaves every batch running on the server and says so; the journals
   keep them for `book resume`.
@@ -37,11 +37,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import logging
 import os
 import random
-import re
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -49,6 +47,7 @@ from typing import Any
 
 from ..providers.base import Result, Usage
 from . import journal as jr
+from .endpoint import Endpoint, redact, retryable
 from .journal import Item, Journal
 from .types import BatchError, BatchItem, Handoff, Progress, Report, Verdict, _handoff
 
@@ -61,21 +60,12 @@ log = logging.getLogger(__name__)
 # handled and journaled). A test raises from it to simulate a kill at that instant.
 crash_hook: Callable[[str, Journal], None] | None = None
 
-_KEY_PATTERN = re.compile(r"sk-ant-[A-Za-z0-9_\-]{3,}")
 REFUSED_STATUS = {400, 401, 402, 403, 404, 413, 422}  # the create was refused: nothing exists
 NOT_CREATED_STATUS = {429}  # rate limited before anything was created
 
 
 class _NotDownload(Exception):
     """Carries an error of commit/is_current/the journal through the download's retry loop."""
-
-
-def _redact(text: str) -> str:
-    """Nothing that reaches a journal, the ledger or a message carries the API key."""
-    key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
-    if key:
-        text = text.replace(key, "***")
-    return _KEY_PATTERN.sub("sk-ant-***", text)
 
 
 async def _maybe_await(x: Any) -> Any:
@@ -98,11 +88,11 @@ class BatchEngine:
         self.commit, self.is_current, self.rebuild = commit, is_current, rebuild
         self.on_call, self.on_progress = on_call, on_progress
         self.notice = notice or (lambda msg: print(msg, file=sys.stderr))
-        self._client, self.prices = client, prices
-        self._own_client = client is None  # a client passed in is the caller's to close
+        self.prices = prices
+        # the endpoint's calls: the client, retries with backoff, errors without the key (endpoint.py)
+        self.endpoint = Endpoint(self.output_dir, client, retry_delay, retry_max, endpoint_attempts)
         self.max_batch_retries, self.max_reasks, self.max_creates = max_batch_retries, max_reasks, max_creates
         self.poll_interval, self.poll_max = poll_interval, poll_max
-        self.retry_delay, self.retry_max, self.endpoint_attempts = retry_delay, retry_max, endpoint_attempts
         self.search_grace, self.clock_skew = search_grace, clock_skew
         self.journals: list[Journal] = jr.load_all(self.output_dir)
         self._params: dict[str, dict[str, Any]] = {}  # custom_id -> params sent (this process only)
@@ -128,7 +118,7 @@ class BatchEngine:
                     return self.report
                 if self._unsent() > unsent:  # a create came to nothing (429, or none on the server)
                     misses += 1
-                    await asyncio.sleep(self._backoff(misses))
+                    await asyncio.sleep(self.endpoint.backoff(misses))
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._say_left_running()
             raise
@@ -158,7 +148,7 @@ class BatchEngine:
         j = jr.new_journal(self.output_dir, sub, jitems)
         for it, bi in zip(jitems, send):
             self._params[it.custom_id] = bi.params
-        client = self._get_client()  # first: importing the SDK takes seconds
+        client = self.endpoint.client()  # first: importing the SDK takes seconds
         j.save()
         self.journals.append(j)
         self._hook("before_create", j)
@@ -194,7 +184,7 @@ class BatchEngine:
 
     async def poll(self, j: Journal) -> str:
         """One look at a submitted batch; returns its processing_status."""
-        b = await self._api("retrieve", lambda: self._get_client().messages.batches.retrieve(j.batch_id),
+        b = await self.endpoint.call("retrieve", lambda: self.endpoint.client().messages.batches.retrieve(j.batch_id),
                             missing=None)
         if b is None:  # deleted, or archived with its results: what it held is asked again
             j.note = f"batch {j.batch_id} is gone from the server (deleted or archived)"
@@ -215,8 +205,8 @@ class BatchEngine:
         """Stream the ended batch's JSONL results, handle each (commit, discard, requeue, hand
         to streaming), journal its outcome, and yield (item, outcome). A download cut off is
         started again; items already handled are skipped."""
-        client = self._get_client()
-        for attempt in range(1, self.endpoint_attempts + 1):
+        client = self.endpoint.client()
+        for attempt in range(1, self.endpoint.attempts + 1):
             try:
                 dec = await client.messages.batches.results(j.batch_id)
                 try:
@@ -237,10 +227,10 @@ class BatchEngine:
             except _NotDownload as e:
                 raise e.__cause__ from None  # type: ignore[misc]
             except Exception as e:  # noqa: BLE001
-                if not self._retryable(e) or attempt == self.endpoint_attempts:
+                if not retryable(e) or attempt == self.endpoint.attempts:
                     msg = f"batch {j.batch_id}: results could not be downloaded: {e}"
-                    raise BatchError(_redact(msg)) from e
-                await asyncio.sleep(self._backoff(attempt))
+                    raise BatchError(redact(msg)) from e
+                await asyncio.sleep(self.endpoint.backoff(attempt))
         for it in j.pending():  # the API lists every request; a missing one is asked again
             self._retry(j, it, "requeued", "the batch's results had no line for it")
         j.state = "done"
@@ -251,7 +241,7 @@ class BatchEngine:
         j = next((j for j in self.journals if j.submission == submission), None)
         if j is None or not j.batch_id:
             raise BatchError(f"no submitted batch {submission!r} in {jr.journal_dir(self.output_dir)}")
-        await self._api("cancel", lambda: self._get_client().messages.batches.cancel(j.batch_id))
+        await self.endpoint.call("cancel", lambda: self.endpoint.client().messages.batches.cancel(j.batch_id))
 
     def _unsent(self) -> int:
         return sum(1 for j in self.journals if j.state in ("abandoned", "refused"))
@@ -299,7 +289,7 @@ class BatchEngine:
                 self._retry(j, it, "requeued", j.note)
         elif status in REFUSED_STATUS:
             j.state = "refused"
-            j.note = _redact(f"the batch endpoint refused the create: HTTP {status}: {e}")[:500]
+            j.note = redact(f"the batch endpoint refused the create: HTTP {status}: {e}")[:500]
             for it in j.pending():
                 j.set_outcome(it, "to_stream", j.note, it.feedback)
                 self.report.to_stream.append(_handoff(it, j.note))
@@ -342,7 +332,7 @@ class BatchEngine:
                     self._retry(j, it, "rejected", v.reason or "the answer did not validate")
         elif kind == "errored":
             err = res.error.error
-            why = _redact(f"errored: {err.type}: {err.message}")
+            why = redact(f"errored: {err.type}: {err.message}")
             model = str(self._params.get(it.custom_id, {}).get("model", ""))
             self._log(j, it, model, Usage(), 0.0, None, why)
             if err.type == "invalid_request_error":  # a batch would refuse it again; streaming says why
@@ -407,63 +397,14 @@ class BatchEngine:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
-            if not key:
-                raise BatchError("Message Batches need ANTHROPIC_API_KEY in the environment "
-                                 "(it is never written anywhere)")
-            import anthropic
-
-            kwargs: dict[str, Any] = {"api_key": key, "max_retries": 0,
-                                      "timeout": anthropic.Timeout(120.0, connect=10.0)}
-            if os.environ.get("ANTHROPIC_BASE_URL", "").strip():
-                kwargs["base_url"] = os.environ["ANTHROPIC_BASE_URL"].strip()
-            self._client = anthropic.AsyncAnthropic(**kwargs)
-        return self._client
-
     async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None and self._own_client:
-            await client.close()
+        await self.endpoint.aclose()
 
     async def __aenter__(self) -> BatchEngine:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
-
-    @staticmethod
-    def _retryable(e: BaseException) -> bool:
-        import anthropic
-
-        if isinstance(e, anthropic.APIStatusError):
-            return e.status_code in (408, 409, 429) or e.status_code >= 500
-        if isinstance(e, (anthropic.APIConnectionError, anthropic.APITimeoutError)):
-            return True
-        return any(c.__module__.split(".")[0].startswith(("httpx", "httpcore")) for c in type(e).__mro__) or \
-            isinstance(e, (OSError, EOFError, asyncio.TimeoutError, json.JSONDecodeError))  # a garbled line
-
-    def _backoff(self, attempt: int) -> float:
-        return min(self.retry_max, self.retry_delay * 2 ** (attempt - 1)) * random.uniform(0.75, 1.25)
-
-    async def _api(self, what: str, call: Callable[[], Any], **kw: Any) -> Any:
-        """`call()` with retries and backoff; with `missing=`, a 404 returns that value."""
-        import anthropic
-
-        for attempt in range(1, self.endpoint_attempts + 1):
-            try:
-                return await call()
-            except Exception as e:  # noqa: BLE001
-                if "missing" in kw and isinstance(e, anthropic.NotFoundError):
-                    return kw["missing"]
-                if not self._retryable(e) or attempt == self.endpoint_attempts:
-                    where = jr.journal_dir(self.output_dir)
-                    raise BatchError(_redact(f"Message Batches {what}: {e} (the journals in {where} keep "
-                                            f"every batch for `book resume`)")) from e
-                log.info("batch %s failed (%s); retry %d", what, e, attempt + 1)
-                await asyncio.sleep(self._backoff(attempt))
-        raise AssertionError("unreachable")
 
     def _hook(self, point: str, j: Journal) -> None:
         if crash_hook is not None:

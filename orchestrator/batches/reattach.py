@@ -7,14 +7,28 @@ requests are then sent again under a new submission id."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from . import journal as jr
-from .journal import Journal
+from .endpoint import Endpoint
+from .journal import Item, Journal
 
-if TYPE_CHECKING:
-    from .engine import BatchEngine
+
+class BatchEngine(Protocol):
+    """What a re-attach needs of the engine (engine.BatchEngine), said here: engine.py imports
+    this module, and this module imports nothing of it."""
+
+    journals: list[Journal]
+    search_grace: float
+    clock_skew: float
+    notice: Callable[[str], None]
+    endpoint: Endpoint
+
+    def _progress(self, j: Journal, status: str | None = None) -> None: ...
+
+    def _retry(self, j: Journal, it: Item, outcome: str, reason: str) -> None: ...
 
 
 async def search(eng: BatchEngine, j: Journal) -> None:
@@ -25,17 +39,17 @@ async def search(eng: BatchEngine, j: Journal) -> None:
     # faults on the batch endpoint, waiting the grace out cost a minute a create). Only
     # "there is no such batch" waits for the grace: a create still in flight may land.
     settled = time.time() - created >= eng.search_grace
-    client = eng._get_client()
+    client = eng.endpoint.client()
     if j.listed_at is None:
         claimed = jr.claimed_batch_ids(eng.journals)
         since = created - eng.clock_skew
-        found = await eng._api("list", lambda: _candidates(eng, since, claimed, len(j.items)))
+        found = await eng.endpoint.call("list", lambda: _candidates(eng, since, claimed, len(j.items)))
         if found != j.candidates or settled or j.state != "searching":
             j.state, j.candidates = "searching", found
             j.listed_at = jr.now_iso() if settled else None  # the listing that decides is one after the grace
             j.save()
     for bid in list(j.candidates):
-        b = await eng._api("retrieve", partial(client.messages.batches.retrieve, bid), missing=None)
+        b = await eng.endpoint.call("retrieve", partial(client.messages.batches.retrieve, bid), missing=None)
         if b is None:  # gone: whoever's it was, there is nothing of it to collect
             j.candidates.remove(bid)
             j.save()
@@ -43,7 +57,7 @@ async def search(eng: BatchEngine, j: Journal) -> None:
         if b.processing_status != "ended":
             eng._progress(j, f"unconfirmed {bid}: {b.processing_status}")
             continue
-        first = await eng._api("results", partial(_first_custom_id, eng, bid))
+        first = await eng.endpoint.call("results", partial(_first_custom_id, eng, bid))
         if first is not None and first.startswith(j.submission + "-"):
             j.batch_id, j.batch_created_at, j.candidates = bid, b.created_at.isoformat(), []
             j.counts, j.state, j.note = b.request_counts.model_dump(), "ended", "re-attached by listing"
@@ -61,7 +75,7 @@ async def search(eng: BatchEngine, j: Journal) -> None:
 
 async def _candidates(eng: BatchEngine, since: float, claimed: set[str], n: int) -> list[str]:
     out = []
-    async for b in eng._get_client().messages.batches.list(limit=100):  # newest first
+    async for b in eng.endpoint.client().messages.batches.list(limit=100):  # newest first
         if b.created_at.timestamp() < since:
             break
         total = sum(b.request_counts.model_dump().values())
@@ -71,7 +85,7 @@ async def _candidates(eng: BatchEngine, since: float, claimed: set[str], n: int)
 
 
 async def _first_custom_id(eng: BatchEngine, bid: str) -> str | None:
-    dec = await eng._get_client().messages.batches.results(bid)
+    dec = await eng.endpoint.client().messages.batches.results(bid)
     try:
         async for line in dec:
             return line.custom_id

@@ -53,14 +53,14 @@ def check_claims(md: str, facts: Facts) -> list[Finding]:
         row = _ROW.match(ln)
         if row:
             claims.append((row.group(1), int(row.group(2)), False, False))
-        for name, k, source_only, other in claims:
+        for name, k, source_only, _other in claims:
             users = facts.users(name)
             if users is None:
                 continue
             real = _counted(users, source_only, facts)
-            # "N other files": a chapter may leave out its own files, never count more than the map resolves;
-            # a reference table's count is the map's own figure
-            if (other and k > real) or (not other and k != real):
+            # a count is of resolved references: it equals the map's figure (issue 34), more is false, fewer
+            # says the map found what the sentence did not count
+            if k != real:
                 out.add("r1.claim", "major", n, f"line {n} says {k} {'source ' if source_only else ''}files use "
                         f"`{name}`; the map's resolved references show {real}")
         for m in _CALLS.finditer(ln):

@@ -19,6 +19,7 @@ from . import r1_store
 from .citations import check_citations
 from .diagrams import check_diagrams
 from .findings import Collected, Finding, sorted_findings
+from .known_names import external_alias, in_project, project_texts, stdlib_member
 
 _SOURCE_MAX = 8_000_000  # a quoted file is read whole up to this size (the walker's cap for the index is 1 MB)
 _TEXT_LIMIT, _TEXT_TOTAL = 1 << 20, 64 << 20  # bytes of text kept per file and in all for the fallback
@@ -40,7 +41,10 @@ class _Index:
     classes: dict[str, set[str]] = field(default_factory=dict)  # class name → member names
     bases: dict[str, set[str]] = field(default_factory=dict)  # class name → base class names
     imported: set[str] = field(default_factory=set)  # names bound by import statements
-    text: str = ""  # non-Python text files (and Python files that do not parse)
+    aliases: dict[str, set[str]] = field(default_factory=dict)  # a name an import binds → the modules it names
+    # non-Python text files (and Python files that do not parse), and the Python files' strings
+    # and docstrings: a name they say (`_cmd`, `mix_stderr`, "store_const") is the project's word
+    text: str = ""
     _found: dict[str, bool] = field(default_factory=dict)  # memo of text searches
 
     def add(self, qual: str, bare: bool = True) -> None:
@@ -58,7 +62,7 @@ class _Index:
 _INDEX_CACHE: dict[str, tuple[str, _Index]] = {}  # resolved source dir → (tree signature, index)
 
 
-def _index_python(tree: ast.Module, module: str, idx: _Index) -> None:
+def _index_python(tree: ast.Module, module: str, idx: _Index, strings: list[str]) -> None:
     """Modules, classes, functions, methods, parameters, locals, module and class level
     assignments, `self.x` attributes, and imported names (re-exports like `minikv.Store`)."""
 
@@ -91,6 +95,12 @@ def _index_python(tree: ast.Module, module: str, idx: _Index) -> None:
                     if bound != "*":
                         idx.imported.add(bound)
                         idx.add(f"{qual}.{bound}", bare=False)
+                        if isinstance(node, ast.Import):  # `import typing as t` → typing; `import os.path` → os
+                            whole = alias.name if alias.asname else bound
+                        else:  # `from enum import IntEnum` → enum.IntEnum (the source's own relative imports: none)
+                            whole = f"{node.module}.{alias.name}" if node.module and not node.level else ""
+                        if whole:
+                            idx.aliases.setdefault(bound, set()).add(whole)
             else:
                 targets = node.targets if isinstance(node, ast.Assign) else (
                     [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
@@ -107,6 +117,11 @@ def _index_python(tree: ast.Module, module: str, idx: _Index) -> None:
     idx.modules.update(".".join(parts[k:]) for k in range(len(parts)))
     idx.names.update(parts)
     visit(tree.body, module, None)
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
+            idx.names.add(sub.attr)  # `lex.whitespace_split = True`: a member the source sets
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and len(sub.value) < 20_000:
+            strings.append(sub.value)  # docstrings and string literals, searched as text
 
 
 def _index(root: Path, state_db: Path | None = None) -> _Index:
@@ -147,7 +162,11 @@ def _index(root: Path, state_db: Path | None = None) -> _Index:
                 with warnings.catch_warnings():  # SyntaxWarnings of odd sources are not ours
                     warnings.simplefilter("ignore")
                     module = re.sub(r"(^|/)__init__$", "", rel[:-3]).replace("/", ".") or root.name
-                    _index_python(ast.parse(data), module, idx)
+                    strings: list[str] = []
+                    _index_python(ast.parse(data), module, idx, strings)
+                said = "\n".join(strings)[:max(0, _TEXT_TOTAL - total)]
+                texts.append(said)
+                total += len(said)
                 continue
             except (SyntaxError, ValueError, RecursionError):
                 pass  # not Python 3 after all: searched as text below
@@ -155,6 +174,7 @@ def _index(root: Path, state_db: Path | None = None) -> _Index:
         if b"\0" not in data[:8192]:  # not a binary file
             texts.append(data.decode("utf-8", "replace"))
             total += len(data)
+    texts += project_texts(root)
     idx.text = "\n".join(texts)
     _INDEX_CACHE[key] = (signature, idx)
     if state_db is not None:
@@ -168,7 +188,8 @@ _ELISIONS = {"...", "# ...", "// ...", "…", "# …"}
 _EXTS = frozenset((
     "py", "pyi", "md", "rst", "txt", "toml", "yaml", "yml", "json", "cfg", "ini", "lock", "js", "mjs",
     "cjs", "ts", "tsx", "jsx", "go", "rs", "c", "h", "cc", "cpp", "hpp", "java", "kt", "rb", "php", "sh",
-    "bash", "sql", "html", "htm", "css", "scss", "proto", "xml", "csv", "j2", "jinja", "tmpl", "mk"
+    "bash", "sql", "html", "htm", "css", "scss", "proto", "xml", "csv", "j2", "jinja", "tmpl", "mk",
+    "cs", "kts", "swift", "scala", "sc", "ex", "exs", "lua", "zig", "hs", "dart", "erl", "jl",  # issue 33
 ))
 _LITERAL_RE = re.compile(r"""^(?:[-+]?v?\d[\w.+-]*|["'].*|True|False|None)$""")
 _PATH_RE = re.compile(r"^(?:\./)?[\w@+-][\w.@+-]*(?:/[\w.@+-]+)*/?$")
@@ -299,8 +320,10 @@ def _symbol_problem(name: str, idx: _Index) -> str | None:
     if len(parts) > 1 and parts[0] in ("self", "cls"):
         parts = parts[1:]
     head, last = parts[0], parts[-1]
-    if head in _EXTERNAL or (head in idx.imported and head not in idx.names):
-        return None  # the stdlib, a builtin, or a library the source imports
+    if head in _EXTERNAL or (head in idx.imported and head not in idx.names) or external_alias(head, idx):
+        return None  # the stdlib, a builtin, or a library the source imports (`t.Any` of `import typing as t`)
+    if len(parts) == 1 and stdlib_member(last, idx):
+        return None  # `IntEnum`: a name of a standard module the source imports (enum)
     if re.fullmatch(r"__\w+__", last):
         return None
     if len(parts) == 1:
@@ -318,7 +341,11 @@ def _symbol_problem(name: str, idx: _Index) -> str | None:
     return f"nothing named `{last}` is defined in the source"
 
 
-def _check_inline(token: str, root: Path, idx: _Index) -> tuple[str, str] | None:
+# a symbol the tool cannot stand behind (a member of an instance whose type it does not know) is a note
+_UNSURE = ("nothing named",)
+
+
+def _check_inline(token: str, root: Path, idx: _Index) -> tuple[str, str, str] | None:
     """(check, message) when an inline code span cites a path or symbol the source lacks."""
     token = token.strip()
     if not token or re.search(r"\s", token) or _LITERAL_RE.match(token) or "://" in token:
@@ -328,8 +355,13 @@ def _check_inline(token: str, root: Path, idx: _Index) -> tuple[str, str] | None
         base = cand.rstrip("/").rsplit("/", 1)[-1]
         ext = base.rsplit(".", 1)[-1].lower() if "." in base.lstrip(".") else ""
         if ("/" in cand and (ext or cand.endswith("/"))) or ext in _EXTS:
-            ok = _path_exists(cand, root, idx)
-            return None if ok else ("r1.path", f"`{token}` is cited but does not exist in the source")
+            # a path the project's own docs or docstrings name (`yourapplication/app.py` in an example)
+            # is quoted, not claimed to exist
+            ok = _path_exists(cand, root, idx) or in_project(cand.removeprefix("./").rstrip("/"), root) \
+                or idx.in_text(cand)
+            if not ok and "/" not in cand and (m := _SYMBOL_RE.match(token)) and not _symbol_problem(m.group(1), idx):
+                return None  # `Response.json`: a member the source defines, not a file name
+            return None if ok else ("r1.path", "major", f"`{token}` is cited but does not exist in the source")
     m = _SYMBOL_RE.match(token)
     if not m:
         return None
@@ -338,7 +370,9 @@ def _check_inline(token: str, root: Path, idx: _Index) -> tuple[str, str] | None
     if not ("." in name or ":" in name or "_" in name or m.group(2) or camel):
         return None  # a plain word
     problem = _symbol_problem(name, idx)
-    return ("r1.symbol", f"`{token}` is cited but {problem}") if problem else None
+    if not problem:
+        return None
+    return ("r1.symbol", "minor" if problem.startswith(_UNSURE) else "major", f"`{token}` is cited but {problem}")
 
 
 def source_index(source_dir: Path, state_db: Path | None = None) -> _Index:
@@ -390,7 +424,7 @@ def check_code(md: str, source_dir: Path, *, state_db: Path | None = None, index
     for n, raw, _ in prose_lines(md):
         for m in SPAN_RE.finditer(raw):
             if hit := _check_inline(m.group(2), root, idx):
-                out.add(hit[0], "major", n, hit[1])
+                out.add(hit[0], hit[1], n, hit[2])
     out += check_diagrams(md, lambda name: _symbol_problem(name, idx), lambda f: _path_exists(f, root, idx))
     out += check_citations(md, root, evidence_min=evidence_min)
     return sorted_findings(out), verified

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS r1_index (root TEXT PRIMARY KEY, signature TEXT, version INTEGER, data TEXT)"
-VERSION = 1  # bump when _Index's fields or the way they are filled change
+VERSION = 2  # bump when _Index's fields or the way they are filled change
 _SETS = ("files", "dirs", "names", "qualified", "modules", "imported")
-_MAPS = ("classes", "bases")
+_MAPS = ("classes", "bases", "aliases")
 
 
 def signature(stats: list[tuple[str, int, int]]) -> str:

@@ -9,7 +9,8 @@ Exit codes: 0 ok, 1 failure, 2 usage or config error, 3 stopped for a person, 4 
 - `console`: messages to stderr, JSON and plain output to stdout, the run summary.
 - `commands`: the typer `app`; it registers the commands of `setup` (init, doctor), `writing` (run,
   redo, accept, resume), `status` (scan, log, cost, replay, watch) and `gates`
-  (gates, approve, reject, modify), whose shared options are in `options`.
+  (gates, approve, reject, modify), `export` and `asking` (ask, mcp), whose shared options are in
+  `options`.
 
 This package's own import is light: `app` (typer and every command) loads on first use.
 (`orchestrator.cli.app` is that object, not a module, so no module here is named `app`.)"""

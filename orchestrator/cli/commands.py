@@ -9,9 +9,11 @@ from typing import Annotated
 import typer
 
 from .. import __version__
-from . import export, gates, setup, status, writing
+from . import asking, export, gates, setup, status, writing
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
+# -h as well as --help, on the app and every command: people type it first
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  context_settings={"help_option_names": ["-h", "--help"]})
 
 
 def _version(value: bool) -> None:
@@ -31,5 +33,5 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
 
 for command in (setup.init, status.scan, writing.run, writing.redo, writing.accept, status.log, status.cost,
                 writing.resume, status.replay, gates.gates, gates.review, gates.approve, gates.reject, gates.modify, setup.doctor,
-                status.watch, export.export):
+                status.watch, export.export, asking.ask, asking.mcp):
     app.command()(command)

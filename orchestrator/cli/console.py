@@ -64,9 +64,22 @@ def _behind_gates(outcomes) -> int:
     return len(behind)
 
 
+def conditional(why: str) -> bool:
+    """A step the plan lists only because a step before it runs ("after ch01 memory, if that
+    changes what it reads"): it runs only if that step's file comes back changed."""
+    return why.startswith("after ")
+
+
 def print_plan(plan, empty: str | None = "nothing to do: every file is fresh") -> None:
-    """A dry run's plan: what would run, and why (stdout)."""
+    """A dry run's plan (stdout): what will run, and why; then, in one line, the steps that run
+    only if what they read comes back changed (most do not: an edit's reviews often say the
+    same), so that the list predicts what the run does rather than everything it might."""
     if not plan and empty:
         print(empty)
+    maybe = [f"{ch} {step}" for (ch, step), why in plan if conditional(why)]
     for (ch, step), why in plan:
-        print(f"{ch:<6} {step:<12} {why}")
+        if not conditional(why):
+            print(f"{ch:<6} {step:<12} {why}")
+    if maybe:
+        shown = ", ".join(maybe[:8]) + (f", … ({len(maybe) - 8} more)" if len(maybe) > 8 else "")
+        print(f"then, only if what they read comes back changed: {len(maybe)} more step(s): {shown}")

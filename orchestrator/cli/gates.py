@@ -88,6 +88,8 @@ def _decide(workspace: Path, gate: str, chapter: str | None, decision: str, reas
     else:
         err(w["c_decided_redo"].format(decision=said, card=c.path, step=g.GATES[gate][1],
                                        words=w["c_words_modify" if decision == "modified" else "c_words_reject"]))
+        if note := g.offline_note(book, reason):
+            err(note)
 
 
 def approve(gate: Annotated[str | None, typer.Argument(help="the gate: outline, research, review or final "
@@ -135,7 +137,7 @@ def review(workspace: Workspace = Path("."),
                                                                  "cards, and walk those too, until nothing waits")] = False,
            provider: Provider = None, quiet: Quiet = False) -> None:
     """Walk through the waiting gate cards: preview and diff, then one key each —
-    [a]pprove (Enter), [r]eject with a reason, [m]odify with instructions, [s]kip, [q]uit."""
+    \\[a]pprove (Enter), \\[r]eject with a reason, \\[m]odify with instructions, \\[s]kip, \\[q]uit."""
     import sys
 
     from ..pipeline import gates as g
@@ -181,10 +183,12 @@ def _run(workspace: Path, provider: str | None, quiet: bool) -> int:
     from ..pipeline.plan import Scope
     from ..pipeline.session import run_session
     from .console import print_summary
+    from .progress import for_run
 
     book = Book.open(workspace)
     try:
-        result = run_session(book, RunOptions(Scope(None, None, None), "conservative", None, False), provider, quiet)
+        opts = RunOptions(Scope(None, None, None), "conservative", None, False)
+        result = run_session(book, opts, provider, quiet, reporter=for_run(book, opts, provider, quiet))
         print_summary(result.summary, book)
     finally:
         book.close()

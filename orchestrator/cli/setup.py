@@ -15,7 +15,7 @@ from .options import Json, Provider, Workspace
 
 def init(
     directory: Annotated[Path, typer.Argument(help="where to create the book")] = Path("."),
-    source: Annotated[str | None, typer.Option(help="the source tree to write about, relative to DIR")] = None,
+    source: Annotated[str | None, typer.Option(help="the source tree to write about (relative to where you run this; with --example, where in DIR to put the sample)")] = None,
     example: Annotated[bool, typer.Option("--example", help="also write a small sample source tree (src/)")] = False,
     title: Annotated[str | None, typer.Option(help="the book's title")] = None,
     language: Annotated[str | None, typer.Option(help="en or zh")] = None,

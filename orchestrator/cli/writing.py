@@ -52,7 +52,10 @@ def run(
     book = Book.open(workspace, repair=not dry_run)  # a dry run creates nothing, not even the ledger
     try:
         say_ledger_repairs(book)
-        result = run_session(book, opts, provider, quiet)
+        from .progress import for_run
+
+        result = run_session(book, opts, provider, quiet,
+                             reporter=None if dry_run else for_run(book, opts, provider, quiet))
         if dry_run:
             print_plan(result.summary.plan)
         else:

@@ -99,9 +99,9 @@ def _verdict_lines(secs: list[Section], file: str) -> str | None:
             if not m:
                 continue
             v = m.group("v").lower()
-            if v not in ("clean", "blocked", "block"):
+            if v not in ("clean", "blocked", "block", "revise"):  # revise: majors, not a block (shown_verdict)
                 raise ContractError(f"cannot read the verdict {m.group('v')!r}", file=file, line=n,
-                                    expected="`Verdict: clean` or `Verdict: blocked`")
+                                    expected="`Verdict: clean`, `Verdict: revise` or `Verdict: blocked`")
             found = "blocked" if v.startswith("block") or found == "blocked" else "clean"
     return found
 
@@ -334,9 +334,10 @@ def parse_outline(text: str, *, file: str = OUTLINE, source_files: set[str] | No
     try:
         data = yaml.safe_load(m.group(1))
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
+        from ..text.yaml_lines import error_line
+
         raise ContractError(f"the yaml block is not valid YAML: {getattr(e, 'problem', None) or e}", file=file,
-                            line=base + (mark.line + 1 if mark else 0)) from None
+                            line=base + (error_line(e, m.group(1)) or 0)) from None
     if not isinstance(data, dict):
         raise ContractError("the yaml block must be a mapping with `title` and `chapters`", file=file, line=base + 1)
     pre = body[: m.start()].split("\n")

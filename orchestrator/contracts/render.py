@@ -13,7 +13,7 @@ from .findings import Action, Finding, MergedReview, Review
 from .memory import MemoryUpdate
 from .outline import OutlinePlan
 from .panel import Confusion, PanelFeedback
-from .verdict import verdict
+from .verdict import shown_verdict
 
 WHOLE = "whole chapter"  # the location of an action or a confusion that concerns no line
 ACTIONS_TITLE = "Actions for the editor"
@@ -56,13 +56,13 @@ def _head(heading: str) -> str:
 
 def render_review(review: Review, *, heading: str) -> str:
     """A review file (R1, R2, R3, the book audit). `heading`: "R1 code review: ch03 — Title"."""
-    return "\n".join([_head(heading), "", f"Verdict: {verdict(review.findings)}", "", "## Findings", "",
+    return "\n".join([_head(heading), "", f"Verdict: {shown_verdict(review.findings)}", "", "## Findings", "",
                       render_findings(review.findings), "", "## Notes", "", review.notes or "(none)"]) + "\n"
 
 
 def render_merged(merged: MergedReview, *, heading: str, actions_title: str = ACTIONS_TITLE) -> str:
     """The merged review. Its `Verdict:` line is computed from the findings, never the model's."""
-    out = [_head(heading), "", f"Verdict: {verdict(merged.findings)}", "", "## Findings", "",
+    out = [_head(heading), "", f"Verdict: {shown_verdict(merged.findings)}", "", "## Findings", "",
            render_findings(merged.findings), "", f"## {actions_title}", ""]
     out += [render_action(a) for a in merged.actions] or ["(none)"]
     if merged.notes:

@@ -21,6 +21,15 @@ def verdict(findings: Iterable[Finding], person_verdict: str | None = None) -> L
     return "blocked" if any(f.severity == "blocking" for f in findings) else "clean"
 
 
+def shown_verdict(findings: Iterable[Finding]) -> str:
+    """The `Verdict:` line a review file shows, from its findings: `blocked` (a blocking one),
+    `revise` (a major one: the chapter goes on, but it is not clean), else `clean`."""
+    fs = list(findings)
+    if any(f.severity == "blocking" for f in fs):
+        return "blocked"
+    return "revise" if any(f.severity == "major" for f in fs) else "clean"
+
+
 def blocked_reason(findings: Iterable[Finding], person_verdict: str | None = None) -> str | None:
     """Why the chapter is held, for needs-human.md and the exit message; None when clean."""
     for f in findings:

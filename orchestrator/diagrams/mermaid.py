@@ -92,7 +92,9 @@ class Diagram:
 
 
 _SOURCE_EXTS = frozenset(("py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "rs", "c", "h", "cc", "cpp",
-                          "hpp", "hh", "cxx", "java", "kt", "rb", "php", "md", "toml", "json", "yaml", "yml"))
+                          "hpp", "hh", "cxx", "java", "kt", "rb", "php", "md", "toml", "json", "yaml", "yml",
+                          # the languages read since issue 33, and those read by their lines
+                          "cs", "kts", "swift", "scala", "sc", "ex", "exs", "lua", "zig", "hs", "dart", "erl", "jl"))
 
 
 def is_path(text: str) -> bool:

@@ -16,6 +16,8 @@ from .cite import CITE_RE, Citation, Sentence, blocks, citation_link, last_part
 from .resolve import SourceFiles, occurs
 
 MAX_PER_SENTENCE = 3
+_MOD_DECL_RE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*;")
+MAX_SPAN = 120  # lines: a longer citation is a whole class or module, too coarse to check a sentence against
 _DOC_LINE_RE = re.compile(r"^\s*(?://|/\*|\*|#(?![!\[]|include|define|if|else|end|pragma)|--|;;)")
 
 
@@ -27,6 +29,7 @@ class Def:
     path: str
     first: int
     last: int
+    code: bool = True  # the project's code, not a test or an example (whose definitions back a name last)
 
 
 def _with_doc(lines: list[str], d: Def) -> Def:
@@ -44,10 +47,14 @@ class Citer:
         self.files = files or SourceFiles(root)
         self.by_part: dict[str, list[Def]] = {}
         self.by_name: dict[str, Def] = {}
+        self.by_path: dict[str, list[Def]] = {}
         for d in defs:
             self.by_part.setdefault(last_part(d.name), []).append(d)
             self.by_name.setdefault(d.name, d)
             self.by_name.setdefault(d.name.replace("::", "."), d)
+            self.by_path.setdefault(d.path, []).append(d)
+        for ds in self.by_path.values():
+            ds.sort(key=lambda d: (d.first, -d.last))
 
     def _text(self, d: Def) -> str:
         lines = self.files.lines(d.path)
@@ -62,47 +69,145 @@ class Citer:
         wide = _with_doc(lines, d)
         return [d] if wide == d else [d, wide]
 
+    def _declared_only(self, d: Def) -> bool:
+        """A line that only declares a name defined elsewhere (Rust's `mod query;`): not its code."""
+        return d.first == d.last and bool(_MOD_DECL_RE.match(self._text(d)))
+
     def candidates(self, name: str) -> list[Def]:
         """Definitions that may back a name: its own (qualified match first), smallest first."""
         exact = self.by_name.get(name) or self.by_name.get(name.replace("::", "."))
         part = last_part(name)
-        rest = sorted(self.by_part.get(part, []), key=lambda d: (not name.endswith(d.name.split(".")[-1]),
+        rest = sorted(self.by_part.get(part, []), key=lambda d: (not name.endswith(d.name.split(".")[-1]), not d.code,
                                                                  d.last - d.first, d.path, d.first))
         out = ([exact] if exact else []) + [d for d in rest if d is not exact]
-        return out[:6]
+        return [d for d in out if not self._declared_only(d)][:6]
+
+    def nested(self, d: Def) -> list[Def]:
+        """The definitions inside `d` (its methods, a function's inner functions)."""
+        return [x for x in self.by_path.get(d.path, ()) if d.first <= x.first and x.last <= d.last and x != d
+                and (x.first, x.last) != (d.first, d.last)]
+
+    def unit(self, d: Def) -> Def:
+        """The lines that show `d` itself: the whole definition when it is short, else its header,
+        doc and fields, up to its first nested definition (a class's 1400 lines are not evidence
+        of what the class is)."""
+        if d.last - d.first + 1 <= MAX_SPAN:
+            return d
+        inner = self.nested(d)
+        if not inner:
+            return d
+        end = min(x.first for x in inner) - 1
+        lines = self.files.lines(d.path)
+        if not isinstance(lines, str):
+            while end > d.first and _DOC_LINE_RE.match(lines[end - 1]) or end > d.first and not lines[end - 1].strip():
+                end -= 1  # the first method's doc comment and decorators' blank lines belong to it
+            while end > d.first and lines[end - 1].lstrip().startswith("@"):
+                end -= 1
+            if end - d.first + 1 > MAX_SPAN:  # a long doc (flask's 140 lines): the header and its first paragraph
+                blank = next((k for k in range(d.first + 2, end) if not lines[k - 1].strip()), end + 1)
+                end = min(blank - 1, d.first + MAX_SPAN - 1)
+        return Def(d.name, d.path, d.first, max(d.first, end))
+
+    def smallest_holding(self, within: Def, names: list[str]) -> Def | None:
+        """The smallest definition inside `within` (or the unit of `within` itself) whose lines
+        hold every name; one longer than MAX_SPAN narrowed to the lines that show them."""
+        pool = [r for u in [self.unit(within)] + self.nested(within) for r in self._ranges(u)]  # with doc comments
+        fits = [u for u in pool if all(occurs(n, self._text(u)) for n in names)]
+        small = [u for u in fits if u.last - u.first + 1 <= MAX_SPAN]
+        if small:
+            return min(small, key=lambda u: (u.last - u.first, u.first))
+        for u in sorted(fits, key=lambda u: (u.last - u.first, u.first)) + [within]:
+            w = self.window(u, names)
+            if w is not None:
+                return w
+        return None
+
+    def window(self, d: Def, names: list[str]) -> Def | None:
+        """The fewest lines of `d` that hold every name (the lines of a call, not the function
+        around it), when they are at most MAX_SPAN; None otherwise."""
+        lines = self.files.lines(d.path)
+        if isinstance(lines, str) or d.last > len(lines):
+            return None
+        hits = [(i, k) for i in range(d.first, d.last + 1) for k, n in enumerate(names) if occurs(n, lines[i - 1])]
+        best: tuple[int, int] | None = None
+        need, lo = len(names), 0
+        have: dict[int, int] = {}
+        for hi in range(len(hits)):  # a sliding window over the occurrences, as in "minimum window substring"
+            have[hits[hi][1]] = have.get(hits[hi][1], 0) + 1
+            while len(have) == need:
+                a, b = hits[lo][0], hits[hi][0]
+                if best is None or b - a < best[1] - best[0]:
+                    best = (a, b)
+                have[hits[lo][1]] -= 1
+                if not have[hits[lo][1]]:
+                    del have[hits[lo][1]]
+                lo += 1
+        if best is None or best[1] - best[0] + 1 > MAX_SPAN:
+            return None
+        return Def(d.name, d.path, best[0], best[1])
+
+    def own(self, name: str) -> Def | None:
+        """The definition a name names itself (`Flask`, `Flask.wsgi_app`, `wsgi_app`) when only one
+        definition is named so, or None."""
+        part = last_part(name)
+        exact = [d for d in self.by_part.get(part, []) if d.name in (name, name.replace("::", "."))
+                 and not self._declared_only(d)]
+        if len({(d.path, d.first) for d in exact}) > 1:
+            exact = [d for d in exact if d.code]  # `serve` of the library, not an example's own `serve`
+        if len({(d.path, d.first) for d in exact}) == 1:
+            return exact[0]
+        same = [d for d in self.by_part.get(part, []) if last_part(d.name) == part and not self._declared_only(d)]
+        same = [d for d in same if d.code] or same
+        return same[0] if len({(d.path, d.first) for d in same}) == 1 else None
 
     def back(self, names: list[str], home: Def | None) -> list[Def] | None:
-        """Ranges whose lines hold every name (at most MAX_PER_SENTENCE), or None."""
+        """Ranges whose lines hold every name (at most MAX_PER_SENTENCE), or None: the unit that
+        shows each claim, not the class around it (issue 34). A sentence about two names ("`X`
+        calls `Y`") cites the smallest definition that holds both, X's own first; a name that is a
+        definition cites that definition (a long one by its header); another name, the smallest
+        definition of the section's subject that holds it."""
         chosen: list[Def] = []
         left = list(names)
-        if home is not None:  # the section's own definition, with its doc comment when that holds more
-            scored = [(sum(occurs(n, self._text(r)) for n in left), -k, r) for k, r in enumerate(self._ranges(home))]
-            best = max(scored, default=None)
-            if best is not None and best[0]:
-                t = self._text(best[2])
-                chosen.append(best[2])
-                left = [n for n in left if not occurs(n, t)]
+        if len(left) >= 2:
+            first = self.own(left[0])
+            for scope in [x for x in (first, home) if x is not None]:
+                hit = self.smallest_holding(scope, left)
+                if hit is not None:
+                    return [self._with_own_doc(hit, left)]
         for n in list(left):
             if n not in left:
                 continue
-            for d in self.candidates(n):
-                hit = next((r for r in self._ranges(d) if occurs(n, self._text(r))), None)
-                if hit is not None:
-                    chosen.append(hit)
-                    t = self._text(hit)
-                    left = [m for m in left if not occurs(m, t)]
-                    break
+            hit = None
+            d = self.own(n)
+            if d is not None:
+                hit = next((r for r in self._ranges(self.unit(d)) if occurs(n, self._text(r))), None)
+            if hit is None and home is not None:
+                hit = self.smallest_holding(home, [n])
+            if hit is None:
+                for d in self.candidates(n):
+                    hit = next((r for r in self._ranges(self.unit(d)) if occurs(n, self._text(r))), None) or \
+                        self.smallest_holding(d, [n])
+                    if hit is not None:
+                        break
+            if hit is None:
+                return None
+            chosen.append(hit)
+            t = self._text(hit)
+            left = [m for m in left if not occurs(m, t)]
         if left or not chosen or len(chosen) > MAX_PER_SENTENCE:
             return None
         return chosen
+
+    def _with_own_doc(self, d: Def, names: list[str]) -> Def:
+        return next((r for r in self._ranges(d) if all(occurs(n, self._text(r)) for n in names)), d)
 
 
 def _home(section: str, text: str, citer: Citer) -> Def | None:
     """The definition a block is about: the term it defines (`**Record**: ...`), else the first name
     in code its section's heading gives (`## `Store``, `## How `decode` does its work`)."""
     for m in (re.match(r"\s*\*\*`?([A-Za-z_$][\w$.:]*)`?\*\*", text), re.search(r"`([^`]+)`", section)):
-        if m and (cands := citer.candidates(m.group(1))):
-            return cands[0]
+        if m and (d := citer.own(m.group(1)) or next(iter(citer.candidates(m.group(1))), None)):
+            return d
     return None
 
 

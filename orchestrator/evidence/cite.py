@@ -14,7 +14,8 @@ CITE_RE = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(source:([^)\s#]+)#L(
 # a name in code: `Table.insert`, `Mux::Use`, `res.json()`, `@app.route`, `#define`d macros are plain
 _NAME_RE = re.compile(r"^@?([A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*)(?:\([^()]*\))?[!?]?$")
 _LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "nil", "undefined", "NULL", "self", "this"})
-_PATH_EXT_RE = re.compile(r"\.(?:py|pyi|go|js|mjs|cjs|ts|tsx|jsx|rs|java|kt|c|h|cc|cpp|hpp|rb|md|toml|json|ya?ml|cfg|txt)$")
+_PATH_EXT_RE = re.compile(r"\.(?:py|pyi|go|js|mjs|cjs|ts|tsx|jsx|rs|java|kt|kts|c|h|cc|cpp|cxx|hh|hpp|hxx|cs|rb|php|swift"
+                          r"|scala|sc|ex|exs|lua|zig|hs|dart|erl|jl|md|toml|json|ya?ml|cfg|txt)$")
 # where a sentence ends: after . ! ? (then space and a capital, a code span, a link or an emphasis), after
 # CJK stops, and before each item of a list (an item is a claim of its own)
 _SENT_END_RE = re.compile(r"(?<=[.!?])[)\]]?\s+(?=[A-Z`\[*(_\"'\d])|(?<=[。！？；])|\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])|\n(?=[ \t]*\|)")

@@ -11,6 +11,7 @@ a version of the evidence that survives line shifts."""
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import re
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cite import Citation, blocks, last_part
-from .resolve import SourceFiles, occurs, resolve
+from .resolve import SourceFiles, claim_problem, occurs, resolve, sentence_calls
 from .revision import Revision
 
 CLAIMS_DIR = "output/memory/claims"
@@ -58,8 +59,12 @@ def build(ch: str, md: str, root: Path, revision: Revision, files: SourceFiles |
                 cited = lines[c.first - 1:c.last] if not isinstance(lines, str) else []
                 evidence[c.ref] = {"path": c.path, "first": c.first, "last": c.last,
                                    "hash": _range_hash(cited) if cited else None, "lines": [_h(x) for x in cited]}
-            claims.append({"section": b.section, "line": s.line, "text": s.text[:400], "names": s.names,
-                           "evidence": refs})
+                if not isinstance(lines, str) and (unit := _unit_of(c.path, c.first, c.last, lines)):
+                    evidence[c.ref]["unit"] = unit
+            claim = {"section": b.section, "line": s.line, "text": s.text[:400], "names": s.names, "evidence": refs}
+            if calls := sentence_calls(s.text):
+                claim["calls"] = [list(x) for x in calls]
+            claims.append(claim)
     for line, section, path, a, z, code in _quotes(md):  # code quoted with its lines: evidence too
         ref = f"q:{path}#L{a}-L{z}"
         if ref not in evidence:
@@ -170,6 +175,10 @@ def locate(ev: dict, files: SourceFiles) -> Moved:
         return Moved("unchanged", a, b)
     if not old:
         return Moved("changed", min(a, len(lines)), min(b, len(lines)))
+    if ev.get("unit"):  # the definition it points at, wherever it is now: the same unit, its new lines
+        at = _unit_now(ev["path"], ev["unit"], lines)
+        if at is not None:
+            return Moved("moved" if now[at[0] - 1:at[1]] == old else "changed", at[0], at[1])
     sm = difflib.SequenceMatcher(None, old, now, autojunk=False)
     blocks_ = [m for m in sm.get_matching_blocks() if m.size]
     whole = next((m for m in blocks_ if m.size == len(old)), None)
@@ -184,6 +193,41 @@ def locate(ev: dict, files: SourceFiles) -> Moved:
     return Moved("changed", first, last)
 
 
+def _definitions(path: str, lines: list[str]) -> list:
+    return _parsed(path, "\n".join(lines) + "\n")
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: str, text: str) -> list:
+    """A file's definitions (parsed once per text: a chapter cites one file many times)."""
+    from ..repo.languages import language_for_path
+    from ..repo.parse import parse_source
+
+    lang = language_for_path(path)
+    return parse_source(text, lang).definitions if lang else []
+
+
+def _unit_of(path: str, first: int, last: int, lines: list[str]) -> dict | None:
+    """The definition a cited range is (its whole lines, or its first `size` lines: a class's
+    header), recorded so that the range follows the definition when the source moves."""
+    defs = _definitions(path, lines)
+    for d in defs:
+        if d.start_line == first and d.end_line >= last:
+            same = [x for x in defs if x.qualified_name == d.qualified_name]
+            if len(same) == 1:
+                return {"name": d.qualified_name, "whole": d.end_line == last, "size": last - first + 1}
+    return None
+
+
+def _unit_now(path: str, unit: dict, lines: list[str]) -> tuple[int, int] | None:
+    same = [d for d in _definitions(path, lines) if d.qualified_name == unit.get("name")]
+    if len(same) != 1:
+        return None  # gone, or no longer one definition: the lines' own alignment decides
+    d = same[0]
+    return (d.start_line, d.end_line) if unit.get("whole") else \
+        (d.start_line, min(d.end_line, d.start_line + int(unit.get("size", 1)) - 1))
+
+
 def health(doc: dict, root: Path, files: SourceFiles | None = None) -> list[dict]:
     """Each claim with its status now (supported | stale | gone) and where its evidence is."""
     files = files or SourceFiles(root)
@@ -194,19 +238,13 @@ def health(doc: dict, root: Path, files: SourceFiles | None = None) -> list[dict
         paths = [doc["evidence"][r]["path"] for r in c.get("evidence", []) if r in where]
         if not evs or all(m.status == "gone" for m in evs):
             status = "gone"
-        elif all(m.status in ("unchanged", "moved") for m in evs):
-            status = "supported"
         elif c.get("kind") == "quote":  # quoted code is supported only while it is in the source as quoted
-            status = "stale"
+            status = "supported" if all(m.status in ("unchanged", "moved") for m in evs) else "stale"
         else:
-            texts = []
-            for m, p in zip(evs, paths):
-                ls = files.lines(p)
-                if m.status != "gone" and not isinstance(ls, str):
-                    texts.append("\n".join(ls[m.first - 1:m.last]))
-            joined = "\n".join(texts)
+            # the same test as R1's (resolve.claim_problem), on the lines the evidence is at now
+            now = [Citation(0, p, m.first, m.last, "") for m, p in zip(evs, paths) if m.status != "gone"]
             names = c.get("names", [])
-            if all(occurs(n, joined) for n in names):
+            if claim_problem(names, [tuple(x) for x in c.get("calls", [])], now, files) is None:
                 status = "supported"
             else:
                 whole = "\n".join("\n".join(ls) for p in set(paths) if not isinstance(ls := files.lines(p), str))

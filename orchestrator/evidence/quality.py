@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 from ..text.markdown import SPAN_RE, code_blocks
 from . import claims as claims_mod
 from .cite import blocks, code_name, last_part
-from .resolve import SourceFiles, citation_problem, missing_names
+from .resolve import SourceFiles, citation_problem, claim_problem, sentence_calls
 from .revision import Revision
 
 TOP_SYMBOLS = 20  # the map's best ranked definitions a book is measured against
@@ -135,7 +135,7 @@ def _citations(ch: str, md: str, files: SourceFiles, q: Quality) -> None:
                 if len(q.unresolved) < 10:
                     q.unresolved.append(f"{ch} line {c.line}: [{c.label}] {why}")
         for s in b.sentences:
-            if s.cites and missing_names(s.names, s.cites, files):
+            if s.cites and claim_problem(s.names, sentence_calls(s.text), s.cites, files):
                 for c in s.cites:
                     if c.start not in bad and len(q.unresolved) < 10:
                         q.unresolved.append(f"{ch} line {c.line}: [{c.label}] does not show what its sentence names")

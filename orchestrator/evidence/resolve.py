@@ -78,6 +78,74 @@ def missing_names(names: list[str], cites: list[Citation], files: SourceFiles) -
     return [n for n in names if not occurs(n, joined)]
 
 
+# what a sentence claims beyond naming code, that its cited lines must show (issue 34)
+MAX_SPAN = 120  # lines: a longer citation must be the definition the sentence is about
+_CALLS = re.compile(r"`([^`\s]+)` calls `([^`\s(]+)")
+_STRING = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_DEF_LINE = re.compile(r"^[ \t]*(?:(?:pub(?:\([^)]*\))?|export|async|static|public|private|protected|final|abstract|"
+                       r"override|default|unsafe|const)\s+)*(?:def|class|function|fn|func|struct|interface|trait|enum|"
+                       r"type|macro_rules!)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)", re.M)
+_JS_METHOD = re.compile(r"^[ \t]+(?:async\s+|static\s+|get\s+|set\s+)*([A-Za-z_$][\w$]*)\s*\([^()\n]*\)\s*\{", re.M)
+_COMMENT = re.compile(r"(?m)(?:^|(?<=\s))(?:#(?![\[!])|//).*$|/\*[\s\S]*?\*/")
+_NOT_METHODS = {"if", "for", "while", "switch", "catch", "function", "return", "with", "elif", "else"}
+
+
+def sentence_calls(text: str) -> list[tuple[str, str]]:
+    """The (caller, callee) pairs a sentence states: "`X` calls `Y`"."""
+    return _CALLS.findall(text)
+
+
+def calls_in(name: str, text: str) -> bool:
+    """The code calls `name` (`name(`, `.name(`, `name!(`, `new Name`), outside its strings."""
+    part = re.escape(last_part(name))
+    code = _COMMENT.sub("", _STRING.sub('""', text))  # `# see put()` is no call
+    return bool(re.search(rf"(?<![\w$]){part}\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>)?\s*\(|\bnew\s+{part}\b", code))
+
+
+def _defined_lines(text: str) -> dict[str, int]:
+    """Name → the first line (0-based, within `text`) where the code defines it."""
+    out: dict[str, int] = {}
+    for rx in (_DEF_LINE, _JS_METHOD):
+        for m in rx.finditer(text):
+            if m.group(1) not in _NOT_METHODS:
+                out.setdefault(m.group(1), text.count("\n", 0, m.start()))
+    return out
+
+
+def claim_problem(names: list[str], calls: list[tuple[str, str]], cites: list[Citation],
+                  files: SourceFiles) -> str | None:
+    """Why cited lines do not show their sentence, or None when they do: every name occurs in
+    them, every callee the sentence says is called is called there, and a citation longer than
+    MAX_SPAN lines is the definition of a name the sentence gives, not the class or module around
+    a smaller unit that shows it. One test for R1, `book scan` and the claims' health."""
+    got = [(c, t) for c in cites if (t := cited_text(c, files)) is not None]
+    if not got:
+        return None
+    joined = "\n".join(t for _, t in got)
+    gone = [n for n in names if not occurs(n, joined)]
+    if gone:
+        return "names " + ", ".join(f"`{n}`" for n in gone) + ", which the cited lines do not contain"
+    for caller, callee in calls:
+        if not calls_in(callee, joined):
+            return f"says `{caller}` calls `{callee}`, but the cited lines make no call to `{last_part(callee)}`"
+    for c, t in got:
+        if c.last - c.first + 1 <= MAX_SPAN:
+            continue
+        defined = _defined_lines(t)
+        own = min(defined.values(), default=0)
+        inner = [n for n in names if defined.get(last_part(n), -1) > own]
+        heads = [n for n in names if defined.get(last_part(n), -1) == own]
+        if inner and not heads:
+            n = inner[0]
+            at = c.first + defined[last_part(n)]
+            return (f"cites {c.last - c.first + 1} lines ({c.ref.split('#')[-1]}) for `{n}`, which is defined at "
+                    f"line {at}: cite its own lines")
+        one_unit = bool(defined) and own <= 8  # the span opens a definition (after its doc comment)
+        if not heads and not inner and not (not names and one_unit):
+            return f"cites {c.last - c.first + 1} lines, more than the {MAX_SPAN} a sentence can be checked against"
+    return None
+
+
 @dataclass(frozen=True)
 class Problem:
     line: int
@@ -124,12 +192,10 @@ def resolve(md: str, root: Path, files: SourceFiles | None = None) -> tuple[list
         for s in b.sentences:
             if not s.cites:
                 continue
-            gone = missing_names(s.names, s.cites, files)
-            if gone:
+            why = claim_problem(s.names, sentence_calls(s.text), s.cites, files)
+            if why:
                 refs = ", ".join(c.ref for c in s.cites)
-                names = ", ".join(f"`{n}`" for n in gone)
-                probs.append(Problem(s.cites[0].line, f"the sentence names {names}, which the cited lines ({refs}) "
-                                                      "do not contain: cite the lines that show it"))
+                probs.append(Problem(s.cites[0].line, f"the sentence {why} ({refs}): cite the lines that show it"))
     claims = sum(1 for b in bs if b.is_claim)
     cited = sum(1 for b in bs if b.is_claim and b.cites)
     bad = {p.line for p in probs}

@@ -5,9 +5,10 @@ Git is read from `.git` directly, not by running `git`: a scan asks for the revi
 and a subprocess per scan costs more than the scan; the machine need not have git installed; and
 nothing here may touch the network. What is read: `HEAD`, the ref it names (a loose ref file or
 `packed-refs`), `config` for the remote's URL, and `commondir`/`gitdir` files of worktrees and
-submodules. A tree with local changes keeps its commit: R1 checks citations against the files as
-they are, and `dirty` says the files may differ from the commit (the permalinks then point to
-the commit, the nearest revision the hosting service has)."""
+submodules, and `index` (evidence.gitindex): the commit is the revision only when it holds the
+very files the book reads, every one tracked and unchanged. A folder the enclosing repository does
+not track (ignored there), or a tree with local changes, is pinned by its content hash, and
+`why` says which (issue 34)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class Revision:
     remote: str = ""  # the hosting service's web base (https://github.com/owner/name), or ""
     prefix: str = ""  # the source root inside the repository ("src/flask"; "" at its top)
     host: str = ""  # "github" | "gitlab" | "bitbucket" | "" (another host: no permalink scheme known)
+    why: str = ""  # for a content hash inside a git work tree: why not its commit ("not tracked by …")
 
     @property
     def short(self) -> str:
@@ -37,7 +39,7 @@ class Revision:
         if self.kind == "none":
             return "no source"
         text = f"git {self.short}" if self.kind == "git" else f"content hash {self.id.removeprefix('tree:')}"
-        return text + (f" ({self.remote})" if self.remote else "")
+        return text + (f" ({self.remote})" if self.remote else "") + (f" ({self.why})" if self.why else "")
 
     def permalink(self, path: str, first: int, last: int) -> str | None:
         """The hosting service's page of `path` (relative to the source root) at this commit,
@@ -52,7 +54,8 @@ class Revision:
         return f"{self.remote}/blob/{self.id}/{full}#L{first}" + (f"-L{last}" if last > first else "")
 
     def as_dict(self) -> dict[str, str]:
-        return {"kind": self.kind, "id": self.id, "remote": self.remote, "prefix": self.prefix}
+        out = {"kind": self.kind, "id": self.id, "remote": self.remote, "prefix": self.prefix}
+        return {**out, "why": self.why} if self.why else out
 
 
 def web_url(url: str) -> tuple[str, str]:
@@ -158,9 +161,6 @@ def source_revision(source: Path | None, file_hash: Callable[[str], str | None] 
     hash cache keeps a rescan of an unchanged tree cheap)."""
     if source is None or not Path(source).is_dir():
         return Revision("none", "")
-    rev = git_revision(Path(source))
-    if rev is not None:
-        return rev
     from ..repo.walk import SourceReadError, walk
 
     root = Path(source)
@@ -168,6 +168,15 @@ def source_revision(source: Path | None, file_hash: Callable[[str], str | None] 
         files = [f.rel for f in walk(root).files]
     except SourceReadError:
         files = []
+    rev = git_revision(root)
+    why = ""
+    if rev is not None:  # the commit only when it holds these very files (evidence.gitindex)
+        from .gitindex import differs
+
+        found = _git_dir(root.resolve())
+        why = differs(found[0], found[1], rev.prefix, files) if found else "no git work tree"
+        if not why:
+            return rev
 
     def sha(rel: str) -> str | None:
         try:
@@ -175,4 +184,5 @@ def source_revision(source: Path | None, file_hash: Callable[[str], str | None] 
         except OSError:
             return None
 
-    return tree_revision(files, file_hash or sha)
+    out = tree_revision(files, file_hash or sha)
+    return Revision(out.kind, out.id, why=why) if why else out

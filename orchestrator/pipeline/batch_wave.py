@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,8 +36,10 @@ if TYPE_CHECKING:
     from ..batches.engine import BatchEngine
     from ..batches.journal import Item
     from ..batches.types import BatchItem, Progress, Verdict
-    from ..providers.base import MessageBatches, Request, Result
-    from .runner import Runner
+    from ..providers.base import MessageBatches, Provider, Request, Result
+    from .budget import Budget
+    from .outcomes import RunOptions
+    from .run_state import RunState
 
 WINDOW = 0.25  # seconds a wave stays open after its first step, so siblings ready together join it
 MAX_ROUNDS = 4  # a step discarded (inputs changed) this often while waiting is streamed instead
@@ -47,15 +50,15 @@ POLL_ENV = "BOOK_BATCH_POLL_SECONDS"  # tests and benchmarks poll the fake faste
 GRACE_ENV = "BOOK_BATCH_SEARCH_GRACE"
 
 
-def wanted(runner: Runner) -> bool:
+def wanted(book: Any, provider: Provider, opts: RunOptions) -> bool:
     """Batch mode: asked for (`--message-batches`, `message_batches: true`), or batches of an
     earlier run are still in flight (a resume re-attaches and goes on the same way). Only a
     provider with a batch endpoint (the Claude provider) can."""
-    if runner.provider.batches() is None:
+    if provider.batches() is None:
         return False
-    if runner.opts.message_batches or runner.book.cfg.message_batches:
+    if opts.message_batches or book.cfg.message_batches:
         return True
-    return bool(jr.waiting(runner.book.root / "output"))
+    return bool(jr.waiting(book.root / "output"))
 
 
 def resumes_in_batches(book: Any) -> bool:
@@ -66,37 +69,39 @@ def resumes_in_batches(book: Any) -> bool:
     return bool(starts and marks and marks[-1]["run"] == starts[-1]["run"])
 
 
-def setup(runner: Runner) -> BatchWave | None:
-    """At the runner's start: batch mode or not."""
-    api = runner.provider.batches()
-    return BatchWave(runner, api) if api is not None and wanted(runner) else None
+def setup(rs: RunState, provider: Provider, budget: Budget) -> BatchWave | None:
+    """At the run's start: batch mode or not."""
+    api = provider.batches()
+    return BatchWave(rs, budget, api) if api is not None and wanted(rs.book, provider, rs.opts) else None
 
 
-async def start(runner: Runner) -> None:
+async def start(rs: RunState, batch: BatchWave | None) -> None:
     """Before the walk: record batch mode for `book resume`; collect the batches in flight."""
-    if runner.batch is not None:
-        runner.book.ledger.event("message_batches", runner.run_id)
-        await runner.batch.reattach()
+    if batch is not None:
+        rs.book.ledger.event("message_batches", rs.run_id)
+        await batch.reattach()
 
 
-async def before_generate(runner: Runner, n: Node, why: str) -> tuple[tuple[str, str] | None, str]:
+async def before_generate(rs: RunState, batch: BatchWave | None, set_aside: Callable[[Node], None], n: Node,
+                          why: str) -> tuple[tuple[str, str] | None, str]:
     """Before a model step streams: ((status, reason), "") when it is settled without a stream
     (a `.partial` the ledger vouches for, committed; or its batch result); else (None, the
-    re-ask feedback the stream must carry)."""
+    re-ask feedback the stream must carry). `set_aside`: the generator's, for what an
+    interrupted generation left."""
     from ..state.fsio import backup, partial_path
     from .answers import commit_completed_partial
 
     resumed = why == "half-finished" or why.startswith("interrupted")
-    if why.startswith("interrupted") and commit_completed_partial(runner, n):
+    if why.startswith("interrupted") and commit_completed_partial(rs, n):
         return ("ok", ""), ""
-    if runner.batch is None or (resumed and runner.opts.strategy == "aggressive"):
+    if batch is None or (resumed and rs.opts.strategy == "aggressive"):
         return None, ""  # an aggressive resume continues the text it has: a stream
-    part = partial_path(runner.book.ws.path(runner.rel(n)))
+    part = partial_path(rs.book.ws.path(rs.rel(n)))
     if resumed:
-        runner._set_aside(n)
+        set_aside(n)
     elif part.exists():
         backup(part)
-    got = await runner.batch.generate(n, why)
+    got = await batch.generate(n, why)
     return (got, "") if isinstance(got, tuple) else (None, got)
 
 
@@ -118,8 +123,8 @@ class WaveStats:
 
 
 class BatchWave:
-    def __init__(self, runner: Runner, api: MessageBatches, window: float = WINDOW):
-        self.runner, self.book, self.window = runner, runner.book, window
+    def __init__(self, rs: RunState, budget: Budget, api: MessageBatches, window: float = WINDOW):
+        self.rs, self.budget, self.book, self.window = rs, budget, rs.book, window
         self.api = api  # the provider's batch endpoint: its request builder and prices
         self.queue: list[_Entry] = []
         self.waiting: dict[tuple[str | None, str], _Entry] = {}
@@ -132,12 +137,12 @@ class BatchWave:
         """`book resume`: collect every batch the journals record as in flight, before the walk."""
         if not jr.waiting(self.book.root / "output"):
             return
-        self.runner.warn("re-attaching to the Message Batches still in flight")
+        self.rs.warn("re-attaching to the Message Batches still in flight")
         async with self._engine() as engine:
             report = await engine.resume()
         self.stats.committed += len(report.committed)
         for h in report.to_stream:
-            self.runner.warn(f"{h.chapter or BOOK} {h.step}: {h.reason}; it is streamed when the walk reaches it")
+            self.rs.warn(f"{h.chapter or BOOK} {h.step}: {h.reason}; it is streamed when the walk reaches it")
 
     async def generate(self, n: Node, why: str) -> tuple[str, str] | str:
         """The node's file through a batch: (status, reason) when done ("ok") or when a person
@@ -147,27 +152,27 @@ class BatchWave:
         feedback = ""
         for _ in range(MAX_ROUNDS):
             g, req = self._request(n, feedback)
-            over = self.runner._over_budget(req)
+            over = self.budget.over_budget(req)
             if over:
                 return ("needs_human", over)
             h = jr.inputs_hash(g.inputs)
             entry = self._enqueue(n, self._item(req, n, h))
-            led.event("step_start", self.runner.run_id, ch, n[1], attempt=1, why=why, batch=True)
+            led.event("step_start", self.rs.run_id, ch, n[1], attempt=1, why=why, batch=True)
             try:
                 got = await entry.future
             except asyncio.CancelledError:
                 self._stop()
                 raise
             finally:
-                self.runner.in_flight_usd -= self.runner._reserved.pop(id(req), 0.0)
+                self.budget.release(req)
             if got == "committed":
-                self.runner.generated.append(n)
+                self.rs.generated.append(n)
                 return ("ok", "")
             if isinstance(got, tuple) and got[0] == "kept":  # a person's file was at the path: kept
                 return ("needs_human", got[1])
             if isinstance(got, tuple):  # ("stream", reason, feedback)
                 self.stats.streamed += 1
-                led.event("step_retry", self.runner.run_id, ch, n[1], attempt=1, error=got[1], batch=True)
+                led.event("step_retry", self.rs.run_id, ch, n[1], attempt=1, error=got[1], batch=True)
                 return got[2]
             feedback = ""  # "again": its inputs changed while it waited; ask from the files as they are now
         return ""
@@ -232,19 +237,19 @@ class BatchWave:
         grace = float(os.environ.get(GRACE_ENV) or SEARCH_GRACE)
         return BatchEngine(self.book.root / "output", commit=self._commit, is_current=self._is_current,
                            rebuild=self._rebuild, on_call=self._log, on_progress=self._progress,
-                           notice=self.runner.warn, prices=self.api.prices,
+                           notice=self.rs.warn, prices=self.api.prices,
                            poll_interval=poll, poll_max=max(poll, 60.0 if poll >= 5 else poll * 4),
                            retry_delay=min(1.0, poll), search_grace=grace)
 
     # ------------------------------------------------------------------ the engine's callbacks
 
     def _request(self, n: Node, feedback: str) -> tuple[agents.Gathered, Request]:
-        return request_for(self.runner, n, feedback)
+        return request_for(self.rs, n, feedback)
 
     def _item(self, req: Request, n: Node, input_hash: str) -> BatchItem:
         from ..batches.types import BatchItem
 
-        return BatchItem.from_request(req, self.runner.rel(n), input_hash, build=self.api.batch_params)
+        return BatchItem.from_request(req, self.rs.rel(n), input_hash, build=self.api.batch_params)
 
     @staticmethod
     def _node(it: Item) -> Node:
@@ -264,18 +269,18 @@ class BatchWave:
         one. Idempotent: a file already marked from these inputs counts as committed."""
         from ..batches.types import Verdict
 
-        n, runner, book = self._node(it), self.runner, self.book
+        n, rs, book = self._node(it), self.rs, self.book
         ch, step = it.chapter, it.step
-        book.scanner.invalidate(runner.rel(n))
-        st = runner.state(n)
+        book.scanner.invalidate(rs.rel(n))
+        st = rs.state(n)
         if st.status == "done" and not st.stale:
             self._resolve(ch, step, "committed")
             return True
         g, _ = self._request(n, "")
         try:
-            kept = write_answer(runner, n, g, result.text, batch=True)
+            kept = write_answer(rs, n, g, result.text, batch=True)
         except ValidationFailed as e:
-            book.ledger.event("step_retry", runner.run_id, ch, step, attempt=1, batch=True,
+            book.ledger.event("step_retry", rs.run_id, ch, step, attempt=1, batch=True,
                               error=f"the answer did not pass validation: {e}")
             return Verdict(False, f"Your previous answer was rejected: {e}. Answer again, fixing that.")
         if kept is not None and kept.status != "ok":  # a person's marker-less file: it waits for them
@@ -286,7 +291,7 @@ class BatchWave:
         return True
 
     def _log(self, row: dict[str, Any]) -> None:
-        self.book.ledger.log_call(run=self.runner.run_id, **row)
+        self.book.ledger.log_call(run=self.rs.run_id, **row)
 
     def _progress(self, p: Progress) -> None:
         c = p.counts or {}
@@ -294,4 +299,4 @@ class BatchWave:
         line = f"batch {p.batch_id or p.submission}: {p.state}, {p.requests} requests ({counts})"
         if self.stats.progress.get(p.submission) != line:
             self.stats.progress[p.submission] = line
-            self.runner.report("batch", Node(BOOK, "batch"), line)
+            self.rs.report("batch", Node(BOOK, "batch"), line)

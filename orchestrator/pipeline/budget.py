@@ -1,20 +1,39 @@
-"""The runner's budget and call logging: the cap checked before each model call (calls in
-flight count with their estimates), and each call written to the ledger with this run's id."""
+"""The run's budget and call logging: the cap checked before each model call (calls in
+flight count with their estimates), and each call written to the ledger with this run's id.
+Built with the book (its cap and ledger), the provider (its estimates), the run's id, the
+run's needs-human map (where a stop is said) and its warning line; it holds what the run has
+reserved for calls in flight, and why the run stopped calling (the cap, or the API's word)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-from ..providers.base import CallRow, Request, Result, Sink
+from ..providers.base import CallRow, Provider, Request, Result, Sink
 from ..state.fsio import PartialWriter
-from .run_state import RunState
 
 
-class BudgetAndCalls(RunState):
-    def _sink(self, pw: PartialWriter) -> Sink:
+class Budget:
+    def __init__(self, book, provider: Provider, run_id: str, needs: dict[str, str], warn: Callable[[str], None]):
+        self.book = book
+        self.provider = provider
+        self.run_id = run_id
+        self.needs = needs  # the run's needs-human map: a budget stop is said there
+        self.warn = warn
+        self.budget_stop: str | None = None
+        self.api_stop: str | None = None  # the API's word that no request can succeed (a spend limit): the run stops
+        self.in_flight_usd = 0.0  # estimates of the calls started and not yet logged: the cap counts them
+        self._reserved: dict[int, float] = {}  # id(request) -> its estimate, while in flight
+
+    def release(self, req: Request) -> None:
+        """A call admitted by `over_budget` ended (logged, or failed): its cost is in the ledger
+        now, not in flight."""
+        self.in_flight_usd -= self._reserved.pop(id(req), 0.0)
+
+    def sink(self, pw: PartialWriter) -> Sink:
         """Where one call goes: its text into the step's `.partial`; and, from a provider that
         reports each HTTP attempt itself (`Capabilities.reports_attempts`), every attempt into
-        the ledger with this run's id; the others' calls are logged by `_log_call`."""
+        the ledger with this run's id; the others' calls are logged by `log_call`."""
         if not self.provider.capabilities.reports_attempts:
             return Sink(text=pw.write, reset=pw.reset)
         return Sink(text=pw.write, reset=pw.reset, attempt=self._log_attempt)
@@ -22,7 +41,7 @@ class BudgetAndCalls(RunState):
     def _log_attempt(self, row: CallRow) -> None:
         self.book.ledger.log_call(run=self.run_id, **row)
 
-    def _over_budget(self, req: Request) -> str | None:
+    def over_budget(self, req: Request) -> str | None:
         """Stop before a call that could cross `budget_usd` (the estimate is an upper bound).
         Calls in flight count with their estimates, so concurrent calls cannot cross it together.
         Once hit, no further call starts in this run; what is in flight finishes."""
@@ -55,9 +74,9 @@ class BudgetAndCalls(RunState):
             self.in_flight_usd += est
         return self.budget_stop
 
-    def _log_call(self, req: Request, result: Result | None, t0: float, error: str | None = None) -> None:
+    def log_call(self, req: Request, result: Result | None, t0: float, error: str | None = None) -> None:
         if self.provider.capabilities.reports_attempts:
-            return  # the provider reported each HTTP attempt itself (_sink)
+            return  # the provider reported each HTTP attempt itself (sink)
         u = result.usage if result else None
         self.book.ledger.log_call(run=self.run_id, role=req.role, chapter=req.chapter, step=req.step,
                                   provider=self.provider.name, model=(result.model if result else req.model),

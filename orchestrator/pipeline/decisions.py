@@ -1,10 +1,14 @@
-"""The runner's per-node decisions: why a node has work to do (or none), what one node does
+"""The run's per-node decisions: why a node has work to do (or none), what one node does
 (derive, generate, revise, go back to the editor), the state machine's refusal, the gates a
-model never passes, and the guard that holds a chapter whose merged review blocks it."""
+model never passes, and the guard that holds a chapter whose merged review blocks it. Built
+with the run's shared state, the budget (whose stop is no step's failure), the generator and
+the deriver it hands a node to, and the provider (whether it follows instructions); it keeps
+its own count of revisions, deliveries sent back and warnings already given."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from ..state.book import chapter_state
 from ..state.human_text import say
@@ -16,46 +20,60 @@ from ..steps import AUDIT, BOOK, INDEX, REVIEW, REVISION, STEPS, STYLE_GUIDE, No
 from . import freshness, gates, review_verdict, section_redo, section_writer
 from .outcomes import Outcome
 from .plan import is_gate
-from .run_state import RunState
+
+if TYPE_CHECKING:
+    from ..providers.base import Provider
+    from .budget import Budget
+    from .derived_steps import Deriver
+    from .generation import Generator
+    from .run_state import RunState
 
 
-class NodeDecisions(RunState):
+class Decisions:
+    def __init__(self, rs: RunState, budget: Budget, generator: Generator, deriver: Deriver, provider: Provider):
+        self.rs, self.book, self.budget, self.provider = rs, rs.book, budget, provider
+        self.generator, self.deriver = generator, deriver
+        self._kept_noted: set[Node] = set()
+        self._blocked_noted: set[Node] = set()
+        self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
+        self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
+
     def why(self, n: Node) -> str | None:
         """Why node `n` has work to do, or None when its file is fresh (freshness.py); a stale
         file a person edited is kept, and said once per run."""
-        return freshness.why(self.book, n, self.redo, self._kept_stale)
+        return freshness.why(self.book, n, self.rs.redo, self._kept_stale)
 
     def _kept_stale(self, n: Node, st: StepState) -> None:
         if n not in self._kept_noted:
             self._kept_noted.add(n)
-            self.warn(freshness.kept_stale_warning(n, st))
+            self.rs.warn(freshness.kept_stale_warning(n, st))
 
     async def node(self, n: Node) -> Outcome:
         if is_gate(n):
             return self.gate(n)
         if "glossary" in spec(n).reads:  # the aggregates are an input: bring them up to date first
-            self.sync_memory()
-        self.book.scanner.invalidate(self.rel(n))
+            self.rs.sync_memory()
+        self.book.scanner.invalidate(self.rs.rel(n))
         why = self.why(n)
         if why is None:
-            self._tidy_partial(n)
+            self.generator.tidy_partial(n)
             if spec(n).long_memory:
-                self.memory_dirty = True  # checked when the aggregates are next needed
+                self.rs.memory_dirty = True  # checked when the aggregates are next needed
             return self.guard(n, Outcome("ok"))
         if why == "half-finished" and (spec(n).model or n == Node(BOOK, STYLE_GUIDE)):  # what a person writes
             from ..state.reconcile import kept_for_person
 
-            held = kept_for_person(self.book.root, self.rel(n), n[0], n[1])
+            held = kept_for_person(self.book.root, self.rs.rel(n), n[0], n[1])
             if held:  # a person's paste (no marker line), whatever the strategy: never moved aside unasked
-                reason = f"{self.rel(n)} has no {spec(n).marker} marker but {held}"
-                self.needs_human(n, reason)
-                self.report("fail", n, reason)
+                reason = f"{self.rs.rel(n)} has no {spec(n).marker} marker but {held}"
+                self.rs.needs_human(n, reason)
+                self.rs.report("fail", n, reason)
                 return Outcome("needs_human", reason=reason)
         if why == "half-finished" or why.startswith("interrupted"):
-            if self.opts.strategy == "ask":
-                reason = (f"{self.rel(n)} is half-finished (no marker); waiting for a person: if it is yours, "
+            if self.rs.opts.strategy == "ask":
+                reason = (f"{self.rs.rel(n)} is half-finished (no marker); waiting for a person: if it is yours, "
                           f"`book accept {n[0]} {n[1]}` keeps it; `book resume --strategy conservative` redoes it")
-                self.needs_human(n, reason)
+                self.rs.needs_human(n, reason)
                 return Outcome("needs_human", reason=reason)
         refused = self.refused(n)
         if refused:
@@ -63,47 +81,47 @@ class NodeDecisions(RunState):
             # say so, rather than stop the chapter without a word
             reason = (f"not started ({refused}): its files changed during this run (a hand edit?); "
                       "`book scan` shows them, `book run` again picks them up")
-            self.needs_human(n, reason)
-            self.report("fail", n, reason)
+            self.rs.needs_human(n, reason)
+            self.rs.report("fail", n, reason)
             return Outcome("needs_human", reason=reason)
         if n == Node(BOOK, AUDIT) and not complete_finals(self.book.scanner):
             return Outcome("skipped", reason="no chapter is final yet")
         if n == Node(BOOK, INDEX) and not ready_chapters(self.book.scanner):
             return Outcome("skipped", reason="no chapter is ready yet")
-        self.report("start", n, why)
-        self.live[(n[0], n[1])] = "running"
-        self.checkpoint()
+        self.rs.report("start", n, why)
+        self.rs.live[(n[0], n[1])] = "running"
+        self.rs.checkpoint()
         try:
             if not spec(n).model:  # the step table says the orchestrator derives this file itself
-                out = await self.derive(n)
+                out = await self.deriver.derive(n)
                 if out.status == "failed" and out.reason.startswith("delivery check") and n[0] not in self.redelivered:
                     out = await self.back_to_editor(n, out)
-            elif (followed := section_redo.follow(self, n)) is not None:  # a draft rewritten by section
+            elif (followed := section_redo.follow(self.rs, n)) is not None:  # a draft rewritten by section
                 out = followed
             else:
-                out = await self.generate(n, why)
+                out = await self.generator.generate(n, why)
                 if section_writer.applies(n, out):  # a whole chapter kept failing: one section at a time
-                    out = await section_writer.by_sections(self, n, out)
+                    out = await section_writer.by_sections(self.rs, self.budget, self.provider, n, out)
                 if spec(n).verdict and out.status == "ok":
                     out = await self.revise(n[0], out)
         finally:
-            self.live.pop((n[0], n[1]), None)
+            self.rs.live.pop((n[0], n[1]), None)
         out = self.guard(n, out)
         if out.status == "ok":
-            if n[0] != BOOK and n[0] in self.needs:
-                del self.needs[n[0]]
+            if n[0] != BOOK and n[0] in self.rs.needs:
+                del self.rs.needs[n[0]]
             if spec(n).long_memory:
-                self.memory_dirty = True  # the aggregates follow when read (RunState.sync_memory)
-            self.report("done", n, out.reason)
-        elif out.reason == self.budget_stop:
-            self.report("skip", n, "budget reached")
+                self.rs.memory_dirty = True  # the aggregates follow when read (run_state.RunState.sync_memory)
+            self.rs.report("done", n, out.reason)
+        elif out.reason == self.budget.budget_stop:
+            self.rs.report("skip", n, "budget reached")
         elif out.status == "stopped":  # the API stopped the run: not this step's failure
-            self.report("skip", n, "stopped: the API accepts no request now")
+            self.rs.report("skip", n, "stopped: the API accepts no request now")
         else:
-            self.live[(n[0], n[1])] = "failed"
-            self.needs_human(n, out.reason, out.hint)
-            self.report("fail", n, out.reason)
-        self.checkpoint()
+            self.rs.live[(n[0], n[1])] = "failed"
+            self.rs.needs_human(n, out.reason, out.hint)
+            self.rs.report("fail", n, out.reason)
+        self.rs.checkpoint()
         return out
 
     def refused(self, n: Node) -> str | None:
@@ -116,7 +134,7 @@ class NodeDecisions(RunState):
         sc = self.book.scanner
         steps = {k: sc.step(n[0], k) for k in STEPS}
         # a text a person edited has work only when some of its other sections went stale (freshness.why): a redo
-        redo = n in self.redo or steps[n[1]].status == "edited"
+        redo = n in self.rs.redo or steps[n[1]].status == "edited"
         event = f"{'redo' if redo else 'start'}_{n[1]}"
         state = chapter_state(self.book, n[0], steps)
         if redo or self.revising.get(n[0]):
@@ -124,7 +142,7 @@ class NodeDecisions(RunState):
         try:
             apply(state, event)
         except IllegalTransition as e:
-            self.book.ledger.event("illegal_transition", self.run_id, n[0], n[1], event=event, reason=str(e))
+            self.book.ledger.event("illegal_transition", self.rs.run_id, n[0], n[1], event=event, reason=str(e))
             return str(e)
         return None
 
@@ -134,13 +152,13 @@ class NodeDecisions(RunState):
         """Approved (for this very artifact) → go on; otherwise make sure the card exists and
         stop this chapter for a person. A model never passes a gate."""
         gate, ch = freshness.gate_args(n)
-        card = gates.ensure_card(self.book, gate, ch, warn=self.warn)
+        card = gates.ensure_card(self.book, gate, ch, warn=self.rs.warn)
         if card.decision == "pending" and self._persons(gate, ch):
             # the gate is there for a person to check a model's work; a person's own edit is
             # that person's decision already (`book reject` still undoes it)
             lang = self.book.cfg.language
             gates.decide(self.book, gate, ch, "approved", say(lang, "g_own"))
-            self.warn(say(lang, "g_own_warn", artifact=card.artifact, gate=gate))
+            self.rs.warn(say(lang, "g_own_warn", artifact=card.artifact, gate=gate))
             return Outcome("ok")
         if card.decision == "approved":
             return Outcome("ok")
@@ -152,12 +170,12 @@ class NodeDecisions(RunState):
                          cmd=f"book approve {gate}{' ' + (card.group or ch) if ch else ''}")
         else:
             reason = say(lang, "nh_rollback", gate=gate, decision=card.decision, step=gates.GATES[gate][1])
-        self.waiting.append(card.path)
+        self.rs.waiting.append(card.path)
         if ch:  # the matrix shows the chapter waiting where it will go on after the decision
-            self.live[(ch, gates.holds(gate, self.book.cfg.gate_grain))] = "needs_human"
-        self.book.ledger.event("gate_pending", self.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
-        self.checkpoint(force=True)
-        self.report("skip", n, reason)
+            self.rs.live[(ch, gates.holds(gate, self.book.cfg.gate_grain))] = "needs_human"
+        self.book.ledger.event("gate_pending", self.rs.run_id, ch, gate, card=card.path, confirmation=card.confirmation)
+        self.rs.checkpoint(force=True)
+        self.rs.report("skip", n, reason)
         return Outcome("needs_human", reason=reason)
 
     def _persons(self, gate: str, ch: str | None) -> bool:
@@ -169,7 +187,7 @@ class NodeDecisions(RunState):
         and ask for a decision on it afresh (never redo it again and again)."""
         lang = self.book.cfg.language
         why = say(lang, "g_same_offline") if not self.provider.capabilities.follows_instructions else ""
-        self.warn(say(lang, "g_same", artifact=card.artifact, gate=card.gate, decision=card.decision, why=why))
+        self.rs.warn(say(lang, "g_same", artifact=card.artifact, gate=card.gate, decision=card.decision, why=why))
         return gates.renew_card(self.book, card)
 
     async def back_to_editor(self, n: Node, out: Outcome) -> Outcome:
@@ -180,15 +198,15 @@ class NodeDecisions(RunState):
         self.redelivered.add(ch)
         if self.book.scanner.step(ch, src.step).status == "edited":
             return out  # a person's final: tell them, never rewrite it
-        self.book.ledger.event("delivery_failed", self.run_id, ch, n[1], reason=out.reason)
-        self.instructions[src] = ("The published page failed its link check; fix these links "
+        self.book.ledger.event("delivery_failed", self.rs.run_id, ch, n[1], reason=out.reason)
+        self.rs.instructions[src] = ("The published page failed its link check; fix these links "
                                        "(link only to chapters and sections that exist):\n\n" + out.reason)
-        redo = await self.generate(src, "delivery check failed")
-        self.instructions.pop(src, None)
+        redo = await self.generator.generate(src, "delivery check failed")
+        self.rs.instructions.pop(src, None)
         if redo.status != "ok":
             return redo
-        self.site.drop()  # the site is rebuilt from the new final
-        return await self.derive(n)
+        self.rs.site.drop()  # the site is rebuilt from the new final
+        return await self.deriver.derive(n)
 
     def _blocking(self, ch: str) -> bool:
         return review_verdict.is_blocked(self.book, ch)
@@ -203,16 +221,16 @@ class NodeDecisions(RunState):
                 break
             self.revising[ch] = self.revising.get(ch, 0) + 1
             review = read_body(self.book.root, STEPS[REVIEW].file(ch))
-            self.book.ledger.event("revision", self.run_id, ch, draft, round=self.revising[ch])
-            self.instructions[Node(ch, draft)] = (
+            self.book.ledger.event("revision", self.rs.run_id, ch, draft, round=self.revising[ch])
+            self.rs.instructions[Node(ch, draft)] = (
                 "The merged review found blocking problems in your draft. Rewrite it, fixing every blocking "
                 "finding (quote code only exactly as it is in the source):\n\n" + review)
             for group in REVISION:
-                outs = await asyncio.gather(*(self.generate(Node(ch, k), f"revision {self.revising[ch]}") for k in group))
+                outs = await asyncio.gather(*(self.generator.generate(Node(ch, k), f"revision {self.revising[ch]}") for k in group))
                 bad = [o for o in outs if o.status != "ok"]
                 if bad:
                     return bad[0]
-            self.instructions.pop(Node(ch, draft), None)
+            self.rs.instructions.pop(Node(ch, draft), None)
         return out
 
     def guard(self, n: Node, out: Outcome) -> Outcome:
@@ -224,8 +242,8 @@ class NodeDecisions(RunState):
         if reason:
             if n not in self._blocked_noted:
                 self._blocked_noted.add(n)
-                self.needs_human(n, reason)
-                self.report("fail", n, reason)
+                self.rs.needs_human(n, reason)
+                self.rs.report("fail", n, reason)
             return Outcome("needs_human", reason=reason)
         return out
 

@@ -1,5 +1,6 @@
 """The dry run: what would run, in what order, and why, from the files as they are. Plain
-functions over the plan: `session` and `recovery` call them without building a Runner."""
+functions over the plan: `session` and `recovery` call them without building a Runner (whose
+own dry run asks its decisions why, the same question with its redos)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,10 @@ from collections.abc import Callable
 
 from ..state.gatecards import active
 from ..state.scan import StepState
-from ..steps import BOOK, Node
+from ..steps import AUDIT, BOOK, INDEX, Node
 from . import freshness
 from .outcomes import RunOptions, RunSummary, new_run_id
 from .plan import Scope, chapter_graph, check_scope, phase12, topo
-from .run_state import RunState
 
 
 def plan(book, scope: Scope, why: Callable[[Node], str | None] | None = None) -> list[tuple[Node, str]]:
@@ -31,12 +31,16 @@ def plan(book, scope: Scope, why: Callable[[Node], str | None] | None = None) ->
     behind: dict[Node, str] = {}  # node -> the gate that holds it: a run stops there for a person
     for n in topo(graph):
         reason = ask(n)
-        upstream = [d for d in graph[n].hard if d in will_run]
+        # the audit and the index read every final and page: they wait on them (settle), and follow them
+        reads = graph[n].hard + (graph[n].settle if n in ((BOOK, AUDIT), (BOOK, INDEX)) else [])
+        upstream = [d for d in reads if d in will_run]
         if reason is None and upstream:
             reason = f"after {upstream[0][0]} {upstream[0][1]}, if that changes what it reads"
         gate = next((behind[d] for d in graph[n].hard if d in behind), None)
         if gate is None and reason and n[1].startswith("gate:"):
             behind[n] = gate = f"{n[1].split(':', 1)[1]} gate{'' if n[0] == BOOK else ' of ' + n[0]}"
+            if ask(n) is None:  # an approved card: it asks again only if the artifact comes back changed
+                behind[n] = gate = f"{gate} if {upstream[0][0]} {upstream[0][1]} changes" if upstream else gate
         elif gate is not None:
             behind[n] = gate
             if reason:
@@ -60,9 +64,3 @@ def dry_run(book, opts: RunOptions, warn: Callable[[str], None] | None = None) -
             warn(freshness.kept_stale_warning(n, st))
 
     return RunSummary(new_run_id(), {}, [], {}, plan(book, opts.scope, lambda n: freshness.why(book, n, opts.redo, kept)))
-
-
-class DryRun(RunState):
-    def dry_run(self) -> RunSummary:
-        """What would run, in what order, and why; changes nothing."""
-        return RunSummary(self.run_id, {}, [], {}, plan(self.book, self.opts.scope, self.why))

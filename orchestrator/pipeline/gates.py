@@ -154,7 +154,7 @@ def ensure_card(book, gate: str, ch: str | None, warn=lambda m: None) -> Card:
         return card
     if card is not None:
         name = artifact_path(gate, ch).rsplit("/", 1)[-1]
-        if card.decision == "approved":
+        if card.decision == "approved" and _by_hand(book, gate, ch):  # a redo's new text just waits at its gate
             warn(words(language_of(book))["g_changed"].format(name=name))
         backup(book.ws.path(card.path))
     content, ahash, confirm = render_card(book, gate, ch)
@@ -165,6 +165,13 @@ def ensure_card(book, gate: str, ch: str | None, warn=lambda m: None) -> Card:
     atomic_write(book.ws.path(rel), compose(content + block, MARKER))
     book.ledger.event("gate_card", None, ch, gate, artifact_hash=ahash, confirmation=confirm)
     return Card(gate, ch, artifact_path(gate, ch), ahash, confirm, *(kept or ("pending", "")), rel)
+
+
+def _by_hand(book, gate: str, ch: str | None) -> bool:
+    """Whether the artifact a card approved was changed by a person (not redone by a run)."""
+    step = GATES[gate][0]
+    sc = book.scanner
+    return (sc.step(ch, step) if ch else sc.book_step(step)).status == "edited"
 
 
 def _group_decision(book, gate: str, ch: str | None, ahash: str) -> tuple[str, str] | None:
@@ -197,7 +204,7 @@ def ensure_group(book, gate: str, group: str, warn=lambda m: None) -> Card:
                 if d != "pending":
                     keep[ch] = (d, r)
                 continue
-            if d == "approved":
+            if d == "approved" and _by_hand(book, gate, ch):
                 warn(words(language_of(book))["g_changed"].format(name=artifact_path(gate, ch).rsplit("/", 1)[-1]))
         mine = read_file_card(book, gate, ch)  # a chapter's card from before the grain changed
         if mine is not None and mine.artifact_hash == h and mine.decision != "pending":
@@ -311,6 +318,18 @@ def _decide_group(book, gate: str, unit: str | None, view: Card, decision: str, 
         book.ledger.event("gate_decision", None, m, gate, decision=decision, reason=reason, group=group,
                           artifact_hash=card.members[m][1], confirmation=card.confirmation)
     return "recorded", card if whole else card.view(targets[0])
+
+
+def offline_note(book, words: str, provider: str | None = None) -> str | None:
+    """For a rejection or modification that the offline writer will carry out: which of the
+    person's requests it follows and which it cannot (None with a model, which reads them all)."""
+    from ..providers import resolve_name
+
+    if not words.strip() or resolve_name(provider, book.cfg) != "offline":
+        return None
+    from ..authoring.person_asks import said
+
+    return said(words, language_of(book))
 
 
 def rollback_instructions(book, card: Card) -> str:

@@ -1,14 +1,16 @@
-"""The runner's generate → commit: one model step, from the context it gathers to the file
+"""The run's generate → commit: one model step, from the context it gathers to the file
 committed with its marker, through the .partial the answer streams into; retries with
 backoff, validation feedback, and what an interrupted generation left (continued with
-`--strategy aggressive`, otherwise set aside, never deleted)."""
+`--strategy aggressive`, otherwise set aside, never deleted). Built with the run's shared
+state (run_state.py), the budget that admits and logs each call (budget.py), the provider and
+the batch wave when the run sends Message Batches (batch_wave.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from .. import agents
 from ..agents import smaller_ask
@@ -24,16 +26,22 @@ from ..steps import BOOK, Node, spec
 from . import answers, batch_wave, review_verdict, section_redo
 from .answers import version
 from .outcomes import Outcome
-from .run_state import RunState
 
 if TYPE_CHECKING:
-    from .runner import Runner
+    from ..providers.base import Provider
+    from .batch_wave import BatchWave
+    from .budget import Budget
+    from .run_state import RunState
 
 
-class Generation(RunState):
+class Generator:
+    def __init__(self, rs: RunState, budget: Budget, provider: Provider, batch: BatchWave | None = None):
+        self.rs, self.book, self.budget, self.provider, self.batch = rs, rs.book, budget, provider, batch
+        self._started_ever: set[Node] | None = None  # the steps the ledger saw start, ever (read once)
+
     def _previous_partial(self, n: Node) -> str:
         """The text an interrupted generation left: the half-finished file or its .partial."""
-        path = self.book.ws.path(self.rel(n))
+        path = self.book.ws.path(self.rs.rel(n))
         for p in (partial_path(path), path):
             try:
                 text = p.read_text(encoding="utf-8", errors="replace")
@@ -43,42 +51,42 @@ class Generation(RunState):
                 return text
         return ""
 
-    def _set_aside(self, n: Node) -> None:
+    def set_aside(self, n: Node) -> None:
         """Before a fresh generation: keep what an interrupted one left (never delete it)."""
-        path = self.book.ws.path(self.rel(n))
+        path = self.book.ws.path(self.rs.rel(n))
         part = partial_path(path)
         if part.exists():
             backup(part)
-        st = self.state(n)
+        st = self.rs.state(n)
         if self._saved_during_run(n):
-            self.seen[n] = commit.FOREIGN
+            self.rs.seen[n] = commit.FOREIGN
             return
         if st.status == "half_finished":
             # only the version the run decided on: a file saved since is a person's, and stays
-            dest, self.seen[n] = commit.move_aside(path, self.seen.get(n) or commit.observe(path, version(st)))
+            dest, self.rs.seen[n] = commit.move_aside(path, self.rs.seen.get(n) or commit.observe(path, version(st)))
             if dest is None:
                 return
             if not self._ledger_started(n):
-                self.warn(f"{st.path} has no marker and book never started writing it: it may be yours; "
+                self.rs.warn(f"{st.path} has no marker and book never started writing it: it may be yours; "
                           f"it is kept as a .bak file beside it (next time, `book accept {n[0]} {n[1]}` keeps it)")
-            self.book.ledger.event("recovered", self.run_id, *self._ev(n), action="backed_up", to=dest.name)
+            self.book.ledger.event("recovered", self.rs.run_id, *self.rs._ev(n), action="backed_up", to=dest.name)
 
     def _saved_during_run(self, n: Node) -> bool:
         """A marker-less file at the step's path saved since the command began: a person's (our
         writer never makes one), kept in place by every strategy."""
-        st = self.state(n)
-        return st.status == "half_finished" and st.mtime_ns >= self.started_ns
+        st = self.rs.state(n)
+        return st.status == "half_finished" and st.mtime_ns >= self.rs.started_ns
 
-    def _tidy_partial(self, n: Node) -> None:
+    def tidy_partial(self, n: Node) -> None:
         """A .partial beside a fresh file: a crash came between the commit and its cleanup. If
         the final file holds all of it, it is redundant and goes; otherwise it is backed up."""
-        path = self.book.ws.path(self.rel(n))
+        path = self.book.ws.path(self.rs.rel(n))
         part = partial_path(path)
         if not part.exists():
             return
         try:
             partial = part.read_text(encoding="utf-8", errors="replace").rstrip()
-            final = read_body(self.book.root, self.rel(n))
+            final = read_body(self.book.root, self.rs.rel(n))
         except OSError:
             return
         if final.startswith(partial):
@@ -96,25 +104,25 @@ class Generation(RunState):
         book, led = self.book, self.book.ledger
         ch = None if n[0] == BOOK else n[0]
         step = n[1]
-        path = book.ws.path(self.rel(n))
+        path = book.ws.path(self.rs.rel(n))
         # what the path holds as the run starts the step: the commit replaces nothing else
-        self.seen[n] = commit.observe(path, version(self.state(n)))
-        # a vouched-for .partial; a batch (cast: this part is one of Runner's)
-        done, feedback = await batch_wave.before_generate(cast("Runner", self), n, why)
+        self.rs.seen[n] = commit.observe(path, version(self.rs.state(n)))
+        # a vouched-for .partial; a batch
+        done, feedback = await batch_wave.before_generate(self.rs, self.batch, self.set_aside, n, why)
         if done is not None:
             return Outcome(done[0], ran=done[0] == "ok", reason=done[1])
         prefix = ""
         if why in ("half-finished",) or why.startswith("interrupted"):
             if self._saved_during_run(n):  # a person's, whatever the strategy: not continued, not replaced
-                self.seen[n] = commit.FOREIGN
-            elif self.opts.strategy == "aggressive" and not structured(step):  # JSON is asked afresh, never continued
+                self.rs.seen[n] = commit.FOREIGN
+            elif self.rs.opts.strategy == "aggressive" and not structured(step):  # JSON is asked afresh, never continued
                 prefix = self._previous_partial(n)
                 if prefix:
-                    led.event("recovered", self.run_id, ch, step, action="continue", chars=len(prefix))
+                    led.event("recovered", self.rs.run_id, ch, step, action="continue", chars=len(prefix))
             if not prefix:
-                self._set_aside(n)
-            if self.seen[n].foreign and path.exists():  # a person's file, saved during this run: it stays
-                reason = (f"{self.rel(n)} was saved by a person during this run, without a {self.marker(n)} marker: "
+                self.set_aside(n)
+            if self.rs.seen[n].foreign and path.exists():  # a person's file, saved during this run: it stays
+                reason = (f"{self.rs.rel(n)} was saved by a person during this run, without a {self.rs.marker(n)} marker: "
                           "kept as it is")
                 return Outcome("needs_human", reason=reason, hint=f"`book accept {n[0]} {n[1]}` adopts it, "
                                f"`book redo {n[0]} {n[1]}` replaces it")
@@ -131,42 +139,42 @@ class Generation(RunState):
         for attempt in range(1, attempts + 1):
             smaller = smaller_ask.level_after(step, rejected)
             if smaller:
-                led.event("smaller_ask", self.run_id, ch, step, attempt=attempt, level=smaller)
+                led.event("smaller_ask", self.rs.run_id, ch, step, attempt=attempt, level=smaller)
             check_stop()  # the request's context (checks, memory, source) is seconds of work on a loaded machine
             try:
-                g, req = answers.request_for(cast("Runner", self), n, feedback, smaller)
+                g, req = answers.request_for(self.rs, n, feedback, smaller)
             except StepFailed as e:  # an input a person broke (a memory file): this step fails, naming it; the rest goes on
-                led.event("step_failed", self.run_id, ch, step, error=str(e))
+                led.event("step_failed", self.rs.run_id, ch, step, error=str(e))
                 where = e.file if isinstance(e, ContractError) and e.file else "that input"
                 return Outcome("failed", reason=str(e), hint=f"fix {where}, then `book run`")
             req.prefix = prefix
-            if self.api_stop:  # the API said no request can succeed now: none is sent
-                return Outcome("stopped", reason=self.api_stop)
-            over = self._over_budget(req)
+            if self.budget.api_stop:  # the API said no request can succeed now: none is sent
+                return Outcome("stopped", reason=self.budget.api_stop)
+            over = self.budget.over_budget(req)
             if over:
                 return Outcome("needs_human", reason=over)
-            led.event("step_start", self.run_id, ch, step, attempt=attempt, why=why)
+            led.event("step_start", self.rs.run_id, ch, step, attempt=attempt, why=why)
             if self._started_ever is not None:
                 self._started_ever.add(n)
             pw = PartialWriter(path, prefix)
             t0 = time.monotonic()
             try:
                 try:
-                    async with self.slots.slot(self.rank.get(n, 0)):
+                    async with self.rs.slots.slot(self.rs.rank.get(n, 0)):
                         if led.failed is not None:  # the ledger failed while this call waited: it would go unrecorded
                             pw.close()
                             led.check()
-                        result = await self.provider.generate(req, self._sink(pw))
+                        result = await self.provider.generate(req, self.budget.sink(pw))
                 finally:  # logged (or failed): its cost is in the ledger now, not in flight
-                    self.in_flight_usd -= self._reserved.pop(id(req), 0.0)
+                    self.budget.release(req)
             except RunStopped as e:  # a spend limit, `x-should-retry: false`: the run stops, this step is not failed
                 pw.close()
-                self._log_call(req, None, t0, error=str(e))
-                if not self.api_stop:
-                    self.api_stop = str(e)
-                    led.event("api_stop", self.run_id, ch, step, error=str(e))
-                    self.warn("stopping: " + str(e))
-                return Outcome("stopped", reason=self.api_stop)
+                self.budget.log_call(req, None, t0, error=str(e))
+                if not self.budget.api_stop:
+                    self.budget.api_stop = str(e)
+                    led.event("api_stop", self.rs.run_id, ch, step, error=str(e))
+                    self.rs.warn("stopping: " + str(e))
+                return Outcome("stopped", reason=self.budget.api_stop)
             except StepFailed as e:
                 pw.close()
                 last = str(e)
@@ -174,12 +182,12 @@ class Generation(RunState):
                     hint = (f"a refusal, not an error: reword what {spec(n).role} is asked (the chapter's outline "
                             f"entry, or `book redo {n[0]} {n[1]}` after a `book modify`), or name another model in "
                             "book.yaml's fallback_model, then `book run`")
-                self._log_call(req, None, t0, error=last)
+                self.budget.log_call(req, None, t0, error=last)
                 # A provider that retries its own calls (anthropic) has spent its attempts; an overload is
                 # tried again once its shared slow-down has ended (a provider without one: never)
                 final = not e.retryable or self.provider.capabilities.retries_itself
                 final = final and not (e.overload and attempt < attempts and await self.provider.wait_slowdown())
-                led.event("step_retry" if attempt < attempts and not final else "step_failed", self.run_id, ch, step,
+                led.event("step_retry" if attempt < attempts and not final else "step_failed", self.rs.run_id, ch, step,
                           attempt=attempt, error=last)
                 if final:
                     break
@@ -189,10 +197,10 @@ class Generation(RunState):
                 pw.close()  # the .partial stays for `book resume --strategy aggressive`
                 raise
             pw.close()
-            self._log_call(req, result, t0)
+            self.budget.log_call(req, result, t0)
             if result.stop_reason != "end_turn":
                 last = f"the answer ended with stop reason {result.stop_reason!r}, not end_turn"
-                led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
+                led.event("step_retry", self.rs.run_id, ch, step, attempt=attempt, error=last)
                 await self._backoff(attempt)
                 continue
             trimmed: list[str] = []
@@ -203,10 +211,10 @@ class Generation(RunState):
                 rejected += 1
                 feedback = f"Your previous answer was rejected: {e}. Answer again, fixing that."
                 prefix = ""
-                led.event("step_retry", self.run_id, ch, step, attempt=attempt, error=last)
+                led.event("step_retry", self.rs.run_id, ch, step, attempt=attempt, error=last)
                 continue
             if trimmed:  # what the model said around the answer: never committed, noted here
-                led.event("answer_trimmed", self.run_id, ch, step, attempt=attempt, removed=trimmed)
+                led.event("answer_trimmed", self.rs.run_id, ch, step, attempt=attempt, removed=trimmed)
             inputs = {k: v for k, v in g.inputs.items() if v is not None} | (
                 {"instructions": short_hash(g.context["instructions"])} if g.context.get("instructions") else {})
             extra: dict[str, Any] | None = None
@@ -214,25 +222,25 @@ class Generation(RunState):
                 extra = {"verdict": review_verdict.chapter_verdict(book, n[0], text).verdict}
             if spec(n).answer == "chapter":  # each section's hash, and what a section rewrite started from
                 extra = section_redo.marker_extra(g.context, text)
-            composed = compose(text, self.marker(n), inputs, self.run_id, extra)
+            composed = compose(text, self.rs.marker(n), inputs, self.rs.run_id, extra)
             Lock.verify_held()  # still the one writer (its lock file may have been deleted meanwhile)
             # its fsyncs in a worker thread: other steps' calls and commits go on meanwhile
-            placed = await asyncio.to_thread(commit.commit, path, composed, self.seen.get(n) or commit.FOREIGN)
+            placed = await asyncio.to_thread(commit.commit, path, composed, self.rs.seen.get(n) or commit.FOREIGN)
             if not placed.written:  # a person's file is there: it stays, the answer is in the .partial
-                led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text), kept="person")
-                return answers.kept_for_person(cast("Runner", self), n)
+                led.event("step_end", self.rs.run_id, ch, step, attempt=attempt, chars=len(text), kept="person")
+                return answers.kept_for_person(self.rs, n)
             pw.retire()
-            answers.say_redone(cast("Runner", self), n, placed)
-            book.scanner.invalidate(self.rel(n))
+            answers.say_redone(self.rs, n, placed)
+            book.scanner.invalidate(self.rs.rel(n))
             if spec(n).replans:
                 book.scanner.invalidate()
-            led.event("step_end", self.run_id, ch, step, attempt=attempt, chars=len(text))
-            section_redo.note_rewrite(book, self.run_id, n, g.context)
-            self.generated.append(n)
+            led.event("step_end", self.rs.run_id, ch, step, attempt=attempt, chars=len(text))
+            section_redo.note_rewrite(book, self.rs.run_id, n, g.context)
+            self.rs.generated.append(n)
             return Outcome("ok", ran=True)
-        led.event("step_failed", self.run_id, ch, step, error=last)
+        led.event("step_failed", self.rs.run_id, ch, step, error=last)
         return Outcome("failed", reason=last or "failed", hint=hint)
 
     async def _backoff(self, attempt: int) -> None:
-        if self.opts.retry_delay > 0:
-            await asyncio.sleep(self.opts.retry_delay * (2 ** (attempt - 1)) * (1 + random.random() / 4))
+        if self.rs.opts.retry_delay > 0:
+            await asyncio.sleep(self.rs.opts.retry_delay * (2 ** (attempt - 1)) * (1 + random.random() / 4))

@@ -124,6 +124,8 @@ def walk(book, cards: list[gates.Card], ask: Callable[[str], str], say: Callable
         results = [gates.decide(book, card.gate, u, choice, words_, card.confirmation)[0] for u in units]
         out.decided[card.path] = choice if "recorded" in results else f"{choice} (already)"
         say(w["w_done"].format(decision=w.get(choice, choice)))
+        if note := gates.offline_note(book, words_):  # what the offline writer can do with the words
+            say(note)
     return out
 
 

@@ -1,46 +1,38 @@
-"""What one run knows while it walks the plan, shared by the runner's parts: the book, the
-provider, the options, the outcomes so far, who waits for a person, the live matrix behind
-checkpoint.md, the budget in flight. `Runner` (runner.py) is this state plus its parts:
-the walk (walk.py), the per-node decisions (decisions.py), generate → commit
-(generation.py), budget and call logging (budget.py), the derived steps (derived_steps.py),
-the dry run (dry_run.py) and the end of a run (finish.py)."""
+"""The data one run shares among its parts (runner.py builds them): the book, the options,
+the reporter, the outcomes so far, who waits for a person, the live matrix behind
+checkpoint.md, the redos and instructions the run adds as it goes, what each step's path held
+when the run started it. No part's own bookkeeping lives here: the budget's is in budget.py,
+the generator's in generation.py, the decisions' in decisions.py."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from ..errors import BookError
-from ..providers.base import Provider, Request, Result, Sink
 from ..state.board import CheckpointWriter, write_needs_human
 from ..state.commit import Seen
-from ..state.fsio import PartialWriter
 from ..state.scan import StepState
 from ..steps import BOOK, REVIEW, Node, spec
 from .accept import how_to_fix
 from .freshness import chapter_complete, step_state
 from .gates import active
-from .outcomes import Outcome, RunOptions, RunSummary, new_run_id
+from .outcomes import Outcome, RunOptions, new_run_id
 from .plan import is_gate
 from .publishing import SiteCache
 from .slots import Slots
 
-if TYPE_CHECKING:
-    from .batch_wave import BatchWave
+Report = Callable[[str, Node, str], None]
 
 
 class RunState:
-    def __init__(self, book, provider: Provider, opts: RunOptions, report: Callable[[str, Node, str], None] | None = None):
+    def __init__(self, book, opts: RunOptions, report: Report | None = None):
         self.book = book
-        self.provider = provider
         self.opts = opts
         self.report = report or (lambda kind, node, msg: None)
         self.run_id = new_run_id()
         self.slots = Slots(opts.concurrency or book.cfg.concurrency)  # the model calls in flight
         self.rank: dict[Node, int] = {}  # the walk's plan: model calls on each node's longest path to its end
-        if opts.concurrency:
-            provider.set_concurrency(opts.concurrency)  # --concurrency reaches the provider's own limit
         # A run that may stop at a gate for a person asks for 1-hour cached prompt prefixes,
         # so they outlive the wait (answers.request_for puts it on every request).
         self.cache_ttl: str | None = "1h" if active(book.cfg.gates) else None
@@ -52,16 +44,7 @@ class RunState:
         self.live: dict[tuple[str, str], str] = {}
         self.needs = dict(book.needs_human())
         self.warn: Callable[[str], None] = lambda m: self.report("warning", Node("", ""), m)
-        self._started_ever: set[Node] | None = None
-        self._kept_noted: set[Node] = set()
-        self._blocked_noted: set[Node] = set()
-        self.budget_stop: str | None = None
-        self.api_stop: str | None = None  # the API's word that no request can succeed (a spend limit): the run stops
-        self.in_flight_usd = 0.0  # estimates of the calls started and not yet logged: the cap counts them
-        self._reserved: dict[int, float] = {}  # id(request) -> its estimate, while in flight
         self.waiting: list[str] = []  # gate cards this run stopped at
-        self.revising: dict[str, int] = {}  # chapter -> automatic revisions of a blocked draft so far
-        self.redelivered: set[str] = set()  # chapters sent back to the editor by the delivery check
         # The run's own copies: a rejected gate, a revision or the delivery check adds redos
         # and instructions while it runs; the options it was given stay as they were.
         self.redo: set[Node] = set(opts.redo)
@@ -69,7 +52,6 @@ class RunState:
         self.site = SiteCache()  # the site the pages are published from (publishing.py)
         self.board = CheckpointWriter(book)  # checkpoint.md
         self.memory_dirty = False  # a chapter's long memory committed since the aggregates were rebuilt
-        self.batch: BatchWave | None = None  # Message Batches (batch_wave.py), set up by Runner
         self.unsettled_at_start: set[str] | None = None  # stale or half-finished when the walk began (walk.py)
         self.seen: dict[Node, Seen] = {}  # what each step's path held when this run started it (state/commit.py)
         # a marker-less file saved since the command began is a person's: our writer never makes one
@@ -123,43 +105,3 @@ class RunState:
             self.board.request(self.live, force)
         except (OSError, BookError) as e:
             self.warn(f"could not rewrite checkpoint.md: {e}")
-
-    # ------------------------------------------------------------ the parts' seams
-    # Each is defined by the part named beside it (runner.py composes them); declared here so
-    # one part can call another.
-
-    async def node(self, n: Node) -> Outcome:  # decisions.py
-        raise NotImplementedError
-
-    def why(self, n: Node) -> str | None:  # decisions.py
-        raise NotImplementedError
-
-    def settle(self, card: Any) -> Any:  # decisions.py
-        raise NotImplementedError
-
-    async def generate(self, n: Node, why: str) -> Outcome:  # generation.py
-        raise NotImplementedError
-
-    def _tidy_partial(self, n: Node) -> None:  # generation.py
-        raise NotImplementedError
-
-    def _set_aside(self, n: Node) -> None:  # generation.py
-        raise NotImplementedError
-
-    def _over_budget(self, req: Request) -> str | None:  # budget.py
-        raise NotImplementedError
-
-    def _log_call(self, req: Request, result: Result | None, t0: float, error: str | None = None) -> None:  # budget.py
-        raise NotImplementedError
-
-    def _sink(self, pw: PartialWriter) -> Sink:  # budget.py
-        raise NotImplementedError
-
-    async def derive(self, n: Node) -> Outcome:  # derived_steps.py
-        raise NotImplementedError
-
-    def dry_run(self) -> RunSummary:  # dry_run.py
-        raise NotImplementedError
-
-    def finish(self, interrupted: bool = False) -> RunSummary:  # finish.py
-        raise NotImplementedError

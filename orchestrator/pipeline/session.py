@@ -9,6 +9,7 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import BookError, ConfigError, Interrupted
 from ..providers import make_provider, resolve_name
@@ -32,10 +33,12 @@ class SessionResult:
 
 
 def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, quiet: bool = False,
-                provider: Provider | None = None, before: Callable[[Book], None] | None = None) -> SessionResult:
+                provider: Provider | None = None, before: Callable[[Book], None] | None = None,
+                reporter: Any = None) -> SessionResult:
     """Run the plan with the lock held. `before(book)` runs first, under the lock (resume's
-    reconciliation). A dry run takes no lock and writes nothing."""
-    report = Reporter(quiet=quiet or opts.dry_run)
+    reconciliation). A dry run takes no lock and writes nothing. `reporter` (the CLI's progress
+    display) takes the run's events in place of the plain Reporter."""
+    report = reporter if reporter is not None and not opts.dry_run else Reporter(quiet=quiet or opts.dry_run)
     if opts.dry_run:
         if provider is None:
             resolve_name(provider_name, book.cfg)  # an unknown provider is an error even here
@@ -49,8 +52,9 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
         snap = book.snapshot()
         issues = all_discrepancies(book, snap)
         if before is None:  # `book resume` reports them itself, with more
-            for i in brief(issues, [*snap.stale, *snap.edited, *snap.half_finished],
-                           "the files (changed since the last run; the files win, and this run catches up)"):
+            # a hand edit or a decision makes the checkpoint and ledger lag the files: the run catches
+            # up, and the person hears only of a disagreement those changes do not explain
+            for i in brief(issues, [*snap.stale, *snap.edited, *snap.half_finished], None):
                 report("warning", ("", ""), f"disagreement: {i}")
         from ..state.corrections import load as corrections
 

@@ -4,13 +4,37 @@ and `anthropic` (Claude through the anthropic SDK, imported only when used)."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import UsageError
 
 if TYPE_CHECKING:
-    from ..config import Config
     from .base import Provider
+
+
+class Config(Protocol):
+    """What choosing and making a provider reads of book.yaml (config.Config has it): said here,
+    so that the providers import nothing of config.py, which checks model names with them."""
+
+    @property
+    def provider(self) -> str: ...
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def models(self) -> dict[str, Any]: ...
+
+    @property
+    def fallback_model(self) -> str: ...
+
+    @property
+    def concurrency(self) -> int: ...
+
+    @property
+    def message_batches(self) -> bool: ...
+
 
 NAMES = ("auto", "offline", "anthropic")
 

@@ -110,8 +110,8 @@ class Capabilities:
     # those rows and no row of its own for the call.
     reports_attempts: bool = False
     # It follows a person's instructions (a rejection's reason, a modify's words). The offline
-    # provider writes from the code alone: a redo with instructions gives the same text, and the
-    # person is told so rather than asked again and again.
+    # provider follows only a few (authoring/person_asks.py): a redo whose words it cannot follow
+    # gives the same text, and the person is told so rather than asked again and again.
     follows_instructions: bool = True
 
 

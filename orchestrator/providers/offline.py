@@ -73,6 +73,11 @@ def author(req: Request) -> str:
     if fn is None:
         raise StepFailed(f"the offline provider has no author for step {req.step!r}", retryable=False)
     text = fn(ctx, T["zh" if ctx.get("language") == "zh" else "en"]).rstrip() + "\n"
+    if req.step in (RESEARCH, DRAFT, FINAL) and ctx.get("instructions"):  # a person's words at a gate
+        from ..authoring.person_asks import follow
+        from ..authoring.project import from_context
+
+        text = follow(text, ctx, from_context(ctx) if ctx.get("source_root") else None).rstrip() + "\n"
     if ctx.get("rewrite_sections"):  # a section rewrite: the chapter as it would be now, cut to those sections
         from ..evidence.sections import only
 
@@ -236,7 +241,7 @@ def panel(ctx, t):
                                       questions, confusions))
     desc = {p.partition(":")[0].strip(): (p.partition(":")[2].strip() or p.partition(":")[0].strip())
             for p in ctx["personas"]}
-    return R.render_panel(PanelFeedback(tuple(readers)), heading=f"{t['panel']}: {ch['id']} — {ch['title']}",
+    return R.render_panel(PanelFeedback(tuple(readers)), heading=f"{t[PANEL]}: {ch['id']} — {ch['title']}",
                           descriptions=desc)
 
 
@@ -308,10 +313,10 @@ def edit(ctx, t):
 
 def audit(ctx, t):
     review = Review(tuple(_findings_objs(ctx)), t["audit_note"].format(n=len(ctx.get("finals", {}))))
-    return R.render_review(review, heading=f"{t['audit']}: {ctx['book']['title']}")
+    return R.render_review(review, heading=f"{t[AUDIT]}: {ctx['book']['title']}")
 
 
-from .. import authoring  # noqa: E402  (the planner, researcher and writer, built on the repository map)
+from ..authoring import authors as authoring  # noqa: E402  (the planner, researcher and writer, built on the repository map)
 
 AUTHORS: dict[str, Callable[[dict[str, Any], dict[str, str]], str]] = {
     OUTLINE: authoring.write_outline, RESEARCH: authoring.write_research, DRAFT: authoring.write_draft,

@@ -98,7 +98,7 @@ def render_index(site: Site) -> str:
     """index.html: title, audience, the contents grouped by part, with chapter summaries."""
     book = _book(site)
     first = book.link_to(book.order[0]) if book.order else None
-    ctx = book.context(site.title, "index", next=first)
+    ctx = book.context(site.title, "home", next=first)
     ctx.update(
         first=first,
         toc=[

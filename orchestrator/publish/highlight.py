@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from markdown_it.common.utils import escapeHtml, unescapeAll
 from markdown_it.token import Token
@@ -14,11 +14,16 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-if TYPE_CHECKING:
-    from .markdown import RenderCtx
-
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
+
+
+class CodeCtx(Protocol):
+    """What a code block needs of the page being written (markdown.RenderCtx has it): said here,
+    so that this module, which markdown.py imports, imports nothing of it."""
+
+    formatter: HtmlFormatter
+    ui: dict[str, str]
 
 
 _INFO_ATTR_RE = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
@@ -63,7 +68,7 @@ def _r_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) 
     return code_block_html(tok.content, lang, attrs.get("file"), attrs.get("lines"), ctx, tok.meta.get("source_href"))
 
 
-def code_block_html(code: str, lang: str, filename: str | None, lines: str | None, ctx: RenderCtx,
+def code_block_html(code: str, lang: str, filename: str | None, lines: str | None, ctx: CodeCtx,
                     href: str | None = None) -> str:
     """Highlighted at build time with CSS classes: no script needed. The file named in the
     info string (code quoted from the source, checked by R1) becomes a caption."""

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import commonjs, lang_rules
+
 MAX_SIGNATURE_CHARS = 400
 MAX_SIGNATURE_LINES = 8
 
@@ -52,6 +54,7 @@ _LOCAL_SCOPES: dict[str, frozenset[str]] = {
     "cpp": frozenset({"function_definition", "lambda_expression"}),
 }
 _LOCAL_SCOPES["typescript"] = _LOCAL_SCOPES["tsx"] = _LOCAL_SCOPES["javascript"]
+_LOCAL_SCOPES.update(lang_rules.LOCAL_SCOPES)
 
 # Container node types whose name qualifies the definitions inside them.
 _CONTAINERS: dict[str, frozenset[str]] = {
@@ -66,6 +69,7 @@ _CONTAINERS: dict[str, frozenset[str]] = {
     "cpp": frozenset({"class_specifier", "struct_specifier"}),
 }
 _CONTAINERS["typescript"] = _CONTAINERS["tsx"] = _CONTAINERS["javascript"]
+_CONTAINERS.update(lang_rules.CONTAINERS)
 
 # C and C++ keywords and built-in types: never the name of anything a repository defines.
 C_KEYWORDS = frozenset("""alignas alignof asm auto bool break case catch char char8_t char16_t char32_t class
@@ -75,8 +79,12 @@ mutable namespace new noexcept nullptr operator private protected public registe
 restrict return short signed sizeof static static_assert static_cast struct switch template this thread_local
 throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while _Bool std""".split())
 
-_SEPARATOR = {"rust": "::", "cpp": "::"}
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_SEPARATOR = {"rust": "::", "cpp": "::", "php": "::", "ruby": "::"}
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "haddock",
+                       "documentation_comment"})
+# Languages whose doc comments are only `/** … */` blocks (JSDoc, KDoc, PHPDoc, Scaladoc): a `//`
+# comment above a definition is a remark, a licence or a directive, not its documentation.
+_DOC_BLOCK_ONLY = frozenset({"javascript", "typescript", "tsx", "kotlin", "php", "scala"})
 _STRING_PREFIX = re.compile(r"""^[rRuUbBfF]*("{3}|'{3}|"|')(.*)\1$""", re.DOTALL)
 
 
@@ -93,14 +101,19 @@ class Source:
 
 def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Definition, int] | None:
     lang = src.lang
+    if node.type == "variable_declarator" and lang in ("javascript", "typescript", "tsx") and \
+            commonjs.is_require(src, node):
+        return None  # `const x = require('m')` imports x
     containers: list[Any] = []
     parent = node.parent
     while parent is not None:
-        if parent.type in _LOCAL_SCOPES[lang]:
+        role = lang_rules.ancestor_role(src, parent) if lang in lang_rules.LANGS else ""
+        if parent.type in _LOCAL_SCOPES[lang] or role == "local":
             return None
-        if parent.type in _CONTAINERS[lang]:
+        if parent.type in _CONTAINERS[lang] or role == "container":
             containers.append(parent)
-        elif lang in ("javascript", "typescript", "tsx") and parent.type == "object":
+        elif lang in ("javascript", "typescript", "tsx") and parent.type == "object" and \
+                not commonjs.exports_object(src, parent):
             return None  # methods and functions of object literals: not part of the API
         parent = parent.parent
     containers.reverse()
@@ -111,7 +124,8 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         if name_node is None:
             return None
         name_start = name_node.start_byte
-    name = src.text(name_node)
+    name, owner = lang_rules.name_and_owner(src, node, name_node, kind) if lang in lang_rules.LANGS \
+        else (src.text(name_node), "")
     if lang in ("c", "cpp") and (name.rsplit("::", 1)[-1] in C_KEYWORDS or kind == "module" and name == "std"):
         # a macro the grammar cannot expand (`FMT_BEGIN_NAMESPACE namespace …`, `FMT_CONSTEXPR
         # auto f() -> decltype(…)`) makes it take a keyword for a name; `namespace std { … }`
@@ -131,6 +145,8 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         return None
     outer = _outer(node, lang)
     qualified = _qualify(src, node, name, kind, containers)
+    if owner:  # `function json.encode`, `fun KLogger.debug`: written on their owner
+        qualified = _SEPARATOR.get(lang, ".").join([*qualified.split(_SEPARATOR.get(lang, "."))[:-1], owner, name])
     if lang == "cpp" and "::" in name.split("<", 1)[0]:  # `fmt::f`, not `is_ref<std::ref<T>>`
         base, lt, args = name.partition("<")
         qualified, name = name, base.rsplit("::", 1)[1] + lt + args
@@ -143,11 +159,15 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         signature=_signature(src, node, outer, kind),
         doc=_doc(src, node, outer),
         start_line=outer.start_point[0] + 1,
-        # a `#define` ends with its newline: its end is column 0 of the next line, not that line
-        end_line=outer.end_point[0] + (1 if outer.end_point[1] > 0 or outer.end_point[0] == outer.start_point[0] else 0),
+        end_line=_end_line(lang_rules.last_node(src, outer) if lang in lang_rules.LANGS else outer),
         exported=_exported(src, node, outer, name, qualified, containers),
         aliases=_aliases(src, node, name) if lang in ("c", "cpp") else [],
     ), name_start
+
+
+def _end_line(last: Any) -> int:
+    # a `#define` ends with its newline: its end is column 0 of the next line, not that line
+    return last.end_point[0] + (1 if last.end_point[1] > 0 or last.end_point[0] == last.start_point[0] else 0)
 
 
 def _c_name_ok(name: str) -> bool:
@@ -176,6 +196,10 @@ def _base_type(src: Source, node: Any) -> str:
 
 
 def _container_name(src: Source, node: Any) -> str:
+    if src.lang in lang_rules.LANGS:
+        own = lang_rules.container_name(src, node)
+        if own is not None:
+            return own
     if node.type == "impl_item":
         return _base_type(src, node.child_by_field_name("type"))
     name = node.child_by_field_name("name")
@@ -195,8 +219,7 @@ def _qualify(src: Source, node: Any, name: str, kind: str, containers: list[Any]
         rtype = _go_receiver(src, receiver) if receiver is not None else ""
         return f"{rtype}.{name}" if rtype else name
     if src.lang in ("javascript", "typescript", "tsx") and node.type == "assignment_expression":
-        target = src.text(node.child_by_field_name("left"))
-        return target.replace(".prototype.", ".")
+        return commonjs.qualified(src, node)
     parts = [p for p in (_container_name(src, c) for c in containers) if p]
     return sep.join([*parts, name])
 
@@ -209,6 +232,8 @@ def _go_receiver(src: Source, receiver: Any) -> str:
 
 def _refine_kind(src: Source, node: Any, name: str, kind: str, containers: list[Any]) -> str | None:
     lang = src.lang
+    if lang in lang_rules.LANGS:
+        return lang_rules.refine_kind(src, node, kind)
     if lang == "python":
         if kind == "function" and containers:
             return "method"
@@ -290,7 +315,8 @@ _TRAILING_COMMENT = {"python": re.compile(r"\s+#.*$"), "go": re.compile(r"\s+//.
                      "typescript": re.compile(r"\s+//.*$"), "tsx": re.compile(r"\s+//.*$")}
 _NO_MATCH = re.compile(r"(?!)")
 
-_BODY_TYPES = frozenset({"block", "statement_block", "class_body", "field_declaration_list",
+_BODY_TYPES = frozenset({"block", "statement_block", "class_body", "field_declaration_list", "function_body",
+                         "enum_class_body", "protocol_body", "template_body", "body_statement",
                          "declaration_list", "enum_body", "enum_variant_list", "interface_body",
                          "object_type", "compound_statement", "constructor_body",
                          "annotation_type_body"})
@@ -298,7 +324,7 @@ _BODY_TYPES = frozenset({"block", "statement_block", "class_body", "field_declar
 
 def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
     body = node.child_by_field_name("body")
-    if body is None and node.type == "variable_declarator":
+    if body is None and node.type in ("variable_declarator", "pair"):
         value = node.child_by_field_name("value")
         if value is not None and value.type in ("arrow_function", "function_expression", "class"):
             body = value.child_by_field_name("body")
@@ -318,7 +344,7 @@ def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
         if fields is not None and declarator is not None:  # `typedef struct X {…} Y`, as a reader names it
             head = src.data[outer.start_byte:fields.start_byte].decode("utf-8", "replace").strip()
             return " ".join(head.split()) + " {…} " + src.text(declarator)
-    start = outer.start_byte
+    start = commonjs.signature_start(src, node, outer.start_byte)
     if src.lang == "python" and outer.type == "decorated_definition":
         start = node.start_byte  # decorators belong to the line range, not to the signature
     end = body.start_byte if body is not None and body.start_byte > start else outer.end_byte
@@ -327,11 +353,13 @@ def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
         text = text.split("\n", 1)[0]  # a constant or alias: its first line says what it is
         text = _TRAILING_COMMENT.get(src.lang, _NO_MATCH).sub("", text)
     prefix = {"type_spec": "type ", "type_alias": "type ", "const_spec": "const ",
-              "var_spec": "var "}.get(node.type, "") if outer is node else ""
+              "var_spec": "var "}.get(node.type, "") if outer is node and src.lang == "go" else ""
     lines = [ln.rstrip() for ln in text.strip().splitlines()][:MAX_SIGNATURE_LINES]
     sig = (prefix + "\n".join(lines)).rstrip().rstrip("{").rstrip()
     if src.lang == "python":
         sig = sig.rstrip(":")
+    if src.lang in lang_rules.LANGS:
+        sig = lang_rules.signature(src, node, sig)
     if len(sig) > MAX_SIGNATURE_CHARS:
         sig = sig[:MAX_SIGNATURE_CHARS].rstrip() + " …"
     return sig
@@ -340,6 +368,9 @@ def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
 def _doc(src: Source, node: Any, outer: Any) -> str:
     if src.lang == "python":
         return docstring(src, node.child_by_field_name("body"))
+    if src.lang in lang_rules.LANGS:
+        own = lang_rules.doc(src, node)
+        return lang_rules.tidy_doc(src.lang, own if own is not None else comment_block(src, outer))
     return comment_block(src, outer)
 
 
@@ -356,7 +387,7 @@ def docstring(src: Source, body: Any) -> str:
     return inspect.cleandoc(match.group(2)) if match else ""
 
 
-_MARKERS = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*(?!/))?")
+_MARKERS = re.compile(r"^\s*(?:///?!?|/\*\*?|\*/|\*(?!/)|#+(?!\{)|-{2,3}(?!\[))?")
 
 
 def comment_block(src: Source, outer: Any) -> str:
@@ -365,10 +396,15 @@ def comment_block(src: Source, outer: Any) -> str:
     JS/TS: only JSDoc (`/** */`, which may stand one blank line above, as in Express), never
     tool directives such as `// eslint-disable-next-line`.
     """
-    js = src.lang in ("javascript", "typescript", "tsx")
+    js = src.lang in _DOC_BLOCK_ONLY
     comments: list[str] = []
     line = outer.start_point[0]
     sibling = outer.prev_sibling
+    if sibling is None and outer.parent is not None and outer.parent.type in (
+            "body_statement", "declarations", "class_declarations"):
+        sibling = outer.parent.prev_sibling  # Ruby, Haskell: the comment above a body's first definition sits beside it
+        if sibling is not None and sibling.child_count and sibling.children[-1].type == "haddock":
+            sibling = sibling.children[-1]  # Haskell: the grammar ends the imports with the first definition's doc
     while sibling is not None:
         text = src.text(sibling) if sibling.type in _COMMENTS else ""
         gap = 2 if js and text.startswith("/**") and not comments else 1
@@ -377,8 +413,12 @@ def comment_block(src: Source, outer: Any) -> str:
         elif text and sibling.end_point[0] >= line - gap:
             if text.startswith(("//!", "/*!", "////")) or _DIRECTIVE.match(text):
                 break  # a file doc, a licence banner or a linter directive
-            if src.lang == "rust" and not text.startswith(("///", "/**")):
-                break  # a Rust comment that is not a doc comment
+            if src.lang == "haskell" and sibling.type != "haddock":
+                break  # a Haskell doc is Haddock's `-- |`
+            if src.lang in ("rust", "csharp", "swift", "dart") and not text.startswith(("///", "/**")):
+                break  # a comment that is not a doc comment (Rust's and C#'s are `///`)
+            if src.lang == "ruby" and re.match(r"#\s*(?:frozen_string_literal|rubocop|encoding|-\*-)", text):
+                break
             if js and not text.startswith("/**"):
                 break
             comments.append(text.rstrip())
@@ -410,6 +450,8 @@ def _exported(src: Source, node: Any, outer: Any, name: str, qualified: str,
     lang = src.lang
     if lang == "python":
         return not any(part.startswith("_") for part in qualified.split("."))
+    if lang in lang_rules.LANGS:
+        return lang_rules.exported(src, node, name, containers)
     if lang == "go":
         return all(part[:1].isupper() for part in qualified.split("."))
     if lang == "rust":
@@ -437,10 +479,13 @@ def _exported(src: Source, node: Any, outer: Any, name: str, qualified: str,
             return False
         if outer.type == "export_statement":
             return True
+        if node.type in ("method_definition", "pair") and not containers:
+            return commonjs.exported_value(src, node)  # a member of `module.exports = { … }`
         if node.type == "method_definition":
             if any(c.type == "accessibility_modifier" and src.text(c) != "public" for c in node.children):
                 return False
-            return bool(containers) and _outer(containers[-1], lang).type == "export_statement"
+            return bool(containers) and (_outer(containers[-1], lang).type == "export_statement"
+                                         or commonjs.exported_value(src, containers[-1]))
         # CommonJS: `app.use = function …` at top level attaches to an exported object.
         return node.type == "assignment_expression"
     if lang == "java":

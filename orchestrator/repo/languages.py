@@ -30,6 +30,9 @@ EXTENSIONS: dict[str, str] = {
     ".java": "java",
     ".c": "c", ".h": "c",
     ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+    ".cs": "csharp", ".rb": "ruby", ".kt": "kotlin", ".kts": "kotlin", ".php": "php", ".swift": "swift",
+    ".scala": "scala", ".sc": "scala", ".ex": "elixir", ".exs": "elixir", ".lua": "lua", ".hs": "haskell",
+    ".dart": "dart",
 }
 
 # Language → (grammar module, function returning the language pointer).
@@ -43,6 +46,20 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     "java": ("tree_sitter_java", "language"),
     "c": ("tree_sitter_c", "language"),
     "cpp": ("tree_sitter_cpp", "language"),
+    # One wheel per language rather than tree-sitter-language-pack: the pack's 1.x wheels fetch
+    # each grammar from the network on first use (no good offline, nor in CI's sandbox), and its
+    # parsers are its own, not tree_sitter.Language. The eight wheels below weigh 24 MB installed
+    # and load in 0.2-13 ms each, only when a file of their language is parsed.
+    "csharp": ("tree_sitter_c_sharp", "language"),
+    "ruby": ("tree_sitter_ruby", "language"),
+    "kotlin": ("tree_sitter_kotlin", "language"),
+    "php": ("tree_sitter_php", "language_php"),
+    "swift": ("tree_sitter_swift", "language"),
+    "scala": ("tree_sitter_scala", "language"),
+    "elixir": ("tree_sitter_elixir", "language"),
+    "lua": ("tree_sitter_lua", "language"),
+    "haskell": ("tree_sitter_haskell", "language"),  # 4.2 MB installed, loads in under 1 ms
+    "dart": ("tree_sitter_dart", "language"),  # 1.2 MB installed
 }
 
 SUPPORTED: frozenset[str] = frozenset(_GRAMMARS)
@@ -111,6 +128,13 @@ _JS_DEFS_COMMON = """
 (program (expression_statement (assignment_expression
    left: (member_expression property: (property_identifier) @name)
    right: [(function_expression) (arrow_function)]) @def.function))
+(program (expression_statement (assignment_expression
+   left: (member_expression) @_target right: (class name: (_) @name)) @def.class)
+   (#match? @_target "^(module[.])?exports"))
+(program (expression_statement (assignment_expression
+   left: (member_expression) @_target right: (function_expression name: (_) @name)) @def.function)
+   (#match? @_target "^module[.]exports$"))
+(pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @def.function
 """
 _TS_DEFS_EXTRA = """
 (abstract_class_declaration name: (type_identifier) @name) @def.class
@@ -167,6 +191,143 @@ _C_REFS = "[(identifier) (type_identifier) (field_identifier)] @ref"
 _CPP_REFS = "[(identifier) (type_identifier) (field_identifier) (namespace_identifier)] @ref"
 _C_IMPORTS = "(preproc_include path: (_) @import)"
 
+_CS_DEFS = """
+(class_declaration name: (identifier) @name) @def.class
+(record_declaration name: (identifier) @name) @def.class
+(struct_declaration name: (identifier) @name) @def.struct
+(interface_declaration name: (identifier) @name) @def.interface
+(enum_declaration name: (identifier) @name) @def.enum
+(delegate_declaration name: (identifier) @name) @def.type_alias
+(method_declaration name: (identifier) @name) @def.method
+(constructor_declaration name: (identifier) @name) @def.method
+"""
+_CS_REFS = "(identifier) @ref"
+_CS_IMPORTS = "(using_directive [(identifier) (qualified_name)] @import)"
+
+_RUBY_DEFS = """
+(class name: [(constant) (scope_resolution)] @name) @def.class
+(module name: [(constant) (scope_resolution)] @name) @def.module
+(method name: (_) @name) @def.method
+(singleton_method name: (_) @name) @def.method
+(program (assignment left: (constant) @name) @def.constant)
+(class (body_statement (assignment left: (constant) @name) @def.constant))
+(module (body_statement (assignment left: (constant) @name) @def.constant))
+"""
+_RUBY_REFS = "[(identifier) (constant)] @ref"
+_RUBY_IMPORTS = """
+(call method: (identifier) @_req arguments: (argument_list . (string (string_content) @import))
+   (#any-of? @_req "require" "require_relative"))
+"""
+
+_KOTLIN_DEFS = """
+(class_declaration name: (identifier) @name) @def.class
+(object_declaration name: (identifier) @name) @def.class
+(function_declaration name: (identifier) @name) @def.function
+(type_alias type: (identifier) @name) @def.type_alias
+(source_file (property_declaration (variable_declaration (identifier) @name)) @def.constant)
+(object_declaration (class_body (property_declaration (variable_declaration (identifier) @name)) @def.constant))
+"""
+_KOTLIN_REFS = "(identifier) @ref"
+_KOTLIN_IMPORTS = "(import (qualified_identifier) @import)"
+
+_PHP_DEFS = """
+(class_declaration name: (name) @name) @def.class
+(interface_declaration name: (name) @name) @def.interface
+(trait_declaration name: (name) @name) @def.trait
+(enum_declaration name: (name) @name) @def.enum
+(function_definition name: (name) @name) @def.function
+(method_declaration name: (name) @name) @def.method
+(const_declaration (const_element (name) @name)) @def.constant
+"""
+_PHP_REFS = "(name) @ref"
+_PHP_IMPORTS = """
+(namespace_use_clause . (qualified_name) @import)
+(namespace_use_clause . (name) @import)
+"""
+
+_SWIFT_DEFS = """
+(class_declaration name: (type_identifier) @name) @def.class
+(protocol_declaration name: (type_identifier) @name) @def.interface
+(function_declaration name: (simple_identifier) @name) @def.function
+(protocol_function_declaration name: (simple_identifier) @name) @def.method
+(init_declaration "init" @name) @def.method
+(typealias_declaration name: (type_identifier) @name) @def.type_alias
+(source_file (property_declaration name: (pattern bound_identifier: (simple_identifier) @name)) @def.constant)
+"""
+_SWIFT_REFS = "[(simple_identifier) (type_identifier)] @ref"
+_SWIFT_IMPORTS = "(import_declaration (identifier) @import)"
+
+_SCALA_DEFS = """
+(class_definition name: (identifier) @name) @def.class
+(object_definition name: (identifier) @name) @def.class
+(trait_definition name: (identifier) @name) @def.trait
+(enum_definition name: (identifier) @name) @def.enum
+(function_definition name: (identifier) @name) @def.function
+(function_declaration name: (identifier) @name) @def.function
+(type_definition name: (type_identifier) @name) @def.type_alias
+(object_definition body: (template_body (val_definition pattern: (identifier) @name) @def.constant))
+"""
+_SCALA_REFS = "[(identifier) (type_identifier)] @ref"
+_SCALA_IMPORTS = "(import_declaration) @import"
+
+_ELIXIR_DEFS = """
+(call target: (identifier) @_kw (arguments . (alias) @name)
+   (#any-of? @_kw "defmodule" "defprotocol")) @def.module
+(call target: (identifier) @_kw
+   (arguments . [(call target: (identifier) @name)
+                 (binary_operator left: (call target: (identifier) @name))
+                 (identifier) @name])
+   (#any-of? @_kw "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate")) @def.function
+"""
+_ELIXIR_REFS = "[(identifier) (alias)] @ref"
+_ELIXIR_IMPORTS = """
+(call target: (identifier) @_kw (arguments . (alias) @import)
+   (#any-of? @_kw "alias" "import" "require" "use"))
+"""
+
+_LUA_DEFS = """
+(function_declaration name: (_) @name) @def.function
+(chunk (assignment_statement (variable_list name: (_) @name)
+   (expression_list value: (function_definition))) @def.function)
+(chunk (variable_declaration (assignment_statement (variable_list name: (identifier) @name)
+   (expression_list value: (function_definition)))) @def.function)
+"""
+_LUA_REFS = "(identifier) @ref"
+_LUA_IMPORTS = """
+(function_call name: (identifier) @_req arguments: (arguments . (string content: (string_content) @import))
+   (#eq? @_req "require"))
+"""
+
+# A Haskell function is its type signature and its equations: each is matched, and parse.py merges
+# a name's consecutive ones into one definition (the signature's text, the equations' lines).
+_HASKELL_DEFS = """
+(declarations (signature name: (variable) @name) @def.function)
+(declarations (function name: (variable) @name) @def.function)
+(declarations (bind name: (variable) @name) @def.function)
+(declarations (data_type name: (name) @name) @def.type)
+(declarations (newtype name: (name) @name) @def.type)
+(declarations (type_synonym name: (name) @name) @def.type_alias)
+(declarations (class name: (name) @name) @def.interface)
+(class_declarations (signature name: (variable) @name) @def.method)
+"""
+_HASKELL_REFS = "[(variable) (name) (constructor)] @ref"
+_HASKELL_IMPORTS = "(import module: (module) @import)"
+
+# A Dart function's signature and its body are siblings: lang_rules.last_node takes the body in.
+_DART_DEFS = """
+(program (function_signature name: (identifier) @name) @def.function)
+(class_definition name: (identifier) @name) @def.class
+(mixin_declaration (identifier) @name) @def.class
+(extension_declaration name: (identifier) @name) @def.class
+(enum_declaration name: (identifier) @name) @def.enum
+(type_alias . (type_identifier) @name) @def.type_alias
+(method_signature [(function_signature name: (identifier) @name) (getter_signature name: (identifier) @name)
+                   (setter_signature name: (identifier) @name)]) @def.method
+(class_body (declaration (function_signature name: (identifier) @name)) @def.method)
+"""
+_DART_REFS = "[(identifier) (type_identifier)] @ref"
+_DART_IMPORTS = "(import_specification (configurable_uri) @import)"
+
 _QUERIES: dict[str, tuple[str, str, str]] = {
     "python": (_PY_DEFS, _PY_REFS, _PY_IMPORTS),
     "go": (_GO_DEFS, _GO_REFS, _GO_IMPORTS),
@@ -177,6 +338,16 @@ _QUERIES: dict[str, tuple[str, str, str]] = {
     "java": (_JAVA_DEFS, _JAVA_REFS, _JAVA_IMPORTS),
     "c": (_C_DEFS_COMMON, _C_REFS, _C_IMPORTS),
     "cpp": (_C_DEFS_COMMON + _CPP_DEFS_EXTRA, _CPP_REFS, _C_IMPORTS),
+    "csharp": (_CS_DEFS, _CS_REFS, _CS_IMPORTS),
+    "ruby": (_RUBY_DEFS, _RUBY_REFS, _RUBY_IMPORTS),
+    "kotlin": (_KOTLIN_DEFS, _KOTLIN_REFS, _KOTLIN_IMPORTS),
+    "php": (_PHP_DEFS, _PHP_REFS, _PHP_IMPORTS),
+    "swift": (_SWIFT_DEFS, _SWIFT_REFS, _SWIFT_IMPORTS),
+    "scala": (_SCALA_DEFS, _SCALA_REFS, _SCALA_IMPORTS),
+    "elixir": (_ELIXIR_DEFS, _ELIXIR_REFS, _ELIXIR_IMPORTS),
+    "lua": (_LUA_DEFS, _LUA_REFS, _LUA_IMPORTS),
+    "haskell": (_HASKELL_DEFS, _HASKELL_REFS, _HASKELL_IMPORTS),
+    "dart": (_DART_DEFS, _DART_REFS, _DART_IMPORTS),
 }
 
 

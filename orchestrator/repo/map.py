@@ -92,7 +92,23 @@ def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[s
     finally:
         if cache is not None:
             cache.flush()
+    _set_aside_lexical(maps, kinds, stats)
     return RepoMap(files=maps, kinds=kinds, stats=dict(stats), project_names=project_names)
+
+
+def _set_aside_lexical(maps: dict[str, FileMap], kinds: dict[str, str], stats: Counter[str]) -> None:
+    """Files read by their lines (no grammar reads their language) are the subject only of a
+    project no grammar reads at all: beside Python or Go code, a shell script or a Perl helper
+    stays out of the map, as it always did, with the reason."""
+    read = sorted({fm.language or "" for rel, fm in maps.items()
+                   if not fm.lexical and not fm.error and fm.definitions and kinds.get(rel) == "code"})
+    if not read:
+        return
+    for rel, fm in maps.items():
+        if fm.lexical and not fm.error:
+            maps[rel] = FileMap(language=fm.language, lines=fm.lines,
+                                error=f"no grammar reads {fm.language}; the map reads this project's {', '.join(read)}")
+            stats["errors"] += 1
 
 
 _MANIFESTS = {"Cargo.toml": r'^name\s*=\s*"([^"]+)"', "package.json": r'^\s*"name"\s*:\s*"([^"]+)"',

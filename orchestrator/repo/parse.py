@@ -15,13 +15,14 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import lang_rules
 from .definitions import Definition, Source, clean_comment, comment_block, definition, docstring
 from .languages import SUPPORTED, grammar, query_cursor
 
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 8  # 8: C/C++ macro bodies' names, typedef names with their tags as aliases
+PARSER_VERSION = 9  # 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports
 
 @dataclass
 class FileMap:
@@ -31,6 +32,7 @@ class FileMap:
     references: dict[str, int] = field(default_factory=dict)
     imported: dict[str, str] = field(default_factory=dict)  # local name → module it comes from
     doc: str = ""                # module docstring, Rust //!, Go package comment
+    lexical: bool = False        # read by its lines (repo/lexical.py): no grammar reads its language
     has_main: bool = False       # an entry point: __main__ guard, Go package main, fn main ...
     lines: int = 0
     error: str | None = None     # why the file could not be read or parsed (then it is empty)
@@ -49,15 +51,20 @@ _IGNORED_REFS = frozenset({"self", "cls", "this", "super", "_"})
 _PY_BUILTINS = frozenset(n for n in dir(__import__("builtins")) if not n.startswith("_"))
 def parse_source(source: bytes | str, lang: str) -> FileMap:
     """Parse one file's text in ``lang``. Never raises: a failure gives an empty map with ``error``."""
-    if lang not in SUPPORTED:
-        return FileMap(language=lang, error=f"language {lang!r} is not supported by the map")
     try:
         data = source.encode("utf-8") if isinstance(source, str) else source
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
-        data.decode("utf-8")  # strict: a file that is not UTF-8 text is reported, not guessed
+        text = data.decode("utf-8")  # strict: a file that is not UTF-8 text is reported, not guessed
     except (UnicodeDecodeError, UnicodeEncodeError) as exc:
         return FileMap(language=lang, error=f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    if lang not in SUPPORTED:
+        from .lexical import read_lines
+
+        defs, imports, refs, doc = read_lines(text)
+        return FileMap(language=lang, definitions=defs, imports=imports, references=refs, doc=doc, lexical=True,
+                       lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+                       has_main=text.startswith("#!") or any(d.name == "main" for d in defs))
     try:
         return _extract(Source(data, lang))
     except Exception as exc:  # a grammar or extraction bug must not stop the whole map
@@ -112,17 +119,28 @@ def _extract(src: Source) -> FileMap:
         if key not in found or rank < found[key][0]:
             found[key] = (rank, made_def)
     fm.definitions = sorted((d for _, d in found.values()), key=lambda d: (d.start_line, d.end_line))
+    if src.lang in ("elixir", "haskell"):
+        fm.definitions = _merge_clauses(fm.definitions)
     if overloads:
         fm.definitions = _merge_overloads(fm.definitions, overloads)
 
     imports: list[str] = []
     for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
         text = src.text(n).strip().strip("\"'`<>")
+        if src.lang == "scala":  # the whole `import a.b.{C => D}`: its path, and the names it binds
+            text = " ".join(text.split()).removeprefix("import ").strip()
+            for local in re.findall(r"=>\s*(\w+)|(\w+)\s*(?=[,}])|\.(\w+)$", text):
+                fm.imported.setdefault(next(x for x in local if x), text)
+            text = re.sub(r"\.?\{.*$|\._$|\.\*$", "", text)
         if text and text not in imports:
             imports.append(text)
         if text and n.parent is not None and src.lang in ("python", "javascript", "typescript", "tsx", "rust"):
             for local in _bound_names(src, n.parent):
                 fm.imported.setdefault(local, text)
+        elif text and src.lang in ("kotlin", "php", "elixir", "csharp"):
+            alias = _alias(src, n)  # `import a.B as C`, `use A\\B as C`, `alias Plug.Conn.Utils`
+            if alias:
+                fm.imported.setdefault(alias, text)
     fm.imports = imports
 
     foreign = _go_package_names(src, root) if src.lang == "go" else set()
@@ -137,10 +155,11 @@ def _extract(src: Source) -> FileMap:
     if src.lang in ("c", "cpp"):
         counts.update(_macro_body_names(src, root))
     refs = {k.decode("utf-8", "replace"): v for k, v in counts.items()}
-    ignored = _IGNORED_REFS | _PY_BUILTINS if src.lang == "python" else _IGNORED_REFS
+    ignored = _IGNORED_REFS | _PY_BUILTINS if src.lang == "python" else \
+        _IGNORED_REFS | lang_rules.IGNORED_REFS.get(src.lang, frozenset())
     fm.references = {k: v for k, v in sorted(refs.items()) if k not in ignored}
 
-    fm.doc = _file_doc(src, root)
+    fm.doc = lang_rules.file_doc(src, root) if src.lang in lang_rules.LANGS else _file_doc(src, root)
     fm.has_main = _has_main(src, fm)
     if src.lang in ("javascript", "typescript", "tsx"):
         _mark_js_exports(src, fm)
@@ -231,6 +250,8 @@ def _bound_names(src: Source, statement: Any) -> list[str]:
                 names.append(src.text(node))
             elif node.type in ("scoped_use_list", "use_list"):
                 stack.extend(node.named_children)
+    elif statement.type == "arguments" and src.lang in ("javascript", "typescript", "tsx"):
+        names += _required_names(src, statement)
     elif statement.type == "export_statement":  # export {a, b as c} from './m'
         for spec in (s for c in statement.named_children if c.type == "export_clause"
                      for s in c.named_children if s.type == "export_specifier"):
@@ -249,6 +270,51 @@ def _bound_names(src: Source, statement: Any) -> list[str]:
             else:
                 stack.extend(node.named_children)
     return [n for n in names if n]
+
+
+def _merge_clauses(defs: list[Definition]) -> list[Definition]:
+    """Elixir's clauses of one function (`def f(0)`, `def f(n)`), and a Haskell function's type
+    signature and equations, are one definition: the first, its lines stretched to the last
+    clause's, its doc the first found."""
+    out: list[Definition] = []
+    for d in defs:
+        prev = out[-1] if out else None
+        if prev is not None and prev.kind == d.kind == "function" and prev.qualified_name == d.qualified_name:
+            prev.end_line = max(prev.end_line, d.end_line)
+            prev.doc = prev.doc or d.doc
+            continue
+        out.append(d)
+    return out
+
+
+def _alias(src: Source, node: Any) -> str:
+    """The local name an import binds in Kotlin, PHP, Elixir and C#: its alias, else its last part."""
+    parent = node.parent
+    if parent is not None:
+        alias = parent.child_by_field_name("alias")
+        if alias is None and src.lang == "kotlin":
+            alias = next((c for c in parent.named_children if c.type == "identifier" and c is not node), None)
+        if alias is not None:
+            return src.text(alias)
+    if src.lang == "csharp":
+        return ""  # `using System.Linq;` opens a namespace, it binds no name
+    return re.split(r"[.\\]", src.text(node))[-1]
+
+
+def _required_names(src: Source, arguments: Any) -> list[str]:
+    """`const x = require('m')` → x; `const { a, b: c } = require('m')` → a, c."""
+    node = arguments.parent
+    while node is not None and node.type in ("call_expression", "member_expression", "await_expression"):
+        node = node.parent
+    if node is None or node.type != "variable_declarator":
+        return []
+    target = node.child_by_field_name("name")
+    if target is None:
+        return []
+    if target.type == "identifier":
+        return [src.text(target)]
+    return [src.text(c.child_by_field_name("value") or c) for c in target.named_children
+            if c.type in ("shorthand_property_identifier_pattern", "pair_pattern")]
 
 
 def _go_package_names(src: Source, root: Any) -> set[bytes]:
@@ -287,16 +353,18 @@ def _is_foreign(node: Any, packages: set[bytes], src: Source) -> bool:
 
 _JS_EXPORT_NAMES = re.compile(
     rb"module\.exports\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$|export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$"
-    rb"|export\s*\{([^}]*)\}", re.MULTILINE)
+    rb"|(?:export|module\.exports\s*=)\s*\{([^}]*)\}", re.MULTILINE)
 
 
 def _mark_js_exports(src: Source, fm: FileMap) -> None:
-    """`module.exports = x`, `export default x` and `export { a, b as c }` export earlier definitions."""
+    """`module.exports = x`, `export default x`, `export { a, b as c }` and `module.exports = { a, b: c }`
+    export earlier definitions."""
     names: set[str] = set()
     for match in _JS_EXPORT_NAMES.finditer(src.data):
         if match.group(3) is not None:
             for item in match.group(3).decode("utf-8", "replace").split(","):
-                names.add(item.strip().split(" as ")[0].strip())
+                item = item.strip().split(" as ")[0].strip()
+                names.add(item.rsplit(":", 1)[-1].strip())  # `{ parse: parseQuery }` exports parseQuery
         else:
             names.add((match.group(1) or match.group(2)).decode("utf-8", "replace"))
     for d in fm.definitions:
@@ -322,6 +390,8 @@ def _has_main(src: Source, fm: FileMap) -> bool:
         return re.search(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]", src.data, re.MULTILINE) is not None
     if src.data.startswith(b"#!"):
         return True
+    if src.lang in lang_rules.LANGS:
+        return lang_rules.has_main(src, {d.name for d in fm.definitions if d.kind in ("function", "method")})
     has_main_fn = any(d.name == "main" and d.kind in ("function", "method") for d in fm.definitions)
     if src.lang == "go":
         return has_main_fn and re.search(rb"^package\s+main\b", src.data, re.MULTILINE) is not None

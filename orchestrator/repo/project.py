@@ -91,6 +91,16 @@ def find_root(source: str | Path) -> Path:
     return top or src
 
 
+def shown_name(source: str | Path) -> str:
+    """The source as a reader is shown it (the outline, the site, the exports): the project's name
+    and the source's path inside the project (`click/src/click`), never a path of this machine."""
+    src = Path(source).resolve()
+    root = find_root(src)
+    rel = os.path.relpath(src, root)
+    name = project_name_at(root) if root.is_dir() else root.name
+    return name if rel == "." else f"{name}/{Path(rel).as_posix()}"
+
+
 def _same_name(a: str, b: str) -> bool:
     def norm(x: str) -> str:
         return re.sub(r"[^a-z0-9]", "", x.lower())
@@ -115,13 +125,19 @@ def _discover(src: Path, root: Path) -> ProjectInfo:
     from .walk import walk
 
     readme = None
-    try:
-        for n in sorted(os.listdir(root)):
-            if n.lower() in README_NAMES and (root / n).is_file() and not (root / n).is_symlink():
-                readme = n
-                break
-    except OSError:
-        pass
+    # the root's README; without one (a Cargo or npm workspace's root), the nearest above the source:
+    # axum's is axum/README.md, beside the crate's src/
+    for d in [root] + [a for a in reversed(src.parents) if a != root and root in a.parents] + [src]:
+        try:
+            found = next((n for n in sorted(os.listdir(d)) if n.lower() in README_NAMES and (d / n).is_file()
+                          and not (d / n).is_symlink()), None)
+        except OSError:
+            found = None
+        if found is not None:
+            readme = (d / found).relative_to(root).as_posix()
+            if d != root:
+                continue  # a deeper one is nearer to the source
+            break
     docs: list[str] = []
     examples: list[str] = []
     tests: list[str] = []

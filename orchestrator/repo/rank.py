@@ -155,7 +155,7 @@ def local_module_names(files: Mapping[str, FileMap]) -> set[str]:
 def is_local_module(module: str, local: set[str]) -> bool:
     if module.startswith((".", "/", "~", "@/", "crate::", "self::", "super::")):
         return True  # relative imports, and the common `@/` alias for the project's own src
-    first = module.replace("::", ".").replace("/", ".").lstrip("@").split(".", 1)[0]
+    first = module.replace("::", ".").replace("/", ".").replace("\\", ".").lstrip("@").split(".", 1)[0]
     return first in local
 
 

@@ -94,7 +94,22 @@ class SourceTree:
         out = f"{len(self.files)} files ({counts([f.kind for f in self.files])})"
         out += f"; {len(self.skipped)} left out ({counts([_category(s.reason) for s in self.skipped])})" \
             if self.skipped else ""
-        return out + ("; the walk stopped at a bound" if self.truncated else "")
+        return out + self.grammar_note() + ("; the walk stopped at a bound" if self.truncated else "")
+
+    def grammar_note(self) -> str:
+        """What no grammar reads, said where the book is summed up (issue 33): read by its lines when
+        it is all the code there is, else left out beside the languages the map reads."""
+        from .languages import SUPPORTED  # no tree_sitter: the grammars load on first parse
+
+        code = [f.lang for f in self.files if f.kind == "code" and f.lang]
+        unread = Counter(lang for lang in code if lang not in SUPPORTED)
+        if not unread:
+            return ""
+        names = ", ".join(f"{n} {lang}" for lang, n in unread.most_common())
+        if all(lang not in SUPPORTED for lang in code):
+            return (f"; no grammar reads {names} file(s): read by their lines (definitions by their keywords and "
+                    "doc comments; calls matched by name, not resolved)")
+        return f"; no grammar reads {names} file(s): left out of the map"
 
 
 def _category(reason: str) -> str:

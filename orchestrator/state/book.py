@@ -353,7 +353,12 @@ def init_workspace(dest: str | os.PathLike[str], source: str | None = None, exam
 
     root = Path(dest).resolve()
     if source is not None and not example:  # checked before anything is made
-        config_mod.check_source_dir(root / source, source)
+        # as people type it: relative to where the command runs; stored relative to the book
+        # when it lies inside or beside it, so that the book moves with its source
+        src = Path(os.path.abspath(source))
+        config_mod.check_source_dir(src, source)
+        config_mod.check_source_has_files(src, source)
+        source = config_mod.stored_source(root, src)
     root.mkdir(parents=True, exist_ok=True)
     made: list[str] = []
     cfg = root / "book.yaml"

@@ -9,6 +9,7 @@ module, which is also what the kill-at-every-write test wraps."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ..errors import PathError
@@ -177,13 +178,22 @@ class PartialWriter:
         self._fh.flush()
 
     def close(self) -> None:
+        """Done with this attempt. A .partial that never got a character (the step failed before
+        the model said anything) holds nothing to continue or to read: it is not left behind."""
         if not self._fh.closed:
+            empty = self._fh.tell() == 0
             self._fh.close()
+            if empty:
+                self._remove()
 
     def retire(self) -> None:
         """The generation was committed: the .partial is no longer needed. It holds
         no one's work (the final file has all of it), so it is removed, not backed up."""
-        self.close()
+        if not self._fh.closed:
+            self._fh.close()
+        self._remove()
+
+    def _remove(self) -> None:
         try:
             _mutate("remove-partial", self.path)
             self.path.unlink()
@@ -202,6 +212,8 @@ def explain_os_error(e: OSError) -> str:
     path = e.filename if e.filename is not None else None
     if isinstance(e, IsADirectoryError) and e.filename2 is not None:
         path = e.filename2  # os.replace(temp, final): the final path is the directory
+    elif path is not None and re.fullmatch(r"\..+\.tmp\.\d+", Path(path).name):
+        path = str(Path(path).parent)  # our own temp file: the folder it could not be made in
     where = f"{path}" if path is not None else "a file of the workspace"
     if isinstance(e, IsADirectoryError):
         return (f"{where} is a directory where a file belongs: move it aside "
@@ -224,6 +236,15 @@ def explain_os_error(e: OSError) -> str:
     if isinstance(e, FileNotFoundError):
         return f"{where} does not exist"
     return f"{where}: {e.strerror or e}"
+
+
+def unwritable(e: BaseException) -> bool:
+    """An OSError that every later write to the same place would meet as well (a read-only
+    folder or file system, a full disk): the run stops with one message, no step is failed."""
+    import errno
+
+    return isinstance(e, OSError) and e.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC,
+                                                  errno.EDQUOT)
 
 
 def _file_in_the_way(p: Path) -> Path | None:

@@ -106,8 +106,8 @@ EN: dict[str, str] = {
     "g_own_warn": "{artifact} is your own edit: approved at the {gate} gate by default",
     "g_same": "{artifact}: redone after the {gate} gate was {decision}, and the same text came back{why}; its card "
               "is new: approve it, or reject it with other words",
-    "g_same_offline": " (the offline provider writes from the code alone and does not follow instructions: edit the "
-                      "file by hand, then approve it)",
+    "g_same_offline": " (the offline writer follows only \"shorter\", \"add an example\" and \"explain X\" for a name "
+                      "in the code: edit the file by hand, then approve it)",
     "g_changed": "{name} was changed outside book since the card was approved; the card is remade",
     "g_expired": "the card has expired: {what} changed since it was made; here is the new card: {card} "
                  "(confirmation {confirmation})",
@@ -219,7 +219,7 @@ ZH: dict[str, str] = {
     "g_own": "你自己的修改：默认批准",
     "g_own_warn": "{artifact} 是你自己的修改：在 {gate} 关卡默认批准",
     "g_same": "{artifact}：{gate} 关卡的决定是 {decision}，重做后得到的文字与原来相同{why}；卡片已重新生成：请批准，或换一种说法再驳回",
-    "g_same_offline": "（离线模式只依据代码写作，不会遵照指示：请手工修改文件后再批准）",
+    "g_same_offline": "（离线写作只懂“更短”“加一个例子”和“解释 X”（X 为代码中的名字）：请手工修改文件后再批准）",
     "g_changed": "{name} 在批准之后被手工修改过；卡片已重新生成",
     "g_expired": "卡片已过期：{what} 在卡片生成后有了改动；新卡片是 {card}（confirmation {confirmation}）",
     "u_missing": "{artifact} 不存在：{gate} 关卡没有可批准的内容",

@@ -115,10 +115,11 @@ _PATH = re.compile(r"(output/\S+?)(?:[,;:]|\s|$)")
 
 
 def brief(issues: list[str], listed: Iterable[str],
-          behind_why: str = "the files listed above (the files win; the next run rewrites them)") -> list[str]:
+          behind_why: str | None = "the files listed above (the files win; the next run rewrites them)") -> list[str]:
     """The disagreements worth a line of their own: one about a file already listed as stale,
     edited or half-finished only says the checkpoint or ledger is behind the files, which the
-    lists show; those become one line. Nothing is hidden from `--json`."""
+    lists show; those become one line (none with `behind_why=None`: a run, which catches up
+    with them as it goes, says nothing of them). Nothing is hidden from `--json`."""
     known = set(listed)
     keep, behind = [], 0
     for i in issues:
@@ -127,7 +128,7 @@ def brief(issues: list[str], listed: Iterable[str],
             behind += 1
         else:
             keep.append(i)
-    if behind:
+    if behind and behind_why is not None:
         keep.append(f"{behind} entr{'y' if behind == 1 else 'ies'} of checkpoint.md and the ledger "
                     f"{'is' if behind == 1 else 'are'} behind {behind_why}")
     return keep

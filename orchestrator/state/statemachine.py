@@ -9,13 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..errors import IllegalTransition
-from ..steps import CHAPTER_GATES, HTML, ORDER, STEPS
-
-PHASES = ("pending", "researching", "writing", "reviewing", "panel", "memory", "finalizing", "publishing",
-          "done", "failed", "needs_human")
+from ..steps import CHAPTER_GATES, DRAFT, FINAL, HTML, ORDER, PANEL, REVIEW, STEPS
 
 # The phase a chapter is in while a step is its next piece of work (the step registry says).
 STEP_PHASE = {k: s.state for k, s in STEPS.items()}
+START, DONE, NEEDS_HUMAN = "pending", "done", "needs_human"
+PHASES = (START, *dict.fromkeys(STEP_PHASE.values()), DONE, "failed", NEEDS_HUMAN)
 
 
 
@@ -86,32 +85,36 @@ def _both(*gs: Guard) -> Guard:
     return g
 
 
-# (phase, event) -> (next phase, guard). `start_<step>` events ask whether a step may begin;
-# `<step>_done` events move the chapter on once the step's output passed validation.
-TRANSITIONS: dict[tuple[str, str], tuple[str, Guard | None]] = {
-    ("pending", "start_research"): ("researching", None),
-    ("researching", "start_research"): ("researching", None),
-    ("researching", "research_done"): ("writing", None),
-    ("writing", "start_draft"): ("writing", _approved),
-    ("writing", "draft_done"): ("reviewing", None),
-    ("reviewing", "start_draft"): ("writing", None),  # a revision of a blocked or rejected draft
-    ("reviewing", "start_r1"): ("reviewing", None),
-    ("reviewing", "start_r2"): ("reviewing", None),
-    ("reviewing", "start_r3"): ("reviewing", None),
-    ("reviewing", "start_review"): ("reviewing", None),
-    ("reviewing", "review_done"): ("panel", None),
-    ("reviewing", "review_blocked"): ("needs_human", None),
-    ("panel", "start_panel"): ("panel", _both(_not_blocked, _approved)),
-    ("panel", "panel_done"): ("memory", None),
-    ("memory", "start_memory"): ("memory", None),
-    ("memory", "memory_done"): ("finalizing", None),
-    ("finalizing", "start_final"): ("finalizing", _evidence),
-    ("finalizing", "final_done"): ("publishing", None),
-    ("publishing", "start_html"): ("publishing", _both(_approved, _evidence)),
-    ("publishing", "html_done"): ("done", None),
-    ("publishing", "delivery_failed"): ("finalizing", None),  # back to the editor
-    ("done", "start_html"): ("publishing", None),
+# What a step needs to start, beyond its phase (the others start in their phase unasked).
+GUARDS: dict[str, Guard] = {
+    DRAFT: _approved,
+    PANEL: _both(_not_blocked, _approved),
+    FINAL: _evidence,
+    HTML: _both(_approved, _evidence),
 }
+
+
+def _transitions() -> dict[tuple[str, str], tuple[str, Guard | None]]:
+    """(phase, event) -> (next phase, guard), from the registry's order and phases.
+    `start_<step>` events ask whether a step may begin, in its phase (the first also from
+    `pending`); `<step>_done` events move the chapter on once the step's output passed
+    validation: the last step of a phase to the next phase, the last of all to `done`."""
+    out: dict[tuple[str, str], tuple[str, Guard | None]] = {(START, f"start_{ORDER[0]}"): (STEP_PHASE[ORDER[0]], None)}
+    for i, k in enumerate(ORDER):
+        ph = STEP_PHASE[k]
+        out[(ph, f"start_{k}")] = (ph, GUARDS.get(k))
+        nxt = STEP_PHASE[ORDER[i + 1]] if i + 1 < len(ORDER) else DONE
+        if nxt != ph:
+            out[(ph, f"{k}_done")] = (nxt, None)
+    draft, review = STEP_PHASE[DRAFT], STEP_PHASE[REVIEW]
+    out[(review, f"start_{DRAFT}")] = (draft, None)  # a revision of a blocked or rejected draft
+    out[(review, f"{REVIEW}_blocked")] = (NEEDS_HUMAN, None)
+    out[(STEP_PHASE[HTML], "delivery_failed")] = (STEP_PHASE[FINAL], None)  # back to the editor
+    out[(DONE, f"start_{HTML}")] = (STEP_PHASE[HTML], None)
+    return out
+
+
+TRANSITIONS = _transitions()
 # Any phase may fail, wait for a person, or be rolled back by a person's decision.
 for _p in PHASES:
     TRANSITIONS.setdefault((_p, "fail"), ("failed", None))

@@ -73,13 +73,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 # The wire-level pieces the batch endpoints and the role answerer share (re-exported here).
 from .fake_model import REFUSAL, ModelLike, Plan, dress, restated, thinking_text
 from .fake_wire import (  # noqa: F401
     ERROR_TYPES,
+    Fault,
     Reply,
     _Dropped,
     block_text,
@@ -101,14 +101,6 @@ def _json_schema(body: dict) -> dict | None:
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
         return fmt["schema"]
     return None
-
-
-@dataclass
-class Fault:
-    kind: str
-    match: str | None = None
-    times: int = 1
-    args: dict[str, Any] = field(default_factory=dict)
 
 
 class _Server(http.server.ThreadingHTTPServer):

@@ -44,17 +44,72 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import hashlib
+import io
 import json
 import random
 import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-if TYPE_CHECKING:
-    from .fake_api import FakeAPI, _Handler
+from .fake_wire import Fault, Reply
+
+
+class FakeAPI(Protocol):
+    """What the batch endpoints use of fake_api.FakeAPI, said here: fake_api.py imports this
+    module to route `/v1/messages/batches`, and this module imports nothing of it."""
+
+    host: str
+    port: int
+    latency: float
+    allow_prefill: bool | None
+    _lock: threading.Lock
+
+    def _haystack(self, body: dict) -> str: ...
+
+    def _take_fault(self, body: dict) -> Fault | None: ...
+
+    def _take_spend_limit(self) -> Fault | None: ...
+
+    def _reply(self, body: dict, fault: Fault | None) -> Reply: ...
+
+    def _usage(self, body: dict, remember: bool) -> tuple[int, int, int]: ...
+
+    def _next_id(self, prefix: str) -> str: ...
+
+    def billed_usage(self, body: dict, input_tokens: int, created: int, read: int, output_tokens: int,
+                     batch: bool = False) -> dict[str, Any]: ...
+
+
+class _Server(Protocol):
+    @property
+    def fake(self) -> FakeAPI: ...
+
+
+class _Handler(Protocol):
+    """What the batch endpoints use of fake_api's request handler."""
+
+    path: str
+    headers: Any  # an email.message.Message
+    wfile: io.BufferedIOBase
+
+    @property
+    def server(self) -> _Server: ...
+
+    def send_response(self, code: int, message: str | None = None) -> None: ...
+
+    def send_header(self, keyword: str, value: str) -> None: ...
+
+    def end_headers(self) -> None: ...
+
+    def _send_json(self, status: int, payload: dict, rid: str, extra: dict[str, str] | None = None) -> None: ...
+
+    def _send_error(self, status: int, rid: str, message: str | None = None, error_type: str | None = None,
+                    extra: dict[str, str] | None = None, details: dict | None = None) -> None: ...
+
+    def _drop(self) -> None: ...
 
 PREFIX = "/v1/messages/batches"
 CUSTOM_ID_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

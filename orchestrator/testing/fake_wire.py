@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .fake_model import thinking_text
@@ -85,6 +85,17 @@ def default_answerer(request: dict) -> str:
 
 class _Dropped(Exception):
     """The handler closed the connection on purpose (drop_mid_stream)."""
+
+
+@dataclass
+class Fault:
+    """One scripted fault of the fake (FakeAPI.add_fault): its kind, the requests it matches,
+    how many times it fires."""
+
+    kind: str
+    match: str | None = None
+    times: int = 1
+    args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

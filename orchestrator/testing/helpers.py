@@ -34,6 +34,8 @@ def make_example(dest: Path, gates: str = "off", **overrides) -> Path:
     init_workspace(dest, example=True)
     cfg = dest / "book.yaml"
     text = cfg.read_text()
+    if gates != "off":  # the tests of a gate's cards were written one card per chapter; book.yaml's default is per phase
+        overrides.setdefault("gate_grain", "chapter")
     lines = []
     for line in text.splitlines():
         key = line.split(":", 1)[0]

@@ -199,7 +199,7 @@ class _Parser:
             self.section(_SECTIONS[m.group(1).lower()], base)
             return
         m = _JSDOC_TAG_RE.match(s)
-        if m and self.lang in ("javascript", "typescript", "tsx", "java", "c", "cpp", "") and m.group(1).isalpha():
+        if m and self.lang in _TAG_DOCS and m.group(1).isalpha():
             self.i += 1
             body = []
             while self.i < len(self.lines) and not _JSDOC_TAG_RE.match(self.peek().strip()) and not (
@@ -385,6 +385,11 @@ class _Parser:
     def jsdoc(self, tag: str, rest: str, body: list[str]) -> None:
         text = " ".join([rest.strip()] + [b.strip() for b in body if b.strip()]).strip()
         tag = tag.lower()
+        if self.lang in ("php", "ruby"):  # PHPDoc's `@param Type $name …`, YARD's `@param name [Type] …`: as JSDoc writes them
+            if self.lang == "php" and tag in ("return", "returns", "throws", "var"):
+                text = re.sub(r"^([^\s{$]+)", r"{\1}", text)  # `@return Type …`: the type comes first
+            text = re.sub(r"^([^\s$]+)\s+\$(\w+)", r"{\1} \2", text) if self.lang == "php" else \
+                re.sub(r"^(\w+)\s+\[([^\]]*)\]", r"{\2} \1", re.sub(r"^\[([^\]]*)\]", r"{\1}", text))
         if tag in ("param", "arg", "argument", "property", "prop"):
             m = re.match(r"^(?:\{(.*?)\}\s*)?(\[[^\]]*\]|[\w.$]+)\s*(?:-\s*)?(.*)$", text)
             if m:
@@ -420,6 +425,9 @@ class _Parser:
 
 
 _INDENTED_CODE = frozenset({"go", "javascript", "typescript", "tsx", "c", "cpp"})
+# doc comments whose `@param x …`, `@return …` lines are tags (JSDoc, Javadoc, KDoc, PHPDoc, Scaladoc, YARD, LDoc)
+_TAG_DOCS = frozenset({"javascript", "typescript", "tsx", "java", "c", "cpp", "", "kotlin", "scala", "php", "ruby",
+                       "lua"})
 # Languages whose doc comments are HTML (Javadoc and its heirs). Elsewhere `<p>` in a doc is
 # content: Express documents `res.send('<p>some html</p>')`, and `inline` shows such tags as code.
 _HTML_DOCS = frozenset({"java", "kotlin", "scala", "groovy"})

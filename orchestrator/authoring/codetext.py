@@ -1,0 +1,72 @@
+"""Code as text, for resolving what it refers to: the insides of strings and comments blanked (a
+docstring's `pop()` is no call), and the function literals a definition returns rather than runs
+(a middleware's handler: its calls happen later, per request)."""
+
+from __future__ import annotations
+
+import re
+
+_TRIPLE = re.compile(r'(?s)"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
+_BLOCK_COMMENT = re.compile(r"(?s)/\*.*?\*/")
+_DOUBLE = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_SINGLE = re.compile(r"'(?:[^'\\\n]|\\.)*'")
+
+
+def mask_text(code: str, lang: str) -> str:
+    """The code with the insides of its strings, docstrings and block comments blanked (offsets
+    and line breaks kept): `:meth:`RequestContext.pop()`` in a docstring is no call. One left-to-right
+    pass, so that chi's route `"/*"` opens no comment. Rust's `'a` is a lifetime, not a quote, so
+    there only double quotes open a string; so in Haskell, where `foldl'` is a name."""
+    parts = [_TRIPLE.pattern] if lang == "python" else [_BLOCK_COMMENT.pattern.removeprefix("(?s)")]
+    parts.append(_DOUBLE.pattern)
+    if lang not in ("rust", "haskell"):
+        parts.append(_SINGLE.pattern)
+    rx = re.compile("(?s)" + "|".join(f"(?:{x.removeprefix('(?s)')})" for x in parts))
+
+    def blank(m: re.Match) -> str:
+        s = m.group(0)
+        keep = 3 if s[:3] in ('"""', "\'\'\'") else (2 if s.startswith("/*") else 1)
+        if len(s) < 2 * keep:
+            return s
+        return s[:keep] + re.sub(r"[^\n]", " ", s[keep:-keep]) + s[-keep:]
+
+    return rx.sub(blank, code)
+
+
+_GO_FUNC_LIT = re.compile(r"(?<![\w$])func\s*\(")
+_JS_FUNC_LIT = re.compile(r"(?<![\w$.])function\b\s*[\w$]*\s*\(|(?:\([^()]*\)|[\w$]+)\s*=>\s*\{")
+
+
+def deferred_spans(code: str, lang: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the function literals a definition returns rather than runs (a Go
+    or JavaScript middleware: `fn := func(w, r) {…}; return http.HandlerFunc(fn)`, `return function
+    (req, res, next) {…}`): their calls happen later, per request, not when the definition is
+    called, so they are not its calls."""
+    rx = _GO_FUNC_LIT if lang == "go" else _JS_FUNC_LIT if lang in ("javascript", "typescript") else None
+    if rx is None:
+        return []
+    out: list[tuple[int, int]] = []
+    first_brace = code.find("{")
+    for m in rx.finditer(code):
+        if m.start() <= first_brace:
+            continue  # the definition's own signature
+        if any(a <= m.start() < b for a, b in out):
+            continue  # inside a literal already deferred
+        open_at = code.find("{", m.end() - 1 if code[m.end() - 1] == "{" else m.end())
+        if open_at < 0:
+            continue
+        depth, end = 0, len(code)
+        for j in range(open_at, len(code)):
+            depth += {"{": 1, "}": -1}.get(code[j], 0)
+            if depth == 0:
+                end = j + 1
+                break
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        head = code[line_start:m.start()]
+        named = re.search(r"([A-Za-z_$][\w$]*)\s*(?::=|=)\s*$", head)
+        returned = bool(re.search(r"\breturn\b", head)) or (
+            named is not None and re.search(rf"\breturn\b[^\n;]*(?<![\w$]){re.escape(named.group(1))}(?![\w$])",
+                                            code[end:]) is not None)
+        if returned:
+            out.append((m.start(), end))
+    return out

@@ -1,0 +1,74 @@
+"""JavaScript as Node writes it (issue 35 item 4): CommonJS modules export by assignment, and the
+thing assigned is the definition a reader meets — `module.exports = class Application …` defines
+`Application`, `exports.helper = function …` defines `helper`, `module.exports = { parse () {} }`
+defines `parse` — while `const x = require('…')` defines nothing: it imports. definitions.py asks
+here for JavaScript and TypeScript nodes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_EXPORTS = re.compile(r"^(?:exports\s*=\s*)?module\.exports$|^exports$")
+_MEMBER = re.compile(r"^(?:module\.)?exports\.([A-Za-z_$][\w$]*)$")
+
+
+def _target(src: Any, assignment: Any) -> str:
+    left = assignment.child_by_field_name("left")
+    return " ".join(src.text(left).split()) if left is not None else ""
+
+
+def exports_object(src: Any, obj: Any) -> bool:
+    """`module.exports = { … }` at the top of the module: its members are the module's API."""
+    parent = obj.parent
+    while parent is not None and parent.type == "assignment_expression":  # exports = module.exports = {…}
+        if _EXPORTS.match(_target(src, parent)) and parent.parent is not None and \
+                parent.parent.type in ("expression_statement", "assignment_expression"):
+            return True
+        parent = parent.parent
+    return False
+
+
+def exported_value(src: Any, node: Any) -> bool:
+    """A class or function expression (or an object's member) assigned to the module's exports."""
+    parent = node.parent
+    if node.type in ("pair", "method_definition", "shorthand_property_identifier") and parent is not None \
+            and parent.type == "object":
+        return exports_object(src, parent)
+    return parent is not None and parent.type == "assignment_expression" and \
+        (_EXPORTS.match(_target(src, parent)) is not None or _MEMBER.match(_target(src, parent)) is not None)
+
+
+def is_require(src: Any, declarator: Any) -> bool:
+    """`const x = require('m')`, `const y = require('m').y`, `const z = await import('m')`."""
+    value = declarator.child_by_field_name("value")
+    while value is not None and value.type in ("member_expression", "await_expression", "parenthesized_expression"):
+        value = value.child_by_field_name("object") or (value.named_children[0] if value.named_child_count else None)
+    if value is None or value.type != "call_expression":
+        return False
+    fn = value.child_by_field_name("function")
+    return fn is not None and src.text(fn) in ("require", "import")
+
+
+def qualified(src: Any, assignment: Any) -> str:
+    """The name of what an assignment defines: the class or function it assigns, the member of
+    `exports` it sets, else the target as written (`app.use`, `Router.prototype.route` → `Router.route`)."""
+    right = assignment.child_by_field_name("right")
+    name = right.child_by_field_name("name") if right is not None and right.type in (
+        "class", "function_expression") else None
+    target = _target(src, assignment)
+    if name is not None and _EXPORTS.match(target):
+        return src.text(name)
+    member = _MEMBER.match(target)
+    if member:
+        return member.group(1)
+    return target.replace(".prototype.", ".")
+
+
+def signature_start(src: Any, node: Any, start: int) -> int:
+    """Where the signature of `module.exports = class X …` starts: at `class`, as a reader names it."""
+    if node.type == "assignment_expression" and _EXPORTS.match(_target(src, node)):
+        right = node.child_by_field_name("right")
+        if right is not None and right.type in ("class", "function_expression"):
+            return right.start_byte
+    return start

@@ -1,0 +1,55 @@
+"""Evidence at the unit that shows the claim (issue 34): a citation points at the method, not its
+class; a sentence about two names at the smallest definition holding both; a long class by its
+header and fields."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.evidence.annotate import MAX_SPAN, Citer, Def, cite
+
+
+def _big_class(tmp_path: Path) -> tuple[Path, list[Def]]:
+    body = ["class App:", '    """The central object."""', "", "    debug = False", ""]
+    defs = []
+    for k in range(30):
+        first = len(body) + 1
+        callee = f"step{k + 1}" if k < 29 else "finish"
+        body += [f"    def step{k}(self):", f"        x = {k}", f"        return self.{callee}()", ""]
+        defs.append(Def(f"App.step{k}", "app.py", first, first + 2))
+    body += ["    def finish(self):", "        return None", ""]
+    defs.append(Def("App.finish", "app.py", len(body) - 2, len(body) - 1))
+    (tmp_path / "app.py").write_text("\n".join(body) + "\n", encoding="utf-8")
+    return tmp_path, [Def("App", "app.py", 1, len(body) - 1)] + defs
+
+
+def test_a_method_is_cited_by_its_own_lines_and_a_class_by_its_header(tmp_path: Path):
+    root, defs = _big_class(tmp_path)
+    c = Citer(root, defs)
+    app = defs[0]
+    assert app.last - app.first + 1 > MAX_SPAN
+    [one] = c.back(["App.step3"], app)
+    assert (one.first, one.last) == (defs[4].first, defs[4].last)
+    [both] = c.back(["App.step3", "step4"], app)  # "`App.step3` calls `step4`": the caller's lines
+    assert (both.first, both.last) == (defs[4].first, defs[4].last)
+    [head] = c.back(["App"], app)
+    assert head.first == 1 and head.last <= 4  # the header, doc and fields, not 120 lines of methods
+
+
+def test_the_offline_writers_paragraph_cites_the_method_in_a_section_about_the_class(tmp_path: Path):
+    root, defs = _big_class(tmp_path)
+    md = "# App\n\n## `App`\n\nThe `finish` method ends the chain.\n"
+    out = cite(md, Citer(root, defs))
+    fin = defs[-1]
+    assert f"source:app.py#L{fin.first}-L{fin.last}" in out
+
+
+def test_a_rust_module_declaration_and_an_examples_namesake_are_not_the_function(tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("mod serve;\npub use serve::serve;\n")
+    (tmp_path / "src" / "serve.rs").write_text("/// Serve the app.\npub fn serve(app: App) {\n    run(app)\n}\n")
+    (tmp_path / "ex.rs").write_text("fn serve() {}\n")
+    defs = [Def("serve", "src/lib.rs", 1, 1), Def("serve", "src/serve.rs", 2, 4), Def("serve", "ex.rs", 1, 1, code=False)]
+    c = Citer(tmp_path, defs)
+    [d] = c.back(["serve"], None)
+    assert d.path == "src/serve.rs" and d.last == 4

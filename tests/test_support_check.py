@@ -1,0 +1,75 @@
+"""A support check that means something (issue 34): a citation holds its sentence only when the
+cited lines show it. Statements falsified by hand in a finished chapter (a wrong callee, a moved
+range, a name defined nowhere, a wrong file, a whole class cited for one method) are each flagged
+at their line, by R1 and by `book scan`'s figures alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.checks.citations import check_citations
+from orchestrator.evidence import claims as cm
+from orchestrator.evidence.quality import Quality, _citations
+from orchestrator.evidence.resolve import SourceFiles
+from orchestrator.evidence.revision import Revision
+
+STORE = "class Store:\n    \"\"\"Keys to values.\"\"\"\n\n" + "".join(
+    f"    def op{k}(self, key):\n        return self.data.get(key)\n\n" for k in range(60)) + \
+    "    def get(self, key):\n        # see put() for writes\n        return self.load(key)\n\n" \
+    "    def load(self, key):\n        return self.data[key]\n\n    def put(self, key, value):\n" \
+    "        self.data[key] = value\n"
+OTHER = "def helper():\n    return 1\n"
+
+
+def _src(tmp_path: Path) -> tuple[Path, dict[str, int]]:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "store.py").write_text(STORE)
+    (src / "other.py").write_text(OTHER)
+    lines = STORE.split("\n")
+    at = {name: next(i for i, ln in enumerate(lines, 1) if ln.strip().startswith(f"def {name}(")) for name in
+          ("get", "load", "put")}
+    return src, at
+
+
+def _chapter(at: dict[str, int], *, callee: str = "Store.load", get_at: tuple[int, int] | None = None,
+             name: str = "Store.put", path: str = "store.py", whole: bool = False) -> str:
+    g = get_at or (at["get"], at["get"] + 2)
+    whole_range = f"1-{at['put'] + 1}" if whole else f"{at['get']}-{at['get'] + 2}"
+    a, b = whole_range.split("-")
+    return ("# Store\n\n## `Store`\n\n"
+            f"`Store.get` calls `{callee}` ([store.py:{g[0]}-{g[1]}](source:store.py#L{g[0]}-L{g[1]})).\n\n"
+            f"`{name}` writes a value ([{path}:{at['put']}-{at['put'] + 1}](source:{path}#L{at['put']}-L{at['put'] + 1})).\n\n"
+            f"`Store.get` reads a key ([store.py:{a}-{b}](source:store.py#L{a}-L{b})).\n")
+
+
+def _flagged(md: str, src: Path) -> dict[int, str]:
+    return {f.line: f.message for f in check_citations(md, src)}
+
+
+def test_the_true_chapter_holds_and_each_falsified_statement_is_flagged_at_its_line(tmp_path: Path):
+    src, at = _src(tmp_path)
+    assert _flagged(_chapter(at), src) == {}
+    # a wrong callee: `put` is named in the cited lines (a comment) but not called there
+    assert list(_flagged(_chapter(at, callee="Store.put"), src)) == [5]
+    assert "no call to `put`" in _flagged(_chapter(at, callee="Store.put"), src)[5]
+    # a moved range: the lines no longer hold what the sentence names
+    assert list(_flagged(_chapter(at, get_at=(at["load"], at["load"] + 1)), src)) == [5]
+    # a name defined nowhere
+    assert list(_flagged(_chapter(at, name="Store.frobnicate"), src)) == [7]
+    # a wrong file
+    assert list(_flagged(_chapter(at, path="other.py"), src)) == [7]
+    # the whole class cited for one method
+    msg = _flagged(_chapter(at, whole=True), src)
+    assert list(msg) == [9] and "cite its own lines" in msg[9]
+
+
+def test_book_scans_figures_and_the_claims_health_use_the_same_test(tmp_path: Path):
+    src, at = _src(tmp_path)
+    files = SourceFiles(src)
+    for md, ok in ((_chapter(at), 3), (_chapter(at, callee="Store.put"), 2), (_chapter(at, whole=True), 2)):
+        q = Quality(chapters=1)
+        _citations("ch01", md, files, q)
+        assert q.citations_resolving == ok
+        doc = cm.build("ch01", md, src, Revision("tree", "tree:x"), files)
+        assert cm.summary(cm.health(doc, src, files))["supported"] == ok
