@@ -22,7 +22,9 @@ def cost_report(calls: list[dict[str, Any]]) -> dict[str, Any]:
     total_in = fresh + read + written
     return {
         "calls": len(calls),
-        "errors": sum(1 for c in calls if c.get("error")),
+        "errors": sum(1 for c in calls if failed(c)),
+        "restored": sum(1 for c in calls if restored(c)),  # put back from the spend journal: not failures
+        "interrupted": sum(1 for c in calls if c.get("status") == "interrupted"),  # cut off, counted at what is known
         "cost_usd": round(sum(c.get("cost_usd") or 0.0 for c in calls), 6),
         "total_usd": round(sum(c.get("cost_usd") or 0.0 for c in calls), 6),  # streamed and batched, each at its rate
         "input_tokens": fresh, "cache_read_tokens": read, "cache_creation_tokens": written,
@@ -32,6 +34,19 @@ def cost_report(calls: list[dict[str, Any]]) -> dict[str, Any]:
         "by_chapter": group("chapter"), "by_step": group("step"), "by_model": group("model"),
         "by_mode": mode_totals(calls),
     }
+
+
+def restored(c: dict[str, Any]) -> bool:
+    """A call put back from the spend journal (older ledgers said so in `error` alone)."""
+    return c.get("status") == "restored" or (c.get("status") in (None, "ok")
+                                              and str(c.get("error") or "").startswith("restored from"))
+
+
+def failed(c: dict[str, Any]) -> bool:
+    """An attempt that failed (an error, a cancel), not one restored, cut off or never sent."""
+    if c.get("status") in ("error", "cancelled"):
+        return True
+    return c.get("status") in (None, "ok") and bool(c.get("error")) and not restored(c)
 
 
 def mode_totals(calls: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -59,7 +74,10 @@ def expected(book: Any, calls: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def print_cost(rep: dict[str, Any]) -> None:
-    print(f"{rep['calls']} calls ({rep['errors']} failed), ${rep['cost_usd']:.4f}; "
+    kinds = [f"{rep['errors']} failed"] + [f"{rep[k]} {what}" for k, what in (
+        ("restored", "restored from the spend journal"), ("interrupted", "cut off, counted at what the journal knows"))
+        if rep.get(k)]
+    print(f"{rep['calls']} calls ({', '.join(kinds)}), ${rep['cost_usd']:.4f}; "
           f"input {rep['input_tokens']} + cache read {rep['cache_read_tokens']} + cache write "
           f"{rep['cache_creation_tokens']}, output {rep['output_tokens']} (thinking {rep.get('thinking_tokens', 0)}); cache hit ratio {rep['cache_hit_ratio']:.0%}")
     if rep.get("estimate_usd"):
@@ -89,8 +107,10 @@ def incomplete(book: Any, calls: list[dict[str, Any]]) -> tuple[list[dict[str, A
     if extra:
         usd = sum(float(e["usd"]) for e in extra)
         notes.append(f"{len(extra)} model call(s) (${usd:.4f}) are in {journal.path} but not in the ledger {led.path} "
-                     "(deleted or rebuilt): counted here from the journal, without their tokens; "
-                     "the next writing command puts them back")
+                     "(deleted or rebuilt, or cut off by a kill): counted here from the journal, without their "
+                     "tokens; the next writing command puts them back")
+    if journal.damaged:
+        notes.append(f"the spend journal {journal.path} {journal.damaged}: the next writing command moves it aside")
     unknown = led.spend_unknown() or journal.unknown
     if unknown:
         notes.append(f"the spend before the ledger was rebuilt is unknown ({unknown}): enter it with "
@@ -101,10 +121,14 @@ def incomplete(book: Any, calls: list[dict[str, Any]]) -> tuple[list[dict[str, A
     from .state.lock import Lock
 
     cut = [c for c in calls if c.get("status") == "started"]
-    if cut and Lock(book.root / LOCK).holder() is None:
-        notes.append(f"{len(cut)} model call(s) started and never logged as ended (cut off by a kill?): "
-                     "what they cost is not in the total")
     rows = [{"call_id": e["id"], "cost_usd": float(e["usd"]), "role": e.get("role"), "chapter": e.get("chapter"),
              "step": e.get("step"), "model": e.get("model"), "batch": e.get("batch") or 0,
-             "input_tokens": 0, "output_tokens": 0} for e in extra]
+             "status": e.get("status") or "restored", "input_tokens": 0, "output_tokens": 0} for e in extra]
+    if cut and Lock(book.root / LOCK).holder() is None:  # cut off by a kill: counted at what the journal knows
+        for c in cut:
+            c["cost_usd"] = spend.owed({"worst": c.get("worst_usd"), **journal.open.get(c.get("call_id") or "", {})})
+            c["status"] = "interrupted"
+        notes.append(f"{len(cut)} model call(s) started and never logged as ended (cut off by a kill?): counted at "
+                     f"what the spend journal knows of them (${sum(c['cost_usd'] for c in cut):.4f}); the next "
+                     "writing command closes them in the ledger")
     return rows, notes

@@ -41,11 +41,28 @@ class Stopping(Exception):
 
 
 _stop = threading.Event()  # a stop signal arrived during this session (watch_stop)
+_signum: list[int] = []  # which one
 
 
 def stop_requested() -> bool:
     """True once a stop signal arrived while a session watched for one: long work ends early."""
     return _stop.is_set()
+
+
+def stopped_by() -> int | None:
+    """The stop signal that arrived during this session, if one did."""
+    return _signum[0] if _stop.is_set() and _signum else None
+
+
+def check_stop() -> None:
+    """In a task of the run's loop, between two pieces of synchronous work (a step's checks, its
+    prompt, the staleness of its inputs): end the task now if a stop signal arrived. The loop
+    hears a signal only when it next gets control, and the steps ready at that moment would each
+    run their synchronous part first: a second and more on a loaded machine."""
+    if _stop.is_set():
+        import asyncio
+
+        raise asyncio.CancelledError
 
 
 def watch_stop(signals: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Callable[[], None]:
@@ -54,9 +71,13 @@ def watch_stop(signals: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Callable[[
     Call after `loop.add_signal_handler`: the loop still hears the signal through its wakeup fd,
     which does not depend on the Python-level handler. Returns the function that undoes it."""
     _stop.clear()
+    _signum.clear()
 
     def flag(signum: int, frame) -> None:
+        _signum.append(signum)
         _stop.set()
+        if signum == signal.SIGHUP:  # the terminal is gone: before any message of the stop
+            detach_from_terminal()
 
     before: dict[int, Any] = {}
     for s in signals:
@@ -66,6 +87,7 @@ def watch_stop(signals: tuple[signal.Signals, ...] = STOP_SIGNALS) -> Callable[[
             pass
 
     def undo() -> None:
+        _signum.clear()
         _stop.clear()  # the next session in this process (a test's) starts unstopped
         for s, h in before.items():
             try:
@@ -132,6 +154,8 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
         if not fut.done():
             (fut.set_result if ok else fut.set_exception)(value)
 
+    finished = threading.Event()  # fn returned: nothing left to abandon
+
     def work() -> None:
         try:
             try:
@@ -140,6 +164,7 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
                 outcome: tuple[bool, Any] = (False, e)
             else:
                 outcome = (True, result)
+            finished.set()
             loop.call_soon_threadsafe(settle, *outcome)
         # The loop is closed, or the worker was abandoned after `fn` returned (`Stopping` lands at
         # any bytecode, also while the answer is handed over): nobody waits for this answer any more.
@@ -151,7 +176,8 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
     try:
         return await fut
     except asyncio.CancelledError:
-        abandon(worker)
+        if not finished.is_set():
+            abandon(worker)
         raise
 
 

@@ -83,7 +83,8 @@ class Observed(AnthropicProvider):
 
     async def generate(self, req: Request, sink: Sink):
         def attempt(row: dict) -> None:
-            if row.get("status") != "started":  # the rows of ended attempts (each is also `started` before it is sent)
+            if row.get("status") not in ("started", "streaming"):  # the rows of ended attempts (each is also
+                #                                                   `started` before it is sent, `streaming` once it starts)
                 self.rows.append(row)
             sink.attempt(row)
 

@@ -184,11 +184,11 @@ def test_a_signal_while_the_pages_are_published_stops_the_run(tmp_path: Path, mo
     published: list[str] = []
     real = publishing.publish_chapter
 
-    def publish_then_signal(runner, ch: str) -> list[str]:
+    def publish_then_signal(runner, ch: str, **kw) -> list[str]:
         published.append(ch)
         if len(published) == 1:
             os.kill(os.getpid(), signal.SIGINT)  # a person's Ctrl-C while the first page is written
-        return real(runner, ch)
+        return real(runner, ch, **kw)
 
     monkeypatch.setattr(publishing, "publish_chapter", publish_then_signal)
     with pytest.raises(Interrupted):

@@ -110,10 +110,10 @@ def render_layout(root, role: str, context: dict[str, Any], material_first: bool
     a per-role prefix to lose), `system` is empty and the prompt opens with the role turn."""
     import jinja2
 
-    from . import handbook as hb
+    from . import handbook as hb, source_frame
 
     env = prompt_env(root)
-    ctx = dict(context, role=role)
+    ctx = source_frame.frame_context(dict(context, role=role))  # the project's text is material, not instructions
     if layout == "handbook" and role not in hb.roles():  # the planner and the auditor: see handbook.roles
         layout = "roles"
     if layout == "handbook":
@@ -135,7 +135,7 @@ def render_layout(root, role: str, context: dict[str, Any], material_first: bool
             shared, system = hb.handbook(env, shared, ctx, _block), ""
         else:
             system = _block(env, f"{role}.md.j2", "system", ctx)
-        prompt = _block(env, f"{role}.md.j2", "prompt", ctx)
+        prompt = source_frame.frame_prompt(_block(env, f"{role}.md.j2", "prompt", ctx))
         shared_t = env.get_template("_shared.md.j2")
         if "chapter_memory" in shared_t.blocks:  # a chapter's own long memory: after the cached prefix
             memory = _block(env, "_shared.md.j2", "chapter_memory", ctx)

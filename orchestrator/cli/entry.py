@@ -48,11 +48,21 @@ def _end_script(code: int = 0) -> None:
     os._exit(code)
 
 
+def _next_step() -> str:
+    """What continues an interrupted command, truly: `book resume` continues a run, not an export."""
+    cmd = next((a for a in sys.argv[1:] if not a.startswith("-")), "")
+    if cmd == "export":  # each export is written whole or not at all (export/step.py)
+        return "an export not finished leaves no half-written file; `book export` again builds what is missing"
+    if cmd in ("run", "resume", "redo"):
+        return "`book resume` continues"
+    return "what was written is whole; run the command again to finish it"
+
+
 def _interrupted() -> None:
     """SIGINT outside the run's event loop (opening the workspace, its first scan): what was
     written is kept; as for Interrupted, no interpreter teardown delays the exit."""
     try:
-        err("interrupted; `book resume` continues")
+        err(f"interrupted; {_next_step()}")
     except OSError:
         pass
     _end_script(130)
@@ -99,7 +109,7 @@ def _main() -> None:
         _interrupted()
     except Terminated as e:
         try:
-            err(f"{e}; `book resume` continues")
+            err(f"{e}; {_next_step()}")
         except OSError:
             pass
         _end_script(128 + e.signum)

@@ -21,7 +21,7 @@ from .scan import do_scan
 EVENT_TYPES = frozenset({
     "accepted", "answer_trimmed", "api_stop", "budget_stop", "citations_moved", "corrected", "delivery_failed", "gate_card", "gate_decision",
     "gate_decision_changed", "gate_pending", "gate_settled", "hand_edit", "illegal_transition",
-    "interrupted", "ledger_rebuilt", "ledger_restored_from_journal", "lost_spend_entered", "message_batches", "quality_measured",
+    "interrupted", "ledger_healed", "ledger_rebuilt", "ledger_restored_from_journal", "lost_spend_entered", "message_batches", "quality_measured",
     "recovered", "retired",
     "revision", "rollback", "run_end", "run_start", "section_followed", "sections_one_by_one", "sections_rewritten", "smaller_ask", "step_end", "step_failed",
     "step_retry",

@@ -19,6 +19,13 @@ from .console import err, print_plan, print_summary
 from .options import Concurrency, Provider, Quiet, Strategy, Workspace
 
 
+def say_ledger_repairs(book: Book) -> None:
+    """What opening the ledger found and did (rebuilt it, and from what; calls put back or closed
+    as cut off; a damaged spend journal moved aside): a run never rebuilds its record silently."""
+    for w in book.ledger.warnings:
+        err(f"warning: {w}")
+
+
 def run(
     workspace: Workspace = Path("."),
     batch: Annotated[int | None, typer.Option(help="run phase 3 of this batch (phases 1–2 first if needed)")] = None,
@@ -44,6 +51,7 @@ def run(
                       message_batches=message_batches)
     book = Book.open(workspace, repair=not dry_run)  # a dry run creates nothing, not even the ledger
     try:
+        say_ledger_repairs(book)
         from .progress import for_run
 
         result = run_session(book, opts, provider, quiet,
@@ -79,6 +87,7 @@ def redo(
     check_step(chapter, step)
     book = Book.open(workspace)
     try:
+        say_ledger_repairs(book)
         check_in_outline(book, chapter)
         scope = Scope() if run_after or chapter == BOOK else Scope(chapter=chapter)
         result = run_session(book, RunOptions(scope, redo={Node(chapter, step)}), provider, quiet)
@@ -122,6 +131,7 @@ def resume(
     strategy = validate_strategy(strategy)
     book = Book.open(workspace)
     try:
+        say_ledger_repairs(book)
         res = do_resume(book, strategy, no_run, provider, concurrency, (lambda m: None) if quiet else err, quiet)
         print_plan(res.plan, empty=None)
         if res.summary and res.summary.run_id:

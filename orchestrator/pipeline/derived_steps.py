@@ -5,9 +5,11 @@ the run's shared state alone (run_state.py): no model, no budget."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 
 from ..errors import BookError
+from ..signals import in_daemon_thread
 from ..steps import HTML, INDEX, SOURCE_MAP, STYLE_GUIDE, Node
 from . import derived, publishing
 from .outcomes import Outcome
@@ -29,7 +31,8 @@ class Deriver:
         async with self._one_at_a_time:
             await asyncio.sleep(0)
             try:
-                out = self._DERIVERS[n[1]](self, n)
+                got = self._DERIVERS[n[1]](self, n)
+                out = await got if inspect.isawaitable(got) else got
             except BookError as e:
                 return Outcome("failed", reason=str(e))
         if out is not None:
@@ -54,16 +57,23 @@ class Deriver:
         derived.sync_memory(book)  # the empty long-memory files belong to phase 2 as well
         return None
 
-    def _page(self, n: Node) -> Outcome | None:
-        problems = publishing.publish_chapter(self.rs, n[0])
+    # A page's and the index's rendering (seconds on a loaded machine: highlighting, the delivery
+    # checks) runs in a daemon thread that a signal abandons, so a stop during publishing is heard
+    # at once; what is written is written here, in the loop's thread.
+    async def _page(self, n: Node) -> Outcome | None:
+        await in_daemon_thread(publishing.load_publisher)
+        rendered = await in_daemon_thread(publishing.render_page, publishing.site_of(self.rs), n[0])
+        problems = publishing.publish_chapter(self.rs, n[0], rendered=rendered)
         if problems:
             return Outcome("failed", reason="delivery check: " + "; ".join(problems[:5]))
         return None
 
-    def _index(self, n: Node) -> Outcome | None:
-        publishing.publish_index(self.rs)
+    async def _index(self, n: Node) -> Outcome | None:
+        await in_daemon_thread(publishing.load_publisher)
+        rendered = await in_daemon_thread(publishing.render_site_files, publishing.site_of(self.rs))
+        publishing.publish_index(self.rs, rendered=rendered)
         return None
 
     # step key -> how the orchestrator writes that file
-    _DERIVERS: dict[str, Callable[[Deriver, Node], Outcome | None]] = {
+    _DERIVERS: dict[str, Callable[[Deriver, Node], Outcome | None | Awaitable[Outcome | None]]] = {
         SOURCE_MAP: _source_map, STYLE_GUIDE: _style_guide, HTML: _page, INDEX: _index}

@@ -17,7 +17,7 @@ from ..agents import smaller_ask
 from ..agents.structured import structured
 from ..contracts.errors import ContractError
 from ..errors import BudgetSpent, Refused, RunStopped, StepFailed, ValidationFailed
-from ..signals import in_daemon_thread
+from ..signals import check_stop, in_daemon_thread
 from ..state import commit
 from ..state.fsio import Lock, PartialWriter, _mutate, backup, partial_path
 from ..state.markers import compose, short_hash
@@ -140,6 +140,7 @@ class Generator:
             smaller = smaller_ask.level_after(step, rejected)
             if smaller:
                 led.event("smaller_ask", self.rs.run_id, ch, step, attempt=attempt, level=smaller)
+            check_stop()  # the request's context (checks, memory, source) is seconds of work on a loaded machine
             try:
                 g, req = answers.request_for(self.rs, n, feedback, smaller)
             except StepFailed as e:  # an input a person broke (a memory file): this step fails, naming it; the rest goes on

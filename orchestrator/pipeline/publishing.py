@@ -135,46 +135,71 @@ class SiteCache:
         self._site = None
 
 
+def load_publisher() -> None:
+    """Import the publisher (its templates, highlighter and Markdown parser: a second or more on a
+    loaded machine), off the loop's thread like the rendering."""
+    from .. import publish  # noqa: F401
+
+
+def site_of(runner):
+    """The run's Site (built in the loop's thread: it reads the book's files)."""
+    return _site(runner)
+
+
 def _site(runner):
     return runner.site.get(lambda: build_site(runner.book, waiting_chapters(runner)))
 
 
-def publish_chapter(runner, ch: str) -> list[str]:
-    """Write output/publish/chNN.html; return the delivery-check problems (nothing written then)."""
+def render_page(site, ch: str) -> tuple[str, list, str]:
+    """A chapter's page, its delivery-check problems and its Markdown: pure work on the Site,
+    which derived_steps runs off the loop's thread (a signal abandons it at once)."""
     from .. import publish
 
+    html, problems = publish.render_chapter(site, ch)
+    return html, problems, "" if problems else publish.chapter_markdown(site, ch)
+
+
+def publish_chapter(runner, ch: str, rendered: tuple[str, list, str] | None = None) -> list[str]:
+    """Write output/publish/chNN.html; return the delivery-check problems (nothing written then)."""
     book = runner.book
-    html, problems = publish.render_chapter(_site(runner), ch)
+    html, problems, md = rendered or render_page(_site(runner), ch)
     if problems:
         return [f"{STEPS[FINAL].file(p.chapter)}:{p.line}: {p.message}" for p in problems]
     inputs = {k: v for k, v in book.scanner.input_hashes(ch, HTML).items() if v is not None}
     record_claims(book, ch, read_body(book.root, STEPS[FINAL].file(ch)), book.scanner.body_hash(STEPS[FINAL].file(ch)))
     # the chapter's Markdown beside its page, for coding agents (llms.txt links it); before the
     # page, whose marker says the chapter is published
-    write_if_changed(book.ws.path(STEPS[HTML].file(ch)).with_suffix(".md"), publish.chapter_markdown(_site(runner), ch))
-    atomic_write(book.ws.path(STEPS[HTML].file(ch)), compose(html, STEPS[HTML].marker, inputs, runner.run_id))
+    write_if_changed(book.ws.path(STEPS[HTML].file(ch)).with_suffix(".md"), md)
+    atomic_write(book.ws.path(STEPS[HTML].file(ch)), compose(html, STEPS[HTML].marker, inputs))  # no run id: the same files give the same page
     return []
 
 
-def publish_index(runner) -> None:
+def render_site_files(site) -> tuple[dict[str, str], str]:
+    """(the site's files but the index, name -> text; the index page): pure work on the Site,
+    run off the loop's thread like `render_page`."""
     from .. import publish
 
+    files = dict(sorted({**publish.static_files(site), **publish.source_files(site)}.items()))
+    files["search-index.js"] = publish.search_index_js(site)
+    for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print),
+                         ("404.html", publish.render_404), ("files.html", publish.render_files)):
+        files[name] = compose(render(site), "HTML_COMPLETE")
+    files["sitemap.xml"] = publish.sitemap_xml(site)
+    files["llms.txt"] = publish.llms_txt(site)
+    return files, publish.render_index(site)
+
+
+def publish_index(runner, rendered: tuple[dict[str, str], str] | None = None) -> None:
     book = runner.book
     site = _site(runner)
     out = book.ws.path("output/publish")
-    for name, text in sorted({**publish.static_files(site), **publish.source_files(site)}.items()):
+    files, index = rendered or render_site_files(site)
+    for name, text in files.items():
         write_if_changed(out / name, text)
-    write_if_changed(out / "search-index.js", publish.search_index_js(site))
-    for name, render in (("glossary.html", publish.render_glossary), ("print.html", publish.render_print),
-                         ("404.html", publish.render_404), ("files.html", publish.render_files)):
-        write_if_changed(out / name, compose(render(site), "HTML_COMPLETE"))
-    write_if_changed(out / "sitemap.xml", publish.sitemap_xml(site))
-    write_if_changed(out / "llms.txt", publish.llms_txt(site))
     _withdraw_pages(book, site)
     inputs = {k: v for k, v in book.scanner.book_input_hashes(INDEX).items() if v is not None}
     _remember_titles(book, site)  # before the index, whose marker says all of this is done
-    atomic_write(book.ws.path(BOOK_STEPS[INDEX].path),
-                 compose(publish.render_index(site), BOOK_STEPS[INDEX].marker, inputs, runner.run_id))
+    atomic_write(book.ws.path(BOOK_STEPS[INDEX].path), compose(index, BOOK_STEPS[INDEX].marker, inputs))
 
 
 def _withdraw_pages(book, site) -> None:

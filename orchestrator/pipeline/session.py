@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import BookError, ConfigError, Interrupted
 from ..providers import make_provider, resolve_name
 from ..providers.base import Provider
-from ..signals import STOP_SIGNALS, Terminated, detach_from_terminal, watch_stop
+from ..signals import STOP_SIGNALS, Terminated, detach_from_terminal, stopped_by, watch_stop
 from ..state.board import Reporter
 from ..state.book import Book, order_warning
 from ..state.fsio import Lock, sweep_temp_files
@@ -103,8 +103,9 @@ def run_session(book: Book, opts: RunOptions, provider_name: str | None = None, 
                     before(book)
                 return await runner.run()
             except asyncio.CancelledError:
-                if got:
-                    raise Interrupted(f"interrupted by {signal.Signals(got[0]).name}; `book resume` continues") from None
+                signum = got[0] if got else stopped_by()  # a step may end at the stop flag before the loop hears it
+                if signum:
+                    raise Interrupted(f"interrupted by {signal.Signals(signum).name}; `book resume` continues") from None
                 raise
             finally:
                 unwatch()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..agents.context import refresh_quality
 from ..errors import BookError, NeedsHuman, UsageError
-from ..signals import in_daemon_thread
+from ..signals import check_stop, in_daemon_thread
 from ..state.evidence_view import follow_source
 from ..state.fsio import explain_os_error, unwritable
 from ..steps import BOOK, OUTLINE, Node
@@ -108,6 +108,7 @@ class Walk:
                     self.rs.report("skip", n, out.reason)
                 return out
             try:
+                check_stop()  # a signal already arrived: this node's synchronous work is not begun
                 out = await self.decisions.node(n)
             except (asyncio.CancelledError, NeedsHuman):
                 raise

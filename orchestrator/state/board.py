@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BookError
 from ..steps import CHECKPOINT, GATES_DIR, NEEDS_HUMAN
-from . import checkpoint
+from . import checkpoint, checkpoint_notes
 from .fsio import atomic_write, write_if_changed
 from .gatecards import pending
 from .human_text import language_of, words
@@ -18,7 +18,9 @@ if TYPE_CHECKING:  # asyncio is imported only by a run that defers writes, never
 
 
 def write_checkpoint(book, snap: Snapshot | None = None, live: dict[tuple[str, str], str] | None = None) -> None:
-    atomic_write(book.ws.path(CHECKPOINT), checkpoint_text(book, snap or book.snapshot(), live))
+    text = checkpoint_text(book, snap or book.snapshot(), live)
+    atomic_write(book.ws.path(CHECKPOINT), text)
+    checkpoint_notes.remember(book.ledger.path, text)  # what a person's later edit is told apart from
 
 
 class CheckpointWriter:
@@ -106,8 +108,10 @@ def checkpoint_text(book, snap: Snapshot, live: dict[tuple[str, str], str] | Non
     evidence = checkpoint_view(book, snap)
     if evidence:  # the book's quality figures, under Phase 4 (as the audit reports them)
         evidence["quality"] = checkpoint_line(book, book.cfg.language)
-    return checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting,
+    view = checkpoint.render(snap, title, book.cfg.language, live=live, needs_human=book.needs_human(), gates=waiting,
                              evidence=evidence)
+    current, last = checkpoint_notes.current_and_last(book.ws.path(CHECKPOINT), book.ledger.path)
+    return checkpoint_notes.keep(view, current, last, book.cfg.language, checkpoint.header_words(book.cfg.language))
 
 
 def write_needs_human(book, items: dict[str, str]) -> None:

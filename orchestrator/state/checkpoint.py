@@ -39,6 +39,13 @@ TEXT: dict[str, dict[str, Any]] = {
 }
 
 
+def header_words(lang: str) -> tuple[str, ...]:
+    """The words of the view's own `Word: value` lines (told from a person's by checkpoint_notes)."""
+    t = TEXT["zh" if lang == "zh" else "en"]
+    return (*(t[k] for k in ("updated", "phase", "batch", "revision", "health", "evidence")),
+            "Book quality", "全书质量")  # quality_view's line under Phase 4
+
+
 def label(step: str, lang: str) -> str:
     return STEPS[step].label_zh if lang == "zh" else STEPS[step].label_en
 
@@ -149,7 +156,11 @@ _ROW_RE = re.compile(r"^\|\s*(ch\d{2,})\s*\|(.*)\|\s*$")
 
 
 def parse(text: str) -> dict[tuple[str, str], str]:
-    """(chapter, step) -> symbol, from the tables of a checkpoint.md in either language."""
+    """(chapter, step) -> symbol, from the tables of a checkpoint.md in either language (not
+    from a person's notes section)."""
+    from .checkpoint_notes import split
+
+    text = split(text)[0]
     names = _label_to_step()
     out: dict[tuple[str, str], str] = {}
     cols: list[str | None] = []

@@ -37,94 +37,13 @@ from ..errors import UsageError
 from . import ledger_faults as faults, spend
 from .fsio import explain_os_error as explain
 from .ledger_faults import _CALL_COLS, LedgerError, advice, kind, move_aside, now_iso
+from .ledger_schema import MIGRATIONS
 
 # How long a writer waits for another program's transaction before it gives up (seconds).
 BUSY_TIMEOUT_S = 10.0
 
 
-MIGRATIONS: list[tuple[str, str]] = [
-    (
-        "001_initial",
-        """
-        CREATE TABLE events (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            ts TEXT NOT NULL,
-            run TEXT,
-            type TEXT NOT NULL,
-            chapter TEXT,
-            step TEXT,
-            detail TEXT
-        );
-        CREATE INDEX events_chapter ON events(chapter, step);
-        CREATE TABLE todos (
-            chapter TEXT NOT NULL,
-            step TEXT NOT NULL,
-            status TEXT NOT NULL,
-            reason TEXT,
-            updated TEXT NOT NULL,
-            PRIMARY KEY (chapter, step)
-        );
-        CREATE TABLE todo_deps (
-            chapter TEXT NOT NULL,
-            step TEXT NOT NULL,
-            dep_chapter TEXT NOT NULL,
-            dep_step TEXT NOT NULL,
-            PRIMARY KEY (chapter, step, dep_chapter, dep_step)
-        );
-        CREATE TABLE llm_calls (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            ts TEXT NOT NULL,
-            run TEXT,
-            role TEXT,
-            chapter TEXT,
-            step TEXT,
-            provider TEXT,
-            model TEXT,
-            input_tokens INTEGER,
-            output_tokens INTEGER,
-            cache_creation_tokens INTEGER,
-            cache_read_tokens INTEGER,
-            cost_usd REAL,
-            latency_ms INTEGER,
-            stop_reason TEXT,
-            request_id TEXT,
-            error TEXT
-        );
-        CREATE TABLE file_hashes (
-            path TEXT PRIMARY KEY,
-            size INTEGER NOT NULL,
-            mtime_ns INTEGER NOT NULL,
-            hash TEXT NOT NULL
-        );
-        """,
-    ),
-    (
-        "002_meta",
-        """
-        CREATE TABLE meta (
-            key TEXT PRIMARY KEY,
-            value TEXT NOT NULL
-        );
-        """,
-    ),
-    (
-        # A call is logged when it starts (status 'started') and updated when it ends, so a kill
-        # mid-call leaves a row `book cost` counts; stop reason + text hash let a resume commit a
-        # .partial whose call ended normally without paying for it again.
-        "003_llm_calls_started_and_text_hash",
-        """
-        ALTER TABLE llm_calls ADD COLUMN call_id TEXT;
-        ALTER TABLE llm_calls ADD COLUMN status TEXT;
-        ALTER TABLE llm_calls ADD COLUMN attempt INTEGER;
-        ALTER TABLE llm_calls ADD COLUMN text_hash TEXT;
-        CREATE UNIQUE INDEX llm_calls_call_id ON llm_calls(call_id) WHERE call_id IS NOT NULL
-        """,
-    ),
-    # A call made through the Message Batches API (billed at half the rate): `book cost` splits on it.
-    ("004_llm_calls_batch", "ALTER TABLE llm_calls ADD COLUMN batch INTEGER NOT NULL DEFAULT 0"),
-    # Of output_tokens, those spent thinking (usage.output_tokens_details.thinking_tokens): `book cost` shows them.
-    ("005_llm_calls_thinking", "ALTER TABLE llm_calls ADD COLUMN thinking_tokens INTEGER"),
-]
+_ROW_COLS = [*_CALL_COLS, "worst_usd"]  # a row as log_call writes it
 
 
 
@@ -141,6 +60,7 @@ class Ledger:
         self.failed: str | None = None  # a writer's first write failure: every later write raises it
         self.ident: tuple[int, int] | None = None  # a writer's database file (dev, inode): deleted under it?
         self.created = False  # a reader found no ledger and made an empty one (for the hash cache)
+        self.intents: set[str] = set()  # calls whose intent is in the spend journal and whose end is not yet
 
     @classmethod
     def open(cls, path: Path, repair: bool = True) -> "Ledger":
@@ -384,28 +304,34 @@ class Ledger:
             return {}
 
     def log_call(self, **row: Any) -> None:
+        """One HTTP attempt: "started" before its request is sent (the ledger row, then its intent
+        in the spend journal: a request goes out only once both are on disk), "streaming" when
+        its answer starts (the journal alone), then its end (the journal, then the ledger)."""
+        if row.get("status") == "streaming":
+            return spend.journal_floor(self, row)  # never raises: the worst case is already on disk
         row.setdefault("ts", now_iso())
         row["batch"] = 1 if row.get("batch") else 0
-        paid = (row.get("cost_usd") or 0) > 0 and row.get("status") != "started"
+        started = row.get("status") == "started"
+        paid = (row.get("cost_usd") or 0) > 0 and not started
         if paid and not row.get("call_id"):
             row["call_id"] = "j-" + os.urandom(8).hex()  # its id in the spend journal
+        journaled = False
         try:
-            if paid and self.ident is not None:  # the second record, outside output/.book/ (state/spend.py)
-                spend.journal_call(self, row)
-            if row.get("call_id") and row.get("status") != "started":  # the end of a call logged as started
-                sets = [c for c in _CALL_COLS if c not in ("ts", "run", "call_id") and c in row]
+            if not started and self.ident is not None and (paid or row.get("call_id") in self.intents):
+                spend.journal_call(self, row)  # the ground truth first (state/spend.py)
+                journaled = True
+            if row.get("call_id") and not started:  # the end of a call logged as started
+                sets = [c for c in _ROW_COLS if c not in ("ts", "run", "call_id") and c in row]
                 if self._exec(f"UPDATE llm_calls SET {','.join(c + '=?' for c in sets)} WHERE call_id=?",
                               [row[c] for c in sets] + [row["call_id"]]):
                     return
-            self._exec(f"INSERT INTO llm_calls ({','.join(_CALL_COLS)}) VALUES ({','.join('?' * len(_CALL_COLS))})",
-                       [row.get(c) for c in _CALL_COLS])
+            self._exec(f"INSERT INTO llm_calls ({','.join(_ROW_COLS)}) VALUES ({','.join('?' * len(_ROW_COLS))})",
+                       [row.get(c) for c in _ROW_COLS])
+            if started and row.get("worst_usd") and row.get("call_id") and self.ident is not None:
+                spend.journal_intent(self, row)
         except LedgerError as e:
-            cost = row.get("cost_usd") or 0.0
-            # the failure is sticky: whatever write raises it next carries what was not recorded
-            self.failed = (f"{e} (the model call just made, {row.get('role') or 'a call'} for "
-                           f"{row.get('chapter') or 'the book'} {row.get('step') or ''}, cost ${cost:.4f} "
-                           "and is not in the ledger: add it with `book cost --lost-spend USD` "
-                           "once the ledger works)")
+            # the failure is sticky: whatever write raises it next carries what was (not) recorded
+            self.failed = spend.failure_message(e, row, journaled, spend.path_for(self.path))
             raise LedgerError(self.failed) from None
 
     def completed_partial(self, chapter: str | None, step: str, text_hash: str) -> bool:

@@ -164,6 +164,22 @@ def fence(code: str, lang: str = "text") -> str:
     return f"{ticks}{lang}\n{code}\n{ticks}"
 
 
+# A marker's name written as an identifier (`CHAPTER_FINAL`, `draft_complete`, `NEEDS HUMAN REVIEW`):
+# text from the source that names one is shown as code, which is what it is, and never reads as
+# a marker word in the book's prose (contracts/markers_guard.py scans prose, not code spans).
+_MARKER_WORD_RE = re.compile(r"(?<![A-Za-z0-9_`])(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:COMPLETE|FINAL|REVIEW)"
+                             r"|(?i:chapter_+final|needs_+human_+review|[a-z0-9_]+_complete)"
+                             r"|CHAPTER[ \t-]+FINAL|NEEDS[ \t-]+HUMAN[ \t-]+REVIEW)(?![A-Za-z0-9_`])")
+
+
+def code_marker_words(line: str) -> str:
+    """`line` with every marker name outside inline code put in a code span."""
+    if "_" not in line and "FINAL" not in line and "REVIEW" not in line:
+        return line
+    parts = re.split(r"(`[^`]*`)", line)
+    return "".join(p if i % 2 else _MARKER_WORD_RE.sub(lambda m: f"`{m.group(0)}`", p) for i, p in enumerate(parts))
+
+
 def safe(md: str) -> str:
     """Markdown from the source made harmless to the book: no line outside a code fence starts
     a heading, a fence the text does not close, or a marker."""
@@ -182,7 +198,7 @@ def safe(md: str) -> str:
             m = _MD_HEADING_RE.match(s)
             if m:
                 ln = f"**{m.group(1)}**" if m.group(1) else ""
-            ln = _MARKER_RE.sub("&lt;!--", ln)
+            ln = code_marker_words(_MARKER_RE.sub("&lt;!--", ln))
         out.append(ln)
     if fence_mark is not None:
         out.append(fence_mark)

@@ -10,6 +10,8 @@ import inspect
 import re
 import textwrap
 
+from .markdown import code_marker_words
+
 _ROLE_RE = re.compile(r"(?::[\w-]+)?:([\w-]+):`([^`\s]+|[^`<]+<[^`>]+>)`")
 _BROKEN_ROLE_RE = re.compile(r"(?::[\w-]+)?:([\w-]+):`([~.\w]+):?(?=[\s,;)]|$)")  # `:data:`g:` (never closed)
 _RST_LINK_RE = re.compile(r"`([^`<]+?)\s*<([^>`]+)>`__?")
@@ -101,7 +103,7 @@ def inline(text: str) -> str:
     text = _outside_code(text, lambda s: _SHORTCUT_RE.sub(lambda m: m.group(1), s))  # `[a phrase]`: a link whose target was dropped
     text = re.sub(r"\s*<br\s*/?>\s*", " ", text).strip() if "<br" in text else text
     text = _HTML_CODE_RE.sub(_html_code, text) if "<" in text else text  # rustdoc's <code>Result&lt;_&gt;</code>
-    text = _MARKER_RE.sub("&lt;!--", text)
+    text = code_marker_words(_MARKER_RE.sub("&lt;!--", text))
     text = _outside_code(text, lambda s: _TAG_RE.sub(lambda m: f"`{m.group(0)}`", s))
     text = _outside_code(text, lambda s: _SUBST_RE.sub(lambda m: m.group(1), s) if "|" in s and not s.strip().startswith("|") else s)
     return text

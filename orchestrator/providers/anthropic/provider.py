@@ -10,9 +10,10 @@ The sink it is given (`base.Sink`):
   text: the caller truncates its `.partial` back to where it stood when the call began; the
   provider then re-delivers what still stands.
 - `Result.text` == prefix + everything delivered, exactly (continuation.py).
-- `sink.attempt(row)` is called twice per HTTP attempt with the same `call_id`: `status="started"`
-  before the request is sent, then the outcome (`ok`, `error`, `cancelled`) with tokens, cost,
-  stop reason and, on the attempt that ends the answer, `text_hash` (sha256 of Result.text).
+- `sink.attempt(row)` is called for each HTTP attempt with the same `call_id`: `status="started"`
+  (with `worst_usd`, the estimate) before the request is sent, `status="streaming"` (its `cost_usd`
+  so far: the input) when the answer starts, then the outcome (`ok`, `error`, `cancelled`) with
+  tokens, cost, stop reason and, on the attempt that ends the answer, `text_hash` (sha256 of Result.text).
 """
 
 from __future__ import annotations
@@ -428,12 +429,18 @@ class AnthropicProvider(ProviderBase):
         async with self._get_semaphore():
             await self._wait_turn()  # another task may have hit a rate limit while this one queued
             started = time.monotonic()
-            report({**self._row(req, model, Usage(), attempt), "call_id": call_id, "status": "started"})
+            # its worst case goes to the spend journal before the request is sent (state/spend.py)
+            report({**self._row(req, model, Usage(), attempt), "call_id": call_id, "status": "started",
+                    "worst_usd": self.estimate_cost(req)})
+
+            def on_start() -> None:  # message_start: the input it is billed for, should the run be killed now
+                if self.gate is not None:
+                    self.gate.opened_all(led)
+                report({"call_id": call_id, "status": "streaming", "cost_usd": self.cost(out.usage, model)})
+
             caught: list[warnings.WarningMessage] = []
             try:
-                failure = await stream_once(client, params, model, self._key, on_piece,
-                                            lambda: self.gate.opened_all(led) if self.gate else None,
-                                            caught, out)
+                failure = await stream_once(client, params, model, self._key, on_piece, on_start, caught, out)
             except asyncio.CancelledError:  # Ctrl-C or a cancelled run: the call may still be billed
                 self._log_end(report, call_id, req, model, out, int((time.monotonic() - started) * 1000),
                               "cancelled", attempt, None)
