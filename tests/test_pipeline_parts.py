@@ -47,6 +47,9 @@ class FakeLedger:
     def spend_unknown(self) -> str | None:
         return self._unknown
 
+    def calls(self) -> list[dict[str, Any]]:  # the answers seen so far: none (calls are sized by default)
+        return []
+
     def event(self, type: str, *args: Any, **detail: Any) -> None:
         self.events_.append((type, args, detail))
 
@@ -84,7 +87,7 @@ class FakeBudget:
         self.released: list[Any] = []
         self.logged: list[tuple[Any, Any, str | None]] = []
 
-    def over_budget(self, req: Any) -> str | None:
+    def over_budget(self, req: Any, batch: bool = False) -> str | None:
         self.admitted.append(req)
         return self.budget_stop
 
