@@ -177,6 +177,9 @@ def test_a_persons_words_read_into_requests():
     assert read("更短，并且解释 Store").shorter and read("更短，并且解释 Store").explain == ["Store"]
     assert "cannot follow 'make it funnier'" in said("make it funnier")
     assert said("too long").startswith("offline, the writer will follow: shorter")
+    # the opposite of shorter is not shorter: the offline writer cannot lengthen, and says so
+    assert not read("too short").shorter and read("too short").cannot == ["too short"]
+    assert not read("make it longer").shorter and not read("太短了").shorter
 
 
 def test_shorten_keeps_every_heading_and_fences_whole():

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 _ROLLBACK_RE = re.compile(r"^the \w+ gate was (?:rejected|modified): (.*?)(?:\n\nThe merged review to address:|\Z)", re.S)
 _SHORTER = re.compile(r"\b(?:short(?:er|en)?|concise|brief(?:er)?|too long|trim|condense|tighten)\b"
                       r"|更短|缩短|精简|简短|太长|删减", re.I)
+# "too short", "not brief enough", "太短": the opposite of shorter, which the offline writer cannot do
+_LONGER = re.compile(r"\b(?:too|so|very|rather|quite|not)\s+(?:short|brief|concise)\b|\blonger\b|\bexpand\b|太短|更长|扩充", re.I)
 _EXAMPLE = re.compile(r"\bexamples?\b|\busage\b|举例|例子|示例|用法", re.I)
 _EXPLAIN = re.compile(r"\b(?:explain|describe|clarify|cover|what is|what's|more (?:on|about))\s+(?:the\s+|how\s+)?"
                       r"`?([A-Za-z_][\w.:]*)`?|(?:解释|说明|讲讲|讲解)\s*`?([A-Za-z_][\w.:]*)`?", re.I)
@@ -58,7 +60,7 @@ def read(words: str) -> Asks:
             hit = True
         if _EXAMPLE.search(part):
             asks.example = hit = True
-        if not hit and _SHORTER.search(part):
+        if not hit and _SHORTER.search(part) and not _LONGER.search(part):
             asks.shorter = hit = True
         if not hit:
             asks.cannot.append(part)
