@@ -243,6 +243,14 @@ def test_the_central_path_starts_where_the_readme_call_begins_and_goes_down_the_
     walk = "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en"))
     assert "`command` returns a `Command`, and calling what it returns runs `Command.__call__`" in walk
     assert "1. `Command.__call__` calls `Command.main`" in walk
+    # each step cites the lines that show its call (the caller up to the call, the callee's head), and
+    # the support check holds them: the callee's definition alone shows no call
+    from orchestrator.evidence.cite import blocks
+    from orchestrator.evidence.resolve import SourceFiles, cited_text, claim_problem, sentence_calls
+
+    steps = [s for b in blocks(walk) for s in b.sentences if sentence_calls(s.text)]
+    assert len(steps) == 3 and all(s.cites and all(cited_text(c, SourceFiles(p.root)) for c in s.cites) for s in steps)
+    assert [claim_problem(s.names, sentence_calls(s.text), s.cites, SourceFiles(p.root)) for s in steps] == [None] * 3
 
 
 def test_resolved_calls_keep_two_callees_of_one_name(tmp_path: Path):

@@ -73,3 +73,41 @@ def test_book_scans_figures_and_the_claims_health_use_the_same_test(tmp_path: Pa
         assert q.citations_resolving == ok
         doc = cm.build("ch01", md, src, Revision("tree", "tree:x"), files)
         assert cm.summary(cm.health(doc, src, files))["supported"] == ok
+
+
+def test_a_long_definition_in_any_language_backs_the_sentence_about_it(tmp_path: Path):
+    """A span over the limit passes when it is the definition the sentence names, however the
+    language writes it: a TS method with a result type, Scala's `private[pkg] def x[C](`, a Java
+    method, CommonJS's `const proto = module.exports = {`; and a whole function for "`f` uses `A`"
+    (its body is what the claim is about). A class cited for one of its methods still fails."""
+    from orchestrator.evidence.cite import Citation
+    from orchestrator.evidence.resolve import claim_problem
+
+    body = "".join(f"    step{k}();\n" for k in range(130))
+    src = tmp_path / "src"
+    src.mkdir()
+    files = {
+        "Ky.ts": "export class Ky {\n\tstatic create(input: Input, options: Options): ResponsePromise {\n" + body + "\t}\n}\n",
+        "ORunner.scala": "private[scopt] object ORunner {\n  private[scopt] def renderUsage[C](\n      mode: Mode): String = {\n"
+                         + body + "  }\n}\n",
+        "Utils.java": "class Utils {\n  public static Date parse(String date, ParsePosition pos) throws ParseException {\n"
+                      + body + "  }\n}\n",
+        "context.js": "const proto = module.exports = {\n" + body + "};\n",
+        "expand.rs": "fn impl_enum(input: Enum) -> TokenStream {\n    let d = Display::fmt();\n" + body + "}\n",
+        "store.py": "class Store:\n    def get(self):\n" + body.replace("    ", "        ") + "    def put(self):\n        pass\n",
+    }
+    for name, text in files.items():
+        (src / name).write_text(text)
+    sf = SourceFiles(src)
+
+    def problem(path: str, first: int, names: list[str]) -> str | None:
+        last = len(files[path].split("\n")) - 1
+        c = Citation(label=path, path=path, first=first, last=last, line=1)
+        return claim_problem(names, [], [c], sf)
+
+    assert problem("Ky.ts", 2, ["Ky.create"]) is None
+    assert problem("ORunner.scala", 2, ["renderUsage"]) is None
+    assert problem("Utils.java", 2, ["Utils.parse"]) is None
+    assert problem("context.js", 1, ["proto"]) is None
+    assert problem("expand.rs", 1, ["Display"]) is None  # "`impl_enum` uses `Display`": the whole body
+    assert "defined at line" in (problem("store.py", 1, ["Store.put"]) or "")  # the class for one method

@@ -309,13 +309,30 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
         # the steps say the same thing four ways, so that six steps read as a walk, not a form
         key = ("ov_path_step_at", "ov_path_step_at2", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 4] if at \
             else "ov_path_step"
-        out.append(s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
-                                 file=b.rel, line=b.d.start_line, where=where))
+        step = s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
+                             file=b.rel, line=b.d.start_line, where=where)
+        end = len(step) - 1 if step.endswith((".", "。")) else len(step)  # the citations close the sentence
+        out.append(step[:end] + _step_cites(a, b, at) + step[end:])
     out += [""]
     beyond = unresolved_tail(p, path[-1]) if len(path) < 4 else None  # a short path: the map lost the way
     if beyond:
         out += [s["ov_path_beyond"].format(last=path[-1].name, call=beyond[0], at=beyond[1]), ""]
     return out + [s["ov_path_end"], ""]
+
+
+def _step_cites(a: Sym, b: Sym, at: int) -> str:
+    """The lines a traced step rests on: the caller from its header to the call (its header and the
+    call's line when that is long), and the callee's first lines. The claim is "`a` calls `b`": the
+    citation must show the call, not only the callee's definition (evidence.resolve.claim_problem)."""
+    def link(rel: str, first: int, last: int) -> str:
+        return f"([{rel}:{first}-{last}](source:{rel}#L{first}-L{last}))"
+
+    if not at:
+        return ""
+    head = a.d.start_line
+    caller = [link(a.rel, head, at)] if at - head < 40 else [link(a.rel, head, head), link(a.rel, at, at)]
+    callee = link(b.rel, b.d.start_line, min(b.d.end_line, b.d.start_line + 2))
+    return " " + " ".join(caller + [callee])
 
 
 def _docs_walk(ex: Example | None, s: dict[str, str]) -> list[str]:

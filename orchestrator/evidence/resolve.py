@@ -82,10 +82,24 @@ def missing_names(names: list[str], cites: list[Citation], files: SourceFiles) -
 MAX_SPAN = 120  # lines: a longer citation must be the definition the sentence is about
 _CALLS = re.compile(r"`([^`\s]+)` calls `([^`\s(]+)")
 _STRING = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
-_DEF_LINE = re.compile(r"^[ \t]*(?:(?:pub(?:\([^)]*\))?|export|async|static|public|private|protected|final|abstract|"
-                       r"override|default|unsafe|const)\s+)*(?:def|class|function|fn|func|struct|interface|trait|enum|"
-                       r"type|macro_rules!)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)", re.M)
-_JS_METHOD = re.compile(r"^[ \t]+(?:async\s+|static\s+|get\s+|set\s+)*([A-Za-z_$][\w$]*)\s*\([^()\n]*\)\s*\{", re.M)
+_MODS = (r"(?:@\w+(?:\([^)\n]*\))?\s+)*(?:(?:pub(?:\([^)]*\))?|export|default|async|static|public|private|"
+         r"protected|internal|fileprivate|open|final|abstract|override|sealed|data|inline|suspend|unsafe|const|"
+         r"lazy|implicit|case|mutating|extern|virtual|partial|readonly|synchronized|native)(?:\[\w+\])?\s+)*")
+# A line that opens a definition, in the languages the map reads: a keyword's (`def`, `fn`, `func`,
+# `fun`, `class`, Elixir's `defmodule`, Ruby's `def self.x`, Scala's `private[pkg] def x[C](`) ...
+_DEF_LINE = re.compile(r"^[ \t]*" + _MODS + r"(?:def|defp|defmacro|defmodule|class|object|trait|fun|func|function|fn|"
+                       r"struct|interface|enum|type|protocol|extension|module|macro_rules!)\s+(?:\([^)]*\)\s*)?"
+                       r"(?:<[^>\n]*>\s*)?(?:[A-Za-z_][\w<>, ?]*\.)?([A-Za-z_$][\w$]*)", re.M)
+# ... a C-family method with its result type before its name (Java, C#, C++: `public static Date parse(`),
+# never a statement (`return f(`, `throw new E(`, a call that ends with `;`) ...
+_TYPED_DEF = re.compile(r"^[ \t]*" + _MODS + r"(?!(?:return|new|throw|else|await|yield|case|delete|typeof|goto|echo)\b)"
+                        r"(?:[\w.<>\[\],?*&]+\s+)+([A-Za-z_]\w*)\s*(?:<[^()\n]*>)?\s*\([^;]*$", re.M)
+# ... a class member in JS/TS, also with a result type (`static create(input: Input): ResponsePromise {`) ...
+_JS_METHOD = re.compile(r"^[ \t]+(?:(?:public|private|protected|static|async|readonly|override|get|set)\s+)*"
+                        r"([A-Za-z_$][\w$]*)\s*(?:<[^()\n]*>)?\s*\([^;]*\)\s*(?::\s*[^{;=]+)?\{\s*$", re.M)
+# ... and a top-level binding or assignment (`const proto = module.exports = {`, `res.get = function`).
+_BOUND = re.compile(r"^(?:export\s+)?(?:const|let|var|val)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=(?!=)"
+                    r"|^(?:[\w$]+\.)+([\w$]+)\s*=\s*(?:async\s+)?(?:function\b|class\b|\()", re.M)
 _COMMENT = re.compile(r"(?m)(?:^|(?<=\s))(?:#(?![\[!])|//).*$|/\*[\s\S]*?\*/")
 _NOT_METHODS = {"if", "for", "while", "switch", "catch", "function", "return", "with", "elif", "else"}
 
@@ -104,11 +118,15 @@ def calls_in(name: str, text: str) -> bool:
 
 def _defined_lines(text: str) -> dict[str, int]:
     """Name → the first line (0-based, within `text`) where the code defines it."""
-    out: dict[str, int] = {}
-    for rx in (_DEF_LINE, _JS_METHOD):
+    found: list[tuple[int, str]] = []
+    for rx in (_DEF_LINE, _TYPED_DEF, _JS_METHOD, _BOUND):
         for m in rx.finditer(text):
-            if m.group(1) not in _NOT_METHODS:
-                out.setdefault(m.group(1), text.count("\n", 0, m.start()))
+            name = next(g for g in m.groups() if g) if any(m.groups()) else ""
+            if name and name not in _NOT_METHODS:
+                found.append((text.count("\n", 0, m.start()), name))
+    out: dict[str, int] = {}
+    for line, name in sorted(found):  # the first line that defines each name
+        out.setdefault(name, line)
     return out
 
 
@@ -141,7 +159,10 @@ def claim_problem(names: list[str], calls: list[tuple[str, str]], cites: list[Ci
             return (f"cites {c.last - c.first + 1} lines ({c.ref.split('#')[-1]}) for `{n}`, which is defined at "
                     f"line {at}: cite its own lines")
         one_unit = bool(defined) and own <= 8  # the span opens a definition (after its doc comment)
-        if not heads and not inner and not (not names and one_unit):
+        # A long span passes when it is the definition of a name the sentence gives (`heads`), or
+        # when it is one definition and the sentence names only what is used inside it ("`f` uses
+        # `A`, `B`": the claim is about the whole body); never a class cited for one of its methods.
+        if not heads and not inner and not one_unit:
             return f"cites {c.last - c.first + 1} lines, more than the {MAX_SPAN} a sentence can be checked against"
     return None
 
