@@ -95,6 +95,8 @@ def test_a_long_definition_in_any_language_backs_the_sentence_about_it(tmp_path:
         "context.js": "const proto = module.exports = {\n" + body + "};\n",
         "expand.rs": "fn impl_enum(input: Enum) -> TokenStream {\n    let d = Display::fmt();\n" + body + "}\n",
         "store.py": "class Store:\n    def get(self):\n" + body.replace("    ", "        ") + "    def put(self):\n        pass\n",
+        "cli.py": "@click.command()\n" + "".join(f"@click.option(\n    '--o{k}',\n)\n" for k in range(40))
+                  + "def main(url):\n    sys.exit(0)\n",
     }
     for name, text in files.items():
         (src / name).write_text(text)
@@ -110,4 +112,5 @@ def test_a_long_definition_in_any_language_backs_the_sentence_about_it(tmp_path:
     assert problem("Utils.java", 2, ["Utils.parse"]) is None
     assert problem("context.js", 1, ["proto"]) is None
     assert problem("expand.rs", 1, ["Display"]) is None  # "`impl_enum` uses `Display`": the whole body
+    assert problem("cli.py", 1, ["sys.exit"]) is None  # a definition opened by its 120 lines of decorators
     assert "defined at line" in (problem("store.py", 1, ["Store.put"]) or "")  # the class for one method

@@ -158,7 +158,11 @@ def claim_problem(names: list[str], calls: list[tuple[str, str]], cites: list[Ci
             at = c.first + defined[last_part(n)]
             return (f"cites {c.last - c.first + 1} lines ({c.ref.split('#')[-1]}) for `{n}`, which is defined at "
                     f"line {at}: cite its own lines")
-        one_unit = bool(defined) and own <= 8  # the span opens a definition (after its doc comment)
+        # the span opens a definition: after its doc comment, or after its decorators however many
+        # (`@click.command()` and twenty `@click.option(…)` lines above a `def main`)
+        opens = t.lstrip().startswith("@") and all(not ln.strip() or ln.startswith((" ", "\t", "@", ")"))
+                                                    for ln in t.split("\n")[:own])
+        one_unit = bool(defined) and (own <= 8 or opens)
         # A long span passes when it is the definition of a name the sentence gives (`heads`), or
         # when it is one definition and the sentence names only what is used inside it ("`f` uses
         # `A`, `B`": the claim is about the whole body); never a class cited for one of its methods.
