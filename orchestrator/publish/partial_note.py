@@ -17,15 +17,15 @@ _TEXT = {
     "en": {
         "note": "> **Written from a partial view.** The model's context window could not carry all of this "
                 "chapter's sources, so {files} {were} left out in whole or in part{lines}: {names}. What the "
-                "chapter says about them rests on the parts that were shown.",
-        "file": "{n} file", "files": "{n} files", "was": "was", "were": "were",
+                "chapter says about {them} rests on the parts that were shown.",
+        "file": "{n} file", "files": "{n} files", "was": "was", "were": "were", "it": "it", "them": "them",
         "lines": " ({n:,} lines)", "none": "not shown", "part": "{kept:,} of {n:,} lines shown",
         "more": "and {n} more", "sep": ", ",
     },
     "zh": {
         "note": "> **本章根据部分源码写成。** 模型的上下文窗口装不下本章的全部源码，{files}被全部或部分略去{lines}：{names}。"
                 "本章对这些文件的叙述只依据显示出来的部分。",
-        "file": "{n} 个文件", "files": "{n} 个文件", "was": "", "were": "",
+        "file": "{n} 个文件", "files": "{n} 个文件", "was": "", "were": "", "it": "", "them": "",
         "lines": "（共 {n:,} 行）", "none": "未显示", "part": "显示了 {n:,} 行中的 {kept:,} 行",
         "more": "另有 {n} 个", "sep": "、",
     },
@@ -51,6 +51,7 @@ def partial_note(items: tuple[tuple[str, str], ...] | list[tuple[str, str]], lan
     total = sum(lost.values())
     n = len(items)
     return t["note"].format(files=t["file" if n == 1 else "files"].format(n=n), were=t["was" if n == 1 else "were"],
+                            them=t["it" if n == 1 else "them"],
                             lines=t["lines"].format(n=total) if total else "", names=t["sep"].join(names))
 
 
