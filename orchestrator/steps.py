@@ -113,7 +113,7 @@ STEPS: dict[str, Step] = {
              reads=(DRAFT, REVIEW, PANEL), state="finalizing", gate_redo=FINAL, max_tokens=16000 + ROOM["high"], effort="high",
              context=(DRAFT, REVIEW, PANEL), answer="chapter"),
         Step(HTML, "publisher", f"{PUBLISH_DIR}/{{ch}}.html", "HTML_COMPLETE", 5, (FINAL,), "HTML", "HTML", model=False,
-             reads=(FINAL, "toc", "ready", "site", "glossary", "templates"), state="publishing"),
+             reads=(FINAL, "toc", "ready", "site", "glossary", "templates", "partial"), state="publishing"),
     )
 }
 ORDER: tuple[str, ...] = tuple(STEPS)

@@ -12,6 +12,7 @@ from conftest import make_example
 
 from orchestrator import config as config_mod
 from orchestrator.providers.anthropic.server import PLACEHOLDER_KEY, features_for, from_config
+from orchestrator.state.partial_view import cut_items
 from orchestrator.testing.fake_api import FakeAPI
 from orchestrator.testing.fake_compatible import Compatible
 from orchestrator.testing.helpers import run_book
@@ -49,3 +50,11 @@ def test_a_weak_local_model_writes_the_book_asked_for_nothing_it_ignores(tmp_pat
     assert all("output_config" not in b for b in bodies)  # neither a format the server drops
     assert compat.broken  # the weak model broke contracts, and the book still completed
     assert json.dumps(bodies).count("Your previous answer was rejected") >= 1
+    # a chapter researched from sources cut to the 32k window says so on its page; the others do not
+    partial = 0
+    for report in (ws / "output/research").glob("ch*-report.md"):
+        page = (ws / "output/publish" / report.name.replace("-report.md", ".html")).read_text(encoding="utf-8")
+        cut = bool(cut_items(report.read_text(encoding="utf-8")))
+        assert ('class="partial-view"' in page) == cut, report.name
+        partial += cut
+    assert partial  # e.g. minikv/sstable.py does not fit the window whole

@@ -80,3 +80,18 @@ def test_a_book_whose_sources_do_not_fit_says_so_in_the_research_report(tmp_path
         book.close()
     assert big and big <= set(cut)  # e.g. minikv/store.py (10 kB) cannot fit 4,000 characters
     assert small and not (small & set(cut))  # chapters whose sources fit say nothing
+    # and the book says so to its reader: the page of a chapter written from a partial view has the
+    # note (issue 36 item 5), the others none; the note is an input of the page, read from the report
+    for name in reports:
+        page = (ws / "output/publish" / name.replace("-report.md", ".html")).read_text(encoding="utf-8")
+        assert ('class="partial-view"' in page) == (name in cut), name
+    ch = sorted(cut)[0].split("-", 1)[0]
+    report = ws / "output/research" / f"{ch}-report.md"
+    body, marker = report.read_text(encoding="utf-8").rstrip("\n").rsplit("\n", 1)
+    # a person removes the section (the marker kept): the page is to be published again
+    report.write_text(body.split(CUT_HEADING["en"], 1)[0].rstrip() + "\n\n" + marker + "\n", encoding="utf-8")
+    book = Book.open(ws)
+    try:
+        assert "partial" in book.scanner.step(ch, "html").stale
+    finally:
+        book.close()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..authoring import project as project_mod
 from ..repo.map import _render_line
 from ..repo.walk import read_source
+from ..state.partial_view import CUT_HEADING  # one spelling: the publisher reads the section back
 from ..text.markdown import split_lines
 
 if TYPE_CHECKING:
@@ -295,9 +296,6 @@ def bounded_sources_cut(files: dict[str, str], limit: int = SOURCE_CHARS,
                    f"({limit:,} characters for this model's context window); the lowest ranked parts in the "
                    "repository map were left out first")
     return shown, cut
-
-
-CUT_HEADING = {"en": "## Left out of the sources", "zh": "## 未纳入的源码"}
 
 
 def with_sources_cut(report: str, cut: list[str], language: str = "en") -> str:

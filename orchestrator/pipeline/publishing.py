@@ -13,8 +13,9 @@ from ..state.evidence_view import record_claims, revision, source_links
 from ..state.fsio import atomic_write, write_if_changed
 from ..state.markers import compose
 from ..state.memory import long_memory, read_body
+from ..state.partial_view import cut_items
 from ..state.ready import final_title, ready_chapters
-from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, OUT, STEPS
+from ..steps import BOOK, BOOK_STEPS, CHAPTER_RE, FINAL, HTML, INDEX, OUT, RESEARCH, STEPS
 from .plan import gate_node
 from .retire import RETIRED_DIR
 
@@ -44,7 +45,8 @@ def build_site(book, not_ready: dict[str, str] | None = None):
             c.id, title, c.summary, c.batch, "" if waits else read_body(book.root, STEPS[FINAL].file(c.id)),
             ready=not waits,  # the site says "not ready yet", nothing more: what to do is the CLI's
             former_titles=tuple(sorted(set(former.get(c.id, [])) | {c.title} - {title})),
-            file=STEPS[FINAL].file(c.id), sources=tuple(c.sources)))
+            file=STEPS[FINAL].file(c.id), sources=tuple(c.sources),
+            partial=() if waits else tuple(cut_items(read_body(book.root, STEPS[RESEARCH].file(c.id))))))
     # a chapter memory file that cannot be read: its terms are left out of the glossary page (the
     # run warned, naming it, when it made the aggregates) rather than every page failing
     mem = long_memory(book, [c.id for c in o.chapters if c.id not in not_ready], [])

@@ -238,8 +238,10 @@ def llms_txt(site: Site) -> str:
 
 def chapter_markdown(site: Site, ch: str) -> str:
     """chNN.md: the chapter's Markdown as published (without its marker), beside its page."""
+    from .partial_note import partial_note, with_partial_note
+
     c = _book(site).chapters[ch]
-    text = _without_marker(c.doc.markdown).rstrip() + "\n"
+    text = with_partial_note(_without_marker(c.doc.markdown), partial_note(c.doc.partial, site.language)).rstrip() + "\n"
     return text
 
 

@@ -31,6 +31,7 @@ from .markdown import (
     slugify,
     unique_slug,
 )
+from .partial_note import add_note, partial_note
 from .site import (
     CSP,
     SEARCH_INDEX,
@@ -105,6 +106,8 @@ class _Book:
             seen.add(doc.id)
             text = _without_marker(doc.markdown) if doc.ready else ""
             self.chapters[doc.id] = _Chapter(doc, n, parse_chapter(text, doc.title, terms))
+            if text and doc.partial:
+                add_note(self.chapters[doc.id].parsed, partial_note(doc.partial, site.language))
         self.all = list(self.chapters.values())  # the contents: every chapter, ready or not
         titles = {c.doc.id: c.doc.title for c in self.all}
         known = {c.doc.id: {plain_inline(t).casefold() for t in (c.doc.title, *c.doc.former_titles)} for c in self.all}

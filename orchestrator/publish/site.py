@@ -45,6 +45,9 @@ class ChapterDoc:
     # chapter explains (the file -> chapter index, the parts' names).
     file: str = ""
     sources: tuple[str, ...] = ()
+    # Written from a partial view: (path, what of it was shown) for each source file a small
+    # context window cut (the research report's "Left out" section); the page says so.
+    partial: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from ..steps import (
     MEMORY_FILES,
     OUTLINE,
     R1,
+    RESEARCH,
     STEPS,
     STYLE_GUIDE,
     chapter_sort_key,
@@ -93,6 +94,7 @@ class Scanner:
         self._ready: tuple[str | None] | None = None  # the `ready` input, while no final and no outline changed
         self._rows: dict[str, dict[str, StepState]] = {}  # chapter -> its steps' states, until one is invalidated
         self._memory_hashes: dict[str, tuple[StepState, str | None, str | None]] = {}  # longmem_hash's memo
+        self._partial_hashes: dict[str, tuple[str | None, str | None]] = {}  # _partial_hash's memo
         self.final_titles: dict[str, tuple[tuple, str | None]] = {}  # ready.ready_hash's memo: path -> (version, title)
         self.epochs: dict[str, int] = {}  # directory ("" for all) -> invalidations: memory.long_memory's cache key
 
@@ -378,6 +380,8 @@ class Scanner:
             return self.longmem_hash(ch)
         if name == "site":
             return self.site_hash
+        if name == "partial":  # what of the sources the research prompt could not carry: the page says it
+            return self._partial_hash(ch)
         if name == QUALITY:  # the audit's figures (state.quality_view): read from their cache, never measured here
             return self.quality_hash() if self.quality_hash is not None else None
         if name == "ready":  # every page reads it: computed again only when a final or the outline changes
@@ -420,6 +424,22 @@ class Scanner:
                     hit = self._memory_hashes[v] = (st, self.body_hash(st.path), self._words_hash(st.path))
                 parts.append(f"{v}:{(hit[1] if legacy else hit[2]) or '-'}")
         return short_hash("\n".join(parts))
+
+    def _partial_hash(self, ch: str) -> str | None:
+        """The `partial` input of a chapter's page (state.partial_view), read again only when
+        the research report changes."""
+        from .partial_view import partial_hash
+
+        rel = STEPS[RESEARCH].file(ch)
+        body = self.body_hash(rel)
+        hit = self._partial_hashes.get(ch)
+        if hit is None or hit[0] != body:
+            try:
+                text = body_of(Path(self._prefix + rel).read_bytes()).decode("utf-8", "replace")
+            except OSError:
+                text = ""
+            hit = self._partial_hashes[ch] = (body, partial_hash(text))
+        return hit[1]
 
     def _words_hash(self, rel: str) -> str | None:
         try:
