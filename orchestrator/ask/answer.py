@@ -81,16 +81,12 @@ def extractive(question: str, found: list[Passage], files: SourceAt) -> Answer:
     picked = choose(found)
     if not picked:
         return Answer(question, "The book has nothing that matches this question.", [], "offline")
-    parts, cites, dropped = [], [], []
+    parts: list[str] = []
+    cites: list[tuple[str, int, int]] = []
+    dropped: list[str] = []
     words = query_words(question)
     for i, p in enumerate(picked, 1):
-        text = p.text
-        for c in check_citations(text, files):
-            if c.problem:
-                dropped.append(f"{c.citation.ref} ({p.chapter or p.kind}): {c.problem}")
-                text = _without(text, c.citation.ref)
-            else:
-                cites.append((c.citation.path, c.citation.first, c.citation.last))
+        text = _keep_holding(p.text, files, cites, dropped, f" ({p.chapter or p.kind})")
         if p.kind in ("map", "source"):  # its citation is its own lines, checked like any other
             (path, a, z), = p.cites
             link = citation_link(path, a, z)
@@ -184,6 +180,19 @@ def _link_text(text: str, ref: str) -> str:
     return "\x00"  # nothing to replace
 
 
+def _keep_holding(text: str, files: SourceAt, cites: list[tuple[str, int, int]], dropped: list[str],
+                  where: str = "") -> str:
+    """The text with every citation whose lines do not hold at the revision taken out (and listed
+    in `dropped`, `where` after its reference); the ones that hold are added to `cites`."""
+    for c in check_citations(text, files):
+        if c.problem:
+            dropped.append(f"{c.citation.ref}{where}: {c.problem}")
+            text = _without(text, c.citation.ref)
+        else:
+            cites.append((c.citation.path, c.citation.first, c.citation.last))
+    return text
+
+
 def _without(text: str, ref: str) -> str:
     """The text with the citation `ref` taken out, and the empty parentheses and the space before
     a stop it leaves."""
@@ -268,13 +277,9 @@ async def written(question: str, found: list[Passage], files: SourceAt, call: Ca
     if bad:
         asked = 1
         text = (await call(again(first, text, [f"{c.citation.ref}: {c.problem}" for c in bad]))).strip()
-    dropped, cites = [], []
-    for c in check_citations(text, files):
-        if c.problem:
-            dropped.append(f"{c.citation.ref}: {c.problem}")
-            text = _without(text, c.citation.ref)
-        else:
-            cites.append((c.citation.path, c.citation.first, c.citation.last))
+    dropped: list[str] = []
+    cites: list[tuple[str, int, int]] = []
+    text = _keep_holding(text, files, cites, dropped)
     if dropped:
         text += "\n\n" + _dropped_note(dropped)
     return Answer(question, text, picked, model, list(dict.fromkeys(cites)), dropped, asked)
