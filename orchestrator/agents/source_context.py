@@ -63,6 +63,13 @@ def stoppable(fn: Callable[[Callable[[], bool]], Any]) -> Any:
     once the worker has stopped (or 0.1 s later: what it still does is abandoned), the signal is
     raised again under the handlers that were there before, so the run stops the way it always
     does."""
+    if threading.current_thread() is not threading.main_thread():
+        # Off the main thread no handler can be installed, so a worker of our own would only be
+        # waited for: run `fn` here, where an abandoned caller's `Stopping` reaches it at once,
+        # and where no thread is started from a thread that may be abandoned mid-start.
+        from ..signals import stop_requested
+
+        return fn(stop_requested)
     stop = threading.Event()
     box: dict[str, Any] = {}
     got: list[int] = []
