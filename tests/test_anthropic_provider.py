@@ -116,6 +116,7 @@ def message_bodies(fake: FakeAPI) -> list[dict]:
 
 # ---------------------------------------------------------------------------- the happy path
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_streaming_end_turn_logs_usage_and_cost(fake_api):
     rows: list[dict] = []
     part = Partial()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
 from conftest import make_example, scan
 
 from orchestrator.state import checkpoint_notes as notes
@@ -39,6 +40,7 @@ def test_without_the_copy_of_what_was_written_last_a_person_s_line_is_still_kept
     assert "Current phase" not in kept and "Last updated" not in kept and "| ch01" not in kept
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_a_note_in_checkpoint_md_is_still_in_the_workspace_after_a_run_that_does_work(tmp_path):
     ws = make_example(tmp_path / "ws", max_chapters=2)
     assert run_book(ws)[0] == 0

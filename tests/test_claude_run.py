@@ -178,6 +178,7 @@ def test_the_key_never_leaks(fake, tmp_path):
     assert KEY not in fake.dump()
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_doctor_against_the_fake(fake, tmp_path):
     ws = small(tmp_path)
     proc = run_cli("doctor", "--provider", "anthropic", "--workspace", str(ws))

@@ -99,6 +99,7 @@ def _built(tmp_path: Path) -> Path:
     return ws
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_an_outline_without_its_yaml_block_is_kept_and_the_fix_is_true(tmp_path: Path):
     ws = _built(tmp_path)
     outline = ws / "output/memory/outline.md"

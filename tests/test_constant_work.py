@@ -8,6 +8,8 @@ from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from orchestrator.agents.memory_budget import _WORD_RE, _uses, bounded_memory
 from orchestrator.agents.source_context import load_project
 from orchestrator.state.memory import ChapterMemory, LongMemory, long_memory
@@ -80,6 +82,7 @@ def _render_by_scan(m, budget: int, within: list[str] | None) -> str:
     return "\n\n".join(blocks)[:budget]
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_the_map_render_that_stops_early_and_is_kept_equals_a_full_scan(tmp_path: Path):
     p = load_project(ROOT / "orchestrator", tmp_path / "state.db")
     files = sorted(p.map.files)

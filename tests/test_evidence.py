@@ -230,6 +230,7 @@ def _model_steps(ws: Path, run: str) -> list[tuple[str, str]]:
         return c.execute("SELECT chapter, step FROM llm_calls WHERE run = ?", (run,)).fetchall()
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_lines_moved_in_the_source_are_followed_without_a_model_call(built_ws: Path):
     store = built_ws / "src/minikv/store.py"
     about = _chapter_of(built_ws, "minikv/store.py")

@@ -141,6 +141,7 @@ def test_a_person_s_section_is_kept_and_the_stale_one_rewritten(built_ws: Path):
     assert code == 0 and _steps_called(built_ws, summary.run_id) == []
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_a_stale_section_a_person_edited_is_kept_and_reported(built_ws: Path):
     ch, head = _moved(built_ws)
     final = built_ws / STEPS[FINAL].file(ch)
@@ -259,6 +260,7 @@ class WholeChaptersBreak(OfflineProvider):
         return res
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_a_chapter_whose_whole_draft_keeps_failing_is_written_one_section_at_a_time(tmp_path: Path):
     from orchestrator.testing.helpers import make_example
 

@@ -27,6 +27,7 @@ def drop_chapter(ws: Path, ch: str) -> None:
     p.write_text(text)
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_a_deleted_chapter_is_retired(tmp_path: Path):
     ws = make_example(tmp_path / "ws", max_chapters=4)
     assert run_book(ws)[0] == 0

@@ -130,6 +130,7 @@ def test_accept_book_outline_keeps_a_person_s_plan(tmp_path, capsys, monkeypatch
     assert scan_json(capsys, monkeypatch, ws)["book"]["outline"] == "edited"
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_a_corrected_glossary_definition_survives_and_is_published(tmp_path, capsys, monkeypatch):
     ws = make_example(tmp_path / "ws", max_chapters=2)
     assert run_book(ws)[0] == 0
@@ -158,6 +159,7 @@ def test_a_corrected_glossary_definition_survives_and_is_published(tmp_path, cap
     assert scan_json(capsys, monkeypatch, ws)["complete"]
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_a_new_title_in_book_yaml_is_published_without_a_redraft(tmp_path, capsys, monkeypatch):
     ws = make_example(tmp_path / "ws", max_chapters=2)
     assert run_book(ws)[0] == 0
@@ -173,6 +175,7 @@ def test_a_new_title_in_book_yaml_is_published_without_a_redraft(tmp_path, capsy
     assert "<title>" in (page := (ws / "output/publish/ch01.html").read_text()) and "A Brand New Title" in page
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_the_final_s_title_is_shown_everywhere(tmp_path, capsys, monkeypatch):
     ws = make_example(tmp_path / "ws", max_chapters=2)
     assert run_book(ws)[0] == 0

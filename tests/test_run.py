@@ -210,6 +210,7 @@ def test_provider_that_returns_bad_output_is_retried_with_feedback(example_ws):
     assert any(e["type"] == "step_retry" and "## Summary" in e["detail"]["error"] for e in ev)
 
 
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_step_failed_not_retryable_fails_at_once(example_ws):
     calls = []
 

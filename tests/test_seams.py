@@ -4,6 +4,7 @@ exactly the uncut answer; a genuine continuation loses nothing."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from orchestrator.providers.anthropic.continuation import (
@@ -53,6 +54,7 @@ def ambiguous(answer: str, cut: int) -> bool:
 @settings(max_examples=300, deadline=None)
 @given(answer=answers(), share=st.floats(0.02, 0.98), form=st.sampled_from(["whole", "unindented", "fragment",
                                                                             "none"]))
+@pytest.mark.slow  # a whole run, or hundreds of examples: the full suite runs it
 def test_a_restated_last_line_is_removed_exactly(answer, share, form):
     cut = max(1, min(len(answer) - 1, int(len(answer) * share)))
     assume(not ambiguous(answer, cut))
