@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..evidence.cite import citation_link
+
 if TYPE_CHECKING:
     from .project import Project, Sym
 
@@ -141,10 +143,6 @@ def _insert_before_last_section(text: str, section: list[str]) -> str:
     return text[:at].rstrip() + "\n\n" + "\n".join(section).strip() + "\n\n" + text[at:].lstrip()
 
 
-def _cite(rel: str, a: int, b: int) -> str:
-    return f"[{rel}:{a}-{b}](source:{rel}#L{a}-L{b})"
-
-
 def _use_of(p: Project, syms: list[Sym], files: list[str]) -> tuple[Sym, str, int, int] | None:
     """A statement, quoted exactly, where another file of the source (a test or an example
     first) calls one of the chapter's symbols."""
@@ -187,8 +185,8 @@ def _example(p: Project, ctx: dict[str, Any], zh: bool) -> list[str] | None:
     import textwrap
 
     head = "## 示例" if zh else "## An example"
-    intro = (f"`{s.short}` 的一次调用，见 `{rel}` 第 {a} 行（{_cite(rel, a, b)}）：" if zh else
-             f"Here is `{s.short}` called from `{rel}` ({_cite(rel, a, b)}):")
+    intro = (f"`{s.short}` 的一次调用，见 `{rel}` 第 {a} 行（{citation_link(rel, a, b)}）：" if zh else
+             f"Here is `{s.short}` called from `{rel}` ({citation_link(rel, a, b)}):")
     after = (f"这一行把 `{s.short}` 用在真实的调用处，而不是孤立地看它的定义。" if zh else
              f"This is `{s.short}` at work where the code really calls it, not its definition on its own.")
     return [head, "", intro, "", fence(textwrap.dedent(code).rstrip(), f"{s.lang} file={rel} lines={a}-{b}"), "",
@@ -205,11 +203,11 @@ def _explain(p: Project, name: str, zh: bool) -> list[str] | None:
     code, a, b = p.excerpt(s)
     doc = s.d.doc_line
     if zh:
-        lines = [f"## 解释 `{s.short}`", "", f"`{s.name}` 定义在 `{s.rel}`（{_cite(s.rel, s.d.start_line, s.d.end_line)}）。"
+        lines = [f"## 解释 `{s.short}`", "", f"`{s.name}` 定义在 `{s.rel}`（{citation_link(s.rel, s.d.start_line, s.d.end_line)}）。"
                  + (f"它的文档说：{doc}" if doc else "它没有文档注释：下面的代码就是它的说明。"), ""]
     else:
         lines = [f"## `{s.short}` explained", "", f"`{s.name}` is defined in `{s.rel}` "
-                 f"({_cite(s.rel, s.d.start_line, s.d.end_line)})." + (f" Its own documentation says: {doc}" if doc
+                 f"({citation_link(s.rel, s.d.start_line, s.d.end_line)})." + (f" Its own documentation says: {doc}" if doc
                                                                         else " It has no doc comment: the code below is its explanation."), ""]
     if code.strip():
         lines += [fence(code, f"{s.lang} file={s.rel} lines={a}-{b}"), ""]

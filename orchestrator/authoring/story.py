@@ -324,8 +324,10 @@ def _step_cites(a: Sym, b: Sym, at: int) -> str:
     """The lines a traced step rests on: the caller from its header to the call (its header and the
     call's line when that is long), and the callee's first lines. The claim is "`a` calls `b`": the
     citation must show the call, not only the callee's definition (evidence.resolve.claim_problem)."""
+    from ..evidence.cite import citation_link
+
     def link(rel: str, first: int, last: int) -> str:
-        return f"([{rel}:{first}-{last}](source:{rel}#L{first}-L{last}))"
+        return f"({citation_link(rel, first, last)})"
 
     if not at:
         return ""

@@ -434,8 +434,9 @@ def _cite_of(s: Sym) -> str:
     d = getattr(s, "d", None)
     if d is None:
         return ""
-    a, b = d.start_line, d.end_line
-    return f" ([{s.rel}:{a}-{b}](source:{s.rel}#L{a}-L{b}))"
+    from ..evidence.cite import citation_link
+
+    return f" ({citation_link(s.rel, d.start_line, d.end_line)})"
 
 
 def num_of(ch: dict[str, Any]) -> int:
