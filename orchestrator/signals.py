@@ -155,6 +155,7 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
             (fut.set_result if ok else fut.set_exception)(value)
 
     finished = threading.Event()  # fn returned: nothing left to abandon
+    gate = _Gate()
 
     def work() -> None:
         try:
@@ -164,10 +165,11 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
                 outcome: tuple[bool, Any] = (False, e)
             else:
                 outcome = (True, result)
+            gate.leave()
             finished.set()
             loop.call_soon_threadsafe(settle, *outcome)
-        # The loop is closed, or the worker was abandoned after `fn` returned (`Stopping` lands at
-        # any bytecode, also while the answer is handed over): nobody waits for this answer any more.
+        # The loop is closed, or the worker was abandoned just as `fn` returned (`Stopping` lands at
+        # any bytecode before `gate.leave` ends): nobody waits for this answer any more.
         except (RuntimeError, Stopping):
             pass
 
@@ -177,16 +179,39 @@ async def in_daemon_thread(fn: Callable[..., T], *args: Any) -> T:
         return await fut
     except asyncio.CancelledError:
         if not finished.is_set():
-            abandon(worker)
+            gate.abandon(worker)
         raise
 
 
-def abandon(worker: threading.Thread) -> None:
-    """Stop a daemon worker whose result is no longer wanted at its next bytecode (it raises
-    `Stopping`): a pure computation that checks no flag would otherwise hold the interpreter
-    while the run writes its last files, and a loaded machine makes every wait for it longer."""
+class _Gate:
+    """Says whether a worker is still inside its work, under a lock, so that `Stopping` is raised
+    in it only there. Raised any later, it would land in the thread's own bootstrap code, or, once
+    the thread has ended, in the next thread the system gives the same id: a thread hit before it
+    has said it started leaves its `Thread.start` waiting forever (a full test run hung so once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = True
+
+    def leave(self) -> None:
+        """Called by the worker as its work ends: from here on it is never hit; one already sent is
+        raised here (inside the worker's own handler) or taken back."""
+        with self._lock:
+            self._inside = False
+        _set_async_exc(threading.get_ident(), None)
+
+    def abandon(self, worker: threading.Thread) -> None:
+        with self._lock:
+            if self._inside and worker.ident is not None:
+                _set_async_exc(worker.ident, Stopping)
+
+
+def _set_async_exc(ident: int, exc: type[BaseException] | None) -> None:
+    """Raise `exc` in thread `ident` at its next bytecode (`None` takes back one not yet raised):
+    a pure computation that checks no flag would otherwise hold the interpreter while the run
+    writes its last files, and a loaded machine makes every wait for it longer. CPython only."""
     import ctypes
 
     set_async_exc = getattr(getattr(ctypes, "pythonapi", None), "PyThreadState_SetAsyncExc", None)
-    if set_async_exc is not None and worker.ident is not None and worker.is_alive():  # CPython's
-        set_async_exc(ctypes.c_ulong(worker.ident), ctypes.py_object(Stopping))
+    if set_async_exc is not None:
+        set_async_exc(ctypes.c_ulong(ident), ctypes.py_object(exc) if exc is not None else None)

@@ -290,6 +290,59 @@ def test_a_cancelled_daemon_worker_stops_computing():
     assert ended.wait(2)
 
 
+def test_a_worker_that_has_left_its_work_is_never_hit(monkeypatch):
+    """Once a worker leaves its work, abandoning it sends nothing: the system gives an ended
+    thread's id to the next thread started, and `Stopping` raised in a thread before it says it has
+    started leaves `Thread.start` waiting forever (a full run of the suite hung so once)."""
+    import threading
+
+    from orchestrator import signals
+
+    sent: list[tuple[int, object]] = []
+    monkeypatch.setattr(signals, "_set_async_exc", lambda ident, exc: sent.append((ident, exc)))
+    gate = signals._Gate()
+    worker = threading.Thread(target=gate.leave)
+    worker.start()
+    worker.join()
+    gate.abandon(worker)
+    assert [exc for _, exc in sent] == [None]  # only the worker's own "take back", no Stopping
+
+    inside = signals._Gate()
+    busy = threading.Thread(target=threading.Event().wait, args=(0.2,))
+    busy.start()
+    inside.abandon(busy)
+    busy.join()
+    assert sent[-1] == (busy.ident, signals.Stopping)
+
+
+def test_cancelling_daemon_workers_while_threads_start_never_hangs_a_start():
+    """Many workers abandoned as they finish, while other threads are being started: every start
+    returns (with the id-reuse race, one of them could wait forever)."""
+    import asyncio
+    import threading
+
+    from orchestrator.signals import in_daemon_thread
+
+    async def round_() -> None:
+        task = asyncio.create_task(in_daemon_thread(sum, range(2_000)))
+        await asyncio.sleep(0)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+
+    async def main() -> None:
+        for _ in range(200):
+            await round_()
+            t = threading.Thread(target=lambda: None, daemon=True)
+            t.start()  # hangs if a stray `Stopping` hit it before it said it started
+            t.join(2)
+            assert not t.is_alive()
+
+    asyncio.run(main())
+
+
 def test_watch_stop_sets_the_flag_at_once_and_undoes_itself():
     import signal
 
