@@ -310,7 +310,8 @@ def test_an_edited_metaphor_registry_says_where_to_edit_instead(built_ws: Path):
     from orchestrator.testing.cli import run_cli
 
     reg = built_ws / "output/memory/metaphor-registry.md"
-    mine = reg.read_text().replace("- **", "- **(mine) ", 1)
+    head, rest = reg.read_text().split("\n", 1)  # the demo's chapters draw no image: a person adds one
+    mine = f"{head}\n- **(mine) a lighthouse**: it stands still and shows the way\n{rest}"
     reg.write_text(mine)
     proc = run_cli("run", "--workspace", str(built_ws))
     assert proc.returncode == 0

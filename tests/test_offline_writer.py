@@ -184,15 +184,43 @@ def test_a_type_has_no_steps():
 
 
 def test_a_chapter_without_an_image_of_its_own_gets_none(tmp_path: Path):
-    from orchestrator.authoring import roles
+    """No fixed list of metaphors: a router no longer becomes "a telephone switchboard" in every
+    book (issue 35); without a picture in the project's own docs, the chapter draws none."""
+    router = ('"""Routing requests to handlers."""\n\n\nclass Router:\n    """A router dispatches each request to '
+              'its route."""\n\n    def dispatch(self, url):\n        """Find the route of a url."""\n        return url\n')
+    text = _chapter(tmp_path, {"router.py": router})
+    assert "Think of it as" not in text and "switchboard" not in text and "picture it as" not in text, text[:800]
 
-    gizmo = '"""Gizmos."""\n\n\nclass Gizmo:\n    """A gizmo twiddles."""\n\n    def twiddle(self, n):\n' \
-            '        """Twiddle n times."""\n        return n * 2\n'
-    text = _chapter(tmp_path, {"gizmo.py": gizmo})
-    assert not roles.detect(["Gizmo", "twiddle"], ["gizmo"], "Gizmos.")  # no role fits this code
-    general = [m[0] for m in roles.GENERAL["en"]]
-    assert "Think of it as" not in text and not any(g in text for g in general), text[:600]
-    assert roles.is_general(general[0]) and not roles.is_general(roles.ROLES[0].metaphors["en"][0][0])
+
+def test_an_image_the_docs_draw_is_quoted_in_the_chapter_about_it_and_remembered(tmp_path: Path):
+    from orchestrator.providers.offline import remember
+
+    mw = ('"""Middleware around handlers."""\n\n\nclass Middleware:\n    """A middleware wraps a handler."""\n\n'
+          '    def wrap(self, handler):\n        """Wrap a handler."""\n        return handler\n')
+    readme = ("# Layers\n\nSome words first. Think of the middleware as being layered like an onion where each new "
+              "layer wraps all previous layers. More words.\n\n```text\nThe router is like a switchboard.\n```\n")
+    text = _chapter(tmp_path, {"middleware.py": mw, "README.md": readme})
+    line = ("The project's own docs picture it as **an onion**: “Think of the middleware as being layered like an "
+            "onion where each new layer wraps all previous layers.” (`README.md`, line 3).")
+    assert line in text, text[:1500]
+    assert "switchboard" not in text  # a picture inside a code block is not the docs' prose
+    ctx = {"chapter": {"id": "ch01", "title": "T", "summary": "s"}, "draft": text, "chapters": [{"id": "ch01", "title": "T"}]}
+    assert "- **an onion**: “Think of the middleware" in remember(ctx, {})
+
+
+def test_an_image_goes_only_to_the_chapter_whose_code_it_is_about(tmp_path: Path):
+    from orchestrator.authoring.images import _images, chapter_image
+    from orchestrator.authoring.project import load
+
+    (tmp_path / "README.md").write_text("A Context is like a luggage tag, travelling with the request.\n")
+    (tmp_path / "ctx.py").write_text('class Context:\n    """The request context."""\n')
+    p = load(tmp_path)
+    [im] = _images((tmp_path / "README.md").read_text(), "README.md")
+    assert (im.phrase, im.line, im.words) == ("a luggage tag", 1, frozenset({"context"}))
+    assert chapter_image(p, ["Routing", "router.py", "Router"], set(), "en") is None
+    assert chapter_image(p, ["The request", "ctx.py", "Context"], set(), "en") == im
+    assert chapter_image(p, ["ctx.py", "Context"], {"a luggage tag"}, "en") is None  # taken by an earlier chapter
+    assert chapter_image(p, ["ctx.py", "Context"], set(), "zh") is None  # an English sentence in a Chinese book
 
 
 def test_a_deprecation_note_is_not_a_glossary_term(tmp_path: Path):

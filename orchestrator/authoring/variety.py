@@ -121,9 +121,6 @@ VARY_EN: dict[str, list[str]] = {
                          "`{name}` completes this part of `{owner}` (`{file}`, lines {a}–{b})."],
     "flow_head": ["How `{name}` does its work", "`{name}` at work", "Inside `{name}`", "What happens in `{name}`",
                   "Following `{name}`", "The work of `{name}`"],
-    "metaphor_tie": ["In the code, `{name}` plays the central part of that picture.", "`{name}` is that part in the code.",
-                     "In this code the picture's centre is `{name}`.", "Here, that role falls to `{name}`.",
-                     "The code's version of it is `{name}`.", "`{name}` is where the picture meets the code."],
 }
 
 

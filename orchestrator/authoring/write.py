@@ -1,7 +1,7 @@
 """The offline writer: a chapter that teaches, built from the research report and the map.
 
-The chapter opens with the problem its code solves and for whom, gives one metaphor chosen
-from the code's role (never one the book has used), says where the chapter sits among the
+The chapter opens with the problem its code solves and for whom, gives an image only where the
+project's docs draw one of its code (never one the book has used), says where the chapter sits among the
 others, defines its key terms, then walks through each key symbol: what it is for (its doc
 comment, converted, shown once), its code (quoted exactly, with its path), what happens step
 by step, its parameters and result, and what it calls (only calls the map resolves). The
@@ -17,12 +17,12 @@ from .. import diagrams
 from ..checks import grammar
 from ..steps import MEMORY, RESEARCH
 from ..text import docstrings, zh_punct
-from . import facts, roles as roles_mod, story
+from . import facts, images, story
 from .codeinfo import resolved_calls, signature_parts, steps
 from .facts import resolved_users
 from .opening import opening
 from .phrases import kind_name, lang_name, phrases, result_sentence, step_sentence, steps_intro
-from .plan import assign_roles, chapter_roles, key_symbols
+from .plan import key_symbols
 from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
 from .spine import CONTAINERS
@@ -42,29 +42,22 @@ def _find_sym(p: Project, rel: str, name: str) -> Sym | None:
     return None
 
 
-FIT_SHARE = 0.5  # a role whose words score at least this share of the chapter's best fits it
-
-
-def _metaphor(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> tuple[str, str]:
-    """This chapter's metaphor: the book's chapters are assigned in reading order, each the
-    first free metaphor of its role, so chapters of one batch (which cannot read each other's
-    memory) still never share one; the registry of earlier chapters is honoured too."""
+def _image(ctx: dict[str, Any], p: Project, t: dict[str, str]) -> images.Image | None:
+    """This chapter's image, if the project's docs draw one of its code (authoring/images.py).
+    The book's chapters are assigned in reading order, each the first free image about it, so
+    chapters of one batch (which cannot read each other's memory) never share one; the registry
+    of earlier chapters is honoured too."""
     taken = {str(m[0]).lower() for m in ctx.get(MEMORY, {}).get("metaphors", [])}
     me = ctx["chapter"]["id"]
-    chosen: dict[str, tuple[str, str]] = {}
-    chs = outline_chapters(ctx) or [ctx["chapter"]]
-    groups = [[f for f in (c.get("sources") or []) if f in p.map.files] for c in chs]
-    assigned = assign_roles(p, groups)
-    for c, files, role in zip(chs, groups, assigned):
-        scored = chapter_roles(p, files) if files else []
-        # only roles that fit: a loose fit's image (a shipping department for a retry loop) misleads
-        rs = [r for sc, r in scored if sc >= FIT_SHARE * scored[0][0]]
-        rs = ([role] if role else []) + [r for r in rs if r is not role]  # the title's role first
-        used = taken | {m[0].lower() for cid, m in chosen.items()}
-        chosen[str(c.get("id"))] = roles_mod.pick_metaphor(rs, used, t["lang"], str(c.get("id")))
+    for c in outline_chapters(ctx) or [ctx["chapter"]]:
+        files = [f for f in (c.get("sources") or []) if f in p.map.files]
+        about = [str(c.get("title") or "")] + files + [s.short for s in key_symbols(p, files, 4)]
+        im = images.chapter_image(p, about, taken, t["lang"])
         if c.get("id") == me:
-            break
-    return chosen.get(me) or roles_mod.pick_metaphor([], taken, t["lang"], me)
+            return im
+        if im is not None:
+            taken.add(im.phrase.lower())
+    return None
 
 
 def _term_lines(syms: list[Sym], known: set[str], t: dict[str, str], p: Project | None = None) -> list[str]:
@@ -354,7 +347,7 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     key = [s for s, *_ in syms] or key_symbols(p, files, 4)
     here = chapter_of_files(ctx)
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
-    phrase, meaning = _metaphor(ctx, p, t)
+    image = _image(ctx, p, t)
     out = [f"# {ch['title']}", ""]
     chs = outline_chapters(ctx)
     if not chs or str(chs[0].get("id")) == ch["id"]:  # Part 1: the big picture opens the book
@@ -362,10 +355,8 @@ def write(ctx: dict[str, Any], p: Project) -> str:
         out += story.overview_sections(ctx, p, chs or [ch], t["lang"])
         out += [f"## {story.phrases(t['lang'])['ov_code']}", ""]
     out += opening(ctx, p, files, key, t, join)
-    if not roles_mod.is_general(phrase):  # an image that is not the code's own role teaches nothing
-        out += [t["think"].format(phrase=phrase, meaning=meaning), ""]
-        if key:
-            out += [vary("metaphor_tie", num_of(ch), t).format(name=key[0].name, phrase=phrase), ""]
+    if image is not None:  # the project's own picture, quoted where it is drawn
+        out += [t["image"].format(phrase=image.phrase, sentence=image.sentence, file=image.file, line=image.line), ""]
     # where this fits
     out += [f"## {t['fits']}", ""]
     num = num_of(ch)

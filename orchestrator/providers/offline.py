@@ -99,7 +99,6 @@ T = {
         "fits": "Where this fits", "summary": "Summary", "in_chapter": "In this chapter",
         "reads": "This chapter reads {files}.",
         "builds_on": "It builds on [{title}]({ch}.md).",
-        "think": "Think of it as **{phrase}**: {meaning}.",
         "takes": "`{name}` takes {params}", "no_params": "`{name}` takes no arguments",
         "returns": " and returns `{ret}`", "calls": " It calls {calls}.", "raises": " It raises {exc}.",
         "defined_in": "It is defined in `{path}` at line {line}.",
@@ -132,7 +131,6 @@ T = {
         "fits": "本章的位置", "summary": "小结", "in_chapter": "本章内容",
         "reads": "本章阅读 {files}。",
         "builds_on": "它建立在[{title}]({ch}.md)之上。",
-        "think": "可以把它想象成**{phrase}**：{meaning}。",
         "takes": "`{name}` 接受参数 {params}", "no_params": "`{name}` 不接受参数",
         "returns": "，返回 `{ret}`", "calls": " 它调用了 {calls}。", "raises": " 它可能抛出 {exc}。",
         "defined_in": "它定义在 `{path}` 第 {line} 行。",
@@ -269,7 +267,7 @@ def remember(ctx, t):
         m = re.match(r"\*\*(.+?)\*\*[:：]\s*(.+)$", line)
         if m and m.group(1) not in terms:
             terms[m.group(1)] = Term(m.group(1), m.group(2).strip())
-        for m2 in re.finditer(r"(?:Think of it as|可以把它想象成)\s*\*\*(.+?)\*\*[:：]\s*(.+?)[.。]$", line):
+        for m2 in re.finditer(r"(?:Think of it as|可以把它想象成|The project's own docs picture it as|项目自己的文档把它比作)\s*\*\*(.+?)\*\*[:：]\s*(.+?)[.。]$", line):
             metaphors.append(Metaphor(m2.group(1), m2.group(2)))
     titles = {c["id"]: c["title"] for c in ctx["chapters"]}
     xrefs = [CrossRef(target, titles.get(target, target)) for target in sorted(set(re.findall(r"\]\((ch\d{2,})\.md", draft)))
