@@ -117,6 +117,18 @@ def test_the_picture_of_the_parts_is_parts_by_role_not_files():
     assert subsystems_block([("Alone", "X")], []) == ""
 
 
+def test_a_part_most_parts_use_is_labelled_not_drawn_from_every_part():
+    from orchestrator.authoring.parts import foundations
+
+    # parts 1..5 all use part 6 (the types); 1 uses 2 and 2 uses 3: those arrows are the picture
+    gg = {a: {6: 5.0} for a in range(1, 6)}
+    gg[1][2] = 2.0
+    gg[2][3] = 1.0
+    assert foundations(gg, 7) == {6}
+    assert foundations({1: {2: 1.0}, 3: {2: 1.0}}, 4) == set()  # a small picture keeps its arrows
+    assert foundations({0: {1: 1.0}, 2: {1: 1.0}, 3: {4: 1.0}, 4: {3: 1.0}, 5: {0: 1.0}}, 6) == set()
+
+
 def test_ideas_from_a_doc_and_from_a_flow(tmp_path: Path):
     from orchestrator.authoring.ideas import doc_title, flow_title
 

@@ -31,6 +31,10 @@ def architecture_diagram(p: Project, chapters: list[dict[str, Any]], lead: str =
     gg = group_graph(p, gs)
     nodes = [(lead if i == 0 else _role_label(str(chapters[i].get("title") or "")), _part_name(p, g))
              for i, g in zip(idx, gs)]
+    base = foundations(gg, len(gs))
+    if base:  # said once on the part, not drawn as an arrow from every other part
+        nodes = [(f"{role}, used by most parts" if k in base else role, name) for k, (role, name) in enumerate(nodes)]
+        gg = {a: {b: w for b, w in uses.items() if b not in base} for a, uses in gg.items()}
     total = {a: sum(gg.get(a, {}).values()) for a in range(len(gs))}
     chosen: list[tuple[int, int]] = []
     for a in range(len(gs)):  # each part's strongest use, when it is a real share of what it uses
@@ -46,6 +50,24 @@ def architecture_diagram(p: Project, chapters: list[dict[str, Any]], lead: str =
             chosen.append((a, b))
     edges = [(a, b, _called(p, gs[a], gs[b])) for a, b in chosen]
     return diagrams.subsystems_block(nodes, edges)
+
+
+FOUNDATION_SHARE = 0.6  # a part that this share of the others use is the ground they stand on
+
+
+def foundations(gg: dict[int, dict[int, float]], n: int) -> set[int]:
+    """The parts most others use (the types every module annotates with, the shared helpers):
+    an arrow from every part into one of them is the whole picture's weight on one node and
+    tells a reader nothing (starlette's parts all pointed at the part of `Request`); they get a
+    label instead. Only in a picture of five parts or more, where "most" means something."""
+    if n < 5:
+        return set()
+    users: dict[int, int] = {}
+    for a, uses in gg.items():
+        for b, w in uses.items():
+            if w > 0 and b != a:
+                users[b] = users.get(b, 0) + 1
+    return {b for b, k in users.items() if k >= FOUNDATION_SHARE * (n - 1)}
 
 
 def _role_label(title: str) -> str:
