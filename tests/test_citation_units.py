@@ -53,3 +53,20 @@ def test_a_rust_module_declaration_and_an_examples_namesake_are_not_the_function
     c = Citer(tmp_path, defs)
     [d] = c.back(["serve"], None)
     assert d.path == "src/serve.rs" and d.last == 4
+
+
+def test_a_table_row_naming_a_file_and_line_cites_the_definition_there(tmp_path: Path):
+    # koa: request.js and response.js both define `header`, request.js a getter and a setter of `method`;
+    # the reference row "| `header` | method | `lib/request.js`:2 |" cited response.js's before
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "request.js").write_text("module.exports = {\n  get header () {\n    return this.req.headers\n"
+                                                 "  },\n  set method (val) {\n    this.req.method = val\n  },\n"
+                                                 "  get method () {\n    return this.req.method\n  }\n}\n")
+    (tmp_path / "lib" / "response.js").write_text("module.exports = {\n  get header () {\n    return 1\n  }\n}\n")
+    defs = [Def("header", "lib/response.js", 2, 4), Def("header", "lib/request.js", 2, 4),
+            Def("method", "lib/request.js", 5, 7), Def("method", "lib/request.js", 8, 10)]
+    md = ("# Request\n\n## Reference\n\n| Name | Kind | Where |\n|---|---|---|\n"
+          "| `header` | method | `lib/request.js`:2 |\n| `method` | method | `lib/request.js`:8 |\n")
+    out = cite(md, Citer(tmp_path, defs))
+    assert "source:lib/request.js#L2-L4" in out and "response.js" not in out
+    assert "source:lib/request.js#L8-L10" in out and "#L5-L7" not in out

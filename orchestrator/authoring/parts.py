@@ -78,4 +78,12 @@ def _called(p: Project, src: list[str], dst: list[str]) -> str:
         for name, n in p.map.files[f].references.items():
             if name in defined:
                 counts[name] += n
-    return max(sorted(counts), key=lambda n: counts[n]) if counts else ""
+    from .facts import uses
+
+    # the most referenced name that a file of `src` really uses (facts.uses: by resolution), not
+    # one it only spells alike (`JSON.stringify(` is no use of a `stringify` of the project)
+    for name in sorted(counts, key=lambda n: (-counts[n], n)):
+        defs = [s for s in p.symbols(within=dst) if s.name == name]
+        if any(uses(p, f, s) for s in defs for f in src):
+            return name
+    return ""

@@ -160,7 +160,17 @@ class Citer:
         same = [d for d in same if d.code] or same
         return same[0] if len({(d.path, d.first) for d in same}) == 1 else None
 
-    def back(self, names: list[str], home: Def | None) -> list[Def] | None:
+    def placed(self, name: str, places: list[tuple[str, int]]) -> Def | None:
+        """The definition of `name` in a file the sentence names (a reference table's row
+        "| `header` | method | `lib/request.js`:35 |"), at the line it gives when it gives one:
+        `header` is then request.js's, never response.js's of the same name."""
+        part = last_part(name)
+        ds = [d for d in self.by_part.get(part, []) if any(d.path == f for f, _ in places) and not self._declared_only(d)]
+        at = [d for d in ds if any(d.path == f and d.first <= n <= d.last for f, n in places if n)]
+        pick = at or ds
+        return min(pick, key=lambda d: (d.last - d.first, d.first)) if pick else None
+
+    def back(self, names: list[str], home: Def | None, places: list[tuple[str, int]] | None = None) -> list[Def] | None:
         """Ranges whose lines hold every name (at most MAX_PER_SENTENCE), or None: the unit that
         shows each claim, not the class around it (issue 34). A sentence about two names ("`X`
         calls `Y`") cites the smallest definition that holds both, X's own first; a name that is a
@@ -178,7 +188,7 @@ class Citer:
             if n not in left:
                 continue
             hit = None
-            d = self.own(n)
+            d = (self.placed(n, places) if places else None) or self.own(n)
             if d is not None:
                 hit = next((r for r in self._ranges(self.unit(d)) if occurs(n, self._text(r))), None)
             if hit is None and home is not None:
@@ -211,6 +221,14 @@ def _home(section: str, text: str, citer: Citer) -> Def | None:
     return None
 
 
+_PLACE_RE = re.compile(r"`([\w.$/-]+\.[A-Za-z]\w*)`(?::(\d+))?")
+
+
+def _places(text: str) -> list[tuple[str, int]]:
+    """The files (and lines) a sentence names as places: "`lib/request.js`:35", "in `_api.py`"."""
+    return [(m.group(1), int(m.group(2) or 0)) for m in _PLACE_RE.finditer(text)]
+
+
 def _insert_at(text: str, s: Sentence, start: int) -> int:
     """Where a citation goes in the block: before the sentence's closing stop (so that it belongs
     to that sentence), else at its end."""
@@ -240,7 +258,7 @@ def cite(md: str, citer: Citer) -> str:
             pos = start + len(s.text)
             if not s.names:
                 continue
-            rs = citer.back(s.names, home)
+            rs = citer.back(s.names, home, _places(s.text))
             if not rs:
                 continue
             link = " " + " ".join("(" + citation_link(r.path, r.first, r.last) + ")" for r in rs)
