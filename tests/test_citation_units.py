@@ -70,3 +70,14 @@ def test_a_table_row_naming_a_file_and_line_cites_the_definition_there(tmp_path:
     out = cite(md, Citer(tmp_path, defs))
     assert "source:lib/request.js#L2-L4" in out and "response.js" not in out
     assert "source:lib/request.js#L8-L10" in out and "#L5-L7" not in out
+
+
+def test_a_long_struct_with_no_nested_definition_is_cited_by_its_header_and_first_fields(tmp_path: Path):
+    # cobra's `Command` struct: 207 lines of fields, cited whole 18 times
+    fields = [f"\t// F{k} is field {k}.\n\tF{k} string\n" + ("\n" if k % 3 == 2 else "") for k in range(60)]
+    (tmp_path / "command.go").write_text("package cobra\n\n// Command is a command.\ntype Command struct {\n"
+                                         + "".join(fields) + "}\n")
+    n = len((tmp_path / "command.go").read_text().split("\n")) - 1
+    c = Citer(tmp_path, [Def("Command", "command.go", 4, n)])
+    [one] = c.back(["Command"], None)
+    assert one.first in (3, 4) and one.last - one.first + 1 <= 12

@@ -94,10 +94,13 @@ class Citer:
         if d.last - d.first + 1 <= MAX_SPAN:
             return d
         inner = self.nested(d)
-        if not inner:
-            return d
-        end = min(x.first for x in inner) - 1
         lines = self.files.lines(d.path)
+        if not inner:  # a Go struct's 200 lines of fields, a long function: its header and first paragraph
+            if isinstance(lines, str) or d.last > len(lines):
+                return d
+            blank = next((k for k in range(d.first + 2, d.last) if not lines[k - 1].strip()), d.last + 1)
+            return Def(d.name, d.path, d.first, min(blank - 1, d.first + MAX_SPAN - 1))
+        end = min(x.first for x in inner) - 1
         if not isinstance(lines, str):
             while end > d.first and _DOC_LINE_RE.match(lines[end - 1]) or end > d.first and not lines[end - 1].strip():
                 end -= 1  # the first method's doc comment and decorators' blank lines belong to it
