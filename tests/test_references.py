@@ -264,3 +264,14 @@ def test_the_traced_paths_call_line_is_the_call_not_the_docstring_that_names_it(
                             '    return request("GET", url)\n\n\ndef request(method, url):\n    return method\n'}
     p = load(_write(tmp_path / "src", files))
     assert call_line(p, _sym(p, "get"), _sym(p, "request")) == 6
+
+
+def test_the_parts_picture_draws_no_edge_for_a_name_only_spelled_alike(tmp_path: Path):
+    from orchestrator.authoring.parts import architecture_diagram
+
+    p = load(_write(tmp_path / "src", KOA))
+    chapters = [{"title": "App", "sources": ["lib/app.js"]}, {"title": "Params", "sources": ["lib/search-params.js"]},
+                {"title": "Request", "sources": ["lib/request.js"]}]
+    chart = architecture_diagram(p, chapters)
+    assert "s0 -->" not in chart  # app.js's JSON.stringify is no use of search-params.js
+    assert "s2 -->|stringify| s1" in chart

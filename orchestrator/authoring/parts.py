@@ -44,7 +44,8 @@ def architecture_diagram(p: Project, chapters: list[dict[str, Any]], lead: str =
             break
         if (a, b) not in chosen and (b, a) not in chosen:
             chosen.append((a, b))
-    edges = [(a, b, _called(p, gs[a], gs[b])) for a, b in chosen]
+    # an edge is drawn only with a name the part uses by resolution: a shared name alone is no use
+    edges = [(a, b, lab) for a, b in chosen if (lab := _called(p, gs[a], gs[b]))]
     return diagrams.subsystems_block(nodes, edges)
 
 

@@ -185,7 +185,9 @@ def research(ctx: dict[str, Any], p: Project) -> str:
         for d in p.map.files[other].definitions:
             if d.exported and d.name in refs and len(d.name) > 2 and _really_used(d, refs, p, files) \
                     and _go_reachable(p, files, other, d.name) and _resolved_use(p, files, other, d):
-                taken.setdefault(cid, set()).add(d.qualified_name.replace("::", "."))
+                # a CommonJS module's default export is named by its file: two chapters' `module.exports` are two things
+                taken.setdefault(cid, set()).add(posixpath.basename(other) if d.qualified_name == "module.exports"
+                                                 else d.qualified_name.replace("::", "."))
     out += [f"## {t['relations']}", ""]
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
 
