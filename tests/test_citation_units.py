@@ -81,3 +81,19 @@ def test_a_long_struct_with_no_nested_definition_is_cited_by_its_header_and_firs
     c = Citer(tmp_path, [Def("Command", "command.go", 4, n)])
     [one] = c.back(["Command"], None)
     assert one.first in (3, 4) and one.last - one.first + 1 <= 12
+
+
+def test_a_test_named_after_its_example_is_cited_in_the_examples_file(tmp_path: Path):
+    # httpx: "… `Client.send`, in `tests/client/test_client.py` from line 4:" then "The test here is
+    # `test_build_request`." cited tests/client/test_async_client.py's namesake
+    (tmp_path / "tests").mkdir()
+    for name in ("test_async_client.py", "test_client.py"):
+        (tmp_path / "tests" / name).write_text("import httpx\n\n\ndef test_build_request():\n"
+                                               "    client.send(request)\n")
+    defs = [Def("test_build_request", "tests/test_async_client.py", 4, 5),
+            Def("test_build_request", "tests/test_client.py", 4, 5)]
+    md = ("# Client\n\n## In use\n\nAnd `Client.send`, in `tests/test_client.py` from line 5:\n\n"
+          "```python file=tests/test_client.py lines=5-5\nclient.send(request)\n```\n\n"
+          "The test here is `test_build_request`.\n")
+    out = cite(md, Citer(tmp_path, defs))
+    assert "source:tests/test_client.py#L4-L5" in out and "test_async_client" not in out

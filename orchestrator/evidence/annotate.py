@@ -247,7 +247,9 @@ def cite(md: str, citer: Citer) -> str:
     """The chapter with citations added to the claim paragraphs that have none."""
     lines = md.split("\n")
     edits: list[tuple[int, str]] = []  # (line index, new text) of blocks rewritten
+    before: list[tuple[str, int]] = []  # the files the paragraph before names ("… in `tests/test_client.py`:")
     for b in blocks(md):
+        near, before = before, _places(b.text)
         if not b.is_claim or b.cites:
             continue
         home = _home(b.section, b.text, citer)
@@ -261,7 +263,9 @@ def cite(md: str, citer: Citer) -> str:
             pos = start + len(s.text)
             if not s.names:
                 continue
-            rs = citer.back(s.names, home, _places(s.text))
+            # a test named after its example ("The test here is `test_build_request`") is the one in the
+            # file the example came from, not a namesake in test_async_client.py
+            rs = citer.back(s.names, home, _places(s.text) or near)
             if not rs:
                 continue
             link = " " + " ".join("(" + citation_link(r.path, r.first, r.last) + ")" for r in rs)
