@@ -53,3 +53,47 @@ def test_a_rust_module_declaration_and_an_examples_namesake_are_not_the_function
     c = Citer(tmp_path, defs)
     [d] = c.back(["serve"], None)
     assert d.path == "src/serve.rs" and d.last == 4
+
+
+def test_a_table_row_naming_a_file_and_line_cites_the_definition_there(tmp_path: Path):
+    # koa: request.js and response.js both define `header`, request.js a getter and a setter of `method`;
+    # the reference row "| `header` | method | `lib/request.js`:2 |" cited response.js's before
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "request.js").write_text("module.exports = {\n  get header () {\n    return this.req.headers\n"
+                                                 "  },\n  set method (val) {\n    this.req.method = val\n  },\n"
+                                                 "  get method () {\n    return this.req.method\n  }\n}\n")
+    (tmp_path / "lib" / "response.js").write_text("module.exports = {\n  get header () {\n    return 1\n  }\n}\n")
+    defs = [Def("header", "lib/response.js", 2, 4), Def("header", "lib/request.js", 2, 4),
+            Def("method", "lib/request.js", 5, 7), Def("method", "lib/request.js", 8, 10)]
+    md = ("# Request\n\n## Reference\n\n| Name | Kind | Where |\n|---|---|---|\n"
+          "| `header` | method | `lib/request.js`:2 |\n| `method` | method | `lib/request.js`:8 |\n")
+    out = cite(md, Citer(tmp_path, defs))
+    assert "source:lib/request.js#L2-L4" in out and "response.js" not in out
+    assert "source:lib/request.js#L8-L10" in out and "#L5-L7" not in out
+
+
+def test_a_long_struct_with_no_nested_definition_is_cited_by_its_header_and_first_fields(tmp_path: Path):
+    # cobra's `Command` struct: 207 lines of fields, cited whole 18 times
+    fields = [f"\t// F{k} is field {k}.\n\tF{k} string\n" + ("\n" if k % 3 == 2 else "") for k in range(60)]
+    (tmp_path / "command.go").write_text("package cobra\n\n// Command is a command.\ntype Command struct {\n"
+                                         + "".join(fields) + "}\n")
+    n = len((tmp_path / "command.go").read_text().split("\n")) - 1
+    c = Citer(tmp_path, [Def("Command", "command.go", 4, n)])
+    [one] = c.back(["Command"], None)
+    assert one.first in (3, 4) and one.last - one.first + 1 <= 12
+
+
+def test_a_test_named_after_its_example_is_cited_in_the_examples_file(tmp_path: Path):
+    # httpx: "… `Client.send`, in `tests/client/test_client.py` from line 4:" then "The test here is
+    # `test_build_request`." cited tests/client/test_async_client.py's namesake
+    (tmp_path / "tests").mkdir()
+    for name in ("test_async_client.py", "test_client.py"):
+        (tmp_path / "tests" / name).write_text("import httpx\n\n\ndef test_build_request():\n"
+                                               "    client.send(request)\n")
+    defs = [Def("test_build_request", "tests/test_async_client.py", 4, 5),
+            Def("test_build_request", "tests/test_client.py", 4, 5)]
+    md = ("# Client\n\n## In use\n\nAnd `Client.send`, in `tests/test_client.py` from line 5:\n\n"
+          "```python file=tests/test_client.py lines=5-5\nclient.send(request)\n```\n\n"
+          "The test here is `test_build_request`.\n")
+    out = cite(md, Citer(tmp_path, defs))
+    assert "source:tests/test_client.py#L4-L5" in out and "test_async_client" not in out

@@ -173,3 +173,105 @@ def test_a_middlewares_returned_handler_makes_its_calls_later_not_when_the_middl
     p = load(_write(tmp_path / "src", files))
     assert [c.name for c in all_calls(p, _sym(p, "GetHead"))] == []
     assert [c.name for c in all_calls(p, _sym(p, "Setup"))] == ["NewRouteContext"]
+
+
+# Found by the hand check of issue 34 on books of httpx, gson, koa and cobra (benchmarks/TRUST.md).
+
+def test_a_function_literal_stored_in_a_field_makes_its_calls_later(tmp_path: Path):
+    # cobra's InitDefaultHelpCmd builds `&Command{ValidArgsFunction: func(…) {… CompletionWithDesc(…) …}}`:
+    # the completion runs when the help command completes, not when InitDefaultHelpCmd is called
+    files = {"comp.go": "package cobra\n\nfunc CompletionWithDesc(a string) string {\n\treturn a\n}\n",
+             "cmd.go": "package cobra\n\ntype Command struct {\n\tRun func()\n}\n\n"
+                       "func (c *Command) InitHelp() {\n\tc.help = &Command{\n\t\tRun: func() {\n"
+                       "\t\t\tCompletionWithDesc(\"x\")\n\t\t},\n\t}\n\tc.hook = func() { CompletionWithDesc(\"y\") }\n}\n\n"
+                       "func (c *Command) Visit() {\n\tvisitAll(func(f int) { CompletionWithDesc(\"z\") })\n}\n\n"
+                       "func visitAll(fn func(int)) {\n\tfn(1)\n}\n"}
+    p = load(_write(tmp_path / "src", files))
+    assert [c.name for c in all_calls(p, _sym(p, "Command.InitHelp"))] == []
+    assert "CompletionWithDesc" in [c.name for c in all_calls(p, _sym(p, "Command.Visit"))]  # run now, by visitAll
+
+
+def test_a_call_on_a_calls_result_is_not_the_own_classs_method(tmp_path: Path):
+    # gson's JsonReader.nextUnquotedValue: `builder.append(buffer, pos, i).toString()` is StringBuilder's
+    files = {"com/x/Reader.java": "package com.x;\n\npublic class Reader {\n  String next() {\n"
+                                  "    StringBuilder builder = new StringBuilder();\n"
+                                  "    return builder.append(\"a\").toString();\n  }\n\n"
+                                  "  String again() {\n    return toString();\n  }\n\n"
+                                  "  @Override public String toString() {\n    return \"Reader\";\n  }\n}\n"}
+    p = load(_write(tmp_path / "src", files))
+    assert [c.name for c in all_calls(p, _sym(p, "Reader.next"))] == []
+    assert [c.name for c in all_calls(p, _sym(p, "Reader.again"))] == ["Reader.toString"]
+
+
+def test_an_object_literals_getter_is_not_a_function_in_scope(tmp_path: Path):
+    # koa's request.js: `get URL () {…}` of `module.exports = {…}`; `new URL(…)` in `get host ()` is the global URL
+    files = {"lib/request.js": "module.exports = {\n  get host () {\n    return new URL('http://' + x).host\n  },\n\n"
+                               "  get URL () {\n    return split(this.href)\n  }\n}\n\nfunction split (v) {\n  return v\n}\n"}
+    p = load(_write(tmp_path / "src", files))
+    host = next(s for s in p.symbols() if s.short == "host")
+    url = next(s for s in p.symbols() if s.short == "URL")
+    assert [c.name for c in all_calls(p, host)] == []
+    assert [c.name for c in all_calls(p, url)] == ["split"]
+
+
+def test_a_commonjs_default_export_is_used_where_its_module_is_required(tmp_path: Path):
+    # koa's is-stream.js: `module.exports = (stream) => …`, `const isStream = require('./is-stream.js')`
+    files = {"lib/is-stream.js": "module.exports = (stream) => {\n  return !!stream\n}\n",
+             "lib/app.js": "const isStream = require('./is-stream.js')\n\nfunction respond (b) {\n"
+                           "  return isStream(b)\n}\n",
+             "lib/ctx.js": "const proto = module.exports = {\n  inspect () {\n    return 1\n  }\n}\n"}
+    p = load(_write(tmp_path / "src", files))
+    s = next(x for x in p.symbols() if x.rel == "lib/is-stream.js")
+    assert resolved_users(p, s) == ["lib/app.js"]
+    assert refers_at(p, "lib/app.js", 4, s)
+
+
+KOA = {"lib/search-params.js": "module.exports = {\n  stringify: (obj) => {\n    return String(obj)\n  }\n}\n",
+       "lib/request.js": "const sp = require('./search-params.js')\n\nmodule.exports = {\n  get length () {\n"
+                         "    return 1\n  },\n  get querystring () {\n    return sp.stringify(this.query)\n  }\n}\n",
+       "lib/only.js": "module.exports = (obj, keys) => {\n  for (let i = 0; i < keys.length; i++) {\n  }\n}\n",
+       "lib/app.js": "const request = require('./request')\n\nfunction respond (body) {\n"
+                     "  return JSON.stringify(body)\n}\n"}
+
+
+def test_a_chapter_takes_from_another_only_what_it_uses_by_resolution(tmp_path: Path):
+    # koa: "only.js uses `length` from [Request aliases]" (`keys.length`), "application.js uses
+    # `stringify`" (`JSON.stringify(`): names spelled alike, not uses
+    from orchestrator.authoring.research import _resolved_use
+
+    p = load(_write(tmp_path / "src", KOA))
+
+    def d(rel: str, name: str):
+        return next(x.d for x in p.symbols(within=[rel]) if x.short == name)
+    assert not _resolved_use(p, ["lib/only.js"], "lib/request.js", d("lib/request.js", "length"))
+    assert not _resolved_use(p, ["lib/app.js"], "lib/search-params.js", d("lib/search-params.js", "stringify"))
+    assert _resolved_use(p, ["lib/request.js"], "lib/search-params.js", d("lib/search-params.js", "stringify"))
+
+
+def test_the_parts_picture_labels_a_use_only_with_a_name_the_part_really_uses(tmp_path: Path):
+    from orchestrator.authoring.parts import _called
+
+    p = load(_write(tmp_path / "src", KOA))
+    assert _called(p, ["lib/app.js"], ["lib/search-params.js"]) == ""  # only JSON.stringify
+    assert _called(p, ["lib/request.js"], ["lib/search-params.js"]) == "stringify"
+
+
+def test_the_traced_paths_call_line_is_the_call_not_the_docstring_that_names_it(tmp_path: Path):
+    # httpx's `get`: its docstring's "See `httpx.request`." (line 4) came before `return request(` (line 6)
+    from orchestrator.authoring.tracing import call_line
+
+    files = {"pkg/_api.py": 'def get(url):\n    """\n    Sends a GET.\n    See `httpx.request`.\n    """\n'
+                            '    return request("GET", url)\n\n\ndef request(method, url):\n    return method\n'}
+    p = load(_write(tmp_path / "src", files))
+    assert call_line(p, _sym(p, "get"), _sym(p, "request")) == 6
+
+
+def test_the_parts_picture_draws_no_edge_for_a_name_only_spelled_alike(tmp_path: Path):
+    from orchestrator.authoring.parts import architecture_diagram
+
+    p = load(_write(tmp_path / "src", KOA))
+    chapters = [{"title": "App", "sources": ["lib/app.js"]}, {"title": "Params", "sources": ["lib/search-params.js"]},
+                {"title": "Request", "sources": ["lib/request.js"]}]
+    chart = architecture_diagram(p, chapters)
+    assert "s0 -->" not in chart  # app.js's JSON.stringify is no use of search-params.js
+    assert "s2 -->|stringify| s1" in chart

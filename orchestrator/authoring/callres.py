@@ -28,9 +28,16 @@ import re
 
 from .project import Project, Sym
 
+_MEMBER_SIG = re.compile(r"^\s*(?:(?:get|set|static|async)\s+)*(?:\*\s*)?[A-Za-z_$][\w$]*\s*(?:\(|:)")
+
+
 # Languages where a bare call inside a type (or an Elixir module) names its own member first.
 _IMPLICIT_SELF = frozenset({"csharp", "kotlin", "swift", "scala", "ruby", "elixir"})
-CALL_RE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(!\s*)?\(")
+# A call written after a call's result or an index (`builder.append(x).toString()`, `xs[0].close()`,
+# a fluent chain's next line `.build()`) is a method of a value whose type the map does not know:
+# it is not matched, so never taken for the own class's `toString` or a module's `close`.
+CALL_RE = re.compile(r"(?<![\w$])(?<![\s)\]}>]\.)(?<!\?\.)"
+                     r"((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(!\s*)?\(")
 KEYWORDS = {"if", "for", "while", "switch", "return", "func", "function", "fn", "match", "catch", "elif", "not",
             "and", "or", "print", "len", "make", "new", "append", "super", "typeof", "await", "yield", "isinstance",
             "assert", "lambda", "defer", "go", "panic", "Some", "Ok", "Err", "Box", "Vec", "String", "sizeof",
@@ -158,6 +165,8 @@ class Resolver:
                 return []  # one global namespace: _c_global decides
             if s.lang == "rust":
                 named = [x for x in named if x.kind != "macro"]
+            if s.lang in ("javascript", "typescript"):  # an object literal's member (`get URL ()`, `parse: (s) =>`)
+                named = [x for x in named if not _MEMBER_SIG.match(x.d.signature)]  # is in scope by no bare name
             same = [x for x in named if x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == self.here)]
             if len(same) == 1:
                 return same

@@ -38,9 +38,10 @@ _JS_FUNC_LIT = re.compile(r"(?<![\w$.])function\b\s*[\w$]*\s*\(|(?:\([^()]*\)|[\
 
 
 def deferred_spans(code: str, lang: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the function literals a definition returns rather than runs (a Go
-    or JavaScript middleware: `fn := func(w, r) {…}; return http.HandlerFunc(fn)`, `return function
-    (req, res, next) {…}`): their calls happen later, per request, not when the definition is
+    """(start, end) offsets of the function literals a definition returns or stores rather than runs
+    (a Go or JavaScript middleware: `fn := func(w, r) {…}; return http.HandlerFunc(fn)`, `return
+    function (req, res, next) {…}`; a literal's field `Run: func(…) {…}`; `c.f = func(…) {…}`): their
+    calls happen later, per request or when the field is called, not when the definition is
     called, so they are not its calls."""
     rx = _GO_FUNC_LIT if lang == "go" else _JS_FUNC_LIT if lang in ("javascript", "typescript") else None
     if rx is None:
@@ -67,6 +68,9 @@ def deferred_spans(code: str, lang: str) -> list[tuple[int, int]]:
         returned = bool(re.search(r"\breturn\b", head)) or (
             named is not None and re.search(rf"\breturn\b[^\n;]*(?<![\w$]){re.escape(named.group(1))}(?![\w$])",
                                             code[end:]) is not None)
-        if returned:
+        # stored for later, not run: a struct or object literal's field (`ValidArgsFunction: func(…) {…}`,
+        # `onerror: function (…) {…}`) or a field assigned (`c.helpFunc = func(…)`, `this.fn = (…) => {…}`)
+        stored = re.search(r"(?:^|[{,(]\s*|^\s*)[A-Za-z_$][\w$]*\s*:\s*$|[\w$)\]]\.[A-Za-z_$][\w$]*\s*=\s*$", head)
+        if returned or stored:
             out.append((m.start(), end))
     return out

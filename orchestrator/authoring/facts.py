@@ -87,7 +87,11 @@ def resolved_users(p: Project, s: Sym) -> list[str]:
     """Files (tests and examples included) that use `s`, by resolved reference, most used first."""
     key = ("fact_users", s.rel, s.name, s.d.start_line)
     if key not in p._keys:
-        p._keys[key] = [u for u in p.map.users_of(s.name) if uses(p, u, s)]
+        cands = p.map.users_of(s.name)
+        if s.name == "module.exports":  # a default export is used by the name its `require(…)` binds
+            stem = posixpath.basename(s.rel).split(".", 1)[0]
+            cands = [u for u in p.files if _writes(_text(p, u), stem)]
+        p._keys[key] = [u for u in cands if uses(p, u, s)]
     return list(p._keys[key])
 
 

@@ -48,7 +48,8 @@ def architecture_diagram(p: Project, chapters: list[dict[str, Any]], lead: str =
             break
         if (a, b) not in chosen and (b, a) not in chosen:
             chosen.append((a, b))
-    edges = [(a, b, _called(p, gs[a], gs[b])) for a, b in chosen]
+    # an edge is drawn only with a name the part uses by resolution: a shared name alone is no use
+    edges = [(a, b, lab) for a, b in chosen if (lab := _called(p, gs[a], gs[b]))]
     return diagrams.subsystems_block(nodes, edges)
 
 
@@ -100,4 +101,12 @@ def _called(p: Project, src: list[str], dst: list[str]) -> str:
         for name, n in p.map.files[f].references.items():
             if name in defined:
                 counts[name] += n
-    return max(sorted(counts), key=lambda n: counts[n]) if counts else ""
+    from .facts import uses
+
+    # the most referenced name that a file of `src` really uses (facts.uses: by resolution), not
+    # one it only spells alike (`JSON.stringify(` is no use of a `stringify` of the project)
+    for name in sorted(counts, key=lambda n: (-counts[n], n)):
+        defs = [s for s in p.symbols(within=dst) if s.name == name]
+        if any(uses(p, f, s) for s in defs for f in src):
+            return name
+    return ""

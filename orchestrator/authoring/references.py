@@ -274,6 +274,8 @@ def imported(p: Project, rel: str, s: Sym) -> set[int]:
     project module. Two definitions of one name are told apart by where the import leads."""
     names = imports(p, rel)
     bare = [q for q, (_m, _is, there) in names.items() if there == s.short and origin(p, rel, q) == s.rel]
+    if s.name == "module.exports":  # a CommonJS default export: the name `require('./is-stream')` is bound to
+        bare += [q for q, (mod, is_mod, _t) in names.items() if is_mod and module_file(p, rel, mod) == s.rel]
     quals = []
     for q, (mod, is_mod, there) in names.items():
         if there == s.short:
@@ -301,7 +303,8 @@ def imported(p: Project, rel: str, s: Sym) -> set[int]:
 def use_lines(p: Project, rel: str, s: Sym, calls_of: Callable[[Sym], list[Sym]] = lambda x: []) -> set[int] | None:
     """The lines where file `rel` refers to `s`, by the rules of the module doc; None when the
     language is not one these rules read (the caller keeps the map's own rule)."""
-    if "." in s.dotted and s.kind in ("method", "function", "field", "property", "constant", "variable"):
+    if "." in s.dotted and s.kind in ("method", "function", "field", "property", "constant", "variable") \
+            and s.name != "module.exports":
         return receiver_lines(p, rel, s) | _resolved_call_lines(p, rel, s, calls_of)
     if s.lang in _SCRIPT and p.lang(rel) in _SCRIPT:
         return imported(p, rel, s)

@@ -184,8 +184,10 @@ def research(ctx: dict[str, Any], p: Project) -> str:
             continue
         for d in p.map.files[other].definitions:
             if d.exported and d.name in refs and len(d.name) > 2 and _really_used(d, refs, p, files) \
-                    and _go_reachable(p, files, other, d.name):
-                taken.setdefault(cid, set()).add(d.qualified_name.replace("::", "."))
+                    and _go_reachable(p, files, other, d.name) and _resolved_use(p, files, other, d):
+                # a CommonJS module's default export is named by its file: two chapters' `module.exports` are two things
+                taken.setdefault(cid, set()).add(posixpath.basename(other) if d.qualified_name == "module.exports"
+                                                 else d.qualified_name.replace("::", "."))
     out += [f"## {t['relations']}", ""]
     titles = {c["id"]: c["title"] for c in ctx.get("chapters", [])}
 
@@ -214,6 +216,16 @@ def _go_reachable(p: Project, files: list[str], other: str, name: str) -> bool:
     """Some file of the chapter can use the name `other` defines (Project.reaches, the rule the
     plan's dependency graph and the calls a chapter explains follow too)."""
     return any(p.reaches(f, other, name) for f in files)
+
+
+def _resolved_use(p: Project, files: list[str], other: str, d: Any) -> bool:
+    """Some file of the chapter uses that very definition, by resolved reference (facts.uses):
+    `JSON.stringify(` is no use of a `stringify` of the project, `keys.length` none of a getter."""
+    from .facts import uses
+
+    s = next((x for x in p.symbols(within=[other]) if x.d is d or (x.name == d.qualified_name
+                                                                   and x.d.start_line == d.start_line)), None)
+    return s is not None and any(uses(p, f, s) for f in files)
 
 
 def _really_used(d: Any, refs: dict[str, int], p: Project | None = None, files: list[str] | None = None) -> bool:

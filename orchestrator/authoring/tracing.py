@@ -9,8 +9,11 @@ from .project import Project, Sym
 
 
 def call_line(p: Project, caller: Sym, callee: Sym) -> int:
-    """The line of `caller`'s body that calls `callee` (0 when the name is not written there)."""
-    lines = p.lines_of(caller.rel)
+    """The line of `caller`'s body that calls `callee` (0 when the name is not written there); its
+    docstring's and comments' "See `httpx.request`" are no call (references.code_lines)."""
+    from .references import code_lines
+
+    lines = code_lines(p, caller.rel)
     rx = re.compile(rf"(?<![\w$]){re.escape(callee.short)}\s*(?:!\s*)?[(<\[]|\.{re.escape(callee.short)}(?![\w$])")
     for n in range(caller.d.start_line + 1, min(caller.d.end_line, len(lines)) + 1):
         if rx.search(lines[n - 1]):

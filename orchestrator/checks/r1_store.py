@@ -50,7 +50,8 @@ def load(db: Path, root: str, sig: str) -> dict[str, Any] | None:
 
 
 def save(db: Path, root: str, sig: str, fields: dict[str, Any]) -> None:
-    """Store the index (best effort: a locked database only costs a rebuild next time)."""
+    """Store the index (best effort: a locked database only costs a rebuild next time). ASCII JSON:
+    a source file's undecodable byte, read as a lone surrogate (`\udce2`), is escaped, not a crash."""
     data: dict[str, Any] = {k: sorted(fields[k]) for k in _SETS}
     data.update({k: {n: sorted(v) for n, v in fields[k].items()} for k in _MAPS})
     data["text"] = fields["text"]
@@ -61,7 +62,7 @@ def save(db: Path, root: str, sig: str, fields: dict[str, Any]) -> None:
             with conn:
                 conn.execute(_SCHEMA)
                 conn.execute("INSERT OR REPLACE INTO r1_index (root, signature, version, data) VALUES (?, ?, ?, ?)",
-                             (root, sig, VERSION, json.dumps(data, ensure_ascii=False, separators=(",", ":"))))
+                             (root, sig, VERSION, json.dumps(data, separators=(",", ":"))))
         finally:
             conn.close()
     except (sqlite3.Error, OSError):

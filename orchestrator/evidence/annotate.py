@@ -94,10 +94,13 @@ class Citer:
         if d.last - d.first + 1 <= MAX_SPAN:
             return d
         inner = self.nested(d)
-        if not inner:
-            return d
-        end = min(x.first for x in inner) - 1
         lines = self.files.lines(d.path)
+        if not inner:  # a Go struct's 200 lines of fields, a long function: its header and first paragraph
+            if isinstance(lines, str) or d.last > len(lines):
+                return d
+            blank = next((k for k in range(d.first + 2, d.last) if not lines[k - 1].strip()), d.last + 1)
+            return Def(d.name, d.path, d.first, min(blank - 1, d.first + MAX_SPAN - 1))
+        end = min(x.first for x in inner) - 1
         if not isinstance(lines, str):
             while end > d.first and _DOC_LINE_RE.match(lines[end - 1]) or end > d.first and not lines[end - 1].strip():
                 end -= 1  # the first method's doc comment and decorators' blank lines belong to it
@@ -160,7 +163,17 @@ class Citer:
         same = [d for d in same if d.code] or same
         return same[0] if len({(d.path, d.first) for d in same}) == 1 else None
 
-    def back(self, names: list[str], home: Def | None) -> list[Def] | None:
+    def placed(self, name: str, places: list[tuple[str, int]]) -> Def | None:
+        """The definition of `name` in a file the sentence names (a reference table's row
+        "| `header` | method | `lib/request.js`:35 |"), at the line it gives when it gives one:
+        `header` is then request.js's, never response.js's of the same name."""
+        part = last_part(name)
+        ds = [d for d in self.by_part.get(part, []) if any(d.path == f for f, _ in places) and not self._declared_only(d)]
+        at = [d for d in ds if any(d.path == f and d.first <= n <= d.last for f, n in places if n)]
+        pick = at or ds
+        return min(pick, key=lambda d: (d.last - d.first, d.first)) if pick else None
+
+    def back(self, names: list[str], home: Def | None, places: list[tuple[str, int]] | None = None) -> list[Def] | None:
         """Ranges whose lines hold every name (at most MAX_PER_SENTENCE), or None: the unit that
         shows each claim, not the class around it (issue 34). A sentence about two names ("`X`
         calls `Y`") cites the smallest definition that holds both, X's own first; a name that is a
@@ -178,7 +191,7 @@ class Citer:
             if n not in left:
                 continue
             hit = None
-            d = self.own(n)
+            d = (self.placed(n, places) if places else None) or self.own(n)
             if d is not None:
                 hit = next((r for r in self._ranges(self.unit(d)) if occurs(n, self._text(r))), None)
             if hit is None and home is not None:
@@ -211,6 +224,14 @@ def _home(section: str, text: str, citer: Citer) -> Def | None:
     return None
 
 
+_PLACE_RE = re.compile(r"`([\w.$/-]+\.[A-Za-z]\w*)`(?::(\d+))?")
+
+
+def _places(text: str) -> list[tuple[str, int]]:
+    """The files (and lines) a sentence names as places: "`lib/request.js`:35", "in `_api.py`"."""
+    return [(m.group(1), int(m.group(2) or 0)) for m in _PLACE_RE.finditer(text)]
+
+
 def _insert_at(text: str, s: Sentence, start: int) -> int:
     """Where a citation goes in the block: before the sentence's closing stop (so that it belongs
     to that sentence), else at its end."""
@@ -226,7 +247,9 @@ def cite(md: str, citer: Citer) -> str:
     """The chapter with citations added to the claim paragraphs that have none."""
     lines = md.split("\n")
     edits: list[tuple[int, str]] = []  # (line index, new text) of blocks rewritten
+    before: list[tuple[str, int]] = []  # the files the paragraph before names ("… in `tests/test_client.py`:")
     for b in blocks(md):
+        near, before = before, _places(b.text)
         if not b.is_claim or b.cites:
             continue
         home = _home(b.section, b.text, citer)
@@ -240,7 +263,9 @@ def cite(md: str, citer: Citer) -> str:
             pos = start + len(s.text)
             if not s.names:
                 continue
-            rs = citer.back(s.names, home)
+            # a test named after its example ("The test here is `test_build_request`") is the one in the
+            # file the example came from, not a namesake in test_async_client.py
+            rs = citer.back(s.names, home, _places(s.text) or near)
             if not rs:
                 continue
             link = " " + " ".join("(" + citation_link(r.path, r.first, r.last) + ")" for r in rs)
