@@ -114,3 +114,20 @@ def test_a_long_definition_in_any_language_backs_the_sentence_about_it(tmp_path:
     assert problem("expand.rs", 1, ["Display"]) is None  # "`impl_enum` uses `Display`": the whole body
     assert problem("cli.py", 1, ["sys.exit"]) is None  # a definition opened by its 120 lines of decorators
     assert "defined at line" in (problem("store.py", 1, ["Store.put"]) or "")  # the class for one method
+
+
+def test_a_callee_s_own_head_is_no_call_of_it(tmp_path: Path):
+    """`get` calls `request` cited at the caller's docstring and the callee's head: the `def
+    request(` line once passed for the call (httpx's "line 190" was a docstring line)."""
+    from orchestrator.evidence.cite import Citation
+    from orchestrator.evidence.resolve import claim_problem
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "api.py").write_text('def get(url):\n    """Send a GET request."""\n    return request("GET", url)\n\n\n'
+                                "def request(method, url):\n    return method, url\n")
+    sf = SourceFiles(src)
+    head = Citation(9, "api.py", 6, 6, "api.py:6")
+    calls = [("get", "request")]
+    assert "make no call to `request`" in claim_problem(["get"], calls, [Citation(9, "api.py", 1, 2, "api.py:1-2"), head], sf)
+    assert claim_problem(["get"], calls, [Citation(9, "api.py", 1, 3, "api.py:1-3"), head], sf) is None
