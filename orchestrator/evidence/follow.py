@@ -8,7 +8,9 @@ supported at the current tree (quoted code: still there, exactly).
 
 `stale_sections` answers the runner for a chapter with a stale or gone claim: which of its
 sections hold them. Those sections are rewritten (pipeline/section_redo.py), the others kept;
-a section a person edited is kept whatever its claims say, and reported."""
+a section a person edited is kept whatever its claims say, and reported. The opening (the title
+line and the paragraphs before the first `## `) is one of the sections: a stale claim there has
+the opening rewritten, not the whole chapter."""
 
 from __future__ import annotations
 
@@ -77,15 +79,13 @@ def stale_sections(root: Path, source_dir: Path, ch: str, body: str, recorded: s
     if not bad:
         return None
     heads = sections_mod.heads(body)
-    why = ""
-    if sections_mod.OPENING in bad:
-        why = "a claim of its opening no longer holds"
-    elif missing := [h for h in bad if h not in heads]:
-        why = f"its section {missing[0]!r} is not in the text"
+    why = ""  # the opening (the text before the first `## `) is a section like the others
+    if missing := [h for h in bad if h not in heads]:
+        why = f"its section {sections_mod.label(missing[0])!r} is not in the text"
     elif dup := [h for h in sections_mod.duplicated(body) if h in bad]:
         why = f"two sections are headed {dup[0]!r}"
-    elif len(bad) > WHOLE_SHARE * max(1, len(heads) - 1):
-        why = f"{len(bad)} of its {len(heads) - 1} sections hold stale claims"
+    elif len(bad) > WHOLE_SHARE * len(heads):
+        why = f"{len(bad)} of its {len(heads)} sections (the opening counted) hold stale claims"
     person = set(sections_mod.edited(body, recorded) or ())
     kept = tuple(h for h in heads if h in bad and h in person)
     rewrite = tuple(h for h in heads if h in bad and h not in person)

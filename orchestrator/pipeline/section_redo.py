@@ -93,7 +93,9 @@ def plan(book, ch: str, key: str) -> Plan | None:
     person = S.edited(body, recorded) if st.status == "edited" else []
     if person is None:
         return None  # a person's edit that cannot be told section by section: theirs, whole
-    stale = stale_sections(book.root, book.cfg.source_dir, ch, body, recorded)
+    # a file whose body is what its marker says is wholly the run's, whatever its `sections=` says
+    # (a retargeting of an older release may have left that record behind): no section of it is a person's
+    stale = stale_sections(book.root, book.cfg.source_dir, ch, body, recorded if st.status == "edited" else None)
     if stale is None or stale.whole or not stale.rewrite:
         return None
     if key == FINAL:  # only the sections the draft rewrote: the rest of the final is from the same draft
@@ -170,6 +172,27 @@ def marker_extra(ctx: dict[str, Any], text: str) -> dict[str, str]:
         if not person:
             out.pop("person", None)
     return out | {"sections": ".".join(hashes)}
+
+
+def asked_sections(rs, n: Node) -> bool:
+    """The step's request is a section rewrite now (answers.request_for asks for one)."""
+    return n not in rs.redo and n not in rs.instructions and n not in rs.whole and plan(rs.book, n[0], n[1]) is not None
+
+
+def whole_instead(rs, n: Node, out: Outcome) -> bool:
+    """A section rewrite whose every answer failed validation (the sections could not be written
+    as they are headed: their subject left the code, or the writer would not keep to them): the
+    chapter is to be written whole instead, once (True; rs.whole says so to the request). Never
+    when a section of it is a person's: theirs are never rewritten, the step fails and says why."""
+    from .section_writer import applies
+
+    if not applies(n, out) or not asked_sections(rs, n):
+        return False
+    p = plan(rs.book, n[0], n[1])
+    if p is None or p.person:
+        return False
+    rs.whole.add(n)
+    return True
 
 
 def note_rewrite(book, run_id: str, n: Node, ctx: dict[str, Any]) -> None:
@@ -345,4 +368,5 @@ def _commit(runner, n: Node, st, text: str) -> Outcome:
     return Outcome("ok", reason="followed the draft's rewritten sections")
 
 
-__all__ = ["FOLLOWERS", "Plan", "context_extra", "follow", "marker_extra", "plan", "splice_answer"]
+__all__ = ["FOLLOWERS", "Plan", "asked_sections", "context_extra", "follow", "marker_extra", "plan", "splice_answer",
+           "whole_instead"]
