@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..evidence import sections as S
-from ..evidence.follow import retargeted, stale_sections
+from ..evidence.follow import WHOLE_SHARE, Stale, retargeted, stale_sections
 from ..state import commit
 from ..state.fsio import Lock
 from ..state.markers import compose
@@ -96,20 +96,41 @@ def plan(book, ch: str, key: str) -> Plan | None:
     # a file whose body is what its marker says is wholly the run's, whatever its `sections=` says
     # (a retargeting of an older release may have left that record behind): no section of it is a person's
     stale = stale_sections(book.root, book.cfg.source_dir, ch, body, recorded if st.status == "edited" else None)
-    if stale is None or stale.whole or not stale.rewrite:
+    if stale is None or stale.whole:
+        return None
+    text, _moved = retargeted(book.root, book.cfg.source_dir, ch, body)
+    stale = _with_blocked(book, ch, text, stale, set(person))
+    if stale is None:
         return None
     if key == FINAL:  # only the sections the draft rewrote: the rest of the final is from the same draft
         d = sc.step(ch, DRAFT)
         done = _redone_heads(read_body(book.root, d.path), d.marker.extra if d.marker else {})
         if not set(stale.rewrite) <= set(done):
             return None
-    text, _moved = retargeted(book.root, book.cfg.source_dir, ch, body)
     if person:  # a person's sections are kept byte for byte, their citations too
         text = S.splice(text, S.only(body, person))
     was = ".".join(str(s.first) for s in S.split(text))
     heads = S.heads(text)
     mine = ".".join(str(i) for i, h in enumerate(heads) if h in person)
     return Plan(key, stale.rewrite, stale.kept, text, sc.body_hash(st.path) or "", was, mine, recorded or "")
+
+
+def _with_blocked(book, ch: str, text: str, stale: Stale, person: set[str]) -> Stale | None:
+    """`stale` with the sections R1's deterministic check now blocks in (what the release removed,
+    named where no claim records it: a diagram's message, a member in a table), which would
+    otherwise block the chapter's review though no claim went stale; None when nothing is left
+    to rewrite or so much is that the chapter is redone whole (evidence.follow.WHOLE_SHARE)."""
+    from ..agents.context import code_findings
+
+    secs = S.split(text)
+    blocked = {s.head for f in code_findings(book, ch, text) if f["severity"] == "blocking" and f.get("line")
+               for s in secs if s.first <= int(f["line"]) <= s.last}
+    heads = [s.head for s in secs]
+    bad = set(stale.claims) | blocked
+    rewrite = tuple(h for h in heads if h in bad and h not in person)
+    if not rewrite or len(bad) > WHOLE_SHARE * len(heads) or (bad & set(S.duplicated(text))):
+        return None
+    return Stale(rewrite, tuple(h for h in heads if h in bad and h in person), stale.claims)
 
 
 def _ours(st) -> bool:
