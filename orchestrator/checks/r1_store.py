@@ -61,7 +61,8 @@ def save(db: Path, root: str, sig: str, fields: dict[str, Any]) -> None:
             with conn:
                 conn.execute(_SCHEMA)
                 conn.execute("INSERT OR REPLACE INTO r1_index (root, signature, version, data) VALUES (?, ?, ?, ?)",
-                             (root, sig, VERSION, json.dumps(data, ensure_ascii=False, separators=(",", ":"))))
+                             # ASCII: a source's undecodable bytes are surrogates here, which SQLite's UTF-8 refuses
+                             (root, sig, VERSION, json.dumps(data, ensure_ascii=True, separators=(",", ":"))))
         finally:
             conn.close()
     except (sqlite3.Error, OSError):
