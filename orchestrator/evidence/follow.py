@@ -41,6 +41,30 @@ def holds(root: Path, source_dir: Path, ch: str, path: str, files: SourceFiles |
     return all(c["status"] == "supported" for c in claims_mod.health(sub, source_dir, files))
 
 
+def cited_paths(doc: dict) -> set[str]:
+    return {ev["path"] for ev in doc.get("evidence", {}).values() if ev.get("path")}
+
+
+def unheld(root: Path, source_dir: Path, ch: str, path: str, files: SourceFiles | None = None) -> bool:
+    """A claim of the chapter resting on `path` no longer holds, and the lines it cites there are
+    not what they were when it was recorded: the chapter is to follow that file although its
+    research never read it (another chapter's file it cites). Once its claims are recorded again
+    at the new revision, their lines are unchanged: a claim that still fails is then R1's to
+    report, not a loop of rewrites."""
+    from .claims import locate
+
+    doc = claims_mod.load(root / claims_mod.claims_path(ch))
+    if doc is None:
+        return False
+    files = files or SourceFiles(source_dir)
+    evs = [ev for ev in doc["evidence"].values() if ev.get("path") == path]
+    if not evs or all(locate(ev, files).status == "unchanged" for ev in evs):
+        return False
+    mine = _claims_of(doc, path)
+    return bool(mine) and any(c["status"] != "supported" for c in claims_mod.health({**doc, "claims": mine}, source_dir,
+                                                                                   files))
+
+
 def retargeted(root: Path, source_dir: Path, ch: str, body: str) -> tuple[str, int]:
     """(the chapter's text with its moved citations and quotes pointed at their new lines, how
     many ranges moved)."""

@@ -70,6 +70,7 @@ class Plan:
     was: str  # the first line of each of its sections, dot-joined
     person: str = ""  # the indexes of the sections a person edited, dot-joined (kept)
     recorded: str = ""  # the marker's `sections=` before (a person's sections keep what the run wrote)
+    cited: str = ""  # the other chapters' files it is rewritten for, as they are now (state.scan.cited_key)
 
 
 def _enabled(book) -> bool:
@@ -84,7 +85,7 @@ def plan(book, ch: str, key: str) -> Plan | None:
     sc = book.scanner
     st = sc.step(ch, key)
     mk = st.marker
-    if not _ours(st) or mk is None or not st.stale or not set(st.stale) <= REWRITABLE[key]:
+    if not _ours(st) or mk is None or not st.stale or not all(_rewritable(key, s) for s in st.stale):
         return None
     if key == FINAL and not _final_may_follow(book, ch, mk.inputs):
         return None
@@ -112,7 +113,9 @@ def plan(book, ch: str, key: str) -> Plan | None:
     was = ".".join(str(s.first) for s in S.split(text))
     heads = S.heads(text)
     mine = ".".join(str(i) for i, h in enumerate(heads) if h in person)
-    return Plan(key, stale.rewrite, stale.kept, text, sc.body_hash(st.path) or "", was, mine, recorded or "")
+    others = [x[4:] for x in st.stale if x.startswith("src:")] if key == DRAFT else []
+    return Plan(key, stale.rewrite, stale.kept, text, sc.body_hash(st.path) or "", was, mine, recorded or "",
+                sc.cited_key(ch, others) if others else "")
 
 
 def _with_blocked(book, ch: str, text: str, stale: Stale, person: set[str]) -> Stale | None:
@@ -131,6 +134,12 @@ def _with_blocked(book, ch: str, text: str, stale: Stale, person: set[str]) -> S
     if not rewrite or len(bad) > WHOLE_SHARE * len(heads) or (bad & set(S.duplicated(text))):
         return None
     return Stale(rewrite, tuple(h for h in heads if h in bad and h in person), stale.claims)
+
+
+def _rewritable(key: str, stale: str) -> bool:
+    """What the text may be stale on for its sections to be rewritten: a draft, also on another
+    chapter's source file it cites, whose lines changed under a claim (state.scan.cited_unheld)."""
+    return stale in REWRITABLE[key] or (key == DRAFT and stale.startswith("src:"))
 
 
 def _ours(st) -> bool:
@@ -170,7 +179,8 @@ def context_extra(book, n: Node) -> dict[str, Any]:
     p = plan(book, n[0], n[1])
     if p is None:
         return {}
-    follow = {"follow": p.source, "was": p.was} | ({"person": p.person, "recorded": p.recorded} if p.person else {})
+    follow = {"follow": p.source, "was": p.was} | ({"person": p.person, "recorded": p.recorded} if p.person else {}) | (
+        {"cited": p.cited} if p.cited else {})
     return {"rewrite_sections": list(p.rewrite), "current_text": p.body, "_follow": follow,
             "_sections_kept": list(p.kept)}
 
