@@ -352,7 +352,7 @@ def _renamed(ws: Path) -> str:
             st = book.scanner.step(ch, FINAL)
             stale = stale_sections(ws, ws / "src", ch, read_body(ws, st.path), st.marker.extra.get("sections"))
             if stale is not None and S.OPENING in stale.rewrite:
-                assert not stale.whole and len(stale.rewrite) < len(S.heads(read_body(ws, st.path))) / 2
+                assert len(stale.rewrite) < len(S.heads(read_body(ws, st.path))) / 2
                 return ch
     finally:
         book.close()
@@ -401,3 +401,46 @@ def test_a_stale_opening_a_person_edited_is_kept_and_the_stale_sections_rewritte
     rep = scan(built_ws)
     assert rep["chapters"][ch]["steps"][FINAL] == "edited"  # still theirs
     assert "a person's sections kept: § the opening" in (built_ws / "RESUME.md").read_text()
+
+
+@pytest.mark.slow  # builds a whole book: the full suite runs it
+def test_moved_citations_leave_each_section_s_hash_true(built_ws: Path):
+    """Lines that only moved are pointed at without a model call; the marker's `sections=` follows
+    (else, at the next release, a moved section read as a person's and its chapter was redone whole)."""
+    store = built_ws / "src/minikv/store.py"
+    store.write_text("# a line above everything: every citation of the file moves down one\n" + store.read_text())
+    code, summary = run_book(built_ws)
+    assert code == 0, summary.needs_human
+    book = Book.open(built_ws)
+    try:
+        moved = 0
+        for ch in book.scanner.chapters():
+            for key in (DRAFT, FINAL):
+                st = book.scanner.step(ch, key)
+                body = read_body(built_ws, st.path)
+                assert st.status == "done" and S.edited(body, st.marker.extra["sections"]) == [], (ch, key)
+                moved += "minikv/store.py#L" in body
+        assert moved
+    finally:
+        book.close()
+
+
+def test_a_draft_is_stale_on_another_chapter_s_file_whose_lines_changed_under_its_claim(built_ws: Path):
+    """A chapter cites a file its research never read (another chapter's); a release changes the
+    lines under one of its claims: its draft is stale on that file, and is followed for it."""
+    import re
+
+    for f in (built_ws / "src/minikv").glob("*.py"):
+        f.write_text(re.sub(r"\binvalidate\(", "discard(", f.read_text()))
+    book = Book.open(built_ws)
+    try:
+        sc = book.scanner
+        outside = [ch for ch in sc.chapters() if "src:minikv/cache.py" not in sc.input_names(ch, "research")
+                   and "src:minikv/cache.py" in sc.step(ch, DRAFT).stale]
+        assert outside, "no chapter citing cache.py beyond its sources went stale"
+        from orchestrator.pipeline import section_redo
+
+        p = section_redo.plan(book, outside[0], DRAFT)
+        assert p is not None and p.rewrite and p.cited  # a section rewrite, marked as made for that file
+    finally:
+        book.close()
