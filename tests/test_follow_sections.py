@@ -444,3 +444,31 @@ def test_a_draft_is_stale_on_another_chapter_s_file_whose_lines_changed_under_it
         assert p is not None and p.rewrite and p.cited  # a section rewrite, marked as made for that file
     finally:
         book.close()
+
+
+class SectionsFail(OfflineProvider):
+    """A writer that cannot keep to the sections asked (their subject left the code, say): every
+    section rewrite of the draft comes back under another heading; a whole chapter it writes well."""
+
+    async def generate(self, req, sink):
+        res = await super().generate(req, sink)
+        if req.step == DRAFT and req.context.get("rewrite_sections"):
+            res.text = "## Something else\n\nWords about something else entirely.\n"
+        return res
+
+
+@pytest.mark.slow  # builds a whole book: the full suite runs it
+def test_a_section_rewrite_that_keeps_failing_writes_the_chapter_whole(built_ws: Path):
+    """Never a chapter assembled from a section answer's shape (it would lose the kept sections):
+    the chapter is written whole once, and reviewed as a new draft is."""
+    ch, _head = _moved(built_ws)
+    heads = S.heads(read_body(built_ws, STEPS[DRAFT].file(ch)))
+    code, summary = run_book(built_ws, provider=SectionsFail())
+    assert code == 0, summary.needs_human
+    assert S.heads(read_body(built_ws, STEPS[DRAFT].file(ch))) == heads  # the whole chapter, every section
+    called = {s for c, s in _steps_called(built_ws, summary.run_id) if c == ch}
+    assert {R1, R2, R3} <= called  # a new draft: reviewed by the models
+    with sqlite3.connect(built_ws / "output/.book/state.db") as c:
+        kinds = {t for (t,) in c.execute("SELECT type FROM events WHERE run = ?", (summary.run_id,))}
+    assert "sections_one_by_one" not in kinds and "sections_rewritten" not in kinds
+    assert scan(built_ws)["claim_health"]["share"] == 1.0

@@ -100,7 +100,7 @@ class Decisions:
                 out = followed
             else:
                 out = await self.generator.generate(n, why)
-                if section_redo.whole_instead(self.rs, n, out):  # its stale sections could not be rewritten
+                if section_writer.applies(n, out) and section_redo.whole_instead(self.rs, n):  # sections not rewritable
                     out = await self.generator.generate(n, "its stale sections could not be rewritten: whole")
                 if section_writer.applies(n, out) and not section_redo.asked_sections(self.rs, n):
                     # a whole chapter kept failing: one section at a time (never from a section rewrite's answer)

@@ -47,6 +47,7 @@ from typing import Any
 from ..evidence import sections as S
 from ..evidence.follow import WHOLE_SHARE, Stale, retargeted, stale_sections
 from ..state import commit
+from ..state.cited import cited_key
 from ..state.fsio import Lock
 from ..state.markers import compose
 from ..state.memory import read_body
@@ -70,7 +71,7 @@ class Plan:
     was: str  # the first line of each of its sections, dot-joined
     person: str = ""  # the indexes of the sections a person edited, dot-joined (kept)
     recorded: str = ""  # the marker's `sections=` before (a person's sections keep what the run wrote)
-    cited: str = ""  # the other chapters' files it is rewritten for, as they are now (state.scan.cited_key)
+    cited: str = ""  # the other chapters' files it is rewritten for, as they are now (state.cited.cited_key)
 
 
 def _enabled(book) -> bool:
@@ -115,7 +116,7 @@ def plan(book, ch: str, key: str) -> Plan | None:
     mine = ".".join(str(i) for i, h in enumerate(heads) if h in person)
     others = [x[4:] for x in st.stale if x.startswith("src:")] if key == DRAFT else []
     return Plan(key, stale.rewrite, stale.kept, text, sc.body_hash(st.path) or "", was, mine, recorded or "",
-                sc.cited_key(ch, others) if others else "")
+                cited_key(sc, ch, others) if others else "")
 
 
 def _with_blocked(book, ch: str, text: str, stale: Stale, person: set[str]) -> Stale | None:
@@ -138,7 +139,7 @@ def _with_blocked(book, ch: str, text: str, stale: Stale, person: set[str]) -> S
 
 def _rewritable(key: str, stale: str) -> bool:
     """What the text may be stale on for its sections to be rewritten: a draft, also on another
-    chapter's source file it cites, whose lines changed under a claim (state.scan.cited_unheld)."""
+    chapter's source file it cites, whose lines changed under a claim (state/cited.py)."""
     return stale in REWRITABLE[key] or (key == DRAFT and stale.startswith("src:"))
 
 
@@ -210,14 +211,12 @@ def asked_sections(rs, n: Node) -> bool:
     return n not in rs.redo and n not in rs.instructions and n not in rs.whole and plan(rs.book, n[0], n[1]) is not None
 
 
-def whole_instead(rs, n: Node, out: Outcome) -> bool:
+def whole_instead(rs, n: Node) -> bool:
     """A section rewrite whose every answer failed validation (the sections could not be written
     as they are headed: their subject left the code, or the writer would not keep to them): the
     chapter is to be written whole instead, once (True; rs.whole says so to the request). Never
     when a section of it is a person's: theirs are never rewritten, the step fails and says why."""
-    from .section_writer import applies
-
-    if not applies(n, out) or not asked_sections(rs, n):
+    if not asked_sections(rs, n):
         return False
     p = plan(rs.book, n[0], n[1])
     if p is None or p.person:

@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BookError
 from ..steps import (
@@ -30,6 +30,7 @@ from ..steps import (
     check_chapter_id,
     step_dirs,
 )
+from . import cited
 from .hashcache import HashCache
 from .markers import body_of, read_marker, short_hash
 from .snapshot import DONE, Snapshot, StepState, status_word  # noqa: F401  (re-exported: what a scan finds)
@@ -76,8 +77,7 @@ class Scanner:
         self.config_hash = config_hash  # what the style guide is made from (language, audience)
         self.site_hash: str | None = None  # what the pages show from book.yaml (title, language, audience)
         self.evidence_min: float | None = None  # the coverage R1 asks (book.yaml): an input of R1
-        self._holds: dict[tuple, bool] = {}  # evidence_holds' memo (and cited_unheld's)
-        self._cited: dict[tuple, list[str]] = {}  # the files a chapter's claims cite, by the claims file's hash
+        self._holds: dict[tuple, Any] = {}  # evidence_holds' memo (and cited.py's)
         self._files: object | None = None  # the source's lines, read once per invalidation of everything
         self.gates: str | None = None  # book.yaml's gates: a final gate decides which chapters are ready
         self.gate_grain: str | None = None  # book.yaml's gate_grain: a card per chapter, batch or phase
@@ -229,42 +229,7 @@ class Scanner:
                              and not (n == EVIDENCE and n not in mk.inputs and now[n] != WAIVED))
         if any(n.startswith("src:") for n in state.stale):  # a source that moved on: do the claims still hold?
             state.stale = [n for n in state.stale if not (n.startswith("src:") and self.evidence_holds(ch, n[4:]))]
-        if key == DRAFT and self.source_dir is not None and self.evidence_min is not None:
-            # a file of another chapter it cites, whose lines changed under a claim (evidence.follow.unheld),
-            # unless the draft was rewritten for just that (its marker's `cited=`, pipeline/section_redo.py)
-            unheld = self.cited_unheld(ch)
-            if unheld and mk.extra.get("cited") != self.cited_key(ch, unheld):
-                state.stale = sorted(set(state.stale) | {"src:" + p for p in unheld})
-
-    def cited_key(self, ch: str, paths: list[str]) -> str:
-        """The files a draft's claims cite beyond its research's, as they are now (a draft marker's `cited=`)."""
-        return short_hash(json.dumps([(p, self.input_hash(ch, "src:" + p)) for p in sorted(paths)]))
-
-    def cited_unheld(self, ch: str) -> list[str]:
-        """The source files the chapter's recorded claims cite beyond the sources its research
-        read, on which a claim no longer holds. Memoised by the claims file's and those files' hashes."""
-        from ..evidence import claims as claims_mod, follow
-
-        rel = claims_mod.claims_path(ch)
-        ch_hash = self.body_hash(rel)
-        if ch_hash is None:
-            return []
-        hit = self._cited.get((ch, ch_hash))
-        if hit is None:
-            doc = claims_mod.load(self.root / rel)
-            hit = self._cited[(ch, ch_hash)] = sorted(follow.cited_paths(doc)) if doc else []
-        own = {n[4:] for n in self.input_names(ch, RESEARCH) if n.startswith("src:")}
-        out = []
-        for p in hit:
-            if p in own:
-                continue
-            key = (ch, p, self.input_hash(ch, "src:" + p), ch_hash, "unheld")
-            if key not in self._holds:
-                assert self.source_dir is not None
-                self._holds[key] = follow.unheld(self.root, self.source_dir, ch, p, self._source_files())
-            if self._holds[key]:
-                out.append(p)
-        return out
+        state.stale = cited.followed(self, ch, key, mk, state.stale)  # another chapter's file it cites (cited.py)
 
     def evidence_holds(self, ch: str, path: str) -> bool:
         """The chapter's recorded claims resting on source file `path` all hold in the tree as it
