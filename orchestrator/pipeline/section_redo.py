@@ -267,13 +267,15 @@ def follow(runner, n: Node) -> Outcome | None:
     book, ch, key = runner.book, n[0], n[1]
     if key not in FOLLOWERS or not _enabled(book):
         return None
+    if (kept := _memory_moved(runner, n)) is not None:
+        return kept
     sc = book.scanner
     d, st = sc.step(ch, DRAFT), sc.step(ch, key)
     dx = d.marker.extra if d.marker else {}
     if not _ours(d) or not dx.get("follow") or not dx.get("was") or st.status != "done" or st.marker is None:
         return None
-    if not st.stale or any(not (s == DRAFT or s in REVIEWERS or s == REVIEW or (key == R1 and s.startswith("src:")))
-                           for s in st.stale):
+    if not st.stale or any(not (s == DRAFT or s in REVIEWERS or s == REVIEW or (key == R1 and s.startswith("src:"))
+                                or (key in REVIEWERS and s == "longmem")) for s in st.stale):
         return None
     inputs = st.marker.inputs
     if key == REVIEW:
@@ -290,6 +292,31 @@ def follow(runner, n: Node) -> Outcome | None:
     if text is None:
         return None
     return _commit(runner, n, st, text)
+
+
+def _memory_moved(runner, n: Node) -> Outcome | None:
+    """A reviewer's file stale only because other chapters' long memory changed (a chapter redone
+    at a new release wrote its memory again), its draft as it was: when its deterministic check
+    of the draft against the memory as it is now finds nothing its file does not already say,
+    there is nothing new for a model to judge, and the file is kept as it is, told so (`follow=`);
+    else (a new finding: a term now defined otherwise, a link, a metaphor) the reviewer runs."""
+    from ..agents.context import reviewer_findings
+    from ..contracts.errors import ContractError
+    from ..contracts.parse import parse_review
+
+    book, ch, key = runner.book, n[0], n[1]
+    st = book.scanner.step(ch, key)
+    if key not in REVIEWERS or st.status != "done" or st.marker is None or st.stale != ["longmem"]:
+        return None
+    old = read_body(book.root, st.path)
+    try:
+        said = {(f.check, f.line, f.message) for f in parse_review(old, file=st.path).review.findings}
+    except ContractError:
+        return None
+    now = reviewer_findings(book, ch, key)
+    if any((f["check"], int(f.get("line") or 0), f["message"]) not in said for f in now):
+        return None
+    return _commit(runner, n, st, old, "kept: the other chapters' memory changed, its checks found nothing new")
 
 
 def _came_from(sc, ch: str, key: str, recorded: str | None) -> bool:
@@ -335,11 +362,17 @@ def _followed(runner, ch: str, key: str, old: str, draft: str, dx: dict[str, str
     try:
         if key in REVIEWERS:
             parsed = parse_review(old, file=rel)
+            found = reviewer_findings(book, ch, key)
             new = [Finding(f["check"], f["severity"], int(f.get("line") or 0), f["message"])
-                   for f in reviewer_findings(book, ch, key) if inside(int(f.get("line") or 0))]
+                   for f in found if inside(int(f.get("line") or 0))]
             if any(f.severity == "blocking" for f in new):
                 return None  # a model reviews a rewritten section its check blocks
             kept = [g for f in parsed.review.findings if (g := _shift(f, where)) is not None]
+            said = {(f.check, f.line, f.message) for f in kept}
+            if "longmem" in runner.book.scanner.step(ch, key).stale and any(
+                    not inside(int(f.get("line") or 0)) and (f["check"], int(f.get("line") or 0), f["message"]) not in said
+                    for f in found):
+                return None  # on a kept section, something new (the other chapters' memory moved): a model's to judge
             return R.render_review(Review(tuple(kept + new), parsed.review.notes), heading=parsed.heading)
         if key == REVIEW:
             parsed_m = parse_merged(old, file=rel)
@@ -374,7 +407,7 @@ def _followed(runner, ch: str, key: str, old: str, draft: str, dx: dict[str, str
     return _LINE_RE.sub(sub, old)
 
 
-def _commit(runner, n: Node, st, text: str) -> Outcome:
+def _commit(runner, n: Node, st, text: str, why: str = "followed the draft's rewritten sections") -> Outcome:
     book, ch, key = runner.book, n[0], n[1]
     sc = book.scanner
     inputs = {k: v for k, v in sc.input_hashes(ch, key).items() if v is not None}
@@ -395,7 +428,7 @@ def _commit(runner, n: Node, st, text: str) -> Outcome:
         return Outcome("ok")
     sc.invalidate(st.path)
     book.ledger.event("section_followed", runner.run_id, ch, key)
-    return Outcome("ok", reason="followed the draft's rewritten sections")
+    return Outcome("ok", reason=why)
 
 
 __all__ = ["FOLLOWERS", "Plan", "asked_sections", "context_extra", "follow", "marker_extra", "plan", "splice_answer",
