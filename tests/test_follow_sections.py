@@ -472,3 +472,28 @@ def test_a_section_rewrite_that_keeps_failing_writes_the_chapter_whole(built_ws:
         kinds = {t for (t,) in c.execute("SELECT type FROM events WHERE run = ?", (summary.run_id,))}
     assert "sections_one_by_one" not in kinds and "sections_rewritten" not in kinds
     assert scan(built_ws)["claim_health"]["share"] == 1.0
+
+
+def test_the_offline_writer_rewrites_a_section_its_chapter_would_no_longer_have(built_ws: Path):
+    """Its walk follows the code: a release that reshapes a chain leaves a heading of the chapter
+    as it stands that the writer no longer makes. Asked for it, the writer answers it about the
+    symbol it names (as a model keeps the same subject under the same heading), so the chapter
+    is followed section by section rather than written whole."""
+    from orchestrator.providers.offline import author
+
+    book = Book.open(built_ws)
+    try:
+        ch = "ch01"
+        current = read_body(built_ws, STEPS[DRAFT].file(ch))
+        old = next(h for h in S.heads(current) if "`Store`" in h)
+        head = "Inside `Store`, once more"
+        current = current.replace(f"## {old}\n", f"## {head}\n", 1)
+        g = agents.gather(book, DRAFT, ch, {"rewrite_sections": [head], "current_text": current,
+                                            "_source_dir": book.cfg.source_dir})
+        req = agents.build_request(book, DRAFT, ch, g, STEPS[DRAFT].role)
+        answer = author(req)
+        assert answer.startswith(f"## {head}\n") and "file=minikv/store.py" in answer
+        text = agents.clean_and_validate(DRAFT, answer, g.context)
+        assert S.heads(text) == S.heads(current)
+    finally:
+        book.close()
