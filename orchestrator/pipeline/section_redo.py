@@ -47,11 +47,11 @@ from typing import Any
 from ..evidence import sections as S
 from ..evidence.follow import WHOLE_SHARE, Stale, retargeted, stale_sections
 from ..state import commit
-from ..state.cited import cited_key
+from ..state.cited import cited_key, unheld
 from ..state.fsio import Lock
 from ..state.markers import compose
 from ..state.memory import read_body
-from ..steps import DRAFT, FINAL, PANEL, R1, RESEARCH, REVIEW, REVIEWERS, STEPS, Node
+from ..steps import BOOK, DRAFT, FINAL, PANEL, R1, RESEARCH, REVIEW, REVIEWERS, STEPS, Node
 from .outcomes import Outcome
 
 # What a chapter text may be stale on for its sections to be rewritten rather than the whole.
@@ -71,7 +71,6 @@ class Plan:
     was: str  # the first line of each of its sections, dot-joined
     person: str = ""  # the indexes of the sections a person edited, dot-joined (kept)
     recorded: str = ""  # the marker's `sections=` before (a person's sections keep what the run wrote)
-    cited: str = ""  # the other chapters' files it is rewritten for, as they are now (state.cited.cited_key)
 
 
 def _enabled(book) -> bool:
@@ -114,9 +113,7 @@ def plan(book, ch: str, key: str) -> Plan | None:
     was = ".".join(str(s.first) for s in S.split(text))
     heads = S.heads(text)
     mine = ".".join(str(i) for i, h in enumerate(heads) if h in person)
-    others = [x[4:] for x in st.stale if x.startswith("src:")] if key == DRAFT else []
-    return Plan(key, stale.rewrite, stale.kept, text, sc.body_hash(st.path) or "", was, mine, recorded or "",
-                cited_key(sc, ch, others) if others else "")
+    return Plan(key, stale.rewrite, stale.kept, text, sc.body_hash(st.path) or "", was, mine, recorded or "")
 
 
 def _with_blocked(book, ch: str, text: str, stale: Stale, person: set[str]) -> Stale | None:
@@ -180,10 +177,20 @@ def context_extra(book, n: Node) -> dict[str, Any]:
     p = plan(book, n[0], n[1])
     if p is None:
         return {}
-    follow = {"follow": p.source, "was": p.was} | ({"person": p.person, "recorded": p.recorded} if p.person else {}) | (
-        {"cited": p.cited} if p.cited else {})
+    follow = {"follow": p.source, "was": p.was} | ({"person": p.person, "recorded": p.recorded} if p.person else {})
     return {"rewrite_sections": list(p.rewrite), "current_text": p.body, "_follow": follow,
             "_sections_kept": list(p.kept)}
+
+
+def cited_extra(book, n: Node) -> dict[str, Any]:
+    """A draft written (whole or by sections) while claims of its chapter rest on other chapters'
+    files whose lines changed under them records those files as they are now (`cited=`,
+    state/cited.py): its claims are recorded anew with its final, and until then it is not stale
+    on them again (the chapter moves on to its reviews)."""
+    if n[1] != DRAFT or n[0] == BOOK or not _enabled(book):
+        return {}
+    files = unheld(book.scanner, n[0])
+    return {"_cited": cited_key(book.scanner, n[0], files)} if files else {}
 
 
 def marker_extra(ctx: dict[str, Any], text: str) -> dict[str, str]:
@@ -203,7 +210,7 @@ def marker_extra(ctx: dict[str, Any], text: str) -> dict[str, str]:
         out |= follow | {"redone": ".".join(str(heads.index(h)) for h in ctx["rewrite_sections"] if h in heads)}
         if not person:
             out.pop("person", None)
-    return out | {"sections": ".".join(hashes)}
+    return out | ({"cited": ctx["_cited"]} if ctx.get("_cited") else {}) | {"sections": ".".join(hashes)}
 
 
 def asked_sections(rs, n: Node) -> bool:
