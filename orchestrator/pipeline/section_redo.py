@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import BookError
 from ..evidence import sections as S
 from ..evidence.follow import WHOLE_SHARE, Stale, retargeted, stale_sections
 from ..state import commit
@@ -320,7 +321,10 @@ def _memory_moved(runner, n: Node) -> Outcome | None:
         said = {(f.check, f.line, f.message) for f in parse_review(old, file=st.path).review.findings}
     except ContractError:
         return None
-    now = reviewer_findings(book, ch, key)
+    try:
+        now = reviewer_findings(book, ch, key)
+    except (BookError, ContractError):
+        return None  # a memory file a person made unreadable: the step runs, and says which file
     if any((f["check"], int(f.get("line") or 0), f["message"]) not in said for f in now):
         return None
     return _commit(runner, n, st, old, "kept: the other chapters' memory changed, its checks found nothing new")
@@ -369,7 +373,10 @@ def _followed(runner, ch: str, key: str, old: str, draft: str, dx: dict[str, str
     try:
         if key in REVIEWERS:
             parsed = parse_review(old, file=rel)
-            found = reviewer_findings(book, ch, key)
+            try:
+                found = reviewer_findings(book, ch, key)
+            except BookError:
+                return None  # what it reads cannot be read: the step runs, and says where
             new = [Finding(f["check"], f["severity"], int(f.get("line") or 0), f["message"])
                    for f in found if inside(int(f.get("line") or 0))]
             if any(f.severity == "blocking" for f in new):
