@@ -57,6 +57,25 @@ def model_steps(ws: Path) -> list[Counter]:
     return [by_run[r] for r in runs]
 
 
+def redone_by_chapter(ws: Path) -> dict[str, list[tuple[str, str]]]:
+    """The last run's model steps, by chapter: (step, why it ran) in order (the ledger's step_start)."""
+    from orchestrator.steps import ALL_STEPS
+
+    con = sqlite3.connect(ws / "output/.book/state.db")
+    try:
+        run = con.execute("SELECT run FROM events WHERE type='run_start' ORDER BY seq DESC LIMIT 1").fetchone()
+        rows = con.execute("SELECT chapter, step, detail FROM events WHERE type='step_start' AND run=? ORDER BY seq",
+                           (run[0] if run else "",)).fetchall()
+    finally:
+        con.close()
+    out: dict[str, list[tuple[str, str]]] = {}
+    for ch, step, detail in rows:
+        if step in ALL_STEPS and ALL_STEPS[step].model:
+            why = (json.loads(detail or "{}") or {}).get("why", "")
+            out.setdefault(ch or "book", []).append((step, why))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repo", default="/work/corpus/flask")
@@ -103,11 +122,15 @@ def follow(ws: Path, src: Path, old: str, new: str, full: int, repo: str) -> int
     print(f"after the move, before the run: claims {h1.get('supported')}/{h1.get('all')} supported, "
           f"{h1.get('stale')} stale, {h1.get('gone')} gone")
     for ch, cs in (h1.get("stale_claims") or {}).items():
-        secs = Counter(c.get("section") or "—" for c in cs)
+        secs = Counter(c.get("section") or "the opening" for c in cs)
         print(f"  {ch}: " + "; ".join(f"§ {s} ({n})" for s, n in secs.items()))
     n = sum(redo.values())
     print(f"run: exit {r.returncode}; {n} of {full} model steps redone ({100 * n / max(full, 1):.0f} %; goal <= 20 %): "
           + ", ".join(f"{k} {v}" for k, v in sorted(redo.items())))
+    for ch, steps in redone_by_chapter(ws).items():  # what was redone, and why, per chapter
+        whole = {"r1", "r2", "r3", "review", "panel"} <= {k for k, _ in steps}
+        print(f"  {ch}: {len(steps)} ({'whole' if whole else 'by sections or followed'}): "
+              + ", ".join(dict.fromkeys(k for k, _ in steps)) + f" — first because {steps[0][1]}")
     if r.returncode:
         print("   " + (r.stdout + r.stderr).strip().replace("\n", "\n   ")[-1500:])
     q = after.get("quality") or {}

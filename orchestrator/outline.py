@@ -27,7 +27,7 @@ from typing import Any
 from . import steps
 from .errors import ConfigError
 from .repo.walk import source_problem
-from .state.markers import read_marker, short_hash
+from .state.markers import body_hash, body_of, read_marker, short_hash
 from .steps import BOOK_STEPS, CHAPTER_RE, chapter_sort_key, check_relpath
 
 OUTLINE = BOOK_STEPS[steps.OUTLINE].path
@@ -134,7 +134,11 @@ def render(outline: Outline, intro: str) -> str:
             f"```yaml\n{outline.to_yaml()}```\n")
 
 
-def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Outline:
+def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None, gone_ok: bool = False) -> Outline:
+    """The outline in `text`; a source that does not exist is an error naming its line, unless
+    `gone_ok` (the planner's own outline, unedited: its paths were there when it was written, so a
+    missing one is the source's next release having removed it; the chapter's research, stale on
+    it, is made again from what is left)."""
     import yaml
 
     m = _BLOCK_RE.search(text)
@@ -219,7 +223,7 @@ def parse(text: str, file: str = OUTLINE, source_dir: Path | None = None) -> Out
                 check_relpath(s, "source path")
             except Exception as e:
                 raise err(f"{cid}: {e}", fields_.get("sources", cnode)) from None
-            if source_dir is not None and (why := _source_problem(source_dir, s)):
+            if source_dir is not None and (why := _source_problem(source_dir, s)) and not (gone_ok and why == GONE):
                 raise err(f"{cid}: source file {s!r} {why} in {source_dir}", fields_.get("sources", cnode),
                           fix="fix the path or remove it from `sources`")
         ch = Chapter(cid, c["title"].strip(), batch, str(c.get("summary") or "").strip(), tuple(deps), tuple(srcs),
@@ -336,13 +340,16 @@ def load(root: Path, source_dir: Path | None = None) -> Outline | None:
     p = root / OUTLINE
     if not p.exists():
         return None
-    if read_marker(p) is None:
+    mk = read_marker(p)
+    if mk is None:
         return None
+    data = p.read_bytes()
     try:
-        text = p.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ConfigError(f"not UTF-8 text ({e})", str(p)) from None
-    return parse(text, str(p), source_dir)
+    own = bool(mk.body) and mk.body == body_hash(body_of(data)) and mk.extra.get("by") != "person"
+    return parse(text, str(p), source_dir, gone_ok=own)
 
 
 def _source_problem(source_dir: Path, rel: str) -> str | None:
@@ -352,4 +359,7 @@ def _source_problem(source_dir: Path, rel: str) -> str | None:
     if why is None:
         return None
     why = why.removeprefix(f"source file {rel}: ")
-    return "does not exist" if why.startswith("does not exist") else f"cannot be read ({why})"
+    return GONE if why.startswith("does not exist") else f"cannot be read ({why})"
+
+
+GONE = "does not exist"

@@ -139,6 +139,12 @@ def reviewer_findings(book, ch: str, key: str) -> list[dict[str, Any]]:
     return _checked(STEPS[key].checks or "", ctx, book, ch, mem)["findings"]
 
 
+def code_findings(book, ch: str, text: str) -> list[dict[str, Any]]:
+    """R1's deterministic findings (code, citations, claims against the map) of a chapter text as
+    it stands, at the source as it is now (memoised like R1's own: the same text is checked once)."""
+    return _checked("code", {DRAFT: text}, book, ch, memoryfiles.LongMemory())["findings"]
+
+
 def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.LongMemory) -> dict[str, Any]:
     """The deterministic checks a step's prompt includes, as context keys. Memoised for the run
     (book.memo) by what each check reads: the verdict asks for them again after the reviews."""

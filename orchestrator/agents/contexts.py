@@ -82,6 +82,7 @@ class CommonContext(TypedDict):
     rewrite_sections: NotRequired[list[str]]
     current_text: NotRequired[str]
     _follow: NotRequired[dict[str, str]]  # what the marker records of the rewrite (section_redo.marker_extra)
+    _cited: NotRequired[str]  # other chapters' files it cites, changed under its claims, as they are now (state/cited.py)
     _assembling: NotRequired[bool]  # one section of a chapter written a section at a time (pipeline/section_writer)
     _sections_kept: NotRequired[list[str]]  # stale sections a person edited: kept (the ledger says so)
 

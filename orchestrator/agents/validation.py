@@ -108,25 +108,44 @@ def _final_code(text: str, ctx: dict[str, Any]) -> list[str]:
 
 
 def _sections_answer(text: str, ctx: dict[str, Any]) -> list[str]:
-    """A section rewrite's answer: exactly the `## ` sections asked for, in the chapter's order,
-    nothing before the first, no title line, its fences closed."""
-    from ..evidence.sections import OPENING, split
+    """A section rewrite's answer: exactly the sections asked for, in the chapter's order, their
+    fences closed; nothing before the first `## ` unless the opening is asked for, and then the
+    opening begins with the chapter's title line as it is."""
+    from ..evidence.sections import OPENING, label, split, title_line
 
     want = list(ctx["rewrite_sections"])
     secs = split(text)
     if secs and secs[0].head == OPENING and not secs[0].text.strip():
         secs = secs[1:]
     errs = []
-    if secs and secs[0].head == OPENING:
+    opening = bool(secs) and secs[0].head == OPENING
+    if opening and OPENING not in want:
         errs.append("the answer must start with the line `## " + want[0] + "`: it holds only the sections asked for, "
                     "no title line and nothing before them")
-    got = [s.head for s in secs if s.head != OPENING]
+    title = title_line(ctx["current_text"])
+    if opening and OPENING in want and title and title_line(secs[0].text) != title:
+        errs.append(f"the answer must start with the chapter's title line as it is, `{title}`, then its opening")
+    got = [s.head for s in secs if s.head != OPENING or (opening and OPENING in want)]
     if got != want:
-        errs.append("the answer must hold exactly the sections " + ", ".join(f"`## {h}`" for h in want)
-                    + " in that order, headed as they are; it holds " + (", ".join(f"`## {h}`" for h in got) or "none"))
+        def named(hs: list[str]) -> str:
+            return ", ".join(f"`## {h}`" if h != OPENING else label(h) for h in hs)
+
+        errs.append("the answer must hold exactly the sections " + named(want) + " in that order, headed as they are; "
+                    "it holds " + (named(got) or "none"))
     fs = checks.check_structure(text, language=ctx.get("language", "en"), min_words=0, max_words=50_000)
     errs += [f"line {f.line}: {f.message}" for f in fs if f.check == "r3.fence"]
     return errs
+
+
+def _titled_opening(text: str, ctx: dict[str, Any]) -> str:
+    """A rewrite of the opening that left out the title line gets it back: the title is not the
+    rewrite's to change (a `# ` line of its own is still held to the chapter's by the check above)."""
+    from ..evidence.sections import OPENING, title_line
+
+    title = title_line(ctx["current_text"])
+    if OPENING not in ctx["rewrite_sections"] or not title or text.lstrip().startswith(("# ", "## ")):
+        return text
+    return title + "\n\n" + text
 
 
 # The kinds of prose answer that begin with a `# ` title line: text before it is a preamble.
@@ -146,10 +165,13 @@ def clean_and_validate(step: str, text: str, ctx: dict[str, Any], trimmed: list[
     if structured(step):
         text = structured_answer(step, text, ctx).strip()
     else:
-        text, notes = around(text, ALL_STEPS[step].answer in TITLED and not some)
+        opening = some and "" in ctx["rewrite_sections"]  # the opening asked for: the answer begins with the title
+        text, notes = around(text, ALL_STEPS[step].answer in TITLED and (not some or opening))
         text = text.strip()
         if trimmed is not None:
             trimmed += notes
+        if opening:
+            text = _titled_opening(text, ctx)
     errs = _sections_answer(text, ctx) if some else []
     if step == FINAL:
         errs += _final_code(text, ctx)

@@ -62,7 +62,7 @@ def save(db: Path, root: str, sig: str, fields: dict[str, Any]) -> None:
             with conn:
                 conn.execute(_SCHEMA)
                 conn.execute("INSERT OR REPLACE INTO r1_index (root, signature, version, data) VALUES (?, ?, ?, ?)",
-                             (root, sig, VERSION, json.dumps(data, separators=(",", ":"))))
+                             (root, sig, VERSION, json.dumps(data, ensure_ascii=True, separators=(",", ":"))))
         finally:
             conn.close()
     except (sqlite3.Error, OSError):

@@ -8,7 +8,9 @@ supported at the current tree (quoted code: still there, exactly).
 
 `stale_sections` answers the runner for a chapter with a stale or gone claim: which of its
 sections hold them. Those sections are rewritten (pipeline/section_redo.py), the others kept;
-a section a person edited is kept whatever its claims say, and reported."""
+a section a person edited is kept whatever its claims say, and reported. The opening (the title
+line and the paragraphs before the first `## `) is one of the sections: a stale claim there has
+the opening rewritten, not the whole chapter."""
 
 from __future__ import annotations
 
@@ -37,6 +39,30 @@ def holds(root: Path, source_dir: Path, ch: str, path: str, files: SourceFiles |
         return False  # what the chapter says of this file is not on record: redo it
     sub = {**doc, "claims": mine}
     return all(c["status"] == "supported" for c in claims_mod.health(sub, source_dir, files))
+
+
+def cited_paths(doc: dict) -> set[str]:
+    return {ev["path"] for ev in doc.get("evidence", {}).values() if ev.get("path")}
+
+
+def unheld(root: Path, source_dir: Path, ch: str, path: str, files: SourceFiles | None = None) -> bool:
+    """A claim of the chapter resting on `path` no longer holds, and the lines it cites there are
+    not what they were when it was recorded: the chapter is to follow that file although its
+    research never read it (another chapter's file it cites). Once its claims are recorded again
+    at the new revision, their lines are unchanged: a claim that still fails is then R1's to
+    report, not a loop of rewrites."""
+    from .claims import locate
+
+    doc = claims_mod.load(root / claims_mod.claims_path(ch))
+    if doc is None:
+        return False
+    files = files or SourceFiles(source_dir)
+    evs = [ev for ev in doc["evidence"].values() if ev.get("path") == path]
+    if not evs or all(locate(ev, files).status == "unchanged" for ev in evs):
+        return False
+    mine = _claims_of(doc, path)
+    return bool(mine) and any(c["status"] != "supported" for c in claims_mod.health({**doc, "claims": mine}, source_dir,
+                                                                                   files))
 
 
 def retargeted(root: Path, source_dir: Path, ch: str, body: str) -> tuple[str, int]:
@@ -77,15 +103,13 @@ def stale_sections(root: Path, source_dir: Path, ch: str, body: str, recorded: s
     if not bad:
         return None
     heads = sections_mod.heads(body)
-    why = ""
-    if sections_mod.OPENING in bad:
-        why = "a claim of its opening no longer holds"
-    elif missing := [h for h in bad if h not in heads]:
-        why = f"its section {missing[0]!r} is not in the text"
+    why = ""  # the opening (the text before the first `## `) is a section like the others
+    if missing := [h for h in bad if h not in heads]:
+        why = f"its section {sections_mod.label(missing[0])!r} is not in the text"
     elif dup := [h for h in sections_mod.duplicated(body) if h in bad]:
         why = f"two sections are headed {dup[0]!r}"
-    elif len(bad) > WHOLE_SHARE * max(1, len(heads) - 1):
-        why = f"{len(bad)} of its {len(heads) - 1} sections hold stale claims"
+    elif len(bad) > WHOLE_SHARE * len(heads):
+        why = f"{len(bad)} of its {len(heads)} sections (the opening counted) hold stale claims"
     person = set(sections_mod.edited(body, recorded) or ())
     kept = tuple(h for h in heads if h in bad and h in person)
     rewrite = tuple(h for h in heads if h in bad and h not in person)

@@ -44,6 +44,21 @@ def heads(md: str) -> list[str]:
     return [s.head for s in split(md)]
 
 
+LABEL = {"en": "the opening", "zh": "开头"}
+
+
+def label(head: str, language: str = "en") -> str:
+    """A section as people read its name: its heading, or "the opening" for the text before the
+    first `## ` (the title line and the opening paragraphs)."""
+    return head if head != OPENING else LABEL.get(language, LABEL["en"])
+
+
+def title_line(md: str) -> str | None:
+    """The chapter's `# ` title line, or None when its opening does not begin with one."""
+    first = next((ln for ln in md.split("\n") if ln.strip()), "")
+    return first.rstrip() if first.startswith("# ") else None
+
+
 def section_hash(text: str) -> str:
     """A section's hash as a marker records it: its lines, trailing whitespace and blank lines
     at its ends ignored (the splice may change the blank line before the next heading)."""
@@ -114,5 +129,5 @@ def line_map(old: str, new: str) -> dict[int, int]:
     return out
 
 
-__all__ = ["OPENING", "Section", "duplicated", "edited", "hashes", "heads", "line_map", "only", "section_hash",
-           "splice", "split"]
+__all__ = ["LABEL", "OPENING", "Section", "duplicated", "edited", "hashes", "heads", "label", "line_map", "only",
+           "section_hash", "splice", "split", "title_line"]

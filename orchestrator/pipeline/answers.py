@@ -33,8 +33,9 @@ def request_for(rs: RunState, n: Node, feedback: str = "", smaller: int = 0) -> 
     extra: dict[str, Any] = {"_source_dir": book.cfg.source_dir, "source_name": book.cfg.shown_source}
     if n in rs.instructions:
         extra["instructions"] = rs.instructions[n]
-    elif ch is not None and n not in rs.redo:  # claims that moved: only the stale sections (section_redo)
+    elif ch is not None and n not in rs.redo and n not in rs.whole:  # claims that moved: only the stale sections (section_redo)
         extra |= section_redo.context_extra(book, n)
+    extra |= section_redo.cited_extra(book, n)  # a draft of a chapter citing files that changed: said in its marker
     with smaller_ask.scaled(step, smaller):  # the budgets that follow the window, for this request only
         g = agents.gather(book, step, ch, extra)
         req = agents.build_request(book, step, ch, g, spec(n).role)

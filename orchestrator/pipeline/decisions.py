@@ -100,7 +100,10 @@ class Decisions:
                 out = followed
             else:
                 out = await self.generator.generate(n, why)
-                if section_writer.applies(n, out):  # a whole chapter kept failing: one section at a time
+                if section_writer.applies(n, out) and section_redo.whole_instead(self.rs, n):  # sections not rewritable
+                    out = await self.generator.generate(n, "its stale sections could not be rewritten: whole")
+                if section_writer.applies(n, out) and not section_redo.asked_sections(self.rs, n):
+                    # a whole chapter kept failing: one section at a time (never from a section rewrite's answer)
                     out = await section_writer.by_sections(self.rs, self.budget, self.provider, n, out)
                 if spec(n).verdict and out.status == "ok":
                     out = await self.revise(n[0], out)

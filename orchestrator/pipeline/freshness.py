@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from ..evidence.sections import label
 from ..state.scan import StepState
 from ..steps import BOOK, STEPS, Node, spec
 from . import gates, section_redo
@@ -49,7 +50,8 @@ def why(book, n: Node, redo: Collection[Node] = (),
     if st.status == "edited":
         if st.stale and n[0] != BOOK and (p := section_redo.plan(book, n[0], n[1])) is not None:
             # claims moved under sections a person did not touch: those are rewritten, theirs kept
-            return "stale sections: " + ", ".join(p.rewrite) + (f" (a person's kept: {', '.join(p.kept)})" if p.kept else "")
+            return "stale sections: " + ", ".join(map(label, p.rewrite)) + (
+                f" (a person's kept: {', '.join(map(label, p.kept))})" if p.kept else "")
         if st.stale and kept_stale is not None:
             kept_stale(n, st)
         return None

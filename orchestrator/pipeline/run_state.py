@@ -49,6 +49,7 @@ class RunState:
         # and instructions while it runs; the options it was given stay as they were.
         self.redo: set[Node] = set(opts.redo)
         self.instructions: dict[Node, str] = dict(opts.instructions)
+        self.whole: set[Node] = set()  # chapter texts whose section rewrite failed: written whole (section_redo)
         self.site = SiteCache()  # the site the pages are published from (publishing.py)
         self.board = CheckpointWriter(book)  # checkpoint.md
         self.memory_dirty = False  # a chapter's long memory committed since the aggregates were rebuilt

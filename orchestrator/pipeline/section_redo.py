@@ -44,13 +44,15 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import BookError
 from ..evidence import sections as S
-from ..evidence.follow import retargeted, stale_sections
+from ..evidence.follow import WHOLE_SHARE, Stale, retargeted, stale_sections
 from ..state import commit
+from ..state.cited import cited_key, unheld
 from ..state.fsio import Lock
 from ..state.markers import compose
 from ..state.memory import read_body
-from ..steps import DRAFT, FINAL, PANEL, R1, RESEARCH, REVIEW, REVIEWERS, STEPS, Node
+from ..steps import BOOK, DRAFT, FINAL, PANEL, R1, RESEARCH, REVIEW, REVIEWERS, STEPS, Node
 from .outcomes import Outcome
 
 # What a chapter text may be stale on for its sections to be rewritten rather than the whole.
@@ -84,7 +86,7 @@ def plan(book, ch: str, key: str) -> Plan | None:
     sc = book.scanner
     st = sc.step(ch, key)
     mk = st.marker
-    if not _ours(st) or mk is None or not st.stale or not set(st.stale) <= REWRITABLE[key]:
+    if not _ours(st) or mk is None or not st.stale or not all(_rewritable(key, s) for s in st.stale):
         return None
     if key == FINAL and not _final_may_follow(book, ch, mk.inputs):
         return None
@@ -93,21 +95,50 @@ def plan(book, ch: str, key: str) -> Plan | None:
     person = S.edited(body, recorded) if st.status == "edited" else []
     if person is None:
         return None  # a person's edit that cannot be told section by section: theirs, whole
-    stale = stale_sections(book.root, book.cfg.source_dir, ch, body, recorded)
-    if stale is None or stale.whole or not stale.rewrite:
+    # a file whose body is what its marker says is wholly the run's, whatever its `sections=` says
+    # (a retargeting of an older release may have left that record behind): no section of it is a person's
+    stale = stale_sections(book.root, book.cfg.source_dir, ch, body, recorded if st.status == "edited" else None)
+    if stale is None or stale.whole:
+        return None
+    text, _moved = retargeted(book.root, book.cfg.source_dir, ch, body)
+    stale = _with_blocked(book, ch, text, stale, set(person))
+    if stale is None:
         return None
     if key == FINAL:  # only the sections the draft rewrote: the rest of the final is from the same draft
         d = sc.step(ch, DRAFT)
         done = _redone_heads(read_body(book.root, d.path), d.marker.extra if d.marker else {})
         if not set(stale.rewrite) <= set(done):
             return None
-    text, _moved = retargeted(book.root, book.cfg.source_dir, ch, body)
     if person:  # a person's sections are kept byte for byte, their citations too
         text = S.splice(text, S.only(body, person))
     was = ".".join(str(s.first) for s in S.split(text))
     heads = S.heads(text)
     mine = ".".join(str(i) for i, h in enumerate(heads) if h in person)
     return Plan(key, stale.rewrite, stale.kept, text, sc.body_hash(st.path) or "", was, mine, recorded or "")
+
+
+def _with_blocked(book, ch: str, text: str, stale: Stale, person: set[str]) -> Stale | None:
+    """`stale` with the sections R1's deterministic check now blocks in (what the release removed,
+    named where no claim records it: a diagram's message, a member in a table), which would
+    otherwise block the chapter's review though no claim went stale; None when nothing is left
+    to rewrite or so much is that the chapter is redone whole (evidence.follow.WHOLE_SHARE)."""
+    from ..agents.context import code_findings
+
+    secs = S.split(text)
+    blocked = {s.head for f in code_findings(book, ch, text) if f["severity"] == "blocking" and f.get("line")
+               for s in secs if s.first <= int(f["line"]) <= s.last}
+    heads = [s.head for s in secs]
+    bad = set(stale.claims) | blocked
+    rewrite = tuple(h for h in heads if h in bad and h not in person)
+    if not rewrite or len(bad) > WHOLE_SHARE * len(heads) or (bad & set(S.duplicated(text))):
+        return None
+    return Stale(rewrite, tuple(h for h in heads if h in bad and h in person), stale.claims)
+
+
+def _rewritable(key: str, stale: str) -> bool:
+    """What the text may be stale on for its sections to be rewritten: a draft, also on another
+    chapter's source file it cites, whose lines changed under a claim (state/cited.py)."""
+    return stale in REWRITABLE[key] or (key == DRAFT and stale.startswith("src:"))
 
 
 def _ours(st) -> bool:
@@ -152,6 +183,17 @@ def context_extra(book, n: Node) -> dict[str, Any]:
             "_sections_kept": list(p.kept)}
 
 
+def cited_extra(book, n: Node) -> dict[str, Any]:
+    """A draft written (whole or by sections) while claims of its chapter rest on other chapters'
+    files whose lines changed under them records those files as they are now (`cited=`,
+    state/cited.py): its claims are recorded anew with its final, and until then it is not stale
+    on them again (the chapter moves on to its reviews)."""
+    if n[1] != DRAFT or n[0] == BOOK or not _enabled(book):
+        return {}
+    files = unheld(book.scanner, n[0])
+    return {"_cited": cited_key(book.scanner, n[0], files)} if files else {}
+
+
 def marker_extra(ctx: dict[str, Any], text: str) -> dict[str, str]:
     """The marker attributes of a chapter text: each section's hash, and what a rewrite started
     from. A section a person edited keeps the hash of what the run wrote there, and `person=`
@@ -169,7 +211,26 @@ def marker_extra(ctx: dict[str, Any], text: str) -> dict[str, str]:
         out |= follow | {"redone": ".".join(str(heads.index(h)) for h in ctx["rewrite_sections"] if h in heads)}
         if not person:
             out.pop("person", None)
-    return out | {"sections": ".".join(hashes)}
+    return out | ({"cited": ctx["_cited"]} if ctx.get("_cited") else {}) | {"sections": ".".join(hashes)}
+
+
+def asked_sections(rs, n: Node) -> bool:
+    """The step's request is a section rewrite now (answers.request_for asks for one)."""
+    return n not in rs.redo and n not in rs.instructions and n not in rs.whole and plan(rs.book, n[0], n[1]) is not None
+
+
+def whole_instead(rs, n: Node) -> bool:
+    """A section rewrite whose every answer failed validation (the sections could not be written
+    as they are headed: their subject left the code, or the writer would not keep to them): the
+    chapter is to be written whole instead, once (True; rs.whole says so to the request). Never
+    when a section of it is a person's: theirs are never rewritten, the step fails and says why."""
+    if not asked_sections(rs, n):
+        return False
+    p = plan(rs.book, n[0], n[1])
+    if p is None or p.person:
+        return False
+    rs.whole.add(n)
+    return True
 
 
 def note_rewrite(book, run_id: str, n: Node, ctx: dict[str, Any]) -> None:
@@ -214,13 +275,15 @@ def follow(runner, n: Node) -> Outcome | None:
     book, ch, key = runner.book, n[0], n[1]
     if key not in FOLLOWERS or not _enabled(book):
         return None
+    if (kept := _memory_moved(runner, n)) is not None:
+        return kept
     sc = book.scanner
     d, st = sc.step(ch, DRAFT), sc.step(ch, key)
     dx = d.marker.extra if d.marker else {}
     if not _ours(d) or not dx.get("follow") or not dx.get("was") or st.status != "done" or st.marker is None:
         return None
-    if not st.stale or any(not (s == DRAFT or s in REVIEWERS or s == REVIEW or (key == R1 and s.startswith("src:")))
-                           for s in st.stale):
+    if not st.stale or any(not (s == DRAFT or s in REVIEWERS or s == REVIEW or (key == R1 and s.startswith("src:"))
+                                or (key in REVIEWERS and s == "longmem")) for s in st.stale):
         return None
     inputs = st.marker.inputs
     if key == REVIEW:
@@ -237,6 +300,34 @@ def follow(runner, n: Node) -> Outcome | None:
     if text is None:
         return None
     return _commit(runner, n, st, text)
+
+
+def _memory_moved(runner, n: Node) -> Outcome | None:
+    """A reviewer's file stale only because other chapters' long memory changed (a chapter redone
+    at a new release wrote its memory again), its draft as it was: when its deterministic check
+    of the draft against the memory as it is now finds nothing its file does not already say,
+    there is nothing new for a model to judge, and the file is kept as it is, told so (`follow=`);
+    else (a new finding: a term now defined otherwise, a link, a metaphor) the reviewer runs."""
+    from ..agents.context import reviewer_findings
+    from ..contracts.errors import ContractError
+    from ..contracts.parse import parse_review
+
+    book, ch, key = runner.book, n[0], n[1]
+    st = book.scanner.step(ch, key)
+    if key not in REVIEWERS or st.status != "done" or st.marker is None or st.stale != ["longmem"]:
+        return None
+    old = read_body(book.root, st.path)
+    try:
+        said = {(f.check, f.line, f.message) for f in parse_review(old, file=st.path).review.findings}
+    except ContractError:
+        return None
+    try:
+        now = reviewer_findings(book, ch, key)
+    except (BookError, ContractError):
+        return None  # a memory file a person made unreadable: the step runs, and says which file
+    if any((f["check"], int(f.get("line") or 0), f["message"]) not in said for f in now):
+        return None
+    return _commit(runner, n, st, old, "kept: the other chapters' memory changed, its checks found nothing new")
 
 
 def _came_from(sc, ch: str, key: str, recorded: str | None) -> bool:
@@ -282,11 +373,20 @@ def _followed(runner, ch: str, key: str, old: str, draft: str, dx: dict[str, str
     try:
         if key in REVIEWERS:
             parsed = parse_review(old, file=rel)
+            try:
+                found = reviewer_findings(book, ch, key)
+            except BookError:
+                return None  # what it reads cannot be read: the step runs, and says where
             new = [Finding(f["check"], f["severity"], int(f.get("line") or 0), f["message"])
-                   for f in reviewer_findings(book, ch, key) if inside(int(f.get("line") or 0))]
+                   for f in found if inside(int(f.get("line") or 0))]
             if any(f.severity == "blocking" for f in new):
                 return None  # a model reviews a rewritten section its check blocks
             kept = [g for f in parsed.review.findings if (g := _shift(f, where)) is not None]
+            said = {(f.check, f.line, f.message) for f in kept}
+            if "longmem" in runner.book.scanner.step(ch, key).stale and any(
+                    not inside(int(f.get("line") or 0)) and (f["check"], int(f.get("line") or 0), f["message"]) not in said
+                    for f in found):
+                return None  # on a kept section, something new (the other chapters' memory moved): a model's to judge
             return R.render_review(Review(tuple(kept + new), parsed.review.notes), heading=parsed.heading)
         if key == REVIEW:
             parsed_m = parse_merged(old, file=rel)
@@ -321,7 +421,7 @@ def _followed(runner, ch: str, key: str, old: str, draft: str, dx: dict[str, str
     return _LINE_RE.sub(sub, old)
 
 
-def _commit(runner, n: Node, st, text: str) -> Outcome:
+def _commit(runner, n: Node, st, text: str, why: str = "followed the draft's rewritten sections") -> Outcome:
     book, ch, key = runner.book, n[0], n[1]
     sc = book.scanner
     inputs = {k: v for k, v in sc.input_hashes(ch, key).items() if v is not None}
@@ -342,7 +442,8 @@ def _commit(runner, n: Node, st, text: str) -> Outcome:
         return Outcome("ok")
     sc.invalidate(st.path)
     book.ledger.event("section_followed", runner.run_id, ch, key)
-    return Outcome("ok", reason="followed the draft's rewritten sections")
+    return Outcome("ok", reason=why)
 
 
-__all__ = ["FOLLOWERS", "Plan", "context_extra", "follow", "marker_extra", "plan", "splice_answer"]
+__all__ = ["FOLLOWERS", "Plan", "asked_sections", "context_extra", "follow", "marker_extra", "plan", "splice_answer",
+           "whole_instead"]

@@ -82,6 +82,10 @@ def author(req: Request) -> str:
         from ..evidence.sections import only
 
         text = only(text, list(ctx["rewrite_sections"])).rstrip() + "\n"
+        if req.step == DRAFT:  # a heading its chapter would not have now: written about what it names
+            from ..authoring.rewrite_section import with_missing
+
+            text = with_missing(ctx, text, list(ctx["rewrite_sections"]))
     return text
 
 

@@ -137,16 +137,18 @@ def _pick(heads: list[str], indexes: str) -> list[str]:
 
 def follow_lines(view: dict[str, dict[str, Any]]) -> list[str]:
     """One line per chapter of `follow_view`, for checkpoint.md and RESUME.md."""
+    from ..evidence.sections import label
+
     out = []
     for ch, row in view.items():
         rw = row.get("rewritten", {})
         secs = list(dict.fromkeys(h for hs in rw.values() for h in hs))
-        line = (f"- {ch}: " + ", ".join(f"§ {h}" for h in secs) + f" rewritten ({', '.join(rw)})")
+        line = (f"- {ch}: " + ", ".join(f"§ {label(h)}" for h in secs) + f" rewritten ({', '.join(rw)})")
         if row.get("followed"):
             line += f"; followed without a model call: {', '.join(row['followed'])}"
         kept = list(dict.fromkeys(h for hs in row.get("kept", {}).values() for h in hs))
         if kept:
-            line += "; a person's sections kept: " + ", ".join(f"§ {h}" for h in kept)
+            line += "; a person's sections kept: " + ", ".join(f"§ {label(h)}" for h in kept)
         out.append(line)
     return out
 
@@ -188,6 +190,7 @@ def follow_source(book) -> dict[str, int]:
 
 def _retarget_chapter(book, ch: str) -> int:
     from ..evidence.follow import retargeted
+    from ..evidence.sections import hashes
     from ..steps import STEPS
     from .fsio import atomic_write
     from .markers import compose
@@ -199,7 +202,10 @@ def _retarget_chapter(book, ch: str) -> int:
     def rewrite(st, body: str) -> None:
         mk = st.marker
         inputs = {k: swapped.get(v, v) for k, v in mk.inputs.items()}
-        atomic_write(book.root / st.path, compose(body, mk.name, inputs, mk.run, mk.extra or None))
+        extra = dict(mk.extra or {})
+        if "sections" in extra:  # the run's own text, its lines moved: each section's hash as it is now (else
+            extra["sections"] = hashes(body)  # a moved section would read as a person's at the next release)
+        atomic_write(book.root / st.path, compose(body, mk.name, inputs, mk.run, extra or None))
         sc.invalidate(st.path)
 
     for key in (DRAFT, FINAL):  # the texts that cite, in the order one is made from the other

@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BookError
 from ..steps import (
@@ -30,6 +30,7 @@ from ..steps import (
     check_chapter_id,
     step_dirs,
 )
+from . import cited
 from .hashcache import HashCache
 from .markers import body_of, read_marker, short_hash
 from .snapshot import DONE, Snapshot, StepState, status_word  # noqa: F401  (re-exported: what a scan finds)
@@ -76,7 +77,7 @@ class Scanner:
         self.config_hash = config_hash  # what the style guide is made from (language, audience)
         self.site_hash: str | None = None  # what the pages show from book.yaml (title, language, audience)
         self.evidence_min: float | None = None  # the coverage R1 asks (book.yaml): an input of R1
-        self._holds: dict[tuple, bool] = {}  # evidence_holds' memo
+        self._holds: dict[tuple, Any] = {}  # evidence_holds' memo (and cited.py's)
         self._files: object | None = None  # the source's lines, read once per invalidation of everything
         self.gates: str | None = None  # book.yaml's gates: a final gate decides which chapters are ready
         self.gate_grain: str | None = None  # book.yaml's gate_grain: a card per chapter, batch or phase
@@ -228,6 +229,7 @@ class Scanner:
                              and not (n == EVIDENCE and n not in mk.inputs and now[n] != WAIVED))
         if any(n.startswith("src:") for n in state.stale):  # a source that moved on: do the claims still hold?
             state.stale = [n for n in state.stale if not (n.startswith("src:") and self.evidence_holds(ch, n[4:]))]
+        state.stale = cited.followed(self, ch, key, mk, state.stale)  # another chapter's file it cites (cited.py)
 
     def evidence_holds(self, ch: str, path: str) -> bool:
         """The chapter's recorded claims resting on source file `path` all hold in the tree as it

@@ -91,9 +91,11 @@ def answer(request: dict, draft_words: int = 0) -> str:
         return (f"# Research: {ch} — {title}\n\n## Sources\n\n{para}\n\n## Key ideas\n\n- one idea\n- another idea\n\n"
                 + (f"## Symbols\n\n{symbols}\n" if symbols else "") + _excerpt(prompt) + "## Open questions\n\n- none\n")
     task = prompt.rsplit("## Your task", 1)[-1]
-    if role in ("writer", "editor") and "only, starting with the line `## " in task:  # a section rewrite
+    start = re.search(r"only, starting with the line `(#{1,2} [^`\n]+)`", task)
+    if role in ("writer", "editor") and start:  # a section rewrite (the opening first when asked: its title line)
         heads = re.findall(r"`## ([^`]+)`", task.split("Answer with", 1)[0])
-        return "\n\n".join(f"## {h}\n\n{para}" for h in dict.fromkeys(heads)) + "\n"
+        opening = f"{start.group(1)}\n\n{para}\n\n" if not start.group(1).startswith("## ") else ""
+        return opening + "\n\n".join(f"## {h}\n\n{para}" for h in dict.fromkeys(heads)) + "\n"
     if role in ("writer", "editor"):
         from .role_shape import FRONT, draft_in, front_of, overview_chapter
 
