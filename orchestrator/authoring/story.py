@@ -18,7 +18,8 @@ from typing import Any
 
 from ..text import docstrings
 from . import facts
-from .overview import Example, central_path, entry_points, first_example, made_by, purpose, sequence_diagram
+from .mainpath import central_path, made_by
+from .overview import Example, entry_points, first_example, purpose, sequence_diagram
 from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
