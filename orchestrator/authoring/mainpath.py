@@ -9,7 +9,7 @@ import re
 
 from .facts import all_calls, hand_off, side_calls
 from .overview import MAX_PATH, first_example
-from .project import Project, Sym
+from .project import Project, Sym, project_name
 
 _NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
               "impl")  # a type's body is no call: a path goes through functions, methods and macros
@@ -55,8 +55,10 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     of the best path_value: as deep as the code goes, through its best-ranked definitions. At each
     step the best-ranked few callees are tried; a type is never a step (its body calls nothing)."""
     def callees(cur: Sym, seen: set[tuple[str, int]]) -> list[Sym]:
+        if cur is not start and handed_out(p, cur):
+            return []  # its work goes on outside the map: what it calls before is preparation
         side = side_calls(p, cur)  # an operation's path, not its error handling
-        found = [c for c in all_calls(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in _NOT_STEPS
+        found = [c for c in _next(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in _NOT_STEPS
                  and (c.rel, c.d.start_line) not in side and not _SIDE_ROADS.search(c.short)]
         return sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))[:5]
 
@@ -64,10 +66,9 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         # from a method, a helper function is a side step: the operation goes on through the objects;
         off = sum(1 for a, b in zip(path, path[1:]) if "." in a.dotted and "." not in b.dotted and b.kind == "function")
         # the call a body makes last on its main line hands the work on: the way the operation flows
-        on = sum(1 for a, b in zip(path, path[1:]) if hand_off(p, a) == (b.rel, b.d.start_line))
         # a hand-off to code that goes on calling is the work moving on; to a leaf, a last detail
-        on = sum(1 for a, b in zip(path, path[1:]) if hand_off(p, a) == (b.rel, b.d.start_line)
-                 and (b is path[-1] or all_calls(p, b)))
+        on = sum(1 for a, b in zip(path, path[1:]) if _handed(p, a) == (b.rel, b.d.start_line)
+                 and (b is path[-1] or _next(p, b)))
         # an accessor (`get_params`, `DisplayName`) is a place the work passes by, not where it is done:
         # most of a step's depth is taken back
         leaf = sum(0.7 if _ACCESSOR.match(x.short) else 1.0 if x.lines <= 5 and re.match(r"(?:set|[A-Z]?[a-z]*[Nn]ame$)", x.short)
@@ -80,9 +81,9 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     line = [start]
     seen0 = {(start.rel, start.d.start_line)}
     while len(line) < limit - 1:
-        h = hand_off(p, line[-1])
+        h = _handed(p, line[-1])
         nxt = next((c for c in callees(line[-1], seen0) if (c.rel, c.d.start_line) == h), None)
-        if nxt is None or _ACCESSOR.match(nxt.short) or not all_calls(p, nxt):
+        if nxt is None or _ACCESSOR.match(nxt.short) or not _next(p, nxt):
             break
         line.append(nxt)
         seen0.add((nxt.rel, nxt.d.start_line))
@@ -99,6 +100,56 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
 
     walk(line, seen0)
     return best
+
+
+def _next(p: Project, s: Sym) -> list[Sym]:
+    """What `s` calls: the calls the map resolves, then the conventions' hops (hops.py)."""
+    from .hops import hops
+
+    found = all_calls(p, s)
+    return found + [h.callee for h in hops(p, s) if h.callee not in found]
+
+
+def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
+    """Where `s` hands its work on: the last call on its main line (facts.hand_off), or a hop made
+    on a later line (express's `app.listen` ends by handing itself to `http.createServer`)."""
+    from .hops import hops
+    from .tracing import call_line
+
+    h = hand_off(p, s)
+    callee = next((c for c in all_calls(p, s) if (c.rel, c.d.start_line) == h), None)
+    last = call_line(p, s, callee) if callee is not None else 0
+    later = [x for x in hops(p, s) if x.at > last]
+    if later:
+        x = max(later, key=lambda x: x.at)
+        return x.callee.rel, x.callee.d.start_line
+    return h
+
+
+def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
+    """(call, line) when `s` ends by handing its work to an object it holds that the map cannot
+    follow (express's `app.handle` ends in `this.router.handle(…)`, another package's router): the
+    last call of its body, through a field of its own object. The path ends there (what it calls
+    before is preparation), and the docs take over."""
+    from .hops import _body, _receiver
+
+    key = ("handed_out", s.rel, s.d.start_line)
+    if key not in p._keys:
+        from .sideroads import branch_lines
+
+        found = None
+        me = _receiver(s)
+        body = _body(p, s)
+        side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang)}  # (0-based)
+        calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
+                                                                         text)]
+        if calls and re.fullmatch(rf"{re.escape(me)}\.\w+\.\w+", calls[-1][1].group(1)):
+            n, m = calls[-1]
+            known = {c.short for c in all_calls(p, s)}
+            if m.group(1).rsplit(".", 1)[-1] not in known:
+                found = (m.group(1), n)
+        p._keys[key] = found
+    return p._keys[key]
 
 
 def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
@@ -165,6 +216,35 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     for t in types:
         for ms in methods(t):
             add(ms, 0.5 if called.get(ms.short) else 0.0)
+    return _serving_first(p, ex.code if ex is not None else "", out)
+
+
+# the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
+_SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
+                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start)\s*\(")
+SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
+
+
+def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> list[tuple[Sym, float]]:
+    """Where the example both sets up and runs (`app.get(…); app.listen(3000)`, `r.Get(…);
+    http.ListenAndServe(":3000", r)`, `cmd.Run(ctx, os.Args)`), the run is the call to follow: its
+    start (the method or function of that name, or, when another package's server is handed a value
+    of the project, what the server runs on it: `made_by`'s `ServeHTTP`) outweighs the set-up calls."""
+    runs = [m for m in _SERVING.finditer(code)]
+    if not runs:
+        return starts
+    m = runs[-1]
+    verb = m.group(2)
+    own = {s.short for s, _ in starts}
+    out = list(starts)
+    if verb in own:
+        out = [(s, SERVING_BONUS if s.short == verb else b) for s, b in out]
+    elif m.group(1):  # another package's server (`http.ListenAndServe`) serving a value of the project
+        out = [(s, SERVING_BONUS if made_by(p, s) else b) for s, b in out]
+    if verb not in own:
+        fn = [x for x in p.find(verb) if x.kind == "function" and x.d.exported and x.short == verb]
+        if len(fn) == 1 and m.group(1) and m.group(1).lower() in (p.root.name.lower(), project_name(p.root).lower()):
+            out.append((fn[0], SERVING_BONUS))  # `axum::serve(listener, app)`: the project's own server
     return out
 
 
