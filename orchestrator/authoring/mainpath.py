@@ -32,6 +32,8 @@ def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
 _ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$")
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
 _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception")
+# a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
+_LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
 
 
 def _node_value(p: Project, s: Sym) -> float:
@@ -59,7 +61,7 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
             return []  # its work goes on outside the map: what it calls before is preparation
         side = side_calls(p, cur)  # an operation's path, not its error handling
         found = [c for c in _next(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in _NOT_STEPS
-                 and (c.rel, c.d.start_line) not in side and not _SIDE_ROADS.search(c.short)]
+                 and (c.rel, c.d.start_line) not in side and not _SIDE_ROADS.search(c.short) and not _LOGGER.match(c.short)]
         return sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))[:5]
 
     def value(path: list[Sym]) -> float:
@@ -111,13 +113,21 @@ def _next(p: Project, s: Sym) -> list[Sym]:
 
 
 def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
-    """Where `s` hands its work on: the last call on its main line (facts.hand_off), or a hop made
-    on a later line (express's `app.listen` ends by handing itself to `http.createServer`)."""
+    """Where `s` hands its work on: the last call on its main line that is no trace print
+    (facts.hand_off), or a hop made on a later line (express's `app.listen` ends by handing itself
+    to `http.createServer`)."""
+    from .codeinfo import resolved_calls_where
     from .hops import hops
     from .tracing import call_line
 
     h = hand_off(p, s)
     callee = next((c for c in all_calls(p, s) if (c.rel, c.d.start_line) == h), None)
+    if callee is not None and _LOGGER.match(callee.short):
+        code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+        main = [(last, c) for c, side, last in resolved_calls_where(p, s, code) if not side and last >= 0
+                and not _LOGGER.match(c.short)]
+        callee = max(main, key=lambda x: x[0])[1] if main else None
+        h = (callee.rel, callee.d.start_line) if callee is not None else None
     last = call_line(p, s, callee) if callee is not None else 0
     later = [x for x in hops(p, s) if x.at > last]
     if later:
@@ -128,9 +138,10 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
 
 def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
     """(call, line) when `s` ends by handing its work to an object it holds that the map cannot
-    follow (express's `app.handle` ends in `this.router.handle(…)`, another package's router): the
-    last call of its body, through a field of its own object. The path ends there (what it calls
-    before is preparation), and the docs take over."""
+    follow (express's `app.handle` ends in `this.router.handle(…)`, another package's router; urfave/cli's
+    `Command.run` in `cmd.Action(ctx, cmd)`, the user's function): the last call of its main line,
+    through a field of its own object. The path ends there (what it calls before is preparation:
+    express's `app.enabled`), and the docs take over from the field."""
     from .hops import _body, _receiver
 
     key = ("handed_out", s.rel, s.d.start_line)
@@ -143,7 +154,8 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
         side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang)}  # (0-based)
         calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
                                                                          text)]
-        if calls and re.fullmatch(rf"{re.escape(me)}\.\w+\.\w+", calls[-1][1].group(1)):
+        calls = [(n, m) for n, m in calls if not _LOGGER.match(m.group(1).rsplit(".", 1)[-1])]
+        if calls and re.fullmatch(rf"{re.escape(me)}\.\w+(?:\.\w+)?", calls[-1][1].group(1)):
             n, m = calls[-1]
             known = {c.short for c in all_calls(p, s)}
             if m.group(1).rsplit(".", 1)[-1] not in known:

@@ -140,6 +140,18 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
     return len(named) + 0.5 * min(uses, 4) + (1.0 if lang else 0.0)
 
 
+_EXAMPLE_HEAD = re.compile(r"(?i)\b(?:examples?|usage|quick ?start|getting started|synopsis|hello,? world)\b")
+_SETUP_HEAD = re.compile(r"(?i)\b(?:install\w*|cdn|download\w*|setup|set up|building|contribut\w*|licen[cs]e)\b")
+
+
+def _headings(text: str) -> list[tuple[int, str]]:
+    """(line, text) of a Markdown document's headings (`## Example`, or a line underlined `===`/`---`)."""
+    lines = text.splitlines()
+    out = [(k + 1, ln.lstrip("#").strip()) for k, ln in enumerate(lines) if re.match(r"#{1,6}\s", ln)]
+    out += [(k + 1, ln.strip()) for k, ln in enumerate(lines[:-1]) if ln.strip() and re.fullmatch(r"[=\-~^]{3,}", lines[k + 1].strip())]
+    return sorted(out)
+
+
 def first_example(p: Project, names: set[str]) -> Example | None:
     """The project's first real usage example: a code block of the README (then of the guides,
     most introductory first, then an example file) in one of the project's languages that
@@ -152,21 +164,27 @@ def first_example(p: Project, names: set[str]) -> Example | None:
         langs |= {"c", "cpp"}  # headers of a C++ library are often read as C
     if langs & {"javascript", "typescript"}:
         langs |= {"javascript", "typescript"}
-    docs = ([info.readme] if info.readme else []) + list(info.docs[:12])
+    from .entry import guides
+
+    docs = ([info.readme] if info.readme else []) + guides(info)[:12]
     for rel in docs:
         try:
             text = info.read(rel)
         except OSError:
             continue
         best: tuple[float, tuple[int, int, str, str]] | None = None
+        found: list[tuple[int, tuple[int, int, str, str]]] = []
+        heads = _headings(text)
         for blk in code_blocks(text):
             if blk[2] and _NOT_CODE_TAG.match(blk[2]):
                 continue  # axum's ```not_rust: a compiler's message, not a use of the project
             blk = _leading_part(blk)
             sc = _example_score(blk[3], _lang_of_tag(blk[2]) if blk[2] else None, langs, names)
-            if sc >= 2.0:  # the first that uses the project's names (the README's own first example)
-                best = (sc, blk)
-                break
+            if sc >= 2.0:  # one that uses the project's names
+                head = next((h for at, h in reversed(heads) if at < blk[0]), "")
+                found.append((0 if _EXAMPLE_HEAD.search(head) else 2 if _SETUP_HEAD.search(head) else 1, blk))
+        if found:  # the README's own first example: under its Example/Usage heading, never an install note
+            best = (2.0, min(found, key=lambda f: f[0])[1])
         if best is not None:
             a, b, tag, code = best[1]
             return Example(rel, a, b, _lang_of_tag(tag) or tag or "text", code, info.in_source(rel))

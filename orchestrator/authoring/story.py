@@ -18,12 +18,13 @@ from typing import Any
 
 from ..text import docstrings
 from . import facts
-from .mainpath import central_path, made_by
+from .hops import hop_between
+from .mainpath import central_path, handed_out, made_by
 from .overview import Example, entry_points, first_example, purpose, sequence_diagram
 from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
-from .tracing import call_line, unresolved_tail
+from .tracing import call_line, step_cites, unresolved_tail
 
 PARTS = ("overview", "using", "inside", "foundations")
 
@@ -58,6 +59,11 @@ EN = {
     "ov_path_step_at2": "{k}. `{caller}` calls `{callee}` on line {at} and hands it the work; see `{file}`, line {line}{where}.",
     "ov_path_step_at3": "{k}. `{caller}` calls `{callee}` (line {at}), whose definition opens line {line} of `{file}`{where}.",
     "ov_path_step_at4": "{k}. `{caller}` calls `{callee}` next, from line {at}; that {kind} starts at `{file}` line {line}{where}.",
+    "ov_path_hop": "{k}. `{caller}` runs `{callee}` through `{via}` (line {at}): {why}; `{callee}` is the {kind} in "
+                   "`{file}` (line {line}){where}.",
+    "hop_served": "a server calls the object it is handed for each request, and runs its `{short}`",
+    "hop_field": "the field is set from `{short}` (`{tie_file}`, line {tie})",
+    "hop_apply": "`{via}(…)` calls the function itself",
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
@@ -115,6 +121,10 @@ ZH = {
     "ov_path_step_at2": "{k}. `{caller}` 在第 {at} 行把工作交给 `{callee}`（`{file}` 第 {line} 行）{where}。",
     "ov_path_step_at3": "{k}. 第 {at} 行，`{caller}` 调用 `{callee}`，它定义在 `{file}` 第 {line} 行{where}。",
     "ov_path_step_at4": "{k}. 接着 `{caller}` 在第 {at} 行调用 `{callee}`，这个{kind}从 `{file}` 第 {line} 行开始{where}。",
+    "ov_path_hop": "{k}. `{caller}` 通过第 {at} 行的 `{via}` 运行 `{callee}`：{why}；`{callee}` 是 `{file}` 中的{kind}（第 {line} 行）{where}。",
+    "hop_served": "服务器对每个请求调用交给它的对象，运行它的 `{short}`",
+    "hop_field": "这个字段由 `{short}` 设置（`{tie_file}` 第 {tie} 行）",
+    "hop_apply": "`{via}(…)` 调用的就是这个函数本身",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
     "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",
@@ -306,36 +316,27 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     for k, (a, b) in enumerate(zip(path, path[1:]), 1):
         ch = here.get(b.rel)
         where = s["ov_path_where"].format(title=ch[1], ch=ch[0]) if ch else ""
-        at = call_line(p, a, b)
-        # the steps say the same thing four ways, so that six steps read as a walk, not a form
-        key = ("ov_path_step_at", "ov_path_step_at2", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 4] if at \
-            else "ov_path_step"
-        step = s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
-                             file=b.rel, line=b.d.start_line, where=where)
+        hop = hop_between(p, a, b)
+        at = hop.at if hop is not None else call_line(p, a, b)
+        if hop is not None and not hop.named:  # a convention's step: what the line calls is not `b` itself
+            why = s["hop_" + hop.how].format(short=b.short, via=hop.via, tie_file=hop.tie[0] if hop.tie else "",
+                                              tie=hop.tie[1] if hop.tie else 0)
+            step = s["ov_path_hop"].format(k=k, caller=a.name, callee=b.name, via=hop.via, at=at, why=why,
+                                           kind=kind_name(b.kind, t), file=b.rel, line=b.d.start_line, where=where)
+        else:
+            # the steps say the same thing four ways, so that six steps read as a walk, not a form
+            key = ("ov_path_step_at", "ov_path_step_at2", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 4] if at \
+                else "ov_path_step"
+            step = s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
+                                 file=b.rel, line=b.d.start_line, where=where)
         end = len(step) - 1 if step.endswith((".", "。")) else len(step)  # the citations close the sentence
-        out.append(step[:end] + _step_cites(a, b, at) + step[end:])
+        out.append(step[:end] + step_cites(a, b, at, hop.tie if hop is not None else None) + step[end:])
     out += [""]
-    beyond = unresolved_tail(p, path[-1]) if len(path) < 4 else None  # a short path: the map lost the way
+    # where the map lost the way (a short path), or the work goes on in an object it cannot follow
+    beyond = handed_out(p, path[-1]) or (unresolved_tail(p, path[-1]) if len(path) < 4 else None)
     if beyond:
         out += [s["ov_path_beyond"].format(last=path[-1].name, call=beyond[0], at=beyond[1]), ""]
     return out + [s["ov_path_end"], ""]
-
-
-def _step_cites(a: Sym, b: Sym, at: int) -> str:
-    """The lines a traced step rests on: the caller from its header to the call (its header and the
-    call's line when that is long), and the callee's first lines. The claim is "`a` calls `b`": the
-    citation must show the call, not only the callee's definition (evidence.resolve.claim_problem)."""
-    from ..evidence.cite import citation_link
-
-    def link(rel: str, first: int, last: int) -> str:
-        return f"({citation_link(rel, first, last)})"
-
-    if not at:
-        return ""
-    head = a.d.start_line
-    caller = [link(a.rel, head, at)] if at - head < 40 else [link(a.rel, head, head), link(a.rel, at, at)]
-    callee = link(b.rel, b.d.start_line, min(b.d.end_line, b.d.start_line + 2))
-    return " " + " ".join(caller + [callee])
 
 
 def _docs_walk(ex: Example | None, s: dict[str, str]) -> list[str]:

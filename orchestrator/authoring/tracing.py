@@ -18,6 +18,24 @@ def call_line(p: Project, caller: Sym, callee: Sym) -> int:
     return 0
 
 
+def step_cites(a: Sym, b: Sym, at: int, tie: tuple[str, int] | None = None) -> str:
+    """The lines a traced step rests on: the caller from its header to the call (its header and the
+    call's line when that is long), and the callee's first lines. The claim is "`a` calls `b`": the
+    citation must show the call, not only the callee's definition (evidence.resolve.claim_problem)."""
+    from ..evidence.cite import citation_link
+
+    def link(rel: str, first: int, last: int) -> str:
+        return f"({citation_link(rel, first, last)})"
+
+    if not at:
+        return ""
+    head = a.d.start_line
+    caller = [link(a.rel, head, at)] if at - head < 40 else [link(a.rel, head, head), link(a.rel, at, at)]
+    callee = link(b.rel, b.d.start_line, min(b.d.end_line, b.d.start_line + 2))
+    ties = [link(tie[0], tie[1], tie[1])] if tie else []  # the line that fills the field the call goes through
+    return " " + " ".join(caller + ties + [callee])
+
+
 _BUILTIN_CALLS = frozenset({"len", "print", "str", "int", "isinstance", "append", "get", "format", "Errorf", "Sprintf",
                             "make", "new", "panic", "super", "require", "push", "join", "keys", "items", "map", "list",
                             "dict", "set", "tuple", "range", "type", "getattr", "setattr", "hasattr", "Some", "Ok", "Err",
