@@ -10,7 +10,7 @@ framework or runtime by which one definition's work goes on in another without a
   client.request(…)` is `Client.request`);
 * deferred: the calls of the handler a definition returns (koa's `callback` returns the handler
   a server runs, which calls `this.handleRequest`);
-* apply: JavaScript's `f.call(this, …)` and `f.apply(…)` call `f`.
+* apply: JavaScript's `f.call(this, …)`, `f.apply(…)` and `f.bind(this)` (called later) run `f`.
 
 Each hop is a line of the caller's code (and, for a field, the line that fills it), so a traced
 step still cites what it says."""
@@ -174,8 +174,26 @@ def deferred(p: Project, s: Sym) -> list[Hop]:
     return out
 
 
+def _js_imported(p: Project, s: Sym, name: str) -> Sym | None:
+    """The function `name` of the file the caller's file imports it from (`import dispatchRequest from
+    './dispatchRequest.js'`, `const x = require('./x')`), when that file defines it once."""
+    import posixpath
+
+    text = "\n".join(p.lines_of(s.rel))
+    m = re.search(rf"\bimport\s+{re.escape(name)}\s+from\s+['\"](\.[^'\"]+)['\"]|\b(?:const|let|var)\s+{re.escape(name)}\s*="
+                  rf"\s*require\(\s*['\"](\.[^'\"]+)['\"]", text)
+    if m is None:
+        return None
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(s.rel), m.group(1) or m.group(2)))
+    for cand in (path, path + ".js", path + ".ts", posixpath.join(path, "index.js")):
+        hit = [x for x in p.symbols(within=[cand]) if x.short == name and x.kind == "function"] if cand in p.files else []
+        if len(hit) == 1:
+            return hit[0]
+    return None
+
+
 def applied(p: Project, s: Sym) -> list[Hop]:
-    """JavaScript's `f.call(this, …)` / `f.apply(this, …)`: a call of `f`."""
+    """JavaScript's `f.call(this, …)`, `f.apply(this, …)`, `f.bind(this)`: `f` runs (bound, later)."""
     if s.lang not in ("javascript", "typescript"):
         return []
     from .callres import Resolver
@@ -184,8 +202,8 @@ def applied(p: Project, s: Sym) -> list[Hop]:
     res = Resolver(p, s, *_sym_index(p))
     out: list[Hop] = []
     for n, text in _body(p, s):
-        for m in re.finditer(r"(?<![\w$.])([A-Za-z_$][\w$]*)\.(call|apply)\s*\(", text):
-            hit = res.resolve(m.group(1), False, "")
+        for m in re.finditer(r"(?<![\w$.])([A-Za-z_$][\w$]*)\.(call|apply|bind)\s*\(", text):
+            hit = res.resolve(m.group(1), False, "") or _js_imported(p, s, m.group(1))
             if hit is not None and hit is not s and hit.kind in ("method", "function"):
                 out.append(Hop(hit, n, "apply", f"{m.group(1)}.{m.group(2)}"))
     return out

@@ -155,11 +155,23 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
         calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
                                                                          text)]
         calls = [(n, m) for n, m in calls if not _LOGGER.match(m.group(1).rsplit(".", 1)[-1])]
+        from .hops import hops
+
+        known = {c.short for c in all_calls(p, s)} | {h.callee.short for h in hops(p, s)}
         if calls and re.fullmatch(rf"{re.escape(me)}\.\w+(?:\.\w+)?", calls[-1][1].group(1)):
             n, m = calls[-1]
-            known = {c.short for c in all_calls(p, s)}
             if m.group(1).rsplit(".", 1)[-1] not in known:
                 found = (m.group(1), n)
+        # or it returns what a function it got at run time gives (axios's `return adapter(config).then(…)`,
+        # `const adapter = adapters.getAdapter(…)`): the first return at the body's own indentation
+        base = next((len(t) - len(t.lstrip()) for n, t in body if t.strip()), 0)
+        code = "\n".join(t for _, t in body)
+        for n, t in body:
+            r = re.match(r"(\s*)return\s+([A-Za-z_$][\w$]*)\s*\(", t)
+            if found is None and r and len(r.group(1)) == base and n not in side and r.group(2) not in known \
+                    and re.search(rf"\b(?:const|let|var)\s+{re.escape(r.group(2))}\s*=|^\s*{re.escape(r.group(2))}\s*:?=", code, re.M):
+                found = (r.group(2), n)
+                break
         p._keys[key] = found
     return p._keys[key]
 

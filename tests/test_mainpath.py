@@ -1,0 +1,540 @@
+"""Chapter 1's main path (issue 35): started from the README example's serving call, followed
+through what a call graph cannot see (authoring/hops.py), ended where the work leaves the map, and
+each step still citing lines that show it (evidence.resolve.claim_problem), on small sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.authoring.mainpath import central_path, handed_out
+from orchestrator.authoring.overview import entry_points, first_example
+from orchestrator.authoring.project import Project, load
+from orchestrator.authoring.story import _path_walk
+from orchestrator.evidence.cite import blocks
+from orchestrator.evidence.resolve import SourceFiles, claim_problem, sentence_calls
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _path(p: Project) -> list[str]:
+    return [s.name for s in central_path(p, entry_points(p))]
+
+
+def _walk(p: Project) -> str:
+    return "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en"))
+
+
+def _steps_hold(p: Project, walk: str) -> None:
+    """Every numbered step cites lines, and they show what it says (names, and a call it says is made)."""
+    steps = [s for b in blocks(walk) for s in b.sentences if s.text.lstrip()[:1].isdigit()]
+    assert steps and all(s.cites for s in steps), walk
+    problems = [claim_problem(s.names, sentence_calls(s.text), s.cites, SourceFiles(p.root)) for s in steps]
+    assert problems == [None] * len(steps), (problems, walk)
+
+
+EXPRESS_README = """# expressy
+
+```js
+const express = require('expressy')
+const app = express()
+
+app.get('/', (req, res) => {
+  res.send('Hello World')
+})
+
+app.listen(3000)
+```
+"""
+EXPRESS_INDEX = "module.exports = require('./lib/expressy');\n"
+EXPRESS_MAIN = """var proto = require('./application');
+
+exports = module.exports = createApplication;
+
+function createApplication() {
+  var app = function(req, res, next) {
+    app.handle(req, res, next);
+  };
+  app.init();
+  return app;
+}
+"""
+EXPRESS_APP = """var http = require('node:http');
+var Router = require('router');
+
+var app = exports = module.exports = {};
+
+app.init = function init() {
+  this.settings = {};
+  this.defaultConfiguration();
+};
+
+app.defaultConfiguration = function defaultConfiguration() {
+  this.set('x-powered-by', true);
+  this.set('env', 'development');
+};
+
+app.set = function set(setting, val) {
+  this.settings[setting] = val;
+  return this;
+};
+
+app.enabled = function enabled(setting) {
+  return Boolean(this.set(setting));
+};
+
+app.handle = function handle(req, res, callback) {
+  if (this.enabled('x-powered-by')) {
+    res.setHeader('X-Powered-By', 'Expressy');
+  }
+  this.router.handle(req, res, callback);
+};
+
+app.route = function route(path) {
+  return this.router.route(path);
+};
+
+app.get = function get(path) {
+  var route = this.route(path);
+  this.lazyRouter(path);
+  return this;
+};
+
+app.lazyRouter = function lazyRouter(path) {
+  this.defaultConfiguration();
+  this.init();
+};
+
+app.listen = function listen() {
+  var server = http.createServer(this);
+  return server.listen.apply(server, arguments);
+};
+"""
+
+
+def test_a_server_is_followed_from_the_examples_listen_into_the_handler_it_serves(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"Readme.md": EXPRESS_README, "package.json": '{"name": "expressy"}',
+                                      "index.js": EXPRESS_INDEX, "lib/expressy.js": EXPRESS_MAIN,
+                                      "lib/application.js": EXPRESS_APP})
+    p = load(root)
+    # the example sets up (`app.get`) and then runs (`app.listen`): the run is the call to follow;
+    # `http.createServer(this)` calls the app for each request, which runs its `handle`; `handle` ends
+    # in `this.router.handle(…)`, another package's router: the path ends there, not in `app.enabled`
+    assert _path(p) == ["app.listen", "app.handle"]
+    walk = _walk(p)
+    assert "1. `app.listen` runs `app.handle` through `http.createServer` (line " in walk
+    assert "Here the map stops: `app.handle` goes on with `this.router.handle(…)`" in walk
+    _steps_hold(p, walk)
+
+
+CHI_README = """# chy
+
+```go
+package main
+
+import (
+	"net/http"
+
+	"github.com/x/chy"
+)
+
+func main() {
+	r := chy.NewRouter()
+	r.Get("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("welcome"))
+	})
+	http.ListenAndServe(":3000", r)
+}
+```
+"""
+CHI_MUX = """package chy
+
+import "net/http"
+
+// Mux is the router.
+type Mux struct {
+	handler http.Handler
+	tree    *node
+}
+
+// NewRouter returns a new Mux.
+func NewRouter() *Mux {
+	return &Mux{tree: &node{}}
+}
+
+// ServeHTTP is the single method of the http.Handler interface.
+func (mx *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if mx.handler == nil {
+		mx.updateRouteHandler()
+	}
+	mx.handler.ServeHTTP(w, r)
+}
+
+// Get adds a route for GET requests.
+func (mx *Mux) Get(pattern string, h http.HandlerFunc) {
+	mx.handle("GET", pattern, h)
+}
+
+func (mx *Mux) handle(method, pattern string, h http.Handler) {
+	mx.tree.InsertRoute(method, pattern, h)
+}
+
+func (mx *Mux) routeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := mx.tree.FindRoute(r.Method, r.URL.Path)
+	h.ServeHTTP(w, r)
+}
+
+func (mx *Mux) updateRouteHandler() {
+	mx.handler = http.HandlerFunc(mx.routeHTTP)
+}
+"""
+CHI_TREE = """package chy
+
+import "net/http"
+
+type node struct {
+	children []*node
+	handler  http.Handler
+}
+
+// InsertRoute adds a route.
+func (n *node) InsertRoute(method, pattern string, h http.Handler) {
+	n.addChild(pattern)
+	n.setEndpoint(h)
+}
+
+func (n *node) addChild(pattern string) {
+	n.children = append(n.children, &node{})
+	n.grow(pattern)
+}
+
+func (n *node) grow(pattern string) {
+	n.setEndpoint(nil)
+}
+
+func (n *node) setEndpoint(h http.Handler) {
+	n.handler = h
+}
+
+// FindRoute finds the handler of a request.
+func (n *node) FindRoute(method, path string) http.Handler {
+	return n.findRoute(path)
+}
+
+func (n *node) findRoute(path string) http.Handler {
+	for _, c := range n.children {
+		return c.handler
+	}
+	return n.handler
+}
+"""
+
+
+def test_a_go_handler_given_to_listen_and_serve_is_served_through_serve_http_and_its_field(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": CHI_README, "go.mod": "module github.com/x/chy\n",
+                                      "mux.go": CHI_MUX, "tree.go": CHI_TREE})
+    p = load(root)
+    # not the set-up (`Get -> handle -> InsertRoute -> …`) but the serving: `http.ListenAndServe(":3000", r)`
+    # serves the Mux through `ServeHTTP`, whose `mx.handler` is set from `mx.routeHTTP`
+    assert _path(p)[:3] == ["Mux.ServeHTTP", "Mux.routeHTTP", "node.FindRoute"], _path(p)
+    walk = _walk(p)
+    assert "1. `Mux.ServeHTTP` runs `Mux.routeHTTP` through `mx.handler.ServeHTTP` (line 21): the field is set " \
+           "from `routeHTTP` (`mux.go`, line 39)" in walk
+    assert "(source:mux.go#L39-L39)" in walk  # the line that fills the field is cited
+    _steps_hold(p, walk)
+
+
+HTTPY_README = """# httpy
+
+```pycon
+>>> import httpy
+>>> r = httpy.get('https://www.example.org/')
+>>> r.status_code
+200
+```
+"""
+HTTPY_API = '''from ._client import Client
+
+
+def get(url):
+    """Sends a GET request."""
+    return request("GET", url)
+
+
+def request(method, url):
+    """Sends a request with a client of its own."""
+    with Client(
+        timeout=5,
+    ) as client:
+        return client.request(method, url)
+'''
+HTTPY_CLIENT = '''class Client:
+    """An HTTP client."""
+
+    def __init__(self, timeout=None):
+        self.timeout = timeout
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        pass
+
+    def request(self, method, url):
+        """Builds a request and sends it."""
+        req = (method, url)
+        return self.send(req)
+
+    def send(self, req):
+        """Sends the request through the transport."""
+        return self._send_single(req)
+
+    def _send_single(self, req):
+        return self.transport(req)
+
+    def transport(self, req):
+        return req
+'''
+
+
+def test_a_local_made_from_a_project_type_resolves_its_method_calls(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": HTTPY_README, "pyproject.toml": '[project]\nname = "httpy"\n',
+                                      "httpy/__init__.py": "from ._api import get, request\n",
+                                      "httpy/_api.py": HTTPY_API, "httpy/_client.py": HTTPY_CLIENT})
+    p = load(root / "httpy")
+    assert _path(p)[:4] == ["get", "request", "Client.request", "Client.send"], _path(p)
+    walk = _walk(p)
+    assert "`request` calls `Client.request`" in walk  # the line says `client.request(`: a call it makes
+    _steps_hold(p, walk)
+
+
+AXIOSY_README = """# axiosy
+
+## Installing
+
+```js
+import axiosy from 'axiosy';
+console.log(axiosy.isCancel('something'));
+```
+
+## Example
+
+```js
+import axiosy from 'axiosy';
+
+axiosy.request({url: '/user?ID=12345'}).then(function (response) {
+  console.log(response);
+});
+```
+"""
+AXIOSY_INDEX = """import Axiosy from './core/Axiosy.js';
+
+function isCancel(value) {
+  return !!(value && value.__CANCEL__);
+}
+
+const axiosy = new Axiosy();
+axiosy.isCancel = isCancel;
+export default axiosy;
+"""
+AXIOSY_CORE = """import dispatchRequest from './dispatchRequest.js';
+
+class Axiosy {
+  constructor() {
+    this.defaults = {};
+  }
+
+  request(config) {
+    return this._request(config);
+  }
+
+  _request(config) {
+    const merged = this.merge(config);
+    return dispatchRequest.call(this, merged);
+  }
+
+  merge(config) {
+    return Object.assign({}, this.defaults, config);
+  }
+}
+
+export default Axiosy;
+"""
+AXIOSY_DISPATCH = """import adapters from '../adapters/adapters.js';
+
+export default function dispatchRequest(config) {
+  const adapter = adapters.getAdapter(config.adapter);
+
+  return adapter(config).then(function onAdapterResolution(response) {
+    return transformResponse(response);
+  });
+}
+
+function transformResponse(response) {
+  return normalize(response);
+}
+
+function normalize(response) {
+  return response;
+}
+"""
+
+
+def test_f_call_is_a_call_of_f_and_a_function_got_at_run_time_ends_the_path(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": AXIOSY_README, "package.json": '{"name": "axiosy"}',
+                                      "lib/axiosy.js": AXIOSY_INDEX, "lib/core/Axiosy.js": AXIOSY_CORE,
+                                      "lib/core/dispatchRequest.js": AXIOSY_DISPATCH,
+                                      "lib/adapters/adapters.js": "export default {getAdapter: (a) => a};\n"})
+    p = load(root / "lib")
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and "axiosy.request(" in ex.code  # the Example heading's, not the install note's
+    assert _path(p) == ["Axiosy.request", "Axiosy._request", "dispatchRequest"], _path(p)
+    dispatch = central_path(p, entry_points(p))[-1]
+    assert handed_out(p, dispatch) == ("adapter", 6)  # `return adapter(config)…`: the docs take over
+    walk = _walk(p)
+    assert "`Axiosy._request` runs `dispatchRequest` through `dispatchRequest.call`" in walk
+    _steps_hold(p, walk)
+
+
+KOA_README = """# koay
+
+```js
+const Koay = require('koay');
+const app = new Koay();
+
+app.use(ctx => {
+  ctx.body = 'Hello';
+});
+
+app.listen(3000);
+```
+"""
+KOA_APP = """const http = require('http');
+
+module.exports = class Application {
+  constructor() {
+    this.middleware = [];
+  }
+
+  use(fn) {
+    this.middleware.push(fn);
+    return this;
+  }
+
+  listen(...args) {
+    const server = http.createServer(this.callback());
+    return server.listen(...args);
+  }
+
+  callback() {
+    const fn = compose(this.middleware);
+    const handleRequest = (req, res) => {
+      const ctx = this.createContext(req, res);
+      return this.handleRequest(ctx, fn);
+    };
+    return handleRequest;
+  }
+
+  createContext(req, res) {
+    return {req, res};
+  }
+
+  handleRequest(ctx, fnMiddleware) {
+    return fnMiddleware(ctx).then(() => respond(ctx));
+  }
+};
+
+function compose(middleware) {
+  return (ctx) => Promise.resolve(middleware.length);
+}
+
+function respond(ctx) {
+  ctx.res.end(ctx.body);
+}
+"""
+
+
+def test_the_handler_a_method_returns_is_what_the_server_runs(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"Readme.md": KOA_README, "package.json": '{"name": "koay"}',
+                                      "lib/application.js": KOA_APP})
+    p = load(root / "lib")
+    # `callback` returns the handler the server runs; its calls (`this.handleRequest`) come after
+    assert _path(p)[:3] == ["Application.listen", "Application.callback", "Application.handleRequest"], _path(p)
+    _steps_hold(p, _walk(p))
+
+
+CLI_GUIDE = """# Getting started
+
+```go
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/x/cly"
+)
+
+func main() {
+	(&cly.Command{}).Run(context.Background(), os.Args)
+}
+```
+"""
+CLI_OLD_GUIDE = CLI_GUIDE.replace("(&cly.Command{}).Run(context.Background(), os.Args)",
+                                  "app := cly.NewApp()\n\tapp.Setup(os.Args)")
+CLI_COMMAND = """package cly
+
+import "context"
+
+// Command is a command of the program.
+type Command struct {
+	Action func(context.Context, *Command) error
+	flags  []string
+}
+
+// Run runs the command.
+func (cmd *Command) Run(ctx context.Context, args []string) error {
+	return cmd.run(ctx, args)
+}
+
+func (cmd *Command) run(ctx context.Context, args []string) error {
+	tracef("running %v", args)
+	cmd.parseFlags(args)
+	tracef("parsed %v", args)
+	return cmd.Action(ctx, cmd)
+}
+
+func (cmd *Command) parseFlags(args []string) {
+	cmd.flags = args
+}
+
+// Setup prepares an app (an old API).
+func (cmd *Command) Setup(args []string) {
+	cmd.flags = args
+}
+
+func tracef(format string, a ...any) {
+	debugPrint(format, a)
+}
+
+func debugPrint(format string, a []any) {
+	_ = format
+}
+"""
+
+
+def test_a_readme_without_code_sends_to_the_newest_guide_and_ends_at_the_users_action(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": "# cly\n\nA simple package for command line apps.\n",
+                                      "docs/v1/getting-started.md": CLI_OLD_GUIDE,
+                                      "docs/v3/getting-started.md": CLI_GUIDE,
+                                      "go.mod": "module github.com/x/cly\n", "command.go": CLI_COMMAND})
+    p = load(root)
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and ex.rel == "docs/v3/getting-started.md"
+    # `Run` hands to `run`, which ends in the user's `cmd.Action(…)` (not the trace print `tracef`)
+    assert _path(p) == ["Command.Run", "Command.run"], _path(p)
+    assert "`Command.run` goes on with `cmd.Action(…)`" in _walk(p)
