@@ -160,7 +160,10 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
         known = {c.short for c in all_calls(p, s)} | {h.callee.short for h in hops(p, s)}
         if calls and re.fullmatch(rf"{re.escape(me)}\.\w+(?:\.\w+)?", calls[-1][1].group(1)):
             n, m = calls[-1]
-            if m.group(1).rsplit(".", 1)[-1] not in known:
+            name = m.group(1).rsplit(".", 1)[-1]
+            # `self.resolve_redirects(…)` is an inherited method, not a field holding a function
+            method = m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name) if x.short == name)
+            if name not in known and not method:
                 found = (m.group(1), n)
         # or it returns what a function it got at run time gives (axios's `return adapter(config).then(…)`,
         # `const adapter = adapters.getAdapter(…)`): the first return at the body's own indentation
