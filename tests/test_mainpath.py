@@ -538,3 +538,15 @@ def test_a_readme_without_code_sends_to_the_newest_guide_and_ends_at_the_users_a
     # `Run` hands to `run`, which ends in the user's `cmd.Action(…)` (not the trace print `tracef`)
     assert _path(p) == ["Command.Run", "Command.run"], _path(p)
     assert "`Command.run` goes on with `cmd.Action(…)`" in _walk(p)
+
+
+def test_a_trace_print_is_no_step_and_no_hand_off(tmp_path: Path):
+    from orchestrator.authoring.mainpath import _handed
+
+    root = _write(tmp_path / "repo", {"README.md": "# cly\n", "docs/v3/getting-started.md": CLI_GUIDE,
+                                      "go.mod": "module github.com/x/cly\n", "command.go": CLI_COMMAND})
+    p = load(root)
+    run = next(s for s in p.symbols() if s.name == "Command.run")
+    parse = next(s for s in p.symbols() if s.name == "Command.parseFlags")
+    # `tracef("parsed …")` is the last call the map resolves in `run`: the work is handed to `parseFlags`
+    assert _handed(p, run) == (parse.rel, parse.d.start_line)
