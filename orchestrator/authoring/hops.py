@@ -3,13 +3,16 @@ framework or runtime by which one definition's work goes on in another without a
 
 * served: a value handed to a server is called by it for each request, through its serving
   method (`http.createServer(this)` in express's `app.listen` runs `app.handle`; a Go
-  `http.Handler` is served through its `ServeHTTP`);
+  `http.Handler` is served through its `ServeHTTP`; the `Router` the README hands to `axum::serve`
+  through its `Service::call`, where the server calls its generic `make_service`);
 * field: a field that holds one of the type's own methods is called through the field (chi's
   `mx.handler.ServeHTTP(w, r)`, where `mx.handler` is built from `mx.routeHTTP`);
 * local: a method of a local made from a type of the project (`with Client(…) as client:
   client.request(…)` is `Client.request`);
 * deferred: the calls of the handler a definition returns (koa's `callback` returns the handler
   a server runs, which calls `this.handleRequest`);
+* future: a Rust function returning a type that implements `IntoFuture` (axum's `serve`) runs its
+  `into_future` when awaited;
 * apply: JavaScript's `f.call(this, …)`, `f.apply(…)` and `f.bind(this)` (called later) run `f`.
 
 Each hop is a line of the caller's code (and, for a field, the line that fills it), so a traced
@@ -39,7 +42,7 @@ _BOUND["typescript"] = _BOUND["javascript"]
 class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
-    how: str  # served | field | local | deferred | apply
+    how: str  # served | future | field | local | deferred | apply
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -96,6 +99,58 @@ def served(p: Project, s: Sym) -> list[Hop]:
     return out
 
 
+def served_generic(p: Project, s: Sym) -> list[Hop]:
+    """`make_service.call(…)` on a parameter of a generic type, in a server the README example hands a
+    value of the project (`axum::serve(listener, app)`, `let app = Router::new()…`: mainpath records
+    `served_type`): the server calls that value for each request, through its `call` that takes a request."""
+    typ = p._keys.get(("served_type",))
+    if not typ or s.lang not in SERVE_METHODS:
+        return []
+    from .signature import signature_parts
+
+    generic = {prm.name for prm in signature_parts(s)[0] if re.fullmatch(r"&?(?:mut\s+)?[A-Z]\w?", prm.type.strip())}
+    runs = SERVE_METHODS[s.lang][0]
+    cands = [x for x in p.find(runs) if x.dotted == f"{typ}.{runs}" and x.kind == "method"]
+    per_request = [x for x in cands if re.search(r"\b(?:req|request)\b\s*:\s*&?\s*(?:mut\s+)?(?:http::)?Request\b|\bRequest\b",
+                                                 x.d.signature)] or cands
+    if not generic or not per_request:
+        return []
+    want = min(per_request, key=lambda x: "IncomingStream" in x.d.signature)
+    for n, text in _body(p, s):
+        m = re.search(rf"(?<![\w$.])({'|'.join(map(re.escape, sorted(generic)))})\s*(?:\.\s*{re.escape(runs)}|$)", text)
+        if m and m.group(0).endswith(runs):
+            return [Hop(want, n, "served", f"{m.group(1)}.{runs}")]
+        if m and re.match(rf"\s*\.{re.escape(runs)}\s*\(", _next_line(p, s, n)):  # `make_service⏎ .call(…)`
+            return [Hop(want, n + 1, "served", f"{m.group(1)}.{runs}")]
+    return []
+
+
+def _next_line(p: Project, s: Sym, n: int) -> str:
+    lines = p.lines_of(s.rel)
+    return lines[n] if n < len(lines) else ""
+
+
+def awaited(p: Project, s: Sym) -> list[Hop]:
+    """A Rust function returning a type of the project that implements `IntoFuture` (axum's `serve`
+    returns a `Serve`; the example awaits it): awaiting it runs the type's `into_future`."""
+    if s.lang != "rust" or s.kind != "function":
+        return []
+    from .signature import signature_parts
+
+    ret = signature_parts(s)[1]
+    head = re.match(r"\s*([A-Z]\w*)", ret)
+    if head is None:
+        return []
+    typ = head.group(1)
+    hit = _method(p, typ, "into_future", "rust")
+    if hit is None:
+        return []
+    impl = next((k for k in range(hit.d.start_line - 1, max(0, hit.d.start_line - 30), -1)
+                 if re.search(rf"\bimpl\b.*\bIntoFuture\s+for\s+{re.escape(typ)}\b", p.lines_of(hit.rel)[k - 1])), 0)
+    at = next((k for k in range(s.d.start_line, s.d.end_line + 1) if "->" in p.lines_of(s.rel)[k - 1]), s.d.start_line)
+    return [Hop(hit, at, "future", "IntoFuture", (hit.rel, impl) if impl else None)]
+
+
 def field_methods(p: Project, s: Sym) -> list[Hop]:
     """`recv.field.M(…)` or `recv.field(…)` where the type's code sets `recv.field` from one of its
     own methods (`mx.handler = chain(mx.middlewares, http.HandlerFunc(mx.routeHTTP))`)."""
@@ -144,7 +199,7 @@ def locals_made(p: Project, s: Sym) -> list[Hop]:
     for n, text in body:
         for m in bound.finditer(text):
             made[m.group(1)] = (re.split(r"\.|::", m.group(2))[-1], n)
-        for m in re.finditer(r"(?<![\w$.])(\w+)\.(\w+)\s*\(", text):
+        for m in re.finditer(r"(?<![\w$.#])(\w+)\.(#?\w+)\s*\(", text):  # (`ky.#retry(`: a private method)
             if m.group(1) in made:
                 typ = made[m.group(1)][0]
                 if any(t.kind in ("class", "struct") for t in p.find(typ) if t.dotted == typ):
@@ -217,7 +272,7 @@ def hops(p: Project, s: Sym) -> list[Hop]:
 
         known = {(c.rel, c.d.start_line) for c in all_calls(p, s)}
         out: dict[tuple[str, int], Hop] = {}
-        for find in (served, field_methods, locals_made, deferred, applied):
+        for find in (served, served_generic, awaited, field_methods, locals_made, deferred, applied):
             for h in find(p, s):
                 at = (h.callee.rel, h.callee.d.start_line)
                 if at not in known and at not in out and at != (s.rel, s.d.start_line):

@@ -223,6 +223,9 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     types = [s for s in p.symbols(within=sorted(roots)) if s.kind in ("class", "struct") and s.d.exported][:3]
     for e in entries[:5]:
         bonus = called.get(e.short) or (0.5 if written.get(e.short) else 0.0)
+        maker = _made_from(p, e)
+        if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
+            add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
         if e.kind in _NOT_STEPS:
             for ms in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
                 add(ms, called[ms.short] if called.get(ms.short) else 1.0 if ms.short == "__call__" else bonus * 0.5)
@@ -246,6 +249,19 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     return _serving_first(p, ex.code if ex is not None else "", out)
 
 
+def _made_from(p: Project, e: Sym) -> Sym | None:
+    """The project's function a constant is made by (ky's `const ky = createInstance();`), or None."""
+    if e.kind not in ("constant", "variable"):
+        return None
+    m = re.match(r"\s*(?:export\s+)?(?:const|let|var|static|final|pub\s+static)?\s*[\w$]+\s*(?::[^=]+)?=\s*([A-Za-z_$][\w$]*)\s*\(",
+                 e.d.signature)
+    if m is None:
+        return None
+    hit = [x for x in p.find(m.group(1)) if x.short == m.group(1) and x.kind == "function" and "." not in x.dotted]
+    same = [x for x in hit if x.rel == e.rel]
+    return (same or hit)[0] if len(same or hit) == 1 else None
+
+
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
 _SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
                       r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start)\s*\(")
@@ -262,6 +278,12 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
         return starts
     m = runs[-1]
     verb = m.group(2)
+    from .callres import call_args
+
+    for arg in re.findall(r"[A-Za-z_]\w*", call_args(code, m.end() - 1)):  # `serve(listener, app)`: `let app = Router::new()`
+        made = re.search(rf"\blet\s+(?:mut\s+)?{arg}\s*=\s*([A-Z]\w*)::", code)
+        if made and any(x.kind in ("struct", "class", "enum") for x in p.find(made.group(1))):
+            p._keys[("served_type",)] = made.group(1)
     own = {s.short for s, _ in starts}
     out = list(starts)
     if verb in own:

@@ -64,6 +64,7 @@ EN = {
     "hop_served": "a server calls the object it is handed for each request, and runs its `{short}`",
     "hop_field": "the field is set from `{short}` (`{tie_file}`, line {tie})",
     "hop_apply": "`{via}(…)` calls the function itself",
+    "hop_future": "it returns a `{type}`, and awaiting one runs the future its `{via}` impl makes",
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
@@ -125,6 +126,7 @@ ZH = {
     "hop_served": "服务器对每个请求调用交给它的对象，运行它的 `{short}`",
     "hop_field": "这个字段由 `{short}` 设置（`{tie_file}` 第 {tie} 行）",
     "hop_apply": "`{via}(…)` 调用的就是这个函数本身",
+    "hop_future": "它返回的 `{type}` 被 await，await 运行它的 `{via}` 给出的 future",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
     "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",
@@ -319,7 +321,7 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
         hop = hop_between(p, a, b)
         at = hop.at if hop is not None else call_line(p, a, b)
         if hop is not None and not hop.named:  # a convention's step: what the line calls is not `b` itself
-            why = s["hop_" + hop.how].format(short=b.short, via=hop.via, tie_file=hop.tie[0] if hop.tie else "",
+            why = s["hop_" + hop.how].format(short=b.short, via=hop.via, type=_owner_name(b), tie_file=hop.tie[0] if hop.tie else "",
                                               tie=hop.tie[1] if hop.tie else 0)
             step = s["ov_path_hop"].format(k=k, caller=a.name, callee=b.name, via=hop.via, at=at, why=why,
                                            kind=kind_name(b.kind, t), file=b.rel, line=b.d.start_line, where=where)
@@ -337,6 +339,10 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     if beyond:
         out += [s["ov_path_beyond"].format(last=path[-1].name, call=beyond[0], at=beyond[1]), ""]
     return out + [s["ov_path_end"], ""]
+
+
+def _owner_name(b: Sym) -> str:
+    return re.split(r"\.|::", b.name)[-2] if re.search(r"\.|::", b.name) else b.name
 
 
 def _docs_walk(ex: Example | None, s: dict[str, str]) -> list[str]:
