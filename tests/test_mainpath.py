@@ -550,3 +550,173 @@ def test_a_trace_print_is_no_step_and_no_hand_off(tmp_path: Path):
     parse = next(s for s in p.symbols() if s.name == "Command.parseFlags")
     # `tracef("parsed …")` is the last call the map resolves in `run`: the work is handed to `parseFlags`
     assert _handed(p, run) == (parse.rel, parse.d.start_line)
+
+
+AXUM_README = """# axumy
+
+```rust
+use axumy::{routing::get, Router};
+
+#[tokio::main]
+async fn main() {
+    let app = Router::new().route("/", get(root));
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:3000").await.unwrap();
+    axumy::serve(listener, app).await;
+}
+```
+"""
+AXUM_LIB = """pub mod routing;
+pub mod serve;
+
+pub use routing::Router;
+pub use serve::serve;
+"""
+AXUM_ROUTING = """use std::future::Future;
+
+pub struct Router {
+    routes: Vec<String>,
+}
+
+impl Router {
+    pub fn new() -> Self {
+        Router { routes: Vec::new() }
+    }
+
+    pub fn route(mut self, path: &str, h: MethodRouter) -> Self {
+        self.routes.push(path.to_owned());
+        self.fallback(h)
+    }
+
+    pub fn fallback(self, h: MethodRouter) -> Self {
+        MethodRouter::merge(h);
+        self
+    }
+
+    fn call_with_state(&self, req: Request) -> Response {
+        Response::from(req)
+    }
+}
+
+impl Service<Request> for Router {
+    fn call(&mut self, req: Request) -> Response {
+        self.call_with_state(req)
+    }
+}
+
+pub struct MethodRouter;
+
+impl MethodRouter {
+    pub fn merge(h: MethodRouter) -> MethodRouter {
+        MethodRouter::layer(h)
+    }
+
+    fn layer(h: MethodRouter) -> MethodRouter {
+        h
+    }
+}
+
+pub fn get(h: MethodRouter) -> MethodRouter {
+    MethodRouter::merge(h)
+}
+"""
+AXUM_SERVE = """pub struct Serve<L, M> {
+    listener: L,
+    make_service: M,
+}
+
+pub fn serve<L, M>(listener: L, make_service: M) -> Serve<L, M> {
+    Serve { listener, make_service }
+}
+
+impl<L, M> Serve<L, M> {
+    async fn run(self) {
+        let Self { listener, mut make_service } = self;
+        loop {
+            let io = listener.accept().await;
+            handle_connection(&mut make_service, io).await;
+        }
+    }
+}
+
+impl<L, M> IntoFuture for Serve<L, M> {
+    type Output = ();
+
+    fn into_future(self) -> Self::IntoFuture {
+        ServeFuture(Box::pin(async move { self.run().await }))
+    }
+}
+
+async fn handle_connection<M>(make_service: &mut M, io: Io) {
+    let service = make_service
+        .call(io)
+        .await;
+    service.finish();
+}
+"""
+
+
+def test_a_rust_server_is_followed_through_into_future_to_the_routers_service_call(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": AXUM_README, "Cargo.toml": '[package]\nname = "axumy"\n',
+                                      "src/lib.rs": AXUM_LIB, "src/routing.rs": AXUM_ROUTING, "src/serve.rs": AXUM_SERVE})
+    p = load(root / "src")
+    # `axumy::serve(listener, app).await`: the serve future runs the server loop, which calls the Router
+    # it was handed for each request (not the set-up `Router::route -> fallback -> MethodRouter::merge …`)
+    assert _path(p) == ["serve", "Serve::into_future", "Serve::run", "handle_connection", "Router::call",
+                        "Router::call_with_state"], _path(p)
+    walk = _walk(p)
+    assert "1. `serve` runs `Serve::into_future` through `IntoFuture` (line 6)" in walk
+    assert "4. `handle_connection` runs `Router::call` through `make_service.call` (line 30)" in walk
+    _steps_hold(p, walk)
+
+
+KY_README = """# kyy
+
+```js
+import kyy from 'kyy';
+
+const json = await kyy.post('https://example.com', {json: {foo: true}}).json();
+```
+"""
+KY_INDEX = """import {Kyy} from './core/Kyy.js';
+
+const createInstance = (defaults) => {
+  const kyy = (input, options) => Kyy.create(input, options);
+  for (const method of ['get', 'post']) {
+    kyy[method] = (input, options) => Kyy.create(input, {...options, method});
+  }
+  return kyy;
+};
+
+const kyy = createInstance();
+
+export default kyy;
+"""
+KY_CORE = """export class Kyy {
+  static create(input, options) {
+    const kyy = new Kyy(input, options);
+    const result = kyy.#retry(input);
+    return result;
+  }
+
+  constructor(input, options) {
+    this.input = input;
+  }
+
+  #retry(input) {
+    return this.#fetch(input);
+  }
+
+  #fetch(input) {
+    return fetch(input);
+  }
+}
+"""
+
+
+def test_a_constant_made_by_a_function_starts_there_and_a_local_reaches_private_methods(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"readme.md": KY_README, "package.json": '{"name": "kyy"}',
+                                      "source/index.ts": KY_INDEX, "source/core/Kyy.ts": KY_CORE})
+    p = load(root / "source")
+    # `kyy.post(…)` is built at run time by `createInstance`; `new Kyy(…)` makes `kyy.#retry(` `Kyy.#retry`
+    assert _path(p) == ["createInstance", "Kyy.create", "Kyy.#retry", "Kyy.#fetch"], _path(p)
+    _steps_hold(p, _walk(p))

@@ -200,7 +200,11 @@ def locals_made(p: Project, s: Sym) -> list[Hop]:
         for m in bound.finditer(text):
             made[m.group(1)] = (re.split(r"\.|::", m.group(2))[-1], n)
         for m in re.finditer(r"(?<![\w$.#])(\w+)\.(#?\w+)\s*\(", text):  # (`ky.#retry(`: a private method)
-            if m.group(1) in made:
+            if m.group(1) == "this" and m.group(2).startswith("#") and _owner(s):  # the map's calls skip `#` names
+                hit = _method(p, _owner(s), m.group(2), s.lang)
+                if hit is not None and hit is not s:
+                    out.append(Hop(hit, n, "local"))
+            elif m.group(1) in made:
                 typ = made[m.group(1)][0]
                 if any(t.kind in ("class", "struct") for t in p.find(typ) if t.dotted == typ):
                     hit = _method(p, typ, m.group(2), s.lang)
