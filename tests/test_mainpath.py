@@ -720,3 +720,102 @@ def test_a_constant_made_by_a_function_starts_there_and_a_local_reaches_private_
     # `kyy.post(…)` is built at run time by `createInstance`; `new Kyy(…)` makes `kyy.#retry(` `Kyy.#retry`
     assert _path(p) == ["createInstance", "Kyy.create", "Kyy.#retry", "Kyy.#fetch"], _path(p)
     _steps_hold(p, _walk(p))
+
+
+POET_README = """# poet
+
+```java
+TypeSpec hello = TypeSpec.classBuilder("Hello").build();
+JavaFile javaFile = JavaFile.builder("com.example", hello).build();
+javaFile.writeTo(System.out);
+```
+"""
+POET_TYPESPEC = """package poet;
+
+public final class TypeSpec {
+  public final String name;
+
+  private TypeSpec(String name) {
+    this.name = name;
+  }
+
+  public static TypeSpec classBuilder(String name) {
+    return new TypeSpec(name);
+  }
+
+  public TypeSpec build() {
+    return this;
+  }
+
+  public String toString() {
+    return name;
+  }
+
+  void emit(CodeWriter codeWriter) {
+    codeWriter.emit(name);
+  }
+}
+"""
+POET_FILE = """package poet;
+
+public final class JavaFile {
+  public final TypeSpec typeSpec;
+
+  private JavaFile(TypeSpec typeSpec) {
+    this.typeSpec = typeSpec;
+  }
+
+  public static JavaFile builder(String packageName, TypeSpec typeSpec) {
+    return new JavaFile(typeSpec);
+  }
+
+  public JavaFile build() {
+    return this;
+  }
+
+  public void writeTo(Appendable out) {
+    CodeWriter codeWriter = new CodeWriter(out);
+    emit(codeWriter);
+  }
+
+  private void emit(CodeWriter codeWriter) {
+    codeWriter.pushPackage();
+    typeSpec.emit(codeWriter);
+  }
+}
+"""
+POET_WRITER = """package poet;
+
+public final class CodeWriter {
+  private final Appendable out;
+
+  CodeWriter(Appendable out) {
+    this.out = out;
+  }
+
+  public void pushPackage() {
+    emit("package");
+  }
+
+  public void emit(String s) {
+    emitAndIndent(s);
+  }
+
+  public void emitAndIndent(String s) {
+    out.append(s);
+  }
+}
+"""
+
+
+def test_the_example_ends_with_the_call_that_runs_what_it_built_and_a_field_call_resolves(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": POET_README, "pom.xml": "<project></project>\n",
+                                      "src/main/java/poet/TypeSpec.java": POET_TYPESPEC,
+                                      "src/main/java/poet/JavaFile.java": POET_FILE,
+                                      "src/main/java/poet/CodeWriter.java": POET_WRITER})
+    p = load(root / "src/main/java")
+    # the example builds a TypeSpec and a JavaFile and ends with `javaFile.writeTo(System.out)`; in `emit`,
+    # `typeSpec.emit(codeWriter)` goes through the field `typeSpec`, a TypeSpec
+    path = _path(p)
+    assert path[:4] == ["JavaFile.writeTo", "JavaFile.emit", "TypeSpec.emit", "CodeWriter.emit"], path
+    _steps_hold(p, _walk(p))

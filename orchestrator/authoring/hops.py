@@ -36,6 +36,9 @@ _BOUND = {"python": re.compile(r"^\s*(\w+)\s*=\s*([\w.]*[A-Z]\w*)\s*\("),
           "go": re.compile(r"\b(\w+)\s*:=\s*&?([\w.]+)\s*\{"),
           "rust": re.compile(r"\blet\s+(?:mut\s+)?(\w+)\s*=\s*([\w:]+)::new\s*\(")}
 _BOUND["typescript"] = _BOUND["javascript"]
+_BOUND["java"] = re.compile(r"\b([a-z]\w*)\s*=\s*new\s+([\w.]+)\s*[(<]")  # (a typed local: the map's own calls)
+_FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|static|transient|volatile)\s+)*"
+                                  r"([A-Z]\w*)(?:<[^>\n]*>)?\s+([a-z]\w*)\s*[;=]")}
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,11 @@ def locals_made(p: Project, s: Sym) -> list[Hop]:
         var = re.match(r"\s*as\s+(\w+)", after)
         if var:
             made[var.group(1)] = (m.group(1).rsplit(".", 1)[-1], body[0][0] + code.count("\n", 0, m.start()))
+    if s.lang in _FIELD_DECL and _owner(s):  # a field of the type, called without `this.` (javapoet's `typeSpec.emit(`)
+        for k, ln in enumerate(p.lines_of(s.rel), 1):
+            d = _FIELD_DECL[s.lang].match(ln)
+            if d and not (s.d.start_line <= k <= s.d.end_line):
+                made.setdefault(d.group(2), (d.group(1), k))
     for n, text in body:
         for m in bound.finditer(text):
             made[m.group(1)] = (re.split(r"\.|::", m.group(2))[-1], n)

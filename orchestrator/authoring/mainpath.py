@@ -262,6 +262,24 @@ def _made_from(p: Project, e: Sym) -> Sym | None:
     return (same or hit)[0] if len(same or hit) == 1 else None
 
 
+def _final_call(p: Project, code: str) -> Sym | None:
+    """The method an example ends with on an object it built (javapoet's `javaFile.writeTo(System.out)`
+    after `JavaFile javaFile = JavaFile.builder(…).build()`), when it calls it only there: the object
+    was set up to be run by that call. Not a call on what another call returned (`r.json()`)."""
+    lines = [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith(("//", "#", ">>> #", "}", ")"))]
+    m = re.match(r"\s*(?:>>>\s*)?(?:await\s+)?([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(", lines[-1]) if lines else None
+    if m is None or len(re.findall(rf"\.\s*{m.group(2)}\s*\(", code)) > 1:
+        return None
+    var = re.escape(m.group(1))
+    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{var}\s*=|\b{var}\s*:?=\s*(?:new\s+|&)?([A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()",
+                    code)
+    name = typ and (typ.group(1) or typ.group(2))
+    if not name or not any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name):
+        return None
+    hit = [x for x in p.find(m.group(2)) if x.dotted == f"{name}.{m.group(2)}" and x.kind == "method"]
+    return max(hit, key=lambda x: x.lines) if hit else None  # of overloads, the one that does the work
+
+
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
 _SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
                       r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start)\s*\(")
@@ -275,7 +293,11 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
     of the project, what the server runs on it: `made_by`'s `ServeHTTP`) outweighs the set-up calls."""
     runs = [m for m in _SERVING.finditer(code)]
     if not runs:
-        return starts
+        final = _final_call(p, code)
+        if final is None:
+            return starts
+        out = [(x, b) for x, b in starts if x is not final]
+        return out + [(final, SERVING_BONUS)]
     m = runs[-1]
     verb = m.group(2)
     from .callres import call_args
