@@ -744,7 +744,24 @@ public final class TypeSpec {
   }
 
   public TypeSpec build() {
+    validate();
     return this;
+  }
+
+  private void validate() {
+    checkName(name);
+  }
+
+  private void checkName(String n) {
+    checkLength(n);
+  }
+
+  private void checkLength(String n) {
+    checkChars(n);
+  }
+
+  private void checkChars(String n) {
+    n.chars();
   }
 
   public String toString() {
