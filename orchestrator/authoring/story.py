@@ -24,7 +24,7 @@ from .overview import Example, entry_points, first_example, purpose, sequence_di
 from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
-from .tracing import call_line, step_cites, unresolved_tail
+from .tracing import call_line, longest_call_path, name_line, step_cites, unresolved_tail
 
 PARTS = ("overview", "using", "inside", "foundations")
 
@@ -396,24 +396,6 @@ def flow_chains(p: Project, key: list[Sym]) -> list[list[Sym]]:
     return chains
 
 
-def longest_call_path(p: Project, key: list[Sym]) -> list[Sym]:
-    """The longest chain of real calls among the key symbols (each step a call the map resolves)."""
-    names = {x.name: x for x in key}
-    edges = {x.name: [c for c in names if c != x.name and facts.calls(p, x, c)] for x in key}
-    best: list[str] = []
-
-    def walk(path: list[str]) -> None:
-        nonlocal best
-        if len(path) > len(best):
-            best = list(path)
-        for c in edges[path[-1]]:
-            if c not in path and len(path) < 6:
-                walk(path + [c])
-    for x in key:
-        walk([x.name])
-    return [names[n] for n in best]
-
-
 def reference_table(p: Project, syms: list[Sym], lang: str, shown: set[str] | None = None) -> list[str]:
     """Per-symbol detail as one table: kind, place, how many files use it (resolved references),
     and its doc's first sentence — left out for the symbols the body has already introduced."""
@@ -482,17 +464,14 @@ def front_matter(p: Project) -> str:
         out += [f"- `{e.name}` ({e.kind}, `{e.rel}` line {name_line(p, e)})" for e in entries] + [""]
     path = central_path(p, entries)
     if len(path) > 1:
-        out += ["One central call, each step a call the repository map resolves:", "",
-                " → ".join(f"`{x.name}` (`{x.rel}`:{name_line(p, x)})" for x in path), ""]
+        def via(a: Sym, b: Sym) -> str:  # a framework's convention: what the line calls is not `b` itself
+            h = hop_between(p, a, b)
+            return f" → (through `{h.via}`, line {h.at})" if h is not None and not h.named else ""
+
+        out += ["One central call, each step a call the repository map resolves (or a convention it follows):", "",
+                f"`{path[0].name}` (`{path[0].rel}`:{name_line(p, path[0])})" + "".join(
+                    f"{via(a, b)} → `{b.name}` (`{b.rel}`:{name_line(p, b)})" for a, b in zip(path, path[1:])), ""]
+        gone = handed_out(p, path[-1])
+        if gone:
+            out += [f"There the map stops: `{path[-1].name}` goes on with `{gone[0]}(…)` (line {gone[1]}).", ""]
     return "\n".join(out).rstrip() + "\n"
-
-
-def name_line(p: Project, s) -> int:
-    """The line that names a definition (past its decorators and attributes): the line a
-    citation of the name gives, whose text holds the name."""
-    lines = p.lines_of(s.rel)
-    short = s.name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
-    for n in range(s.d.start_line, min(s.d.end_line, s.d.start_line + 12) + 1):
-        if 0 < n <= len(lines) and short in lines[n - 1]:
-            return n
-    return s.d.start_line

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .facts import calls
 from .project import Project, Sym
 
 
@@ -59,3 +60,32 @@ def unresolved_tail(p: Project, last: Sym) -> tuple[str, int] | None:
             if short not in known and short not in _BUILTIN_CALLS and not short.startswith("_") and len(short) > 2:
                 found = (name, n)
     return found
+
+
+def longest_call_path(p: Project, key: list[Sym]) -> list[Sym]:
+    """The longest chain of real calls among the key symbols (each step a call the map resolves)."""
+    names = {x.name: x for x in key}
+    edges = {x.name: [c for c in names if c != x.name and calls(p, x, c)] for x in key}
+    best: list[str] = []
+
+    def walk(path: list[str]) -> None:
+        nonlocal best
+        if len(path) > len(best):
+            best = list(path)
+        for c in edges[path[-1]]:
+            if c not in path and len(path) < 6:
+                walk(path + [c])
+    for x in key:
+        walk([x.name])
+    return [names[n] for n in best]
+
+
+def name_line(p: Project, s) -> int:
+    """The line that names a definition (past its decorators and attributes): the line a
+    citation of the name gives, whose text holds the name."""
+    lines = p.lines_of(s.rel)
+    short = s.name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    for n in range(s.d.start_line, min(s.d.end_line, s.d.start_line + 12) + 1):
+        if 0 < n <= len(lines) and short in lines[n - 1]:
+            return n
+    return s.d.start_line
