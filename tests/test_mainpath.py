@@ -836,3 +836,109 @@ def test_the_example_ends_with_the_call_that_runs_what_it_built_and_a_field_call
     path = _path(p)
     assert path[:4] == ["JavaFile.writeTo", "JavaFile.emit", "TypeSpec.emit", "CodeWriter.emit"], path
     _steps_hold(p, _walk(p))
+
+
+COBRA_README = """# cobry
+
+```go
+cmd := &cobry.Command{Use: "hugo"}
+cmd.Execute()
+```
+"""
+COBRA_COMMAND = """package cobry
+
+import "fmt"
+
+// Command is a command.
+type Command struct {
+	Use      string
+	commands []*Command
+	args     []string
+}
+
+// Execute runs the command.
+func (c *Command) Execute() error {
+	_, err := c.ExecuteC()
+	return err
+}
+
+// ExecuteC finds the subcommand and executes it.
+func (c *Command) ExecuteC() (cmd *Command, err error) {
+	var flags []string
+	cmd, flags, err = c.Find(c.args)
+	if err != nil {
+		return c, err
+	}
+	err = cmd.execute(flags)
+	if err != nil {
+		c.Println(cmd.UsageString())
+	}
+	return cmd, err
+}
+
+// Find finds the subcommand.
+func (c *Command) Find(args []string) (*Command, []string, error) {
+	return c.findNext(args), args, nil
+}
+
+func (c *Command) findNext(args []string) *Command {
+	for _, sub := range c.commands {
+		return sub
+	}
+	return c
+}
+
+func (c *Command) execute(a []string) error {
+	c.preRun(a)
+	return c.run(a)
+}
+
+func (c *Command) preRun(a []string) {
+	c.args = a
+}
+
+func (c *Command) run(a []string) error {
+	return c.postRun(a)
+}
+
+func (c *Command) postRun(a []string) error {
+	c.args = nil
+	return nil
+}
+
+// UsageString is the usage of the command.
+func (c *Command) UsageString() string {
+	return c.usageTemplate()
+}
+
+func (c *Command) usageTemplate() string {
+	return c.longUsage()
+}
+
+func (c *Command) longUsage() string {
+	return c.usageLine()
+}
+
+func (c *Command) usageLine() string {
+	return c.useLine()
+}
+
+func (c *Command) useLine() string {
+	return c.Use
+}
+
+// Println prints a line.
+func (c *Command) Println(s string) {
+	fmt.Println(s)
+}
+"""
+
+
+def test_a_go_local_from_a_multi_value_method_is_followed_on_the_main_line_not_the_error_branch(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": COBRA_README, "go.mod": "module github.com/x/cobry\n",
+                                      "command.go": COBRA_COMMAND})
+    p = load(root)
+    # `cmd, flags, err = c.Find(…)` makes `cmd` a Command: `cmd.execute(flags)` is the work handed on; the
+    # deeper `cmd.UsageString()` is in the error's branch
+    assert _path(p)[:4] == ["Command.Execute", "Command.ExecuteC", "Command.execute", "Command.run"], _path(p)
+    _steps_hold(p, _walk(p))

@@ -36,6 +36,7 @@ _BOUND = {"python": re.compile(r"^\s*(\w+)\s*=\s*([\w.]*[A-Z]\w*)\s*\("),
           "go": re.compile(r"\b(\w+)\s*:=\s*&?([\w.]+)\s*\{"),
           "rust": re.compile(r"\blet\s+(?:mut\s+)?(\w+)\s*=\s*([\w:]+)::new\s*\(")}
 _BOUND["typescript"] = _BOUND["javascript"]
+_GO_MULTI = re.compile(r"\s*(\w+)\s*,[\w\s,]*:?=\s*(\w+)\.(\w+)\s*\(")
 _BOUND["java"] = re.compile(r"\b([a-z]\w*)\s*=\s*new\s+([\w.]+)\s*[(<]")  # (a typed local: the map's own calls)
 _FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|static|transient|volatile)\s+)*"
                                   r"([A-Z]\w*)(?:<[^>\n]*>)?\s+([a-z]\w*)\s*[;=]")}
@@ -207,6 +208,14 @@ def locals_made(p: Project, s: Sym) -> list[Hop]:
     for n, text in body:
         for m in bound.finditer(text):
             made[m.group(1)] = (re.split(r"\.|::", m.group(2))[-1], n)
+        got = _GO_MULTI.match(text) if s.lang == "go" and _owner(s) else None
+        if got:  # `cmd, flags, err = c.Find(args)`, `Find` declared `(*Command, []string, error)`: `cmd` is a Command
+            from .signature import signature_parts
+
+            m_ = _method(p, _owner(s), got.group(3), "go")
+            ret = re.match(r"\(?\s*\*?([A-Z]\w*)\s*[,)]", signature_parts(m_)[1]) if m_ is not None else None
+            if ret and got.group(2) == _receiver(s):
+                made[got.group(1)] = (ret.group(1), n)
         for m in re.finditer(r"(?<![\w$.#])(\w+)\.(#?\w+)\s*\(", text):  # (`ky.#retry(`: a private method)
             if m.group(1) == "this" and m.group(2).startswith("#") and _owner(s):  # the map's calls skip `#` names
                 hit = _method(p, _owner(s), m.group(2), s.lang)
@@ -277,17 +286,21 @@ def applied(p: Project, s: Sym) -> list[Hop]:
 
 
 def hops(p: Project, s: Sym) -> list[Hop]:
-    """The hops out of `s` to definitions the map's own calls do not already reach, one per callee."""
+    """The hops out of `s` to definitions the map's own calls do not already reach, one per callee,
+    on its main line (not in an error's branch: cobra's `cmd.UsageString()` after a failure)."""
     key = ("hops", s.rel, s.d.start_line)
     if key not in p._keys:
         from .facts import all_calls
+        from .sideroads import branch_lines
 
         known = {(c.rel, c.d.start_line) for c in all_calls(p, s)}
+        code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+        side = {s.d.start_line + k for k in branch_lines(code, s.lang)}  # an error's branch: no step of the path
         out: dict[tuple[str, int], Hop] = {}
         for find in (served, served_generic, awaited, field_methods, locals_made, deferred, applied):
             for h in find(p, s):
                 at = (h.callee.rel, h.callee.d.start_line)
-                if at not in known and at not in out and at != (s.rel, s.d.start_line):
+                if at not in known and at not in out and at != (s.rel, s.d.start_line) and h.at not in side:
                     out[at] = h
         p._keys[key] = list(out.values())
     return list(p._keys[key])

@@ -62,7 +62,9 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         side = side_calls(p, cur)  # an operation's path, not its error handling
         found = [c for c in _next(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in _NOT_STEPS
                  and (c.rel, c.d.start_line) not in side and not _SIDE_ROADS.search(c.short) and not _LOGGER.match(c.short)]
-        return sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))[:5]
+        ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
+        h = _handed(p, cur)  # where the body hands the work on is always tried, however it ranks
+        return ranked[:5] + [c for c in ranked[5:] if (c.rel, c.d.start_line) == h]
 
     def value(path: list[Sym]) -> float:
         # from a method, a helper function is a side step: the operation goes on through the objects;
@@ -210,7 +212,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
 
     def methods(t: Sym) -> list[Sym]:
         ms = [m for m in p.symbols(within=[t.rel]) if m.dotted.startswith(t.dotted + ".") and m.kind == "method"
-              and (not m.short.startswith("_") or m.short == "__call__")]
+              and (not m.short.startswith("_") or m.short == "__call__") and (m.lang != "go" or m.short[:1].isupper())]
         # `__call__` is what calling the object runs (a WSGI server calls the Flask app)
         return sorted(ms, key=lambda m: (m.short != "__call__", -called.get(m.short, 0.0), -m.score))[:8]
 
