@@ -115,26 +115,34 @@ def _next(p: Project, s: Sym) -> list[Sym]:
 
 
 def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
-    """Where `s` hands its work on: the last call on its main line that is no trace print
-    (facts.hand_off), or a hop made on a later line (express's `app.listen` ends by handing itself
-    to `http.createServer`)."""
-    from .codeinfo import resolved_calls_where
-    from .hops import hops
-    from .tracing import call_line
+    """Where `s` hands its work on: the call it makes last on its main line (not in an error's
+    branch nor a `finally` that restores state: gson's `toJson` hands to `adapter.write`, then resets
+    the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
+    ends by handing itself to `http.createServer`)."""
+    from .hops import _body, hops
+    from .sideroads import branch_lines
 
-    h = hand_off(p, s)
-    callee = next((c for c in all_calls(p, s) if (c.rel, c.d.start_line) == h), None)
-    if callee is not None and _LOGGER.match(callee.short):
-        code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
-        main = [(last, c) for c, side, last in resolved_calls_where(p, s, code) if not side and last >= 0
-                and not _LOGGER.match(c.short)]
-        callee = max(main, key=lambda x: x[0])[1] if main else None
-        h = (callee.rel, callee.d.start_line) if callee is not None else None
-    last = call_line(p, s, callee) if callee is not None else 0
+    key = ("handed", s.rel, s.d.start_line)
+    if key in p._keys:
+        return p._keys[key]
+    body = _body(p, s)
+    side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang)} if body else set()
+    best: tuple[int, int, Sym] | None = None  # (line, -column, callee)
+    for c in all_calls(p, s):
+        if _LOGGER.match(c.short):
+            continue
+        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(")
+        for n, text in body:
+            m = rx.search(text) if n not in side else None
+            if m and (best is None or (n, -m.start()) > best[:2]):
+                best = (n, -m.start(), c)
+    h = (best[2].rel, best[2].d.start_line) if best else hand_off(p, s)
+    last = best[0] if best else 0
     later = [x for x in hops(p, s) if x.at > last]
     if later:
         x = max(later, key=lambda x: x.at)
-        return x.callee.rel, x.callee.d.start_line
+        h = (x.callee.rel, x.callee.d.start_line)
+    p._keys[key] = h
     return h
 
 
