@@ -942,3 +942,57 @@ def test_a_go_local_from_a_multi_value_method_is_followed_on_the_main_line_not_t
     # deeper `cmd.UsageString()` is in the error's branch
     assert _path(p)[:4] == ["Command.Execute", "Command.ExecuteC", "Command.execute", "Command.run"], _path(p)
     _steps_hold(p, _walk(p))
+
+
+GSON_GSON = """package gsn;
+
+public final class Gson {
+  public void toJson(Object src, JsonWriter writer) {
+    TypeAdapter adapter = getAdapter(src);
+    boolean old = writer.isLenient();
+    writer.setLenient(true);
+    try {
+      adapter.write(writer, src);
+    } finally {
+      writer.setLenient(old);
+    }
+  }
+
+  TypeAdapter getAdapter(Object src) {
+    return new TypeAdapter();
+  }
+}
+"""
+GSON_WRITER = """package gsn;
+
+public final class JsonWriter {
+  private boolean lenient;
+
+  public boolean isLenient() {
+    return lenient;
+  }
+
+  public void setLenient(boolean lenient) {
+    this.lenient = lenient;
+  }
+}
+"""
+GSON_ADAPTER = """package gsn;
+
+public class TypeAdapter {
+  public void write(JsonWriter out, Object value) {
+    out.setLenient(false);
+  }
+}
+"""
+
+
+def test_the_hand_off_is_the_work_not_a_finally_that_restores_state(tmp_path: Path):
+    from orchestrator.authoring.mainpath import _handed
+
+    root = _write(tmp_path / "repo", {"gsn/Gson.java": GSON_GSON, "gsn/JsonWriter.java": GSON_WRITER,
+                                      "gsn/TypeAdapter.java": GSON_ADAPTER})
+    p = load(root)
+    to_json = next(s for s in p.symbols() if s.name == "Gson.toJson")
+    write = next(s for s in p.symbols() if s.name == "TypeAdapter.write")
+    assert _handed(p, to_json) == (write.rel, write.d.start_line)  # not `setLenient`, called last in `finally`
