@@ -996,38 +996,3 @@ def test_the_hand_off_is_the_work_not_a_finally_that_restores_state(tmp_path: Pa
     to_json = next(s for s in p.symbols() if s.name == "Gson.toJson")
     write = next(s for s in p.symbols() if s.name == "TypeAdapter.write")
     assert _handed(p, to_json) == (write.rel, write.d.start_line)  # not `setLenient`, called last in `finally`
-
-
-GSON_README = """# gsn
-
-```java
-Gson gson = new Gson();
-gson.toJson(1, writer);
-```
-"""
-GSON_FACTORY = """package gsn;
-
-public final class Factories {
-  public static TypeAdapter create(Object src) {
-    return null;
-  }
-}
-"""
-GSON_ABSTRACT_ADAPTER = """package gsn;
-
-public abstract class TypeAdapter {
-  public abstract void write(JsonWriter out, Object value);
-}
-"""
-
-
-def test_what_a_body_calls_before_handing_its_work_on_is_preparation(tmp_path: Path):
-    gson = GSON_GSON.replace("    return new TypeAdapter();", "    return Factories.create(src);")
-    root = _write(tmp_path / "repo", {"README.md": GSON_README, "pom.xml": "<project></project>\n",
-                                      "src/main/java/gsn/Gson.java": gson,
-                                      "src/main/java/gsn/JsonWriter.java": GSON_WRITER,
-                                      "src/main/java/gsn/TypeAdapter.java": GSON_ABSTRACT_ADAPTER,
-                                      "src/main/java/gsn/Factories.java": GSON_FACTORY})
-    p = load(root / "src/main/java")
-    # `getAdapter` fetches the adapter (one call deeper: `Factories.create`); `adapter.write` is the work
-    assert _path(p) == ["Gson.toJson", "TypeAdapter.write"], _path(p)

@@ -14,7 +14,6 @@ from .project import Project, Sym, project_name
 _NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
               "impl")  # a type's body is no call: a path goes through functions, methods and macros
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
-PREP = 0.5  # a step off the main line, into what the body calls before handing its work on
 HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
 DEPTH_SHARE = 1.0  # each call deeper counts whole (0.6 chose put → index.remember over put → log.append → encode)
 START_SHARE = 3.0  # a start the README calls first is worth three calls more than one it never writes
@@ -78,10 +77,7 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         # most of a step's depth is taken back
         leaf = sum(0.7 if _ACCESSOR.match(x.short) else 1.0 if x.lines <= 5 and re.match(r"(?:set|[A-Z]?[a-z]*[Nn]ame$)", x.short)
                    else 0.0 for x in path[1:])
-        # a step before the hand-off, when the body goes on to hand its work elsewhere, is preparation
-        # (gson's `getAdapter` fetches the adapter that `adapter.write` then runs)
-        prep = sum(1 for a, b in zip(path, path[1:]) if _handed(p, a) not in (None, (b.rel, b.d.start_line)))
-        return path_value(p, path) - (1 - DEPTH_SHARE) * len(path) - 0.75 * off + HAND_OFF * on - leaf - PREP * prep
+        return path_value(p, path) - (1 - DEPTH_SHARE) * len(path) - 0.75 * off + HAND_OFF * on - leaf
 
     # the main line first: while each body hands the work on (its last call on the main line) to
     # code that goes on calling, the path follows it (click's `main` hands to `invoke`, not to
