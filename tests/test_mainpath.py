@@ -245,6 +245,8 @@ def test_a_go_handler_given_to_listen_and_serve_is_served_through_serve_http_and
     assert "1. `Mux.ServeHTTP` runs `Mux.routeHTTP` through `mx.handler.ServeHTTP` (line 21): the field is set " \
            "from `routeHTTP` (`mux.go`, line 39)" in walk
     assert "(source:mux.go#L39-L39)" in walk  # the line that fills the field is cited
+    # who calls `ServeHTTP`: the server the example starts, named in words (it is not this source's code)
+    assert "The example hands the `Mux` that `NewRouter` returns to the server it starts (http.ListenAndServe" in walk
     _steps_hold(p, walk)
 
 

@@ -322,6 +322,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
         out = [(s, SERVING_BONUS if s.short == verb else b) for s, b in out]
     elif m.group(1):  # another package's server (`http.ListenAndServe`) serving a value of the project
         out = [(s, SERVING_BONUS if made_by(p, s) else b) for s, b in out]
+        p._keys[("served_by",)] = f"{m.group(1)}.{verb}"  # chapter 1 says who calls the start
     if verb not in own:
         fn = [x for x in p.find(verb) if x.kind == "function" and x.d.exported and x.short == verb]
         if len(fn) == 1 and m.group(1) and m.group(1).lower() in (p.root.name.lower(), project_name(p.root).lower()):
@@ -345,6 +346,11 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
             best = [e for e in entries if e.kind not in _NOT_STEPS][:1] or entries[:1]
         p._keys[key] = best
     return list(p._keys[key])
+
+
+def served_by(p: Project, start: Sym) -> str:
+    """The other package's server the example hands the start's object to (`http.ListenAndServe`), or ''."""
+    return p._keys.get(("served_by",), "") if made_by(p, start) else ""
 
 
 def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:

@@ -19,7 +19,7 @@ from typing import Any
 from ..text import docstrings
 from . import facts
 from .hops import hop_between
-from .mainpath import central_path, handed_out, made_by
+from .mainpath import central_path, handed_out, made_by, served_by
 from .overview import Example, entry_points, first_example, purpose, sequence_diagram
 from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
@@ -50,6 +50,10 @@ EN = {
     "ov_path": "Following one call",
     "ov_path_intro": "One call shows how the parts meet. A user calls `{first}` (`{file}`, line {line}); from there the "
                      "calls the code makes, each one resolved to its definition, lead down to the core:",
+    "ov_path_served": "One call shows how the parts meet. The example hands the `{type}` that `{entry}` returns to the "
+                      "server it starts ({server}, another package's), which serves each request through its `{first}` "
+                      "(`{file}`, line {line}); from "
+                      "there the calls the code makes lead down to where the work is done:",
     "ov_path_made": "One call shows how the parts meet. `{entry}` returns a `{type}`, and calling what it returns "
                     "runs `{first}` (`{file}`, line {line}); from there the calls the code makes, each one resolved to "
                     "its definition, lead down to the core:",
@@ -114,6 +118,8 @@ ZH = {
     "ov_part_line": "- **第 {k} 部分，{part}**：{chapters}。",
     "ov_path": "跟随一次调用",
     "ov_path_intro": "一次调用就能看出各部分如何衔接。用户调用 `{first}`（`{file}` 第 {line} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
+    "ov_path_served": "一次调用就能看出各部分如何衔接。例子把 `{entry}` 返回的 `{type}` 交给它启动的服务器（{server}，另一个包的），服务器通过 `{first}`"
+                      "（`{file}` 第 {line} 行）处理每个请求；之后代码发出的调用一路通向真正干活的地方：",
     "ov_path_made": "一次调用就能看出各部分如何衔接。`{entry}` 返回一个 `{type}`，调用它返回的对象就会运行 `{first}`（`{file}` 第 {line} 行），"
                     "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_step": "{k}. `{caller}` 调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
@@ -311,8 +317,11 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     if len(path) < 2:
         return [s["ov_path_none"].format(first=first.name, file=first.rel, line=first.d.start_line), ""]
     made = made_by(p, first)
-    intro = s["ov_path_made"].format(entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
-                                     line=first.d.start_line) if made else \
+    server = served_by(p, first)
+    intro = s["ov_path_served"].format(entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
+                                       line=first.d.start_line, server=server) if made and server else \
+        s["ov_path_made"].format(entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
+                                 line=first.d.start_line) if made else \
         s["ov_path_intro"].format(first=first.name, file=first.rel, line=first.d.start_line)
     out = [intro, ""]
     for k, (a, b) in enumerate(zip(path, path[1:]), 1):
