@@ -282,7 +282,7 @@ def applied(p: Project, s: Sym) -> list[Hop]:
             hit = res.resolve(m.group(1), False, "") or _js_imported(p, s, m.group(1))
             if hit is not None and hit is not s and hit.kind in ("method", "function"):
                 out.append(Hop(hit, n, "apply", f"{m.group(1)}.{m.group(2)}"))
-    return out
+    return sorted(out, key=lambda h: h.via.endswith(".bind"))  # a call now before a function bound for later
 
 
 def hops(p: Project, s: Sym) -> list[Hop]:
