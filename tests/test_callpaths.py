@@ -1,5 +1,5 @@
 """Calls resolved through macros, typed parameters and C/C++ linkage (authoring/callres.py), and
-the central path chapter 1 follows (overview.central_path), on small sources written here."""
+the central path chapter 1 follows (mainpath.central_path), on small sources written here."""
 
 from __future__ import annotations
 
