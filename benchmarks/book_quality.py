@@ -154,8 +154,9 @@ def story_report(ws: Path, finals: dict[str, str]) -> dict[str, object]:
     shared, total = template_share(finals)
     first = finals.get(min(finals), "") if finals else ""
     # the numbered steps of chapter 1's section that follows a call ("1. `A` calls `B` …")
-    path_sec = next((sec for sec in re.split(r"(?m)^## ", prose(first)) if re.search(r"(?m)^1\. `[^`]+` calls `", sec)), "")
-    steps = re.findall(r"(?m)^\d+\. `([^`]+)` calls `([^`]+)`", path_sec)
+    # (or "`A` runs `B` through `via`": a step a framework's convention makes, story.ov_path_hop)
+    path_sec = next((sec for sec in re.split(r"(?m)^## ", prose(first)) if re.search(r"(?m)^1\. `[^`]+` (?:calls|runs) `", sec)), "")
+    steps = re.findall(r"(?m)^\d+\. `([^`]+)` (?:calls|runs) `([^`]+)`", path_sec)
     path = [steps[0][0]] + [b for _a, b in steps] if steps else []
     nodes, files, kind = 0, 0, ""
     for b in checks.code_blocks(first):

@@ -1,5 +1,5 @@
 """Calls resolved through macros, typed parameters and C/C++ linkage (authoring/callres.py), and
-the central path chapter 1 follows (overview.central_path), on small sources written here."""
+the central path chapter 1 follows (mainpath.central_path), on small sources written here."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 from orchestrator.authoring.codeinfo import resolved_calls
 from orchestrator.authoring.facts import all_calls
-from orchestrator.authoring.overview import central_path, entry_points
+from orchestrator.authoring.mainpath import central_path
+from orchestrator.authoring.overview import entry_points
 from orchestrator.authoring.project import Project, Sym, load
 
 
@@ -235,7 +236,7 @@ def test_the_central_path_starts_where_the_readme_call_begins_and_goes_down_the_
     # -> Context.invoke, not the deeper side road `echo -> resolve_color -> _strip` the README also calls
     assert path == ["Command.__call__", "Command.main", "Command.invoke", "Context.invoke"], path
     # chapter 1 says how the user's call gets there: `command` returns a `Command`, and calling it runs __call__
-    from orchestrator.authoring.overview import made_by
+    from orchestrator.authoring.mainpath import made_by
     from orchestrator.authoring.story import _path_walk
 
     entry, typ = made_by(p, central_path(p, entry_points(p))[0]) or (None, None)

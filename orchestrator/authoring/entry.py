@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from ..repo.project import ProjectInfo
 from .project import Project, Sym, project_name
 
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1", re.S | re.M)  # a list item's fence is indented
@@ -29,19 +30,36 @@ def readme_code(p: Project) -> str:
         info = discover(p.root)
     except OSError:
         return ""
-    out = ""
-    for k, rel in enumerate(([info.readme] if info.readme else []) + list(info.docs[:2])):
-        if k and len(out) >= 400:
-            break
+    out, fenced = "", 0
+    for k, rel in enumerate(([info.readme] if info.readme else []) + guides(info)[:6]):
+        if k and len(out) >= 400 and (fenced >= 200 or k > 6):
+            break  # enough code (inline names and an install line are no example: read on, up to six guides)
         try:
             text = info.read(rel)[:200_000]
         except OSError:
             continue
         spans = [(m.start(), m.group(2)) for m in _FENCE_RE.finditer(text)]
+        fenced += sum(len(c) for _, c in spans if re.search(r"(?<!import )\b[A-Za-z_]\w*\s*\((?!\s*$)", c, re.M))
         spans += [(m.start(), m.group(1)) for m in _RST_CODE_RE.finditer(text)]
         spans += [(m.start(), m.group(1)) for m in _INLINE_RE.finditer(text)]
         out += ("\n" if out else "") + "\n".join(code for _, code in sorted(spans))
     return out
+
+
+def guides(info: ProjectInfo) -> list[str]:
+    """The project's docs, those of an older version (`docs/v1/…` beside `docs/v3/…`) after the
+    others: urfave/cli's v1 guide writes an API the code no longer has."""
+    vers = [int(m.group(1)) for d in info.docs if (m := _VERSION_DIR.search(d))]
+    top = max(vers, default=-1)
+
+    def older(d: str) -> bool:
+        m = _VERSION_DIR.search(d)
+        return m is not None and int(m.group(1)) != top
+
+    return sorted(info.docs, key=older)
+
+
+_VERSION_DIR = re.compile(r"(?:^|/)v(\d+)/")
 
 
 def _defines(p: Project, rel: str) -> bool:

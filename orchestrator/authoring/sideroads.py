@@ -1,6 +1,6 @@
 """The side roads of a body: the lines a definition runs only in an error handler or under a
 condition on an error, a deprecation or a debug switch. A call made only there is not the way
-the operation flows (overview.call_path never takes it as a step)."""
+the operation flows (mainpath.call_path never takes it as a step)."""
 
 from __future__ import annotations
 

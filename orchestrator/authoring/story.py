@@ -18,11 +18,13 @@ from typing import Any
 
 from ..text import docstrings
 from . import facts
-from .overview import Example, central_path, entry_points, first_example, made_by, purpose, sequence_diagram
+from .hops import hop_between
+from .mainpath import central_path, handed_out, made_by, served_by
+from .overview import Example, entry_points, first_example, purpose, sequence_diagram
 from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
-from .tracing import call_line, unresolved_tail
+from .tracing import call_line, longest_call_path, name_line, step_cites, unresolved_tail
 
 PARTS = ("overview", "using", "inside", "foundations")
 
@@ -48,6 +50,10 @@ EN = {
     "ov_path": "Following one call",
     "ov_path_intro": "One call shows how the parts meet. A user calls `{first}` (`{file}`, line {line}); from there the "
                      "calls the code makes, each one resolved to its definition, lead down to the core:",
+    "ov_path_served": "One call shows how the parts meet. The example hands the `{type}` that `{entry}` returns to the "
+                      "server it starts ({server}, another package's), which serves each request through its `{first}` "
+                      "(`{file}`, line {line}); from "
+                      "there the calls the code makes lead down to where the work is done:",
     "ov_path_made": "One call shows how the parts meet. `{entry}` returns a `{type}`, and calling what it returns "
                     "runs `{first}` (`{file}`, line {line}); from there the calls the code makes, each one resolved to "
                     "its definition, lead down to the core:",
@@ -57,6 +63,12 @@ EN = {
     "ov_path_step_at2": "{k}. `{caller}` calls `{callee}` on line {at} and hands it the work; see `{file}`, line {line}{where}.",
     "ov_path_step_at3": "{k}. `{caller}` calls `{callee}` (line {at}), whose definition opens line {line} of `{file}`{where}.",
     "ov_path_step_at4": "{k}. `{caller}` calls `{callee}` next, from line {at}; that {kind} starts at `{file}` line {line}{where}.",
+    "ov_path_hop": "{k}. `{caller}` runs `{callee}` through `{via}` (line {at}): {why}; `{callee}` is the {kind} in "
+                   "`{file}` (line {line}){where}.",
+    "hop_served": "a server calls the object it is handed for each request, and runs its `{short}`",
+    "hop_field": "the field is set from `{short}` (`{tie_file}`, line {tie})",
+    "hop_apply": "`{via}(…)` runs the function itself, bound to the object",
+    "hop_future": "it returns a `{type}`, and awaiting one runs the future its `{via}` impl makes",
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
@@ -106,6 +118,8 @@ ZH = {
     "ov_part_line": "- **第 {k} 部分，{part}**：{chapters}。",
     "ov_path": "跟随一次调用",
     "ov_path_intro": "一次调用就能看出各部分如何衔接。用户调用 `{first}`（`{file}` 第 {line} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
+    "ov_path_served": "一次调用就能看出各部分如何衔接。例子把 `{entry}` 返回的 `{type}` 交给它启动的服务器（{server}，另一个包的），服务器通过 `{first}`"
+                      "（`{file}` 第 {line} 行）处理每个请求；之后代码发出的调用一路通向真正干活的地方：",
     "ov_path_made": "一次调用就能看出各部分如何衔接。`{entry}` 返回一个 `{type}`，调用它返回的对象就会运行 `{first}`（`{file}` 第 {line} 行），"
                     "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_step": "{k}. `{caller}` 调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
@@ -114,6 +128,11 @@ ZH = {
     "ov_path_step_at2": "{k}. `{caller}` 在第 {at} 行把工作交给 `{callee}`（`{file}` 第 {line} 行）{where}。",
     "ov_path_step_at3": "{k}. 第 {at} 行，`{caller}` 调用 `{callee}`，它定义在 `{file}` 第 {line} 行{where}。",
     "ov_path_step_at4": "{k}. 接着 `{caller}` 在第 {at} 行调用 `{callee}`，这个{kind}从 `{file}` 第 {line} 行开始{where}。",
+    "ov_path_hop": "{k}. `{caller}` 通过第 {at} 行的 `{via}` 运行 `{callee}`：{why}；`{callee}` 是 `{file}` 中的{kind}（第 {line} 行）{where}。",
+    "hop_served": "服务器对每个请求调用交给它的对象，运行它的 `{short}`",
+    "hop_field": "这个字段由 `{short}` 设置（`{tie_file}` 第 {tie} 行）",
+    "hop_apply": "`{via}(…)` 运行的就是这个函数本身（绑定到该对象）",
+    "hop_future": "它返回一个 `{type}`，await 它会运行其 `{via}` 实现生成的 future",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
     "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",
@@ -298,43 +317,41 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     if len(path) < 2:
         return [s["ov_path_none"].format(first=first.name, file=first.rel, line=first.d.start_line), ""]
     made = made_by(p, first)
-    intro = s["ov_path_made"].format(entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
-                                     line=first.d.start_line) if made else \
+    server = served_by(p, first)
+    intro = s["ov_path_served"].format(entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
+                                       line=first.d.start_line, server=server) if made and server else \
+        s["ov_path_made"].format(entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
+                                 line=first.d.start_line) if made else \
         s["ov_path_intro"].format(first=first.name, file=first.rel, line=first.d.start_line)
     out = [intro, ""]
     for k, (a, b) in enumerate(zip(path, path[1:]), 1):
         ch = here.get(b.rel)
         where = s["ov_path_where"].format(title=ch[1], ch=ch[0]) if ch else ""
-        at = call_line(p, a, b)
-        # the steps say the same thing four ways, so that six steps read as a walk, not a form
-        key = ("ov_path_step_at", "ov_path_step_at2", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 4] if at \
-            else "ov_path_step"
-        step = s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
-                             file=b.rel, line=b.d.start_line, where=where)
+        hop = hop_between(p, a, b)
+        at = hop.at if hop is not None else call_line(p, a, b)
+        if hop is not None and not hop.named:  # a convention's step: what the line calls is not `b` itself
+            why = s["hop_" + hop.how].format(short=b.short, via=hop.via, type=_owner_name(b), tie_file=hop.tie[0] if hop.tie else "",
+                                              tie=hop.tie[1] if hop.tie else 0)
+            step = s["ov_path_hop"].format(k=k, caller=a.name, callee=b.name, via=hop.via, at=at, why=why,
+                                           kind=kind_name(b.kind, t), file=b.rel, line=b.d.start_line, where=where)
+        else:
+            # the steps say the same thing four ways, so that six steps read as a walk, not a form
+            key = ("ov_path_step_at", "ov_path_step_at2", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 4] if at \
+                else "ov_path_step"
+            step = s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
+                                 file=b.rel, line=b.d.start_line, where=where)
         end = len(step) - 1 if step.endswith((".", "。")) else len(step)  # the citations close the sentence
-        out.append(step[:end] + _step_cites(a, b, at) + step[end:])
+        out.append(step[:end] + step_cites(a, b, at, hop.tie if hop is not None else None) + step[end:])
     out += [""]
-    beyond = unresolved_tail(p, path[-1]) if len(path) < 4 else None  # a short path: the map lost the way
+    # where the map lost the way (a short path), or the work goes on in an object it cannot follow
+    beyond = handed_out(p, path[-1]) or (unresolved_tail(p, path[-1]) if len(path) < 4 else None)
     if beyond:
         out += [s["ov_path_beyond"].format(last=path[-1].name, call=beyond[0], at=beyond[1]), ""]
     return out + [s["ov_path_end"], ""]
 
 
-def _step_cites(a: Sym, b: Sym, at: int) -> str:
-    """The lines a traced step rests on: the caller from its header to the call (its header and the
-    call's line when that is long), and the callee's first lines. The claim is "`a` calls `b`": the
-    citation must show the call, not only the callee's definition (evidence.resolve.claim_problem)."""
-    from ..evidence.cite import citation_link
-
-    def link(rel: str, first: int, last: int) -> str:
-        return f"({citation_link(rel, first, last)})"
-
-    if not at:
-        return ""
-    head = a.d.start_line
-    caller = [link(a.rel, head, at)] if at - head < 40 else [link(a.rel, head, head), link(a.rel, at, at)]
-    callee = link(b.rel, b.d.start_line, min(b.d.end_line, b.d.start_line + 2))
-    return " " + " ".join(caller + [callee])
+def _owner_name(b: Sym) -> str:
+    return re.split(r"\.|::", b.name)[-2] if re.search(r"\.|::", b.name) else b.name
 
 
 def _docs_walk(ex: Example | None, s: dict[str, str]) -> list[str]:
@@ -386,24 +403,6 @@ def flow_chains(p: Project, key: list[Sym]) -> list[list[Sym]]:
             chains.append([s])
             placed.add(s.name)
     return chains
-
-
-def longest_call_path(p: Project, key: list[Sym]) -> list[Sym]:
-    """The longest chain of real calls among the key symbols (each step a call the map resolves)."""
-    names = {x.name: x for x in key}
-    edges = {x.name: [c for c in names if c != x.name and facts.calls(p, x, c)] for x in key}
-    best: list[str] = []
-
-    def walk(path: list[str]) -> None:
-        nonlocal best
-        if len(path) > len(best):
-            best = list(path)
-        for c in edges[path[-1]]:
-            if c not in path and len(path) < 6:
-                walk(path + [c])
-    for x in key:
-        walk([x.name])
-    return [names[n] for n in best]
 
 
 def reference_table(p: Project, syms: list[Sym], lang: str, shown: set[str] | None = None) -> list[str]:
@@ -474,17 +473,14 @@ def front_matter(p: Project) -> str:
         out += [f"- `{e.name}` ({e.kind}, `{e.rel}` line {name_line(p, e)})" for e in entries] + [""]
     path = central_path(p, entries)
     if len(path) > 1:
-        out += ["One central call, each step a call the repository map resolves:", "",
-                " → ".join(f"`{x.name}` (`{x.rel}`:{name_line(p, x)})" for x in path), ""]
+        def via(a: Sym, b: Sym) -> str:  # a framework's convention: what the line calls is not `b` itself
+            h = hop_between(p, a, b)
+            return f" → (through `{h.via}`, line {h.at})" if h is not None and not h.named else ""
+
+        out += ["One central call, each step a call the repository map resolves (or a convention it follows):", "",
+                f"`{path[0].name}` (`{path[0].rel}`:{name_line(p, path[0])})" + "".join(
+                    f"{via(a, b)} → `{b.name}` (`{b.rel}`:{name_line(p, b)})" for a, b in zip(path, path[1:])), ""]
+        gone = handed_out(p, path[-1])
+        if gone:
+            out += [f"There the map stops: `{path[-1].name}` goes on with `{gone[0]}(…)` (line {gone[1]}).", ""]
     return "\n".join(out).rstrip() + "\n"
-
-
-def name_line(p: Project, s) -> int:
-    """The line that names a definition (past its decorators and attributes): the line a
-    citation of the name gives, whose text holds the name."""
-    lines = p.lines_of(s.rel)
-    short = s.name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
-    for n in range(s.d.start_line, min(s.d.end_line, s.d.start_line + 12) + 1):
-        if 0 < n <= len(lines) and short in lines[n - 1]:
-            return n
-    return s.d.start_line

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .facts import calls
 from .project import Project, Sym
 
 
@@ -19,6 +20,24 @@ def call_line(p: Project, caller: Sym, callee: Sym) -> int:
         if rx.search(lines[n - 1]):
             return n
     return 0
+
+
+def step_cites(a: Sym, b: Sym, at: int, tie: tuple[str, int] | None = None) -> str:
+    """The lines a traced step rests on: the caller from its header to the call (its header and the
+    call's line when that is long), and the callee's first lines. The claim is "`a` calls `b`": the
+    citation must show the call, not only the callee's definition (evidence.resolve.claim_problem)."""
+    from ..evidence.cite import citation_link
+
+    def link(rel: str, first: int, last: int) -> str:
+        return f"({citation_link(rel, first, last)})"
+
+    if not at:
+        return ""
+    head = a.d.start_line
+    caller = [link(a.rel, head, at)] if at - head < 40 else [link(a.rel, head, head), link(a.rel, at, at)]
+    callee = link(b.rel, b.d.start_line, min(b.d.end_line, b.d.start_line + 2))
+    ties = [link(tie[0], tie[1], tie[1])] if tie else []  # the line that fills the field the call goes through
+    return " " + " ".join(caller + ties + [callee])
 
 
 _BUILTIN_CALLS = frozenset({"len", "print", "str", "int", "isinstance", "append", "get", "format", "Errorf", "Sprintf",
@@ -44,3 +63,32 @@ def unresolved_tail(p: Project, last: Sym) -> tuple[str, int] | None:
             if short not in known and short not in _BUILTIN_CALLS and not short.startswith("_") and len(short) > 2:
                 found = (name, n)
     return found
+
+
+def longest_call_path(p: Project, key: list[Sym]) -> list[Sym]:
+    """The longest chain of real calls among the key symbols (each step a call the map resolves)."""
+    names = {x.name: x for x in key}
+    edges = {x.name: [c for c in names if c != x.name and calls(p, x, c)] for x in key}
+    best: list[str] = []
+
+    def walk(path: list[str]) -> None:
+        nonlocal best
+        if len(path) > len(best):
+            best = list(path)
+        for c in edges[path[-1]]:
+            if c not in path and len(path) < 6:
+                walk(path + [c])
+    for x in key:
+        walk([x.name])
+    return [names[n] for n in best]
+
+
+def name_line(p: Project, s) -> int:
+    """The line that names a definition (past its decorators and attributes): the line a
+    citation of the name gives, whose text holds the name."""
+    lines = p.lines_of(s.rel)
+    short = s.name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    for n in range(s.d.start_line, min(s.d.end_line, s.d.start_line + 12) + 1):
+        if 0 < n <= len(lines) and short in lines[n - 1]:
+            return n
+    return s.d.start_line

@@ -1,0 +1,311 @@
+"""Calls the main path follows that a call graph cannot see (issue 35): the conventions of a
+framework or runtime by which one definition's work goes on in another without a call that names it.
+
+* served: a value handed to a server is called by it for each request, through its serving
+  method (`http.createServer(this)` in express's `app.listen` runs `app.handle`; a Go
+  `http.Handler` is served through its `ServeHTTP`; the `Router` the README hands to `axum::serve`
+  through its `Service::call`, where the server calls its generic `make_service`);
+* field: a field that holds one of the type's own methods is called through the field (chi's
+  `mx.handler.ServeHTTP(w, r)`, where `mx.handler` is built from `mx.routeHTTP`);
+* local: a method of a local made from a type of the project (`with Client(…) as client:
+  client.request(…)` is `Client.request`);
+* deferred: the calls of the handler a definition returns (koa's `callback` returns the handler
+  a server runs, which calls `this.handleRequest`);
+* future: a Rust function returning a type that implements `IntoFuture` (axum's `serve`) runs its
+  `into_future` when awaited;
+* apply: JavaScript's `f.call(this, …)`, `f.apply(…)` and `f.bind(this)` (called later) run `f`.
+
+Each hop is a line of the caller's code (and, for a field, the line that fills it), so a traced
+step still cites what it says."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .project import Project, Sym
+
+# the method by which a server calls a handler of each language (Python's WSGI/ASGI `__call__`)
+SERVE_METHODS = {"go": ("ServeHTTP",), "javascript": ("handle", "handleRequest"), "typescript": ("handle", "handleRequest"),
+                 "python": ("__call__",), "rust": ("call",)}
+_SERVER = re.compile(r"(?<![\w$])((?:https?2?|http2|net)\.(?:createServer|createSecureServer)|http\.(?:ListenAndServe(?:TLS)?|"
+                     r"Serve(?:TLS)?)|(?:hyper|axum|tokio)::serve|(?:make_server|run_simple|serve))\s*\(")
+_WITH = re.compile(r"\bwith\s+([\w.]*[A-Z]\w*)\s*\(")
+_BOUND = {"python": re.compile(r"^\s*(\w+)\s*=\s*([\w.]*[A-Z]\w*)\s*\("),
+          "javascript": re.compile(r"\b(?:const|let|var)\s+(\w+)\s*=\s*new\s+([\w.]+)\s*\("),
+          "go": re.compile(r"\b(\w+)\s*:=\s*&?([\w.]+)\s*\{"),
+          "rust": re.compile(r"\blet\s+(?:mut\s+)?(\w+)\s*=\s*([\w:]+)::new\s*\(")}
+_BOUND["typescript"] = _BOUND["javascript"]
+_GO_MULTI = re.compile(r"\s*(\w+)\s*,[\w\s,]*:?=\s*(\w+)\.(\w+)\s*\(")
+_BOUND["java"] = re.compile(r"\b([a-z]\w*)\s*=\s*new\s+([\w.]+)\s*[(<]")  # (a typed local: the map's own calls)
+_FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|static|transient|volatile)\s+)*"
+                                  r"([A-Z]\w*)(?:<[^>\n]*>)?\s+([a-z]\w*)\s*[;=]")}
+
+
+@dataclass(frozen=True)
+class Hop:
+    callee: Sym
+    at: int  # the caller's line that makes the call
+    how: str  # served | future | field | local | deferred | apply
+    via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
+    tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
+
+    @property
+    def named(self) -> bool:
+        """The call line writes the callee's name (`client.request(`): "`a` calls `b`" holds there."""
+        return self.how in ("local", "deferred")
+
+
+def _owner(s: Sym) -> str:
+    return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+
+
+def _method(p: Project, owner: str, name: str, lang: str) -> Sym | None:
+    hit = [x for x in p.find(name) if x.dotted == f"{owner}.{name}" and x.lang == lang
+           and x.kind in ("method", "function")]
+    return hit[0] if len(hit) == 1 else None
+
+
+def _receiver(s: Sym) -> str:
+    """The name a method's own object has in its body: `self`, `this`, a Go receiver (`mx`)."""
+    m = re.match(r"\s*func\s*\(\s*(\w+)\s", s.d.signature) if s.lang == "go" else None
+    return m.group(1) if m else ("self" if s.lang in ("python", "rust") else "this")
+
+
+def _body(p: Project, s: Sym) -> list[tuple[int, str]]:
+    from .codetext import mask_text
+
+    lines = p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]
+    code = mask_text("\n".join(lines), s.lang).split("\n")
+    return [(s.d.start_line + k, ln) for k, ln in enumerate(code)][1:]
+
+
+def served(p: Project, s: Sym) -> list[Hop]:
+    """A method that hands its own object to a server: the server runs the object's serving method."""
+    owner, me = _owner(s), _receiver(s)
+    if not owner:
+        return []
+    out: list[Hop] = []
+    for n, text in _body(p, s):
+        m = _SERVER.search(text)
+        if m is None:
+            continue
+        from .callres import call_args
+
+        args = call_args(text, m.end() - 1)
+        if not re.fullmatch(rf"\s*(?:[^,()]+,\s*)*{re.escape(me)}\s*(?:,[^()]*)?", args):
+            continue  # a handler other than the object itself (koa's `this.callback()` is a call the map follows)
+        for name in SERVE_METHODS.get(s.lang, ()):
+            hit = _method(p, owner, name, s.lang)
+            if hit is not None and hit is not s:
+                out.append(Hop(hit, n, "served", m.group(1)))
+                break
+    return out
+
+
+def served_generic(p: Project, s: Sym) -> list[Hop]:
+    """`make_service.call(…)` on a parameter of a generic type, in a server the README example hands a
+    value of the project (`axum::serve(listener, app)`, `let app = Router::new()…`: mainpath records
+    `served_type`): the server calls that value for each request, through its `call` that takes a request."""
+    typ = p._keys.get(("served_type",))
+    if not typ or s.lang not in SERVE_METHODS:
+        return []
+    from .signature import signature_parts
+
+    generic = {prm.name for prm in signature_parts(s)[0] if re.fullmatch(r"&?(?:mut\s+)?[A-Z]\w?", prm.type.strip())}
+    runs = SERVE_METHODS[s.lang][0]
+    cands = [x for x in p.find(runs) if x.dotted == f"{typ}.{runs}" and x.kind == "method"]
+    per_request = [x for x in cands if re.search(r"\b(?:req|request)\b\s*:\s*&?\s*(?:mut\s+)?(?:http::)?Request\b|\bRequest\b",
+                                                 x.d.signature)] or cands
+    if not generic or not per_request:
+        return []
+    want = min(per_request, key=lambda x: "IncomingStream" in x.d.signature)
+    for n, text in _body(p, s):
+        m = re.search(rf"(?<![\w$.])({'|'.join(map(re.escape, sorted(generic)))})\s*(?:\.\s*{re.escape(runs)}|$)", text)
+        if m and m.group(0).endswith(runs):
+            return [Hop(want, n, "served", f"{m.group(1)}.{runs}")]
+        if m and re.match(rf"\s*\.{re.escape(runs)}\s*\(", _next_line(p, s, n)):  # `make_service⏎ .call(…)`
+            return [Hop(want, n + 1, "served", f"{m.group(1)}.{runs}")]
+    return []
+
+
+def _next_line(p: Project, s: Sym, n: int) -> str:
+    lines = p.lines_of(s.rel)
+    return lines[n] if n < len(lines) else ""
+
+
+def awaited(p: Project, s: Sym) -> list[Hop]:
+    """A Rust function returning a type of the project that implements `IntoFuture` (axum's `serve`
+    returns a `Serve`; the example awaits it): awaiting it runs the type's `into_future`."""
+    if s.lang != "rust" or s.kind != "function":
+        return []
+    from .signature import signature_parts
+
+    ret = signature_parts(s)[1]
+    head = re.match(r"\s*([A-Z]\w*)", ret)
+    if head is None:
+        return []
+    typ = head.group(1)
+    hit = _method(p, typ, "into_future", "rust")
+    if hit is None:
+        return []
+    impl = next((k for k in range(hit.d.start_line - 1, max(0, hit.d.start_line - 30), -1)
+                 if re.search(rf"\bimpl\b.*\bIntoFuture\s+for\s+{re.escape(typ)}\b", p.lines_of(hit.rel)[k - 1])), 0)
+    at = next((k for k in range(s.d.start_line, s.d.end_line + 1) if "->" in p.lines_of(s.rel)[k - 1]), s.d.start_line)
+    return [Hop(hit, at, "future", "IntoFuture", (hit.rel, impl) if impl else None)]
+
+
+def field_methods(p: Project, s: Sym) -> list[Hop]:
+    """`recv.field.M(…)` or `recv.field(…)` where the type's code sets `recv.field` from one of its
+    own methods (`mx.handler = chain(mx.middlewares, http.HandlerFunc(mx.routeHTTP))`)."""
+    owner, me = _owner(s), _receiver(s)
+    if not owner:
+        return []
+    files = [f for f in p.code_files() if f.rsplit("/", 1)[0] == s.rel.rsplit("/", 1)[0]] if s.lang == "go" else [s.rel]
+    out: list[Hop] = []
+    for n, text in _body(p, s):
+        for m in re.finditer(rf"(?<![\w$.]){re.escape(me)}\.(\w+)(\.\w+)?\s*\(", text):
+            field = m.group(1)
+            if _method(p, owner, field, s.lang) is not None:
+                continue  # a method of its own, which the map resolves
+            sets: dict[str, tuple[str, int]] = {}
+            for rel in files:
+                for k, ln in enumerate(p.lines_of(rel), 1):
+                    a = re.search(rf"\b\w+\.{re.escape(field)}\s*=(?!=)\s*(.+)", ln)
+                    for ref in re.finditer(r"\b\w+\.(\w+)\b(?!\s*\()", a.group(1)) if a else ():
+                        hit = _method(p, owner, ref.group(1), s.lang)
+                        if hit is not None and hit is not s:
+                            sets.setdefault(hit.name, (rel, k))
+            if len(sets) == 1:
+                name, tie = next(iter(sets.items()))
+                hit = next(x for x in p.find(name.rsplit(".", 1)[-1]) if x.name == name)
+                out.append(Hop(hit, n, "field", f"{me}.{field}{m.group(2) or ''}", tie))
+    return out
+
+
+def locals_made(p: Project, s: Sym) -> list[Hop]:
+    """`x.m(…)` where the body made `x` from a type of the project (`with Client() as x`, `x = T(…)`,
+    `const x = new T(…)`, `x := &T{…}`, `let x = T::new(…)`): the type's method `m`."""
+    bound = _BOUND.get(s.lang)
+    if bound is None:
+        return []
+    made: dict[str, tuple[str, int]] = {}
+    out: list[Hop] = []
+    body = _body(p, s)
+    code = "\n".join(t for _, t in body)
+    for m in _WITH.finditer(code) if s.lang == "python" else ():  # `with Client(…⏎…) as client:`
+        from .callres import call_args
+
+        after = code[m.end() + len(call_args(code, m.end() - 1)) + 1:]
+        var = re.match(r"\s*as\s+(\w+)", after)
+        if var:
+            made[var.group(1)] = (m.group(1).rsplit(".", 1)[-1], body[0][0] + code.count("\n", 0, m.start()))
+    if s.lang in _FIELD_DECL and _owner(s):  # a field of the type, called without `this.` (javapoet's `typeSpec.emit(`)
+        for k, ln in enumerate(p.lines_of(s.rel), 1):
+            d = _FIELD_DECL[s.lang].match(ln)
+            if d and not (s.d.start_line <= k <= s.d.end_line):
+                made.setdefault(d.group(2), (d.group(1), k))
+    for n, text in body:
+        for m in bound.finditer(text):
+            made[m.group(1)] = (re.split(r"\.|::", m.group(2))[-1], n)
+        got = _GO_MULTI.match(text) if s.lang == "go" and _owner(s) else None
+        if got:  # `cmd, flags, err = c.Find(args)`, `Find` declared `(*Command, []string, error)`: `cmd` is a Command
+            from .signature import signature_parts
+
+            m_ = _method(p, _owner(s), got.group(3), "go")
+            ret = re.match(r"\(?\s*\*?([A-Z]\w*)\s*[,)]", signature_parts(m_)[1]) if m_ is not None else None
+            if ret and got.group(2) == _receiver(s):
+                made[got.group(1)] = (ret.group(1), n)
+        for m in re.finditer(r"(?<![\w$.#])(\w+)\.(#?\w+)\s*\(", text):  # (`ky.#retry(`: a private method)
+            if m.group(1) == "this" and m.group(2).startswith("#") and _owner(s):  # the map's calls skip `#` names
+                hit = _method(p, _owner(s), m.group(2), s.lang)
+                if hit is not None and hit is not s:
+                    out.append(Hop(hit, n, "local"))
+            elif m.group(1) in made:
+                typ = made[m.group(1)][0]
+                if any(t.kind in ("class", "struct") for t in p.find(typ) if t.dotted == typ):
+                    hit = _method(p, typ, m.group(2), s.lang)
+                    if hit is not None and hit is not s:
+                        out.append(Hop(hit, n, "local", tie=(s.rel, made[m.group(1)][1])))
+    return out
+
+
+def deferred(p: Project, s: Sym) -> list[Hop]:
+    """The calls of a function literal the definition returns (the handler a server will run)."""
+    from .callres import CALL_RE, Resolver, call_args
+    from .codeinfo import _sym_index
+    from .codetext import deferred_spans, mask_text
+
+    code = mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
+    spans = deferred_spans(code, s.lang)
+    if not spans:
+        return []
+    res = Resolver(p, s, *_sym_index(p), code=code)
+    out: list[Hop] = []
+    for m in CALL_RE.finditer(code):
+        if any(a <= m.start() < b for a, b in spans):
+            hit = res.resolve(m.group(1), bool(m.group(2)), call_args(code, m.end() - 1))
+            if hit is not None and hit is not s and hit.kind in ("method", "function"):
+                out.append(Hop(hit, s.d.start_line + code.count("\n", 0, m.start()), "deferred"))
+    return out
+
+
+def _js_imported(p: Project, s: Sym, name: str) -> Sym | None:
+    """The function `name` of the file the caller's file imports it from (`import dispatchRequest from
+    './dispatchRequest.js'`, `const x = require('./x')`), when that file defines it once."""
+    import posixpath
+
+    text = "\n".join(p.lines_of(s.rel))
+    m = re.search(rf"\bimport\s+{re.escape(name)}\s+from\s+['\"](\.[^'\"]+)['\"]|\b(?:const|let|var)\s+{re.escape(name)}\s*="
+                  rf"\s*require\(\s*['\"](\.[^'\"]+)['\"]", text)
+    if m is None:
+        return None
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(s.rel), m.group(1) or m.group(2)))
+    for cand in (path, path + ".js", path + ".ts", posixpath.join(path, "index.js")):
+        hit = [x for x in p.symbols(within=[cand]) if x.short == name and x.kind == "function"] if cand in p.files else []
+        if len(hit) == 1:
+            return hit[0]
+    return None
+
+
+def applied(p: Project, s: Sym) -> list[Hop]:
+    """JavaScript's `f.call(this, …)`, `f.apply(this, …)`, `f.bind(this)`: `f` runs (bound, later)."""
+    if s.lang not in ("javascript", "typescript"):
+        return []
+    from .callres import Resolver
+    from .codeinfo import _sym_index
+
+    res = Resolver(p, s, *_sym_index(p))
+    out: list[Hop] = []
+    for n, text in _body(p, s):
+        for m in re.finditer(r"(?<![\w$.])([A-Za-z_$][\w$]*)\.(call|apply|bind)\s*\(", text):
+            hit = res.resolve(m.group(1), False, "") or _js_imported(p, s, m.group(1))
+            if hit is not None and hit is not s and hit.kind in ("method", "function"):
+                out.append(Hop(hit, n, "apply", f"{m.group(1)}.{m.group(2)}"))
+    return sorted(out, key=lambda h: h.via.endswith(".bind"))  # a call now before a function bound for later
+
+
+def hops(p: Project, s: Sym) -> list[Hop]:
+    """The hops out of `s` to definitions the map's own calls do not already reach, one per callee,
+    on its main line (not in an error's branch: cobra's `cmd.UsageString()` after a failure)."""
+    key = ("hops", s.rel, s.d.start_line)
+    if key not in p._keys:
+        from .facts import all_calls
+        from .sideroads import branch_lines
+
+        known = {(c.rel, c.d.start_line) for c in all_calls(p, s)}
+        code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+        side = {s.d.start_line + k for k in branch_lines(code, s.lang)}  # an error's branch: no step of the path
+        out: dict[tuple[str, int], Hop] = {}
+        for find in (served, served_generic, awaited, field_methods, locals_made, deferred, applied):
+            for h in find(p, s):
+                at = (h.callee.rel, h.callee.d.start_line)
+                if at not in known and at not in out and at != (s.rel, s.d.start_line) and h.at not in side:
+                    out[at] = h
+        p._keys[key] = list(out.values())
+    return list(p._keys[key])
+
+
+def hop_between(p: Project, a: Sym, b: Sym) -> Hop | None:
+    return next((h for h in hops(p, a) if h.callee is b or (h.callee.rel, h.callee.d.start_line) ==
+                 (b.rel, b.d.start_line)), None)

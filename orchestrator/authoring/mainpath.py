@@ -1,0 +1,360 @@
+"""The main path chapter 1 traces (issue 35): where a user's call begins (the README example's
+serving call before its set-up calls), and the chain of calls from there down to where the work
+is done, through the calls the map resolves and the conventions a call graph cannot see
+(hops.py: a server calling the handler it is given, a field holding a method)."""
+
+from __future__ import annotations
+
+import re
+
+from .facts import all_calls, hand_off, side_calls
+from .overview import MAX_PATH, first_example
+from .project import Project, Sym, project_name
+
+_NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
+              "impl")  # a type's body is no call: a path goes through functions, methods and macros
+RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
+HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
+DEPTH_SHARE = 1.0  # each call deeper counts whole (0.6 chose put → index.remember over put → log.append → encode)
+START_SHARE = 3.0  # a start the README calls first is worth three calls more than one it never writes
+
+
+def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
+    """(file, line) of each definition -> its place in the ranking, 1 for the best, towards 0."""
+    key = ("rank_pct",)
+    if key not in p._keys:
+        syms = p.symbols()
+        n = max(1, len(syms))
+        p._keys[key] = {(s.rel, s.d.start_line): 1.0 - k / n for k, s in enumerate(syms)}
+    return p._keys[key]
+
+
+_ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$")
+# the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
+_SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception")
+# a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
+_LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
+
+
+def _node_value(p: Project, s: Sym) -> float:
+    v = _rank_pct(p).get((s.rel, s.d.start_line), 0.0)
+    if s.short.startswith("_") and not s.short.startswith("__"):
+        v *= 0.3  # a private helper
+    if s.lines <= 4 and re.match(r"(?:get|set|is|has)[A-Z_]", s.short):
+        v *= 0.4  # an accessor: a leaf, not the core
+    return v
+
+
+def path_value(p: Project, path: list[Sym]) -> float:
+    """Depth first (each call one point), then the ranks of the nodes (their mean, up to RANK_SHARE)."""
+    if not path:
+        return 0.0
+    return len(path) + RANK_SHARE * sum(_node_value(p, s) for s in path) / len(path)
+
+
+def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
+    """From `start`, the chain of calls the map resolves (facts.all_calls), at most `limit` long,
+    of the best path_value: as deep as the code goes, through its best-ranked definitions. At each
+    step the best-ranked few callees are tried; a type is never a step (its body calls nothing)."""
+    def callees(cur: Sym, seen: set[tuple[str, int]]) -> list[Sym]:
+        if cur is not start and handed_out(p, cur):
+            return []  # its work goes on outside the map: what it calls before is preparation
+        side = side_calls(p, cur)  # an operation's path, not its error handling
+        found = [c for c in _next(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in _NOT_STEPS
+                 and (c.rel, c.d.start_line) not in side and not _SIDE_ROADS.search(c.short) and not _LOGGER.match(c.short)]
+        ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
+        h = _handed(p, cur)  # where the body hands the work on is always tried, however it ranks
+        return ranked[:5] + [c for c in ranked[5:] if (c.rel, c.d.start_line) == h]
+
+    def value(path: list[Sym]) -> float:
+        # from a method, a helper function is a side step: the operation goes on through the objects;
+        off = sum(1 for a, b in zip(path, path[1:]) if "." in a.dotted and "." not in b.dotted and b.kind == "function")
+        # the call a body makes last on its main line hands the work on: the way the operation flows
+        # a hand-off to code that goes on calling is the work moving on; to a leaf, a last detail
+        on = sum(1 for a, b in zip(path, path[1:]) if _handed(p, a) == (b.rel, b.d.start_line)
+                 and (b is path[-1] or _next(p, b)))
+        # an accessor (`get_params`, `DisplayName`) is a place the work passes by, not where it is done:
+        # most of a step's depth is taken back
+        leaf = sum(0.7 if _ACCESSOR.match(x.short) else 1.0 if x.lines <= 5 and re.match(r"(?:set|[A-Z]?[a-z]*[Nn]ame$)", x.short)
+                   else 0.0 for x in path[1:])
+        return path_value(p, path) - (1 - DEPTH_SHARE) * len(path) - 0.75 * off + HAND_OFF * on - leaf
+
+    # the main line first: while each body hands the work on (its last call on the main line) to
+    # code that goes on calling, the path follows it (click's `main` hands to `invoke`, not to
+    # `make_context`, however deep that goes); the search below goes on from where it stops
+    line = [start]
+    seen0 = {(start.rel, start.d.start_line)}
+    while len(line) < limit - 1:
+        h = _handed(p, line[-1])
+        nxt = next((c for c in callees(line[-1], seen0) if (c.rel, c.d.start_line) == h), None)
+        if nxt is None or _ACCESSOR.match(nxt.short) or not _next(p, nxt):
+            break
+        line.append(nxt)
+        seen0.add((nxt.rel, nxt.d.start_line))
+    best: list[Sym] = list(line)
+
+    def walk(path: list[Sym], seen: set[tuple[str, int]]) -> None:
+        nonlocal best
+        if value(path) > value(best):
+            best = list(path)
+        if len(path) >= limit:
+            return
+        for c in callees(path[-1], seen):
+            walk(path + [c], seen | {(c.rel, c.d.start_line)})
+
+    walk(line, seen0)
+    return best
+
+
+def _next(p: Project, s: Sym) -> list[Sym]:
+    """What `s` calls: the calls the map resolves, then the conventions' hops (hops.py)."""
+    from .hops import hops
+
+    found = all_calls(p, s)
+    return found + [h.callee for h in hops(p, s) if h.callee not in found]
+
+
+def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
+    """Where `s` hands its work on: the call it makes last on its main line (not in an error's
+    branch nor a `finally` that restores state: gson's `toJson` hands to `adapter.write`, then resets
+    the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
+    ends by handing itself to `http.createServer`)."""
+    from .hops import _body, hops
+    from .sideroads import branch_lines
+
+    key = ("handed", s.rel, s.d.start_line)
+    if key in p._keys:
+        return p._keys[key]
+    body = _body(p, s)
+    side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang)} if body else set()
+    best: tuple[int, int, Sym] | None = None  # (line, -column, callee)
+    for c in all_calls(p, s):
+        if _LOGGER.match(c.short):
+            continue
+        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(")
+        for n, text in body:
+            m = rx.search(text) if n not in side else None
+            if m and (best is None or (n, -m.start()) > best[:2]):
+                best = (n, -m.start(), c)
+    h = (best[2].rel, best[2].d.start_line) if best else hand_off(p, s)
+    last = best[0] if best else 0
+    later = [x for x in hops(p, s) if x.at > last]
+    if later:
+        x = max(later, key=lambda x: x.at)
+        h = (x.callee.rel, x.callee.d.start_line)
+    p._keys[key] = h
+    return h
+
+
+def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
+    """(call, line) when `s` ends by handing its work to an object it holds that the map cannot
+    follow (express's `app.handle` ends in `this.router.handle(…)`, another package's router; urfave/cli's
+    `Command.run` in `cmd.Action(ctx, cmd)`, the user's function): the last call of its main line,
+    through a field of its own object. The path ends there (what it calls before is preparation:
+    express's `app.enabled`), and the docs take over from the field."""
+    from .hops import _body, _receiver
+
+    key = ("handed_out", s.rel, s.d.start_line)
+    if key not in p._keys:
+        from .sideroads import branch_lines
+
+        found = None
+        me = _receiver(s)
+        body = _body(p, s)
+        side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang)}  # (0-based)
+        calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
+                                                                         text)]
+        calls = [(n, m) for n, m in calls if not _LOGGER.match(m.group(1).rsplit(".", 1)[-1])]
+        from .hops import hops
+
+        known = {c.short for c in all_calls(p, s)} | {h.callee.short for h in hops(p, s)}
+        if calls and re.fullmatch(rf"{re.escape(me)}\.\w+(?:\.\w+)?", calls[-1][1].group(1)):
+            n, m = calls[-1]
+            name = m.group(1).rsplit(".", 1)[-1]
+            # `self.resolve_redirects(…)` is an inherited method, not a field holding a function
+            method = m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name) if x.short == name)
+            if name not in known and not method:
+                found = (m.group(1), n)
+        # or it returns what a function it got at run time gives (axios's `return adapter(config).then(…)`,
+        # `const adapter = adapters.getAdapter(…)`): the first return at the body's own indentation
+        base = next((len(t) - len(t.lstrip()) for n, t in body if t.strip()), 0)
+        code = "\n".join(t for _, t in body)
+        for n, t in body:
+            r = re.match(r"(\s*)return\s+([A-Za-z_$][\w$]*)\s*\(", t)
+            if found is None and r and len(r.group(1)) == base and n not in side and r.group(2) not in known \
+                    and re.search(rf"\b(?:const|let|var)\s+{re.escape(r.group(2))}\s*=|^\s*{re.escape(r.group(2))}\s*:?=", code, re.M):
+                found = (r.group(2), n)
+                break
+        p._keys[key] = found
+    return p._keys[key]
+
+
+def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
+    """Where a user's call begins, with a bonus for what the README's code calls: the entry points
+    (a type through its public methods, those the README calls first), the object an entry point
+    returns when calling it runs code (Python: `command(...) -> Command`, and a decorated function
+    is called: `Command.__call__`), and the public methods of the best-ranked types a user imports."""
+    from .codeinfo import signature_parts
+    from .entry import readme_code, readme_names, root_files
+
+    written, called = readme_names(p)
+    called = dict(called)  # (readme_names' answer is kept for every caller)
+    ex = first_example(p, {e.short for e in entries})
+    if ex is not None:  # the example chapter 1 quotes (gson's is in UserGuide.md): its calls, earliest first
+        size = max(1, len(ex.code))
+        for m in re.finditer(r"\.([A-Za-z_$][\w$]*)\s*\(", ex.code):
+            called[m.group(1)] = max(called.get(m.group(1), 0.0), 1.0 / (1.0 + 3.0 * m.start() / size))
+    top = max(called.values(), default=1.0)
+    called = {n: w / top for n, w in called.items()}  # the README's first call 1, later ones less
+    code = readme_code(p) + "\n" + (ex.code if ex is not None else "")
+    times = {e.short: len(re.findall(rf"(?<![\w$]){re.escape(e.short)}\s*!?\s*\(", code)) for e in entries}
+    most = max(times.values(), default=0) or 1
+    for e in entries:  # a function the README calls bare (`redisCommand(c, "PING")`, `info!(…)`): how often
+        if times[e.short] and e.kind not in _NOT_STEPS:
+            called[e.short] = max(called.get(e.short, 0.0), 0.5 * written.get(e.short, 0.0) + 0.5 * times[e.short] / most)
+    out: list[tuple[Sym, float]] = []
+
+    def add(s: Sym, bonus: float) -> None:
+        if s.kind not in _NOT_STEPS and all(o is not s for o, _ in out):
+            out.append((s, bonus))
+
+    def methods(t: Sym) -> list[Sym]:
+        ms = [m for m in p.symbols(within=[t.rel]) if m.dotted.startswith(t.dotted + ".") and m.kind == "method"
+              and (not m.short.startswith("_") or m.short == "__call__") and (m.lang != "go" or m.short[:1].isupper())]
+        # `__call__` is what calling the object runs (a WSGI server calls the Flask app)
+        return sorted(ms, key=lambda m: (m.short != "__call__", -called.get(m.short, 0.0), -m.score))[:8]
+
+    runs = re.compile(r"(?i)^(?:execute|run|serve|handle|dispatch|invoke|main|call|listen|process|send|request)$")
+    for t in [e for e in entries[:5] if e.kind in _NOT_STEPS]:  # a type's own way to run (`Command.Execute`)
+        for ms in p.symbols(within=[t.rel]):
+            if ms.kind == "method" and ms.dotted.startswith(t.dotted + ".") and runs.match(ms.short):
+                called.setdefault(ms.short, 0.5)
+    roots = {e.rel for e in entries} | root_files(p)
+    types = [s for s in p.symbols(within=sorted(roots)) if s.kind in ("class", "struct") and s.d.exported][:3]
+    for e in entries[:5]:
+        bonus = called.get(e.short) or (0.5 if written.get(e.short) else 0.0)
+        maker = _made_from(p, e)
+        if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
+            add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
+        if e.kind in _NOT_STEPS:
+            for ms in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
+                add(ms, called[ms.short] if called.get(ms.short) else 1.0 if ms.short == "__call__" else bonus * 0.5)
+            continue
+        add(e, bonus)
+        # what a server or caller runs on the object an entry point returns: Python's `__call__`
+        # (click's `command(...) -> Command`), Go's `ServeHTTP` (chi's `NewRouter() *Mux` handed to
+        # `http.ListenAndServe`), a Rust service's `call`
+        runs_on = {"python": "__call__", "go": "ServeHTTP", "rust": "call"}.get(e.lang)
+        if runs_on:
+            ret = signature_parts(e)[1]
+            made = [t for t in p.symbols() if t.kind in ("class", "struct")
+                    and re.search(rf"(?<![\w.]){re.escape(t.short)}\b", ret)]
+            if len({t.dotted for t in made}) == 1:
+                for ms in (x for x in p.symbols(within=[made[0].rel]) if x.dotted == made[0].dotted + "." + runs_on):
+                    add(ms, max(bonus, 0.75))
+                    p._keys[("made_by", ms.rel, ms.d.start_line)] = (e, made[0])
+    for t in types:
+        for ms in methods(t):
+            add(ms, 0.5 if called.get(ms.short) else 0.0)
+    return _serving_first(p, ex.code if ex is not None else "", out)
+
+
+def _made_from(p: Project, e: Sym) -> Sym | None:
+    """The project's function a constant is made by (ky's `const ky = createInstance();`), or None."""
+    if e.kind not in ("constant", "variable"):
+        return None
+    m = re.match(r"\s*(?:export\s+)?(?:const|let|var|static|final|pub\s+static)?\s*[\w$]+\s*(?::[^=]+)?=\s*([A-Za-z_$][\w$]*)\s*\(",
+                 e.d.signature)
+    if m is None:
+        return None
+    hit = [x for x in p.find(m.group(1)) if x.short == m.group(1) and x.kind == "function" and "." not in x.dotted]
+    same = [x for x in hit if x.rel == e.rel]
+    return (same or hit)[0] if len(same or hit) == 1 else None
+
+
+def _final_call(p: Project, code: str) -> Sym | None:
+    """The method an example ends with on an object it built (javapoet's `javaFile.writeTo(System.out)`
+    after `JavaFile javaFile = JavaFile.builder(…).build()`), when it calls it only there: the object
+    was set up to be run by that call. Not a call on what another call returned (`r.json()`)."""
+    lines = [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith(("//", "#", ">>> #", "}", ")"))]
+    m = re.match(r"\s*(?:>>>\s*)?(?:await\s+)?([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(", lines[-1]) if lines else None
+    if m is None or len(re.findall(rf"\.\s*{m.group(2)}\s*\(", code)) > 1:
+        return None
+    var = re.escape(m.group(1))
+    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{var}\s*=|\b{var}\s*:?=\s*(?:new\s+|&)?([A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()",
+                    code)
+    name = typ and (typ.group(1) or typ.group(2))
+    if not name or not any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name):
+        return None
+    hit = [x for x in p.find(m.group(2)) if x.dotted == f"{name}.{m.group(2)}" and x.kind == "method"]
+    return max(hit, key=lambda x: x.lines) if hit else None  # of overloads, the one that does the work
+
+
+# the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
+_SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
+                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start)\s*\(")
+SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
+
+
+def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> list[tuple[Sym, float]]:
+    """Where the example both sets up and runs (`app.get(…); app.listen(3000)`, `r.Get(…);
+    http.ListenAndServe(":3000", r)`, `cmd.Run(ctx, os.Args)`), the run is the call to follow: its
+    start (the method or function of that name, or, when another package's server is handed a value
+    of the project, what the server runs on it: `made_by`'s `ServeHTTP`) outweighs the set-up calls."""
+    runs = [m for m in _SERVING.finditer(code)]
+    if not runs:
+        final = _final_call(p, code)
+        if final is None:
+            return starts
+        out = [(x, b) for x, b in starts if x is not final]
+        return out + [(final, SERVING_BONUS)]
+    m = runs[-1]
+    verb = m.group(2)
+    from .callres import call_args
+
+    for arg in re.findall(r"[A-Za-z_]\w*", call_args(code, m.end() - 1)):  # `serve(listener, app)`: `let app = Router::new()`
+        made = re.search(rf"\blet\s+(?:mut\s+)?{arg}\s*=\s*([A-Z]\w*)::", code)
+        if made and any(x.kind in ("struct", "class", "enum") for x in p.find(made.group(1))):
+            p._keys[("served_type",)] = made.group(1)
+    own = {s.short for s, _ in starts}
+    out = list(starts)
+    if verb in own:
+        out = [(s, SERVING_BONUS if s.short == verb else b) for s, b in out]
+    elif m.group(1):  # another package's server (`http.ListenAndServe`) serving a value of the project
+        out = [(s, SERVING_BONUS if made_by(p, s) else b) for s, b in out]
+        p._keys[("served_by",)] = f"{m.group(1)}.{verb}"  # chapter 1 says who calls the start
+    if verb not in own:
+        fn = [x for x in p.find(verb) if x.kind == "function" and x.d.exported and x.short == verb]
+        if len(fn) == 1 and m.group(1) and m.group(1).lower() in (p.root.name.lower(), project_name(p.root).lower()):
+            out.append((fn[0], SERVING_BONUS))  # `axum::serve(listener, app)`: the project's own server
+    return out
+
+
+def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
+    """The operation the overview follows: of the call paths from where a user's call begins
+    (_starts), the best by path_value, with a point for a start the README's code writes."""
+    key = ("central_path", tuple((e.rel, e.d.start_line) for e in entries))
+    if key not in p._keys:
+        best: list[Sym] = []
+        best_value = 0.0
+        for s, bonus in _starts(p, entries):
+            path = call_path(p, s)
+            value = path_value(p, path) + START_SHARE * bonus if len(path) > 1 else 0.0
+            if value > best_value:
+                best, best_value = path, value
+        if not best:  # no start makes a call the map resolves: the first entry point alone
+            best = [e for e in entries if e.kind not in _NOT_STEPS][:1] or entries[:1]
+        p._keys[key] = best
+    return list(p._keys[key])
+
+
+def served_by(p: Project, start: Sym) -> str:
+    """The other package's server the example hands the start's object to (`http.ListenAndServe`), or ''."""
+    return p._keys.get(("served_by",), "") if made_by(p, start) else ""
+
+
+def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
+    """(entry point, type) when the path's start is the `__call__` of the type an entry point returns
+    (click's `command` returns a `Command`; the README calls the decorated function, which runs
+    `Command.__call__`); None when a user calls the start itself. Known once central_path ran."""
+    return p._keys.get(("made_by", start.rel, start.d.start_line))

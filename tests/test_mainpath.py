@@ -1,0 +1,1000 @@
+"""Chapter 1's main path (issue 35): started from the README example's serving call, followed
+through what a call graph cannot see (authoring/hops.py), ended where the work leaves the map, and
+each step still citing lines that show it (evidence.resolve.claim_problem), on small sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.authoring.mainpath import central_path, handed_out
+from orchestrator.authoring.overview import entry_points, first_example
+from orchestrator.authoring.project import Project, load
+from orchestrator.authoring.story import _path_walk
+from orchestrator.evidence.cite import blocks
+from orchestrator.evidence.resolve import SourceFiles, claim_problem, sentence_calls
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _path(p: Project) -> list[str]:
+    return [s.name for s in central_path(p, entry_points(p))]
+
+
+def _walk(p: Project) -> str:
+    return "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en"))
+
+
+def _steps_hold(p: Project, walk: str) -> None:
+    """Every numbered step cites lines, and they show what it says (names, and a call it says is made)."""
+    steps = [s for b in blocks(walk) for s in b.sentences if s.text.lstrip()[:1].isdigit()]
+    assert steps and all(s.cites for s in steps), walk
+    problems = [claim_problem(s.names, sentence_calls(s.text), s.cites, SourceFiles(p.root)) for s in steps]
+    assert problems == [None] * len(steps), (problems, walk)
+
+
+EXPRESS_README = """# expressy
+
+```js
+const express = require('expressy')
+const app = express()
+
+app.get('/', (req, res) => {
+  res.send('Hello World')
+})
+
+app.listen(3000)
+```
+"""
+EXPRESS_INDEX = "module.exports = require('./lib/expressy');\n"
+EXPRESS_MAIN = """var proto = require('./application');
+
+exports = module.exports = createApplication;
+
+function createApplication() {
+  var app = function(req, res, next) {
+    app.handle(req, res, next);
+  };
+  app.init();
+  return app;
+}
+"""
+EXPRESS_APP = """var http = require('node:http');
+var Router = require('router');
+
+var app = exports = module.exports = {};
+
+app.init = function init() {
+  this.settings = {};
+  this.defaultConfiguration();
+};
+
+app.defaultConfiguration = function defaultConfiguration() {
+  this.set('x-powered-by', true);
+  this.set('env', 'development');
+};
+
+app.set = function set(setting, val) {
+  this.settings[setting] = val;
+  return this;
+};
+
+app.enabled = function enabled(setting) {
+  return Boolean(this.set(setting));
+};
+
+app.handle = function handle(req, res, callback) {
+  if (this.enabled('x-powered-by')) {
+    res.setHeader('X-Powered-By', 'Expressy');
+  }
+  this.router.handle(req, res, callback);
+};
+
+app.route = function route(path) {
+  return this.router.route(path);
+};
+
+app.get = function get(path) {
+  var route = this.route(path);
+  this.lazyRouter(path);
+  return this;
+};
+
+app.lazyRouter = function lazyRouter(path) {
+  this.defaultConfiguration();
+  this.init();
+};
+
+app.listen = function listen() {
+  var server = http.createServer(this);
+  return server.listen.apply(server, arguments);
+};
+"""
+
+
+def test_a_server_is_followed_from_the_examples_listen_into_the_handler_it_serves(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"Readme.md": EXPRESS_README, "package.json": '{"name": "expressy"}',
+                                      "index.js": EXPRESS_INDEX, "lib/expressy.js": EXPRESS_MAIN,
+                                      "lib/application.js": EXPRESS_APP})
+    p = load(root)
+    # the example sets up (`app.get`) and then runs (`app.listen`): the run is the call to follow;
+    # `http.createServer(this)` calls the app for each request, which runs its `handle`; `handle` ends
+    # in `this.router.handle(…)`, another package's router: the path ends there, not in `app.enabled`
+    assert _path(p) == ["app.listen", "app.handle"]
+    walk = _walk(p)
+    assert "1. `app.listen` runs `app.handle` through `http.createServer` (line " in walk
+    assert "Here the map stops: `app.handle` goes on with `this.router.handle(…)`" in walk
+    _steps_hold(p, walk)
+
+
+CHI_README = """# chy
+
+```go
+package main
+
+import (
+	"net/http"
+
+	"github.com/x/chy"
+)
+
+func main() {
+	r := chy.NewRouter()
+	r.Get("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("welcome"))
+	})
+	http.ListenAndServe(":3000", r)
+}
+```
+"""
+CHI_MUX = """package chy
+
+import "net/http"
+
+// Mux is the router.
+type Mux struct {
+	handler http.Handler
+	tree    *node
+}
+
+// NewRouter returns a new Mux.
+func NewRouter() *Mux {
+	return &Mux{tree: &node{}}
+}
+
+// ServeHTTP is the single method of the http.Handler interface.
+func (mx *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if mx.handler == nil {
+		mx.updateRouteHandler()
+	}
+	mx.handler.ServeHTTP(w, r)
+}
+
+// Get adds a route for GET requests.
+func (mx *Mux) Get(pattern string, h http.HandlerFunc) {
+	mx.handle("GET", pattern, h)
+}
+
+func (mx *Mux) handle(method, pattern string, h http.Handler) {
+	mx.tree.InsertRoute(method, pattern, h)
+}
+
+func (mx *Mux) routeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := mx.tree.FindRoute(r.Method, r.URL.Path)
+	h.ServeHTTP(w, r)
+}
+
+func (mx *Mux) updateRouteHandler() {
+	mx.handler = http.HandlerFunc(mx.routeHTTP)
+}
+"""
+CHI_TREE = """package chy
+
+import "net/http"
+
+type node struct {
+	children []*node
+	handler  http.Handler
+}
+
+// InsertRoute adds a route.
+func (n *node) InsertRoute(method, pattern string, h http.Handler) {
+	n.addChild(pattern)
+	n.setEndpoint(h)
+}
+
+func (n *node) addChild(pattern string) {
+	n.children = append(n.children, &node{})
+	n.grow(pattern)
+}
+
+func (n *node) grow(pattern string) {
+	n.setEndpoint(nil)
+}
+
+func (n *node) setEndpoint(h http.Handler) {
+	n.handler = h
+}
+
+// FindRoute finds the handler of a request.
+func (n *node) FindRoute(method, path string) http.Handler {
+	return n.findRoute(path)
+}
+
+func (n *node) findRoute(path string) http.Handler {
+	for _, c := range n.children {
+		return c.handler
+	}
+	return n.handler
+}
+"""
+
+
+def test_a_go_handler_given_to_listen_and_serve_is_served_through_serve_http_and_its_field(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": CHI_README, "go.mod": "module github.com/x/chy\n",
+                                      "mux.go": CHI_MUX, "tree.go": CHI_TREE})
+    p = load(root)
+    # not the set-up (`Get -> handle -> InsertRoute -> …`) but the serving: `http.ListenAndServe(":3000", r)`
+    # serves the Mux through `ServeHTTP`, whose `mx.handler` is set from `mx.routeHTTP`
+    assert _path(p)[:3] == ["Mux.ServeHTTP", "Mux.routeHTTP", "node.FindRoute"], _path(p)
+    walk = _walk(p)
+    assert "1. `Mux.ServeHTTP` runs `Mux.routeHTTP` through `mx.handler.ServeHTTP` (line 21): the field is set " \
+           "from `routeHTTP` (`mux.go`, line 39)" in walk
+    assert "(source:mux.go#L39-L39)" in walk  # the line that fills the field is cited
+    # who calls `ServeHTTP`: the server the example starts, named in words (it is not this source's code)
+    assert "The example hands the `Mux` that `NewRouter` returns to the server it starts (http.ListenAndServe" in walk
+    _steps_hold(p, walk)
+
+
+HTTPY_README = """# httpy
+
+```pycon
+>>> import httpy
+>>> r = httpy.get('https://www.example.org/')
+>>> r.status_code
+200
+```
+"""
+HTTPY_API = '''from ._client import Client
+
+
+def get(url):
+    """Sends a GET request."""
+    return request("GET", url)
+
+
+def request(method, url):
+    """Sends a request with a client of its own."""
+    with Client(
+        timeout=5,
+    ) as client:
+        return client.request(method, url)
+'''
+HTTPY_CLIENT = '''class Client:
+    """An HTTP client."""
+
+    def __init__(self, timeout=None):
+        self.timeout = timeout
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        pass
+
+    def request(self, method, url):
+        """Builds a request and sends it."""
+        req = (method, url)
+        return self.send(req)
+
+    def send(self, req):
+        """Sends the request through the transport."""
+        return self._send_single(req)
+
+    def _send_single(self, req):
+        return self.transport(req)
+
+    def transport(self, req):
+        return req
+'''
+
+
+def test_a_local_made_from_a_project_type_resolves_its_method_calls(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": HTTPY_README, "pyproject.toml": '[project]\nname = "httpy"\n',
+                                      "httpy/__init__.py": "from ._api import get, request\n",
+                                      "httpy/_api.py": HTTPY_API, "httpy/_client.py": HTTPY_CLIENT})
+    p = load(root / "httpy")
+    assert _path(p)[:4] == ["get", "request", "Client.request", "Client.send"], _path(p)
+    walk = _walk(p)
+    assert "`request` calls `Client.request`" in walk  # the line says `client.request(`: a call it makes
+    _steps_hold(p, walk)
+
+
+AXIOSY_README = """# axiosy
+
+## Installing
+
+```js
+import axiosy from 'axiosy';
+console.log(axiosy.isCancel('something'));
+```
+
+## Example
+
+```js
+import axiosy from 'axiosy';
+
+axiosy.request({url: '/user?ID=12345'}).then(function (response) {
+  console.log(response);
+});
+```
+"""
+AXIOSY_INDEX = """import Axiosy from './core/Axiosy.js';
+
+function isCancel(value) {
+  return !!(value && value.__CANCEL__);
+}
+
+const axiosy = new Axiosy();
+axiosy.isCancel = isCancel;
+export default axiosy;
+"""
+AXIOSY_CORE = """import dispatchRequest from './dispatchRequest.js';
+
+class Axiosy {
+  constructor() {
+    this.defaults = {};
+  }
+
+  request(config) {
+    return this._request(config);
+  }
+
+  _request(config) {
+    const merged = this.merge(config);
+    return dispatchRequest.call(this, merged);
+  }
+
+  merge(config) {
+    return Object.assign({}, this.defaults, config);
+  }
+}
+
+export default Axiosy;
+"""
+AXIOSY_DISPATCH = """import adapters from '../adapters/adapters.js';
+
+export default function dispatchRequest(config) {
+  const adapter = adapters.getAdapter(config.adapter);
+
+  return adapter(config).then(function onAdapterResolution(response) {
+    return transformResponse(response);
+  });
+}
+
+function transformResponse(response) {
+  return normalize(response);
+}
+
+function normalize(response) {
+  return response;
+}
+"""
+
+
+def test_f_call_is_a_call_of_f_and_a_function_got_at_run_time_ends_the_path(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": AXIOSY_README, "package.json": '{"name": "axiosy"}',
+                                      "lib/axiosy.js": AXIOSY_INDEX, "lib/core/Axiosy.js": AXIOSY_CORE,
+                                      "lib/core/dispatchRequest.js": AXIOSY_DISPATCH,
+                                      "lib/adapters/adapters.js": "export default {getAdapter: (a) => a};\n"})
+    p = load(root / "lib")
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and "axiosy.request(" in ex.code  # the Example heading's, not the install note's
+    assert _path(p) == ["Axiosy.request", "Axiosy._request", "dispatchRequest"], _path(p)
+    dispatch = central_path(p, entry_points(p))[-1]
+    assert handed_out(p, dispatch) == ("adapter", 6)  # `return adapter(config)…`: the docs take over
+    walk = _walk(p)
+    assert "`Axiosy._request` runs `dispatchRequest` through `dispatchRequest.call`" in walk
+    _steps_hold(p, walk)
+
+
+KOA_README = """# koay
+
+```js
+const Koay = require('koay');
+const app = new Koay();
+
+app.use(ctx => {
+  ctx.body = 'Hello';
+});
+
+app.listen(3000);
+```
+"""
+KOA_APP = """const http = require('http');
+
+module.exports = class Application {
+  constructor() {
+    this.middleware = [];
+  }
+
+  use(fn) {
+    this.middleware.push(fn);
+    return this;
+  }
+
+  listen(...args) {
+    const server = http.createServer(this.callback());
+    return server.listen(...args);
+  }
+
+  callback() {
+    const fn = compose(this.middleware);
+    const handleRequest = (req, res) => {
+      const ctx = this.createContext(req, res);
+      return this.handleRequest(ctx, fn);
+    };
+    return handleRequest;
+  }
+
+  createContext(req, res) {
+    return {req, res};
+  }
+
+  handleRequest(ctx, fnMiddleware) {
+    return fnMiddleware(ctx).then(() => respond(ctx));
+  }
+};
+
+function compose(middleware) {
+  return (ctx) => Promise.resolve(middleware.length);
+}
+
+function respond(ctx) {
+  ctx.res.end(ctx.body);
+}
+"""
+
+
+def test_the_handler_a_method_returns_is_what_the_server_runs(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"Readme.md": KOA_README, "package.json": '{"name": "koay"}',
+                                      "lib/application.js": KOA_APP})
+    p = load(root / "lib")
+    # `callback` returns the handler the server runs; its calls (`this.handleRequest`) come after
+    assert _path(p)[:3] == ["Application.listen", "Application.callback", "Application.handleRequest"], _path(p)
+    _steps_hold(p, _walk(p))
+
+
+CLI_GUIDE = """# Getting started
+
+```go
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/x/cly"
+)
+
+func main() {
+	(&cly.Command{}).Run(context.Background(), os.Args)
+}
+```
+"""
+CLI_OLD_GUIDE = CLI_GUIDE.replace("(&cly.Command{}).Run(context.Background(), os.Args)",
+                                  "app := cly.NewApp()\n\tapp.Setup(os.Args)")
+CLI_COMMAND = """package cly
+
+import "context"
+
+// Command is a command of the program.
+type Command struct {
+	Action func(context.Context, *Command) error
+	flags  []string
+}
+
+// Run runs the command.
+func (cmd *Command) Run(ctx context.Context, args []string) error {
+	return cmd.run(ctx, args)
+}
+
+func (cmd *Command) run(ctx context.Context, args []string) error {
+	tracef("running %v", args)
+	cmd.parseFlags(args)
+	tracef("parsed %v", args)
+	return cmd.Action(ctx, cmd)
+}
+
+func (cmd *Command) parseFlags(args []string) {
+	cmd.flags = args
+}
+
+// Setup prepares an app (an old API).
+func (cmd *Command) Setup(args []string) {
+	cmd.flags = args
+}
+
+func tracef(format string, a ...any) {
+	debugPrint(format, a)
+}
+
+func debugPrint(format string, a []any) {
+	_ = format
+}
+"""
+
+
+def test_a_readme_without_code_sends_to_the_newest_guide_and_ends_at_the_users_action(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": "# cly\n\nA simple package for command line apps.\n",
+                                      "docs/v1/getting-started.md": CLI_OLD_GUIDE,
+                                      "docs/v3/getting-started.md": CLI_GUIDE,
+                                      "go.mod": "module github.com/x/cly\n", "command.go": CLI_COMMAND})
+    p = load(root)
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and ex.rel == "docs/v3/getting-started.md"
+    # `Run` hands to `run`, which ends in the user's `cmd.Action(…)` (not the trace print `tracef`)
+    assert _path(p) == ["Command.Run", "Command.run"], _path(p)
+    assert "`Command.run` goes on with `cmd.Action(…)`" in _walk(p)
+
+
+def test_a_trace_print_is_no_step_and_no_hand_off(tmp_path: Path):
+    from orchestrator.authoring.mainpath import _handed
+
+    root = _write(tmp_path / "repo", {"README.md": "# cly\n", "docs/v3/getting-started.md": CLI_GUIDE,
+                                      "go.mod": "module github.com/x/cly\n", "command.go": CLI_COMMAND})
+    p = load(root)
+    run = next(s for s in p.symbols() if s.name == "Command.run")
+    parse = next(s for s in p.symbols() if s.name == "Command.parseFlags")
+    # `tracef("parsed …")` is the last call the map resolves in `run`: the work is handed to `parseFlags`
+    assert _handed(p, run) == (parse.rel, parse.d.start_line)
+
+
+AXUM_README = """# axumy
+
+```rust
+use axumy::{routing::get, Router};
+
+#[tokio::main]
+async fn main() {
+    let app = Router::new().route("/", get(root));
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:3000").await.unwrap();
+    axumy::serve(listener, app).await;
+}
+```
+"""
+AXUM_LIB = """pub mod routing;
+pub mod serve;
+
+pub use routing::Router;
+pub use serve::serve;
+"""
+AXUM_ROUTING = """use std::future::Future;
+
+pub struct Router {
+    routes: Vec<String>,
+}
+
+impl Router {
+    pub fn new() -> Self {
+        Router { routes: Vec::new() }
+    }
+
+    pub fn route(mut self, path: &str, h: MethodRouter) -> Self {
+        self.routes.push(path.to_owned());
+        self.fallback(h)
+    }
+
+    pub fn fallback(self, h: MethodRouter) -> Self {
+        MethodRouter::merge(h);
+        self
+    }
+
+    fn call_with_state(&self, req: Request) -> Response {
+        Response::from(req)
+    }
+}
+
+impl Service<Request> for Router {
+    fn call(&mut self, req: Request) -> Response {
+        self.call_with_state(req)
+    }
+}
+
+pub struct MethodRouter;
+
+impl MethodRouter {
+    pub fn merge(h: MethodRouter) -> MethodRouter {
+        MethodRouter::layer(h)
+    }
+
+    fn layer(h: MethodRouter) -> MethodRouter {
+        h
+    }
+}
+
+pub fn get(h: MethodRouter) -> MethodRouter {
+    MethodRouter::merge(h)
+}
+"""
+AXUM_SERVE = """pub struct Serve<L, M> {
+    listener: L,
+    make_service: M,
+}
+
+pub fn serve<L, M>(listener: L, make_service: M) -> Serve<L, M> {
+    Serve { listener, make_service }
+}
+
+impl<L, M> Serve<L, M> {
+    async fn run(self) {
+        let Self { listener, mut make_service } = self;
+        loop {
+            let io = listener.accept().await;
+            handle_connection(&mut make_service, io).await;
+        }
+    }
+}
+
+impl<L, M> IntoFuture for Serve<L, M> {
+    type Output = ();
+
+    fn into_future(self) -> Self::IntoFuture {
+        ServeFuture(Box::pin(async move { self.run().await }))
+    }
+}
+
+async fn handle_connection<M>(make_service: &mut M, io: Io) {
+    let service = make_service
+        .call(io)
+        .await;
+    service.finish();
+}
+"""
+
+
+def test_a_rust_server_is_followed_through_into_future_to_the_routers_service_call(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": AXUM_README, "Cargo.toml": '[package]\nname = "axumy"\n',
+                                      "src/lib.rs": AXUM_LIB, "src/routing.rs": AXUM_ROUTING, "src/serve.rs": AXUM_SERVE})
+    p = load(root / "src")
+    # `axumy::serve(listener, app).await`: the serve future runs the server loop, which calls the Router
+    # it was handed for each request (not the set-up `Router::route -> fallback -> MethodRouter::merge …`)
+    assert _path(p) == ["serve", "Serve::into_future", "Serve::run", "handle_connection", "Router::call",
+                        "Router::call_with_state"], _path(p)
+    walk = _walk(p)
+    assert "1. `serve` runs `Serve::into_future` through `IntoFuture` (line 6)" in walk
+    assert "4. `handle_connection` runs `Router::call` through `make_service.call` (line 30)" in walk
+    _steps_hold(p, walk)
+
+
+KY_README = """# kyy
+
+```js
+import kyy from 'kyy';
+
+const json = await kyy.post('https://example.com', {json: {foo: true}}).json();
+```
+"""
+KY_INDEX = """import {Kyy} from './core/Kyy.js';
+
+const createInstance = (defaults) => {
+  const kyy = (input, options) => Kyy.create(input, options);
+  for (const method of ['get', 'post']) {
+    kyy[method] = (input, options) => Kyy.create(input, {...options, method});
+  }
+  return kyy;
+};
+
+const kyy = createInstance();
+
+export default kyy;
+"""
+KY_CORE = """export class Kyy {
+  static create(input, options) {
+    const kyy = new Kyy(input, options);
+    const result = kyy.#retry(input);
+    return result;
+  }
+
+  constructor(input, options) {
+    this.input = input;
+  }
+
+  #retry(input) {
+    return this.#fetch(input);
+  }
+
+  #fetch(input) {
+    return fetch(input);
+  }
+}
+"""
+
+
+def test_a_constant_made_by_a_function_starts_there_and_a_local_reaches_private_methods(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"readme.md": KY_README, "package.json": '{"name": "kyy"}',
+                                      "source/index.ts": KY_INDEX, "source/core/Kyy.ts": KY_CORE})
+    p = load(root / "source")
+    # `kyy.post(…)` is built at run time by `createInstance`; `new Kyy(…)` makes `kyy.#retry(` `Kyy.#retry`
+    assert _path(p) == ["createInstance", "Kyy.create", "Kyy.#retry", "Kyy.#fetch"], _path(p)
+    _steps_hold(p, _walk(p))
+
+
+POET_README = """# poet
+
+```java
+TypeSpec hello = TypeSpec.classBuilder("Hello").build();
+JavaFile javaFile = JavaFile.builder("com.example", hello).build();
+javaFile.writeTo(System.out);
+```
+"""
+POET_TYPESPEC = """package poet;
+
+public final class TypeSpec {
+  public final String name;
+
+  private TypeSpec(String name) {
+    this.name = name;
+  }
+
+  public static TypeSpec classBuilder(String name) {
+    return new TypeSpec(name);
+  }
+
+  public TypeSpec build() {
+    validate();
+    return this;
+  }
+
+  private void validate() {
+    checkName(name);
+  }
+
+  private void checkName(String n) {
+    checkLength(n);
+  }
+
+  private void checkLength(String n) {
+    checkChars(n);
+  }
+
+  private void checkChars(String n) {
+    n.chars();
+  }
+
+  public String toString() {
+    return name;
+  }
+
+  void emit(CodeWriter codeWriter) {
+    codeWriter.emit(name);
+  }
+}
+"""
+POET_FILE = """package poet;
+
+public final class JavaFile {
+  public final TypeSpec typeSpec;
+
+  private JavaFile(TypeSpec typeSpec) {
+    this.typeSpec = typeSpec;
+  }
+
+  public static JavaFile builder(String packageName, TypeSpec typeSpec) {
+    return new JavaFile(typeSpec);
+  }
+
+  public JavaFile build() {
+    return this;
+  }
+
+  public void writeTo(Appendable out) {
+    CodeWriter codeWriter = new CodeWriter(out);
+    emit(codeWriter);
+  }
+
+  private void emit(CodeWriter codeWriter) {
+    codeWriter.pushPackage();
+    typeSpec.emit(codeWriter);
+  }
+}
+"""
+POET_WRITER = """package poet;
+
+public final class CodeWriter {
+  private final Appendable out;
+
+  CodeWriter(Appendable out) {
+    this.out = out;
+  }
+
+  public void pushPackage() {
+    emit("package");
+  }
+
+  public void emit(String s) {
+    emitAndIndent(s);
+  }
+
+  public void emitAndIndent(String s) {
+    out.append(s);
+  }
+}
+"""
+
+
+def test_the_example_ends_with_the_call_that_runs_what_it_built_and_a_field_call_resolves(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": POET_README, "pom.xml": "<project></project>\n",
+                                      "src/main/java/poet/TypeSpec.java": POET_TYPESPEC,
+                                      "src/main/java/poet/JavaFile.java": POET_FILE,
+                                      "src/main/java/poet/CodeWriter.java": POET_WRITER})
+    p = load(root / "src/main/java")
+    # the example builds a TypeSpec and a JavaFile and ends with `javaFile.writeTo(System.out)`; in `emit`,
+    # `typeSpec.emit(codeWriter)` goes through the field `typeSpec`, a TypeSpec
+    path = _path(p)
+    assert path[:4] == ["JavaFile.writeTo", "JavaFile.emit", "TypeSpec.emit", "CodeWriter.emit"], path
+    _steps_hold(p, _walk(p))
+
+
+COBRA_README = """# cobry
+
+```go
+cmd := &cobry.Command{Use: "hugo"}
+cmd.Execute()
+```
+"""
+COBRA_COMMAND = """package cobry
+
+import "fmt"
+
+// Command is a command.
+type Command struct {
+	Use      string
+	commands []*Command
+	args     []string
+}
+
+// Execute runs the command.
+func (c *Command) Execute() error {
+	_, err := c.ExecuteC()
+	return err
+}
+
+// ExecuteC finds the subcommand and executes it.
+func (c *Command) ExecuteC() (cmd *Command, err error) {
+	var flags []string
+	cmd, flags, err = c.Find(c.args)
+	if err != nil {
+		return c, err
+	}
+	err = cmd.execute(flags)
+	if err != nil {
+		c.Println(cmd.UsageString())
+	}
+	return cmd, err
+}
+
+// Find finds the subcommand.
+func (c *Command) Find(args []string) (*Command, []string, error) {
+	return c.findNext(args), args, nil
+}
+
+func (c *Command) findNext(args []string) *Command {
+	for _, sub := range c.commands {
+		return sub
+	}
+	return c
+}
+
+func (c *Command) execute(a []string) error {
+	c.preRun(a)
+	return c.run(a)
+}
+
+func (c *Command) preRun(a []string) {
+	c.args = a
+}
+
+func (c *Command) run(a []string) error {
+	return c.postRun(a)
+}
+
+func (c *Command) postRun(a []string) error {
+	c.args = nil
+	return nil
+}
+
+// UsageString is the usage of the command.
+func (c *Command) UsageString() string {
+	return c.usageTemplate()
+}
+
+func (c *Command) usageTemplate() string {
+	return c.longUsage()
+}
+
+func (c *Command) longUsage() string {
+	return c.usageLine()
+}
+
+func (c *Command) usageLine() string {
+	return c.useLine()
+}
+
+func (c *Command) useLine() string {
+	return c.Use
+}
+
+// Println prints a line.
+func (c *Command) Println(s string) {
+	fmt.Println(s)
+}
+"""
+
+
+def test_a_go_local_from_a_multi_value_method_is_followed_on_the_main_line_not_the_error_branch(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": COBRA_README, "go.mod": "module github.com/x/cobry\n",
+                                      "command.go": COBRA_COMMAND})
+    p = load(root)
+    # `cmd, flags, err = c.Find(…)` makes `cmd` a Command: `cmd.execute(flags)` is the work handed on; the
+    # deeper `cmd.UsageString()` is in the error's branch
+    assert _path(p)[:4] == ["Command.Execute", "Command.ExecuteC", "Command.execute", "Command.run"], _path(p)
+    _steps_hold(p, _walk(p))
+
+
+GSON_GSON = """package gsn;
+
+public final class Gson {
+  public void toJson(Object src, JsonWriter writer) {
+    TypeAdapter adapter = getAdapter(src);
+    boolean old = writer.isLenient();
+    writer.setLenient(true);
+    try {
+      adapter.write(writer, src);
+    } finally {
+      writer.setLenient(old);
+    }
+  }
+
+  TypeAdapter getAdapter(Object src) {
+    return new TypeAdapter();
+  }
+}
+"""
+GSON_WRITER = """package gsn;
+
+public final class JsonWriter {
+  private boolean lenient;
+
+  public boolean isLenient() {
+    return lenient;
+  }
+
+  public void setLenient(boolean lenient) {
+    this.lenient = lenient;
+  }
+}
+"""
+GSON_ADAPTER = """package gsn;
+
+public class TypeAdapter {
+  public void write(JsonWriter out, Object value) {
+    out.setLenient(false);
+  }
+}
+"""
+
+
+def test_the_hand_off_is_the_work_not_a_finally_that_restores_state(tmp_path: Path):
+    from orchestrator.authoring.mainpath import _handed
+
+    root = _write(tmp_path / "repo", {"gsn/Gson.java": GSON_GSON, "gsn/JsonWriter.java": GSON_WRITER,
+                                      "gsn/TypeAdapter.java": GSON_ADAPTER})
+    p = load(root)
+    to_json = next(s for s in p.symbols() if s.name == "Gson.toJson")
+    write = next(s for s in p.symbols() if s.name == "TypeAdapter.write")
+    assert _handed(p, to_json) == (write.rel, write.d.start_line)  # not `setLenient`, called last in `finally`
