@@ -16,7 +16,8 @@ calls; how often the final bill lies inside, below or above it, and its width ov
 usage: python benchmarks/bench_estimate.py [stream|batch] [SOURCE_DIR] [KEEP_DIR]
        python benchmarks/bench_estimate.py coverage WORKSPACE...   (the coverage of books already run)
 (default: stream, a flask checkout's src; KEEP_DIR: where the workspace is kept, for a look after;
-BENCH_SEED: the fake model's seed, 7 unless set)
+BENCH_SEED: the fake model's seed, 7 unless set; BENCH_QUIRKS: what the model-like upstream does,
+thinking,preamble,closing,restate unless set: without `thinking`, answers carry no thinking)
 """
 
 from __future__ import annotations
@@ -75,8 +76,8 @@ def main() -> int:
     mode = sys.argv[1] if len(sys.argv) > 1 else "stream"
     source = sys.argv[2] if len(sys.argv) > 2 else "/tmp/budget_corpus/flask/src"
     seed = int(os.environ.get("BENCH_SEED", "7"))
-    fake = FakeAPI(answerer=answerer(1500), cache_rules=True,
-                   model_like=ModelLike(0.3, seed=seed, quirks=("thinking", "preamble", "closing", "restate")))
+    quirks = tuple(os.environ.get("BENCH_QUIRKS", "thinking,preamble,closing,restate").split(","))
+    fake = FakeAPI(answerer=answerer(1500), cache_rules=True, model_like=ModelLike(0.3, seed=seed, quirks=quirks))
     env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=fake.start())
     os.environ.update(ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=env["ANTHROPIC_BASE_URL"])
     try:
