@@ -8,16 +8,24 @@ prices of data/prices.yaml (the default model, claude-sonnet-5-5).
 Prints the `book run --dry-run` range (the plan before any call: no outline yet, so
 `max_chapters`), the range once the outline exists, the range `book cost --json` gives after
 each sixth of the chapters' finals (the estimate recomputed from the ledger's rows up to that
-call: what `book cost` said at that moment), and the final bill.
+call: what `book cost` said at that moment), and the final bill. Then the coverage "after a
+third" over every order the chapters could have been done in: for each choice of a third of
+the chapters as the ones done first, the estimate from the outline's call and those chapters'
+calls; how often the final bill lies inside, below or above it, and its width over its middle.
 
 usage: python benchmarks/bench_estimate.py [stream|batch] [SOURCE_DIR] [KEEP_DIR]
-(default: stream, a flask checkout's src; KEEP_DIR: where the workspace is kept, for a look after)
+       python benchmarks/bench_estimate.py coverage WORKSPACE...   (the coverage of books already run)
+(default: stream, a flask checkout's src; KEEP_DIR: where the workspace is kept, for a look after;
+BENCH_SEED: the fake model's seed, 7 unless set; BENCH_QUIRKS: what the model-like upstream does,
+thinking,preamble,closing,restate unless set: without `thinking`, answers carry no thinking)
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,11 +42,42 @@ from orchestrator.testing.role_answers import answerer
 BOOK = str(Path(sys.executable).parent / "book")
 
 
+def coverage(book: Book, calls: list[dict], batch: bool | None = None) -> dict:
+    """For every choice of a third of the chapters as the ones done first: is the final bill
+    inside the estimate from the outline's call and those chapters' calls, and how wide is it."""
+    total = sum(c["cost_usd"] or 0.0 for c in calls)
+    chapters = sorted({c["chapter"] for c in calls if c["chapter"]})
+    outline = [c for c in calls if not c["chapter"] and c["step"] == "outline"]
+    where, widths = {"inside": 0, "below": 0, "above": 0}, []
+    for first in itertools.combinations(chapters, max(1, len(chapters) // 3)):
+        low, high = estimate(book, outline + [c for c in calls if c["chapter"] in first], batch=batch)["estimate_usd"]
+        widths.append((high - low) / ((high + low) / 2))
+        where["inside" if low <= total <= high else "below" if total < low else "above"] += 1
+    n = len(widths)
+    return {"bill": total, "orders": n, **{k: v / n for k, v in where.items()},
+            "width_median": statistics.median(widths), "width_max": max(widths)}
+
+
+def say_coverage(label: str, cov: dict) -> None:
+    print(f"{label}: the bill ${cov['bill']:.2f} inside the estimate after a third in {cov['inside']:.0%} of "
+          f"{cov['orders']} chapter orders (below {cov['below']:.0%}, above {cov['above']:.0%}); width over middle "
+          f"median {cov['width_median']:.0%}, max {cov['width_max']:.0%}")
+
+
 def main() -> int:
+    if len(sys.argv) > 2 and sys.argv[1] == "coverage":
+        for ws in sys.argv[2:]:
+            book = Book.open(Path(ws), repair=False)
+            try:
+                say_coverage(ws, coverage(book, book.ledger.calls()))
+            finally:
+                book.close()
+        return 0
     mode = sys.argv[1] if len(sys.argv) > 1 else "stream"
     source = sys.argv[2] if len(sys.argv) > 2 else "/tmp/budget_corpus/flask/src"
-    fake = FakeAPI(answerer=answerer(1500), cache_rules=True,
-                   model_like=ModelLike(0.3, seed=7, quirks=("thinking", "preamble", "closing", "restate")))
+    seed = int(os.environ.get("BENCH_SEED", "7"))
+    quirks = tuple(os.environ.get("BENCH_QUIRKS", "thinking,preamble,closing,restate").split(","))
+    fake = FakeAPI(answerer=answerer(1500), cache_rules=True, model_like=ModelLike(0.3, seed=seed, quirks=quirks))
     env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=fake.start())
     os.environ.update(ANTHROPIC_API_KEY="sk-ant-bench", ANTHROPIC_BASE_URL=env["ANTHROPIC_BASE_URL"])
     try:
@@ -65,6 +104,7 @@ def main() -> int:
                     mid = (lo + hi) / 2
                     print(f"after {label:<16} (call {k:>3}): ${lo:.2f}–${hi:.2f}, width {(hi - lo) / mid:.0%} of its "
                           f"middle; the bill {'inside' if lo <= total <= hi else 'OUTSIDE'}")
+                say_coverage(mode, coverage(book, calls))
             finally:
                 book.close()
             cost = json.loads(subprocess.run([BOOK, "cost", "--json", "--workspace", str(ws)], env=env,

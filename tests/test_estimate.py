@@ -68,3 +68,47 @@ def test_the_estimate_narrows_and_holds_the_bill(fake_api, tmp_path):  # noqa: F
         book.close()
     rep = json.loads(run_cli("cost", "--json", "--workspace", str(ws)).stdout)
     assert rep["estimate_usd"] == pytest.approx(done) and "corrected by" in rep["estimate_basis"]
+
+
+def _ledger(book, chapters, thinking, text=1500, prompt_usd=0.004):
+    """Ledger rows of `chapters` done: every step's call, answer `text` tokens plus
+    `thinking(chapter, step)` tokens of thinking, at the book's list prices."""
+    from orchestrator.estimate import Prices
+    from orchestrator.steps import STEPS
+
+    rates = Prices(book.cfg, batch=False)
+    rows = []
+    for ch in chapters:
+        for key, st in STEPS.items():
+            if not st.model:
+                continue
+            think = thinking(ch, key)
+            out = text + think
+            rows.append({"chapter": ch, "step": key, "role": st.role, "output_tokens": out, "thinking_tokens": think,
+                         "cost_usd": prompt_usd + out * rates.rates(st.role)["output"], "stop_reason": "end_turn",
+                         "batch": 0})
+    return rows
+
+
+def test_a_few_steady_thinks_do_not_narrow_the_range_but_a_model_that_does_not_think_does(tmp_path):
+    """Thinking is a lottery (a long think now and then): four chapters that happen to show none
+    leave the range open for the long thinks to come; answers without thinking, as steady, give
+    a narrow one. The range is even in log around the expected bill (skewed draws)."""
+    ws = make_example(tmp_path / "ws", max_chapters=12)
+    book = Book.open(ws, repair=False)
+    try:
+        done = [f"ch{i:02d}" for i in range(1, 5)]
+        steady = estimate(book, _ledger(book, done, lambda ch, step: 2000))
+        plain = estimate(book, _ledger(book, done, lambda ch, step: 0))
+    finally:
+        book.close()
+
+    def width(e):
+        low, high = e["estimate_usd"]
+        return (high - low) / ((high + low) / 2)
+
+    assert width(steady) > 0.3  # the thinking of eight chapters to come is not known from four steady ones
+    assert width(plain) < 0.2  # steady text: the rest is much like what was seen
+    low, high = steady["estimate_usd"]
+    left = steady["expected_usd"] - steady["spent_usd"]
+    assert (high - steady["spent_usd"]) / left == pytest.approx(left / (low - steady["spent_usd"]), rel=1e-3)

@@ -4,6 +4,10 @@ naming what was cut, in the book's language; a chapter whose sources all fit sho
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from orchestrator import publish
 from orchestrator.agents.source_context import with_sources_cut
 from orchestrator.publish import ChapterDoc, Site
@@ -80,3 +84,81 @@ def test_a_note_never_lands_inside_a_fence_or_a_list():
     assert with_partial_note(md, "") == md and partial_note([], "en") == ""
     fence = "```\ncode\n\nmore\n```\n"
     assert with_partial_note(fence, "> n").startswith(fence.rstrip("\n"))
+
+
+LEFT_OUT = {"src/app.py": ["Flask.run", "Flask.test_client", "Flask.wsgi_app", "Flask.make_response", "Flask.route",
+                           "Flask.errorhandler", "Flask.url_for", "Flask.send_static_file"],
+            "src/cli.py": ["main", "FlaskGroup"]}
+
+
+def test_the_note_names_the_definitions_left_out_per_file_capped():
+    report = with_sources_cut(REPORT, CUT, left_out=LEFT_OUT)
+    assert "; left out: `Flask.run`, `Flask.test_client`," in report  # the record: the report's section
+    items = cut_items(report)
+    assert partial_hash(report) != partial_hash(with_sources_cut(REPORT, CUT))  # the page follows the names
+    site = _site(partial=items)
+    html, _ = publish.render_chapter(site, "ch01")
+    assert "The definitions it could not see:" in html
+    app = html[html.index("in <code>src/app.py</code>"):]
+    app = app[:app.index("</li>")]
+    # the most needed first, six named, the rest counted
+    assert app.index("Flask.run") < app.index("Flask.test_client") and "and 2 more" in app
+    assert "Flask.url_for" not in app and "Flask.errorhandler" in app
+    assert "<code>main</code>, <code>FlaskGroup</code>" in html  # the other file's, in their own item
+    assert "FlaskGroup" in publish.render_print(site)  # print, and so the EPUB and PDF
+    md = publish.chapter_markdown(site, "ch01")
+    assert "> - in `src/cli.py`: `main`, `FlaskGroup`" in md
+    assert md.index("and the routes.") < md.index("Flask.run") < md.index("```python")
+    zh, _ = publish.render_chapter(_site("zh", cut_items(with_sources_cut(REPORT, CUT, "zh", LEFT_OUT))), "ch01")
+    assert "本章看不到的定义" in zh and "另有 2 个" in zh and "FlaskGroup" in zh
+
+
+def test_a_report_without_names_keeps_the_note_it_had():
+    html, _ = publish.render_chapter(_site(partial=cut_items(with_sources_cut(REPORT, CUT))), "ch01")
+    assert "Written from a partial view" in html and "could not see" not in html
+
+
+@pytest.mark.slow  # a whole book through the fake compatible server
+def test_through_a_small_window_the_page_names_the_definitions_the_chapter_could_not_see(tmp_path, monkeypatch):
+    """A weak local model with a 32k window: a re-ask's room cuts a chapter's sources (as in
+    test_server_honest); its page names the definitions left out, which are the map's
+    definitions of that file whose first line the research prompt did not show."""
+    from conftest import make_example
+
+    from orchestrator.agents.source_context import NUMBERED_RE
+    from orchestrator.authoring import project as project_mod
+    from orchestrator.state.partial_view import left_out_names
+    from orchestrator.testing.fake_api import FakeAPI
+    from orchestrator.testing.fake_compatible import Compatible
+    from orchestrator.testing.helpers import run_book
+    from orchestrator.testing.role_answers import answer
+
+    api = FakeAPI(answerer=answer, compatible=Compatible(window=32768, off_contract=0.2, seed=5))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    try:
+        ws = make_example(tmp_path / "ws", server="compatible", model="qwen3-coder", context_window=32768,
+                          max_output=4096, provider="anthropic", retries=5)
+        code, summary = run_book(ws)
+        bodies = [json.dumps(r["body"], ensure_ascii=False) for r in api.message_requests() if r["body"]]
+    finally:
+        api.stop()
+    assert code == 0, summary.needs_human
+    named = 0
+    for report in sorted((ws / "output/research").glob("ch*-report.md")):
+        ch = report.name.split("-")[0]
+        for path, what in cut_items(report.read_text(encoding="utf-8")):
+            names, _ = left_out_names(what)
+            page = (ws / "output/publish" / f"{ch}.html").read_text(encoding="utf-8")
+            defs = {d.qualified_name: d for d in project_mod.load(ws / "src", None).map.files[path].definitions}
+            asked = [b for b in bodies if f"Write the research report for {ch}" in b]
+            shown = {int(m.group(0)[:-1]) for b in asked[-1:]
+                     for ln in b.split("\\n") if (m := NUMBERED_RE.match(ln))}
+            assert shown  # the last research request showed part of the file, numbered
+            for name in names:
+                assert name in defs, (path, name)  # a definition the map knows, in that file
+                assert defs[name].start_line not in shown  # whose first line the research prompt did not show
+                assert f"<code>{name}</code>" in page, (ch, name)
+            named += len(names)
+            assert ("could not see" in page) == bool(names)
+    assert named  # e.g. minikv/sstable.py's SSTable._block

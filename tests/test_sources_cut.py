@@ -95,3 +95,18 @@ def test_a_book_whose_sources_do_not_fit_says_so_in_the_research_report(tmp_path
         assert "partial" in book.scanner.step(ch, "html").stale
     finally:
         book.close()
+
+
+def test_the_definitions_whose_first_line_is_not_shown_are_named_most_needed_first():
+    from orchestrator.agents.source_context import left_out_by_file, numbered
+
+    text = numbered("".join(f"line {i}\n" for i in range(1, 201)))
+    defs = {"a.py": [("Store.get", 120, 140), ("Store", 10, 190), ("helper", 195, 200), ("Store.put", 20, 40)],
+            "b.py": [("main", 1, 5)]}
+    shown, cut = bounded_sources_cut({"a.py": text, "b.py": numbered("x\n" * 50)}, 1_800,
+                                     ranked={"a.py": [(20, 40)], "b.py": []})
+    lost = left_out_by_file(shown, defs)
+    assert "Store.put" not in lost["a.py"]  # its code was kept
+    assert lost["a.py"][:2] == ["Store.get", "Store"]  # in the order given: most needed first
+    report = with_sources_cut("# R\n", cut, left_out=lost)
+    assert "`a.py`: " in report and "; left out: `Store.get`, `Store`" in report

@@ -113,6 +113,10 @@ class ChapterContext(CommonContext):
 class ResearcherContext(ChapterContext):
     sources: dict[str, str]  # path -> text, bounded by rank
     sources_cut: list[str]  # what the prompt could not carry, lowest rank first; listed in the report
+    # sources over the limit: per file, its definitions [name, first, last line], most needed first,
+    # and the names of those the cut left out (the report names them: agents.packing)
+    source_defs: NotRequired[dict[str, list[list[Any]]]]
+    sources_left_out: NotRequired[dict[str, list[str]]]
     imports_from: dict[str, str]  # source path -> the other chapter that covers it
     related_map: str
     tests_map: str

@@ -184,6 +184,8 @@ def build_request(book, step: str, ch: str | None, g: Gathered, role: str) -> Re
                        len(json.dumps(schema)) + 400 if schema else 0)
         if ctx.get("sources_cut"):  # the research report says what the window could not carry
             g.context["sources_cut"] = ctx["sources_cut"]
+            if "sources_left_out" in ctx:  # and which definitions it left out
+                g.context["sources_left_out"] = ctx["sources_left_out"]
     else:
         p = render_layout(book.root, role, ctx, layout=layout)
 

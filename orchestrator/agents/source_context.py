@@ -222,10 +222,15 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
             texts[rel] = numbered(text)  # the researcher cites and R1 checks line ranges: both see the numbers
         except OSError as e:  # outside the root, a FIFO, vanished: said, never read
             texts[rel] = f"(not shown: {e})"
-    ranked = _ranked_lines(p, sources, texts, need) if sum(size(t) for t in texts.values()) > limit else {}
+    defs = _ranked_defs(p, sources, texts, need) if sum(size(t) for t in texts.values()) > limit else {}
+    ranked = {rel: [(a, b) for _, a, b in ds] for rel, ds in defs.items()}
     shown, cut = bounded_sources_cut(texts, limit, ranked=ranked)
     if not related:  # a reviewer: R1's own checks read the files whole
         return {"sources": shown}
+    # the definitions the cut left out, named in the research report (not in the prompt: a small
+    # window's room is for the code); their names and lines kept for a window that cuts further
+    kept = {"source_defs": {rel: [list(d) for d in ds] for rel, ds in defs.items()},
+            "sources_left_out": left_out_by_file(shown, defs)} if defs else {}
     mine = set(sources)
     graph = p.map.file_graph()
     used: dict[str, float] = {}
@@ -239,7 +244,7 @@ def chapter_context(p: Project, sources: list[str], limit: int = SOURCE_CHARS, *
     return {"sources": shown, "sources_cut": cut,
             "related_map": p.map.render(room // 2, within=uses) if uses else "",
             "tests_map": _render_unranked(p, tests, room // 2),
-            "related_files": uses[:40], "test_files": tests}
+            "related_files": uses[:40], "test_files": tests, **kept}
 
 
 def _render_unranked(p: Project, rels: list[str], budget: int) -> str:
@@ -263,13 +268,13 @@ def _render_unranked(p: Project, rels: list[str], budget: int) -> str:
     return "\n\n".join(blocks)
 
 
-def _ranked_lines(p: Project, sources: list[str], texts: dict[str, str] | None = None,
-                  need: str = "") -> dict[str, list[tuple[int, int]]]:
-    """Per file, the line ranges of its definitions, most needed first (packing.py): those the
+def _ranked_defs(p: Project, sources: list[str], texts: dict[str, str] | None = None,
+                 need: str = "") -> dict[str, list[tuple[str, int, int]]]:
+    """Per file, its definitions (name, line range), most needed first (packing.py): those the
     outline entry names, those they call, then the rest by rank."""
-    from .packing import need_order
+    from .packing import need_defs
 
-    return need_order(list(p.map.ranked_definitions(within=sources)), texts or {}, need)
+    return need_defs(list(p.map.ranked_definitions(within=sources)), texts or {}, need)
 
 
 def bounded_sources(files: dict[str, str], limit: int = SOURCE_CHARS,
@@ -305,17 +310,37 @@ def bounded_sources_cut(files: dict[str, str], limit: int = SOURCE_CHARS,
     return shown, cut
 
 
-def with_sources_cut(report: str, cut: list[str], language: str = "en") -> str:
+def left_out_by_file(shown: dict[str, str], defs: dict[str, Any]) -> dict[str, list[str]]:
+    """Per file of `defs` (its definitions' names and lines, most needed first), the names of
+    those whose first line its shown text does not show; files that lost none are left out."""
+    from .packing import left_out
+
+    return {rel: names for rel, ds in defs.items() if (names := left_out(shown.get(rel, ""), ds))}
+
+
+def with_sources_cut(report: str, cut: list[str], language: str = "en",
+                     left_out: dict[str, list[str]] | None = None) -> str:
     """The research report with the tool's own section saying what of the chapter's sources the
-    prompt could not carry and why (the writer and a person reading the report see it). Added
-    once: a report that already has the section is returned as it is."""
+    prompt could not carry and why (the writer and a person reading the report see it), each
+    file's line naming the definitions it lost (`left_out`, most needed first; LISTED of them).
+    Added once: a report that already has the section is returned as it is."""
+    from .packing import LEFT_OUT, naming
+
     heading = CUT_HEADING.get(language, CUT_HEADING["en"])
     if not cut or heading in report:
         return report
+    names = left_out or {}
+    cut = [x + LEFT_OUT + naming(names[rel]) if (rel := _entry_path(x)) in names and names[rel] else x for x in cut]
     intro = ("调研时提示词装不下本章的全部源码；以下内容按仓库图的排名从低到高被删去：" if language == "zh" else
              "The research prompt could not carry all of this chapter's sources; these were cut, lowest "
              "ranked in the repository map first:")
     return report.rstrip("\n") + f"\n\n{heading}\n\n{intro}\n\n" + "".join(f"- {x}\n" for x in cut)
+
+
+def _entry_path(entry: str) -> str | None:
+    """The file a cut list's entry is about ("`path`: ..."), or None (the closing "why: ...")."""
+    m = re.match(r"`([^`\n]+)`: ", entry)
+    return m[1] if m else None
 
 
 def _bounded(files: dict[str, str], limit: int, ranked: dict[str, list[tuple[int, int]]]) -> dict[str, str]:
@@ -413,6 +438,8 @@ def _cut_one(ctx: dict[str, Any], chars: int) -> bool:
         ctx["sources"], cut = bounded_sources_cut(sources, have - chars)
         if cut and ctx["sources"] != sources:
             ctx["sources_cut"] = [*(ctx.get("sources_cut") or []), *cut[:-1]]
+            if ctx.get("source_defs"):
+                ctx["sources_left_out"] = left_out_by_file(ctx["sources"], ctx["source_defs"])
             return True
     for key in SHRINKABLE:
         text = ctx.get(key)

@@ -190,5 +190,6 @@ def clean_and_validate(step: str, text: str, ctx: dict[str, Any], trimmed: list[
     if step == AUDIT and ctx.get("quality"):  # the book's figures, the tool's own section (evidence.quality)
         text = with_quality(text, Quality.from_dict(ctx["quality"]), ctx.get("language", "en")).rstrip("\n")
     if step == RESEARCH and ctx.get("sources_cut"):  # what the prompt could not carry, said in the report
-        text = with_sources_cut(text, ctx["sources_cut"], ctx.get("language", "en")).rstrip("\n")
+        text = with_sources_cut(text, ctx["sources_cut"], ctx.get("language", "en"),
+                                ctx.get("sources_left_out")).rstrip("\n")
     return text + "\n"

@@ -1,6 +1,8 @@
 """The note a chapter's page carries when the chapter was written from a partial view of its
 sources (issue 36 item 5): a small context window could not carry them all, and the research
-report's "Left out of the sources" section (state.partial_view) says what was cut. Words about
+report's "Left out of the sources" section (state.partial_view) says what was cut: the files,
+their lines, and the definitions (functions, classes, methods the repository map knows) the
+chapter could not see, per file, so a reader knows which claims it could not check. Words about
 the book, not claims about the code: a quote under the chapter's first paragraph, on the page,
 in print (and so in the EPUB and PDF) and in the Markdown beside the page."""
 
@@ -8,26 +10,30 @@ from __future__ import annotations
 
 from markdown_it.token import Token
 
-from ..state.partial_view import shown_lines
+from ..state.partial_view import left_out_names, shown_lines
 from .markdown import _MD, ParsedChapter, _ParseCtx
 
 SHOWN_NAMES = 3  # the files most cut are named; the rest are counted
+SHOWN_DEFS = 6  # of each named file, the definitions most needed are named; the rest are counted
 
 _TEXT = {
     "en": {
         "note": "> **Written from a partial view.** The model's context window could not carry all of this "
-                "chapter's sources, so {files} {were} left out in whole or in part{lines}: {names}. What the "
-                "chapter says about {them} rests on the parts that were shown.",
+                "chapter's sources, so {files} {were} left out in whole or in part{lines}: {names}.",
+        "end": "What the chapter says about {them} rests on the parts that were shown.",
+        "defs": "The definitions it could not see:", "in": "in {path}: {names}",
+        "others": "and {n} more in the other files",
         "file": "{n} file", "files": "{n} files", "was": "was", "were": "were", "it": "it", "them": "them",
         "lines": " ({n:,} lines)", "none": "not shown", "part": "{kept:,} of {n:,} lines shown",
-        "more": "and {n} more", "sep": ", ",
+        "more": "and {n} more", "sep": ", ", "and": " ",
     },
     "zh": {
-        "note": "> **本章根据部分源码写成。** 模型的上下文窗口装不下本章的全部源码，{files}被全部或部分略去{lines}：{names}。"
-                "本章对这些文件的叙述只依据显示出来的部分。",
+        "note": "> **本章根据部分源码写成。** 模型的上下文窗口装不下本章的全部源码，{files}被全部或部分略去{lines}：{names}。",
+        "end": "本章对这些文件的叙述只依据显示出来的部分。",
+        "defs": "本章看不到的定义：", "in": "{path}：{names}", "others": "其他文件中另有 {n} 个",
         "file": "{n} 个文件", "files": "{n} 个文件", "was": "", "were": "", "it": "", "them": "",
         "lines": "（共 {n:,} 行）", "none": "未显示", "part": "显示了 {n:,} 行中的 {kept:,} 行",
-        "more": "另有 {n} 个", "sep": "、",
+        "more": "另有 {n} 个", "sep": "、", "and": "，",
     },
 }
 
@@ -50,9 +56,33 @@ def partial_note(items: tuple[tuple[str, str], ...] | list[tuple[str, str]], lan
         names.append(t["more"].format(n=len(order) - SHOWN_NAMES))
     total = sum(lost.values())
     n = len(items)
-    return t["note"].format(files=t["file" if n == 1 else "files"].format(n=n), were=t["was" if n == 1 else "were"],
-                            them=t["it" if n == 1 else "them"],
+    head = t["note"].format(files=t["file" if n == 1 else "files"].format(n=n), were=t["was" if n == 1 else "were"],
                             lines=t["lines"].format(n=total) if total else "", names=t["sep"].join(names))
+    end = t["end"].format(them=t["it" if n == 1 else "them"])
+    defs = _definitions(dict(items), order, t)
+    if not defs:
+        return f"{head} {end}" if language != "zh" else head + end
+    return "\n".join([head + (" " if language != "zh" else "") + t["defs"], ">", *defs, ">", f"> {end}"])
+
+
+def _definitions(what: dict[str, str], order: list[str], t: dict[str, str]) -> list[str]:
+    """The definitions left out, a list item per named file (the most needed first, SHOWN_DEFS
+    of them and the rest counted), and those of the files not named counted in one item."""
+    out, others = [], 0
+    for i, path in enumerate(order):
+        names, more = left_out_names(what[path])
+        if i >= SHOWN_NAMES:
+            others += len(names) + more
+            continue
+        if not names:
+            continue
+        more += max(0, len(names) - SHOWN_DEFS)
+        listed = t["sep"].join(f"`{name}`" for name in names[:SHOWN_DEFS])
+        out.append("> - " + t["in"].format(path=f"`{path}`", names=listed + (t["and"] + t["more"].format(n=more)
+                                                                                  if more else "")))
+    if others and out:
+        out.append("> - " + t["others"].format(n=others))
+    return out
 
 
 def _first_block_end(tokens: list[Token]) -> tuple[int, int | None]:

@@ -18,6 +18,9 @@ CUT_HEADING = {"en": "## Left out of the sources", "zh": "## 未纳入的源码"
 _ITEM_RE = re.compile(r"^- `(?P<path>[^`\n]+)`: (?P<what>.+)$")
 _NOT_SHOWN_RE = re.compile(r"^not shown \((?P<n>\d+) lines\)")
 _PART_RE = re.compile(r"^(?P<kept>\d+) of (?P<n>\d+) lines shown")
+# "...; left out: `Flask.run`, `Flask.test_client` and 12 more" (agents.packing.LEFT_OUT, naming)
+_LEFT_OUT_RE = re.compile(r"; left out: (?P<names>(?:`[^`\n]+`(?:, )?)+)(?: and (?P<more>\d+) more)?\s*$")
+_NAME_RE = re.compile(r"`([^`\n]+)`")
 
 
 def cut_items(report: str) -> list[tuple[str, str]]:
@@ -53,3 +56,13 @@ def shown_lines(what: str) -> tuple[int, int] | None:
     if m := _PART_RE.match(what):
         return int(m["kept"]), int(m["n"])
     return None
+
+
+def left_out_names(what: str) -> tuple[list[str], int]:
+    """(the definitions an item names as left out, most needed first; how many more it counts);
+    ([], 0) when it names none (a report written before items named them, or a file with no
+    definition the map knows)."""
+    m = _LEFT_OUT_RE.search(what)
+    if not m:
+        return [], 0
+    return _NAME_RE.findall(m["names"]), int(m["more"] or 0)
