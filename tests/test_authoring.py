@@ -375,3 +375,19 @@ def test_a_method_of_a_plain_object_is_used_only_where_the_code_writes_it(tmp_pa
     refs = {"res": 2, "json": 1}
     assert not _really_used(d, refs, p, ["express.js"])
     assert _really_used(d, refs, p, ["app.js"])
+
+
+def test_the_next_definitions_head_inside_a_span_is_no_call(tmp_path):
+    """A Scala method written `def f(x) = …` without braces: the map's span runs on to the next
+    `def`, whose head `def valueName(` was taken for a call (scopt's "`text` calls `valueName`")."""
+    from orchestrator.authoring.codeinfo import resolved_calls
+    from orchestrator.authoring.project import load
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "Opt.scala").write_text("class Opt {\n  def text(x: String): Opt =\n    fire(x)\n\n"
+                                   "  def valueName(x: String): Opt =\n    fire(x)\n\n  def fire(x: String): Opt = this\n}\n")
+    p = load(src)
+    text = next(s for s in p.symbols() if s.short == "text")
+    code = "\n".join(p.lines_of("Opt.scala")[1:5])  # `text` and the next head, as a long span gives it
+    assert [x.short for x in resolved_calls(p, text, code)] == ["fire"]

@@ -97,3 +97,20 @@ def test_a_test_named_after_its_example_is_cited_in_the_examples_file(tmp_path: 
           "The test here is `test_build_request`.\n")
     out = cite(md, Citer(tmp_path, defs))
     assert "source:tests/test_client.py#L4-L5" in out and "test_async_client" not in out
+
+
+def test_a_call_far_into_a_long_function_is_cited_at_its_head_and_the_call_line(tmp_path: Path):
+    """"`TestGroups` calls `mark` as well": the 150-line test is cited by its head, which no longer
+    shows the call, so the sentence also cites the line of the call (cobra's ch03 was blocked)."""
+    from orchestrator.evidence.cite import Citation
+    from orchestrator.evidence.resolve import SourceFiles, claim_problem, sentence_calls
+
+    body = ["def test_groups():", "    c = make()", ""] + [f"    c.flag{k}()" for k in range(150)] + ["    mark(c)", ""]
+    body += ["def mark(c):", "    return c"]
+    (tmp_path / "t.py").write_text("\n".join(body) + "\n")
+    defs = [Def("test_groups", "t.py", 1, 154), Def("mark", "t.py", 156, 157)]
+    got = Citer(tmp_path, defs).back(["test_groups", "mark"], None)
+    assert got is not None and [(d.first, d.last) for d in got] == [(1, 2), (154, 154)]
+    cites = [Citation(1, "t.py", d.first, d.last, "t.py") for d in got]
+    text = "`test_groups` calls `mark` as well."
+    assert claim_problem(["test_groups", "mark"], sentence_calls(text), cites, SourceFiles(tmp_path)) is None

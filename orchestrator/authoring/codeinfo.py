@@ -242,6 +242,7 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     qualified `Type.name`, a bare name defined exactly once where the language looks for it).
     `self.loads` is never the module's `loads`; in Go another package's name only through its
     qualifier (Project.reaches)."""
+    from ..evidence.resolve import definition_head
     from .callres import CALL_RE, Resolver, call_args
     from .sideroads import branch_lines
 
@@ -267,6 +268,9 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
             res = Resolver(p, s, *_sym_index(p), code=code)
         if m.start() == own_at or (s.lang in ("c", "cpp", "java") and _declarator(code, m.start())):
             continue
+        a, b = code.rfind("\n", 0, m.start()) + 1, code.find("\n", m.start())
+        if definition_head(code[a:b if b >= 0 else len(code)], re.split(r"\.|::", m.group(1))[-1]):
+            continue  # the next definition's head inside a span the map ran on (Scala's `def f(x) =` bodies)
         args = call_args(code, m.end() - 1)
         outer = m.start() >= inside
         if outer:

@@ -187,6 +187,11 @@ class Citer:
                 hit = self.smallest_holding(scope, left)
                 if hit is not None:
                     return [self._with_own_doc(hit, left)]
+            if first is not None:  # X too long to show whole: its head, and the lines of X that use the others
+                inner = self.smallest_holding(first, left[1:])
+                head = next((r for r in self._ranges(self.unit(first)) if occurs(left[0], self._text(r))), None)
+                if inner is not None and head is not None and (inner.first, inner.last) != (head.first, head.last):
+                    return [head, inner]
         for n in list(left):
             if n not in left:
                 continue

@@ -114,17 +114,26 @@ _CONTROL = re.compile(r"\s*(?:if|elif|else|while|for|foreach|switch|catch|match|
                       r"assert|raise|del|print|go|defer|echo|puts|with|try|do|let|var|val|const)\b")
 
 
+def definition_head(line: str, part: str) -> bool:
+    """The line, read alone (the patterns' `[^;]*` would run on into the next lines), opens a
+    definition of `part` rather than running code (`if parse(x,`, `foo(function () {`)."""
+    if _CONTROL.match(line):
+        return False
+    for rx in (_DEF_LINE, _TYPED_DEF, _JS_METHOD, _BOUND):
+        m = rx.search(line)
+        if m and part in m.groups() and not (rx is _JS_METHOD and re.search(r"\bfunction\b|=>", line)):
+            return True
+    return False
+
+
 def calls_in(name: str, text: str) -> bool:
     """The code calls `name` (`name(`, `.name(`, `name!(`, `new Name`), outside its strings and
     outside the lines that define it: `def request(` is no call of `request`, and a sentence that
     cites both the caller and the callee's head must show the call in the caller's lines."""
     part = last_part(name)
     code = _COMMENT.sub("", _STRING.sub('""', text))  # `# see put()` is no call
-    heads = {code.count("\n", 0, m.start()) for rx in (_DEF_LINE, _TYPED_DEF, _JS_METHOD, _BOUND)
-             for m in rx.finditer(code) if part in m.groups() and not _CONTROL.match(m.group(0))
-             and not (rx is _JS_METHOD and re.search(r"\bfunction\b|=>", m.group(0)))}  # `foo(function () {` calls
-    if heads:
-        code = "\n".join("" if i in heads else ln for i, ln in enumerate(code.split("\n")))
+    lines = code.split("\n")
+    code = "\n".join("" if part in ln and definition_head(ln, part) else ln for ln in lines)
     part = re.escape(part)
     return bool(re.search(rf"(?<![\w$]){part}\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>)?\s*\(|\bnew\s+{part}\b", code))
 
