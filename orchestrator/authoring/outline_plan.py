@@ -60,7 +60,8 @@ def fold_nameless(p: Project, groups: list[list[str]], language: str) -> list[li
         # a role's topic ("Caching" for cache.py) is an idea the book keeps, even where it sounds
         # like the module; the big picture is never folded away
         named = [i for i, (t, g) in enumerate(zip(titles, groups))
-                 if name_title(t, g, project=own) and t not in topics and not (first is not None and first.rel in g)]
+                 if name_title(t, g, {s.short for s in key_symbols(p, g, 12)}, project=own) and t not in topics
+                 and not (first is not None and first.rel in g)]
         if len(named) <= NAME_SHARE * (len(groups) - 1):
             break
         i = min(named, key=lambda k: (sum(rank.get(f, 0.0) for f in groups[k]), k))

@@ -14,10 +14,11 @@ import posixpath
 import re
 from collections import defaultdict
 
+from ..contracts.title_shape import name_title
 from . import roles as roles_mod
 from .phrases import phrases
 from .plan import PLAIN_KINDS, TITLE_KINDS, key_symbols, settled_roles
-from .project import Project
+from .project import Project, project_name
 
 # File stems that name no subject: the module is named for its place, not its job.
 GENERIC_STEMS = frozenset({
@@ -191,18 +192,24 @@ def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | Non
     symbol's doc said as what it does, else its role's topic when it holds the role alone, else
     another key symbol's doc, else its main flow (ideas.py), else the module subject; each once
     in the book."""
-    from .ideas import doc_titles, flow_titles, heading_titles
+    from .ideas import doc_titles, flow_titles, heading_titles, module_doc_titles
 
     central: list[bool] = []
     heads, docs, flows = heading_titles(p, groups), doc_titles(p, groups, central), flow_titles(p, groups)
+    mods = module_doc_titles(p, groups)
+    own = project_name(p.root)
     out: list[str | None] = []
     used: set[str] = set()
     for i in range(len(groups)):
         role = subjects[i] if i in alone else None
         # the central type's own doc before a role's topic; a method's doc after it (chi's `Mux`
-        # chapter is "Routing requests", not the doc of `Mux.Handle`)
-        ways = (heads[i], docs[i], role) if central[i] else (heads[i], role, docs[i])
-        pick = next((x for x in (*ways, flows[i], subjects[i]) if x and x.lower() not in used), None)
+        # chapter is "Routing requests", not the doc of `Mux.Handle`); the module's own doc ("Handle
+        # WebSocket connections") before a method's doc or flow
+        ways = (heads[i], docs[i], role, mods[i]) if central[i] else (heads[i], role, mods[i], docs[i])
+        # a way that only says the module's name ("Commands and flags" for command.go and flag.go)
+        # comes last, after every way that says an idea
+        cands = [x for x in (*ways, flows[i], subjects[i]) if x and x.lower() not in used]
+        pick = next((x for x in cands if not name_title(x, groups[i], project=own)), cands[0] if cands else None)
         if pick:
             used.add(pick.lower())
         out.append(pick)

@@ -96,6 +96,7 @@ _ENGLISHISH = frozenset({
     "route", "routes", "routing", "query", "queries", "table", "tables", "storage", "middleware", "error", "errors",
     "client", "clients", "server", "handler", "handlers", "group", "groups", "application", "app", "parser",
     "parsing", "argument", "arguments", "type", "types", "value", "values", "stream", "streams", "test", "testing",
+    "object", "objects", "data", "event", "events", "message", "messages", "session", "sessions", "template", "templates",
 })
 
 
