@@ -60,3 +60,52 @@ def test_a_flow_title_comes_from_the_central_names(tmp_path: Path):
     [title] = flow_titles(p, [["client.js"]])
     # not the helper's "Creating a text decoder": the central type's own verbs
     assert title == "How a client fetches and retries", title
+
+
+def test_a_chinese_title_that_names_code_is_told_apart():
+    from orchestrator.contracts.title_shape import name_title
+
+    # the Chinese path's old shape: a module and two names, or a Latin module name and its kind
+    for title, src in (("_models 模块：Response 与 Request", ["httpx/_models.py"]),
+                       ("throttle 中间件", ["middleware/throttle.go"]), ("Mux 与 ServeHTTP", ["mux.go"]),
+                       ("flag_bool_with_inverse 模块", ["flag_bool_with_inverse.go"])):
+        assert name_title(title, src), title
+    for title, src in (("请求路由", ["mux.go"]), ("处理 WebSocket 连接", ["extract/ws.rs"]), ("HTTP 请求", ["client.py"]),
+                       ("从 panic 中恢复", ["middleware/recoverer.go"])):
+        assert name_title(title, src) == "", title
+
+
+def test_an_idea_is_said_in_chinese_word_for_word_or_not_at_all():
+    from orchestrator.authoring.zh_titles import zh_title
+
+    assert zh_title("Global Context Access") == "全局上下文访问"
+    assert zh_title("How a group resolves its command") == "命令组如何解析命令"
+    assert zh_title("Handling WebSocket connections") == "处理 WebSocket 连接"
+    assert zh_title("Recovering from panics") == "从 panic 中恢复"
+    assert zh_title("Set of encoding configurations") == "编码配置的集合"
+    assert zh_title("Writing middleware") == "编写中间件"
+    assert zh_title("How Ky reads and parses", "ky") == "Ky 如何读取与解析"
+    # a word the table does not know, or a shape it cannot say: nothing half English
+    assert zh_title("Limiting number of currently processed requests") == ""
+    assert zh_title("Which Exceptions Exist") == ""
+
+
+def test_chinese_titles_say_ideas_not_names(tmp_path: Path):
+    from orchestrator.authoring.titles import make_titles
+    from orchestrator.contracts.title_shape import name_title
+
+    root = tmp_path / "kit"
+    root.mkdir()
+    (root / "go.mod").write_text(GO_MOD)
+    (root / "router.go").write_text(
+        "package kit\n\n// Router dispatches requests to handlers.\ntype Router struct {\n\troutes map[string]int\n}\n\n"
+        "// FindRoute finds a route for the path.\nfunc (r *Router) FindRoute(path string) int {\n"
+        "\treturn r.routes[path]\n}\n\n// ServeHTTP routes the request.\nfunc (r *Router) ServeHTTP(path string) int {\n"
+        "\treturn r.FindRoute(path) + r.FindRoute(path)\n}\n")
+    (root / "errors.go").write_text(
+        "package kit\n\n// ErrNotFound is returned when no route matches.\ntype ErrNotFound struct {\n\tPath string\n}\n\n"
+        "// Error formats the error.\nfunc (e ErrNotFound) Error() string {\n\treturn e.Path\n}\n")
+    p = project_mod.load(root)
+    titles = make_titles(p, [["router.go"], ["errors.go"]], "zh")
+    assert not any("：" in t or "—" in t for t in titles), titles  # no "请求路由：Router 与 FindRoute"
+    assert all(name_title(t, g) == "" for t, g in zip(titles, [["router.go"], ["errors.go"]])), titles

@@ -29,9 +29,8 @@ def overview_title(p: Project, files: list[str], language: str) -> str:
     t = phrases(language)
     names = [e.short for e in entry_points(p, 3) if e.rel in files][:2] or title_names(p, files, 2)
     name = project_name(p.root)
-    if not names or s["ov_title"].startswith("{name} at"):  # English: an idea, the names inside (issue 35)
-        return s["ov_title"].format(name=name)
-    return s["ov_title_names"].format(name=name, names=t["and"].join(names))
+    del names, t  # an idea in either language ("click at a glance", "chi 全景"): the names inside (issue 35)
+    return s["ov_title"].format(name=name)
 
 
 NAME_SHARE = 0.2  # of the chapters after the first, at most this share may be titled by a module's name
@@ -42,14 +41,12 @@ def fold_nameless(p: Project, groups: list[list[str]], language: str) -> list[li
     doc comment, no flow or role says an idea of them) folded into the group they use or serve
     most, the least ranked first, until at most NAME_SHARE of the book's titles name a module
     (issue 35): a module with no idea of its own is a section of the chapter it belongs with."""
-    if language != "en":
-        return groups
     from ..contracts.title_shape import name_title
     from .overview import opening_symbol
     from .plan import group_graph
     from .roles import ROLES
 
-    topics = {r.topic["en"] for r in ROLES}
+    topics = {r.topic.get(language, r.topic["en"]) for r in ROLES}
     groups = [list(g) for g in groups]
     first = opening_symbol(p)
     own = project_name(p.root)
