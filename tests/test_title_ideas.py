@@ -109,3 +109,21 @@ def test_chinese_titles_say_ideas_not_names(tmp_path: Path):
     titles = make_titles(p, [["router.go"], ["errors.go"]], "zh")
     assert not any("：" in t or "—" in t for t in titles), titles  # no "请求路由：Router 与 FindRoute"
     assert all(name_title(t, g) == "" for t, g in zip(titles, [["router.go"], ["errors.go"]])), titles
+
+
+def test_a_tiny_module_with_no_idea_is_a_section_even_in_a_short_book(tmp_path: Path):
+    from orchestrator.authoring.outline_plan import fold_nameless
+
+    root = tmp_path / "web"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "web"}\n')
+    big = "\n".join(f"  step{i}(x) {{\n    return x + {i};\n  }}" for i in range(40))
+    (root / "router.js").write_text("// Routes each request to its handler.\nexport class Router {\n"
+                                    "  route(req) {\n    return isStream(req);\n  }\n" + big + "\n}\n")
+    (root / "errors.js").write_text("export class HttpError extends Error {\n" + big + "\n}\n")
+    (root / "cache.js").write_text("export class Cache {\n  get(k) {\n    return k;\n  }\n" + big + "\n}\n")
+    (root / "is-stream.js").write_text("export function isStream(x) {\n  return x !== null;\n}\n")
+    p = project_mod.load(root)
+    groups = [["router.js"], ["errors.js"], ["cache.js"], ["is-stream.js"]]
+    folded = fold_nameless(p, groups, "en")
+    assert len(folded) == 3 and not any(g == ["is-stream.js"] for g in folded), folded

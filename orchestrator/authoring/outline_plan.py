@@ -7,7 +7,7 @@ from typing import Any
 
 from ..defaults import DEFAULT_TITLE, LOCALIZED_DEFAULTS
 from .phrases import audience_in, phrases
-from .plan import batches, fold_peripheral, group_files, key_symbols, order_groups
+from .plan import MIN_LINES_PER_CHAPTER, batches, fold_peripheral, group_files, key_symbols, order_groups
 from .project import Project, project_name
 from .titles import make_titles, title_names
 
@@ -51,15 +51,19 @@ def fold_nameless(p: Project, groups: list[list[str]], language: str) -> list[li
     first = opening_symbol(p)
     own = project_name(p.root)
     rank = p.map.file_rank()
+    known = {s.short for s in p.symbols()}  # the code's names, as a reader of the book meets them (`Gson`)
     floor = max(4, (len(groups) + 1) // 2)  # a book keeps at least half its chapters: a section is no chapter's loss
-    while len(groups) > floor:
+    while len(groups) > 2:
         titles = make_titles(p, groups, language)
         # a role's topic ("Caching" for cache.py) is an idea the book keeps, even where it sounds
         # like the module; the big picture is never folded away
         named = [i for i, (t, g) in enumerate(zip(titles, groups))
-                 if name_title(t, g, {s.short for s in key_symbols(p, g, 12)}, project=own) and t not in topics
+                 if name_title(t, g, known, project=own) and t not in topics
                  and not (first is not None and first.rel in g)]
-        if len(named) <= NAME_SHARE * (len(groups) - 1):
+        # below the floor, only a module too small to be a chapter (koa's 20-line `is-stream.js`) is folded
+        if len(groups) <= floor:
+            named = [i for i in named if sum(p.size(f) for f in groups[i]) < MIN_LINES_PER_CHAPTER]
+        if not named or len(named) <= NAME_SHARE * (len(groups) - 1):
             break
         i = min(named, key=lambda k: (sum(rank.get(f, 0.0) for f in groups[k]), k))
         gg = group_graph(p, groups)
