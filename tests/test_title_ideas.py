@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from orchestrator.authoring import project as project_mod
 from orchestrator.authoring.ideas import covers, module_doc_title
 
@@ -127,3 +129,60 @@ def test_a_tiny_module_with_no_idea_is_a_section_even_in_a_short_book(tmp_path: 
     groups = [["router.js"], ["errors.js"], ["cache.js"], ["is-stream.js"]]
     folded = fold_nameless(p, groups, "en")
     assert len(folded) == 3 and not any(g == ["is-stream.js"] for g in folded), folded
+
+
+@pytest.mark.slow  # a run through the fake Messages API up to the outline gate
+def test_the_claude_planners_inventory_is_asked_again_through_the_fake(tmp_path, monkeypatch):
+    """The model's plan with module-name titles is refused by the outline contract and asked
+    again with the reason; the second plan (the fake's idea titles) is the outline."""
+    import json
+
+    from orchestrator.outline import load as load_outline
+    from orchestrator.providers.anthropic import AnthropicProvider
+    from orchestrator.testing.fake_api import FakeAPI
+    from orchestrator.testing.helpers import make_example, run_book
+    from orchestrator.testing.role_answers import answer
+
+    ws = make_example(tmp_path / "ws", gates="fast", max_chapters=4)
+    src = ws / "source"
+    if not src.is_dir():
+        import yaml
+
+        src = (ws / yaml.safe_load((ws / "book.yaml").read_text())["source"]).resolve()
+    files = sorted(str(f.relative_to(src)) for f in src.rglob("*.py") if f.name != "__init__.py")[:4]
+    assert len(files) >= 3, files
+    chapters = [{"id": f"ch{i + 1:02d}", "title": f"The {Path(f).stem} module" if i else "The big picture", "batch": 1,
+                 "summary": "s", "goals": ["g"], "depends_on": [], "sources": [f]} for i, f in enumerate(files)]
+    inventory = json.dumps({"title": "A book", "intro": "i", "parts": [{"title": "All", "chapters": chapters}]})
+    api = FakeAPI(answerer=answer)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    try:
+        api.malformed(inventory, match="You are the planner", times=1)
+        code, _summary = run_book(ws, provider=AnthropicProvider(concurrency=4, base_delay=0.01, max_delay=0.05))
+        asks = [r for r in api.message_requests() if "You are the planner" in json.dumps(r["body"].get("system"))]
+    finally:
+        api.stop()
+    assert code == 3  # stopped at the outline gate, with a plan
+    assert len(asks) == 2, len(asks)
+    again = json.dumps(asks[1]["body"]["messages"], ensure_ascii=False)
+    assert "only name code" in again  # asked again with the contract's reason
+    titles = [c.title for c in load_outline(ws).chapters]
+    assert not any(t.endswith(" module") for t in titles), titles
+
+
+def test_the_planners_example_and_a_chinese_inventory_meet_the_same_title_rule():
+    from orchestrator.contracts.errors import ContractError
+    from orchestrator.contracts.examples import OUTLINE
+    from orchestrator.contracts.outline import OutlinePlan, inventory_titles
+    from orchestrator.contracts.title_shape import name_title
+
+    # the outline the planner's prompt shows as correct holds the rule it is refused by
+    assert [c.title for c in OUTLINE.chapters if name_title(c.title, c.sources, project=OUTLINE.title)] == []
+    chapters = [{"id": f"ch{i + 1:02d}", "title": t, "batch": 1, "summary": "s", "goals": ["g"], "depends_on": [],
+                 "sources": [s]} for i, (t, s) in enumerate((
+                     ("httpx 全景", "httpx/__init__.py"), ("models 模块：Response 与 Request", "httpx/_models.py"),
+                     ("client 模块：Client 与 Transport", "httpx/_client.py"), ("auth 模块：Auth 与 Digest", "httpx/_auth.py")))]
+    problem = inventory_titles(OutlinePlan.from_json({"title": "httpx 源码解读", "intro": "",
+                                                      "parts": [{"title": "全部", "chapters": chapters}]}))
+    assert isinstance(problem, ContractError) and "only name code" in str(problem)
