@@ -38,7 +38,8 @@ MAX_HEADING_WORDS = 6
 _OFF_WORDS = frozenset({"welcome", "why", "debugging", "troubleshooting", "limitation", "limitations", "useful", "remarks",
                         "caveats", "caveat", "note", "notes", "deprecated", "deprecation", "breaking", "migration",
                         "migrating", "faq", "what", "how", "your", "you", "tips", "gotchas", "known", "issues", "requires", "thanks", "license",
-                        "sponsors", "install", "installing", "installation", "contributing", "changelog", "v1", "v2"})
+                        "sponsors", "install", "installing", "installation", "contributing", "changelog", "v1", "v2",
+                        "other", "more", "additional", "misc", "miscellaneous"})  # a leftover section, not an idea
 _MD_HEAD = re.compile(r"^(#{1,4})\s+(.+?)\s*#*\s*$")
 _RST_UNDER = re.compile(r"^([=\-~^*+#\"'`])\1{2,}\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -229,7 +230,8 @@ _NOT_NOUNS = frozenset({"accessible", "ready", "read", "write", "info", "str", "
 
 
 _NOT_OBJECTS = frozenset({"multiple", "all", "one", "many", "single", "async", "sync", "internal", "new", "default", "raw",
-                          "impl", "inner", "once", "now", "later", "each", "every", "more", "next", "prev"})
+                          "impl", "inner", "once", "now", "later", "each", "every", "more", "next", "prev", "before",
+                          "after", "pre", "post", "on"})
 
 
 def flow_title(s: Sym, project: str = "") -> str:
@@ -309,7 +311,7 @@ def _verbs_title(p: Project, files: list[str], owner: Sym, project: str) -> str:
     for s in sorted((s for s in p.symbols(within=files) if s.kind == "method"
                      and s.dotted.rsplit(".", 1)[0] == owner.dotted), key=lambda s: -s.score):
         first = _words(s.short.lstrip("_#"))[:1]
-        if first and first[0] in VERBS and first[0] not in ("create", "make", "build") and " " not in VERBS[first[0]] \
+        if first and first[0] in VERBS and first[0] not in ("create", "make", "build", "close", "flush", "open", "add") and " " not in VERBS[first[0]] \
                 and VERBS[first[0]] not in verbs:  # a factory says nothing of what the type does
             verbs.append(VERBS[first[0]])
         if len(verbs) == 2:
