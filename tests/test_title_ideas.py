@@ -186,3 +186,32 @@ def test_the_planners_example_and_a_chinese_inventory_meet_the_same_title_rule()
     problem = inventory_titles(OutlinePlan.from_json({"title": "httpx 源码解读", "intro": "",
                                                       "parts": [{"title": "全部", "chapters": chapters}]}))
     assert isinstance(problem, ContractError) and "only name code" in str(problem)
+
+
+def test_a_name_the_chapter_defines_itself_is_not_borrowed_from_another(tmp_path: Path):
+    """koa's context.js and response.js both define `inspect`: the context chapter does not "use
+    `inspect` from" the response chapter (a wrong relation the writer then cited with the wrong lines)."""
+    from orchestrator.authoring import authors as authoring
+    from orchestrator.outline import parse as parse_outline
+
+    src = tmp_path / "shop"
+    (src / "shop").mkdir(parents=True)
+    (src / "pyproject.toml").write_text('[project]\nname = "shop"\n')
+    body = "\n".join(f"    total = total + {i}" for i in range(30))
+    (src / "shop" / "cart.py").write_text(
+        "def inspect(cart):\n    \"\"\"Describe the cart.\"\"\"\n    total = 0\n" + body + "\n    return total\n\n\n"
+        "def checkout(cart):\n    \"\"\"Pay for the cart.\"\"\"\n    return inspect(cart) + price(cart)\n")
+    (src / "shop" / "prices.py").write_text(
+        "def inspect(p):\n    \"\"\"Describe a price.\"\"\"\n    total = 0\n" + body + "\n    return total\n\n\n"
+        "def price(cart):\n    \"\"\"The price of a cart.\"\"\"\n    total = 0\n" + body + "\n    return total\n")
+    ctx = {"source_root": str(src), "language": "en", "limits": {"max_chapters": 12, "batch_size": 3},
+           "book": {"title": "A book", "audience": "readers", "brief": "How it works."},
+           "personas": ["Newcomer: new"], "memory": {"metaphors": [], "glossary": []}, "chapters": []}
+    o = parse_outline(authoring.write_outline(ctx), "the plan", src)
+    cart = next(c for c in o.chapters if "shop/cart.py" in c.sources)
+    assert not any("shop/prices.py" in c.sources for c in o.chapters if c.id == cart.id), "one chapter each"
+    chapters = [{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary} for c in o.chapters]
+    report = authoring.write_research(dict(ctx, chapter=cart.entry(), chapters=chapters, outline_yaml=o.to_yaml()))
+    uses = [ln for ln in report.splitlines() if ln.startswith("- uses ")]
+    assert any("`price`" in ln for ln in uses), uses  # what it really takes from the prices chapter
+    assert not any("`inspect`" in ln for ln in uses), uses
