@@ -215,3 +215,16 @@ def test_a_name_the_chapter_defines_itself_is_not_borrowed_from_another(tmp_path
     uses = [ln for ln in report.splitlines() if ln.startswith("- uses ")]
     assert any("`price`" in ln for ln in uses), uses  # what it really takes from the prices chapter
     assert not any("`inspect`" in ln for ln in uses), uses
+
+
+def test_a_modules_own_name_in_its_doc_is_said_in_chinese(tmp_path: Path):
+    from orchestrator.authoring.titles import module_subjects
+
+    root = tmp_path / "kv"
+    (root / "kv").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "kv"\n')
+    (root / "kv" / "wal.py").write_text('"""The write-ahead log: every change is written here first."""\n\n\n'
+                                        "def append(record):\n    \"\"\"Append a record.\"\"\"\n    return record\n")
+    p = project_mod.load(root)
+    assert module_subjects(p, ["kv/wal.py"], None, "zh")[0] == "预写日志"  # not "wal 模块"
+    assert module_subjects(p, ["kv/wal.py"], None, "en")[0] == "Write-ahead log"

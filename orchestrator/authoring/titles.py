@@ -123,8 +123,11 @@ def module_subjects(p: Project, files: list[str], role: roles_mod.Role | None, l
         # `middleware/throttle.go` is "Throttle middleware": the directory is the chapter's kind
         kind = parent if (parent and role and parent.lower() in role.words and parent.lower() not in words
                           and parent.lower() in role.topic["en"].lower()) else ""
-        if zh:
-            first.append(t["title_module"].format(name=(kind + "/" if kind else "") + stem))
+        if zh:  # the module's name in its doc, said in Chinese ("The write-ahead log: …" → 预写日志)
+            from .zh_titles import zh_title
+
+            said = "" if kind else zh_title(doc_name(p.module_doc(f)))
+            first.append(said or t["title_module"].format(name=(kind + "/" if kind else "") + stem))
         else:
             own = "" if kind else doc_name(p.module_doc(f))
             first.append(own or _phrase(stem) + (" " + kind.lower() if kind else ""))
