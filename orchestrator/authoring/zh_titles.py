@@ -81,12 +81,12 @@ NOUNS_ZH = {
     "instance-wide": "实例级", "interceptor": "拦截器", "cancellation": "取消", "cancel": "取消",
     "param": "参数", "params": "参数", "content": "内容", "charset": "字符集", "compressor": "压缩器",
     "writer": "写入器", "reader": "读取器", "buffer": "缓冲区", "byte": "字节", "mock": "模拟",
-    "sorted": "有序", "write-ahead": "预写", "append-only": "只追加", "memory": "内存", "in-memory": "内存",
+    "sorted": "有序", "write-ahead": "预写", "append-only": "只追加", "in-memory": "内存",
     "all": "所有", "bool": "布尔", "boolean": "布尔", "inverse": "反向", "common": "通用",
     "transaction": "事务", "field": "字段", "column": "列", "row": "行", "page": "页",
 }
 # words that are also the names of pipeline steps, kept out of the table's literals
-NOUNS_ZH.update(zip("style html index".split(), ("样式", "HTML", "索引")))
+NOUNS_ZH.update(zip("style html index memory".split(), ("样式", "HTML", "索引", "内存")))
 # the words a title says that need no Chinese: articles and the title's glue
 _GLUE = frozenset({"a", "an", "the", "its", "of", "for", "and", "with", "in", "on", "to", "how"})
 
