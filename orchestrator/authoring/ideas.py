@@ -38,7 +38,8 @@ MAX_HEADING_WORDS = 6
 _OFF_WORDS = frozenset({"welcome", "why", "debugging", "troubleshooting", "limitation", "limitations", "useful", "remarks",
                         "caveats", "caveat", "note", "notes", "deprecated", "deprecation", "breaking", "migration",
                         "migrating", "faq", "what", "how", "your", "you", "tips", "gotchas", "known", "issues", "requires", "thanks", "license",
-                        "sponsors", "install", "installing", "installation", "contributing", "changelog", "v1", "v2"})
+                        "sponsors", "install", "installing", "installation", "contributing", "changelog", "v1", "v2",
+                        "other", "more", "additional", "misc", "miscellaneous"})  # a leftover section, not an idea
 _MD_HEAD = re.compile(r"^(#{1,4})\s+(.+?)\s*#*\s*$")
 _RST_UNDER = re.compile(r"^([=\-~^*+#\"'`])\1{2,}\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -156,9 +157,30 @@ def heading_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
             continue
         if name_title(head, groups[gi], {n for n, _w in names[gi]}, own) or not _shares_words(head, vocab[gi]):
             continue
+        if not covers(head, sections[si][1], [n for n, _w in names[gi]], own):
+            continue  # a detail of the chapter ("Printing Filenames" for click's echo), not its idea
         out[gi] = head
         used.add(head.lower())
     return out
+
+
+def covers(head: str, text: str, key: list[str], project: str = "") -> bool:
+    """Whether a docs section is about the chapter's main definitions, not one detail of it: it
+    names three or more of the chapter's key names (a name that reads as an English word, `body`,
+    `stdout`, counts for nothing) with one of its first two among them, or its heading says the
+    central name's own word (not the project's: "Flask Extension Development") and the section
+    names that name or the next one at least twice ("Global Context Access" for
+    `get_current_context`, "Query Language" for `QueryLike` and `Query`)."""
+    body = head + "\n" + text
+    strong = [n for n in key[:8] if not re.fullmatch(r"[a-z]+", n) and _mentions(body, n)]
+    if len(strong) >= 3 and any(n in strong for n in key[:2]):
+        return True
+    if not key:
+        return False
+    own = {w[:5] for w in _words(project)}
+    central = {w[:5] for w in _words(key[0]) if len(w) > 3} - own
+    said = {w[:5] for w in _words(head) if len(w) > 3} - own
+    return bool(central & said) and any(_mentions(body, n) >= 2 for n in key[:2])
 
 
 _WEAK_NAMES = frozenset({"new", "init", "main", "get", "set", "run", "call", "use", "default", "index", "setup", "test",
@@ -208,7 +230,8 @@ _NOT_NOUNS = frozenset({"accessible", "ready", "read", "write", "info", "str", "
 
 
 _NOT_OBJECTS = frozenset({"multiple", "all", "one", "many", "single", "async", "sync", "internal", "new", "default", "raw",
-                          "impl", "inner", "once", "now", "later", "each", "every", "more", "next", "prev"})
+                          "impl", "inner", "once", "now", "later", "each", "every", "more", "next", "prev", "before",
+                          "after", "pre", "post", "on"})
 
 
 def flow_title(s: Sym, project: str = "") -> str:
@@ -237,6 +260,8 @@ def flow_title(s: Sym, project: str = "") -> str:
 
 
 def _gerund(verb: str) -> str:
+    if verb in ("format", "submit", "commit", "omit", "admit", "transmit"):
+        return verb + verb[-1] + "ing"  # the stress on the last syllable doubles it
     if verb in ("lookup", "layout"):
         return {"lookup": "looking up", "layout": "laying out"}[verb]
     if verb.endswith("ie"):
@@ -255,11 +280,12 @@ def flow_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
     used: set[str] = set()
     own = project_name(p.root)
     for files in groups:
-        key = key_symbols(p, files, 12)
-        # beyond the key names, the methods of the chapter's key types: their flows are the chapter's
-        owners = {s.dotted for s in key[:5] if s.kind in ("class", "struct", "interface", "trait", "type")}
-        key += [s for s in p.symbols(within=files) if s.kind == "method" and s not in key
-                and s.dotted.rsplit(".", 1)[0] in owners][:40]
+        ranked = key_symbols(p, files, 12)
+        # the chapter's central flows only: its first key names and the ranked methods of its central
+        # type (ky's `Ky` chapter is not "Creating a text decoder", one helper among its methods)
+        central = ranked[0].dotted if ranked and ranked[0].kind in ("class", "struct", "interface", "trait", "type") \
+            else ""
+        key = ranked[:4] + [s for s in ranked[4:] if central and s.dotted.rsplit(".", 1)[0] == central]
         names = {s.short for s in key}
         best = None
         for s in key:
@@ -269,10 +295,32 @@ def flow_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
             if t and t.lower() not in used and not name_title(t, files, names, own):
                 best = t
                 break
+        if not best and central:
+            t = _verbs_title(p, files, ranked[0], own)
+            best = t if t and t.lower() not in used and not name_title(t, files, names, own) else None
         if best:
             used.add(best.lower())
         out.append(best)
     return out
+
+
+def _verbs_title(p: Project, files: list[str], owner: Sym, project: str) -> str:
+    """'How Ky fetches and retries' from `Ky`'s methods `_fetch` and `_retry`: the two best-ranked
+    verbs among the central type's methods, when no method says a verb and an object."""
+    verbs: list[str] = []
+    for s in sorted((s for s in p.symbols(within=files) if s.kind == "method"
+                     and s.dotted.rsplit(".", 1)[0] == owner.dotted), key=lambda s: -s.score):
+        first = _words(s.short.lstrip("_#"))[:1]
+        if first and first[0] in VERBS and first[0] not in ("create", "make", "build", "close", "flush", "open", "add") and " " not in VERBS[first[0]] \
+                and VERBS[first[0]] not in verbs:  # a factory says nothing of what the type does
+            verbs.append(VERBS[first[0]])
+        if len(verbs) == 2:
+            break
+    if len(verbs) < 2 or not re.fullmatch(r"[A-Za-z_]\w*", owner.short):
+        return ""
+    who = owner.short if owner.short.lower() == project.lower() else f"{_article(' '.join(_words(owner.short)))} " \
+        + " ".join(_words(owner.short))
+    return f"How {who} {verbs[0]} and {verbs[1]}"
 
 
 # verbs that open a doc comment but say nothing of what the code is for
@@ -354,6 +402,61 @@ def doc_titles(p: Project, groups: list[list[str]], central: list[bool] | None =
         out.append(found[0] if found else None)
         if central is not None:
             central.append(found is not None and bool(top) and found[1] is top[0])
+    return out
+
+
+# a module doc's head noun that says what kind of code it is, not what it is for
+_GENERIC_HEADS = frozenset({"utilities", "utility", "helpers", "helper", "types", "type", "functions", "function", "macros",
+                            "tools", "internal", "misc", "miscellaneous", "definitions", "implementation", "module",
+                            "package", "code", "future", "futures", "traits", "constants", "structs"})
+
+
+def module_doc_title(doc: str) -> str:
+    """'Handling WebSocket connections' from `//! Handle WebSocket connections.`, 'Server-Sent
+    Events responses' from `//! Server-Sent Events (SSE) responses.`, 'Writing middleware' from
+    `//! Utilities for writing middleware`: what the maintainers say the module is for, in a few
+    words; '' when its first sentence is a kind of code ("Handler future types") or a package
+    clause ("Package cli provides …")."""
+    first = re.split(r"(?<=[.!?])\s", " ".join(doc.split()), maxsplit=1)[0] if doc else ""
+    first = re.sub(r"\[`?([^\]`]*)`?\]\([^)]*\)|\[`([^\]`]*)`\]", lambda m: m.group(1) or m.group(2) or "", first)
+    first = re.sub(r"\s*\([^)]*\)", "", re.sub(r"`([^`]*)`", r"\1", first)).rstrip(".!")
+    first = re.sub(r"(?i)^(?:utilities|helpers|tools|types|functions) for ", "", first)
+    words = _DOC_CUT.split(" " + first + " ", maxsplit=1)[0].split()
+    words = words[:next((k for k, w in enumerate(words) if w.lower() in ("based", "such", "e.g", "i.e")), len(words))]
+    while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):
+        words.pop()
+    if not 2 <= len(words) <= 6 or not re.fullmatch(r"[A-Za-z][A-Za-z -]*", " ".join(words)) \
+            or words[0].lower() in ("package", "this", "the", "these", "it", "module", "see", "internal") \
+            or words[-1].lower() in _GENERIC_HEADS or words[0].lower() in _GENERIC_HEADS:
+        return ""
+    head = words[0].lower()
+    if head in VERBS:  # an imperative: "Handle WebSocket connections"
+        return " ".join([_gerund(head).capitalize()] + words[1:])
+    if head.endswith("ing"):
+        return words[0][:1].upper() + " ".join(words)[1:]
+    if sum(1 for w in words if w[:1].isupper()) > 2 and not any(w.isupper() for w in words):
+        return ""  # a list of names, not a phrase
+    return words[0][:1].upper() + " ".join(words)[1:]
+
+
+def module_doc_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
+    """Each chapter's idea from its main module's doc (the file of its first key symbol, then its
+    largest files), or None; each once in the book."""
+    out: list[str | None] = []
+    used: set[str] = set()
+    own = project_name(p.root)
+    for files in groups:
+        key = key_symbols(p, files, 6)
+        order = [s.rel for s in key[:1]] + sorted(files, key=lambda f: -p.size(f))
+        found = None
+        for rel in dict.fromkeys(order):
+            t = module_doc_title(p.module_doc(rel))
+            if t and t.lower() not in used and not name_title(t, files, {s.short for s in key}, own):
+                found = t
+                break
+        if found:
+            used.add(found.lower())
+        out.append(found)
     return out
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..defaults import DEFAULT_TITLE, LOCALIZED_DEFAULTS
 from .phrases import audience_in, phrases
-from .plan import batches, fold_peripheral, group_files, key_symbols, order_groups
+from .plan import MIN_LINES_PER_CHAPTER, batches, fold_peripheral, group_files, key_symbols, order_groups
 from .project import Project, project_name
 from .titles import make_titles, title_names
 
@@ -29,9 +29,8 @@ def overview_title(p: Project, files: list[str], language: str) -> str:
     t = phrases(language)
     names = [e.short for e in entry_points(p, 3) if e.rel in files][:2] or title_names(p, files, 2)
     name = project_name(p.root)
-    if not names or s["ov_title"].startswith("{name} at"):  # English: an idea, the names inside (issue 35)
-        return s["ov_title"].format(name=name)
-    return s["ov_title_names"].format(name=name, names=t["and"].join(names))
+    del names, t  # an idea in either language ("click at a glance", "chi 全景"): the names inside (issue 35)
+    return s["ov_title"].format(name=name)
 
 
 NAME_SHARE = 0.2  # of the chapters after the first, at most this share may be titled by a module's name
@@ -42,26 +41,29 @@ def fold_nameless(p: Project, groups: list[list[str]], language: str) -> list[li
     doc comment, no flow or role says an idea of them) folded into the group they use or serve
     most, the least ranked first, until at most NAME_SHARE of the book's titles name a module
     (issue 35): a module with no idea of its own is a section of the chapter it belongs with."""
-    if language != "en":
-        return groups
     from ..contracts.title_shape import name_title
     from .overview import opening_symbol
     from .plan import group_graph
     from .roles import ROLES
 
-    topics = {r.topic["en"] for r in ROLES}
+    topics = {r.topic.get(language, r.topic["en"]) for r in ROLES}
     groups = [list(g) for g in groups]
     first = opening_symbol(p)
     own = project_name(p.root)
     rank = p.map.file_rank()
+    known = {s.short for s in p.symbols()}  # the code's names, as a reader of the book meets them (`Gson`)
     floor = max(4, (len(groups) + 1) // 2)  # a book keeps at least half its chapters: a section is no chapter's loss
-    while len(groups) > floor:
+    while len(groups) > 2:
         titles = make_titles(p, groups, language)
         # a role's topic ("Caching" for cache.py) is an idea the book keeps, even where it sounds
         # like the module; the big picture is never folded away
         named = [i for i, (t, g) in enumerate(zip(titles, groups))
-                 if name_title(t, g, project=own) and t not in topics and not (first is not None and first.rel in g)]
-        if len(named) <= NAME_SHARE * (len(groups) - 1):
+                 if name_title(t, g, known, project=own) and t not in topics
+                 and not (first is not None and first.rel in g)]
+        # below the floor, only a module too small to be a chapter (koa's 20-line `is-stream.js`) is folded
+        if len(groups) <= floor:
+            named = [i for i in named if sum(p.size(f) for f in groups[i]) < MIN_LINES_PER_CHAPTER]
+        if not named or len(named) <= NAME_SHARE * (len(groups) - 1):
             break
         i = min(named, key=lambda k: (sum(rank.get(f, 0.0) for f in groups[k]), k))
         gg = group_graph(p, groups)

@@ -435,7 +435,12 @@ def _chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.
     # `class X extends Y`), not every signature (Go's `http.Handler` is in all of chi's)
     sigs = [d.signature for f in files for d in p.map.files[f].definitions
             if d.signature and (d.kind == "impl" or re.search(r"\b(?:extends|implements)\b", d.signature))][:60]
-    return roles_mod.detect(names, shown, doc, sigs, dirs)
+    fits = roles_mod.detect(names, shown, doc, sigs, dirs)
+    # a folder named for a role (axum's `middleware/`) was chosen by the maintainers: that role is the
+    # chapter's kind, before the request and response words its functions' names carry (`map_request`)
+    folder = {w for d in dirs for w in roles_mod._words(d)}
+    fits = [(s * (1.5 if folder & set(r.words) else 1.0), r) for s, r in fits]
+    return sorted(fits, key=lambda x: (-x[0], x[1].key))
 
 
 def assign_roles(p: Project, groups: list[list[str]]) -> list[roles_mod.Role | None]:

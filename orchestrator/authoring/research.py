@@ -179,12 +179,16 @@ def research(ctx: dict[str, Any], p: Project) -> str:
         if p.lang(f) == "go":  # `middleware.New`: the map keeps only the qualifier (as plan.dep_graph reads it)
             for _q, name in p.go_qualified(f):
                 refs[name] = refs.get(name, 0) + 1
+    # a name the chapter's own files define is its own (koa's context.js and response.js both define
+    # `inspect` and `toJSON`: context.js does not take them from the response chapter)
+    own = {d.name for f in files if f in p.map.files for d in p.map.files[f].definitions}
     for other, (cid, _title) in where.items():
         if cid == ch["id"] or other not in p.map.files:
             continue
         for d in p.map.files[other].definitions:
-            if d.exported and d.name in refs and len(d.name) > 2 and _really_used(d, refs, p, files) \
-                    and _go_reachable(p, files, other, d.name) and _resolved_use(p, files, other, d):
+            if d.exported and d.name in refs and d.name not in own and len(d.name) > 2 \
+                    and _really_used(d, refs, p, files) and _go_reachable(p, files, other, d.name) \
+                    and _resolved_use(p, files, other, d):
                 # a CommonJS module's default export is named by its file: two chapters' `module.exports` are two things
                 taken.setdefault(cid, set()).add(posixpath.basename(other) if d.qualified_name == "module.exports"
                                                  else d.qualified_name.replace("::", "."))

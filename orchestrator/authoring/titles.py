@@ -14,10 +14,11 @@ import posixpath
 import re
 from collections import defaultdict
 
+from ..contracts.title_shape import name_title
 from . import roles as roles_mod
 from .phrases import phrases
 from .plan import PLAIN_KINDS, TITLE_KINDS, key_symbols, settled_roles
-from .project import Project
+from .project import Project, project_name
 
 # File stems that name no subject: the module is named for its place, not its job.
 GENERIC_STEMS = frozenset({
@@ -122,8 +123,11 @@ def module_subjects(p: Project, files: list[str], role: roles_mod.Role | None, l
         # `middleware/throttle.go` is "Throttle middleware": the directory is the chapter's kind
         kind = parent if (parent and role and parent.lower() in role.words and parent.lower() not in words
                           and parent.lower() in role.topic["en"].lower()) else ""
-        if zh:
-            first.append(t["title_module"].format(name=(kind + "/" if kind else "") + stem))
+        if zh:  # the module's name in its doc, said in Chinese ("The write-ahead log: …" → 预写日志)
+            from .zh_titles import zh_title
+
+            said = "" if kind else zh_title(doc_name(p.module_doc(f)))
+            first.append(said or t["title_module"].format(name=(kind + "/" if kind else "") + stem))
         else:
             own = "" if kind else doc_name(p.module_doc(f))
             first.append(own or _phrase(stem) + (" " + kind.lower() if kind else ""))
@@ -164,45 +168,41 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
                            None)
         if subjects[i]:
             taken.add(str(subjects[i]).lower())
-    if lang == "en":  # an idea, not an inventory (issue 35): the names go inside the chapter
-        subjects = _idea_subjects(p, groups, subjects, alone)
-        return _distinct(groups, [s or t["title_part"].format(name=posixpath.basename(f[0]).rsplit(".", 1)[0])
-                                  for s, f in zip(subjects, groups)], t)
-    titles: list[str] = []
-    for i, files in enumerate(groups):
-        subject = subjects[i]
-        names = title_names(p, files, 3)
-        if subject and len(names) > 2 and names[0].lower() == subject.lower():
-            names = names[1:]  # "Context — Router and …", not "Context — Context and Router"
-        names = names[:2]
-        joined = t["and"].join(names) if names else ""
-        if subject:
-            title = t["title_topic"].format(topic=subject, names=joined) if joined else subject
-        elif joined:
-            title = t["title_names" if len(names) > 1 else "title_name"].format(names=joined)
-        else:
-            title = t["title_part"].format(name=posixpath.basename(files[0]).rsplit(".", 1)[0])
-        titles.append(title)
-    return _distinct(groups, titles, t)
+    # an idea, not an inventory (issue 35), in either language: the names go inside the chapter
+    subjects = _idea_subjects(p, groups, subjects, alone, lang)
+    return _distinct(groups, [s or t["title_part"].format(name=posixpath.basename(f[0]).rsplit(".", 1)[0])
+                              for s, f in zip(subjects, groups)], t)
 
 
-def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | None], alone: set[int]) -> list[str | None]:
+def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | None], alone: set[int],
+                   lang: str = "en") -> list[str | None]:
     """Each chapter's subject as an idea: the docs' heading that is about it, else its central
     symbol's doc said as what it does, else its role's topic when it holds the role alone, else
     another key symbol's doc, else its main flow (ideas.py), else the module subject; each once
-    in the book."""
-    from .ideas import doc_titles, flow_titles, heading_titles
+    in the book. In Chinese the English ideas are said by zh_titles (those it cannot say whole are
+    left out), the role's topic and the module subject are already Chinese."""
+    from .ideas import doc_titles, flow_titles, heading_titles, module_doc_titles
+    from .zh_titles import zh_title
 
     central: list[bool] = []
     heads, docs, flows = heading_titles(p, groups), doc_titles(p, groups, central), flow_titles(p, groups)
+    mods = module_doc_titles(p, groups)
+    own = project_name(p.root)
+    if lang == "zh":
+        heads, docs, flows, mods = ([(zh_title(x, own) or None) if x else None for x in xs]
+                                    for xs in (heads, docs, flows, mods))
     out: list[str | None] = []
     used: set[str] = set()
     for i in range(len(groups)):
         role = subjects[i] if i in alone else None
         # the central type's own doc before a role's topic; a method's doc after it (chi's `Mux`
-        # chapter is "Routing requests", not the doc of `Mux.Handle`)
-        ways = (heads[i], docs[i], role) if central[i] else (heads[i], role, docs[i])
-        pick = next((x for x in (*ways, flows[i], subjects[i]) if x and x.lower() not in used), None)
+        # chapter is "Routing requests", not the doc of `Mux.Handle`); the module's own doc ("Handle
+        # WebSocket connections") before a method's doc or flow
+        ways = (heads[i], docs[i], role, mods[i]) if central[i] else (heads[i], role, mods[i], docs[i])
+        # a way that only says the module's name ("Commands and flags" for command.go and flag.go)
+        # comes last, after every way that says an idea
+        cands = [x for x in (*ways, flows[i], subjects[i]) if x and x.lower() not in used]
+        pick = next((x for x in cands if not name_title(x, groups[i], project=own)), cands[0] if cands else None)
         if pick:
             used.add(pick.lower())
         out.append(pick)

@@ -66,7 +66,7 @@ R2 = Review((
             "words; the draft writes 'Token-Bucket' in prose at line 38. Use 'token bucket' in prose and keep "
             "`TokenBucket` only for the class name in code.", quote="In a Token-Bucket, `take` is where a request "
             "pays for itself:"),
-    Finding("r2.xref", "major", 50, "The lazy refill was explained in [The clock](ch02.md#lazy-refill); link "
+    Finding("r2.xref", "major", 50, "The lazy refill was explained in [Reading time, and faking it](ch02.md#lazy-refill); link "
             "there instead of explaining it again in three lines.", end_line=52),
     Finding("r2.metaphor", "minor", 38, "'pays for itself' reuses the toll-booth metaphor that ch03 registered; "
             "this chapter's own metaphor is the water tank, so say 'draws from the tank'.",
@@ -146,7 +146,7 @@ OUTLINE = OutlinePlan("Inside throttle: rate limiting, explained", (
     PlannedChapter("ch01", "What throttle is for", 1, "The problem a rate limiter solves and the library's parts.",
                    ("Say what a rate limiter protects and what it costs a caller",
                     "Name the three modules and what each one owns")),
-    PlannedChapter("ch02", "The clock", 1, "How time is read, and faked in tests.",
+    PlannedChapter("ch02", "Reading time, and faking it", 1, "How time is read, and faked in tests.",
                    ("Explain why the bucket reads a clock object instead of `time.monotonic`",
                     "Write a test that controls time"), (), ("throttle/clock.py",)),
     PlannedChapter("ch03", "The token bucket", 2, "`TokenBucket`: lazy refill, `take`, and `Throttled`.",
@@ -200,7 +200,7 @@ to slow down before it hits the limit.
 Think of the bucket as *a water tank with a dripping tap*: water flows in at a steady rate, each request draws
 a cup, and the tank never holds more than it can. Nothing needs to watch the tank; you only look at the level
 when you want to draw. That is why `TokenBucket` needs no timer thread: the refill is computed from the clock
-when someone asks, as [The clock](ch02.md#lazy-refill) explains.
+when someone asks, as [Reading time, and faking it](ch02.md#lazy-refill) explains.
 
 Two consequences follow for callers. A request for more tokens than `capacity` can never succeed, so `take`
 would raise every time; a caller that sends large batches should split them first. And because `take` is not guarded by a lock, two threads sharing one bucket can both see enough tokens and

@@ -15,7 +15,7 @@ import re
 KIND_WORDS = frozenset({
     "module", "modules", "package", "packages", "file", "files", "class", "classes", "type", "types", "impl",
     "implementation", "implementations", "part", "library", "crate", "source", "code", "api", "public", "the", "its",
-    "模块", "包", "文件", "类", "类型", "部分", "实现",
+    "模块", "包", "文件", "类", "类型", "部分", "实现", "中间件", "函数", "方法", "结构体", "接口", "辅助函数",
 })
 STOP = frozenset({
     "a", "an", "the", "and", "or", "of", "in", "on", "for", "to", "with", "by", "at", "from", "into", "its", "it",
@@ -27,6 +27,8 @@ _CODE = re.compile(r"`[^`]+`")
 # `::` paths, a call `x()`
 _IDENT = re.compile(r"^(?:[A-Za-z_$][\w$]*(?:\.|::)[\w$.:]+|\w*_\w*|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Z]{2,}[a-z]\w*|"
                     r"\w+\(\)|[A-Z][A-Z0-9_]{2,})$")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_ACRONYM = re.compile(r"^[A-Z]{2,5}s?$")
 _TAIL = re.compile(r"\s+—\s+|：|:\s+")
 _ITEMS = re.compile(r"\s*(?:,|、|\band\b|与|和|&)\s*")
 
@@ -67,6 +69,10 @@ def name_title(title: str, sources: list[str] | tuple[str, ...] = (), names: fro
     `echo` is a name only if the code defines it); `project` the project's name (the overview's
     "click at a glance" is an idea: the project's name is the subject, "at a glance" the idea)."""
     t = " ".join(title.split())
+    # in a Chinese title a Latin word is code (`Response`, `_models`), unless it is an acronym (HTTP)
+    cjk = bool(_CJK.search(t))
+    names = set(names) | ({w for w in re.findall(r"[A-Za-z_$][\w$.]*", _CODE.sub(" ", t)) if not _ACRONYM.match(w)}
+                          if cjk else set())
     parts = _TAIL.split(t, maxsplit=1)
     if len(parts) == 2:
         items = [x for x in _ITEMS.split(parts[1]) if x.strip()]
@@ -79,7 +85,9 @@ def name_title(title: str, sources: list[str] | tuple[str, ...] = (), names: fro
     # a word the code defines as written (`echo`, not `Object` for "object") is a name, unless it is
     # a common word of the trade a title may well say
     plain = [x for x in re.findall(r"\S+", _CODE.sub(" ", t)) if not _IDENT.match(x)
-             and not (x.strip(",.:;!?\"'") in names and x.strip(",.:;!?\"'").lower() not in _ENGLISHISH)]
+             and not (x.strip(",.:;!?\"'") in names and (cjk or x.strip(",.:;!?\"'").lower() not in _ENGLISHISH))]
+    if cjk:  # "throttle 中间件", "_models 模块": the Latin part is the module's name, the rest its kind
+        plain = [w for x in plain for w in re.split(r"([A-Za-z_$][\w$.]*)", x) if w.strip() and w not in names]
     rest = [w for w in _words(" ".join(plain)) if w not in STOP and w not in KIND_WORDS]
     if not rest:
         return "it is only code names"
@@ -96,6 +104,7 @@ _ENGLISHISH = frozenset({
     "route", "routes", "routing", "query", "queries", "table", "tables", "storage", "middleware", "error", "errors",
     "client", "clients", "server", "handler", "handlers", "group", "groups", "application", "app", "parser",
     "parsing", "argument", "arguments", "type", "types", "value", "values", "stream", "streams", "test", "testing",
+    "object", "objects", "data", "event", "events", "message", "messages", "session", "sessions", "template", "templates",
 })
 
 

@@ -1,0 +1,230 @@
+"""Issue 35 item 1, the rules an idea title is held to: a docs heading is a chapter's title only
+when its section covers the chapter's main definitions (not one detail of them); a chapter's
+flow is one of its central names'; a module's own doc says its idea; a role's topic that only
+repeats the module's names comes after every way that says an idea."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestrator.authoring import project as project_mod
+from orchestrator.authoring.ideas import covers, module_doc_title
+
+
+def test_a_docs_section_about_one_detail_is_not_the_chapters_idea():
+    key = ["echo", "format_filename", "get_app_dir", "open_file"]  # click's utils chapter
+    detail = "Printing Filenames", "Use `format_filename` to print a path; `echo` it, and `format_filename` again."
+    assert not covers(detail[0], detail[1], key, "click")
+    # the section names many of the key names, one of the first two among them: it is the chapter's
+    types = ["ParamType", "Choice", "IntRange", "DateTime", "FloatRange"]
+    assert covers("Built-in Types Listing", "`Choice`, `IntRange`, `FloatRange` and `DateTime` ...", types)
+    # or the heading says the central name's word and the section names it twice
+    assert covers("Global Context Access", "`get_current_context()` ... `get_current_context`",
+                  ["get_current_context", "push_context"])
+    # not when the shared word is only the project's name ("Flask Extension Development" for app.py)
+    assert not covers("Flask Extension Development", "Flask ... Flask ...", ["Flask", "ensure_sync"], "flask")
+    # English-word names (`stdout`, `output`) are no evidence of the testing chapter's idea
+    assert not covers("Unicode Output and Input", "stdout stderr output stdout", ["Result", "stdout", "stderr", "output"])
+
+
+def test_a_modules_doc_says_its_idea():
+    assert module_doc_title("Handle WebSocket connections.\n\n# Example") == "Handling WebSocket connections"
+    assert module_doc_title("Server-Sent Events (SSE) responses.") == "Server-Sent Events responses"
+    assert module_doc_title("Utilities for writing middleware") == "Writing middleware"
+    assert module_doc_title("Route to services and handlers based on HTTP methods.") == "Routing to services and handlers"
+    for kind in ("Handler future types.", "Rejection response types.", "Package cli provides a minimal framework.",
+                 "HTTP body utilities.", "Internal macros"):
+        assert module_doc_title(kind) == "", kind
+
+
+GO_MOD = "module example.com/kit\n\ngo 1.22\n"
+
+
+def _kit(root: Path) -> Path:
+    """A client whose central type's methods are single verbs, and a helper function beside it
+    (`createTextDecoder`) that is one detail of the module, not its idea."""
+    root.mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "kit"}\n')
+    body = "\n".join(f"  {m}(x) {{\n    return this.{n}(x) + this.{n}(x);\n  }}\n" for m, n in
+                     (("fetch", "retry"), ("retry", "parse"), ("parse", "send"), ("send", "fetch")))
+    (root / "client.js").write_text(
+        "export class Client {\n" + body + "}\n"
+        "export function createTextDecoder() {\n  return 1;\n}\n")
+    return root
+
+
+def test_a_flow_title_comes_from_the_central_names(tmp_path: Path):
+    from orchestrator.authoring.ideas import flow_titles
+
+    p = project_mod.load(_kit(tmp_path / "kit"))
+    [title] = flow_titles(p, [["client.js"]])
+    # not the helper's "Creating a text decoder": the central type's own verbs
+    assert title == "How a client fetches and retries", title
+
+
+def test_a_chinese_title_that_names_code_is_told_apart():
+    from orchestrator.contracts.title_shape import name_title
+
+    # the Chinese path's old shape: a module and two names, or a Latin module name and its kind
+    for title, src in (("_models 模块：Response 与 Request", ["httpx/_models.py"]),
+                       ("throttle 中间件", ["middleware/throttle.go"]), ("Mux 与 ServeHTTP", ["mux.go"]),
+                       ("flag_bool_with_inverse 模块", ["flag_bool_with_inverse.go"])):
+        assert name_title(title, src), title
+    for title, src in (("请求路由", ["mux.go"]), ("处理 WebSocket 连接", ["extract/ws.rs"]), ("HTTP 请求", ["client.py"]),
+                       ("从 panic 中恢复", ["middleware/recoverer.go"])):
+        assert name_title(title, src) == "", title
+
+
+def test_an_idea_is_said_in_chinese_word_for_word_or_not_at_all():
+    from orchestrator.authoring.zh_titles import zh_title
+
+    assert zh_title("Global Context Access") == "全局上下文访问"
+    assert zh_title("How a group resolves its command") == "命令组如何解析命令"
+    assert zh_title("Handling WebSocket connections") == "处理 WebSocket 连接"
+    assert zh_title("Recovering from panics") == "从 panic 中恢复"
+    assert zh_title("Set of encoding configurations") == "编码配置的集合"
+    assert zh_title("Writing middleware") == "编写中间件"
+    assert zh_title("How Ky reads and parses", "ky") == "Ky 如何读取与解析"
+    # a word the table does not know, or a shape it cannot say: nothing half English
+    assert zh_title("Limiting number of currently processed requests") == ""
+    assert zh_title("Which Exceptions Exist") == ""
+
+
+def test_chinese_titles_say_ideas_not_names(tmp_path: Path):
+    from orchestrator.authoring.titles import make_titles
+    from orchestrator.contracts.title_shape import name_title
+
+    root = tmp_path / "kit"
+    root.mkdir()
+    (root / "go.mod").write_text(GO_MOD)
+    (root / "router.go").write_text(
+        "package kit\n\n// Router dispatches requests to handlers.\ntype Router struct {\n\troutes map[string]int\n}\n\n"
+        "// FindRoute finds a route for the path.\nfunc (r *Router) FindRoute(path string) int {\n"
+        "\treturn r.routes[path]\n}\n\n// ServeHTTP routes the request.\nfunc (r *Router) ServeHTTP(path string) int {\n"
+        "\treturn r.FindRoute(path) + r.FindRoute(path)\n}\n")
+    (root / "errors.go").write_text(
+        "package kit\n\n// ErrNotFound is returned when no route matches.\ntype ErrNotFound struct {\n\tPath string\n}\n\n"
+        "// Error formats the error.\nfunc (e ErrNotFound) Error() string {\n\treturn e.Path\n}\n")
+    p = project_mod.load(root)
+    titles = make_titles(p, [["router.go"], ["errors.go"]], "zh")
+    assert not any("：" in t or "—" in t for t in titles), titles  # no "请求路由：Router 与 FindRoute"
+    assert all(name_title(t, g) == "" for t, g in zip(titles, [["router.go"], ["errors.go"]])), titles
+
+
+def test_a_tiny_module_with_no_idea_is_a_section_even_in_a_short_book(tmp_path: Path):
+    from orchestrator.authoring.outline_plan import fold_nameless
+
+    root = tmp_path / "web"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "web"}\n')
+    big = "\n".join(f"  step{i}(x) {{\n    return x + {i};\n  }}" for i in range(40))
+    (root / "router.js").write_text("// Routes each request to its handler.\nexport class Router {\n"
+                                    "  route(req) {\n    return isStream(req);\n  }\n" + big + "\n}\n")
+    (root / "errors.js").write_text("export class HttpError extends Error {\n" + big + "\n}\n")
+    (root / "cache.js").write_text("export class Cache {\n  get(k) {\n    return k;\n  }\n" + big + "\n}\n")
+    (root / "is-stream.js").write_text("export function isStream(x) {\n  return x !== null;\n}\n")
+    p = project_mod.load(root)
+    groups = [["router.js"], ["errors.js"], ["cache.js"], ["is-stream.js"]]
+    folded = fold_nameless(p, groups, "en")
+    assert len(folded) == 3 and not any(g == ["is-stream.js"] for g in folded), folded
+
+
+@pytest.mark.slow  # a run through the fake Messages API up to the outline gate
+def test_the_claude_planners_inventory_is_asked_again_through_the_fake(tmp_path, monkeypatch):
+    """The model's plan with module-name titles is refused by the outline contract and asked
+    again with the reason; the second plan (the fake's idea titles) is the outline."""
+    import json
+
+    from orchestrator.outline import load as load_outline
+    from orchestrator.providers.anthropic import AnthropicProvider
+    from orchestrator.testing.fake_api import FakeAPI
+    from orchestrator.testing.helpers import make_example, run_book
+    from orchestrator.testing.role_answers import answer
+
+    ws = make_example(tmp_path / "ws", gates="fast", max_chapters=4)
+    src = ws / "source"
+    if not src.is_dir():
+        import yaml
+
+        src = (ws / yaml.safe_load((ws / "book.yaml").read_text())["source"]).resolve()
+    files = sorted(str(f.relative_to(src)) for f in src.rglob("*.py") if f.name != "__init__.py")[:4]
+    assert len(files) >= 3, files
+    chapters = [{"id": f"ch{i + 1:02d}", "title": f"The {Path(f).stem} module" if i else "The big picture", "batch": 1,
+                 "summary": "s", "goals": ["g"], "depends_on": [], "sources": [f]} for i, f in enumerate(files)]
+    inventory = json.dumps({"title": "A book", "intro": "i", "parts": [{"title": "All", "chapters": chapters}]})
+    api = FakeAPI(answerer=answer)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.start())
+    try:
+        api.malformed(inventory, match="You are the planner", times=1)
+        code, _summary = run_book(ws, provider=AnthropicProvider(concurrency=4, base_delay=0.01, max_delay=0.05))
+        asks = [r for r in api.message_requests() if "You are the planner" in json.dumps(r["body"].get("system"))]
+    finally:
+        api.stop()
+    assert code == 3  # stopped at the outline gate, with a plan
+    assert len(asks) == 2, len(asks)
+    again = json.dumps(asks[1]["body"]["messages"], ensure_ascii=False)
+    assert "only name code" in again  # asked again with the contract's reason
+    titles = [c.title for c in load_outline(ws).chapters]
+    assert not any(t.endswith(" module") for t in titles), titles
+
+
+def test_the_planners_example_and_a_chinese_inventory_meet_the_same_title_rule():
+    from orchestrator.contracts.errors import ContractError
+    from orchestrator.contracts.examples import OUTLINE
+    from orchestrator.contracts.outline import OutlinePlan, inventory_titles
+    from orchestrator.contracts.title_shape import name_title
+
+    # the outline the planner's prompt shows as correct holds the rule it is refused by
+    assert [c.title for c in OUTLINE.chapters if name_title(c.title, c.sources, project=OUTLINE.title)] == []
+    chapters = [{"id": f"ch{i + 1:02d}", "title": t, "batch": 1, "summary": "s", "goals": ["g"], "depends_on": [],
+                 "sources": [s]} for i, (t, s) in enumerate((
+                     ("httpx 全景", "httpx/__init__.py"), ("models 模块：Response 与 Request", "httpx/_models.py"),
+                     ("client 模块：Client 与 Transport", "httpx/_client.py"), ("auth 模块：Auth 与 Digest", "httpx/_auth.py")))]
+    problem = inventory_titles(OutlinePlan.from_json({"title": "httpx 源码解读", "intro": "",
+                                                      "parts": [{"title": "全部", "chapters": chapters}]}))
+    assert isinstance(problem, ContractError) and "only name code" in str(problem)
+
+
+def test_a_name_the_chapter_defines_itself_is_not_borrowed_from_another(tmp_path: Path):
+    """koa's context.js and response.js both define `inspect`: the context chapter does not "use
+    `inspect` from" the response chapter (a wrong relation the writer then cited with the wrong lines)."""
+    from orchestrator.authoring import authors as authoring
+    from orchestrator.outline import parse as parse_outline
+
+    src = tmp_path / "shop"
+    (src / "shop").mkdir(parents=True)
+    (src / "pyproject.toml").write_text('[project]\nname = "shop"\n')
+    body = "\n".join(f"    total = total + {i}" for i in range(30))
+    (src / "shop" / "cart.py").write_text(
+        "def inspect(cart):\n    \"\"\"Describe the cart.\"\"\"\n    total = 0\n" + body + "\n    return total\n\n\n"
+        "def checkout(cart):\n    \"\"\"Pay for the cart.\"\"\"\n    return inspect(cart) + price(cart)\n")
+    (src / "shop" / "prices.py").write_text(
+        "def inspect(p):\n    \"\"\"Describe a price.\"\"\"\n    total = 0\n" + body + "\n    return total\n\n\n"
+        "def price(cart):\n    \"\"\"The price of a cart.\"\"\"\n    total = 0\n" + body + "\n    return total\n")
+    ctx = {"source_root": str(src), "language": "en", "limits": {"max_chapters": 12, "batch_size": 3},
+           "book": {"title": "A book", "audience": "readers", "brief": "How it works."},
+           "personas": ["Newcomer: new"], "memory": {"metaphors": [], "glossary": []}, "chapters": []}
+    o = parse_outline(authoring.write_outline(ctx), "the plan", src)
+    cart = next(c for c in o.chapters if "shop/cart.py" in c.sources)
+    assert not any("shop/prices.py" in c.sources for c in o.chapters if c.id == cart.id), "one chapter each"
+    chapters = [{"id": c.id, "title": c.title, "batch": c.batch, "summary": c.summary} for c in o.chapters]
+    report = authoring.write_research(dict(ctx, chapter=cart.entry(), chapters=chapters, outline_yaml=o.to_yaml()))
+    uses = [ln for ln in report.splitlines() if ln.startswith("- uses ")]
+    assert any("`price`" in ln for ln in uses), uses  # what it really takes from the prices chapter
+    assert not any("`inspect`" in ln for ln in uses), uses
+
+
+def test_a_modules_own_name_in_its_doc_is_said_in_chinese(tmp_path: Path):
+    from orchestrator.authoring.titles import module_subjects
+
+    root = tmp_path / "kv"
+    (root / "kv").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "kv"\n')
+    (root / "kv" / "wal.py").write_text('"""The write-ahead log: every change is written here first."""\n\n\n'
+                                        "def append(record):\n    \"\"\"Append a record.\"\"\"\n    return record\n")
+    p = project_mod.load(root)
+    assert module_subjects(p, ["kv/wal.py"], None, "zh")[0] == "预写日志"  # not "wal 模块"
+    assert module_subjects(p, ["kv/wal.py"], None, "en")[0] == "Write-ahead log"
