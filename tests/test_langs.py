@@ -223,6 +223,21 @@ def test_every_paragraph_about_the_code_gets_a_citation_that_resolves(tmp_path: 
     assert "stack ([App.php:" in out  # before the sentence's full stop
 
 
+def test_a_paragraph_is_never_given_a_whole_impl_block_to_cite(tmp_path: Path) -> None:
+    """The only range holding every name of "uses `Proxy`, `Proxy.uri`, ..." was ureq's 207-line
+    `impl Proxy`: cited, it blocked the chapter at R1 (a span the support check refuses)."""
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.selfcheck import cite_uncited
+
+    src = tmp_path / "src"
+    src.mkdir()
+    methods = "".join(f"    pub fn m{k}(&self) -> u32 {{\n        {k}\n    }}\n\n" for k in range(40))
+    (src / "lib.rs").write_text("pub struct Proxy {\n    n: u32,\n}\n\nimpl Proxy {\n" + methods +
+                                "    pub fn uri(&self) -> u32 {\n        self.n\n    }\n}\n")
+    out = cite_uncited("# P\n\nIt uses `Proxy`, `Proxy.m0` and `Proxy.uri` from another chapter.\n", load(src))
+    assert "source:" not in out, out
+
+
 # --------------------------------------------------------------------------- whole books
 
 BOOKS = ["csharp", "ruby", "kotlin", "php", "swift", "scala", "elixir", "lua", "haskell", "dart", "zig"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ..evidence.annotate import MAX_SPAN
 from ..evidence.cite import Block, blocks as prose_blocks, citation_link, last_part
 from ..text.markdown import split_lines
 
@@ -148,6 +149,8 @@ class _Ranges:
         found: list[tuple[bool, int, tuple[str, int, int]]] = []
         for rel, a, b in candidates:
             widened = self._widen(rel, a, b)
+            if widened[2] - widened[1] + 1 > MAX_SPAN:
+                continue  # a whole `impl` block or class is no evidence of a sentence (the support check says so)
             text = self.text(widened)
             if text is not None and all(re.search(rf"(?<![\w$]){re.escape(x)}(?![\w$])", text) for x in parts):
                 found.append(((rel, a, b) not in near and widened not in near, widened[2] - widened[1], widened))
