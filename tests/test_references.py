@@ -275,3 +275,35 @@ def test_the_parts_picture_draws_no_edge_for_a_name_only_spelled_alike(tmp_path:
     chart = architecture_diagram(p, chapters)
     assert "s0 -->" not in chart  # app.js's JSON.stringify is no use of search-params.js
     assert "s2 -->|stringify| s1" in chart
+
+
+def test_a_package_given_as_the_source_is_imported_by_its_own_name(tmp_path: Path):
+    """`book init --source starlette/`: the package's files import each other absolutely
+    (`from starlette.requests import Request`); those are the project's own imports."""
+    pkg = tmp_path / "starlette"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "requests.py").write_text("class Request:\n    def json(self):\n        return {}\n")
+    (pkg / "routing.py").write_text("from starlette.requests import Request\n\n\ndef handle(scope):\n"
+                                    "    return Request(scope)\n")
+    p = load(pkg)
+    req = next(s for s in p.symbols() if s.name == "Request")
+    assert resolved_users(p, req) == ["routing.py"]
+
+
+def test_a_methods_result_types_a_variable_only_through_a_receiver_of_its_type(tmp_path: Path):
+    """`path = path.replace("{x}", v)` on a `str` is no `URL.replace`, though that one is declared
+    `-> URL` (starlette's routing.py was counted as a user of `URL.replace`)."""
+    (tmp_path / "urls.py").write_text("class URL:\n    def replace(self, **kw) -> URL:\n        return self\n")
+    (tmp_path / "routing.py").write_text(
+        "from .urls import URL\n\n\ndef fill(path: str, v):\n    path = path.replace('{x}', v)\n"
+        "    return path.replace('{y}', v)\n\n\ndef moved(u):\n    url = URL()\n    url = url.replace(path='/')\n"
+        "    return url.replace(path='/x')\n")
+    (tmp_path / "other.py").write_text("def fill(path, v):\n    path = path.replace('{x}', v)\n"
+                                       "    return path.replace('{y}', v)\n")
+    p = load(tmp_path)
+    rep = next(s for s in p.symbols() if s.dotted == "URL.replace")
+    assert resolved_users(p, rep) == ["routing.py"]
+    from orchestrator.authoring.references import receiver_lines
+
+    assert receiver_lines(p, "routing.py", rep) == {11, 12}  # not lines 5 and 6 (a str's replace)

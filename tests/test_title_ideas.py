@@ -198,8 +198,8 @@ def test_a_name_the_chapter_defines_itself_is_not_borrowed_from_another(tmp_path
     (src / "shop").mkdir(parents=True)
     (src / "pyproject.toml").write_text('[project]\nname = "shop"\n')
     body = "\n".join(f"    total = total + {i}" for i in range(30))
-    (src / "shop" / "cart.py").write_text(
-        "def inspect(cart):\n    \"\"\"Describe the cart.\"\"\"\n    total = 0\n" + body + "\n    return total\n\n\n"
+    (src / "shop" / "cart.py").write_text(  # `price` imported: a use the map resolves (a bare unknown name is none)
+        "from shop.prices import price\n\n\ndef inspect(cart):\n    \"\"\"Describe the cart.\"\"\"\n    total = 0\n" + body + "\n    return total\n\n\n"
         "def checkout(cart):\n    \"\"\"Pay for the cart.\"\"\"\n    return inspect(cart) + price(cart)\n")
     (src / "shop" / "prices.py").write_text(
         "def inspect(p):\n    \"\"\"Describe a price.\"\"\"\n    total = 0\n" + body + "\n    return total\n\n\n"

@@ -57,7 +57,7 @@ def _own_path_types(p: Project, typ: str) -> set[str]:
     if ("callres", "local") not in p._keys:
         from ..repo.rank import local_module_names
 
-        p._keys[("callres", "local")] = {n.replace("-", "_") for n in local_module_names(p.map.files)}
+        p._keys[("callres", "local")] = {n.replace("-", "_") for n in local_module_names(p.map.files) | p.map.project_names}
     local = p._keys[("callres", "local")] | {"crate", "self", "super", "Self"}
     out = set()
     for m in _PATH_TYPE.finditer(typ):

@@ -32,25 +32,32 @@ def architecture_diagram(p: Project, chapters: list[dict[str, Any]], lead: str =
     nodes = [(lead if i == 0 else _role_label(str(chapters[i].get("title") or "")), _part_name(p, g))
              for i, g in zip(idx, gs)]
     base = foundations(gg, len(gs))
-    if base:  # said once on the part, not drawn as an arrow from every other part
+    edges = _edges(p, gs, {a: {b: w for b, w in uses.items() if b not in base} for a, uses in gg.items()})
+    if base and len(edges) >= 2:  # said once on the part, not drawn as an arrow from every other part
         nodes = [(f"{role}, used by most parts" if k in base else role, name) for k, (role, name) in enumerate(nodes)]
-        gg = {a: {b: w for b, w in uses.items() if b not in base} for a, uses in gg.items()}
+    else:  # without the arrows into it nothing much is left to draw: draw them
+        edges = _edges(p, gs, gg)
+    return diagrams.subsystems_block(nodes, edges)
+
+
+def _edges(p: Project, gs: list[list[str]], gg: dict[int, dict[int, float]]) -> list[tuple[int, int, str]]:
+    """About one use per part, the strongest: each part's own when it is a real share of what it
+    uses, then the heaviest others; an edge only with a name the part uses by resolution (a shared
+    name alone is no use)."""
     total = {a: sum(gg.get(a, {}).values()) for a in range(len(gs))}
     chosen: list[tuple[int, int]] = []
-    for a in range(len(gs)):  # each part's strongest use, when it is a real share of what it uses
+    for a in range(len(gs)):
         best = max(sorted(gg.get(a, {}).items()), key=lambda x: x[1], default=None)
         if best and best[1] >= 0.25 * total[a]:
             chosen.append((a, best[0]))
     pairs = sorted(((w, x, y) for x in gg for y, w in gg[x].items()), key=lambda t: (-t[0], t[1], t[2]))
     top = pairs[0][0] if pairs else 0.0
     for w, a, b in pairs:
-        if len(chosen) >= len(gs) or w < 0.2 * top:  # about one use per part: the few that matter
+        if len(chosen) >= len(gs) or w < 0.2 * top:  # the few that matter
             break
         if (a, b) not in chosen and (b, a) not in chosen:
             chosen.append((a, b))
-    # an edge is drawn only with a name the part uses by resolution: a shared name alone is no use
-    edges = [(a, b, lab) for a, b in chosen if (lab := _called(p, gs[a], gs[b]))]
-    return diagrams.subsystems_block(nodes, edges)
+    return [(a, b, lab) for a, b in chosen if (lab := _called(p, gs[a], gs[b]))]
 
 
 FOUNDATION_SHARE = 0.6  # a part that this share of the others use is the ground they stand on

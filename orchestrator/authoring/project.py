@@ -324,7 +324,8 @@ def load(root: str | Path, state_db: str | Path | None = None, *, should_stop: C
         return stop_requested() or (should_stop is not None and should_stop())
 
     try:
-        m = build_map([(f.rel, f.lang, f.kind) for f in tree.files], read=read, cache=cache, should_stop=stop)
+        m = build_map([(f.rel, f.lang, f.kind) for f in tree.files], read=read, cache=cache, should_stop=stop,
+                      package=Path(root).resolve().name)
     finally:
         if conn is not None:
             conn.close()

@@ -41,7 +41,7 @@ def imports(p: Project, rel: str) -> dict[str, tuple[str, bool, str]]:
     if key in p._keys:
         return p._keys[key]
     if ("refs", "local") not in p._keys:
-        p._keys[("refs", "local")] = local_module_names(p.map.files)
+        p._keys[("refs", "local")] = local_module_names(p.map.files) | p.map.project_names
     local = p._keys[("refs", "local")]
     text = "\n".join(p.lines_of(rel))
     out: dict[str, tuple[str, bool, str]] = {}
@@ -134,8 +134,13 @@ def _bound(p: Project, rel: str) -> dict[str, set[str]]:
             var, typ = (b, a) if k == 4 else (a, b)
             out.setdefault(var, set()).add(typ)
     rets = _returns(p)  # `ctx = self.request_context(environ)`, which is declared `-> RequestContext`
-    for var, fn in re.findall(r"(?<![\w$.])([a-z_$][\w$]*)\s*:?=\s*(?:await\s+)?(?:[\w$]+\.)*([\w$]+)\s*\(", text):
-        if fn in rets:
+    owners_of = _method_owners(p)
+    for var, chain, fn in re.findall(r"(?<![\w$.])([a-z_$][\w$]*)\s*:?=\s*(?:await\s+)?((?:[\w$]+\.)*)([\w$]+)\s*\(", text):
+        recv = chain.rstrip(".").rsplit(".", 1)[-1]
+        # a method's result only through a receiver of its type: `path = path.replace(…)` on a
+        # `str` is not `URL.replace`, whatever URL.replace returns
+        if fn in rets and (not recv or fn not in owners_of or recv in ("self", "this", "cls") or recv in owners_of[fn]
+                           or out.get(recv, set()) & owners_of[fn]):
             out.setdefault(var, set()).add(rets[fn])
     p._keys[key] = out
     return out
@@ -167,6 +172,18 @@ def _returns(p: Project) -> dict[str, str]:
                     (re.search(r"\)\s*\*?([A-Z]\w*)\s*\{?\s*$", x.d.signature) if x.lang == "go" else None)
                 found.setdefault(x.short, set()).add(m.group(1) if m and m.group(1) in types else "")
         p._keys[key] = {n: next(iter(ts)) for n, ts in found.items() if len(ts) == 1 and "" not in ts}
+    return p._keys[key]
+
+
+def _method_owners(p: Project) -> dict[str, set[str]]:
+    """Method name → the project types that define a method of that name."""
+    key = _key(p, "method_owners")
+    if key not in p._keys:
+        found: dict[str, set[str]] = {}
+        for x in p.symbols():
+            if x.kind == "method" and "." in x.dotted:
+                found.setdefault(x.short, set()).add(x.dotted.rsplit(".", 1)[0].rsplit(".", 1)[-1])
+        p._keys[key] = found
     return p._keys[key]
 
 
@@ -228,6 +245,10 @@ def module_file(p: Project, rel: str, module: str) -> str | None:
             stems = ["/".join(base + parts)]
         else:
             stems = ["/".join(parts)]
+            if parts and parts[0] in p.map.project_names and "__init__.py" in files:
+                # the book's source is the package itself (`--source starlette/`): its absolute
+                # imports (`from starlette.requests import Request`) name files from the root
+                stems.insert(0, "/".join(parts[1:]) or "__init__")
         here = posixpath.dirname(rel)
         for stem in stems:
             cands = (stem + ".py", stem + "/__init__.py")

@@ -44,7 +44,8 @@ class RankedDef(NamedTuple):
 
 
 def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[str], bytes | str],
-              cache: MapCache | None = None, should_stop: Callable[[], bool] | None = None) -> RepoMap:
+              cache: MapCache | None = None, should_stop: Callable[[], bool] | None = None,
+              package: str = "") -> RepoMap:
     """Map ``files`` given as (relative path, language or None, kind).
 
     ``read(rel)`` returns the file's content; a file it cannot read, decode or parse gets an
@@ -93,6 +94,8 @@ def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[s
         if cache is not None:
             cache.flush()
     _set_aside_lexical(maps, kinds, stats)
+    if package and "__init__.py" in kinds:  # the source is the package itself: `from starlette.requests import …`
+        project_names.add(package)
     return RepoMap(files=maps, kinds=kinds, stats=dict(stats), project_names=project_names)
 
 
