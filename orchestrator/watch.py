@@ -338,7 +338,9 @@ class Watcher:
         for rel in aff["changed"]:
             if rel.startswith("output/"):
                 sc.cache.forget(str(self.root / rel))
-        if aff["all"]:
+        # a source change: the claims' checks read its lines again (the scanner keeps the source's
+        # lines once read, for every chapter citing it), so everything is looked at afresh
+        if aff["all"] or aff["sources"]:
             sc.invalidate(None)
         else:
             for rel in aff["files"]:
