@@ -45,25 +45,32 @@ _RST_UNDER = re.compile(r"^([=\-~^*+#\"'`])\1{2,}\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
+def doc_texts(p: Project) -> list[tuple[str, str]]:
+    """(file, text) of the README and the guides, in reading order, read once per project (the
+    titles' headings and the chapters' images both come from them)."""
+    key = ("doc_texts",)
+    if key not in p._keys:
+        from .overview import info_of
+
+        info = info_of(p)
+        out: list[tuple[str, str]] = []
+        if info is not None:
+            for rel in ([info.readme] if info.readme else []) + list(info.docs[:40]):
+                try:
+                    out.append((rel, info.read(rel)))
+                except OSError:
+                    continue
+        p._keys[key] = out
+    return p._keys[key]
+
+
 def doc_sections(p: Project) -> list[tuple[str, str, str]]:
     """(heading, section text, file) of the README's and guides' sections, in reading order; a
     deep heading (a detail: `###`, an rST third underline) is marked with a leading '+'."""
     key = ("doc_sections",)
-    if key in p._keys:
-        return list(p._keys[key])
-    from .overview import info_of
-
-    info = info_of(p)
-    out: list[tuple[str, str, str]] = []
-    if info is not None:
-        for rel in ([info.readme] if info.readme else []) + list(info.docs[:40]):
-            try:
-                text = info.read(rel)
-            except OSError:
-                continue
-            out += _sections(text, rel)
-    p._keys[key] = out
-    return list(out)
+    if key not in p._keys:
+        p._keys[key] = [sec for rel, text in doc_texts(p) for sec in _sections(text, rel)]
+    return list(p._keys[key])
 
 
 def _sections(text: str, rel: str) -> list[tuple[str, str, str]]:

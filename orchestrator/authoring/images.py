@@ -38,22 +38,12 @@ class Image:
 
 def doc_images(p: Project) -> list[Image]:
     """Every image the README and guides draw, in reading order (cached on the project)."""
-    key = ("doc_images",)
-    if key in p._keys:
-        return list(p._keys[key])
-    from .overview import info_of
+    from .ideas import doc_texts
 
-    info = info_of(p)
-    out: list[Image] = []
-    if info is not None:
-        for rel in ([info.readme] if info.readme else []) + list(info.docs[:40]):
-            try:
-                text = info.read(rel)
-            except OSError:
-                continue
-            out += _images(text, rel)
-    p._keys[key] = out
-    return list(out)
+    key = ("doc_images",)
+    if key not in p._keys:
+        p._keys[key] = [im for rel, text in doc_texts(p) for im in _images(text, rel)]
+    return list(p._keys[key])
 
 
 def _images(text: str, rel: str) -> list[Image]:
