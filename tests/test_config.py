@@ -95,10 +95,14 @@ def test_book_init_zh_writes_chinese_title_audience_and_brief(tmp_path, monkeypa
     ("go.mod", "module github.com/go-chi/chi/v5\n\ngo 1.20\n", "chi"),
     ("Cargo.toml", '[package]\nname = "anyhow"\n', "anyhow"),
     ("README.md", "[![badge](x.svg)](y)\n\n# Zustand\n", "Zustand"),
+    # a gem whose package.json only builds its docs site (faraday's "faraday-docs")
+    ("faraday.gemspec", "Gem::Specification.new do |spec|\n  spec.name    = 'faraday'\nend\n", "faraday"),
 ])
 def test_book_init_titles_the_book_after_the_project(tmp_path, monkeypatch, capsys, manifest, text, name):
     (tmp_path / "b" / "proj").mkdir(parents=True)
     (tmp_path / "b" / "proj" / manifest).write_text(text)
+    if manifest.endswith(".gemspec"):
+        (tmp_path / "b" / "proj" / "package.json").write_text('{"name": "faraday-docs", "private": true}')
     monkeypatch.chdir(tmp_path / "b")  # --source is relative to where `book init` runs
     code, _, err = run_main(monkeypatch, capsys, "init", str(tmp_path / "b"), "--source", "proj")
     assert code == 0, err

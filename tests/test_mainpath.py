@@ -998,3 +998,301 @@ def test_the_hand_off_is_the_work_not_a_finally_that_restores_state(tmp_path: Pa
     to_json = next(s for s in p.symbols() if s.name == "Gson.toJson")
     write = next(s for s in p.symbols() if s.name == "TypeAdapter.write")
     assert _handed(p, to_json) == (write.rel, write.d.start_line)  # not `setLenient`, called last in `finally`
+
+
+SCHEMA_README = """# shapely
+
+```python
+from shapely import Schema, fields
+
+class AlbumSchema(Schema):
+    title = fields.Str()
+
+schema = AlbumSchema()
+result = schema.dump(album)
+```
+
+`schema.dumps(album)` gives the same as a JSON string.
+"""
+SCHEMA_PY = '''from .fields import Field
+
+
+class Schema:
+    def __init__(self):
+        self._hooks = {}
+        self.dump_fields = {}  # type: dict[str, Field]
+
+    def _invoke_processors(self, tag, data):
+        for hook in self._hooks.get(tag, []):
+            data = hook(data)
+        return data
+
+    def _invoke_dump_processors(self, tag, data):
+        data = self._invoke_processors(tag, data)
+        return data
+
+    def _serialize(self, obj):
+        ret = {}
+        for attr_name, field_obj in self.dump_fields.items():
+            ret[attr_name] = field_obj.serialize(attr_name, obj)
+        return ret
+
+    def dump(self, obj):
+        if self._hooks.get("pre_dump"):
+            obj = self._invoke_dump_processors("pre_dump", obj)
+        result = self._serialize(obj)
+        if self._hooks.get("post_dump"):
+            result = self._invoke_dump_processors("post_dump", result)
+        return result
+
+    def dumps(self, obj):
+        serialized = self.dump(obj)
+        return str(serialized)
+'''
+FIELDS_PY = '''class Field:
+    def _serialize(self, value, attr, obj):
+        return value
+
+    def get_value(self, obj, attr):
+        return getattr(obj, attr, None)
+
+    def serialize(self, attr, obj):
+        value = self.get_value(obj, attr)
+        return self._serialize(value, attr, obj)
+
+
+class Str(Field):
+    pass
+'''
+
+
+def test_a_wrapper_start_an_unconditional_hand_off_and_a_containers_element_type(tmp_path: Path):
+    root = _write(tmp_path / "repo", {"README.md": SCHEMA_README, "shapely/__init__.py": "from .schema import Schema\n",
+                                      "shapely/schema.py": SCHEMA_PY, "shapely/fields.py": FIELDS_PY})
+    p = load(root)
+    # `dumps` only wraps the `dump` the example calls: the path starts at `dump`; `dump` hands the work
+    # to `_serialize` (the post-dump processors run only under `if`), and `field_obj` is a `Field`: the
+    # elements of `dump_fields`, declared `dict[str, Field]`
+    assert _path(p) == ["Schema.dump", "Schema._serialize", "Field.serialize", "Field._serialize"]
+    _steps_hold(p, _walk(p))
+
+
+def test_conditional_depths_by_braces_indentation_and_ruby_end():
+    from orchestrator.authoring.sideroads import cond_depths
+
+    py = "x = 1\nif a:\n    f()\nelse:\n    g()\nh()\nfor y in z:\n    k()\n"
+    assert cond_depths(py, "python") == [0, 0, 1, 0, 1, 0, 0, 0]
+    go = "if root := r.trees[m]; root != nil {\n\tif v := root.getValue(p); v != nil {\n\t\tv()\n\t}\n}\nfor {\n\tr.do()\n}\n"
+    assert cond_depths(go, "go") == [0, 1, 2, 2, 1, 0, 0, 0]  # (a closing brace is still inside its block)
+    rb = "if x\n  a(1)\nelsif y\n  b(2)\nend\nd(4)\n"
+    assert cond_depths(rb, "ruby") == [0, 1, 1, 1, 0, 0]
+
+
+ROUTER_GO = """package rt
+
+type node struct {
+	path string
+}
+
+func (n *node) getValue(path string) func() {
+	if n.path == path {
+		return n.walk(path)
+	}
+	return nil
+}
+
+func (n *node) walk(path string) func() {
+	return nil
+}
+
+type Router struct {
+	trees map[string]*node
+}
+
+func (r *Router) ServeHTTP(method, path string) {
+	if root := r.trees[method]; root != nil {
+		if handle := root.getValue(path); handle != nil {
+			handle()
+			return
+		}
+	}
+}
+"""
+
+
+def test_a_local_taken_from_a_go_map_field_is_of_the_maps_value_type(tmp_path: Path):
+    from orchestrator.authoring.facts import all_calls
+
+    p = load(_write(tmp_path / "repo", {"go.mod": "module example.com/rt\n", "router.go": ROUTER_GO}))
+    serve = next(s for s in p.symbols() if s.dotted == "Router.ServeHTTP")
+    assert [c.dotted for c in all_calls(p, serve)] == ["node.getValue"]
+
+
+CSV_README = """# csvy
+
+```rust
+let mut rdr = csvy::Reader::from_path("a.csv")?;
+for result in rdr.records() {
+    let record = result?;
+    println!("{:?}", record);
+}
+```
+"""
+CSV_LIB = """pub struct Record { fields: Vec<u8> }
+
+impl Record {
+    pub fn new() -> Record {
+        Record::with_capacity(0)
+    }
+
+    pub fn with_capacity(n: usize) -> Record {
+        Record { fields: Vec::with_capacity(n) }
+    }
+
+    pub fn push(&mut self, b: u8) {
+        self.fields.push(b);
+    }
+}
+
+pub struct Reader { pos: usize }
+
+impl Reader {
+    pub fn from_path(path: &str) -> Result<Reader, String> {
+        Ok(Reader { pos: 0 })
+    }
+
+    pub fn records(&mut self) -> RecordsIter<'_> {
+        RecordsIter::new(self)
+    }
+
+    pub fn read_record(&mut self, record: &mut Record) -> bool {
+        self.read_byte(record)
+    }
+
+    fn read_byte(&mut self, record: &mut Record) -> bool {
+        record.push(1);
+        true
+    }
+}
+
+pub struct RecordsIter<'r> { rdr: &'r mut Reader, rec: Record }
+
+impl<'r> RecordsIter<'r> {
+    fn new(rdr: &'r mut Reader) -> RecordsIter<'r> {
+        RecordsIter { rdr: rdr, rec: Record::new() }
+    }
+}
+
+impl<'r> Iterator for RecordsIter<'r> {
+    type Item = Record;
+
+    fn next(&mut self) -> Option<Record> {
+        let mut rec = Record::new();
+        if self.rdr.read_record(&mut rec) { Some(rec) } else { None }
+    }
+}
+"""
+
+
+def test_a_loop_over_a_returned_iterator_runs_its_next_not_its_constructor(tmp_path: Path):
+    p = load(_write(tmp_path / "repo", {"README.md": CSV_README, "Cargo.toml": '[package]\nname = "csvy"\n',
+                                        "src/lib.rs": CSV_LIB}))
+    # `records` returns a `RecordsIter`: the example's loop runs its `next`; `RecordsIter::new` →
+    # `Record::new` → `Record::with_capacity` is deeper, but only makes values
+    path = _path(p)
+    assert path[:3] == ["Reader::records", "RecordsIter::next", "Reader::read_record"], path
+    walk = _walk(p)
+    assert "looping over one runs its `next`" in walk
+    _steps_hold(p, walk)
+
+
+VALIDATOR_README = """# Checky
+
+```c#
+public class CustomerValidator : AbstractValidator<Customer> {
+  public CustomerValidator() {
+    RuleFor(x => x.Surname).NotEmpty().WithMessage("Please specify a surname");
+    RuleFor(x => x.Forename).NotEmpty().WithMessage("Please specify a first name");
+  }
+}
+
+var customer = new Customer();
+var validator = new CustomerValidator();
+
+// Execute the validator.
+ValidationResult results = validator.Validate(customer);
+bool success = results.IsValid;
+```
+"""
+VALIDATOR_CS = """namespace Checky;
+
+public class ValidationResult {
+	public bool IsValid { get; set; }
+}
+
+public abstract partial class AbstractValidator<T> {
+	public RuleBuilder RuleFor(string name) {
+		return new RuleBuilder(name);
+	}
+
+	public ValidationResult Validate(T instance) {
+		return ValidateInternal(instance);
+	}
+
+	[CreateSyncVersion]
+	private async ValueTask<ValidationResult> ValidateInternalAsync(T instance) {
+		var result = new ValidationResult();
+		RunRules(instance, result);
+		return result;
+	}
+
+	private void RunRules(T instance, ValidationResult result) {
+		result.IsValid = instance != null;
+	}
+}
+
+public class RuleBuilder {
+	public RuleBuilder(string name) { }
+
+	public RuleBuilder NotEmpty() {
+		return this;
+	}
+
+	public RuleBuilder WithMessage(string message) {
+		Messages.Check(message);
+		return this;
+	}
+}
+
+public static class Messages {
+	public static void Check(string message) {
+		Messages.Trim(message);
+	}
+
+	public static string Trim(string message) {
+		return message.Trim();
+	}
+}
+"""
+
+
+def test_a_users_subclass_runs_the_base_method_and_a_generated_sync_twin_is_followed(tmp_path: Path):
+    p = load(_write(tmp_path / "repo", {"README.md": VALIDATOR_README, "src/AbstractValidator.cs": VALIDATOR_CS}))
+    # the example builds rules in its own subclass, then runs them: `validator.Validate(customer)` is
+    # `AbstractValidator.Validate`; `ValidateInternal` is written at build time from `ValidateInternalAsync`
+    assert _path(p) == ["AbstractValidator.Validate", "AbstractValidator.ValidateInternalAsync", "AbstractValidator.RunRules"]
+    walk = _walk(p)
+    assert "marked `[CreateSyncVersion]`" in walk
+    _steps_hold(p, walk)
+
+
+def test_a_common_method_name_the_readme_calls_on_the_projects_own_module_is_an_entry_point(tmp_path: Path):
+    # `.new(` and `.get(` are every object's, but `Faradayy.new(` names the project's own module function
+    lib = "module Faradayy\n  class << self\n    def new(url)\n      Connection.new(url)\n    end\n  end\n\n" \
+          "  class Connection\n    def initialize(url)\n      @url = url\n    end\n  end\nend\n"
+    readme = "# Faradayy\n\n```ruby\nconn = Faradayy.new('http://example.org')\n```\n"
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "faradayy.gemspec": "Gem::Specification.new do |s|\n  s.name = 'faradayy'\nend\n",
+                                        "lib/faradayy.rb": lib}))
+    from orchestrator.authoring.entry import readme_weight
+
+    assert readme_weight(p, next(s for s in p.symbols() if s.dotted == "Faradayy.new")) > 0

@@ -78,6 +78,7 @@ class Resolver:
         self.by_dotted, self.by_short = by_dotted, by_short
         self.here = posixpath.dirname(s.rel)
         self._params: dict[str, str] | None = None
+        self._elems: dict[str, str] | None = None
 
     # ------------------------------------------------------------------ the caller's parameters
 
@@ -117,6 +118,8 @@ class Resolver:
             hit = list(self.by_dotted.get(f"{self.param_types()[parts[0]]}.{parts[1]}", ()))
         if not hit and len(parts) == 2 and lang == "java" and self._is_type(self.variables().get(parts[0], "")):
             hit = list(self.by_dotted.get(f"{self.variables()[parts[0]]}.{parts[1]}", ()))  # a typed local
+        if not hit and len(parts) == 2 and parts[0] in self.element_locals():  # `root := r.trees[m]; root.getValue(`
+            hit = list(self.by_dotted.get(f"{self.element_locals()[parts[0]]}.{parts[1]}", ()))
         if not hit and len(parts) == 3:  # `mx.tree.FindRoute(`: a field whose declared type is a project type
             hit = self._field_call(parts[0], parts[1], parts[2])
         if not hit and lang == "rust" and len(parts) == 2:
@@ -201,6 +204,14 @@ class Resolver:
         if len(types) != 1:
             return []
         return list(self.by_dotted.get(f"{types.pop()}.{method}", ()))
+
+    def element_locals(self) -> dict[str, str]:
+        """Local name → the project type of the elements of the caller's own container field it is bound from."""
+        if self._elems is None:
+            from .elements import element_locals
+
+            self._elems = element_locals(self.p, self.s, self.code, self.by_dotted) if self.code else {}
+        return self._elems
 
     # ------------------------------------------------------------------ Java overloads
 

@@ -163,7 +163,11 @@ def readme_weight(p: Project, s: Sym) -> float:
         if s.lang == "elixir" and s.kind == "function" and n not in COMMON_NAMES:
             return max(names.get(n, 0.0), called.get(n, 0.0))  # `import Plug.Conn` … `send_resp(conn, …)`
 
-        return 0.0 if n in COMMON_NAMES else called.get(n, 0.0)
+        if n in COMMON_NAMES:  # `.get(` is any object's; `Faraday.get(` is the project's own
+            owner = s.dotted.rsplit(".", 2)[-2] if "." in s.dotted else ""
+            qualified = owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*{re.escape(n)}\s*\(", readme_code(p))
+            return called.get(n, 0.0) if qualified else 0.0
+        return called.get(n, 0.0)
     return names.get(n, 0.0)
 
 

@@ -13,7 +13,11 @@ framework or runtime by which one definition's work goes on in another without a
   a server runs, which calls `this.handleRequest`);
 * future: a Rust function returning a type that implements `IntoFuture` (axum's `serve`) runs its
   `into_future` when awaited;
-* apply: JavaScript's `f.call(this, …)`, `f.apply(…)` and `f.bind(this)` (called later) run `f`.
+* iterated: a function returning an iterator of the project (rust-csv's `records` returns a
+  `StringRecordsIter`) runs its `next` when looped over;
+* apply: JavaScript's `f.call(this, …)`, `f.apply(…)` and `f.bind(this)` (called later) run `f`;
+* generated: C#'s `Name(…)`, written by a source generator from the `NameAsync` marked
+  `[CreateSyncVersion]`, runs that method's code.
 
 Each hop is a line of the caller's code (and, for a field, the line that fills it), so a traced
 step still cites what it says."""
@@ -46,7 +50,7 @@ _FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|
 class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
-    how: str  # served | future | field | local | deferred | apply
+    how: str  # served | future | iterated | field | local | deferred | apply | generated
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -134,25 +138,41 @@ def _next_line(p: Project, s: Sym, n: int) -> str:
     return lines[n] if n < len(lines) else ""
 
 
+# What using a returned value runs: (language, the trait or interface, its method, the hop's name)
+_RUNS_ON_USE = (("rust", "IntoFuture", "into_future", "future"),  # awaited
+                ("rust", "Iterator", "next", "iterated"),  # `for record in rdr.records()`
+                ("java", "Iterator", "next", "iterated"),
+                ("python", "", "__next__", "iterated"))
+
+
 def awaited(p: Project, s: Sym) -> list[Hop]:
-    """A Rust function returning a type of the project that implements `IntoFuture` (axum's `serve`
-    returns a `Serve`; the example awaits it): awaiting it runs the type's `into_future`."""
-    if s.lang != "rust" or s.kind != "function":
+    """A function returning a type of the project that is used by a convention: a Rust `IntoFuture`
+    (axum's `serve` returns a `Serve`; the example awaits it) runs its `into_future`; an iterator
+    (rust-csv's `records` returns a `StringRecordsIter`; the example loops over it) its `next`."""
+    if s.kind not in ("function", "method"):
         return []
     from .signature import signature_parts
 
     ret = signature_parts(s)[1]
-    head = re.match(r"\s*([A-Z]\w*)", ret)
+    head = re.match(r"\s*(?:[\w.]+\.)?([A-Z]\w*)", ret)
     if head is None:
         return []
     typ = head.group(1)
-    hit = _method(p, typ, "into_future", "rust")
-    if hit is None:
-        return []
-    impl = next((k for k in range(hit.d.start_line - 1, max(0, hit.d.start_line - 30), -1)
-                 if re.search(rf"\bimpl\b.*\bIntoFuture\s+for\s+{re.escape(typ)}\b", p.lines_of(hit.rel)[k - 1])), 0)
-    at = next((k for k in range(s.d.start_line, s.d.end_line + 1) if "->" in p.lines_of(s.rel)[k - 1]), s.d.start_line)
-    return [Hop(hit, at, "future", "IntoFuture", (hit.rel, impl) if impl else None)]
+    if _owner(s).rsplit(".", 1)[-1] == typ:
+        return []  # the type's own constructor (`StringRecordsIter::new`): making one runs nothing
+    out: list[Hop] = []
+    for lang, trait, name, how in _RUNS_ON_USE:
+        hit = _method(p, typ, name, lang) if lang == s.lang else None
+        if hit is None or hit is s:
+            continue
+        impl = next((k for k in range(hit.d.start_line - 1, max(0, hit.d.start_line - 30), -1)
+                     if re.search(rf"\bimpl\b.*\b{trait}\b.*\bfor\s+{re.escape(typ)}\b|\bclass\s+{re.escape(typ)}\b.*"
+                                  rf"\bimplements\b.*\b{trait}\b", p.lines_of(hit.rel)[k - 1])), 0) if trait else 0
+        if trait and not impl:
+            continue  # a method that happens to be called `next`, not the trait's
+        at = next((k for k in range(s.d.start_line, s.d.end_line + 1) if "->" in p.lines_of(s.rel)[k - 1]), s.d.start_line)
+        out.append(Hop(hit, at, how, trait or name, (hit.rel, impl) if impl else None))
+    return out
 
 
 def field_methods(p: Project, s: Sym) -> list[Hop]:
@@ -285,6 +305,25 @@ def applied(p: Project, s: Sym) -> list[Hop]:
     return sorted(out, key=lambda h: h.via.endswith(".bind"))  # a call now before a function bound for later
 
 
+def generated(p: Project, s: Sym) -> list[Hop]:
+    """`Name(…)` where the type defines no `Name` but a `NameAsync` marked for a source generator to
+    write its synchronous twin (C#'s `[CreateSyncVersion]`: FluentValidation's `Validate` calls the
+    `ValidateInternal` generated from `ValidateInternalAsync`): the twin runs that method's code."""
+    owner = _owner(s)
+    if s.lang != "csharp" or not owner:
+        return []
+    out: list[Hop] = []
+    for n, text in _body(p, s):
+        for m in re.finditer(r"(?<![\w$.])([A-Z]\w*)\s*\(", text):
+            if _method(p, owner, m.group(1), s.lang) is not None:
+                continue
+            hit = _method(p, owner, m.group(1) + "Async", s.lang)
+            above = p.lines_of(hit.rel)[max(0, hit.d.start_line - 4):hit.d.start_line] if hit is not None else []
+            if hit is not None and hit is not s and any("CreateSyncVersion" in ln for ln in above):
+                out.append(Hop(hit, n, "generated", m.group(1)))
+    return out
+
+
 def hops(p: Project, s: Sym) -> list[Hop]:
     """The hops out of `s` to definitions the map's own calls do not already reach, one per callee,
     on its main line (not in an error's branch: cobra's `cmd.UsageString()` after a failure)."""
@@ -297,7 +336,7 @@ def hops(p: Project, s: Sym) -> list[Hop]:
         code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
         side = {s.d.start_line + k for k in branch_lines(code, s.lang)}  # an error's branch: no step of the path
         out: dict[tuple[str, int], Hop] = {}
-        for find in (served, served_generic, awaited, field_methods, locals_made, deferred, applied):
+        for find in (served, served_generic, awaited, field_methods, locals_made, deferred, applied, generated):
             for h in find(p, s):
                 at = (h.callee.rel, h.callee.d.start_line)
                 if at not in known and at not in out and at != (s.rel, s.d.start_line) and h.at not in side:

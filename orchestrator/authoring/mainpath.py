@@ -30,10 +30,17 @@ def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
 
 
 _ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$")
+# a constructor by its name: Rust's `new`/`with_capacity`/`default`, Python's `__init__`
+_MAKER = re.compile(r"^(?:new|with_capacity|default|__init__|__new__)$")
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
 _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception")
 # a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
 _LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
+
+
+def _maker(s: Sym) -> bool:
+    """A constructor: by its name, or named as its type (Java's, C#'s)."""
+    return bool(_MAKER.match(s.short)) or ("." in s.dotted and s.short == s.dotted.rsplit(".", 2)[-2])
 
 
 def _node_value(p: Project, s: Sym) -> float:
@@ -75,7 +82,9 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
                  and (b is path[-1] or _next(p, b)))
         # an accessor (`get_params`, `DisplayName`) is a place the work passes by, not where it is done:
         # most of a step's depth is taken back
-        leaf = sum(0.7 if _ACCESSOR.match(x.short) else 1.0 if x.lines <= 5 and re.match(r"(?:set|[A-Z]?[a-z]*[Nn]ame$)", x.short)
+        # so is a constructor (`StringRecord::new` → `ByteRecord::with_capacity`): making a value, not using it
+        leaf = sum(0.7 if _ACCESSOR.match(x.short) or _maker(x)
+                   else 1.0 if x.lines <= 5 and re.match(r"(?:set|[A-Z]?[a-z]*[Nn]ame$)", x.short)
                    else 0.0 for x in path[1:])
         return path_value(p, path) - (1 - DEPTH_SHARE) * len(path) - 0.75 * off + HAND_OFF * on - leaf
 
@@ -87,7 +96,7 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     while len(line) < limit - 1:
         h = _handed(p, line[-1])
         nxt = next((c for c in callees(line[-1], seen0) if (c.rel, c.d.start_line) == h), None)
-        if nxt is None or _ACCESSOR.match(nxt.short) or not _next(p, nxt):
+        if nxt is None or _ACCESSOR.match(nxt.short) or _maker(nxt) or not _next(p, nxt):
             break
         line.append(nxt)
         seen0.add((nxt.rel, nxt.d.start_line))
@@ -120,24 +129,28 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
     the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
     ends by handing itself to `http.createServer`)."""
     from .hops import _body, hops
-    from .sideroads import branch_lines
+    from .sideroads import branch_lines, cond_depths
 
     key = ("handed", s.rel, s.d.start_line)
     if key in p._keys:
         return p._keys[key]
     body = _body(p, s)
-    side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang)} if body else set()
-    best: tuple[int, int, Sym] | None = None  # (line, -column, callee)
+    code = "\n".join([""] + [t for _, t in body])
+    side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang)} if body else set()
+    # a call under fewer conditions first: marshmallow's `dump` hands to `self._serialize(…)`, not to
+    # the post-dump processors it runs only `if self._hooks[POST_DUMP]`
+    depth = {body[0][0] + k - 1: d for k, d in enumerate(cond_depths(code, s.lang))} if body else {}
+    best: tuple[int, int, int, Sym] | None = None  # (-depth, line, -column, callee)
     for c in all_calls(p, s):
         if _LOGGER.match(c.short):
             continue
         rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(")
         for n, text in body:
             m = rx.search(text) if n not in side else None
-            if m and (best is None or (n, -m.start()) > best[:2]):
-                best = (n, -m.start(), c)
-    h = (best[2].rel, best[2].d.start_line) if best else hand_off(p, s)
-    last = best[0] if best else 0
+            if m and (best is None or (-depth.get(n, 0), n, -m.start()) > best[:3]):
+                best = (-depth.get(n, 0), n, -m.start(), c)
+    h = (best[3].rel, best[3].d.start_line) if best else hand_off(p, s)
+    last = best[1] if best else 0
     later = [x for x in hops(p, s) if x.at > last]
     if later:
         x = max(later, key=lambda x: x.at)
@@ -277,13 +290,22 @@ def _final_call(p: Project, code: str) -> Sym | None:
     after `JavaFile javaFile = JavaFile.builder(…).build()`), when it calls it only there: the object
     was set up to be run by that call. Not a call on what another call returned (`r.json()`)."""
     lines = [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith(("//", "#", ">>> #", "}", ")"))]
-    m = re.match(r"\s*(?:>>>\s*)?(?:await\s+)?([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(", lines[-1]) if lines else None
+    # the last line that calls something: a call on a variable, its result kept or not
+    # (FluentValidation's `ValidationResult results = validator.Validate(customer);`, then only reads)
+    last = next((ln for ln in reversed(lines) if re.search(r"[\w$]\s*\(", ln)), "")
+    m = re.match(r"\s*(?:>>>\s*)?(?:(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(",
+                 last)
     if m is None or len(re.findall(rf"\.\s*{m.group(2)}\s*\(", code)) > 1:
         return None
     var = re.escape(m.group(1))
     typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{var}\s*=|\b{var}\s*:?=\s*(?:new\s+|&)?([A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()",
                     code)
     name = typ and (typ.group(1) or typ.group(2))
+    if name and not any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name):
+        # a class the example itself defines on a type of the project (`class CustomerValidator :
+        # AbstractValidator<Customer>`): what it runs is that type's method
+        base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
+        name = base.group(1) if base else ""
     if not name or not any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name):
         return None
     hit = [x for x in p.find(m.group(2)) if x.dotted == f"{name}.{m.group(2)}" and x.kind == "method"]
@@ -337,8 +359,12 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
     if key not in p._keys:
         best: list[Sym] = []
         best_value = 0.0
-        for s, bonus in _starts(p, entries):
+        starts = _starts(p, entries)
+        bonus_of = {(s.rel, s.d.start_line): b for s, b in starts}
+        for s, bonus in starts:
             path = call_path(p, s)
+            if any(bonus_of.get((x.rel, x.d.start_line), 0.0) > bonus for x in path[1:]):
+                continue  # a wrapper of a call the README makes itself (`dumps` → `dump`): that call's own path
             value = path_value(p, path) + START_SHARE * bonus if len(path) > 1 else 0.0
             if value > best_value:
                 best, best_value = path, value

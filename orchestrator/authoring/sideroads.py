@@ -60,3 +60,43 @@ def branch_lines(code: str, lang: str = "") -> set[int]:
         if ln.rstrip().endswith(":"):
             opened.append((ind, opener))
     return out
+
+
+# A block run only under a condition: an `if`/`else`, a `switch`/`match`/`case`, Ruby's `unless`
+# (loops are the work itself: their body runs on the main line)
+_COND_OPENER = re.compile(r"^\s*(?:\}\s*)?(?:if|elif|else|unless|switch|match|case|when)\b", re.I)
+
+
+def cond_depths(code: str, lang: str = "") -> list[int]:
+    """For each 0-based line of `code`, how many conditional blocks it is inside (the line that
+    opens a block is outside it: its condition runs whenever the line above does). Braces where the
+    code has them, else indentation (Python's `:`, Ruby's `end`)."""
+    lines = code.splitlines()
+    out: list[int] = []
+    if lang != "python" and "{" in code:
+        stack: list[bool] = []
+        for ln in lines:
+            bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", ln)
+            out.append(sum(stack))
+            opener = bool(_COND_OPENER.match(bare))
+            for ch in bare:
+                if ch == "{":
+                    stack.append(opener)
+                elif ch == "}" and stack:
+                    stack.pop()
+        return out
+    opened: list[tuple[int, bool]] = []  # (indentation of the opener, is conditional)
+    for ln in lines:
+        if not ln.strip():
+            out.append(sum(b for _, b in opened))
+            continue
+        ind = len(ln) - len(ln.lstrip())
+        # Ruby's `else`/`elsif`/`when` goes on the block its `if`/`case` opened
+        goes_on = lang == "ruby" and bool(opened) and ind == opened[-1][0] and ln.strip().startswith(("els", "when"))
+        while opened and ind <= opened[-1][0] and not goes_on:
+            opened.pop()
+        out.append(sum(b for _, b in opened))
+        opener = bool(_COND_OPENER.match(ln))
+        if ln.rstrip().endswith(":") or (lang == "ruby" and opener and not goes_on and not re.search(r"\bend\s*$", ln)):
+            opened.append((ind, opener))
+    return out

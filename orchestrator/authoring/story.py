@@ -69,6 +69,8 @@ EN = {
     "hop_field": "the field is set from `{short}` (`{tie_file}`, line {tie})",
     "hop_apply": "`{via}(…)` runs the function itself, bound to the object",
     "hop_future": "it returns a `{type}`, and awaiting one runs the future its `{via}` impl makes",
+    "hop_iterated": "it returns a `{type}`, and looping over one runs its `{short}` for each item",
+    "hop_generated": "`{via}` is written at build time from `{short}`, marked `[CreateSyncVersion]`",
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
@@ -133,6 +135,8 @@ ZH = {
     "hop_field": "这个字段由 `{short}` 设置（`{tie_file}` 第 {tie} 行）",
     "hop_apply": "`{via}(…)` 运行的就是这个函数本身（绑定到该对象）",
     "hop_future": "它返回一个 `{type}`，await 它会运行其 `{via}` 实现生成的 future",
+    "hop_iterated": "它返回一个 `{type}`，遍历它时每一项都会运行其 `{short}`",
+    "hop_generated": "`{via}` 由构建时的代码生成器从标有 `[CreateSyncVersion]` 的 `{short}` 写出",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
     "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",

@@ -167,12 +167,19 @@ def _discover(src: Path, root: Path) -> ProjectInfo:
 # ---------------------------------------------------------------- the project's name
 
 def project_name_at(root: Path, readme: str | None = None) -> str:
-    """The project's name as its own manifest says it (pyproject.toml, package.json, Cargo.toml,
-    go.mod, pom.xml), else the README's first heading, else the directory's name."""
+    """The project's name as its own manifest says it (pyproject.toml, a gemspec, package.json,
+    Cargo.toml, go.mod, pom.xml), else the README's first heading, else the directory's name."""
     from .read import read_source  # a manifest linked out of the root, or a FIFO, is not read
 
-    for name, parse in (("pyproject.toml", _from_pyproject), ("package.json", _from_package_json),
+    try:
+        gemspec = next((n for n in sorted(os.listdir(root)) if n.endswith(".gemspec")), "")
+    except OSError:  # not a directory, or not ours to list
+        gemspec = ""
+    # a gem's own spec before a package.json that only builds its docs site (faraday's "faraday-docs")
+    for name, parse in (("pyproject.toml", _from_pyproject), (gemspec, _from_gemspec), ("package.json", _from_package_json),
                         ("Cargo.toml", _from_cargo), ("go.mod", _from_go_mod), ("pom.xml", _from_pom)):
+        if not name:
+            continue
         try:
             found = parse(read_source(root, name))
             if found:
@@ -214,6 +221,12 @@ def folder_name(root: Path) -> str:
 def _from_pyproject(text: str) -> str:
     data = tomllib.loads(text)
     return str(data.get("project", {}).get("name") or data.get("tool", {}).get("poetry", {}).get("name") or "")
+
+
+def _from_gemspec(text: str) -> str:
+    """`spec.name = "faraday"` (or `s.name = 'rack'`) in a Ruby gem's spec."""
+    m = re.search(r"^\s*\w+\.name\s*=\s*['\"]([^'\"]+)['\"]", text, re.M)
+    return m.group(1) if m else ""
 
 
 def _from_package_json(text: str) -> str:

@@ -1,0 +1,73 @@
+"""The elements of a container field (issue 35): which project type a local has when the code takes
+it out of one of its own object's maps or lists. `root := r.trees[req.Method]` with `trees
+map[string]*node` makes `root.getValue(` `node.getValue`; `for name, f in self.dump_fields.items()`
+with `dict[str, Field]` makes `f.serialize(` `Field.serialize`. Read from the field's declared
+type, as callres reads a parameter's: one project type, or nothing."""
+
+from __future__ import annotations
+
+import re
+
+from .project import Project, Sym
+
+# A field's declaration with its whole type, by language (FIELD is the field)
+_FIELD_TEXT = {
+    "go": r"^\s*FIELD\s+([^/\n]+)",
+    "rust": r"\bFIELD\s*:\s*([^,\n]+)",
+    "java": r"([\w.]+<[^;=()]*>|[\w.]+\[\])\s+FIELD\s*[;=]",
+    "csharp": r"([\w.]+<[^;=()]*>|[\w.]+\[\])\s+FIELD\s*[;={]",
+    "typescript": r"\bFIELD\s*[?!]?\s*:\s*([^;=\n]+)",
+    "python": r"\bself\.FIELD\s*:\s*([^=\n]+)|^\s*FIELD\s*:\s*([^=\n]+)|\bself\.FIELD\s*=.*#\s*type:\s*(.+)$",
+}
+_TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def element_locals(p: Project, s: Sym, code: str, by_dotted: dict[str, list[Sym]]) -> dict[str, str]:
+    """Local name → the project type of the elements of `s`'s own container field it is bound from:
+    a map or list indexed (`x := r.f[k]`, `x = self.f[k]`), looped over (`for k, x in self.f.items()`,
+    `for _, x := range r.f`, `for (const x of this.f)`, `for x in self.f.iter()`), or got (`if let
+    Some(x) = self.f.get(`)."""
+    from .signature import receiver
+
+    if "." not in s.dotted:
+        return {}
+    me = receiver(s) if s.lang == "go" else ("self" if s.lang in ("python", "rust") else "this")
+    own = rf"(?:{re.escape(me)}|self|this)\.(\w+)"
+    binds = [rf"\bfor\s+(?:\w+\s*,\s*)?(\w+)\s+in\s+&?(?:mut\s+)?{own}(?:\.(?:items|values|iter|iter_mut)\(\))?\s*[:{{]",
+             rf"(?:^|;|\bif\s+|\blet\s+|\b(?:const|let|var)\s+)\s*(\w+)(?:\s*,\s*\w+)?\s*:?=\s*{own}\s*\[",
+             rf"\bfor\s+\w+\s*,\s*(\w+)\s*:=\s*range\s+{own}\s*\{{",
+             rf"\bfor\s*\(\s*(?:const|let|var)\s+(\w+)\s+of\s+{own}\s*\)",
+             rf"\bif\s+let\s+Some\((\w+)\)\s*=\s*{own}\.get\("]
+    out: dict[str, str] = {}
+    for rx in binds:
+        for m in re.finditer(rx, code, re.M):
+            typ = _element_type(p, s, m.group(2), by_dotted)
+            if typ:
+                out.setdefault(m.group(1), typ)
+    return out
+
+
+def _element_type(p: Project, s: Sym, fld: str, by_dotted: dict[str, list[Sym]]) -> str:
+    """The project type of the elements of `s`'s own field `fld` (a map's values, a list's items),
+    when its declaration says one: `map[string]*node`, `dict[str, Field]`."""
+    rx = _FIELD_TEXT.get(s.lang)
+    if rx is None:
+        return ""
+
+    def is_type(name: str) -> bool:
+        return any(x.kind in _TYPES for x in by_dotted.get(name, ()))
+
+    found: set[str] = set()
+    for o in by_dotted.get(s.dotted.rsplit(".", 1)[0], ()):
+        if o.kind not in _TYPES:
+            continue
+        text_of = "\n".join(p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line])
+        for hit in re.findall(rx.replace("FIELD", re.escape(fld)), text_of, re.M):
+            text = hit if isinstance(hit, str) else next((t for t in hit if t), "")
+            if not re.search(r"[\[<]", text):
+                continue  # not a container: the field's own type (callres._field_call)
+            words = [w for w in _IDENT.findall(text) if is_type(w)]
+            if words:
+                found.add(words[-1])  # a map's value type comes last
+    return found.pop() if len(found) == 1 else ""
