@@ -1296,3 +1296,92 @@ def test_a_common_method_name_the_readme_calls_on_the_projects_own_module_is_an_
     from orchestrator.authoring.entry import readme_weight
 
     assert readme_weight(p, next(s for s in p.symbols() if s.dotted == "Faradayy.new")) > 0
+
+
+HTTPROUTER_README = """# rt
+
+```go
+func main() {
+    router := rt.New()
+    log.Fatal(http.ListenAndServe(":8080", router))
+}
+```
+"""
+HTTPROUTER_GO = """package rt
+
+import "net/http"
+
+type node struct {
+	path string
+}
+
+func (n *node) getValue(path string) http.HandlerFunc {
+	for len(path) > 0 {
+		path = path[1:]
+	}
+	return nil
+}
+
+func (n *node) findCaseInsensitivePath(path string) (string, bool) {
+	return n.findRec(path, lower(path))
+}
+
+func (n *node) findRec(path, lo string) (string, bool) {
+	return shift(lo), true
+}
+
+func shift(s string) string {
+	return lower(s)
+}
+
+func lower(s string) string {
+	return s
+}
+
+type Router struct {
+	trees             map[string]*node
+	RedirectFixedPath bool
+}
+
+func New() *Router {
+	return &Router{}
+}
+
+func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	path := req.URL.Path
+	if root := r.trees[req.Method]; root != nil {
+		if handle := root.getValue(path); handle != nil {
+			handle(w, req)
+			return
+		}
+		if r.RedirectFixedPath {
+			fixed, found := root.findCaseInsensitivePath(path)
+			if found {
+				http.Redirect(w, req, fixed, 301)
+			}
+		}
+	}
+}
+"""
+
+
+def test_a_branch_under_the_objects_own_setting_is_an_option_not_the_way(tmp_path: Path):
+    p = load(_write(tmp_path / "repo", {"README.md": HTTPROUTER_README, "go.mod": "module example.com/rt\n",
+                                        "router.go": HTTPROUTER_GO}))
+    # the fixed-path redirect runs only `if r.RedirectFixedPath`: deeper, but an option; the request is
+    # served through `getValue`, the value of the `trees` map
+    assert _path(p) == ["Router.ServeHTTP", "node.getValue"]
+    _steps_hold(p, _walk(p))
+
+
+def test_a_setting_is_a_flag_tested_as_it_is_not_a_field_compared_or_passed():
+    from orchestrator.authoring.sideroads import _option
+
+    assert _option("\tif r.RedirectFixedPath {", ("r",))
+    assert _option("\t} else if r.HandleMethodNotAllowed { // 405", ("r",))
+    assert _option("\tif req.Method == http.MethodOptions && r.HandleOPTIONS {", ("r",))
+    assert _option("        if not self.debug:", ("self",))
+    assert not _option("\tif r.PanicHandler != nil {", ("r",))  # a handler it holds, run when set
+    assert not _option("        if self.callback is not None:", ("self",))
+    assert not _option("\tif h := root.getValue(path, r.getParams); h != nil {", ("r",))
+    assert not _option("        if self._hooks[POST_DUMP]:", ("self",))

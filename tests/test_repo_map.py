@@ -235,6 +235,29 @@ def test_typescript_classes_interfaces_jsdoc_and_exports() -> None:
     assert fm.references["Options"] == 2 and fm.references["merge"] == 2
 
 
+def test_a_typescript_class_exported_under_an_alias_exports_its_public_methods() -> None:
+    # @koa/router: `class Router` is not exported itself, but `export default RouterExport` is, and
+    # `const RouterExport = Router as RouterConstructor`
+    fm = parse_source(src('''
+        class Router {
+          get(path: string): Router { return this.register(path); }
+          register(path: string): Router { return this; }
+          private hidden(): void {}
+          _internal(): void {}
+        }
+
+        interface RouterConstructor { new (): Router; }
+
+        const RouterExport: RouterConstructor = Router as RouterConstructor;
+
+        export default RouterExport;
+        export { RouterExport as Router };
+        '''), "typescript")
+    d = defs_by_qname(fm)
+    assert d["Router"].exported and d["Router.get"].exported and d["Router.register"].exported
+    assert not d["Router.hidden"].exported and not d["Router._internal"].exported
+
+
 def test_tsx_parses_jsx() -> None:
     fm = parse_source("export function App(): JSX.Element { return <div>{title}</div>; }\n", "tsx")
     assert fm.error is None and defs_by_qname(fm)["App"].exported

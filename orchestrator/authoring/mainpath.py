@@ -128,7 +128,7 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
     branch nor a `finally` that restores state: gson's `toJson` hands to `adapter.write`, then resets
     the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
     ends by handing itself to `http.createServer`)."""
-    from .hops import _body, hops
+    from .hops import _body, _receiver, hops
     from .sideroads import branch_lines, cond_depths
 
     key = ("handed", s.rel, s.d.start_line)
@@ -136,7 +136,7 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
         return p._keys[key]
     body = _body(p, s)
     code = "\n".join([""] + [t for _, t in body])
-    side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang)} if body else set()
+    side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),))} if body else set()
     # a call under fewer conditions first: marshmallow's `dump` hands to `self._serialize(…)`, not to
     # the post-dump processors it runs only `if self._hooks[POST_DUMP]`
     depth = {body[0][0] + k - 1: d for k, d in enumerate(cond_depths(code, s.lang))} if body else {}
@@ -174,7 +174,7 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
         found = None
         me = _receiver(s)
         body = _body(p, s)
-        side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang)}  # (0-based)
+        side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang, (me,))}  # (0-based)
         calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
                                                                          text)]
         calls = [(n, m) for n, m in calls if not _LOGGER.match(m.group(1).rsplit(".", 1)[-1])]

@@ -1,5 +1,5 @@
-"""The side roads of a body: the lines a definition runs only in an error handler or under a
-condition on an error, a deprecation or a debug switch. A call made only there is not the way
+"""The side roads of a body: the lines a definition runs only in an error handler, under a
+condition on an error, a deprecation or a debug switch, or under one of the object's own settings. A call made only there is not the way
 the operation flows (mainpath.call_path never takes it as a step)."""
 
 from __future__ import annotations
@@ -14,17 +14,18 @@ _BRANCH_OPENER = re.compile(r"^\s*(?:\}\s*)?(?:catch|except|finally\b|(?:if|elif
                             r"(?:err|fail|deprecat|warn|debug|verbose|invalid))", re.I)
 
 
-def branch_lines(code: str, lang: str = "") -> set[int]:
+def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = ()) -> set[int]:
     """The 0-based lines of `code` inside a side road (_BRANCH_OPENER): its body, not the line that
     opens it (a condition is evaluated on the main line: `if (redisBufferRead(c) == REDIS_ERR)`).
     By indentation for Python-like code, by braces where the code has them."""
     lines = code.splitlines()
     out: set[int] = set()
+    recv = recv or _receivers(code, lang)  # (a body without its first line names its receiver apart)
     if lang != "python" and "{" in code:  # (a Python string's `{name!r}` is no block)
         stack: list[bool] = []
         pending = False  # `if (err)` without a brace: the next line is its body
         for k, ln in enumerate(lines):
-            opener = bool(_BRANCH_OPENER.match(ln))
+            opener = bool(_BRANCH_OPENER.match(ln)) or _option(ln, recv)
             if any(stack) or pending:
                 out.add(k)
             bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", ln)
@@ -54,12 +55,42 @@ def branch_lines(code: str, lang: str = "") -> set[int]:
         ind = len(ln) - len(ln.lstrip())
         while opened and ind <= opened[-1][0]:
             opened.pop()
-        opener = bool(_BRANCH_OPENER.match(ln))
+        opener = bool(_BRANCH_OPENER.match(ln)) or _option(ln, recv)
         if any(b for _, b in opened) or (opener and not ln.rstrip().endswith(":")):
             out.add(k)  # inside a side road, or one on a line (`if err: fail()`)
         if ln.rstrip().endswith(":"):
             opened.append((ind, opener))
     return out
+
+
+_IF = re.compile(r"^\s*(?:\}\s*)?(?:if|elif|else\s+if|unless)\b\s*(.*)$")
+
+
+def _receivers(code: str, lang: str) -> tuple[str, ...]:
+    """The names a method's own object has in `code` (its first line holds a Go receiver)."""
+    m = re.match(r"\s*func\s*\(\s*(\w+)\s", code.lstrip("\n")) if lang == "go" else None
+    return (m.group(1),) if m else ("self", "this", "@") if lang == "ruby" else ("self", "this")
+
+
+def _option(line: str, recv: tuple[str, ...]) -> bool:
+    """A condition on one of the object's own settings (`if r.RedirectFixedPath {`, `} else if
+    r.HandleMethodNotAllowed {`, `if self.debug:`): what it guards is an option the object may have
+    turned on, not the operation's own way (httprouter's `ServeHTTP` serves through `getValue`; its
+    fixed-path redirect runs only when configured). A field read as an index, a call or an argument
+    (`r.trees[m]`, `root.getValue(path, r.getParams)`) is data, not a setting."""
+    m = _IF.match(line)
+    if m is None:
+        return False
+    cond = re.split(r"\{\s*$|:\s*$|\bthen\b", re.sub(r"\s+(?://|#).*$", "", m.group(1)))[0]
+    prev = None
+    while prev != cond:  # drop the arguments of calls, innermost first: a field passed on is no setting
+        prev, cond = cond, re.sub(r"([\w$\]])\s*\([^()]*\)", r"\1()", cond)
+    dot = {r: "" if r == "@" else r"\." for r in recv}  # Ruby's `@debug` is the object's own field
+    # a flag tested as it is (`r.HandleOPTIONS &&`, `not self.debug`), not a field compared with
+    # something (`if self.callback is not None:` runs the callback the object holds: the work itself)
+    return any(re.search(rf"(?:^|[!(]|&&|\|\||\b(?:not|and|or)\b)\s*{re.escape(r)}{dot[r]}[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\s*"
+                         rf"(?:$|&&|\|\||\)|\b(?:and|or)\b)", cond.strip())
+               for r in recv)
 
 
 # A block run only under a condition: an `if`/`else`, a `switch`/`match`/`case`, Ruby's `unless`

@@ -22,7 +22,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 9  # 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports
+PARSER_VERSION = 10  # 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias
 
 @dataclass
 class FileMap:
@@ -367,9 +367,19 @@ def _mark_js_exports(src: Source, fm: FileMap) -> None:
                 names.add(item.rsplit(":", 1)[-1].strip())  # `{ parse: parseQuery }` exports parseQuery
         else:
             names.add((match.group(1) or match.group(2)).decode("utf-8", "replace"))
+    for _ in range(2):  # `export default RouterExport` with `const RouterExport = Router as RouterConstructor`
+        for name in list(names):
+            alias = re.search(rb"\b(?:const|let|var)\s+" + re.escape(name.encode()) +
+                              rb"\s*(?::[^=\n]+)?=\s*([A-Za-z_$][\w$]*)\s*(?:as\b[^;\n]*)?;?\s*$", src.data, re.M)
+            if alias:
+                names.add(alias.group(1).decode("utf-8", "replace"))
+    classes = {d.name for d in fm.definitions if d.name in names and d.qualified_name == d.name and d.kind == "class"}
     for d in fm.definitions:
         if d.name in names and d.qualified_name == d.name:
             d.exported = True
+        elif d.kind == "method" and d.qualified_name.split(".", 1)[0] in classes and not d.exported \
+                and not d.name.startswith(("_", "#")) and not re.match(r"\s*(?:private|protected)\b", d.signature):
+            d.exported = True  # a public method of a class exported by name at the end of its file
 
 
 def _file_doc(src: Source, root: Any) -> str:
