@@ -1385,3 +1385,22 @@ def test_a_setting_is_a_flag_tested_as_it_is_not_a_field_compared_or_passed():
     assert not _option("        if self.callback is not None:", ("self",))
     assert not _option("\tif h := root.getValue(path, r.getParams); h != nil {", ("r",))
     assert not _option("        if self._hooks[POST_DUMP]:", ("self",))
+
+
+def test_a_ruby_constant_is_looked_up_through_its_modules_and_new_runs_initialize(tmp_path: Path):
+    files = {
+        "README.md": "# Faradayy\n\n```ruby\nconn = Faradayy.new('http://example.org')\n```\n",
+        "faradayy.gemspec": "Gem::Specification.new do |s|\n  s.name = 'faradayy'\nend\n",
+        "lib/faradayy.rb": "module Faradayy\n  class << self\n    def new(url)\n      url = Utils.normalize(url)\n"
+                           "      Connection.new(url)\n    end\n  end\nend\n",
+        "lib/faradayy/utils.rb": "module Faradayy\n  module Utils\n    def self.normalize(url)\n      url.strip\n    end\n  end\nend\n",
+        "lib/faradayy/connection.rb": "module Faradayy\n  class Connection\n    def initialize(url)\n"
+                                      "      @url = url\n      build_stack(url)\n    end\n\n    def build_stack(url)\n"
+                                      "      @stack = [url]\n      @stack.freeze\n      finish(url)\n    end\n\n"
+                                      "    def finish(url)\n      url\n    end\n  end\nend\n",
+    }
+    p = load(_write(tmp_path / "repo", files))
+    path = _path(p)
+    # `Connection.new(` inside `module Faradayy` is `Faradayy::Connection`, and `new` runs `initialize`
+    assert path[:2] == ["Faradayy::new", "Faradayy::Connection::initialize"], path
+    _steps_hold(p, _walk(p))

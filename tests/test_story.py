@@ -148,3 +148,25 @@ def test_the_template_share_counts_sentences_that_share_a_shape():
     other = "The store keeps every record it was given, in the order it arrived.\n\n- Where this fits\n- Summary\n"
     assert len(prose_sentences(same + other)) == 4  # the contents' entries are fragments, not sentences
     assert template_share({"ch01": same + other}) == (3, 4)
+
+
+def test_a_ruby_gems_parts_use_each_others_classes_inside_the_gems_module(tmp_path: Path):
+    from orchestrator.authoring.parts import architecture_diagram
+
+    files = {
+        "faradayy.gemspec": "Gem::Specification.new do |s|\n  s.name = 'faradayy'\nend\n",
+        "lib/faradayy.rb": "module Faradayy\n  class << self\n    def new(url)\n      Connection.new(url)\n    end\n  end\nend\n",
+        "lib/faradayy/connection.rb": "module Faradayy\n  class Connection\n    def initialize(url)\n"
+                                      "      @builder = RackBuilder.new\n    end\n  end\nend\n",
+        "lib/faradayy/rack_builder.rb": "module Faradayy\n  class RackBuilder\n    def build\n      1\n    end\n  end\nend\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    p = project_mod.load(tmp_path / "lib")
+    chapters = [{"title": "faradayy at a glance", "sources": ["faradayy.rb"]},
+                {"title": "Making a connection", "sources": ["faradayy/connection.rb"]},
+                {"title": "The middleware stack", "sources": ["faradayy/rack_builder.rb"]}]
+    # every class lives in `module Faradayy`: the files still use each other's classes by name
+    block = architecture_diagram(p, chapters)
+    assert "-->|Connection|" in block and "-->|RackBuilder|" in block, block

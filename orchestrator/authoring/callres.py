@@ -124,6 +124,8 @@ class Resolver:
             hit = self._field_call(parts[0], parts[1], parts[2])
         if not hit and lang == "rust" and len(parts) == 2:
             hit = self._rust_module(parts[0], parts[1])
+        if not hit and lang == "ruby" and len(parts) >= 2:
+            hit = self._ruby_constant(parts)
         if not hit and lang in ("c", "cpp"):
             if len(parts) == 1 or (lang == "cpp" and len(parts) >= 2 and not self._is_type(parts[-2])):
                 hit = self._c_global(parts[-1], args)
@@ -297,6 +299,18 @@ class Resolver:
         return [x for x in self.by_short.get(name, ()) if "." not in x.dotted and x.kind != "macro"
                 and x.lang == "rust" and stem(x.rel) == module]
 
+    def _ruby_constant(self, parts: list[str]) -> list[Sym]:
+        """`Utils.deep_merge(` inside `module Faraday` is `Faraday::Utils.deep_merge` (Ruby looks a
+        constant up through the modules the code is written in, innermost first); `Connection.new(`
+        runs `Connection#initialize`."""
+        name = "initialize" if parts[-1] == "new" else parts[-1]
+        scope = self.s.dotted.split(".")[:-1]
+        for k in range(len(scope), -1, -1):
+            hit = list(self.by_dotted.get(".".join(scope[:k] + parts[:-1] + [name]), ()))
+            if hit:
+                return hit
+        return []
+
     # ------------------------------------------------------------------ C and C++
 
     def _is_type(self, name: str) -> bool:
@@ -311,6 +325,8 @@ class Resolver:
                  and x.kind in ("function", "macro")]
         named = [x for x in named if not _static(x) or x.rel == self.s.rel]
         n = _arity(args)
+        from .c_includes import _param_types, includes, prototypes
+
         seen = includes(self.p, self.s.rel)
         own = {pt for rel in sorted(seen) for pt in prototypes(self.p, rel, name, self.s.lang) if len(pt) == n}
         near = [x for x in named if x.rel in seen and (x.kind == "macro" or _has_body(self.p, x))] + \
@@ -423,61 +439,6 @@ def _param_count(x: Sym) -> int:
     from .signature import signature_parts
 
     return len(signature_parts(x)[0])
-
-
-def _param_types(x: Sym) -> tuple[str, ...]:
-    from .signature import signature_parts
-
-    return tuple(re.sub(r"\bstd::|\s+", "", prm.type) for prm in signature_parts(x)[0])
-
-
-def prototypes(p: Project, rel: str, name: str, lang: str) -> list[tuple[str, ...]]:
-    """The parameter types of the prototypes of `name` that file `rel` declares (`FMT_API void
-    vprint(string_view fmt, format_args args);`): read from the text, as the grammar misses the
-    declarations inside include guards and namespaces."""
-    key = ("protos", rel)
-    if key not in p._keys:
-        found: dict[str, list[tuple[str, ...]]] = {}
-        for m in _PROTO.finditer("\n".join(p.lines_of(rel))):
-            found.setdefault(m.group(1), []).append(m.group(0))  # type: ignore[arg-type]
-        p._keys[key] = found
-    from ..repo.parse import Definition
-
-    out = []
-    for text in p._keys[key].get(name, []):
-        d = Definition(kind="function", name=name, qualified_name=name, signature=text, doc="",
-                       start_line=0, end_line=0, exported=True)
-        out.append(_param_types(Sym(rel, d, 0.0, lang)))
-    return out
-
-
-_PROTO = re.compile(r"(?m)^[ \t]*(?:[\w:<>,*& \t]+?[\s*&])([A-Za-z_]\w*)[ \t]*\(([^;{}()]*(?:\([^()]*\)[^;{}()]*)*)\)"
-                    r"(?:[ \t]*(?:const|noexcept|->[^;{}]*))*[ \t]*;")
-_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
-
-
-def includes(p: Project, rel: str) -> set[str]:
-    """The files of the project a C/C++ file includes, transitively, itself included."""
-    key = ("includes", rel)
-    if key not in p._keys:
-        by_tail: dict[str, list[str]] = {}
-        for f, (lang, _kind) in p.files.items():
-            if lang in ("c", "cpp"):
-                parts = f.split("/")
-                for k in range(len(parts)):
-                    by_tail.setdefault("/".join(parts[k:]), []).append(f)
-        seen, todo = {rel}, [rel]
-        while todo and len(seen) < 400:
-            cur = todo.pop()
-            for inc in _INCLUDE.findall("\n".join(p.lines_of(cur)[:3000])):
-                near = posixpath.normpath(posixpath.join(posixpath.dirname(cur), inc))
-                hits = [near] if near in p.files else by_tail.get(inc, [])
-                for h in hits[:1]:
-                    if h not in seen:
-                        seen.add(h)
-                        todo.append(h)
-        p._keys[key] = seen
-    return p._keys[key]
 
 
 def call_args(code: str, open_paren: int) -> str:

@@ -130,6 +130,7 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
     ends by handing itself to `http.createServer`)."""
     from .hops import _body, _receiver, hops
     from .sideroads import branch_lines, cond_depths
+    from .tracing import constructed
 
     key = ("handed", s.rel, s.d.start_line)
     if key in p._keys:
@@ -144,7 +145,7 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
     for c in all_calls(p, s):
         if _LOGGER.match(c.short):
             continue
-        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(")
+        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + (f"|{constructed(c)}" if constructed(c) else ""))
         for n, text in body:
             m = rx.search(text) if n not in side else None
             if m and (best is None or (-depth.get(n, 0), n, -m.start()) > best[:3]):

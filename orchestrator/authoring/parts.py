@@ -113,7 +113,8 @@ def _called(p: Project, src: list[str], dst: list[str]) -> str:
     # the most referenced name that a file of `src` really uses (facts.uses: by resolution), not
     # one it only spells alike (`JSON.stringify(` is no use of a `stringify` of the project)
     for name in sorted(counts, key=lambda n: (-counts[n], n)):
-        defs = [s for s in p.symbols(within=dst) if s.name == name]
+        # (a Ruby class is named inside its gem's module: `Faraday::Connection`)
+        defs = [s for s in p.symbols(within=dst) if s.name == name or (s.short == name and s.kind != "method")]
         if any(uses(p, f, s) for s in defs for f in src):
             return name
     return ""

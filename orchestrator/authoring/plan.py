@@ -48,7 +48,9 @@ def dep_graph(p: Project) -> dict[str, dict[str, float]]:
     for f in files:
         for d in p.map.files[f].definitions:
             q = d.qualified_name
-            if "." not in q and "::" not in q and d.kind not in ("method", "impl", "module") and len(d.name) > 2:
+            # a Ruby class lives inside its gem's module (`Faraday::Connection`): still a name other files use
+            nested_type = p.lang(f) == "ruby" and d.kind in ("class", "struct", "interface", "enum")
+            if ("." not in q and "::" not in q or nested_type) and d.kind not in ("method", "impl", "module") and len(d.name) > 2:
                 if f not in homes[d.name]:
                     homes[d.name].append(f)
     out: dict[str, dict[str, float]] = {}

@@ -15,11 +15,21 @@ def call_line(p: Project, caller: Sym, callee: Sym) -> int:
     from .references import code_lines
 
     lines = code_lines(p, caller.rel)
-    rx = re.compile(rf"(?<![\w$]){re.escape(callee.short)}\s*(?:!\s*)?[(<\[]|\.{re.escape(callee.short)}(?![\w$])")
+    rx = re.compile(rf"(?<![\w$]){re.escape(callee.short)}\s*(?:!\s*)?[(<\[]|\.{re.escape(callee.short)}(?![\w$])"
+                    + (rf"|{constructed(callee)}" if constructed(callee) else ""))
     for n in range(caller.d.start_line + 1, min(caller.d.end_line, len(lines)) + 1):
         if rx.search(lines[n - 1]):
             return n
     return 0
+
+
+def constructed(callee: Sym) -> str:
+    """The pattern of a call that runs a constructor without writing its name: Ruby's
+    `Connection.new(` runs `Connection#initialize`; '' for any other callee."""
+    if callee.lang == "ruby" and callee.short == "initialize" and "." in callee.dotted:
+        owner = callee.dotted.rsplit(".", 2)[-2]
+        return rf"(?<![\w$]){re.escape(owner)}\s*\.\s*new\b"
+    return ""
 
 
 def step_cites(a: Sym, b: Sym, at: int, tie: tuple[str, int] | None = None) -> str:

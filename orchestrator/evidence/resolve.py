@@ -134,6 +134,9 @@ def calls_in(name: str, text: str) -> bool:
     code = _COMMENT.sub("", _STRING.sub('""', text))  # `# see put()` is no call
     lines = code.split("\n")
     code = "\n".join("" if part in ln and definition_head(ln, part) else ln for ln in lines)
+    owner = re.split(r"::|\.", name)[-2] if part == "initialize" and re.search(r"::|\.", name) else ""
+    if owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*\.\s*new\b", code):
+        return True  # Ruby's `Connection.new(…)` runs `Connection#initialize`
     part = re.escape(part)
     return bool(re.search(rf"(?<![\w$]){part}\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>)?\s*\(|\bnew\s+{part}\b", code))
 
