@@ -170,3 +170,19 @@ def test_a_ruby_gems_parts_use_each_others_classes_inside_the_gems_module(tmp_pa
     # every class lives in `module Faradayy`: the files still use each other's classes by name
     block = architecture_diagram(p, chapters)
     assert "-->|Connection|" in block and "-->|RackBuilder|" in block, block
+
+
+def test_a_java_packages_doc_is_its_files_module_doc_and_a_title(tmp_path: Path):
+    from orchestrator.authoring.ideas import module_doc_title
+
+    pkg = tmp_path / "src" / "retro" / "http"
+    pkg.mkdir(parents=True)
+    (pkg / "package-info.java").write_text("// Copyright 2014 Square, Inc.\n\n"
+                                           "/** Annotations for interface methods to control the HTTP request behavior. */\n"
+                                           "package retro.http;\n")
+    (pkg / "GET.java").write_text("/*\n * Licensed under the Apache License.\n */\npackage retro.http;\n\n"
+                                  "/** Make a GET request. */\npublic @interface GET {\n  String value() default \"\";\n}\n")
+    p = project_mod.load(tmp_path / "src")
+    assert p.module_doc("retro/http/package-info.java").startswith("Annotations for interface methods")
+    assert p.module_doc("retro/http/GET.java") == p.module_doc("retro/http/package-info.java")  # not the licence
+    assert module_doc_title(p.module_doc("retro/http/GET.java")) == "Annotations for interface methods"

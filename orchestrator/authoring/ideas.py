@@ -428,6 +428,7 @@ def module_doc_title(doc: str) -> str:
     first = re.sub(r"\[`?([^\]`]*)`?\]\([^)]*\)|\[`([^\]`]*)`\]", lambda m: m.group(1) or m.group(2) or "", first)
     first = re.sub(r"\s*\([^)]*\)", "", re.sub(r"`([^`]*)`", r"\1", first)).rstrip(".!")
     first = re.sub(r"(?i)^(?:utilities|helpers|tools|types|functions) for ", "", first)
+    first = re.split(r"\s+to\s+[a-z]+\s+(?:the|a|an)\s", first, maxsplit=1)[0]  # "… methods to control the HTTP request"
     words = _DOC_CUT.split(" " + first + " ", maxsplit=1)[0].split()
     words = words[:next((k for k, w in enumerate(words) if w.lower() in ("based", "such", "e.g", "i.e")), len(words))]
     while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):

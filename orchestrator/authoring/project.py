@@ -99,7 +99,11 @@ class Project:
         return fm.lines if fm else 0
 
     def module_doc(self, rel: str) -> str:
+        """A file's own doc; a Java file's is its package's (the package-info.java beside it)."""
         fm = self.map.files.get(rel)
+        if fm is not None and not fm.doc and self.lang(rel) == "java":
+            info = self.map.files.get(posixpath.join(posixpath.dirname(rel), "package-info.java"))
+            return info.doc if info is not None else ""
         return fm.doc if fm else ""
 
     # ------------------------------------------------------------------ what reaches what

@@ -22,7 +22,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 10  # 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias
+PARSER_VERSION = 10  # 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc
 
 @dataclass
 class FileMap:
@@ -392,6 +392,11 @@ def _file_doc(src: Source, root: Any) -> str:
     if src.lang == "go":
         package = next((c for c in root.children if c.type == "package_clause"), None)
         return comment_block(src, package) if package is not None else ""
+    if src.lang == "java":  # a package's doc: the Javadoc above `package` (package-info.java), never a licence
+        package = next((c for c in root.children if c.type == "package_declaration"), None)
+        above = package.prev_named_sibling if package is not None else None
+        if above is not None and above.type == "block_comment" and src.text(above).startswith("/**"):
+            return comment_block(src, package)
     return ""
 
 
