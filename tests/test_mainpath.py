@@ -1303,6 +1303,7 @@ HTTPROUTER_README = """# rt
 ```go
 func main() {
     router := rt.New()
+    router.GET("/", Index)
     log.Fatal(http.ListenAndServe(":8080", router))
 }
 ```
@@ -1347,6 +1348,23 @@ func New() *Router {
 	return &Router{}
 }
 
+func (n *node) addRoute(path string, h http.HandlerFunc) {
+	n.insertChild(path, h)
+}
+
+func (n *node) insertChild(path string, h http.HandlerFunc) {
+	n.path = path
+}
+
+func (r *Router) Handle(method, path string, h http.HandlerFunc) {
+	root := r.trees[method]
+	root.addRoute(path, h)
+}
+
+func (r *Router) GET(path string, h http.HandlerFunc) {
+	r.Handle(http.MethodGet, path, h)
+}
+
 func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	path := req.URL.Path
 	if root := r.trees[req.Method]; root != nil {
@@ -1372,6 +1390,23 @@ def test_a_branch_under_the_objects_own_setting_is_an_option_not_the_way(tmp_pat
     # served through `getValue`, the value of the `trees` map
     assert _path(p) == ["Router.ServeHTTP", "node.getValue"]
     _steps_hold(p, _walk(p))
+
+
+def test_what_the_example_sets_up_on_the_value_it_serves_is_traced_first(tmp_path: Path):
+    from orchestrator.authoring.mainpath import setup_path
+    from orchestrator.authoring.story import overview_sections
+
+    p = load(_write(tmp_path / "repo", {"README.md": HTTPROUTER_README, "go.mod": "module example.com/rt\n",
+                                        "router.go": HTTPROUTER_GO}))
+    entries = entry_points(p)
+    # `router.GET(…)` is called on the value the server is handed: the set-up, before `ServeHTTP`
+    setup = setup_path(p, entries, central_path(p, entries))
+    assert [s.name for s in setup] == ["Router.GET", "Router.Handle", "node.addRoute", "node.insertChild"]
+    chapters = [{"id": "ch01", "title": "rt", "sources": ["router.go"]}]
+    text = "\n".join(overview_sections({"book": {"audience": "developers"}}, p, chapters, "en"))
+    section = text.split("## Following one call", 1)[1].split("\n## ", 1)[0]
+    assert section.index("`Router.GET` calls `Router.Handle`") < section.index("`Router.ServeHTTP` calls `node.getValue`")
+    _steps_hold(p, section)
 
 
 def test_a_setting_is_a_flag_tested_as_it_is_not_a_field_compared_or_passed():

@@ -335,6 +335,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
     verb = m.group(2)
     from .callres import call_args
 
+    _setup_calls(p, code, m, call_args(code, m.end() - 1))
     for arg in re.findall(r"[A-Za-z_]\w*", call_args(code, m.end() - 1)):  # `serve(listener, app)`: `let app = Router::new()`
         made = re.search(rf"\blet\s+(?:mut\s+)?{arg}\s*=\s*([A-Z]\w*)::", code)
         if made and any(x.kind in ("struct", "class", "enum") for x in p.find(made.group(1))):
@@ -373,6 +374,54 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
             best = [e for e in entries if e.kind not in _NOT_STEPS][:1] or entries[:1]
         p._keys[key] = best
     return list(p._keys[key])
+
+
+SETUP_LIMIT = 4  # the set-up is told in a few calls: the path the book widens is the main one
+
+
+def _setup_calls(p: Project, code: str, run: re.Match[str], args: str) -> None:
+    """The methods the example calls on the value its serving call runs, before it and at the
+    serving call's own indentation (`router.GET(…)` before `http.ListenAndServe(":8080", router)`,
+    `app.get(…)` before `app.listen(3000)`; not `res.send(…)` inside a handler): setup_path's starts."""
+    line_start = code.rfind("\n", 0, run.start()) + 1
+    indent = len(code[line_start:run.start()]) - len(code[line_start:run.start()].lstrip())
+    values = ({run.group(1)} if run.group(1) else set()) | set(re.findall(r"(?<![\w.$\"'])([A-Za-z_$][\w$]*)\s*(?:,|$)", args))
+    names: list[str] = []
+    for ln in code[:line_start].splitlines():
+        if len(ln) - len(ln.lstrip()) != indent:
+            continue
+        for v in values:
+            names += re.findall(rf"^\s*(?:let\s+\w+\s*=\s*)?{re.escape(v)}\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", ln)
+    p._keys[("setup_calls",)] = names
+
+
+def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
+    """What the example sets up before the call the main path follows, when that call runs what
+    was set up (httprouter's `router.GET("/", Index)` before the server it is handed to serves
+    `ServeHTTP`; chi's `r.Get`; express's `app.get` before `app.listen`): of the methods it calls
+    on the value it runs (_setup_calls), the best call path of at least two calls, not through
+    the main path; [] otherwise."""
+    central_path(p, entries)  # (it records the example's set-up calls)
+    if not path:
+        return []
+    starts = _starts(p, entries)
+    at = {(s.rel, s.d.start_line): b for s, b in starts}
+    if at.get((path[0].rel, path[0].d.start_line), 0.0) < SERVING_BONUS and made_by(p, path[0]) is None:
+        return []
+    main = {(x.rel, x.d.start_line) for x in path}
+    names = p._keys.get(("setup_calls",), [])
+    best: list[Sym] = []
+    best_value = 0.0
+    for s, bonus in starts:
+        if s.short not in names or bonus >= SERVING_BONUS or (s.rel, s.d.start_line) in main:
+            continue
+        cand = call_path(p, s, SETUP_LIMIT)
+        if len(cand) < 3 or any((x.rel, x.d.start_line) in main for x in cand):
+            continue  # one call is no way through the code; a way into the main path is the main path
+        value = path_value(p, cand) + START_SHARE * bonus
+        if value > best_value:
+            best, best_value = cand, value
+    return best
 
 
 def served_by(p: Project, start: Sym) -> str:
