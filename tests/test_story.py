@@ -186,3 +186,25 @@ def test_a_java_packages_doc_is_its_files_module_doc_and_a_title(tmp_path: Path)
     assert p.module_doc("retro/http/package-info.java").startswith("Annotations for interface methods")
     assert p.module_doc("retro/http/GET.java") == p.module_doc("retro/http/package-info.java")  # not the licence
     assert module_doc_title(p.module_doc("retro/http/GET.java")) == "Annotations for interface methods"
+
+
+def test_a_flow_title_of_a_plural_type_agrees(tmp_path: Path):
+    from orchestrator.authoring.ideas import flow_title
+
+    (tmp_path / "kit").mkdir()
+    (tmp_path / "kit" / "stubs.py").write_text("class Stubs:\n    def verify_stubbed_calls(self):\n        return 1\n\n\n"
+                                              "class Connection:\n    def build_request(self):\n        return 2\n")
+    p = project_mod.load(tmp_path / "kit")
+    by = {s.dotted: s for s in p.symbols()}
+    assert flow_title(by["Stubs.verify_stubbed_calls"]) == "How the stubs verify the stubbed calls"
+    assert flow_title(by["Connection.build_request"]) == "How a connection builds its request"
+
+
+def test_a_noun_title_cut_before_its_clause_drops_a_dangling_participle():
+    from orchestrator.authoring.ideas import doc_noun_title
+    from orchestrator.authoring.project import Sym
+    from orchestrator.repo.parse import Definition
+
+    d = Definition(kind="struct", name="StringRecord", qualified_name="StringRecord", signature="pub struct StringRecord",
+                   doc="A single CSV record stored as valid UTF-8 bytes.", start_line=1, end_line=2, exported=True)
+    assert doc_noun_title(Sym("src/string_record.rs", d, 0.0, "rust")) == "Single CSV record"

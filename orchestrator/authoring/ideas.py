@@ -261,9 +261,22 @@ def flow_title(s: Sym, project: str = "") -> str:
     if subject:
         if obj.lower() in subject or subject in obj.lower():
             return ""
-        who = owner if project and owner.lower() == project.lower() else f"{_article(subject)} {subject}"
+        if project and owner.lower() == project.lower():
+            who = owner
+        elif re.search(r"[^su]s$", subject):  # `Options`, `Stubs`: "How the stubs verify …", not "a stubs verifies"
+            who, verb = f"the {subject}", _plural_verb(verb)
+        else:
+            who = f"{_article(subject)} {subject}"
         return f"How {who} {verb} {'its' if len(words) == 2 else 'the'} {obj}"
     return f"{_gerund(words[0]).capitalize()} {_article(obj)} {obj}"
+
+
+def _plural_verb(verb: str) -> str:
+    """"verifies the" → "verify the": the form a plural subject takes (the first word)."""
+    first, _, rest = verb.partition(" ")
+    base = first[:-3] + "y" if first.endswith("ies") else first[:-2] \
+        if first.endswith(("ches", "shes", "sses", "xes", "zes")) else first[:-1] if first.endswith("s") else first
+    return f"{base} {rest}".strip()
 
 
 def _gerund(verb: str) -> str:
@@ -381,6 +394,8 @@ def doc_noun_title(s: Sym) -> str:
     words = _DOC_CUT.split(" " + m.group(1), maxsplit=1)[0].split()
     while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):
         words.pop()
+    if len(words) >= 3 and re.fullmatch(r"[a-z]+ed", words[-1]):
+        words.pop()  # "A single CSV record stored as …", cut at "as": the record, not "record stored"
     if not 2 <= len(words) <= 7 or not re.fullmatch(r"[A-Za-z -]+", " ".join(words)) \
             or any(w[:1].isupper() and not w.isupper() for w in words) \
             or words[0].lower() in ("way", "thing", "type", "function", "method", "helper", "wrapper", "convenience"):
