@@ -29,7 +29,8 @@ def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
     return p._keys[key]
 
 
-_ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$")
+# (Rust's `as_parts`, `as_bytes`: a cheap view of what the value holds)
+_ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$|^as_[a-z]")
 # a constructor by its name: Rust's `new`/`with_capacity`/`default`, Python's `__init__`
 _MAKER = re.compile(r"^(?:new|with_capacity|default|__init__|__new__)$")
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation

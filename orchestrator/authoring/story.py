@@ -137,7 +137,7 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
         out += [f"## {s['ov_path']}", "", setup_intro, ""] + _steps(p, setup, here, lang) + [""]
     else:
         out += [f"## {s['ov_path']}", ""]
-    out += _path_walk(p, path, here, lang) or _docs_walk(ex, s)
+    out += _path_walk(p, path, here, lang, after_setup=bool(setup)) or _docs_walk(ex, s)
     seq = sequence_diagram(p, path)  # DIAGRAM SLOT
     if seq:
         out += [seq, ""]
@@ -182,8 +182,9 @@ def _join(items: list[str], s: dict[str, str]) -> str:
     return sep.join(items[:-1]) + last + items[-1]
 
 
-def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: str) -> list[str]:
+def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: str, after_setup: bool = False) -> list[str]:
     s = phrases(lang)
+    lead = s["ov_path_then" if after_setup else "ov_path_lead"]
     if not path:
         return []
     first = path[0]
@@ -191,11 +192,11 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
         return [s["ov_path_none"].format(first=first.name, file=first.rel, line=first.d.start_line), ""]
     made = made_by(p, first)
     server = served_by(p, first)
-    intro = s["ov_path_served"].format(entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
+    intro = s["ov_path_served"].format(lead=lead, entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
                                        line=first.d.start_line, server=server) if made and server else \
-        s["ov_path_made"].format(entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
+        s["ov_path_made"].format(lead=lead, entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
                                  line=first.d.start_line) if made else \
-        s["ov_path_intro"].format(first=first.name, file=first.rel, line=first.d.start_line)
+        s["ov_path_intro"].format(lead=lead, first=first.name, file=first.rel, line=first.d.start_line)
     out = [intro, ""] + _steps(p, path, here, lang) + [""]
     # where the map lost the way (a short path), or the work goes on in an object it cannot follow
     beyond = handed_out(p, path[-1]) or (unresolved_tail(p, path[-1]) if len(path) < 4 else None)

@@ -23,13 +23,13 @@ EN = {
     "ov_arch_intro": "The book follows the code in {n} parts, in the order a newcomer explores it:",
     "ov_part_line": "- **Part {k}, {part}**: {chapters}.",
     "ov_path": "Following one call",
-    "ov_path_intro": "One call shows how the parts meet. A user calls `{first}` (`{file}`, line {line}); from there the "
+    "ov_path_intro": "{lead} A user calls `{first}` (`{file}`, line {line}); from there the "
                      "calls the code makes, each one resolved to its definition, lead down to the core:",
-    "ov_path_served": "One call shows how the parts meet. The example hands the `{type}` that `{entry}` returns to the "
+    "ov_path_served": "{lead} The example hands the `{type}` that `{entry}` returns to the "
                       "server it starts ({server}, another package's), which serves each request through its `{first}` "
                       "(`{file}`, line {line}); from "
                       "there the calls the code makes lead down to where the work is done:",
-    "ov_path_made": "One call shows how the parts meet. `{entry}` returns a `{type}`, and calling what it returns "
+    "ov_path_made": "{lead} `{entry}` returns a `{type}`, and calling what it returns "
                     "runs `{first}` (`{file}`, line {line}); from there the calls the code makes, each one resolved to "
                     "its definition, lead down to the core:",
     "ov_path_step": "{k}. `{caller}` calls `{callee}`, the {kind} in `{file}` (line {line}){where}.",
@@ -49,6 +49,7 @@ EN = {
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
+    "ov_path_lead": "One call shows how the parts meet.", "ov_path_then": "Then it runs what it set up.",
     "ov_path_setup": "The example first sets things up. Its call of `{first}` (`{file}`, line {line}) goes down "
                      "through the code like this:",
     "ov_path_docs": "The repository map cannot follow this one: no call from the entry points resolves to a single "
@@ -96,10 +97,10 @@ ZH = {
     "ov_arch_intro": "本书按新人探索代码的顺序，分 {n} 个部分讲解：",
     "ov_part_line": "- **第 {k} 部分，{part}**：{chapters}。",
     "ov_path": "跟随一次调用",
-    "ov_path_intro": "一次调用就能看出各部分如何衔接。用户调用 `{first}`（`{file}` 第 {line} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
-    "ov_path_served": "一次调用就能看出各部分如何衔接。例子把 `{entry}` 返回的 `{type}` 交给它启动的服务器（{server}，另一个包的），服务器通过 `{first}`"
+    "ov_path_intro": "{lead}用户调用 `{first}`（`{file}` 第 {line} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
+    "ov_path_served": "{lead}例子把 `{entry}` 返回的 `{type}` 交给它启动的服务器（{server}，另一个包的），服务器通过 `{first}`"
                       "（`{file}` 第 {line} 行）处理每个请求；之后代码发出的调用一路通向真正干活的地方：",
-    "ov_path_made": "一次调用就能看出各部分如何衔接。`{entry}` 返回一个 `{type}`，调用它返回的对象就会运行 `{first}`（`{file}` 第 {line} 行），"
+    "ov_path_made": "{lead}`{entry}` 返回一个 `{type}`，调用它返回的对象就会运行 `{first}`（`{file}` 第 {line} 行），"
                     "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_step": "{k}. `{caller}` 调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
     "ov_path_where": "，在[{title}]({ch}.md)中讲解",
@@ -116,6 +117,7 @@ ZH = {
     "hop_generated": "`{via}` 由构建时的代码生成器从标有 `[CreateSyncVersion]` 的 `{short}` 写出",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
+    "ov_path_lead": "一次调用就能看出各部分如何衔接。", "ov_path_then": "然后它运行准备好的东西。",
     "ov_path_setup": "例子先做准备。它对 `{first}`（`{file}` 第 {line} 行）的调用是这样穿过代码的：",
     "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",
     "ov_path_unknown": "仓库映射解析不出入口发出的调用，文档也没有示例：后面各章从入口本身讲起。",
