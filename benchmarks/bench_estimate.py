@@ -14,7 +14,8 @@ the chapters as the ones done first, the estimate from the outline's call and th
 calls; how often the final bill lies inside, below or above it, and its width over its middle.
 
 usage: python benchmarks/bench_estimate.py [stream|batch] [SOURCE_DIR] [KEEP_DIR]
-       python benchmarks/bench_estimate.py coverage WORKSPACE...   (the coverage of books already run)
+       python benchmarks/bench_estimate.py coverage WORKSPACE...   (the coverage of books already run;
+       with several, a last line over all of them: each run weighing the same, the widths of every order)
 (default: stream, a flask checkout's src; KEEP_DIR: where the workspace is kept, for a look after;
 BENCH_SEED: the fake model's seed, 7 unless set; BENCH_QUIRKS: what the model-like upstream does,
 thinking,preamble,closing,restate unless set: without `thinking`, answers carry no thinking)
@@ -55,7 +56,7 @@ def coverage(book: Book, calls: list[dict], batch: bool | None = None) -> dict:
         where["inside" if low <= total <= high else "below" if total < low else "above"] += 1
     n = len(widths)
     return {"bill": total, "orders": n, **{k: v / n for k, v in where.items()},
-            "width_median": statistics.median(widths), "width_max": max(widths)}
+            "width_median": statistics.median(widths), "width_max": max(widths), "widths": widths}
 
 
 def say_coverage(label: str, cov: dict) -> None:
@@ -66,12 +67,21 @@ def say_coverage(label: str, cov: dict) -> None:
 
 def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "coverage":
+        runs = []
         for ws in sys.argv[2:]:
             book = Book.open(Path(ws), repair=False)
             try:
-                say_coverage(ws, coverage(book, book.ledger.calls()))
+                runs.append(coverage(book, book.ledger.calls()))
+                say_coverage(ws, runs[-1])
             finally:
                 book.close()
+        if len(runs) > 1:  # every run's orders together: each run weighs the same
+            widths = [w for r in runs for w in r["widths"]]
+            mean = {k: statistics.mean(r[k] for r in runs) for k in ("inside", "below", "above")}
+            print(f"all {len(runs)} runs: inside {mean['inside']:.1%} (below {mean['below']:.1%}, above "
+                  f"{mean['above']:.1%}; the worst run {min(r['inside'] for r in runs):.0%}); width over middle median "
+                  f"{statistics.median(widths):.1%}, 90th percentile {statistics.quantiles(widths, n=10)[8]:.0%}, "
+                  f"max {max(widths):.0%}; wider than 60 %: {sum(w > 0.6 for w in widths) / len(widths):.1%} of orders")
         return 0
     mode = sys.argv[1] if len(sys.argv) > 1 else "stream"
     source = sys.argv[2] if len(sys.argv) > 2 else "/tmp/budget_corpus/flask/src"

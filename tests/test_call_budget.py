@@ -5,6 +5,7 @@ continuation too) paid for first; and the cap never crossed, through the real SD
 from __future__ import annotations
 
 import asyncio
+import shutil
 
 import pytest
 from conftest import make_example
@@ -122,3 +123,18 @@ def test_cut_answers_are_continued_within_the_cap(tmp_path, monkeypatch):
         assert billed == pytest.approx(book.ledger.spent(), rel=1e-6)  # what the API billed, all of it
     finally:
         book.close()
+
+
+@pytest.mark.slow  # three runs of a book through the fake
+def test_runs_that_each_delete_the_state_never_bill_past_the_cap(fake_api, tmp_path):  # noqa: F811
+    """`book run; rm -rf output/.book`, three times against $0.30: what the fake API billed over
+    all of them (not what a ledger says) stays within the cap, and the first run spends most of it."""
+    fake_api.answerer = answerer(0)
+    ws = make_example(tmp_path / "ws", budget_usd=0.30, max_chapters=8, batch_size=4)
+    billed = []
+    for _ in range(3):
+        code, summary = run_book(ws, provider=AnthropicProvider(concurrency=4, base_delay=0.01))
+        assert code == 3 and "budget" in summary.needs_human
+        shutil.rmtree(ws / "output/.book")
+        billed.append(official_bill(fake_api.billed))
+    assert 0.20 <= billed[0] and billed[-1] <= 0.30, billed

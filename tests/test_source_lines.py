@@ -98,16 +98,21 @@ def test_through_the_fake_api_the_numbers_reach_the_researcher_and_its_citations
         api.stop()
     src = ws / "src"
     research = [b for b in bodies if role_of(b) == "researcher"]
-    assert research
-    for b in research:  # every numbered line the researcher is shown is that line of the file
+    r1 = [b for b in bodies if role_of(b) == "r1"]
+    assert research and r1
+    shown = {}
+    for b in research + r1:  # every numbered line the researcher and R1 are shown is that line of the file
         prompt = _text(b["messages"][0]["content"])
+        shown[id(b)] = 0
         for m in re.finditer(r"^(`{3,})\w* file=(\S+)\n(.*?)^\1[ \t]*$", prompt, re.M | re.S):
+            shown[id(b)] += 1
             lines = (src / m.group(2)).read_text().split("\n")
             rows = [ln for ln in m.group(3).split("\n") if ln]
             assert rows and all(re.match(r"^ *\d+→", ln) for ln in rows), m.group(2)
             for ln in rows:
                 n, code_ = ln.split("→", 1)
                 assert lines[int(n) - 1] == code_
+    assert all(shown.values())  # each of them was shown at least one numbered file
     # R1 checks the draft's ranges and the writer cites lines: both are shown numbered lines too (issue 36)
     for b in [b for b in bodies if role_of(b) in ("r1", "writer")]:
         assert re.search(r"^ *\d+→", _text(b["messages"][0]["content"]), re.M), role_of(b)
