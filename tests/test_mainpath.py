@@ -1439,3 +1439,28 @@ def test_a_ruby_constant_is_looked_up_through_its_modules_and_new_runs_initializ
     # `Connection.new(` inside `module Faradayy` is `Faradayy::Connection`, and `new` runs `initialize`
     assert path[:2] == ["Faradayy::new", "Faradayy::Connection::initialize"], path
     _steps_hold(p, _walk(p))
+
+
+def test_a_call_on_what_a_call_returns_is_the_returned_types_method(tmp_path: Path):
+    from orchestrator.authoring.facts import all_calls
+
+    code = '''class Signer:
+    def get_signature(self, value):
+        return value
+
+    def sign(self, value):
+        return value + self.get_signature(value)
+
+
+class Serializer:
+    def make_signer(self, salt=None) -> "Signer":
+        return Signer()
+
+    def dumps(self, obj, salt=None):
+        payload = str(obj)
+        return self.make_signer(salt).sign(payload)
+'''
+    p = load(_write(tmp_path / "repo", {"dang/serializer.py": code}))
+    dumps = next(s for s in p.symbols() if s.dotted == "Serializer.dumps")
+    # `make_signer` declares it returns a `Signer`: what `.sign(` then calls is `Signer.sign`
+    assert [c.dotted for c in all_calls(p, dumps)] == ["Serializer.make_signer", "Signer.sign"]

@@ -299,6 +299,22 @@ class Resolver:
         return [x for x in self.by_short.get(name, ()) if "." not in x.dotted and x.kind != "macro"
                 and x.lang == "rust" and stem(x.rel) == module]
 
+    def chained(self, inner: Sym, method: str) -> Sym | None:
+        """`loadServiceMethod(m).invoke(…)`, `self.make_signer(salt).sign(…)`, `ureq::get(u).call()`:
+        the method of the one project type `inner` declares it returns (its head: `ServiceMethod<?>`,
+        `RequestBuilder<WithoutBody>`, `-> "Signer"`), or None."""
+        if inner.lang in ("java", "csharp"):
+            ret = _java_result(inner)
+        else:
+            from .signature import signature_parts
+
+            ret = signature_parts(inner)[1]
+        head = re.match(r"""\s*['"]?&?(?:'\w+\s+)?(?:mut\s+)?(?:(?:crate|self|super)::)?(?:\w+::)*([A-Za-z_]\w*)""", ret or "")
+        if head is None or head.group(1) in ("Self", "self") or not self._is_type(head.group(1)):
+            return None
+        hit = list(self.by_dotted.get(f"{head.group(1)}.{method}", ()))
+        return hit[0] if len(hit) == 1 else None
+
     def _ruby_constant(self, parts: list[str]) -> list[Sym]:
         """`Utils.deep_merge(` inside `module Faraday` is `Faraday::Utils.deep_merge` (Ruby looks a
         constant up through the modules the code is written in, innermost first); `Connection.new(`

@@ -282,7 +282,16 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
         on_side = code.count("\n", 0, m.start()) in side
         last = m.start() if outer else (found[key][2] if key in found else -1)
         found[key] = (hit, on_side if key not in found else found[key][1] and on_side, last)
+        chain = _CHAINED.match(code, m.end() + len(args) + 1)  # `loadServiceMethod(m).invoke(…)`
+        nxt = res.chained(hit, chain.group(1)) if chain is not None else None
+        if chain is not None and nxt is not None and (nxt.rel, nxt.d.start_line) != (s.rel, s.d.start_line):
+            key = (nxt.rel, nxt.name, nxt.d.start_line)
+            at = chain.start(1) if outer else (found[key][2] if key in found else -1)
+            found[key] = (nxt, on_side if key not in found else found[key][1] and on_side, at)
     return list(found.values())
+
+
+_CHAINED = re.compile(r"\s*\.\s*([A-Za-z_]\w*)\s*\(")
 
 
 _DECL_BEFORE = re.compile(r"(?<![\w$])([A-Za-z_]\w*|[>*&\]])[ \t]+$")
