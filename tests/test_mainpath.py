@@ -1464,3 +1464,10 @@ class Serializer:
     dumps = next(s for s in p.symbols() if s.dotted == "Serializer.dumps")
     # `make_signer` declares it returns a `Signer`: what `.sign(` then calls is `Signer.sign`
     assert [c.dotted for c in all_calls(p, dumps)] == ["Serializer.make_signer", "Signer.sign"]
+
+
+def test_a_router_registered_with_http_handle_is_served_not_its_own_handle(tmp_path: Path):
+    readme = HTTPROUTER_README.replace('log.Fatal(http.ListenAndServe(":8080", router))', 'http.Handle("/", router)')
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "go.mod": "module example.com/rt\n", "router.go": HTTPROUTER_GO}))
+    # `http.Handle` hands the router to Go's default server (not the router's own `Handle`, a set-up call)
+    assert _path(p) == ["Router.ServeHTTP", "node.getValue"]

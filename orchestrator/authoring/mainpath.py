@@ -316,7 +316,7 @@ def _final_call(p: Project, code: str) -> Sym | None:
 
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
 _SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
-                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start)\s*\(")
+                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)\s*\(")
 SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
 
 
@@ -325,7 +325,8 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
     http.ListenAndServe(":3000", r)`, `cmd.Run(ctx, os.Args)`), the run is the call to follow: its
     start (the method or function of that name, or, when another package's server is handed a value
     of the project, what the server runs on it: `made_by`'s `ServeHTTP`) outweighs the set-up calls."""
-    runs = [m for m in _SERVING.finditer(code)]
+    # Go's `http.Handle("/", r)` registers the value with the default server; a project's own `r.Handle` is set-up
+    runs = [m for m in _SERVING.finditer(code) if m.group(2) != "Handle" or m.group(1) == "http"]
     if not runs:
         final = _final_call(p, code)
         if final is None:
@@ -341,7 +342,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
         made = re.search(rf"\blet\s+(?:mut\s+)?{arg}\s*=\s*([A-Z]\w*)::", code)
         if made and any(x.kind in ("struct", "class", "enum") for x in p.find(made.group(1))):
             p._keys[("served_type",)] = made.group(1)
-    own = {s.short for s, _ in starts}
+    own = {s.short for s, _ in starts} - {"Handle"}  # (`http.Handle` is always the other package's)
     out = list(starts)
     if verb in own:
         out = [(s, SERVING_BONUS if s.short == verb else b) for s, b in out]
