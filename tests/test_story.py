@@ -208,3 +208,20 @@ def test_a_noun_title_cut_before_its_clause_drops_a_dangling_participle():
     d = Definition(kind="struct", name="StringRecord", qualified_name="StringRecord", signature="pub struct StringRecord",
                    doc="A single CSV record stored as valid UTF-8 bytes.", start_line=1, end_line=2, exported=True)
     assert doc_noun_title(Sym("src/string_record.rs", d, 0.0, "rust")) == "Single CSV record"
+
+
+def test_chapter_one_must_follow_the_main_path_whoever_writes_it():
+    from orchestrator.checks import check_structure
+
+    path = ("Schema.dump", "Schema._serialize", "Field.serialize", "Field._serialize")
+    body = "\n\n".join(["# shapely at a glance", "Intro words here. " * 40, "## A first example",
+                        "```python\nschema.dump(album)\n```", "## Following one call", "{walk}", "## Summary", "Done. " * 30])
+    walk = "1. `Schema.dump` calls `Schema._serialize`.\n2. `Schema._serialize` calls `Field.serialize`."
+    found = [f for f in check_structure(body.format(walk=walk), first=True, path=path) if f.check == "r3.overview"]
+    assert found == []
+    found = [f for f in check_structure(body.format(walk="It calls other code."), first=True, path=path)
+             if f.check == "r3.overview"]
+    assert found and found[0].severity == "major" and "`Schema.dump` → `Schema._serialize`" in found[0].message
+    # not chapter 1, or no path the map could trace: nothing asked
+    assert not [f for f in check_structure(body.format(walk="x"), first=False, path=path) if f.check == "r3.overview"]
+    assert not [f for f in check_structure(body.format(walk="x"), first=True, path=("main",)) if f.check == "r3.overview"]

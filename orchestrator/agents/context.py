@@ -173,15 +173,28 @@ def _checked(kind: str, ctx: dict[str, Any], book, ch: str, mem: memoryfiles.Lon
         return _copy(book.memo[key])
     if kind == "structure":
         first = bool(o and o.chapters and o.chapters[0].id == ch)  # chapter 1: the big picture (issue 23)
-        key = ("check", kind, draft, book.cfg.language, first)
+        path = _main_path(book) if first else ()
+        key = ("check", kind, draft, book.cfg.language, first, path)
         if key not in book.memo:
-            book.memo[key] = {"findings": _findings(checks.check_structure(draft, language=book.cfg.language, first=first))}
+            book.memo[key] = {"findings": _findings(checks.check_structure(draft, language=book.cfg.language, first=first,
+                                                                           path=path))}
         return _copy(book.memo[key])
     if kind == "merge":
         # read strictly: a reviewer's file a person edited into something unreadable names its file and line
         fs = [f for k in REVIEWERS for f in parse_review(ctx[k], file=STEPS[k].file(ch)).review.findings]
         return {"findings": _findings(fs), "blocked": checks.blocking(fs)}
     raise KeyError(f"unknown check kind {kind!r} in the step registry")
+
+
+def _main_path(book) -> tuple[str, ...]:
+    """The names of chapter 1's main path, as the front matter gives them to every writer (issue 35)."""
+    if "main_path" not in book.memo:
+        from ..authoring.mainpath import central_path
+        from ..authoring.overview import entry_points
+
+        p = _project(book)
+        book.memo["main_path"] = tuple(s.name for s in central_path(p, entry_points(p)))
+    return book.memo["main_path"]
 
 
 def _front(book) -> str:

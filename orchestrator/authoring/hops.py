@@ -17,7 +17,8 @@ framework or runtime by which one definition's work goes on in another without a
   `StringRecordsIter`) runs its `next` when looped over;
 * apply: JavaScript's `f.call(this, …)`, `f.apply(…)` and `f.bind(this)` (called later) run `f`;
 * generated: C#'s `Name(…)`, written by a source generator from the `NameAsync` marked
-  `[CreateSyncVersion]`, runs that method's code.
+  `[CreateSyncVersion]`, runs that method's code;
+* implemented: an abstract or interface method runs its one implementation.
 
 Each hop is a line of the caller's code (and, for a field, the line that fills it), so a traced
 step still cites what it says."""
@@ -50,7 +51,7 @@ _FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|
 class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
-    how: str  # served | future | iterated | field | local | deferred | apply | generated
+    how: str  # served | future | iterated | field | local | deferred | apply | generated | implemented
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -324,6 +325,47 @@ def generated(p: Project, s: Sym) -> list[Hop]:
     return out
 
 
+def _bodiless(p: Project, s: Sym) -> bool:
+    """An abstract or interface method: a declaration with no body of its own."""
+    text = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+    if s.lang == "python":
+        above = p.lines_of(s.rel)[max(0, s.d.start_line - 3):s.d.start_line - 1]
+        body = [ln.strip() for ln in text.splitlines()[1:] if ln.strip() and not ln.strip().startswith(("#", '"', "'"))]
+        return any("abstractmethod" in ln for ln in above) or body in (["raise NotImplementedError"], ["..."], ["pass"])
+    return s.lang in ("java", "csharp", "typescript", "kotlin", "scala", "swift") and "{" not in text.split("=>")[0]
+
+
+def _subtype(p: Project, sub: str, sup: str, depth: int = 3) -> bool:
+    """Type `sub` extends or implements `sup` (its declaration names it), directly or through a few."""
+    if depth == 0:
+        return False
+    for t in (x for x in p.find(sub.rsplit(".", 1)[-1]) if x.dotted == sub and x.kind in ("class", "struct", "interface")):
+        head = re.split(r"\{", " ".join(t.d.signature.split()), maxsplit=1)[0]
+        m = re.search(r"\b(?:extends|implements)\b(.*)$|\bclass\s+\w+(?:<[^{]*?>)?\s*[:(](.*)$", head)
+        named = set(re.findall(r"[A-Za-z_]\w*", (m.group(1) or m.group(2) or "") if m else ""))
+        if sup.rsplit(".", 1)[-1] in named or any(_subtype(p, n, sup, depth - 1) for n in named if n != sub):
+            return True
+    return False
+
+
+def implemented(p: Project, s: Sym) -> list[Hop]:
+    """An abstract or interface method runs the one implementation its subtypes give (retrofit's
+    `ServiceMethod.invoke` is `HttpServiceMethod.invoke`; a subclass of that one overrides nothing
+    more); none when several classes implement it apart."""
+    owner = _owner(s)
+    if not owner or s.kind != "method" or not _bodiless(p, s):
+        return []
+    impls = [x for x in p.find(s.short) if x.short == s.short and x.kind == "method" and x.lang == s.lang
+             and _owner(x) and _owner(x) != owner and not _bodiless(p, x) and _subtype(p, _owner(x), owner)]
+    roots = [x for x in impls if not any(y is not x and _subtype(p, _owner(x), _owner(y)) for y in impls)]
+    if len({(x.rel, x.d.start_line) for x in roots}) != 1:
+        return []
+    hit = roots[0]
+    decl = next((t for t in p.find(_owner(hit).rsplit(".", 1)[-1]) if t.dotted == _owner(hit)), None)
+    return [Hop(hit, s.d.start_line, "implemented", owner.rsplit(".", 1)[-1],
+                (decl.rel, decl.d.start_line) if decl is not None else None)]
+
+
 def hops(p: Project, s: Sym) -> list[Hop]:
     """The hops out of `s` to definitions the map's own calls do not already reach, one per callee,
     on its main line (not in an error's branch: cobra's `cmd.UsageString()` after a failure)."""
@@ -336,7 +378,8 @@ def hops(p: Project, s: Sym) -> list[Hop]:
         code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
         side = {s.d.start_line + k for k in branch_lines(code, s.lang)}  # an error's branch: no step of the path
         out: dict[tuple[str, int], Hop] = {}
-        for find in (served, served_generic, awaited, field_methods, locals_made, deferred, applied, generated):
+        for find in (served, served_generic, awaited, field_methods, locals_made, deferred, applied, generated,
+                     implemented):
             for h in find(p, s):
                 at = (h.callee.rel, h.callee.d.start_line)
                 if at not in known and at not in out and at != (s.rel, s.d.start_line) and h.at not in side:

@@ -46,6 +46,7 @@ EN = {
     "hop_future": "it returns a `{type}`, and awaiting one runs the future its `{via}` impl makes",
     "hop_iterated": "it returns a `{type}`, and looping over one runs its `{short}` for each item",
     "hop_generated": "`{via}` is written at build time from `{short}`, marked `[CreateSyncVersion]`",
+    "hop_implemented": "`{via}` only declares it, and `{type}` is the one type that implements it",
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
@@ -115,6 +116,7 @@ ZH = {
     "hop_future": "它返回一个 `{type}`，await 它会运行其 `{via}` 实现生成的 future",
     "hop_iterated": "它返回一个 `{type}`，遍历它时每一项都会运行其 `{short}`",
     "hop_generated": "`{via}` 由构建时的代码生成器从标有 `[CreateSyncVersion]` 的 `{short}` 写出",
+    "hop_implemented": "`{via}` 只声明了它，实现它的只有 `{type}` 一个类型",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
     "ov_path_lead": "一次调用就能看出各部分如何衔接。", "ov_path_then": "然后它运行准备好的东西。",

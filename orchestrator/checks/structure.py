@@ -17,14 +17,17 @@ _ONE_SYMBOL = re.compile(r"^`[^`]+`$")
 
 
 def check_structure(md: str, *, language: str = "en", min_words: int = 300,
-                    max_words: int = 6000, first: bool = False) -> list[Finding]:
+                    max_words: int = 6000, first: bool = False, path: tuple[str, ...] = ()) -> list[Finding]:
     """R3: one H1, at least two `##` sections, length within bounds (outside code and comments),
     closed fences, no heading level jumps, no empty sections; and the shape of issue 23: the
     chapter tells (not more than half of its sections one symbol each), no filler sentence, the
     articles and "is a <verb>" right; chapter 1 (`first`) is the big picture: it quotes a usage
-    example in a code block."""
+    example in a code block, and follows the main path (`path`: the names of the calls the map
+    traces from where a user's call begins) through most of its steps."""
     out = Collected()
     _check_shape(md, out, language=language, first=first)
+    if first and len(path) > 1:
+        _check_path(md, out, path)
     blocks, lines, in_code = scan_fences(md)
     for b in blocks:
         if not b.closed:
@@ -63,6 +66,18 @@ def check_structure(md: str, *, language: str = "en", min_words: int = 300,
             out.add("r3.sections", "minor", n,
                     f"section '{text}' is empty; write its text or remove the heading")
     return sorted_findings(out)
+
+
+def _check_path(md: str, out: Collected, path: tuple[str, ...]) -> None:
+    """Chapter 1 follows the main path: of its names, at least three (all of a shorter path) are
+    written as code in the chapter (`Schema.dump`, or `dump` alone)."""
+    spans = {w for span in re.findall(r"`([^`\n]+)`", md) for w in re.split(r"\.|::|#|\(|\s", span) if w}
+    short = [re.split(r"\.|::|#", n)[-1] for n in path]
+    met = [n for n, sh in zip(path, short) if sh in spans]
+    if len(met) < min(3, len(path)):
+        out.add("r3.overview", "major", 0,
+                "chapter 1 is the big picture: follow the main path one call at a time, each step a call the code "
+                "makes, citing its lines: " + " → ".join(f"`{n}`" for n in path))
 
 
 def _check_shape(md: str, out: Collected, *, language: str, first: bool) -> None:
