@@ -1471,3 +1471,26 @@ def test_a_router_registered_with_http_handle_is_served_not_its_own_handle(tmp_p
     p = load(_write(tmp_path / "repo", {"README.md": readme, "go.mod": "module example.com/rt\n", "router.go": HTTPROUTER_GO}))
     # `http.Handle` hands the router to Go's default server (not the router's own `Handle`, a set-up call)
     assert _path(p) == ["Router.ServeHTTP", "node.getValue"]
+
+
+def test_an_abstract_method_runs_its_one_implementation_and_two_are_no_way(tmp_path: Path):
+    from orchestrator.authoring.hops import hops
+
+    files = {
+        "src/main/java/retro/ServiceMethod.java": "package retro;\n\nabstract class ServiceMethod<T> {\n"
+                                                   "  abstract T invoke(Object[] args);\n}\n",
+        "src/main/java/retro/HttpServiceMethod.java": "package retro;\n\nabstract class HttpServiceMethod<R> extends ServiceMethod<R> {\n"
+                                                       "  @Override\n  final R invoke(Object[] args) {\n    return adapt(args);\n  }\n\n"
+                                                       "  protected abstract R adapt(Object[] args);\n}\n",
+        "src/main/java/retro/CallAdapted.java": "package retro;\n\nfinal class CallAdapted<R> extends HttpServiceMethod<R> {\n"
+                                                 "  @Override\n  protected R adapt(Object[] args) {\n    return null;\n  }\n}\n",
+        "src/main/java/retro/Suspended.java": "package retro;\n\nfinal class Suspended<R> extends HttpServiceMethod<R> {\n"
+                                               "  @Override\n  protected R adapt(Object[] args) {\n    return null;\n  }\n}\n",
+    }
+    p = load(_write(tmp_path / "repo", files))
+    by = {s.dotted: s for s in p.symbols()}
+    # `ServiceMethod.invoke` is declared only; `HttpServiceMethod.invoke` is the one that runs (its
+    # subclasses override `adapt`, not `invoke`); `adapt` has two implementations: no way to pick
+    assert [(h.callee.dotted, h.how, h.via) for h in hops(p, by["ServiceMethod.invoke"])] == \
+        [("HttpServiceMethod.invoke", "implemented", "ServiceMethod")]
+    assert hops(p, by["HttpServiceMethod.adapt"]) == []
