@@ -1420,6 +1420,7 @@ def test_a_setting_is_a_flag_tested_as_it_is_not_a_field_compared_or_passed():
     assert not _option("        if self.callback is not None:", ("self",))
     assert not _option("\tif h := root.getValue(path, r.getParams); h != nil {", ("r",))
     assert not _option("        if self._hooks[POST_DUMP]:", ("self",))
+    assert not _option("    if (this._actionHandler) {", ("this",))  # a held function, run when given
 
 
 def test_a_ruby_constant_is_looked_up_through_its_modules_and_new_runs_initialize(tmp_path: Path):

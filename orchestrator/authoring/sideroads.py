@@ -88,9 +88,17 @@ def _option(line: str, recv: tuple[str, ...]) -> bool:
     dot = {r: "" if r == "@" else r"\." for r in recv}  # Ruby's `@debug` is the object's own field
     # a flag tested as it is (`r.HandleOPTIONS &&`, `not self.debug`), not a field compared with
     # something (`if self.callback is not None:` runs the callback the object holds: the work itself)
-    return any(re.search(rf"(?:^|[!(]|&&|\|\||\b(?:not|and|or)\b)\s*{re.escape(r)}{dot[r]}[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\s*"
-                         rf"(?:$|&&|\|\||\)|\b(?:and|or)\b)", cond.strip())
-               for r in recv)
+    # (a held function tested for presence, `if (this._actionHandler)`, is the work: run when given)
+    for r in recv:
+        for m in re.finditer(rf"(?:^|[!(]|&&|\|\||\b(?:not|and|or)\b)\s*{re.escape(r)}{dot[r]}((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)"
+                             rf"\s*(?:$|&&|\|\||\)|\b(?:and|or)\b)", cond.strip()):
+            if not _HELD.search(m.group(1)):
+                return True
+    return False
+
+
+# the name of a field that holds code to run, not a setting
+_HELD = re.compile(r"(?i)(?:handler|callback|hook|action|listener|fn|func|function|middleware|app|delegate)$")
 
 
 # A block run only under a condition: an `if`/`else`, a `switch`/`match`/`case`, Ruby's `unless`
