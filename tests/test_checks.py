@@ -195,6 +195,15 @@ def test_tabs_in_source_match_spaces_in_block(src):
     assert check_code(md, src) == ([], code_blocks(md))
 
 
+def test_a_tab_inside_a_line_is_the_same_line_whatever_its_indentation(src):
+    # echo's aligned comments (a backticked word, a space and two tabs, then text), quoted with its tabs
+    (src / "server" / "csrf.go").write_text("package server\n\ntype C struct {\n\t// - `same-site` \t\tsame domain\n\tX int\n}\n")
+    for code in ("type C struct {\n\t// - `same-site` \t\tsame domain\n\tX int\n}",
+                 "// - `same-site` \t\tsame domain\nX int"):
+        md = md_block(code, "go file=server/csrf.go")
+        assert check_code(md, src) == ([], code_blocks(md)), code
+
+
 def test_wrong_relative_indentation_is_blocking(src):
     md = md_block("""
         if len(self._data) > 1000:

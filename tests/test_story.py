@@ -225,3 +225,12 @@ def test_chapter_one_must_follow_the_main_path_whoever_writes_it():
     # not chapter 1, or no path the map could trace: nothing asked
     assert not [f for f in check_structure(body.format(walk="x"), first=False, path=path) if f.check == "r3.overview"]
     assert not [f for f in check_structure(body.format(walk="x"), first=True, path=("main",)) if f.check == "r3.overview"]
+
+
+def test_a_usage_sentence_never_says_a_name_is_called():
+    # the name quoted in use may be a type (`[]*ProxyTarget{…}`): R1 rejects "calls `ProxyTarget`"
+    from orchestrator.authoring.variety import VARY_EN as VARIANTS
+
+    for key in ("usage_same_test", "usage_intro_more", "usage_after", "usage_in_test"):
+        for text in VARIANTS.get(key, []):
+            assert "calls `{name}`" not in text, (key, text)

@@ -194,7 +194,7 @@ _EXTS = frozenset((
 _LITERAL_RE = re.compile(r"""^(?:[-+]?v?\d[\w.+-]*|["'].*|True|False|None)$""")
 _PATH_RE = re.compile(r"^(?:\./)?[\w@+-][\w.@+-]*(?:/[\w.@+-]+)*/?$")
 _SYMBOL_RE = re.compile(r"^@?([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)(\([^()]*\))?$")
-_Src = list[tuple[int, str, str]]  # a source file's non-blank lines: (number, tabs expanded, stripped)
+_Src = list[tuple[int, str, str]]  # a source file's non-blank lines: (number, tabs expanded, its words: _words)
 
 
 def _resolve(root: Path, rel: str) -> tuple[str | None, Path | None]:
@@ -219,6 +219,12 @@ def _resolve(root: Path, rel: str) -> tuple[str | None, Path | None]:
     return f"cannot be read ({why})", None
 
 
+def _words(line: str) -> str:
+    """A line's text with its runs of blanks as one space: a tab inside a line (echo aligns its
+    comments with tabs after a word) is spaces once a quote's tabs are expanded."""
+    return " ".join(line.split())
+
+
 def _shape(lines: list[str]) -> tuple[int, ...]:
     """Relative indentation: the rank of each line's indent among the indents of the piece.
     Two pieces with the same shape differ only in indentation width (tabs vs spaces, 2 vs 4)."""
@@ -229,7 +235,7 @@ def _shape(lines: list[str]) -> tuple[int, ...]:
 
 def _find_piece(piece: list[str], src: _Src, pos: int) -> int | None:
     """Where the piece starts in src at or after pos: same lines, same indentation shape."""
-    content, shape, n = [ln.strip() for ln in piece], _shape(piece), len(piece)
+    content, shape, n = [_words(ln) for ln in piece], _shape(piece), len(piece)
     for i in range(pos, len(src) - n + 1):
         if src[i][2] == content[0] and [s[2] for s in src[i : i + n]] == content \
                 and _shape([s[1] for s in src[i : i + n]]) == shape:
@@ -254,7 +260,7 @@ def _why_missing(pieces: list[list[str]], src: _Src) -> str:
     for piece in pieces:
         if _find_piece(piece, src, 0) is not None:
             continue
-        content, best = [ln.strip() for ln in piece], 0
+        content, best = [_words(ln) for ln in piece], 0
         for i in range(len(src)):
             k = 0
             while k < len(content) and i + k < len(src) and src[i + k][2] == content[k]:
@@ -415,7 +421,7 @@ def check_code(md: str, source_dir: Path, *, state_db: Path | None = None, index
                 out.add("r1.code", "blocking", b.line, f"code block at line {b.line} cites {b.file}, "
                         f"which cannot be read ({e})")
                 continue
-            sources[path] = [(n, ln.expandtabs(8).rstrip(), ln.strip())
+            sources[path] = [(n, ln.expandtabs(8).rstrip(), _words(ln))
                              for n, ln in enumerate(split_lines(text), 1) if ln.strip()]
         finding, ok = _verify_block(b, sources[path])
         out += [finding] if finding else []
