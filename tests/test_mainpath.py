@@ -1495,3 +1495,27 @@ def test_an_abstract_method_runs_its_one_implementation_and_two_are_no_way(tmp_p
     assert [(h.callee.dotted, h.how, h.via) for h in hops(p, by["ServiceMethod.invoke"])] == \
         [("HttpServiceMethod.invoke", "implemented", "ServiceMethod")]
     assert hops(p, by["HttpServiceMethod.adapt"]) == []
+
+
+def test_the_examples_last_call_on_what_it_built_may_span_lines_and_be_printed_after(tmp_path: Path):
+    readme = ("# diffy\n\n```java\nDiffRowGenerator generator = DiffRowGenerator.create()\n        .showInlineDiffs(true)\n"
+              "        .build();\nList<DiffRow> rows = generator.generateDiffRows(\n        Arrays.asList(\"a\"),\n"
+              "        Arrays.asList(\"b\"));\nSystem.out.println(rows.get(0).getOldLine());\n```\n")
+    gen = ("package diffy;\n\npublic final class DiffRowGenerator {\n"
+           "  public static Builder create() {\n    return new Builder();\n  }\n\n"
+           "  public List<DiffRow> generateDiffRows(List<String> original, List<String> revised) {\n"
+           "    return generateDiffRows(original, DiffUtils.diff(original, revised));\n  }\n\n"
+           "  public List<DiffRow> generateDiffRows(List<String> original, Patch patch) {\n"
+           "    return buildRows(original, patch);\n  }\n\n"
+           "  private List<DiffRow> buildRows(List<String> original, Patch patch) {\n    return null;\n  }\n\n"
+           "  public static class Builder {\n    public Builder showInlineDiffs(boolean v) {\n      return this;\n    }\n\n"
+           "    public DiffRowGenerator build() {\n      return new DiffRowGenerator();\n    }\n  }\n}\n")
+    utils = ("package diffy;\n\npublic final class DiffUtils {\n  public static Patch diff(List<String> a, List<String> b) {\n"
+             "    return Myers.compute(a, b);\n  }\n}\n")
+    myers = ("package diffy;\n\nfinal class Myers {\n  static Patch compute(List<String> a, List<String> b) {\n"
+             "    return Myers.build(a);\n  }\n\n  static Patch build(List<String> a) {\n    return null;\n  }\n}\n")
+    root = "src/main/java/diffy/"
+    p = load(_write(tmp_path / "repo", {"README.md": readme, root + "DiffRowGenerator.java": gen, root + "DiffUtils.java": utils,
+                                        root + "Myers.java": myers}))
+    # the run is `generator.generateDiffRows(…)` over three lines, then a print of its result
+    assert _path(p)[0] == "DiffRowGenerator.generateDiffRows", _path(p)

@@ -287,31 +287,48 @@ def _made_from(p: Project, e: Sym) -> Sym | None:
     return (same or hit)[0] if len(same or hit) == 1 else None
 
 
-def _final_call(p: Project, code: str) -> Sym | None:
-    """The method an example ends with on an object it built (javapoet's `javaFile.writeTo(System.out)`
-    after `JavaFile javaFile = JavaFile.builder(…).build()`), when it calls it only there: the object
-    was set up to be run by that call. Not a call on what another call returned (`r.json()`)."""
-    lines = [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith(("//", "#", ">>> #", "}", ")"))]
-    # the last line that calls something: a call on a variable, its result kept or not
-    # (FluentValidation's `ValidationResult results = validator.Validate(customer);`, then only reads)
-    last = next((ln for ln in reversed(lines) if re.search(r"[\w$]\s*\(", ln)), "")
-    m = re.match(r"\s*(?:>>>\s*)?(?:(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(",
-                 last)
-    if m is None or len(re.findall(rf"\.\s*{m.group(2)}\s*\(", code)) > 1:
-        return None
-    var = re.escape(m.group(1))
-    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{var}\s*=|\b{var}\s*:?=\s*(?:new\s+|&)?([A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()",
-                    code)
-    name = typ and (typ.group(1) or typ.group(2))
+def _built_type(p: Project, code: str, var: str) -> str:
+    """The project class an example's variable is built from (`JavaFile javaFile = …`, `x = T(…)`,
+    `let x = T::new(…)`, or a class the example defines on one: `class CustomerValidator :
+    AbstractValidator<Customer>`), or ''."""
+    v = re.escape(var)
+    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?([A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()", code)
+    name = typ.group(1) or typ.group(2) if typ else ""
     if name and not any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name):
-        # a class the example itself defines on a type of the project (`class CustomerValidator :
-        # AbstractValidator<Customer>`): what it runs is that type's method
         base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
         name = base.group(1) if base else ""
-    if not name or not any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name):
-        return None
-    hit = [x for x in p.find(m.group(2)) if x.dotted == f"{name}.{m.group(2)}" and x.kind == "method"]
-    return max(hit, key=lambda x: x.lines) if hit else None  # of overloads, the one that does the work
+    return name if name and any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name) else ""
+
+
+def _final_call(p: Project, code: str) -> list[Sym]:
+    """The method (its overloads) an example ends with on an object it built (javapoet's
+    `javaFile.writeTo(System.out)` after `JavaFile javaFile = JavaFile.builder(…).build()`), when it
+    calls it only there: the object was set up to be run by that call. Not a call on what another
+    call returned (`r.json()`)."""
+    # the last statement that calls a method on a value the example built, its result kept or not
+    # (FluentValidation's `ValidationResult results = validator.Validate(customer);`, then only reads;
+    # java-diff-utils' `rows = generator.generateDiffRows(⏎ Arrays.asList(…), …)` over three lines,
+    # then a `System.out.println(…)` of the result); the calls inside its arguments are not statements
+    from .callres import call_args
+
+    stmts: list[re.Match[str]] = []
+    end = 0
+    for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
+                         r"([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(", code):
+        if m.start() >= end:
+            stmts.append(m)
+            end = m.end() + len(call_args(code, m.end() - 1)) + 1
+    for m in reversed(stmts):
+        name = _built_type(p, code, m.group(1))
+        if name:
+            break
+    else:
+        return []
+    if len(re.findall(rf"\.\s*{m.group(2)}\s*\(", code)) > 1:
+        return []
+    # every overload of that name (`generateDiffRows(List, List)` hands to `generateDiffRows(List, Patch)`
+    # through `DiffUtils.diff`): the path that goes deepest is the one central_path follows
+    return [x for x in p.find(m.group(2)) if x.dotted == f"{name}.{m.group(2)}" and x.kind == "method"]
 
 
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
@@ -329,10 +346,8 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
     runs = [m for m in _SERVING.finditer(code) if m.group(2) != "Handle" or m.group(1) == "http"]
     if not runs:
         final = _final_call(p, code)
-        if final is None:
-            return starts
-        out = [(x, b) for x, b in starts if x is not final]
-        return out + [(final, SERVING_BONUS)]
+        out = [(x, b) for x, b in starts if all(x is not f for f in final)]
+        return out + [(f, SERVING_BONUS) for f in final] if final else starts
     m = runs[-1]
     verb = m.group(2)
     from .callres import call_args
