@@ -1517,5 +1517,10 @@ def test_the_examples_last_call_on_what_it_built_may_span_lines_and_be_printed_a
     root = "src/main/java/diffy/"
     p = load(_write(tmp_path / "repo", {"README.md": readme, root + "DiffRowGenerator.java": gen, root + "DiffUtils.java": utils,
                                         root + "Myers.java": myers}))
-    # the run is `generator.generateDiffRows(…)` over three lines, then a print of its result
+    # the run is `generator.generateDiffRows(…)` over three lines, then a print of its result: both
+    # overloads are where the user's call may begin, above the set-up calls
+    from orchestrator.authoring.mainpath import SERVING_BONUS, _starts
+
+    runs = [s.name for s, bonus in _starts(p, entry_points(p)) if bonus == SERVING_BONUS]
+    assert runs == ["DiffRowGenerator.generateDiffRows"] * 2, runs
     assert _path(p)[0] == "DiffRowGenerator.generateDiffRows", _path(p)
