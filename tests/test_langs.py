@@ -99,7 +99,11 @@ def test_a_grammar_reads_definitions_docs_calls_and_imports(lang, rel, want, use
 def test_csharp_xml_doc_is_read_as_its_words() -> None:
     send = defs(parsed("csharp", "ISender.cs"))["ISender.Send"]
     assert "<summary>" not in send.doc and "<param" not in send.doc
-    assert "request: Request object" in send.doc  # <param name="request">Request object</param>
+    assert "@param request Request object" in send.doc  # <param name="request">Request object</param>
+    from orchestrator.text import docstrings
+
+    # read as the doc's parameter list, as Javadoc's tags are (the writer lists them, once per chapter)
+    assert [(x.name, x.text) for x in docstrings.parse(send.doc, "csharp").params][:1] == [("request", "Request object")]
 
 
 def test_signatures_stop_at_the_body_and_name_the_parameters() -> None:

@@ -234,3 +234,22 @@ def test_a_usage_sentence_never_says_a_name_is_called():
     for key in ("usage_same_test", "usage_intro_more", "usage_after", "usage_in_test"):
         for text in VARIANTS.get(key, []):
             assert "calls `{name}`" not in text, (key, text)
+
+
+def test_a_parameter_description_is_given_once_in_a_chapter(tmp_path: Path):
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.write import _params_block
+    from orchestrator.text import docstrings
+
+    (tmp_path / "kit").mkdir()
+    doc = '"""Run a query.\n\n    :param cnn: The connection to query on.\n    :param sql: The SQL to run.\n    """'
+    (tmp_path / "kit" / "mapper.py").write_text(f"def query(cnn, sql):\n    {doc}\n    return 1\n\n\n"
+                                              f"def query_first(cnn, sql, n):\n    {doc[:-8]}:param n: How many.\n    \"\"\"\n"
+                                              "    return 2\n")
+    p = project_mod.load(tmp_path / "kit")
+    by = {s.dotted: s for s in p.symbols()}
+    t, given = phrases("en"), {}
+    first = "\n".join(_params_block(by["query"], docstrings.parse(by["query"].d.doc, "python"), t, given))
+    second = "\n".join(_params_block(by["query_first"], docstrings.parse(by["query_first"].d.doc, "python"), t, given))
+    assert "The connection to query on." in first and "The connection to query on." not in second
+    assert "How many." in second and "as for `query` above" in second

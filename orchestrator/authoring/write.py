@@ -136,9 +136,11 @@ def enclosing_test(lines: list[str], line: int) -> str:
     return ""
 
 
-def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[str]:
+def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dict[str, str] | None = None) -> list[str]:
     """Parameters and result as a list: the doc's own descriptions when it has them (quoted in a
-    Chinese book), the signature's names and types otherwise."""
+    Chinese book), the signature's names and types otherwise. `given`: the lists this chapter has
+    given, by the symbol that gave them; an overload documented word for word the same (Dapper's
+    forty `Query` overloads) points back to it instead of repeating it."""
     zh = t["lang"] == "zh"
     sig_params, ret = signature_parts(s) if s.kind in ("function", "method", "macro") else ([], "")
     out: list[str] = []
@@ -146,6 +148,11 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
         items = docstrings.render_items(pd.params)
         rets = docstrings.render_items(pd.returns)
         raises = docstrings.render_items(pd.raises)
+        before = sorted({given[i] for i in items + rets + raises if given is not None and given.get(i, s.name) != s.name})
+        if given is not None:  # each description once in the chapter: the others were given above
+            for item in items + rets + raises:
+                given.setdefault(item, s.name)
+            items, rets, raises = ([i for i in xs if given[i] == s.name] for xs in (items, rets, raises))
         body = []
         if items:
             body += [f"**{t['params']}**", ""] + items + [""]
@@ -154,8 +161,10 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str]) -> list[st
         if raises:
             body += [f"**{t['raises']}**", ""] + raises + [""]
         text = "\n".join(body).strip()
-        out += [vary("params_from_doc", seed(s.name), t), "", _quote(text) if zh else text, ""]
-        return out
+        same = [t["params_same"].format(name=before[0]), ""] if before else []
+        if not text:
+            return same
+        return out + [vary("params_from_doc", seed(s.name), t), "", _quote(text) if zh else text, ""] + same
     if sig_params:
         out += [vary("params_from_sig_one" if len(sig_params) == 1 else "params_from_sig", seed(s.name), t).format(name=s.short), ""]
         for x in sig_params:
@@ -229,10 +238,11 @@ def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]]
 
 def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ctx: dict[str, Any],
                     here: dict[str, tuple[str, str]], in_chapter: set[str], t: dict[str, str],
-                    lead: str | None = None) -> list[str]:
+                    lead: str | None = None, said: dict[str, str] | None = None) -> list[str]:
     """One step of the chapter's walk: what the symbol is for, its code, its steps, parameters,
     notes and resolved calls. `lead`: the sentence that joins it to the step before (the walk's
-    sections hold a chain of calls; a symbol no longer gets a heading of its own)."""
+    sections hold a chain of calls; a symbol no longer gets a heading of its own); `said`: the
+    chapter's parameter lists so far (_params_block)."""
     zh = t["lang"] == "zh"
     pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
     out: list[str] = []
@@ -251,7 +261,7 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
         out += [(t["deprecated"] + "\n\n" + _quote(pd.deprecated)) if zh else t["deprecated"] + " " + pd.deprecated, ""]
     out += [docstrings.fence(code, f"{lang} file={s.rel} lines={a}-{b}"), ""]
     out += _steps_block(code, s, t)
-    out += _params_block(s, pd, t)
+    out += _params_block(s, pd, t, said)
     out += _notes_block(pd, t)
     out += _calls_block(p, s, code, here, ctx["chapter"]["id"], in_chapter, t)
     shown = [e for e in pd.examples if shows_use(e.text, s.short)][:MAX_EXAMPLES]
@@ -269,6 +279,7 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
     st = story.phrases(t["lang"])
     by_name = {x.name: (x, code, a, b, lang) for x, code, a, b, lang in syms}
     chains = story.flow_chains(p, [x for x, *_ in syms])
+    said: dict[str, str] = {}  # each parameter list once in the chapter
     out: list[str] = []
     alone: list[Sym] = []
     for k, chain in enumerate(chains):
@@ -293,10 +304,9 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
                 elif owner is not None:
                     form = "flow_member_short" if b - a < 5 else "flow_member_also" if any(  # said by its size, or as one more
                         c.dotted.startswith(owner.dotted + ".") for c in chain[:j]) else "flow_member"
-                    lead = (vary(form, seed(x.name), t) if t["lang"] == "en" and form != "flow_member_short"
-                            else st[form]).format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
+                    lead = (vary(form, seed(x.name), t) if t["lang"] == "en" else st[form]).format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
                                            file=x.rel, a=a, b=b, n=b - a + 1)
-            out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead)
+            out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead, said=said)
     if alone:
         out += [f"## {st['beside']}", ""]
         for x in alone:

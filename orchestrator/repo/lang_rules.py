@@ -192,7 +192,8 @@ _XML_PARAM = re.compile(r"<(typeparam|param|exception)\s+(?:name|cref)=\"([^\"]+
 
 
 def tidy_doc(lang: str, text: str) -> str:
-    """C#'s XML doc as the words it renders to (`<see cref="IRequest"/>` → `IRequest`); Haddock's
+    """C#'s XML doc as the words it renders to (`<see cref="IRequest"/>` → `IRequest`, a `<param>`
+    as `@param name …`); Haddock's
     `-- |` without its bar."""
     if lang == "haskell":
         return inspect.cleandoc(re.sub(r"^\s*[|^]\s?", "", text, count=1))
@@ -201,7 +202,16 @@ def tidy_doc(lang: str, text: str) -> str:
     if lang != "csharp" or "<" not in text:
         return text
     text = _XML_REF.sub(lambda m: f"`{m.group(1)}`", text)
-    text = _XML_PARAM.sub(lambda m: f"{m.group(2)}: ", text)
+    # the remarks are prose: said after the summary, before the tags (a tag's text runs to the next tag)
+    remarks = re.findall(r"<remarks>(.*?)</remarks>", text, re.S)
+    if remarks and "</summary>" in text:
+        text = re.sub(r"<remarks>.*?</remarks>", "", text, flags=re.S)
+        text = text.replace("</summary>", "</summary>\n\n" + "\n\n".join(r.strip() for r in remarks) + "\n\n", 1)
+    # a parameter, the result and an exception as Javadoc tags, which the doc reader lists
+    # (`<param name="cnn">The connection…</param>` → `@param cnn The connection…`)
+    text = _XML_PARAM.sub(lambda m: {"param": f"@param {m.group(2)} ", "exception": f"@throws {m.group(2)} "}.get(
+        m.group(1), f"{m.group(2)}: "), text)
+    text = re.sub(r"<returns>", "@returns ", text)
     text = re.sub(r"</(?:typeparam|param|exception)>", "", text)
     text = _XML_TAG.sub("", text)
     text = re.sub(r"<inheritdoc\s*/>", "", text)

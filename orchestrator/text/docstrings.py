@@ -427,7 +427,7 @@ class _Parser:
 _INDENTED_CODE = frozenset({"go", "javascript", "typescript", "tsx", "c", "cpp"})
 # doc comments whose `@param x …`, `@return …` lines are tags (JSDoc, Javadoc, KDoc, PHPDoc, Scaladoc, YARD, LDoc)
 _TAG_DOCS = frozenset({"javascript", "typescript", "tsx", "java", "c", "cpp", "", "kotlin", "scala", "php", "ruby",
-                       "lua"})
+                       "lua", "csharp"})  # (C#'s XML `<param>` is read as `@param`: repo.lang_rules.tidy_doc)
 # Languages whose doc comments are HTML (Javadoc and its heirs). Elsewhere `<p>` in a doc is
 # content: Express documents `res.send('<p>some html</p>')`, and `inline` shows such tags as code.
 _HTML_DOCS = frozenset({"java", "kotlin", "scala", "groovy"})
