@@ -1524,3 +1524,18 @@ def test_the_examples_last_call_on_what_it_built_may_span_lines_and_be_printed_a
     runs = [s.name for s, bonus in _starts(p, entry_points(p)) if bonus == SERVING_BONUS]
     assert runs == ["DiffRowGenerator.generateDiffRows"] * 2, runs
     assert _path(p)[0] == "DiffRowGenerator.generateDiffRows", _path(p)
+
+
+def test_a_generic_call_is_a_call_and_a_diamond_is_not(tmp_path: Path):
+    from orchestrator.authoring.facts import all_calls
+
+    cs = ("namespace Dap;\n\npublic static class SqlMapper {\n"
+          "  public static IEnumerable<T> Query<T>(this IDbConnection cnn, string sql) {\n"
+          "    var data = QueryImpl<T>(cnn, sql);\n    return data;\n  }\n\n"
+          "  private static IEnumerable<T> QueryImpl<T>(IDbConnection cnn, string sql) {\n    return null;\n  }\n}\n")
+    p = load(_write(tmp_path / "repo", {"src/SqlMapper.cs": cs}))
+    query = next(s for s in p.symbols() if s.dotted == "SqlMapper.Query")
+    assert [c.dotted for c in all_calls(p, query)] == ["SqlMapper.QueryImpl"]
+    from orchestrator.authoring.callres import CALL_RE
+
+    assert [m.group(1) for m in CALL_RE.finditer("List<String> xs = new ArrayList<>(n);")] == []
