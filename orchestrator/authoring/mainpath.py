@@ -344,6 +344,13 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
     of the project, what the server runs on it: `made_by`'s `ServeHTTP`) outweighs the set-up calls."""
     # Go's `http.Handle("/", r)` registers the value with the default server; a project's own `r.Handle` is set-up
     runs = [m for m in _SERVING.finditer(code) if m.group(2) != "Handle" or m.group(1) == "http"]
+    exported = re.search(r"(?m)^\s*export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$", code)
+    typ = _built_type(p, code, exported.group(1)) if exported and not runs else ""
+    fetch = [x for x in p.find("fetch") if typ and x.dotted == f"{typ}.fetch" and x.kind == "method"]
+    if len(fetch) == 1 and exported is not None:  # `export default app`: a runtime of fetch handlers (Workers, Bun, Deno) calls `app.fetch`
+        p._keys[("exported_fetch", fetch[0].rel, fetch[0].d.start_line)] = typ
+        _setup_calls(p, code, exported.start(1), {exported.group(1)})
+        return [(x, b) for x, b in starts if x is not fetch[0]] + [(fetch[0], SERVING_BONUS)]
     if not runs:
         final = _final_call(p, code)
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
@@ -352,7 +359,8 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
     verb = m.group(2)
     from .callres import call_args
 
-    _setup_calls(p, code, m, call_args(code, m.end() - 1))
+    _setup_calls(p, code, m.start(), ({m.group(1)} if m.group(1) else set()) | set(
+        re.findall(r"(?<![\w.$\"'])([A-Za-z_$][\w$]*)\s*(?:,|$)", call_args(code, m.end() - 1))))
     for arg in re.findall(r"[A-Za-z_]\w*", call_args(code, m.end() - 1)):  # `serve(listener, app)`: `let app = Router::new()`
         made = re.search(rf"\blet\s+(?:mut\s+)?{arg}\s*=\s*([A-Z]\w*)::", code)
         if made and any(x.kind in ("struct", "class", "enum") for x in p.find(made.group(1))):
@@ -396,13 +404,13 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
 SETUP_LIMIT = 4  # the set-up is told in a few calls: the path the book widens is the main one
 
 
-def _setup_calls(p: Project, code: str, run: re.Match[str], args: str) -> None:
-    """The methods the example calls on the value its serving call runs, before it and at the
-    serving call's own indentation (`router.GET(…)` before `http.ListenAndServe(":8080", router)`,
-    `app.get(…)` before `app.listen(3000)`; not `res.send(…)` inside a handler): setup_path's starts."""
-    line_start = code.rfind("\n", 0, run.start()) + 1
-    indent = len(code[line_start:run.start()]) - len(code[line_start:run.start()].lstrip())
-    values = ({run.group(1)} if run.group(1) else set()) | set(re.findall(r"(?<![\w.$\"'])([A-Za-z_$][\w$]*)\s*(?:,|$)", args))
+def _setup_calls(p: Project, code: str, at: int, values: set[str]) -> None:
+    """The methods the example calls on the values its serving call runs (`values`), before it and
+    at the serving call's own indentation (`router.GET(…)` before `http.ListenAndServe(":8080", router)`,
+    `app.get(…)` before `app.listen(3000)` or `export default app`; not `res.send(…)` inside a
+    handler): setup_path's starts."""
+    line_start = code.rfind("\n", 0, at) + 1
+    indent = len(code[line_start:at]) - len(code[line_start:at].lstrip())
     names: list[str] = []
     for ln in code[:line_start].splitlines():
         if len(ln) - len(ln.lstrip()) != indent:
@@ -444,6 +452,12 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
 def served_by(p: Project, start: Sym) -> str:
     """The other package's server the example hands the start's object to (`http.ListenAndServe`), or ''."""
     return p._keys.get(("served_by",), "") if made_by(p, start) else ""
+
+
+def exported_fetch(p: Project, start: Sym) -> str:
+    """The type whose `fetch` the runtime calls, when the example exports its value as the module's
+    default (hono's `export default app`, `const app = new Hono()`); '' otherwise."""
+    return p._keys.get(("exported_fetch", start.rel, start.d.start_line), "")
 
 
 def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:

@@ -19,7 +19,7 @@ from typing import Any
 from ..text import docstrings
 from . import facts
 from .hops import hop_between
-from .mainpath import central_path, handed_out, made_by, served_by, setup_path
+from .mainpath import central_path, exported_fetch, handed_out, made_by, served_by, setup_path
 from .overview import Example, entry_points, first_example, purpose, sequence_diagram
 from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
@@ -192,7 +192,9 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
         return [s["ov_path_none"].format(first=first.name, file=first.rel, line=first.d.start_line), ""]
     made = made_by(p, first)
     server = served_by(p, first)
-    intro = s["ov_path_served"].format(lead=lead, entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
+    fetched = exported_fetch(p, first)
+    intro = s["ov_path_fetch"].format(lead=lead, type=fetched, first=first.name, file=first.rel, line=first.d.start_line) \
+        if fetched else s["ov_path_served"].format(lead=lead, entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
                                        line=first.d.start_line, server=server) if made and server else \
         s["ov_path_made"].format(lead=lead, entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
                                  line=first.d.start_line) if made else \

@@ -50,6 +50,9 @@ EN = {
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
+    "ov_path_fetch": "{lead} The example exports the `{type}` it makes as its module's default, and a runtime of fetch "
+                     "handlers (Cloudflare Workers, Bun, Deno) calls its `{first}` (`{file}`, line {line}) for each "
+                     "request; from there the calls the code makes lead down to where the work is done:",
     "ov_path_lead": "One call shows how the parts meet.", "ov_path_then": "Then it runs what it set up.",
     "ov_path_setup": "The example first sets things up. Its call of `{first}` (`{file}`, line {line}) goes down "
                      "through the code like this:",
@@ -119,6 +122,8 @@ ZH = {
     "hop_implemented": "`{via}` 只声明了它，实现它的只有 `{type}` 一个类型",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
+    "ov_path_fetch": "{lead}例子把它创建的 `{type}` 作为模块的默认导出，运行 fetch 处理器的运行时（Cloudflare Workers、Bun、Deno）"
+                     "对每个请求调用它的 `{first}`（`{file}` 第 {line} 行）；之后代码发出的调用一路通向真正干活的地方：",
     "ov_path_lead": "一次调用就能看出各部分如何衔接。", "ov_path_then": "然后它运行准备好的东西。",
     "ov_path_setup": "例子先做准备。它对 `{first}`（`{file}` 第 {line} 行）的调用是这样穿过代码的：",
     "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",

@@ -481,7 +481,7 @@ def _exported(src: Source, node: Any, outer: Any, name: str, qualified: str,
             return True
         if node.type in ("method_definition", "pair") and not containers:
             return commonjs.exported_value(src, node)  # a member of `module.exports = { … }`
-        if node.type == "method_definition":
+        if node.type in ("method_definition", "public_field_definition", "field_definition"):  # (a field holding a function)
             if any(c.type == "accessibility_modifier" and src.text(c) != "public" for c in node.children):
                 return False
             return bool(containers) and (_outer(containers[-1], lang).type == "export_statement"

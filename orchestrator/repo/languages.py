@@ -136,6 +136,11 @@ _JS_DEFS_COMMON = """
    (#match? @_target "^module[.]exports$"))
 (pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @def.function
 """
+# a class field holding a function is a method (`fetch = (request) => …`): JavaScript's grammar
+# calls it `field_definition`, TypeScript's `public_field_definition` (below)
+_JS_DEFS_EXTRA = """
+(field_definition property: (_) @name value: [(arrow_function) (function_expression)]) @def.method
+"""
 _TS_DEFS_EXTRA = """
 (abstract_class_declaration name: (type_identifier) @name) @def.class
 (interface_declaration name: (type_identifier) @name) @def.interface
@@ -143,6 +148,7 @@ _TS_DEFS_EXTRA = """
 (enum_declaration name: (identifier) @name) @def.enum
 (function_signature name: (identifier) @name) @def.function
 (abstract_method_signature name: (property_identifier) @name) @def.method
+(public_field_definition name: (_) @name value: [(arrow_function) (function_expression)]) @def.method
 (internal_module name: (_) @name) @def.module
 """
 _JS_REFS = """[(identifier) (property_identifier) (shorthand_property_identifier)
@@ -332,7 +338,7 @@ _QUERIES: dict[str, tuple[str, str, str]] = {
     "python": (_PY_DEFS, _PY_REFS, _PY_IMPORTS),
     "go": (_GO_DEFS, _GO_REFS, _GO_IMPORTS),
     "rust": (_RUST_DEFS, _RUST_REFS, _RUST_IMPORTS),
-    "javascript": (_JS_DEFS_COMMON, _JS_REFS, _JS_IMPORTS),
+    "javascript": (_JS_DEFS_COMMON + _JS_DEFS_EXTRA, _JS_REFS, _JS_IMPORTS),
     "typescript": (_JS_DEFS_COMMON + _TS_DEFS_EXTRA, _TS_REFS, _JS_IMPORTS),
     "tsx": (_JS_DEFS_COMMON + _TS_DEFS_EXTRA, _TS_REFS, _JS_IMPORTS),
     "java": (_JAVA_DEFS, _JAVA_REFS, _JAVA_IMPORTS),
