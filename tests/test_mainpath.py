@@ -1555,3 +1555,19 @@ def test_an_exported_default_app_is_served_through_its_fetch(tmp_path: Path):
     walk = _walk(p)
     assert "exports the `Honey` it makes as its module's default" in walk
     _steps_hold(p, walk)
+
+
+def test_a_go_value_handed_to_a_function_that_takes_an_http_handler_is_served(tmp_path: Path):
+    readme = "# ech\n\n```go\nfunc main() {\n  e := ech.New()\n  e.Start(\":8080\")\n}\n```\n"
+    code = ("package ech\n\nimport \"net/http\"\n\ntype StartConfig struct {\n\tAddress string\n}\n\n"
+            "func (sc StartConfig) Start(h http.Handler) error {\n\treturn http.ListenAndServe(sc.Address, h)\n}\n\n"
+            "type Echo struct {\n\tserveHTTPFunc func(http.ResponseWriter, *http.Request)\n}\n\n"
+            "func New() *Echo {\n\te := &Echo{}\n\te.serveHTTPFunc = e.serveHTTP\n\treturn e\n}\n\n"
+            "func (e *Echo) Start(address string) error {\n\tsc := StartConfig{Address: address}\n\treturn sc.Start(e)\n}\n\n"
+            "func (e *Echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {\n\te.serveHTTPFunc(w, r)\n}\n\n"
+            "func (e *Echo) serveHTTP(w http.ResponseWriter, r *http.Request) {\n\te.route(r)\n}\n\n"
+            "func (e *Echo) route(r *http.Request) {\n\tr.URL.Path = \"/\"\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "go.mod": "module example.com/ech\n", "echo.go": code}))
+    # `sc.Start(e)` takes an `http.Handler`: the server it starts runs `e.ServeHTTP`, whose field holds `serveHTTP`
+    assert _path(p)[:3] == ["Echo.Start", "Echo.ServeHTTP", "Echo.serveHTTP"], _path(p)
+    _steps_hold(p, _walk(p))

@@ -86,7 +86,9 @@ def _body(p: Project, s: Sym) -> list[tuple[int, str]]:
 
 
 def served(p: Project, s: Sym) -> list[Hop]:
-    """A method that hands its own object to a server: the server runs the object's serving method."""
+    """A method that hands its own object to a server (or, in Go, to a function of the project that
+    takes an `http.Handler`: echo's `e.Start` hands `e` to `StartConfig.Start`): the server runs the
+    object's serving method."""
     owner, me = _owner(s), _receiver(s)
     if not owner:
         return []
@@ -105,6 +107,19 @@ def served(p: Project, s: Sym) -> list[Hop]:
             if hit is not None and hit is not s:
                 out.append(Hop(hit, n, "served", m.group(1)))
                 break
+    serve = _method(p, owner, "ServeHTTP", "go") if s.lang == "go" and not out else None
+    if serve is not None and serve is not s:  # echo's `Start`: `sc.Start(ctx, e)`, declared `Start(ctx, h http.Handler)`
+        from .callres import call_args
+        from .facts import all_calls
+        from .signature import signature_parts
+
+        takers = {c.short: c for c in all_calls(p, s) + [h.callee for h in locals_made(p, s)]  # (`sc := StartConfig{…}`)
+                  if any(re.fullmatch(r"\s*http\.Handler\s*", prm.type) for prm in signature_parts(c)[0])}
+        for n, text in _body(p, s):
+            for m in re.finditer(r"(?<![\w$])(?:\w+\.)?(\w+)\s*\(", text):
+                args = call_args(text, m.end() - 1)
+                if m.group(1) in takers and re.search(rf"(?:^|,)\s*{re.escape(me)}\s*(?:,|$)", args):
+                    return [Hop(serve, n, "served", takers[m.group(1)].name)]
     return out
 
 

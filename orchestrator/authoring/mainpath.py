@@ -188,7 +188,8 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
             name = m.group(1).rsplit(".", 1)[-1]
             # `self.resolve_redirects(…)` is an inherited method, not a field holding a function
             method = m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name) if x.short == name)
-            if name not in known and not method:
+            hopped = any(h.at == n for h in hops(p, s))  # a field the map follows (echo's `e.serveHTTPFunc` ← `e.serveHTTP`)
+            if name not in known and not method and not hopped:
                 found = (m.group(1), n)
         # or it returns what a function it got at run time gives (axios's `return adapter(config).then(…)`,
         # `const adapter = adapters.getAdapter(…)`): the first return at the body's own indentation
