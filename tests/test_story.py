@@ -198,6 +198,13 @@ def test_a_flow_title_of_a_plural_type_agrees(tmp_path: Path):
     by = {s.dotted: s for s in p.symbols()}
     assert flow_title(by["Stubs.verify_stubbed_calls"]) == "How the stubs verify the stubbed calls"
     assert flow_title(by["Connection.build_request"]) == "How a connection builds its request"
+    from orchestrator.authoring.ideas import _verbs_title
+
+    (tmp_path / "kit" / "options.py").write_text("class Options:\n    def fetch(self, key):\n        return key\n\n"
+                                                "    def merge(self, other):\n        return other\n")
+    p = project_mod.load(tmp_path / "kit")
+    opts = next(s for s in p.symbols() if s.dotted == "Options")
+    assert _verbs_title(p, ["options.py"], opts, "kit") == "How the options fetch and merge"
 
 
 def test_a_noun_title_cut_before_its_clause_drops_a_dangling_participle():

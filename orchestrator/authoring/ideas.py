@@ -338,9 +338,12 @@ def _verbs_title(p: Project, files: list[str], owner: Sym, project: str) -> str:
             break
     if len(verbs) < 2 or not re.fullmatch(r"[A-Za-z_]\w*", owner.short):
         return ""
-    who = owner.short if owner.short.lower() == project.lower() else f"{_article(' '.join(_words(owner.short)))} " \
-        + " ".join(_words(owner.short))
-    return f"How {who} {verbs[0]} and {verbs[1]}"
+    subject = " ".join(_words(owner.short))
+    if owner.short.lower() == project.lower():
+        return f"How {owner.short} {verbs[0]} and {verbs[1]}"
+    if re.search(r"[^su]s$", subject):  # `Options`: "How the options fetch and merge"
+        return f"How the {subject} {_plural_verb(verbs[0])} and {_plural_verb(verbs[1])}"
+    return f"How {_article(subject)} {subject} {verbs[0]} and {verbs[1]}"
 
 
 # verbs that open a doc comment but say nothing of what the code is for
