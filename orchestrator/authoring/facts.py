@@ -133,7 +133,7 @@ def all_calls(p: Project, s: Sym) -> list[Sym]:
 
 def side_calls(p: Project, s: Sym) -> set[tuple[str, int]]:
     """(file, line) of the callees `s` calls only on a side road: an error handler, a condition on an
-    error or a deprecation (callres.branch_lines)."""
+    error or a deprecation, or on one of the object's own settings (sideroads.branch_lines)."""
     key = ("fact_side", s.rel, s.name, s.d.start_line)
     if key not in p._keys:
         from .codeinfo import resolved_calls_where

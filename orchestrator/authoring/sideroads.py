@@ -1,6 +1,7 @@
 """The side roads of a body: the lines a definition runs only in an error handler, under a
-condition on an error, a deprecation or a debug switch, or under one of the object's own settings. A call made only there is not the way
-the operation flows (mainpath.call_path never takes it as a step)."""
+condition on an error, a deprecation or a debug switch, or under one of the object's own settings.
+A call made only there is not the way the operation flows (mainpath.call_path never takes it as a
+step). And how many conditions a line sits under (cond_depths): the hand-off prefers the fewest."""
 
 from __future__ import annotations
 
