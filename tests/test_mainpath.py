@@ -1571,3 +1571,16 @@ def test_a_go_value_handed_to_a_function_that_takes_an_http_handler_is_served(tm
     # `sc.Start(e)` takes an `http.Handler`: the server it starts runs `e.ServeHTTP`, whose field holds `serveHTTP`
     assert _path(p)[:3] == ["Echo.Start", "Echo.ServeHTTP", "Echo.serveHTTP"], _path(p)
     _steps_hold(p, _walk(p))
+
+
+def test_a_method_called_on_an_element_of_a_container_field_resolves(tmp_path: Path):
+    from orchestrator.authoring.facts import all_calls
+
+    cs = ("namespace Fv;\n\npublic interface IRule {\n  void Run(object ctx);\n}\n\n"
+          "public class Validator {\n  internal List<IRule> Rules { get; } = new();\n\n"
+          "  public void Validate(object ctx) {\n    for (int i = 0; i < Rules.Count; i++) {\n"
+          "      Rules[i].Run(ctx);\n    }\n  }\n}\n")
+    p = load(_write(tmp_path / "repo", {"src/Validator.cs": cs}))
+    validate = next(s for s in p.symbols() if s.dotted == "Validator.Validate")
+    # `Rules[i].Run(…)`: an element of `List<IRule> Rules`, named without `this.`
+    assert [c.dotted for c in all_calls(p, validate)] == ["IRule.Run"]

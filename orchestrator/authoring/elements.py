@@ -48,6 +48,26 @@ def element_locals(p: Project, s: Sym, code: str, by_dotted: dict[str, list[Sym]
     return out
 
 
+def element_calls(p: Project, s: Sym, code: str, by_dotted: dict[str, list[Sym]]) -> list[Sym]:
+    """Methods called straight on an element of `s`'s own container field: FluentValidation's
+    `Rules[i].ValidateAsync(…)` with `TrackingCollection<IValidationRuleInternal<T>> Rules`, `self.f[k].m(`."""
+    from .signature import receiver
+
+    if "." not in s.dotted:
+        return []
+    me = receiver(s) if s.lang == "go" else ("self" if s.lang in ("python", "rust") else "this")
+    implicit = s.lang in ("csharp", "java", "kotlin")  # a field named without `this.`
+    bare = r"|(?<![\w.$])" if implicit else ""
+    own = rf"(?:(?:{re.escape(me)}|self|this)\.{bare})"
+    out: list[Sym] = []
+    for m in re.finditer(rf"(?<![\w$]){own}(\w+)\s*\[[^\]\n]*\]\s*\.\s*(\w+)\s*\(", code):
+        typ = _element_type(p, s, m.group(1), by_dotted)
+        hit = list(by_dotted.get(f"{typ}.{m.group(2)}", ())) if typ else []
+        if len(hit) == 1 and hit[0] not in out:
+            out.append(hit[0])
+    return out
+
+
 def _element_type(p: Project, s: Sym, fld: str, by_dotted: dict[str, list[Sym]]) -> str:
     """The project type of the elements of `s`'s own field `fld` (a map's values, a list's items),
     when its declaration says one: `map[string]*node`, `dict[str, Field]`."""

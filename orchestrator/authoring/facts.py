@@ -119,7 +119,8 @@ def field_calls(p: Project, s: Sym, code: str) -> list[Sym]:
 
 
 def all_calls(p: Project, s: Sym) -> list[Sym]:
-    """What `s` calls, as the map resolves it (codeinfo.resolved_calls) and through typed fields."""
+    """What `s` calls, as the map resolves it (codeinfo.resolved_calls), through typed fields and
+    through the elements of its own containers (elements.element_calls)."""
     key = ("fact_calls", s.rel, s.name, s.d.start_line)
     if key not in p._keys:
         # `@overload` stubs share the name: the implementation is the one with a body (the longest)
@@ -127,7 +128,11 @@ def all_calls(p: Project, s: Sym) -> list[Sym]:
             s = max((x for x in p.symbols(within=[s.rel]) if x.name == s.name), key=lambda x: x.lines, default=s)
         code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
         found = resolved_calls(p, s, code)
-        p._keys[key] = found + [x for x in field_calls(p, s, code) if x not in found]
+        found += [x for x in field_calls(p, s, code) if x not in found]
+        from .codeinfo import _sym_index
+        from .elements import element_calls
+
+        p._keys[key] = found + [x for x in element_calls(p, s, code, _sym_index(p)[0]) if x not in found]
     return list(p._keys[key])
 
 

@@ -372,8 +372,11 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
         return []
     impls = [x for x in p.find(s.short) if x.short == s.short and x.kind == "method" and x.lang == s.lang
              and _owner(x) and _owner(x) != owner and not _bodiless(p, x) and _subtype(p, _owner(x), owner)]
-    roots = [x for x in impls if not any(y is not x and _subtype(p, _owner(x), _owner(y)) for y in impls)]
-    if len({(x.rel, x.d.start_line) for x in roots}) != 1:
+    # several implementations are no way: the one most named is often a side road (gson's `Excluder`
+    # among its TypeAdapterFactory implementations), and which one runs is decided at run time
+    roots = list({(x.rel, x.d.start_line): x for x in impls
+                  if not any(y is not x and _subtype(p, _owner(x), _owner(y)) for y in impls)}.values())
+    if len(roots) != 1:
         return []
     hit = roots[0]
     decl = next((t for t in p.find(_owner(hit).rsplit(".", 1)[-1]) if t.dotted == _owner(hit)), None)
