@@ -1546,12 +1546,14 @@ def test_an_exported_default_app_is_served_through_its_fetch(tmp_path: Path):
     base = ("export class Honey {\n  routes: string[] = []\n\n  get(path: string): Honey {\n    this.routes.push(path)\n    return this\n  }\n\n"
             "  /** The entry point of the app: a runtime calls it for each request. */\n"
             "  fetch = (request: Request): Response => {\n    return this.#dispatch(request)\n  }\n\n"
-            "  #dispatch(request: Request): Response {\n    return this.match(request)\n  }\n\n"
+            "  #dispatch(request: Request): Response {\n    const res = this.match(request)\n    return res ?? this.notFoundHandler(request)\n  }\n\n"
+            "  notFoundHandler(request: Request): Response {\n    return this.match(request)\n  }\n\n"
             "  match(request: Request): Response {\n    return new Response(request.url)\n  }\n}\n")
     p = load(_write(tmp_path / "repo", {"README.md": readme, "package.json": '{"name": "honey"}', "src/honey.ts": base}))
     # a class field holding a function is a method; `export default app` hands `app` to a runtime of
     # fetch handlers, which calls its `fetch` for each request
-    assert _path(p)[:2] == ["Honey.fetch", "Honey.#dispatch"], _path(p)
+    # (the 404 handler is the miss, not the work: `#dispatch` goes on through `match`)
+    assert _path(p) == ["Honey.fetch", "Honey.#dispatch", "Honey.match"], _path(p)
     walk = _walk(p)
     assert "exports the `Honey` it makes as its module's default" in walk
     _steps_hold(p, walk)

@@ -34,7 +34,8 @@ _ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z
 # a constructor by its name: Rust's `new`/`with_capacity`/`default`, Python's `__init__`
 _MAKER = re.compile(r"^(?:new|with_capacity|default|__init__|__new__)$")
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
-_SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception")
+_SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
+                         r"not_?found")  # (a 404 handler: the miss, not the work)
 # a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
 _LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
 
