@@ -28,12 +28,9 @@ def element_locals(p: Project, s: Sym, code: str, by_dotted: dict[str, list[Sym]
     a map or list indexed (`x := r.f[k]`, `x = self.f[k]`), looped over (`for k, x in self.f.items()`,
     `for _, x := range r.f`, `for (const x of this.f)`, `for x in self.f.iter()`), or got (`if let
     Some(x) = self.f.get(`)."""
-    from .signature import receiver
-
     if "." not in s.dotted:
         return {}
-    me = receiver(s) if s.lang == "go" else ("self" if s.lang in ("python", "rust") else "this")
-    own = rf"(?:{re.escape(me)}|self|this)\.(\w+)"
+    own = rf"{_own(s)}(\w+)"
     binds = [rf"\bfor\s+(?:\w+\s*,\s*)?(\w+)\s+in\s+&?(?:mut\s+)?{own}(?:\.(?:items|values|iter|iter_mut)\(\))?\s*[:{{]",
              rf"(?:^|;|\bif\s+|\blet\s+|\b(?:const|let|var)\s+)\s*(\w+)(?:\s*,\s*\w+)?\s*:?=\s*{own}\s*\[",
              rf"\bfor\s+\w+\s*,\s*(\w+)\s*:=\s*range\s+{own}\s*\{{",
@@ -51,14 +48,10 @@ def element_locals(p: Project, s: Sym, code: str, by_dotted: dict[str, list[Sym]
 def element_calls(p: Project, s: Sym, code: str, by_dotted: dict[str, list[Sym]]) -> list[Sym]:
     """Methods called straight on an element of `s`'s own container field: FluentValidation's
     `Rules[i].ValidateAsync(…)` with `TrackingCollection<IValidationRuleInternal<T>> Rules`, `self.f[k].m(`."""
-    from .signature import receiver
-
     if "." not in s.dotted:
         return []
-    me = receiver(s) if s.lang == "go" else ("self" if s.lang in ("python", "rust") else "this")
-    implicit = s.lang in ("csharp", "java", "kotlin")  # a field named without `this.`
-    bare = r"|(?<![\w.$])" if implicit else ""
-    own = rf"(?:(?:{re.escape(me)}|self|this)\.{bare})"
+    # (in C#, Java and Kotlin a field is also named without `this.`)
+    own = rf"(?:{_own(s)}{'|(?<![.$])' if s.lang in ('csharp', 'java', 'kotlin') else ''})"
     out: list[Sym] = []
     for m in re.finditer(rf"(?<![\w$]){own}(\w+)\s*\[[^\]\n]*\]\s*\.\s*(\w+)\s*\(", code):
         typ = _element_type(p, s, m.group(1), by_dotted)
@@ -66,6 +59,13 @@ def element_calls(p: Project, s: Sym, code: str, by_dotted: dict[str, list[Sym]]
         if len(hit) == 1 and hit[0] not in out:
             out.append(hit[0])
     return out
+
+
+def _own(s: Sym) -> str:
+    """The pattern of a field reached through the method's own object (`self.`, `this.`, `r.`)."""
+    from .signature import receiver
+
+    return rf"(?:{re.escape(receiver(s))}|self|this)\."
 
 
 def _element_type(p: Project, s: Sym, fld: str, by_dotted: dict[str, list[Sym]]) -> str:

@@ -147,7 +147,8 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
     for c in all_calls(p, s):
         if _LOGGER.match(c.short):
             continue
-        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + (f"|{constructed(c)}" if constructed(c) else ""))
+        made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
+        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + (f"|{made}" if made else ""))
         for n, text in body:
             m = rx.search(text) if n not in side else None
             if m and (best is None or (-depth.get(n, 0), n, -m.start()) > best[:3]):
@@ -293,13 +294,16 @@ def _built_type(p: Project, code: str, var: str) -> str:
     """The project class an example's variable is built from (`JavaFile javaFile = …`, `x = T(…)`,
     `let x = T::new(…)`, or a class the example defines on one: `class CustomerValidator :
     AbstractValidator<Customer>`), or ''."""
+    def is_class(name: str) -> bool:
+        return any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name)
+
     v = re.escape(var)
     typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?([A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()", code)
     name = typ.group(1) or typ.group(2) if typ else ""
-    if name and not any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name):
+    if name and not is_class(name):
         base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
         name = base.group(1) if base else ""
-    return name if name and any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name) else ""
+    return name if name and is_class(name) else ""
 
 
 def _final_call(p: Project, code: str) -> list[Sym]:

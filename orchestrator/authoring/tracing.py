@@ -15,8 +15,9 @@ def call_line(p: Project, caller: Sym, callee: Sym) -> int:
     from .references import code_lines
 
     lines = code_lines(p, caller.rel)
+    made = constructed(callee)
     rx = re.compile(rf"(?<![\w$]){re.escape(callee.short)}\s*(?:!\s*)?[(<\[]|\.{re.escape(callee.short)}(?![\w$])"
-                    + (rf"|{constructed(callee)}" if constructed(callee) else ""))
+                    + (rf"|{made}" if made else ""))
     for n in range(caller.d.start_line + 1, min(caller.d.end_line, len(lines)) + 1):
         if rx.search(lines[n - 1]):
             return n
