@@ -171,6 +171,24 @@ def test_the_git_work_tree_bounds_the_search_and_links_out_are_not_read(tmp_path
     assert "notes.md" not in info.docs  # a link out of the project is never read
 
 
+def test_a_module_named_after_the_repository_is_read_with_the_repositorys_readme(tmp_path: Path):
+    repo = tmp_path / "clikt"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "README.md").write_text("# clikt\n\n```kotlin\nHello().main(args)\n```\n")
+    (repo / "settings.gradle.kts").write_text('rootProject.name = "clikt-root"\n')
+    mod = repo / "clikt"
+    (mod / "src").mkdir(parents=True)
+    (mod / "README.md").write_text("# Module clikt-core\n\nThe core.\n")
+    (mod / "build.gradle.kts").write_text("plugins {}\n")
+    (mod / "src" / "Main.kt").write_text("fun main() {}\n")
+    assert find_root(mod / "src") == repo.resolve()  # the module's README only says how to install it
+    other = repo / "tools"
+    (other / "src").mkdir(parents=True)
+    (other / "README.md").write_text("# Release scripts\n")
+    (other / "build.gradle.kts").write_text("plugins {}\n")
+    assert find_root(other / "src") == other.resolve()  # another project in the same tree keeps its own
+
+
 def test_a_generic_folder_is_never_the_books_name(tmp_path: Path):
     src = tmp_path / "mytool" / "src"
     src.mkdir(parents=True)

@@ -1586,3 +1586,18 @@ def test_a_method_called_on_an_element_of_a_container_field_resolves(tmp_path: P
     validate = next(s for s in p.symbols() if s.dotted == "Validator.Validate")
     # `Rules[i].Run(…)`: an element of `List<IRule> Rules`, named without `this.`
     assert [c.dotted for c in all_calls(p, validate)] == ["IRule.Run"]
+
+
+def test_a_go_value_set_as_an_http_servers_handler_is_served(tmp_path: Path):
+    readme = "# gn\n\n```go\nfunc main() {\n  r := gn.Default()\n  r.Run()\n}\n```\n"
+    code = ("package gn\n\nimport \"net/http\"\n\ntype Engine struct {\n\tname string\n}\n\n"
+            "func Default() *Engine {\n\treturn &Engine{}\n}\n\n"
+            "func (engine *Engine) Handler() http.Handler {\n\treturn engine\n}\n\n"
+            "func (engine *Engine) Run(addr string) error {\n\tserver := &http.Server{\n\t\tAddr:    addr,\n"
+            "\t\tHandler: engine.Handler(),\n\t}\n\treturn server.ListenAndServe()\n}\n\n"
+            "func (engine *Engine) ServeHTTP(w http.ResponseWriter, req *http.Request) {\n\tengine.handleHTTPRequest(req)\n}\n\n"
+            "func (engine *Engine) handleHTTPRequest(req *http.Request) {\n\treq.URL.Path = \"/\"\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "go.mod": "module example.com/gn\n", "gin.go": code}))
+    # the server a `&http.Server{Handler: engine.Handler()}` starts runs the engine's `ServeHTTP`
+    assert _path(p)[:3] == ["Engine.Run", "Engine.ServeHTTP", "Engine.handleHTTPRequest"], _path(p)
+    _steps_hold(p, _walk(p))

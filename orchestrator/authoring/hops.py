@@ -108,6 +108,13 @@ def served(p: Project, s: Sym) -> list[Hop]:
                 out.append(Hop(hit, n, "served", m.group(1)))
                 break
     serve = _method(p, owner, "ServeHTTP", "go") if s.lang == "go" and not out else None
+    if serve is not None and serve is not s:  # gin's `Run`: `server := &http.Server{Handler: engine.Handler()}`
+        body = _body(p, s)
+        starts = any(re.search(r"\.(?:ListenAndServe(?:TLS)?|Serve(?:TLS)?)\s*\(", t) for _, t in body)
+        for n, text in body if starts else ():
+            m = re.search(rf"\bHandler\s*:\s*{re.escape(me)}\s*(?:\.\s*(\w+)\s*\(\s*\))?\s*,?\s*(?:}}|$)", text)
+            if m and (m.group(1) is None or _method(p, owner, m.group(1), "go") is not None):
+                return [Hop(serve, n, "served", "http.Server")]
     if serve is not None and serve is not s:  # echo's `Start`: `sc.Start(ctx, e)`, declared `Start(ctx, h http.Handler)`
         from .callres import call_args
         from .facts import all_calls

@@ -101,10 +101,16 @@ def shown_name(source: str | Path) -> str:
     return name if rel == "." else f"{name}/{Path(rel).as_posix()}"
 
 
-def _same_name(a: str, b: str) -> bool:
-    def norm(x: str) -> str:
-        return re.sub(r"[^a-z0-9]", "", x.lower())
-    return norm(a) == norm(b)
+def _same_name(module: str, top: str) -> bool:
+    """The module is a part of the project at the top: the same name, or the top's name as whole
+    words of its own (`clikt-core`, whose README is headed "Module clikt-core", in clikt's repository;
+    `gson` in gson's)."""
+    def words(x: str) -> list[str]:
+        return [w for w in re.split(r"[^a-z0-9]+", x.lower()) if w]
+    mod, want = words(module), "".join(words(top))
+    if not want:
+        return False
+    return any("".join(mod[i:j]) == want for i in range(len(mod)) for j in range(i + 1, len(mod) + 1))
 
 
 _cache: dict[tuple[str, str], ProjectInfo] = {}
