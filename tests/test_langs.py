@@ -106,6 +106,17 @@ def test_csharp_xml_doc_is_read_as_its_words() -> None:
     assert [(x.name, x.text) for x in docstrings.parse(send.doc, "csharp").params][:1] == [("request", "Request object")]
 
 
+def test_csharp_is_read_with_the_first_branch_of_each_if() -> None:
+    code = (b"public class Inline\n{\n    public int Find(int i)\n    {\n#if NET\n        for (; i < 3; i++)\n        {\n"
+            b"            var x = i;\n#else\n        for (; i < 4; i++)\n        {\n            var x = i + 1;\n#endif\n"
+            b"            if (x > 1) { return x; }\n        }\n        return 0;\n    }\n\n"
+            b"    public void Leaf(int n)\n    {\n    }\n}\n")
+    fm = parse_source(code, "csharp")
+    # each branch opens a brace the shared lines close: read both, the class is lost
+    assert [(d.qualified_name, d.start_line, d.end_line) for d in fm.definitions] == [
+        ("Inline", 1, 22), ("Inline.Find", 3, 17), ("Inline.Leaf", 19, 21)]
+
+
 def test_signatures_stop_at_the_body_and_name_the_parameters() -> None:
     from orchestrator.authoring.project import Sym
     from orchestrator.authoring.signature import signature_parts

@@ -27,6 +27,7 @@ import posixpath
 import re
 
 from .project import Project, Sym
+from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result
 
 _MEMBER_SIG = re.compile(r"^\s*(?:(?:get|set|static|async)\s+)*(?:\*\s*)?[A-Za-z_$][\w$]*\s*(?:\(|:)")
 
@@ -81,6 +82,21 @@ class Resolver:
         self.here = posixpath.dirname(s.rel)
         self._params: dict[str, str] | None = None
         self._elems: dict[str, str] | None = None
+        self._typer: Typer | None = None
+
+    def typer(self) -> Typer:
+        """Reads the types of values (valuetypes), resolving their calls as this resolver would."""
+        if self._typer is None:
+            self._typer = Typer(self.p, self.by_dotted, self._resolver_for)
+        return self._typer
+
+    def _resolver_for(self, x: Sym) -> Resolver:
+        if x is self.s:
+            return self
+        from .codetext import mask_text
+
+        code = mask_text("\n".join(self.p.lines_of(x.rel)[x.d.start_line - 1:x.d.end_line]), x.lang)
+        return Resolver(self.p, x, self.by_dotted, self.by_short, code)
 
     # ------------------------------------------------------------------ the caller's parameters
 
@@ -110,8 +126,8 @@ class Resolver:
             while _RUST_SELF.match(raw):
                 raw = _RUST_SELF.sub("", raw, count=1)
         expr = raw.replace("::", ".")
-        if expr in KEYWORDS or (expr == s.short and lang not in ("c", "cpp", "java")):
-            return None  # a recursive call; in C++ and Java the same name may be another overload
+        if expr in KEYWORDS or (expr == s.short and lang not in ("c", "cpp", "java", "csharp", "kotlin")):
+            return None  # a recursive call; in C++, Java, C# and Kotlin the same name may be another overload
         parts = expr.split(".")
         if lang == "rust" and bang:
             return self._rust_macro(parts[-1]) if len(parts) == 1 else None
@@ -128,13 +144,21 @@ class Resolver:
             hit = self._rust_module(parts[0], parts[1])
         if not hit and lang == "ruby" and len(parts) >= 2:
             hit = self._ruby_constant(parts)
+        if not hit and len(parts) >= 2 and lang not in ("c", "cpp"):  # `md.convert(`, `self.parser.parseDocument(`
+            typ = self.typer().expr_type(s, ".".join(parts[:-1]))
+            hit = self.typer().member(typ, parts[-1]) if typ else []  # (an inherited method: its base's)
         if not hit and lang in ("c", "cpp"):
             if len(parts) == 1 or (lang == "cpp" and len(parts) >= 2 and not self._is_type(parts[-2])):
                 hit = self._c_global(parts[-1], args)
+        if expr == s.short and lang in ("csharp", "kotlin"):
+            # another overload, never itself (`Validate(T instance) => Validate(new ValidationContext<T>(…))`);
+            # Java keeps itself among the candidates: gson's `toJson(Object)` calls the `toJson(JsonElement)`
+            # of its null case by the same count, and that is not its way
+            hit = [x for x in hit if x is not s]
         if len(hit) > 1 and lang not in ("python", "javascript"):  # overloads: by their number of parameters
             n = _arity(args)
             hit = [x for x in hit if _param_count(x) == n]
-        if len(hit) > 1 and lang == "java":  # and by the types of the arguments the code declares
+        if len(hit) > 1 and lang in ("java", "csharp"):  # and by the types of the arguments the code declares
             hit = self._by_argument_types(hit, args)
         if lang == "rust":
             hit = [x for x in hit if x.kind != "macro"]
@@ -301,22 +325,6 @@ class Resolver:
         return [x for x in self.by_short.get(name, ()) if "." not in x.dotted and x.kind != "macro"
                 and x.lang == "rust" and stem(x.rel) == module]
 
-    def chained(self, inner: Sym, method: str) -> Sym | None:
-        """`loadServiceMethod(m).invoke(…)`, `self.make_signer(salt).sign(…)`, `ureq::get(u).call()`:
-        the method of the one project type `inner` declares it returns (its head: `ServiceMethod<?>`,
-        `RequestBuilder<WithoutBody>`, `-> "Signer"`), or None."""
-        if inner.lang in ("java", "csharp"):
-            ret = _java_result(inner)
-        else:
-            from .signature import signature_parts
-
-            ret = signature_parts(inner)[1]
-        head = re.match(r"""\s*['"]?&?(?:'\w+\s+)?(?:mut\s+)?(?:(?:crate|self|super)::)?(?:\w+::)*([A-Za-z_]\w*)""", ret or "")
-        if head is None or head.group(1) in ("Self", "self") or not self._is_type(head.group(1)):
-            return None
-        hit = list(self.by_dotted.get(f"{head.group(1)}.{method}", ()))
-        return hit[0] if len(hit) == 1 else None
-
     def _ruby_constant(self, parts: list[str]) -> list[Sym]:
         """`Utils.deep_merge(` inside `module Faraday` is `Faraday::Utils.deep_merge` (Ruby looks a
         constant up through the modules the code is written in, innermost first); `Connection.new(`
@@ -358,15 +366,6 @@ class Resolver:
         return pick
 
 
-# A field's declaration in its type's body, by language: the type it names (FIELD is the field)
-_FIELD_DECL = {
-    "go": r"(?m)^\s*FIELD\s+\*?(?:\[\])?([A-Za-z_]\w*)",
-    "rust": r"\bFIELD\s*:\s*(?:&(?:'\w+\s+)?(?:mut\s+)?)?(?:(?:Box|Arc|Rc|Option)<)?([A-Za-z_]\w*)",
-    "java": r"\b([A-Z]\w*)(?:<[^;=()]*>)?\s+FIELD\s*[;=]",
-    "cpp": r"\b([A-Za-z_]\w*)(?:<[^;=()]*>)?\s*[*&]?\s*FIELD(?:_)?\s*[;={]",
-    "typescript": r"\bFIELD\s*[?!]?\s*:\s*([A-Za-z_]\w*)",
-    "python": r"\bself\.FIELD\s*:\s*([A-Za-z_]\w*)",
-}
 _JAVA_LOCAL = re.compile(r"(?<![\w.])((?:[A-Z]\w*(?:\.[A-Z]\w*)*)(?:<[^;=()]*>)?(?:\[\])?|int|long|boolean|double|float|char|byte"
                          r"|short)\s+([a-z_]\w*)\s*(?:=|;|:(?!:))")
 # JDK types and what they are assignable to (facts of the JDK, which the map does not read)
@@ -381,11 +380,6 @@ def _base(typ: str) -> str:
     typ = re.sub(r"@\w+(?:\([^)]*\))?|\bfinal\b", "", typ)
     typ = re.sub(r"<.*>|\[\]|\.\.\.", "", typ).strip()
     return typ.rsplit(".", 1)[-1].strip()
-
-
-def _java_result(x: Sym) -> str:
-    m = re.search(rf"([A-Za-z_]\w*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
-    return m.group(1) if m else ""
 
 
 def _assignable(res: Resolver, arg: str, param: str) -> bool:
@@ -457,19 +451,6 @@ def _param_count(x: Sym) -> int:
     from .signature import signature_parts
 
     return len(signature_parts(x)[0])
-
-
-def call_args(code: str, open_paren: int) -> str:
-    """The text between the `(` at `open_paren` and its `)` (to the end when unclosed)."""
-    depth = 0
-    for j in range(open_paren, len(code)):
-        if code[j] == "(":
-            depth += 1
-        elif code[j] == ")":
-            depth -= 1
-            if depth == 0:
-                return code[open_paren + 1:j]
-    return code[open_paren + 1:]
 
 
 def _imports(p: Project, rel: str, name: str) -> bool:

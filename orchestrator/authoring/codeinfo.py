@@ -243,8 +243,9 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     `self.loads` is never the module's `loads`; in Go another package's name only through its
     qualifier (Project.reaches)."""
     from ..evidence.resolve import definition_head
-    from .callres import CALL_RE, Resolver, call_args
+    from .callres import CALL_RE, Resolver
     from .sideroads import branch_lines
+    from .valuetypes import call_args
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None
@@ -275,19 +276,31 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
         outer = m.start() >= inside
         if outer:
             inside = m.end() + len(args)
-        hit = res.resolve(m.group(1), bool(m.group(2)), args)
-        if hit is None or (hit.rel, hit.d.start_line) == (s.rel, s.d.start_line):
-            continue
-        key = (hit.rel, hit.name, hit.d.start_line)  # the macro `log!` and the function `__private_api::log`: two
+        raw = m.group(1)
+        if s.lang == "ruby" and code[m.start() - 1:m.start()] == "@":
+            raw = "@" + raw  # an instance variable: `@parser.parse(`
+        hit = res.resolve(raw, bool(m.group(2)), args)
         on_side = code.count("\n", 0, m.start()) in side
-        last = m.start() if outer else (found[key][2] if key in found else -1)
-        found[key] = (hit, on_side if key not in found else found[key][1] and on_side, last)
-        chain = _CHAINED.match(code, m.end() + len(args) + 1)  # `loadServiceMethod(m).invoke(…)`
-        nxt = res.chained(hit, chain.group(1)) if chain is not None else None
-        if chain is not None and nxt is not None and (nxt.rel, nxt.d.start_line) != (s.rel, s.d.start_line):
-            key = (nxt.rel, nxt.name, nxt.d.start_line)
-            at = chain.start(1) if outer else (found[key][2] if key in found else -1)
-            found[key] = (nxt, on_side if key not in found else found[key][1] and on_side, at)
+        if hit is not None and (hit.rel, hit.d.start_line) != (s.rel, s.d.start_line):
+            key = (hit.rel, hit.name, hit.d.start_line)  # the macro `log!` and the function `__private_api::log`: two
+            last = m.start() if outer else (found[key][2] if key in found else -1)
+            found[key] = (hit, on_side if key not in found else found[key][1] and on_side, last)
+        # a chain on what the call gives back: `loadServiceMethod(m).invoke(…)`, `Parser().parse(e).search(d)`
+        chain = _CHAINED.match(code, m.end() + len(args) + 1)
+        if chain is None:
+            continue
+        typer = res.typer()
+        typ = typer.result_type(hit) if hit is not None else typer.expr_type(s, f"{raw}({args})")
+        while chain is not None and typ:
+            nxt = typer.member(typ, chain.group(1))
+            if len(nxt) != 1:
+                break
+            if (nxt[0].rel, nxt[0].d.start_line) != (s.rel, s.d.start_line):
+                key = (nxt[0].rel, nxt[0].name, nxt[0].d.start_line)
+                at = chain.start(1) if outer else (found[key][2] if key in found else -1)
+                found[key] = (nxt[0], on_side if key not in found else found[key][1] and on_side, at)
+            typ = typer.result_type(nxt[0])
+            chain = _CHAINED.match(code, chain.end() + len(call_args(code, chain.end() - 1)) + 1)
     return list(found.values())
 
 

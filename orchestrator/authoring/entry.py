@@ -141,11 +141,39 @@ def readme_names(p: Project) -> tuple[dict[str, float], dict[str, float]]:
             first.setdefault(m.group(0), m.start())
         size = max(len(code), 1)
         calls: dict[str, int] = {}
-        for m in re.finditer(r"\.([A-Za-z_$][\w$]*)\s*\(", code):
-            calls.setdefault(m.group(1), m.start())
+        other = foreign_values(p, code)
+        for m in re.finditer(r"(?:([A-Za-z_$][\w$]*)\s*)?\.([A-Za-z_$][\w$]*)\s*\(", code):
+            if m.group(1) not in other:  # koa's `app.use(router.routes())`: `use` of a Koa, not a Router
+                calls.setdefault(m.group(2), m.start(2) - 1)
         p._keys[key] = ({n: 1.0 / (1.0 + 3.0 * at / size) for n, at in first.items()},
                         {n: 1.0 / (1.0 + 3.0 * at / size) for n, at in calls.items()})
     return p._keys[key]
+
+
+_MADE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*:?=\s*(?:new\s+)?(?:[\w$]+(?:\.|::))*([A-Z][\w$]*)\s*(?:\(|::new\b|\.new\b|\{)")
+
+
+_IMPORTED = re.compile(r"""(?:\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(\s*['"]([^'"]+)['"]"""
+                       r"""|\bimport\s+([A-Za-z_$][\w$]*)\s+from\s+['"]([^'"]+)['"]|^\s*import\s+([\w.]+)\.([A-Z]\w*)\s*;"""
+                       r"""|^\s*from\s+([\w.]+)\s+import\s+([A-Z]\w*)\s*$)""", re.M)
+
+
+def foreign_values(p: Project, code: str) -> set[str]:
+    """The names example code binds to a value of another package's type (`const Koa = require('koa')
+    … const app = new Koa()` in koa-router's README): what it calls on them is that library's."""
+    own = {n for x in (project_name(p.root), p.root.name) for n in (x.lower(), _package_name(x))}
+    foreign_types = set()
+    for m in _IMPORTED.finditer(code):
+        name, pkg = next((m.group(k), m.group(k + 1)) for k in (1, 3, 5, 7) if m.group(k))
+        if _package_name(pkg) not in own and not any(x.kind in ("class", "struct") for x in p.find(name)):
+            foreign_types.add(name)
+    return {m.group(1) for m in _MADE.finditer(code) if m.group(2) in foreign_types}
+
+
+def _package_name(pkg: str) -> str:
+    """A package's name as compared: `@koa/router` → `router`, `koa` → `koa`, `org.jsoup` → `org`."""
+    base = pkg.lower().lstrip("@").split("/")
+    return base[-1] if pkg.startswith("@") else re.split(r"[./]", pkg.lower())[0]
 
 
 def readme_weight(p: Project, s: Sym) -> float:

@@ -97,7 +97,7 @@ def served(p: Project, s: Sym) -> list[Hop]:
         m = _SERVER.search(text)
         if m is None:
             continue
-        from .callres import call_args
+        from .valuetypes import call_args
 
         args = call_args(text, m.end() - 1)
         if not re.fullmatch(rf"\s*(?:[^,()]+,\s*)*{re.escape(me)}\s*(?:,[^()]*)?", args):
@@ -116,9 +116,9 @@ def served(p: Project, s: Sym) -> list[Hop]:
             if m and (m.group(1) is None or _method(p, owner, m.group(1), "go") is not None):
                 return [Hop(serve, n, "served", "http.Server")]
     if serve is not None and serve is not s:  # echo's `Start`: `sc.Start(ctx, e)`, declared `Start(ctx, h http.Handler)`
-        from .callres import call_args
         from .facts import all_calls
         from .signature import signature_parts
+        from .valuetypes import call_args
 
         takers = {c.short: c for c in all_calls(p, s) + [h.callee for h in locals_made(p, s)]  # (`sc := StartConfig{…}`)
                   if any(re.fullmatch(r"\s*http\.Handler\s*", prm.type) for prm in signature_parts(c)[0])}
@@ -237,7 +237,7 @@ def locals_made(p: Project, s: Sym) -> list[Hop]:
     body = _body(p, s)
     code = "\n".join(t for _, t in body)
     for m in _WITH.finditer(code) if s.lang == "python" else ():  # `with Client(…⏎…) as client:`
-        from .callres import call_args
+        from .valuetypes import call_args
 
         after = code[m.end() + len(call_args(code, m.end() - 1)) + 1:]
         var = re.match(r"\s*as\s+(\w+)", after)
@@ -275,9 +275,10 @@ def locals_made(p: Project, s: Sym) -> list[Hop]:
 
 def deferred(p: Project, s: Sym) -> list[Hop]:
     """The calls of a function literal the definition returns (the handler a server will run)."""
-    from .callres import CALL_RE, Resolver, call_args
+    from .callres import CALL_RE, Resolver
     from .codeinfo import _sym_index
     from .codetext import deferred_spans, mask_text
+    from .valuetypes import call_args
 
     code = mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
     spans = deferred_spans(code, s.lang)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from .example_calls import built_type, final_call, one_call, takes
 from .facts import all_calls, hand_off, side_calls
 from .overview import MAX_PATH, first_example
 from .project import Project, Sym, project_name
@@ -16,6 +17,8 @@ _NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type ali
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
 HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
 DEPTH_SHARE = 1.0  # each call deeper counts whole (0.6 chose put → index.remember over put → log.append → encode)
+WORK_LINES = 30  # a body this long that calls nothing further is where the work is done, not a last detail
+FIRST_STEPS = 3  # a path from the README's first call this long is the main one
 START_SHARE = 3.0  # a start the README calls first is worth three calls more than one it never writes
 
 
@@ -98,10 +101,13 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     while len(line) < limit - 1:
         h = _handed(p, line[-1])
         nxt = next((c for c in callees(line[-1], seen0) if (c.rel, c.d.start_line) == h), None)
-        if nxt is None or _ACCESSOR.match(nxt.short) or _maker(nxt) or not _next(p, nxt):
+        if nxt is None or (_ACCESSOR.match(nxt.short) and nxt.lines < WORK_LINES) or _maker(nxt) \
+                or (not _next(p, nxt) and nxt.lines < WORK_LINES):
             break
         line.append(nxt)
         seen0.add((nxt.rel, nxt.d.start_line))
+        if not _next(p, nxt):
+            break  # handed to a long body that calls nothing the map knows: where the work is done (gin's `getValue`)
     best: list[Sym] = list(line)
 
     def walk(path: list[Sym], seen: set[tuple[str, int]]) -> None:
@@ -143,19 +149,25 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
     # a call under fewer conditions first: marshmallow's `dump` hands to `self._serialize(…)`, not to
     # the post-dump processors it runs only `if self._hooks[POST_DUMP]`
     depth = {body[0][0] + k - 1: d for k, d in enumerate(cond_depths(code, s.lang))} if body else {}
-    best: tuple[int, int, int, Sym] | None = None  # (-depth, line, -column, callee)
+    # (-depth, line, order on the line, callee): of calls on one line, the outermost runs last
+    # (`f(g(x))`), but of a chain's links the rightmost (`Parser().parse(e).search(d)` hands to `search`)
+    best: tuple[int, int, int, Sym] | None = None
     for c in all_calls(p, s):
-        if _LOGGER.match(c.short):
-            continue
+        if _LOGGER.match(c.short) or _SIDE_ROADS.search(c.short):
+            continue  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`: the miss, not the way)
         made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
         rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + (f"|{made}" if made else ""))
         for n, text in body:
             m = rx.search(text) if n not in side else None
-            if m and (best is None or (-depth.get(n, 0), n, -m.start()) > best[:3]):
-                best = (-depth.get(n, 0), n, -m.start(), c)
+            if m is None:
+                continue
+            order = m.start() if re.search(r"\)\s*\.\s*$", text[:m.start()]) else -m.start()
+            if best is None or (-depth.get(n, 0), n, order) > best[:3]:
+                best = (-depth.get(n, 0), n, order, c)
     h = (best[3].rel, best[3].d.start_line) if best else hand_off(p, s)
     last = best[1] if best else 0
-    later = [x for x in hops(p, s) if x.at > last]
+    # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`)
+    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how == "served")]
     if later:
         x = max(later, key=lambda x: x.at)
         h = (x.callee.rel, x.callee.d.start_line)
@@ -191,7 +203,14 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
             # `self.resolve_redirects(…)` is an inherited method, not a field holding a function
             method = m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name) if x.short == name)
             hopped = any(h.at == n for h in hops(p, s))  # a field the map follows (echo's `e.serveHTTPFunc` ← `e.serveHTTP`)
-            if name not in known and not method and not hopped:
+            # the work handed on takes what the method was given (`this.router.handle(req, res, done)`);
+            # gin's `engine.pool.Put(c)` after `engine.handleHTTPRequest(c)` only gives back a pooled value
+            from .signature import signature_parts
+            from .valuetypes import call_args
+
+            params = {prm.name for prm in signature_parts(s)[0]}
+            given = set(re.findall(r"[A-Za-z_$][\w$]*", call_args(text_at(body, n), m.end() - 1)))
+            if name not in known and not method and not hopped and (not params or params & given):
                 found = (m.group(1), n)
         # or it returns what a function it got at run time gives (axios's `return adapter(config).then(…)`,
         # `const adapter = adapters.getAdapter(…)`): the first return at the body's own indentation
@@ -207,21 +226,27 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
     return p._keys[key]
 
 
+def text_at(body: list[tuple[int, str]], n: int) -> str:
+    return next((t for k, t in body if k == n), "")
+
+
 def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     """Where a user's call begins, with a bonus for what the README's code calls: the entry points
     (a type through its public methods, those the README calls first), the object an entry point
     returns when calling it runs code (Python: `command(...) -> Command`, and a decorated function
     is called: `Command.__call__`), and the public methods of the best-ranked types a user imports."""
     from .codeinfo import signature_parts
-    from .entry import readme_code, readme_names, root_files
+    from .entry import foreign_values, readme_code, readme_names, root_files
 
     written, called = readme_names(p)
     called = dict(called)  # (readme_names' answer is kept for every caller)
     ex = first_example(p, {e.short for e in entries})
     if ex is not None:  # the example chapter 1 quotes (gson's is in UserGuide.md): its calls, earliest first
         size = max(1, len(ex.code))
-        for m in re.finditer(r"\.([A-Za-z_$][\w$]*)\s*\(", ex.code):
-            called[m.group(1)] = max(called.get(m.group(1), 0.0), 1.0 / (1.0 + 3.0 * m.start() / size))
+        other = foreign_values(p, ex.code)
+        for m in re.finditer(r"(?:([A-Za-z_$][\w$]*)\s*)?\.([A-Za-z_$][\w$]*)\s*\(", ex.code):
+            if m.group(1) not in other:
+                called[m.group(2)] = max(called.get(m.group(2), 0.0), 1.0 / (1.0 + 3.0 * m.start(2) / size))
     top = max(called.values(), default=1.0)
     called = {n: w / top for n, w in called.items()}  # the README's first call 1, later ones less
     code = readme_code(p) + "\n" + (ex.code if ex is not None else "")
@@ -274,6 +299,16 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     for t in types:
         for ms in methods(t):
             add(ms, 0.5 if called.get(ms.short) else 0.0)
+    if ex is not None:  # an overload the example's calls of its name cannot reach (`toJson(JsonElement)` for `toJson(1)`)
+        from .valuetypes import call_args
+
+        given: dict[str, list[str]] = {}  # `Type.name` → the arguments the example gives it on a value it built
+        for m in re.finditer(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", ex.code):
+            typ = built_type(p, ex.code, m.group(1))
+            if typ:
+                given.setdefault(f"{typ}.{m.group(2)}", []).append(call_args(ex.code, m.end() - 1))
+        out = [(s, 0.0 if s.dotted in given and not any(takes(p, s, a, ex.code) for a in given[s.dotted]) else b)
+               for s, b in out]
     return _serving_first(p, ex.code if ex is not None else "", out)
 
 
@@ -290,53 +325,6 @@ def _made_from(p: Project, e: Sym) -> Sym | None:
     return (same or hit)[0] if len(same or hit) == 1 else None
 
 
-def _built_type(p: Project, code: str, var: str) -> str:
-    """The project class an example's variable is built from (`JavaFile javaFile = …`, `x = T(…)`,
-    `let x = T::new(…)`, or a class the example defines on one: `class CustomerValidator :
-    AbstractValidator<Customer>`), or ''."""
-    def is_class(name: str) -> bool:
-        return any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name)
-
-    v = re.escape(var)
-    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?([A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()", code)
-    name = typ.group(1) or typ.group(2) if typ else ""
-    if name and not is_class(name):
-        base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
-        name = base.group(1) if base else ""
-    return name if name and is_class(name) else ""
-
-
-def _final_call(p: Project, code: str) -> list[Sym]:
-    """The method (its overloads) an example ends with on an object it built (javapoet's
-    `javaFile.writeTo(System.out)` after `JavaFile javaFile = JavaFile.builder(…).build()`), when it
-    calls it only there: the object was set up to be run by that call. Not a call on what another
-    call returned (`r.json()`)."""
-    # the last statement that calls a method on a value the example built, its result kept or not
-    # (FluentValidation's `ValidationResult results = validator.Validate(customer);`, then only reads;
-    # java-diff-utils' `rows = generator.generateDiffRows(⏎ Arrays.asList(…), …)` over three lines,
-    # then a `System.out.println(…)` of the result); the calls inside its arguments are not statements
-    from .callres import call_args
-
-    stmts: list[re.Match[str]] = []
-    end = 0
-    for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
-                         r"([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(", code):
-        if m.start() >= end:
-            stmts.append(m)
-            end = m.end() + len(call_args(code, m.end() - 1)) + 1
-    for m in reversed(stmts):
-        name = _built_type(p, code, m.group(1))
-        if name:
-            break
-    else:
-        return []
-    if len(re.findall(rf"\.\s*{m.group(2)}\s*\(", code)) > 1:
-        return []
-    # every overload of that name (`generateDiffRows(List, List)` hands to `generateDiffRows(List, Patch)`
-    # through `DiffUtils.diff`): the path that goes deepest is the one central_path follows
-    return [x for x in p.find(m.group(2)) if x.dotted == f"{name}.{m.group(2)}" and x.kind == "method"]
-
-
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
 _SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
                       r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)\s*\(")
@@ -351,19 +339,19 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
     # Go's `http.Handle("/", r)` registers the value with the default server; a project's own `r.Handle` is set-up
     runs = [m for m in _SERVING.finditer(code) if m.group(2) != "Handle" or m.group(1) == "http"]
     exported = re.search(r"(?m)^\s*export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$", code)
-    typ = _built_type(p, code, exported.group(1)) if exported and not runs else ""
+    typ = built_type(p, code, exported.group(1)) if exported and not runs else ""
     fetch = [x for x in p.find("fetch") if typ and x.dotted == f"{typ}.fetch" and x.kind == "method"]
     if len(fetch) == 1 and exported is not None:  # `export default app`: a runtime of fetch handlers (Workers, Bun, Deno) calls `app.fetch`
         p._keys[("exported_fetch", fetch[0].rel, fetch[0].d.start_line)] = typ
         _setup_calls(p, code, exported.start(1), {exported.group(1)})
         return [(x, b) for x, b in starts if x is not fetch[0]] + [(fetch[0], SERVING_BONUS)]
     if not runs:
-        final = _final_call(p, code)
+        final = final_call(p, code)
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
         return out + [(f, SERVING_BONUS) for f in final] if final else starts
     m = runs[-1]
     verb = m.group(2)
-    from .callres import call_args
+    from .valuetypes import call_args
 
     _setup_calls(p, code, m.start(), ({m.group(1)} if m.group(1) else set()) | set(
         re.findall(r"(?<![\w.$\"'])([A-Za-z_$][\w$]*)\s*(?:,|$)", call_args(code, m.end() - 1))))
@@ -394,11 +382,19 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
         best_value = 0.0
         starts = _starts(p, entries)
         bonus_of = {(s.rel, s.d.start_line): b for s, b in starts}
+        top = max(bonus_of.values(), default=0.0)
+        tried = []
         for s, bonus in starts:
             path = call_path(p, s)
             if any(bonus_of.get((x.rel, x.d.start_line), 0.0) > bonus for x in path[1:]):
                 continue  # a wrapper of a call the README makes itself (`dumps` → `dump`): that call's own path
-            value = path_value(p, path) + START_SHARE * bonus if len(path) > 1 else 0.0
+            tried.append((path, path_value(p, path) + START_SHARE * bonus if len(path) > 1 else 0.0, bonus))
+        # the call that runs what the example sets up (or the one call it makes) is the main path when
+        # the map follows it a few steps (jmespath's `search`, however deep its `compile` goes)
+        if (top >= SERVING_BONUS or one_call(p, entries)) and \
+                any(b >= top > 0 and len(path) >= FIRST_STEPS for path, _v, b in tried):
+            tried = [t for t in tried if t[2] >= top and len(t[0]) >= FIRST_STEPS]
+        for path, value, _b in tried:
             if value > best_value:
                 best, best_value = path, value
         if not best:  # no start makes a call the map resolves: the first entry point alone

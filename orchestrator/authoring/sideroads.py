@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .callres import call_args
+from .valuetypes import call_args
 
 # The side roads of a body: an error handler, and a condition on an error, a deprecation or a debug
 # switch (`if err != nil {`, `if self.deprecated:`). Loops and other conditions are the work itself.

@@ -22,7 +22,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 10  # 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
+PARSER_VERSION = 11  # 11: C# read with the first branch of each #if; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
 
 @dataclass
 class FileMap:
@@ -83,9 +83,37 @@ _C_MACRO_WORDS = re.compile(
 
 
 def _masked(src: Source) -> bytes:
+    if src.lang == "csharp":
+        return _first_branches(src.data)
     if src.lang not in ("c", "cpp"):
         return src.data
     return _C_MACRO_WORDS.sub(lambda m: b" " * len(m.group(0)), src.data)
+
+
+_CS_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|else|endif)\b")
+
+
+def _first_branches(data: bytes) -> bytes:
+    """C# with only the first branch of each `#if`: markdig's `#if NET … for (…) { … #else for (…) {
+    … #endif` opens a brace in each branch, and a grammar that reads both sees one too many and
+    loses the class. The directives and the other branches are blanked for the parser only (spaces,
+    line breaks kept): it reads the code one build compiles."""
+    if b"#else" not in data and b"#elif" not in data:
+        return data
+    out: list[bytes] = []
+    stack: list[bool] = []  # per open `#if`: is its current branch blanked
+    for line in data.splitlines(keepends=True):
+        m = _CS_DIRECTIVE.match(line)
+        word = m.group(1) if m else None
+        if word == b"if":
+            stack.append(bool(stack and stack[-1]))  # inside a blanked branch, all of it is blanked
+        elif word in (b"elif", b"else") and stack:
+            stack[-1] = True
+        blank = word is not None or bool(stack and stack[-1])  # the directives too: the parser sees plain code
+        if word == b"endif" and stack:
+            stack.pop()
+        out.append(re.sub(rb"[^\r\n]", b" ", line) if blank else line)
+    return b"".join(out)
 
 
 def _extract(src: Source) -> FileMap:

@@ -1,0 +1,96 @@
+"""What a README's example calls (issue 35): the object it builds and runs last, which overloads its
+arguments can reach, whether it makes one call of the project. The main path starts from these
+(mainpath._starts and central_path)."""
+
+from __future__ import annotations
+
+import re
+
+from .overview import first_example
+from .project import Project, Sym
+
+
+def built_type(p: Project, code: str, var: str) -> str:
+    """The project class an example's variable is built from (`JavaFile javaFile = …`, `x = T(…)`,
+    `let x = T::new(…)`, or a class the example defines on one: `class CustomerValidator :
+    AbstractValidator<Customer>`), or ''."""
+    def is_class(name: str) -> bool:
+        return any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name)
+
+    v = re.escape(var)
+    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?([A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()", code)
+    name = typ.group(1) or typ.group(2) if typ else ""
+    if name and not is_class(name):
+        base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
+        name = base.group(1) if base else ""
+    return name if name and is_class(name) else ""
+
+
+def final_call(p: Project, code: str) -> list[Sym]:
+    """The method (its overloads) an example ends with on an object it built (javapoet's
+    `javaFile.writeTo(System.out)` after `JavaFile javaFile = JavaFile.builder(…).build()`), when it
+    calls it only there: the object was set up to be run by that call. Not a call on what another
+    call returned (`r.json()`)."""
+    # the last statement that calls a method on a value the example built, its result kept or not
+    # (FluentValidation's `ValidationResult results = validator.Validate(customer);`, then only reads;
+    # java-diff-utils' `rows = generator.generateDiffRows(⏎ Arrays.asList(…), …)` over three lines,
+    # then a `System.out.println(…)` of the result); the calls inside its arguments are not statements
+    from .valuetypes import call_args
+
+    stmts: list[re.Match[str]] = []
+    end = 0
+    for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
+                         r"([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(", code):
+        if m.start() >= end:
+            stmts.append(m)
+            end = m.end() + len(call_args(code, m.end() - 1)) + 1
+    for m in reversed(stmts):
+        name = built_type(p, code, m.group(1))
+        if name:
+            break
+    else:
+        return []
+    if len(re.findall(rf"\.\s*{m.group(2)}\s*\(", code)) > 1:
+        return []
+    # every overload of that name (`generateDiffRows(List, List)` hands to `generateDiffRows(List, Patch)`
+    # through `DiffUtils.diff`): the path that goes deepest is the one central_path follows; of those the
+    # arguments can be given to (`gson.toJson(1)`: a number is no `JsonElement`)
+    found = [x for x in p.find(m.group(2)) if x.dotted == f"{name}.{m.group(2)}" and x.kind == "method"]
+    fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code)]
+    return fits or found
+
+
+def takes(p: Project, x: Sym, args: str, code: str) -> bool:
+    """`x` can be called with these arguments: as many, and none that is plainly another type where a
+    type of the project is wanted (a literal, `new Long(10)`, a local declared `int[] values`)."""
+    from .callres import _split_args
+    from .signature import signature_parts
+
+    def project_type(t: str) -> bool:
+        return bool(t) and any(d.kind in ("class", "struct", "interface", "trait") for d in p.find(t))
+
+    given = [a.strip() for a in _split_args(args)] if args.strip() else []
+    params = signature_parts(x)[0]
+    if len(params) != len(given) and not any("..." in prm.type or prm.default for prm in params):
+        return False
+    for a, prm in zip(given, params):
+        if not project_type(re.sub(r"<.*|\[\]|\.\.\.", "", prm.type).strip().rsplit(".", 1)[-1]):
+            continue
+        made = re.fullmatch(r"new\s+([\w.]+)\s*[(\[{].*", a, re.S)
+        local = re.search(rf"(?<![\w.])([A-Za-z_][\w.]*)(?:<[^;=()]*>)?(\[\])?\s+{re.escape(a)}\s*=", code) \
+            if re.fullmatch(r"[A-Za-z_]\w*", a) else None
+        other = made.group(1).rsplit(".", 1)[-1] if made else (local.group(1).rsplit(".", 1)[-1] + (local.group(2) or "")
+                                                               if local else "")
+        if re.fullmatch(r"-?\d[\d_.]*[lLfFdD]?|\"[^\"]*\"|'[^']*'|true|false|null|nil|None", a) \
+                or (other and (other.endswith("[]") or not project_type(other))):
+            return False
+    return True
+
+
+def one_call(p: Project, entries: list[Sym]) -> bool:
+    """The first example calls one function or method of the project (`jmespath.search(…)`)."""
+    ex = first_example(p, {e.short for e in entries})
+    if ex is None:
+        return False
+    names = {m.group(1) for m in re.finditer(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*\(", ex.code)}
+    return len([n for n in names if any(x.kind in ("function", "method") for x in p.find(n))]) == 1

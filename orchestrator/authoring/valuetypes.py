@@ -1,0 +1,391 @@
+"""Which project type a value has where the code says so (issue 35): a local made from a
+construction or from a call whose result is known, a field its type's own code fills, what a call
+returns. `md = Markdown(**kwargs); md.convert(text)` makes `md.convert(` `Markdown.convert`;
+`self.parser = build_block_parser(self)` in one method, with `build_block_parser` returning the
+`BlockParser(md)` it made, makes `self.parser.parseDocument(` in another `BlockParser.parseDocument`;
+`parser.Parser().parse(expression).search(data)` is `Parser.parse`, then `ParsedResult.search`.
+
+Text-based, as callres is, and as strict: a value has a type only when every place that gives it
+one agrees, and a chain of readings stops at the first link it cannot read. A result is read from
+the declared result type first (`-> Signer`, `ServiceMethod<?> loadServiceMethod(`, `-> Self`),
+else from the `return` statements (Ruby's and Rust's last expression): all of those the code can
+read must name the same type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Protocol
+
+from .project import Project, Sym
+
+
+class Calls(Protocol):
+    """What typing asks of a call resolver (callres.Resolver): the one definition a call names."""
+
+    def resolve(self, raw: str, bang: bool, args: str) -> Sym | None: ...
+
+    def param_types(self) -> dict[str, str]: ...
+
+MAX_DEPTH = 5  # links of reading one value through another inside one definition (a local from a local …)
+MAX_NESTED = 30  # results read through other results at once (each is kept, so a long chain is read in parts)
+_TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
+_CALLABLE_CLASS = frozenset({"python", "kotlin", "swift", "scala"})  # `Markdown(…)` constructs
+_PASS = frozenset({"unwrap", "expect", "clone", "borrow", "borrow_mut", "as_ref", "as_mut", "lock", "await"})
+_CONTAINER = re.compile(r"^\s*(?:\[\]|\[\w*\]|map\[|(?:Vec|List|Set|HashMap|BTreeMap|Map|Array|ArrayList|IEnumerable|"
+                        r"IList|Collection|Iterable|Iterator|Sequence|list|dict|set|tuple|Dict|Tuple)\b)")
+_WRAPPER = re.compile(r"^\s*(?:Result|Option|Box|Arc|Rc|RefCell|Mutex|Optional|Task|ValueTask|Promise|Future|"
+                      r"Awaitable|Ref|Cow)\s*<(.*)>\s*$")
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+
+# A local's assignment, per language (NAME is the local; group 1 the declared type, group 2 the value)
+_LOCAL = {
+    "python": r"^[ \t]*NAME\s*(?::\s*([\w.]+)[^=\n]*)?=(?!=)\s*(.+)$",
+    "ruby": r"^[ \t]*NAME\s*()(?:\|\|)?=(?![=~])\s*(.+)$",
+    "javascript": r"(?:\b(?:const|let|var)\s+|^[ \t]*)NAME\s*()=(?![=>])\s*(.+)$",
+    "typescript": r"(?:\b(?:const|let|var)\s+|^[ \t]*)NAME\s*(?::\s*([\w.]+)[^=\n]*)?=(?![=>])\s*(.+)$",
+    "go": r"(?:^|;|\bif\s+|\bvar\s+)[ \t]*NAME(?:\s*,\s*\w+)*\s*(?:\s([\w.*]+)\s*)?:?=(?!=)\s*(.+)$",
+    "rust": r"\blet\s+(?:mut\s+)?NAME\s*(?::\s*&?(?:mut\s+)?([\w:]+)[^=\n]*)?=(?!=)\s*(.+)$",
+    "kotlin": r"\b(?:val|var)\s+NAME\s*(?::\s*([\w.]+)[^=\n]*)?=(?!=)\s*(.+)$",
+    "java": r"(?:\b(?:var|final)\s+|\b([A-Z]\w*)(?:<[^;=()]*>)?\s+|^[ \t]*)NAME\s*=(?!=)\s*(.+)$",
+    "csharp": r"(?:\bvar\s+|\b([A-Z]\w*)(?:<[^;=()]*>)?\s+|^[ \t]*)NAME\s*=(?!=)\s*(.+)$",
+}
+_LOCAL["tsx"] = _LOCAL["typescript"]
+
+
+# A field's declaration in its type's body, by language: the type it names (FIELD is the field)
+FIELD_DECL = {
+    "go": r"(?m)^\s*FIELD\s+\*?(?:\[\])?([A-Za-z_]\w*)",
+    "rust": r"\bFIELD\s*:\s*(?:&(?:'\w+\s+)?(?:mut\s+)?)?(?:(?:Box|Arc|Rc|Option)<)?([A-Za-z_]\w*)",
+    "java": r"\b([A-Z]\w*)(?:<[^;=()]*>)?\s+FIELD\s*[;=]",
+    "cpp": r"\b([A-Za-z_]\w*)(?:<[^;=()]*>)?\s*[*&]?\s*FIELD(?:_)?\s*[;={]",
+    "typescript": r"\bFIELD\s*[?!]?\s*:\s*([A-Za-z_]\w*)",
+    "python": r"\bself\.FIELD\s*:\s*([A-Za-z_]\w*)",
+    "kotlin": r"\b(?:val|var)\s+FIELD\s*:\s*([A-Z]\w*)",
+    "csharp": r"\b([A-Z]\w*)(?:<[^;=()]*>)?\s+FIELD\s*(?:[;=]|\{\s*get)",
+}
+
+
+def java_result(x: Sym) -> str:
+    """The result type a Java or C# method declares before its name."""
+    m = re.search(rf"([A-Za-z_]\w*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
+    return m.group(1) if m else ""
+
+
+def call_args(code: str, open_paren: int) -> str:
+    """The text between the `(` at `open_paren` and its `)` (to the end when unclosed)."""
+    depth = 0
+    for j in range(open_paren, len(code)):
+        if code[j] == "(":
+            depth += 1
+        elif code[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return code[open_paren + 1:j]
+    return code[open_paren + 1:]
+
+
+def _owner(s: Sym) -> str:
+    return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+
+
+def _code(p: Project, s: Sym) -> str:
+    from .codetext import mask_text
+
+    return mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
+
+
+_SEG = re.compile(r"\s*(\?\.|\.|::)\s*(@?[A-Za-z_$][\w$]*)|\s*(\?|!!)")
+
+
+def _closing(text: str, at: int) -> int:
+    """The index of the bracket that closes the one at `at`, or -1."""
+    depth = 0
+    for j in range(at, len(text)):
+        if text[j] in "([{":
+            depth += 1
+        elif text[j] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+class Typer:
+    """Reads the types of one project's values; what it has read is kept in the project's memo."""
+
+    def __init__(self, p: Project, by_dotted: dict[str, list[Sym]], resolver_for: Callable[[Sym], Calls]) -> None:
+        self.p, self.by_dotted, self.resolver_for = p, by_dotted, resolver_for
+
+    def is_type(self, name: str) -> bool:
+        return any(x.kind in _TYPES for x in self.by_dotted.get(name, ()))
+
+    def type_in_text(self, text: str, owner: str = "") -> str:
+        """The one project type a declared type names (`ServiceMethod<?>`, `Result<Signer, Error>`,
+        `(*Command, error)`, `Self`), not a container of it (`Vec<Route>`, `[]*Route`); else ''."""
+        t = text.strip().strip("'\"").lstrip("&*").strip()
+        t = re.sub(r"^(?:'\w+\s+)?(?:mut\s+)?(?:(?:crate|self|super)::)?(?:\w+::)*", "", t)
+        if t.startswith("(") and "," in t:  # Go's results: the first
+            t = t[1:].split(",", 1)[0].strip().lstrip("*")
+        for _ in range(3):
+            m = _WRAPPER.match(t)
+            if m is None:
+                break
+            t = m.group(1).split(",", 1)[0].strip().lstrip("&*")
+        if _CONTAINER.match(t):
+            return ""
+        head = re.match(r"[A-Za-z_][\w.]*", t)
+        if head is None:
+            return ""
+        name = head.group(0).rsplit(".", 1)[-1]
+        if name in ("Self", "self", "this") and owner:
+            return owner
+        return name if self.is_type(name) else ""
+
+    def element_of(self, typ: str) -> str:
+        """The element type of a named container type: `type methodTrees []methodTree`, `map[string]*node`."""
+        found = set()
+        for t in self.by_dotted.get(typ, ()):
+            m = re.search(rf"\b{re.escape(typ)}\s*=?\s*(?:\[\]|map\[[^\]]*\]|\[\d*\]|(?:Vec|List)<)\s*\*?([A-Za-z_]\w*)",
+                          " ".join(t.d.signature.split()))
+            if m and self.is_type(m.group(1)):
+                found.add(m.group(1))
+        return found.pop() if len(found) == 1 else ""
+
+    def bases(self, typ: str) -> list[str]:
+        """The project types `typ` extends, as its declaration names them (`class TreeInterpreter(Visitor):`,
+        `class Base < Rack::Builder`, `extends Visitor`, Kotlin's and C#'s `: Base()`)."""
+        out: list[str] = []
+        for t in self.by_dotted.get(typ, ()):
+            if t.kind not in ("class", "struct"):
+                continue
+            head = re.split(r"\{|\bimplements\b|\bwhere\b", " ".join(t.d.signature.split()), maxsplit=1)[0]
+            m = (re.search(r"\bclass\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)", head) if t.lang == "python"
+                 else re.search(r"\bclass\s+[\w:]+\s*<\s*([\w:]+)", head) if t.lang == "ruby"
+                 else re.search(r"\bextends\s+(.*)$", head) or re.search(r"\)?\s*:\s*([^{]*)$", head)
+                 if t.lang in ("kotlin", "csharp", "scala", "swift") else re.search(r"\bextends\s+(.*)$", head))
+            for w in re.findall(r"[A-Za-z_][\w.:]*", m.group(1) if m else ""):
+                w = re.split(r"\.|::", w)[-1]
+                if w != typ and self.is_type(w) and w not in out:
+                    out.append(w)
+        return out
+
+    def member(self, typ: str, name: str) -> list[Sym]:
+        """The definitions of `typ.name`: its own, else the nearest base type's that has one (a few levels)."""
+        todo, seen = [typ], {typ}
+        for _ in range(4):
+            found = [x for t in todo for x in self.by_dotted.get(f"{t}.{name}", ())]
+            if found:
+                return found
+            todo = [b for t in todo for b in self.bases(t) if b not in seen]
+            seen.update(todo)
+        return []
+
+    # ------------------------------------------------------------ what a call gives back
+
+    def result_type(self, s: Sym) -> str:
+        """The project type a call of `s` gives back: a class or constructor its own type; a declared
+        result; else what all its readable `return`s (Ruby's and Rust's last expression) agree on."""
+        key = ("vt_result", s.rel, s.d.start_line)
+        p = self.p
+        if key in p._keys:
+            return p._keys[key] or ""
+        active = p._keys.setdefault(("vt_active",), [0])
+        if active[0] >= MAX_NESTED:
+            return ""  # (not kept: read again from a shallower start)
+        p._keys[key] = None  # being read: a recursion reads nothing
+        active[0] += 1
+        try:
+            # each result is read from its own start: kept, it must not depend on how deep the asker was
+            p._keys[key] = found = self._result_type(s)
+        finally:
+            active[0] -= 1
+        return found
+
+    def _result_type(self, s: Sym) -> str:
+        if s.kind in _TYPES:
+            return s.short
+        own = _owner(s)
+        if s.short in ("__init__", "initialize", "constructor") and own:
+            return own
+        from .signature import signature_parts
+
+        declared = java_result(s) if s.lang in ("java", "csharp") else signature_parts(s)[1]
+        if declared.strip():
+            return self.type_in_text(declared, own)
+        if s.lang in ("java", "csharp", "go", "c", "cpp"):
+            return ""  # (a result these languages do not declare is none)
+        body = _code(self.p, s).split("\n")[1:]
+        values = [m.group(1) for m in re.finditer(r"(?<![\w$])return\s+([^;\n]+)", "\n".join(body))]
+        if s.lang in ("ruby", "rust"):
+            last = next((ln.strip() for ln in reversed(body) if ln.strip() and ln.strip() not in ("end", "}")), "")
+            if last and not last.endswith(";") and \
+                    not re.match(r"(?:end|if|unless|else|elsif|when|case|while|for|let|match|return)\b|\}", last):
+                values.append(last)
+        if s.lang == "kotlin":
+            m = re.search(r"\)\s*(?::\s*[\w<>?, ]+)?=\s*(.+)$", s.d.signature.split("\n")[0])
+            if m:
+                values.append(m.group(1))
+        found = {self.expr_type(s, v.strip().rstrip(";")) for v in values}
+        found.discard("")
+        return found.pop() if len(found) == 1 else ""
+
+    # ------------------------------------------------------------ locals and fields
+
+    def local_type(self, s: Sym, name: str, depth: int = 0) -> str:
+        """The project type of `s`'s local `name`, as every assignment of it the code can read agrees."""
+        rx = _LOCAL.get(s.lang)
+        if rx is None or depth >= MAX_DEPTH:
+            return ""
+        found: set[str] = set()
+        for m in re.finditer(rx.replace("NAME", re.escape(name)), _code(self.p, s), re.M):
+            declared = m.group(1) or ""
+            typ = self.type_in_text(declared.replace("::", "."), _owner(s)) if declared else ""
+            found.add(typ or self.expr_type(s, m.group(2).strip().rstrip(";{").strip(), depth + 1))
+        found.discard("")
+        return found.pop() if len(found) == 1 else ""
+
+    def field_type(self, owner: str, fld: str, lang: str) -> str:
+        """The project type of the field `fld` of type `owner`: declared in the type's body, or what
+        every assignment its methods make to it (`self.parser = …`, `this.x = …`, `@x = …`) agrees on."""
+        p = self.p
+        key = ("vt_field", owner, fld, lang)
+        if key in p._keys:
+            return p._keys[key] or ""
+        active = p._keys.setdefault(("vt_active",), [0])
+        if active[0] >= MAX_NESTED:
+            return ""
+        p._keys[key] = None
+        active[0] += 1
+        try:
+            p._keys[key] = typ = self._field_type(owner, fld, lang)
+        finally:
+            active[0] -= 1
+        return typ
+
+    def _field_type(self, owner: str, fld: str, lang: str) -> str:
+        p = self.p
+        found: set[str] = set()
+        rx = FIELD_DECL.get(lang)
+        for o in self.by_dotted.get(owner, ()):
+            if o.kind in _TYPES and rx is not None:
+                text = "\n".join(p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line])
+                found |= {t for t in re.findall(rx.replace("FIELD", re.escape(fld)), text) if self.is_type(t)}
+        if not found:
+            from .signature import receiver
+
+            assign = (rf"@{re.escape(fld)}\s*(?:\|\|)?=(?![=~])\s*(.+)$" if lang == "ruby"
+                      else rf"(?<![\w$.])(\w+)\.{re.escape(fld)}\s*=(?![=>])\s*(.+)$")
+            for m in self._members().get(owner, ()):
+                if m.lang != lang:
+                    continue
+                for a in re.finditer(assign, _code(p, m), re.M):
+                    if lang != "ruby" and a.group(1) not in ("self", "this", receiver(m)):
+                        continue
+                    found.add(self.expr_type(m, a.group(a.lastindex or 1).strip().rstrip(";").strip()))
+            found.discard("")
+        return found.pop() if len(found) == 1 else ""
+
+    # ------------------------------------------------------------ one expression
+
+    def expr_type(self, s: Sym, expr: str, depth: int = 0) -> str:
+        """The project type of an expression written in `s` (a name, a construction, a chain of
+        calls and fields), or '' where any link of it is not certain."""
+        if depth > MAX_DEPTH:
+            return ""
+        e = re.sub(r"^(?:(?:await|try|yield)\s+|[&*]+(?:mut\s+)?)+", "", expr.strip())
+        new = re.match(r"new\s+(?:[\w.]+\.)?([A-Z]\w*)\s*(?:<[^()]*>)?\s*[({]", e)
+        if new:
+            return new.group(1) if self.is_type(new.group(1)) else ""
+        head = re.match(r"@?[A-Za-z_$][\w$]*", e)
+        if head is None:
+            return ""
+        typ, at = self._head_type(s, head.group(0), e, head.end(), depth)
+        while typ and at < len(e) and e[at:].strip():
+            ix = re.compile(r"\s*\[").match(e, at)
+            if ix is not None:  # `t[i]`: an element of a named container type (Go's `type methodTrees []methodTree`)
+                close = _closing(e, ix.end() - 1)
+                typ, at = (self.element_of(typ), close + 1) if close > 0 else ("", len(e))
+                continue
+            m = _SEG.match(e, at)
+            if m is None:
+                return ""  # an operator: not read
+            at = m.end()
+            if m.group(3):
+                continue  # Rust's `?`, Kotlin's `!!`
+            seg = m.group(2)
+            call = re.compile(r"\s*(?:<[\w\s,.?\[\]<>]*>\s*)?\(").match(e, at)
+            if call is None:  # a field (in Ruby, a call written without parentheses: `Parser.new`)
+                if seg in _PASS or (seg == "new" and s.lang == "ruby"):
+                    continue
+                hit = self.member(typ, seg) if s.lang == "ruby" else []
+                typ = self.result_type(hit[0]) if len(hit) == 1 else self.field_type(typ, seg, s.lang)
+                continue
+            at = call.end() - 1 + len(call_args(e, call.end() - 1)) + 2
+            if seg in _PASS or (seg == "new" and s.lang == "ruby"):
+                continue  # `X.new` makes an X
+            hit = self.member(typ, seg)
+            if seg == "new" and s.lang == "rust" and not hit:
+                continue
+            typ = self.result_type(hit[0]) if len(hit) == 1 else ""
+        return typ or ""
+
+    def _head_type(self, s: Sym, name: str, e: str, at: int, depth: int) -> tuple[str, int]:
+        """The type of an expression's first name (and of the call or literal that follows it), and
+        where the rest begins."""
+        call = re.compile(r"\s*(?:<[\w\s,.?\[\]<>]*>\s*)?\(").match(e, at)
+        if call is not None:  # `f(…)`, `Markdown(…)`
+            args = call_args(e, call.end() - 1)
+            end = call.end() + len(args) + 1
+            if self.is_type(name) and s.lang in _CALLABLE_CLASS:
+                return name, end
+            hit = self.resolver_for(s).resolve(name, False, args)
+            return (self.result_type(hit) if hit is not None else ""), end
+        if s.lang in ("go", "rust") and self.is_type(name) and re.compile(r"\s*\{").match(e, at):
+            return name, len(e)  # a struct literal (its fields are not read)
+        own = _owner(s)
+        if name.startswith("@"):
+            return (self.field_type(own, name[1:], s.lang) if own else ""), at
+        from .signature import receiver
+
+        if own and name in ("self", "this", "Self", receiver(s)):
+            return own, at
+        if self.is_type(name):
+            return name, at  # `Type.method(…)`, `Type::new(…)`: its own functions
+        scope = s.dotted.split(".")[:-1]  # Ruby's `Parser` inside `module Http`: `Http::Parser`, innermost first
+        for k in range(len(scope), 0, -1):
+            if name[:1].isupper() and self.is_type(".".join(scope[:k] + [name])):
+                return ".".join(scope[:k] + [name]), at
+        params = self.resolver_for(s).param_types()
+        if name in params:
+            return params[name], at
+        typ = self.local_type(s, name, depth + 1)
+        if typ:
+            return typ, at
+        mod = re.compile(r"\s*\.\s*([A-Za-z_]\w*)").match(e, at)
+        if mod and s.lang in ("python", "javascript", "typescript") and self._module_named(name):
+            return self._head_type(s, mod.group(1), e, mod.end(), depth)  # `parser.Parser()`: a module's
+        return "", at
+
+    def _members(self) -> dict[str, list[Sym]]:
+        """Type → its methods (read once per project)."""
+        key = ("vt_members",)
+        if key not in self.p._keys:
+            out: dict[str, list[Sym]] = {}
+            for m in self.p.symbols():
+                if "." in m.dotted and m.kind in ("method", "function", "constructor"):
+                    out.setdefault(_owner(m), []).append(m)
+            self.p._keys[key] = out
+        return self.p._keys[key]
+
+    def _module_named(self, name: str) -> bool:
+        """`name` is one of the project's modules (a file or package of that name)."""
+        key = ("vt_modules",)
+        if key not in self.p._keys:
+            stems: set[str] = set()
+            for rel in self.p.code_files():
+                parts = rel.rsplit(".", 1)[0].split("/")
+                stems.update(parts)
+            self.p._keys[key] = stems
+        return name in self.p._keys[key]

@@ -1,0 +1,154 @@
+"""The types of values the code says (authoring/valuetypes.py): a local made from a construction or
+a call, a field its type's methods fill, what a call returns, an inherited method; and the main path
+they let chapter 1 follow (issue 35), on small sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.authoring.facts import all_calls
+from orchestrator.authoring.mainpath import central_path
+from orchestrator.authoring.overview import entry_points
+from orchestrator.authoring.project import Project, load
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _calls(p: Project, dotted: str) -> list[str]:
+    s = next(x for x in p.symbols() if x.dotted == dotted)
+    return [c.dotted for c in all_calls(p, s)]
+
+
+def _path(p: Project) -> list[str]:
+    return [s.dotted for s in central_path(p, entry_points(p))]
+
+
+MARKDOWN = {
+    "README.md": "# mdown\n\n```python\nimport mdown\nhtml = mdown.markdown(text)\n```\n",
+    "mdown/__init__.py": "from .core import markdown\n",
+    "mdown/core.py": (
+        "from .blockparser import build_block_parser\n\n\n"
+        "class Markdown:\n    def __init__(self):\n        self.build_parser()\n\n"
+        "    def build_parser(self):\n        self.parser = build_block_parser(self)\n\n"
+        "    def convert(self, source):\n        lines = source.split('\\n')\n"
+        "        root = self.parser.parseDocument(lines)\n        return root\n\n\n"
+        "def markdown(text):\n    md = Markdown()\n    return md.convert(text)\n"),
+    "mdown/blockparser.py": (
+        "class State:\n    def set(self, s):\n        self.s = s\n\n\n"
+        "class BlockParser:\n    def __init__(self, md):\n        self.md = md\n        self.state = State()\n\n"
+        "    def parseDocument(self, lines):\n        self.state.set('start')\n        self.parseChunk(lines)\n\n"
+        "    def parseChunk(self, lines):\n        self.parseBlocks(lines)\n\n"
+        "    def parseBlocks(self, blocks):\n        for b in blocks:\n            self.state.set(b)\n\n\n"
+        "def build_block_parser(md):\n    parser = BlockParser(md)\n    return parser\n"),
+}
+
+
+def test_a_field_filled_from_a_function_that_returns_what_it_built_is_typed(tmp_path: Path):
+    p = load(_write(tmp_path / "repo", MARKDOWN))
+    # `self.parser = build_block_parser(self)` in another method; the function returns the `BlockParser(md)` it made
+    assert _calls(p, "Markdown.convert") == ["BlockParser.parseDocument"]
+    assert _calls(p, "markdown") == ["Markdown", "Markdown.convert"]  # `md = Markdown(); md.convert(…)`
+    assert "State.set" in _calls(p, "BlockParser.parseDocument")  # `self.state = State()` in `__init__`
+    assert _path(p)[:5] == ["markdown", "Markdown.convert", "BlockParser.parseDocument", "BlockParser.parseChunk",
+                            "BlockParser.parseBlocks"]
+
+
+def test_a_chain_on_a_module_qualified_construction_and_an_inherited_method(tmp_path: Path):
+    files = {
+        "README.md": "# jpath\n\n```python\nimport jpath\njpath.search('a.b', data)\n```\n",
+        "jpath/__init__.py": "from jpath import parser\n\n\ndef search(expression, data):\n"
+                             "    return parser.Parser().parse(expression).search(data)\n",
+        "jpath/parser.py": (
+            "from jpath import visitor\n\n\nclass Parser:\n    def parse(self, expression):\n"
+            "        return self._do_parse(expression)\n\n    def _do_parse(self, expression):\n"
+            "        result = self._parse(expression)\n        return result\n\n"
+            "    def _parse(self, expression):\n        return ParsedResult(expression)\n\n\n"
+            "class ParsedResult:\n    def __init__(self, parsed):\n        self.parsed = parsed\n\n"
+            "    def search(self, value):\n        interpreter = visitor.TreeInterpreter()\n"
+            "        return interpreter.visit(self.parsed, value)\n"),
+        "jpath/visitor.py": (
+            "class Visitor:\n    def visit(self, node, *args):\n        method = getattr(self, 'visit_' + node['type'])\n"
+            "        return method(node, *args)\n\n\nclass TreeInterpreter(Visitor):\n"
+            "    def visit_field(self, node, value):\n        return value.get(node['value'])\n"),
+    }
+    p = load(_write(tmp_path / "repo", files))
+    # `Parser()` of the module `parser`, its `parse` returning what `_parse` builds, then that value's `search`
+    assert _calls(p, "search") == ["Parser.parse", "ParsedResult.search"]
+    assert _calls(p, "ParsedResult.search") == ["Visitor.visit"]  # `TreeInterpreter` inherits it from `Visitor`
+    # the README's one call is the main path, handed on through the chain's last link
+    assert _path(p) == ["search", "ParsedResult.search", "Visitor.visit"]
+
+
+def test_ruby_and_javascript_fields_made_in_the_constructor(tmp_path: Path):
+    rb = ("module Http\n  class Parser\n    def parse(body)\n      body.strip\n    end\n  end\n\n"
+          "  class Request\n    def initialize(opts)\n      @parser = Parser.new\n    end\n\n"
+          "    def perform(body)\n      @parser.parse(body)\n    end\n  end\nend\n")
+    js = ("class Lexer {\n  lex(src) {\n    return src.split(' ')\n  }\n}\n\n"
+          "class Marked {\n  constructor() {\n    this.lexer = new Lexer()\n  }\n\n"
+          "  parse(src) {\n    const tokens = this.lexer.lex(src)\n    return tokens\n  }\n}\n\nmodule.exports = Marked\n")
+    p = load(_write(tmp_path / "repo", {"lib/http.rb": rb, "src/marked.js": js}))
+    assert _calls(p, "Http.Request.perform") == ["Http.Parser.parse"]
+    assert _calls(p, "Marked.parse") == ["Lexer.lex"]
+
+
+def test_a_go_element_of_a_named_slice_type_and_a_long_leaf_ends_the_path(tmp_path: Path):
+    readme = "# gn\n\n```go\nfunc main() {\n  r := gn.New()\n  http.ListenAndServe(\":8080\", r)\n}\n```\n"
+    body = "".join(f"\t\tpath = path[{k % 3}:]\n" for k in range(30))
+    code = ("package gn\n\nimport \"net/http\"\n\ntype node struct {\n\tpath string\n}\n\n"
+            "type methodTree struct {\n\tmethod string\n\troot   *node\n}\n\n"
+            "type methodTrees []methodTree\n\n"
+            "type Engine struct {\n\ttrees methodTrees\n}\n\n"
+            "func New() *Engine {\n\treturn &Engine{}\n}\n\n"
+            "func (engine *Engine) ServeHTTP(w http.ResponseWriter, req *http.Request) {\n\tengine.handle(req)\n}\n\n"
+            "func (engine *Engine) handle(req *http.Request) {\n\tt := engine.trees\n"
+            "\tfor i, tl := 0, len(t); i < tl; i++ {\n\t\troot := t[i].root\n\t\troot.getValue(req.URL.Path)\n\t}\n"
+            "\tserveError(req)\n}\n\n"
+            "func serveError(req *http.Request) {\n\tlogIt(req)\n}\n\nfunc logIt(req *http.Request) {\n\tlogIt2(req)\n}\n\n"
+            "func logIt2(req *http.Request) {\n\treq.URL.Path = \"\"\n}\n\n"
+            f"func (n *node) getValue(path string) {{\n\tfor len(path) > 0 {{\n{body}\t}}\n}}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "go.mod": "module example.com/gn\n", "gin.go": code}))
+    assert "node.getValue" in _calls(p, "Engine.handle")  # `root := t[i].root`: a `methodTree`'s `*node`
+    # the 404 at the end is no hand-off; the long `getValue` that calls nothing further is where the work is done
+    assert _path(p) == ["Engine.ServeHTTP", "Engine.handle", "node.getValue"]
+
+
+def test_an_overload_the_examples_arguments_cannot_reach_is_not_where_it_starts(tmp_path: Path):
+    readme = ("# gs\n\n```java\nGs gs = new Gs();\ngs.toJson(1);\nint[] values = { 1 };\ngs.toJson(values);\n```\n")
+    code = ("package gs;\n\npublic class Gs {\n"
+            "  public String toJson(Object src) {\n    return toJson(src, src.getClass());\n  }\n\n"
+            "  public String toJson(Object src, Class<?> type) {\n    return write(src);\n  }\n\n"
+            "  private String write(Object src) {\n    return src.toString();\n  }\n\n"
+            "  public String toJson(Element e) {\n    return e.walk().walk().walk().name();\n  }\n}\n")
+    elem = ("package gs;\n\npublic class Element {\n  public Element walk() {\n    return deeper();\n  }\n\n"
+            "  private Element deeper() {\n    return deepest();\n  }\n\n  private Element deepest() {\n"
+            "    return more();\n  }\n\n  private Element more() {\n    return this;\n  }\n\n"
+            "  public String name() {\n    return \"e\";\n  }\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "src/main/java/gs/Gs.java": code,
+                                        "src/main/java/gs/Element.java": elem}))
+    # `toJson(1)` and `toJson(values)` (an `int[]`) can only be `toJson(Object)`, however deep the other goes
+    assert _path(p)[:3] == ["Gs.toJson", "Gs.toJson", "Gs.write"]
+
+
+def test_a_method_the_readme_calls_on_another_librarys_value_is_not_the_projects(tmp_path: Path):
+    from orchestrator.authoring.entry import foreign_values, readme_names
+
+    readme = ("# @koa/router\n\n```js\nconst Koa = require('koa');\nconst Router = require('@koa/router');\n\n"
+              "const app = new Koa();\nconst router = new Router();\n\nrouter.get('/', (ctx) => {});\n"
+              "app.use(router.routes());\n```\n")
+    code = ("class Router {\n  get(path, fn) {\n    return this.register(path, fn)\n  }\n  register(path, fn) {\n"
+            "    return this\n  }\n  use(fn) {\n    return this\n  }\n  routes() {\n    return (ctx) => ctx\n  }\n}\n\n"
+            "module.exports = Router\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "package.json": '{"name": "@koa/router"}\n',
+                                        "lib/router.js": code}))
+    assert foreign_values(p, readme) == {"app"}
+    called = readme_names(p)[1]
+    assert "get" in called and "routes" in called and "use" not in called  # `app.use` is Koa's
+    own = _write(tmp_path / "koa", {"README.md": "# koa\n\n```js\nconst Koa = require('koa');\nconst app = new Koa();\n"
+                                                 "app.listen(3000);\n```\n", "package.json": '{"name": "koa"}\n',
+                                    "lib/application.js": "module.exports = class Application {\n  listen() {}\n}\n"})
+    assert foreign_values(load(own), (own / "README.md").read_text()) == set()  # koa's own README: its own value
