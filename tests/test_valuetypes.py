@@ -152,3 +152,30 @@ def test_a_method_the_readme_calls_on_another_librarys_value_is_not_the_projects
                                                  "app.listen(3000);\n```\n", "package.json": '{"name": "koa"}\n',
                                     "lib/application.js": "module.exports = class Application {\n  listen() {}\n}\n"})
     assert foreign_values(load(own), (own / "README.md").read_text()) == set()  # koa's own README: its own value
+
+
+def test_a_package_doc_comments_example_is_the_first_example_when_the_readme_has_none(tmp_path: Path):
+    from orchestrator.authoring.doc_examples import doc_examples
+    from orchestrator.authoring.overview import first_example
+
+    info = ("/*\n * Licensed to you.\n */\n\n/**\n * Reads CSV.\n *\n * <pre>\n"
+            " * Reader in = new StringReader(&quot;a,b,c&quot;);\n * for (CSVRecord record : CSVFormat.DEFAULT.parse(in)) {\n"
+            " *     record.get(0);\n * }\n * </pre>\n */\npackage org.csv;\n")
+    fmt = ("package org.csv;\n\npublic class CSVFormat {\n  public static final CSVFormat DEFAULT = new CSVFormat();\n\n"
+           "  public CSVParser parse(Reader in) {\n    return new CSVParser(in);\n  }\n}\n")
+    parser = "package org.csv;\n\npublic class CSVParser {\n  public CSVParser(Reader in) {\n  }\n}\n"
+    rec = "package org.csv;\n\npublic class CSVRecord {\n  public String get(int i) {\n    return \"\";\n  }\n}\n"
+    lib = ("//! A crate.\n//!\n//! ```\n//! # use tiny::Reader;\n//! let r = tiny::Reader::new(\"x\");\n//! r.read();\n"
+           "//! ```\n//!\n//! ```text\n//! not code\n//! ```\n\npub struct Reader;\n")
+    root = _write(tmp_path / "repo", {"README.md": "# csv\n\nCSV files, read and written.\n", "pom.xml": "<project/>\n",
+                                      "src/main/java/org/csv/package-info.java": info,
+                                      "src/main/java/org/csv/CSVFormat.java": fmt,
+                                      "src/main/java/org/csv/CSVParser.java": parser,
+                                      "src/main/java/org/csv/CSVRecord.java": rec})
+    p = load(root / "src" / "main" / "java")
+    ex = first_example(p, {"CSVFormat", "CSVRecord"})
+    assert ex is not None and ex.rel == "src/main/java/org/csv/package-info.java" and (ex.first, ex.last) == (8, 13)
+    assert ex.code.splitlines()[0] == 'Reader in = new StringReader("a,b,c");' and ex.source_rel is None
+    rust = load(_write(tmp_path / "crate", {"src/lib.rs": lib}))
+    assert [(a, b, code) for _rel, a, b, _lang, code in doc_examples(rust)] == [
+        (3, 7, 'let r = tiny::Reader::new("x");\nr.read();')]  # the doctest's hidden line and the `text` fence left out

@@ -43,6 +43,10 @@ def readme_code(p: Project) -> str:
         spans += [(m.start(), m.group(1)) for m in _RST_CODE_RE.finditer(text)]
         spans += [(m.start(), m.group(1)) for m in _INLINE_RE.finditer(text)]
         out += ("\n" if out else "") + "\n".join(code for _, code in sorted(spans))
+    if fenced < 200:  # a README with no example: the package's own doc comment may have one
+        from .doc_examples import doc_examples
+
+        out += "".join("\n" + code for *_, code in doc_examples(p))
     return out
 
 

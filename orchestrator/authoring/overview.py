@@ -10,6 +10,7 @@ carries its path in the caption, not in the fence (R1 verifies `file=` against t
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 
@@ -188,6 +189,11 @@ def first_example(p: Project, names: set[str]) -> Example | None:
         if best is not None:
             a, b, tag, code = best[1]
             return Example(rel, a, b, _lang_of_tag(tag) or tag or "text", code, info.in_source(rel))
+    from .doc_examples import doc_examples
+
+    for rel, a, b, lang, code in doc_examples(p):  # the package's own doc comment (commons-csv's package-info.java)
+        if _example_score(code, lang, langs, names) >= 2.0:
+            return Example(posixpath.join(info.prefix, rel) if info.prefix else rel, a, b, lang, code, None)
     for rel in info.examples[:20]:
         try:
             text = info.read(rel)

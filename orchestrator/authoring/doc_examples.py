@@ -1,0 +1,126 @@
+"""Usage examples a package writes in its own doc comment (issue 35), for a project whose README shows
+none: a Java package's `package-info.java` (`for (CSVRecord record : CSVFormat.DEFAULT.parse(in))`
+inside `<pre>`), a Rust crate root's `//!` fences, a Go package comment's indented lines (`doc.go`),
+a Python package's `>>>` lines. Each is the comment's code with the comment's marks taken off, so it
+is quoted as a doc's code (the file and lines named beside it), not as the file's own lines."""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+
+from .project import Project
+
+
+def doc_examples(p: Project) -> list[tuple[str, int, int, str, str]]:
+    """(file, first line, last line, language, code) of the code blocks in the doc comments of the
+    source's top files, shallowest first."""
+    key = ("doc_examples",)
+    if key in p._keys:
+        return p._keys[key]
+    out: list[tuple[str, int, int, str, str]] = []
+    files = sorted((f for f in p.code_files() if _doc_file(f)), key=lambda f: (f.count("/"), f))
+    for rel in files[:8]:
+        lines = p.lines_of(rel)
+        lang = p.lang(rel)
+        blocks = (_javadoc_pre(lines) if lang == "java" else _rust_fences(lines) if lang == "rust"
+                  else _go_indented(lines) if lang == "go" else _python_prompts(lines) if lang == "python" else [])
+        out += [(rel, a, b, lang, code) for a, b, code in blocks if code.strip()]
+    p._keys[key] = out
+    return out
+
+
+def _doc_file(rel: str) -> bool:
+    base = posixpath.basename(rel)
+    return base in ("package-info.java", "lib.rs", "doc.go", "__init__.py")
+
+
+def _javadoc_pre(lines: list[str]) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    start, buf = 0, []
+    for k, ln in enumerate(lines, 1):
+        text = re.sub(r"^\s*/?\*+/?\s?", "", ln)
+        if start == 0 and re.search(r"<pre\b[^>]*>", text):
+            start, buf = k, []
+            rest = re.sub(r"^.*?<pre\b[^>]*>(?:\s*\{@code)?", "", text)
+            if rest.strip():
+                buf.append(rest)
+            continue
+        if start:
+            if "</pre>" in text:
+                head = text.split("</pre>", 1)[0].rstrip().removesuffix("}")
+                if head.strip():
+                    buf.append(head)
+                out.append((start, k, html.unescape("\n".join(_dedent(buf)))))
+                start = 0
+            else:
+                buf.append(text)
+    return out
+
+
+def _rust_fences(lines: list[str]) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    start, buf = 0, []
+    for k, ln in enumerate(lines, 1):
+        m = re.match(r"^\s*//!\s?(.*)$", ln)
+        if m is None:
+            continue
+        text = m.group(1)
+        if text.strip().startswith("```"):
+            tag = text.strip()[3:].strip()
+            if start:
+                out.append((start, k, "\n".join(buf)))
+                start = 0
+            elif tag in ("", "rust", "no_run", "ignore", "should_panic") or tag.startswith("rust,"):
+                start, buf = k, []
+            else:
+                start = -1  # another language's fence (`text`, `toml`): skipped to its end
+        elif start > 0 and not re.match(r"^#(?:\s|$)", text):  # `# use x;`: a doctest's hidden line
+            buf.append(text)
+        elif start == -1 and text.strip().startswith("```"):
+            start = 0
+    return [(a, b, c) for a, b, c in out if a > 0]
+
+
+def _go_indented(lines: list[str]) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    start, buf = 0, []
+    for k, ln in enumerate(lines + [""], 1):
+        m = re.match(r"^//(\t| {2,}\S)(.*)$", ln)
+        if m:
+            if not start:
+                start, buf = k, []
+            buf.append((m.group(1).lstrip("\t") + m.group(2)))
+            continue
+        if start and ln.strip() == "//":
+            buf.append("")
+            continue
+        if start:
+            out.append((start, k - 1, "\n".join(_dedent(buf)).strip("\n")))
+            start = 0
+        if ln.startswith("package "):
+            break
+    return out
+
+
+def _python_prompts(lines: list[str]) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    start, buf = 0, []
+    for k, ln in enumerate(lines + [""], 1):
+        m = re.match(r"^\s*(?:>>>|\.\.\.)(?: (.*))?$", ln)
+        if m:
+            if not start:
+                start, buf = k, []
+            buf.append(m.group(1) or "")
+        elif start:
+            out.append((start, k - 1, "\n".join(buf)))
+            start = 0
+        if re.match(r"^(?:import|from|def|class)\b", ln):
+            break  # past the module's docstring
+    return out
+
+
+def _dedent(buf: list[str]) -> list[str]:
+    pad = min((len(x) - len(x.lstrip()) for x in buf if x.strip()), default=0)
+    return [x[pad:] for x in buf]
