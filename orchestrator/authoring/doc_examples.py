@@ -38,7 +38,7 @@ def _doc_file(rel: str) -> bool:
 
 def _javadoc_pre(lines: list[str]) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
-    start, buf = 0, []
+    start, buf = 0, list[str]()
     for k, ln in enumerate(lines, 1):
         text = re.sub(r"^\s*/?\*+/?\s?", "", ln)
         if start == 0 and re.search(r"<pre\b[^>]*>", text):
@@ -61,7 +61,7 @@ def _javadoc_pre(lines: list[str]) -> list[tuple[int, int, str]]:
 
 def _rust_fences(lines: list[str]) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
-    start, buf = 0, []
+    start, buf = 0, list[str]()
     for k, ln in enumerate(lines, 1):
         m = re.match(r"^\s*//!\s?(.*)$", ln)
         if m is None:
@@ -85,13 +85,13 @@ def _rust_fences(lines: list[str]) -> list[tuple[int, int, str]]:
 
 def _go_indented(lines: list[str]) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
-    start, buf = 0, []
+    start, buf = 0, list[str]()
     for k, ln in enumerate(lines + [""], 1):
         m = re.match(r"^//(\t| {2,}\S)(.*)$", ln)
         if m:
             if not start:
                 start, buf = k, []
-            buf.append((m.group(1).lstrip("\t") + m.group(2)))
+            buf.append(m.group(1).lstrip("\t") + m.group(2))
             continue
         if start and ln.strip() == "//":
             buf.append("")
@@ -106,7 +106,7 @@ def _go_indented(lines: list[str]) -> list[tuple[int, int, str]]:
 
 def _python_prompts(lines: list[str]) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
-    start, buf = 0, []
+    start, buf = 0, list[str]()
     for k, ln in enumerate(lines + [""], 1):
         m = re.match(r"^\s*(?:>>>|\.\.\.)(?: (.*))?$", ln)
         if m:

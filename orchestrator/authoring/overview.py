@@ -191,9 +191,9 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             return Example(rel, a, b, _lang_of_tag(tag) or tag or "text", code, info.in_source(rel))
     from .doc_examples import doc_examples
 
-    for rel, a, b, lang, code in doc_examples(p):  # the package's own doc comment (commons-csv's package-info.java)
-        if _example_score(code, lang, langs, names) >= 2.0:
-            return Example(posixpath.join(info.prefix, rel) if info.prefix else rel, a, b, lang, code, None)
+    for rel, a, b, doc_lang, code in doc_examples(p):  # the package's own doc comment (commons-csv's package-info.java)
+        if _example_score(code, doc_lang, langs, names) >= 2.0:
+            return Example(posixpath.join(info.prefix, rel) if info.prefix else rel, a, b, doc_lang, code, None)
     for rel in info.examples[:20]:
         try:
             text = info.read(rel)
