@@ -1601,3 +1601,23 @@ def test_a_go_value_set_as_an_http_servers_handler_is_served(tmp_path: Path):
     # the server a `&http.Server{Handler: engine.Handler()}` starts runs the engine's `ServeHTTP`
     assert _path(p)[:3] == ["Engine.Run", "Engine.ServeHTTP", "Engine.handleHTTPRequest"], _path(p)
     _steps_hold(p, _walk(p))
+
+
+def test_a_ruby_dsl_app_is_served_through_its_rack_call_and_bare_calls_are_followed(tmp_path: Path):
+    readme = "# sin\n\n```ruby\nrequire 'sin'\n\nget '/' do\n  'Hello world!'\nend\n```\n"
+    code = ("module Sin\n  class Base\n    def call(env)\n      dup.call!(env)\n    end\n\n"
+            "    def call!(env)\n      @env = env\n      invoke { dispatch! }\n    end\n\n"
+            "    def invoke(&block)\n      yield\n    end\n\n"
+            "    def dispatch!\n      filter! :before\n      route!\n    end\n\n"
+            "    def filter!(type)\n      type\n    end\n\n"
+            "    def route!\n      route = @env['PATH_INFO']\n      process_route(route)\n    end\n\n"
+            "    def process_route(route)\n      route.upcase\n    end\n\n"
+            "    class << self\n      def get(path, &block)\n        route('GET', path, &block)\n      end\n\n"
+            "      def route(verb, path, &block)\n        [verb, path]\n      end\n    end\n  end\nend\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "sin.gemspec": "Gem::Specification.new do |s|\n  s.name = 'sin'\nend\n",
+                                        "lib/sin/base.rb": code}))
+    # `get '/' do` sets up an app Rack runs through `call(env)`; `dispatch!`, `route!` are called without parentheses
+    # (`route = …` in `route!` is a local, not the class's `route`)
+    assert _path(p)[:5] == ["Sin::Base::call", "Sin::Base::call!", "Sin::Base::dispatch!", "Sin::Base::route!",
+                            "Sin::Base::process_route"], _path(p)
+    _steps_hold(p, _walk(p))

@@ -6,9 +6,13 @@ the map has already found the definition; these are small readings of its lines.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .project import Project, Sym
 from .signature import Param, _paren_span, _split_top, owner, receiver, signature_parts  # noqa: F401 (re-exported)
+
+if TYPE_CHECKING:
+    from .callres import Resolver
 
 # ---------------------------------------------------------------- steps
 
@@ -279,6 +283,8 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
         raw = m.group(1)
         if s.lang == "ruby" and code[m.start() - 1:m.start()] == "@":
             raw = "@" + raw  # an instance variable: `@parser.parse(`
+        if s.lang == "ruby" and m.group(2):
+            raw += "!"  # `call!(env)`: a method named with its bang
         hit = res.resolve(raw, bool(m.group(2)), args)
         on_side = code.count("\n", 0, m.start()) in side
         if hit is not None and (hit.rel, hit.d.start_line) != (s.rel, s.d.start_line):
@@ -301,7 +307,37 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
                 found[key] = (nxt[0], on_side if key not in found else found[key][1] and on_side, at)
             typ = typer.result_type(nxt[0])
             chain = _CHAINED.match(code, chain.end() + len(call_args(code, chain.end() - 1)) + 1)
+    if s.lang == "ruby":
+        res = res or Resolver(p, s, *_sym_index(p), code=code)
+        for hit, at in _ruby_bare_calls(s, code, res):
+            key = (hit.rel, hit.name, hit.d.start_line)
+            on_side = code.count("\n", 0, at) in side
+            found.setdefault(key, (hit, on_side, at))
     return list(found.values())
+
+
+_RUBY_BARE = re.compile(r"(?<![\w.:@$?!])([a-z_]\w*[!?]?)(?![\w(!?:])")
+
+
+def _ruby_bare_calls(s: Sym, code: str, res: Resolver) -> list[tuple[Sym, int]]:
+    """Ruby's calls of the type's own methods without parentheses (`route!`, `dispatch!`, `filter! :before`,
+    `invoke do`): a bare name that is one of its methods and no local of the body (`route = …`, `|route|`)."""
+    own = owner(s)
+    if not own:
+        return []
+    local = {prm.name for prm in signature_parts(s)[0]}
+    local |= set(re.findall(r"(?<![\w.:@$])([a-z_]\w*)\s*(?:\|\|)?=(?![=~>])", code))
+    local |= {n for grp in re.findall(r"\|([^|]*)\|", code) for n in re.findall(r"[a-z_]\w*", grp)}
+    body_at = code.find("\n") + 1  # past the `def` line
+    out: list[tuple[Sym, int]] = []
+    for m in _RUBY_BARE.finditer(code, body_at):
+        name = m.group(1)
+        if name in local or name == s.short:
+            continue
+        hits = [x for x in res.typer().member(own, name) if x.kind == "method"]
+        if len(hits) == 1 and hits[0] is not s and all(h is not hits[0] for h, _ in out):
+            out.append((hits[0], m.start()))
+    return out
 
 
 _CHAINED = re.compile(r"\s*\.\s*([A-Za-z_]\w*)\s*\(")

@@ -299,6 +299,19 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     for t in types:
         for ms in methods(t):
             add(ms, 0.5 if called.get(ms.short) else 0.0)
+    # a DSL the README writes on a class (sinatra's `get '/' do`) sets up an app a Rack server runs
+    # through the class's `call(env)`, as a WSGI server runs a Python app's `__call__`
+    rack = {"ruby": ("call", "env"), "python": ("__call__", "environ")}
+    for e in entries[:5]:
+        serve = rack.get(e.lang)
+        if e.kind == "method" and "." in e.dotted and serve:
+            owner = e.dotted.rsplit(".", 1)[0]
+            for ms in p.find(serve[0]):
+                if ms.dotted == f"{owner}.{serve[0]}" and ms.kind == "method" and \
+                        [prm.name for prm in signature_parts(ms)[0]][:1] == [serve[1]]:
+                    bonus = max(0.75, called.get(e.short, 0.0))
+                    out[:] = [(o, max(b, bonus) if o is ms else b) for o, b in out]  # (found before as a type's method)
+                    add(ms, bonus)
     if ex is not None:  # an overload the example's calls of its name cannot reach (`toJson(JsonElement)` for `toJson(1)`)
         from .valuetypes import call_args
 

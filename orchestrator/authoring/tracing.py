@@ -16,8 +16,9 @@ def call_line(p: Project, caller: Sym, callee: Sym) -> int:
 
     lines = code_lines(p, caller.rel)
     made = constructed(callee)
+    bare = rf"|(?<![\w$.:@]){re.escape(callee.short)}(?![\w=])" if callee.short[-1:] in ("!", "?") else ""  # Ruby's `route!`
     rx = re.compile(rf"(?<![\w$]){re.escape(callee.short)}\s*(?:!\s*)?[(<\[]|\.{re.escape(callee.short)}(?![\w$])"
-                    + (rf"|{made}" if made else ""))
+                    + (rf"|{made}" if made else "") + bare)
     for n in range(caller.d.start_line + 1, min(caller.d.end_line, len(lines)) + 1):
         if rx.search(lines[n - 1]):
             return n

@@ -349,8 +349,8 @@ class Typer:
             return (self.field_type(own, name[1:], s.lang) if own else ""), at
         from .signature import receiver
 
-        if own and name in ("self", "this", "Self", receiver(s)):
-            return own, at
+        if own and (name in ("self", "this", "Self", receiver(s)) or (s.lang == "ruby" and name in ("dup", "clone"))):
+            return own, at  # (Ruby's `dup.call!(env)`: a copy of itself)
         if self.is_type(name):
             return name, at  # `Type.method(…)`, `Type::new(…)`: its own functions
         scope = s.dotted.split(".")[:-1]  # Ruby's `Parser` inside `module Http`: `Http::Parser`, innermost first

@@ -137,8 +137,10 @@ def calls_in(name: str, text: str) -> bool:
     owner = re.split(r"::|\.", name)[-2] if part == "initialize" and re.search(r"::|\.", name) else ""
     if owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*\.\s*new\b", code):
         return True  # Ruby's `Connection.new(…)` runs `Connection#initialize`
+    bare = part[-1:] in ("!", "?")  # Ruby's `dispatch!`, `valid?`: a method, called without parentheses too
     part = re.escape(part)
-    return bool(re.search(rf"(?<![\w$]){part}\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>)?\s*\(|\bnew\s+{part}\b", code))
+    return bool(re.search(rf"(?<![\w$]){part}\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>)?\s*\(|\bnew\s+{part}\b", code)
+                or (bare and re.search(rf"(?<![\w$.:@]){part}(?![\w=])", code)))
 
 
 def _defined_lines(text: str) -> dict[str, int]:
