@@ -179,3 +179,19 @@ def test_a_package_doc_comments_example_is_the_first_example_when_the_readme_has
     rust = load(_write(tmp_path / "crate", {"src/lib.rs": lib}))
     assert [(a, b, code) for _rel, a, b, _lang, code in doc_examples(rust)] == [
         (3, 7, 'let r = tiny::Reader::new("x");\nr.read();')]  # the doctest's hidden line and the `text` fence left out
+
+
+def test_a_typescript_function_is_its_implementation_and_a_module_value_its_class(tmp_path: Path):
+    ts = ("import { Marked } from './Instance.ts';\n\nconst markedInstance = new Marked();\n\n"
+          "/** Compiles markdown. */\nexport function marked(src: string, options: { async: true }): Promise<string>;\n"
+          "export function marked(src: string): string;\n"
+          "export function marked(src: string, opt?: object): string | Promise<string> {\n"
+          "  return markedInstance.parse(src, opt);\n}\n")
+    inst = ("export class Marked {\n  parse = this.parseMarkdown(true);\n\n  private parseMarkdown(block: boolean) {\n"
+            "    return (src: string, opt?: object) => src;\n  }\n}\n")
+    p = load(_write(tmp_path / "repo", {"src/marked.ts": ts, "src/Instance.ts": inst}))
+    fns = [x for x in p.find("marked") if x.kind == "function"]
+    assert [(x.d.start_line, x.d.end_line) for x in fns] == [(8, 10)]  # the overloads' declarations are not the function
+    assert "Compiles markdown" in fns[0].d.doc
+    # `markedInstance` is the file's `new Marked()`; its `parse` field is made by `parseMarkdown`
+    assert _calls(p, "marked") == ["Marked.parseMarkdown"]

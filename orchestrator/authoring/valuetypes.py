@@ -172,7 +172,8 @@ class Typer:
         return out
 
     def member(self, typ: str, name: str) -> list[Sym]:
-        """The definitions of `typ.name`: its own, else the nearest base type's that has one (a few levels)."""
+        """The definitions of `typ.name`: its own, else the nearest base type's that has one (a few levels),
+        else the method a field of that name is made by (marked's `parse = this.parseMarkdown(true)`)."""
         todo, seen = [typ], {typ}
         for _ in range(4):
             found = [x for t in todo for x in self.by_dotted.get(f"{t}.{name}", ())]
@@ -180,6 +181,13 @@ class Typer:
                 return found
             todo = [b for t in todo for b in self.bases(t) if b not in seen]
             seen.update(todo)
+        for t in self.by_dotted.get(typ, ()):
+            if t.kind == "class" and t.lang in ("javascript", "typescript", "tsx"):
+                text = "\n".join(self.p.lines_of(t.rel)[t.d.start_line - 1:t.d.end_line])
+                made = re.search(rf"(?m)^\s*(?:(?:readonly|public|private|protected|static)\s+)*{re.escape(name)}\s*"
+                                 rf"(?::[^=\n]*)?=\s*this\.(\w+)\b", text)
+                if made and made.group(1) != name:
+                    return list(self.by_dotted.get(f"{typ}.{made.group(1)}", ()))
         return []
 
     # ------------------------------------------------------------ what a call gives back
@@ -360,7 +368,7 @@ class Typer:
         params = self.resolver_for(s).param_types()
         if name in params:
             return params[name], at
-        typ = self.local_type(s, name, depth + 1)
+        typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1)
         if typ:
             return typ, at
         mod = re.compile(r"\s*\.\s*([A-Za-z_]\w*)").match(e, at)
@@ -378,6 +386,15 @@ class Typer:
                     out.setdefault(_owner(m), []).append(m)
             self.p._keys[key] = out
         return self.p._keys[key]
+
+    def _module_value(self, s: Sym, name: str, depth: int) -> str:
+        """The type of a value the file binds at its top (marked's `const markedInstance = new Marked()`)."""
+        if s.lang not in ("javascript", "typescript", "tsx", "python") or depth >= MAX_DEPTH:
+            return ""
+        rx = re.compile(rf"^(?:export\s+)?(?:(?:const|let|var)\s+)?{re.escape(name)}\s*(?::[^=\n]*)?=(?![=>])\s*(.+?);?\s*$")
+        found = {self.expr_type(s, m.group(1), depth + 1) for ln in self.p.lines_of(s.rel) if (m := rx.match(ln))}
+        found.discard("")
+        return found.pop() if len(found) == 1 else ""
 
     def _module_named(self, name: str) -> bool:
         """`name` is one of the project's modules (a file or package of that name)."""

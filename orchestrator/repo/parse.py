@@ -22,7 +22,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 11  # 11: C# read with the first branch of each #if; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
+PARSER_VERSION = 11  # 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
 
 @dataclass
 class FileMap:
@@ -138,6 +138,8 @@ def _extract(src: Source) -> FileMap:
         made_def, name_start = made
         if src.lang == "python" and _is_overload(src, node):
             overloads.add(id(made_def))
+        if src.lang in ("typescript", "tsx") and node.type == "function_signature":
+            overloads.add(id(made_def))  # `export function marked(src: string): string;`: an overload's declaration
         if made_def.kind != "impl":  # the type an impl names is a use of that type
             name_nodes.add(name_start)
         key = (node.start_byte, node.end_byte)
