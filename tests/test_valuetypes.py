@@ -195,3 +195,17 @@ def test_a_typescript_function_is_its_implementation_and_a_module_value_its_clas
     assert "Compiles markdown" in fns[0].d.doc
     # `markedInstance` is the file's `new Marked()`; its `parse` field is made by `parseMarkdown`
     assert _calls(p, "marked") == ["Marked.parseMarkdown"]
+
+
+def test_a_traced_step_cites_the_line_the_call_was_resolved_on(tmp_path: Path):
+    from orchestrator.authoring.tracing import call_line
+
+    rb = ("module Sin\n  class Hash2\n    def delete(k)\n      k\n    end\n  end\n\n"
+          "  class Base\n    def call!(env)\n      @params = Hash2.new\n    end\n\n"
+          "    def process_route(pattern)\n      params = pattern.params\n      params.delete('ignore')\n"
+          "      # @params.delete(x) in a comment\n      @params.delete(:k)\n    end\n  end\nend\n")
+    p = load(_write(tmp_path / "repo", {"lib/sin.rb": rb}))
+    route = next(x for x in p.symbols() if x.dotted == "Sin.Base.process_route")
+    delete = next(x for x in p.symbols() if x.dotted == "Sin.Hash2.delete")
+    # line 15 calls a local's `delete` (of no type the code says); line 17 the field's, `Hash2#delete`
+    assert _calls(p, "Sin.Base.process_route") == ["Sin.Hash2.delete"] and call_line(p, route, delete) == 17

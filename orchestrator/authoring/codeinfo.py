@@ -253,11 +253,9 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None
-    from .codetext import deferred_spans, mask_text
+    from .codetext import deferred_spans
 
-    code = mask_text(_LINE_COMMENT.sub("", code), s.lang)  # `// log!(…)` or a docstring's `pop()` is no call
-    if s.lang == "php":  # `$this->handle(`, `self::create(`: the receiver as the other languages write it
-        code = re.sub(r"\$this->(?=\w+\s*\()|\b(?:self|static)::(?=\w+\s*\()", "this.", code)
+    code = call_text(s, code)
     side = branch_lines(code, s.lang)
     # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
     # in C++ and Java a call of the same name may be another overload
@@ -314,6 +312,17 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
             on_side = code.count("\n", 0, at) in side
             found.setdefault(key, (hit, on_side, at))
     return list(found.values())
+
+
+def call_text(s: Sym, code: str) -> str:
+    """The code as calls are read in it (resolved_calls_where's offsets are into this text; its line
+    breaks are the code's own): comments and strings blanked, PHP's `$this->` written `this.`."""
+    from .codetext import mask_text
+
+    code = mask_text(_LINE_COMMENT.sub("", code), s.lang)  # `// log!(…)` or a docstring's `pop()` is no call
+    if s.lang == "php":  # `$this->handle(`, `self::create(`: the receiver as the other languages write it
+        code = re.sub(r"\$this->(?=\w+\s*\()|\b(?:self|static)::(?=\w+\s*\()", "this.", code)
+    return code
 
 
 _RUBY_BARE = re.compile(r"(?<![\w.:@$?!])([a-z_]\w*[!?]?)(?![\w(!?:])")

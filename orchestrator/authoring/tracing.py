@@ -12,9 +12,16 @@ from .project import Project, Sym
 def call_line(p: Project, caller: Sym, callee: Sym) -> int:
     """The line of `caller`'s body that calls `callee` (0 when the name is not written there); its
     docstring's and comments' "See `httpx.request`" are no call (references.code_lines)."""
+    from .codeinfo import call_text, resolved_calls_where
     from .references import code_lines
 
     lines = code_lines(p, caller.rel)
+    # the line where the map resolved the call, when it knows it: `@params.delete(k)`, not the line
+    # before that calls a local's `params.delete('ignore')`
+    body = "\n".join(p.lines_of(caller.rel)[caller.d.start_line - 1:caller.d.end_line])
+    for hit, _side, at in resolved_calls_where(p, caller, body):
+        if (hit.rel, hit.d.start_line) == (callee.rel, callee.d.start_line) and at >= 0:
+            return caller.d.start_line + call_text(caller, body).count("\n", 0, at)
     made = constructed(callee)
     bare = rf"|(?<![\w$.:@]){re.escape(callee.short)}(?![\w=])" if callee.short[-1:] in ("!", "?") else ""  # Ruby's `route!`
     rx = re.compile(rf"(?<![\w$]){re.escape(callee.short)}\s*(?:!\s*)?[(<\[]|\.{re.escape(callee.short)}(?![\w$])"
