@@ -209,3 +209,18 @@ def test_a_traced_step_cites_the_line_the_call_was_resolved_on(tmp_path: Path):
     delete = next(x for x in p.symbols() if x.dotted == "Sin.Hash2.delete")
     # line 15 calls a local's `delete` (of no type the code says); line 17 the field's, `Hash2#delete`
     assert _calls(p, "Sin.Base.process_route") == ["Sin.Hash2.delete"] and call_line(p, route, delete) == 17
+
+
+def test_a_field_declared_as_an_interface_is_what_a_subclass_fills_it_with(tmp_path: Path):
+    base = ("import type { Router } from './router'\n\nexport class AppBase {\n  router!: Router\n\n"
+            "  dispatch(method: string, path: string) {\n    return this.router.match(method, path)\n  }\n}\n")
+    app = ("import { AppBase } from './app-base'\nimport { SmartRouter } from './smart'\n\n"
+           "export class App extends AppBase {\n  constructor(options: { router?: Router } = {}) {\n    super()\n"
+           "    this.router =\n      options.router ??\n      new SmartRouter({\n        routers: [],\n      })\n  }\n}\n")
+    router = "export interface Router {\n  match(method: string, path: string): string\n}\n"
+    smart = ("import type { Router } from './router'\n\nexport class SmartRouter implements Router {\n"
+             "  constructor(init: object) {}\n\n  match(method: string, path: string): string {\n    return path\n  }\n}\n")
+    p = load(_write(tmp_path / "repo", {"src/app-base.ts": base, "src/app.ts": app, "src/router.ts": router,
+                                        "src/smart.ts": smart}))
+    # `router!: Router` (an interface) is filled by the subclass's constructor: the option given, else a SmartRouter
+    assert _calls(p, "AppBase.dispatch") == ["SmartRouter.match"]

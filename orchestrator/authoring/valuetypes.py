@@ -99,6 +99,40 @@ def _code(p: Project, s: Sym) -> str:
 _SEG = re.compile(r"\s*(\?\.|\.|::)\s*(@?[A-Za-z_$][\w$]*)|\s*(\?|!!)")
 
 
+def _statement_rest(code: str, at: int) -> str:
+    """The value an assignment gives, from `at`: to the line's end, or on over the next lines while
+    a bracket is open or the line ends in an operator (`this.router =⏎ options.router ??⏎ new SmartRouter({…})`)."""
+    out = ""
+    for line in code[at:].split("\n")[:8]:
+        out += (" " if out else "") + line.strip()
+        depth = sum(out.count(c) for c in "([{") - sum(out.count(c) for c in ")]}")
+        if out and depth <= 0 and not re.search(r"(?:\?\?|\|\||&&|[?:(,=+]|\bor|\band)\s*$", out):
+            break
+    return out.strip().rstrip(";").strip()
+
+
+def _top_split(e: str, sep: str) -> list[str]:
+    """`e` split at `sep` where no bracket is open."""
+    parts, depth, start = [], 0, 0
+    rx = re.compile(sep)
+    j = 0
+    while j < len(e):
+        c = e[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0:
+            m = rx.match(e, j)
+            if m and m.end() > j:
+                parts.append(e[start:j].strip())
+                start = j = m.end()
+                continue
+        j += 1
+    parts.append(e[start:].strip())
+    return [x for x in parts if x]
+
+
 def _closing(text: str, at: int) -> int:
     """The index of the bracket that closes the one at `at`, or -1."""
     depth = 0
@@ -274,26 +308,50 @@ class Typer:
 
     def _field_type(self, owner: str, fld: str, lang: str) -> str:
         p = self.p
-        found: set[str] = set()
+        declared: set[str] = set()
         rx = FIELD_DECL.get(lang)
         for o in self.by_dotted.get(owner, ()):
             if o.kind in _TYPES and rx is not None:
                 text = "\n".join(p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line])
-                found |= {t for t in re.findall(rx.replace("FIELD", re.escape(fld)), text) if self.is_type(t)}
-        if not found:
-            from .signature import receiver
+                declared |= {t for t in re.findall(rx.replace("FIELD", re.escape(fld)), text) if self.is_type(t)}
+        if declared and not all(self._abstract(t) for t in declared):
+            return declared.pop() if len(declared) == 1 else ""
+        # what its methods fill it with; a field declared as an interface (hono's `router!: Router`), what
+        # its own or a subclass's constructor fills it with (`this.router = options.router ?? new SmartRouter(…)`)
+        from .signature import receiver
 
-            assign = (rf"@{re.escape(fld)}\s*(?:\|\|)?=(?![=~])\s*(.+)$" if lang == "ruby"
-                      else rf"(?<![\w$.])(\w+)\.{re.escape(fld)}\s*=(?![=>])\s*(.+)$")
-            for m in self._members().get(owner, ()):
+        assign = (rf"@{re.escape(fld)}\s*(?:\|\|)?=(?![=~])" if lang == "ruby"
+                  else rf"(?<![\w$.])(\w+)\.{re.escape(fld)}\s*=(?![=>])")
+        found: set[str] = set()
+        for t in [owner] + (self._subclasses(owner) if declared else []):
+            for m in self._members().get(t, ()):
                 if m.lang != lang:
                     continue
-                for a in re.finditer(assign, _code(p, m), re.M):
+                code = _code(p, m)
+                for a in re.finditer(assign, code, re.M):
                     if lang != "ruby" and a.group(1) not in ("self", "this", receiver(m)):
                         continue
-                    found.add(self.expr_type(m, a.group(a.lastindex or 1).strip().rstrip(";").strip()))
-            found.discard("")
+                    found.add(self.expr_type(m, _statement_rest(code, a.end())))
+        found.discard("")
+        if declared:
+            found = {t for t in found if not self._abstract(t)} or declared
         return found.pop() if len(found) == 1 else ""
+
+    def _abstract(self, typ: str) -> bool:
+        return any(x.kind in ("interface", "trait") or (x.kind == "class" and re.search(r"\babstract\b", x.d.signature))
+                   for x in self.by_dotted.get(typ, ()))
+
+    def _subclasses(self, typ: str) -> list[str]:
+        """The project's types that extend `typ` (directly)."""
+        key = ("vt_subclasses",)
+        if key not in self.p._keys:
+            subs: dict[str, list[str]] = {}
+            for name, syms in self.by_dotted.items():
+                if any(x.kind in ("class", "struct") for x in syms):
+                    for b in self.bases(name):
+                        subs.setdefault(b, []).append(name)
+            self.p._keys[key] = subs
+        return list(self.p._keys[key].get(typ, ()))
 
     # ------------------------------------------------------------ one expression
 
@@ -303,6 +361,12 @@ class Typer:
         if depth > MAX_DEPTH:
             return ""
         e = re.sub(r"^(?:(?:await|try|yield)\s+|[&*]+(?:mut\s+)?)+", "", expr.strip())
+        alts = _top_split(e, r"\?\?|\|\||\bor\b")
+        if len(alts) > 1:  # `options.router ?? new SmartRouter(…)`: the value given, else the default
+            found = {self.expr_type(s, a, depth + 1) for a in alts}
+            found.discard("")
+            found = {t for t in found if not self._abstract(t)} or found  # (`Router` given, else a `SmartRouter`)
+            return found.pop() if len(found) == 1 else ""
         new = re.match(r"new\s+(?:[\w.]+\.)?([A-Z]\w*)\s*(?:<[^()]*>)?\s*[({]", e)
         if new:
             return new.group(1) if self.is_type(new.group(1)) else ""
