@@ -1621,3 +1621,19 @@ def test_a_ruby_dsl_app_is_served_through_its_rack_call_and_bare_calls_are_follo
     assert _path(p)[:5] == ["Sin::Base::call", "Sin::Base::call!", "Sin::Base::dispatch!", "Sin::Base::route!",
                             "Sin::Base::process_route"], _path(p)
     _steps_hold(p, _walk(p))
+
+
+def test_a_small_helper_called_last_is_no_hand_off_while_a_call_that_goes_on_is_made(tmp_path: Path):
+    readme = "# hp\n\n```rust\nlet mut req = hp::Request::new();\nreq.parse(buf);\n```\n"
+    code = ("pub struct Request {\n    pub n: usize,\n}\n\nimpl Request {\n    pub fn new() -> Request {\n        Request { n: 0 }\n    }\n\n"
+            "    pub fn parse(&mut self, buf: &[u8]) -> usize {\n        let n = parse_method(buf);\n"
+            "        let h = parse_headers(buf);\n        self.n = finish(n + h);\n        self.n\n    }\n}\n\n"
+            "fn parse_method(buf: &[u8]) -> usize {\n    token(buf)\n}\n\nfn token(buf: &[u8]) -> usize {\n    token_char(buf)\n}\n\n"
+            "fn token_char(buf: &[u8]) -> usize {\n    byte_class(buf)\n}\n\nfn byte_class(buf: &[u8]) -> usize {\n    buf.len()\n}\n\n"
+            "fn parse_headers(buf: &[u8]) -> usize {\n    header_name(buf) + header_value(buf)\n}\n\n"
+            "fn header_name(buf: &[u8]) -> usize {\n    buf.len()\n}\n\nfn header_value(buf: &[u8]) -> usize {\n    buf.len()\n}\n\n"
+            "fn finish(n: usize) -> usize {\n    n\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "Cargo.toml": "[package]\nname = \"hp\"\n", "src/lib.rs": code}))
+    # `finish(…)` is called last, but is a two-line leaf: the work is handed to `parse_headers`, however
+    # deep `parse_method` goes
+    assert _path(p)[:2] == ["Request::parse", "parse_headers"], _path(p)

@@ -43,6 +43,12 @@ _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup
 _LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
 
 
+def _side_road(c: Sym) -> bool:
+    """Error handling, clean-up or a miss, by the name of the definition or of a thrower that holds it
+    (markdig's `ThrowHelper.CheckDepthLimit`)."""
+    return bool(_SIDE_ROADS.search(c.short)) or ("." in c.dotted and "throw" in c.dotted.rsplit(".", 1)[0].lower())
+
+
 def _maker(s: Sym) -> bool:
     """A constructor: by its name, or named as its type (Java's, C#'s)."""
     return bool(_MAKER.match(s.short)) or ("." in s.dotted and s.short == s.dotted.rsplit(".", 2)[-2])
@@ -73,7 +79,7 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
             return []  # its work goes on outside the map: what it calls before is preparation
         side = side_calls(p, cur)  # an operation's path, not its error handling
         found = [c for c in _next(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in _NOT_STEPS
-                 and (c.rel, c.d.start_line) not in side and not _SIDE_ROADS.search(c.short) and not _LOGGER.match(c.short)]
+                 and (c.rel, c.d.start_line) not in side and not _side_road(c) and not _LOGGER.match(c.short)]
         ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
         h = _handed(p, cur)  # where the body hands the work on is always tried, however it ranks
         return ranked[:5] + [c for c in ranked[5:] if (c.rel, c.d.start_line) == h]
@@ -151,10 +157,12 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
     depth = {body[0][0] + k - 1: d for k, d in enumerate(cond_depths(code, s.lang))} if body else {}
     # (-depth, line, order on the line, callee): of calls on one line, the outermost runs last
     # (`f(g(x))`), but of a chain's links the rightmost (`Parser().parse(e).search(d)` hands to `search`)
+    # a small helper that calls nothing further is no hand-off while a call that goes on is made (httparse's
+    # `parse_with_config_and_uninit_headers` ends in `assume_init_slice(headers)` after its real last step)
+    calls = [c for c in all_calls(p, s) if not _LOGGER.match(c.short) and not _side_road(c)]
+    going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c)]
     best: tuple[int, int, int, Sym] | None = None
-    for c in all_calls(p, s):
-        if _LOGGER.match(c.short) or _SIDE_ROADS.search(c.short):
-            continue  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`: the miss, not the way)
+    for c in going or calls:  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`: the miss, not the way)
         made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
         rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + (f"|{made}" if made else ""))
         for n, text in body:
@@ -173,6 +181,11 @@ def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
         h = (x.callee.rel, x.callee.d.start_line)
     p._keys[key] = h
     return h
+
+
+def _goes_on(p: Project, c: Sym) -> bool:
+    """`c`'s body calls a definition of the project (its resolved calls only: no hop, no recursion into _handed)."""
+    return c.kind not in _NOT_STEPS and bool(all_calls(p, c))
 
 
 def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
