@@ -222,7 +222,7 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
             from .valuetypes import call_args
 
             params = {prm.name for prm in signature_parts(s)[0]}
-            given = set(re.findall(r"[A-Za-z_$][\w$]*", call_args(text_at(body, n), m.end() - 1)))
+            given = set(re.findall(r"[A-Za-z_$][\w$]*", call_args(_text_at(body, n), m.end() - 1)))
             if name not in known and not method and not hopped and (not params or params & given):
                 found = (m.group(1), n)
         # or it returns what a function it got at run time gives (axios's `return adapter(config).then(…)`,
@@ -239,7 +239,7 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
     return p._keys[key]
 
 
-def text_at(body: list[tuple[int, str]], n: int) -> str:
+def _text_at(body: list[tuple[int, str]], n: int) -> str:
     return next((t for k, t in body if k == n), "")
 
 
