@@ -31,3 +31,16 @@ def test_a_reviewer_sees_its_sources_numbered(tmp_path):
     (tmp_path / "m.py").write_text("a = 1\nb = 2\n")
     p = source_context.load_project(tmp_path, None)
     assert source_context.chapter_context(p, ["m.py"], related=False)["sources"]["m.py"] == "1→a = 1\n2→b = 2\n"
+
+
+def test_a_small_window_cuts_the_audits_longest_chapter_keeping_every_opening():
+    from orchestrator.agents.source_context import _cut_one
+
+    ctx = {"finals": {"ch01": "a line of the first chapter\n" * 80, "ch02": "short\n" * 20}}
+    assert _cut_one(ctx, 1_000)
+    ch1, ch2 = ctx["finals"]["ch01"], ctx["finals"]["ch02"]
+    assert ch2 == "short\n" * 20  # the longest is cut first
+    assert ch1.startswith("a line of the first chapter\n") and ch1.endswith("(cut to fit the context window)\n")
+    assert len(ch1) < 80 * 28 - 900
+    tiny = {"finals": {"ch01": "x\n" * 100}}
+    assert not _cut_one(tiny, 1_000)  # nothing left that is worth cutting: the token gate names the fix

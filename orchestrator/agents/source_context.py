@@ -409,7 +409,8 @@ def fit_window(cfg: Any, role: str, max_tokens: int, ctx: dict[str, Any], render
     """A compatible server's small window (issue 27): the rendered prompt (`render()` ->
     Parts) measured as the token gate measures it (JSON-escaped, ~3.5 characters a token) and,
     while prompt plus answer overflow the window, cut further: the chapter's sources by rank,
-    then the ranked maps from their lowest ranked end, then the project's front door. What
+    then the ranked maps from their lowest ranked end, then the project's front door, then the
+    audit's longest chapter (each keeps its opening). What
     cannot be cut is left to the token gate, which names the fix."""
     import json
 
@@ -446,5 +447,13 @@ def _cut_one(ctx: dict[str, Any], chars: int) -> bool:
         if isinstance(text, str) and len(text) > 400:
             keep = max(200, len(text) - chars)
             ctx[key] = text[:keep].rsplit("\n", 1)[0] + "\n(cut to fit the context window)\n"
+            return True
+    # the audit's chapters, longest first: each keeps its opening (a small window still sees every chapter)
+    finals = ctx.get("finals")
+    if isinstance(finals, dict) and finals:
+        ch, text = max(finals.items(), key=lambda kv: len(kv[1]))
+        if isinstance(text, str) and len(text) > 600:
+            keep = max(400, len(text) - chars)
+            ctx["finals"] = {**finals, ch: text[:keep].rsplit("\n", 1)[0] + "\n(cut to fit the context window)\n"}
             return True
     return False
