@@ -1637,3 +1637,17 @@ def test_a_small_helper_called_last_is_no_hand_off_while_a_call_that_goes_on_is_
     # `finish(…)` is called last, but is a two-line leaf: the work is handed to `parse_headers`, however
     # deep `parse_method` goes
     assert _path(p)[:2] == ["Request::parse", "parse_headers"], _path(p)
+
+
+def test_an_overload_handing_to_another_of_its_name_is_no_deeper(tmp_path: Path):
+    from orchestrator.authoring.mainpath import path_value
+
+    cs = ("namespace Cl;\n\npublic class Help {\n  public static string Build(int a) {\n    return Build(a, 1);\n  }\n\n"
+          "  public static string Build(int a, int b) {\n    return Build(a, b, 2);\n  }\n\n"
+          "  public static string Build(int a, int b, int c) {\n    return Render(a);\n  }\n\n"
+          "  public static string Render(int a) {\n    return a.ToString();\n  }\n}\n")
+    p = load(_write(tmp_path / "repo", {"src/Help.cs": cs}))
+    syms = {(x.dotted, x.d.start_line): x for x in p.symbols()}
+    chain = [syms[("Help.Build", 4)], syms[("Help.Build", 8)], syms[("Help.Build", 12)], syms[("Help.Render", 16)]]
+    # three overloads of one name are one operation: two steps of depth, not four
+    assert path_value(p, chain) - path_value(p, chain[2:]) < 0.5

@@ -67,7 +67,8 @@ def path_value(p: Project, path: list[Sym]) -> float:
     """Depth first (each call one point), then the ranks of the nodes (their mean, up to RANK_SHARE)."""
     if not path:
         return 0.0
-    return len(path) + RANK_SHARE * sum(_node_value(p, s) for s in path) / len(path)
+    # an overload handing to another of its name (`AutoBuild` → `AutoBuild`, `toJson` ×4) is one operation, not depth
+    return len({s.dotted for s in path}) + RANK_SHARE * sum(_node_value(p, s) for s in path) / len(path)
 
 
 def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
