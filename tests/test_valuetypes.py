@@ -224,3 +224,14 @@ def test_a_field_declared_as_an_interface_is_what_a_subclass_fills_it_with(tmp_p
                                         "src/smart.ts": smart}))
     # `router!: Router` (an interface) is filled by the subclass's constructor: the option given, else a SmartRouter
     assert _calls(p, "AppBase.dispatch") == ["SmartRouter.match"]
+
+
+def test_an_es5_constructor_function_with_prototype_methods_is_a_class(tmp_path: Path):
+    js = ("function Writer () {\n  this.cache = {};\n}\n\nWriter.prototype.render = function render (template, view) {\n"
+          "  return this.renderTokens(template, view);\n};\n\n"
+          "Writer.prototype.renderTokens = function renderTokens (tokens, view) {\n  return tokens + view;\n};\n\n"
+          "var mustache = {};\nvar defaultWriter = new Writer();\n\n"
+          "mustache.render = function render (template, view) {\n  return defaultWriter.render(template, view);\n};\n\n"
+          "module.exports = mustache;\n")
+    p = load(_write(tmp_path / "repo", {"mustache.js": js}))
+    assert _calls(p, "mustache.render") == ["Writer.render"]  # `defaultWriter` is the file's `new Writer()`

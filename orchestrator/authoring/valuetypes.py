@@ -153,7 +153,13 @@ class Typer:
         self.p, self.by_dotted, self.resolver_for = p, by_dotted, resolver_for
 
     def is_type(self, name: str) -> bool:
-        return any(x.kind in _TYPES for x in self.by_dotted.get(name, ()))
+        syms = self.by_dotted.get(name, ())
+        if any(x.kind in _TYPES for x in syms):
+            return True
+        # an ES5 constructor function with methods on its prototype (`function Writer () {…}`,
+        # `Writer.prototype.render = function render (…) {…}`): a class
+        return name[:1].isupper() and any(x.kind == "function" and x.lang in ("javascript", "typescript") for x in syms) \
+            and bool(self._members().get(name))
 
     def type_in_text(self, text: str, owner: str = "") -> str:
         """The one project type a declared type names (`ServiceMethod<?>`, `Result<Signer, Error>`,
