@@ -193,8 +193,14 @@ def test_a_typescript_function_is_its_implementation_and_a_module_value_its_clas
     fns = [x for x in p.find("marked") if x.kind == "function"]
     assert [(x.d.start_line, x.d.end_line) for x in fns] == [(8, 10)]  # the overloads' declarations are not the function
     assert "Compiles markdown" in fns[0].d.doc
-    # `markedInstance` is the file's `new Marked()`; its `parse` field is made by `parseMarkdown`
-    assert _calls(p, "marked") == ["Marked.parseMarkdown"]
+    # `markedInstance` is the file's `new Marked()`; its `parse` field is made by `parseMarkdown`: a hop
+    # that names the field (R1 holds "`marked` runs `parseMarkdown` through `markedInstance.parse`", not "calls")
+    from orchestrator.authoring.hops import hops
+
+    marked = next(x for x in p.symbols() if x.dotted == "marked" and x.kind == "function")
+    assert _calls(p, "marked") == []
+    assert [(h.callee.dotted, h.how, h.via, h.tie) for h in hops(p, marked)] == [
+        ("Marked.parseMarkdown", "field", "markedInstance.parse", ("src/Instance.ts", 2))]
 
 
 def test_a_traced_step_cites_the_line_the_call_was_resolved_on(tmp_path: Path):

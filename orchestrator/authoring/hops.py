@@ -392,6 +392,25 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
                 (decl.rel, decl.d.start_line) if decl is not None else None)]
 
 
+def made_fields(p: Project, s: Sym) -> list[Hop]:
+    """`x.parse(…)` where `x`'s class makes its field `parse` by one of its methods (marked's
+    `parse = this.parseMarkdown(true)`, `markedInstance = new Marked()`): the call runs what that method made."""
+    if s.lang not in ("javascript", "typescript", "tsx"):
+        return []
+    from .callres import Resolver
+    from .codeinfo import _sym_index
+
+    res = Resolver(p, s, *_sym_index(p))
+    out: list[Hop] = []
+    for n, text in _body(p, s):
+        for m in re.finditer(r"(?<![\w$.])([A-Za-z_$][\w$.]*)\.([A-Za-z_$][\w$]*)\s*\(", text):
+            typ = res.typer().expr_type(s, m.group(1))
+            made = res.typer().made_field(typ, m.group(2)) if typ else None
+            if made is not None and made[0] is not s:
+                out.append(Hop(made[0], n, "field", f"{m.group(1)}.{m.group(2)}", (made[0].rel, made[1])))
+    return out
+
+
 def hops(p: Project, s: Sym) -> list[Hop]:
     """The hops out of `s` to definitions the map's own calls do not already reach, one per callee,
     on its main line (not in an error's branch: cobra's `cmd.UsageString()` after a failure)."""
@@ -404,8 +423,8 @@ def hops(p: Project, s: Sym) -> list[Hop]:
         code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
         side = {s.d.start_line + k for k in branch_lines(code, s.lang)}  # an error's branch: no step of the path
         out: dict[tuple[str, int], Hop] = {}
-        for find in (served, served_generic, awaited, field_methods, locals_made, deferred, applied, generated,
-                     implemented):
+        for find in (served, served_generic, awaited, field_methods, made_fields, locals_made, deferred, applied,
+                     generated, implemented):
             for h in find(p, s):
                 at = (h.callee.rel, h.callee.d.start_line)
                 if at not in known and at not in out and at != (s.rel, s.d.start_line) and h.at not in side:

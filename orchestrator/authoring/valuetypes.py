@@ -212,8 +212,7 @@ class Typer:
         return out
 
     def member(self, typ: str, name: str) -> list[Sym]:
-        """The definitions of `typ.name`: its own, else the nearest base type's that has one (a few levels),
-        else the method a field of that name is made by (marked's `parse = this.parseMarkdown(true)`)."""
+        """The definitions of `typ.name`: its own, else the nearest base type's that has one (a few levels)."""
         todo, seen = [typ], {typ}
         for _ in range(4):
             found = [x for t in todo for x in self.by_dotted.get(f"{t}.{name}", ())]
@@ -221,14 +220,21 @@ class Typer:
                 return found
             todo = [b for t in todo for b in self.bases(t) if b not in seen]
             seen.update(todo)
+        return []
+
+    def made_field(self, typ: str, name: str) -> tuple[Sym, int] | None:
+        """(the method, the field's line) when a TS/JS class's field of that name is made by one of its
+        methods (marked's `parse = this.parseMarkdown(true)`): a call of the field runs what it made."""
         for t in self.by_dotted.get(typ, ()):
             if t.kind == "class" and t.lang in ("javascript", "typescript", "tsx"):
-                text = "\n".join(self.p.lines_of(t.rel)[t.d.start_line - 1:t.d.end_line])
-                made = re.search(rf"(?m)^\s*(?:(?:readonly|public|private|protected|static)\s+)*{re.escape(name)}\s*"
-                                 rf"(?::[^=\n]*)?=\s*this\.(\w+)\b", text)
-                if made and made.group(1) != name:
-                    return list(self.by_dotted.get(f"{typ}.{made.group(1)}", ()))
-        return []
+                lines = self.p.lines_of(t.rel)[t.d.start_line - 1:t.d.end_line]
+                for k, ln in enumerate(lines):
+                    made = re.match(rf"\s*(?:(?:readonly|public|private|protected|static)\s+)*{re.escape(name)}\s*"
+                                    rf"(?::[^=\n]*)?=\s*this\.(\w+)\b", ln)
+                    hit = self.by_dotted.get(f"{typ}.{made.group(1)}", []) if made and made.group(1) != name else []
+                    if len(hit) == 1:
+                        return hit[0], t.d.start_line + k
+        return None
 
     # ------------------------------------------------------------ what a call gives back
 
