@@ -131,3 +131,24 @@ def test_a_callee_s_own_head_is_no_call_of_it(tmp_path: Path):
     calls = [("get", "request")]
     assert "make no call to `request`" in claim_problem(["get"], calls, [Citation(9, "api.py", 1, 2, "api.py:1-2"), head], sf)
     assert claim_problem(["get"], calls, [Citation(9, "api.py", 1, 3, "api.py:1-3"), head], sf) is None
+
+
+def test_ruby_calls_a_method_without_parentheses(tmp_path: Path):
+    """faraday's `URI(url)` calls `default_uri_parser.call(url)`: a Ruby call R1 must see, as the traced
+    path does; the same name assigned to, in a string or in a Python file is no call."""
+    from orchestrator.evidence.cite import Citation
+    from orchestrator.evidence.resolve import claim_problem
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "utils.rb").write_text("def URI(url)\n  default_uri_parser.call(url)\nend\n\ndef default_uri_parser\n"
+                                  "  @parser ||= Kernel.method(:URI)\nend\n\ndef other\n  default_uri_parser = 1\n"
+                                  "  'default_uri_parser'\nend\n")
+    (src / "utils.py").write_text("def uri(url):\n    return default_uri_parser\n")
+    sf = SourceFiles(src)
+    calls = [("URI", "default_uri_parser")]
+    assert claim_problem(["URI"], calls, [Citation(9, "utils.rb", 1, 2, "utils.rb:1-2")], sf) is None
+    assert "make no call" in claim_problem(["other"], [("other", "default_uri_parser")],
+                                           [Citation(9, "utils.rb", 9, 12, "utils.rb:9-12")], sf)
+    assert "make no call" in claim_problem(["uri"], [("uri", "default_uri_parser")],
+                                           [Citation(9, "utils.py", 1, 2, "utils.py:1-2")], sf)

@@ -143,6 +143,15 @@ def calls_in(name: str, text: str) -> bool:
                 or (bare and re.search(rf"(?<![\w$.:@]){part}(?![\w=])", code)))
 
 
+def calls_bare(name: str, text: str) -> bool:
+    """Ruby calls a method without parentheses (`default_uri_parser.call(url)`, `route!`, `invoke do`):
+    its name written bare, outside strings and comments and the lines that define it, not assigned to."""
+    part = last_part(name)
+    code = _COMMENT.sub("", _STRING.sub('""', text))
+    code = "\n".join("" if part in ln and definition_head(ln, part) else ln for ln in code.split("\n"))
+    return bool(re.search(rf"(?<![\w$.:@]){re.escape(part)}(?![\w!?])(?!\s*(?:\|\|)?=[^=~>])", code))
+
+
 def _defined_lines(text: str) -> dict[str, int]:
     """Name → the first line (0-based, within `text`) where the code defines it."""
     found: list[tuple[int, str]] = []
@@ -170,8 +179,9 @@ def claim_problem(names: list[str], calls: list[tuple[str, str]], cites: list[Ci
     gone = [n for n in names if not occurs(n, joined)]
     if gone:
         return "names " + ", ".join(f"`{n}`" for n in gone) + ", which the cited lines do not contain"
+    ruby = "\n".join(t for c, t in got if c.path.endswith((".rb", ".rake")))
     for caller, callee in calls:
-        if not calls_in(callee, joined):
+        if not calls_in(callee, joined) and not (ruby and calls_bare(callee, ruby)):
             return f"says `{caller}` calls `{callee}`, but the cited lines make no call to `{last_part(callee)}`"
     for c, t in got:
         if c.last - c.first + 1 <= MAX_SPAN:
