@@ -1651,3 +1651,24 @@ def test_an_overload_handing_to_another_of_its_name_is_no_deeper(tmp_path: Path)
     chain = [syms[("Help.Build", 4)], syms[("Help.Build", 8)], syms[("Help.Build", 12)], syms[("Help.Render", 16)]]
     # three overloads of one name are one operation: two steps of depth, not four
     assert path_value(p, chain) - path_value(p, chain[2:]) < 0.5
+
+
+def test_the_examples_last_call_is_found_on_a_value_a_call_returns_even_inside_a_print(tmp_path: Path):
+    readme = ("# mj\n\n```rust\nuse mj::Environment;\n\nfn main() {\n    let mut env = Environment::new();\n"
+              "    env.add_template(\"hello.txt\", \"Hello {{ name }}!\").unwrap();\n"
+              "    let template = env.get_template(\"hello.txt\").unwrap();\n"
+              "    println!(\"{}\", template.render(ctx).unwrap());\n}\n```\n")
+    code = ("pub struct Environment {\n    n: usize,\n}\n\npub struct Template {\n    n: usize,\n}\n\n"
+            "pub struct Error;\n\nimpl Environment {\n    pub fn new() -> Environment {\n        Environment { n: 0 }\n    }\n\n"
+            "    pub fn add_template(&mut self, name: &str, source: &str) -> Result<(), Error> {\n"
+            "        self.store(name, source)\n    }\n\n"
+            "    fn store(&mut self, name: &str, source: &str) -> Result<(), Error> {\n        self.keep(name)\n    }\n\n"
+            "    fn keep(&mut self, name: &str) -> Result<(), Error> {\n        Ok(())\n    }\n\n"
+            "    pub fn get_template(&self, name: &str) -> Result<Template, Error> {\n        Ok(Template { n: 0 })\n    }\n}\n\n"
+            "impl Template {\n    pub fn render(&self, ctx: usize) -> Result<String, Error> {\n        self._render(ctx)\n    }\n\n"
+            "    fn _render(&self, ctx: usize) -> Result<String, Error> {\n        self._eval(ctx)\n    }\n\n"
+            "    fn _eval(&self, ctx: usize) -> Result<String, Error> {\n        Ok(String::new())\n    }\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "Cargo.toml": "[package]\nname = \"mj\"\n", "src/lib.rs": code}))
+    # `template` holds what `env.get_template(…)` returns (`Result<Template, Error>`, unwrapped); the
+    # example's last call, printed, is `Template::render`
+    assert _path(p)[:3] == ["Template::render", "Template::_render", "Template::_eval"], _path(p)

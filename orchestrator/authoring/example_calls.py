@@ -10,10 +10,11 @@ from .overview import first_example
 from .project import Project, Sym
 
 
-def built_type(p: Project, code: str, var: str) -> str:
+def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     """The project class an example's variable is built from (`JavaFile javaFile = …`, `x = T(…)`,
     `let x = T::new(…)`, or a class the example defines on one: `class CustomerValidator :
-    AbstractValidator<Customer>`), or ''."""
+    AbstractValidator<Customer>`), or what the code's own types say it holds (`let template =
+    env.get_template(…).unwrap()` with `env = Environment::new()`: a `Template`), or ''."""
     def is_class(name: str) -> bool:
         return any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name)
 
@@ -23,10 +24,31 @@ def built_type(p: Project, code: str, var: str) -> str:
     if name and not is_class(name):
         base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
         name = base.group(1) if base else ""
-    return name if name and is_class(name) else ""
+    if name and is_class(name):
+        return name
+    return example_type(p, code, var, lang) if lang else ""
 
 
-def final_call(p: Project, code: str) -> list[Sym]:
+def example_type(p: Project, code: str, var: str, lang: str) -> str:
+    """The project type of a variable of the example's code, read by valuetypes as if the example
+    were a function of the project (its locals, their constructions and calls)."""
+    from ..repo.parse import Definition
+    from .callres import Resolver
+    from .codeinfo import _sym_index
+    from .valuetypes import Typer
+
+    by_dotted, by_short = _sym_index(p)
+    lines = code.count("\n") + 2
+    fake = Sym("", Definition(kind="function", name="__example__", qualified_name="__example__", signature="",
+                              doc="", start_line=1, end_line=lines, exported=False, aliases=[]), 0.0, lang)
+    body = "\n" + code  # (a definition's first line is its head)
+    res = Resolver(p, fake, by_dotted, by_short, body)
+    typer = Typer(p, by_dotted, lambda s: res if s is fake else res._resolver_for(s), {id(fake): body})
+    typ = typer.local_type(fake, var)
+    return typ if any(x.kind in ("class", "struct") for x in by_dotted.get(typ, ())) else ""
+
+
+def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     """The method (its overloads) an example ends with on an object it built (javapoet's
     `javaFile.writeTo(System.out)` after `JavaFile javaFile = JavaFile.builder(…).build()`), when it
     calls it only there: the object was set up to be run by that call. Not a call on what another
@@ -37,15 +59,18 @@ def final_call(p: Project, code: str) -> list[Sym]:
     # then a `System.out.println(…)` of the result); the calls inside its arguments are not statements
     from .valuetypes import call_args
 
+    # (a statement may print the call's result: `println!("{}", template.render(…))`, `print(s.dumps(x))`)
     stmts: list[re.Match[str]] = []
     end = 0
     for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
+                         r"(?:(?:print|println!?|puts|console\.log|System\.out\.println|Console\.WriteLine|fmt\.Println)"
+                         r"\s*\(\s*(?:\"[^\"\n]*\"\s*,\s*)?)?"
                          r"([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(", code):
         if m.start() >= end:
             stmts.append(m)
             end = m.end() + len(call_args(code, m.end() - 1)) + 1
     for m in reversed(stmts):
-        name = built_type(p, code, m.group(1))
+        name = built_type(p, code, m.group(1), lang)
         if name:
             break
     else:

@@ -336,7 +336,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
                 given.setdefault(f"{typ}.{m.group(2)}", []).append(call_args(ex.code, m.end() - 1))
         out = [(s, 0.0 if s.dotted in given and not any(takes(p, s, a, ex.code) for a in given[s.dotted]) else b)
                for s, b in out]
-    return _serving_first(p, ex.code if ex is not None else "", out)
+    return _serving_first(p, ex.code if ex is not None else "", out, ex.lang if ex is not None else "")
 
 
 def _made_from(p: Project, e: Sym) -> Sym | None:
@@ -358,7 +358,7 @@ _SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|
 SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
 
 
-def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> list[tuple[Sym, float]]:
+def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: str = "") -> list[tuple[Sym, float]]:
     """Where the example both sets up and runs (`app.get(…); app.listen(3000)`, `r.Get(…);
     http.ListenAndServe(":3000", r)`, `cmd.Run(ctx, os.Args)`), the run is the call to follow: its
     start (the method or function of that name, or, when another package's server is handed a value
@@ -373,7 +373,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]]) -> li
         _setup_calls(p, code, exported.start(1), {exported.group(1)})
         return [(x, b) for x, b in starts if x is not fetch[0]] + [(fetch[0], SERVING_BONUS)]
     if not runs:
-        final = final_call(p, code)
+        final = final_call(p, code, lang)
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
         return out + [(f, SERVING_BONUS) for f in final] if final else starts
     m = runs[-1]

@@ -149,8 +149,13 @@ def _closing(text: str, at: int) -> int:
 class Typer:
     """Reads the types of one project's values; what it has read is kept in the project's memo."""
 
-    def __init__(self, p: Project, by_dotted: dict[str, list[Sym]], resolver_for: Callable[[Sym], Calls]) -> None:
+    def __init__(self, p: Project, by_dotted: dict[str, list[Sym]], resolver_for: Callable[[Sym], Calls],
+                 codes: dict[int, str] | None = None) -> None:
         self.p, self.by_dotted, self.resolver_for = p, by_dotted, resolver_for
+        self.codes = codes or {}  # id(sym) -> its code, for code outside the map (a README's example)
+
+    def code_of(self, s: Sym) -> str:
+        return self.codes.get(id(s)) or _code(self.p, s)
 
     def is_type(self, name: str) -> bool:
         syms = self.by_dotted.get(name, ())
@@ -270,7 +275,7 @@ class Typer:
             return self.type_in_text(declared, own)
         if s.lang in ("java", "csharp", "go", "c", "cpp"):
             return ""  # (a result these languages do not declare is none)
-        body = _code(self.p, s).split("\n")[1:]
+        body = self.code_of(s).split("\n")[1:]
         values = [m.group(1) for m in re.finditer(r"(?<![\w$])return\s+([^;\n]+)", "\n".join(body))]
         if s.lang in ("ruby", "rust"):
             last = next((ln.strip() for ln in reversed(body) if ln.strip() and ln.strip() not in ("end", "}")), "")
@@ -293,7 +298,7 @@ class Typer:
         if rx is None or depth >= MAX_DEPTH:
             return ""
         found: set[str] = set()
-        for m in re.finditer(rx.replace("NAME", re.escape(name)), _code(self.p, s), re.M):
+        for m in re.finditer(rx.replace("NAME", re.escape(name)), self.code_of(s), re.M):
             declared = m.group(1) or ""
             typ = self.type_in_text(declared.replace("::", "."), _owner(s)) if declared else ""
             found.add(typ or self.expr_type(s, m.group(2).strip().rstrip(";{").strip(), depth + 1))
