@@ -63,24 +63,29 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     stmts: list[re.Match[str]] = []
     end = 0
     for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
-                         r"(?:(?:print|println!?|puts|console\.log|System\.out\.println|Console\.WriteLine|fmt\.Println)"
+                         r"(?P<printed>(?:print|println!?|puts|console\.log|System\.out\.println|Console\.WriteLine|fmt\.Println)"
                          r"\s*\(\s*(?:\"[^\"\n]*\"\s*,\s*)?)?"
-                         r"([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(", code):
+                         r"(?P<recv>[A-Za-z_]\w*)\s*\.\s*(?P<meth>[A-Za-z_]\w*)\s*\(", code):
+        # a printed call only when it is all the example does with its value (minijinja's `template`);
+        # `print(store.get(k))` after `store.put(k, v)` reads back what the example did
+        if m.group("printed") and len(re.findall(rf"(?<![\w$.]){re.escape(m.group('recv'))}\s*\.\s*\w+\s*\(", code)) > 1:
+            continue
         if m.start() >= end:
             stmts.append(m)
             end = m.end() + len(call_args(code, m.end() - 1)) + 1
     for m in reversed(stmts):
-        name = built_type(p, code, m.group(1), lang)
+        name = built_type(p, code, m.group("recv"), lang)
         if name:
             break
     else:
         return []
-    if len(re.findall(rf"\.\s*{m.group(2)}\s*\(", code)) > 1:
+    meth = m.group("meth")
+    if len(re.findall(rf"\.\s*{meth}\s*\(", code)) > 1:
         return []
     # every overload of that name (`generateDiffRows(List, List)` hands to `generateDiffRows(List, Patch)`
     # through `DiffUtils.diff`): the path that goes deepest is the one central_path follows; of those the
     # arguments can be given to (`gson.toJson(1)`: a number is no `JsonElement`)
-    found = [x for x in p.find(m.group(2)) if x.dotted == f"{name}.{m.group(2)}" and x.kind == "method"]
+    found = [x for x in p.find(meth) if x.dotted == f"{name}.{meth}" and x.kind == "method"]
     fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code)]
     return fits or found
 
