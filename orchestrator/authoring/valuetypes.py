@@ -28,6 +28,7 @@ class Calls(Protocol):
 
     def param_types(self) -> dict[str, str]: ...
 
+
 MAX_DEPTH = 5  # links of reading one value through another inside one definition (a local from a local …)
 MAX_NESTED = 30  # results read through other results at once (each is kept, so a long chain is read in parts)
 _TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
@@ -37,7 +38,6 @@ _CONTAINER = re.compile(r"^\s*(?:\[\]|\[\w*\]|map\[|(?:Vec|List|Set|HashMap|BTre
                         r"IList|Collection|Iterable|Iterator|Sequence|list|dict|set|tuple|Dict|Tuple)\b)")
 _WRAPPER = re.compile(r"^\s*(?:Result|Option|Box|Arc|Rc|RefCell|Mutex|Optional|Task|ValueTask|Promise|Future|"
                       r"Awaitable|Ref|Cow)\s*<(.*)>\s*$")
-_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 
 # A local's assignment, per language (NAME is the local; group 1 the declared type, group 2 the value)
 _LOCAL = {
