@@ -223,7 +223,7 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
             from .valuetypes import call_args
 
             params = {prm.name for prm in signature_parts(s)[0]}
-            given = set(re.findall(r"[A-Za-z_$][\w$]*", call_args(_text_at(body, n), m.end() - 1)))
+            given = set(re.findall(r"[A-Za-z_$][\w$]*", call_args(m.string, m.end() - 1)))
             if name not in known and not method and not hopped and (not params or params & given):
                 found = (m.group(1), n)
         # or it returns what a function it got at run time gives (axios's `return adapter(config).then(…)`,
@@ -238,10 +238,6 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
                 break
         p._keys[key] = found
     return p._keys[key]
-
-
-def _text_at(body: list[tuple[int, str]], n: int) -> str:
-    return next((t for k, t in body if k == n), "")
 
 
 def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:

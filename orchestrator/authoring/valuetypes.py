@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .project import Project, Sym
+from .signature import owner, receiver
 
 
 class Calls(Protocol):
@@ -84,10 +85,6 @@ def call_args(code: str, open_paren: int) -> str:
             if depth == 0:
                 return code[open_paren + 1:j]
     return code[open_paren + 1:]
-
-
-def _owner(s: Sym) -> str:
-    return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
 
 
 def _code(p: Project, s: Sym) -> str:
@@ -265,7 +262,7 @@ class Typer:
     def _result_type(self, s: Sym) -> str:
         if s.kind in _TYPES:
             return s.short
-        own = _owner(s)
+        own = owner(s)
         if s.short in ("__init__", "initialize", "constructor") and own:
             return own
         from .signature import signature_parts
@@ -300,7 +297,7 @@ class Typer:
         found: set[str] = set()
         for m in re.finditer(rx.replace("NAME", re.escape(name)), self.code_of(s), re.M):
             declared = m.group(1) or ""
-            typ = self.type_in_text(declared.replace("::", "."), _owner(s)) if declared else ""
+            typ = self.type_in_text(declared.replace("::", "."), owner(s)) if declared else ""
             found.add(typ or self.expr_type(s, m.group(2).strip().rstrip(";{").strip(), depth + 1))
         found.discard("")
         return found.pop() if len(found) == 1 else ""
@@ -335,8 +332,6 @@ class Typer:
             return declared.pop() if len(declared) == 1 else ""
         # what its methods fill it with; a field declared as an interface (hono's `router!: Router`), what
         # its own or a subclass's constructor fills it with (`this.router = options.router ?? new SmartRouter(…)`)
-        from .signature import receiver
-
         assign = (rf"@{re.escape(fld)}\s*(?:\|\|)?=(?![=~])" if lang == "ruby"
                   else rf"(?<![\w$.])(\w+)\.{re.escape(fld)}\s*=(?![=>])")
         found: set[str] = set()
@@ -433,11 +428,9 @@ class Typer:
             return (self.result_type(hit) if hit is not None else ""), end
         if s.lang in ("go", "rust") and self.is_type(name) and re.compile(r"\s*\{").match(e, at):
             return name, len(e)  # a struct literal (its fields are not read)
-        own = _owner(s)
+        own = owner(s)
         if name.startswith("@"):
             return (self.field_type(own, name[1:], s.lang) if own else ""), at
-        from .signature import receiver
-
         if own and (name in ("self", "this", "Self", receiver(s)) or (s.lang == "ruby" and name in ("dup", "clone"))):
             return own, at  # (Ruby's `dup.call!(env)`: a copy of itself)
         if self.is_type(name):
@@ -464,7 +457,7 @@ class Typer:
             out: dict[str, list[Sym]] = {}
             for m in self.p.symbols():
                 if "." in m.dotted and m.kind in ("method", "function", "constructor"):
-                    out.setdefault(_owner(m), []).append(m)
+                    out.setdefault(owner(m), []).append(m)
             self.p._keys[key] = out
         return self.p._keys[key]
 

@@ -131,9 +131,7 @@ def calls_in(name: str, text: str) -> bool:
     outside the lines that define it: `def request(` is no call of `request`, and a sentence that
     cites both the caller and the callee's head must show the call in the caller's lines."""
     part = last_part(name)
-    code = _COMMENT.sub("", _STRING.sub('""', text))  # `# see put()` is no call
-    lines = code.split("\n")
-    code = "\n".join("" if part in ln and definition_head(ln, part) else ln for ln in lines)
+    code = _calling_code(text, part)
     owner = re.split(r"::|\.", name)[-2] if part == "initialize" and re.search(r"::|\.", name) else ""
     if owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*\.\s*new\b", code):
         return True  # Ruby's `Connection.new(…)` runs `Connection#initialize`
@@ -147,9 +145,15 @@ def calls_bare(name: str, text: str) -> bool:
     """Ruby calls a method without parentheses (`default_uri_parser.call(url)`, `route!`, `invoke do`):
     its name written bare, outside strings and comments and the lines that define it, not assigned to."""
     part = last_part(name)
+    return bool(re.search(rf"(?<![\w$.:@]){re.escape(part)}(?![\w!?])(?!\s*(?:\|\|)?=[^=~>])",
+                          _calling_code(text, part)))
+
+
+def _calling_code(text: str, part: str) -> str:
+    """`text` where a call of `part` may be read: strings and comments blanked (`# see put()` is no
+    call), and the lines that define `part` left out."""
     code = _COMMENT.sub("", _STRING.sub('""', text))
-    code = "\n".join("" if part in ln and definition_head(ln, part) else ln for ln in code.split("\n"))
-    return bool(re.search(rf"(?<![\w$.:@]){re.escape(part)}(?![\w!?])(?!\s*(?:\|\|)?=[^=~>])", code))
+    return "\n".join("" if part in ln and definition_head(ln, part) else ln for ln in code.split("\n"))
 
 
 def _defined_lines(text: str) -> dict[str, int]:
