@@ -543,7 +543,7 @@ def test_a_readme_without_code_sends_to_the_newest_guide_and_ends_at_the_users_a
 
 
 def test_a_trace_print_is_no_step_and_no_hand_off(tmp_path: Path):
-    from orchestrator.authoring.mainpath import _handed
+    from orchestrator.authoring.handoff import handed_to
 
     root = _write(tmp_path / "repo", {"README.md": "# cly\n", "docs/v3/getting-started.md": CLI_GUIDE,
                                       "go.mod": "module github.com/x/cly\n", "command.go": CLI_COMMAND})
@@ -551,7 +551,7 @@ def test_a_trace_print_is_no_step_and_no_hand_off(tmp_path: Path):
     run = next(s for s in p.symbols() if s.name == "Command.run")
     parse = next(s for s in p.symbols() if s.name == "Command.parseFlags")
     # `tracef("parsed …")` is the last call the map resolves in `run`: the work is handed to `parseFlags`
-    assert _handed(p, run) == (parse.rel, parse.d.start_line)
+    assert handed_to(p, run) == (parse.rel, parse.d.start_line)
 
 
 AXUM_README = """# axumy
@@ -990,14 +990,14 @@ public class TypeAdapter {
 
 
 def test_the_hand_off_is_the_work_not_a_finally_that_restores_state(tmp_path: Path):
-    from orchestrator.authoring.mainpath import _handed
+    from orchestrator.authoring.handoff import handed_to
 
     root = _write(tmp_path / "repo", {"gsn/Gson.java": GSON_GSON, "gsn/JsonWriter.java": GSON_WRITER,
                                       "gsn/TypeAdapter.java": GSON_ADAPTER})
     p = load(root)
     to_json = next(s for s in p.symbols() if s.name == "Gson.toJson")
     write = next(s for s in p.symbols() if s.name == "TypeAdapter.write")
-    assert _handed(p, to_json) == (write.rel, write.d.start_line)  # not `setLenient`, called last in `finally`
+    assert handed_to(p, to_json) == (write.rel, write.d.start_line)  # not `setLenient`, called last in `finally`
 
 
 SCHEMA_README = """# shapely
@@ -1631,7 +1631,7 @@ def test_a_small_helper_called_last_is_no_hand_off_while_a_call_that_goes_on_is_
             "fn parse_method(buf: &[u8]) -> usize {\n    token(buf)\n}\n\nfn token(buf: &[u8]) -> usize {\n    token_char(buf)\n}\n\n"
             "fn token_char(buf: &[u8]) -> usize {\n    byte_class(buf)\n}\n\nfn byte_class(buf: &[u8]) -> usize {\n    buf.len()\n}\n\n"
             "fn parse_headers(buf: &[u8]) -> usize {\n    header_name(buf) + header_value(buf)\n}\n\n"
-            "fn header_name(buf: &[u8]) -> usize {\n    buf.len()\n}\n\nfn header_value(buf: &[u8]) -> usize {\n    buf.len()\n}\n\n"
+            "fn header_name(buf: &[u8]) -> usize {\n    token_char(buf)\n}\n\nfn header_value(buf: &[u8]) -> usize {\n    buf.len()\n}\n\n"
             "fn finish(n: usize) -> usize {\n    n\n}\n")
     p = load(_write(tmp_path / "repo", {"README.md": readme, "Cargo.toml": "[package]\nname = \"hp\"\n", "src/lib.rs": code}))
     # `finish(…)` is called last, but is a two-line leaf: the work is handed to `parse_headers`, however
@@ -1672,3 +1672,40 @@ def test_the_examples_last_call_is_found_on_a_value_a_call_returns_even_inside_a
     # `template` holds what `env.get_template(…)` returns (`Result<Template, Error>`, unwrapped); the
     # example's last call, printed, is `Template::render`
     assert _path(p)[:3] == ["Template::render", "Template::_render", "Template::_eval"], _path(p)
+
+
+def test_a_short_helper_on_its_own_line_after_the_deep_call_is_a_detail(tmp_path: Path):
+    readme = "# tl\n\n```python\nimport tl\ntl.loads(text)\n```\n"
+    code = ("class DecodeError(ValueError):\n    pass\n\n\n"
+            "def loads(src):\n    out = {}\n    pos = 0\n    while pos < len(src):\n        char = src[pos]\n"
+            "        if char.isalpha():\n            pos = key_value_rule(src, pos, out)\n"
+            "        pos = skip_comment(src, pos)\n    return out\n\n\n"
+            "def skip_comment(src, pos):\n    if src[pos] == '#':\n        return skip_until(src, pos)\n    return pos\n\n\n"
+            "def skip_until(src, pos):\n    end = src.find('\\n', pos)\n    if end < 0:\n        raise DecodeError(pos)\n"
+            "    return end\n\n\n"
+            "def key_value_rule(src, pos, out):\n    pos, key, value = parse_key_value_pair(src, pos)\n    out[key] = value\n"
+            "    return pos\n\n\n"
+            "def parse_key_value_pair(src, pos):\n    key, pos = parse_key(src, pos)\n    value, pos = parse_value(src, pos)\n"
+            "    return pos, key, value\n\n\n"
+            "def parse_key(src, pos):\n    end = src.index('=', pos)\n    return src[pos:end].strip(), end + 1\n\n\n"
+            "def parse_value(src, pos):\n    end = src.find('\\n', pos)\n    return src[pos:end].strip(), end\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "pyproject.toml": "[project]\nname = \"tl\"\n",
+                                        "tl/__init__.py": "from .parser import loads\n", "tl/parser.py": code}))
+    # the loop ends each line in `skip_comment`, which only reaches a short leaf that makes an error:
+    # the line's work was handed to `key_value_rule`
+    assert _path(p)[:3] == ["loads", "key_value_rule", "parse_key_value_pair"], _path(p)
+
+
+def test_a_chains_last_link_is_the_hand_off_however_short_it_is(tmp_path: Path):
+    readme = "# jp\n\n```python\nimport jp\njp.search('a.b', data)\n```\n"
+    code = ("def search(expression, data):\n    return Parser().parse(expression).search(data)\n\n\n"
+            "class Parser:\n    def parse(self, expression):\n        tokens = self.tokenize(expression)\n"
+            "        return Parsed(self.build(tokens))\n\n    def tokenize(self, expression):\n        return self.split(expression)\n\n"
+            "    def split(self, expression):\n        return expression.split('.')\n\n"
+            "    def build(self, tokens):\n        return list(tokens)\n\n\n"
+            "class Parsed:\n    def __init__(self, tree):\n        self.tree = tree\n\n"
+            "    def search(self, data):\n        return Interpreter().visit(self.tree, data)\n\n\n"
+            "class Interpreter:\n    def visit(self, tree, data):\n        for key in tree:\n            data = data[key]\n        return data\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "pyproject.toml": "[project]\nname = \"jp\"\n",
+                                        "jp/__init__.py": "from .api import search\n", "jp/api.py": code}))
+    assert _path(p)[:2] == ["search", "Parsed.search"], _path(p)

@@ -8,16 +8,14 @@ from __future__ import annotations
 import re
 
 from .example_calls import built_type, final_call, one_call, takes
-from .facts import all_calls, hand_off, side_calls
+from .facts import side_calls
+from .handoff import LOGGER, NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road
 from .overview import MAX_PATH, first_example
 from .project import Project, Sym, project_name
 
-_NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
-              "impl")  # a type's body is no call: a path goes through functions, methods and macros
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
 HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
 DEPTH_SHARE = 1.0  # each call deeper counts whole (0.6 chose put → index.remember over put → log.append → encode)
-WORK_LINES = 30  # a body this long that calls nothing further is where the work is done, not a last detail
 FIRST_STEPS = 3  # a path from the README's first call this long is the main one
 START_SHARE = 3.0  # a start the README calls first is worth three calls more than one it never writes
 
@@ -36,19 +34,6 @@ def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
 _ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$|^as_[a-z]")
 # a constructor by its name: Rust's `new`/`with_capacity`/`default`, Python's `__init__`
 _MAKER = re.compile(r"^(?:new|with_capacity|default|__init__|__new__)$")
-# the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
-_SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
-                         r"not_?found")  # (a 404 handler: the miss, not the work)
-# a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
-_LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
-
-
-def _side_road(c: Sym) -> bool:
-    """Error handling, clean-up or a miss, by the name of the definition or of a thrower that holds it
-    (markdig's `ThrowHelper.CheckDepthLimit`)."""
-    return bool(_SIDE_ROADS.search(c.short)) or ("." in c.dotted and "throw" in c.dotted.rsplit(".", 1)[0].lower())
-
-
 def _maker(s: Sym) -> bool:
     """A constructor: by its name, or named as its type (Java's, C#'s)."""
     return bool(_MAKER.match(s.short)) or ("." in s.dotted and s.short == s.dotted.rsplit(".", 2)[-2])
@@ -79,10 +64,10 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         if cur is not start and handed_out(p, cur):
             return []  # its work goes on outside the map: what it calls before is preparation
         side = side_calls(p, cur)  # an operation's path, not its error handling
-        found = [c for c in _next(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in _NOT_STEPS
-                 and (c.rel, c.d.start_line) not in side and not _side_road(c) and not _LOGGER.match(c.short)]
+        found = [c for c in next_steps(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in NOT_STEPS
+                 and (c.rel, c.d.start_line) not in side and not side_road(c) and not LOGGER.match(c.short)]
         ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
-        h = _handed(p, cur)  # where the body hands the work on is always tried, however it ranks
+        h = handed_to(p, cur)  # where the body hands the work on is always tried, however it ranks
         return ranked[:5] + [c for c in ranked[5:] if (c.rel, c.d.start_line) == h]
 
     def value(path: list[Sym]) -> float:
@@ -90,8 +75,8 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         off = sum(1 for a, b in zip(path, path[1:]) if "." in a.dotted and "." not in b.dotted and b.kind == "function")
         # the call a body makes last on its main line hands the work on: the way the operation flows
         # a hand-off to code that goes on calling is the work moving on; to a leaf, a last detail
-        on = sum(1 for a, b in zip(path, path[1:]) if _handed(p, a) == (b.rel, b.d.start_line)
-                 and (b is path[-1] or _next(p, b)))
+        on = sum(1 for a, b in zip(path, path[1:]) if handed_to(p, a) == (b.rel, b.d.start_line)
+                 and (b is path[-1] or next_steps(p, b)))
         # an accessor (`get_params`, `DisplayName`) is a place the work passes by, not where it is done:
         # most of a step's depth is taken back
         # so is a constructor (`StringRecord::new` → `ByteRecord::with_capacity`): making a value, not using it
@@ -106,14 +91,14 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     line = [start]
     seen0 = {(start.rel, start.d.start_line)}
     while len(line) < limit - 1:
-        h = _handed(p, line[-1])
+        h = handed_to(p, line[-1])
         nxt = next((c for c in callees(line[-1], seen0) if (c.rel, c.d.start_line) == h), None)
         if nxt is None or (_ACCESSOR.match(nxt.short) and nxt.lines < WORK_LINES) or _maker(nxt) \
-                or (not _next(p, nxt) and nxt.lines < WORK_LINES):
+                or (not next_steps(p, nxt) and nxt.lines < WORK_LINES):
             break
         line.append(nxt)
         seen0.add((nxt.rel, nxt.d.start_line))
-        if not _next(p, nxt):
+        if not next_steps(p, nxt):
             break  # handed to a long body that calls nothing the map knows: where the work is done (gin's `getValue`)
     best: list[Sym] = list(line)
 
@@ -128,116 +113,6 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
 
     walk(line, seen0)
     return best
-
-
-def _next(p: Project, s: Sym) -> list[Sym]:
-    """What `s` calls: the calls the map resolves, then the conventions' hops (hops.py)."""
-    from .hops import hops
-
-    found = all_calls(p, s)
-    return found + [h.callee for h in hops(p, s) if h.callee not in found]
-
-
-def _handed(p: Project, s: Sym) -> tuple[str, int] | None:
-    """Where `s` hands its work on: the call it makes last on its main line (not in an error's
-    branch nor a `finally` that restores state: gson's `toJson` hands to `adapter.write`, then resets
-    the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
-    ends by handing itself to `http.createServer`)."""
-    from .hops import _body, _receiver, hops
-    from .sideroads import branch_lines, cond_depths
-    from .tracing import constructed
-
-    key = ("handed", s.rel, s.d.start_line)
-    if key in p._keys:
-        return p._keys[key]
-    body = _body(p, s)
-    code = "\n".join([""] + [t for _, t in body])
-    side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),))} if body else set()
-    # a call under fewer conditions first: marshmallow's `dump` hands to `self._serialize(…)`, not to
-    # the post-dump processors it runs only `if self._hooks[POST_DUMP]`
-    depth = {body[0][0] + k - 1: d for k, d in enumerate(cond_depths(code, s.lang))} if body else {}
-    # (-depth, line, order on the line, callee): of calls on one line, the outermost runs last
-    # (`f(g(x))`), but of a chain's links the rightmost (`Parser().parse(e).search(d)` hands to `search`)
-    # a small helper that calls nothing further is no hand-off while a call that goes on is made (httparse's
-    # `parse_with_config_and_uninit_headers` ends in `assume_init_slice(headers)` after its real last step)
-    calls = [c for c in all_calls(p, s) if not _LOGGER.match(c.short) and not _side_road(c)]
-    going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c)]
-    best: tuple[int, int, int, Sym] | None = None
-    for c in going or calls:  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`: the miss, not the way)
-        made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
-        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + (f"|{made}" if made else ""))
-        for n, text in body:
-            m = rx.search(text) if n not in side else None
-            if m is None:
-                continue
-            order = m.start() if re.search(r"\)\s*\.\s*$", text[:m.start()]) else -m.start()
-            if best is None or (-depth.get(n, 0), n, order) > best[:3]:
-                best = (-depth.get(n, 0), n, order, c)
-    h = (best[3].rel, best[3].d.start_line) if best else hand_off(p, s)
-    last = best[1] if best else 0
-    # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`)
-    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how == "served")]
-    if later:
-        x = max(later, key=lambda x: x.at)
-        h = (x.callee.rel, x.callee.d.start_line)
-    p._keys[key] = h
-    return h
-
-
-def _goes_on(p: Project, c: Sym) -> bool:
-    """`c`'s body calls a definition of the project (its resolved calls only: no hop, no recursion into _handed)."""
-    return c.kind not in _NOT_STEPS and bool(all_calls(p, c))
-
-
-def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
-    """(call, line) when `s` ends by handing its work to an object it holds that the map cannot
-    follow (express's `app.handle` ends in `this.router.handle(…)`, another package's router; urfave/cli's
-    `Command.run` in `cmd.Action(ctx, cmd)`, the user's function): the last call of its main line,
-    through a field of its own object. The path ends there (what it calls before is preparation:
-    express's `app.enabled`), and the docs take over from the field."""
-    from .hops import _body, _receiver
-
-    key = ("handed_out", s.rel, s.d.start_line)
-    if key not in p._keys:
-        from .sideroads import branch_lines
-
-        found = None
-        me = _receiver(s)
-        body = _body(p, s)
-        side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang, (me,))}  # (0-based)
-        calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
-                                                                         text)]
-        calls = [(n, m) for n, m in calls if not _LOGGER.match(m.group(1).rsplit(".", 1)[-1])]
-        from .hops import hops
-
-        known = {c.short for c in all_calls(p, s)} | {h.callee.short for h in hops(p, s)}
-        if calls and re.fullmatch(rf"{re.escape(me)}\.\w+(?:\.\w+)?", calls[-1][1].group(1)):
-            n, m = calls[-1]
-            name = m.group(1).rsplit(".", 1)[-1]
-            # `self.resolve_redirects(…)` is an inherited method, not a field holding a function
-            method = m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name) if x.short == name)
-            hopped = any(h.at == n for h in hops(p, s))  # a field the map follows (echo's `e.serveHTTPFunc` ← `e.serveHTTP`)
-            # the work handed on takes what the method was given (`this.router.handle(req, res, done)`);
-            # gin's `engine.pool.Put(c)` after `engine.handleHTTPRequest(c)` only gives back a pooled value
-            from .signature import signature_parts
-            from .valuetypes import call_args
-
-            params = {prm.name for prm in signature_parts(s)[0]}
-            given = set(re.findall(r"[A-Za-z_$][\w$]*", call_args(m.string, m.end() - 1)))
-            if name not in known and not method and not hopped and (not params or params & given):
-                found = (m.group(1), n)
-        # or it returns what a function it got at run time gives (axios's `return adapter(config).then(…)`,
-        # `const adapter = adapters.getAdapter(…)`): the first return at the body's own indentation
-        base = next((len(t) - len(t.lstrip()) for n, t in body if t.strip()), 0)
-        code = "\n".join(t for _, t in body)
-        for n, t in body:
-            r = re.match(r"(\s*)return\s+([A-Za-z_$][\w$]*)\s*\(", t)
-            if found is None and r and len(r.group(1)) == base and n not in side and r.group(2) not in known \
-                    and re.search(rf"\b(?:const|let|var)\s+{re.escape(r.group(2))}\s*=|^\s*{re.escape(r.group(2))}\s*:?=", code, re.M):
-                found = (r.group(2), n)
-                break
-        p._keys[key] = found
-    return p._keys[key]
 
 
 def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
@@ -263,12 +138,12 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     times = {e.short: len(re.findall(rf"(?<![\w$]){re.escape(e.short)}\s*!?\s*\(", code)) for e in entries}
     most = max(times.values(), default=0) or 1
     for e in entries:  # a function the README calls bare (`redisCommand(c, "PING")`, `info!(…)`): how often
-        if times[e.short] and e.kind not in _NOT_STEPS:
+        if times[e.short] and e.kind not in NOT_STEPS:
             called[e.short] = max(called.get(e.short, 0.0), 0.5 * written.get(e.short, 0.0) + 0.5 * times[e.short] / most)
     out: list[tuple[Sym, float]] = []
 
     def add(s: Sym, bonus: float) -> None:
-        if s.kind not in _NOT_STEPS and all(o is not s for o, _ in out):
+        if s.kind not in NOT_STEPS and all(o is not s for o, _ in out):
             out.append((s, bonus))
 
     def methods(t: Sym) -> list[Sym]:
@@ -278,7 +153,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         return sorted(ms, key=lambda m: (m.short != "__call__", -called.get(m.short, 0.0), -m.score))[:8]
 
     runs = re.compile(r"(?i)^(?:execute|run|serve|handle|dispatch|invoke|main|call|listen|process|send|request)$")
-    for t in [e for e in entries[:5] if e.kind in _NOT_STEPS]:  # a type's own way to run (`Command.Execute`)
+    for t in [e for e in entries[:5] if e.kind in NOT_STEPS]:  # a type's own way to run (`Command.Execute`)
         for ms in p.symbols(within=[t.rel]):
             if ms.kind == "method" and ms.dotted.startswith(t.dotted + ".") and runs.match(ms.short):
                 called.setdefault(ms.short, 0.5)
@@ -289,7 +164,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         maker = _made_from(p, e)
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
             add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
-        if e.kind in _NOT_STEPS:
+        if e.kind in NOT_STEPS:
             for ms in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
                 add(ms, called[ms.short] if called.get(ms.short) else 1.0 if ms.short == "__call__" else bonus * 0.5)
             continue
@@ -421,7 +296,7 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
             if value > best_value:
                 best, best_value = path, value
         if not best:  # no start makes a call the map resolves: the first entry point alone
-            best = [e for e in entries if e.kind not in _NOT_STEPS][:1] or entries[:1]
+            best = [e for e in entries if e.kind not in NOT_STEPS][:1] or entries[:1]
         p._keys[key] = best
     return list(p._keys[key])
 

@@ -1,0 +1,158 @@
+"""Where a body hands its work on (issue 35): the call it makes last on its main line, leaving out
+error handling, trace prints and short details, or the object it hands the work to outside the map.
+mainpath follows these hand-offs from the README's first call down to where the work is done."""
+
+from __future__ import annotations
+
+import re
+
+from .facts import all_calls, hand_off
+from .project import Project, Sym
+
+NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
+             "impl")  # a type's body is no call: a path goes through functions, methods and macros
+WORK_LINES = 30  # a body this long that calls nothing further is where the work is done, not a last detail
+
+# the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
+_SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
+                         r"not_?found")  # (a 404 handler: the miss, not the work)
+# a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
+LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
+
+
+def side_road(c: Sym) -> bool:
+    """Error handling, clean-up or a miss, by the name of the definition or of a thrower that holds it
+    (markdig's `ThrowHelper.CheckDepthLimit`)."""
+    return bool(_SIDE_ROADS.search(c.short)) or ("." in c.dotted and "throw" in c.dotted.rsplit(".", 1)[0].lower())
+
+
+def next_steps(p: Project, s: Sym) -> list[Sym]:
+    """What `s` calls: the calls the map resolves, then the conventions' hops (hops.py)."""
+    from .hops import hops
+
+    found = all_calls(p, s)
+    return found + [h.callee for h in hops(p, s) if h.callee not in found]
+
+
+def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
+    """Where `s` hands its work on: the call it makes last on its main line (not in an error's
+    branch nor a `finally` that restores state: gson's `toJson` hands to `adapter.write`, then resets
+    the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
+    ends by handing itself to `http.createServer`)."""
+    from .hops import _body, _receiver, hops
+    from .sideroads import branch_lines, cond_depths
+
+    key = ("handed", s.rel, s.d.start_line)
+    if key in p._keys:
+        return p._keys[key]
+    body = _body(p, s)
+    code = "\n".join([""] + [t for _, t in body])
+    side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),))} if body else set()
+    # a call under fewer conditions first: marshmallow's `dump` hands to `self._serialize(…)`, not to
+    # the post-dump processors it runs only `if self._hooks[POST_DUMP]`
+    depth = {body[0][0] + k - 1: d for k, d in enumerate(cond_depths(code, s.lang))} if body else {}
+    # (-depth, line, order on the line, callee): of calls on one line, the outermost runs last
+    # (`f(g(x))`), but of a chain's links the rightmost (`Parser().parse(e).search(d)` hands to `search`)
+    # a small helper that calls nothing further is no hand-off while a call that goes on is made (httparse's
+    # `parse_with_config_and_uninit_headers` ends in `assume_init_slice(headers)` after its real last step)
+    calls = [c for c in all_calls(p, s) if not LOGGER.match(c.short) and not side_road(c)]
+    going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c)]
+    best = _last_call(going or calls, body, side, depth)  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`)
+    # a short helper whose calls are all short leaves, called on a line of its own after a call that goes two levels
+    # on, is a detail (tomli's `loads` loop ends each line in `skip_comment` → `skip_until`, after `key_value_rule`);
+    # a chain's last link on the deep call's own line is not (jmespath's `Parser().parse(e).search(d)`)
+    if best and _shallow(p, best[3]):
+        deep = _last_call([c for c in going if any(_goes_on(p, x) for x in all_calls(p, c))], body, side, depth)
+        if deep and deep[1] != best[1]:
+            best = _last_call([c for c in going if not _shallow(p, c)], body, side, depth)
+    h = (best[3].rel, best[3].d.start_line) if best else hand_off(p, s)
+    last = best[1] if best else 0
+    # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`)
+    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how == "served")]
+    if later:
+        x = max(later, key=lambda x: x.at)
+        h = (x.callee.rel, x.callee.d.start_line)
+    p._keys[key] = h
+    return h
+
+
+def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
+               depth: dict[int, int]) -> tuple[int, int, int, Sym] | None:
+    """(-condition depth, line, order on the line, callee) of the call of `calls` that runs last on the main line."""
+    from .tracing import constructed
+
+    best: tuple[int, int, int, Sym] | None = None
+    for c in calls:
+        made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
+        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + (f"|{made}" if made else ""))
+        for n, text in body:
+            m = rx.search(text) if n not in side else None
+            if m is None:
+                continue
+            order = m.start() if re.search(r"\)\s*\.\s*$", text[:m.start()]) else -m.start()
+            if best is None or (-depth.get(n, 0), n, order) > best[:3]:
+                best = (-depth.get(n, 0), n, order, c)
+    return best
+
+
+def _goes_on(p: Project, c: Sym) -> bool:
+    """`c`'s body calls a definition of the project (its resolved calls only: no hop, no recursion into handed_to)
+    that is a step: not a type nor an error (tomli's `skip_until` only makes a `TOMLDecodeError`)."""
+    return c.kind not in NOT_STEPS and any(x.kind not in NOT_STEPS and not side_road(x) and not LOGGER.match(x.short)
+                                            for x in all_calls(p, c))
+
+
+def _shallow(p: Project, c: Sym) -> bool:
+    """`c` is short and what it calls is short and calls nothing further: a detail, however it is called."""
+    return c.lines < WORK_LINES and all(x.lines < WORK_LINES and not _goes_on(p, x) for x in all_calls(p, c))
+
+
+def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
+    """(call, line) when `s` ends by handing its work to an object it holds that the map cannot
+    follow (express's `app.handle` ends in `this.router.handle(…)`, another package's router; urfave/cli's
+    `Command.run` in `cmd.Action(ctx, cmd)`, the user's function): the last call of its main line,
+    through a field of its own object. The path ends there (what it calls before is preparation:
+    express's `app.enabled`), and the docs take over from the field."""
+    from .hops import _body, _receiver
+
+    key = ("handed_out", s.rel, s.d.start_line)
+    if key not in p._keys:
+        from .sideroads import branch_lines
+
+        found = None
+        me = _receiver(s)
+        body = _body(p, s)
+        side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang, (me,))}  # (0-based)
+        calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
+                                                                         text)]
+        calls = [(n, m) for n, m in calls if not LOGGER.match(m.group(1).rsplit(".", 1)[-1])]
+        from .hops import hops
+
+        known = {c.short for c in all_calls(p, s)} | {h.callee.short for h in hops(p, s)}
+        if calls and re.fullmatch(rf"{re.escape(me)}\.\w+(?:\.\w+)?", calls[-1][1].group(1)):
+            n, m = calls[-1]
+            name = m.group(1).rsplit(".", 1)[-1]
+            # `self.resolve_redirects(…)` is an inherited method, not a field holding a function
+            method = m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name) if x.short == name)
+            hopped = any(h.at == n for h in hops(p, s))  # a field the map follows (echo's `e.serveHTTPFunc` ← `e.serveHTTP`)
+            # the work handed on takes what the method was given (`this.router.handle(req, res, done)`);
+            # gin's `engine.pool.Put(c)` after `engine.handleHTTPRequest(c)` only gives back a pooled value
+            from .signature import signature_parts
+            from .valuetypes import call_args
+
+            params = {prm.name for prm in signature_parts(s)[0]}
+            given = set(re.findall(r"[A-Za-z_$][\w$]*", call_args(m.string, m.end() - 1)))
+            if name not in known and not method and not hopped and (not params or params & given):
+                found = (m.group(1), n)
+        # or it returns what a function it got at run time gives (axios's `return adapter(config).then(…)`,
+        # `const adapter = adapters.getAdapter(…)`): the first return at the body's own indentation
+        base = next((len(t) - len(t.lstrip()) for n, t in body if t.strip()), 0)
+        code = "\n".join(t for _, t in body)
+        for n, t in body:
+            r = re.match(r"(\s*)return\s+([A-Za-z_$][\w$]*)\s*\(", t)
+            if found is None and r and len(r.group(1)) == base and n not in side and r.group(2) not in known \
+                    and re.search(rf"\b(?:const|let|var)\s+{re.escape(r.group(2))}\s*=|^\s*{re.escape(r.group(2))}\s*:?=", code, re.M):
+                found = (r.group(2), n)
+                break
+        p._keys[key] = found
+    return p._keys[key]
