@@ -1709,3 +1709,26 @@ def test_a_chains_last_link_is_the_hand_off_however_short_it_is(tmp_path: Path):
     p = load(_write(tmp_path / "repo", {"README.md": readme, "pyproject.toml": "[project]\nname = \"jp\"\n",
                                         "jp/__init__.py": "from .api import search\n", "jp/api.py": code}))
     assert _path(p)[:2] == ["search", "Parsed.search"], _path(p)
+
+
+def test_a_ruby_module_method_reached_through_an_included_hook_and_a_block_wrapper(tmp_path: Path):
+    readme = "# party\n\n```ruby\nresponse = Party.get('http://example.com')\n```\n"
+    code = ("module Party\n  def self.included(base)\n    base.extend ClassMethods\n  end\n\n"
+            "  module ClassMethods\n    def get(path, options = {})\n      perform_request :get, path, options\n    end\n\n"
+            "    def perform_request(verb, path, options)\n      request = Request.new(verb, path, options)\n"
+            "      with_retries { request.perform }\n    end\n\n"
+            "    def with_retries\n      yield\n    end\n  end\n\n"
+            "  class Basement\n    include Party\n  end\n\n"
+            "  def self.get(*args)\n    Basement.get(*args)\n  end\n\n"
+            "  class Request\n    def initialize(verb, path, options)\n      @verb = verb\n      @path = path\n    end\n\n"
+            "    def perform\n      response = send_request\n      unless response.ok?\n        log_miss response\n"
+            "      end\n      handle_response response\n    end\n\n"
+            "    def send_request\n      Net::HTTP.get(@path)\n    end\n\n"
+            "    def handle_response(response)\n      parse response.body\n    end\n\n"
+            "    def parse(body)\n      body.strip\n    end\n\n"
+            "    def log_miss(response)\n      warn_about response\n    end\n\n    def warn_about(response)\n      puts response\n    end\n  end\nend\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "party.gemspec": "Gem::Specification.new\n", "lib/party.rb": code}))
+    # `Basement.get` is the `get` that `include Party` gave `Basement` through `base.extend ClassMethods`;
+    # `with_retries { request.perform }` runs the block's call; `handle_response` is not under `unless`
+    assert _path(p)[:5] == ["Party::get", "Party::ClassMethods::get", "Party::ClassMethods::perform_request",
+                            "Party::Request::perform", "Party::Request::handle_response"], _path(p)

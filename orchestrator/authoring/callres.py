@@ -335,7 +335,10 @@ class Resolver:
             hit = list(self.by_dotted.get(".".join(scope[:k] + parts[:-1] + [name]), ()))
             if hit:
                 return hit
-        return []
+        from .ruby_mixins import constant  # a method the class has from a module it mixes in
+
+        owner = constant(self.by_dotted, scope, ".".join(parts[:-1]))
+        return self.typer().member(owner, name) if owner else []
 
     # ------------------------------------------------------------------ C and C++
 

@@ -58,13 +58,15 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     calls = [c for c in all_calls(p, s) if not LOGGER.match(c.short) and not side_road(c)]
     going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c)]
     best = _last_call(going or calls, body, side, depth)  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`)
-    # a short helper whose calls are all short leaves, called on a line of its own after a call that goes two levels
-    # on, is a detail (tomli's `loads` loop ends each line in `skip_comment` → `skip_until`, after `key_value_rule`);
-    # a chain's last link on the deep call's own line is not (jmespath's `Parser().parse(e).search(d)`)
-    if best and _shallow(p, best[3]):
-        deep = _last_call([c for c in going if any(_goes_on(p, x) for x in all_calls(p, c))], body, side, depth)
-        if deep and deep[1] != best[1]:
-            best = _last_call([c for c in going if not _shallow(p, c)], body, side, depth)
+    # a call that reaches only a few short definitions, made on a line of its own after a call that reaches many,
+    # is a detail after the work (tomli's `loads` loop ends each line in `skip_comment` → `skip_until`, after
+    # `key_value_rule` did the line; sinatra's `call!` ends in `@response.finish` after `dispatch!`); a chain's last
+    # link on the big call's own line is not (jmespath's `Parser().parse(e).search(d)` hands to `search`)
+    if best and best[3].lines < WORK_LINES and len(reach(p, best[3])) <= SMALL_REACH:
+        big = [c for c in going if len(reach(p, c)) >= max(3, 2 * len(reach(p, best[3])) + 1)]
+        wide = _last_call(big, body, side, depth)
+        if wide and wide[1] != best[1]:
+            best = wide
     h = (best[3].rel, best[3].d.start_line) if best else hand_off(p, s)
     last = best[1] if best else 0
     # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`)
@@ -76,6 +78,9 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     return h
 
 
+_BLOCK_AFTER = re.compile(r"\s*(?:\((?:[^()]|\([^()]*\))*\))?\s*(?:\{|do\b)")
+
+
 def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
                depth: dict[int, int]) -> tuple[int, int, int, Sym] | None:
     """(-condition depth, line, order on the line, callee) of the call of `calls` that runs last on the main line."""
@@ -84,11 +89,13 @@ def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
     best: tuple[int, int, int, Sym] | None = None
     for c in calls:
         made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
-        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + (f"|{made}" if made else ""))
+        # (Ruby calls without parentheses too: `invoke { dispatch! }`, `content_type default`)
+        bare = r"|(?<![\w$@:])(?<!def )" + re.escape(c.short) + r"(?=\s*$|\s*[}]|\s+[\w@:'\"\[{(-])" if c.lang == "ruby" else ""
+        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + bare + (f"|{made}" if made else ""))
         for n, text in body:
             m = rx.search(text) if n not in side else None
-            if m is None:
-                continue
+            if m is None or (c.lang == "ruby" and _BLOCK_AFTER.match(text, m.end() - (m.group().endswith("(")))):
+                continue  # (a Ruby call given a block runs the block: `invoke { dispatch! }` hands to `dispatch!`)
             order = m.start() if re.search(r"\)\s*\.\s*$", text[:m.start()]) else -m.start()
             if best is None or (-depth.get(n, 0), n, order) > best[:3]:
                 best = (-depth.get(n, 0), n, order, c)
@@ -102,9 +109,26 @@ def _goes_on(p: Project, c: Sym) -> bool:
                                             for x in all_calls(p, c))
 
 
-def _shallow(p: Project, c: Sym) -> bool:
-    """`c` is short and what it calls is short and calls nothing further: a detail, however it is called."""
-    return c.lines < WORK_LINES and all(x.lines < WORK_LINES and not _goes_on(p, x) for x in all_calls(p, c))
+SMALL_REACH = 4  # a call that reaches this few definitions (three calls deep) is a detail after one that reaches twice as many
+
+
+def reach(p: Project, c: Sym, levels: int = 3) -> set[tuple[str, int]]:
+    """The project's definitions `c` calls, `levels` calls deep (resolved calls that are steps: no type, no error)."""
+    key = ("reach", c.rel, c.d.start_line, levels)
+    if key not in p._keys:
+        out: set[tuple[str, int]] = set()
+        todo = [c]
+        for _ in range(levels):
+            nxt = []
+            for x in todo:
+                for y in all_calls(p, x):
+                    at = (y.rel, y.d.start_line)
+                    if at not in out and y is not c and y.kind not in NOT_STEPS and not side_road(y) and not LOGGER.match(y.short):
+                        out.add(at)
+                        nxt.append(y)
+            todo = nxt
+        p._keys[key] = out
+    return p._keys[key]
 
 
 def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:

@@ -113,7 +113,7 @@ def cond_depths(code: str, lang: str = "") -> list[int]:
     code has them, else indentation (Python's `:`, Ruby's `end`)."""
     lines = code.splitlines()
     out: list[int] = []
-    if lang != "python" and "{" in code:
+    if lang not in ("python", "ruby") and "{" in code:  # (a Ruby block's braces `invoke { dispatch! }` open no branch)
         stack: list[bool] = []
         for ln in lines:
             bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", ln)

@@ -216,13 +216,23 @@ class Typer:
     def member(self, typ: str, name: str) -> list[Sym]:
         """The definitions of `typ.name`: its own, else the nearest base type's that has one (a few levels)."""
         todo, seen = [typ], {typ}
-        for _ in range(4):
-            found = [x for t in todo for x in self.by_dotted.get(f"{t}.{name}", ())]
+        for level in range(4):
+            # (a Ruby module's own `def self.get` is not what mixing it in gives: its instance methods are)
+            found = [x for t in todo for x in self.by_dotted.get(f"{t}.{name}", ())
+                     if not level or x.lang != "ruby" or not re.match(r"\s*def\s+self\.", x.d.signature)]
             if found:
                 return found
-            todo = [b for t in todo for b in self.bases(t) if b not in seen]
+            todo = [b for t in todo for b in self.bases(t) + self.mixed_in(t) if b not in seen]
             seen.update(todo)
         return []
+
+    def mixed_in(self, typ: str) -> list[str]:
+        """Ruby's modules that `typ` includes or extends, and what their `included` hooks add."""
+        if not any(x.lang == "ruby" for x in self.by_dotted.get(typ, ())):
+            return []
+        from .ruby_mixins import mixins
+
+        return mixins(self.p, self.by_dotted, typ)
 
     def made_field(self, typ: str, name: str) -> tuple[Sym, int] | None:
         """(the method, the field's line) when a TS/JS class's field of that name is made by one of its
@@ -278,7 +288,7 @@ class Typer:
             last = next((ln.strip() for ln in reversed(body) if ln.strip() and ln.strip() not in ("end", "}")), "")
             if last and not last.endswith(";") and \
                     not re.match(r"(?:end|if|unless|else|elsif|when|case|while|for|let|match|return)\b|\}", last):
-                values.append(last)
+                values.append(re.sub(r"^@{0,2}\w+\s*(?:\|\||&&)?=(?![=~>])\s*", "", last) if s.lang == "ruby" else last)
         if s.lang == "kotlin":
             m = re.search(r"\)\s*(?::\s*[\w<>?, ]+)?=\s*(.+)$", s.d.signature.split("\n")[0])
             if m:
@@ -382,6 +392,10 @@ class Typer:
         new = re.match(r"new\s+(?:[\w.]+\.)?([A-Z]\w*)\s*(?:<[^()]*>)?\s*[({]", e)
         if new:
             return new.group(1) if self.is_type(new.group(1)) else ""
+        if s.lang == "ruby" and re.fullmatch(r"(?:self\.)?new\b\s*(?:\(.*\))?", e, re.S) and owner(s):
+            # an instance of its own class, unless the class defines its own `new` (sinatra's gives a `Wrapper`)
+            made = [x for x in self.member(owner(s), "new") if x is not s]
+            return self.result_type(made[0]) if len(made) == 1 else "" if made else owner(s)
         head = re.match(r"@?[A-Za-z_$][\w$]*", e)
         if head is None:
             return ""
@@ -445,6 +459,9 @@ class Typer:
         typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1)
         if typ:
             return typ, at
+        if s.lang == "ruby" and own and name[:1].islower():  # a method of its own called without parentheses
+            hit = [x for x in self.member(own, name) if x.kind == "method" and x is not s]
+            return (self.result_type(hit[0]) if len(hit) == 1 else ""), at
         mod = re.compile(r"\s*\.\s*([A-Za-z_]\w*)").match(e, at)
         if mod and s.lang in ("python", "javascript", "typescript") and self._module_named(name):
             return self._head_type(s, mod.group(1), e, mod.end(), depth)  # `parser.Parser()`: a module's

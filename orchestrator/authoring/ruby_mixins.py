@@ -1,0 +1,59 @@
+"""Ruby's mixins: the modules a class takes methods from besides its superclass. `include M`,
+`extend M` and `prepend M` in the class's own body, and what an included module's
+`self.included(base)` hook adds (`base.extend ClassMethods`: httparty's `HTTParty.get` runs
+`Basement.get`, a method of `HTTParty::ClassMethods` that `include HTTParty` gave `Basement`).
+The resolver does not tell class methods from instance methods, so both kinds count alike."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from .project import Project, Sym
+
+_MIX = re.compile(r"^(?:include|extend|prepend)\s*\(?\s*([A-Z][\w:]*(?:\s*,\s*[A-Z][\w:]*)*)\s*\)?\s*(?:#.*)?$")
+# in a hook: `base.extend ClassMethods`, `base.send(:include, InstanceMethods)`, `klass.include(Helpers)`
+_HOOK_MIX = re.compile(r"\b[a-z_]\w*\s*\.\s*(?:extend|include|prepend|send\s*\(?\s*:(?:include|extend|prepend)\s*,)"
+                       r"\s*\(?\s*([A-Z][\w:]*)")
+_HOOKS = ("included", "extended", "prepended")
+
+
+def constant(by_dotted: Mapping[str, Sequence[Sym]], scope: list[str], name: str) -> str:
+    """The dotted name of the class or module `name` means inside `scope` (Ruby looks a constant up
+    through the modules the code is written in, innermost first), or ""."""
+    parts = [w for w in name.replace("::", ".").split(".") if w]
+    for k in range(len(scope), -1, -1):
+        d = ".".join(scope[:k] + parts)
+        if any(x.kind in ("class", "module") and x.lang == "ruby" for x in by_dotted.get(d, ())):
+            return d
+    return ""
+
+
+def mixins(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str) -> list[str]:
+    """The modules class or module `typ` mixes in, with what their hooks add, nearest first."""
+    out: list[str] = []
+    for t in by_dotted.get(typ, ()):
+        if t.lang != "ruby" or t.kind not in ("class", "module"):
+            continue
+        lines = p.lines_of(t.rel)[t.d.start_line:max(t.d.start_line, t.d.end_line - 1)]
+        indent = next((len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()), 0)
+        for ln in lines:
+            m = _MIX.match(ln.strip()) if len(ln) - len(ln.lstrip()) == indent else None
+            for name in (m.group(1).split(",") if m else ()):
+                d = constant(by_dotted, typ.split("."), name.strip())
+                if d and d != typ and d not in out:
+                    out.append(d)
+                    out += [x for x in _hooked(p, by_dotted, d) if x not in out and x != typ]
+    return out
+
+
+def _hooked(p: Project, by_dotted: Mapping[str, Sequence[Sym]], mod: str) -> list[str]:
+    """What module `mod`'s `self.included(base)` hook mixes into the class that includes it."""
+    out: list[str] = []
+    for hook in (x for h in _HOOKS for x in by_dotted.get(f"{mod}.{h}", ())):
+        for ln in p.lines_of(hook.rel)[hook.d.start_line:hook.d.end_line]:
+            for name in _HOOK_MIX.findall(ln):
+                d = constant(by_dotted, mod.split("."), name)
+                if d and d not in out:
+                    out.append(d)
+    return out
