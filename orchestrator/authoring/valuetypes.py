@@ -460,8 +460,8 @@ class Typer:
         if typ:
             return typ, at
         if s.lang == "ruby" and own and name[:1].islower():  # a method of its own called without parentheses
-            hit = [x for x in self.member(own, name) if x.kind == "method" and x is not s]
-            return (self.result_type(hit[0]) if len(hit) == 1 else ""), at
+            methods = [x for x in self.member(own, name) if x.kind == "method" and x is not s]
+            return (self.result_type(methods[0]) if len(methods) == 1 else ""), at
         mod = re.compile(r"\s*\.\s*([A-Za-z_]\w*)").match(e, at)
         if mod and s.lang in ("python", "javascript", "typescript") and self._module_named(name):
             return self._head_type(s, mod.group(1), e, mod.end(), depth)  # `parser.Parser()`: a module's
