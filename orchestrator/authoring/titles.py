@@ -186,11 +186,11 @@ def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | Non
 
     central: list[bool] = []
     heads, docs, flows = heading_titles(p, groups), doc_titles(p, groups, central), flow_titles(p, groups)
-    mods = module_doc_titles(p, groups)
+    mods, paths = module_doc_titles(p, groups), path_titles(p, groups)
     own = project_name(p.root)
     if lang == "zh":
-        heads, docs, flows, mods = ([(zh_title(x, own) or None) if x else None for x in xs]
-                                    for xs in (heads, docs, flows, mods))
+        heads, docs, flows, mods, paths = ([(zh_title(x, own) or None) if x else None for x in xs]
+                                           for xs in (heads, docs, flows, mods, paths))
     out: list[str | None] = []
     used: set[str] = set()
     for i in range(len(groups)):
@@ -199,6 +199,8 @@ def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | Non
         # chapter is "Routing requests", not the doc of `Mux.Handle`); the module's own doc ("Handle
         # WebSocket connections") before a method's doc or flow
         ways = (heads[i], docs[i], role, mods[i]) if central[i] else (heads[i], role, mods[i], docs[i])
+        # a chapter the main path goes through is about that step (httparty's `Request#handle_response`)
+        ways = (ways[0], paths[i], *ways[1:])
         # a way that only says the module's name ("Commands and flags" for command.go and flag.go)
         # comes last, after every way that says an idea
         cands = [x for x in (*ways, flows[i], subjects[i]) if x and x.lower() not in used]
@@ -206,6 +208,28 @@ def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | Non
         if pick:
             used.add(pick.lower())
         out.append(pick)
+    return out
+
+
+def path_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
+    """Each chapter's step of the main path (mainpath.central_path) said as what it does, or None: the
+    first step in its files whose name says a verb and an object ("How a request handles its
+    response"); each once in the book."""
+    from .ideas import flow_title
+    from .mainpath import central_path
+    from .overview import entry_points
+
+    path = central_path(p, entry_points(p))
+    own = project_name(p.root)
+    out: list[str | None] = []
+    used: set[str] = set()
+    for files in groups:
+        mine = set(files)
+        found = next((t for s in path[1:] if s.rel in mine and (t := flow_title(s, own)) and t.lower() not in used
+                      and not name_title(t, files, {x.short for x in path}, own)), None)
+        if found:
+            used.add(found.lower())
+        out.append(found)
     return out
 
 
