@@ -114,3 +114,14 @@ def test_a_call_far_into_a_long_function_is_cited_at_its_head_and_the_call_line(
     cites = [Citation(1, "t.py", d.first, d.last, "t.py") for d in got]
     text = "`test_groups` calls `mark` as well."
     assert claim_problem(["test_groups", "mark"], sentence_calls(text), cites, SourceFiles(tmp_path)) is None
+
+
+def test_a_rows_name_is_cited_at_the_definition_of_that_very_name_in_its_file(tmp_path: Path):
+    # httparty: "| `HTTParty::get` | method | `httparty.rb` |" cited `HTTParty::ClassMethods#get` of the same file
+    (tmp_path / "httparty.rb").write_text("module HTTParty\n  module ClassMethods\n    def get(path)\n      run(path)\n"
+                                          "    end\n  end\n\n  def self.get(*args)\n    Basement.get(*args)\n  end\nend\n")
+    defs = [Def("HTTParty.ClassMethods.get", "httparty.rb", 3, 5), Def("HTTParty.get", "httparty.rb", 8, 10)]
+    md = "# At a glance\n\n## Entry points\n\n| Entry point | Kind | Defined in |\n|---|---|---|\n" \
+         "| `HTTParty::get` | method | `httparty.rb` |\n"
+    out = cite(md, Citer(tmp_path, defs))
+    assert "source:httparty.rb#L8-L10" in out and "#L3-L5" not in out

@@ -1732,3 +1732,28 @@ def test_a_ruby_module_method_reached_through_an_included_hook_and_a_block_wrapp
     # `with_retries { request.perform }` runs the block's call; `handle_response` is not under `unless`
     assert _path(p)[:5] == ["Party::get", "Party::ClassMethods::get", "Party::ClassMethods::perform_request",
                             "Party::Request::perform", "Party::Request::handle_response"], _path(p)
+
+
+def test_chapter_ones_own_entry_points_and_steps_link_to_no_chapter(tmp_path: Path):
+    from orchestrator.authoring.story import overview_sections
+
+    p = load(_write(tmp_path / "repo", {"README.md": HTTPROUTER_README, "go.mod": "module example.com/rt\n",
+                                        "router.go": HTTPROUTER_GO}))
+    chapters = [{"id": "ch01", "title": "rt at a glance", "sources": ["router.go"]}]
+    text = "\n".join(overview_sections({"book": {"audience": "developers"}}, p, chapters, "en"))
+    assert "](ch01.md)" not in text  # the reader is in chapter 1 already
+    assert "| `Router.ServeHTTP` | method | `router.go` | this chapter |" in text or "| this chapter |" in text
+
+
+def test_a_chapter_the_main_path_goes_through_is_titled_by_its_step(tmp_path: Path):
+    from orchestrator.authoring.titles import path_titles
+
+    readme = "# party\n\n```ruby\nresponse = Party.get('http://example.com')\n```\n"
+    api = ("module Party\n  def self.get(path)\n    Request.new(path).perform\n  end\nend\n")
+    req = ("module Party\n  class Request\n    def initialize(path)\n      @path = path\n    end\n\n"
+           "    def perform\n      raw = fetch_body\n      handle_response raw\n    end\n\n"
+           "    def fetch_body\n      Net::HTTP.get(@path)\n    end\n\n"
+           "    def handle_response(raw)\n      decode raw\n    end\n\n    def decode(raw)\n      raw.strip\n    end\n  end\nend\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "party.gemspec": "Gem::Specification.new\n",
+                                        "lib/party.rb": api, "lib/party/request.rb": req}))
+    assert path_titles(p, [["lib/party.rb"], ["lib/party/request.rb"]]) == [None, "How a request handles its response"]

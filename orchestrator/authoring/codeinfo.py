@@ -326,6 +326,8 @@ def call_text(s: Sym, code: str) -> str:
 
 
 _RUBY_BARE = re.compile(r"(?<![\w.:@$?!])([a-z_]\w*[!?]?)(?![\w(!?:])")
+_RUBY_BARE_AFTER = re.compile(r"\)\s*\.\s*([a-z_]\w*[!?]?)(?![\w(!?:.])")
+_RUBY_CALL_END = re.compile(r"[@A-Za-z_][\w:]*(?:\s*\.\s*\w+[!?]?)*\s*\((?:[^()]|\([^()]*\))*\)$")
 _RUBY_BARE_ON = re.compile(r"(?<![\w.:@$?!])(@?[a-z_]\w*)\.([a-z_]\w*[!?]?)(?![\w(!?:.])")
 
 
@@ -347,6 +349,12 @@ def _ruby_bare_calls(s: Sym, code: str, res: Resolver) -> list[tuple[Sym, int]]:
         hits = [x for x in res.typer().member(own, name) if x.kind == "method"]
         if len(hits) == 1 and hits[0] is not s and all(h is not hits[0] for h, _ in out):
             out.append((hits[0], m.start()))
+    for m in _RUBY_BARE_AFTER.finditer(code, body_at):  # `Request.new(path).perform`: on what a call gives back
+        head = _RUBY_CALL_END.search(code, code.rfind("\n", 0, m.start()) + 1, m.start() + 1)
+        typ = res.typer().expr_type(s, head.group(0)) if head else ""
+        hits = [x for x in res.typer().member(typ, m.group(1)) if x.kind == "method"] if typ else []
+        if len(hits) == 1 and hits[0] is not s and all(h is not hits[0] for h, _ in out):
+            out.append((hits[0], m.start(1)))
     for m in _RUBY_BARE_ON.finditer(code, body_at):  # `request.perform`: a local or a field of a known type
         typ = res.typer().expr_type(s, m.group(1))
         hits = [x for x in res.typer().member(typ, m.group(2)) if x.kind == "method"] if typ else []

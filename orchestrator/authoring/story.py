@@ -94,7 +94,9 @@ def part_lines(p: Project, chapters: list[dict[str, Any]], lang: str) -> list[st
     s = phrases(lang)
     out: list[str] = []
     for k, (title, members) in enumerate(part_groups(p, chapters, lang), 1):
-        links = ("、" if s is ZH else ", ").join(f"[{c.get('title')}]({c.get('id')}.md)" for c in members)
+        # (chapter 1, where this list is, is named, not linked)
+        links = ("、" if s is ZH else ", ").join(f"[{c.get('title')}]({c.get('id')}.md)" if c is not chapters[0]
+                                                else str(c.get("title")) for c in members)
         out.append(s["ov_part_line"].format(k=k, part=title, chapters=links))
     return out
 
@@ -107,7 +109,11 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
 
     s = phrases(lang)
     name = project_name(p.root)
-    here = {f: (str(c.get("id")), str(c.get("title"))) for c in chapters for f in (c.get("sources") or [])}
+    # (a step or an entry point of chapter 1's own files links nowhere: the reader is already here)
+    own = str(chapters[0].get("id")) if chapters else ""
+    here = {f: (str(c.get("id")), str(c.get("title"))) for c in chapters for f in (c.get("sources") or [])
+            if str(c.get("id")) != own}
+    mine = {f for c in chapters[:1] for f in (c.get("sources") or [])}
     entries = entry_points(p)
     out: list[str] = []
     said = purpose(p)
@@ -121,7 +127,7 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
         out += [f"## {s['ov_entries']}", "", s["ov_entries_intro"], "", s["ov_table_head"]]
         for e in entries:
             ch = here.get(e.rel)
-            where = f"[{ch[1]}]({ch[0]}.md)" if ch else "—"
+            where = f"[{ch[1]}]({ch[0]}.md)" if ch else s["ov_here"] if e.rel in mine else "—"
             out.append(f"| `{e.name}` | {kind_name(e.kind, _t(lang))} | `{e.rel}` | {where} |")
         out.append("")
     out += [f"## {s['ov_arch']}", ""]

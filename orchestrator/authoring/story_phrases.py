@@ -33,7 +33,7 @@ EN = {
                     "runs `{first}` (`{file}`, line {line}); from there the calls the code makes, each one resolved to "
                     "its definition, lead down to the core:",
     "ov_path_step": "{k}. `{caller}` calls `{callee}`, the {kind} in `{file}` (line {line}){where}.",
-    "ov_path_where": ", explained in [{title}]({ch}.md)",
+    "ov_path_where": ", explained in [{title}]({ch}.md)", "ov_here": "this chapter",
     "ov_path_step_at": "{k}. `{caller}` calls `{callee}` at line {at}: the {kind} lives in `{file}` (line {line}){where}.",
     "ov_path_step_at2": "{k}. `{caller}` calls `{callee}` on line {at} and hands it the work; see `{file}`, line {line}{where}.",
     "ov_path_step_at3": "{k}. `{caller}` calls `{callee}` (line {at}), whose definition opens line {line} of `{file}`{where}.",
@@ -107,7 +107,7 @@ ZH = {
     "ov_path_made": "{lead}`{entry}` 返回一个 `{type}`，调用它返回的对象就会运行 `{first}`（`{file}` 第 {line} 行），"
                     "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_step": "{k}. `{caller}` 调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
-    "ov_path_where": "，在[{title}]({ch}.md)中讲解",
+    "ov_path_where": "，在[{title}]({ch}.md)中讲解", "ov_here": "本章",
     "ov_path_step_at": "{k}. `{caller}` 在第 {at} 行调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
     "ov_path_step_at2": "{k}. `{caller}` 在第 {at} 行把工作交给 `{callee}`（`{file}` 第 {line} 行）{where}。",
     "ov_path_step_at3": "{k}. 第 {at} 行，`{caller}` 调用 `{callee}`，它定义在 `{file}` 第 {line} 行{where}。",

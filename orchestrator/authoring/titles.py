@@ -198,9 +198,8 @@ def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | Non
         # the central type's own doc before a role's topic; a method's doc after it (chi's `Mux`
         # chapter is "Routing requests", not the doc of `Mux.Handle`); the module's own doc ("Handle
         # WebSocket connections") before a method's doc or flow
-        ways = (heads[i], docs[i], role, mods[i]) if central[i] else (heads[i], role, mods[i], docs[i])
         # a chapter the main path goes through is about that step (httparty's `Request#handle_response`)
-        ways = (ways[0], paths[i], *ways[1:])
+        ways = (heads[i], paths[i], docs[i], role, mods[i]) if central[i] else (heads[i], paths[i], role, mods[i], docs[i])
         # a way that only says the module's name ("Commands and flags" for command.go and flag.go)
         # comes last, after every way that says an idea
         cands = [x for x in (*ways, flows[i], subjects[i]) if x and x.lower() not in used]

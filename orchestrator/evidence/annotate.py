@@ -170,7 +170,9 @@ class Citer:
         part = last_part(name)
         ds = [d for d in self.by_part.get(part, []) if any(d.path == f for f, _ in places) and not self._declared_only(d)]
         at = [d for d in ds if any(d.path == f and d.first <= n <= d.last for f, n in places if n)]
-        pick = at or ds
+        # (`HTTParty::get` is the module's own `get`, not `HTTParty::ClassMethods#get` of the same file)
+        exact = [d for d in ds if d.name in (name, name.replace("::", "."))]
+        pick = at or exact or ds
         return min(pick, key=lambda d: (d.last - d.first, d.first)) if pick else None
 
     def back(self, names: list[str], home: Def | None, places: list[tuple[str, int]] | None = None) -> list[Def] | None:
