@@ -189,6 +189,18 @@ def test_a_module_named_after_the_repository_is_read_with_the_repositorys_readme
     assert find_root(other / "src") == other.resolve()  # another project in the same tree keeps its own
 
 
+def test_a_readme_opening_with_a_section_heading_names_no_project(tmp_path: Path):
+    # markdig's src/Markdig/readme.md opens "# Summary": the folder is Markdig, read with the repository's README
+    repo = tmp_path / "markdig"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "readme.md").write_text("# Markdig\n\n```csharp\nvar result = Markdown.ToHtml(text);\n```\n")
+    mod = repo / "src" / "Markdig"
+    mod.mkdir(parents=True)
+    (mod / "readme.md").write_text("---\nuid: Markdig\n---\n\n# Summary\n\nThe top level classes.\n")
+    (mod / "Markdown.cs").write_text("public static class Markdown { }\n")
+    assert find_root(mod) == repo.resolve()
+
+
 def test_a_generic_folder_is_never_the_books_name(tmp_path: Path):
     src = tmp_path / "mytool" / "src"
     src.mkdir(parents=True)

@@ -205,6 +205,8 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
             for line in read_source(root, readme).splitlines()[:60]:
                 m = re.match(r"^#\s+(.+?)\s*#*$", line)
                 if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
+                    if m.group(1).strip("`*_ ").lower() in _SECTION_HEADS:
+                        break  # markdig's src/Markdig/readme.md opens "# Summary": a section, no name
                     return m.group(1).strip("`*_ ")
                 if line.startswith("#"):
                     break  # a section heading first ("## Install"): the README gives no name
@@ -213,6 +215,9 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
     return folder_name(root)
 
 
+# a README's first heading that names a section of it, not the project
+_SECTION_HEADS = frozenset({"summary", "overview", "introduction", "intro", "about", "readme", "contents", "description",
+                            "getting started", "usage", "documentation", "table of contents"})
 GENERIC_DIRS = frozenset({"src", "lib", "source", "sources", "java", "main", "include", "pkg", "app", "code"})
 
 
