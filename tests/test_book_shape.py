@@ -397,3 +397,19 @@ def test_a_twelve_chapter_book_through_the_fake_has_the_same_shape(tmp_path: Pat
     assert "`Store`" in final
     r3 = (ws / "output" / "reviews" / "ch01-r3.md").read_text()
     assert "r3.overview" not in r3
+
+
+def test_a_dotnet_projects_name_is_its_package_id_and_a_tagline_is_no_name(tmp_path: Path):
+    lib = tmp_path / "CsvLib"
+    lib.mkdir()
+    (lib / "CsvLib.csproj").write_text('<Project Sdk="Microsoft.NET.Sdk">\n  <PropertyGroup>\n'
+                                       "    <AssemblyName>CsvLib</AssemblyName>\n    <PackageId>CsvLibrary</PackageId>\n"
+                                       "  </PropertyGroup>\n</Project>\n")
+    (lib / "Reader.cs").write_text("public class Reader { }\n")
+    assert discover(lib).name == "CsvLibrary"
+    repo = tmp_path / "commandline"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "README.md").write_text("# Command Line Parser Library for CLR and NetStandard\n\nParses arguments.\n")
+    (repo / "src").mkdir()
+    (repo / "src" / "Parser.cs").write_text("public class Parser { }\n")
+    assert discover(repo / "src").name == "commandline"

@@ -179,8 +179,9 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
 
     try:
         gemspec = next((n for n in sorted(os.listdir(root)) if n.endswith(".gemspec")), "")
+        csproj = [n for n in sorted(os.listdir(root)) if n.endswith(".csproj")]
     except OSError:  # not a directory, or not ours to list
-        gemspec = ""
+        gemspec, csproj = "", []
     # a gem's own spec before a package.json that only builds its docs site (faraday's "faraday-docs")
     for name, parse in (("pyproject.toml", _from_pyproject), (gemspec, _from_gemspec), ("package.json", _from_package_json),
                         ("Cargo.toml", _from_cargo), ("go.mod", _from_go_mod), ("pom.xml", _from_pom)):
@@ -192,6 +193,11 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
                 return found
         except (OSError, ValueError, tomllib.TOMLDecodeError):
             continue
+    if len(csproj) == 1:  # a .NET project's package id, else its assembly's name, else the project file's
+        try:
+            return _from_csproj(read_source(root, csproj[0])) or csproj[0].removesuffix(".csproj")
+        except OSError:
+            pass
     try:
         found = _from_cmake(read_source(root, "CMakeLists.txt"))
         if found:
@@ -205,8 +211,9 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
             for line in read_source(root, readme).splitlines()[:60]:
                 m = re.match(r"^#\s+(.+?)\s*#*$", line)
                 if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
-                    if m.group(1).strip("`*_ ").lower() in _SECTION_HEADS:
-                        break  # markdig's src/Markdig/readme.md opens "# Summary": a section, no name
+                    if m.group(1).strip("`*_ ").lower() in _SECTION_HEADS or len(m.group(1).split()) > MAX_NAME_WORDS:
+                        break  # markdig's src/Markdig/readme.md opens "# Summary": a section, no name; a
+                        # tagline is no name either ("Command Line Parser Library for CLR and NetStandard")
                     return m.group(1).strip("`*_ ")
                 if line.startswith("#"):
                     break  # a section heading first ("## Install"): the README gives no name
@@ -216,6 +223,7 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
 
 
 # a README's first heading that names a section of it, not the project
+MAX_NAME_WORDS = 4
 _SECTION_HEADS = frozenset({"summary", "overview", "introduction", "intro", "about", "readme", "contents", "description",
                             "getting started", "usage", "documentation", "table of contents"})
 GENERIC_DIRS = frozenset({"src", "lib", "source", "sources", "java", "main", "include", "pkg", "app", "code"})
@@ -264,6 +272,12 @@ def _from_cmake(text: str) -> str:
     if not m:
         return ""
     return m.group(1).lower() if m.group(1).isupper() else m.group(1)
+
+
+def _from_csproj(text: str) -> str:
+    m = re.search(r"<PackageId[^>]*>\s*([^<\s$]+)\s*</PackageId>", text) or \
+        re.search(r"<AssemblyName[^>]*>\s*([^<\s$]+)\s*</AssemblyName>", text)
+    return m.group(1) if m else ""
 
 
 def _from_pom(text: str) -> str:
