@@ -228,3 +228,28 @@ def test_a_modules_own_name_in_its_doc_is_said_in_chinese(tmp_path: Path):
     p = project_mod.load(root)
     assert module_subjects(p, ["kv/wal.py"], None, "zh")[0] == "预写日志"  # not "wal 模块"
     assert module_subjects(p, ["kv/wal.py"], None, "en")[0] == "Write-ahead log"
+
+
+def test_a_flow_says_a_plural_object_without_an_article_and_a_helper_types_method_says_none(tmp_path: Path):
+    from orchestrator.authoring.ideas import flow_title
+
+    (tmp_path / "cli.js").write_text("function readPartials (dir) {\n  return dir\n}\n\nfunction run () {\n  return 1\n}\n")
+    (tmp_path / "Maybe.cs").write_text("public static class MaybeExtensions {\n"
+                                       "    public static void MatchJust(this object m) { }\n}\n")
+    p = project_mod.load(tmp_path)
+    syms = {s.dotted: s for s in p.symbols()}
+    assert flow_title(syms["readPartials"]) == "Reading partials"
+    assert flow_title(syms["MaybeExtensions.MatchJust"]) == ""  # not "How the maybe extensions match its just"
+
+
+def test_a_chapter_whose_key_names_say_no_idea_takes_the_flow_of_another_public_function(tmp_path: Path):
+    from orchestrator.authoring.titles import make_titles
+
+    kinds = ["sse42", "avx2", "neon", "swar", "scalar"]
+    (tmp_path / "simd.rs").write_text("".join(f"pub fn {k}(buf: &[u8]) -> usize {{\n    buf.len()\n}}\n\n" for k in kinds)
+                                      + "pub fn validate_header_names() -> u8 {\n    1\n}\n")
+    (tmp_path / "lib.rs").write_text("mod simd;\n\npub fn parse(buf: &[u8]) -> usize {\n"
+                                     + "".join(f"    simd::{k}(buf);\n" for k in kinds) + "    0\n}\n")
+    p = project_mod.load(tmp_path)
+    # its key names (`sse42`, `avx2`, …) say nothing: the flow of a public function it also has does
+    assert make_titles(p, [["lib.rs"], ["simd.rs"]], "en")[1] == "Validating header names"

@@ -224,9 +224,8 @@ def _words(name: str) -> list[str]:
 
 def _article(noun: str) -> str:
     low = noun.lower()
-    if low.startswith(("us", "uri", "url", "uni", "use", "one")):
-        return "a"  # a URL, a user, a unit: said with a consonant
-    return "an" if low[:1] in "aeiou" else "a"
+    # a URL, a user, a unit: said with a consonant
+    return "a" if low.startswith(("us", "uri", "url", "uni", "use", "one")) else "an" if low[:1] in "aeiou" else "a"
 
 
 # the last word of a method name that is no thing a reader could picture
@@ -255,8 +254,8 @@ def flow_title(s: Sym, project: str = "") -> str:
     if raw[-1].lower() in _NOT_NOUNS or len(raw[-1]) < 3 or words[1] in ("no", "not", "non", "unsupported", "deferred") \
             or raw[-1].lower() in ("exception", "error", "name", "size", "header", "limits", "len", "count"):
         return ""  # `make_accessible`, `poll_ready`, `write_str`: no thing the reader could picture
-    if owner and re.search(r"(?:Io|IO|Ext|Impl|Helper|Helpers|Guide|Utils?|Internal|Inner|Builder|Visitor|Future)$", owner):
-        return ""  # a helper type's method says how the code is arranged, not what the project does
+    if owner and re.search(r"(?:Io|IO|Ext|Extensions?|Impl|Helpers?|Guide|Utils?|Internal|Inner|Builder|Visitor|Future)$", owner):
+        return ""  # a helper type's method (C#'s `MaybeExtensions.MatchJust`) says how the code is arranged, not what it does
     verb = VERBS[words[0]]
     if subject:
         if obj.lower() in subject or subject in obj.lower():
@@ -268,7 +267,8 @@ def flow_title(s: Sym, project: str = "") -> str:
         else:
             who = f"{_article(subject)} {subject}"
         return f"How {who} {verb} {'its' if len(words) == 2 else 'the'} {obj}"
-    return f"{_gerund(words[0]).capitalize()} {_article(obj)} {obj}"
+    plural = re.search(r"[^siu]s$", obj)  # "Reading partials", not "Reading a partials"
+    return f"{_gerund(words[0]).capitalize()} {'' if plural else _article(obj) + ' '}{obj}"
 
 
 def _plural_verb(verb: str) -> str:

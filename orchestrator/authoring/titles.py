@@ -203,11 +203,29 @@ def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | Non
         # a way that only says the module's name ("Commands and flags" for command.go and flag.go)
         # comes last, after every way that says an idea
         cands = [x for x in (*ways, flows[i], subjects[i]) if x and x.lower() not in used]
-        pick = next((x for x in cands if not name_title(x, groups[i], project=own)), cands[0] if cands else None)
+        pick = next((x for x in cands if not name_title(x, groups[i], project=own)), None)
+        if pick is None:  # every way says a name: the flow of any of its public functions says an idea
+            wide = wide_flow_title(p, groups[i], used)
+            pick = (zh_title(wide, own) or None) if wide and lang == "zh" else wide
+            pick = pick or (cands[0] if cands else None)
         if pick:
             used.add(pick.lower())
         out.append(pick)
     return out
+
+
+def wide_flow_title(p: Project, files: list[str], used: set[str]) -> str | None:
+    """The flow (ideas.flow_title) of the best-ranked public function or method of the chapter whose
+    name says a verb and an object, when its key names gave none ("Detecting a runtime feature")."""
+    from .ideas import flow_title
+
+    own = project_name(p.root)
+    for s in sorted(p.symbols(within=files), key=lambda s: -s.score):
+        if s.kind in ("method", "function") and not s.short.startswith(("_", "#")):
+            t = flow_title(s, own)
+            if t and t.lower() not in used and not name_title(t, files, {s.short}, own):
+                return t
+    return None
 
 
 def path_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
