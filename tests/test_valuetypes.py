@@ -241,3 +241,12 @@ def test_an_es5_constructor_function_with_prototype_methods_is_a_class(tmp_path:
           "module.exports = mustache;\n")
     p = load(_write(tmp_path / "repo", {"mustache.js": js}))
     assert _calls(p, "mustache.render") == ["Writer.render"]  # `defaultWriter` is the file's `new Writer()`
+
+
+def test_a_go_type_assertion_says_the_type_whatever_gave_the_value(tmp_path: Path):
+    code = ("package gn\n\nimport (\n\t\"net/http\"\n\t\"sync\"\n)\n\ntype Context struct {\n\tw http.ResponseWriter\n}\n\n"
+            "func (c *Context) reset(w http.ResponseWriter) {\n\tc.w = w\n}\n\ntype Engine struct {\n\tpool sync.Pool\n}\n\n"
+            "func (engine *Engine) ServeHTTP(w http.ResponseWriter, req *http.Request) {\n"
+            "\tc := engine.pool.Get().(*Context)\n\tc.reset(w)\n\tengine.pool.Put(c)\n}\n")
+    p = load(_write(tmp_path / "repo", {"go.mod": "module example.com/gn\n", "gin.go": code}))
+    assert _calls(p, "Engine.ServeHTTP") == ["Context.reset"]  # `sync.Pool`'s `Get` is another package's

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .project import Project, Sym
+from .ruby_mixins import mixins
 from .signature import owner, receiver
 
 
@@ -222,17 +223,9 @@ class Typer:
                      if not level or x.lang != "ruby" or not re.match(r"\s*def\s+self\.", x.d.signature)]
             if found:
                 return found
-            todo = [b for t in todo for b in self.bases(t) + self.mixed_in(t) if b not in seen]
+            todo = [b for t in todo for b in self.bases(t) + mixins(self.p, self.by_dotted, t) if b not in seen]
             seen.update(todo)
         return []
-
-    def mixed_in(self, typ: str) -> list[str]:
-        """Ruby's modules that `typ` includes or extends, and what their `included` hooks add."""
-        if not any(x.lang == "ruby" for x in self.by_dotted.get(typ, ())):
-            return []
-        from .ruby_mixins import mixins
-
-        return mixins(self.p, self.by_dotted, typ)
 
     def made_field(self, typ: str, name: str) -> tuple[Sym, int] | None:
         """(the method, the field's line) when a TS/JS class's field of that name is made by one of its
@@ -392,6 +385,9 @@ class Typer:
         new = re.match(r"new\s+(?:[\w.]+\.)?([A-Z]\w*)\s*(?:<[^()]*>)?\s*[({]", e)
         if new:
             return new.group(1) if self.is_type(new.group(1)) else ""
+        asserted = re.search(r"\.\(\s*\*?\s*(?:\w+\.)?([A-Za-z_]\w*)\s*\)$", e) if s.lang == "go" else None
+        if asserted:  # Go's type assertion says the type, whatever gave the value (`engine.pool.Get().(*Context)`)
+            return asserted.group(1) if self.is_type(asserted.group(1)) else ""
         if s.lang == "ruby" and re.fullmatch(r"(?:self\.)?new\b\s*(?:\(.*\))?", e, re.S) and owner(s):
             # an instance of its own class, unless the class defines its own `new` (sinatra's gives a `Wrapper`)
             made = [x for x in self.member(owner(s), "new") if x is not s]
