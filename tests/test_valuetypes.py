@@ -250,3 +250,15 @@ def test_a_go_type_assertion_says_the_type_whatever_gave_the_value(tmp_path: Pat
             "\tc := engine.pool.Get().(*Context)\n\tc.reset(w)\n\tengine.pool.Put(c)\n}\n")
     p = load(_write(tmp_path / "repo", {"go.mod": "module example.com/gn\n", "gin.go": code}))
     assert _calls(p, "Engine.ServeHTTP") == ["Context.reset"]  # `sync.Pool`'s `Get` is another package's
+
+
+def test_a_mixins_call_of_what_the_combining_class_gives_is_resolved(tmp_path: Path):
+    code = ("class Composer:\n    def get_single_node(self):\n        return self.compose_node()\n\n"
+            "    def compose_node(self):\n        return 1\n\n\n"
+            "class Constructor:\n    def get_single_data(self):\n        node = self.get_single_node()\n"
+            "        return self.construct_document(node)\n\n    def construct_document(self, node):\n        return node\n\n\n"
+            "class Loader(Composer, Constructor):\n    def __init__(self, stream):\n        self.stream = stream\n\n\n"
+            "class SafeLoader(Composer, Constructor):\n    def __init__(self, stream):\n        self.stream = stream\n")
+    p = load(_write(tmp_path / "repo", {"yl/loader.py": code}))
+    # `Constructor` has no `get_single_node`; every class that combines it takes the one of `Composer`
+    assert _calls(p, "Constructor.get_single_data") == ["Composer.get_single_node", "Constructor.construct_document"]

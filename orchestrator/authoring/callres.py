@@ -147,6 +147,8 @@ class Resolver:
         if not hit and len(parts) >= 2 and lang not in ("c", "cpp"):  # `md.convert(`, `self.parser.parseDocument(`
             typ = self.typer().expr_type(s, ".".join(parts[:-1]))
             hit = self.typer().member(typ, parts[-1]) if typ else []  # (an inherited method: its base's)
+            if not hit and typ and len(parts) == 2 and parts[0] in ("self", "this"):  # (a mixin's: its user's)
+                hit = self._in_subclasses(typ, parts[-1])
         if not hit and lang in ("c", "cpp"):
             if len(parts) == 1 or (lang == "cpp" and len(parts) >= 2 and not self._is_type(parts[-2])):
                 hit = self._c_global(parts[-1], args)
@@ -206,6 +208,21 @@ class Resolver:
                 if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr):
                     return anywhere
         return []
+
+    def _in_subclasses(self, typ: str, name: str) -> list[Sym]:
+        """The one definition of `name` the project's classes that extend `typ` have, a few levels down,
+        when `typ` has none itself: a mixin calling what the class that combines it gives (pyyaml's
+        `Constructor.construct_document` ← `self.get_single_node()`, which `Loader(…, Composer,
+        Constructor, …)` takes from `Composer`); [] when they disagree."""
+        found: dict[tuple[str, int], Sym] = {}
+        todo, seen = self.typer().subclasses(typ), {typ}
+        for _ in range(3):
+            todo = [t for t in todo if t not in seen]
+            seen.update(todo)
+            for t in todo:
+                found.update({(x.rel, x.d.start_line): x for x in self.typer().member(t, name)})
+            todo = [u for t in todo for u in self.typer().subclasses(t)]
+        return list(found.values()) if len(found) == 1 else []
 
     def _field_call(self, obj: str, fld: str, method: str) -> list[Sym]:
         """`self.field.method(` where the owner type declares `field` with one type of the project."""

@@ -338,7 +338,7 @@ class Typer:
         assign = (rf"@{re.escape(fld)}\s*(?:\|\|)?=(?![=~])" if lang == "ruby"
                   else rf"(?<![\w$.])(\w+)\.{re.escape(fld)}\s*=(?![=>])")
         found: set[str] = set()
-        for t in [owner] + (self._subclasses(owner) if declared else []):
+        for t in [owner] + (self.subclasses(owner) if declared else []):
             for m in self._members().get(t, ()):
                 if m.lang != lang:
                     continue
@@ -356,7 +356,7 @@ class Typer:
         return any(x.kind in ("interface", "trait") or (x.kind == "class" and re.search(r"\babstract\b", x.d.signature))
                    for x in self.by_dotted.get(typ, ()))
 
-    def _subclasses(self, typ: str) -> list[str]:
+    def subclasses(self, typ: str) -> list[str]:
         """The project's types that extend `typ` (directly)."""
         key = ("vt_subclasses",)
         if key not in self.p._keys:
