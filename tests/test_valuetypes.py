@@ -262,3 +262,15 @@ def test_a_mixins_call_of_what_the_combining_class_gives_is_resolved(tmp_path: P
     p = load(_write(tmp_path / "repo", {"yl/loader.py": code}))
     # `Constructor` has no `get_single_node`; every class that combines it takes the one of `Composer`
     assert _calls(p, "Constructor.get_single_data") == ["Composer.get_single_node", "Constructor.construct_document"]
+
+
+def test_a_java_chain_on_a_construction_is_followed(tmp_path: Path):
+    files = {
+        "src/jp/DocumentContext.java": "package jp;\n\npublic interface DocumentContext {\n    Object read(String path);\n}\n",
+        "src/jp/ParseContextImpl.java": ("package jp;\n\npublic class ParseContextImpl {\n"
+                                         "    public DocumentContext parse(String json) {\n        return null;\n    }\n}\n"),
+        "src/jp/JsonPath.java": ("package jp;\n\npublic class JsonPath {\n    public static Object read(String json, String path) {\n"
+                                 "        return new ParseContextImpl().parse(json).read(path);\n    }\n}\n")}
+    p = load(_write(tmp_path / "repo", files))
+    # `new ParseContextImpl()` has no constructor of its own to resolve: the chain goes on from its type
+    assert _calls(p, "JsonPath.read") == ["ParseContextImpl.parse", "DocumentContext.read"]

@@ -294,7 +294,8 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
         if chain is None:
             continue
         typer = res.typer()
-        typ = typer.result_type(hit) if hit is not None else typer.expr_type(s, f"{raw}({args})")
+        made = "new " if re.search(r"(?<![\w$])new\s+$", code[max(0, m.start() - 12):m.start()]) else ""
+        typ = typer.result_type(hit) if hit is not None else typer.expr_type(s, f"{made}{raw}({args})")
         while chain is not None and typ:
             nxt = typer.member(typ, chain.group(1))
             if len(nxt) != 1:
