@@ -413,3 +413,17 @@ def test_a_dotnet_projects_name_is_its_package_id_and_a_tagline_is_no_name(tmp_p
     (repo / "src").mkdir()
     (repo / "src" / "Parser.cs").write_text("public class Parser { }\n")
     assert discover(repo / "src").name == "commandline"
+
+
+def test_a_readmes_table_of_contents_is_no_part_of_what_the_project_says_it_is_for(tmp_path: Path):
+    from orchestrator.authoring import project as project_mod
+    from orchestrator.authoring.overview import purpose
+
+    (tmp_path / "README.md").write_text(
+        "# Tomli\n\n> A lil' TOML parser\n\n**Table of Contents** *generated with [mdformat-toc](https://x.y/toc)*\n\n"
+        "- [Intro](#intro)\n- [Usage](#usage)\n\n## Intro\n\nTomli is a Python library for parsing TOML files quickly.\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "tomli"\n')
+    (tmp_path / "tomli").mkdir()
+    (tmp_path / "tomli" / "__init__.py").write_text("def loads(s):\n    return {}\n")
+    said = purpose(project_mod.load(tmp_path / "tomli"))
+    assert said is not None and said[2] == "Tomli is a Python library for parsing TOML files quickly."

@@ -210,7 +210,7 @@ def first_example(p: Project, names: set[str]) -> Example | None:
 
 
 _SKIP_LINE = re.compile(r"^\s*(?:<|!\[|\[!\[|\[[^\]]*\]:|\.\.\s|[-=*~^#+]{3,}\s*$|\||:\w+:|https?://|"
-                        r"[-*+]\s|\d+[.)]\s|\[[^\]]*\]\([^)]*\)\s*$)")
+                        r"[-*+]\s|\d+[.)]\s|\[[^\]]*\]\([^)]*\)\s*$|(?i:[*_]{0,2}(?:table\s+of\s+)?contents\b))")  # (a TOC's head)
 
 
 def purpose(p: Project) -> tuple[str, int, str] | None:
