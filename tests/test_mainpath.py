@@ -1732,6 +1732,10 @@ def test_a_ruby_module_method_reached_through_an_included_hook_and_a_block_wrapp
     # `with_retries { request.perform }` runs the block's call; `handle_response` is not under `unless`
     assert _path(p)[:5] == ["Party::get", "Party::ClassMethods::get", "Party::ClassMethods::perform_request",
                             "Party::Request::perform", "Party::Request::handle_response"], _path(p)
+    walk = _walk(p)  # the step says where `Basement` has `get` from, and cites the include and the hook
+    assert "(`Basement` has it from `Party::ClassMethods`: `include Party`, `lib/party.rb` line 22, mixes it in)" in walk, walk
+    assert "source:lib/party.rb#L3-L3" in walk
+    _steps_hold(p, walk)
 
 
 def test_chapter_ones_own_entry_points_and_steps_link_to_no_chapter(tmp_path: Path):

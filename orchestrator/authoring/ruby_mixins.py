@@ -32,28 +32,47 @@ def constant(by_dotted: Mapping[str, Sequence[Sym]], scope: list[str], name: str
 def mixins(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str) -> list[str]:
     """The modules class or module `typ` mixes in, with what their hooks add, nearest first."""
     out: list[str] = []
+    for _rel, _line, _text, d, hooked in _mixed(p, by_dotted, typ):
+        out += [x for x in [d, *hooked] if x not in out and x != typ]
+    return out
+
+
+def mixin_line(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str, mod: str) -> tuple[str, int, str] | None:
+    """(file, line, its text) of the `include`/`extend` in `typ`'s body that gives it module `mod`'s
+    methods, directly or through that module's hook (`include HTTParty` for `HTTParty::ClassMethods`)."""
+    return next(((rel, line, text) for rel, line, text, d, hooked in _mixed(p, by_dotted, typ) if mod == d or mod in hooked),
+                None)
+
+
+def _mixed(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str) -> list[tuple[str, int, str, str, list[str]]]:
+    """(file, line, text, module, what its hook adds) of each mixin line in class or module `typ`'s own body."""
+    out: list[tuple[str, int, str, str, list[str]]] = []
     for t in by_dotted.get(typ, ()):
         if t.lang != "ruby" or t.kind not in ("class", "module"):
             continue
         lines = p.lines_of(t.rel)[t.d.start_line:max(t.d.start_line, t.d.end_line - 1)]
         indent = next((len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()), 0)
-        for ln in lines:
+        for k, ln in enumerate(lines):
             m = _MIX.match(ln.strip()) if len(ln) - len(ln.lstrip()) == indent else None
             for name in (m.group(1).split(",") if m else ()):
                 d = constant(by_dotted, typ.split("."), name.strip())
-                if d and d != typ and d not in out:
-                    out.append(d)
-                    out += [x for x in _hooked(p, by_dotted, d) if x not in out and x != typ]
+                if d and d != typ:
+                    out.append((t.rel, t.d.start_line + 1 + k, ln.strip(), d, _hooked(p, by_dotted, d)))
     return out
 
 
 def _hooked(p: Project, by_dotted: Mapping[str, Sequence[Sym]], mod: str) -> list[str]:
     """What module `mod`'s `self.included(base)` hook mixes into the class that includes it."""
-    out: list[str] = []
+    return list(dict.fromkeys(d for d, _rel, _line in hook_lines(p, by_dotted, mod)))
+
+
+def hook_lines(p: Project, by_dotted: Mapping[str, Sequence[Sym]], mod: str) -> list[tuple[str, str, int]]:
+    """(module, file, line) of each module `mod`'s hooks mix in (`base.extend ClassMethods`)."""
+    out: list[tuple[str, str, int]] = []
     for hook in (x for h in _HOOKS for x in by_dotted.get(f"{mod}.{h}", ())):
-        for ln in p.lines_of(hook.rel)[hook.d.start_line:hook.d.end_line]:
+        for k, ln in enumerate(p.lines_of(hook.rel)[hook.d.start_line:hook.d.end_line]):
             for name in _HOOK_MIX.findall(ln):
                 d = constant(by_dotted, mod.split("."), name)
-                if d and d not in out:
-                    out.append(d)
+                if d:
+                    out.append((d, hook.rel, hook.d.start_line + 1 + k))
     return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
 from .hops import hop_between
@@ -234,8 +235,35 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
             step = s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
                                  file=b.rel, line=b.d.start_line, where=where)
         end = len(step) - 1 if step.endswith((".", "。")) else len(step)  # the citations close the sentence
-        out.append(step[:end] + step_cites(a, b, at, hop.tie if hop is not None else None) + step[end:])
+        mix = _mixin(p, a, b, at) if hop is None and b.lang == "ruby" and at else None
+        if mix:  # the line writes `Basement.get`: say where `Basement` has that `get` from, and cite it
+            step = step[:end] + s["ov_path_mixin"].format(cls=mix[0], mod=mix[1], text=mix[4], file=mix[2], line=mix[3]) \
+                + step[end:]
+            end = len(step) - 1 if step.endswith((".", "。")) else len(step)
+        tie = hop.tie if hop is not None else (mix[2], mix[3]) if mix else None
+        # (and the hook's line that names the module: `base.extend ClassMethods`)
+        hooked = "".join(f" ({citation_link(f, n, n)})" for f, n in mix[5]) if mix else ""
+        out.append(step[:end] + step_cites(a, b, at, tie) + hooked + step[end:])
     return out
+
+
+def _mixin(p: Project, a: Sym, b: Sym, at: int) -> tuple[str, str, str, int, str, list[tuple[str, int]]] | None:
+    """(class, module, file, line, text, the hook's lines) when line `at` of Ruby method `a` calls `b` on a
+    class that has `b` from a module it mixes in (`Basement.get` runs `HTTParty::ClassMethods#get`)."""
+    from .codeinfo import _sym_index
+    from .ruby_mixins import constant, hook_lines, mixin_line
+
+    text = p.lines_of(a.rel)[at - 1] if 0 < at <= len(p.lines_of(a.rel)) else ""
+    m = re.search(rf"([A-Z][\w:]*)\s*\.\s*{re.escape(b.short)}(?![\w!?])", text)
+    by_dotted = _sym_index(p)[0]
+    cls = constant(by_dotted, a.dotted.split(".")[:-1], m.group(1)) if m else ""
+    mod = b.dotted.rsplit(".", 1)[0] if "." in b.dotted else ""
+    found = mixin_line(p, by_dotted, cls, mod) if cls and mod and cls != mod else None
+    if not (m and found):
+        return None
+    mixed = constant(by_dotted, cls.split("."), re.split(r"\s+|\(", found[2], maxsplit=1)[-1].strip("() "))
+    hooks = [(f, n) for d, f, n in hook_lines(p, by_dotted, mixed) if d == mod] if mixed != mod else []
+    return m.group(1), mod.replace(".", "::"), found[0], found[1], found[2], hooks
 
 
 def _owner_name(b: Sym) -> str:

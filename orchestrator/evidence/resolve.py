@@ -142,10 +142,11 @@ def calls_in(name: str, text: str) -> bool:
 
 
 def calls_bare(name: str, text: str) -> bool:
-    """Ruby calls a method without parentheses (`default_uri_parser.call(url)`, `route!`, `invoke do`):
-    its name written bare, outside strings and comments and the lines that define it, not assigned to."""
+    """Ruby calls a method without parentheses (`default_uri_parser.call(url)`, `route!`, `invoke do`,
+    `request.perform`: in Ruby `x.name` is always a call): its name written bare, outside strings and
+    comments and the lines that define it, not assigned to."""
     part = last_part(name)
-    return bool(re.search(rf"(?<![\w$.:@]){re.escape(part)}(?![\w!?])(?!\s*(?:\|\|)?=[^=~>])",
+    return bool(re.search(rf"(?<![\w$:@]){re.escape(part)}(?![\w!?])(?!\s*(?:\|\|)?=[^=~>])",
                           _calling_code(text, part)))
 
 
