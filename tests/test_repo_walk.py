@@ -363,6 +363,10 @@ def test_other_file_systems_are_not_entered():
     ("Cargo.toml", None, "config"), ("setup.cfg", None, "config"), ("tsconfig.json", None, "config"),
     ("Makefile", None, "build"), ("setup.py", "python", "build"), ("build.rs", "rust", "build"),
     ("CMakeLists.txt", None, "build"),
+    # a folder named for the tests it serves (toml's vendored toml-test runner), not a word that holds "test"
+    ("internal/toml-test/runner.go", "go", "test"), ("cmd/toml-test-decoder/main.go", "go", "test"),
+    ("internal/testutil/x.go", "go", "test"), ("src/attest/a.py", "python", "code"), ("latest/a.py", "python", "code"),
+    ("ossfuzz/fuzz.go", "go", "test"), ("benches/parse.rs", "rust", "test"), ("_example/example.go", "go", "example"),
 ])
 def test_language_and_kind(rel, lang, kind):
     assert language_of(rel) == lang

@@ -55,8 +55,12 @@ TOOL_DIRS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox
 OUTPUT_DIRS = {"build", "dist", "out"}
 MANIFESTS = {"pyproject.toml", "setup.py", "setup.cfg", "package.json", "Cargo.toml", "go.mod", "pom.xml",
              "build.gradle", "build.gradle.kts", "CMakeLists.txt", "meson.build", "Makefile", "Gemfile", "composer.json"}
-TEST_DIRS = {"tests", "test", "__tests__", "__test__", "spec", "specs", "testdata", "test_data", "e2e"}
-EXAMPLE_DIRS = {"examples", "example", "_examples", "samples", "sample", "demo", "demos"}
+TEST_DIRS = {"tests", "test", "__tests__", "__test__", "spec", "specs", "testdata", "test_data", "e2e",
+             "fuzz", "fuzzing", "ossfuzz", "benches", "bench", "benchmarks"}  # (a fuzzing or benchmark harness too)
+# a folder named for the tests it serves: toml's `internal/toml-test` (the toml-test suite's runner),
+# `cmd/toml-test-decoder`, `test-utils`, `testutil`
+TEST_DIR_WORD = re.compile(r"(?i)(?:^|[-_.])tests?(?:$|[-_.])|^test(?:utils?|helpers?|support|kit)$")
+EXAMPLE_DIRS = {"examples", "example", "_examples", "_example", "samples", "sample", "demo", "demos"}
 DOC_DIRS = {"docs", "doc", "documentation"}
 TEST_FILE = re.compile(
     r"^(test_.*\.(py|rb)|.*_test\.(py|go|rb|rs|c|cc|cpp|exs)|conftest\.py|tests?\.py|.*_unittest\.(cc|cpp)"
@@ -83,7 +87,7 @@ def classify(rel: str, lang: str | None) -> str:
     """'test' | 'example' | 'build' | 'config' | 'doc' | 'code' for an included file."""
     parts = rel.split("/")
     name, dirs = parts[-1], parts[:-1]
-    if TEST_FILE.match(name) or any(d in TEST_DIRS for d in dirs):
+    if TEST_FILE.match(name) or any(d in TEST_DIRS or TEST_DIR_WORD.search(d) for d in dirs):
         return "test"
     if any(d in EXAMPLE_DIRS for d in dirs):
         return "example"
