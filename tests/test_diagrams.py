@@ -407,3 +407,18 @@ def test_a_models_broken_diagram_is_asked_again_and_never_published(monkeypatch,
         assert "handles the request" not in f.read_text(encoding="utf-8")
     for page in (out / "publish").glob("*.html"):
         assert "handles the request" not in page.read_text(encoding="utf-8")
+
+
+def test_a_path_through_one_files_functions_has_a_participant_each(tmp_path: Path):
+    from orchestrator.authoring.mainpath import call_path
+
+    (tmp_path / "parser.py").write_text(
+        "def loads(src):\n    return key_value_rule(src)\n\n\ndef key_value_rule(src):\n    return parse_value(src)\n\n\n"
+        "def parse_value(src):\n    return src.strip()\n")
+    p = load(tmp_path)
+    path = call_path(p, next(s for s in p.symbols() if s.name == "loads"))
+    block = diagrams.path_block(path)
+    seq = parse(block.split("```mermaid\n", 1)[1].split("```", 1)[0])
+    # not `parser.py` calling itself twice: the functions, one after the other
+    assert [n.label for n in seq.nodes.values()] == ["loads", "key_value_rule", "parse_value"], block
+    assert _r1("# T\n\n" + block, tmp_path) == []

@@ -203,13 +203,19 @@ def _owner(s: Sym) -> str:
 def _sequence(start: Sym, edges: list[tuple[Sym, Sym]]) -> str:
     ids: dict[str, str] = {}
     lines = ["sequenceDiagram"]
+    # one file's functions (tomli's `loads` → `key_value_rule` → …): a participant each, not one file
+    # talking to itself
+    alone = len({_owner(x) for x in [start, *(c for _, c in edges)]}) < 2
+
+    def who(x: Sym) -> str:
+        return x.dotted if alone else _owner(x)
     for x in [start, *(c for _, c in edges)]:
-        o = _owner(x)
+        o = who(x)
         if o not in ids and (_PATH_OK.match(o) if o == x.rel else _SAFE.match(o)):
             ids[o] = f"p{len(ids)}"
             lines.append(f"    participant {ids[o]} as {o}")
     for caller, callee in edges:
-        a, b = ids.get(_owner(caller)), ids.get(_owner(callee))
+        a, b = ids.get(who(caller)), ids.get(who(callee))
         if a and b:
             lines.append(f"    {a}->>{b}: {callee.short}()")
     return "\n".join(lines) + "\n"
