@@ -1761,3 +1761,19 @@ def test_a_chapter_the_main_path_goes_through_is_titled_by_its_step(tmp_path: Pa
     p = load(_write(tmp_path / "repo", {"README.md": readme, "party.gemspec": "Gem::Specification.new\n",
                                         "lib/party.rb": api, "lib/party/request.rb": req}))
     assert path_titles(p, [["lib/party.rb"], ["lib/party/request.rb"]]) == [None, "How a request handles its response"]
+
+
+def test_a_step_from_a_long_method_with_attributes_cites_the_line_that_names_it(tmp_path: Path):
+    from orchestrator.authoring.tracing import name_line, step_cites
+
+    filler = "".join(f"            int v{k} = {k};\n" for k in range(45))
+    cs = ("namespace Dp;\n\npublic static class Mapper\n{\n        [Obsolete(\"internal\", false)]\n        [Browsable(false)]\n"
+          "        public static int Lookup(int type)\n        {\n" + filler + "            return AddHandler(type);\n        }\n\n"
+          "        public static int AddHandler(int type)\n        {\n            return type;\n        }\n}\n")
+    p = load(_write(tmp_path / "repo", {"src/Mapper.cs": cs}))
+    a = next(s for s in p.symbols() if s.dotted == "Mapper.Lookup")
+    b = next(s for s in p.symbols() if s.dotted == "Mapper.AddHandler")
+    at = next(n for n, ln in enumerate(p.lines_of(a.rel), 1) if "AddHandler(type)" in ln and "return" in ln)
+    heads = (name_line(p, a), name_line(p, b))
+    step = f"1. `Mapper.Lookup` calls `Mapper.AddHandler` at line {at}" + step_cites(a, b, at, None, heads) + "."
+    _steps_hold(p, step)  # the caller's first cited line is `public static int Lookup(…)`, not `[Obsolete(…)]`

@@ -243,7 +243,7 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
         tie = hop.tie if hop is not None else (mix[2], mix[3]) if mix else None
         # (and the hook's line that names the module: `base.extend ClassMethods`)
         hooked = "".join(f" ({citation_link(f, n, n)})" for f, n in mix[5]) if mix else ""
-        out.append(step[:end] + step_cites(a, b, at, tie) + hooked + step[end:])
+        out.append(step[:end] + step_cites(a, b, at, tie, (name_line(p, a), name_line(p, b))) + hooked + step[end:])
     return out
 
 

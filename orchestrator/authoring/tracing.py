@@ -41,7 +41,7 @@ def constructed(callee: Sym) -> str:
     return ""
 
 
-def step_cites(a: Sym, b: Sym, at: int, tie: tuple[str, int] | None = None) -> str:
+def step_cites(a: Sym, b: Sym, at: int, tie: tuple[str, int] | None = None, heads: tuple[int, int] = (0, 0)) -> str:
     """The lines a traced step rests on: the caller from its header to the call (its header and the
     call's line when that is long), and the callee's first lines. The claim is "`a` calls `b`": the
     citation must show the call, not only the callee's definition (evidence.resolve.claim_problem)."""
@@ -52,9 +52,10 @@ def step_cites(a: Sym, b: Sym, at: int, tie: tuple[str, int] | None = None) -> s
 
     if not at:
         return ""
-    head = a.d.start_line
+    # (`heads`: the lines that name each, past attributes: dapper's `LookupDbType` opens with three `[…]`)
+    head = heads[0] or a.d.start_line
     caller = [link(a.rel, head, at)] if at - head < 40 else [link(a.rel, head, head), link(a.rel, at, at)]
-    callee = link(b.rel, b.d.start_line, min(b.d.end_line, b.d.start_line + 2))
+    callee = link(b.rel, b.d.start_line, min(b.d.end_line, max(b.d.start_line + 2, heads[1])))
     ties = [link(tie[0], tie[1], tie[1])] if tie else []  # the line that fills the field the call goes through
     return " " + " ".join(caller + ties + [callee])
 
