@@ -203,3 +203,22 @@ def test_a_module_named_by_its_own_doc_is_titled_in_its_words(tmp_path: Path):
     assert doc_name("Sorted string tables: immutable files.") == "Sorted string tables"
     assert doc_name("Note: this module is old.") == ""
     assert doc_name("Small helpers for writing files so that a crash loses nothing.") == ""
+
+
+def test_a_module_named_for_a_kind_of_code_takes_the_topic_that_says_it_fully(tmp_path: Path):
+    root = tmp_path / "mux"
+    root.mkdir()
+    (root / "go.mod").write_text("module example.com/mux\n")
+    (root / "mux.go").write_text(
+        "package mux\n\nimport \"net/http\"\n\n// Router routes requests to their handlers.\ntype Router struct {\n\troutes []string\n}\n\n"
+        "// ServeHTTP dispatches the request to the handler whose route matches.\n"
+        "func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {\n\tr.match(req.URL.Path)\n}\n\n"
+        "func (r *Router) match(path string) bool {\n\tfor _, route := range r.routes {\n\t\tif route == path {\n"
+        "\t\t\treturn true\n\t\t}\n\t}\n\treturn false\n}\n")
+    (root / "middleware.go").write_text(
+        "package mux\n\nimport \"net/http\"\n\ntype middleware func(http.Handler) http.Handler\n\n"
+        "func (r *Router) Use(mw middleware) {\n\tr.routes = append(r.routes, \"\")\n}\n\n"
+        "func wrapRoute(h http.Handler, mws []middleware) http.Handler {\n\tfor _, mw := range mws {\n\t\th = mw(h)\n\t}\n"
+        "\treturn h\n}\n")
+    titles = _titles(root, [["mux.go"], ["middleware.go"]])
+    assert titles[1] == "Middleware and hooks", titles  # not "Middleware", the file's own name

@@ -32,7 +32,7 @@ ROLES: tuple[Role, ...] = (
        "Middleware and hooks", "中间件与钩子"),
     _r("context", "context ctx locals globals scope state current",
        "Context and state", "上下文与状态"),
-    _r("errors", "error errors err exception exceptions panic fail failure backtrace",
+    _r("errors", "error errors err exc exception exceptions panic fail failure backtrace",
        "Errors and failures", "错误与失败"),
     _r("storage", "storage storages persistence disk file database db table tables record",  # "store": the store role
        "Storing data", "数据存储"),

@@ -64,7 +64,7 @@ ABBREVIATIONS = {
     "cfg": "configuration", "conf": "configuration", "err": "errors", "ctx": "context", "req": "request",
     "res": "response", "resp": "response", "msg": "messages", "conn": "connections", "auth": "authentication",
     "env": "environment", "iter": "iterators", "str": "strings", "impl": "implementation", "mw": "middleware",
-    "io": "I/O", "db": "database", "fs": "file system", "os": "operating system", "cli": "command line",
+    "io": "I/O", "db": "database", "exc": "exceptions", "fs": "file system", "os": "operating system", "cli": "command line",
 }
 
 
@@ -166,6 +166,12 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
         # not another role that fits less well: a module's own name says more than a loose fit
         subjects[i] = next((s for s in module_subjects(p, files, roles[i], language) if s.lower() not in taken),
                            None)
+        # a module named for a kind of code that a topic says more fully (mux's `middleware.go`: "Middleware and
+        # hooks") takes that topic when no chapter has it; `Client.ts` stays "Client", not "Requests and responses"
+        said = set(roles_mod._words(str(subjects[i] or "")))
+        kind = next((r.topic[lang] for r in roles_mod.ROLES if said and r.topic[lang].lower() not in taken
+                     and said <= set(r.words) and said & set(roles_mod._words(r.topic["en"]))), None)  # (the name is the kind)
+        subjects[i] = kind or subjects[i]
         if subjects[i]:
             taken.add(str(subjects[i]).lower())
     # an idea, not an inventory (issue 35), in either language: the names go inside the chapter
