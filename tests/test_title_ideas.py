@@ -240,6 +240,9 @@ def test_a_flow_says_a_plural_object_without_an_article_and_a_helper_types_metho
     syms = {s.dotted: s for s in p.symbols()}
     assert flow_title(syms["readPartials"]) == "Reading partials"
     assert flow_title(syms["MaybeExtensions.MatchJust"]) == ""  # not "How the maybe extensions match its just"
+    (tmp_path / "Grid.cs").write_text("public class GridReader {\n    public object ReadFirst() { return null; }\n}\n")
+    p = project_mod.load(tmp_path)
+    assert flow_title(next(s for s in p.symbols() if s.dotted == "GridReader.ReadFirst")) == ""  # not "reads its first"
 
 
 def test_a_chapter_whose_key_names_say_no_idea_takes_the_flow_of_another_public_function(tmp_path: Path):

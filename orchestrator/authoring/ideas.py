@@ -230,14 +230,14 @@ def _article(noun: str) -> str:
 
 # the last word of a method name that is no thing a reader could picture
 _NOT_NOUNS = frozenset({"accessible", "ready", "read", "write", "info", "str", "impl", "inner", "ok", "err", "mut", "ref",
-                        "all", "any", "once", "now", "sync", "async", "raw", "internal", "unchecked", "unsafe", "opt",
-                        "func", "fn", "cb", "callback", "helper", "data", "value", "values", "item", "items",
-                        "it", "this", "self", "to", "from", "with", "by", "if", "or", "and", "in", "on"})
+                        "all", "any", "once", "now", "sync", "async", "raw", "internal", "unchecked", "unsafe", "opt", "func",
+                        "fn", "cb", "callback", "helper", "data", "value", "values", "item", "items", "it", "this", "self",
+                        "to", "from", "with", "by", "if", "or", "and", "in", "on", "just", "first", "last", "single", "none",
+                        "empty", "only", "some", "default"})  # (C#'s `MatchJust`, `ReadFirst`: no "matches its just")
 
 
-_NOT_OBJECTS = frozenset({"multiple", "all", "one", "many", "single", "async", "sync", "internal", "new", "default", "raw",
-                          "impl", "inner", "once", "now", "later", "each", "every", "more", "next", "prev", "before",
-                          "after", "pre", "post", "on"})
+_NOT_OBJECTS = frozenset("multiple all one many single async sync internal new default raw impl inner once now later each "
+                         "every more next prev before after pre post on".split())
 
 
 def flow_title(s: Sym, project: str = "") -> str:
