@@ -362,3 +362,13 @@ def test_an_html_code_element_becomes_inline_code():
               "/// [anyhow!]: crate::anyhow\n", "rust")
     assert p.blocks[1].text == "This macro is equivalent to `return Err(anyhow!($args...))`."
     assert p.blocks[2].text == "Required: `Result<_, anyhow::Error>`."
+
+
+def test_rdocs_indented_lines_are_code_kept_whole():
+    # sinatra's IndifferentHash doc: `rgb[:black] = '#000000'` was prose, its brackets read as a link
+    doc = ("Implements a hash where keys <tt>:foo</tt> and <tt>\"foo\"</tt> are the same.\n\n"
+           "  rgb = Sinatra::IndifferentHash.new\n  rgb[:black] = '#000000' # symbol assignment\n\n"
+           "Internally, symbols are mapped to strings.")
+    md = to_markdown(doc, "ruby")
+    assert "```ruby\nrgb = Sinatra::IndifferentHash.new\nrgb[:black] = '#000000' # symbol assignment\n```" in md, md
+    assert md.endswith("Internally, symbols are mapped to strings.")

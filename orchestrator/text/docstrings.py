@@ -208,8 +208,8 @@ class _Parser:
                 self.i += 1
             self.jsdoc(m.group(1), m.group(2), body)
             return
-        if base > 0 and self.lang == "go":
-            self.add_code(self.indented_body(base - 1), "go")
+        if base > 0 and self.lang in ("go", "ruby"):  # godoc's and RDoc's indented lines are verbatim code
+            self.add_code(self.indented_body(base - 1), self.lang)
             return
         if _LIST_RE.match(s):
             items = []
