@@ -125,3 +125,35 @@ def test_a_rows_name_is_cited_at_the_definition_of_that_very_name_in_its_file(tm
          "| `HTTParty::get` | method | `httparty.rb` |\n"
     out = cite(md, Citer(tmp_path, defs))
     assert "source:httparty.rb#L8-L10" in out and "#L3-L5" not in out
+
+
+def test_a_parameter_and_a_members_place_are_cited_at_their_own_lines(tmp_path: Path):
+    # sinatra: `merge!(*other_hashes)`'s parameter was cited at `merge`'s, and "IndifferentHash also has
+    # merge! (lines 125–139)" at the class's first lines, which name `merge!` only in passing
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write import _member_cited, _sig_cite
+    from orchestrator.evidence.cite import blocks
+    from orchestrator.evidence.resolve import SourceFiles, claim_problem
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "hash.rb").write_text(
+        "class IndifferentHash < Hash\n  def self.[](*args)\n    new.merge!(Hash[*args])\n  end\n\n"
+        "  def merge!(*other_hashes)\n    other_hashes.each { |h| update(h) }\n    self\n  end\n\n"
+        "  def merge(*other_hashes, &block)\n    dup.merge!(*other_hashes, &block)\n  end\nend\n")
+    p = load(tmp_path)
+    syms = {s.dotted: s for s in p.symbols()}
+    bang, owner = syms["IndifferentHash.merge!"], syms["IndifferentHash"]
+    assert _sig_cite(p, bang) == " ([lib/hash.rb:6](source:lib/hash.rb#L6-L6))"
+    lead = _member_cited(p, "`IndifferentHash` also has `IndifferentHash::merge!` (`lib/hash.rb`, lines 6–9).", owner,
+                         "lib/hash.rb", 6, 9)
+    [block] = [b for b in blocks("# T\n\n" + lead + "\n")]
+    [sentence] = block.sentences
+    assert [(c.path, c.first, c.last) for c in sentence.cites] == [("lib/hash.rb", 1, 1), ("lib/hash.rb", 6, 9)]
+    assert claim_problem(sentence.names, [], sentence.cites, SourceFiles(tmp_path)) is None
+
+
+def test_rubys_bang_and_question_mark_are_part_of_a_name():
+    from orchestrator.evidence.cite import code_name
+
+    assert code_name("Sinatra::IndifferentHash::merge!") == "Sinatra::IndifferentHash::merge!"
+    assert code_name("key?") == "key?" and code_name("parse()") == "parse" and code_name("read()?") == "read"

@@ -136,7 +136,19 @@ def enclosing_test(lines: list[str], line: int) -> str:
     return ""
 
 
-def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dict[str, str] | None = None) -> list[str]:
+def _sig_cite(p: Project, s: Sym) -> str:
+    """` ([file:a-b](…))`: the lines of `s`'s signature, past its attributes (a parameter is cited there:
+    left to the annotator, sinatra's `merge!(*other_hashes)` cited the `other_hashes` of `merge`)."""
+    from ..evidence.cite import citation_link
+    from .tracing import name_line
+
+    head = name_line(p, s)
+    last = min(s.d.end_line, head + s.d.signature.strip().count("\n"))
+    return f" ({citation_link(s.rel, head, max(head, last))})"
+
+
+def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dict[str, str] | None = None,
+                  sig_cite: str = "") -> list[str]:
     """Parameters and result as a list: the doc's own descriptions when it has them (quoted in a
     Chinese book), the signature's names and types otherwise. `given`: the lists this chapter has
     given, by the symbol that gave them; an overload documented word for word the same (Dapper's
@@ -170,7 +182,7 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
         for x in sig_params:
             typ = t["param_type"].format(type=x.type) if x.type and "`" not in x.type else ""
             dflt = t["param_default"].format(default=x.default) if x.default and "`" not in x.default else ""
-            out.append(f"- `{x.name}`{typ}{dflt}")
+            out.append(f"- `{x.name}`{typ}{dflt}{sig_cite}")
         out.append("")
     if ret and "`" not in ret:
         said = result_sentence(ret, t)
@@ -261,7 +273,7 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
         out += [(t["deprecated"] + "\n\n" + _quote(pd.deprecated)) if zh else t["deprecated"] + " " + pd.deprecated, ""]
     out += [docstrings.fence(code, f"{lang} file={s.rel} lines={a}-{b}"), ""]
     out += _steps_block(code, s, t)
-    out += _params_block(s, pd, t, said)
+    out += _params_block(s, pd, t, said, _sig_cite(p, s))
     out += _notes_block(pd, t)
     out += _calls_block(p, s, code, here, ctx["chapter"]["id"], in_chapter, t)
     shown = [e for e in pd.examples if shows_use(e.text, s.short)][:MAX_EXAMPLES]
@@ -306,6 +318,7 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
                         c.dotted.startswith(owner.dotted + ".") for c in chain[:j]) else "flow_member"
                     lead = (vary(form, seed(x.name), t) if t["lang"] == "en" else st[form]).format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
                                            file=x.rel, a=a, b=b, n=b - a + 1)
+                    lead = _member_cited(p, lead, owner, x.rel, a, b)
             out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead, said=said)
     if alone:
         out += [f"## {st['beside']}", ""]
@@ -427,6 +440,18 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     text = re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
     text = _cited(text, p)
     return zh_punct.normalise(text) if zh else text  # the citations, too, in Chinese brackets
+
+
+def _member_cited(p: Project, lead: str, owner: Sym, rel: str, a: int, b: int) -> str:
+    """"`Hash` also has `merge!` (lines 125–139)" cited where it says: the owner's head and the member's
+    lines (left to the annotator, it took the owner's first lines, which mention `merge!` in passing)."""
+    from ..evidence.cite import citation_link
+    from .tracing import name_line
+
+    head = name_line(p, owner)
+    cites = f" ({citation_link(owner.rel, head, head)}) ({citation_link(rel, a, b)})"
+    end = len(lead) - 1 if lead.endswith((".", "。")) else len(lead)
+    return lead[:end] + cites + lead[end:]
 
 
 def _cite_of(s: Sym) -> str:

@@ -12,7 +12,8 @@ from ..text.markdown import SPAN_RE, scan_fences
 
 CITE_RE = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(source:([^)\s#]+)#L(\d+)(?:-L?(\d+))?\)")
 # a name in code: `Table.insert`, `Mux::Use`, `res.json()`, `@app.route`, `#define`d macros are plain
-_NAME_RE = re.compile(r"^@?([A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*)(?:\([^()]*\))?[!?]?$")
+# (Ruby's `merge!` and `key?` keep their mark: they are other methods than `merge` and `key`)
+_NAME_RE = re.compile(r"^@?([A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*[!?]?)(?:\([^()]*\))?[!?]?$")
 _LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "nil", "undefined", "NULL", "self", "this"})
 _PATH_EXT_RE = re.compile(r"\.(?:py|pyi|go|js|mjs|cjs|ts|tsx|jsx|rs|java|kt|kts|c|h|cc|cpp|cxx|hh|hpp|hxx|cs|rb|php|swift"
                           r"|scala|sc|ex|exs|lua|zig|hs|dart|erl|jl|md|toml|json|ya?ml|cfg|txt)$")
