@@ -131,7 +131,7 @@ def test_a_parameter_and_a_members_place_are_cited_at_their_own_lines(tmp_path: 
     # sinatra: `merge!(*other_hashes)`'s parameter was cited at `merge`'s, and "IndifferentHash also has
     # merge! (lines 125–139)" at the class's first lines, which name `merge!` only in passing
     from orchestrator.authoring.project import load
-    from orchestrator.authoring.write import _member_cited, _sig_cite
+    from orchestrator.authoring.write_cites import member_cited as _member_cited, sig_cite as _sig_cite
     from orchestrator.evidence.cite import blocks
     from orchestrator.evidence.resolve import SourceFiles, claim_problem
 
@@ -157,3 +157,21 @@ def test_rubys_bang_and_question_mark_are_part_of_a_name():
 
     assert code_name("Sinatra::IndifferentHash::merge!") == "Sinatra::IndifferentHash::merge!"
     assert code_name("key?") == "key?" and code_name("parse()") == "parse" and code_name("read()?") == "read"
+
+
+def test_a_documented_parameter_is_cited_at_its_own_signature(tmp_path: Path):
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write import _params_block
+    from orchestrator.authoring.write_cites import sig_cite
+    from orchestrator.text import docstrings
+
+    (tmp_path / "reg.py").write_text(
+        'class Registry:\n    def get(self, name):\n        """Get an item.\n\n        :param name: Its name.\n        """\n'
+        "        return name\n\n    def register(self, item, name):\n"
+        '        """Add an item.\n\n        :param item: The item.\n        :param name: Its name.\n        """\n'
+        "        return item\n")
+    p = load(tmp_path)
+    s = next(x for x in p.symbols() if x.dotted == "Registry.register")
+    block = "\n".join(_params_block(s, docstrings.parse(s.d.doc, "python"), phrases("en"), None, sig_cite(p, s)))
+    assert "- `item`: The item (" in block and block.count("source:reg.py#L9-L9") == 2, block

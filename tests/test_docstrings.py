@@ -372,3 +372,11 @@ def test_rdocs_indented_lines_are_code_kept_whole():
     md = to_markdown(doc, "ruby")
     assert "```ruby\nrgb = Sinatra::IndifferentHash.new\nrgb[:black] = '#000000' # symbol assignment\n```" in md, md
     assert md.endswith("Internally, symbols are mapped to strings.")
+
+
+def test_a_markdown_docstrings_indented_block_after_a_colon_is_code():
+    # Python-Markdown's `Registry`: `item = registry[0]` was prose, its brackets read as a link
+    doc = ("A priority sorted registry.\n\nWhen getting an item you may use the index. For example:\n\n"
+           "    registry = Registry()\n    item = registry[0]\n\nThe method `get_index_for_name` is also available.")
+    md = to_markdown(doc, "python")
+    assert "```python\nregistry = Registry()\nitem = registry[0]\n```" in md, md

@@ -27,6 +27,7 @@ from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
 from .spine import CONTAINERS
 from .variety import seed, steps_prose, vary
+from .write_cites import cite_of, cited_item, member_cited, sig_cite
 
 
 def _section(md: str, title: str) -> str:
@@ -136,17 +137,6 @@ def enclosing_test(lines: list[str], line: int) -> str:
     return ""
 
 
-def _sig_cite(p: Project, s: Sym) -> str:
-    """` ([file:a-b](…))`: the lines of `s`'s signature, past its attributes (a parameter is cited there:
-    left to the annotator, sinatra's `merge!(*other_hashes)` cited the `other_hashes` of `merge`)."""
-    from ..evidence.cite import citation_link
-    from .tracing import name_line
-
-    head = name_line(p, s)
-    last = min(s.d.end_line, head + s.d.signature.strip().count("\n"))
-    return f" ({citation_link(s.rel, head, max(head, last))})"
-
-
 def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dict[str, str] | None = None,
                   sig_cite: str = "") -> list[str]:
     """Parameters and result as a list: the doc's own descriptions when it has them (quoted in a
@@ -157,7 +147,9 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
     sig_params, ret = signature_parts(s) if s.kind in ("function", "method", "macro") else ([], "")
     out: list[str] = []
     if pd.params or pd.returns or pd.raises:
-        items = docstrings.render_items(pd.params)
+        names = {x.name.lstrip("*&") for x in sig_params}
+        items = [cited_item(it, sig_cite) if (m := re.match(r"- `\**([\w$]+)`", it)) and m.group(1) in names else it
+                 for it in docstrings.render_items(pd.params)]
         rets = docstrings.render_items(pd.returns)
         raises = docstrings.render_items(pd.raises)
         before = sorted({given[i] for i in items + rets + raises if given is not None and given.get(i, s.name) != s.name})
@@ -188,7 +180,7 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
         said = result_sentence(ret, t)
         if said == t["result_type"].format(ret=ret.strip()):
             said = vary("result_type", seed(s.name, "ret"), t).format(ret=ret.strip())
-        out += [said + _cite_of(s), ""]
+        out += [said + cite_of(s), ""]
     return out
 
 
@@ -209,7 +201,7 @@ def _steps_block(code: str, s: Sym, t: dict[str, str]) -> list[str]:
                 continue
             seen = sum(1 for kk, _ in st[:k - 1] if kk == kind)
             said.append(step_sentence(kind, frag.replace("`", "'"), seen, k == len(st), t))
-        return [steps_prose(said, seed(s.name, s.rel)) + _cite_of(s), ""]
+        return [steps_prose(said, seed(s.name, s.rel)) + cite_of(s), ""]
     out = [steps_intro(s.short, len(st), t), ""]
     for k, (kind, frag) in enumerate(st, 1):
         if kind in ("try_do", "try_catch"):  # the block's actions, and what runs when they fail
@@ -244,7 +236,7 @@ def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]]
     for cid, cs in sorted(by_ch.items()):
         parts.append(vary("calls_other", n + 2 + len(parts), t).format(names=join([f"`{c.name}`" for c in cs[:3]], t),
                                                                         ch=cid, title=here[cs[0].rel][1]))
-    text = " ".join(parts) + _cite_of(s)
+    text = " ".join(parts) + cite_of(s)
     return [text[:1].upper() + text[1:], ""]  # a sentence may open with a name list's code span
 
 
@@ -273,7 +265,7 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
         out += [(t["deprecated"] + "\n\n" + _quote(pd.deprecated)) if zh else t["deprecated"] + " " + pd.deprecated, ""]
     out += [docstrings.fence(code, f"{lang} file={s.rel} lines={a}-{b}"), ""]
     out += _steps_block(code, s, t)
-    out += _params_block(s, pd, t, said, _sig_cite(p, s))
+    out += _params_block(s, pd, t, said, sig_cite(p, s))
     out += _notes_block(pd, t)
     out += _calls_block(p, s, code, here, ctx["chapter"]["id"], in_chapter, t)
     shown = [e for e in pd.examples if shows_use(e.text, s.short)][:MAX_EXAMPLES]
@@ -318,7 +310,7 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
                         c.dotted.startswith(owner.dotted + ".") for c in chain[:j]) else "flow_member"
                     lead = (vary(form, seed(x.name), t) if t["lang"] == "en" else st[form]).format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
                                            file=x.rel, a=a, b=b, n=b - a + 1)
-                    lead = _member_cited(p, lead, owner, x.rel, a, b)
+                    lead = member_cited(p, lead, owner, x.rel, a, b)
             out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead, said=said)
     if alone:
         out += [f"## {st['beside']}", ""]
@@ -440,29 +432,6 @@ def write(ctx: dict[str, Any], p: Project) -> str:
     text = re.sub(r"\n{3,}", "\n\n", text)  # what came from the source was made safe where it entered
     text = _cited(text, p)
     return zh_punct.normalise(text) if zh else text  # the citations, too, in Chinese brackets
-
-
-def _member_cited(p: Project, lead: str, owner: Sym, rel: str, a: int, b: int) -> str:
-    """"`Hash` also has `merge!` (lines 125–139)" cited where it says: the owner's head and the member's
-    lines (left to the annotator, it took the owner's first lines, which mention `merge!` in passing)."""
-    from ..evidence.cite import citation_link
-    from .tracing import name_line
-
-    head = name_line(p, owner)
-    cites = f" ({citation_link(owner.rel, head, head)}) ({citation_link(rel, a, b)})"
-    end = len(lead) - 1 if lead.endswith((".", "。")) else len(lead)
-    return lead[:end] + cites + lead[end:]
-
-
-def _cite_of(s: Sym) -> str:
-    """` ([file:a-b](source:file#La-Lb))`: the lines a paragraph about `s`'s body rests on (the
-    steps, the result, the calls are read from them; the map's names alone would not cite them)."""
-    d = getattr(s, "d", None)
-    if d is None:
-        return ""
-    from ..evidence.cite import citation_link
-
-    return f" ({citation_link(s.rel, d.start_line, d.end_line)})"
 
 
 def num_of(ch: dict[str, Any]) -> int:

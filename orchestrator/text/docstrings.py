@@ -211,6 +211,11 @@ class _Parser:
         if base > 0 and self.lang in ("go", "ruby"):  # godoc's and RDoc's indented lines are verbatim code
             self.add_code(self.indented_body(base - 1), self.lang)
             return
+        if base >= 4 and self.lang == "python" and self.i and not self.lines[self.i - 1].strip() and \
+                self.parts.blocks and self.parts.blocks[-1].text.rstrip().endswith(":"):
+            # a Markdown docstring's indented block after "For example:" (Python-Markdown's `Registry`): code
+            self.add_code(self.indented_body(base - 1), "python")
+            return
         if _LIST_RE.match(s):
             items = []
             while self.i < len(self.lines) and self.peek().strip():
