@@ -427,3 +427,13 @@ def test_a_readmes_table_of_contents_is_no_part_of_what_the_project_says_it_is_f
     (tmp_path / "tomli" / "__init__.py").write_text("def loads(s):\n    return {}\n")
     said = purpose(project_mod.load(tmp_path / "tomli"))
     assert said is not None and said[2] == "Tomli is a Python library for parsing TOML files quickly."
+
+
+def test_a_build_project_names_nothing_and_a_tagline_after_a_dash_follows_the_name(tmp_path: Path):
+    repo = tmp_path / "dapper"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "Build.csproj").write_text("<Project>\n  <Target Name=\"Pack\" />\n</Project>\n")
+    (repo / "Readme.md").write_text("# Dapper - a simple object mapper for .Net\n\nMaps rows to objects.\n")
+    (repo / "Dapper").mkdir()
+    (repo / "Dapper" / "SqlMapper.cs").write_text("public static class SqlMapper { }\n")
+    assert discover(repo / "Dapper").name == "Dapper"  # not "Build", the repository's build script

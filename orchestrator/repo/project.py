@@ -179,7 +179,8 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
 
     try:
         gemspec = next((n for n in sorted(os.listdir(root)) if n.endswith(".gemspec")), "")
-        csproj = [n for n in sorted(os.listdir(root)) if n.endswith(".csproj")]
+        csproj = [n for n in sorted(os.listdir(root)) if n.endswith(".csproj")
+                  and n.removesuffix(".csproj").lower() not in ("build", "tests", "test", "benchmarks", "tools")]
     except OSError:  # not a directory, or not ours to list
         gemspec, csproj = "", []
     # a gem's own spec before a package.json that only builds its docs site (faraday's "faraday-docs")
@@ -211,6 +212,9 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
             for line in read_source(root, readme).splitlines()[:60]:
                 m = re.match(r"^#\s+(.+?)\s*#*$", line)
                 if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
+                    named = re.match(r"^([\w.+#-]+(?:\s[\w.+#-]+){0,2})\s+[-–—:]\s+\S", m.group(1))
+                    if named:  # "Dapper - a simple object mapper for .Net": the name, then what it is
+                        return named.group(1).strip("`*_ ")
                     if m.group(1).strip("`*_ ").lower() in _SECTION_HEADS or len(m.group(1).split()) > MAX_NAME_WORDS:
                         break  # markdig's src/Markdig/readme.md opens "# Summary": a section, no name; a
                         # tagline is no name either ("Command Line Parser Library for CLR and NetStandard")
