@@ -148,8 +148,11 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
     out: list[str] = []
     if pd.params or pd.returns or pd.raises:
         names = {x.name.lstrip("*&") for x in sig_params}
-        items = [cited_item(it, sig_cite) if (m := re.match(r"- `\**([\w$]+)`", it)) and m.group(1) in names else it
-                 for it in docstrings.render_items(pd.params)]
+        # (cited at the signature only when it shows every name the item gives: "the `String` to send" is the
+        # doc's, and the annotator cites the doc)
+        items = [cited_item(it, sig_cite) if (m := re.match(r"- `\**([\w$]+)`", it)) and m.group(1) in names
+                 and all(re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", s.d.signature) for n in re.findall(r"`([^`]+)`", it))
+                 else it for it in docstrings.render_items(pd.params)]
         rets = docstrings.render_items(pd.returns)
         raises = docstrings.render_items(pd.raises)
         before = sorted({given[i] for i in items + rets + raises if given is not None and given.get(i, s.name) != s.name})
@@ -256,8 +259,8 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
         if zh:
             says = t["doc_says_one" if len(pd.blocks) == 1 else "doc_says"]  # a one-line comment is said to be one
             out += [where + says, "", _quote("\n\n".join(docstrings.render_blocks(pd.blocks))), ""]
-        else:
-            out += [where + " " + pd.summary, ""]
+        else:  # (a lead that cites its own lines keeps them: the doc's words are cited on their own)
+            out += [where, "", pd.summary, ""] if "](source:" in where else [where + " " + pd.summary, ""]
             out += [x for blk in docstrings.render_blocks(pd.paragraphs) for x in (blk, "")]
     else:  # no doc comment: the code below speaks (no filler sentence about it)
         out += [where, ""]
