@@ -147,12 +147,7 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
     sig_params, ret = signature_parts(s) if s.kind in ("function", "method", "macro") else ([], "")
     out: list[str] = []
     if pd.params or pd.returns or pd.raises:
-        names = {x.name.lstrip("*&") for x in sig_params}
-        # (cited at the signature only when it shows every name the item gives: "the `String` to send" is the
-        # doc's, and the annotator cites the doc)
-        items = [cited_item(it, sig_cite) if (m := re.match(r"- `\**([\w$]+)`", it)) and m.group(1) in names
-                 and all(re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", s.d.signature) for n in re.findall(r"`([^`]+)`", it))
-                 else it for it in docstrings.render_items(pd.params)]
+        items = docstrings.render_items(pd.params)
         rets = docstrings.render_items(pd.returns)
         raises = docstrings.render_items(pd.raises)
         before = sorted({given[i] for i in items + rets + raises if given is not None and given.get(i, s.name) != s.name})
@@ -160,6 +155,12 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
             for item in items + rets + raises:
                 given.setdefault(item, s.name)
             items, rets, raises = ([i for i in xs if given[i] == s.name] for xs in (items, rets, raises))
+        names = {x.name.lstrip("*&") for x in sig_params}
+        # (cited at the signature only when it shows every name the item gives: "the `String` to send" is the
+        # doc's, and the annotator cites the doc)
+        items = [cited_item(it, sig_cite) if (m := re.match(r"- `\**([\w$]+)`", it)) and m.group(1) in names
+                 and all(re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", s.d.signature) for n in re.findall(r"`([^`]+)`", it))
+                 else it for it in items]
         body = []
         if items:
             body += [f"**{t['params']}**", ""] + items + [""]
