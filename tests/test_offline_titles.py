@@ -222,3 +222,18 @@ def test_a_module_named_for_a_kind_of_code_takes_the_topic_that_says_it_fully(tm
         "\tr.routes = append(r.routes, \"\")\n}\n\nfunc (r *Router) routeAll(route string) bool {\n\treturn r.match(route)\n}\n")
     titles = _titles(root, [["mux.go"], ["middleware.go"]])
     assert titles[1] == "Middleware and hooks", titles  # not "Middleware", the file's own name
+
+
+def test_a_tiny_helper_names_no_chapter_that_holds_a_module_ten_times_its_size(tmp_path: Path):
+    # koa: the chapter of context.js (248 lines), is-stream.js (20) and only.js was "Is stream"
+    root = tmp_path / "koa"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "koa"}')
+    (root / "is-stream.js").write_text("module.exports = function isStream (s) {\n  return s && typeof s.pipe === 'function'\n}\n")
+    body = "".join(f"  get field{k} () {{\n    return this.request.field{k}\n  }},\n\n" for k in range(40))
+    (root / "context.js").write_text("const isStream = require('./is-stream')\n\nconst proto = module.exports = {\n"
+                                     + body + "  isBody (b) {\n    return isStream(b)\n  }\n}\n")
+    (root / "application.js").write_text("const context = require('./context')\n\nmodule.exports = class Application {\n"
+                                         "  createContext () {\n    return Object.create(context)\n  }\n}\n")
+    titles = _titles(root, [["application.js"], ["context.js", "is-stream.js"]])
+    assert "stream" not in titles[1].lower(), titles
