@@ -175,3 +175,16 @@ def test_a_documented_parameter_is_cited_at_its_own_signature(tmp_path: Path):
     s = next(x for x in p.symbols() if x.dotted == "Registry.register")
     block = "\n".join(_params_block(s, docstrings.parse(s.d.doc, "python"), phrases("en"), None, sig_cite(p, s)))
     assert "- `item`: The item (" in block and block.count("source:reg.py#L9-L9") == 2, block
+
+
+def test_a_long_members_place_is_cited_by_its_head(tmp_path: Path):
+    # kramdown's latex converter: "… also has `convert_table` (lines 274–520)" cited 247 lines, more than R1 checks
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write_cites import member_cited
+
+    body = "".join(f"    x{k} = {k}\n" for k in range(60))
+    (tmp_path / "conv.rb").write_text(f"class Latex\n  def convert_table(el)\n{body}  end\nend\n")
+    p = load(tmp_path)
+    owner = next(s for s in p.symbols() if s.dotted == "Latex")
+    lead = member_cited(p, "`Latex` also has `Latex::convert_table` (`conv.rb`, lines 2–63).", owner, "conv.rb", 2, 63)
+    assert lead.endswith("([conv.rb:1](source:conv.rb#L1-L1)) ([conv.rb:2-4](source:conv.rb#L2-L4)).")

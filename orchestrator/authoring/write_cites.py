@@ -8,6 +8,8 @@ from ..evidence.cite import citation_link
 from .project import Project, Sym
 from .tracing import name_line
 
+MEMBER_WHOLE = 30  # a member this short is cited whole
+
 
 def cited_item(item: str, cite: str) -> str:
     """`item` with `cite` before its closing stop."""
@@ -27,7 +29,8 @@ def member_cited(p: Project, lead: str, owner: Sym, rel: str, a: int, b: int) ->
     """"`Hash` also has `merge!` (lines 125–139)" cited where it says: the owner's head and the member's
     lines (left to the annotator, it took the owner's first lines, which mention `merge!` in passing)."""
     head = name_line(p, owner)
-    cites = f" ({citation_link(owner.rel, head, head)}) ({citation_link(rel, a, b)})"
+    last = b if b - a < MEMBER_WHOLE else a + 2  # (a long one by its head: a sentence is checked against 120 lines)
+    cites = f" ({citation_link(owner.rel, head, head)}) ({citation_link(rel, a, last)})"
     return cited_item(lead, cites)
 
 
