@@ -1777,3 +1777,29 @@ def test_a_step_from_a_long_method_with_attributes_cites_the_line_that_names_it(
     heads = (name_line(p, a), name_line(p, b))
     step = f"1. `Mapper.Lookup` calls `Mapper.AddHandler` at line {at}" + step_cites(a, b, at, None, heads) + "."
     _steps_hold(p, step)  # the caller's first cited line is `public static int Lookup(…)`, not `[Obsolete(…)]`
+
+
+def test_a_rust_crate_doc_in_a_block_comment_gives_the_example_and_its_types_parse_is_the_start(tmp_path: Path):
+    lib = ("/*!\nA URL parser.\n\n```\nuse url::Url;\nlet u = Url::parse(\"http://x\").unwrap();\n```\n*/\n\n"
+           "pub struct Url {\n    s: String,\n}\n\npub struct ParseOptions {\n    base: u8,\n}\n\n"
+           "pub struct Host {\n    h: String,\n}\n\nimpl Host {\n    pub fn parse(input: &str) -> Host {\n"
+           "        Host { h: input.to_string() }\n    }\n}\n\n"
+           "impl Url {\n    pub fn parse(input: &str) -> Url {\n        Url::options().parse(input)\n    }\n\n"
+           "    pub fn options() -> ParseOptions {\n        ParseOptions { base: 0 }\n    }\n}\n\n"
+           "impl ParseOptions {\n    pub fn parse(self, input: &str) -> Url {\n        Parser {\n            n: self.base,\n        }\n"
+           "        .parse_url(input)\n    }\n}\n\npub struct Parser {\n    n: u8,\n}\n\n"
+           "impl Parser {\n    pub fn parse_url(&self, input: &str) -> Url {\n        self.parse_scheme(input)\n    }\n\n"
+           "    fn parse_scheme(&self, input: &str) -> Url {\n        Url { s: input.to_string() }\n    }\n}\n")
+    p = load(_write(tmp_path / "repo", {"Cargo.toml": "[package]\nname = \"url\"\n", "src/lib.rs": lib}))
+    # the example of `/*! … */`; `Url::parse`, not `Host::parse`; a method called on a struct literal
+    assert _path(p)[:4] == ["Url::parse", "ParseOptions::parse", "Parser::parse_url", "Parser::parse_scheme"], _path(p)
+
+
+def test_a_javascript_function_exported_by_its_name_is_an_entry_point(tmp_path: Path):
+    readme = "# yml\n\n```javascript\nconst yml = require('yml');\nconst doc = yml.load(text);\n```\n"
+    loader = ("'use strict';\n\nfunction readDocument(state) {\n  return composeNode(state);\n}\n\n"
+              "function composeNode(state) {\n  return state.input.trim();\n}\n\n"
+              "function loadDocuments(input) {\n  return [readDocument({ input: input })];\n}\n\n"
+              "function load(input) {\n  return loadDocuments(input)[0];\n}\n\n\nmodule.exports.load = load;\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "package.json": '{"name": "yml"}', "lib/loader.js": loader}))
+    assert _path(p)[:4] == ["load", "loadDocuments", "readDocument", "composeNode"], _path(p)

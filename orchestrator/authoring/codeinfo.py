@@ -306,6 +306,15 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
                 found[key] = (nxt[0], on_side if key not in found else found[key][1] and on_side, at)
             typ = typer.result_type(nxt[0])
             chain = _CHAINED.match(code, chain.end() + len(call_args(code, chain.end() - 1)) + 1)
+    if s.lang in ("rust", "go"):  # a method called on a struct literal: `Parser { … }⏎.parse_url(input)`
+        res = res or Resolver(p, s, *_sym_index(p), code=code)
+        for lit in re.finditer(r"(?<![\w$:.])([A-Z]\w*)\s*\{", code):
+            close = _closing_brace(code, lit.end() - 1)
+            chain = _CHAINED.match(code, close + 1) if close > 0 else None
+            hits = res.typer().member(lit.group(1), chain.group(1)) if chain and res.typer().is_type(lit.group(1)) else []
+            if chain is not None and len(hits) == 1 and hits[0] is not s:
+                key = (hits[0].rel, hits[0].name, hits[0].d.start_line)
+                found.setdefault(key, (hits[0], code.count("\n", 0, chain.start(1)) in side, chain.start(1)))
     if s.lang == "ruby":
         res = res or Resolver(p, s, *_sym_index(p), code=code)
         for hit, at in _ruby_bare_calls(s, code, res):
@@ -313,6 +322,16 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
             on_side = code.count("\n", 0, at) in side
             found.setdefault(key, (hit, on_side, at))
     return list(found.values())
+
+
+def _closing_brace(code: str, at: int) -> int:
+    """The index of the `}` that closes the `{` at `at`, or -1."""
+    depth = 0
+    for i in range(at, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return i
+    return -1
 
 
 def call_text(s: Sym, code: str) -> str:

@@ -62,11 +62,18 @@ def _javadoc_pre(lines: list[str]) -> list[tuple[int, int, str]]:
 def _rust_fences(lines: list[str]) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     start, buf = 0, list[str]()
+    block = False  # inside a `/*! … */` crate doc (rust-url's lib.rs), whose lines are the doc as written
     for k, ln in enumerate(lines, 1):
-        m = re.match(r"^\s*//!\s?(.*)$", ln)
-        if m is None:
+        if not block and ln.strip().startswith("/*!"):
+            block = "*/" not in ln
             continue
-        text = m.group(1)
+        if block and "*/" in ln:
+            block = False
+            continue
+        m = re.match(r"^\s*//!\s?(.*)$", ln)
+        if m is None and not block:
+            continue
+        text = m.group(1) if m is not None else re.sub(r"^\s?\*?\s?", "", ln) if ln.lstrip().startswith("*") else ln
         if text.strip().startswith("```"):
             tag = text.strip()[3:].strip()
             if start:

@@ -129,7 +129,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     if ex is not None:  # the example chapter 1 quotes (gson's is in UserGuide.md): its calls, earliest first
         size = max(1, len(ex.code))
         other = foreign_values(p, ex.code)
-        for m in re.finditer(r"(?:([A-Za-z_$][\w$]*)\s*)?\.([A-Za-z_$][\w$]*)\s*\(", ex.code):
+        for m in re.finditer(r"(?:([A-Za-z_$][\w$]*)\s*)?(?:\.|::)([A-Za-z_$][\w$]*)\s*\(", ex.code):  # (Rust's `Url::parse(`)
             if m.group(1) not in other:
                 called[m.group(2)] = max(called.get(m.group(2), 0.0), 1.0 / (1.0 + 3.0 * m.start(2) / size))
     top = max(called.values(), default=1.0)
@@ -259,6 +259,10 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
             p._keys[("served_type",)] = made.group(1)
     own = {s.short for s, _ in starts} - {"Handle"}  # (`http.Handle` is always the other package's)
     out = list(starts)
+    typed = [x for x in p.find(verb) if m.group(1) and x.kind == "method" and x.short == verb
+             and re.split(r"\.|::", x.dotted)[-2:-1] == [m.group(1)]]
+    if len(typed) == 1:  # `Url::parse(…)`: that type's `parse`, not every `parse` of the project (`Host::parse`)
+        return [(s, b) for s, b in out if s is not typed[0]] + [(typed[0], SERVING_BONUS)]
     if verb in own:
         out = [(s, SERVING_BONUS if s.short == verb else b) for s, b in out]
     elif m.group(1):  # another package's server (`http.ListenAndServe`) serving a value of the project

@@ -20,6 +20,8 @@ def cited_item(item: str, cite: str) -> str:
 def sig_cite(p: Project, s: Sym) -> str:
     """` ([file:a-b](…))`: the lines of `s`'s signature, past its attributes (a parameter is cited there:
     left to the annotator, sinatra's `merge!(*other_hashes)` cited the `other_hashes` of `merge`)."""
+    if s.lang == "php":
+        return ""  # (PHP writes `$name`: the annotator's `name` is no match for it, so it cites the doc instead)
     head = name_line(p, s)
     last = min(s.d.end_line, head + s.d.signature.strip().count("\n"))
     return f" ({citation_link(s.rel, head, max(head, last))})"

@@ -72,3 +72,18 @@ def signature_start(src: Any, node: Any, start: int) -> int:
         if right is not None and right.type in ("class", "function_expression"):
             return right.start_byte
     return start
+
+
+def exported_by_name(src: Any, name: str) -> bool:
+    """A declaration the module exports by its name: `module.exports.load = load`, `exports.dump = dump`,
+    `module.exports = parse`, `module.exports = { parse, stringify: stringify }` (js-yaml's loader, qs's
+    index): the function a user calls is this one."""
+    names = getattr(src, "_commonjs_exported", None)
+    if names is None:
+        text = src.data.decode("utf-8", "replace")
+        names = set(re.findall(r"(?m)^\s*(?:module\.)?exports(?:\.[A-Za-z_$][\w$]*|\[['\"][^'\"]+['\"]\])?\s*=\s*"
+                               r"([A-Za-z_$][\w$]*)\s*;?\s*$", text))
+        for body in re.findall(r"(?m)^\s*module\.exports\s*=\s*\{([^{}]*)\}", text):
+            names |= set(re.findall(r"(?:^|,)\s*(?:[A-Za-z_$][\w$]*\s*:\s*)?([A-Za-z_$][\w$]*)\s*(?=,|$)", body.strip()))
+        src._commonjs_exported = names
+    return name in names

@@ -486,8 +486,9 @@ def _exported(src: Source, node: Any, outer: Any, name: str, qualified: str,
                 return False
             return bool(containers) and (_outer(containers[-1], lang).type == "export_statement"
                                          or commonjs.exported_value(src, containers[-1]))
-        # CommonJS: `app.use = function …` at top level attaches to an exported object.
-        return node.type == "assignment_expression"
+        # CommonJS: `app.use = function …` at top level attaches to an exported object; a declaration the
+        # module exports by its name (`module.exports.load = load`) is the API
+        return node.type == "assignment_expression" or (not containers and commonjs.exported_by_name(src, name))
     if lang == "java":
         modifiers = next((c for c in node.children if c.type == "modifiers"), None)
         if modifiers is not None and re.search(r"\bpublic\b", src.text(modifiers)):
