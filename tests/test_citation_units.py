@@ -145,7 +145,7 @@ def test_a_parameter_and_a_members_place_are_cited_at_their_own_lines(tmp_path: 
     bang, owner = syms["IndifferentHash.merge!"], syms["IndifferentHash"]
     assert _sig_cite(p, bang) == " ([lib/hash.rb:6](source:lib/hash.rb#L6-L6))"
     lead = _member_cited(p, "`IndifferentHash` also has `IndifferentHash::merge!` (`lib/hash.rb`, lines 6–9).", owner,
-                         "lib/hash.rb", 6, 9)
+                         bang, 6, 9)
     [block] = [b for b in blocks("# T\n\n" + lead + "\n")]
     [sentence] = block.sentences
     assert [(c.path, c.first, c.last) for c in sentence.cites] == [("lib/hash.rb", 1, 1), ("lib/hash.rb", 6, 9)]
@@ -186,5 +186,22 @@ def test_a_long_members_place_is_cited_by_its_head(tmp_path: Path):
     (tmp_path / "conv.rb").write_text(f"class Latex\n  def convert_table(el)\n{body}  end\nend\n")
     p = load(tmp_path)
     owner = next(s for s in p.symbols() if s.dotted == "Latex")
-    lead = member_cited(p, "`Latex` also has `Latex::convert_table` (`conv.rb`, lines 2–63).", owner, "conv.rb", 2, 63)
+    member = next(s for s in p.symbols() if s.dotted == "Latex.convert_table")
+    lead = member_cited(p, "`Latex` also has `Latex::convert_table` (`conv.rb`, lines 2–63).", owner, member, 2, 63)
     assert lead.endswith("([conv.rb:1](source:conv.rb#L1-L1)) ([conv.rb:2-4](source:conv.rb#L2-L4)).")
+
+
+def test_a_long_members_head_is_cited_past_its_attributes(tmp_path: Path):
+    # Dapper's `LookupDbType` opens with three `[…]` lines: its head cited at them did not name it
+    from orchestrator.authoring.project import load
+    from orchestrator.authoring.write_cites import member_cited
+
+    body = "".join(f"            int v{k} = {k};\n" for k in range(40))
+    (tmp_path / "Mapper.cs").write_text("public static class Mapper\n{\n        [Obsolete(\"x\", false)]\n        [Browsable(false)]\n"
+                                        "        [EditorBrowsable(EditorBrowsableState.Never)]\n"
+                                        f"        public static int Lookup(int type)\n        {{\n{body}            return type;\n        }}\n}}\n")
+    p = load(tmp_path)
+    owner = next(s for s in p.symbols() if s.dotted == "Mapper")
+    member = next(s for s in p.symbols() if s.dotted == "Mapper.Lookup")
+    lead = member_cited(p, "`Mapper` also has `Mapper.Lookup`.", owner, member, member.d.start_line, member.d.end_line)
+    assert "#L6-L8)" in lead, lead  # `public static int Lookup(int type)` is line 6

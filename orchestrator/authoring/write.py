@@ -314,7 +314,7 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
                         c.dotted.startswith(owner.dotted + ".") for c in chain[:j]) else "flow_member"
                     lead = (vary(form, seed(x.name), t) if t["lang"] == "en" else st[form]).format(name=x.name, owner=owner.name, kind=kind_name(x.kind, t),
                                            file=x.rel, a=a, b=b, n=b - a + 1)
-                    lead = member_cited(p, lead, owner, x.rel, a, b)
+                    lead = member_cited(p, lead, owner, x, a, b)
             out += _symbol_section(p, sym, code, a, b, lang, ctx, here, in_chapter, t, lead=lead, said=said)
     if alone:
         out += [f"## {st['beside']}", ""]

@@ -27,12 +27,13 @@ def sig_cite(p: Project, s: Sym) -> str:
     return f" ({citation_link(s.rel, head, max(head, last))})"
 
 
-def member_cited(p: Project, lead: str, owner: Sym, rel: str, a: int, b: int) -> str:
+def member_cited(p: Project, lead: str, owner: Sym, member: Sym, a: int, b: int) -> str:
     """"`Hash` also has `merge!` (lines 125–139)" cited where it says: the owner's head and the member's
     lines (left to the annotator, it took the owner's first lines, which mention `merge!` in passing)."""
     head = name_line(p, owner)
-    last = b if b - a < MEMBER_WHOLE else a + 2  # (a long one by its head: a sentence is checked against 120 lines)
-    cites = f" ({citation_link(owner.rel, head, head)}) ({citation_link(rel, a, last)})"
+    # (a long one by the lines that name it, past its attributes: a sentence is checked against 120 lines)
+    first, last = (a, b) if b - a < MEMBER_WHOLE else (max(a, name_line(p, member)), max(a, name_line(p, member)) + 2)
+    cites = f" ({citation_link(owner.rel, head, head)}) ({citation_link(member.rel, first, last)})"
     return cited_item(lead, cites)
 
 
