@@ -12,6 +12,7 @@ from .project import Project, Sym
 NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
              "impl")  # a type's body is no call: a path goes through functions, methods and macros
 WORK_LINES = 30  # a body this long that calls nothing further is where the work is done, not a last detail
+SMALL_REACH = 4  # a call that reaches this few definitions (three calls deep) is a detail after one that reaches twice as many
 
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
 _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
@@ -107,9 +108,6 @@ def _goes_on(p: Project, c: Sym) -> bool:
     that is a step: not a type nor an error (tomli's `skip_until` only makes a `TOMLDecodeError`)."""
     return c.kind not in NOT_STEPS and any(x.kind not in NOT_STEPS and not side_road(x) and not LOGGER.match(x.short)
                                             for x in all_calls(p, c))
-
-
-SMALL_REACH = 4  # a call that reaches this few definitions (three calls deep) is a detail after one that reaches twice as many
 
 
 def reach(p: Project, c: Sym, levels: int = 3) -> set[tuple[str, int]]:

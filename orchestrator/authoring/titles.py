@@ -185,7 +185,8 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
 
 def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | None], alone: set[int],
                    lang: str = "en") -> list[str | None]:
-    """Each chapter's subject as an idea: the docs' heading that is about it, else its central
+    """Each chapter's subject as an idea: the docs' heading that is about it, else the main path's step
+    in it (path_titles), else its central
     symbol's doc said as what it does, else its role's topic when it holds the role alone, else
     another key symbol's doc, else its main flow (ideas.py), else the module subject; each once
     in the book. In Chinese the English ideas are said by zh_titles (those it cannot say whole are
@@ -225,7 +226,7 @@ def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | Non
 
 def wide_flow_title(p: Project, files: list[str], used: set[str]) -> str | None:
     """The flow (ideas.flow_title) of the best-ranked public function or method of the chapter whose
-    name says a verb and an object, when its key names gave none ("Detecting a runtime feature")."""
+    name says a verb and an object, when its key names gave none ("Validating header names")."""
     from .ideas import flow_title
 
     own = project_name(p.root)
