@@ -186,10 +186,9 @@ def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]
 def _idea_subjects(p: Project, groups: list[list[str]], subjects: list[str | None], alone: set[int],
                    lang: str = "en") -> list[str | None]:
     """Each chapter's subject as an idea: the docs' heading that is about it, else the main path's step
-    in it (path_titles), else its central
-    symbol's doc said as what it does, else its role's topic when it holds the role alone, else
-    another key symbol's doc, else its main flow (ideas.py), else the module subject; each once
-    in the book. In Chinese the English ideas are said by zh_titles (those it cannot say whole are
+    in it (path_titles), else its central symbol's doc said as what it does, else its role's topic when
+    it holds the role alone, else another key symbol's doc, else its main flow (ideas.py), else the
+    flow of another of its public functions, else the module subject; each once in the book. In Chinese the English ideas are said by zh_titles (those it cannot say whole are
     left out), the role's topic and the module subject are already Chinese."""
     from .ideas import doc_titles, flow_titles, heading_titles, module_doc_titles
     from .zh_titles import zh_title
