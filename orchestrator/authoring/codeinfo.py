@@ -249,7 +249,7 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     from ..evidence.resolve import definition_head
     from .callres import CALL_RE, Resolver
     from .sideroads import branch_lines
-    from .valuetypes import call_args
+    from .valuetypes import call_args, closing
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None
@@ -309,7 +309,7 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     if s.lang in ("rust", "go"):  # a method called on a struct literal: `Parser { … }⏎.parse_url(input)`
         res = res or Resolver(p, s, *_sym_index(p), code=code)
         for lit in re.finditer(r"(?<![\w$:.])([A-Z]\w*)\s*\{", code):
-            close = _closing_brace(code, lit.end() - 1)
+            close = closing(code, lit.end() - 1)
             chain = _CHAINED.match(code, close + 1) if close > 0 else None
             hits = res.typer().member(lit.group(1), chain.group(1)) if chain and res.typer().is_type(lit.group(1)) else []
             if chain is not None and len(hits) == 1 and hits[0] is not s:
@@ -322,16 +322,6 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
             on_side = code.count("\n", 0, at) in side
             found.setdefault(key, (hit, on_side, at))
     return list(found.values())
-
-
-def _closing_brace(code: str, at: int) -> int:
-    """The index of the `}` that closes the `{` at `at`, or -1."""
-    depth = 0
-    for i in range(at, len(code)):
-        depth += {"{": 1, "}": -1}.get(code[i], 0)
-        if depth == 0:
-            return i
-    return -1
 
 
 def call_text(s: Sym, code: str) -> str:
@@ -362,24 +352,22 @@ def _ruby_bare_calls(s: Sym, code: str, res: Resolver) -> list[tuple[Sym, int]]:
     local |= {n for grp in re.findall(r"\|([^|]*)\|", code) for n in re.findall(r"[a-z_]\w*", grp)}
     body_at = code.find("\n") + 1  # past the `def` line
     out: list[tuple[Sym, int]] = []
+
+    def add(typ: str, name: str, at: int) -> None:  # the one method `typ` has of that name, once
+        hits = [x for x in res.typer().member(typ, name) if x.kind == "method"] if typ else []
+        if len(hits) == 1 and hits[0] is not s and all(h is not hits[0] for h, _ in out):
+            out.append((hits[0], at))
+
     for m in _RUBY_BARE.finditer(code, body_at):
         name = m.group(1)
         if name in local or name == s.short:
             continue
-        hits = [x for x in res.typer().member(own, name) if x.kind == "method"]
-        if len(hits) == 1 and hits[0] is not s and all(h is not hits[0] for h, _ in out):
-            out.append((hits[0], m.start()))
+        add(own, name, m.start())
     for m in _RUBY_BARE_AFTER.finditer(code, body_at):  # `Request.new(path).perform`: on what a call gives back
         head = _RUBY_CALL_END.search(code, code.rfind("\n", 0, m.start()) + 1, m.start() + 1)
-        typ = res.typer().expr_type(s, head.group(0)) if head else ""
-        hits = [x for x in res.typer().member(typ, m.group(1)) if x.kind == "method"] if typ else []
-        if len(hits) == 1 and hits[0] is not s and all(h is not hits[0] for h, _ in out):
-            out.append((hits[0], m.start(1)))
+        add(res.typer().expr_type(s, head.group(0)) if head else "", m.group(1), m.start(1))
     for m in _RUBY_BARE_ON.finditer(code, body_at):  # `request.perform`: a local or a field of a known type
-        typ = res.typer().expr_type(s, m.group(1))
-        hits = [x for x in res.typer().member(typ, m.group(2)) if x.kind == "method"] if typ else []
-        if len(hits) == 1 and hits[0] is not s and all(h is not hits[0] for h, _ in out):
-            out.append((hits[0], m.start(2)))
+        add(res.typer().expr_type(s, m.group(1)), m.group(2), m.start(2))
     return out
 
 

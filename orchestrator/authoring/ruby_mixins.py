@@ -37,15 +37,25 @@ def mixins(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str) -> list
     return out
 
 
-def mixin_line(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str, mod: str) -> tuple[str, int, str] | None:
-    """(file, line, its text) of the `include`/`extend` in `typ`'s body that gives it module `mod`'s
-    methods, directly or through that module's hook (`include HTTParty` for `HTTParty::ClassMethods`)."""
-    return next(((rel, line, text) for rel, line, text, d, hooked in _mixed(p, by_dotted, typ) if mod == d or mod in hooked),
-                None)
+def mixin_line(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str,
+               mod: str) -> tuple[str, int, str, str] | None:
+    """(file, line, its text, the module it names) of the `include`/`extend` in `typ`'s body that gives it
+    module `mod`'s methods, directly or through that module's hook (`include HTTParty` for
+    `HTTParty::ClassMethods`)."""
+    return next(((rel, line, text, d) for rel, line, text, d, hooked in _mixed(p, by_dotted, typ)
+                 if mod == d or mod in hooked), None)
 
 
 def _mixed(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str) -> list[tuple[str, int, str, str, list[str]]]:
-    """(file, line, text, module, what its hook adds) of each mixin line in class or module `typ`'s own body."""
+    """(file, line, text, module, what its hook adds) of each mixin line in class or module `typ`'s own body,
+    read once per project (Typer.member asks for every type it climbs through)."""
+    key = ("ruby_mixed", typ)
+    if key not in p._keys:
+        p._keys[key] = _read_mixed(p, by_dotted, typ)
+    return p._keys[key]
+
+
+def _read_mixed(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str) -> list[tuple[str, int, str, str, list[str]]]:
     out: list[tuple[str, int, str, str, list[str]]] = []
     for t in by_dotted.get(typ, ()):
         if t.lang != "ruby" or t.kind not in ("class", "module"):

@@ -27,6 +27,7 @@ from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
 from .story_phrases import ZH, phrases
 from .tracing import call_line, longest_call_path, name_line, step_cites, unresolved_tail
+from .write_cites import cited_item
 
 PARTS = ("overview", "using", "inside", "foundations")
 
@@ -234,16 +235,13 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
                 else "ov_path_step"
             step = s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
                                  file=b.rel, line=b.d.start_line, where=where)
-        end = len(step) - 1 if step.endswith((".", "。")) else len(step)  # the citations close the sentence
         mix = _mixin(p, a, b, at) if hop is None and b.lang == "ruby" and at else None
         if mix:  # the line writes `Basement.get`: say where `Basement` has that `get` from, and cite it
-            step = step[:end] + s["ov_path_mixin"].format(cls=mix[0], mod=mix[1], text=mix[4], file=mix[2], line=mix[3]) \
-                + step[end:]
-            end = len(step) - 1 if step.endswith((".", "。")) else len(step)
+            step = cited_item(step, s["ov_path_mixin"].format(cls=mix[0], mod=mix[1], text=mix[4], file=mix[2], line=mix[3]))
         tie = hop.tie if hop is not None else (mix[2], mix[3]) if mix else None
         # (and the hook's line that names the module: `base.extend ClassMethods`)
         hooked = "".join(f" ({citation_link(f, n, n)})" for f, n in mix[5]) if mix else ""
-        out.append(step[:end] + step_cites(a, b, at, tie, (name_line(p, a), name_line(p, b))) + hooked + step[end:])
+        out.append(cited_item(step, step_cites(a, b, at, tie, (name_line(p, a), name_line(p, b))) + hooked))  # (before the stop)
     return out
 
 
@@ -261,7 +259,7 @@ def _mixin(p: Project, a: Sym, b: Sym, at: int) -> tuple[str, str, str, int, str
     found = mixin_line(p, by_dotted, cls, mod) if cls and mod and cls != mod else None
     if not (m and found):
         return None
-    mixed = constant(by_dotted, cls.split("."), re.split(r"\s+|\(", found[2], maxsplit=1)[-1].strip("() "))
+    mixed = found[3]  # the module the line names: `mod` itself, or one whose hook adds `mod`
     hooks = [(f, n) for d, f, n in hook_lines(p, by_dotted, mixed) if d == mod] if mixed != mod else []
     return m.group(1), mod.replace(".", "::"), found[0], found[1], found[2], hooks
 

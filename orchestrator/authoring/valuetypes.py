@@ -131,7 +131,7 @@ def _top_split(e: str, sep: str) -> list[str]:
     return [x for x in parts if x]
 
 
-def _closing(text: str, at: int) -> int:
+def closing(text: str, at: int) -> int:
     """The index of the bracket that closes the one at `at`, or -1."""
     depth = 0
     for j in range(at, len(text)):
@@ -399,7 +399,7 @@ class Typer:
         while typ and at < len(e) and e[at:].strip():
             ix = re.compile(r"\s*\[").match(e, at)
             if ix is not None:  # `t[i]`: an element of a named container type (Go's `type methodTrees []methodTree`)
-                close = _closing(e, ix.end() - 1)
+                close = closing(e, ix.end() - 1)
                 typ, at = (self.element_of(typ), close + 1) if close > 0 else ("", len(e))
                 continue
             m = _SEG.match(e, at)
