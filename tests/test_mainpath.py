@@ -1803,3 +1803,63 @@ def test_a_javascript_function_exported_by_its_name_is_an_entry_point(tmp_path: 
               "function load(input) {\n  return loadDocuments(input)[0];\n}\n\n\nmodule.exports.load = load;\n")
     p = load(_write(tmp_path / "repo", {"README.md": readme, "package.json": '{"name": "yml"}', "lib/loader.js": loader}))
     assert _path(p)[:4] == ["load", "loadDocuments", "readDocument", "composeNode"], _path(p)
+
+
+def test_a_markdown_readmes_indented_example_and_a_method_five_bases_up(tmp_path: Path):
+    # PyYAML: its README shows its use only in an indented block, and `Loader` has `get_single_data`
+    # from `BaseConstructor`, five classes up
+    readme = ("# yml\n\nA YAML framework.\n\n## Installation\n\nUse it as follows:\n\n"
+              "    >>> yml.load(stream, Loader=yml.Loader)\n\n- a list item\n\n      not_code(1)\n")
+    init = ("from .loader import *\n\n\ndef load(stream, Loader):\n    loader = Loader(stream)\n"
+            "    return loader.get_single_data()\n")
+    loader = ("from .constructor import *\n\n\nclass Composer:\n    def get_single_node(self):\n"
+              "        node = self.compose_node()\n        return node\n\n    def compose_node(self):\n"
+              "        return self.read_event().value.strip()\n\n    def read_event(self):\n        return self.stream\n\n\n"
+              "class Loader(Composer, Constructor):\n    def __init__(self, stream):\n        self.stream = stream\n")
+    cons = "".join(f"class {b}({a}):\n    pass\n\n\n" for a, b in [("BaseConstructor", "SafeConstructor"),
+                   ("SafeConstructor", "FullConstructor"), ("FullConstructor", "UnsafeConstructor"),
+                   ("UnsafeConstructor", "Constructor")])
+    cons = ("class BaseConstructor:\n    def get_single_data(self):\n        node = self.get_single_node()\n"
+            "        return self.construct_document(node)\n\n    def construct_document(self, node):\n"
+            "        return node\n\n\n") + cons
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "pyproject.toml": "[project]\nname = 'yml'\n",
+                                        "yml/__init__.py": init, "yml/loader.py": loader, "yml/constructor.py": cons}))
+    ex = first_example(p, {"load", "Loader"})
+    assert ex is not None and (ex.rel, ex.first, ex.last) == ("README.md", 9, 9), ex
+    assert ex.code == ">>> yml.load(stream, Loader=yml.Loader)"  # (a list item's indented line is no code)
+    assert _path(p)[:3] == ["load", "BaseConstructor.get_single_data", "Composer.get_single_node"], _path(p)
+
+
+def test_an_anonymous_commonjs_export_is_named_by_its_file(tmp_path: Path):
+    # qs: `module.exports = function (str, opts)` in lib/parse.js, which index.js exports as `parse`
+    readme = "# qs\n\n```javascript\nvar qs = require('qs');\nvar obj = qs.parse('a=c');\n```\n"
+    parse = ("'use strict';\n\nvar parseKeys = function parseQueryStringKeys(key, options) {\n"
+             "  return parseObject(key.split('.'), options);\n};\n\n"
+             "var parseObject = function (chain, options) {\n  return chain.reduce(function (a, b) { return a + b; });\n};\n\n"
+             "module.exports = function (str, opts) {\n  var keys = Object.keys(str);\n"
+             "  return parseKeys(keys[0], opts);\n};\n")
+    index = "'use strict';\n\nvar parse = require('./parse');\n\nmodule.exports = {\n    parse: parse\n};\n"
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "package.json": '{"name": "qs"}', "lib/parse.js": parse,
+                                        "lib/index.js": index, "lib/is-plain.js": "module.exports = (x) => !!x;\n"}))
+    assert _path(p)[:3] == ["parse", "parseKeys", "parseObject"], _path(p)
+    assert {s.name for s in p.symbols() if s.rel == "lib/is-plain.js"} == {"isPlain"}  # (kebab-case, as Node binds it)
+
+
+def test_a_ruby_namespace_is_no_entry_and_dynamic_dispatch_is_followed(tmp_path: Path):
+    # kramdown: `Kramdown::Document.new(text).to_html`; `Kramdown` is a namespace there, not the class
+    # `Kramdown::Parser::Kramdown`; `to_html` is `method_missing`, which runs `Converter.const_get(name).convert`
+    readme = "# kramdown\n\n## Usage\n\n```ruby\nrequire 'kramdown'\n\nKramdown::Document.new(text).to_html\n```\n"
+    doc = ("module Kramdown\n  class Document\n    def initialize(source)\n      @root = source\n    end\n\n"
+           "    def method_missing(id, *attr)\n      name = id.to_s.sub('to_', '').capitalize\n"
+           "      Converter.const_get(name).convert(@root)\n    end\n  end\nend\n")
+    conv = ("module Kramdown\n  module Converter\n    class Base\n      def self.convert(tree)\n"
+            "        converter = new(tree)\n        converter.render_tree(tree)\n      end\n\n"
+            "      def render_tree(tree)\n        tree.to_s.strip\n      end\n    end\n\n"
+            "    class Html < Base\n      def convert(el)\n        el.to_s\n      end\n    end\n  end\nend\n")
+    parser = "module Kramdown\n  module Parser\n    class Kramdown\n      def parse\n        1\n      end\n    end\n  end\nend\n"
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "kramdown.gemspec": "Gem::Specification.new\n",
+                                        "lib/kramdown/document.rb": doc, "lib/kramdown/converter.rb": conv,
+                                        "lib/kramdown/parser.rb": parser}))
+    assert entry_points(p)[0].name == "Kramdown::Document", [e.name for e in entry_points(p)]
+    assert _path(p)[:3] == ["Kramdown::Document::method_missing", "Kramdown::Converter::Base::convert",
+                            "Kramdown::Converter::Base::render_tree"], _path(p)

@@ -213,10 +213,10 @@ class Resolver:
         """The one definition of `name` the project's classes that extend `typ` have, a few levels down,
         when `typ` has none itself: a mixin calling what the class that combines it gives (pyyaml's
         `Constructor.construct_document` ← `self.get_single_node()`, which `Loader(…, Composer,
-        Constructor, …)` takes from `Composer`); [] when they disagree."""
+        Constructor, …)` takes from `Composer`); [] when they disagree. As deep as Typer.member looks up."""
         found: dict[tuple[str, int], Sym] = {}
         todo, seen = self.typer().subclasses(typ), {typ}
-        for _ in range(3):
+        for _ in range(8):
             todo = [t for t in todo if t not in seen]
             seen.update(todo)
             for t in todo:

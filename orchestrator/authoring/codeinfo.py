@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .project import Project, Sym
+from .ruby_mixins import const_got, missing
 from .signature import Param, _paren_span, _split_top, owner, receiver, signature_parts  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
@@ -294,10 +295,16 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
         if chain is None:
             continue
         typer = res.typer()
+        if s.lang == "ruby" and hit is None and raw.endswith(".const_get"):  # `Parser.const_get(name).parse(`
+            got = const_got(res.by_dotted, s, raw[:-len(".const_get")], chain.group(1))
+            if got is not None:
+                found.setdefault((got.rel, got.name, got.d.start_line), (got, on_side, chain.start(1) if outer else -1))
+            continue
         made = "new " if re.search(r"(?<![\w$])new\s+$", code[max(0, m.start() - 12):m.start()]) else ""
         typ = typer.result_type(hit) if hit is not None else typer.expr_type(s, f"{made}{raw}({args})")
         while chain is not None and typ:
-            nxt = typer.member(typ, chain.group(1))
+            nxt = typer.member(typ, chain.group(1)) or (missing(typer.member, typ, chain.group(1))
+                                                        if s.lang == "ruby" else [])
             if len(nxt) != 1:
                 break
             if (nxt[0].rel, nxt[0].d.start_line) != (s.rel, s.d.start_line):

@@ -6,6 +6,7 @@ every file uses and no user ever writes) for later."""
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 
@@ -21,7 +22,7 @@ ROOT_FILES = ("lib.rs", "main.rs", "index.ts", "index.js", "index.mjs", "mod.ts"
 
 
 def readme_code(p: Project) -> str:
-    """The code of the project's README (fenced blocks, indented rST blocks, inline code), in order;
+    """The code of the project's README (fenced blocks, indented rST and Markdown blocks, inline code), in order;
     the README of the project the source belongs to (a README above `src/` counts), followed by the
     first guides' code when the README has little (gson's README shows only its Gradle line)."""
     from ..repo.project import discover
@@ -42,12 +43,29 @@ def readme_code(p: Project) -> str:
         fenced += sum(len(c) for _, c in spans if re.search(r"(?<!import )\b[A-Za-z_]\w*\s*\((?!\s*$)", c, re.M))
         spans += [(m.start(), m.group(1)) for m in _RST_CODE_RE.finditer(text)]
         spans += [(m.start(), m.group(1)) for m in _INLINE_RE.finditer(text)]
+        if rel.lower().endswith((".md", ".markdown")):  # (PyYAML's `    >>> yaml.load(stream, …)`)
+            starts = [0] + [m.end() for m in re.finditer("\n", text)]
+            spans += [(starts[a - 1], code) for a, _b, _t, code in indented_blocks(text)]
         out += ("\n" if out else "") + "\n".join(code for _, code in sorted(spans))
     if fenced < 200:  # a README with no example: the package's own doc comment may have one
         from .doc_examples import doc_examples
 
         out += "".join("\n" + code for *_, code in doc_examples(p))
     return out
+
+
+@functools.lru_cache(maxsize=16)  # (a README is read for its names, its example and its purpose)
+def indented_blocks(text: str) -> tuple[tuple[int, int, str, str], ...]:
+    """A Markdown document's indented code blocks, as CommonMark reads them (markdown-it knows a
+    list item's indented paragraph from code), dedented as a whole."""
+    from markdown_it import MarkdownIt
+
+    out = []
+    for t in MarkdownIt("commonmark").parse(text):
+        if t.type == "code_block" and t.map and t.content.strip():
+            body = t.content.rstrip("\n").split("\n")
+            out.append((t.map[0] + 1, t.map[0] + len(body), "", "\n".join(body)))
+    return tuple(out)
 
 
 def guides(info: ProjectInfo) -> list[str]:
@@ -142,6 +160,8 @@ def readme_names(p: Project) -> tuple[dict[str, float], dict[str, float]]:
             q = re.search(r"([A-Za-z_$][\w$]*)\.$", before)
             if before.endswith(".") and not (q and q.group(1).lower() in own):
                 continue
+            if re.match(r"::[A-Z]", code[m.end():m.end() + 3]):
+                continue  # a namespace (`Kramdown::Document`), not a use of a type of that name (`Url::parse` is one)
             first.setdefault(m.group(0), m.start())
         size = max(len(code), 1)
         calls: dict[str, int] = {}
@@ -187,7 +207,8 @@ def readme_weight(p: Project, s: Sym) -> float:
     n = s.short
     if n.startswith("_") or not s.d.exported or (len(n) < 3 and n.lower() != project_name(p.root).lower()):
         return 0.0  # a two-letter name is a word of the README (`is`), unless it is the project's (`ky`)
-    if s.kind == "method" or "." in s.dotted:  # express's `req.is = function ...` is a method too  # `.get(` is every object's: express's `app.get(` is not request.js's `req.get`
+    # express's `req.is = function ...` is a method too; a type in a namespace is a type (kramdown's `Kramdown::Document`)
+    if s.kind == "method" or ("." in s.dotted and s.kind not in ("class", "struct", "interface", "enum", "trait")):
         from ..repo.rank import COMMON_NAMES
 
         if s.lang in ("ruby", "elixir") and n in _bare_calls(p):

@@ -88,7 +88,9 @@ def resolved_users(p: Project, s: Sym) -> list[str]:
     key = ("fact_users", s.rel, s.name, s.d.start_line)
     if key not in p._keys:
         cands = p.map.users_of(s.name)
-        if s.name == "module.exports":  # a default export is used by the name its `require(…)` binds
+        from .references import default_export
+
+        if default_export(p, s):  # a default export is used by the name its `require(…)` binds
             stem = posixpath.basename(s.rel).split(".", 1)[0]
             cands = [u for u in p.files if _writes(_text(p, u), stem)]
         p._keys[key] = [u for u in cands if uses(p, u, s)]

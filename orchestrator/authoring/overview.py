@@ -61,10 +61,14 @@ def _lang_of_tag(tag: str) -> str | None:
     return next((lang for lang, tags in LANG_TAGS.items() if tag in tags), None)
 
 
-def code_blocks(text: str) -> list[tuple[int, int, str, str]]:
-    """(first line, last line, language tag, code) of the fenced Markdown and rST code blocks."""
+def code_blocks(text: str, markdown: bool = False) -> list[tuple[int, int, str, str]]:
+    """(first line, last line, language tag, code) of the fenced Markdown and rST code blocks, and
+    with `markdown` also a Markdown document's indented ones (PyYAML's README shows its use only in
+    `    >>> yaml.load(stream, …)`; an rST document's indented text is a quotation, not code)."""
+    from .entry import indented_blocks
+
+    out = list(indented_blocks(text)) if markdown else []
     lines = text.splitlines()
-    out: list[tuple[int, int, str, str]] = []
     i = 0
     while i < len(lines):
         m = _FENCE.match(lines[i])
@@ -96,7 +100,7 @@ def code_blocks(text: str) -> list[tuple[int, int, str, str]]:
                 i = k
                 continue
         i += 1
-    return out
+    return sorted(out)
 
 
 # fence tags that say the block is no code to run: output, a session, a configuration, a diff
@@ -176,7 +180,7 @@ def first_example(p: Project, names: set[str]) -> Example | None:
         best: tuple[float, tuple[int, int, str, str]] | None = None
         found: list[tuple[int, tuple[int, int, str, str]]] = []
         heads = _headings(text)
-        for blk in code_blocks(text):
+        for blk in code_blocks(text, markdown=rel.lower().endswith((".md", ".markdown"))):
             if blk[2] and _NOT_CODE_TAG.match(blk[2]):
                 continue  # axum's ```not_rust: a compiler's message, not a use of the project
             blk = _leading_part(blk)
@@ -274,7 +278,7 @@ def entry_points(p: Project, limit: int = 5) -> list[Sym]:
 
 
 def _first_at(code: str, name: str) -> int:
-    m = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", code)
+    m = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$]|::[A-Z])", code)  # (`Kramdown::Document`: a namespace)
     return m.start() if m else -1
 
 

@@ -289,13 +289,25 @@ def origin(p: Project, rel: str, name: str, depth: int = 0) -> str | None:
     return origin(p, target, there or name, depth + 1)
 
 
+def default_export(p: Project, s: Sym) -> bool:
+    """`s` is a CommonJS module's default export (`module.exports = function …`, named by its file)."""
+    if s.lang not in _SCRIPT:
+        return False
+    if s.name == "module.exports":
+        return True
+    from ..repo.commonjs import default_export as defines
+
+    lines = p.lines_of(s.rel)
+    return 0 < s.d.start_line <= len(lines) and defines(lines[s.d.start_line - 1])
+
+
 def imported(p: Project, rel: str, s: Sym) -> set[int]:
     """The lines of a Python/JS/TS file where it names `s` (a function or type) as imported from
     its home (followed through re-exports): the bare name, or `module.name` through an imported
     project module. Two definitions of one name are told apart by where the import leads."""
     names = imports(p, rel)
     bare = [q for q, (_m, _is, there) in names.items() if there == s.short and origin(p, rel, q) == s.rel]
-    if s.name == "module.exports":  # a CommonJS default export: the name `require('./is-stream')` is bound to
+    if default_export(p, s):  # a CommonJS default export: the name `require('./is-stream')` is bound to
         bare += [q for q, (mod, is_mod, _t) in names.items() if is_mod and module_file(p, rel, mod) == s.rel]
     quals = []
     for q, (mod, is_mod, there) in names.items():
@@ -325,7 +337,7 @@ def use_lines(p: Project, rel: str, s: Sym, calls_of: Callable[[Sym], list[Sym]]
     """The lines where file `rel` refers to `s`, by the rules of the module doc; None when the
     language is not one these rules read (the caller keeps the map's own rule)."""
     if "." in s.dotted and s.kind in ("method", "function", "field", "property", "constant", "variable") \
-            and s.name != "module.exports":
+            and not default_export(p, s):
         return receiver_lines(p, rel, s) | _resolved_call_lines(p, rel, s, calls_of)
     if s.lang in _SCRIPT and p.lang(rel) in _SCRIPT:
         return imported(p, rel, s)

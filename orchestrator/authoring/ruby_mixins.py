@@ -7,7 +7,7 @@ The resolver does not tell class methods from instance methods, so both kinds co
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from .project import Project, Sym
 
@@ -86,3 +86,24 @@ def hook_lines(p: Project, by_dotted: Mapping[str, Sequence[Sym]], mod: str) -> 
                 if d:
                     out.append((d, hook.rel, hook.d.start_line + 1 + k))
     return out
+
+
+def const_got(by_dotted: Mapping[str, Sequence[Sym]], s: Sym, namespace: str, name: str) -> Sym | None:
+    """What `Namespace.const_get(x).name(…)` calls: a class got by name from a module is one of the
+    module's classes, and a call on a class runs a class method (`def self.name`). When the module
+    holds exactly one of them (kramdown's `Parser.const_get(parser).parse` → `Parser::Base.parse`,
+    which every parser inherits), that one; else None."""
+    ns = constant(by_dotted, s.dotted.split(".")[:-1], namespace)
+    if not ns:
+        return None
+    hits = [x for d, xs in by_dotted.items() if d.startswith(ns + ".") and d.endswith("." + name) for x in xs
+            if x.lang == "ruby" and re.match(rf"\s*def\s+self\.{re.escape(name)}\b", x.d.signature)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def missing(member: Callable[[str, str], list[Sym]], typ: str, name: str) -> list[Sym]:
+    """A call of a method `typ` does not define goes to its `method_missing`, when it has one
+    (kramdown's `Document.new(text).to_html`)."""
+    if member(typ, name):
+        return []
+    return [x for x in member(typ, "method_missing") if x.lang == "ruby"]

@@ -215,9 +215,10 @@ class Typer:
         return out
 
     def member(self, typ: str, name: str) -> list[Sym]:
-        """The definitions of `typ.name`: its own, else the nearest base type's that has one (a few levels)."""
+        """The definitions of `typ.name`: its own, else the nearest base type's that has one (up to
+        eight levels: PyYAML's `Loader` gets `get_single_data` five levels up, through `Constructor`)."""
         todo, seen = [typ], {typ}
-        for level in range(4):
+        for level in range(8):
             # (a Ruby module's own `def self.get` is not what mixing it in gives: its instance methods are)
             found = [x for t in todo for x in self.by_dotted.get(f"{t}.{name}", ())
                      if not level or x.lang != "ruby" or not re.match(r"\s*def\s+self\.", x.d.signature)]

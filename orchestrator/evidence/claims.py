@@ -204,7 +204,11 @@ def _parsed(path: str, text: str) -> list:
     from ..repo.parse import parse_source
 
     lang = language_for_path(path)
-    return parse_source(text, lang).definitions if lang else []
+    if not lang:
+        return []
+    from ..repo.commonjs import named_by_file
+
+    return named_by_file(path, parse_source(text, lang)).definitions
 
 
 def _unit_of(path: str, first: int, last: int, lines: list[str]) -> dict | None:

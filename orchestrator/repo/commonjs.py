@@ -6,11 +6,40 @@ here for JavaScript and TypeScript nodes."""
 
 from __future__ import annotations
 
+import dataclasses
+import posixpath
 import re
 from typing import Any
 
 _EXPORTS = re.compile(r"^(?:exports\s*=\s*)?module\.exports$|^exports$")
 _MEMBER = re.compile(r"^(?:module\.)?exports\.([A-Za-z_$][\w$]*)$")
+_DEFAULT = re.compile(r"\s*(?:(?:const|let|var)\s+[\w$]+\s*=\s*)?(?:exports\s*=\s*)?module\.exports\s*=")
+_NO_NAME = frozenset({"index", "main", "mod"})  # a package's entry file: its default export is the package
+
+
+def file_name(rel: str) -> str:
+    """The name a module's anonymous default export goes by: its file's, as Node code binds it
+    (`parse.js` → `parse`, `is-stream.js` → `isStream`); '' for an index or a name no code can write."""
+    words = [w for w in posixpath.basename(rel).split(".", 1)[0].split("-") if w]
+    name = "".join(w if k == 0 else w[:1].upper() + w[1:] for k, w in enumerate(words))
+    return name if re.fullmatch(r"[A-Za-z_$][\w$]*", name) and name not in _NO_NAME else ""
+
+
+def named_by_file(rel: str, fm: Any) -> Any:
+    """`fm` with an anonymous default export (`module.exports = function (str, opts) {`) named by its
+    file: qs's README calls `qs.parse`, which index.js takes from `require('./parse')`, and a reader
+    meets `parse`, never `module.exports`. (Done per path, after the content-keyed parse cache.)"""
+    name = file_name(rel)
+    if not name or not any(d.qualified_name == "module.exports" for d in fm.definitions):
+        return fm
+    defs = [dataclasses.replace(d, name=name, qualified_name=name)
+            if d.qualified_name == "module.exports" and d.kind in ("function", "class") else d for d in fm.definitions]
+    return dataclasses.replace(fm, definitions=defs)
+
+
+def default_export(line: str) -> bool:
+    """The line defines the module's default export (`module.exports = (stream) => {`)."""
+    return _DEFAULT.match(line) is not None
 
 
 def _target(src: Any, assignment: Any) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from . import commonjs
 from .cache import MapCache, content_hash
 from .parse import Definition, FileMap, parse_source
 from .rank import (
@@ -86,6 +87,8 @@ def build_map(files: Sequence[tuple[str, str | None, str]], *, read: Callable[[s
                         cache.flush()
             else:
                 stats["cached"] += 1
+            if lang in ("javascript", "typescript", "tsx"):
+                fm = commonjs.named_by_file(rel, fm)
             if fm.error:
                 stats["errors"] += 1
             stats["lines"] += fm.lines
