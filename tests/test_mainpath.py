@@ -1863,3 +1863,28 @@ def test_a_ruby_namespace_is_no_entry_and_dynamic_dispatch_is_followed(tmp_path:
     assert entry_points(p)[0].name == "Kramdown::Document", [e.name for e in entry_points(p)]
     assert _path(p)[:3] == ["Kramdown::Document::method_missing", "Kramdown::Converter::Base::convert",
                             "Kramdown::Converter::Base::render_tree"], _path(p)
+
+
+def test_a_csharp_guides_task_example_with_a_generic_call_and_fields_named_without_this(tmp_path: Path):
+    # CsvHelper: its guide's "Newlines" block only configures, "Reading a CSV File" uses it;
+    # `csv.GetRecords<Foo>()` is a call; `parser.Read()` calls a field named without `this.`
+    guide = ("# Getting Started\n\n## Newlines\n\n```cs\nvar config = new CsvConfiguration(CultureInfo.InvariantCulture);\n```\n\n"
+             "## Reading a CSV File\n\n```cs\nusing (var csv = new CsvReader(reader, config))\n{\n"
+             "    var records = csv.GetRecords<Foo>();\n}\n```\n")
+    code = ("namespace Csv\n{\n    public class CsvConfiguration\n    {\n        public CsvConfiguration(object culture)\n"
+            "        {\n        }\n    }\n\n    public class RecordManager\n    {\n        public T Create<T>()\n        {\n"
+            "            return default(T);\n        }\n    }\n\n    public class CsvParser\n    {\n        public bool Read()\n"
+            "        {\n            var line = ReadLine();\n            return line != null;\n        }\n\n"
+            "        private string ReadLine()\n        {\n            return \"a\".Trim();\n        }\n    }\n\n"
+            "    public class CsvReader\n    {\n        private readonly CsvParser parser;\n"
+            "        private readonly Lazy<RecordManager> manager;\n\n"
+            "        public CsvReader(object reader, CsvConfiguration config)\n        {\n"
+            "            parser = new CsvParser();\n        }\n\n        public virtual bool Read()\n        {\n"
+            "            return parser.Read();\n        }\n\n        public virtual IEnumerable<T> GetRecords<T>()\n        {\n"
+            "            while (Read())\n            {\n                yield return manager.Value.Create<T>();\n            }\n"
+            "        }\n    }\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": "# Csv\n\nA library for CSV files.\n", "docs/getting-started.md": guide,
+                                        "src/Csv/Csv.csproj": "<Project></Project>\n", "src/Csv/CsvReader.cs": code}))
+    ex = first_example(p, {"CsvReader", "CsvConfiguration", "GetRecords"})
+    assert ex is not None and ex.first == 12, ex
+    assert _path(p)[:3] == ["CsvReader.GetRecords", "CsvReader.Read", "CsvParser.Read"], _path(p)

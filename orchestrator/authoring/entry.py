@@ -17,6 +17,8 @@ _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1", re.S | re.M)  
 _INLINE_RE = re.compile(r"`([^`\n]+)`")
 _RST_CODE_RE = re.compile(r"::[ \t]*[\w+-]*[ \t]*\n(?:[ \t]+:[^\n]*\n)*\n((?:[ \t]+[^\n]*\n|\n)+)")  # `::` or `.. code-block:: python`
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
+# a generic call's type arguments before its parentheses: C#'s `csv.GetRecords<Foo>(`, Rust's `parse::<T>(`
+TYPE_ARGS = r"(?:\s*(?:::)?<[\w\s,.?\[\]<>]*>)?"
 ROOT_BONUS = 2.0  # the root file outweighs two early README names: every user's import reaches it
 ROOT_FILES = ("lib.rs", "main.rs", "index.ts", "index.js", "index.mjs", "mod.ts", "__init__.py")
 
@@ -166,7 +168,7 @@ def readme_names(p: Project) -> tuple[dict[str, float], dict[str, float]]:
         size = max(len(code), 1)
         calls: dict[str, int] = {}
         other = foreign_values(p, code)
-        for m in re.finditer(r"(?:([A-Za-z_$][\w$]*)\s*)?\.([A-Za-z_$][\w$]*)\s*\(", code):
+        for m in re.finditer(rf"(?:([A-Za-z_$][\w$]*)\s*)?\.([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code):
             if m.group(1) not in other:  # koa's `app.use(router.routes())`: `use` of a Koa, not a Router
                 calls.setdefault(m.group(2), m.start(2) - 1)
         p._keys[key] = ({n: 1.0 / (1.0 + 3.0 * at / size) for n, at in first.items()},

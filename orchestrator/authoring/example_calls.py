@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from .entry import TYPE_ARGS
 from .overview import first_example
 from .project import Project, Sym
 
@@ -65,7 +66,7 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
                          r"(?P<printed>(?:print|println!?|puts|console\.log|System\.out\.println|Console\.WriteLine|fmt\.Println)"
                          r"\s*\(\s*(?:\"[^\"\n]*\"\s*,\s*)?)?"
-                         r"(?P<recv>[A-Za-z_]\w*)\s*\.\s*(?P<meth>[A-Za-z_]\w*)\s*\(", code):
+                         rf"(?P<recv>[A-Za-z_]\w*)\s*\.\s*(?P<meth>[A-Za-z_]\w*){TYPE_ARGS}\s*\(", code):
         # a printed call only when it is all the example does with its value (minijinja's `template`);
         # `print(store.get(k))` after `store.put(k, v)` reads back what the example did
         if m.group("printed") and len(re.findall(rf"(?<![\w$.]){re.escape(m.group('recv'))}\s*\.\s*\w+\s*\(", code)) > 1:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from .entry import TYPE_ARGS
 from .example_calls import built_type, final_call, one_call, takes
 from .facts import side_calls
 from .handoff import LOGGER, NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road
@@ -129,7 +130,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     if ex is not None:  # the example chapter 1 quotes (gson's is in UserGuide.md): its calls, earliest first
         size = max(1, len(ex.code))
         other = foreign_values(p, ex.code)
-        for m in re.finditer(r"(?:([A-Za-z_$][\w$]*)\s*)?(?:\.|::)([A-Za-z_$][\w$]*)\s*\(", ex.code):  # (Rust's `Url::parse(`)
+        for m in re.finditer(rf"(?:([A-Za-z_$][\w$]*)\s*)?(?:\.|::)([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.code):  # (Rust's `Url::parse(`)
             if m.group(1) not in other:
                 called[m.group(2)] = max(called.get(m.group(2), 0.0), 1.0 / (1.0 + 3.0 * m.start(2) / size))
     top = max(called.values(), default=1.0)
@@ -201,7 +202,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         from .valuetypes import call_args
 
         given: dict[str, list[str]] = {}  # `Type.name` → the arguments the example gives it on a value it built
-        for m in re.finditer(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", ex.code):
+        for m in re.finditer(rf"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.code):
             typ = built_type(p, ex.code, m.group(1))
             if typ:
                 given.setdefault(f"{typ}.{m.group(2)}", []).append(call_args(ex.code, m.end() - 1))

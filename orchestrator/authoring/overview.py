@@ -145,7 +145,9 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
     return len(named) + 0.5 * min(uses, 4) + (1.0 if lang else 0.0)
 
 
-_EXAMPLE_HEAD = re.compile(r"(?i)\b(?:examples?|usage|quick ?start|getting started|synopsis|hello,? world)\b")
+# an example's heading: "Usage", or a task (CsvHelper's guide: "Reading a CSV File" after "Newlines")
+_EXAMPLE_HEAD = re.compile(r"(?i)\b(?:examples?|usage|quick ?start|getting started|synopsis|hello,? world)\b"
+                           r"|^(?-i:[A-Z][a-z]+ing)\s+(?:an?|the|your)\s")
 _SETUP_HEAD = re.compile(r"(?i)\b(?:install\w*|cdn|download\w*|setup|set up|building|contribut\w*|licen[cs]e)\b")
 
 
@@ -187,7 +189,7 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             sc = _example_score(blk[3], _lang_of_tag(blk[2]) if blk[2] else None, langs, names)
             if sc >= 2.0:  # one that uses the project's names
                 head = next((h for at, h in reversed(heads) if at < blk[0]), "")
-                found.append((0 if _EXAMPLE_HEAD.search(head) else 2 if _SETUP_HEAD.search(head) else 1, blk))
+                found.append((2 if _SETUP_HEAD.search(head) else 0 if _EXAMPLE_HEAD.search(head) else 1, blk))
         if found:  # the README's own first example: under its Example/Usage heading, never an install note
             best = (2.0, min(found, key=lambda f: f[0])[1])
         if best is not None:
