@@ -1888,3 +1888,21 @@ def test_a_csharp_guides_task_example_with_a_generic_call_and_fields_named_witho
     ex = first_example(p, {"CsvReader", "CsvConfiguration", "GetRecords"})
     assert ex is not None and ex.first == 12, ex
     assert _path(p)[:3] == ["CsvReader.GetRecords", "CsvReader.Read", "CsvParser.Read"], _path(p)
+
+
+def test_a_go_packages_testable_example_is_its_first_example(tmp_path: Path):
+    # a README with no code: `go doc`'s example (`func ExampleDecode()` in a `_test.go` file) shows the use
+    code = ("package conf\n\n// Decode reads a config.\nfunc Decode(input string, out *Config) error {\n"
+            "\td := NewDecoder(input)\n\treturn d.Decode(out)\n}\n\n"
+            "type Config struct {\n\tName string\n}\n\ntype Decoder struct {\n\tinput string\n}\n\n"
+            "func NewDecoder(input string) *Decoder {\n\treturn &Decoder{input: input}\n}\n\n"
+            "func (d *Decoder) Decode(out *Config) error {\n\tout.Name = parseName(d.input)\n\treturn nil\n}\n\n"
+            "func parseName(s string) string {\n\treturn strings.TrimSpace(s)\n}\n")
+    example = ("package conf_test\n\nimport \"fmt\"\n\nfunc ExampleDecode() {\n\tvar c conf.Config\n"
+               "\terr := conf.Decode(\"name = x\", &c)\n\tfmt.Println(c.Name, err)\n\t// Output:\n\t// x <nil>\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": "# conf\n\nA config decoder.\n", "go.mod": "module example.com/conf\n",
+                                        "conf.go": code, "example_test.go": example}))
+    ex = first_example(p, {"Decode", "Config"})
+    assert ex is not None and (ex.rel, ex.first, ex.last) == ("example_test.go", 6, 8), ex
+    assert ex.code == "var c conf.Config\nerr := conf.Decode(\"name = x\", &c)\nfmt.Println(c.Name, err)"
+    assert _path(p)[:3] == ["Decode", "Decoder.Decode", "parseName"], _path(p)

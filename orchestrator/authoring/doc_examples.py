@@ -27,6 +27,12 @@ def doc_examples(p: Project) -> list[tuple[str, int, int, str, str]]:
         blocks = (_javadoc_pre(lines) if lang == "java" else _rust_fences(lines) if lang == "rust"
                   else _go_indented(lines) if lang == "go" else _python_prompts(lines) if lang == "python" else [])
         out += [(rel, a, b, lang, code) for a, b, code in blocks if code.strip()]
+    # Go's testable examples (`func ExampleDecode() {` in a `_test.go` file), which `go doc` shows as
+    # the package's use, after its package comment
+    tests = sorted((rel for rel, (lang, _k) in p.files.items() if lang == "go" and rel.endswith("_test.go")
+                    and rel.count("/") <= 1), key=lambda f: (f.count("/"), f))
+    for rel in tests[:8]:
+        out += [(rel, a, b, "go", code) for a, b, code in _go_example_funcs(p.lines_of(rel)) if code.strip()]
     p._keys[key] = out
     return out
 
@@ -109,6 +115,25 @@ def _go_indented(lines: list[str]) -> list[tuple[int, int, str]]:
         if ln.startswith("package "):
             break
     return out
+
+
+def _go_example_funcs(lines: list[str]) -> list[tuple[int, int, str]]:
+    """The bodies of a Go test file's `func Example…()` functions, without their `// Output:` comment,
+    the package example (`func Example()`) first."""
+    out: list[tuple[int, int, str]] = []
+    for k, ln in enumerate(lines):
+        m = re.match(r"^func (Example\w*)\(\)\s*\{\s*$", ln)
+        end = next((j for j in range(k + 1, len(lines)) if lines[j].startswith("}")), -1) if m else -1
+        if m is None or end < 0:
+            continue
+        body = lines[k + 1:end]
+        cut = next((j for j, b in enumerate(body) if re.match(r"^\s*//\s*(?:Unordered )?[Oo]utput:", b)), len(body))
+        body = body[:cut]
+        while body and not body[-1].strip():
+            body.pop()
+        if body:
+            out.append((m.group(1) != "Example", k + 2, k + 1 + len(body), "\n".join(_dedent(body))))
+    return [(a, b, code) for _first, a, b, code in sorted(out, key=lambda x: x[0])]
 
 
 def _python_prompts(lines: list[str]) -> list[tuple[int, int, str]]:
