@@ -93,6 +93,7 @@ def test_book_init_zh_writes_chinese_title_audience_and_brief(tmp_path, monkeypa
     ("pyproject.toml", '[project]\nname = "tinydb"\n', "tinydb"),
     ("package.json", '{"name": "ky", "version": "1.0.0"}', "ky"),
     ("go.mod", "module github.com/go-chi/chi/v5\n\ngo 1.20\n", "chi"),
+    ("go.mod", 'module "gopkg.in/yaml.v3"\n', "yaml"),  # go-yaml: quoted, and gopkg.in's version suffix
     ("Cargo.toml", '[package]\nname = "anyhow"\n', "anyhow"),
     ("README.md", "[![badge](x.svg)](y)\n\n# Zustand\n", "Zustand"),
     # a gem whose package.json only builds its docs site (faraday's "faraday-docs")

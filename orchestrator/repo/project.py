@@ -266,8 +266,9 @@ def _from_go_mod(text: str) -> str:
     m = re.search(r"^module\s+(\S+)", text, re.M)
     if not m:
         return ""
-    parts = [p for p in m.group(1).split("/") if not re.fullmatch(r"v\d+", p)]
-    return parts[-1] if parts else ""
+    # `module "gopkg.in/yaml.v3"` (a quoted path, gopkg.in's version suffix) is the package `yaml`
+    parts = [p for p in m.group(1).strip("\"'`").split("/") if not re.fullmatch(r"v\d+", p)]
+    return re.sub(r"\.v\d+$", "", parts[-1]) if parts else ""
 
 
 def _from_cmake(text: str) -> str:
