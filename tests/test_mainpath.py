@@ -1843,6 +1843,11 @@ def test_an_anonymous_commonjs_export_is_named_by_its_file(tmp_path: Path):
                                         "lib/index.js": index, "lib/is-plain.js": "module.exports = (x) => !!x;\n"}))
     assert _path(p)[:3] == ["parse", "parseKeys", "parseObject"], _path(p)
     assert {s.name for s in p.symbols() if s.rel == "lib/is-plain.js"} == {"isPlain"}  # (kebab-case, as Node binds it)
+    # the step cites `parse` from its `module.exports = function` line, and R1 takes that line for `parse`
+    # (a line that says `parseKeys` does not name it)
+    walk = _walk(p)
+    assert "source:lib/parse.js#L11-L13" in walk, walk
+    _steps_hold(p, walk)
 
 
 def test_a_ruby_namespace_is_no_entry_and_dynamic_dispatch_is_followed(tmp_path: Path):
@@ -1906,3 +1911,45 @@ def test_a_go_packages_testable_example_is_its_first_example(tmp_path: Path):
     assert ex is not None and (ex.rel, ex.first, ex.last) == ("example_test.go", 6, 8), ex
     assert ex.code == "var c conf.Config\nerr := conf.Decode(\"name = x\", &c)\nfmt.Println(c.Name, err)"
     assert _path(p)[:3] == ["Decode", "Decoder.Decode", "parseName"], _path(p)
+
+
+def test_javascript_calls_of_imported_functions_resolve_and_a_utility_module_is_a_side_step(tmp_path: Path):
+    # hono's `compose(…)` from `import { compose } from './compose'`; axios's `adapters.getAdapter(…)` of
+    # `export default { getAdapter: … }`; `utils.merge(…)` is a helper's side step, not the operation
+    files = {"package.json": '{"name": "jst"}',
+             "README.md": "# jst\n\n```js\nimport jst from 'jst';\njst.run(input);\n```\n",
+             "src/index.js": "import { run } from './run.js'\n\nexport default { run }\n",
+             "src/run.js": ("import { compose } from './compose.js'\nimport adapters from './adapters.js'\n"
+                            "import utils from './utils.js'\nconst { finish } = require('./finish')\n\n"
+                            "export function run(input) {\n  const composed = compose(input)\n"
+                            "  const out = adapters.getAdapter(composed)\n  return utils.merge(out, {})\n}\n"),
+             "src/compose.js": "export const compose = (input) => {\n  return input.trim()\n}\n",
+             "src/adapters.js": ("const finish = require('./finish')\n\nexport default {\n  getAdapter: (out) => {\n"
+                                 "    const a = pick(out)\n    return finish.finish(a)\n  }\n}\n\n"
+                                 "function pick(out) {\n  return out.adapter\n}\n"),
+             "src/finish.js": "function finish(a) {\n  return a.done()\n}\n\nmodule.exports = { finish }\n",
+             "src/utils.js": ("function merge(a, b) {\n  return mergeDeep(a, b)\n}\n\nfunction mergeDeep(a, b) {\n"
+                              "  return deeper(Object.assign(a, b))\n}\n\nfunction deeper(x) {\n  return x\n}\n\n"
+                              "export default { merge }\n")}
+    p = load(_write(tmp_path / "repo", files))
+    from orchestrator.authoring.facts import all_calls
+
+    run = next(s for s in p.symbols() if s.name == "run" and s.rel == "src/run.js")
+    assert {c.name for c in all_calls(p, run)} == {"compose", "merge", "getAdapter"}
+    assert _path(p)[:3] == ["run", "getAdapter", "finish"], _path(p)  # not into `utils.merge`'s helpers
+
+
+def test_an_accessor_the_example_never_calls_starts_no_main_path(tmp_path: Path):
+    # axios: `Axios.getUri` (a long chain of URL helpers) is no operation a user starts with
+    files = {"package.json": '{"name": "ax"}',
+             "README.md": "# ax\n\n```js\nconst ax = require('ax');\nax.get('/user');\n```\n\nOr `Ax` itself: `ax.request(config)`.\n",
+             "lib/Ax.js": ("class Ax {\n  request(config) {\n    return this._request(config)\n  }\n\n"
+                           "  _request(config) {\n    return dispatch(config)\n  }\n\n"
+                           "  getUri(config) {\n    return build(config.url)\n  }\n}\n\n"
+                           "function dispatch(config) {\n  return send(config)\n}\n\nfunction send(config) {\n  return config.url\n}\n\n"
+                           "function build(url) {\n  return encode(url)\n}\n\nfunction encode(url) {\n  return render(url)\n}\n\n"
+                           "function render(url) {\n  return strip(url)\n}\n\nfunction strip(url) {\n  return clean(url)\n}\n\n"
+                           "function clean(url) {\n  return tidy(url)\n}\n\nfunction tidy(url) {\n  return url.trim()\n}\n\n"
+                           "module.exports = Ax\n")}
+    p = load(_write(tmp_path / "repo", files))
+    assert _path(p)[:3] == ["Ax.request", "Ax._request", "dispatch"], _path(p)

@@ -138,6 +138,10 @@ class Resolver:
             hit = list(self.by_dotted.get(f"{self.variables()[parts[0]]}.{parts[1]}", ()))  # a typed local
         if not hit and len(parts) == 2 and parts[0] in self.element_locals():  # `root := r.trees[m]; root.getValue(`
             hit = list(self.by_dotted.get(f"{self.element_locals()[parts[0]]}.{parts[1]}", ()))
+        if not hit and len(parts) == 2 and lang in ("javascript", "typescript"):  # `adapters.getAdapter(`: a module's
+            from .references import imported_definition
+
+            hit = imported_definition(self.p, s.rel, parts[0], parts[1])
         if not hit and len(parts) == 3:  # `mx.tree.FindRoute(`: a field whose declared type is a project type
             hit = self._field_call(parts[0], parts[1], parts[2])
         if not hit and lang == "rust" and len(parts) == 2:
@@ -207,6 +211,10 @@ class Resolver:
                 anywhere = [x for x in named if x.kind in ("function", "class", "macro", "struct")]
                 if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr):
                     return anywhere
+                if s.lang in ("javascript", "typescript"):  # `import { compose } from './compose'`
+                    from .references import imported_definition
+
+                    return imported_definition(p, s.rel, expr)
         return []
 
     def _in_subclasses(self, typ: str, name: str) -> list[Sym]:

@@ -120,7 +120,7 @@ def _go_indented(lines: list[str]) -> list[tuple[int, int, str]]:
 def _go_example_funcs(lines: list[str]) -> list[tuple[int, int, str]]:
     """The bodies of a Go test file's `func Example…()` functions, without their `// Output:` comment,
     the package example (`func Example()`) first."""
-    out: list[tuple[int, int, str]] = []
+    out: list[tuple[bool, int, int, str]] = []
     for k, ln in enumerate(lines):
         m = re.match(r"^func (Example\w*)\(\)\s*\{\s*$", ln)
         end = next((j for j in range(k + 1, len(lines)) if lines[j].startswith("}")), -1) if m else -1

@@ -5,6 +5,7 @@ is done, through the calls the map resolves and the conventions a call graph can
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from .entry import TYPE_ARGS
@@ -31,6 +32,9 @@ def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
     return p._keys[key]
 
 
+# a module of general helpers (qs's and axios's `utils.js`: `merge`, `forEach`): a call into it is a side
+# step of the operation, not where its work goes on
+_UTILITY = re.compile(r"(?i)^(?:utils?|helpers?)\.\w+$")
 # (Rust's `as_parts`, `as_bytes`: a cheap view of what the value holds)
 _ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$|^as_[a-z]")
 # a constructor by its name: Rust's `new`/`with_capacity`/`default`, Python's `__init__`
@@ -66,7 +70,8 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
             return []  # its work goes on outside the map: what it calls before is preparation
         side = side_calls(p, cur)  # an operation's path, not its error handling
         found = [c for c in next_steps(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in NOT_STEPS
-                 and (c.rel, c.d.start_line) not in side and not side_road(c) and not LOGGER.match(c.short)]
+                 and (c.rel, c.d.start_line) not in side and not side_road(c) and not LOGGER.match(c.short)
+                 and (not _UTILITY.match(posixpath.basename(c.rel)) or c.rel == cur.rel)]
         ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
         h = handed_to(p, cur)  # where the body hands the work on is always tried, however it ranks
         return ranked[:5] + [c for c in ranked[5:] if (c.rel, c.d.start_line) == h]
@@ -288,6 +293,8 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
         top = max(bonus_of.values(), default=0.0)
         tried = []
         for s, bonus in starts:
+            if bonus < 0.5 and _ACCESSOR.match(s.short) and any(b >= 0.5 for _s, b in starts):
+                continue  # an accessor the example never calls (axios's `Axios.getUri`) starts no operation
             path = call_path(p, s)
             if any(bonus_of.get((x.rel, x.d.start_line), 0.0) > bonus for x in path[1:]):
                 continue  # a wrapper of a call the README makes itself (`dumps` → `dump`): that call's own path

@@ -289,6 +289,34 @@ def origin(p: Project, rel: str, name: str, depth: int = 0) -> str | None:
     return origin(p, target, there or name, depth + 1)
 
 
+def imported_definition(p: Project, rel: str, name: str, member: str = "") -> list[Sym]:
+    """The project's function or class a JS/TS file calls by the bare name it imports (`import { compose }
+    from './compose'`, `const { third } = require('./d')`, `import other from './c.js'`), followed through
+    re-exports, or with `member` the one of that name the module it imports whole exports (`import adapters
+    from './adapters.js'` … `adapters.getAdapter(`); [] when the name is not imported from the project or
+    its home defines no one such."""
+    got = imports(p, rel).get(name)
+    if got is None:
+        return []
+    mod, is_mod, there = got
+    if member:
+        target = module_file(p, rel, mod) if is_mod else None
+        return [x for x in p.symbols(within=[target]) if x.short == member and "." not in x.dotted
+                and x.kind in ("function", "class")] if target else []
+    if not is_mod:
+        home = origin(p, rel, name)
+        return [x for x in p.symbols(within=[home]) if x.short == (there or name) and "." not in x.dotted
+                and x.kind in ("function", "class")] if home else []
+    target = module_file(p, rel, mod)  # a default import: what the module exports by default
+    if target is None:
+        return []
+    text = "\n".join(p.lines_of(target))
+    said = set(re.findall(r"(?m)^\s*(?:export\s+default\s+(?:async\s+)?(?:function\*?|class)?\s*|module\.exports\s*=\s*)"
+                          r"([A-Za-z_$][\w$]*)", text))
+    return [x for x in p.symbols(within=[target]) if "." not in x.dotted and x.kind in ("function", "class")
+            and (x.short in said or default_export(p, x))]
+
+
 def default_export(p: Project, s: Sym) -> bool:
     """`s` is a CommonJS module's default export (`module.exports = function …`, named by its file)."""
     if s.lang not in _SCRIPT:

@@ -108,7 +108,9 @@ def name_line(p: Project, s) -> int:
     citation of the name gives, whose text holds the name."""
     lines = p.lines_of(s.rel)
     short = s.name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    # as a word: qs's `parse` (its file's `module.exports = function`) is not the `parseValues` of a later line
+    word = re.compile(rf"(?<![\w$]){re.escape(short)}(?![\w$])")
     for n in range(s.d.start_line, min(s.d.end_line, s.d.start_line + 12) + 1):
-        if 0 < n <= len(lines) and short in lines[n - 1]:
+        if 0 < n <= len(lines) and word.search(lines[n - 1]):
             return n
     return s.d.start_line

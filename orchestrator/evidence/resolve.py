@@ -171,6 +171,15 @@ def _defined_lines(text: str) -> dict[str, int]:
     return out
 
 
+def _default_export_of(name: str, got: list[tuple[Citation, str]]) -> bool:
+    """A cited JS/TS module's anonymous default export is `name`: the map names it by its file (qs's
+    `module.exports = function (str, opts)` in parse.js is `parse`), and the cited lines show it."""
+    from ..repo.commonjs import default_export, file_name
+
+    return any(c.path.endswith((".js", ".mjs", ".cjs", ".ts")) and file_name(c.path) == last_part(name)
+               and any(default_export(ln) for ln in t.split("\n")) for c, t in got)
+
+
 def claim_problem(names: list[str], calls: list[tuple[str, str]], cites: list[Citation],
                   files: SourceFiles) -> str | None:
     """Why cited lines do not show their sentence, or None when they do: every name occurs in
@@ -181,7 +190,7 @@ def claim_problem(names: list[str], calls: list[tuple[str, str]], cites: list[Ci
     if not got:
         return None
     joined = "\n".join(t for _, t in got)
-    gone = [n for n in names if not occurs(n, joined)]
+    gone = [n for n in names if not occurs(n, joined) and not _default_export_of(n, got)]
     if gone:
         return "names " + ", ".join(f"`{n}`" for n in gone) + ", which the cited lines do not contain"
     ruby = "\n".join(t for c, t in got if c.path.endswith((".rb", ".rake")))

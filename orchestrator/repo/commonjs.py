@@ -48,8 +48,11 @@ def _target(src: Any, assignment: Any) -> str:
 
 
 def exports_object(src: Any, obj: Any) -> bool:
-    """`module.exports = { … }` at the top of the module: its members are the module's API."""
+    """`module.exports = { … }` (or ESM's `export default { … }`: axios's adapters.js) at the top of the
+    module: its members are the module's API."""
     parent = obj.parent
+    if parent is not None and parent.type == "export_statement" and any(c.type == "default" for c in parent.children):
+        return True
     while parent is not None and parent.type == "assignment_expression":  # exports = module.exports = {…}
         if _EXPORTS.match(_target(src, parent)) and parent.parent is not None and \
                 parent.parent.type in ("expression_statement", "assignment_expression"):
