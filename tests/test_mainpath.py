@@ -1808,7 +1808,8 @@ def test_a_javascript_function_exported_by_its_name_is_an_entry_point(tmp_path: 
 def test_a_markdown_readmes_indented_example_and_a_method_five_bases_up(tmp_path: Path):
     # PyYAML: its README shows its use only in an indented block, and `Loader` has `get_single_data`
     # from `BaseConstructor`, five classes up
-    readme = ("# yml\n\nA YAML framework.\n\n## Installation\n\nUse it as follows:\n\n"
+    readme = ("# yml\n\nA full YAML processing framework for Python\n\n## Installation\n\nTo install, type `pip install yml`. "
+              "Use it as follows:\n\n"
               "    >>> yml.load(stream, Loader=yml.Loader)\n\n- a list item\n\n      not_code(1)\n")
     init = ("from .loader import *\n\n\ndef load(stream, Loader):\n    loader = Loader(stream)\n"
             "    return loader.get_single_data()\n")
@@ -1827,6 +1828,10 @@ def test_a_markdown_readmes_indented_example_and_a_method_five_bases_up(tmp_path
     ex = first_example(p, {"load", "Loader"})
     assert ex is not None and (ex.rel, ex.first, ex.last) == ("README.md", 9, 9), ex
     assert ex.code == ">>> yml.load(stream, Loader=yml.Loader)"  # (a list item's indented line is no code)
+    assert ex.lang == "python"  # (a `>>>` session says its language)
+    from orchestrator.authoring.overview import purpose  # (and the next section's install note is no purpose)
+
+    assert purpose(p) == ("README.md", 3, "A full YAML processing framework for Python")
     assert _path(p)[:3] == ["load", "BaseConstructor.get_single_data", "Composer.get_single_node"], _path(p)
 
 

@@ -66,7 +66,8 @@ def indented_blocks(text: str) -> tuple[tuple[int, int, str, str], ...]:
     for t in MarkdownIt("commonmark").parse(text):
         if t.type == "code_block" and t.map and t.content.strip():
             body = t.content.rstrip("\n").split("\n")
-            out.append((t.map[0] + 1, t.map[0] + len(body), "", "\n".join(body)))
+            tag = "pycon" if body[0].startswith(">>> ") else ""  # a Python session says its language
+            out.append((t.map[0] + 1, t.map[0] + len(body), tag, "\n".join(body)))
     return tuple(out)
 
 

@@ -242,7 +242,13 @@ def purpose(p: Project) -> tuple[str, int, str] | None:
             s = ""
         prose = s and not _SKIP_LINE.match(ln) and not s.startswith(("#", "- [", "* [", "```", "~~~", ">")) \
             and not re.fullmatch(r"[=\-~^*`#]+", s)
-        if prose and not (i + 1 < len(lines) and re.fullmatch(r"[=\-~^*#+]{3,}", lines[i + 1].strip())):
+        heading = s.startswith("#") or bool(s and i + 1 < len(lines) and re.fullmatch(r"[=\-~^*#+]{3,}", lines[i + 1].strip()))
+        if heading and any(len(" ".join(ps).split()) >= 6 for _a, ps in paras + [(start, cur)]):
+            if cur:  # a new section: PyYAML's "Installation" says nothing more of what the project is for
+                paras.append((start, cur))
+                cur = []
+            break
+        if prose and not heading:
             if not cur:
                 start = i + 1
             cur.append(s)
