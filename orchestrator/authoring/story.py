@@ -179,7 +179,8 @@ def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str], na
            "", docstrings.fence(ex.code, info), ""]
     written = [e for e in entries if re.search(rf"(?<![\w$]){re.escape(e.short)}(?![\w$])", ex.code)]
     if written:
-        out += [s["ov_example_names"].format(names=_join([f"`{e.name}`" for e in written], s)), ""]
+        key = "ov_example_names" if len(written) > 1 else "ov_example_name"
+        out += [s[key].format(names=_join([f"`{e.name}`" for e in written], s)), ""]
     return out
 
 
