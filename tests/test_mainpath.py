@@ -1958,3 +1958,20 @@ def test_an_accessor_the_example_never_calls_starts_no_main_path(tmp_path: Path)
                            "module.exports = Ax\n")}
     p = load(_write(tmp_path / "repo", files))
     assert _path(p)[:3] == ["Ax.request", "Ax._request", "dispatch"], _path(p)
+
+
+def test_what_a_long_definition_calls_is_cited_at_the_calls(tmp_path: Path):
+    # hono's 208-line `ErrorBoundary`: "It relies on `useContext` …" cited all 208 lines, more than a
+    # sentence is checked against, and our own R1 rejected the chapter
+    body = "".join(f"  const v{k} = {k}\n" for k in range(130))
+    code = ("function helper(x) {\n  return x\n}\n\nfunction other(x) {\n  return x\n}\n\n"
+            f"export function big(a) {{\n  const h = helper(a)\n{body}  return other(h)\n}}\n")
+    p = load(_write(tmp_path / "repo", {"package.json": '{"name": "big"}', "src/big.js": code}))
+    from orchestrator.authoring.write_cites import calls_cite
+
+    big = next(s for s in p.symbols() if s.name == "big")
+    helper, other = (next(s for s in p.symbols() if s.name == n) for n in ("helper", "other"))
+    cite = calls_cite(p, big, [helper, other])
+    assert cite == " ([src/big.js:10](source:src/big.js#L10-L10)) ([src/big.js:141](source:src/big.js#L141-L141))", cite
+    small = calls_cite(p, helper, [])
+    assert "#L1-L3" in small

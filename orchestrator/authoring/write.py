@@ -27,7 +27,7 @@ from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
 from .spine import CONTAINERS
 from .variety import seed, steps_prose, vary
-from .write_cites import cite_of, cited_item, member_cited, sig_cite
+from .write_cites import calls_cite, cite_of, cited_item, member_cited, sig_cite
 
 
 def _section(md: str, title: str) -> str:
@@ -240,7 +240,8 @@ def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]]
     for cid, cs in sorted(by_ch.items()):
         parts.append(vary("calls_other", n + 2 + len(parts), t).format(names=join([f"`{c.name}`" for c in cs[:3]], t),
                                                                         ch=cid, title=here[cs[0].rel][1]))
-    text = " ".join(parts) + cite_of(s)
+    named = local[:4] + inner[:4] + [c for cs in by_ch.values() for c in cs[:3]]
+    text = " ".join(parts) + calls_cite(p, s, named)
     return [text[:1].upper() + text[1:], ""]  # a sentence may open with a name list's code span
 
 

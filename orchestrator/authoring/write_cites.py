@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..evidence.cite import citation_link
 from .project import Project, Sym
-from .tracing import name_line
+from .tracing import call_line, name_line
 
 MEMBER_WHOLE = 30  # a member this short is cited whole
 
@@ -44,3 +44,14 @@ def cite_of(s: Sym) -> str:
     if d is None:
         return ""
     return f" ({citation_link(s.rel, d.start_line, d.end_line)})"
+
+
+def calls_cite(p: Project, s: Sym, callees: list[Sym]) -> str:
+    """The lines a sentence about what `s` calls rests on: its whole definition, or for one longer
+    than a sentence is checked against (hono's 208-line `ErrorBoundary`) the lines that make those calls."""
+    from ..evidence.resolve import MAX_SPAN
+
+    if s.lines <= MAX_SPAN:
+        return cite_of(s)
+    return "".join(f" ({citation_link(s.rel, n, n)})" for n in sorted({call_line(p, s, c) for c in callees} - {0}))
+
