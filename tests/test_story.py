@@ -103,6 +103,31 @@ def test_completion_scripts_are_a_section_not_chapters(tmp_path: Path):
     assert len(folded) == 1 and set(folded[0]) == {f for g in groups for f in g}
 
 
+def test_big_locale_tables_take_no_chapters_from_the_core(tmp_path: Path):
+    # validator: twenty translation files of a thousand lines each, each a chapter-sized group, took
+    # eleven of twelve chapters and left the core's 27,000 lines one chapter
+    from orchestrator.authoring.plan import fold_peripheral, group_files
+
+    root = tmp_path / "val"
+    (root / "translations").mkdir(parents=True)
+    (root / "go.mod").write_text("module example.com/val\n")
+    for k in range(6):  # the core: six files of 40 functions
+        fns = "".join(f"// check{k}x{j} checks a field.\nfunc check{k}x{j}(v string) bool {{\n\treturn v != \"\"\n}}\n\n"
+                      for j in range(40))
+        (root / f"core{k}.go").write_text(f"package val\n\n{fns}")
+    for lang in ("de", "fr", "es", "it", "ja", "ko", "ru", "zh"):
+        (root / "translations" / lang).mkdir()
+        rows = "".join(f"\t\"key{j}\": \"text {j}\",\n" for j in range(300))
+        (root / "translations" / lang / f"{lang}.go").write_text(
+            f"package {lang}\n\n// Register adds the {lang} texts.\nfunc Register() map[string]string {{\n"
+            f"\treturn map[string]string{{\n{rows}\t}}\n}}\n")
+    p = project_mod.load(root)
+    groups = fold_peripheral(p, group_files(p, 8))
+    core = [g for g in groups if any(f.startswith("core") for f in g)]
+    assert len(core) >= 3, groups  # the core is told in chapters, the tables are a section of one
+    assert not [g for g in groups if g and all(f.startswith("translations/") for f in g)], groups
+
+
 def test_the_picture_of_the_parts_is_parts_by_role_not_files():
     from orchestrator.diagrams import parse, subsystems_block
     from orchestrator.diagrams.mermaid import is_path
