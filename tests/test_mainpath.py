@@ -1877,7 +1877,7 @@ def test_a_ruby_namespace_is_no_entry_and_dynamic_dispatch_is_followed(tmp_path:
 
 def test_a_csharp_guides_task_example_with_a_generic_call_and_fields_named_without_this(tmp_path: Path):
     # CsvHelper: its guide's "Newlines" block only configures, "Reading a CSV File" uses it;
-    # `csv.GetRecords<Foo>()` is a call; `parser.Read()` calls a field named without `this.`
+    # `csv.GetRecords<Foo>()` is a call; `parser.Read()` calls a field named without `this.`; `manager.Value` a Lazy's
     guide = ("# Getting Started\n\n## Newlines\n\n```cs\nvar config = new CsvConfiguration(CultureInfo.InvariantCulture);\n```\n\n"
              "## Reading a CSV File\n\n```cs\nusing (var csv = new CsvReader(reader, config))\n{\n"
              "    var records = csv.GetRecords<Foo>();\n}\n```\n")
@@ -1898,6 +1898,10 @@ def test_a_csharp_guides_task_example_with_a_generic_call_and_fields_named_witho
     ex = first_example(p, {"CsvReader", "CsvConfiguration", "GetRecords"})
     assert ex is not None and ex.first == 12, ex
     assert _path(p)[:3] == ["CsvReader.GetRecords", "CsvReader.Read", "CsvParser.Read"], _path(p)
+    from orchestrator.authoring.facts import all_calls  # (and `manager.Value` is the value of a `Lazy<RecordManager>`)
+
+    records = next(s for s in p.symbols() if s.name == "CsvReader.GetRecords")
+    assert "RecordManager.Create" in [c.name for c in all_calls(p, records)]
 
 
 def test_a_go_packages_testable_example_is_its_first_example(tmp_path: Path):
