@@ -1898,7 +1898,9 @@ def test_a_csharp_guides_task_example_with_a_generic_call_and_fields_named_witho
     ex = first_example(p, {"CsvReader", "CsvConfiguration", "GetRecords"})
     assert ex is not None and ex.first == 12, ex
     assert _path(p)[:3] == ["CsvReader.GetRecords", "CsvReader.Read", "CsvParser.Read"], _path(p)
-    from orchestrator.authoring.facts import all_calls  # (and `manager.Value` is the value of a `Lazy<RecordManager>`)
+    from orchestrator.authoring.facts import (
+        all_calls,  # (and `manager.Value` is the value of a `Lazy<RecordManager>`)
+    )
 
     records = next(s for s in p.symbols() if s.name == "CsvReader.GetRecords")
     assert "RecordManager.Create" in [c.name for c in all_calls(p, records)]
