@@ -22,6 +22,7 @@ from orchestrator.state.markers import (
     neutralise,
     parse_marker_line,
     read_marker,
+    saved_as_lf,
     short_hash,
     split_marked,
 )
@@ -239,11 +240,13 @@ def test_compose_read_round_trip(body, name, inputs, run):
     mk = both(data)
     assert mk is not None
     assert mk.name == name
-    assert mk.body == short_hash(body.rstrip())
+    # (the hash of the body as a scan reads it back: a CRLF or a BOM is how a file was saved, not its words;
+    # hypothesis found `\r\n` in a body, whose hash this test had taken raw)
+    assert mk.body == short_hash(body.removeprefix("\ufeff").replace("\r\n", "\n").rstrip())
     assert mk.inputs == inputs
     assert mk.run == run
     # the recorded body hash is the hash of what precedes the marker line
-    assert body_hash(split_marked(data, mk)) == mk.body
+    assert body_hash(saved_as_lf(split_marked(data, mk))) == mk.body
     # and the hash cache computes the same hash from the file
     p = on_disk(data, "rt.md")
     assert HashCache().body_hash(str(p)) == mk.body

@@ -237,3 +237,23 @@ def test_a_tiny_helper_names_no_chapter_that_holds_a_module_ten_times_its_size(t
                                          "  createContext () {\n    return Object.create(context)\n  }\n}\n")
     titles = _titles(root, [["application.js"], ["context.js", "is-stream.js"]])
     assert "stream" not in titles[1].lower(), titles
+
+
+def test_a_module_named_by_a_verb_is_titled_by_its_function_and_the_thing_it_takes(tmp_path: Path):
+    # qs's stringify.js (`module.exports = function (object, opts)`) was "Stringify": a module's name;
+    # an unexported helper (`add(piece)`) and a vague parameter (`merge(target, source)`) say no title
+    root = tmp_path / "qs"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "qs"}')
+    (root / "stringify.js").write_text("var utils = require('./utils');\n\nmodule.exports = function (object, opts) {\n"
+                                       "  var keys = Object.keys(object);\n  return utils.merge(keys, opts);\n};\n")
+    (root / "utils.js").write_text("var merge = function merge(target, source) {\n  return Object.assign(target, source);\n};\n\n"
+                                   "module.exports = { merge: merge };\n")
+    titles = _titles(root, [["stringify.js"], ["utils.js"]])
+    assert titles[0] == "Stringifying an object", titles
+    assert "target" not in titles[1].lower(), titles
+    from orchestrator.authoring.titles import verb_param_title
+
+    key = project_mod.load(root)
+    helper = next(s for s in key.symbols() if s.short == "merge")
+    assert verb_param_title(helper) == ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .codetext import LINE_COMMENT as _LINE_COMMENT
 from .project import Project, Sym
 from .ruby_mixins import const_got, missing
 from .signature import Param, _paren_span, _split_top, owner, receiver, signature_parts  # noqa: F401 (re-exported)
@@ -396,4 +397,3 @@ def _declarator(code: str, at: int) -> bool:
     return m is not None and m.group(1) not in _NOT_TYPES
 
 
-_LINE_COMMENT = re.compile(r"(?m)^[ \t]*(?://|#(?![\[!]|\s*(?:define|include|if|endif|else|elif|undef|pragma)\b)).*$")

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+# a whole-line comment (`// …`, `# …`), not a C preprocessor line nor a Rust attribute
+LINE_COMMENT = re.compile(r"(?m)^[ \t]*(?://|#(?![\[!]|\s*(?:define|include|if|endif|else|elif|undef|pragma)\b)).*$")
+
 _TRIPLE = re.compile(r'(?s)"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
 _BLOCK_COMMENT = re.compile(r"(?s)/\*.*?\*/")
 _DOUBLE = re.compile(r'"(?:[^"\\\n]|\\.)*"')

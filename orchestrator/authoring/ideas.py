@@ -212,7 +212,7 @@ VERBS = {
     "install": "installs", "configure": "configures", "dump": "dumps", "flush": "flushes", "close": "closes",
     "upgrade": "upgrades", "stream": "streams", "negotiate": "negotiates", "authenticate": "authenticates",
     "sign": "signs", "verify": "verifies", "cache": "caches", "retry": "retries", "lex": "lexes", "scan": "scans",
-    "tokenize": "tokenizes", "expand": "expands", "layout": "lays out", "draw": "draws", "paint": "paints",
+    "tokenize": "tokenizes", "expand": "expands", "layout": "lays out", "draw": "draws", "paint": "paints", "stringify": "stringifies",
 }
 _OBJECT_STOP = frozenset({"by", "with", "if", "or", "and", "to", "from", "for", "impl", "internal", "all", "async", "sync"})
 

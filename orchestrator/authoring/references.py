@@ -151,10 +151,9 @@ def code_lines(p: Project, rel: str) -> list[str]:
     `AppContext.pop()` refers to nothing)."""
     key = _key(p, "masked", rel)
     if key not in p._keys:
-        from .codeinfo import _LINE_COMMENT
-        from .codetext import mask_text
+        from .codetext import LINE_COMMENT, mask_text
 
-        text = _LINE_COMMENT.sub("", "\n".join(p.lines_of(rel)))
+        text = LINE_COMMENT.sub("", "\n".join(p.lines_of(rel)))
         p._keys[key] = mask_text(text, p.lang(rel)).split("\n")
     return p._keys[key]
 

@@ -18,7 +18,7 @@ from ..contracts.title_shape import name_title
 from . import roles as roles_mod
 from .phrases import phrases
 from .plan import PLAIN_KINDS, TITLE_KINDS, key_symbols, settled_roles
-from .project import Project, project_name
+from .project import Project, Sym, project_name
 
 # File stems that name no subject: the module is named for its place, not its job.
 GENERIC_STEMS = frozenset({
@@ -229,12 +229,36 @@ def wide_flow_title(p: Project, files: list[str], used: set[str]) -> str | None:
     from .ideas import flow_title
 
     own = project_name(p.root)
-    for s in sorted(p.symbols(within=files), key=lambda s: -s.score):
-        if s.kind in ("method", "function") and not s.short.startswith(("_", "#")):
-            t = flow_title(s, own)
-            if t and t.lower() not in used and not name_title(t, files, {s.short}, own):
-                return t
-    return None
+    ranked = [s for s in sorted(p.symbols(within=files), key=lambda s: -s.score)
+              if s.kind in ("method", "function") and not s.short.startswith(("_", "#"))]
+    for s in ranked:
+        t = flow_title(s, own)
+        if t and t.lower() not in used and not name_title(t, files, {s.short}, own):
+            return t
+    return next((t for s in ranked if (t := verb_param_title(s)) and t.lower() not in used
+                 and not name_title(t, files, {s.short}, own)), None)
+
+
+# parameter names that say no thing a reader could picture
+_VAGUE_PARAMS = frozenset({"args", "opts", "options", "config", "cfg", "ctx", "context", "params", "kwargs", "input",
+                           "value", "val", "obj", "arg", "data", "str", "fn", "cb", "callback", "self", "this", "cls",
+                           "target", "source", "dest", "other", "left", "right", "result", "output", "item"})
+
+
+def verb_param_title(s: Sym) -> str:
+    """'Stringifying an object' from qs's `stringify(object, opts)`: a function named by a verb alone, said
+    with the thing its first parameter names; '' when the name is no verb or the parameter no thing."""
+    from .ideas import _NOT_NOUNS, VERBS, _article, _gerund, _words
+    from .signature import signature_parts
+
+    if s.short.lower() not in VERBS or not s.d.exported:  # (toml's unexported `Key.add(piece)` says nothing of its chapter)
+        return ""
+    first = next((prm.name for prm in signature_parts(s)[0] if prm.name not in ("self", "this", "cls")), "")
+    words = _words(first)
+    if len(words) != 1 or len(words[0]) < 4 or words[0] in _VAGUE_PARAMS or words[0] in _NOT_NOUNS:
+        return ""
+    noun = words[0]
+    return f"{_gerund(s.short.lower()).capitalize()} {'' if re.search(r'[^siu]s$', noun) else _article(noun) + ' '}{noun}"
 
 
 def path_titles(p: Project, groups: list[list[str]]) -> list[str | None]:

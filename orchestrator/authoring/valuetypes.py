@@ -65,11 +65,9 @@ FIELD_DECL = {
     "typescript": r"\bFIELD\s*[?!]?\s*:\s*([A-Za-z_]\w*)",
     "python": r"\bself\.FIELD\s*:\s*([A-Za-z_]\w*)",
     "kotlin": r"\b(?:val|var)\s+FIELD\s*:\s*([A-Z]\w*)",
-    "csharp": r"\b([A-Z]\w*)(?:<[^;=()]*>)?\s+FIELD\s*(?:[;=]|\{\s*get)",
+    # (CsvHelper's `Lazy<RecordManager> recordManager`, read as `recordManager.Value`, is a RecordManager)
+    "csharp": r"\b(?:Lazy<\s*)?([A-Z]\w*)(?:<[^;=()]*>)?\s*>?\s+FIELD\s*(?:[;=]|\{\s*get)",
 }
-# a field declared as a wrapper whose value is used through it: C#'s `Lazy<RecordManager> recordManager`
-# (CsvHelper), read as `recordManager.Value`
-_LAZY_FIELD = r"\bLazy<\s*([A-Z]\w*)\s*>\s+FIELD\s*[;=]"
 
 
 def java_result(x: Sym) -> str:
@@ -335,8 +333,6 @@ class Typer:
             if o.kind in _TYPES and rx is not None:
                 text = "\n".join(p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line])
                 declared |= {t for t in re.findall(rx.replace("FIELD", re.escape(fld)), text) if self.is_type(t)}
-                if lang == "csharp":
-                    declared |= {t for t in re.findall(_LAZY_FIELD.replace("FIELD", re.escape(fld)), text) if self.is_type(t)}
         if declared and not all(self._abstract(t) for t in declared):
             return declared.pop() if len(declared) == 1 else ""
         # what its methods fill it with; a field declared as an interface (hono's `router!: Router`), what
@@ -417,10 +413,9 @@ class Typer:
             seg = m.group(2)
             call = re.compile(r"\s*(?:<[\w\s,.?\[\]<>]*>\s*)?\(").match(e, at)
             if call is None:  # a field (in Ruby, a call written without parentheses: `Parser.new`)
-                if seg in _PASS or (seg == "new" and s.lang == "ruby"):
-                    continue
-                if seg == "Value" and s.lang == "csharp" and not self.member(typ, seg) and not self.field_type(typ, seg, s.lang):
-                    continue  # a `Lazy<T>`'s value (_LAZY_FIELD: its field already has the type `T`)
+                if seg in _PASS or (seg == "new" and s.lang == "ruby") or (seg == "Value" and s.lang == "csharp" and not
+                                                                          self.member(typ, seg) and not self.field_type(typ, seg, s.lang)):
+                    continue  # (C#'s `x.Value` of a `Lazy<T>` field: FIELD_DECL gave the field the type `T`)
                 hit = self.member(typ, seg) if s.lang == "ruby" else []
                 typ = self.result_type(hit[0]) if len(hit) == 1 else self.field_type(typ, seg, s.lang)
                 continue
