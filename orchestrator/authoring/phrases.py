@@ -328,6 +328,8 @@ _STEP: dict[str, dict[str, str]] = {
            "set_append": "向 `{lhs}` 追加元素：`{rhs}`。", "loop_pair": "遍历 `{seq}`，每次得到 `{a}` 与 `{b}`。",
            "return_func": "最后返回一个函数：`{code}`。"},
 }
+_CHECK_NIL = {"en": ["It checks whether a value is missing: `{code}`.", "It tests for a missing value: `{code}`.",
+                     "It guards against a missing value: `{code}`.", "It checks for no value at all: `{code}`."]}
 _CALL_NEXT = {"en": ["Next it calls `{code}`.", "Then it calls `{code}`.", "After that comes `{code}`."],
               "zh": ["接着调用 `{code}`。", "再调用 `{code}`。", "然后执行 `{code}`。", "随后调用 `{code}`。"]}
 _ASSIGN = re.compile(r"^(?:(?:let|const|var)\s+(?:mut\s+)?)?([^=!<>:+\-*/]+?)\s*(:=|\+=|=)\s*(.+)$")
@@ -349,7 +351,8 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
         if re.search(r"\bis not None\b|!==?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
             return v["check_set"].format(code=code)
         if re.search(r"\bis None\b|===?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
-            return v["check_nil"].format(code=code)
+            nil = _CHECK_NIL.get(t["lang"], [v["check_nil"]])
+            return nil[sum(map(ord, code)) % len(nil)].format(code=code)  # (a guard a book writes many times)
         if re.search(r"^not len\(|^not [\w.]+$|[!=]==?\s*(?:\"\"|'')(?!\S)|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
             return v["check_empty"].format(code=code)
         if re.search(r"\b(?:len|strlen|size)\(|\.length\b|\.size\(\)", code):

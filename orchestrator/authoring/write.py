@@ -169,7 +169,7 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
         if raises:
             body += [f"**{t['raises']}**", ""] + raises + [""]
         text = "\n".join(body).strip()
-        same = [t["params_same"].format(name=before[0]), ""] if before else []
+        same = [vary("params_same", seed(s.name, "same"), t).format(name=before[0]), ""] if before else []
         if not text:
             return same
         return out + [vary("params_from_doc", seed(s.name), t), "", _quote(text) if zh else text, ""] + same
