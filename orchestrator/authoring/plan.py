@@ -74,20 +74,20 @@ def dep_graph(p: Project) -> dict[str, dict[str, float]]:
 
 
 def group_files(p: Project, max_chapters: int) -> list[list[str]]:
-    """The chapters' files. Linear in the tree but for the pairwise merging, which starts from at
-    most MAX_UNITS units (a wider start is coarsened first: _coarsen), so a directory of 20,000
-    files (the walk's bound) plans in seconds and bounded memory."""
-    # generated code and locale tables are sized out of the plan: validator's 20 translation files, each a
-    # single-file group, took eleven of twelve chapters and left its 27,000 lines of core one (fold_peripheral
-    # gives each to the chapter it serves)
+    """The chapters' files (group_files_of), generated code and locale tables sized out of the plan and
+    each left a group of its own for fold_peripheral to give to the chapter it serves: validator's twenty
+    translation files, each a single-file group, took eleven of twelve chapters and left its 27,000 lines
+    of core one."""
     every = p.code_files()
-    files = [f for f in every if not peripheral(p, f)] or every
-    if len(files) < len(every):
-        return group_files_of(p, files, max_chapters) + [[f] for f in every if f not in set(files)]
-    return group_files_of(p, files, max_chapters)
+    core = [f for f in every if not peripheral(p, f)] or every
+    kept = set(core)
+    return group_files_of(p, core, max_chapters) + [[f] for f in every if f not in kept]
 
 
 def group_files_of(p: Project, files: list[str], max_chapters: int) -> list[list[str]]:
+    """Those files in chapters. Linear in the tree but for the pairwise merging, which starts from at
+    most MAX_UNITS units (a wider start is coarsened first: _coarsen), so a directory of 20,000
+    files (the walk's bound) plans in seconds and bounded memory."""
     fg = dep_graph(p)
     total = sum(max(p.size(f), 1) for f in files) or 1
     ndefs = {f: sum(1 for d in p.map.files[f].definitions if d.kind not in ("variable", "impl", "module"))

@@ -54,4 +54,3 @@ def calls_cite(p: Project, s: Sym, callees: list[Sym]) -> str:
     if s.lines <= MAX_SPAN:
         return cite_of(s)
     return "".join(f" ({citation_link(s.rel, n, n)})" for n in sorted({call_line(p, s, c) for c in callees} - {0}))
-
