@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .variety import seed
+
 EN: dict[str, str] = {
     "lang": "en", "and": " and ", "comma": ", ", "none": "none",
     "takes_from": "It uses these names explained in other chapters:",
@@ -352,7 +354,7 @@ def step_sentence(kind: str, code: str, nth: int, last: bool, t: dict[str, str])
             return v["check_set"].format(code=code)
         if re.search(r"\bis None\b|===?\s*(?:nil|null|undefined|NULL|nullptr)\b", code):
             nil = _CHECK_NIL.get(t["lang"], [v["check_nil"]])
-            return nil[sum(map(ord, code)) % len(nil)].format(code=code)  # (a guard a book writes many times)
+            return nil[seed(code) % len(nil)].format(code=code)  # (a guard a book writes many times)
         if re.search(r"^not len\(|^not [\w.]+$|[!=]==?\s*(?:\"\"|'')(?!\S)|\blen\([^)]*\)\s*==\s*0\b|\bis_empty\(\)|\.empty\(\)", code):
             return v["check_empty"].format(code=code)
         if re.search(r"\b(?:len|strlen|size)\(|\.length\b|\.size\(\)", code):

@@ -299,21 +299,21 @@ def imported_definition(p: Project, rel: str, name: str, member: str = "") -> li
         return []
     mod, is_mod, there = got
     if member:
-        target = module_file(p, rel, mod) if is_mod else None
-        return [x for x in p.symbols(within=[target]) if x.short == member and "." not in x.dotted
-                and x.kind in ("function", "class")] if target else []
+        return [x for x in _top_defs(p, module_file(p, rel, mod) if is_mod else None) if x.short == member]
     if not is_mod:
-        home = origin(p, rel, name)
-        return [x for x in p.symbols(within=[home]) if x.short == (there or name) and "." not in x.dotted
-                and x.kind in ("function", "class")] if home else []
+        return [x for x in _top_defs(p, origin(p, rel, name)) if x.short == (there or name)]
     target = module_file(p, rel, mod)  # a default import: what the module exports by default
     if target is None:
         return []
     text = "\n".join(p.lines_of(target))
     said = set(re.findall(r"(?m)^\s*(?:export\s+default\s+(?:async\s+)?(?:function\*?|class)?\s*|module\.exports\s*=\s*)"
                           r"([A-Za-z_$][\w$]*)", text))
-    return [x for x in p.symbols(within=[target]) if "." not in x.dotted and x.kind in ("function", "class")
-            and (x.short in said or default_export(p, x))]
+    return [x for x in _top_defs(p, target) if x.short in said or default_export(p, x)]
+
+
+def _top_defs(p: Project, rel: str | None) -> list[Sym]:
+    """The functions and classes at the top level of a file (none for no file)."""
+    return [x for x in p.symbols(within=[rel]) if "." not in x.dotted and x.kind in ("function", "class")] if rel else []
 
 
 def default_export(p: Project, s: Sym) -> bool:
