@@ -71,6 +71,11 @@ def _own_path_types(p: Project, typ: str) -> set[str]:
     return out
 
 
+# no declared types: a receiver of no known type calling a name of three words that one method of the project
+# has calls that method (liquid's `parse_context.new_block_body`, `parse_context` a parameter)
+_DUCK = ("python", "ruby", "javascript", "typescript")
+
+
 class Resolver:
     """Resolves the calls of one caller `s` (its parameters read once)."""
 
@@ -153,6 +158,8 @@ class Resolver:
             hit = self.typer().member(typ, parts[-1]) if typ else []  # (an inherited method: its base's)
             if not hit and typ and len(parts) == 2 and parts[0] in ("self", "this"):  # (a mixin's: its user's)
                 hit = self._in_subclasses(typ, parts[-1])
+            if not hit and not typ and lang in _DUCK and len(re.findall(r"[a-z]+|[A-Z][a-z]*", parts[-1])) >= 3:
+                hit = [x for x in self.by_short.get(parts[-1], ()) if x.kind == "method"][:2]  # (_DUCK)
         if not hit and lang in ("c", "cpp"):
             if len(parts) == 1 or (lang == "cpp" and len(parts) >= 2 and not self._is_type(parts[-2])):
                 hit = self._c_global(parts[-1], args)
@@ -161,6 +168,10 @@ class Resolver:
             # Java keeps itself among the candidates: gson's `toJson(Object)` calls the `toJson(JsonElement)`
             # of its null case by the same count, and that is not its way
             hit = [x for x in hit if x is not s]
+        if len(hit) > 1 and lang == "ruby":  # `Document.parse(` the class's, `self.parse(` in an instance method its own
+            from .ruby_mixins import class_or_instance, singleton
+
+            hit = class_or_instance(p := self.p, hit, parts[0][:1].isupper() or (parts[0] in ("self", raw) and singleton(p, s)))
         if len(hit) > 1 and lang not in ("python", "javascript"):  # overloads: by their number of parameters
             n = _arity(args)
             hit = [x for x in hit if _param_count(x) == n]

@@ -77,3 +77,25 @@ def deferred_spans(code: str, lang: str) -> list[tuple[int, int]]:
         if returned or stored:
             out.append((m.start(), end))
     return out
+
+
+def top_split(e: str, sep: str) -> list[str]:
+    """`e` split at `sep` where no bracket is open."""
+    parts, depth, start = [], 0, 0
+    rx = re.compile(sep)
+    j = 0
+    while j < len(e):
+        c = e[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0:
+            m = rx.match(e, j)
+            if m and m.end() > j:
+                parts.append(e[start:j].strip())
+                start = j = m.end()
+                continue
+        j += 1
+    parts.append(e[start:].strip())
+    return [x for x in parts if x]

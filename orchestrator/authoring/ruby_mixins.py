@@ -2,7 +2,8 @@
 `extend M` and `prepend M` in the class's own body, and what an included module's
 `self.included(base)` hook adds (`base.extend ClassMethods`: httparty's `HTTParty.get` runs
 `Basement.get`, a method of `HTTParty::ClassMethods` that `include HTTParty` gave `Basement`).
-The resolver does not tell class methods from instance methods, so both kinds count alike."""
+A mixin's class methods and instance methods count alike; a class's own two methods of one name
+(liquid's `Template.parse` and `Template#parse`) are told apart by what they are called on (`class_or_instance`)."""
 
 from __future__ import annotations
 
@@ -107,3 +108,25 @@ def missing(member: Callable[[str, str], list[Sym]], typ: str, name: str) -> lis
     if member(typ, name):
         return []
     return [x for x in member(typ, "method_missing") if x.lang == "ruby"]
+
+
+def singleton(p: Project, x: Sym) -> bool:
+    """A Ruby class method: `def self.parse`, or a `def` in a `class << self` block."""
+    if re.match(r"\s*def\s+self\.", x.d.signature):
+        return True
+    lines = p.lines_of(x.rel)
+    at = lines[x.d.start_line - 1] if 0 < x.d.start_line <= len(lines) else ""
+    indent = len(at) - len(at.lstrip())
+    for ln in reversed(lines[:x.d.start_line - 1]):  # the line that opens the block the `def` is in
+        if ln.strip() and not ln.lstrip().startswith("#") and len(ln) - len(ln.lstrip()) < indent:
+            return bool(re.match(r"\s*class\s*<<\s*self\b", ln))
+    return False
+
+
+def class_or_instance(p: Project, hits: list[Sym], on_class: bool) -> list[Sym]:
+    """Of a Ruby class's class method and instance method of one name (liquid's `Template.parse`,
+    which runs `new(…).parse(source)`, the instance's), the one a call reaches: on the class
+    (`Document.parse(…)`) its class method, on a value its instance method."""
+    if len(hits) < 2 or any(x.lang != "ruby" for x in hits):
+        return hits
+    return [x for x in hits if singleton(p, x) == on_class] or hits

@@ -18,8 +18,9 @@ import re
 from collections.abc import Callable
 from typing import Protocol
 
+from .codetext import top_split as _top_split
 from .project import Project, Sym
-from .ruby_mixins import mixins
+from .ruby_mixins import class_or_instance, mixins
 from .signature import owner, receiver
 
 
@@ -110,28 +111,6 @@ def _statement_rest(code: str, at: int) -> str:
     return out.strip().rstrip(";").strip()
 
 
-def _top_split(e: str, sep: str) -> list[str]:
-    """`e` split at `sep` where no bracket is open."""
-    parts, depth, start = [], 0, 0
-    rx = re.compile(sep)
-    j = 0
-    while j < len(e):
-        c = e[j]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0:
-            m = rx.match(e, j)
-            if m and m.end() > j:
-                parts.append(e[start:j].strip())
-                start = j = m.end()
-                continue
-        j += 1
-    parts.append(e[start:].strip())
-    return [x for x in parts if x]
-
-
 def closing(text: str, at: int) -> int:
     """The index of the bracket that closes the one at `at`, or -1."""
     depth = 0
@@ -215,16 +194,16 @@ class Typer:
                     out.append(w)
         return out
 
-    def member(self, typ: str, name: str) -> list[Sym]:
-        """The definitions of `typ.name`: its own, else the nearest base type's that has one (up to
-        eight levels: PyYAML's `Loader` gets `get_single_data` five levels up, through `Constructor`)."""
+    def member(self, typ: str, name: str, on_class: bool = False) -> list[Sym]:
+        """The definitions of `typ.name`: its own, else the nearest base type's (up to eight levels: PyYAML's `Loader`
+        gets `get_single_data` five up); of a Ruby class's class and instance method so named, a value's, unless `on_class`."""
         todo, seen = [typ], {typ}
         for level in range(8):
             # (a Ruby module's own `def self.get` is not what mixing it in gives: its instance methods are)
             found = [x for t in todo for x in self.by_dotted.get(f"{t}.{name}", ())
                      if not level or x.lang != "ruby" or not re.match(r"\s*def\s+self\.", x.d.signature)]
             if found:
-                return found
+                return class_or_instance(self.p, found, on_class)
             todo = [b for t in todo for b in self.bases(t) + mixins(self.p, self.by_dotted, t) if b not in seen]
             seen.update(todo)
         return []
@@ -422,7 +401,7 @@ class Typer:
             at = call.end() - 1 + len(call_args(e, call.end() - 1)) + 2
             if seg in _PASS or (seg == "new" and s.lang == "ruby"):
                 continue  # `X.new` makes an X
-            hit = self.member(typ, seg)
+            hit = self.member(typ, seg, m.start() == head.end() and head.group(0)[:1].isupper())  # (`Document.parse(`)
             if seg == "new" and s.lang == "rust" and not hit:
                 continue
             typ = self.result_type(hit[0]) if len(hit) == 1 else ""
@@ -480,10 +459,12 @@ class Typer:
         return self.p._keys[key]
 
     def _module_value(self, s: Sym, name: str, depth: int) -> str:
-        """The type of a value the file binds at its top (marked's `const markedInstance = new Marked()`)."""
+        """The type of a value the file binds at its top (marked's `const markedInstance = new Marked()`), or a `let`
+        there that its functions assign (nunjucks's `let e;`, `e = new Environment(…)` in `configure`)."""
         if s.lang not in ("javascript", "typescript", "tsx", "python") or depth >= MAX_DEPTH:
             return ""
-        rx = re.compile(rf"^(?:export\s+)?(?:(?:const|let|var)\s+)?{re.escape(name)}\s*(?::[^=\n]*)?=(?![=>])\s*(.+?);?\s*$")
+        ind = r"\s*" if any(re.match(rf"(?:let|var)\s+{re.escape(name)}\s*;", ln) for ln in self.p.lines_of(s.rel)) else ""
+        rx = re.compile(rf"^{ind}(?:export\s+)?(?:(?:const|let|var)\s+)?{re.escape(name)}\s*(?::[^=\n]*)?=(?![=>])\s*(.+?);?\s*$")
         found = {self.expr_type(s, m.group(1), depth + 1) for ln in self.p.lines_of(s.rel) if (m := rx.match(ln))}
         found.discard("")
         return found.pop() if len(found) == 1 else ""
