@@ -16,6 +16,7 @@ framework or runtime by which one definition's work goes on in another without a
 * iterated: a function returning an iterator of the project (rust-csv's `records` returns a
   `StringRecordsIter`) runs its `next` when looped over;
 * apply: JavaScript's `f.call(this, …)`, `f.apply(…)` and `f.bind(this)` (called later) run `f`;
+* called: a Python object called as a function (`md(text)`, `md = create_markdown(…)`) runs its `__call__`;
 * generated: C#'s `Name(…)`, written by a source generator from the `NameAsync` marked
   `[CreateSyncVersion]`, runs that method's code;
 * implemented: an abstract or interface method runs its one implementation.
@@ -51,7 +52,7 @@ _FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|
 class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
-    how: str  # served | future | iterated | field | local | deferred | apply | generated | implemented
+    how: str  # served | future | iterated | field | local | deferred | apply | called | generated | implemented
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -329,6 +330,27 @@ def applied(p: Project, s: Sym) -> list[Hop]:
     return sorted(out, key=lambda h: h.via.endswith(".bind"))  # a call now before a function bound for later
 
 
+def called(p: Project, s: Sym) -> list[Hop]:
+    """Python's `md(text)` where the body bound `md` to a value of a project type (`md = create_markdown(…)`,
+    declared `-> Markdown`): calling the object runs its type's `__call__` (mistune's `markdown`)."""
+    if s.lang != "python":
+        return []
+    from .callres import Resolver
+    from .codeinfo import _sym_index
+
+    body = _body(p, s)
+    bound = {m.group(1): n for n, text in body for m in [re.match(r"\s*([a-z_]\w*)\s*=[^=]", text)] if m}
+    typer = Resolver(p, s, *_sym_index(p)).typer() if bound else None
+    out: list[Hop] = []
+    for n, text in body:
+        for m in re.finditer(r"(?<![\w$.])([a-z_]\w*)\s*\(", text):
+            typ = typer.local_type(s, m.group(1)) if typer is not None and bound.get(m.group(1), n) < n else ""
+            hit = typer.member(typ, "__call__") if typer is not None and typ else []
+            if len(hit) == 1 and hit[0] is not s:
+                out.append(Hop(hit[0], n, "called", m.group(1), tie=(s.rel, bound[m.group(1)])))
+    return out
+
+
 def generated(p: Project, s: Sym) -> list[Hop]:
     """`Name(…)` where the type defines no `Name` but a `NameAsync` marked for a source generator to
     write its synchronous twin (C#'s `[CreateSyncVersion]`: FluentValidation's `Validate` calls the
@@ -424,7 +446,7 @@ def hops(p: Project, s: Sym) -> list[Hop]:
         side = {s.d.start_line + k for k in branch_lines(code, s.lang)}  # an error's branch: no step of the path
         out: dict[tuple[str, int], Hop] = {}
         for find in (served, served_generic, awaited, field_methods, made_fields, locals_made, deferred, applied,
-                     generated, implemented):
+                     called, generated, implemented):
             for h in find(p, s):
                 at = (h.callee.rel, h.callee.d.start_line)
                 if at not in known and at not in out and at != (s.rel, s.d.start_line) and h.at not in side:
