@@ -1981,3 +1981,138 @@ def test_what_a_long_definition_calls_is_cited_at_the_calls(tmp_path: Path):
     assert cite == " ([src/big.js:10](source:src/big.js#L10-L10)) ([src/big.js:141](source:src/big.js#L141-L141))", cite
     small = calls_cite(p, helper, [])
     assert "#L1-L3" in small
+
+
+def test_a_ruby_example_that_parses_then_renders_follows_render_with_parse_as_its_set_up(tmp_path: Path):
+    """liquid's shape: `@template = Liquidy::Template.parse(…)` then `@template.render(…)`. The class's
+    `self.parse` (in `class << self`) runs `new(…).parse(source)`, the instance's; that one calls the class
+    method `Document.parse`, which calls its instance's. The run is `render`, which ends by handing the work
+    to `@root`'s; `Document#render_to_output_buffer` hands it on to `@body`, an object the map cannot follow."""
+    from orchestrator.authoring.mainpath import setup_path
+
+    files = {
+        "README.md": "# Liquidy\n\n```ruby\n@template = Liquidy::Template.parse(\"hi {{name}}\")\n"
+                     "@template.render('name' => 'tobi')\n```\n",
+        "liquidy.gemspec": "Gem::Specification.new do |s|\n  s.name = 'liquidy'\nend\n",
+        "lib/liquidy/template.rb": "module Liquidy\n  class Template\n    class << self\n      def parse(source)\n"
+                                   "        new.parse(source)\n      end\n    end\n\n    def parse(source)\n"
+                                   "      tokens = source.split\n      @root = Document.parse(tokens)\n      self\n    end\n\n"
+                                   "    def render(assigns)\n      context = Context.new(assigns)\n"
+                                   "      @root.render_to_output_buffer(context, +'')\n    end\n  end\nend\n",
+        "lib/liquidy/context.rb": "module Liquidy\n  class Context\n    def initialize(assigns)\n      @assigns = assigns\n"
+                                  "      check_limits(assigns)\n    end\n\n    def check_limits(assigns)\n"
+                                  "      raise ArgumentError if assigns.size > 100\n    end\n  end\nend\n",
+        "lib/liquidy/document.rb": "module Liquidy\n  class Document\n    def self.parse(tokens)\n      doc = new\n"
+                                   "      doc.parse(tokens)\n      doc\n    end\n\n    def parse(tokens)\n"
+                                   "      @body = tokens.map { |t| parse_token(t) }\n    end\n\n    def parse_token(t)\n"
+                                   "      t.strip\n    end\n\n    def render_to_output_buffer(context, output)\n"
+                                   "      @body.render_to_output_buffer(context, output)\n    end\n  end\nend\n",
+        "lib/liquidy/block_body.rb": "module Liquidy\n  class BlockBody\n    def render_to_output_buffer(context, output)\n"
+                                     "      output << context.to_s\n    end\n  end\nend\n",
+    }
+    p = load(_write(tmp_path / "repo", files))
+    entries = entry_points(p)
+    path = central_path(p, entries)
+    assert [s.name for s in path] == ["Liquidy::Template::render", "Liquidy::Document::render_to_output_buffer"], path
+    assert handed_out(p, path[-1]) == ("@body.render_to_output_buffer", 18)
+    setup = [(s.name, s.d.start_line) for s in setup_path(p, entries, path)]
+    # the class's `parse`, then the instance's (not itself again), then `Document.parse` the class's, then its instance's
+    assert setup[:3] == [("Liquidy::Template::parse", 4), ("Liquidy::Template::parse", 9), ("Liquidy::Document::parse", 3)], setup
+    _steps_hold(p, _walk(p))
+
+
+def test_a_ruby_call_reaches_the_class_method_on_a_class_and_the_instance_method_on_a_value(tmp_path: Path):
+    from orchestrator.authoring.facts import all_calls
+
+    code = ("class Doc\n  def self.parse(t)\n    d = new\n    d.parse(t)\n    d\n  end\n\n"
+            "  def parse(t)\n    helper_step(t)\n  end\n\n  def helper_step(t)\n    t\n  end\nend\n\n"
+            "class User\n  def run(t)\n    Doc.parse(t)\n  end\n\n  def reuse(doc, t)\n    doc.parse(t)\n  end\nend\n")
+    p = load(_write(tmp_path / "repo", {"lib/doc.rb": code}))
+    by = {(s.dotted, s.d.start_line): s for s in p.symbols()}
+    assert [(c.dotted, c.d.start_line) for c in all_calls(p, by[("User.run", 18)])] == [("Doc.parse", 2)]
+    assert [(c.dotted, c.d.start_line) for c in all_calls(p, by[("Doc.parse", 2)])] == [("Doc.parse", 8)]
+    # `doc` is a parameter of no known type: of two methods named `parse`, none (a short name says too little)
+    assert all_calls(p, by[("User.reuse", 22)]) == []
+
+
+def test_a_three_word_method_name_one_method_has_resolves_on_a_receiver_of_no_known_type(tmp_path: Path):
+    from orchestrator.authoring.facts import all_calls
+
+    code = ("class ParseContext:\n    def new_block_body(self):\n        return []\n\n    def body(self):\n        return 1\n\n\n"
+            "class Document:\n    def __init__(self, parse_context):\n        self.body = parse_context.new_block_body()\n"
+            "        self.other = parse_context.body()\n")
+    p = load(_write(tmp_path / "repo", {"pkg/doc.py": code, "pkg/__init__.py": ""}))
+    init = next(s for s in p.symbols() if s.dotted == "Document.__init__")
+    # `body` is one word: a parameter's `body()` could be anything's
+    assert [c.dotted for c in all_calls(p, init)] == ["ParseContext.new_block_body"]
+
+
+def test_a_python_object_called_as_a_function_runs_its_call_method(tmp_path: Path):
+    """mistune's shape: `markdown(text)` makes `md = create_markdown(…)` (declared `-> Markdown`) and
+    returns `md(text)`: calling the object runs `Markdown.__call__`, and the path goes on through it."""
+    files = {
+        "README.md": "# mdy\n\n```python\nimport mdy\nmdy.markdown('# hi')\n```\n",
+        "pyproject.toml": "[project]\nname = 'mdy'\n",
+        "mdy/__init__.py": "from .core import Markdown\n\n\ndef create_markdown(escape: bool = True) -> Markdown:\n"
+                           "    return Markdown(escape)\n\n\ndef markdown(text: str) -> str:\n"
+                           "    md = create_markdown(escape=False)\n    return md(text)\n",
+        "mdy/core.py": "class Markdown:\n    def __init__(self, escape):\n        self.escape = escape\n\n"
+                       "    def __call__(self, s: str) -> str:\n        return self.parse(s)\n\n"
+                       "    def parse(self, s: str) -> str:\n        tokens = self.tokenize(s)\n"
+                       "        return self.render(tokens)\n\n    def tokenize(self, s):\n        return s.split()\n\n"
+                       "    def render(self, tokens):\n        out = []\n        for t in tokens:\n            out.append(t)\n"
+                       "        return ' '.join(out)\n",
+    }
+    p = load(_write(tmp_path / "repo", files))
+    path = _path(p)
+    assert path[:3] == ["markdown", "Markdown.__call__", "Markdown.parse"], path
+    walk = _walk(p)
+    assert "runs `Markdown.__call__` through `md` (line 10): calling the object `md`, made on line 9, runs its" in walk, walk
+    _steps_hold(p, walk)
+
+
+def test_an_example_that_hands_what_it_built_to_a_function_follows_that_function(tmp_path: Path):
+    """pulldown-cmark's shape: `let parser = cmarky::Parser::new(input);` then
+    `cmarky::html::push_html(&mut out, parser);`. The function the built value is handed to runs it;
+    the construction is the set-up."""
+    from orchestrator.authoring.mainpath import setup_path
+
+    readme = ("# cmarky\n\n```rust\nlet input = \"hello\";\nlet parser = cmarky::Parser::new(input);\n"
+              "let mut out = String::new();\ncmarky::html::push_html(&mut out, parser);\n```\n")
+    lib = ("pub mod html;\n\npub struct Parser { text: String }\n\nimpl Parser {\n"
+           "    pub fn new(text: &str) -> Parser {\n        Parser::new_ext(text, 0)\n    }\n\n"
+           "    pub fn new_ext(text: &str, opts: u32) -> Parser {\n        let text = first_pass(text, opts);\n"
+           "        Parser { text }\n    }\n}\n\nfn first_pass(text: &str, opts: u32) -> String {\n"
+           "    let mut s = String::new();\n    for c in text.chars() {\n        s.push(c);\n    }\n"
+           "    let _ = opts;\n    s\n}\n")
+    html = ("use crate::Parser;\n\npub fn push_html(s: &mut String, parser: Parser) {\n"
+            "    write_html(s, parser)\n}\n\nfn write_html(s: &mut String, parser: Parser) {\n"
+            "    let mut w = HtmlWriter { out: s };\n    w.run(parser);\n}\n\nstruct HtmlWriter<'a> { out: &'a mut String }\n\n"
+            "impl<'a> HtmlWriter<'a> {\n    fn run(&mut self, parser: Parser) {\n        self.out.push_str(&parser.text);\n"
+            "        self.out.push('\\n');\n        self.out.push_str(\"<p>\");\n    }\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "Cargo.toml": '[package]\nname = "cmarky"\n',
+                                        "src/lib.rs": lib, "src/html.rs": html}))
+    entries = entry_points(p)
+    path = central_path(p, entries)
+    assert [s.name for s in path][:2] == ["push_html", "write_html"], path
+    assert [s.name for s in setup_path(p, entries, path)] == ["Parser::new", "Parser::new_ext", "first_pass"]
+    _steps_hold(p, _walk(p))
+
+
+def test_after_calls_that_configure_the_examples_last_call_runs_through_a_module_variable(tmp_path: Path):
+    """nunjucks's shape: `tmpl.configure({…}); tmpl.renderString(…)`. `configure` only sets up, so the
+    path follows `renderString`, which calls `e.renderString(…)` on the module's `let e;` that
+    `configure` assigns `new Environment(…)`."""
+    index = ("const Environment = require('./environment');\n\nlet e;\n\nfunction configure(opts) {\n"
+             "  opts = opts || {};\n  e = new Environment(opts);\n  if (opts.express) {\n    e.express(opts.express);\n"
+             "  }\n  return e;\n}\n\nmodule.exports = {\n  configure: configure,\n  renderString(src, ctx) {\n"
+             "    if (!e) {\n      configure();\n    }\n    return e.renderString(src, ctx);\n  },\n};\n")
+    env = ("class Environment {\n  constructor(opts) {\n    this.opts = opts;\n  }\n\n  express(app) {\n"
+           "    app.set('view', this.opts);\n  }\n\n  renderString(src, ctx) {\n    const tmpl = this.compileString(src);\n"
+           "    return tmpl.split(ctx).join('');\n  }\n\n  compileString(src) {\n    const out = src.trim();\n"
+           "    return out.replace('{{', '').replace('}}', '');\n  }\n}\n\nmodule.exports = Environment;\n")
+    files = {"README.md": "# tmpl\n\n```js\ntmpl.configure({ autoescape: true });\ntmpl.renderString('Hello {{ u }}', { u: 'J' });\n```\n",
+             "package.json": '{"name": "tmpl", "main": "index.js"}\n', "index.js": index, "environment.js": env}
+    p = load(_write(tmp_path / "repo", files))
+    assert _path(p)[:3] == ["renderString", "Environment.renderString", "Environment.compileString"], _path(p)
+    _steps_hold(p, _walk(p))

@@ -13,15 +13,15 @@ from .project import Project, Sym
 
 def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     """The project class an example's variable is built from (`JavaFile javaFile = …`, `x = T(…)`,
-    `let x = T::new(…)`, or a class the example defines on one: `class CustomerValidator :
+    `let x = T::new(…)`, `let x = krate::T::new(…)`, `x = Liquid::Template.parse(…)`, or a class the example defines on one: `class CustomerValidator :
     AbstractValidator<Customer>`), or what the code's own types say it holds (`let template =
     env.get_template(…).unwrap()` with `env = Environment::new()`: a `Template`), or ''."""
     def is_class(name: str) -> bool:
         return any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name)
 
     v = re.escape(var)
-    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?([A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()", code)
-    name = typ.group(1) or typ.group(2) if typ else ""
+    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*::)*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()", code)
+    name = (typ.group(1) or typ.group(2)).replace("::", ".") if typ else ""  # (Ruby's `Liquid::Template`: `Liquid.Template`)
     if name and not is_class(name):
         base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
         name = base.group(1) if base else ""
@@ -49,6 +49,30 @@ def example_type(p: Project, code: str, var: str, lang: str) -> str:
     return typ if any(x.kind in ("class", "struct") for x in by_dotted.get(typ, ())) else ""
 
 
+def ruby_locals(code: str) -> str:
+    """The example's code with the instance variables it assigns read as locals (liquid's `@template =
+    Liquid::Template.parse(…)`, then `@template.render(…)`): to an example they are its values."""
+    for v in dict.fromkeys(re.findall(r"(?m)^\s*@([a-z_]\w*)\s*=(?!=)", code)):
+        code = re.sub(rf"(?<![\w@])@{v}\b", v, code)
+    return code
+
+
+def built_by(p: Project, code: str, var: str, lang: str = "") -> str:
+    """The call an example's value is made by, as `Type.name` where the example says the type
+    (`@template = Liquid::Template.parse(…)`: `Liquid.Template.parse`; `let template =
+    env.get_template(…)` with `env = Environment::new()`: `Environment.get_template`), else its name; or ''.
+    A call on the class itself is marked `::` (`Liquid.Template::parse`: Ruby's class method, not the instance's)."""
+    m = re.search(rf"(?m)^\s*(?:[\w<>\[\],.? ]+\s+)?@?{re.escape(var)}\s*:?=\s*(?:new\s+)?((?:[\w$]+\s*(?:\.|::)\s*)*?)"
+                  rf"([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code)
+    if m is None:
+        return ""
+    recv = re.sub(r"\s*(?:\.|::)\s*$", "", m.group(1)).replace("::", ".")
+    if any(x.dotted == recv and x.kind in ("class", "struct") for x in p.find(recv.rsplit(".", 1)[-1])):
+        return f"{recv}::{m.group(2)}"
+    typ = built_type(p, code, recv, lang) if re.fullmatch(r"[A-Za-z_$][\w$]*", recv) else ""
+    return f"{typ}.{m.group(2)}" if typ else m.group(2)
+
+
 def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     """The method (its overloads) an example ends with on an object it built (javapoet's
     `javaFile.writeTo(System.out)` after `JavaFile javaFile = JavaFile.builder(…).build()`), when it
@@ -60,6 +84,7 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     # then a `System.out.println(…)` of the result); the calls inside its arguments are not statements
     from .valuetypes import call_args
 
+    code = ruby_locals(code)
     # (a statement may print the call's result: `println!("{}", template.render(…))`, `print(s.dumps(x))`)
     stmts: list[re.Match[str]] = []
     end = 0
@@ -89,6 +114,24 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     found = [x for x in p.find(meth) if x.dotted == f"{name}.{meth}" and x.kind == "method"]
     fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code)]
     return fits or found
+
+
+def consuming_call(p: Project, code: str, lang: str = "") -> tuple[Sym, int, str] | None:
+    """The project function an example hands a value it built, the last one it calls so
+    (pulldown-cmark's `html::push_html(&mut html_output, parser)` after `let parser = Parser::new(…)`):
+    (that function, where the call is, the value's name); None if there is none."""
+    from .callres import _split_args
+    from .valuetypes import call_args
+
+    code = ruby_locals(code)
+    found = None
+    for m in re.finditer(rf"(?<![\w$.:])(?:[A-Za-z_]\w*\s*(?:::|\.)\s*)*([A-Za-z_]\w*){TYPE_ARGS}\s*\(", code):
+        fn = [x for x in p.find(m.group(1)) if x.kind == "function" and x.short == m.group(1) and "." not in x.dotted]
+        args = [re.sub(r"^&\s*(?:mut\s+)?", "", a.strip()) for a in _split_args(call_args(code, m.end() - 1))]
+        made = [a for a in args if re.fullmatch(r"[A-Za-z_]\w*", a) and built_type(p, code, a, lang)]
+        if len(fn) == 1 and made:
+            found = (fn[0], m.start(), made[-1])
+    return found
 
 
 def takes(p: Project, x: Sym, args: str, code: str) -> bool:

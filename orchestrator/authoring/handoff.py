@@ -63,7 +63,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # is a detail after the work (tomli's `loads` loop ends each line in `skip_comment` → `skip_until`, after
     # `key_value_rule` did the line; sinatra's `call!` ends in `@response.finish` after `dispatch!`); a chain's last
     # link on the big call's own line is not (jmespath's `Parser().parse(e).search(d)` hands to `search`)
-    if best and best[3].lines < WORK_LINES and len(reach(p, best[3])) <= SMALL_REACH:
+    if best and best[3].lines < WORK_LINES and len(reach(p, best[3])) <= SMALL_REACH and not _delegates(p, best[3]):
         big = [c for c in going if len(reach(p, c)) >= max(3, 2 * len(reach(p, best[3])) + 1)]
         wide = _last_call(big, body, side, depth)
         if wide and wide[1] != best[1]:
@@ -105,9 +105,20 @@ def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
 
 def _goes_on(p: Project, c: Sym) -> bool:
     """`c`'s body calls a definition of the project (its resolved calls only: no hop, no recursion into handed_to)
-    that is a step: not a type nor an error (tomli's `skip_until` only makes a `TOMLDecodeError`)."""
-    return c.kind not in NOT_STEPS and any(x.kind not in NOT_STEPS and not side_road(x) and not LOGGER.match(x.short)
-                                            for x in all_calls(p, c))
+    that is a step: not a type nor an error (tomli's `skip_until` only makes a `TOMLDecodeError`); or it hands
+    the call on to another object's method of its own name (liquid's `Document#render_to_output_buffer` is
+    `@body.render_to_output_buffer(context, output)`), which the project defines elsewhere too."""
+    if c.kind in NOT_STEPS:
+        return False
+    return any(x.kind not in NOT_STEPS and not side_road(x) and not LOGGER.match(x.short)
+               for x in all_calls(p, c)) or _delegates(p, c)
+
+
+def _delegates(p: Project, c: Sym) -> bool:
+    """A short method that calls its own name on another object, a name the project defines elsewhere too."""
+    body = "\n".join(p.lines_of(c.rel)[c.d.start_line:c.d.end_line])
+    return c.lines < WORK_LINES and bool(re.search(rf"[\w)\]]\s*\.\s*{re.escape(c.short)}\s*\(", body)) \
+        and any(x is not c and x.kind == "method" for x in p.find(c.short))
 
 
 def reach(p: Project, c: Sym, levels: int = 3) -> set[tuple[str, int]]:
@@ -145,17 +156,20 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
         me = _receiver(s)
         body = _body(p, s)
         side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang, (me,))}  # (0-based)
-        calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
-                                                                         text)]
+        calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"(@?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
+                                                                          text)]
         calls = [(n, m) for n, m in calls if not LOGGER.match(m.group(1).rsplit(".", 1)[-1])]
         from .hops import hops
 
         known = {c.short for c in all_calls(p, s)} | {h.callee.short for h in hops(p, s)}
-        if calls and re.fullmatch(rf"{re.escape(me)}\.\w+(?:\.\w+)?", calls[-1][1].group(1)):
+        # (Ruby's own fields are `@body`: liquid's `Document#render_to_output_buffer` is `@body.render_to_output_buffer(…)`)
+        mine = r"@\w+\.\w+" if s.lang == "ruby" else rf"{re.escape(me)}\.\w+(?:\.\w+)?"
+        if calls and re.fullmatch(mine, calls[-1][1].group(1)):
             n, m = calls[-1]
             name = m.group(1).rsplit(".", 1)[-1]
             # `self.resolve_redirects(…)` is an inherited method, not a field holding a function
-            method = m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name) if x.short == name)
+            method = s.lang != "ruby" and m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name)
+                                                                            if x.short == name)
             hopped = any(h.at == n for h in hops(p, s))  # a field the map follows (echo's `e.serveHTTPFunc` ← `e.serveHTTP`)
             # the work handed on takes what the method was given (`this.router.handle(req, res, done)`);
             # gin's `engine.pool.Put(c)` after `engine.handleHTTPRequest(c)` only gives back a pooled value

@@ -9,11 +9,12 @@ import posixpath
 import re
 
 from .entry import TYPE_ARGS
-from .example_calls import built_type, final_call, one_call, takes
+from .example_calls import built_by, built_type, consuming_call, final_call, one_call, takes
 from .facts import side_calls
 from .handoff import LOGGER, NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road
 from .overview import MAX_PATH, first_example
 from .project import Project, Sym, project_name
+from .ruby_mixins import class_or_instance
 
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
 HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
@@ -100,8 +101,8 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         h = handed_to(p, line[-1])
         nxt = next((c for c in callees(line[-1], seen0) if (c.rel, c.d.start_line) == h), None)
         if nxt is None or (_ACCESSOR.match(nxt.short) and nxt.lines < WORK_LINES) or _maker(nxt) \
-                or (not next_steps(p, nxt) and nxt.lines < WORK_LINES):
-            break
+                or (not next_steps(p, nxt) and nxt.lines < WORK_LINES and not handed_out(p, nxt)):
+            break  # (one that hands the work to an object the map cannot follow is the way on, and its end)
         line.append(nxt)
         seen0.add((nxt.rel, nxt.d.start_line))
         if not next_steps(p, nxt):
@@ -232,6 +233,7 @@ def _made_from(p: Project, e: Sym) -> Sym | None:
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
 _SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
                       r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)\s*\(")
+_SETUP = re.compile(r"(?i)^(?:configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?)$")
 SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
 
 
@@ -249,10 +251,28 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         p._keys[("exported_fetch", fetch[0].rel, fetch[0].d.start_line)] = typ
         _setup_calls(p, code, exported.start(1), {exported.group(1)})
         return [(x, b) for x, b in starts if x is not fetch[0]] + [(fetch[0], SERVING_BONUS)]
-    if not runs:
-        final = final_call(p, code, lang)
+    final = final_call(p, code, lang)
+    last = re.search(rf"(@?[A-Za-z_$][\w$]*)\s*\.\s*{final[0].short}{TYPE_ARGS}\s*\(", code) if final else None
+    given = consuming_call(p, code, lang)
+    if given is not None and given[1] > max(last.start() if last else -1, runs[-1].start() if runs else -1):
+        # it ends by handing what it built to a function of the project (pulldown-cmark's `push_html(&mut out,
+        # parser)`): that function runs it, and the call that built the value is its set-up
+        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, given[2], lang)] if n]
+        return [(x, b) for x, b in starts if x is not given[0]] + [(given[0], SERVING_BONUS)]
+    if last is not None and (not runs or last.start() > runs[-1].start()):
+        # the example ends by running what it built (liquid's `@template.render(…)` after the `parse` that made it):
+        # that run is the path, and the call that built the value its set-up
+        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, last.group(1).lstrip("@"), lang)] if n]
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
-        return out + [(f, SERVING_BONUS) for f in final] if final else starts
+        return out + [(f, SERVING_BONUS) for f in final]
+    if not runs:
+        # `nunjucks.configure({…}); nunjucks.renderString(…)`: after calls that only configure, the last call runs
+        named = {x.short: x for x, _b in starts}
+        seq = [m.group(1) for m in re.finditer(r"(?<![\w$.])[A-Za-z_$][\w$]*\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", code)
+               if m.group(1) in named]
+        if len(set(seq)) >= 2 and all(_SETUP.match(n) for n in seq[:-1]):
+            return [(x, SERVING_BONUS if x.short == seq[-1] else b) for x, b in starts]
+        return starts
     m = runs[-1]
     verb = m.group(2)
     from .valuetypes import call_args
@@ -347,10 +367,13 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
         return []
     main = {(x.rel, x.d.start_line) for x in path}
     names = p._keys.get(("setup_calls",), [])
+    on_class = {n.replace("::", ".") for n in names if "::" in n}  # (a call on the class: Ruby's class method)
+    named = [s for s, _b in starts if s.short in names or s.dotted in names or s.dotted in on_class]
+    named = [s for s in named if s.dotted not in on_class] + class_or_instance(p, [s for s in named if s.dotted in on_class], True)
     best: list[Sym] = []
     best_value = 0.0
     for s, bonus in starts:
-        if s.short not in names or bonus >= SERVING_BONUS or (s.rel, s.d.start_line) in main:
+        if all(s is not x for x in named) or bonus >= SERVING_BONUS or (s.rel, s.d.start_line) in main:
             continue
         cand = call_path(p, s, SETUP_LIMIT)
         if len(cand) < 3 or any((x.rel, x.d.start_line) in main for x in cand):
