@@ -2116,3 +2116,28 @@ def test_after_calls_that_configure_the_examples_last_call_runs_through_a_module
     p = load(_write(tmp_path / "repo", files))
     assert _path(p)[:3] == ["renderString", "Environment.renderString", "Environment.compileString"], _path(p)
     _steps_hold(p, _walk(p))
+
+
+def test_a_function_handing_the_app_to_a_server_is_served_through_the_wsgi_call_and_an_inner_call_does_the_work(tmp_path: Path):
+    """bottle's shape: the README's `run(host=…)` ends in `server.run(app)`; the server calls the project's
+    one WSGI application (`__call__(self, environ, start_response)`), whose `wsgi` makes
+    `self._cast(self._handle(environ))`: `_cast` goes no further, `_handle` routes the request."""
+    code = ('class Router:\n    def match(self, environ):\n        path = environ["PATH_INFO"]\n        target = self.lookup(path)\n'
+            '        return target\n\n    def lookup(self, path):\n        return path.strip("/")\n\n\n'
+            'class Bottle:\n    def __init__(self):\n        self.router = Router()\n\n'
+            '    def _handle(self, environ):\n        route = self.router.match(environ)\n        return self.trigger(route)\n\n'
+            '    def trigger(self, route):\n        return [route]\n\n'
+            '    def _cast(self, out):\n' + "".join(f"        out = list(out)  # {k}\n" for k in range(3)) + '        return out\n\n'
+            '    def wsgi(self, environ, start_response):\n        out = self._cast(self._handle(environ))\n'
+            '        start_response("200 OK", [])\n        return out\n\n'
+            '    def __call__(self, environ, start_response):\n        return self.wsgi(environ, start_response)\n\n\n'
+            'class Server:\n    def run(self, handler):\n        pass\n\n\n'
+            'def run(app=None, host="127.0.0.1", port=8080):\n    app = app or Bottle()\n    server = Server()\n'
+            '    server.run(app)\n')
+    files = {"README.md": "# bottly\n\n```python\nfrom bottly import run\n\nrun(host='localhost', port=8080)\n```\n",
+             "pyproject.toml": "[project]\nname = 'bottly'\n", "bottly.py": code}
+    p = load(_write(tmp_path / "repo", files))
+    assert _path(p)[:5] == ["run", "Bottle.__call__", "Bottle.wsgi", "Bottle._handle", "Router.match"], _path(p)
+    walk = _walk(p)
+    assert "`run` runs `Bottle.__call__` through `server.run` (line 45)" in walk, walk
+    _steps_hold(p, walk)

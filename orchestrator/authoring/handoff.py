@@ -68,6 +68,11 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         wide = _last_call(big, body, side, depth)
         if wide and wide[1] != best[1]:
             best = wide
+    if best and not reach(p, best[3]) and not _delegates(p, best[3]):
+        # `self._cast(self._handle(environ))`: a call that goes no further is given what a call that goes on makes
+        # (bottle's `wsgi`): that one does the work
+        inner = _last_call([c for c in going if len(reach(p, c)) >= 3], [(n, t) for n, t in body if n == best[1]], side, depth)
+        best = inner or best
     h = (best[3].rel, best[3].d.start_line) if best else hand_off(p, s)
     last = best[1] if best else 0
     # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`)

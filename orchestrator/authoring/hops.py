@@ -131,6 +131,25 @@ def served(p: Project, s: Sym) -> list[Hop]:
     return out
 
 
+def served_wsgi(p: Project, s: Sym) -> list[Hop]:
+    """Python: a function handing the application (`app`) to a server (bottle's `run` ends in `server.run(app)`,
+    flask's `run_simple(host, port, self)` is `served`): the server calls the project's one WSGI application
+    class, the one whose `__call__` takes `(environ, start_response)`, for each request."""
+    if s.lang != "python" or _owner(s):
+        return []
+    key = ("wsgi_call",)
+    if key not in p._keys:
+        calls = [x for x in p.find("__call__") if x.kind == "method" and re.search(r"\(\s*self\s*,\s*environ\s*,\s*start_response\b",
+                                                                                   x.d.signature)]
+        p._keys[key] = calls[0] if len(calls) == 1 else None
+    app = p._keys[key]
+    for n, text in _body(p, s) if app is not None else ():
+        m = re.search(r"(?<![\w$])((?:\w+\.)?(?:run|serve|serve_forever|make_server|run_simple))\s*\([^()]*\b(?:app|application)\s*[,)]", text)
+        if m:
+            return [Hop(app, n, "served", m.group(1))]
+    return []
+
+
 def served_generic(p: Project, s: Sym) -> list[Hop]:
     """`make_service.call(…)` on a parameter of a generic type, in a server the README example hands a
     value of the project (`axum::serve(listener, app)`, `let app = Router::new()…`: mainpath records
@@ -445,7 +464,7 @@ def hops(p: Project, s: Sym) -> list[Hop]:
         code = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
         side = {s.d.start_line + k for k in branch_lines(code, s.lang)}  # an error's branch: no step of the path
         out: dict[tuple[str, int], Hop] = {}
-        for find in (served, served_generic, awaited, field_methods, made_fields, locals_made, deferred, applied,
+        for find in (served, served_wsgi, served_generic, awaited, field_methods, made_fields, locals_made, deferred, applied,
                      called, generated, implemented):
             for h in find(p, s):
                 at = (h.callee.rel, h.callee.d.start_line)
