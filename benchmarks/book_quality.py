@@ -156,8 +156,9 @@ def story_report(ws: Path, finals: dict[str, str]) -> dict[str, object]:
     # the numbered steps of chapter 1's section that follows a call ("1. `A` calls `B` …")
     # (or "`A` runs `B` through `via`": a step a framework's convention makes, story.ov_path_hop)
     path_sec = next((sec for sec in re.split(r"(?m)^## ", prose(first)) if re.search(r"(?m)^1\. `[^`]+` (?:calls|runs) `", sec)), "")
-    steps = re.findall(r"(?m)^\d+\. `([^`]+)` (?:calls|runs) `([^`]+)`", path_sec)
-    path = [steps[0][0]] + [b for _a, b in steps] if steps else []
+    # (the example's set-up first, when it has one, then the run: each list's first step names where it starts)
+    steps = re.findall(r"(?m)^(\d+)\. `([^`]+)` (?:calls|runs) `([^`]+)`", path_sec)
+    path = [x for k, a, b in steps for x in ([a, b] if k == "1" else [b])]
     nodes, files, kind = 0, 0, ""
     for b in checks.code_blocks(first):
         if b.lang.lower() == "mermaid":
