@@ -285,3 +285,48 @@ def test_a_parameter_description_is_given_once_in_a_chapter(tmp_path: Path):
     second = "\n".join(_params_block(by["query_first"], docstrings.parse(by["query_first"].d.doc, "python"), t, given))
     assert "The connection to query on." in first and "The connection to query on." not in second
     assert "How many." in second and "`query`" in second.split("**Parameters**", 1)[1]  # (said one of its ways)
+
+
+def test_a_package_doc_an_earlier_chapter_quotes_does_not_open_a_later_one(tmp_path: Path):
+    """commons-cli's nine chapters each opened with its package's doc: a Java file's doc is its
+    package's, so every chapter of the package quoted the same paragraph."""
+    import yaml
+
+    from orchestrator.authoring.opening import opening
+    from orchestrator.authoring.phrases import phrases
+
+    pkg = tmp_path / "src" / "org" / "cli"
+    pkg.mkdir(parents=True)
+    (pkg / "package-info.java").write_text("/** Commons CLI provides a simple API for command lines. */\npackage org.cli;\n")
+    for name in ("Parser", "Option", "HelpFormatter"):
+        (pkg / f"{name}.java").write_text(f"package org.cli;\n\npublic class {name} {{\n  public int size() {{ return 1; }}\n}}\n")
+    p = project_mod.load(tmp_path / "src")
+    chapters = [{"id": f"ch0{k}", "title": t, "sources": [f"org/cli/{n}.java"]}
+                for k, (t, n) in enumerate([("Parsing", "Parser"), ("Options", "Option"), ("Help", "HelpFormatter")], 1)]
+    t = phrases("en")
+
+    def opens(k: int) -> str:
+        ctx = {"chapter": {"id": f"ch0{k}"}, "outline_yaml": yaml.safe_dump({"chapters": chapters}),
+               "book": {"audience": "developers", "language": "en"}}
+        files = chapters[k - 1]["sources"]
+        key = [s for s in p.symbols() if s.rel in files]
+        return "\n".join(opening(ctx, p, files, key, t, lambda xs, _t: ", ".join(xs)))
+
+    assert "simple API for command lines" in opens(1)
+    assert "simple API for command lines" not in opens(2) and "simple API for command lines" not in opens(3)
+
+
+def test_a_yard_tool_tag_is_no_prose_and_a_prefixed_summary_is_the_summary():
+    from orchestrator.text import docstrings
+
+    d = docstrings.parse("@liquid_public_docs\n@liquid_type object\n@liquid_summary\n  Provides access to variables.\n"
+                         "@liquid_description\n  The `self` object resolves variables.", "ruby")
+    assert d.summary == "Provides access to variables."
+    assert [b.kind for b in d.blocks] == ["p", "p"] and "liquid" not in " ".join(b.text for b in d.blocks)
+
+
+def test_a_single_call_in_this_chapter_and_a_lone_definition_are_said_several_ways():
+    from orchestrator.authoring.variety import VARY_EN
+
+    assert len(set(VARY_EN["calls_local1"])) >= 6 and len(set(VARY_EN["beside_line"])) >= 6
+    assert all("{summary}" in f for f in VARY_EN["beside_line"])

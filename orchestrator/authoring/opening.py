@@ -233,6 +233,18 @@ def _kind(kind: str, t: dict[str, str]) -> str:
     return kind_name(kind, t)
 
 
+def _quoted_before(ctx: dict[str, Any], p: Project, f: str) -> bool:
+    """The doc of `f` is an earlier chapter's too, which quotes it: a Java package's doc is the doc of each
+    of its files (commons-cli's opened nine chapters with the same paragraph)."""
+    doc = p.module_doc(f)
+    for c in outline_chapters(ctx):
+        if str(c.get("id")) == ctx["chapter"]["id"]:
+            return False
+        if any(p.module_doc(str(g)) == doc for g in c.get("sources") or ()):
+            return True
+    return False
+
+
 def _lead_in(f: str, pd: docstrings.DocParts, lang: str, t: dict[str, str]) -> tuple[str, bool]:
     """The words before the module doc's first paragraph, and whether that paragraph continues
     the sentence (English only: a Chinese book quotes the English as a block)."""
@@ -274,7 +286,7 @@ def opening(ctx: dict[str, Any], p: Project, files: list[str], key: list[Sym], t
         sentences.append(_shape(p, key, t, join))
     out = [" ".join(s for s in sentences if s).strip(), ""]
     found = doc_file(p, files, key)
-    if found is None:
+    if found is None or _quoted_before(ctx, p, found[0]):
         return out
     f, pd = found
     lead, continues = _lead_in(f, pd, p.lang(f), t)
