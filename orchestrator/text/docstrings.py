@@ -12,6 +12,7 @@ point inside a documentation site (`/quickstart/`, `api.rst`) are reduced to the
 from __future__ import annotations
 
 import re
+import textwrap
 
 from .docparts import LABELS, Block, DocParts, Item, render_blocks, render_items  # noqa: F401  (re-exported)
 from .markdown import fence, markup_leaks, prose_only, safe  # noqa: F401  (re-exported: one import for callers)
@@ -199,7 +200,8 @@ class _Parser:
             self.section(_SECTIONS[m.group(1).lower()], base)
             return
         m = _JSDOC_TAG_RE.match(s)
-        if m and self.lang in _TAG_DOCS and m.group(1).isalpha():
+        # (YARD's own tags may have a prefix: liquid's `@liquid_summary`, `@liquid_public_docs`)
+        if m and self.lang in _TAG_DOCS and (m.group(1).isalpha() or (self.lang == "ruby" and m.group(1)[:1].isalpha())):
             self.i += 1
             body = []
             while self.i < len(self.lines) and not _JSDOC_TAG_RE.match(self.peek().strip()) and not (
@@ -390,6 +392,8 @@ class _Parser:
     def jsdoc(self, tag: str, rest: str, body: list[str]) -> None:
         text = " ".join([rest.strip()] + [b.strip() for b in body if b.strip()]).strip()
         tag = tag.lower()
+        if "_" in tag and self.lang == "ruby":  # a tool's tag (`@liquid_type`), unless it is a summary or description
+            tag = tag.rsplit("_", 1)[1] if tag.endswith(("_summary", "_description")) else "internal"
         if self.lang in ("php", "ruby"):  # PHPDoc's `@param Type $name …`, YARD's `@param name [Type] …`: as JSDoc writes them
             if self.lang == "php" and tag in ("return", "returns", "throws", "var"):
                 text = re.sub(r"^([^\s{$]+)", r"{\1}", text)  # `@return Type …`: the type comes first
@@ -422,8 +426,8 @@ class _Parser:
         elif tag in ("see", "since"):
             if text:
                 self.parts.notes.append(Item("see also" if tag == "see" else "added", "", inline(text)))
-        elif tag in ("remarks", "description", "summary"):
-            sub = _body("\n".join([rest] + body), self.lang)
+        elif tag in ("remarks", "description", "summary"):  # (a body indented under its tag is its text, not code)
+            sub = _body("\n".join([rest] + textwrap.dedent("\n".join(body)).splitlines()), self.lang)
             self.parts.blocks += sub.blocks
             self.parts.examples += sub.examples
         # @template, @typedef, @internal, @private, @default, @category ...: for tools, not readers
