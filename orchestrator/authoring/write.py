@@ -323,7 +323,7 @@ def _walk(p: Project, syms: list[tuple[Sym, str, int, int, str]], ctx: dict[str,
             sym, code, a, b, lang = by_name[x.name]
             pd = docstrings.parse(x.d.doc, x.lang) if x.d.doc and t["lang"] != "zh" else docstrings.DocParts()
             summary = (": " + pd.summary) if pd.summary else "."
-            line = st["beside_line"].format(name=x.name, kind=kind_name(x.kind, t), file=x.rel, a=a, b=b, summary=summary)
+            line = (vary("beside_line", seed(x.name), t) if t["lang"] == "en" else st["beside_line"]).format(name=x.name, kind=kind_name(x.kind, t), file=x.rel, a=a, b=b, summary=summary)
             out += [line if line.rstrip().endswith((".", "。", "!", "?", ":")) else line + ".", "",
                     docstrings.fence(code, f"{lang} file={x.rel} lines={a}-{b}"), ""]
             out += _calls_block(p, x, code, here, ctx["chapter"]["id"], in_chapter, t)
