@@ -367,6 +367,7 @@ def test_other_file_systems_are_not_entered():
     ("internal/toml-test/runner.go", "go", "test"), ("cmd/toml-test-decoder/main.go", "go", "test"),
     ("internal/testutil/x.go", "go", "test"), ("src/attest/a.py", "python", "code"), ("latest/a.py", "python", "code"),
     ("ossfuzz/fuzz.go", "go", "test"), ("benches/parse.rs", "rust", "test"), ("_example/example.go", "go", "example"),
+    ("src/index.bench.ts", "typescript", "test"),  # (vitest's benchmark file: path-to-regexp's became a chapter)
 ])
 def test_language_and_kind(rel, lang, kind):
     assert language_of(rel) == lang
