@@ -172,7 +172,8 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
         same = [vary("params_same", seed(s.name, "same"), t).format(name=before[0]), ""] if before else []
         if not text:
             return same
-        return out + [vary("params_from_doc", seed(s.name), t), "", _quote(text) if zh else text, ""] + same
+        # (in English the list's bold labels say what it is; a Chinese book says it quotes the doc's English)
+        return out + ([t["params_from_doc"], ""] if zh else []) + [_quote(text) if zh else text, ""] + same
     if sig_params:
         out += [vary("params_from_sig_one" if len(sig_params) == 1 else "params_from_sig", seed(s.name), t).format(name=s.short), ""]
         for x in sig_params:
