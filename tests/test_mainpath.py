@@ -4,6 +4,7 @@ each step still citing lines that show it (evidence.resolve.claim_problem), on s
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from orchestrator.authoring.mainpath import central_path, handed_out
@@ -2141,3 +2142,22 @@ def test_a_function_handing_the_app_to_a_server_is_served_through_the_wsgi_call_
     walk = _walk(p)
     assert "`run` runs `Bottle.__call__` through `server.run` (line 45)" in walk, walk
     _steps_hold(p, walk)
+
+
+def test_a_definition_under_many_decorator_lines_is_named_and_cited_at_its_head(tmp_path: Path):
+    """python-dotenv's `IPythonDotEnv.dotenv` has seventeen lines of `@argument(…)` before its `def`, and
+    `cli` five `@click.option(…)` blocks: its name and its parameters are on the `def` lines, which a
+    citation of them must show (our R1 had rejected both chapters)."""
+    from orchestrator.authoring.tracing import name_line
+    from orchestrator.authoring.write_cites import sig_cite
+
+    opts = "".join(f'@click.option(\n    "-{c}",\n    "--opt{c}",\n    default=None,\n)\n' for c in "abc")
+    code = f"import click\n\n\n@click.group()\n{opts}@click.pass_context\ndef cli(\n    ctx: click.Context,\n    opta: str,\n) -> None:\n" \
+           "    ctx.obj = {'a': opta}\n"
+    p = load(_write(tmp_path / "repo", {"envy/cli.py": code, "envy/__init__.py": ""}))
+    cli = next(s for s in p.symbols() if s.dotted == "cli")
+    lines = code.splitlines()
+    assert lines[name_line(p, cli) - 1] == "def cli(" and name_line(p, cli) > cli.d.start_line + 12
+    cited = sig_cite(p, cli)
+    first, last = (int(x) for x in re.search(r"#L(\d+)-L(\d+)", cited).groups())
+    assert "ctx: click.Context" in "\n".join(lines[first - 1:last]), cited

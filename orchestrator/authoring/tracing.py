@@ -110,6 +110,14 @@ def name_line(p: Project, s) -> int:
     short = s.name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
     # as a word: qs's `parse` (its file's `module.exports = function`) is not the `parseValues` of a later line
     word = re.compile(rf"(?<![\w$]){re.escape(short)}(?![\w$])")
+    from ..evidence.resolve import definition_head
+
+    # the head that defines it, however many decorator lines come first (python-dotenv's `IPythonDotEnv.dotenv`
+    # has seventeen of `@argument(…)`); else the first line that has its name
+    span = range(s.d.start_line, min(s.d.end_line, s.d.start_line + 60) + 1)
+    head = next((n for n in span if 0 < n <= len(lines) and definition_head(lines[n - 1], short)), 0)
+    if head:
+        return head
     for n in range(s.d.start_line, min(s.d.end_line, s.d.start_line + 12) + 1):
         if 0 < n <= len(lines) and word.search(lines[n - 1]):
             return n
