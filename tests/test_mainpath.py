@@ -1087,6 +1087,9 @@ def test_conditional_depths_by_braces_indentation_and_ruby_end():
     assert cond_depths(go, "go") == [0, 1, 2, 2, 1, 0, 0, 0]  # (a closing brace is still inside its block)
     rb = "if x\n  a(1)\nelsif y\n  b(2)\nend\nd(4)\n"
     assert cond_depths(rb, "ruby") == [0, 1, 1, 1, 0, 0]
+    # a condition over several lines opens its block at the `{` that ends it (cac's version check)
+    ts = "if (\n  this.options.version &&\n  this.showVersionOnExit\n) {\n  this.outputVersion()\n}\nthis.run()\n"
+    assert cond_depths(ts, "typescript") == [0, 0, 0, 0, 1, 1, 0]
 
 
 ROUTER_GO = """package rt
@@ -2161,3 +2164,26 @@ def test_a_definition_under_many_decorator_lines_is_named_and_cited_at_its_head(
     cited = sig_cite(p, cli)
     first, last = (int(x) for x in re.search(r"#L(\d+)-L(\d+)", cited).groups())
     assert "ctx: click.Context" in "\n".join(lines[first - 1:last]), cited
+
+
+def test_a_logging_librarys_own_log_calls_are_its_path_and_a_guard_is_no_hand_off(tmp_path: Path):
+    """logrus's shape: the exported `Info` calls `std.Info(…)` on the package's `var std = New()`;
+    `Logger.Info` calls `Log`, which is the work here, not a trace print; `Logger.Log` tests
+    `if logger.IsLevelEnabled(level) {` and hands the entry its `Log` inside that block."""
+    exported = ("package logz\n\nvar std = New()\n\nfunc Info(args ...any) {\n\tstd.Info(args...)\n}\n")
+    logger = ("package logz\n\ntype Logger struct {\n\tlevel int\n}\n\ntype Entry struct {\n\tlogger *Logger\n}\n\n"
+              "func New() *Logger {\n\treturn &Logger{level: 4}\n}\n\n"
+              "func (logger *Logger) IsLevelEnabled(level int) bool {\n\treturn logger.level >= level\n}\n\n"
+              "func (logger *Logger) newEntry() *Entry {\n\treturn &Entry{logger: logger}\n}\n\n"
+              "func (logger *Logger) Log(level int, args ...any) {\n\tif logger.IsLevelEnabled(level) {\n"
+              "\t\tentry := logger.newEntry()\n\t\tentry.Log(level, args...)\n\t}\n}\n\n"
+              "func (logger *Logger) Info(args ...any) {\n\tlogger.Log(4, args...)\n}\n\n"
+              "func (entry *Entry) Log(level int, args ...any) {\n\tentry.log(level, args)\n}\n\n"
+              "func (entry *Entry) log(level int, args []any) {\n\tbuf := entry.format(args)\n\tentry.write(buf)\n}\n\n"
+              "func (entry *Entry) format(args []any) string {\n\treturn \"x\"\n}\n\n"
+              "func (entry *Entry) write(s string) {\n\tprintln(s)\n}\n")
+    files = {"README.md": "# logz\n\n```go\npackage main\n\nimport \"example.com/logz\"\n\nfunc main() {\n\tlogz.Info(\"hi\")\n}\n```\n",
+             "go.mod": "module example.com/logz\n", "exported.go": exported, "logger.go": logger}
+    p = load(_write(tmp_path / "repo", files))
+    assert _path(p)[:6] == ["Info", "Logger.Info", "Logger.Log", "Entry.Log", "Entry.log", "Entry.write"], _path(p)
+    _steps_hold(p, _walk(p))

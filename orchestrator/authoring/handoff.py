@@ -19,6 +19,13 @@ _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup
                          r"not_?found")  # (a 404 handler: the miss, not the work)
 # a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
 LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
+# a logging method of the project itself (logrus's `Logger.Info` → `Logger.Log` → `Entry.Log`): its log call is its work
+_LOGS = re.compile(r"(?i)^_?(?:trace|debug|info|warn|error|fatal|panic|log|print)")  # (`Infof`, `logArgs`)
+
+
+def trace_print(caller: Sym, name: str) -> bool:
+    """A call of `name` from `caller` is a trace or debug print, no step of the operation."""
+    return bool(LOGGER.match(name)) and not _LOGS.match(caller.short)
 
 
 def side_road(c: Sym) -> bool:
@@ -56,7 +63,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # (`f(g(x))`), but of a chain's links the rightmost (`Parser().parse(e).search(d)` hands to `search`)
     # a small helper that calls nothing further is no hand-off while a call that goes on is made (httparse's
     # `parse_with_config_and_uninit_headers` ends in `assume_init_slice(headers)` after its real last step)
-    calls = [c for c in all_calls(p, s) if not LOGGER.match(c.short) and not side_road(c)]
+    calls = [c for c in all_calls(p, s) if not trace_print(s, c.short) and not side_road(c)]
     going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c)]
     best = _last_call(going or calls, body, side, depth)  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`)
     # a call that reaches only a few short definitions, made on a line of its own after a call that reaches many,
@@ -87,12 +94,17 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
 _BLOCK_AFTER = re.compile(r"\s*(?:\((?:[^()]|\([^()]*\))*\))?\s*(?:\{|do\b)")
 
 
+# (a loop's condition is no test: `while (parser.Read())` reads each record, the loop's work)
+_CONDITION = re.compile(r"^\s*(?:\}\s*)?(?:if|elif|else\s+if|unless)\b")
+
+
 def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
                depth: dict[int, int]) -> tuple[int, int, int, Sym] | None:
     """(-condition depth, line, order on the line, callee) of the call of `calls` that runs last on the main line."""
     from .tracing import constructed
 
     best: tuple[int, int, int, Sym] | None = None
+    tests: tuple[int, int, int, Sym] | None = None  # a call in a condition (`if logger.IsLevelEnabled(level) {`): a test
     for c in calls:
         made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
         # (Ruby calls without parentheses too: `invoke { dispatch! }`, `content_type default`)
@@ -103,9 +115,12 @@ def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
             if m is None or (c.lang == "ruby" and _BLOCK_AFTER.match(text, m.end() - (m.group().endswith("(")))):
                 continue  # (a Ruby call given a block runs the block: `invoke { dispatch! }` hands to `dispatch!`)
             order = m.start() if re.search(r"\)\s*\.\s*$", text[:m.start()]) else -m.start()
-            if best is None or (-depth.get(n, 0), n, order) > best[:3]:
+            if _CONDITION.match(text):
+                if tests is None or (-depth.get(n, 0), n, order) > tests[:3]:
+                    tests = (-depth.get(n, 0), n, order, c)
+            elif best is None or (-depth.get(n, 0), n, order) > best[:3]:
                 best = (-depth.get(n, 0), n, order, c)
-    return best
+    return best or tests
 
 
 def _goes_on(p: Project, c: Sym) -> bool:
@@ -115,7 +130,7 @@ def _goes_on(p: Project, c: Sym) -> bool:
     `@body.render_to_output_buffer(context, output)`), which the project defines elsewhere too."""
     if c.kind in NOT_STEPS:
         return False
-    return any(x.kind not in NOT_STEPS and not side_road(x) and not LOGGER.match(x.short)
+    return any(x.kind not in NOT_STEPS and not side_road(x) and not trace_print(c, x.short)
                for x in all_calls(p, c)) or _delegates(p, c)
 
 
@@ -137,7 +152,7 @@ def reach(p: Project, c: Sym, levels: int = 3) -> set[tuple[str, int]]:
             for x in todo:
                 for y in all_calls(p, x):
                     at = (y.rel, y.d.start_line)
-                    if at not in out and y is not c and y.kind not in NOT_STEPS and not side_road(y) and not LOGGER.match(y.short):
+                    if at not in out and y is not c and y.kind not in NOT_STEPS and not side_road(y) and not trace_print(x, y.short):
                         out.add(at)
                         nxt.append(y)
             todo = nxt
@@ -163,7 +178,7 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
         side = {body[0][0] + k - 1 for k in branch_lines("\n".join([""] + [t for _, t in body]), s.lang, (me,))}  # (0-based)
         calls = [(n, m) for n, text in body if n not in side for m in re.finditer(r"(@?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(",
                                                                           text)]
-        calls = [(n, m) for n, m in calls if not LOGGER.match(m.group(1).rsplit(".", 1)[-1])]
+        calls = [(n, m) for n, m in calls if not trace_print(s, m.group(1).rsplit(".", 1)[-1])]
         from .hops import hops
 
         known = {c.short for c in all_calls(p, s)} | {h.callee.short for h in hops(p, s)}

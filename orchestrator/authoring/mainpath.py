@@ -11,7 +11,7 @@ import re
 from .entry import TYPE_ARGS
 from .example_calls import built_by, built_type, consuming_call, final_call, one_call, takes
 from .facts import side_calls
-from .handoff import LOGGER, NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road
+from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
 from .overview import MAX_PATH, first_example
 from .project import Project, Sym, project_name
 from .ruby_mixins import class_or_instance
@@ -71,7 +71,7 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
             return []  # its work goes on outside the map: what it calls before is preparation
         side = side_calls(p, cur)  # an operation's path, not its error handling
         found = [c for c in next_steps(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in NOT_STEPS
-                 and (c.rel, c.d.start_line) not in side and not side_road(c) and not LOGGER.match(c.short)
+                 and (c.rel, c.d.start_line) not in side and not side_road(c) and not trace_print(cur, c.short)
                  and (not _UTILITY.match(posixpath.basename(c.rel)) or c.rel == cur.rel)]
         ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
         h = handed_to(p, cur)  # where the body hands the work on is always tried, however it ranks

@@ -115,10 +115,12 @@ def cond_depths(code: str, lang: str = "") -> list[int]:
     out: list[int] = []
     if lang not in ("python", "ruby") and "{" in code:  # (a Ruby block's braces `invoke { dispatch! }` open no branch)
         stack: list[bool] = []
+        pending = False  # a condition written over several lines (`if (⏎ a &&⏎ b⏎ ) {`): its `{` comes later
         for ln in lines:
             bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", ln)
             out.append(sum(stack))
-            opener = bool(_COND_OPENER.match(bare))
+            opener = bool(_COND_OPENER.match(bare)) or pending
+            pending = opener and "{" not in bare and not bare.rstrip().endswith(";")
             for ch in bare:
                 if ch == "{":
                     stack.append(opener)

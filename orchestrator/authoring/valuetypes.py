@@ -461,8 +461,8 @@ class Typer:
     def _module_value(self, s: Sym, name: str, depth: int) -> str:
         """The type of a value the file binds at its top (marked's `const markedInstance = new Marked()`), or a `let`
         there that its functions assign (nunjucks's `let e;`, `e = new Environment(…)` in `configure`)."""
-        if s.lang not in ("javascript", "typescript", "tsx", "python") or depth >= MAX_DEPTH:
-            return ""
+        if s.lang not in ("javascript", "typescript", "tsx", "python", "go") or depth >= MAX_DEPTH:
+            return ""  # (Go's package-level `var std = New()`: logrus's exported functions call `std.Info(…)`)
         ind = r"\s*" if any(re.match(rf"(?:let|var)\s+{re.escape(name)}\s*;", ln) for ln in self.p.lines_of(s.rel)) else ""
         rx = re.compile(rf"^{ind}(?:export\s+)?(?:(?:const|let|var)\s+)?{re.escape(name)}\s*(?::[^=\n]*)?=(?![=>])\s*(.+?);?\s*$")
         found = {self.expr_type(s, m.group(1), depth + 1) for ln in self.p.lines_of(s.rel) if (m := rx.match(ln))}
