@@ -117,6 +117,17 @@ def test_csharp_is_read_with_the_first_branch_of_each_if() -> None:
         ("Inline", 1, 22), ("Inline.Find", 3, 17), ("Inline.Leaf", 19, 21)]
 
 
+def test_a_kotlin_nested_class_whose_constructor_starts_the_next_line_keeps_its_outer_class() -> None:
+    code = (b"public class FileSpec\nprivate constructor(val name: String) {\n  public fun writeTo(out: Appendable) {\n"
+            b"    out.append(name)\n  }\n\n  public class Builder\n  internal constructor(\n    public val name: String,\n"
+            b"  ) {\n    public fun build(): FileSpec = FileSpec(name)\n  }\n}\n")
+    fm = parse_source(code, "kotlin")
+    # (the grammar read `class Builder` as complete, then lost the whole file's class on the orphan constructor)
+    found = {(d.qualified_name, d.start_line, d.end_line) for d in fm.definitions}
+    assert {("FileSpec", 1, 13), ("FileSpec.writeTo", 3, 5), ("FileSpec.Builder", 7, 12),
+            ("FileSpec.Builder.build", 11, 11)} <= found, found
+
+
 def test_signatures_stop_at_the_body_and_name_the_parameters() -> None:
     from orchestrator.authoring.project import Sym
     from orchestrator.authoring.signature import signature_parts

@@ -22,7 +22,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 13  # 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
+PARSER_VERSION = 14  # 14: a Kotlin nested class whose constructor starts the next line; 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
 
 @dataclass
 class FileMap:
@@ -85,9 +85,32 @@ _C_MACRO_WORDS = re.compile(
 def _masked(src: Source) -> bytes:
     if src.lang == "csharp":
         return _first_branches(src.data)
+    if src.lang == "kotlin":
+        return _kotlin_headers(src.data)
     if src.lang not in ("c", "cpp"):
         return src.data
     return _C_MACRO_WORDS.sub(lambda m: b" " * len(m.group(0)), src.data)
+
+
+# a class inside a class whose constructor starts the next line (kotlinpoet's `public class Builder⏎
+# internal constructor(⏎ …`): the Kotlin grammar loses the whole outer class on it
+_KT_CTOR_LINE = re.compile(rb"(?m)^[ \t]+(?:(?:public|internal|private|protected|data|open|abstract|sealed|inner|"
+                           rb"final)[ \t]+)*class[ \t]+\w+(?:<[^>\n]*>)?[ \t]*(\n[ \t]*)(?:@\w+[ \t]+)*"
+                           rb"(?:(?:public|internal|private|protected)[ \t]+)?constructor\b")
+
+
+def _kotlin_headers(data: bytes) -> bytes:
+    """Kotlin with such a constructor moved up onto its class's line, for the parser only: the line break
+    before it becomes spaces, and the next line's first indentation character a line break (every byte
+    and every later line stay where they are)."""
+    out = bytearray(data)
+    for m in _KT_CTOR_LINE.finditer(data):
+        nxt = re.compile(rb"\n[ \t]").search(data, m.end())
+        if nxt is None:
+            continue
+        out[m.start(1):m.end(1)] = b" " * (m.end(1) - m.start(1))
+        out[nxt.start() + 1] = ord("\n")
+    return bytes(out)
 
 
 _CS_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|elif|else|endif)\b")
