@@ -2187,3 +2187,34 @@ def test_a_logging_librarys_own_log_calls_are_its_path_and_a_guard_is_no_hand_of
     p = load(_write(tmp_path / "repo", files))
     assert _path(p)[:6] == ["Info", "Logger.Info", "Logger.Log", "Entry.Log", "Entry.log", "Entry.write"], _path(p)
     _steps_hold(p, _walk(p))
+
+
+def test_a_csharp_render_goes_through_named_arguments_a_property_and_base(tmp_path: Path):
+    """dotliquid's shape: `template.Render(hash)` calls `this.Render(writer: w, parameters: p)` (the named
+    arguments pick the overload), which renders `Root` (a property typed `Document`), whose `Render`
+    calls `base.Render(…)`, its base `Block`'s."""
+    tmpl = ("namespace Liq\n{\n    public class Template\n    {\n        public Document Root { get; set; }\n\n"
+            "        public static Template Parse(string source)\n        {\n            var t = new Template();\n"
+            "            t.Root = new Document();\n            return t;\n        }\n\n"
+            "        public string Render(Hash localVariables, object formatProvider = null)\n        {\n"
+            "            var writer = new Writer();\n            return this.Render(writer: writer, parameters: new Params());\n"
+            "        }\n\n        public string Render(Writer writer, Params parameters)\n        {\n"
+            "            RenderInternal(writer, parameters);\n            return writer.ToString();\n        }\n\n"
+            "        public string Render(Stream stream, Params parameters)\n        {\n            return \"\";\n        }\n\n"
+            "        private void RenderInternal(Writer result, Params parameters)\n        {\n"
+            "            if (Root == null)\n                return;\n            Root.Render(result);\n        }\n    }\n}\n")
+    doc = ("namespace Liq\n{\n    public class Block\n    {\n        public virtual void Render(Writer result)\n        {\n"
+           "            RenderAll(result);\n        }\n\n        protected void RenderAll(Writer result)\n        {\n"
+           "            result.Write(\"x\");\n            result.Write(\"y\");\n        }\n    }\n\n"
+           "    public class Document : Block\n    {\n        public override void Render(Writer result)\n        {\n"
+           "            base.Render(result);\n        }\n    }\n\n    public class Writer\n    {\n"
+           "        public void Write(string s)\n        {\n        }\n    }\n\n    public class Params\n    {\n    }\n\n"
+           "    public class Hash\n    {\n    }\n\n    public class Stream\n    {\n    }\n}\n")
+    readme = ("# Liq\n\n```csharp\nTemplate template = Template.Parse(\"hi {{name}}\");\n"
+              "template.Render(new Hash());\n```\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "src/Liq/Template.cs": tmpl, "src/Liq/Document.cs": doc,
+                                        "src/Liq/Liq.csproj": "<Project></Project>\n"}))
+    path = _path(p)
+    assert path[:6] == ["Template.Render", "Template.Render", "Template.RenderInternal", "Document.Render", "Block.Render",
+                        "Block.RenderAll"], path
+    _steps_hold(p, _walk(p))

@@ -5,9 +5,9 @@ Text-based, as codeinfo is: the map has found the definitions; this reads one ca
 the one definition it can mean. A call it cannot pin to exactly one definition resolves to
 nothing: a path through the code is only ever made of calls that are certainly there.
 
-The rules, per language, beside the common ones (a method of the caller's own type through
-`self`/`this`/the receiver, a qualified `Type.name`, a bare name defined once in the caller's
-file or package):
+The rules, per language, beside the common ones (a method of the caller's own type through `self`/`this`/the
+receiver, its base type's through `base`/`super`, a qualified `Type.name`, a bare name defined once in the
+caller's file or package):
 
 * a parameter whose declared type is a type of the project: `def invoke(self, ctx: Context)`
   makes `ctx.invoke(` `Context.invoke`;
@@ -18,8 +18,7 @@ file or package):
   the one definition with a body (its prototypes in headers are declarations, not the code),
   a `static` one only from its own file; overloads in one file are told apart by their number
   of parameters; `ns::f(` with a namespace (not a type of the project) is `f`; an object-like
-  macro (`#define FMT_CONSTEXPR20 constexpr`) is never called, whatever parentheses follow it.
-"""
+  macro (`#define FMT_CONSTEXPR20 constexpr`) is never called, whatever parentheses follow it."""
 
 from __future__ import annotations
 
@@ -49,7 +48,6 @@ _RUST_SELF = re.compile(r"^(?:\$crate|crate|super|self)::")
 _OBJECT_MACRO = re.compile(r"^\s*#\s*define\s+\w+\b(?!\()")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _RUST_BOUND = re.compile(r"[<,\s]([A-Z]\w*)\s*:\s*(?:\?Sized\s*\+\s*)?([A-Za-z_]\w*)")  # `L: Log` in `<…>` or `where`
-
 
 _PATH_TYPE = re.compile(r"((?:[A-Za-z_]\w*\s*(?:::|\.)\s*)*)([A-Za-z_]\w*)")
 
@@ -190,6 +188,8 @@ class Resolver:
 
         if len(parts) == 2 and parts[0] in (receiver(s), "self", "Self", "this", "cls") and me_owner:
             return list(self.by_dotted.get(f"{me_owner}.{parts[1]}", ()))
+        if len(parts) == 2 and parts[0] in ("base", "super") and me_owner:  # C#'s `base.Render(`: the base type's
+            return [x for b in self.typer().bases(me_owner) for x in self.typer().member(b, parts[1])][:1]
         if len(parts) == 2:
             hit = [x for x in self.by_dotted.get(expr, ()) if s.lang != "go" or posixpath.dirname(x.rel) == self.here]
             if not hit and s.lang == "go":  # pkg.Name: a definition of another package, reached by its qualifier
@@ -314,7 +314,9 @@ class Resolver:
 
     def _by_argument_types(self, hit: list[Sym], args: str) -> list[Sym]:
         from .signature import signature_parts
-
+        # C#'s named arguments name the overload's parameters (dotliquid's `this.Render(writer: w, parameters: p)`)
+        named = {m.group(1) for a in _split_args(args) if (m := re.match(r"\s*([A-Za-z_]\w*)\s*:(?!:)", a))}
+        hit = [x for x in hit if named <= {prm.name for prm in signature_parts(x)[0]}] or hit
         known = [self.arg_type(a) for a in _split_args(args)]
         fits: list[tuple[int, Sym]] = []
         for x in hit:

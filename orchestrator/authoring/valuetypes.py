@@ -435,8 +435,8 @@ class Typer:
         if name in params:
             return params[name], at
         typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1)
-        if not typ and own and s.lang in ("java", "csharp", "kotlin") and name[:1].islower():
-            typ = self.field_type(own, name, s.lang)  # a field named without `this.` (CsvHelper's `parser.Read()`)
+        if not typ and own and s.lang in ("java", "csharp", "kotlin") and (name[:1].islower() or s.lang == "csharp"):
+            typ = self.field_type(own, name, s.lang)  # a field without `this.` (`parser.Read()`; C#'s property `Root`)
         if typ:
             return typ, at
         if s.lang == "ruby" and own and name[:1].islower():  # a method of its own called without parentheses
