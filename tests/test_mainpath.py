@@ -2218,3 +2218,31 @@ def test_a_csharp_render_goes_through_named_arguments_a_property_and_base(tmp_pa
     assert path[:6] == ["Template.Render", "Template.Render", "Template.RenderInternal", "Document.Render", "Block.Render",
                         "Block.RenderAll"], path
     _steps_hold(p, _walk(p))
+
+
+def test_an_examples_main_loop_runs_its_last_call_and_what_came_before_sets_it_up(tmp_path: Path):
+    """schedule's shape: `sched.every(10).do(job)`, then `while True: sched.run_pending()`. The call in the
+    program's main loop is the run, the first call its set-up; a loop over items inside a handler
+    (`for x in range(n): sched.echo(…)`) is no main loop."""
+    from orchestrator.authoring.mainpath import setup_path
+
+    code = ("class Job:\n    def __init__(self, interval, scheduler):\n        self.interval = interval\n"
+            "        self.scheduler = scheduler\n\n    def do(self, fn):\n        self.fn = fn\n        return self\n\n"
+            "    def run(self):\n        value = self.fn()\n        self.schedule_next()\n        return value\n\n"
+            "    def schedule_next(self):\n        self.next = self.interval\n\n\n"
+            "class Scheduler:\n    def __init__(self):\n        self.jobs = []\n\n    def every(self, interval=1):\n"
+            "        job = Job(interval, self)\n        self.jobs.append(job)\n        return job\n\n"
+            "    def run_pending(self):\n        for job in self.jobs:\n            self.run_job(job)\n\n"
+            "    def run_job(self, job: Job):\n        job.run()\n\n\n"
+            "default_scheduler = Scheduler()\n\n\ndef every(interval=1):\n    return default_scheduler.every(interval)\n\n\n"
+            "def run_pending():\n    default_scheduler.run_pending()\n")
+    readme = ("# sched\n\n```python\nimport sched\n\ndef job():\n    print('working')\n\nsched.every(10).do(job)\n\n"
+              "while True:\n    sched.run_pending()\n```\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "pyproject.toml": "[project]\nname = 'sched'\n",
+                                        "sched/__init__.py": code}))
+    entries = entry_points(p)
+    path = central_path(p, entries)
+    assert [s.name for s in path][:5] == ["run_pending", "Scheduler.run_pending", "Scheduler.run_job", "Job.run",
+                                          "Job.schedule_next"], path
+    assert [s.name for s in setup_path(p, entries, path)] == ["every", "Scheduler.every"]
+    _steps_hold(p, _walk(p))

@@ -31,7 +31,8 @@ def trace_print(caller: Sym, name: str) -> bool:
 def side_road(c: Sym) -> bool:
     """Error handling, clean-up or a miss, by the name of the definition or of a thrower that holds it
     (markdig's `ThrowHelper.CheckDepthLimit`)."""
-    return bool(_SIDE_ROADS.search(c.short)) or ("." in c.dotted and "throw" in c.dotted.rsplit(".", 1)[0].lower())
+    return bool(_SIDE_ROADS.search(c.short)) or ("." in c.dotted and "throw" in c.dotted.rsplit(".", 1)[0].lower()) \
+        or (c.kind == "macro" and c.short in ("ok", "try", "ensure", "bail"))  # (Rust's `ok!(x)`: `x?` spelled out)
 
 
 def next_steps(p: Project, s: Sym) -> list[Sym]:

@@ -267,10 +267,14 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         return out + [(f, SERVING_BONUS) for f in final]
     if not runs:
         # `nunjucks.configure({…}); nunjucks.renderString(…)`: after calls that only configure, the last call runs
+        # or the last runs in the program's main loop (schedule's `while True: schedule.run_pending()` after
+        # `schedule.every(10)…do(job)`),
+        # what came before it being its set-up
         named = {x.short: x for x, _b in starts}
-        seq = [m.group(1) for m in re.finditer(r"(?<![\w$.])[A-Za-z_$][\w$]*\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", code)
-               if m.group(1) in named]
-        if len(set(seq)) >= 2 and all(_SETUP.match(n) for n in seq[:-1]):
+        calls = [m for m in re.finditer(r"(?<![\w$.])[A-Za-z_$][\w$]*\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", code) if m.group(1) in named]
+        seq = [m.group(1) for m in calls]
+        if len(set(seq)) >= 2 and (all(_SETUP.match(n) for n in seq[:-1]) or _in_loop(code, calls[-1].start())):
+            p._keys[("setup_calls",)] = [seq[0]] if seq[0] != seq[-1] else []
             return [(x, SERVING_BONUS if x.short == seq[-1] else b) for x, b in starts]
         return starts
     m = runs[-1]
@@ -299,6 +303,17 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         if len(fn) == 1 and m.group(1) and m.group(1).lower() in (p.root.name.lower(), project_name(p.root).lower()):
             out.append((fn[0], SERVING_BONUS))  # `axum::serve(listener, app)`: the project's own server
     return out
+
+
+def _in_loop(code: str, at: int) -> bool:
+    """The line at `at` is in an endless loop's body (a program's main loop: `while True:`, `loop {`, Go's
+    `for {`), by its indentation; not a loop over items (click's `for x in range(count): click.echo(…)`)."""
+    lines = code[:at].split("\n")
+    indent = len(lines[-1]) - len(lines[-1].lstrip())
+    for ln in reversed(lines[:-1]):
+        if ln.strip() and len(ln) - len(ln.lstrip()) < indent:
+            return bool(re.match(r"\s*(?:while\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]|loop\s*\{|for\s*\{)", ln))
+    return False
 
 
 def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
@@ -356,7 +371,7 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
     """What the example sets up before the call the main path follows, when that call runs what
     was set up (httprouter's `router.GET("/", Index)` before the server it is handed to serves
     `ServeHTTP`; chi's `r.Get`; express's `app.get` before `app.listen`): of the methods it calls
-    on the value it runs (_setup_calls), the best call path of at least two calls, not through
+    on the value it runs (_setup_calls), the best call path of at least one call, not through
     the main path; [] otherwise."""
     central_path(p, entries)  # (it records the example's set-up calls)
     if not path:
@@ -376,8 +391,8 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
         if all(s is not x for x in named) or bonus >= SERVING_BONUS or (s.rel, s.d.start_line) in main:
             continue
         cand = call_path(p, s, SETUP_LIMIT)
-        if len(cand) < 3 or any((x.rel, x.d.start_line) in main for x in cand):
-            continue  # one call is no way through the code; a way into the main path is the main path
+        if len(cand) < 2 or (len(cand) == 2 and cand[1].lines < 4) or any((x.rel, x.d.start_line) in main for x in cand):
+            continue  # (one call into a one-liner is no way through the code); a way into the main path is the main path
         value = path_value(p, cand) + START_SHARE * bonus
         if value > best_value:
             best, best_value = cand, value
