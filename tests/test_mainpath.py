@@ -2246,3 +2246,23 @@ def test_an_examples_main_loop_runs_its_last_call_and_what_came_before_sets_it_u
                                           "Job.schedule_next"], path
     assert [s.name for s in setup_path(p, entries, path)] == ["every", "Scheduler.every"]
     _steps_hold(p, _walk(p))
+
+
+def test_a_declared_name_starts_at_its_javascript_definition_and_a_module_objects_member_is_its_function(tmp_path: Path):
+    """dotenv's shape: `lib/main.d.ts` declares `config`, `lib/main.js` defines it; `config` calls
+    `DotenvModule.configDotenv(options)`, where `const DotenvModule = { configDotenv, config, populate }`."""
+    js = ("function populate (processEnv, parsed) {\n  for (const key of Object.keys(parsed)) {\n"
+          "    processEnv[key] = parsed[key]\n  }\n  return processEnv\n}\n\n"
+          "function configDotenv (options) {\n  const parsed = { A: '1' }\n  return DotenvModule.populate(process.env, parsed)\n}\n\n"
+          "function config (options) {\n  return DotenvModule.configDotenv(options)\n}\n\n"
+          "const DotenvModule = {\n  configDotenv,\n  config,\n  populate: populate\n}\n\n"
+          "module.exports.config = DotenvModule.config\nmodule.exports.populate = DotenvModule.populate\n"
+          "module.exports = DotenvModule\n")
+    dts = ("export interface Options { path?: string }\nexport function config(options?: Options): object;\n"
+           "export function populate(processEnv: object, parsed: object): object;\n")
+    files = {"README.md": "# envy\n\n```js\nconst envy = require('envy')\nenvy.config()\n```\n", "package.json": '{"name": "envy", "main": "lib/main.js"}\n',
+             "lib/main.js": js, "lib/main.d.ts": dts}
+    p = load(_write(tmp_path / "repo", files))
+    assert entry_points(p)[0].rel == "lib/main.js"
+    assert _path(p)[:3] == ["config", "configDotenv", "populate"], _path(p)
+    _steps_hold(p, _walk(p))

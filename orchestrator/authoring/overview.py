@@ -317,7 +317,7 @@ def _entry_candidates(p: Project, limit: int) -> list[Sym]:
     for _w, s in sorted((x for x in scored if x[0] > 0),
                        key=lambda x: (-round(x[0], 3), x[1].kind == "method", -x[1].score)):
         if all(o.short != s.short for o in out) and s.kind not in ("variable", "impl", "module", "import"):
-            out.append(s)
+            out.append(_implemented(p, s))
         if len(out) >= limit:
             return out
     own = project_name(p.root).lower()
@@ -328,6 +328,18 @@ def _entry_candidates(p: Project, limit: int) -> list[Sym]:
         if len(out) >= limit:
             break
     return out
+
+
+_DECLARED = (".d.ts", ".d.mts", ".d.cts")
+
+
+def _implemented(p: Project, s: Sym) -> Sym:
+    """A name a TypeScript declaration file declares, at its one JavaScript definition (dotenv's `config` of
+    `lib/main.d.ts` is `lib/main.js`'s function): the code a user's call runs."""
+    if not s.rel.endswith(_DECLARED):
+        return s
+    impl = [x for x in p.find(s.short) if x.dotted == s.dotted and x.kind == s.kind and not x.rel.endswith(_DECLARED)]
+    return impl[0] if len(impl) == 1 else s
 
 
 def _config_macro(p: Project, s: Sym) -> bool:

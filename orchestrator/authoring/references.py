@@ -296,7 +296,7 @@ def imported_definition(p: Project, rel: str, name: str, member: str = "") -> li
     its home defines no one such."""
     got = imports(p, rel).get(name)
     if got is None:
-        return []
+        return _object_member(p, rel, name, member) if member else []
     mod, is_mod, there = got
     if member:
         return [x for x in _top_defs(p, module_file(p, rel, mod) if is_mod else None) if x.short == member]
@@ -309,6 +309,19 @@ def imported_definition(p: Project, rel: str, name: str, member: str = "") -> li
     said = set(re.findall(r"(?m)^\s*(?:export\s+default\s+(?:async\s+)?(?:function\*?|class)?\s*|module\.exports\s*=\s*)"
                           r"([A-Za-z_$][\w$]*)", text))
     return [x for x in _top_defs(p, target) if x.short in said or default_export(p, x)]
+
+
+def _object_member(p: Project, rel: str, obj: str, member: str) -> list[Sym]:
+    """`Obj.member(` where the file binds `const Obj = { member, … }` (or `member: fn`) to its own top-level
+    functions: that function (dotenv's `DotenvModule.configDotenv(options)`, `DotenvModule = { configDotenv, … }`)."""
+    text = "\n".join(p.lines_of(rel))
+    lit = re.search(rf"(?m)^(?:export\s+)?(?:const|let|var)\s+{re.escape(obj)}\s*=\s*\{{([^{{}}]*)\}}", text)
+    if lit is None:
+        return []
+    pairs = dict(re.findall(r"(?:^|,)\s*([A-Za-z_$][\w$]*)\s*(?::\s*([A-Za-z_$][\w$]*)\s*)?(?=,|$)", lit.group(1).strip()))
+    if member not in pairs:
+        return []
+    return [x for x in _top_defs(p, rel) if x.short == (pairs[member] or member)]
 
 
 def _top_defs(p: Project, rel: str | None) -> list[Sym]:
