@@ -332,6 +332,18 @@ def test_a_workspace_without_its_own_readme_speaks_through_the_crate_s(tmp_path:
     assert info.root == top.resolve() and info.readme == "web/README.md"
 
 
+def test_a_maven_aggregators_project_is_named_by_its_group_not_its_build_artifact(tmp_path: Path) -> None:
+    from orchestrator.repo.project import discover
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pom.xml").write_text("<project>\n  <groupId>com.eclipsesource.minimal-json</groupId>\n"
+                                      "  <artifactId>build</artifactId>\n  <packaging>pom</packaging>\n"
+                                      "  <modules>\n    <module>json</module>\n  </modules>\n</project>\n")
+    (tmp_path / "json").mkdir()
+    (tmp_path / "json" / "Json.java").write_text("public class Json {}\n")
+    assert discover(tmp_path).name == "minimal-json"  # (its book was "build at a glance")
+
+
 def test_php_calls_through_this_and_self() -> None:
     from orchestrator.authoring.facts import all_calls
     from orchestrator.authoring.project import load

@@ -290,4 +290,8 @@ def _from_pom(text: str) -> str:
     text = re.sub(r"<parent>.*?</parent>", "", text, flags=re.S)
     text = re.sub(r"<(dependencies|build|dependencyManagement|profiles)>.*?</\1>", "", text, flags=re.S)
     m = re.search(r"<artifactId>\s*([^<\s]+)\s*</artifactId>", text)
+    group = re.search(r"<groupId>\s*([^<\s]+)\s*</groupId>", text)
+    if m and group and re.search(r"<packaging>\s*pom\s*</packaging>", text) and "<modules>" in text:
+        # an aggregator's artifactId names the build, not the project (minimal-json's is `build`): its group does
+        return group.group(1).rsplit(".", 1)[-1]
     return m.group(1).removesuffix("-parent") if m else ""
