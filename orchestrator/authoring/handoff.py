@@ -95,7 +95,8 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
 _BLOCK_AFTER = re.compile(r"\s*(?:\((?:[^()]|\([^()]*\))*\))?\s*(?:\{|do\b)")
 
 
-# (a loop's condition is no test: `while (parser.Read())` reads each record, the loop's work)
+# a line that opens an `if`: a call in its condition tests, the block does the work (a loop's condition is no
+# test: `while (parser.Read())` reads each record, the loop's work)
 _CONDITION = re.compile(r"^\s*(?:\}\s*)?(?:if|elif|else\s+if|unless)\b")
 
 

@@ -252,7 +252,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         _setup_calls(p, code, exported.start(1), {exported.group(1)})
         return [(x, b) for x, b in starts if x is not fetch[0]] + [(fetch[0], SERVING_BONUS)]
     final = final_call(p, code, lang)
-    last = re.search(rf"(@?[A-Za-z_$][\w$]*)\s*\.\s*{final[0].short}{TYPE_ARGS}\s*\(", code) if final else None
+    last = re.search(rf"(@?[A-Za-z_$][\w$]*)\s*\.\s*{re.escape(final[0].short)}{TYPE_ARGS}\s*\(", code) if final else None
     given = consuming_call(p, code, lang)
     if given is not None and given[1] > max(last.start() if last else -1, runs[-1].start() if runs else -1):
         # it ends by handing what it built to a function of the project (pulldown-cmark's `push_html(&mut out,
@@ -266,10 +266,9 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
         return out + [(f, SERVING_BONUS) for f in final]
     if not runs:
-        # `nunjucks.configure({…}); nunjucks.renderString(…)`: after calls that only configure, the last call runs
-        # or the last runs in the program's main loop (schedule's `while True: schedule.run_pending()` after
-        # `schedule.every(10)…do(job)`),
-        # what came before it being its set-up
+        # the last call runs after calls that only configure (`nunjucks.configure({…}); nunjucks.renderString(…)`),
+        # or in the program's main loop (schedule's `while True: schedule.run_pending()` after
+        # `schedule.every(10)…do(job)`); the first call is its set-up
         named = {x.short: x for x, _b in starts}
         calls = [m for m in re.finditer(r"(?<![\w$.])[A-Za-z_$][\w$]*\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", code) if m.group(1) in named]
         seq = [m.group(1) for m in calls]
