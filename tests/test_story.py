@@ -330,3 +330,15 @@ def test_a_single_call_in_this_chapter_and_a_lone_definition_are_said_several_wa
 
     assert len(set(VARY_EN["calls_local1"])) >= 6 and len(set(VARY_EN["beside_line"])) >= 6
     assert all("{summary}" in f for f in VARY_EN["beside_line"])
+
+
+def test_a_verb_and_a_preposition_make_no_flow_title(tmp_path: Path):
+    from orchestrator.authoring.ideas import flow_title
+
+    (tmp_path / "flags").mkdir()
+    (tmp_path / "flags" / "csv.go").write_text("package flags\n\nfunc readAsCSV(val string) ([]string, error) {\n"
+                                               "\treturn nil, nil\n}\n\nfunc ReadConfigFile(path string) error {\n\treturn nil\n}\n")
+    p = project_mod.load(tmp_path / "flags")
+    by = {s.dotted: s for s in p.symbols()}
+    assert flow_title(by["readAsCSV"]) == ""  # (pflag's chapter was "Reading an as CSV")
+    assert flow_title(by["ReadConfigFile"]) == "Reading a config file"

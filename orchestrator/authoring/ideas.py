@@ -214,7 +214,7 @@ VERBS = {
     "sign": "signs", "verify": "verifies", "cache": "caches", "retry": "retries", "lex": "lexes", "scan": "scans",
     "tokenize": "tokenizes", "expand": "expands", "layout": "lays out", "draw": "draws", "paint": "paints", "stringify": "stringifies",
 }
-_OBJECT_STOP = frozenset({"by", "with", "if", "or", "and", "to", "from", "for", "impl", "internal", "all", "async", "sync"})
+_OBJECT_STOP = frozenset({"by", "with", "if", "or", "and", "to", "from", "for", "as", "into", "via", "impl", "internal", "all", "async", "sync"})
 
 
 def _words(name: str) -> list[str]:
