@@ -2266,3 +2266,22 @@ def test_a_declared_name_starts_at_its_javascript_definition_and_a_module_object
     assert entry_points(p)[0].rel == "lib/main.js"
     assert _path(p)[:3] == ["config", "configDotenv", "populate"], _path(p)
     _steps_hold(p, _walk(p))
+
+
+def test_a_rust_crate_root_that_only_re_exports_gives_its_entry_points(tmp_path: Path):
+    """humantime's lib.rs holds only `pub use self::duration::{parse_duration, …}`, and its README shows no
+    code: the re-exported functions are what a user calls first, and the path starts at one of them."""
+    lib = ("mod duration;\n\npub use self::duration::{parse_duration, Error as DurationError};\n")
+    dur = ("pub enum Error {\n    Empty,\n}\n\nstruct Parser<'a> {\n    src: &'a str,\n    current: u64,\n}\n\n"
+           "impl<'a> Parser<'a> {\n    fn off(&self) -> usize {\n        self.src.len()\n    }\n\n"
+           "    fn parse_first_char(&mut self) -> Result<Option<u64>, Error> {\n        let n = self.off();\n"
+           "        self.current = n as u64;\n        Ok(Some(self.current))\n    }\n\n"
+           "    fn parse(mut self) -> Result<u64, Error> {\n        let first = self.parse_first_char()?;\n"
+           "        Ok(first.unwrap_or(0))\n    }\n}\n\n"
+           "pub fn parse_duration(s: &str) -> Result<u64, Error> {\n    Parser { src: s, current: 0 }.parse()\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": "# humane\n\nParses durations like `15days 2min`.\n",
+                                        "Cargo.toml": '[package]\nname = "humane"\n', "src/lib.rs": lib,
+                                        "src/duration.rs": dur}))
+    assert [e.name for e in entry_points(p)][:1] == ["parse_duration"]
+    assert _path(p)[:4] == ["parse_duration", "Parser::parse", "Parser::parse_first_char", "Parser::off"], _path(p)
+    _steps_hold(p, _walk(p))

@@ -327,7 +327,22 @@ def _entry_candidates(p: Project, limit: int) -> list[Sym]:
             out.append(s)
         if len(out) >= limit:
             break
-    return out
+    return out + _reexported(p, out)[:max(0, limit - len(out))]
+
+
+def _reexported(p: Project, have: list[Sym]) -> list[Sym]:
+    """What a Rust crate's root re-exports (humantime's lib.rs holds only `pub use self::duration::{parse_duration,
+    …}`), best-ranked first: its public API, when the README's code names none of it."""
+    from .entry import _is_top_entry
+
+    names: list[str] = []
+    for rel in sorted(r for r in p.code_files() if r.endswith(".rs") and _is_top_entry(r)):
+        text = "\n".join(p.lines_of(rel))
+        for m in re.finditer(r"(?m)^\s*pub\s+use\s+[\w:]+::(?:\{([^}]*)\}|(\w+))\s*;", text):
+            names += [re.split(r"\s+as\s+", n.strip())[0] for n in (m.group(1) or m.group(2)).split(",") if n.strip()]
+    found = [x for n in dict.fromkeys(names) for x in p.find(n) if x.short == n and "." not in x.dotted
+             and x.d.exported and x.kind not in NOT_ENTRIES and all(o.short != n for o in have)]
+    return sorted(found, key=lambda x: -x.score)
 
 
 _DECLARED = (".d.ts", ".d.mts", ".d.cts")
