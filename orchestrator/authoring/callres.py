@@ -169,7 +169,7 @@ class Resolver:
         if len(hit) > 1 and lang == "ruby":  # `Document.parse(` the class's, `self.parse(` in an instance method its own
             from .ruby_mixins import class_or_instance, singleton
 
-            hit = class_or_instance(p := self.p, hit, parts[0][:1].isupper() or (parts[0] in ("self", raw) and singleton(p, s)))
+            hit = class_or_instance(self.p, hit, parts[0][:1].isupper() or (parts[0] in ("self", raw) and singleton(self.p, s)))
         if len(hit) > 1 and lang not in ("python", "javascript"):  # overloads: by their number of parameters
             n = _arity(args)
             hit = [x for x in hit if _param_count(x) == n]
