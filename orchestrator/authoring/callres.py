@@ -9,8 +9,7 @@ The rules, per language, beside the common ones (a method of the caller's own ty
 receiver, its base type's through `base`/`super`, a qualified `Type.name`, a bare name defined once in the
 caller's file or package):
 
-* a parameter whose declared type is a type of the project: `def invoke(self, ctx: Context)`
-  makes `ctx.invoke(` `Context.invoke`;
+* a parameter whose declared type is a type of the project: `ctx: Context` makes `ctx.invoke(` `Context.invoke`;
 * Rust: `$crate::`, `crate::`, `self::`, `super::` name the crate itself; `name!(` is a macro
   (`macro_rules!`, exported crate-wide), `name(` never one; `module::name(` is the function of
   `module.rs` (or `module/mod.rs`);
@@ -19,7 +18,6 @@ caller's file or package):
   a `static` one only from its own file; overloads in one file are told apart by their number
   of parameters; `ns::f(` with a namespace (not a type of the project) is `f`; an object-like
   macro (`#define FMT_CONSTEXPR20 constexpr`) is never called, whatever parentheses follow it."""
-
 from __future__ import annotations
 
 import posixpath
@@ -170,11 +168,7 @@ class Resolver:
             from .ruby_mixins import class_or_instance, singleton
 
             hit = class_or_instance(self.p, hit, parts[0][:1].isupper() or (parts[0] in ("self", raw) and singleton(self.p, s)))
-        if len(hit) > 1 and lang not in ("python", "javascript"):  # overloads: by their number of parameters
-            n = _arity(args)
-            hit = [x for x in hit if _param_count(x) == n]
-        if len(hit) > 1 and lang in ("java", "csharp"):  # and by the types of the arguments the code declares
-            hit = self._by_argument_types(hit, args)
+        hit = self.overload(hit, args)
         if lang == "rust":
             hit = [x for x in hit if x.kind != "macro"]
         if lang in ("c", "cpp"):
@@ -311,6 +305,12 @@ class Resolver:
             rets = {_java_result(x) for x in self.by_dotted.get(f"{m.group(1)}.{m.group(2)}", ())}
             return rets.pop() if len(rets) == 1 and "" not in rets else None
         return None
+
+    def overload(self, hit: list[Sym], args: str) -> list[Sym]:
+        """Of overloads, those these arguments fit: by their number, then in Java and C# by the types the code declares."""
+        if len(hit) > 1 and self.s.lang not in ("python", "javascript"):
+            hit = [x for x in hit if _param_count(x) == _arity(args)]
+        return self._by_argument_types(hit, args) if len(hit) > 1 and self.s.lang in ("java", "csharp") else hit
 
     def _by_argument_types(self, hit: list[Sym], args: str) -> list[Sym]:
         from .signature import signature_parts

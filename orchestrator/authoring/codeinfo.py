@@ -306,6 +306,7 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
         while chain is not None and typ:
             nxt = typer.member(typ, chain.group(1)) or (missing(typer.member, typ, chain.group(1))
                                                         if s.lang == "ruby" else [])
+            nxt = res.overload(nxt, call_args(code, chain.end() - 1))  # `new JsonParser(h).parse(string)`: parse(String)
             if len(nxt) != 1:
                 break
             if (nxt[0].rel, nxt[0].d.start_line) != (s.rel, s.d.start_line):
