@@ -127,6 +127,17 @@ def template_share(finals: dict[str, str]) -> tuple[int, int]:
     return sum(1 for s in shapes if counts[s] >= 3), len(shapes)
 
 
+def traced_path(chapter: str) -> list[str]:
+    """The calls a chapter traces: the numbered steps of its section that follows a call ("1. `A` calls
+    `B` …", or "`A` runs `B` through `via`": a step a framework's convention makes, story.ov_path_hop),
+    with what a step says its caller ran before the hand-off ("Before that, at line 185, it calls `gatherInfo`")."""
+    path_sec = next((sec for sec in re.split(r"(?m)^## ", prose(chapter)) if re.search(r"(?m)^1\. `[^`]+` (?:calls|runs) `", sec)), "")
+    # (the example's set-up first, when it has one, then the run: each list's first step names where it starts)
+    steps = re.findall(r"(?m)^(\d+)\. `([^`]+)` (?:calls|runs) `([^`]+)`(.*)$", path_sec)
+    return [x for k, a, b, rest in steps
+            for x in ([a] if k == "1" else []) + re.findall(r"\b(?:calls|runs) `([^`]+)`", rest) + [b]]
+
+
 def story_report(ws: Path, finals: dict[str, str]) -> dict[str, object]:
     """Issue 35's figures: the chapter titles and the share that only name code (a module's name,
     a list of symbols: contracts.title_shape), the template share of the prose, the calls chapter
@@ -153,12 +164,7 @@ def story_report(ws: Path, finals: dict[str, str]) -> dict[str, object]:
     named = [(ch, t, why) for ch, t in titles if (why := name_title(t, sources.get(ch, []), names, project))]
     shared, total = template_share(finals)
     first = finals.get(min(finals), "") if finals else ""
-    # the numbered steps of chapter 1's section that follows a call ("1. `A` calls `B` …")
-    # (or "`A` runs `B` through `via`": a step a framework's convention makes, story.ov_path_hop)
-    path_sec = next((sec for sec in re.split(r"(?m)^## ", prose(first)) if re.search(r"(?m)^1\. `[^`]+` (?:calls|runs) `", sec)), "")
-    # (the example's set-up first, when it has one, then the run: each list's first step names where it starts)
-    steps = re.findall(r"(?m)^(\d+)\. `([^`]+)` (?:calls|runs) `([^`]+)`", path_sec)
-    path = [x for k, a, b in steps for x in ([a, b] if k == "1" else [b])]
+    path = traced_path(first)
     nodes, files, kind = 0, 0, ""
     for b in checks.code_blocks(first):
         if b.lang.lower() == "mermaid":

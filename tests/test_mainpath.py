@@ -2285,3 +2285,95 @@ def test_a_rust_crate_root_that_only_re_exports_gives_its_entry_points(tmp_path:
     assert [e.name for e in entry_points(p)][:1] == ["parse_duration"]
     assert _path(p)[:4] == ["parse_duration", "Parser::parse", "Parser::parse_first_char", "Parser::off"], _path(p)
     _steps_hold(p, _walk(p))
+
+
+def test_a_usage_section_that_runs_in_a_later_block_is_followed_through_that_run(tmp_path: Path):
+    # pflag's README: the first block only defines a flag; "After all flags are defined, call" `flag.Parse()`,
+    # in a block of its own further down the same section. The run is the path; the definition its set-up.
+    readme = ("# flagz\n\nFlags for commands.\n\n## Usage\n\nDefine a flag:\n\n```go\n"
+              "var ip *int = flag.Int(\"n\", 1, \"help\")\n```\n\nAfter all flags are defined, call\n\n```go\n"
+              "flag.Parse()\n```\n\nto parse the command line.\n\n## Other\n\n```go\nflag.Run()\n```\n")
+    code = ("package flag\n\ntype FlagSet struct {\n\tformal map[string]int\n\targs []string\n}\n\n"
+            "var CommandLine = NewFlagSet()\n\nfunc NewFlagSet() *FlagSet {\n\treturn &FlagSet{}\n}\n\n"
+            "func Int(name string, value int, usage string) *int {\n\treturn CommandLine.Int(name, value, usage)\n}\n\n"
+            "func (f *FlagSet) Int(name string, value int, usage string) *int {\n\tp := new(int)\n"
+            "\tf.IntVar(p, name, value, usage)\n\treturn p\n}\n\n"
+            "func (f *FlagSet) IntVar(p *int, name string, value int, usage string) {\n\tf.formal[name] = value\n"
+            "\t*p = value\n\tf.args = nil\n}\n\n"
+            "func Parse() {\n\tCommandLine.Parse([]string{})\n}\n\n"
+            "func (f *FlagSet) Parse(arguments []string) error {\n\tf.args = arguments\n\tfor len(f.args) > 0 {\n"
+            "\t\tf.parseArgs()\n\t}\n\treturn nil\n}\n\n"
+            "func (f *FlagSet) parseArgs() {\n\ts := f.args[0]\n\tf.args = f.args[1:]\n\tf.parseLongArg(s)\n}\n\n"
+            "func (f *FlagSet) parseLongArg(s string) {\n\tname := s[2:]\n\tf.formal[name] = len(name)\n"
+            "\tf.args = f.args[:0]\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "go.mod": "module example.com/flag\n", "flag.go": code}))
+    ex = first_example(p, {"Int", "Parse", "FlagSet"})
+    assert ex is not None and (ex.first, ex.last) == (10, 10), ex
+    assert ex.then is not None and (ex.then.first, ex.then.last, ex.then.code) == (16, 16, "flag.Parse()"), ex.then
+    assert "flag.Run" not in ex.calls_code  # (another section's block)
+    assert _path(p)[:4] == ["Parse", "FlagSet.Parse", "FlagSet.parseArgs", "FlagSet.parseLongArg"], _path(p)
+    from orchestrator.authoring.story import _example_block
+    from orchestrator.authoring.story_phrases import EN
+
+    shown = "\n".join(_example_block(ex, entry_points(p), EN, "flagz"))
+    assert "lines 16–16" in shown and "```go file=README.md lines=16-16\nflag.Parse()\n```" in shown, shown
+
+
+def test_a_method_called_on_a_new_object_is_the_overload_its_arguments_fit(tmp_path: Path):
+    # minimal-json's `Json.parse(String)`: `new JsonParser(handler).parse(string)`, of `parse(String)`,
+    # `parse(Reader)` and `parse(Reader, int)`, is the one that takes a String
+    code = ("package j;\n\npublic final class Json {\n  public static Value parse(String string) {\n"
+            "    Handler handler = new Handler();\n    new JsonParser(handler).parse(string);\n    return handler.value;\n  }\n}\n")
+    parser = ("package j;\n\nimport java.io.Reader;\n\npublic class JsonParser {\n  private final Handler handler;\n\n"
+              "  public JsonParser(Handler handler) {\n    this.handler = handler;\n  }\n\n"
+              "  public void parse(String string) {\n    parse(new StringReader(string), 10);\n  }\n\n"
+              "  public void parse(Reader reader) {\n    parse(reader, 1024);\n  }\n\n"
+              "  public void parse(Reader reader, int size) {\n    readValue();\n  }\n\n"
+              "  private void readValue() {\n    handler.value = null;\n  }\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": "# j\n\nJSON.\n", "pom.xml": "<project></project>\n",
+                                        "src/main/java/j/Json.java": code, "src/main/java/j/JsonParser.java": parser,
+                                        "src/main/java/j/Handler.java": "package j;\n\nclass Handler {\n  Value value;\n}\n"}))
+    from orchestrator.authoring.facts import all_calls
+
+    json_parse = next(s for s in p.symbols() if s.name == "Json.parse")
+    called = [(c.name, c.d.start_line) for c in all_calls(p, json_parse)]
+    assert ("JsonParser.parse", 12) in called and ("JsonParser.parse", 16) not in called, called
+
+
+def test_a_step_says_the_work_its_caller_does_before_it_hands_on(tmp_path: Path):
+    # envconfig's `Process` gathers the struct's fields with `gatherInfo`, then hands each to `processField`:
+    # the walk names both, in that order, and cites the line of each call; a check before it is no work
+    code = ("package conf\n\ntype info struct {\n\tName string\n\tKey string\n}\n\n"
+            "func Process(prefix string, spec interface{}) error {\n\tcheckSpec(spec)\n\tinfos := gatherInfo(prefix, spec)\n"
+            "\tfor _, i := range infos {\n\t\tprocessField(i.Key, i.Name)\n\t}\n\treturn nil\n}\n\n"
+            "func checkSpec(spec interface{}) {\n\tif spec == nil {\n\t\tpanic(\"nil\")\n\t}\n}\n\n"
+            "func gatherInfo(prefix string, spec interface{}) []info {\n\tinfos := []info{}\n"
+            "\tfor k := 0; k < 3; k++ {\n\t\tname := fieldName(prefix, k)\n\t\tinfos = append(infos, info{Name: name, Key: prefix + name})\n"
+            "\t}\n\treturn infos\n}\n\n"
+            "func fieldName(prefix string, k int) string {\n\treturn prefix + string(rune(k))\n}\n\n"
+            "func processField(value string, name string) {\n\tv := parseValue(value)\n\tstore(name, v)\n}\n\n"
+            "func parseValue(value string) int {\n\tn := 0\n\tfor _, c := range value {\n\t\tn = n*10 + int(c-'0')\n\t}\n"
+            "\treturn n\n}\n\nfunc store(name string, v int) {\n\ttable[name] = v\n}\n\nvar table = map[string]int{}\n")
+    readme = "# conf\n\nEnvironment to struct.\n\n```go\nerr := conf.Process(\"app\", &spec)\n```\n"
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "go.mod": "module example.com/conf\n", "conf.go": code}))
+    path = central_path(p, entry_points(p))
+    assert [s.name for s in path][:2] == ["Process", "processField"], [s.name for s in path]
+    from orchestrator.authoring.mainpath import prepared
+
+    prep = prepared(p, path[0], path[1], 12, path)
+    assert prep is not None and (prep[0].name, prep[1]) == ("gatherInfo", 10), prep
+    walk = _walk(p)
+    step1 = next(ln for ln in walk.splitlines() if ln.startswith("1. "))
+    assert "Before that, at line 10, it calls `gatherInfo`" in step1 and "(source:conf.go#L10-L10)" in step1, step1
+    assert "checkSpec" not in walk
+    _steps_hold(p, walk)
+    from orchestrator.authoring.overview import sequence_diagram
+
+    seq = sequence_diagram(p, path)
+    assert seq.index("gatherInfo()") < seq.index("processField()"), seq
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from book_quality import traced_path  # (the figure issue 35 is measured by reads the step as it runs)
+
+    assert traced_path("# ch\n\n## Following one call\n\n" + walk)[:3] == ["Process", "gatherInfo", "processField"]

@@ -122,6 +122,31 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     return best
 
 
+def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym, int] | None:
+    """(the call, its line): the work `a` has done on its main line before it hands on to `b` at line
+    `at`, when a call did some (envconfig's `Process` gathers the fields with `gatherInfo` before its
+    loop hands each to `processField`; tinydb's `_update_table` reads with `_read_table`); a step
+    that names it traces the path as it runs. Not an accessor, a constructor, a check, an error's
+    branch, a trace print, nor a call the path makes anyway."""
+    from .codeinfo import call_text, resolved_calls_where
+
+    body = "\n".join(p.lines_of(a.rel)[a.d.start_line - 1:a.d.end_line])
+    text = call_text(a, body)
+    on = {(x.rel, x.d.start_line) for x in path} | side_calls(p, a)
+    best: tuple[float, Sym, int] | None = None
+    for c, side, off in resolved_calls_where(p, a, body):
+        line = a.d.start_line + text.count("\n", 0, off) if off >= 0 else 0
+        if side or not a.d.start_line < line < at or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \
+                or side_road(c) or trace_print(a, c.short) or _ACCESSOR.match(c.short) or _maker(c) \
+                or re.match(r"(?i)(?:check|valid|ensure|assert|verify|is_|has_)", c.short) \
+                or (c.lines < 8 and not next_steps(p, c)):
+            continue
+        v = _node_value(p, c)
+        if v > 0 and (best is None or v > best[0]):
+            best = (v, c, line)
+    return (best[1], best[2]) if best else None
+
+
 def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     """Where a user's call begins, with a bonus for what the README's code calls: the entry points
     (a type through its public methods, those the README calls first), the object an entry point
@@ -214,7 +239,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
                 given.setdefault(f"{typ}.{m.group(2)}", []).append(call_args(ex.code, m.end() - 1))
         out = [(s, 0.0 if s.dotted in given and not any(takes(p, s, a, ex.code) for a in given[s.dotted]) else b)
                for s, b in out]
-    return _serving_first(p, ex.code if ex is not None else "", out, ex.lang if ex is not None else "")
+    return _serving_first(p, ex.calls_code if ex is not None else "", out, ex.lang if ex is not None else "")
 
 
 def _made_from(p: Project, e: Sym) -> Sym | None:
@@ -231,7 +256,7 @@ def _made_from(p: Project, e: Sym) -> Sym | None:
 
 
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
-_SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
+SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
                       r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)\s*\(")
 _SETUP = re.compile(r"(?i)^(?:configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?)$")
 SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
@@ -243,7 +268,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     start (the method or function of that name, or, when another package's server is handed a value
     of the project, what the server runs on it: `made_by`'s `ServeHTTP`) outweighs the set-up calls."""
     # Go's `http.Handle("/", r)` registers the value with the default server; a project's own `r.Handle` is set-up
-    runs = [m for m in _SERVING.finditer(code) if m.group(2) != "Handle" or m.group(1) == "http"]
+    runs = [m for m in SERVING.finditer(code) if m.group(2) != "Handle" or m.group(1) == "http"]
     exported = re.search(r"(?m)^\s*export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$", code)
     typ = built_type(p, code, exported.group(1)) if exported and not runs else ""
     fetch = [x for x in p.find("fetch") if typ and x.dotted == f"{typ}.fetch" and x.kind == "method"]

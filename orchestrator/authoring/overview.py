@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..repo.project import ProjectInfo, discover
 from .project import Project, Sym, project_name
@@ -47,6 +47,14 @@ class Example:
     lang: str  # the fence's language (the map's name when known)
     code: str  # exactly the file's lines (an rST block dedented as a whole)
     source_rel: str | None  # the same file as a path of the source tree, when it is inside it
+    # the same section's later block that runs what this one only sets up (pflag's `flag.Int(…)`, then
+    # "After all flags are defined, call `flag.Parse()`" in a block of its own)
+    then: Example | None = None
+
+    @property
+    def calls_code(self) -> str:
+        """The code the main path is chosen from: this block, then the one that runs it."""
+        return self.code + ("\n" + self.then.code if self.then else "")
 
 
 def info_of(p: Project) -> ProjectInfo | None:
@@ -194,7 +202,8 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             best = (2.0, min(found, key=lambda f: f[0])[1])
         if best is not None:
             a, b, tag, code = best[1]
-            return Example(rel, a, b, _lang_of_tag(tag) or tag or "text", code, info.in_source(rel))
+            ex = Example(rel, a, b, _lang_of_tag(tag) or tag or "text", code, info.in_source(rel))
+            return _then_run(ex, text, heads, info.in_source(rel))
     from .doc_examples import doc_examples
 
     for rel, a, b, doc_lang, code in doc_examples(p):  # the package's own doc comment (commons-csv's package-info.java)
@@ -213,6 +222,24 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             continue
         return Example(rel, 1, len(lines), lang, text.rstrip("\n"), info.in_source(rel))
     return None
+
+
+def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: str | None) -> Example:
+    """The example with the block of its section that runs what it sets up: when the example calls
+    no run itself (mainpath.SERVING: `parse`, `run`, `listen`, …) and a short block later, before the
+    next heading, calls one on a value the example uses (`flag.Int(…)`, then `flag.Parse()`); a long one
+    is another example (JsonPath's `JsonPath.read(json, …)`, then a block of `parse`, `read`, `using`)."""
+    from .mainpath import SERVING
+
+    if SERVING.search(ex.code):
+        return ex
+    values = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*[A-Za-z_$][\w$]*\s*\(", ex.code))
+    end = min([at for at, _h in heads if at > ex.last], default=len(text.splitlines()) + 1)
+    for a, b, tag, code in code_blocks(text, markdown=ex.rel.lower().endswith((".md", ".markdown"))):
+        if ex.last < a < end and len([ln for ln in code.splitlines() if ln.strip()]) <= 3 and \
+                any(m.group(1) in values for m in SERVING.finditer(code)):
+            return replace(ex, then=Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel))
+    return ex
 
 
 _SKIP_LINE = re.compile(r"^\s*(?:<|!\[|\[!\[|\[[^\]]*\]:|\.\.\s|[-=*~^#+]{3,}\s*$|\||:\w+:|https?://|"
@@ -369,7 +396,17 @@ def _config_macro(p: Project, s: Sym) -> bool:
 # ---------------------------------------------------------------- diagram slots (issue 23 item 4)
 
 def sequence_diagram(p: Project, path: list[Sym]) -> str:
-    """The central operation's calls as a Mermaid block (a sequence between parts), or ''."""
+    """The central operation's calls as a Mermaid block (a sequence between parts, with the work a step
+    does before it hands on: mainpath.prepared), or ''."""
     from .. import diagrams
+    from .hops import hop_between
+    from .mainpath import prepared
+    from .tracing import call_line
 
-    return diagrams.path_block(path)
+    before = {}
+    for a, b in zip(path, path[1:]):
+        at = call_line(p, a, b) if hop_between(p, a, b) is None else 0  # (as story._steps tells it)
+        prep = prepared(p, a, b, at, path) if at else None
+        if prep is not None:
+            before[(a.rel, a.d.start_line)] = prep[0]
+    return diagrams.path_block(path, before)

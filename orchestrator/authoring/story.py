@@ -20,7 +20,7 @@ from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
 from .hops import hop_between
-from .mainpath import central_path, exported_fetch, handed_out, made_by, served_by, setup_path
+from .mainpath import central_path, exported_fetch, handed_out, made_by, prepared, served_by, setup_path
 from .overview import Example, entry_points, first_example, purpose, sequence_diagram
 from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
@@ -181,6 +181,10 @@ def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str], na
     if written:
         key = "ov_example_names" if len(written) > 1 else "ov_example_name"
         out += [s[key].format(names=_join([f"`{e.name}`" for e in written], s)), ""]
+    if ex.then is not None:  # the block that runs what the example set up
+        t = ex.then
+        info = f"{t.lang} file={t.source_rel} lines={t.first}-{t.last}" if t.source_rel else t.lang
+        out += [s["ov_example_then"].format(file=t.rel, a=t.first, b=t.last), "", docstrings.fence(t.code, info), ""]
     return out
 
 
@@ -242,7 +246,15 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
         tie = hop.tie if hop is not None else (mix[2], mix[3]) if mix else None
         # (and the hook's line that names the module: `base.extend ClassMethods`)
         hooked = "".join(f" ({citation_link(f, n, n)})" for f, n in mix[5]) if mix else ""
-        out.append(cited_item(step, step_cites(a, b, at, tie, (name_line(p, a), name_line(p, b))) + hooked))  # (before the stop)
+        item = cited_item(step, step_cites(a, b, at, tie, (name_line(p, a), name_line(p, b))) + hooked)  # (before the stop)
+        prep = prepared(p, a, b, at, path) if hop is None and at else None
+        if prep is not None:  # the work the caller does before it hands on (`gatherInfo`, then `processField`)
+            c, line = prep
+            said = s[("ov_path_before", "ov_path_before2", "ov_path_before3")[(k - 1) % 3]].format(
+                pat=line, prep=c.name, file=c.rel, line=c.d.start_line)
+            item += ("" if lang == "zh" else " ") + cited_item(said, f" ({citation_link(a.rel, line, line)})"
+                                           f" ({citation_link(c.rel, c.d.start_line, min(c.d.end_line, max(c.d.start_line + 2, name_line(p, c))))})")
+        out.append(item)
     return out
 
 
@@ -383,6 +395,10 @@ def front_matter(p: Project) -> str:
             "outside the source tree: quote it without `file=`, naming the file and lines in the sentence before it"
         out += [f"Its first usage example, `{ex.rel}` lines {ex.first}-{ex.last} ({where}):", "",
                 docstrings.fence(ex.code, info), ""]
+        if ex.then is not None:
+            t = ex.then
+            out += [f"The same section then runs what it set up, `{t.rel}` lines {t.first}-{t.last}:", "",
+                    docstrings.fence(t.code, f"{t.lang} file={t.source_rel} lines={t.first}-{t.last}" if t.source_rel else t.lang), ""]
     if entries:
         out += ["Entry points a user writes first:", ""]
         out += [f"- `{e.name}` ({e.kind}, `{e.rel}` line {name_line(p, e)})" for e in entries] + [""]
@@ -390,7 +406,11 @@ def front_matter(p: Project) -> str:
     if len(path) > 1:
         def via(a: Sym, b: Sym) -> str:  # a framework's convention: what the line calls is not `b` itself
             h = hop_between(p, a, b)
-            return f" → (through `{h.via}`, line {h.at})" if h is not None and not h.named else ""
+            if h is not None:
+                return f" → (through `{h.via}`, line {h.at})" if not h.named else ""
+            at = call_line(p, a, b)  # the work done before the hand-off (mainpath.prepared)
+            prep = prepared(p, a, b, at, path) if at else None
+            return f" (first `{prep[0].name}`, line {prep[1]}: `{prep[0].rel}`:{name_line(p, prep[0])})" if prep else ""
 
         out += ["One central call, each step a call the repository map resolves (or a convention it follows):", "",
                 f"`{path[0].name}` (`{path[0].rel}`:{name_line(p, path[0])})" + "".join(

@@ -61,10 +61,10 @@ def subsystems_block(nodes: list[tuple[str, str]], edges: list[tuple[int, int, s
     return fenced(subsystems_graph(nodes, edges))
 
 
-def path_block(path: list[Sym]) -> str:
+def path_block(path: list[Sym], before: dict[tuple[str, int], Sym] | None = None) -> str:
     """The ```mermaid block of a chain of resolved calls (each calls the next, as the overview's
     central path is found): a sequence between types and files, a tree inside one; '' for less
     than one call."""
     from .generate import chain, fenced
 
-    return fenced(chain(path))
+    return fenced(chain(path, before))

@@ -104,12 +104,17 @@ def fenced(mermaid: str | None) -> str:
     return "```mermaid\n" + mermaid.rstrip("\n") + "\n```"
 
 
-def chain(path: list[Sym]) -> str | None:
-    """A chain of calls (each element calls the next) drawn as call_flow draws a walk."""
+def chain(path: list[Sym], before: dict[tuple[str, int], Sym] | None = None) -> str | None:
+    """A chain of calls (each element calls the next) drawn as call_flow draws a walk; a call an element
+    makes before it calls the next (`before`, by the caller's file and line: envconfig's `Process` runs
+    `gatherInfo` before `processField`) is drawn before that call."""
     path = [s for s in path if _drawable(s)]
     if len(path) < 2:
         return None
-    edges = list(zip(path, path[1:], strict=False))
+    edges: list[tuple[Sym, Sym]] = []
+    for a, b in zip(path, path[1:], strict=False):
+        first = (before or {}).get((a.rel, a.d.start_line))
+        edges += ([(a, first)] if first is not None and _drawable(first) else []) + [(a, b)]
     return _sequence(path[0], edges)  # a path is told in time: always a sequence (issue 35)
 
 
