@@ -2377,3 +2377,84 @@ def test_a_step_says_the_work_its_caller_does_before_it_hands_on(tmp_path: Path)
     from book_quality import traced_path  # (the figure issue 35 is measured by reads the step as it runs)
 
     assert traced_path("# ch\n\n## Following one call\n\n" + walk)[:3] == ["Process", "gatherInfo", "processField"]
+
+
+def test_of_several_implementations_the_one_the_code_uses_by_default_is_the_way(tmp_path: Path):
+    from orchestrator.authoring.hops import hops
+
+    storages = ('"""Storages."""\nfrom abc import ABC, abstractmethod\n\n\nclass Storage(ABC):\n    @abstractmethod\n'
+                '    def write(self, data):\n        """\n        Write the state.\n\n        :param data: the state.\n'
+                '        """\n\n        raise NotImplementedError(\'To be overridden!\')  # pragma: no cover\n\n\n'
+                'class JSONStorage(Storage):\n    def write(self, data):\n        self._handle.seek(0)\n'
+                '        self._handle.write(str(data))\n        self._handle.flush()\n\n\n'
+                'class MemoryStorage(Storage):\n    def write(self, data):\n        self.memory = data\n')
+    database = ('"""The database.\n\n>>> db = Database(storage=MemoryStorage)\n"""\nfrom .storages import JSONStorage\n\n\n'
+                'class Database:\n    default_storage_class = JSONStorage\n\n    def __init__(self, storage=None):\n'
+                '        self._storage = (storage or self.default_storage_class)()\n')
+    p = load(_write(tmp_path / "repo", {"README.md": "# db\n\nA database.\n", "db/__init__.py": "",
+                                        "db/storages.py": storages, "db/database.py": database}))
+    by = {s.dotted: s for s in p.symbols()}
+    # `Storage.write` only declares (its docstring and a commented `raise NotImplementedError`); of its two
+    # implementations, the code gives `JSONStorage` as its default (a docstring's `MemoryStorage` is no value)
+    assert [(h.callee.dotted, h.how, h.via, h.tie) for h in hops(p, by["Storage.write"])] == \
+        [("JSONStorage.write", "default", "Storage", ("db/database.py", 9))]
+
+
+def test_the_calls_a_set_12_reading_showed_are_followed(tmp_path: Path):
+    from orchestrator.authoring.facts import all_calls
+
+    # Python: a method's own object named `__self` (loguru's `def debug(__self, message)`: `__self._log(…)`)
+    p = load(_write(tmp_path / "py", {"README.md": "# lg\n\nLogs.\n", "lg/__init__.py": "",
+                                      "lg/logger.py": "class Logger:\n    def debug(__self, message):\n"
+                                                      "        __self._log('DEBUG', message)\n\n"
+                                                      "    def _log(self, level, message):\n        print(level, message)\n"}))
+    debug = next(s for s in p.symbols() if s.dotted == "Logger.debug")
+    assert [c.dotted for c in all_calls(p, debug)] == ["Logger._log"]
+
+    # Ruby: a run written without parentheses on a block's end (optparse's `OptionParser.new do … end.parse!`)
+    rb = ("class OptionParser\n  def on(*opts, &block)\n    define(opts, block)\n  end\n\n  def define(opts, block)\n"
+          "    @stack << [opts, block]\n  end\n\n  def parse!(argv = ARGV)\n    parse_in_order(argv)\n  end\n\n"
+          "  def parse_in_order(argv)\n    argv.each do |arg|\n      complete(arg)\n    end\n  end\n\n"
+          "  def complete(arg)\n    @stack.find { |o, _b| o.include?(arg) }\n  end\nend\n")
+    readme = ("# optparse\n\nOptions.\n\n```ruby\nrequire 'optparse'\n\noptions = {}\nOptionParser.new do |opts|\n"
+              "  opts.on(\"-v\", \"--verbose\") do |v|\n    options[:verbose] = v\n  end\nend.parse!\n```\n")
+    p = load(_write(tmp_path / "rb", {"README.md": readme, "lib/optparse.rb": rb}))
+    assert _path(p)[:3] == ["OptionParser::parse!", "OptionParser::parse_in_order", "OptionParser::complete"], _path(p)
+
+    # Go: a sub-package's function by its qualifier (zerolog's `log.Print(…)` with "github.com/rs/zerolog/log")
+    # is that function, not a method of the same name; a call earlier on the hand-off's line is the work before it
+    root = ("package zerolog\n\ntype Logger struct {\n\tlevel int\n}\n\ntype Event struct {\n\tbuf []byte\n}\n\n"
+            "func (l Logger) Print(v string) {\n\tl.Debug().Msg(v)\n}\n\n"
+            "func (l Logger) Debug() *Event {\n\treturn l.newEvent(l.level)\n}\n\n"
+            "func (l Logger) newEvent(level int) *Event {\n\te := &Event{}\n\te.buf = append(e.buf, byte(level))\n"
+            "\te.buf = append(e.buf, '{')\n\te.buf = append(e.buf, '\"')\n\treturn e\n}\n\n"
+            "func (e *Event) Msg(msg string) {\n\te.msg(msg)\n}\n\n"
+            "func (e *Event) msg(msg string) {\n\te.buf = append(e.buf, msg...)\n\te.write()\n}\n\n"
+            "func (e *Event) write() {\n\tprintln(string(e.buf))\n\te.buf = e.buf[:0]\n}\n")
+    sub = ("package log\n\nimport \"github.com/rs/zerolog\"\n\nvar Logger = zerolog.Logger{}\n\n"
+           "func Print(v string) {\n\tLogger.Debug().Msg(v)\n}\n")
+    readme = ("# zerolog\n\nLogs.\n\n```go\npackage main\n\nimport (\n    \"github.com/rs/zerolog/log\"\n)\n\n"
+              "func main() {\n    log.Print(\"hello world\")\n}\n```\n")
+    p = load(_write(tmp_path / "go", {"README.md": readme, "go.mod": "module github.com/rs/zerolog\n",
+                                      "log.go": root, "event.go": "package zerolog\n", "log/log.go": sub}))
+    path = central_path(p, entry_points(p))
+    assert [s.dotted for s in path][:4] == ["Print", "Event.Msg", "Event.msg", "Event.write"], [s.dotted for s in path]
+    assert path[0].rel == "log/log.go"
+    from orchestrator.authoring.mainpath import prepared
+
+    assert prepared(p, path[0], path[1], 8, path) == (next(s for s in p.symbols() if s.dotted == "Logger.Debug"), 8)
+
+
+def test_a_typescript_function_that_declares_its_this_calls_the_function_a_class_field_holds(tmp_path: Path):
+    from orchestrator.authoring.facts import all_calls
+
+    # eta's `handleCache(this: Eta, …)` calls `this.compile(…)`, and `class Eta` holds `compile = compile;`
+    core = ("import { compile } from \"./compile.ts\";\nimport { render } from \"./render.ts\";\n\n"
+            "export class Eta {\n  compile = compile;\n  render = render;\n}\n")
+    comp = "import type { Eta } from \"./core.ts\";\n\nexport function compile(this: Eta, str: string): string {\n  return str.trim();\n}\n"
+    rend = ("import type { Eta } from \"./core.ts\";\n\nexport function render(this: Eta, template: string): string {\n"
+            "  return this.compile(template);\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": "# eta\n\nTemplates.\n", "package.json": "{\"name\": \"eta\"}\n",
+                                        "src/core.ts": core, "src/compile.ts": comp, "src/render.ts": rend}))
+    render = next(s for s in p.symbols() if s.dotted == "render")
+    assert [(c.dotted, c.rel) for c in all_calls(p, render)] == [("compile", "src/compile.ts")]

@@ -224,6 +224,11 @@ def readme_weight(p: Project, s: Sym) -> float:
             qualified = owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*{re.escape(n)}\s*\(", readme_code(p))
             return called.get(n, 0.0) if qualified else 0.0
         return called.get(n, 0.0)
+    if s.lang == "go" and "." not in s.dotted and "/" in s.rel:  # a sub-package's function by its qualifier: zerolog's
+        pkg = s.rel.rsplit("/", 2)[-2]  # `log.Print(…)` is `Print` of log/log.go (imported as ".../zerolog/log")
+        if re.search(rf"(?<![\w.]){re.escape(pkg)}\.{re.escape(n)}\s*\(", readme_code(p)) and \
+                re.search(rf"\"[\w./-]*/{re.escape(pkg)}\"", readme_code(p)):
+            return max(names.get(n, 0.0), called.get(n, 0.0))
     return names.get(n, 0.0)
 
 

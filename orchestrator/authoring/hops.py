@@ -19,7 +19,8 @@ framework or runtime by which one definition's work goes on in another without a
 * called: a Python object called as a function (`md(text)`, `md = create_markdown(…)`) runs its `__call__`;
 * generated: C#'s `Name(…)`, written by a source generator from the `NameAsync` marked
   `[CreateSyncVersion]`, runs that method's code;
-* implemented: an abstract or interface method runs its one implementation.
+* implemented: an abstract or interface method runs its one implementation;
+* default: or, of several, the one the code gives as the value it uses (`default_storage_class = JSONStorage`).
 
 Each hop is a line of the caller's code (and, for a field, the line that fills it), so a traced
 step still cites what it says."""
@@ -52,7 +53,7 @@ _FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|
 class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
-    how: str  # served | future | iterated | field | local | deferred | apply | called | generated | implemented
+    how: str  # served | future | iterated | field | local | deferred | apply | called | generated | implemented | default
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -393,9 +394,13 @@ def _bodiless(p: Project, s: Sym) -> bool:
     """An abstract or interface method: a declaration with no body of its own."""
     text = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
     if s.lang == "python":
-        above = p.lines_of(s.rel)[max(0, s.d.start_line - 3):s.d.start_line - 1]
-        body = [ln.strip() for ln in text.splitlines()[1:] if ln.strip() and not ln.strip().startswith(("#", '"', "'"))]
-        return any("abstractmethod" in ln for ln in above) or body in (["raise NotImplementedError"], ["..."], ["pass"])
+        from .references import code_lines
+
+        lines = p.lines_of(s.rel)  # (its span may open at its decorators; its docstring and comments are blanked)
+        head = next((k for k in range(s.d.start_line - 1, s.d.end_line) if re.match(r"\s*(?:async\s+)?def\b", lines[k])), s.d.start_line - 1)
+        body = [ln.strip() for ln in code_lines(p, s.rel)[head + 1:s.d.end_line] if ln.strip() and not re.fullmatch(r"\s*[rbuf]*[\"']+\s*", ln, re.I)]
+        return any("abstractmethod" in ln for ln in lines[max(0, head - 3):head]) or \
+            bool(body) and re.fullmatch(r"raise NotImplementedError\b.*|\.\.\.|pass", body[0]) is not None and len(body) == 1
     return s.lang in ("java", "csharp", "typescript", "kotlin", "scala", "swift") and "{" not in text.split("=>")[0]
 
 
@@ -425,12 +430,28 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     # among its TypeAdapterFactory implementations), and which one runs is decided at run time
     roots = list({(x.rel, x.d.start_line): x for x in impls
                   if not any(y is not x and _subtype(p, _owner(x), _owner(y)) for y in impls)}.values())
+    if len(roots) > 1:  # unless the code names one of them as the value it uses (tinydb's `default_storage_class = JSONStorage`)
+        used = [(x, at) for x in roots if (at := _named_as_value(p, _owner(x).rsplit(".", 1)[-1], {y.rel for y in roots}))]
+        if len(used) == 1:
+            return [Hop(used[0][0], s.d.start_line, "default", owner.rsplit(".", 1)[-1], used[0][1])]
     if len(roots) != 1:
         return []
     hit = roots[0]
     decl = next((t for t in p.find(_owner(hit).rsplit(".", 1)[-1]) if t.dotted == _owner(hit)), None)
     return [Hop(hit, s.d.start_line, "implemented", owner.rsplit(".", 1)[-1],
                 (decl.rel, decl.d.start_line) if decl is not None else None)]
+
+
+def _named_as_value(p: Project, name: str, skip: set[str]) -> tuple[str, int] | None:
+    """(file, line) of the one line of the project's code, outside the `skip` files, that gives the
+    type `name` as a value (`default_storage_class = JSONStorage`, `storage=JSONStorage`), not in an
+    import or a type annotation; None when no line or several do."""
+    rx = re.compile(rf"(?:=|\breturn|\?\?|\|\||\bor)\s*(?:new\s+)?{re.escape(name)}\b(?!\s*[.:\[])")
+    from .references import code_lines  # (a docstring's `>>> db = TinyDB(storage=MemoryStorage)` gives no value)
+
+    hits = [(rel, k + 1) for rel in p.code_files() if rel not in skip
+            for k, ln in enumerate(code_lines(p, rel)) if name in ln and rx.search(ln) and not re.match(r"\s*(?:import|from|use)\b", ln)]
+    return hits[0] if len(hits) == 1 else None
 
 
 def made_fields(p: Project, s: Sym) -> list[Hop]:

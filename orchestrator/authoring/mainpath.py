@@ -134,9 +134,13 @@ def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym,
     text = call_text(a, body)
     on = {(x.rel, x.d.start_line) for x in path} | side_calls(p, a)
     best: tuple[float, Sym, int] | None = None
-    for c, side, off in resolved_calls_where(p, a, body):
+    where = resolved_calls_where(p, a, body)
+    handed = next((off for c, _side, off in where if c is b), -1)
+    for c, side, off in where:
         line = a.d.start_line + text.count("\n", 0, off) if off >= 0 else 0
-        if side or not a.d.start_line < line < at or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \
+        # (on the hand-off's own line, a call before it: zerolog's `Logger.Debug()` in `Logger.Debug().…Msg(…)`)
+        if side or not (a.d.start_line < line < at or (line == at and 0 <= off < handed)) \
+                or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \
                 or side_road(c) or trace_print(a, c.short) or _ACCESSOR.match(c.short) or _maker(c) \
                 or re.match(r"(?i)(?:check|valid|ensure|assert|verify|is_|has_)", c.short) \
                 or (c.lines < 8 and not next_steps(p, c)):
@@ -256,8 +260,8 @@ def _made_from(p: Project, e: Sym) -> Sym | None:
 
 
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
-SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?(listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
-                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)\s*\(")
+SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?((?:listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
+                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)!?)\s*\(")
 _SETUP = re.compile(r"(?i)^(?:configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?)$")
 SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
 
@@ -268,6 +272,8 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     start (the method or function of that name, or, when another package's server is handed a value
     of the project, what the server runs on it: `made_by`'s `ServeHTTP`) outweighs the set-up calls."""
     # Go's `http.Handle("/", r)` registers the value with the default server; a project's own `r.Handle` is set-up
+    if lang == "ruby":  # a call written without parentheses at a line's end: optparse's `end.parse!`
+        code = re.sub(r"(?m)(\.\s*[a-z_]\w*[!?]?)[ \t]*$", r"\1()", code)
     runs = [m for m in SERVING.finditer(code) if m.group(2) != "Handle" or m.group(1) == "http"]
     exported = re.search(r"(?m)^\s*export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$", code)
     typ = built_type(p, code, exported.group(1)) if exported and not runs else ""

@@ -126,6 +126,9 @@ def receiver(s: Sym) -> str:
     if s.lang == "go":
         m = re.match(r"^func\s*\(\s*(\w+)\s", s.d.signature)
         return m.group(1) if m else ""
+    if s.lang == "python" and s.kind == "method":  # its first parameter when named so (loguru's `__self`; not a
+        m = re.search(r"\bdef\s+\w+\s*\(\s*(_*self_*)\s*[,)]", s.d.signature)  # static method's first argument)
+        return m.group(1) if m else "self"
     return "self" if s.lang in ("python", "rust") else "this"
 
 

@@ -54,6 +54,8 @@ EN = {
     "hop_iterated": "it returns a `{type}`, and looping over one runs its `{short}` for each item",
     "hop_generated": "`{via}` is written at build time from `{short}`, marked `[CreateSyncVersion]`",
     "hop_implemented": "`{via}` only declares it, and `{type}` is the one type that implements it",
+    "hop_default": "`{via}` only declares it; of the types that implement it, `{type}` is the one the code uses "
+                   "unless told otherwise (`{tie_file}`, line {tie})",
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
@@ -134,6 +136,7 @@ ZH = {
     "hop_iterated": "它返回一个 `{type}`，遍历它时每一项都会运行其 `{short}`",
     "hop_generated": "`{via}` 由构建时的代码生成器从标有 `[CreateSyncVersion]` 的 `{short}` 写出",
     "hop_implemented": "`{via}` 只声明了它，实现它的只有 `{type}` 一个类型",
+    "hop_default": "`{via}` 只声明了它；实现它的类型中，代码默认使用的是 `{type}`（`{tie_file}` 第 {tie} 行）",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
     "ov_path_fetch": "{lead}例子把它创建的 `{type}` 作为模块的默认导出，运行 fetch 处理器的运行时（Cloudflare Workers、Bun、Deno）"

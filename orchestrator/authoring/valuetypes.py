@@ -206,6 +206,20 @@ class Typer:
                 return class_or_instance(self.p, found, on_class)
             todo = [b for t in todo for b in self.bases(t) + mixins(self.p, self.by_dotted, t) if b not in seen]
             seen.update(todo)
+        return self._bound_function(typ, name)
+
+    def _bound_function(self, typ: str, name: str) -> list[Sym]:
+        """A TS/JS class's field that holds a function its file imports (eta's `compile = compile;` in
+        `class Eta`): calling the field calls that function."""
+        from .references import imported_definition
+
+        for t in self.by_dotted.get(typ, ()):
+            if t.kind == "class" and t.lang in ("javascript", "typescript", "tsx"):
+                for ln in self.p.lines_of(t.rel)[t.d.start_line - 1:t.d.end_line]:
+                    m = re.match(rf"\s*(?:(?:readonly|public|private|protected)\s+)*{re.escape(name)}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$", ln)
+                    hit = imported_definition(self.p, t.rel, m.group(1)) if m else []
+                    if len(hit) == 1 and hit[0].kind == "function":
+                        return hit
         return []
 
     def made_field(self, typ: str, name: str) -> tuple[Sym, int] | None:
@@ -425,6 +439,9 @@ class Typer:
             return (self.field_type(own, name[1:], s.lang) if own else ""), at
         if own and (name in ("self", "this", "Self", receiver(s)) or (s.lang == "ruby" and name in ("dup", "clone"))):
             return own, at  # (Ruby's `dup.call!(env)`: a copy of itself)
+        this = re.search(r"\(\s*this\s*:\s*([A-Z][\w$]*)\s*[,)]", s.d.signature) if name == "this" and s.lang == "typescript" else None
+        if this and self.is_type(this.group(1)):
+            return this.group(1), at  # a function that declares its `this` (eta's `handleCache(this: Eta, …)`)
         if self.is_type(name):
             return name, at  # `Type.method(…)`, `Type::new(…)`: its own functions
         scope = s.dotted.split(".")[:-1]  # Ruby's `Parser` inside `module Http`: `Http::Parser`, innermost first
