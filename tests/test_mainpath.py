@@ -2458,3 +2458,55 @@ def test_a_typescript_function_that_declares_its_this_calls_the_function_a_class
                                         "src/core.ts": core, "src/compile.ts": comp, "src/render.ts": rend}))
     render = next(s for s in p.symbols() if s.dotted == "render")
     assert [(c.dotted, c.rel) for c in all_calls(p, render)] == [("compile", "src/compile.ts")]
+
+
+def test_a_typescript_example_that_hands_a_struct_it_built_to_a_function_follows_that_function(tmp_path: Path):
+    # superstruct: `const Article = object({…})` (overloads declare `Struct<…>`, the body `any`), then
+    # `assert(data, Article)`; `import { run } from './utils.js'` is utils.ts, and `validate` hands to it
+    struct = ("import { run } from './utils.js'\n\nexport class Struct<T> {\n  schema: T\n}\n\n"
+              "export function assert(value: unknown, struct: Struct<unknown>): void {\n  const result = validate(value, struct)\n"
+              "  if (result[0]) {\n    throw result[0]\n  }\n}\n\n"
+              "export function validate(value: unknown, struct: Struct<unknown>): [Error | undefined, unknown] {\n"
+              "  const tuples = run(value, struct)\n  return tuples[0]\n}\n")
+    utils = ("export function run(value: unknown, struct: unknown): Array<[Error | undefined, unknown]> {\n"
+             "  const out = []\n  for (const k of Object.keys(value as object)) {\n    out.push(check(k, struct))\n  }\n"
+             "  return out\n}\n\nfunction check(k: string, struct: unknown): [Error | undefined, unknown] {\n"
+             "  const kind = typeof struct\n  const good = kind === 'object'\n  const seen = [k, kind]\n"
+             "  return [good ? undefined : new Error(k), seen]\n}\n")
+    types = ("import { Struct } from './struct.js'\n\nexport function object(): Struct<null>\n"
+             "export function object<S>(\n  schema: S\n): Struct<S>\nexport function object<S>(schema?: S): any {\n"
+             "  return new Struct()\n}\n")
+    readme = ("# superstruct\n\nData.\n\n```ts\nimport { assert, object } from 'superstruct'\n\n"
+              "const Article = object({\n  id: 1,\n})\n\nassert(data, Article)\n```\n")
+    p = load(_write(tmp_path / "repo", {"Readme.md": readme, "package.json": "{\"name\": \"superstruct\"}\n",
+                                        "src/struct.ts": struct, "src/utils.ts": utils, "src/types.ts": types}))
+    assert _path(p)[:3] == ["assert", "validate", "run"], _path(p)
+
+
+def test_a_branch_on_a_setting_that_holds_every_call_is_the_bodys_way(tmp_path: Path):
+    # eta's `handleCache` does all its work under `if (this.resolvePath && this.readFile)`: that is its way;
+    # `compile` runs `this.compileToString.call(this, …)`, which first runs `this.parse.call(this, str)`
+    core = ("import { compile } from \"./compile.ts\";\nimport { compileToString } from \"./compile-string.ts\";\n"
+            "import { parse } from \"./parse.ts\";\n\nexport class Eta {\n  resolvePath = null;\n  compile = compile;\n"
+            "  compileToString = compileToString;\n  parse = parse;\n}\n")
+    render = ("import type { Eta } from \"./core.ts\";\n\nexport function render(this: Eta, template: string): string {\n"
+              "  if (this.resolvePath) {\n    const fn = this.compile(template);\n    return fn;\n  } else {\n"
+              "    throw new EtaError(template);\n  }\n}\n")
+    comp = ("import type { Eta } from \"./core.ts\";\n\nexport function compile(this: Eta, str: string): string {\n"
+            "  const out = this.compileToString.call(this, str);\n  return out;\n}\n")
+    cstr = ("import type { Eta } from \"./core.ts\";\n\nexport function compileToString(this: Eta, str: string): string {\n"
+            "  const buffer = this.parse.call(this, str);\n  return compileBody.call(this, buffer);\n}\n\n"
+            "export function compileBody(this: Eta, buffer: string[]): string {\n  let res = '';\n"
+            "  for (const b of buffer) {\n    res += b;\n    res += ';';\n  }\n  return res;\n}\n")
+    parse = ("import type { Eta } from \"./core.ts\";\n\nexport function parse(this: Eta, str: string): string[] {\n"
+             "  const parts = str.split('{{');\n  const out = [];\n  for (const part of parts) {\n    out.push(part.trim());\n"
+             "    out.push('');\n  }\n  return out;\n}\n")
+    err = "export class EtaError extends Error {\n  constructor(m: string) {\n    super(m);\n  }\n}\n"
+    readme = "# eta\n\nTemplates.\n\n```ts\nimport { Eta } from \"eta\";\nconst eta = new Eta();\neta.render(\"./t\", {});\n```\n"
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "package.json": "{\"name\": \"eta\"}\n", "src/core.ts": core,
+                                        "src/render.ts": render, "src/compile.ts": comp, "src/compile-string.ts": cstr,
+                                        "src/parse.ts": parse, "src/err.ts": err}))
+    path = central_path(p, entry_points(p))
+    assert [s.name for s in path][:4] == ["render", "compile", "compileToString", "compileBody"], [s.name for s in path]
+    walk = _walk(p)
+    assert "`parse`" in next(ln for ln in walk.splitlines() if ln.startswith("3. ")), walk

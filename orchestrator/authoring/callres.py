@@ -13,11 +13,10 @@ caller's file or package):
 * Rust: `$crate::`, `crate::`, `self::`, `super::` name the crate itself; `name!(` is a macro
   (`macro_rules!`, exported crate-wide), `name(` never one; `module::name(` is the function of
   `module.rs` (or `module/mod.rs`);
-* C and C++: a function of external linkage is one name program-wide, so a bare call reaches
-  the one definition with a body (its prototypes in headers are declarations, not the code),
-  a `static` one only from its own file; overloads in one file are told apart by their number
-  of parameters; `ns::f(` with a namespace (not a type of the project) is `f`; an object-like
-  macro (`#define FMT_CONSTEXPR20 constexpr`) is never called, whatever parentheses follow it."""
+* C and C++: a function of external linkage is one name program-wide, so a bare call reaches the one
+  definition with a body (its prototypes in headers are declarations), a `static` one only from its own
+  file; overloads in one file are told apart by their number of parameters; `ns::f(` with a namespace
+  (not a type of the project) is `f`; an object-like macro (`#define X constexpr`) is never called."""
 from __future__ import annotations
 
 import posixpath
@@ -214,7 +213,8 @@ class Resolver:
                 return same
             if not same:
                 anywhere = [x for x in named if x.kind in ("function", "class", "macro", "struct")]
-                if len(anywhere) == 1 and s.lang == "python" and _imports(p, s.rel, expr):
+                if len(anywhere) == 1 and (not s.rel or s.lang == "python" and _imports(p, s.rel, expr)):  # (not s.rel:
+                    return anywhere  # the README's example, whose imports are the project's names)
                     return anywhere
                 if s.lang in ("javascript", "typescript"):  # `import { compose } from './compose'`
                     from .references import imported_definition

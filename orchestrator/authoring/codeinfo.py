@@ -243,6 +243,26 @@ def resolved_calls(p: Project, s: Sym, code: str) -> list[Sym]:
 
 
 def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool, int]]:
+    """_calls_where; a branch on one of the object's settings (sideroads._option) is no side road when
+    every call the body makes is in one (eta's `handleCache` compiles under `if (this.resolvePath && …)`):
+    it is the body's way (options_side tells handoff.handed_to)."""
+    from .handoff import side_road
+
+    found = _calls_where(p, s, code, True)  # (an error it raises is no way either)
+    if found and all(side or side_road(c) for c, side, _at in found):
+        again = _calls_where(p, s, code, False)
+        if not all(side or side_road(c) for c, side, _at in again):
+            p._keys[("options_side", s.rel, s.d.start_line)] = False
+            return again
+    return found
+
+
+def options_side(p: Project, s: Sym) -> bool:
+    """Whether a branch on a setting is a side road in `s` (resolved_calls_where: not when it holds every call)."""
+    return p._keys.get(("options_side", s.rel, s.d.start_line), True)
+
+
+def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym, bool, int]]:
     """The definitions this code calls, only where the map resolves the callee (callres.Resolver:
     a method of its own type through `self`/`this`/the receiver or through a typed parameter, a
     qualified `Type.name`, a bare name defined exactly once where the language looks for it).
@@ -258,7 +278,7 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     from .codetext import deferred_spans
 
     code = call_text(s, code)
-    side = branch_lines(code, s.lang)
+    side = branch_lines(code, s.lang, options=options)
     # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
     # in C++ and Java a call of the same name may be another overload
     sig_at = max(0, code.find(s.d.signature.split("\n", 1)[0][:30]))  # past decorators and doc comments

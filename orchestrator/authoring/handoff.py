@@ -56,7 +56,10 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         return p._keys[key]
     body = _body(p, s)
     code = "\n".join([""] + [t for _, t in body])
-    side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),))} if body else set()
+    from .codeinfo import options_side
+
+    all_calls(p, s)  # (it tells whether a branch on a setting is a side road here)
+    side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),), options_side(p, s))} if body else set()
     # a call under fewer conditions first: marshmallow's `dump` hands to `self._serialize(…)`, not to
     # the post-dump processors it runs only `if self._hooks[POST_DUMP]`
     depth = {body[0][0] + k - 1: d for k, d in enumerate(cond_depths(code, s.lang))} if body else {}

@@ -343,7 +343,7 @@ def applied(p: Project, s: Sym) -> list[Hop]:
     res = Resolver(p, s, *_sym_index(p))
     out: list[Hop] = []
     for n, text in _body(p, s):
-        for m in re.finditer(r"(?<![\w$.])([A-Za-z_$][\w$]*)\.(call|apply|bind)\s*\(", text):
+        for m in re.finditer(r"(?<![\w$.])((?:this\.)?[A-Za-z_$][\w$]*)\.(call|apply|bind)\s*\(", text):  # (eta's `this.compileToString.call(this, …)`)
             hit = res.resolve(m.group(1), False, "") or _js_imported(p, s, m.group(1))
             if hit is not None and hit is not s and hit.kind in ("method", "function"):
                 out.append(Hop(hit, n, "apply", f"{m.group(1)}.{m.group(2)}"))
@@ -431,7 +431,10 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     roots = list({(x.rel, x.d.start_line): x for x in impls
                   if not any(y is not x and _subtype(p, _owner(x), _owner(y)) for y in impls)}.values())
     if len(roots) > 1:  # unless the code names one of them as the value it uses (tinydb's `default_storage_class = JSONStorage`)
-        used = [(x, at) for x in roots if (at := _named_as_value(p, _owner(x).rsplit(".", 1)[-1], {y.rel for y in roots}))]
+        from .references import named_as_value
+
+        named = [(x, named_as_value(p, _owner(x).rsplit(".", 1)[-1], {y.rel for y in roots})) for x in roots]
+        used = [(x, at) for x, at in named if at]
         if len(used) == 1:
             return [Hop(used[0][0], s.d.start_line, "default", owner.rsplit(".", 1)[-1], used[0][1])]
     if len(roots) != 1:
@@ -440,18 +443,6 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     decl = next((t for t in p.find(_owner(hit).rsplit(".", 1)[-1]) if t.dotted == _owner(hit)), None)
     return [Hop(hit, s.d.start_line, "implemented", owner.rsplit(".", 1)[-1],
                 (decl.rel, decl.d.start_line) if decl is not None else None)]
-
-
-def _named_as_value(p: Project, name: str, skip: set[str]) -> tuple[str, int] | None:
-    """(file, line) of the one line of the project's code, outside the `skip` files, that gives the
-    type `name` as a value (`default_storage_class = JSONStorage`, `storage=JSONStorage`), not in an
-    import or a type annotation; None when no line or several do."""
-    rx = re.compile(rf"(?:=|\breturn|\?\?|\|\||\bor)\s*(?:new\s+)?{re.escape(name)}\b(?!\s*[.:\[])")
-    from .references import code_lines  # (a docstring's `>>> db = TinyDB(storage=MemoryStorage)` gives no value)
-
-    hits = [(rel, k + 1) for rel in p.code_files() if rel not in skip
-            for k, ln in enumerate(code_lines(p, rel)) if name in ln and rx.search(ln) and not re.match(r"\s*(?:import|from|use)\b", ln)]
-    return hits[0] if len(hits) == 1 else None
 
 
 def made_fields(p: Project, s: Sym) -> list[Hop]:

@@ -70,11 +70,14 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         if cur is not start and handed_out(p, cur):
             return []  # its work goes on outside the map: what it calls before is preparation
         side = side_calls(p, cur)  # an operation's path, not its error handling
-        found = [c for c in next_steps(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in NOT_STEPS
-                 and (c.rel, c.d.start_line) not in side and not side_road(c) and not trace_print(cur, c.short)
-                 and (not _UTILITY.match(posixpath.basename(c.rel)) or c.rel == cur.rel)]
-        ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
         h = handed_to(p, cur)  # where the body hands the work on is always tried, however it ranks
+        found = [c for c in next_steps(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in NOT_STEPS
+                 and (c.rel, c.d.start_line) not in side and not side_road(c) and not trace_print(cur, c.short)]
+        # a utility module's helper is a side step, unless the body hands the work to it and has no other way
+        # (superstruct's `validate` hands to `run` of utils.ts; axios's `utils.merge` after `getAdapter` is a detail)
+        util = [c for c in found if _UTILITY.match(posixpath.basename(c.rel)) and c.rel != cur.rel]
+        found = [c for c in found if c not in util or (len(util) == len(found) and (c.rel, c.d.start_line) == h)]
+        ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
         return ranked[:5] + [c for c in ranked[5:] if (c.rel, c.d.start_line) == h]
 
     def value(path: list[Sym]) -> float:
@@ -136,8 +139,12 @@ def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym,
     best: tuple[float, Sym, int] | None = None
     where = resolved_calls_where(p, a, body)
     handed = next((off for c, _side, off in where if c is b), -1)
-    for c, side, off in where:
-        line = a.d.start_line + text.count("\n", 0, off) if off >= 0 else 0
+    from .hops import hops
+
+    # (and a function it runs through `.call(this, …)`: eta's `this.parse.call(this, str)`)
+    made = [(c, side, a.d.start_line + text.count("\n", 0, off) if off >= 0 else 0, off) for c, side, off in where] + \
+        [(h.callee, False, h.at, -1) for h in hops(p, a) if h.how == "apply" and not h.via.endswith(".bind")]
+    for c, side, line, off in made:
         # (on the hand-off's own line, a call before it: zerolog's `Logger.Debug()` in `Logger.Debug().…Msg(…)`)
         if side or not (a.d.start_line < line < at or (line == at and 0 <= off < handed)) \
                 or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \

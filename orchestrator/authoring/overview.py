@@ -405,7 +405,8 @@ def sequence_diagram(p: Project, path: list[Sym]) -> str:
 
     before = {}
     for a, b in zip(path, path[1:]):
-        at = call_line(p, a, b) if hop_between(p, a, b) is None else 0  # (as story._steps tells it)
+        hop = hop_between(p, a, b)  # (as story._steps tells it)
+        at = call_line(p, a, b) if hop is None else hop.at
         prep = prepared(p, a, b, at, path) if at else None
         if prep is not None:
             before[(a.rel, a.d.start_line)] = prep[0]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from ..repo.rank import is_local_module, local_module_names
 from .project import Project, Sym
@@ -266,7 +266,8 @@ def module_file(p: Project, rel: str, module: str) -> str | None:
     for cand in (stem, *(stem + e for e in (".js", ".ts", ".mjs", ".cjs", ".tsx", "/index.js", "/index.ts"))):
         if cand in files:
             return cand
-    return None
+    js = re.match(r"(.*)\.([mc]?)js$", stem)  # TypeScript's ESM imports name the emitted file: './utils.js' is utils.ts
+    return next((c for c in (f"{js.group(1)}.{js.group(2)}ts", f"{js.group(1)}.tsx") if c in files), None) if js else None
 
 
 def origin(p: Project, rel: str, name: str, depth: int = 0) -> str | None:
@@ -399,3 +400,27 @@ def _resolved_call_lines(p: Project, rel: str, s: Sym, calls_of: Callable[[Sym],
             out |= {x.d.start_line + k for k, ln in enumerate(lines) if rx.search(ln)}
     return out
 
+
+
+def bound_function(p: Project, types: Iterable[Sym], name: str) -> list[Sym]:
+    """A TS/JS class's field `name` that holds a function its file imports (eta's `compile = compile;` in
+    `class Eta`): calling the field calls that function. `types`: the class's definitions."""
+    for t in types:
+        if t.kind == "class" and t.lang in ("javascript", "typescript", "tsx"):
+            for ln in p.lines_of(t.rel)[t.d.start_line - 1:t.d.end_line]:
+                m = re.match(rf"\s*(?:(?:readonly|public|private|protected)\s+)*{re.escape(name)}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$", ln)
+                hit = imported_definition(p, t.rel, m.group(1)) if m else []
+                if len(hit) == 1 and hit[0].kind == "function":
+                    return hit
+    return []
+
+
+def named_as_value(p: Project, name: str, skip: set[str]) -> tuple[str, int] | None:
+    """(file, line) of the one line of the project's code, outside the `skip` files, that gives the
+    type `name` as a value (`default_storage_class = JSONStorage`, `storage=JSONStorage`), not in an
+    import, a comment or a string (a docstring's `>>> db = TinyDB(storage=MemoryStorage)`); None when
+    no line or several do."""
+    rx = re.compile(rf"(?:=|\breturn|\?\?|\|\||\bor)\s*(?:new\s+)?{re.escape(name)}\b(?!\s*[.:\[])")
+    hits = [(rel, k + 1) for rel in p.code_files() if rel not in skip
+            for k, ln in enumerate(code_lines(p, rel)) if name in ln and rx.search(ln) and not re.match(r"\s*(?:import|from|use)\b", ln)]
+    return hits[0] if len(hits) == 1 else None

@@ -15,10 +15,11 @@ _BRANCH_OPENER = re.compile(r"^\s*(?:\}\s*)?(?:catch|except|finally\b|(?:if|elif
                             r"(?:err|fail|deprecat|warn|debug|verbose|invalid))", re.I)
 
 
-def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = ()) -> set[int]:
+def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options: bool = True) -> set[int]:
     """The 0-based lines of `code` inside a side road (_BRANCH_OPENER): its body, not the line that
     opens it (a condition is evaluated on the main line: `if (redisBufferRead(c) == REDIS_ERR)`).
-    By indentation for Python-like code, by braces where the code has them."""
+    By indentation for Python-like code, by braces where the code has them; with `options`, a branch on one
+    of the object's settings (_option) is one too."""
     lines = code.splitlines()
     out: set[int] = set()
     recv = recv or _receivers(code, lang)  # (a body without its first line names its receiver apart)
@@ -26,7 +27,7 @@ def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = ()) -> set[i
         stack: list[bool] = []
         pending = False  # `if (err)` without a brace: the next line is its body
         for k, ln in enumerate(lines):
-            opener = bool(_BRANCH_OPENER.match(ln)) or _option(ln, recv)
+            opener = bool(_BRANCH_OPENER.match(ln)) or (options and _option(ln, recv))
             if any(stack) or pending:
                 out.add(k)
             bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", ln)
@@ -56,7 +57,7 @@ def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = ()) -> set[i
         ind = len(ln) - len(ln.lstrip())
         while opened and ind <= opened[-1][0]:
             opened.pop()
-        opener = bool(_BRANCH_OPENER.match(ln)) or _option(ln, recv)
+        opener = bool(_BRANCH_OPENER.match(ln)) or (options and _option(ln, recv))
         if any(b for _, b in opened) or (opener and not ln.rstrip().endswith(":")):
             out.add(k)  # inside a side road, or one on a line (`if err: fail()`)
         if ln.rstrip().endswith(":"):

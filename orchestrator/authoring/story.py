@@ -247,7 +247,7 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
         # (and the hook's line that names the module: `base.extend ClassMethods`)
         hooked = "".join(f" ({citation_link(f, n, n)})" for f, n in mix[5]) if mix else ""
         item = cited_item(step, step_cites(a, b, at, tie, (name_line(p, a), name_line(p, b))) + hooked)  # (before the stop)
-        prep = prepared(p, a, b, at, path) if hop is None and at else None
+        prep = prepared(p, a, b, at, path) if at else None
         if prep is not None:  # the work the caller does before it hands on (`gatherInfo`, then `processField`)
             c, line = prep
             said = s[("ov_path_before", "ov_path_before2", "ov_path_before3")[(k - 1) % 3]].format(
@@ -406,11 +406,10 @@ def front_matter(p: Project) -> str:
     if len(path) > 1:
         def via(a: Sym, b: Sym) -> str:  # a framework's convention: what the line calls is not `b` itself
             h = hop_between(p, a, b)
-            if h is not None:
-                return f" → (through `{h.via}`, line {h.at})" if not h.named else ""
-            at = call_line(p, a, b)  # the work done before the hand-off (mainpath.prepared)
+            at = h.at if h is not None else call_line(p, a, b)  # the work done before the hand-off (mainpath.prepared)
             prep = prepared(p, a, b, at, path) if at else None
-            return f" (first `{prep[0].name}`, line {prep[1]}: `{prep[0].rel}`:{name_line(p, prep[0])})" if prep else ""
+            first = f" (first `{prep[0].name}`, line {prep[1]}: `{prep[0].rel}`:{name_line(p, prep[0])})" if prep else ""
+            return first + (f" → (through `{h.via}`, line {h.at})" if h is not None and not h.named else "")
 
         out += ["One central call, each step a call the repository map resolves (or a convention it follows):", "",
                 f"`{path[0].name}` (`{path[0].rel}`:{name_line(p, path[0])})" + "".join(

@@ -206,21 +206,9 @@ class Typer:
                 return class_or_instance(self.p, found, on_class)
             todo = [b for t in todo for b in self.bases(t) + mixins(self.p, self.by_dotted, t) if b not in seen]
             seen.update(todo)
-        return self._bound_function(typ, name)
+        from .references import bound_function
 
-    def _bound_function(self, typ: str, name: str) -> list[Sym]:
-        """A TS/JS class's field that holds a function its file imports (eta's `compile = compile;` in
-        `class Eta`): calling the field calls that function."""
-        from .references import imported_definition
-
-        for t in self.by_dotted.get(typ, ()):
-            if t.kind == "class" and t.lang in ("javascript", "typescript", "tsx"):
-                for ln in self.p.lines_of(t.rel)[t.d.start_line - 1:t.d.end_line]:
-                    m = re.match(rf"\s*(?:(?:readonly|public|private|protected)\s+)*{re.escape(name)}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$", ln)
-                    hit = imported_definition(self.p, t.rel, m.group(1)) if m else []
-                    if len(hit) == 1 and hit[0].kind == "function":
-                        return hit
-        return []
+        return bound_function(self.p, self.by_dotted.get(typ, ()), name)
 
     def made_field(self, typ: str, name: str) -> tuple[Sym, int] | None:
         """(the method, the field's line) when a TS/JS class's field of that name is made by one of its
@@ -266,6 +254,12 @@ class Typer:
         from .signature import signature_parts
 
         declared = java_result(s) if s.lang in ("java", "csharp") else signature_parts(s)[1]
+        if declared.strip() in ("any", "unknown") and s.lang == "typescript":  # what its overloads declare
+            above = "\n".join(self.p.lines_of(s.rel)[max(0, s.d.start_line - 30):s.d.start_line - 1])
+            said = {self.type_in_text(m.group(1), own) for m in re.finditer(
+                rf"\bfunction\s+{re.escape(s.short)}\b[^{{;]*?\)\s*:\s*([^{{\n;]+?)\s*;?\s*$", above, re.M)}
+            if len(said) == 1:
+                return said.pop()  # (superstruct's `object(): Struct<…>` and `object<S>(schema: S): Struct<…>`)
         if declared.strip():
             return self.type_in_text(declared, own)
         if s.lang in ("java", "csharp", "go", "c", "cpp"):
