@@ -391,3 +391,27 @@ def test_the_next_definitions_head_inside_a_span_is_no_call(tmp_path):
     text = next(s for s in p.symbols() if s.short == "text")
     code = "\n".join(p.lines_of("Opt.scala")[1:5])  # `text` and the next head, as a long span gives it
     assert [x.short for x in resolved_calls(p, text, code)] == ["fire"]
+
+
+def test_a_quote_of_code_that_mixes_tabs_and_spaces_keeps_its_shape_as_r1_reads_it():
+    from orchestrator.authoring.project import _dedent
+
+    # JSON-java's `        \t throw …` among lines indented by spaces: cutting four spaces would move the tab's stop
+    src = "    if (x) {\n        y();\n            z();\n                q();\n        \t w();\n    }"
+    out = _dedent(src)
+    assert out.splitlines()[4] == " " * 13 + "w();" and out.splitlines()[3] == " " * 12 + "q();", out
+    assert _dedent("\tfunc() {\n\t\tx()\n\t}") == "func() {\n\tx()\n}"  # tabs alone stay tabs
+
+
+def test_a_definition_named_for_its_file_is_cited_at_its_own_head(tmp_path):
+    from orchestrator.authoring import project as project_mod
+    from orchestrator.authoring.tracing import name_line
+
+    # debug's karma.conf.js: `module.exports = function (config)`, named `karma`; a comment's `karma-adapter` below
+    (tmp_path / "karma.conf.js").write_text("module.exports = function (config) {\n\tconfig.set({\n"
+                                            "\t\t// see https://npmjs.org/browse/keyword/karma-adapter\n"
+                                            "\t\tframeworks: ['mocha'],\n\t});\n};\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("# k\n\nK.\n", encoding="utf-8")
+    p = project_mod.load(tmp_path)
+    s = next(x for x in p.symbols() if x.rel == "karma.conf.js")
+    assert name_line(p, s) == 1, (s.name, s.d.signature)

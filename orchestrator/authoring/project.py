@@ -234,7 +234,14 @@ def _indent_of(line: str) -> str:
 def _dedent(code: str) -> str:
     import textwrap
 
-    return textwrap.dedent(code).rstrip()
+    def shape(text: str) -> list[int]:  # each line's indentation as R1 reads it (tabs at 8), by rank
+        widths = [len(_indent_of(ln.expandtabs(8))) for ln in text.splitlines() if ln.strip()]
+        return [sorted(set(widths)).index(w) for w in widths]
+
+    out = textwrap.dedent(code)
+    # indentation that mixes spaces and tabs (JSON-java's `        \t throw …`): cutting the spaces before a tab
+    # moves its stop and changes the code's shape; then it is dedented as it shows, tabs at 8
+    return (out if shape(out) == shape(code) else textwrap.dedent(code.expandtabs(8))).rstrip()
 
 
 _DEF_START = re.compile(r"^\s*(?:async\s+def|def|class)\b")

@@ -118,6 +118,10 @@ def name_line(p: Project, s) -> int:
     head = next((n for n in span if 0 < n <= len(lines) and definition_head(lines[n - 1], short)), 0)
     if head:
         return head
+    sig = s.d.signature.split("\n", 1)[0].strip()  # a definition named for its file (`module.exports = function (config)`):
+    at = next((n for n in span if sig and 0 < n <= len(lines) and sig in lines[n - 1]), 0)  # its own head, not a comment's
+    if at and not word.search(lines[at - 1]):  # `karma-adapter` three lines down
+        return at
     for n in range(s.d.start_line, min(s.d.end_line, s.d.start_line + 12) + 1):
         if 0 < n <= len(lines) and word.search(lines[n - 1]):
             return n
