@@ -2367,7 +2367,7 @@ def test_a_step_says_the_work_its_caller_does_before_it_hands_on(tmp_path: Path)
     assert "Before that, at line 10, it calls `gatherInfo`" in step1 and "(source:conf.go#L10-L10)" in step1, step1
     assert "checkSpec" not in walk
     _steps_hold(p, walk)
-    from orchestrator.authoring.overview import sequence_diagram
+    from orchestrator.authoring.mainpath import sequence_diagram
 
     seq = sequence_diagram(p, path)
     assert seq.index("gatherInfo()") < seq.index("processField()"), seq

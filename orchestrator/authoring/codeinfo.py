@@ -246,7 +246,7 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     """_calls_where; a branch on one of the object's settings (sideroads._option) is no side road when
     every call the body makes is in one (eta's `handleCache` compiles under `if (this.resolvePath && …)`):
     it is the body's way (options_side tells handoff.handed_to)."""
-    from .handoff import side_road
+    from .sideroads import side_road
 
     found = _calls_where(p, s, code, True)  # (an error it raises is no way either)
     if found and all(side or side_road(c) for c, side, _at in found):

@@ -8,15 +8,13 @@ import re
 
 from .facts import all_calls, hand_off
 from .project import Project, Sym
+from .sideroads import side_road
 
 NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
              "impl")  # a type's body is no call: a path goes through functions, methods and macros
 WORK_LINES = 30  # a body this long that calls nothing further is where the work is done, not a last detail
 SMALL_REACH = 4  # a call that reaches this few definitions (three calls deep) is a detail after one that reaches twice as many
 
-# the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
-_SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
-                         r"not_?found")  # (a 404 handler: the miss, not the work)
 # a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
 LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
 # a logging method of the project itself (logrus's `Logger.Info` → `Logger.Log` → `Entry.Log`): its log call is its work
@@ -26,13 +24,6 @@ _LOGS = re.compile(r"(?i)^_?(?:trace|debug|info|warn|error|fatal|panic|log|print
 def trace_print(caller: Sym, name: str) -> bool:
     """A call of `name` from `caller` is a trace or debug print, no step of the operation."""
     return bool(LOGGER.match(name)) and not _LOGS.match(caller.short)
-
-
-def side_road(c: Sym) -> bool:
-    """Error handling, clean-up or a miss, by the name of the definition or of a thrower that holds it
-    (markdig's `ThrowHelper.CheckDepthLimit`)."""
-    return bool(_SIDE_ROADS.search(c.short)) or ("." in c.dotted and "throw" in c.dotted.rsplit(".", 1)[0].lower()) \
-        or (c.kind == "macro" and c.short in ("ok", "try", "ensure", "bail"))  # (Rust's `ok!(x)`: `x?` spelled out)
 
 
 def next_steps(p: Project, s: Sym) -> list[Sym]:

@@ -12,7 +12,7 @@ from .entry import TYPE_ARGS
 from .example_calls import built_by, built_type, consuming_call, final_call, one_call, takes
 from .facts import side_calls
 from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
-from .overview import MAX_PATH, first_example
+from .overview import MAX_PATH, SERVING, first_example
 from .project import Project, Sym, project_name
 from .ruby_mixins import class_or_instance
 
@@ -266,9 +266,6 @@ def _made_from(p: Project, e: Sym) -> Sym | None:
     return (same or hit)[0] if len(same or hit) == 1 else None
 
 
-# the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
-SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?((?:listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
-                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)!?)\s*\(")
 _SETUP = re.compile(r"(?i)^(?:configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?)$")
 SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
 
@@ -452,3 +449,22 @@ def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
     (click's `command` returns a `Command`; the README calls the decorated function, which runs
     `Command.__call__`); None when a user calls the start itself. Known once central_path ran."""
     return p._keys.get(("made_by", start.rel, start.d.start_line))
+
+
+# ---------------------------------------------------------------- diagram slots (issue 23 item 4)
+
+def sequence_diagram(p: Project, path: list[Sym]) -> str:
+    """The central operation's calls as a Mermaid block (a sequence between parts, with the work a step
+    does before it hands on: prepared), or ''."""
+    from .. import diagrams
+    from .hops import hop_between
+    from .tracing import call_line
+
+    before = {}
+    for a, b in zip(path, path[1:]):
+        hop = hop_between(p, a, b)  # (as story._steps tells it)
+        at = call_line(p, a, b) if hop is None else hop.at
+        prep = prepared(p, a, b, at, path) if at else None
+        if prep is not None:
+            before[(a.rel, a.d.start_line)] = prep[0]
+    return diagrams.path_block(path, before)

@@ -224,13 +224,16 @@ def first_example(p: Project, names: set[str]) -> Example | None:
     return None
 
 
+# the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
+SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?((?:listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
+                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)!?)\s*\(")
+
+
 def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: str | None) -> Example:
     """The example with the block of its section that runs what it sets up: when the example calls
-    no run itself (mainpath.SERVING: `parse`, `run`, `listen`, …) and a short block later, before the
+    no run itself (SERVING: `parse`, `run`, `listen`, …) and a short block later, before the
     next heading, calls one on a value the example uses (`flag.Int(…)`, then `flag.Parse()`); a long one
     is another example (JsonPath's `JsonPath.read(json, …)`, then a block of `parse`, `read`, `using`)."""
-    from .mainpath import SERVING
-
     if SERVING.search(ex.code):
         return ex
     values = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*[A-Za-z_$][\w$]*\s*\(", ex.code))
@@ -391,23 +394,3 @@ def _config_macro(p: Project, s: Sym) -> bool:
         return True
     return s.kind == "macro" and (s.short.isupper() or (s.lang in ("c", "cpp") and
                                                         s.short.lower() == project_name(p.root).lower()))
-
-
-# ---------------------------------------------------------------- diagram slots (issue 23 item 4)
-
-def sequence_diagram(p: Project, path: list[Sym]) -> str:
-    """The central operation's calls as a Mermaid block (a sequence between parts, with the work a step
-    does before it hands on: mainpath.prepared), or ''."""
-    from .. import diagrams
-    from .hops import hop_between
-    from .mainpath import prepared
-    from .tracing import call_line
-
-    before = {}
-    for a, b in zip(path, path[1:]):
-        hop = hop_between(p, a, b)  # (as story._steps tells it)
-        at = call_line(p, a, b) if hop is None else hop.at
-        prep = prepared(p, a, b, at, path) if at else None
-        if prep is not None:
-            before[(a.rel, a.d.start_line)] = prep[0]
-    return diagrams.path_block(path, before)

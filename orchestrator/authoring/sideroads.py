@@ -7,12 +7,24 @@ from __future__ import annotations
 
 import re
 
+from .project import Sym
 from .valuetypes import call_args
+
+# the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
+_SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
+                         r"not_?found")  # (a 404 handler: the miss, not the work)
 
 # The side roads of a body: an error handler, and a condition on an error, a deprecation or a debug
 # switch (`if err != nil {`, `if self.deprecated:`). Loops and other conditions are the work itself.
 _BRANCH_OPENER = re.compile(r"^\s*(?:\}\s*)?(?:catch|except|finally\b|(?:if|elif|else\s+if)\b.*?"
                             r"(?:err|fail|deprecat|warn|debug|verbose|invalid))", re.I)
+
+
+def side_road(c: Sym) -> bool:
+    """Error handling, clean-up or a miss, by the name of the definition or of a thrower that holds it
+    (markdig's `ThrowHelper.CheckDepthLimit`)."""
+    return bool(_SIDE_ROADS.search(c.short)) or ("." in c.dotted and "throw" in c.dotted.rsplit(".", 1)[0].lower()) \
+        or (c.kind == "macro" and c.short in ("ok", "try", "ensure", "bail"))  # (Rust's `ok!(x)`: `x?` spelled out)
 
 
 def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options: bool = True) -> set[int]:

@@ -20,8 +20,17 @@ from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
 from .hops import hop_between
-from .mainpath import central_path, exported_fetch, handed_out, made_by, prepared, served_by, setup_path
-from .overview import Example, entry_points, first_example, purpose, sequence_diagram
+from .mainpath import (
+    central_path,
+    exported_fetch,
+    handed_out,
+    made_by,
+    prepared,
+    sequence_diagram,
+    served_by,
+    setup_path,
+)
+from .overview import Example, entry_points, first_example, purpose
 from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
@@ -408,7 +417,7 @@ def front_matter(p: Project) -> str:
             h = hop_between(p, a, b)
             at = h.at if h is not None else call_line(p, a, b)  # the work done before the hand-off (mainpath.prepared)
             prep = prepared(p, a, b, at, path) if at else None
-            first = f" (first `{prep[0].name}`, line {prep[1]}: `{prep[0].rel}`:{name_line(p, prep[0])})" if prep else ""
+            first = f" (first `{prep[0].name}` (`{prep[0].rel}`:{name_line(p, prep[0])}), at line {prep[1]})" if prep else ""
             return first + (f" → (through `{h.via}`, line {h.at})" if h is not None and not h.named else "")
 
         out += ["One central call, each step a call the repository map resolves (or a convention it follows):", "",
