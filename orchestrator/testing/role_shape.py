@@ -93,15 +93,33 @@ def overview_chapter(title: str, front: str, para: str) -> str:
 def _path_diagram(path: str, entries: list[str]) -> list[str]:
     """The call path (or else the entry points) the prompt names, as a writer draws it: only
     names the prompt shows, so R1 finds each one in the source."""
-    names = [n.strip().removesuffix("()") for n in re.findall(r"`([^`]+)`", path or " ".join(entries))]
     from ..diagrams.mermaid import is_path
 
-    names = [n for n in dict.fromkeys(names) if re.fullmatch(r"[\w.:$]+", n) and not is_path(n)][:8]
+    def name(n: str) -> str | None:
+        n = n.strip().removesuffix("()")
+        return n if re.fullmatch(r"[\w.:$]+", n) and not is_path(n) else None
+
+    # a step is the first name of its segment; "(first `X` …)" is the work the step does before
+    # it hands on, drawn as the step's own call, not as a step of the chain
+    edges: list[tuple[str, str]] = []
+    steps: list[str] = []
+    for seg in (path.split("→") if path else []):
+        found = [n for n in map(name, re.findall(r"`([^`]+)`", seg.split("(first", 1)[0])) if n]
+        first = re.search(r"\(first `([^`]+)`", seg)
+        if not found:
+            continue
+        if steps:
+            edges.append((steps[-1], found[0]))
+        steps.append(found[0])
+        if first and name(first.group(1)):
+            edges.append((found[0], name(first.group(1)) or ""))
+    names = list(dict.fromkeys([n for e in edges for n in e] or steps or
+                               [n for n in map(name, re.findall(r"`([^`]+)`", " ".join(entries))) if n]))[:8]
     if not names:
         return []
-    lines = ["flowchart LR", *[f'    n{i}["{n}"]' for i, n in enumerate(names)]]
-    if path:
-        lines += [f"    n{i} --> n{i + 1}" for i in range(len(names) - 1)]
+    ids = {n: f"n{i}" for i, n in enumerate(names)}
+    lines = ["flowchart LR", *[f'    {ids[n]}["{n}"]' for n in names]]
+    lines += [f"    {ids[a]} --> {ids[b]}" for a, b in edges if a in ids and b in ids]
     return ["The path, drawn:", "", "```mermaid", *lines, "```", ""]
 
 
