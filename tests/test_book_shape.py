@@ -327,6 +327,19 @@ def test_r1_shows_at_work_only_where_the_code_writes_the_name_outside_strings():
     assert checks.check_claims(ok, _Facts()) == []
 
 
+def test_r1_holds_a_call_flows_arrows_as_calls_and_leaves_other_pictures_alone():
+    flow = ('# T\n\n```mermaid\nflowchart LR\n    a["Store.put"]\n    b["Log.append"]\n    c["Log"]\n'
+            '    a --> b\n    b --> c\n```\n')
+    found = checks.check_claims(flow, _Facts())
+    assert [(f.line, f.check, f.severity) for f in found] == [(9, "r1.claim", "major")], found
+    assert "`Log.append` → `Log`" in found[0].message
+    labelled = flow.replace("b --> c", "b -- writes --> c")  # an arrow that says what it means is not a call
+    files = flow.replace('"Log"]', '"log.py"]')  # a box that is not a definition: not a call flow
+    dotted = flow.replace("b --> c", "b -.-> c")
+    for md in (labelled, files, dotted):
+        assert checks.check_claims(md, _Facts()) == [], md
+
+
 # ---------------------------------------------------------------- R3: the shape
 
 def test_r3_names_a_chapter_that_is_a_lookup_of_doc_comments():

@@ -1,7 +1,8 @@
 """R1's check of a chapter's claims about the code (issue 23 item 6): a sentence that says how
 many files use a name ("used from 5 other source files", "16 other files write it", a reference
-table's "| 3 files |"), that one name calls another ("`X` calls `Y`"), or shows a name "at work"
-in quoted code, is held against the repository map's resolved references. `facts` answers the
+table's "| 3 files |"), that one name calls another ("`X` calls `Y`", or a call flow's arrow
+`X --> Y` in a Mermaid flowchart whose every box is a definition), or shows a name "at work" in
+quoted code, is held against the repository map's resolved references. `facts` answers the
 map's side (authoring.facts.ClaimFacts: None where a name is not one definition, so nothing is
 claimed wrong about what the map cannot resolve). Findings are major: the sentence is false,
 not the code."""
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from ..diagrams.mermaid import MermaidError, parse
 from ..text.markdown import scan_fences
 from .findings import Collected, Finding, sorted_findings
 
@@ -76,4 +78,28 @@ def check_claims(md: str, facts: Facts) -> list[Finding]:
                                                  _STRINGS.sub('""', "\n".join(lines[nxt.line:nxt.line + 40]))):
                 out.add("r1.claim", "major", n, f"line {n} shows `{at.group(1)}` at work, but the code quoted next "
                         "writes it only inside a string, or not at all")
+    for b in blocks:
+        if b.lang.lower() == "mermaid":
+            for k, caller, callee in _drawn_calls(b.code, facts):
+                out.add("r1.claim", "major", b.line + k, f"the diagram at line {b.line} draws `{caller}` → "
+                        f"`{callee}`; the code of `{caller}` makes no call the map resolves to `{callee}`")
     return sorted_findings(out)
+
+
+def _drawn_calls(code: str, facts: Facts) -> list[tuple[int, str, str]]:
+    """(line, caller, callee) of the arrows of a call flow that the map says are not calls. A
+    flowchart is a call flow when each of its boxes is one definition of the project; a labelled
+    arrow says something else ("reads", "owns") and is not held as a call. A diagram that does not
+    parse is R1's diagram check's to report."""
+    try:
+        d = parse(code)
+    except MermaidError:
+        return []
+    if d.kind != "flowchart" or not d.edges or any(facts.users(n.label) is None for n in d.nodes.values()):
+        return []
+    out = []
+    for e in d.edges:
+        src, dst = d.nodes[e.src].label, d.nodes[e.dst].label
+        if not e.label and e.arrow == "arrow" and e.style == "solid" and facts.calls(src, dst) is False:
+            out.append((e.line, src, dst))
+    return out
