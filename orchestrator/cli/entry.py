@@ -89,7 +89,8 @@ def _main() -> None:
             return
         from .commands import app
 
-        code = app(standalone_mode=False)  # without standalone mode, typer.Exit(n) returns n
+        # prog_name: the usage says `book` also when the entry point is called from `python -m pytest`
+        code = app(standalone_mode=False, prog_name="book")  # without standalone mode, typer.Exit(n) returns n
         if code == 130:  # typer's word for a KeyboardInterrupt (Ctrl-C before the run's loop began)
             _interrupted()
         code = code if isinstance(code, int) else 0
