@@ -2510,3 +2510,20 @@ def test_a_branch_on_a_setting_that_holds_every_call_is_the_bodys_way(tmp_path: 
     assert [s.name for s in path][:4] == ["render", "compile", "compileToString", "compileBody"], [s.name for s in path]
     walk = _walk(p)
     assert "`parse`" in next(ln for ln in walk.splitlines() if ln.startswith("3. ")), walk
+
+
+def test_the_readmes_opening_block_is_its_first_example_before_a_later_another_example(tmp_path: Path):
+    # moshi: the README shows its use under its title, and again much later under "Another example"
+    readme = ("Kv\n===\n\nA store.\n\n```python\nimport kv\nstore = kv.open('db')\nstore.put('a', 1)\n```\n\n"
+              "### Custom codecs\n\nText.\n\n#### Another example\n\n```python\nimport kv\n"
+              "codec = kv.Codec('utf-8')\n```\n")
+    code = ("class Codec:\n    def __init__(self, name):\n        self.name = name\n\n\nclass Store:\n"
+            "    def put(self, k, v):\n        return (k, v)\n\n\ndef open(path):\n    return Store()\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "kv/__init__.py": code}))
+    ex = first_example(p, {"open", "Store", "Codec", "put"})
+    assert ex is not None and ex.first == 7, ex
+    # a block under a heading of its own is not the opening: the "Example" section still wins over it
+    later = readme.replace("A store.\n\n", "A store.\n\n## Codecs\n\n").replace("#### Another example", "## Example")
+    ex = first_example(load(_write(tmp_path / "repo2", {"README.md": later, "kv/__init__.py": code})),
+                       {"open", "Store", "Codec", "put"})
+    assert ex is not None and "Codec('utf-8')" in ex.code, ex

@@ -197,7 +197,10 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             sc = _example_score(blk[3], _lang_of_tag(blk[2]) if blk[2] else None, langs, names)
             if sc >= 2.0:  # one that uses the project's names
                 head = next((h for at, h in reversed(heads) if at < blk[0]), "")
-                found.append((2 if _SETUP_HEAD.search(head) else 0 if _EXAMPLE_HEAD.search(head) else 1, blk))
+                # a block of the opening, under the document's title alone, is the example the project
+                # shows first (moshi's, before a later "Another example")
+                opening = not heads or (heads[0][0] <= 3 and (len(heads) < 2 or blk[0] < heads[1][0]))
+                found.append((2 if _SETUP_HEAD.search(head) else 0 if opening or _EXAMPLE_HEAD.search(head) else 1, blk))
         if found:  # the README's own first example: under its Example/Usage heading, never an install note
             best = (2.0, min(found, key=lambda f: f[0])[1])
         if best is not None:
