@@ -2527,3 +2527,59 @@ def test_the_readmes_opening_block_is_its_first_example_before_a_later_another_e
     ex = first_example(load(_write(tmp_path / "repo2", {"README.md": later, "kv/__init__.py": code})),
                        {"open", "Store", "Codec", "put"})
     assert ex is not None and "Codec('utf-8')" in ex.code, ex
+
+
+_FEIGN = {
+    "README.md": ("# Feign\n\nMakes HTTP clients.\n\n## Usage\n\n### Basics\n\n```java\npublic class MyApp {\n"
+                  "  public static void main(String... args) {\n    GitHub github = Feign.builder()\n"
+                  "                         .decoder(new Object())\n"
+                  "                         .target(GitHub.class, \"https://api.github.com\");\n"
+                  "    github.contributors(\"OpenFeign\", \"feign\");\n  }\n}\n```\n\n"
+                  "## Examples\n\n```java\nObject d = new Object();\nFeign.builder().decoder(d);\n```\n"),
+    "core/src/main/java/f/Feign.java": (
+        "package f;\n\npublic abstract class Feign {\n  public static Builder builder() {\n    return new Builder();\n  }\n\n"
+        "  public abstract <T> T newInstance(Target<T> target);\n\n"
+        "  public static class Builder extends BaseBuilder<Builder, Feign> {\n"
+        "    public <T> T target(Class<T> apiType, String url) {\n      return target(new Target<T>(apiType, url));\n    }\n\n"
+        "    public <T> T target(Target<T> target) {\n      return build().newInstance(target);\n    }\n\n"
+        "    @Override\n    public Feign internalBuild() {\n      return new ReflectiveFeign(decoder);\n    }\n  }\n}\n"),
+    "core/src/main/java/f/BaseBuilder.java": (
+        "package f;\n\npublic abstract class BaseBuilder<B extends BaseBuilder<B, T>, T> {\n  protected Object decoder;\n\n"
+        "  public B decoder(Object decoder) {\n    this.decoder = decoder;\n    return thisB();\n  }\n\n"
+        "  B thisB() {\n    return (B) this;\n  }\n\n"
+        "  public final T build() {\n    enrich();\n    return internalBuild();\n  }\n\n"
+        "  void enrich() {\n    for (int i = 0; i < 3; i++) {\n      check(i);\n      check(i + 1);\n    }\n  }\n\n"
+        "  void check(int i) {\n    if (i < 0) {\n      throw new IllegalStateException(\"negative\");\n    }\n  }\n\n"
+        "  protected abstract T internalBuild();\n}\n"),
+    "core/src/main/java/f/Target.java": (
+        "package f;\n\npublic class Target<T> {\n  final Class<T> type;\n\n  public Target(Class<T> type, String url) {\n"
+        "    this.type = type;\n  }\n}\n"),
+    "core/src/main/java/f/ReflectiveFeign.java": (
+        "package f;\n\npublic class ReflectiveFeign extends Feign {\n  ReflectiveFeign(Object decoder) {\n  }\n\n"
+        "  public <T> T newInstance(Target<T> target) {\n    return newInstance(target, null);\n  }\n\n"
+        "  public <T> T newInstance(Target<T> target, Object context) {\n    Handler h = new Handler();\n"
+        "    h.bind(target);\n    h.verify(target);\n    return h.proxy(target);\n  }\n}\n"),
+    "core/src/main/java/f/Handler.java": (
+        "package f;\n\npublic class Handler {\n  void bind(Object t) {\n    verify(t);\n  }\n\n"
+        "  void verify(Object t) {\n    if (t == null) {\n      throw new IllegalArgumentException(\"t\");\n    }\n  }\n\n"
+        "  <T> T proxy(Target<T> target) {\n    bind(target);\n    verify(target);\n    return null;\n  }\n}\n"),
+    "vertx/src/main/java/f/vertx/VertxFeign.java": (
+        "package f.vertx;\n\nimport f.Feign;\nimport f.Target;\n\npublic final class VertxFeign extends Feign {\n"
+        "  public <T> T newInstance(Target<T> target) {\n    return null;\n  }\n}\n"),
+}
+
+
+def test_a_builders_chain_runs_its_last_link_and_an_abstract_step_goes_on_in_the_implementation_the_code_makes(tmp_path: Path):
+    # feign: the README's "Basics" (a section of "Usage") is its first example, before a later "Examples";
+    # `Feign.builder().decoder(…).target(…)` runs `target`; `build()`, inherited from `BaseBuilder<Builder, Feign>`
+    # and declared `T`, gives a `Feign`, whose abstract `newInstance` is `ReflectiveFeign`'s (the one
+    # `internalBuild` makes; `newInstance(target, context)` is another overload, not an override)
+    p = load(_write(tmp_path / "repo", _FEIGN))
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and ex.first == 10, ex
+    from orchestrator.authoring.facts import all_calls
+
+    target = next(s for s in p.symbols() if s.dotted == "Feign.Builder.target" and s.d.start_line == 15)
+    assert [c.dotted for c in all_calls(p, target)] == ["BaseBuilder.build", "Feign.newInstance"]
+    path = _path(p)
+    assert path[:3] == ["Feign.Builder.target", "Feign.newInstance", "ReflectiveFeign.newInstance"], path

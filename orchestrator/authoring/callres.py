@@ -200,6 +200,13 @@ class Resolver:
             mine = list(self.by_dotted.get(f"{me_owner}.{expr}", ()))
             if mine:
                 return mine  # (overloads: resolve() picks by the number of arguments)
+        if len(parts) == 1 and me_owner and s.lang in ("java", "csharp", "kotlin"):
+            # a method the type has from its base, called with an implicit `this` (feign's `build()` in a
+            # `Feign.Builder`, from `BaseBuilder`)
+            n = _arity(args)
+            inherited = [x for x in self.typer().member(me_owner, expr) if x.kind == "method" and _param_count(x) == n]
+            if inherited:
+                return inherited
         if len(parts) == 1:
             named = [x for x in self.by_short.get(expr, ()) if "." not in x.dotted]
             if s.lang in ("c", "cpp"):

@@ -322,7 +322,9 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
                 found.setdefault((got.rel, got.name, got.d.start_line), (got, on_side, chain.start(1) if outer else -1))
             continue
         made = "new " if re.search(r"(?<![\w$])new\s+$", code[max(0, m.start() - 12):m.start()]) else ""
-        typ = typer.result_type(hit) if hit is not None else typer.expr_type(s, f"{made}{raw}({args})")
+        me = owner(s) if "." not in raw and "::" not in raw else ""  # (an implicit `this`: a generic base's result is bound)
+        typ = (typer.bound_result(me, hit) if me else typer.result_type(hit)) if hit is not None else \
+            typer.expr_type(s, f"{made}{raw}({args})")
         while chain is not None and typ:
             nxt = typer.member(typ, chain.group(1)) or (missing(typer.member, typ, chain.group(1))
                                                         if s.lang == "ruby" else [])

@@ -65,12 +65,16 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # is a detail after the work (tomli's `loads` loop ends each line in `skip_comment` → `skip_until`, after
     # `key_value_rule` did the line; sinatra's `call!` ends in `@response.finish` after `dispatch!`); a chain's last
     # link on the big call's own line is not (jmespath's `Parser().parse(e).search(d)` hands to `search`)
-    if best and best[3].lines < WORK_LINES and len(reach(p, best[3])) <= SMALL_REACH and not _delegates(p, best[3]):
+    from .hops import implemented
+
+    # (an abstract method's reach is its implementation's: it is no small detail)
+    if best and best[3].lines < WORK_LINES and len(reach(p, best[3])) <= SMALL_REACH and not _delegates(p, best[3]) \
+            and not implemented(p, best[3]):
         big = [c for c in going if len(reach(p, c)) >= max(3, 2 * len(reach(p, best[3])) + 1)]
         wide = _last_call(big, body, side, depth)
         if wide and wide[1] != best[1]:
             best = wide
-    if best and not reach(p, best[3]) and not _delegates(p, best[3]):
+    if best and not reach(p, best[3]) and not _delegates(p, best[3]) and not implemented(p, best[3]):
         # `self._cast(self._handle(environ))`: a call that goes no further is given what a call that goes on makes
         # (bottle's `wsgi`): that one does the work
         inner = _last_call([c for c in going if len(reach(p, c)) >= 3], [(n, t) for n, t in body if n == best[1]], side, depth)
@@ -126,8 +130,12 @@ def _goes_on(p: Project, c: Sym) -> bool:
     `@body.render_to_output_buffer(context, output)`), which the project defines elsewhere too."""
     if c.kind in NOT_STEPS:
         return False
+    from .hops import implemented
+
+    # an abstract method goes on in the one implementation the code runs (feign's `Feign.newInstance`
+    # is `ReflectiveFeign.newInstance`, the builder's product)
     return any(x.kind not in NOT_STEPS and not side_road(x) and not trace_print(c, x.short)
-               for x in all_calls(p, c)) or _delegates(p, c)
+               for x in all_calls(p, c)) or _delegates(p, c) or bool(implemented(p, c))
 
 
 def _delegates(p: Project, c: Sym) -> bool:

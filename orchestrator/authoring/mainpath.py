@@ -307,6 +307,12 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         named = {x.short: x for x, _b in starts}
         calls = [m for m in re.finditer(r"(?<![\w$.])[A-Za-z_$][\w$]*\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", code) if m.group(1) in named]
         seq = [m.group(1) for m in calls]
+        links = list(re.finditer(rf"\)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code))
+        if links and links[-1].group(1) in named and len(seq) <= 1 and all(c.start() < links[-1].start() for c in calls):
+            # a builder's chain ends in the call that makes or runs what the links configured (feign's
+            # `Feign.builder().decoder(…).target(GitHub.class, url)`): the chain's last link is the run
+            p._keys[("setup_calls",)] = []
+            return [(x, SERVING_BONUS if x.short == links[-1].group(1) else b) for x, b in starts]
         if len(set(seq)) >= 2 and (all(_SETUP.match(n) for n in seq[:-1]) or _in_loop(code, calls[-1].start())):
             p._keys[("setup_calls",)] = [seq[0]] if seq[0] != seq[-1] else []
             return [(x, SERVING_BONUS if x.short == seq[-1] else b) for x, b in starts]

@@ -159,12 +159,32 @@ _EXAMPLE_HEAD = re.compile(r"(?i)\b(?:examples?|usage|quick ?start|getting start
 _SETUP_HEAD = re.compile(r"(?i)\b(?:install\w*|cdn|download\w*|setup|set up|building|contribut\w*|licen[cs]e)\b")
 
 
+def _leveled_headings(text: str) -> list[tuple[int, int, str]]:
+    """(line, level, text) of a Markdown document's headings (`## Example` is level 2; a line
+    underlined `===` is 1, `---` 2, any other underline 3)."""
+    lines = text.splitlines()
+    out = [(k + 1, len(m.group(1)), ln.lstrip("#").strip()) for k, ln in enumerate(lines) if (m := re.match(r"(#{1,6})\s", ln))]
+    out += [(k + 1, {"=": 1, "-": 2}.get(lines[k + 1].strip()[0], 3), ln.strip()) for k, ln in enumerate(lines[:-1])
+            if ln.strip() and re.fullmatch(r"[=\-~^]{3,}", lines[k + 1].strip())]
+    return sorted(out)
+
+
 def _headings(text: str) -> list[tuple[int, str]]:
     """(line, text) of a Markdown document's headings (`## Example`, or a line underlined `===`/`---`)."""
-    lines = text.splitlines()
-    out = [(k + 1, ln.lstrip("#").strip()) for k, ln in enumerate(lines) if re.match(r"#{1,6}\s", ln)]
-    out += [(k + 1, ln.strip()) for k, ln in enumerate(lines[:-1]) if ln.strip() and re.fullmatch(r"[=\-~^]{3,}", lines[k + 1].strip())]
-    return sorted(out)
+    return [(at, h) for at, _level, h in _leveled_headings(text)]
+
+
+def _sections_of(leveled: list[tuple[int, int, str]], line: int) -> list[str]:
+    """The headings a line is under, outermost first (`Usage`, then its `Basics`), without the
+    document's title (a guide called "Getting Started" is not one example)."""
+    stack: list[tuple[int, int, str]] = []
+    for at, level, h in leveled:
+        if at >= line:
+            break
+        while stack and stack[-1][1] >= level:
+            stack.pop()
+        stack.append((at, level, h))
+    return [h for at, _level, h in stack if not (leveled and at == leveled[0][0] and at <= 3)]
 
 
 def first_example(p: Project, names: set[str]) -> Example | None:
@@ -189,18 +209,23 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             continue
         best: tuple[float, tuple[int, int, str, str]] | None = None
         found: list[tuple[int, tuple[int, int, str, str]]] = []
-        heads = _headings(text)
+        leveled = _leveled_headings(text)
+        heads = [(at, h) for at, _level, h in leveled]
         for blk in code_blocks(text, markdown=rel.lower().endswith((".md", ".markdown"))):
             if blk[2] and _NOT_CODE_TAG.match(blk[2]):
                 continue  # axum's ```not_rust: a compiler's message, not a use of the project
-            blk = _leading_part(blk)
+            whole, blk = blk, _leading_part(blk)
             sc = _example_score(blk[3], _lang_of_tag(blk[2]) if blk[2] else None, langs, names)
             if sc >= 2.0:  # one that uses the project's names
                 head = next((h for at, h in reversed(heads) if at < blk[0]), "")
                 # a block of the opening, under the document's title alone, is the example the project
-                # shows first (moshi's, before a later "Another example")
+                # shows first (moshi's, before a later "Another example"); a section of a Usage section
+                # is usage too (feign's "Basics" under "Usage")
                 opening = not heads or (heads[0][0] <= 3 and (len(heads) < 2 or blk[0] < heads[1][0]))
-                found.append((2 if _SETUP_HEAD.search(head) else 0 if opening or _EXAMPLE_HEAD.search(head) else 1, blk))
+                usage = any(_EXAMPLE_HEAD.search(h) for h in _sections_of(leveled, blk[0]))
+                # (a usage block cut to its leading part is not the whole use: one that runs whole comes first)
+                usage = usage and (blk == whole or bool(_EXAMPLE_HEAD.search(head)))
+                found.append((2 if _SETUP_HEAD.search(head) else 0 if opening or usage else 1, blk))
         if found:  # the README's own first example: under its Example/Usage heading, never an install note
             best = (2.0, min(found, key=lambda f: f[0])[1])
         if best is not None:

@@ -279,6 +279,51 @@ class Typer:
         found.discard("")
         return found.pop() if len(found) == 1 else ""
 
+    def bound_result(self, typ: str, hit: Sym) -> str:
+        """What `hit`, called on a `typ`, gives back: its result type, or, for a method `typ` has from
+        a generic base whose result is one of the base's type parameters, the argument `typ`'s own
+        declaration gives that parameter (feign's `Builder extends BaseBuilder<Builder, Feign>` makes
+        `build()`, declared `T`, a `Feign`)."""
+        found = self.result_type(hit)
+        base = owner(hit)
+        if found or not base or base == typ or hit.lang not in ("java", "csharp", "kotlin", "typescript"):
+            return found
+        from .signature import signature_parts
+
+        declared = (java_result(hit) if hit.lang in ("java", "csharp") else signature_parts(hit)[1]).strip()
+        params = [re.match(r"\s*(?:in\s+|out\s+)?([A-Za-z_]\w*)", a) for a in self._angle_args(base, base)]
+        names = [m.group(1) if m else "" for m in params]
+        if declared not in names:
+            return ""
+        given = self._angle_args(typ, base.split(".")[-1])
+        arg = given[names.index(declared)].strip() if len(given) == len(names) else ""
+        arg = re.split(r"\s*<", arg)[0].split(".")[-1]
+        return arg if arg and self.is_type(arg) else ""
+
+    def _angle_args(self, typ: str, name: str) -> list[str]:
+        """The type arguments (or parameters) written `name<…>` in the declaration of class `typ`,
+        split at their top-level commas."""
+        for t in self.by_dotted.get(typ, ()):
+            if t.kind not in ("class", "struct", "interface"):
+                continue
+            head = " ".join(t.d.signature.split()).split("{", 1)[0]
+            m = re.search(rf"(?<![\w.]){re.escape(name)}\s*<", head)
+            if m is None:
+                continue
+            depth, parts, cur = 0, [], ""
+            for ch in head[m.end():]:
+                if ch == "<":
+                    depth += 1
+                elif ch == ">":
+                    if depth == 0:
+                        return parts + [cur]
+                    depth -= 1
+                elif ch == "," and depth == 0:
+                    parts, cur = parts + [cur], ""
+                    continue
+                cur += ch
+        return []
+
     # ------------------------------------------------------------ locals and fields
 
     def local_type(self, s: Sym, name: str, depth: int = 0) -> str:
@@ -412,7 +457,7 @@ class Typer:
             hit = self.member(typ, seg, m.start() == head.end() and head.group(0)[:1].isupper())  # (`Document.parse(`)
             if seg == "new" and s.lang == "rust" and not hit:
                 continue
-            typ = self.result_type(hit[0]) if len(hit) == 1 else ""
+            typ = self.bound_result(typ, hit[0]) if len(hit) == 1 else ""
         return typ or ""
 
     def _head_type(self, s: Sym, name: str, e: str, at: int, depth: int) -> tuple[str, int]:
@@ -425,7 +470,8 @@ class Typer:
             if self.is_type(name) and s.lang in _CALLABLE_CLASS:
                 return name, end
             hit = self.resolver_for(s).resolve(name, False, args)
-            return (self.result_type(hit) if hit is not None else ""), end
+            own = owner(s)
+            return ("" if hit is None else self.bound_result(own, hit) if own else self.result_type(hit)), end
         if s.lang in ("go", "rust") and self.is_type(name) and re.compile(r"\s*\{").match(e, at):
             return name, len(e)  # a struct literal (its fields are not read)
         own = owner(s)
