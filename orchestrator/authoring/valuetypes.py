@@ -310,7 +310,7 @@ class Typer:
             m = re.search(rf"(?<![\w.]){re.escape(name)}\s*<", head)
             if m is None:
                 continue
-            depth, parts, cur = 0, [], ""
+            depth, parts, cur = 0, list[str](), ""
             for ch in head[m.end():]:
                 if ch == "<":
                     depth += 1
