@@ -2583,3 +2583,34 @@ def test_a_builders_chain_runs_its_last_link_and_an_abstract_step_goes_on_in_the
     assert [c.dotted for c in all_calls(p, target)] == ["BaseBuilder.build", "Feign.newInstance"]
     path = _path(p)
     assert path[:3] == ["Feign.Builder.target", "Feign.newInstance", "ReflectiveFeign.newInstance"], path
+
+
+def test_csharp_overloads_by_defaults_params_var_and_the_instance_a_value_calls(tmp_path: Path):
+    # CommandLineUtils: `Execute<TApp>(args)` → `ExecuteAsync<TApp>(console, args)` (a `params` array) →
+    # `ExecuteAsync<TApp>(context)`, whose `var context = new DefaultContext(…)` is a `Context` (`: Context`)
+    # and whose second parameter has a default → `app.ExecuteAsync(…)`, on a value: the instance's method
+    code = (
+        "namespace Cli\n{\n    public class Context\n    {\n    }\n\n    public class DefaultContext : Context\n    {\n"
+        "        public DefaultContext(object console, string[] args)\n        {\n        }\n    }\n\n"
+        "    public class App\n    {\n"
+        "        public static int Execute<TApp>(params string[] args)\n        {\n"
+        "            return ExecuteAsync<TApp>(Console.Out, args).Result;\n        }\n\n"
+        "        public static Task<int> ExecuteAsync<TApp>(object console, params string[] args)\n        {\n"
+        "            var context = new DefaultContext(console, args);\n            return ExecuteAsync<TApp>(context);\n        }\n\n"
+        "        public static Task<int> ExecuteAsync<TApp>(string[] args, int timeout = 0)\n        {\n"
+        "            return Task.FromResult(0);\n        }\n\n"
+        "        public static async Task<int> ExecuteAsync<TApp>(Context context, int timeout = 0)\n        {\n"
+        "            var app = new App();\n            return await app.ExecuteAsync(new string[0], timeout);\n        }\n\n"
+        "        public async Task<int> ExecuteAsync(string[] args, int timeout = 0)\n        {\n"
+        "            var n = Parse(args);\n            return await Task.FromResult(n);\n        }\n\n"
+        "        public int Parse(string[] args)\n        {\n            return args.Length;\n        }\n    }\n}\n")
+    p = load(_write(tmp_path / "repo", {"src/Cli/App.cs": code, "src/Cli/Cli.csproj": "<Project></Project>\n"}))
+    from orchestrator.authoring.facts import all_calls
+
+    def calls(line: int) -> list[tuple[str, int]]:
+        s = next(x for x in p.symbols() if x.d.start_line == line)
+        return [(c.dotted, c.d.start_line) for c in all_calls(p, s) if c.short == "ExecuteAsync"]
+
+    assert calls(21) == [("App.ExecuteAsync", 32)]  # (context) is the Context overload, its timeout left to its default
+    assert calls(32) == [("App.ExecuteAsync", 38)]  # app.ExecuteAsync(…): the instance's, not a static one
+    assert calls(16) == [("App.ExecuteAsync", 21)]  # (console, args): the `params` overload

@@ -167,6 +167,9 @@ class Resolver:
             from .ruby_mixins import class_or_instance, singleton
 
             hit = class_or_instance(self.p, hit, parts[0][:1].isupper() or (parts[0] in ("self", raw) and singleton(self.p, s)))
+        if len(hit) > 1 and lang in ("java", "csharp") and len(parts) >= 2 and parts[-2][:1].islower() \
+                and not self._is_type(parts[-2]):
+            hit = [x for x in hit if not _static(x)] or hit  # on a value, its instance's method (`app.ExecuteAsync(…)`)
         hit = self.overload(hit, args)
         if lang == "rust":
             hit = [x for x in hit if x.kind != "macro"]
@@ -288,6 +291,8 @@ class Resolver:
             found = {prm.name: _base(prm.type) for prm in signature_parts(self.s)[0] if prm.type}
             for typ, name in _JAVA_LOCAL.findall(self.code):
                 found.setdefault(name, _base(typ))
+            for name, typ in _VAR_NEW.findall(self.code):  # C#'s and Java's `var context = new DefaultContext(…)`
+                found.setdefault(name, _base(typ))
             self._vars = found
         return self._vars
 
@@ -315,9 +320,16 @@ class Resolver:
 
     def overload(self, hit: list[Sym], args: str) -> list[Sym]:
         """Of overloads, those these arguments fit: by their number, then in Java and C# by the types the code declares."""
-        if len(hit) > 1 and self.s.lang not in ("python", "javascript"):
-            hit = [x for x in hit if _param_count(x) == _arity(args)]
-        return self._by_argument_types(hit, args) if len(hit) > 1 and self.s.lang in ("java", "csharp") else hit
+        if len(hit) <= 1 or self.s.lang in ("python", "javascript"):
+            return hit
+        n = _arity(args)
+        # the overloads that take that many arguments, counting defaults and a `params` array (C#'s
+        # `ExecuteAsync<T>(context)` is `ExecuteAsync<T>(CommandLineContext, CancellationToken = default)`)
+        hit = [x for x in hit if _takes_count(x, n)]
+        if len(hit) > 1 and self.s.lang in ("java", "csharp"):
+            hit = self._by_argument_types(hit, args)
+        exact = [x for x in hit if _param_count(x) == n]  # of those left, the one of that many parameters
+        return exact if len(hit) > 1 and exact else hit
 
     def _by_argument_types(self, hit: list[Sym], args: str) -> list[Sym]:
         from .signature import signature_parts
@@ -328,7 +340,7 @@ class Resolver:
         fits: list[tuple[int, Sym]] = []
         for x in hit:
             params = [_base(prm.type) for prm in signature_parts(x)[0]]
-            if len(params) != len(known):
+            if not _takes_count(x, len(known)):
                 continue
             if all(k is None or _assignable(self, k, prm) for k, prm in zip(known, params)):
                 fits.append((sum(1 for k, prm in zip(known, params) if k == prm), x))
@@ -345,7 +357,10 @@ class Resolver:
             cur = todo.pop()
             nxt = set(_JDK_SUPERS.get(cur, ()))
             for x in self.by_dotted.get(cur, ()):
-                m = re.search(r"\b(?:extends|implements)\s+(.+)$", " ".join(x.d.signature.split()))
+                head = " ".join(x.d.signature.split()).split("{", 1)[0]
+                m = re.search(r"\b(?:extends|implements)\s+(.+)$", head) or (  # C#'s and Kotlin's `class A : Base, IB`
+                    re.search(r"\bclass\s+\w+\s*(?:<[^:]*?>)?\s*(?:\([^)]*\))?\s*:\s*(.+?)(?:\bwhere\b.*)?$", head)
+                    if x.lang in ("csharp", "kotlin") else None)
                 if m:
                     nxt |= {_base(w) for w in re.split(r",|\bimplements\b|\bextends\b", m.group(1)) if w.strip()}
             for n in nxt - out:
@@ -414,6 +429,7 @@ class Resolver:
         return pick
 
 
+_VAR_NEW = re.compile(r"\bvar\s+([a-z_]\w*)\s*=\s*new\s+([A-Z][\w.]*)")
 _JAVA_LOCAL = re.compile(r"(?<![\w.])((?:[A-Z]\w*(?:\.[A-Z]\w*)*)(?:<[^;=()]*>)?(?:\[\])?|int|long|boolean|double|float|char|byte"
                          r"|short)\s+([a-z_]\w*)\s*(?:=|;|:(?!:))")
 # JDK types and what they are assignable to (facts of the JDK, which the map does not read)
@@ -425,7 +441,7 @@ _JDK_SUPERS = {"Class": {"Type"}, "StringBuilder": {"Appendable", "CharSequence"
 
 def _base(typ: str) -> str:
     """`final TypeToken<T>[]` → `TypeToken`; `java.lang.reflect.Type` → `Type`."""
-    typ = re.sub(r"@\w+(?:\([^)]*\))?|\bfinal\b", "", typ)
+    typ = re.sub(r"@\w+(?:\([^)]*\))?|\bfinal\b|^\s*(?:params|this|ref|out|in|scoped)\s+", "", typ)  # (C#'s modifiers)
     typ = re.sub(r"<.*>|\[\]|\.\.\.", "", typ).strip()
     return typ.rsplit(".", 1)[-1].strip()
 
@@ -493,6 +509,17 @@ def _arity(args: str) -> int:
             n += 1
         any_text = any_text or not ch.isspace()
     return n if any_text else 0
+
+
+def _takes_count(x: Sym, n: int) -> bool:
+    """`x` can be called with `n` arguments: those of its parameters without a default come first,
+    and a `params`/vararg array takes any number more."""
+    from .signature import signature_parts
+
+    params = signature_parts(x)[0]
+    rest = bool(params) and bool(re.match(r"\s*(?:params\b|vararg\b)", params[-1].type) or "..." in params[-1].type)
+    required = sum(1 for prm in params[: len(params) - rest] if not prm.default)
+    return required <= n and (rest or n <= len(params))
 
 
 def _param_count(x: Sym) -> int:

@@ -254,7 +254,7 @@ def first_example(p: Project, names: set[str]) -> Example | None:
 
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
 SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?((?:listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
-                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)!?)\s*\(")
+                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)!?)\s*(?:<[\w\s,.?\[\]<>]*>\s*)?\(")
 
 
 def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: str | None) -> Example:
