@@ -2614,3 +2614,19 @@ def test_csharp_overloads_by_defaults_params_var_and_the_instance_a_value_calls(
     assert calls(21) == [("App.ExecuteAsync", 32)]  # (context) is the Context overload, its timeout left to its default
     assert calls(32) == [("App.ExecuteAsync", 38)]  # app.ExecuteAsync(…): the instance's, not a static one
     assert calls(16) == [("App.ExecuteAsync", 21)]  # (console, args): the `params` overload
+
+
+def test_a_readme_that_sends_its_reader_to_another_readme_is_followed_before_the_other_guides(tmp_path: Path):
+    # mustermann: the root README names `mustermann/README.md` ("probably what you're looking for") before the
+    # contrib gem's README, and shows no example itself
+    readme = ("# Kv\n\nTwo gems:\n\n* [kv](https://github.com/o/kv/blob/main/kv/README.md): the store.\n"
+              "* [kv-contrib](kv-contrib/README.md): extras.\n")
+    files = {"README.md": readme,
+             "kv/README.md": "# kv\n\n```ruby\nstore = Kv.open('db')\nstore.put('a', 1)\n```\n",
+             "kv-contrib/README.md": "# kv-contrib\n\n```ruby\nKv::Extra.dump('db')\n```\n",
+             "kv/lib/kv.rb": "module Kv\n  def self.open(path)\n    Store.new\n  end\n\n  class Store\n"
+                             "    def put(k, v)\n      [k, v]\n    end\n  end\nend\n",
+             "kv-contrib/lib/kv/extra.rb": "module Kv\n  module Extra\n    def self.dump(path)\n      path\n    end\n  end\nend\n"}
+    p = load(_write(tmp_path / "repo", files))
+    ex = first_example(p, {"open", "Store", "put", "dump", "Extra"})
+    assert ex is not None and ex.rel == "kv/README.md", ex

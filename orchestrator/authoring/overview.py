@@ -202,6 +202,12 @@ def first_example(p: Project, names: set[str]) -> Example | None:
     from .entry import guides
 
     docs = ([info.readme] if info.readme else []) + guides(info)[:12]
+    if info.readme:  # a README that sends its reader to another (mustermann's to `mustermann/README.md`): that one next
+        try:
+            linked = _linked_readmes(info.read(info.readme), set(info.docs))
+        except OSError:
+            linked = []
+        docs = docs[:1] + linked + [d for d in docs[1:] if d not in linked]
     for rel in docs:
         try:
             text = info.read(rel)
@@ -250,6 +256,17 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             continue
         return Example(rel, 1, len(lines), lang, text.rstrip("\n"), info.in_source(rel))
     return None
+
+
+def _linked_readmes(text: str, docs: set[str]) -> list[str]:
+    """The project's other README files a README links to, in the order it names them (a relative
+    link, or one into the repository's own tree: `…/blob/main/mustermann/README.md`)."""
+    out: list[str] = []
+    for m in re.finditer(r"\]\(\s*([^)\s#]+)", text):
+        rel = re.sub(r"^https?://[^)]*?/(?:blob|tree)/[^/]+/", "", m.group(1)).removeprefix("./")
+        if posixpath.basename(rel).lower() in ("readme.md", "readme.markdown", "readme.rst") and rel in docs and rel not in out:
+            out.append(rel)
+    return out
 
 
 # the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
