@@ -2630,3 +2630,27 @@ def test_a_readme_that_sends_its_reader_to_another_readme_is_followed_before_the
     p = load(_write(tmp_path / "repo", files))
     ex = first_example(p, {"open", "Store", "put", "dump", "Extra"})
     assert ex is not None and ex.rel == "kv/README.md", ex
+
+
+def test_a_python_class_made_through_its_module_runs_its_init_when_that_does_the_work(tmp_path: Path):
+    # pyflakes: `check` makes `checker.Checker(tree, …)` (`from pyflakes import checker`), whose `__init__` walks the tree
+    files = {
+        "README.md": "# lint\n\n```python\nfrom lint.api import check\ncheck('x = 1', 'x.py')\n```\n",
+        "lint/__init__.py": "",
+        "lint/api.py": ("from lint import checker\n\n\ndef check(code, filename):\n    tree = compile(code, filename, 'exec')\n"
+                        "    w = checker.Checker(tree, filename=filename)\n    return len(w.messages)\n"),
+        "lint/checker.py": (
+            "class Checker:\n    def __init__(self, tree, filename='(none)'):\n        self.messages = []\n"
+            "        self.filename = filename\n        self.scope = {}\n        self.deferred = []\n"
+            "        self.handleChildren(tree)\n        self.runDeferred()\n\n"
+            "    def handleChildren(self, tree):\n        for node in tree.body:\n            self.handleNode(node, tree)\n"
+            "            self.handleNode(node, None)\n\n"
+            "    def handleNode(self, node, parent):\n        if node is None:\n            return\n"
+            "        self.messages.append((node, parent))\n        self.scope[id(node)] = parent\n"
+            "        self.deferred.append(node)\n        self.report(node)\n\n"
+            "    def report(self, node):\n        print(node)\n\n"
+            "    def runDeferred(self):\n        self.deferred = []\n"),
+    }
+    p = load(_write(tmp_path / "repo", files))
+    path = _path(p)
+    assert path[:3] == ["check", "Checker.__init__", "Checker.handleChildren"], path

@@ -78,8 +78,8 @@ def test_a_chain_on_a_module_qualified_construction_and_an_inherited_method(tmp_
     }
     p = load(_write(tmp_path / "repo", files))
     # `Parser()` of the module `parser`, its `parse` returning what `_parse` builds, then that value's `search`
-    assert _calls(p, "search") == ["Parser.parse", "ParsedResult.search"]
-    assert _calls(p, "ParsedResult.search") == ["Visitor.visit"]  # `TreeInterpreter` inherits it from `Visitor`
+    assert _calls(p, "search") == ["Parser", "Parser.parse", "ParsedResult.search"]  # (the class it makes, too)
+    assert _calls(p, "ParsedResult.search") == ["TreeInterpreter", "Visitor.visit"]  # `visit` is inherited from `Visitor`
     # the README's one call is the main path, handed on through the chain's last link
     assert _path(p) == ["search", "ParsedResult.search", "Visitor.visit"]
 

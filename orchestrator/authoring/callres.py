@@ -142,6 +142,8 @@ class Resolver:
             from .references import imported_definition
 
             hit = imported_definition(self.p, s.rel, parts[0], parts[1])
+        if not hit and len(parts) == 2 and lang == "python":  # `checker.Checker(` after `from pyflakes import checker`
+            hit = self._python_module_member(parts[0], parts[1])
         if not hit and len(parts) == 3:  # `mx.tree.FindRoute(`: a field whose declared type is a project type
             hit = self._field_call(parts[0], parts[1], parts[2])
         if not hit and lang == "rust" and len(parts) == 2:
@@ -231,6 +233,18 @@ class Resolver:
 
                     return imported_definition(p, s.rel, expr)
         return []
+
+    def _python_module_member(self, module: str, name: str) -> list[Sym]:
+        """The top-level definition `name` of the project's module the caller imports as `module`
+        (`from pyflakes import checker`, `import pyflakes.checker as checker`)."""
+        from .references import _top_defs, imports, module_file
+
+        got = imports(self.p, self.s.rel).get(module)
+        if got is None:
+            return []
+        mod, is_mod, there = got
+        target = module_file(self.p, self.s.rel, f"{mod.rstrip('.')}.{there}" if there and not is_mod else mod)
+        return [x for x in _top_defs(self.p, target) if x.short == name] if target else []
 
     def _in_subclasses(self, typ: str, name: str) -> list[Sym]:
         """The one definition of `name` the project's classes that extend `typ` have, a few levels down,

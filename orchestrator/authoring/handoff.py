@@ -31,7 +31,23 @@ def next_steps(p: Project, s: Sym) -> list[Sym]:
     from .hops import hops
 
     found = all_calls(p, s)
+    found += [x for x in _constructors(p, found) if x not in found]
     return found + [h.callee for h in hops(p, s) if h.callee not in found]
+
+
+_CONSTRUCTOR = {"python": "__init__", "javascript": "constructor", "typescript": "constructor"}
+
+
+def _constructors(p: Project, calls: list[Sym]) -> list[Sym]:
+    """The constructors of the classes a body makes, where making one does the work (pyflakes's
+    `checker.Checker(tree, …)`: its `__init__` walks the tree): a constructor that calls on."""
+    out = []
+    for c in calls:
+        name = _CONSTRUCTOR.get(c.lang)
+        if c.kind == "class" and name:
+            out += [x for x in p.symbols(within=[c.rel]) if x.dotted == f"{c.dotted}.{name}" and x.lines >= 5
+                    and _goes_on(p, x)]
+    return out
 
 
 def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
