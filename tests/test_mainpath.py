@@ -2654,3 +2654,28 @@ def test_a_python_class_made_through_its_module_runs_its_init_when_that_does_the
     p = load(_write(tmp_path / "repo", files))
     path = _path(p)
     assert path[:3] == ["check", "Checker.__init__", "Checker.handleChildren"], path
+
+
+def test_of_two_types_of_one_name_in_two_crates_the_callers_own_is_meant(tmp_path: Path):
+    # env_logger: `Builder::from_env(env)` in src/logger.rs is its own `Builder`, not env_filter's (crates/env_filter)
+    files = {
+        "Cargo.toml": "[package]\nname = \"elog\"\n",
+        "src/lib.rs": "mod logger;\npub use logger::try_init;\n",
+        "src/logger.rs": (
+            "pub struct Builder {\n    n: u32,\n}\n\nimpl Builder {\n    pub fn from_env(env: &str) -> Self {\n"
+            "        let mut builder = Builder { n: 0 };\n        builder.parse_env(env);\n        builder\n    }\n\n"
+            "    fn parse_env(&mut self, env: &str) {\n        self.n = env.len() as u32;\n    }\n\n"
+            "    pub fn try_init(&mut self) -> bool {\n        self.n > 0\n    }\n}\n\n"
+            "pub fn try_init() -> bool {\n    let mut builder = Builder::from_env(\"RUST_LOG\");\n    builder.try_init()\n}\n"),
+        "crates/env_filter/Cargo.toml": "[package]\nname = \"env_filter\"\n",
+        "crates/env_filter/src/lib.rs": (
+            "pub struct Builder {\n    d: Vec<u8>,\n}\n\nimpl Builder {\n    pub fn from_env(env: &str) -> Builder {\n"
+            "        Builder { d: env.as_bytes().to_vec() }\n    }\n\n"
+            "    pub fn try_init(&mut self) -> bool {\n        self.d.is_empty()\n    }\n}\n"),
+    }
+    p = load(_write(tmp_path / "repo", files))
+    from orchestrator.authoring.facts import all_calls
+
+    s = next(x for x in p.symbols() if x.dotted == "try_init" and x.rel == "src/logger.rs")
+    assert [(c.dotted, c.rel) for c in all_calls(p, s)] == [("Builder.from_env", "src/logger.rs"),
+                                                           ("Builder.try_init", "src/logger.rs")]

@@ -23,7 +23,7 @@ import posixpath
 import re
 
 from .project import Project, Sym
-from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result
+from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result, near as _near
 
 _MEMBER_SIG = re.compile(r"^\s*(?:(?:get|set|static|async)\s+)*(?:\*\s*)?[A-Za-z_$][\w$]*\s*(?:\(|:)")
 
@@ -132,6 +132,8 @@ class Resolver:
         if lang == "rust" and bang:
             return self._rust_macro(parts[-1]) if len(parts) == 1 else None
         hit = self._common(parts, expr, args)
+        if len(parts) == 2:  # two types of one name in two crates or packages (env_logger's `Builder` and env_filter's)
+            hit = _near(s, hit)
         if not hit and len(parts) == 2 and parts[0] in self.param_types():
             hit = list(self.by_dotted.get(f"{self.param_types()[parts[0]]}.{parts[1]}", ()))
         if not hit and len(parts) == 2 and lang == "java" and self._is_type(self.variables().get(parts[0], "")):
@@ -152,7 +154,7 @@ class Resolver:
             hit = self._ruby_constant(parts)
         if not hit and len(parts) >= 2 and lang not in ("c", "cpp"):  # `md.convert(`, `self.parser.parseDocument(`
             typ = self.typer().expr_type(s, ".".join(parts[:-1]))
-            hit = self.typer().member(typ, parts[-1]) if typ else []  # (an inherited method: its base's)
+            hit = _near(s, self.typer().member(typ, parts[-1])) if typ else []  # (an inherited method: its base's)
             if not hit and typ and len(parts) == 2 and parts[0] in ("self", "this"):  # (a mixin's: its user's)
                 hit = self._in_subclasses(typ, parts[-1])
             if not hit and not typ and lang in _DUCK and len(re.findall(r"[a-z]+|[A-Z][a-z]*", parts[-1])) >= 3:

@@ -271,7 +271,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     from ..evidence.resolve import definition_head
     from .callres import CALL_RE, Resolver
     from .sideroads import branch_lines
-    from .valuetypes import call_args, closing
+    from .valuetypes import call_args, closing, near
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None
@@ -326,7 +326,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
         typ = (typer.bound_result(me, hit) if me else typer.result_type(hit)) if hit is not None else \
             typer.expr_type(s, f"{made}{raw}({args})")
         while chain is not None and typ:
-            nxt = typer.member(typ, chain.group(1)) or (missing(typer.member, typ, chain.group(1))
+            nxt = near(s, typer.member(typ, chain.group(1))) or (missing(typer.member, typ, chain.group(1))
                                                         if s.lang == "ruby" else [])
             nxt = res.overload(nxt, call_args(code, chain.end() - 1))  # `new JsonParser(h).parse(string)`: parse(String)
             if len(nxt) != 1:

@@ -14,6 +14,7 @@ read must name the same type.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from typing import Protocol
@@ -75,6 +76,17 @@ def java_result(x: Sym) -> str:
     """The result type a Java or C# method declares before its name."""
     m = re.search(rf"([A-Za-z_]\w*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
     return m.group(1) if m else ""
+
+
+def near(s: Sym, hit: list[Sym]) -> list[Sym]:
+    """Of definitions of one name in several directories (env_logger's `Builder::from_env` and env_filter's,
+    two crates), those of the caller's own directory; else all of them (a C# partial class's files are one
+    directory: all its methods stay)."""
+    here = posixpath.dirname(s.rel)
+    if len(hit) > 1 and s.lang in ("rust", "go", "java", "csharp", "kotlin") and len({posixpath.dirname(x.rel) for x in hit}) > 1:
+        found = [x for x in hit if posixpath.dirname(x.rel) == here]
+        return found or hit
+    return hit
 
 
 def call_args(code: str, open_paren: int) -> str:
@@ -454,7 +466,7 @@ class Typer:
             at = call.end() - 1 + len(call_args(e, call.end() - 1)) + 2
             if seg in _PASS or (seg == "new" and s.lang == "ruby"):
                 continue  # `X.new` makes an X
-            hit = self.member(typ, seg, m.start() == head.end() and head.group(0)[:1].isupper())  # (`Document.parse(`)
+            hit = near(s, self.member(typ, seg, m.start() == head.end() and head.group(0)[:1].isupper()))  # (`Document.parse(`)
             if seg == "new" and s.lang == "rust" and not hit:
                 continue
             typ = self.bound_result(typ, hit[0]) if len(hit) == 1 else ""
