@@ -103,6 +103,25 @@ def test_completion_scripts_are_a_section_not_chapters(tmp_path: Path):
     assert len(folded) == 1 and set(folded[0]) == {f for g in groups for f in g}
 
 
+def test_the_maintainers_scripts_and_benchmarks_are_sections_and_translations_and_history_no_guides(tmp_path: Path):
+    # send: scripts/version-history.js took a chapter ("Version history"); jsonpickle: benchmarking/ and
+    # jsonpickle_benchmarks.py two; negroni: a French README's heading titled one ("Démarrer avec Negroni")
+    from orchestrator.authoring.ideas import _not_a_guide
+    from orchestrator.authoring.plan import peripheral
+
+    root = _cobra_like(tmp_path / "kit")
+    p = project_mod.load(root)
+    for rel in ("scripts/version-history.js", "benchmarking/analyze.py", "kit_benchmarks.py", "benches/parse.rs",
+                "tools/gen.go", "fuzzing/fuzz_parse.py"):
+        assert peripheral(p, rel), rel
+    for rel in ("command.go", "src/benchmark.rs", "lib/tools/x.rb", "src/workbench.py"):
+        assert not peripheral(p, rel), rel
+    for rel in ("translations/README_fr_FR.md", "README.zh-CN.md", "docs/index.ja.md", "HISTORY.md", "CHANGELOG.md"):
+        assert _not_a_guide(rel), rel
+    for rel in ("README.md", "docs/guide.md", "docs/getting-started.md", "docs/readme.md"):
+        assert not _not_a_guide(rel), rel
+
+
 def test_big_locale_tables_take_no_chapters_from_the_core(tmp_path: Path):
     # validator: twenty translation files of a thousand lines each, each a chapter-sized group, took
     # eleven of twelve chapters and left the core's 27,000 lines one chapter
