@@ -2679,3 +2679,35 @@ def test_of_two_types_of_one_name_in_two_crates_the_callers_own_is_meant(tmp_pat
     s = next(x for x in p.symbols() if x.dotted == "try_init" and x.rel == "src/logger.rs")
     assert [(c.dotted, c.rel) for c in all_calls(p, s)] == [("Builder.from_env", "src/logger.rs"),
                                                            ("Builder.try_init", "src/logger.rs")]
+
+
+def test_a_readmes_call_on_a_type_starts_at_that_types_method_and_an_interfaces_overload_finds_its_own(tmp_path: Path):
+    # Handlebars.Net: `Handlebars.Compile(source)` is the facade's `Compile`, not the entry point
+    # `HandlebarsCompiler.Compile` of the same name; the facade's `Instance.Compile(template)` is
+    # `IHandlebars.Compile(string)`, whose one implementation is `HandlebarsEnvironment.Compile(string)`,
+    # not its `Compile(TextReader)` overload
+    code = {
+        "src/Hb/Handlebars.cs": (
+            "namespace Hb\n{\n    public static class Handlebars\n    {\n        private static IHandlebars Instance => new HandlebarsEnvironment();\n\n"
+            "        public static Template Compile(string template)\n        {\n            return Instance.Compile(template);\n        }\n    }\n}\n"),
+        "src/Hb/IHandlebars.cs": (
+            "namespace Hb\n{\n    public interface IHandlebars\n    {\n        Template Compile(TextReader template);\n\n"
+            "        Template Compile(string template);\n    }\n}\n"),
+        "src/Hb/HandlebarsEnvironment.cs": (
+            "namespace Hb\n{\n    internal class HandlebarsEnvironment : IHandlebars\n    {\n"
+            "        public Template Compile(TextReader template)\n        {\n            return null;\n        }\n\n"
+            "        public Template Compile(string template)\n        {\n            var compiler = new HandlebarsCompiler();\n"
+            "            return compiler.Compile(template);\n        }\n    }\n}\n"),
+        "src/Hb/HandlebarsCompiler.cs": (
+            "namespace Hb\n{\n    public class HandlebarsCompiler\n    {\n        public Template Compile(string source)\n        {\n"
+            "            var tokens = Tokenize(source);\n            return Build(tokens);\n        }\n\n"
+            "        private string[] Tokenize(string source)\n        {\n            return source.Split(' ');\n        }\n\n"
+            "        private Template Build(string[] tokens)\n        {\n            return new Template(tokens);\n        }\n    }\n}\n"),
+        "src/Hb/Template.cs": "namespace Hb\n{\n    public class Template\n    {\n        public Template(string[] t)\n        {\n        }\n    }\n}\n",
+        "src/Hb/Hb.csproj": "<Project></Project>\n",
+        "README.md": "# Hb\n\n```csharp\nstring source = \"<p>{{title}}</p>\";\nvar template = Handlebars.Compile(source);\n"
+                     "var result = template(new { title = \"x\" });\n```\n",
+    }
+    p = load(_write(tmp_path / "repo", code))
+    assert _path(p)[:4] == ["Handlebars.Compile", "IHandlebars.Compile", "HandlebarsEnvironment.Compile",
+                            "HandlebarsCompiler.Compile"], _path(p)

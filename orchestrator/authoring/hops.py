@@ -427,9 +427,14 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     impls = [x for x in p.find(s.short) if x.short == s.short and x.kind == "method" and x.lang == s.lang
              and _owner(x) and _owner(x) != owner and not _bodiless(p, x) and _subtype(p, _owner(x), owner)]
     if s.lang in ("java", "csharp", "kotlin", "scala", "swift"):  # an override takes what it overrides (not `newInstance(t, ctx)`)
-        from .callres import _param_count
+        from .callres import _base, _param_count
+        from .signature import signature_parts
+
+        def types(x: Sym) -> list[str]:
+            return [_base(prm.type) for prm in signature_parts(x)[0]]
 
         impls = [x for x in impls if _param_count(x) == _param_count(s)]
+        impls = [x for x in impls if types(x) == types(s)] or impls  # (`Compile(string)`, not `Compile(TextReader)`)
     # several implementations are no way: the one most named is often a side road (gson's `Excluder`
     # among its TypeAdapterFactory implementations), and which one runs is decided at run time
     roots = list({(x.rel, x.d.start_line): x for x in impls

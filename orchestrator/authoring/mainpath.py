@@ -202,14 +202,25 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
                 called.setdefault(ms.short, 0.5)
     roots = {e.rel for e in entries} | root_files(p)
     types = [s for s in p.symbols(within=sorted(roots)) if s.kind in ("class", "struct") and s.d.exported][:3]
+    # `Handlebars.Compile(source)`: the README's call is the method of the type it names, not another
+    # entry point's method of that name (`HandlebarsCompiler.Compile`)
+    on_type: dict[str, set[str]] = {}
+    for m in re.finditer(rf"(?<![\w$.])([A-Z][\w$]*)\s*(?:\.|::)\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.code if ex else ""):
+        if any(x.kind in NOT_STEPS for x in p.find(m.group(1)) if x.short == m.group(1)):
+            on_type.setdefault(m.group(2), set()).add(m.group(1))
+
+    def elsewhere(s: Sym) -> float:  # 0.5 for a method the README calls on another type, else 1
+        owner = re.split(r"\.|::", s.dotted)[-2:-1]
+        return 0.5 if s.short in on_type and owner and owner[0] not in on_type[s.short] else 1.0
+
     for e in entries[:5]:
-        bonus = called.get(e.short) or (0.5 if written.get(e.short) else 0.0)
+        bonus = (called.get(e.short) or (0.5 if written.get(e.short) else 0.0)) * elsewhere(e)
         maker = _made_from(p, e)
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
             add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
         if e.kind in NOT_STEPS:
             for ms in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
-                add(ms, called[ms.short] if called.get(ms.short) else 1.0 if ms.short == "__call__" else bonus * 0.5)
+                add(ms, called[ms.short] * elsewhere(ms) if called.get(ms.short) else 1.0 if ms.short == "__call__" else bonus * 0.5)
             continue
         add(e, bonus)
         # what a server or caller runs on the object an entry point returns: Python's `__call__`
