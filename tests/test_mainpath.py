@@ -2711,3 +2711,18 @@ def test_a_readmes_call_on_a_type_starts_at_that_types_method_and_an_interfaces_
     p = load(_write(tmp_path / "repo", code))
     assert _path(p)[:4] == ["Handlebars.Compile", "IHandlebars.Compile", "HandlebarsEnvironment.Compile",
                             "HandlebarsCompiler.Compile"], _path(p)
+
+
+def test_a_long_block_of_helpers_and_a_main_that_runs_quotes_the_main(tmp_path: Path):
+    # kotlinx-cli: forty lines of helpers with `...` bodies, then `fun main(…)` that builds the parser and runs `parse`
+    helpers = "".join(f"fun helper{k}(x: String): String {{\n    ...\n}}\n\n" for k in range(10))
+    block = ("import cli.*\n\n" + helpers + "fun main(args: Array<String>) {\n    val parser = ArgParser(\"example\")\n"
+             "    val input by parser.option(\"i\")\n    parser.parse(args)\n    println(input)\n}\n")
+    readme = "# cli\n\n```kotlin\n" + block + "```\n"
+    code = ("package cli\n\nclass ArgParser(val name: String) {\n    fun option(short: String): String {\n        return short\n    }\n\n"
+            "    fun parse(args: Array<String>) {\n        for (a in args) {\n            save(a)\n        }\n    }\n\n"
+            "    private fun save(a: String) {\n        println(a)\n    }\n}\n")
+    p = load(_write(tmp_path / "repo", {"README.md": readme, "src/main/kotlin/cli/ArgParser.kt": code}))
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and ex.code.startswith("fun main(") and ex.code.endswith("}") and "parser.parse(args)" in ex.code, ex
+    assert ex.first == 4 + block.split("\n").index("fun main(args: Array<String>) {"), ex

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .facts import all_calls, hand_off
+from .facts import all_calls, hand_off, side_calls
 from .project import Project, Sym
 from .sideroads import side_road
 
@@ -31,7 +31,8 @@ def next_steps(p: Project, s: Sym) -> list[Sym]:
     from .hops import hops
 
     found = all_calls(p, s)
-    found += [x for x in _constructors(p, found) if x not in found]
+    side = side_calls(p, s)  # (`raise BadParameter(…)` in an error's branch: no construction to follow)
+    found += [x for x in _constructors(p, [c for c in found if (c.rel, c.d.start_line) not in side]) if x not in found]
     return found + [h.callee for h in hops(p, s) if h.callee not in found]
 
 
@@ -44,10 +45,22 @@ def _constructors(p: Project, calls: list[Sym]) -> list[Sym]:
     out = []
     for c in calls:
         name = _CONSTRUCTOR.get(c.lang)
-        if c.kind == "class" and name:
+        if c.kind == "class" and name and not _raised(p, c):
             out += [x for x in p.symbols(within=[c.rel]) if x.dotted == f"{c.dotted}.{name}" and x.lines >= 5
                     and _goes_on(p, x)]
     return out
+
+
+def _raised(p: Project, c: Sym, depth: int = 4) -> bool:
+    """`c` is an exception type: its name says so, or a base its declaration names is one (click's
+    `BadParameter(UsageError)`, `UsageError(ClickException)`, `ClickException(Exception)`)."""
+    if re.search(r"(?:Error|Exception|Warning|Exit|Abort)$", c.short) or depth == 0:
+        return depth > 0
+    bases = re.search(r"\(([^)]*)\)", c.d.signature)
+    for b in re.findall(r"[A-Za-z_]\w*", bases.group(1) if bases else ""):
+        if re.search(r"(?:Error|Exception|Warning)$", b) or any(_raised(p, x, depth - 1) for x in p.find(b) if x.kind == "class" and x.short == b):
+            return True
+    return False
 
 
 def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:

@@ -126,6 +126,15 @@ def _leading_part(blk: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
     lines = code.split("\n")
     if len(lines) <= MAX_EXAMPLE_LINES:
         return blk
+    # a block of helpers and then a `main` that runs (kotlinx-cli's `fun main(…) { … parser.parse(args) … }`):
+    # the definition at the margin that makes the last run, quoted whole, is the use
+    runs = list(SERVING.finditer(code))
+    if runs:
+        at = code.count("\n", 0, runs[-1].start())
+        start = max((k for k in range(at + 1) if lines[k][:1].strip() and (k == 0 or not lines[k - 1].strip())), default=0)
+        end = next((k for k in range(at + 1, len(lines)) if lines[k].rstrip() in ("}", "end")), -1)
+        if 0 < start and at < end and end - start < MAX_EXAMPLE_LINES:
+            return first + start, first + end, tag, "\n".join(lines[start:end + 1])
     cut = max((k for k in range(8, MAX_EXAMPLE_LINES + 1) if not lines[k].strip()
                and lines[k + 1][:1].strip()), default=0)  # before a line at the margin: between definitions
     if not cut:
