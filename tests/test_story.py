@@ -106,7 +106,7 @@ def test_completion_scripts_are_a_section_not_chapters(tmp_path: Path):
 def test_the_maintainers_scripts_and_benchmarks_are_sections_and_translations_and_history_no_guides(tmp_path: Path):
     # send: scripts/version-history.js took a chapter ("Version history"); jsonpickle: benchmarking/ and
     # jsonpickle_benchmarks.py two; negroni: a French README's heading titled one ("Démarrer avec Negroni")
-    from orchestrator.authoring.ideas import _not_a_guide
+    from orchestrator.authoring.entry import not_a_guide as _not_a_guide
     from orchestrator.authoring.plan import peripheral
 
     root = _cobra_like(tmp_path / "kit")

@@ -22,8 +22,17 @@ from __future__ import annotations
 import posixpath
 import re
 
+from .arity import (
+    arity as _arity,
+    base_type as _base,
+    is_static as _static,
+    near as _near,
+    param_count as _param_count,
+    split_args as _split_args,
+    takes_count as _takes_count,
+)
 from .project import Project, Sym
-from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result, near as _near
+from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result
 
 _MEMBER_SIG = re.compile(r"^\s*(?:(?:get|set|static|async)\s+)*(?:\*\s*)?[A-Za-z_$][\w$]*\s*(?:\(|:)")
 
@@ -455,40 +464,10 @@ _JDK_SUPERS = {"Class": {"Type"}, "StringBuilder": {"Appendable", "CharSequence"
                "int": {"long", "double", "Integer"}, "ParameterizedType": {"Type"}}
 
 
-def _base(typ: str) -> str:
-    """`final TypeToken<T>[]` → `TypeToken`; `java.lang.reflect.Type` → `Type`."""
-    typ = re.sub(r"@\w+(?:\([^)]*\))?|\bfinal\b|^\s*(?:params|this|ref|out|in|scoped)\s+", "", typ)  # (C#'s modifiers)
-    typ = re.sub(r"<.*>|\[\]|\.\.\.", "", typ).strip()
-    return typ.rsplit(".", 1)[-1].strip()
-
-
 def _assignable(res: Resolver, arg: str, param: str) -> bool:
     if arg == param or param == "Object" or re.fullmatch(r"[A-Z]", param):  # `T`: a type variable
         return True
     return param in res.supers(arg)
-
-
-def _split_args(args: str) -> list[str]:
-    out: list[str] = []
-    cur: list[str] = []
-    depth, quote = 0, ""
-    for ch in args:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0 and not quote:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur))
-    return out
 
 
 def _sig(x: Sym) -> tuple[list, str]:
@@ -500,48 +479,9 @@ def _sig(x: Sym) -> tuple[list, str]:
 _TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
 
 
-def _static(x: Sym) -> bool:
-    return bool(re.match(r"^\s*(?:\w+\s+)*static\b", x.d.signature))
-
-
 def _has_body(p: Project, x: Sym) -> bool:
     """A C/C++ function definition, not a prototype: its lines open a body."""
     return "{" in "\n".join(p.lines_of(x.rel)[x.d.start_line - 1:x.d.end_line])
-
-
-def _arity(args: str) -> int:
-    """How many arguments a call passes (`c->reader, a < b` is two: only brackets nest)."""
-    depth, n, quote, any_text = 0, 1, "", False
-    for ch in args:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            n += 1
-        any_text = any_text or not ch.isspace()
-    return n if any_text else 0
-
-
-def _takes_count(x: Sym, n: int) -> bool:
-    """`x` can be called with `n` arguments: those of its parameters without a default come first,
-    and a `params`/vararg array takes any number more."""
-    from .signature import signature_parts
-
-    params = signature_parts(x)[0]
-    rest = bool(params) and bool(re.match(r"\s*(?:params\b|vararg\b)", params[-1].type) or "..." in params[-1].type)
-    required = sum(1 for prm in params[: len(params) - rest] if not prm.default)
-    return required <= n and (rest or n <= len(params))
-
-
-def _param_count(x: Sym) -> int:
-    from .signature import signature_parts
-
-    return len(signature_parts(x)[0])
 
 
 def _imports(p: Project, rel: str, name: str) -> bool:

@@ -269,9 +269,10 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     `self.loads` is never the module's `loads`; in Go another package's name only through its
     qualifier (Project.reaches)."""
     from ..evidence.resolve import definition_head
+    from .arity import near
     from .callres import CALL_RE, Resolver
     from .sideroads import branch_lines
-    from .valuetypes import call_args, closing, near
+    from .valuetypes import call_args, closing
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
     res: Resolver | None = None

@@ -87,6 +87,17 @@ def guides(info: ProjectInfo) -> list[str]:
 _VERSION_DIR = re.compile(r"(?:^|/)v(\d+)/")
 
 
+# a translation (negroni's translations/README_fr_FR.md, README.zh-CN.md) or the project's history is no guide
+# to its ideas: its headings are another language's, or releases
+_OTHER_DOC = re.compile(r"(?i)(?:^|/)(?:translations?|i18n|l10n|locales?)/|(?:^|/)readme[._-][a-z]{2}(?:[_-][a-z]{2,4})?\.\w+$"
+                        r"|\.(?:fr|de|es|it|ja|ko|pt|ru|zh|zh-cn|zh-tw|pt-br)\.\w+$"
+                        r"|(?:^|/)(?:change_?log|changes|history|news|release[_-]?notes|releasing|upgrading|migration)[^/]*$")
+
+
+def not_a_guide(rel: str) -> bool:
+    return bool(_OTHER_DOC.search(rel))
+
+
 def _defines(p: Project, rel: str) -> bool:
     fm = p.map.files.get(rel)
     return fm is not None and any(x.kind not in ("variable", "impl", "module", "import") for x in fm.definitions)

@@ -120,7 +120,7 @@ def consuming_call(p: Project, code: str, lang: str = "") -> tuple[Sym, int, str
     """The project function an example hands a value it built, the last one it calls so
     (pulldown-cmark's `html::push_html(&mut html_output, parser)` after `let parser = Parser::new(…)`):
     (that function, where the call is, the value's name); None if there is none."""
-    from .callres import _split_args
+    from .arity import split_args as _split_args
     from .valuetypes import call_args
 
     code = ruby_locals(code)
@@ -137,7 +137,7 @@ def consuming_call(p: Project, code: str, lang: str = "") -> tuple[Sym, int, str
 def takes(p: Project, x: Sym, args: str, code: str) -> bool:
     """`x` can be called with these arguments: as many, and none that is plainly another type where a
     type of the project is wanted (a literal, `new Long(10)`, a local declared `int[] values`)."""
-    from .callres import _split_args
+    from .arity import split_args as _split_args
     from .signature import signature_parts
 
     def project_type(t: str) -> bool:

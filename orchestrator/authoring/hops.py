@@ -427,7 +427,7 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     impls = [x for x in p.find(s.short) if x.short == s.short and x.kind == "method" and x.lang == s.lang
              and _owner(x) and _owner(x) != owner and not _bodiless(p, x) and _subtype(p, _owner(x), owner)]
     if s.lang in ("java", "csharp", "kotlin", "scala", "swift"):  # an override takes what it overrides (not `newInstance(t, ctx)`)
-        from .callres import _base, _param_count
+        from .arity import base_type as _base, param_count as _param_count
         from .signature import signature_parts
 
         def types(x: Sym) -> list[str]:

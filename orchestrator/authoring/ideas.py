@@ -46,33 +46,22 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def doc_texts(p: Project) -> list[tuple[str, str]]:
-    """(file, text) of the README and the guides, in reading order, read once per project (the
-    titles' headings and the chapters' images both come from them)."""
+    """(file, text) of the README and the guides, in reading order, read once (titles and images use them)."""
     key = ("doc_texts",)
     if key not in p._keys:
+        from .entry import not_a_guide
         from .overview import info_of
 
         info = info_of(p)
         out: list[tuple[str, str]] = []
         if info is not None:
-            for rel in ([info.readme] if info.readme else []) + [d for d in info.docs if not _not_a_guide(d)][:40]:
+            for rel in ([info.readme] if info.readme else []) + [d for d in info.docs if not not_a_guide(d)][:40]:
                 try:
                     out.append((rel, info.read(rel)))
                 except OSError:
                     continue
         p._keys[key] = out
     return p._keys[key]
-
-
-# a translation (negroni's translations/README_fr_FR.md, README.zh-CN.md) or the project's history is no guide
-# to its ideas: its headings are another language's, or releases
-_OTHER_DOC = re.compile(r"(?i)(?:^|/)(?:translations?|i18n|l10n|locales?)/|(?:^|/)readme[._-][a-z]{2}(?:[_-][a-z]{2,4})?\.\w+$"
-                        r"|\.(?:fr|de|es|it|ja|ko|pt|ru|zh|zh-cn|zh-tw|pt-br)\.\w+$"
-                        r"|(?:^|/)(?:change_?log|changes|history|news|release[_-]?notes|releasing|upgrading|migration)[^/]*$")
-
-
-def _not_a_guide(rel: str) -> bool:
-    return bool(_OTHER_DOC.search(rel))
 
 
 def doc_sections(p: Project) -> list[tuple[str, str, str]]:

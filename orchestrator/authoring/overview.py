@@ -208,10 +208,9 @@ def first_example(p: Project, names: set[str]) -> Example | None:
         langs |= {"c", "cpp"}  # headers of a C++ library are often read as C
     if langs & {"javascript", "typescript"}:
         langs |= {"javascript", "typescript"}
-    from .entry import guides
-    from .ideas import _not_a_guide
+    from .entry import guides, not_a_guide
 
-    docs = ([info.readme] if info.readme else []) + [g for g in guides(info) if not _not_a_guide(g)][:12]
+    docs = ([info.readme] if info.readme else []) + [g for g in guides(info) if not not_a_guide(g)][:12]
     if info.readme:  # a README that sends its reader to another (mustermann's to `mustermann/README.md`): that one next
         try:
             linked = _linked_readmes(info.read(info.readme), set(info.docs))

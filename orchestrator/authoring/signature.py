@@ -135,3 +135,9 @@ def receiver(s: Sym) -> str:
 def owner(s: Sym) -> str:
     """The type a method belongs to (`Mux` for `Mux.Route`), or ''."""
     return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+
+
+def java_result(x: Sym) -> str:
+    """The result type a Java or C# method declares before its name."""
+    m = re.search(rf"([A-Za-z_]\w*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
+    return m.group(1) if m else ""

@@ -14,15 +14,15 @@ read must name the same type.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable
 from typing import Protocol
 
+from .arity import near
 from .codetext import top_split as _top_split
 from .project import Project, Sym
 from .ruby_mixins import class_or_instance, mixins
-from .signature import owner, receiver
+from .signature import java_result, owner, receiver  # noqa: F401 (java_result: re-exported)
 
 
 class Calls(Protocol):
@@ -70,23 +70,6 @@ FIELD_DECL = {
     # (CsvHelper's `Lazy<RecordManager> recordManager`, read as `recordManager.Value`, is a RecordManager)
     "csharp": r"\b(?:Lazy<\s*)?([A-Z]\w*)(?:<[^;=()]*>)?\s*>?\s+FIELD\s*(?:[;=]|\{\s*get)",
 }
-
-
-def java_result(x: Sym) -> str:
-    """The result type a Java or C# method declares before its name."""
-    m = re.search(rf"([A-Za-z_]\w*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
-    return m.group(1) if m else ""
-
-
-def near(s: Sym, hit: list[Sym]) -> list[Sym]:
-    """Of definitions of one name in several directories (env_logger's `Builder::from_env` and env_filter's,
-    two crates), those of the caller's own directory; else all of them (a C# partial class's files are one
-    directory: all its methods stay)."""
-    here = posixpath.dirname(s.rel)
-    if len(hit) > 1 and s.lang in ("rust", "go", "java", "csharp", "kotlin") and len({posixpath.dirname(x.rel) for x in hit}) > 1:
-        found = [x for x in hit if posixpath.dirname(x.rel) == here]
-        return found or hit
-    return hit
 
 
 def call_args(code: str, open_paren: int) -> str:
@@ -292,49 +275,11 @@ class Typer:
         return found.pop() if len(found) == 1 else ""
 
     def bound_result(self, typ: str, hit: Sym) -> str:
-        """What `hit`, called on a `typ`, gives back: its result type, or, for a method `typ` has from
-        a generic base whose result is one of the base's type parameters, the argument `typ`'s own
-        declaration gives that parameter (feign's `Builder extends BaseBuilder<Builder, Feign>` makes
-        `build()`, declared `T`, a `Feign`)."""
-        found = self.result_type(hit)
-        base = owner(hit)
-        if found or not base or base == typ or hit.lang not in ("java", "csharp", "kotlin", "typescript"):
-            return found
-        from .signature import signature_parts
+        """What `hit`, called on a `typ`, gives back: its result type, or the type argument `typ`
+        binds to a generic base's result (generics.bound_result)."""
+        from .generics import bound_result
 
-        declared = (java_result(hit) if hit.lang in ("java", "csharp") else signature_parts(hit)[1]).strip()
-        params = [re.match(r"\s*(?:in\s+|out\s+)?([A-Za-z_]\w*)", a) for a in self._angle_args(base, base)]
-        names = [m.group(1) if m else "" for m in params]
-        if declared not in names:
-            return ""
-        given = self._angle_args(typ, base.split(".")[-1])
-        arg = given[names.index(declared)].strip() if len(given) == len(names) else ""
-        arg = re.split(r"\s*<", arg)[0].split(".")[-1]
-        return arg if arg and self.is_type(arg) else ""
-
-    def _angle_args(self, typ: str, name: str) -> list[str]:
-        """The type arguments (or parameters) written `name<…>` in the declaration of class `typ`,
-        split at their top-level commas."""
-        for t in self.by_dotted.get(typ, ()):
-            if t.kind not in ("class", "struct", "interface"):
-                continue
-            head = " ".join(t.d.signature.split()).split("{", 1)[0]
-            m = re.search(rf"(?<![\w.]){re.escape(name)}\s*<", head)
-            if m is None:
-                continue
-            depth, parts, cur = 0, list[str](), ""
-            for ch in head[m.end():]:
-                if ch == "<":
-                    depth += 1
-                elif ch == ">":
-                    if depth == 0:
-                        return parts + [cur]
-                    depth -= 1
-                elif ch == "," and depth == 0:
-                    parts, cur = parts + [cur], ""
-                    continue
-                cur += ch
-        return []
+        return self.result_type(hit) or bound_result(self.by_dotted, self.is_type, typ, hit)
 
     # ------------------------------------------------------------ locals and fields
 
