@@ -450,3 +450,23 @@ def test_a_build_project_names_nothing_and_a_tagline_after_a_dash_follows_the_na
     (repo / "Dapper").mkdir()
     (repo / "Dapper" / "SqlMapper.cs").write_text("public static class SqlMapper { }\n")
     assert discover(repo / "Dapper").name == "Dapper"  # not "Build", the repository's build script
+
+
+def test_a_call_the_map_reaches_through_an_interface_is_a_call_r1_accepts(tmp_path: Path):
+    # `DB.insert` calls `storage.write` on a `Storage`, whose one implementation is `JSONStorage.write`:
+    # an arrow (or a sentence) from `DB.insert` to `JSONStorage.write` says what runs
+    from orchestrator.authoring.facts import ClaimFacts
+    from orchestrator.authoring.handoff import next_steps
+    from orchestrator.authoring.project import load
+
+    src = tmp_path / "repo"
+    (src / "db").mkdir(parents=True)
+    (src / "db" / "__init__.py").write_text(
+        "class Storage:\n    def write(self, data):\n        raise NotImplementedError\n\n\n"
+        "class JSONStorage(Storage):\n    def write(self, data):\n        self.data = data\n        return len(data)\n\n\n"
+        "class DB:\n    def insert(self, x, storage: Storage):\n        return storage.write(x)\n", encoding="utf-8")
+    md = ('# T\n\n```mermaid\nflowchart LR\n    a["DB.insert"]\n    b["JSONStorage.write"]\n    a --> b\n```\n\n'
+          "`DB.insert` calls `JSONStorage.write`.\n")
+    p = load(src)
+    assert checks.check_claims(md, ClaimFacts(p, steps=next_steps)) == []
+    assert len(checks.check_claims(md, ClaimFacts(p))) == 2  # (without the hops: the arrow and the sentence)

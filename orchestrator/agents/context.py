@@ -209,9 +209,10 @@ def _claim_facts(book):
     """The map's resolved references, for R1's check of claims (once per process and tree)."""
     if "claim_facts" not in book.memo:
         from ..authoring.facts import ClaimFacts
+        from ..authoring.handoff import next_steps
         from ..authoring.project import load
 
-        book.memo["claim_facts"] = ClaimFacts(load(book.cfg.source_dir, book.root / STATE_DB))
+        book.memo["claim_facts"] = ClaimFacts(load(book.cfg.source_dir, book.root / STATE_DB), steps=next_steps)
     return book.memo["claim_facts"]
 
 

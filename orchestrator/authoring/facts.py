@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Callable
 
 from .codeinfo import resolved_calls
 from .project import Project, Sym
@@ -171,8 +172,11 @@ class ClaimFacts:
     """The map's answers to R1's questions about a chapter's claims (checks/claims.py): None
     when the name is not one definition of the project (nothing to check)."""
 
-    def __init__(self, p: Project) -> None:
+    def __init__(self, p: Project, steps: Callable[[Project, Sym], list[Sym]] | None = None) -> None:
         self.p = p
+        # what a call may also reach (handoff.next_steps: an interface's one implementation, a server
+        # running the handler it is given): "`X` calls `Y`" holds through those too
+        self.steps = steps
         self._memo: dict[str, Sym | None] = {}
         self._by: dict[str, list[Sym]] | None = None
 
@@ -206,7 +210,15 @@ class ClaimFacts:
             return None
         # Java and C++ overloads share the name: the sentence is true when one of them makes the call
         same = [x for x in self._find(caller) if x.rel == s.rel and x.name == s.name] or [s]
-        return any(calls(self.p, x, callee) for x in same)
+        if any(calls(self.p, x, callee) for x in same):
+            return True
+        if self.steps is None:
+            return False
+        want = callee.replace("::", ".")
+        near = [c for x in same for c in self.steps(self.p, x)]
+        # (through a declaration of a few lines: an interface's or abstract method's one implementation)
+        near += [d for c in near if c.lines <= 3 for d in self.steps(self.p, c)]
+        return any(c.dotted == want or c.short == want or c.dotted.endswith("." + want) for c in near)
 
     def kind_of(self, rel: str) -> str | None:
         return self.p.files.get(rel, (None, None))[1]
