@@ -232,17 +232,19 @@ def _coarsen(p: Project, units: list[list[str]], fg: dict[str, dict[str, float]]
     return out
 
 
-_PERIPHERAL = re.compile(r"(?i)(?:^|/|_)(?:\w*completions?\w*|locales?|i18n|l10n|translations?|lang|zz_generated\w*)"
+_PERIPHERAL = re.compile(r"(?i)(?:^|/|_)(?:\w*completions?\w*|locales?|i18n|l10n|translations?|lang|languages|zz_generated\w*)"
                          r"(?:/|\.\w+$)|_pb2\.py$|\.pb\.go$|_generated\.\w+$|\.gen\.\w+$"
                          # the maintainers' tooling: scripts, benchmarks, fuzzers (send's scripts/version-history.js,
                          # jsonpickle's benchmarking/ and jsonpickle_benchmarks.py)
-                         r"|^(?:scripts?|tools|fuzz(?:ing)?|bench(?:es|marks?|marking)?)/|^[^/]*_bench(?:marks?)?\.\w+$")
+                         r"|^(?:scripts?|tools|fuzz(?:ing)?|bench(?:es|marks?|marking)?|buildSrc)/|^[^/]*_bench(?:marks?)?\.\w+$"
+                         # a sub-project of examples (picocli-examples/): uses of the project, not its code
+                         r"|^[\w.-]+[-_]examples?/")
 _GENERATED = re.compile(r"(?i)code generated .* do not edit|@generated|auto-?generated")
 
 
 def peripheral(p: Project, rel: str) -> bool:
-    """Generated code, shell-completion scripts, locale tables, the maintainers' scripts and benchmarks:
-    what a book covers in a section of the chapter they serve, never in chapters of their own (issue 35)."""
+    """Generated code, shell-completion scripts, locale tables, the maintainers' scripts, benchmarks and
+    build logic, a sub-project of examples: what a book covers in a section of the chapter they serve, never in chapters of their own (issue 35)."""
     return bool(_PERIPHERAL.search(rel)) or any(_GENERATED.search(ln) for ln in p.lines_of(rel)[:5])
 
 

@@ -17,7 +17,7 @@ from collections import defaultdict
 from ..contracts.title_shape import name_title
 from . import roles as roles_mod
 from .phrases import phrases
-from .plan import PLAIN_KINDS, TITLE_KINDS, key_symbols, settled_roles
+from .plan import PLAIN_KINDS, TITLE_KINDS, key_symbols, peripheral, settled_roles
 from .project import Project, Sym, project_name
 
 # File stems that name no subject: the module is named for its place, not its job.
@@ -153,6 +153,8 @@ def _is_entry(p: Project, rel: str) -> bool:
 
 
 def make_titles(p: Project, groups: list[list[str]], language: str) -> list[str]:
+    # a chapter is titled by its own code, not by the scripts or build logic folded into it as a section
+    groups = [[f for f in g if not peripheral(p, f)] or g for g in groups]
     t = phrases(language)
     lang = t["lang"]
     roles, alone = settled_roles(p, groups)
