@@ -54,8 +54,10 @@ def _constructors(p: Project, calls: list[Sym]) -> list[Sym]:
 def _raised(p: Project, c: Sym, depth: int = 4) -> bool:
     """`c` is an exception type: its name says so, or a base its declaration names is one (click's
     `BadParameter(UsageError)`, `UsageError(ClickException)`, `ClickException(Exception)`)."""
-    if re.search(r"(?:Error|Exception|Warning|Exit|Abort)$", c.short) or depth == 0:
-        return depth > 0
+    if depth == 0:
+        return False
+    if re.search(r"(?:Error|Exception|Warning|Exit|Abort)$", c.short):
+        return True
     bases = re.search(r"\(([^)]*)\)", c.d.signature)
     for b in re.findall(r"[A-Za-z_]\w*", bases.group(1) if bases else ""):
         if re.search(r"(?:Error|Exception|Warning)$", b) or any(_raised(p, x, depth - 1) for x in p.find(b) if x.kind == "class" and x.short == b):

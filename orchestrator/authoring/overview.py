@@ -235,11 +235,11 @@ def first_example(p: Project, names: set[str]) -> Example | None:
                 head = next((h for at, h in reversed(heads) if at < blk[0]), "")
                 # a block of the opening, under the document's title alone, is the example the project
                 # shows first (moshi's, before a later "Another example"); a section of a Usage section
-                # is usage too (feign's "Basics" under "Usage")
+                # is usage too (feign's "Basics" under "Usage"), unless cut to its leading part (not the whole
+                # use: one that runs whole comes first)
                 opening = not heads or (heads[0][0] <= 3 and (len(heads) < 2 or blk[0] < heads[1][0]))
-                usage = any(_EXAMPLE_HEAD.search(h) for h in _sections_of(leveled, blk[0]))
-                # (a usage block cut to its leading part is not the whole use: one that runs whole comes first)
-                usage = usage and (blk == whole or bool(_EXAMPLE_HEAD.search(head)))
+                usage = (blk == whole or bool(_EXAMPLE_HEAD.search(head))) and \
+                    any(_EXAMPLE_HEAD.search(h) for h in _sections_of(leveled, blk[0]))
                 found.append((2 if _SETUP_HEAD.search(head) else 0 if opening or usage else 1, blk))
         if found:  # the README's own first example: under its Example/Usage heading, never an install note
             best = (2.0, min(found, key=lambda f: f[0])[1])
