@@ -111,7 +111,7 @@ def test_hostile_tree_every_entry_handled_with_its_reason(hostile):
     assert why["pkg/up"].startswith("symlink loop")
     assert why["alias.py"] == "symlink to pkg/core.py (read there)"
     assert why["pkg/core_hardlink.py"] == "hard link to pkg/core.py (read there)"
-    assert why["huge.py"].startswith("too large (52.4 MB > 1.0 MB")
+    assert why["huge.py"].startswith("too large (52.4 MB > 4.0 MB")
     assert why["logo.png"] == "binary (.png)"
     assert why["data.py"].startswith("binary")
     assert why["api.pb.go"].startswith("generated")
@@ -152,7 +152,7 @@ def test_read_source_refuses_what_would_leak_or_block(hostile):
     cases = {"pipe.py": "not a regular file (FIFO)", "zero.py": "outside the source root",
              "passwd.txt": "outside the source root", "leak.py": "outside the source root",
              "leakdir/more.py": "outside the source root", "../outside/secret.py": "outside the source root",
-             "dangling.py": "dangling symlink", "a.py": "symlink loop", "huge.py": "too large (52.4 MB > 1.0 MB)",
+             "dangling.py": "dangling symlink", "a.py": "symlink loop", "huge.py": "too large (52.4 MB > 4.0 MB)",
              "nope.py": "does not exist", "pkg": "not a regular file (directory)"}
     for rel, expected in cases.items():
         with pytest.raises(SourceReadError) as e:

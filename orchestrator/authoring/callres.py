@@ -135,6 +135,10 @@ class Resolver:
             while _RUST_SELF.match(raw):
                 raw = _RUST_SELF.sub("", raw, count=1)
         expr = raw.replace("::", ".")
+        if lang == "ruby" and expr in ("new", "self.new") and "." in s.dotted:  # `return new(…)` in `def self.parse`
+            from .ruby_mixins import singleton  # (addressable's `URI.parse`): an instance of its own class
+
+            return next(iter(self.by_dotted.get(s.dotted.rsplit(".", 1)[0] + ".initialize", ())), None) if singleton(self.p, s) else None
         if expr in KEYWORDS or (expr == s.short and lang not in ("c", "cpp", "java", "csharp", "kotlin")):
             return None  # a recursive call; in C++, Java, C# and Kotlin the same name may be another overload
         parts = expr.split(".")

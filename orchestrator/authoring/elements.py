@@ -13,7 +13,7 @@ from .project import Project, Sym
 # A field's declaration with its whole type, by language (FIELD is the field)
 _FIELD_TEXT = {
     "go": r"^\s*FIELD\s+([^/\n]+)",
-    "rust": r"\bFIELD\s*:\s*([^,\n]+)",
+    "rust": r"\bFIELD\s*:\s*([^\n]+?),?\s*(?://.*)?$",  # (a map's type has a comma: `HashMap<&'t str, Template<'t>>`)
     "java": r"([\w.]+<[^;=()]*>|[\w.]+\[\])\s+FIELD\s*[;=]",
     "csharp": r"([\w.]+<[^;=()]*>|[\w.]+\[\])\s+FIELD\s*[;={]",
     "typescript": r"\bFIELD\s*[?!]?\s*:\s*([^;=\n]+)",
@@ -30,18 +30,20 @@ def element_locals(p: Project, s: Sym, code: str, by_dotted: dict[str, list[Sym]
     Some(x) = self.f.get(`)."""
     if "." not in s.dotted:
         return {}
-    own = rf"{_own(s)}(\w+)"
-    binds = [rf"\bfor\s+(?:\w+\s*,\s*)?(\w+)\s+in\s+&?(?:mut\s+)?{own}(?:\.(?:items|values|iter|iter_mut)\(\))?\s*[:{{]",
-             rf"(?:^|;|\bif\s+|\blet\s+|\b(?:const|let|var)\s+)\s*(\w+)(?:\s*,\s*\w+)?\s*:?=\s*{own}\s*\[",
-             rf"\bfor\s+\w+\s*,\s*(\w+)\s*:=\s*range\s+{own}\s*\{{",
-             rf"\bfor\s*\(\s*(?:const|let|var)\s+(\w+)\s+of\s+{own}\s*\)",
-             rf"\bif\s+let\s+Some\((\w+)\)\s*=\s*{own}\.get\("]
+    own = rf"{_own(s)}(?P<fld>\w+)"
+    binds = [rf"\bfor\s+(?:\w+\s*,\s*)?(?P<v>\w+)\s+in\s+&?(?:mut\s+)?{own}(?:\.(?:items|values|iter|iter_mut)\(\))?\s*[:{{]",
+             rf"(?:^|;|\bif\s+|\blet\s+|\b(?:const|let|var)\s+)\s*(?P<v>\w+)(?:\s*,\s*\w+)?\s*:?=\s*{own}\s*\[",
+             rf"\bfor\s+\w+\s*,\s*(?P<v>\w+)\s*:=\s*range\s+{own}\s*\{{",
+             rf"\bfor\s*\(\s*(?:const|let|var)\s+(?P<v>\w+)\s+of\s+{own}\s*\)",
+             rf"\bif\s+let\s+Some\((?P<v>\w+)\)\s*=\s*{own}\.get\(",
+             # (tinytemplate's `match self.templates.get(template) { Some(tmpl) => tmpl.render(…)`)
+             rf"\bmatch\s+{own}\.get\([^(){{}}]*\)\s*\{{\s*Some\(\s*(?P<v>\w+)\s*\)\s*=>"]
     out: dict[str, str] = {}
     for rx in binds:
         for m in re.finditer(rx, code, re.M):
-            typ = _element_type(p, s, m.group(2), by_dotted)
+            typ = _element_type(p, s, m.group("fld"), by_dotted)
             if typ:
-                out.setdefault(m.group(1), typ)
+                out.setdefault(m.group("v"), typ)
     return out
 
 

@@ -30,9 +30,10 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     return example_type(p, code, var, lang) if lang else ""
 
 
-def example_type(p: Project, code: str, var: str, lang: str) -> str:
-    """The project type of a variable of the example's code, read by valuetypes as if the example
-    were a function of the project (its locals, their constructions and calls)."""
+def example_type(p: Project, code: str, var: str, lang: str, expr: str = "") -> str:
+    """The project type of a variable of the example's code (or of the expression `expr` written in it),
+    read by valuetypes as if the example were a function of the project (its locals, their constructions
+    and calls)."""
     from ..repo.parse import Definition
     from .callres import Resolver
     from .codeinfo import _sym_index
@@ -45,7 +46,7 @@ def example_type(p: Project, code: str, var: str, lang: str) -> str:
     body = "\n" + code  # (a definition's first line is its head)
     res = Resolver(p, fake, by_dotted, by_short, body)
     typer = Typer(p, by_dotted, lambda s: res if s is fake else res._resolver_for(s), {id(fake): body})
-    typ = typer.local_type(fake, var)
+    typ = typer.expr_type(fake, expr) if expr else typer.local_type(fake, var)
     return typ if any(x.kind in ("class", "struct") for x in by_dotted.get(typ, ())) else ""
 
 
@@ -66,6 +67,21 @@ def built_by(p: Project, code: str, var: str, lang: str = "") -> str:
                   rf"([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code)
     if m is None:
         return ""
+    from .valuetypes import call_args
+
+    # a chain (jmustache's `Template tmpl = Mustache.compiler().compile(text);`): the value is made by its last
+    # link, on what the links before it return
+    at = m.end() - 1
+    last = None
+    while True:
+        nxt = re.compile(rf"\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(").match(code, at + len(call_args(code, at)) + 2)
+        if nxt is None:
+            break
+        last, at = nxt, nxt.end() - 1
+    if last is not None and lang:
+        typ = example_type(p, code, var, lang, code[m.start(1):last.start()])
+        if typ and any(x.dotted == f"{typ}.{last.group(1)}" for x in p.find(last.group(1))):
+            return f"{typ}.{last.group(1)}"
     recv = re.sub(r"\s*(?:\.|::)\s*$", "", m.group(1)).replace("::", ".")
     if any(x.dotted == recv and x.kind in ("class", "struct") for x in p.find(recv.rsplit(".", 1)[-1])):
         return f"{recv}::{m.group(2)}"
@@ -168,3 +184,31 @@ def one_call(p: Project, entries: list[Sym]) -> bool:
         return False
     names = {m.group(1) for m in re.finditer(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*\(", ex.code)}
     return len([n for n in names if any(x.kind in ("function", "method") for x in p.find(n))]) == 1
+
+
+def made_here(code: str, at: int) -> str:
+    """The class a run at `at` is called on when it is made right there (`new CommandLine(new Example()).execute(args)`,
+    `Parser::new(src).parse()`), or ''."""
+    k = at - 1
+    while k >= 0 and code[k] in " \t\n.:":
+        k -= 1
+    if k < 0 or code[k] != ")":
+        return ""
+    depth = 0
+    for j in range(k, -1, -1):
+        depth += {")": 1, "(": -1}.get(code[j], 0)
+        if depth == 0:
+            made = re.search(r"(?:\bnew\s+)?(?:[\w$]+\.)*([A-Z][\w$]*)\s*(?:<[^<>()]*>)?\s*(?:::\s*new\s*)?$", code[:j])
+            return made.group(1) if made else ""
+    return ""
+
+
+def in_loop(code: str, at: int) -> bool:
+    """The line at `at` is in an endless loop's body (a program's main loop: `while True:`, `loop {`, Go's
+    `for {`), by its indentation; not a loop over items (click's `for x in range(count): click.echo(…)`)."""
+    lines = code[:at].split("\n")
+    indent = len(lines[-1]) - len(lines[-1].lstrip())
+    for ln in reversed(lines[:-1]):
+        if ln.strip() and len(ln) - len(ln.lstrip()) < indent:
+            return bool(re.match(r"\s*(?:while\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]|loop\s*\{|for\s*\{)", ln))
+    return False

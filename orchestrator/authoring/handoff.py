@@ -133,25 +133,59 @@ def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
                depth: dict[int, int]) -> tuple[int, int, int, Sym] | None:
     """(-condition depth, line, order on the line, callee) of the call of `calls` that runs last on the main line."""
     from .tracing import constructed
+    from .valuetypes import call_args
 
     best: tuple[int, int, int, Sym] | None = None
     tests: tuple[int, int, int, Sym] | None = None  # a call in a condition (`if logger.IsLevelEnabled(level) {`): a test
+    keys: list[tuple[int, int, int]] = [(0, 0, 0), (0, 0, 0)]  # (the order of `tests`, of `best`)
+    joined = "\n".join(t for _n, t in body)
+    starts = [0]
+    for _n, t in body:
+        starts.append(starts[-1] + len(t) + 1)
+
+    def ends(k: int, m: re.Match[str]) -> int:
+        """The line a call ends on: a call written in another's arguments over several lines (mako's
+        `_render_context(⏎ …, ⏎ **_kwargs_for_callable(callable_, data),⏎ )`) runs before it."""
+        if not m.group().endswith("("):
+            return body[k][0]
+        at = starts[k] + m.end() - 1
+        return body[k][0] + joined.count("\n", at, at + len(call_args(joined, at)) + 1)
+
     for c in calls:
         made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
         # (Ruby calls without parentheses too: `invoke { dispatch! }`, `content_type default`)
         bare = r"|(?<![\w$@:])(?<!def )" + re.escape(c.short) + r"(?=\s*$|\s*[}]|\s+[\w@:'\"\[{(-])" if c.lang == "ruby" else ""
         rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + bare + (f"|{made}" if made else ""))
-        for n, text in body:
+        for k, (n, text) in enumerate(body):
             m = rx.search(text) if n not in side else None
             if m is None or (c.lang == "ruby" and _BLOCK_AFTER.match(text, m.end() - (m.group().endswith("(")))):
                 continue  # (a Ruby call given a block runs the block: `invoke { dispatch! }` hands to `dispatch!`)
             order = m.start() if re.search(r"\)\s*\.\s*$", text[:m.start()]) else -m.start()
+            if _gives_receiver(text, m.end() - 1) and not any(x is not c and _called_on(x, text, m.start()) for x in calls):
+                continue  # it only gets the object a call the map cannot follow runs on (picocli's
+                # `enrichForBackwardsCompatibility(getExecutionStrategy()).execute(parseResult[0])`): no hand-off
+            key = (-depth.get(n, 0), ends(k, m), order)  # (the call's own line is what is told: `n`)
             if _CONDITION.match(text):
-                if tests is None or (-depth.get(n, 0), n, order) > tests[:3]:
-                    tests = (-depth.get(n, 0), n, order, c)
-            elif best is None or (-depth.get(n, 0), n, order) > best[:3]:
-                best = (-depth.get(n, 0), n, order, c)
+                if tests is None or key > keys[0]:
+                    tests, keys[0] = (-depth.get(n, 0), n, order, c), key
+            elif best is None or key > keys[1]:
+                best, keys[1] = (-depth.get(n, 0), n, order, c), key
     return best or tests
+
+
+def _gives_receiver(text: str, open_paren: int) -> bool:
+    """The call whose `(` is at `open_paren` gives the object of a further call on the line (`f(x).run(…)`)."""
+    from .valuetypes import call_args
+
+    if open_paren >= len(text) or text[open_paren] != "(":
+        return False
+    end = open_paren + len(call_args(text, open_paren)) + 2
+    return bool(re.match(r"\s*\.\s*[A-Za-z_$][\w$]*\s*(?:<[^<>()]*>)?\s*\(", text[end:]))
+
+
+def _called_on(x: Sym, text: str, after: int) -> bool:
+    """`x` is the further call on the line after `after` (a chain's next link the map follows)."""
+    return bool(re.search(rf"\.\s*{re.escape(x.short)}\s*(?:<[^<>()]*>)?\s*\(", text[after:]))
 
 
 def _goes_on(p: Project, c: Sym) -> bool:

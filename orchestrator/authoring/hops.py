@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from .project import Project, Sym
+from .subtypes import bodiless as _bodiless, made as _made, subtype as _subtype
 
 # the method by which a server calls a handler of each language (Python's WSGI/ASGI `__call__`)
 SERVE_METHODS = {"go": ("ServeHTTP",), "javascript": ("handle", "handleRequest"), "typescript": ("handle", "handleRequest"),
@@ -390,33 +391,6 @@ def generated(p: Project, s: Sym) -> list[Hop]:
     return out
 
 
-def _bodiless(p: Project, s: Sym) -> bool:
-    """An abstract or interface method: a declaration with no body of its own."""
-    text = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
-    if s.lang == "python":
-        from .references import code_lines
-
-        lines = p.lines_of(s.rel)  # (its span may open at its decorators; its docstring and comments are blanked)
-        head = next((k for k in range(s.d.start_line - 1, s.d.end_line) if re.match(r"\s*(?:async\s+)?def\b", lines[k])), s.d.start_line - 1)
-        body = [ln.strip() for ln in code_lines(p, s.rel)[head + 1:s.d.end_line] if ln.strip() and not re.fullmatch(r"\s*[rbuf]*[\"']+\s*", ln, re.I)]
-        return any("abstractmethod" in ln for ln in lines[max(0, head - 3):head]) or \
-            bool(body) and re.fullmatch(r"raise NotImplementedError\b.*|\.\.\.|pass", body[0]) is not None and len(body) == 1
-    return s.lang in ("java", "csharp", "typescript", "kotlin", "scala", "swift") and "{" not in text.split("=>")[0]
-
-
-def _subtype(p: Project, sub: str, sup: str, depth: int = 3) -> bool:
-    """Type `sub` extends or implements `sup` (its declaration names it), directly or through a few."""
-    if depth == 0:
-        return False
-    for t in (x for x in p.find(sub.rsplit(".", 1)[-1]) if x.dotted == sub and x.kind in ("class", "struct", "interface")):
-        head = re.split(r"\{", " ".join(t.d.signature.split()), maxsplit=1)[0]
-        m = re.search(r"\b(?:extends|implements)\b(.*)$|\bclass\s+\w+(?:<[^{]*?>)?\s*[:(](.*)$", head)
-        named = set(re.findall(r"[A-Za-z_]\w*", (m.group(1) or m.group(2) or "") if m else ""))
-        if sup.rsplit(".", 1)[-1] in named or any(_subtype(p, n, sup, depth - 1) for n in named if n != sub):
-            return True
-    return False
-
-
 def implemented(p: Project, s: Sym) -> list[Hop]:
     """An abstract or interface method runs the one implementation its subtypes give (retrofit's
     `ServiceMethod.invoke` is `HttpServiceMethod.invoke`; a subclass of that one overrides nothing
@@ -446,6 +420,7 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
         used = [(x, at) for x, at in named if at]
         if len(used) == 1:
             return [Hop(used[0][0], s.d.start_line, "default", owner.rsplit(".", 1)[-1], used[0][1])]
+        roots = _made(p, roots)  # or the example's calls make one of them (FluentValidation's `RuleFor`)
     if len(roots) != 1:
         return []
     hit = roots[0]
@@ -498,3 +473,4 @@ def hops(p: Project, s: Sym) -> list[Hop]:
 def hop_between(p: Project, a: Sym, b: Sym) -> Hop | None:
     return next((h for h in hops(p, a) if h.callee is b or (h.callee.rel, h.callee.d.start_line) ==
                  (b.rel, b.d.start_line)), None)
+

@@ -365,12 +365,12 @@ def doc_title(s: Sym) -> str:
     first sentence does not say what the code does with a verb and an object."""
     first = re.split(r"(?<=[.!?])\s", " ".join(s.d.doc.split()), maxsplit=1)[0] if s.d.doc else ""
     first = re.sub(r"`([^`]*)`", r"\1", first)
-    m = re.match(rf"^(?:the )?{re.escape(s.short)}\s+(?:is|are)\s+(?:a|an|the)\s+[\w\s-]*?\s(?:that|which|to)\s+(\w+)\s+(.+)$",
-                 first, re.I) or re.match(rf"^(?:{re.escape(s.short)}\s+)?([A-Z]?[a-z]+s)\s+(.+)$", first)
-    if not m:
-        return ""
-    verb, rest = m.group(1).lower(), m.group(2)
-    if verb in _WEAK_VERBS or verb not in DOC_VERBS:
+    # (erubi's "An engine class that supports capturing blocks via …": what it supports is what it does)
+    m = re.match(rf"^(?:(?:the )?{re.escape(s.short)}\s+(?:is|are)\s+)?(?:a|an|the)\s+[\w\s-]*?\s(?:that|which|to)\s+"
+                 r"(?:(?:supports|allows|enables)\s+(?=\w+ing\s))?(\w+)\s+(.+)$", first, re.I) \
+        or re.match(rf"^(?:{re.escape(s.short)}\s+)?([A-Z]?[a-z]+s)\s+(.+)$", first)
+    verb, rest = (m.group(1).lower(), m.group(2)) if m else ("", "")
+    if (verb in _WEAK_VERBS or verb not in DOC_VERBS) and not verb.endswith("ing"):
         return ""
     base = verb[:-3] + "y" if verb.endswith("ies") else verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes", "zes")) \
         else verb[:-1]
@@ -381,7 +381,7 @@ def doc_title(s: Sym) -> str:
             or any(len(w) < 2 or w.lower() in ("given", "this", "these", "that", "such", "like", "similar") for w in obj) \
             or any(w[:1].isupper() and not w.isupper() for w in obj):  # a name of the code, not what it does
         return ""
-    return f"{_gerund(base).capitalize()} {' '.join(obj)}"
+    return f"{(verb if verb.endswith('ing') else _gerund(base)).capitalize()} {' '.join(obj)}"
 
 
 def doc_noun_title(s: Sym) -> str:

@@ -9,7 +9,16 @@ import posixpath
 import re
 
 from .entry import TYPE_ARGS
-from .example_calls import built_by, built_type, consuming_call, final_call, one_call, takes
+from .example_calls import (
+    built_by,
+    built_type,
+    consuming_call,
+    final_call,
+    in_loop,
+    made_here,
+    one_call,
+    takes,
+)
 from .facts import side_calls
 from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
 from .overview import MAX_PATH, SERVING, first_example
@@ -305,7 +314,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         # parser)`): that function runs it, and the call that built the value is its set-up
         p._keys[("setup_calls",)] = [n for n in [built_by(p, code, given[2], lang)] if n]
         return [(x, b) for x, b in starts if x is not given[0]] + [(given[0], SERVING_BONUS)]
-    if last is not None and (not runs or last.start() > runs[-1].start()):
+    if last is not None and (not runs or last.start() >= runs[-1].start()):
         # the example ends by running what it built (liquid's `@template.render(…)` after the `parse` that made it):
         # that run is the path, and the call that built the value its set-up
         p._keys[("setup_calls",)] = [n for n in [built_by(p, code, last.group(1).lstrip("@"), lang)] if n]
@@ -324,7 +333,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
             # `Feign.builder().decoder(…).target(GitHub.class, url)`): the chain's last link is the run
             p._keys[("setup_calls",)] = []
             return [(x, SERVING_BONUS if x.short == links[-1].group(1) else b) for x, b in starts]
-        if len(set(seq)) >= 2 and (all(_SETUP.match(n) for n in seq[:-1]) or _in_loop(code, calls[-1].start())):
+        if len(set(seq)) >= 2 and (all(_SETUP.match(n) for n in seq[:-1]) or in_loop(code, calls[-1].start())):
             p._keys[("setup_calls",)] = [seq[0]] if seq[0] != seq[-1] else []
             return [(x, SERVING_BONUS if x.short == seq[-1] else b) for x, b in starts]
         return starts
@@ -340,10 +349,13 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
             p._keys[("served_type",)] = made.group(1)
     own = {s.short for s, _ in starts} - {"Handle"}  # (`http.Handle` is always the other package's)
     out = list(starts)
-    typed = [x for x in p.find(verb) if m.group(1) and x.kind == "method" and x.short == verb
-             and re.split(r"\.|::", x.dotted)[-2:-1] == [m.group(1)]]
+    on = m.group(1) or made_here(code, m.start())
+    typed = [x for x in p.find(verb) if on and x.kind == "method" and x.short == verb
+             and re.split(r"\.|::", x.dotted)[-2:-1] == [on]]
     if len(typed) == 1:  # `Url::parse(…)`: that type's `parse`, not every `parse` of the project (`Host::parse`)
         return [(s, b) for s, b in out if s is not typed[0]] + [(typed[0], SERVING_BONUS)]
+    if typed and not m.group(1):  # picocli's `new CommandLine(new Example()).execute(args)`: that class's overloads
+        return [(s, b) for s, b in out if s.short != verb] + [(x, SERVING_BONUS) for x in typed]
     if verb in own:
         out = [(s, SERVING_BONUS if s.short == verb else b) for s, b in out]
     elif m.group(1):  # another package's server (`http.ListenAndServe`) serving a value of the project
@@ -354,17 +366,6 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         if len(fn) == 1 and m.group(1) and m.group(1).lower() in (p.root.name.lower(), project_name(p.root).lower()):
             out.append((fn[0], SERVING_BONUS))  # `axum::serve(listener, app)`: the project's own server
     return out
-
-
-def _in_loop(code: str, at: int) -> bool:
-    """The line at `at` is in an endless loop's body (a program's main loop: `while True:`, `loop {`, Go's
-    `for {`), by its indentation; not a loop over items (click's `for x in range(count): click.echo(…)`)."""
-    lines = code[:at].split("\n")
-    indent = len(lines[-1]) - len(lines[-1].lstrip())
-    for ln in reversed(lines[:-1]):
-        if ln.strip() and len(ln) - len(ln.lstrip()) < indent:
-            return bool(re.match(r"\s*(?:while\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]|loop\s*\{|for\s*\{)", ln))
-    return False
 
 
 def central_path(p: Project, entries: list[Sym]) -> list[Sym]:

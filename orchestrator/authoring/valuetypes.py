@@ -159,7 +159,12 @@ class Typer:
         name = head.group(0).rsplit(".", 1)[-1]
         if name in ("Self", "self", "this") and owner:
             return owner
-        return name if self.is_type(name) else ""
+        return self.scoped(name, owner)
+
+    def scoped(self, name: str, owner: str) -> str:
+        """The project type `name` means in `owner`'s scope (jmustache's `Compiler` in `Mustache`: `Mustache.Compiler`)."""
+        scope = owner.split(".") if owner and name[:1].isupper() else []
+        return next((t for t in (".".join(scope[:k] + [name]) for k in range(len(scope), -1, -1)) if self.is_type(t)), "")
 
     def element_of(self, typ: str) -> str:
         """The element type of a named container type: `type methodTrees []methodTree`, `map[string]*node`."""
@@ -321,7 +326,7 @@ class Typer:
         for o in self.by_dotted.get(owner, ()):
             if o.kind in _TYPES and rx is not None:
                 text = "\n".join(p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line])
-                declared |= {t for t in re.findall(rx.replace("FIELD", re.escape(fld)), text) if self.is_type(t)}
+                declared |= {self.scoped(t, owner) for t in re.findall(rx.replace("FIELD", re.escape(fld)), text)} - {""}
         if declared and not all(self._abstract(t) for t in declared):
             return declared.pop() if len(declared) == 1 else ""
         # what its methods fill it with; a field declared as an interface (hono's `router!: Router`), what

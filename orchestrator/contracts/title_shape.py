@@ -92,7 +92,11 @@ def name_title(title: str, sources: list[str] | tuple[str, ...] = (), names: fro
     if not rest:
         return "it is only code names"
     mods = path_words(sources) - own
-    if all(stem(w) in mods for w in rest):
+    # a verb said of the module's things is what the code does ("Capturing blocks" for capture_block.rb), unless
+    # the module is named by that very word ("Routing" for routing.go)
+    doing = bool(re.fullmatch(r"[a-z]{3,}ing", rest[0])) and rest[0] not in _NOT_GERUNDS and len(rest) >= 2 \
+        and rest[0] not in _words(" ".join(sources))
+    if all(stem(w) in mods for w in rest) and not doing:
         return "its words are its module's name"
     return ""
 
@@ -106,6 +110,10 @@ _ENGLISHISH = frozenset({
     "parsing", "argument", "arguments", "type", "types", "value", "values", "stream", "streams", "test", "testing",
     "object", "objects", "data", "event", "events", "message", "messages", "session", "sessions", "template", "templates",
 })
+
+
+_NOT_GERUNDS = frozenset({"string", "thing", "setting", "settings", "mapping", "binding", "encoding", "building", "ring", "king",
+                          "padding", "logging", "listing", "heading", "spring", "warning", "offering", "timing", "typing"})
 
 
 def name_title_share(titles: list[tuple[str, list[str] | tuple[str, ...]]], names: frozenset[str] | set[str] = frozenset(),

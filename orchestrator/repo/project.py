@@ -144,6 +144,13 @@ def _discover(src: Path, root: Path) -> ProjectInfo:
             if d != root:
                 continue  # a deeper one is nearer to the source
             break
+    if readme is None:  # GitHub shows `.github/README.md`, then `docs/README.md`, when the root has none (FluentValidation)
+        for d in (root / ".github", root / "docs"):
+            found = next((n for n in (sorted(os.listdir(d)) if d.is_dir() else []) if n.lower() in README_NAMES
+                          and (d / n).is_file() and not (d / n).is_symlink()), None)
+            if found is not None:
+                readme = (d / found).relative_to(root).as_posix()
+                break
     docs: list[str] = []
     examples: list[str] = []
     tests: list[str] = []

@@ -18,6 +18,11 @@ class SourceReadError(OSError):
     """A source file that cannot be read safely; the message names the file and why."""
 
 
+# the biggest source file read whole: picocli's core is one hand-written CommandLine.java of 1.2 MB; a
+# minified bundle or generated data is told apart by its lines (classify.LONG_LINE), not its size
+MAX_SOURCE_BYTES = 4_000_000
+
+
 def _mb(n: int) -> str:
     return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n / 1000:.1f} KB"
 
@@ -95,7 +100,7 @@ def _check(root: Path, rel: str, max_bytes: int) -> tuple[str, os.stat_result, s
     return real, st, root_real
 
 
-def source_problem(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str | None:
+def source_problem(root: Path, rel: str, *, max_bytes: int = MAX_SOURCE_BYTES) -> str | None:
     """Why `rel` could not be read safely (the SourceReadError message), or None if it can: for
     checks that must not open the file, such as validating an outline's `sources`."""
     try:
@@ -105,7 +110,7 @@ def source_problem(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str |
     return None
 
 
-def read_source_bytes(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> bytes:
+def read_source_bytes(root: Path, rel: str, *, max_bytes: int = MAX_SOURCE_BYTES) -> bytes:
     """The bytes of one source file, safely: `rel` may have changed since the walk, so every rule
     is checked again here, and once more on the open file. Raises SourceReadError naming the file."""
     real, st, root_real = _check(root, rel, max_bytes)
@@ -128,6 +133,6 @@ def read_source_bytes(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> by
     return data
 
 
-def read_source(root: Path, rel: str, *, max_bytes: int = 1_000_000) -> str:
+def read_source(root: Path, rel: str, *, max_bytes: int = MAX_SOURCE_BYTES) -> str:
     """The text of one source file (UTF-8, undecodable bytes replaced), read as read_source_bytes."""
     return read_source_bytes(root, rel, max_bytes=max_bytes).decode("utf-8", errors="replace")

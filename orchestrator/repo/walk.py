@@ -41,6 +41,7 @@ from .classify import (
     vendored_copy,
 )
 from .read import (  # noqa: F401  (read_source*, source_problem: re-exported, the walk's one reading rule)
+    MAX_SOURCE_BYTES,
     SourceReadError,
     _inside,
     _mb,
@@ -128,7 +129,7 @@ class _Bound(Exception):
     """Internal: a max_* bound was reached."""
 
 
-def walk(root: Path, *, max_file_bytes: int = 1_000_000, max_files: int = 20_000, max_entries: int = 200_000,
+def walk(root: Path, *, max_file_bytes: int = MAX_SOURCE_BYTES, max_files: int = 20_000, max_entries: int = 200_000,
          on_progress: Callable[[int], None] | None = None,
          should_stop: Callable[[], bool] | None = None) -> SourceTree:
     """The files of the source tree worth reading, and what was left out and why. Never raises
@@ -216,7 +217,7 @@ class _Walker:
 
     def _add_spec(self, specs: Specs, dir_rel: str, file_rel: str) -> Specs:
         try:
-            text = read_source(Path(self.root_real), file_rel, max_bytes=1_000_000)
+            text = read_source(Path(self.root_real), file_rel, max_bytes=1_000_000)  # (a .gitignore)
         except SourceReadError as e:
             if os.path.lexists(os.path.join(self.root_real, file_rel)):
                 self.warnings.append(f"{e}; its patterns are not applied")

@@ -1,0 +1,41 @@
+"""Which of several implementations the example's own calls make (issue 35). FluentValidation's
+`RuleFor(x => x.Surname)` makes a `PropertyRule` (`PropertyRule<T, TProperty>.Create(…)`) and adds it
+to the rules that `Rules[i].ValidateAsync(…)` runs later: of the interface's implementations
+(`PropertyRule`, `CollectionPropertyRule`), the example's path runs that one. Read from the bodies of
+the project's methods the example calls by name, one level down."""
+
+from __future__ import annotations
+
+import re
+
+from .project import Project
+
+
+def made_by_example(p: Project, owners: list[str]) -> list[str]:
+    """Of `owners` (dotted type names), those a method the first example calls constructs."""
+    key = ("example_made",)
+    if key not in p._keys:
+        p._keys[key] = ""  # (being read: a question asked while reading it finds nothing)
+        p._keys[key] = _called_bodies(p)
+    text = p._keys[key]
+    out = []
+    for o in owners:
+        t = re.escape(o.rsplit(".", 1)[-1])
+        if re.search(rf"\bnew\s+{t}\b|(?<![\w.]){t}\s*(?:<[^;()\n]*>)?\s*(?:\.|::)\s*(?:[Cc]reate|new|of)\s*\(", text):
+            out.append(o)
+    return out
+
+
+def _called_bodies(p: Project) -> str:
+    from .overview import entry_points, first_example
+
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    if ex is None:
+        return ""
+    names = set(re.findall(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*(?:<[^;()\n]*>)?\s*\(", ex.calls_code))
+    bodies = []
+    for n in sorted(names):
+        for x in p.find(n):
+            if x.short == n and x.kind in ("method", "function") and x.lines < 200:
+                bodies.append("\n".join(p.lines_of(x.rel)[x.d.start_line - 1:x.d.end_line]))
+    return "\n".join(bodies)

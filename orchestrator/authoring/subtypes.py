@@ -1,0 +1,47 @@
+"""Types and their subtypes as the declarations say (issue 35): an abstract or interface method
+without a body of its own, a type that extends or implements another, and which of several
+implementations the example's own calls make. hops.implemented reads them."""
+
+from __future__ import annotations
+
+import re
+
+from .project import Project, Sym
+
+
+def _owner(s: Sym) -> str:
+    return s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+
+
+def bodiless(p: Project, s: Sym) -> bool:
+    """An abstract or interface method: a declaration with no body of its own."""
+    text = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+    if s.lang == "python":
+        from .references import code_lines
+
+        lines = p.lines_of(s.rel)  # (its span may open at its decorators; its docstring and comments are blanked)
+        head = next((k for k in range(s.d.start_line - 1, s.d.end_line) if re.match(r"\s*(?:async\s+)?def\b", lines[k])), s.d.start_line - 1)
+        body = [ln.strip() for ln in code_lines(p, s.rel)[head + 1:s.d.end_line] if ln.strip() and not re.fullmatch(r"\s*[rbuf]*[\"']+\s*", ln, re.I)]
+        return any("abstractmethod" in ln for ln in lines[max(0, head - 3):head]) or \
+            bool(body) and re.fullmatch(r"raise NotImplementedError\b.*|\.\.\.|pass", body[0]) is not None and len(body) == 1
+    return s.lang in ("java", "csharp", "typescript", "kotlin", "scala", "swift") and "{" not in text.split("=>")[0]
+
+
+def subtype(p: Project, sub: str, sup: str, depth: int = 3) -> bool:
+    """Type `sub` extends or implements `sup` (its declaration names it), directly or through a few."""
+    if depth == 0:
+        return False
+    for t in (x for x in p.find(sub.rsplit(".", 1)[-1]) if x.dotted == sub and x.kind in ("class", "struct", "interface")):
+        head = re.split(r"\{", " ".join(t.d.signature.split()), maxsplit=1)[0]
+        m = re.search(r"\b(?:extends|implements)\b(.*)$|\bclass\s+\w+(?:<[^{]*?>)?\s*[:(](.*)$", head)
+        named = set(re.findall(r"[A-Za-z_]\w*", (m.group(1) or m.group(2) or "") if m else ""))
+        if sup.rsplit(".", 1)[-1] in named or any(subtype(p, n, sup, depth - 1) for n in named if n != sub):
+            return True
+    return False
+
+
+def made(p: Project, roots: list[Sym]) -> list[Sym]:
+    """Of several implementations, those whose type a method the example calls constructs (all when none)."""
+    from .example_made import made_by_example
+
+    return [x for x in roots if _owner(x) in made_by_example(p, [_owner(x)])] or roots
