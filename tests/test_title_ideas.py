@@ -123,7 +123,7 @@ def test_a_tiny_module_with_no_idea_is_a_section_even_in_a_short_book(tmp_path: 
     (root / "router.js").write_text("// Routes each request to its handler.\nexport class Router {\n"
                                     "  route(req) {\n    return isStream(req);\n  }\n" + big + "\n}\n")
     (root / "errors.js").write_text("export class HttpError extends Error {\n" + big + "\n}\n")
-    (root / "cache.js").write_text("export class Cache {\n  get(k) {\n    return k;\n  }\n" + big + "\n}\n")
+    (root / "cache.js").write_text("/** Caches responses by their URL. */\nexport class Cache {\n  get(k) {\n    return k;\n  }\n" + big + "\n}\n")
     (root / "is-stream.js").write_text("export function isStream(x) {\n  return x !== null;\n}\n")
     p = project_mod.load(root)
     groups = [["router.js"], ["errors.js"], ["cache.js"], ["is-stream.js"]]
@@ -256,3 +256,56 @@ def test_a_chapter_whose_key_names_say_no_idea_takes_the_flow_of_another_public_
     p = project_mod.load(tmp_path)
     # its key names (`sse42`, `avx2`, …) say nothing: the flow of a public function it also has does
     assert make_titles(p, [["lib.rs"], ["simd.rs"]], "en")[1] == "Validating header names"
+
+
+def _doc_sym(name: str, doc: str):
+    from orchestrator.authoring.project import Sym
+    from orchestrator.repo.parse import Definition
+
+    d = Definition(kind="function", name=name, qualified_name=name, signature=f"function {name}()", doc=doc,
+                   start_line=1, end_line=2, exported=True)
+    return Sym("lib/types/raw.js", d, 0.0, "javascript")
+
+
+def test_a_doc_said_as_an_order_titles_what_it_orders_and_a_comparison_is_cut():
+    from orchestrator.authoring.ideas import doc_title
+
+    # body-parser's "Create a middleware to parse raw bodies.": what the middleware is for
+    assert doc_title(_doc_sym("raw", "Create a middleware to parse raw bodies.")) == "Parsing raw bodies"
+    assert doc_title(_doc_sym("parseRaw", "Parse raw bodies.")) == "Parsing raw bodies"
+    assert doc_title(_doc_sym("Parser", "Create a new parser.")) == ""  # a weak order says nothing of the job
+    # shlex's "Splits strings like a POSIX shell": the object stops before the comparison
+    assert doc_title(_doc_sym("split", "Parses strings like a POSIX shell does.")) == "Parsing strings"
+
+
+def test_a_flow_name_whose_object_is_a_participle_or_an_absence_says_no_idea(tmp_path: Path):
+    from orchestrator.authoring.ideas import flow_title
+
+    (tmp_path / "fmt.py").write_text("def format_unescaped(s):\n    return s\n\n\n"
+                                     "def render_without_layout(s):\n    return s\n\n\n"
+                                     "def render_partials(s):\n    return s\n")
+    p = project_mod.load(tmp_path)
+    by = {s.dotted: s for s in p.symbols()}
+    assert flow_title(by["format_unescaped"]) == ""  # not "Formatting an unescaped"
+    assert flow_title(by["render_without_layout"]) == ""
+    assert flow_title(by["render_partials"]) == "Rendering partials"
+
+
+def test_a_four_chapter_book_folds_a_big_module_that_has_only_its_name(tmp_path: Path):
+    from orchestrator.authoring.outline_plan import fold_nameless
+    from orchestrator.authoring.titles import make_titles
+
+    root = tmp_path / "web"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "web"}\n')
+    big = "\n".join(f"  step{i}(x) {{\n    return x + {i};\n  }}" for i in range(40))
+    (root / "router.js").write_text("// Routes each request to its handler.\nexport class Router {\n"
+                                    "  route(req) {\n    return native(req);\n  }\n" + big + "\n}\n")
+    (root / "errors.js").write_text("export class HttpError extends Error {\n" + big + "\n}\n")
+    (root / "cache.js").write_text("/** Caches responses by their URL. */\nexport class Cache {\n  get(k) {\n    return k;\n  }\n" + big + "\n}\n")
+    (root / "native.js").write_text("export function native(x) {\n  return x;\n}\nexport class Native {\n" + big + "\n}\n")
+    p = project_mod.load(root)
+    groups = [["router.js"], ["errors.js"], ["cache.js"], ["native.js"]]
+    assert make_titles(p, groups, "en")[3] == "Native"  # addressable's "Native": the module's name alone
+    folded = fold_nameless(p, groups, "en")
+    assert len(folded) == 3 and ["native.js"] not in folded, folded

@@ -19,8 +19,10 @@ import math
 import re
 
 from ..contracts.title_shape import _IDENT, name_title
+from .doc_phrases import _DOC_CUT, doc_noun_title, doc_title
 from .plan import key_symbols
 from .project import Project, Sym, project_name
+from .verbs import VERBS, gerund as _gerund
 
 # headings every project has, which say nothing about one chapter's idea
 GENERIC_HEADINGS = frozenset("""
@@ -193,28 +195,7 @@ def covers(head: str, text: str, key: list[str], project: str = "") -> bool:
 _WEAK_NAMES = frozenset({"new", "init", "main", "get", "set", "run", "call", "use", "default", "index", "setup", "test",
                          "string", "name", "value", "data", "type", "error", "err", "self", "this", "args"})
 
-# verbs a method name may open with, and how a title says them
-VERBS = {
-    "find": "finds", "resolve": "resolves", "dispatch": "dispatches", "handle": "handles", "route": "routes",
-    "serve": "serves", "parse": "parses", "build": "builds", "create": "creates", "render": "renders", "send": "sends",
-    "write": "writes", "read": "reads", "load": "loads", "save": "saves", "insert": "inserts", "search": "searches",
-    "update": "updates", "remove": "removes", "match": "matches", "invoke": "invokes", "run": "runs",
-    "execute": "executes", "register": "registers", "mount": "mounts", "compile": "compiles", "encode": "encodes",
-    "decode": "decodes", "serialize": "serializes", "deserialize": "deserializes", "format": "formats",
-    "validate": "validates", "convert": "converts", "wrap": "wraps", "complete": "completes", "generate": "generates",
-    "open": "opens", "connect": "connects", "listen": "listens", "accept": "accepts", "process": "processes",
-    "emit": "emits", "apply": "applies", "merge": "merges", "compose": "composes", "extract": "extracts",
-    "redirect": "redirects", "fetch": "fetches", "select": "selects", "filter": "filters", "query": "queries",
-    "store": "stores", "lookup": "looks up", "schedule": "schedules", "spawn": "spawns",
-    "collect": "collects", "prepare": "prepares", "finalize": "finalizes", "bind": "binds", "consume": "consumes",
-    "produce": "produces", "transform": "transforms", "evaluate": "evaluates", "insert_route": "inserts a route",
-    "make": "makes", "add": "adds", "print": "prints", "log": "logs", "format_help": "formats its help",
-    "install": "installs", "configure": "configures", "dump": "dumps", "flush": "flushes", "close": "closes",
-    "upgrade": "upgrades", "stream": "streams", "negotiate": "negotiates", "authenticate": "authenticates",
-    "sign": "signs", "verify": "verifies", "cache": "caches", "retry": "retries", "lex": "lexes", "scan": "scans",
-    "tokenize": "tokenizes", "expand": "expands", "layout": "lays out", "draw": "draws", "paint": "paints", "stringify": "stringifies",
-}
-_OBJECT_STOP = frozenset({"by", "with", "if", "or", "and", "to", "from", "for", "as", "into", "via", "impl", "internal", "all", "async", "sync"})
+_OBJECT_STOP = frozenset({"by", "with", "without", "if", "or", "and", "to", "from", "for", "as", "into", "via", "impl", "internal", "all", "async", "sync"})
 
 
 def _words(name: str) -> list[str]:
@@ -252,6 +233,7 @@ def flow_title(s: Sym, project: str = "") -> str:
     owner = owner.rsplit(".", 1)[-1].strip("*&") if owner else ""
     subject = " ".join(_words(owner)) if owner and re.fullmatch(r"[A-Za-z_]\w*", owner) else ""
     if raw[-1].lower() in _NOT_NOUNS or len(raw[-1]) < 3 or words[1] in ("no", "not", "non", "unsupported", "deferred") \
+            or re.fullmatch(r"[a-z]{3,}ed", raw[-1].lower()) \
             or raw[-1].lower() in ("exception", "error", "name", "size", "header", "limits", "len", "count"):
         return ""  # `make_accessible`, `poll_ready`, `write_str`: no thing the reader could picture
     if owner and re.search(r"(?:Io|IO|Ext|Extensions?|Impl|Helpers?|Guide|Utils?|Internal|Inner|Builder|Visitor|Future)$", owner):
@@ -277,20 +259,6 @@ def _plural_verb(verb: str) -> str:
     base = first[:-3] + "y" if first.endswith("ies") else first[:-2] \
         if first.endswith(("ches", "shes", "sses", "xes", "zes")) else first[:-1] if first.endswith("s") else first
     return f"{base} {rest}".strip()
-
-
-def _gerund(verb: str) -> str:
-    if verb in ("format", "submit", "commit", "omit", "admit", "transmit"):
-        return verb + verb[-1] + "ing"  # the stress on the last syllable doubles it
-    if verb in ("lookup", "layout"):
-        return {"lookup": "looking up", "layout": "laying out"}[verb]
-    if verb.endswith("ie"):
-        return verb[:-2] + "ying"
-    if verb.endswith("e") and not verb.endswith(("ee", "ye")):
-        return verb[:-1] + "ing"
-    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb) and len(verb) <= 4:
-        return verb + verb[-1] + "ing"  # run → running, map → mapping
-    return verb + "ing"
 
 
 def flow_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
@@ -347,65 +315,6 @@ def _verbs_title(p: Project, files: list[str], owner: Sym, project: str) -> str:
 
 
 # verbs that open a doc comment but say nothing of what the code is for
-_WEAK_VERBS = frozenset({"returns", "gets", "sets", "is", "has", "was", "does", "represents", "holds", "describes",
-                         "defines", "contains", "implements", "provides", "stores", "exposes", "allows", "lets",
-                         "can", "may", "should", "will", "must", "uses", "calls", "wraps", "creates", "reports",
-                         "tells", "checks", "determines", "indicates", "specifies", "overrides", "satisfies"})
-# what a doc's first verb may be for its sentence to name the code's job
-DOC_VERBS = frozenset(v for v in VERBS.values() if " " not in v) | frozenset({
-    "limits", "logs", "stops", "gzips", "compresses", "marks", "prints", "recovers", "throttles", "times", "strips",
-    "starts", "sanitizes", "escapes", "caches", "counts", "measures", "traces", "guards", "protects", "rewrites",
-    "sorts", "joins", "splits", "copies", "moves", "renames", "watches", "notifies", "signals", "tracks", "records"})
-_DOC_CUT = re.compile(r"[,;:(.!?]|\s(?:that|which|when|if|so|and then|unless|because|by|using|via|as|"
-                      r"and (?:returns?|sets|gets|then|also|optionally))\s|\s-\s")
-
-
-def doc_title(s: Sym) -> str:
-    """'Limiting requests' from "Throttle is a middleware that limits requests."; '' when the doc's
-    first sentence does not say what the code does with a verb and an object."""
-    first = re.split(r"(?<=[.!?])\s", " ".join(s.d.doc.split()), maxsplit=1)[0] if s.d.doc else ""
-    first = re.sub(r"`([^`]*)`", r"\1", first)
-    # (erubi's "An engine class that supports capturing blocks via …": what it supports is what it does)
-    m = re.match(rf"^(?:(?:the )?{re.escape(s.short)}\s+(?:is|are)\s+)?(?:a|an|the)\s+[\w\s-]*?\s(?:that|which|to)\s+"
-                 r"(?:(?:supports|allows|enables)\s+(?=\w+ing\s))?(\w+)\s+(.+)$", first, re.I) \
-        or re.match(rf"^(?:{re.escape(s.short)}\s+)?([A-Z]?[a-z]+s)\s+(.+)$", first)
-    verb, rest = (m.group(1).lower(), m.group(2)) if m else ("", "")
-    if (verb in _WEAK_VERBS or verb not in DOC_VERBS) and not verb.endswith("ing"):
-        return ""
-    base = verb[:-3] + "y" if verb.endswith("ies") else verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes", "zes")) \
-        else verb[:-1]
-    obj = _DOC_CUT.split(" " + rest, maxsplit=1)[0].split()
-    while obj and obj[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):
-        obj.pop()
-    if not obj or len(obj) > 6 or not re.fullmatch(r"[A-Za-z -]+", " ".join(obj)) \
-            or any(len(w) < 2 or w.lower() in ("given", "this", "these", "that", "such", "like", "similar") for w in obj) \
-            or any(w[:1].isupper() and not w.isupper() for w in obj):  # a name of the code, not what it does
-        return ""
-    return f"{(verb if verb.endswith('ing') else _gerund(base)).capitalize()} {' '.join(obj)}"
-
-
-def doc_noun_title(s: Sym) -> str:
-    """'Simple HTTP route multiplexer' from "Mux is a simple HTTP route multiplexer that …",
-    'Generated annotation on a declaration' from "A generated annotation on a declaration.": what
-    the maintainers say the thing is, when they say it in a few words; '' otherwise."""
-    first = re.split(r"(?<=[.!?])\s", " ".join(s.d.doc.split()), maxsplit=1)[0] if s.d.doc else ""
-    first = re.sub(r"`([^`]*)`", r"\1", first)
-    m = re.match(rf"^(?:the\s+)?{re.escape(s.short)}\s+(?:is|are|represents)\s+(?:a|an|the)\s+(.+)$", first, re.I) \
-        or re.match(r"^(?:A|An)\s+(.+)$", first)
-    if not m:
-        return ""
-    words = _DOC_CUT.split(" " + m.group(1), maxsplit=1)[0].split()
-    while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):
-        words.pop()
-    if len(words) >= 3 and re.fullmatch(r"[a-z]+ed", words[-1]):
-        words.pop()  # "A single CSV record stored as …", cut at "as": the record, not "record stored"
-    if not 2 <= len(words) <= 7 or not re.fullmatch(r"[A-Za-z -]+", " ".join(words)) \
-            or any(w[:1].isupper() and not w.isupper() for w in words) \
-            or words[0].lower() in ("way", "thing", "type", "function", "method", "helper", "wrapper", "convenience"):
-        return ""
-    return words[0][:1].upper() + " ".join(words)[1:]
-
-
 def doc_titles(p: Project, groups: list[list[str]], central: list[bool] | None = None) -> list[str | None]:
     """Each chapter's idea in its maintainers' words, or None: the first of its key symbols whose
     doc's first sentence says what it does (doc_title), else what its first one or two are
@@ -449,7 +358,7 @@ def module_doc_title(doc: str) -> str:
     first = re.split(r"\s+to\s+[a-z]+\s+(?:the|a|an)\s", first, maxsplit=1)[0]  # "… methods to control the HTTP request"
     words = _DOC_CUT.split(" " + first + " ", maxsplit=1)[0].split()
     words = words[:next((k for k, w in enumerate(words) if w.lower() in ("based", "such", "e.g", "i.e")), len(words))]
-    while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its"):
+    while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its", "like"):
         words.pop()
     if not 2 <= len(words) <= 6 or not re.fullmatch(r"[A-Za-z][A-Za-z -]*", " ".join(words)) \
             or words[0].lower() in ("package", "this", "the", "these", "it", "module", "see", "internal") \

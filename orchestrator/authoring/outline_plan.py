@@ -52,7 +52,7 @@ def fold_nameless(p: Project, groups: list[list[str]], language: str) -> list[li
     own = project_name(p.root)
     rank = p.map.file_rank()
     known = {s.short for s in p.symbols()}  # the code's names, as a reader of the book meets them (`Gson`)
-    floor = max(4, (len(groups) + 1) // 2)  # a book keeps at least half its chapters: a section is no chapter's loss
+    floor = max(3, (len(groups) + 1) // 2)  # a book keeps at least half its chapters: a section is no chapter's loss
     while len(groups) > 2:
         titles = make_titles(p, groups, language)
         # a role's topic ("Caching" for cache.py) is an idea the book keeps, even where it sounds

@@ -250,8 +250,9 @@ _VAGUE_PARAMS = frozenset({"args", "opts", "options", "config", "cfg", "ctx", "c
 def verb_param_title(s: Sym) -> str:
     """'Stringifying an object' from qs's `stringify(object, opts)`: a function named by a verb alone, said
     with the thing its first parameter names; '' when the name is no verb or the parameter no thing."""
-    from .ideas import _NOT_NOUNS, VERBS, _article, _gerund, _words
+    from .ideas import _NOT_NOUNS, _article, _words
     from .signature import signature_parts
+    from .verbs import VERBS, gerund as _gerund
 
     if s.short.lower() not in VERBS or not s.d.exported:  # (toml's unexported `Key.add(piece)` says nothing of its chapter)
         return ""

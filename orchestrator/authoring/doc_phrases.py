@@ -1,0 +1,72 @@
+"""A chapter's idea in its maintainers' words (issue 35): what a doc's first sentence says the code
+does ("Throttle is a middleware that limits requests." → "Limiting requests") or is ("A generated
+annotation on a declaration")."""
+
+from __future__ import annotations
+
+import re
+
+from .project import Sym
+from .verbs import VERBS, gerund as _gerund
+
+_WEAK_VERBS = frozenset({"returns", "gets", "sets", "is", "has", "was", "does", "represents", "holds", "describes",
+                         "defines", "contains", "implements", "provides", "stores", "exposes", "allows", "lets",
+                         "can", "may", "should", "will", "must", "uses", "calls", "wraps", "creates", "reports",
+                         "tells", "checks", "determines", "indicates", "specifies", "overrides", "satisfies"})
+# what a doc's first verb may be for its sentence to name the code's job
+DOC_VERBS = frozenset(v for v in VERBS.values() if " " not in v) | frozenset({
+    "limits", "logs", "stops", "gzips", "compresses", "marks", "prints", "recovers", "throttles", "times", "strips",
+    "starts", "sanitizes", "escapes", "caches", "counts", "measures", "traces", "guards", "protects", "rewrites",
+    "sorts", "joins", "splits", "copies", "moves", "renames", "watches", "notifies", "signals", "tracks", "records"})
+_DOC_CUT = re.compile(r"[,;:(.!?]|\s(?:that|which|when|if|so|and then|unless|because|by|using|via|as|like|"
+                      r"and (?:returns?|sets|gets|then|also|optionally))\s|\s-\s")
+
+
+def doc_title(s: Sym) -> str:
+    """'Limiting requests' from "Throttle is a middleware that limits requests."; '' when the doc's
+    first sentence does not say what the code does with a verb and an object."""
+    first = re.split(r"(?<=[.!?])\s", " ".join(s.d.doc.split()), maxsplit=1)[0] if s.d.doc else ""
+    first = re.sub(r"`([^`]*)`", r"\1", first)
+    # (erubi's "An engine class that supports capturing blocks via …": what it supports is what it does)
+    m = re.match(rf"^(?:(?:the )?{re.escape(s.short)}\s+(?:is|are)\s+)?(?:a|an|the)\s+[\w\s-]*?\s(?:that|which|to)\s+"
+                 r"(?:(?:supports|allows|enables)\s+(?=\w+ing\s))?(\w+)\s+(.+)$", first, re.I) \
+        or re.match(rf"^(?:{re.escape(s.short)}\s+)?([A-Z]?[a-z]+s)\s+(.+)$", first)
+    verb, rest = (m.group(1).lower(), m.group(2)) if m else ("", "")
+    # said as an order: "Parse raw bodies.", or what for: body-parser's "Create a middleware to parse raw bodies."
+    imp = None if m else re.match(r"^([A-Z][a-z]+)\s+(?:(?:a|an|the)\s+[\w\s-]*?\s+to\s+([a-z]+)\s+)?(.+)$", first)
+    if imp and (imp.group(2) or imp.group(1)).lower() in VERBS and (imp.group(2) or VERBS[imp.group(1).lower()] not in _WEAK_VERBS):
+        verb, rest = _gerund((imp.group(2) or imp.group(1)).lower()), imp.group(3)
+    if (verb in _WEAK_VERBS or verb not in DOC_VERBS) and not verb.endswith("ing"):
+        return ""
+    base = verb[:-3] + "y" if verb.endswith("ies") else verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes", "zes")) \
+        else verb[:-1]
+    obj = _DOC_CUT.split(" " + rest, maxsplit=1)[0].split()
+    while obj and obj[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its", "like"):
+        obj.pop()
+    if not obj or len(obj) > 6 or not re.fullmatch(r"[A-Za-z -]+", " ".join(obj)) \
+            or any(len(w) < 2 or w.lower() in ("given", "this", "these", "that", "such", "like", "similar") for w in obj) \
+            or any(w[:1].isupper() and not w.isupper() for w in obj):  # a name of the code, not what it does
+        return ""
+    return f"{(verb if verb.endswith('ing') else _gerund(base)).capitalize()} {' '.join(obj)}"
+
+
+def doc_noun_title(s: Sym) -> str:
+    """'Simple HTTP route multiplexer' from "Mux is a simple HTTP route multiplexer that …",
+    'Generated annotation on a declaration' from "A generated annotation on a declaration.": what
+    the maintainers say the thing is, when they say it in a few words; '' otherwise."""
+    first = re.split(r"(?<=[.!?])\s", " ".join(s.d.doc.split()), maxsplit=1)[0] if s.d.doc else ""
+    first = re.sub(r"`([^`]*)`", r"\1", first)
+    m = re.match(rf"^(?:the\s+)?{re.escape(s.short)}\s+(?:is|are|represents)\s+(?:a|an|the)\s+(.+)$", first, re.I) \
+        or re.match(r"^(?:A|An)\s+(.+)$", first)
+    if not m:
+        return ""
+    words = _DOC_CUT.split(" " + m.group(1), maxsplit=1)[0].split()
+    while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its", "like"):
+        words.pop()
+    if len(words) >= 3 and re.fullmatch(r"[a-z]+ed", words[-1]):
+        words.pop()  # "A single CSV record stored as …", cut at "as": the record, not "record stored"
+    if not 2 <= len(words) <= 7 or not re.fullmatch(r"[A-Za-z -]+", " ".join(words)) \
+            or any(w[:1].isupper() and not w.isupper() for w in words) \
+            or words[0].lower() in ("way", "thing", "type", "function", "method", "helper", "wrapper", "convenience"):
+        return ""
+    return words[0][:1].upper() + " ".join(words)[1:]
