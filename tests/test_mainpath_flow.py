@@ -537,3 +537,109 @@ def test_new_in_a_ruby_class_method_makes_an_instance_of_its_own_class(tmp_path:
     p = load(_write(tmp_path / "repo", {"README.md": URI_README, "lib/addr/uri.rb": URI_RB, "addr.gemspec": "Gem::Specification.new\n"}))
     # `return new(scheme: …)` in `def self.parse` runs `URI#initialize`
     assert _path(p)[:3] == ["Addr.URI.parse", "Addr.URI.initialize", "Addr.URI.validate"], _path(p)
+
+
+KLOG = "src/{}Main/kotlin/klog/"
+KLOG_README = """# klog
+
+```kotlin
+import klog.KLogging
+
+private val logger = KLogging.logger {}
+
+class Foo {
+    fun bar() {
+        logger.debug { "hello" }
+    }
+}
+```
+"""
+KLOG_FILES = {
+    KLOG.format("common") + "KLogging.kt": """package klog
+
+public object KLogging {
+  public fun logger(func: () -> Unit): KLogger = logger(NameResolver.name(func))
+
+  public fun logger(name: String): KLogger = KLoggerFactory.logger(name)
+}
+""",
+    KLOG.format("common") + "NameResolver.kt": """package klog
+
+internal expect object NameResolver {
+  internal fun name(func: () -> Unit): String
+}
+""",
+    KLOG.format("jvm") + "NameResolver.kt": """package klog
+
+internal actual object NameResolver {
+  internal actual fun name(func: () -> Unit): String {
+    val name = func.javaClass.name
+    val slicedName = name.substringBefore("Kt$")
+    return slicedName.substringBefore("$")
+  }
+}
+""",
+    KLOG.format("common") + "KLoggerFactory.kt": """package klog
+
+internal expect object KLoggerFactory {
+  internal fun logger(name: String): KLogger
+}
+""",
+    KLOG.format("jvm") + "KLoggerFactory.kt": """package klog
+
+internal actual object KLoggerFactory {
+  internal actual fun logger(name: String): KLogger {
+    val underlying = java.util.logging.Logger.getLogger(name)
+    val wrapped = JulLogger(underlying)
+    return wrapped
+  }
+}
+""",
+    KLOG.format("js") + "KLoggerFactory.kt": """package klog
+
+internal actual object KLoggerFactory {
+  internal actual fun logger(name: String): KLogger {
+    val wrapped = ConsoleLogger(name)
+    console.log(name)
+    return wrapped
+  }
+}
+""",
+    KLOG.format("common") + "KLogger.kt": """package klog
+
+public interface KLogger {
+  public val name: String
+
+  public fun debug(message: () -> Any?): Unit =
+    at(Level.DEBUG) {
+      this.message = message.toString()
+    }
+
+  public fun at(level: Level, block: Builder.() -> Unit)
+}
+""",
+}
+
+
+def test_a_kotlin_example_calls_with_trailing_lambdas_and_the_multiplatform_actual_runs(tmp_path: Path):
+    from orchestrator.authoring.call_form import call_form
+
+    p = load(_write(tmp_path / "repo", {"README.md": KLOG_README, "settings.gradle.kts": "rootProject.name = \"klog\"\n", **KLOG_FILES}))
+    # `KLogging.logger {}` and `logger.debug { … }` are calls; `class Foo {` and `if (x) {` are not
+    assert call_form("val l = KLogging.logger {}\nclass Foo {\n  if (x) { l.debug { m } }\n}", "kotlin") == \
+        "val l = KLogging.logger() {}\nclass Foo {\n  if (x) { l.debug() { m } }\n}"
+    # the run is `debug` on the `KLogger` that `logger` declares it gives back; the lambda after `at(…)`
+    # is its last argument; the logger is made by the JVM's `actual` factory, through the overload the
+    # `expect`ed resolver's String selects
+    path = _path(p)
+    assert path == ["KLogger.debug", "KLogger.at"], path
+    setup = setup_path(p, entry_points(p), central_path(p, entry_points(p)))
+    assert [s.dotted for s in setup][:3] == ["KLogging.logger", "KLogging.logger", "KLoggerFactory.logger"], setup
+    assert setup[2].rel.startswith("src/jvmMain/"), setup[2].rel
+
+
+def test_ruby_blocks_are_calls_in_the_call_form():
+    from orchestrator.authoring.call_form import call_form
+
+    rb = 'route do |r|\n  r.on "hello" do\n    r.get { x }\n  end\n  if ok do\nend\n'
+    assert call_form(rb, "ruby") == 'route() do |r|\n  r.on("hello") do\n    r.get() { x }\n  end\n  if ok do\nend\n'

@@ -32,6 +32,7 @@ from .arity import (
     takes_count as _takes_count,
 )
 from .project import Project, Sym
+from .source_sets import source_set
 from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result
 
 _MEMBER_SIG = re.compile(r"^\s*(?:(?:get|set|static|async)\s+)*(?:\*\s*)?[A-Za-z_$][\w$]*\s*(?:\(|:)")
@@ -145,6 +146,8 @@ class Resolver:
         if lang == "rust" and bang:
             return self._rust_macro(parts[-1]) if len(parts) == 1 else None
         hit = self._common(parts, expr, args)
+        if len(hit) > 1 and lang == "kotlin":  # (before _near: the `expect` is often beside its caller)
+            hit = source_set(s, hit)
         if len(parts) == 2:  # two types of one name in two crates or packages (env_logger's `Builder` and env_filter's)
             hit = _near(s, hit)
         if not hit and len(parts) == 2 and parts[0] in self.param_types():
@@ -188,6 +191,8 @@ class Resolver:
                 and not self._is_type(parts[-2]):
             hit = [x for x in hit if not _static(x)] or hit  # on a value, its instance's method (`app.ExecuteAsync(…)`)
         hit = self.overload(hit, args)
+        if len(hit) > 1 and lang == "kotlin":
+            hit = source_set(s, hit)
         if lang == "rust":
             hit = [x for x in hit if x.kind != "macro"]
         if lang in ("c", "cpp"):
@@ -355,7 +360,7 @@ class Resolver:
         # the overloads that take that many arguments, counting defaults and a `params` array (C#'s
         # `ExecuteAsync<T>(context)` is `ExecuteAsync<T>(CommandLineContext, CancellationToken = default)`)
         hit = [x for x in hit if _takes_count(x, n)]
-        if len(hit) > 1 and self.s.lang in ("java", "csharp"):
+        if len(hit) > 1 and self.s.lang in ("java", "csharp", "kotlin"):
             hit = self._by_argument_types(hit, args)
         exact = [x for x in hit if _param_count(x) == n]  # of those left, the one of that many parameters
         return exact if len(hit) > 1 and exact else hit

@@ -270,6 +270,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     qualifier (Project.reaches)."""
     from ..evidence.resolve import definition_head
     from .arity import near
+    from .call_form import TRAILING_LAMBDA
     from .callres import CALL_RE, Resolver
     from .sideroads import branch_lines
     from .valuetypes import call_args, closing
@@ -295,7 +296,11 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
         if m.start() == own_at or (s.lang in ("c", "cpp", "java") and _declarator(code, m.start())):
             continue
         a, b = code.rfind("\n", 0, m.start()) + 1, code.find("\n", m.start())
-        if definition_head(code[a:b if b >= 0 else len(code)], re.split(r"\.|::", m.group(1))[-1]):
+        line = code[a:b if b >= 0 else len(code)]
+        if definition_head(line, re.split(r"\.|::", m.group(1))[-1]) \
+                and not _EXPR_BODY.search(code[a:m.start()]) \
+                and not (s.lang in TRAILING_LAMBDA and not re.search(r"\b(?:fun|def|func|init)\b", line)):
+            # (`fun logger(name: String) = KLoggerFactory.logger(name)` calls; Kotlin's `at(level) {` is a call too)
             continue  # the next definition's head inside a span the map ran on (Scala's `def f(x) =` bodies)
         args = call_args(code, m.end() - 1)
         outer = m.start() >= inside
@@ -306,7 +311,9 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
             raw = "@" + raw  # an instance variable: `@parser.parse(`
         if s.lang == "ruby" and m.group(2):
             raw += "!"  # `call!(env)`: a method named with its bang
-        hit = res.resolve(raw, bool(m.group(2)), args)
+        trailing = s.lang in TRAILING_LAMBDA and re.match(r"\s*\{", code[m.end() + len(args) + 1:m.end() + len(args) + 40])
+        # (Kotlin's `at(Level.DEBUG, marker) { … }`: the lambda after the parentheses is the last argument)
+        hit = res.resolve(raw, bool(m.group(2)), f"{args}, {{}}" if trailing and args.strip() else "{}" if trailing else args)
         on_side = code.count("\n", 0, m.start()) in side
         if hit is not None and (hit.rel, hit.d.start_line) != (s.rel, s.d.start_line):
             key = (hit.rel, hit.name, hit.d.start_line)  # the macro `log!` and the function `__private_api::log`: two
@@ -354,6 +361,10 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
             on_side = code.count("\n", 0, at) in side
             found.setdefault(key, (hit, on_side, at))
     return list(found.values())
+
+
+# a definition's head that ends in an expression body: what follows on its line is its code
+_EXPR_BODY = re.compile(r"\)\s*(?::\s*[\w<>?,. ]+)?\s*(?:=|=>)\s")
 
 
 def call_text(s: Sym, code: str) -> str:

@@ -20,8 +20,15 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
         return any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name)
 
     v = re.escape(var)
-    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*::)*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*\w+\s*\()", code)
+    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*::)*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*(\w+)\s*\()", code)
     name = (typ.group(1) or typ.group(2)).replace("::", ".") if typ else ""  # (Ruby's `Liquid::Template`: `Liquid.Template`)
+    if typ and typ.group(3):  # `KotlinLogging.logger(…)` declares what it gives back: a `KLogger`, not a `KotlinLogging`
+        from .signature import java_result
+
+        said = {r for x in p.find(typ.group(3)) if x.dotted == f"{name}.{typ.group(3)}" and (r := java_result(x))
+                and any(t.kind in ("class", "struct", "interface") for t in p.find(r) if t.dotted == r)}
+        if len(said) == 1 and (r := said.pop()) != name:
+            return r
     if name and not is_class(name):
         base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
         name = base.group(1) if base else ""
@@ -182,7 +189,7 @@ def one_call(p: Project, entries: list[Sym]) -> bool:
     ex = first_example(p, {e.short for e in entries})
     if ex is None:
         return False
-    names = {m.group(1) for m in re.finditer(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*\(", ex.code)}
+    names = {m.group(1) for m in re.finditer(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*\(", ex.as_calls)}
     return len([n for n in names if any(x.kind in ("function", "method") for x in p.find(n))]) == 1
 
 

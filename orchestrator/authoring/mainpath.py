@@ -179,14 +179,14 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     called = dict(called)  # (readme_names' answer is kept for every caller)
     ex = first_example(p, {e.short for e in entries})
     if ex is not None:  # the example chapter 1 quotes (gson's is in UserGuide.md): its calls, earliest first
-        size = max(1, len(ex.code))
+        size = max(1, len(ex.as_calls))
         other = foreign_values(p, ex.code)
-        for m in re.finditer(rf"(?:([A-Za-z_$][\w$]*)\s*)?(?:\.|::)([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.code):  # (Rust's `Url::parse(`)
+        for m in re.finditer(rf"(?:([A-Za-z_$][\w$]*)\s*)?(?:\.|::)([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls):  # (Rust's `Url::parse(`)
             if m.group(1) not in other:
                 called[m.group(2)] = max(called.get(m.group(2), 0.0), 1.0 / (1.0 + 3.0 * m.start(2) / size))
     top = max(called.values(), default=1.0)
     called = {n: w / top for n, w in called.items()}  # the README's first call 1, later ones less
-    code = readme_code(p) + "\n" + (ex.code if ex is not None else "")
+    code = readme_code(p) + "\n" + (ex.as_calls if ex is not None else "")
     times = {e.short: len(re.findall(rf"(?<![\w$]){re.escape(e.short)}\s*!?\s*\(", code)) for e in entries}
     most = max(times.values(), default=0) or 1
     for e in entries:  # a function the README calls bare (`redisCommand(c, "PING")`, `info!(…)`): how often
@@ -214,7 +214,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     # `Handlebars.Compile(source)`: the README's call is the method of the type it names, not another
     # entry point's method of that name (`HandlebarsCompiler.Compile`)
     on_type: dict[str, set[str]] = {}
-    for m in re.finditer(rf"(?<![\w$.])([A-Z][\w$]*)\s*(?:\.|::)\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.code if ex else ""):
+    for m in re.finditer(rf"(?<![\w$.])([A-Z][\w$]*)\s*(?:\.|::)\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls if ex else ""):
         if any(x.kind in NOT_STEPS for x in p.find(m.group(1)) if x.short == m.group(1)):
             on_type.setdefault(m.group(2), set()).add(m.group(1))
 
@@ -264,11 +264,11 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         from .valuetypes import call_args
 
         given: dict[str, list[str]] = {}  # `Type.name` → the arguments the example gives it on a value it built
-        for m in re.finditer(rf"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.code):
-            typ = built_type(p, ex.code, m.group(1))
+        for m in re.finditer(rf"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls):
+            typ = built_type(p, ex.as_calls, m.group(1))
             if typ:
-                given.setdefault(f"{typ}.{m.group(2)}", []).append(call_args(ex.code, m.end() - 1))
-        out = [(s, 0.0 if s.dotted in given and not any(takes(p, s, a, ex.code) for a in given[s.dotted]) else b)
+                given.setdefault(f"{typ}.{m.group(2)}", []).append(call_args(ex.as_calls, m.end() - 1))
+        out = [(s, 0.0 if s.dotted in given and not any(takes(p, s, a, ex.as_calls) for a in given[s.dotted]) else b)
                for s, b in out]
     return _serving_first(p, ex.calls_code if ex is not None else "", out, ex.lang if ex is not None else "")
 

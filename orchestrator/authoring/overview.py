@@ -52,9 +52,16 @@ class Example:
     then: Example | None = None
 
     @property
+    def as_calls(self) -> str:
+        """This block with its calls written `name(` (Kotlin's trailing lambda, Ruby's block: call_form)."""
+        from .call_form import call_form
+
+        return call_form(self.code, self.lang)
+
+    @property
     def calls_code(self) -> str:
         """The code the main path is chosen from: this block, then the one that runs it."""
-        return self.code + ("\n" + self.then.code if self.then else "")
+        return self.as_calls + ("\n" + self.then.as_calls if self.then else "")
 
 
 def info_of(p: Project) -> ProjectInfo | None:

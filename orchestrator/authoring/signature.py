@@ -138,6 +138,17 @@ def owner(s: Sym) -> str:
 
 
 def java_result(x: Sym) -> str:
-    """The result type a Java or C# method declares before its name."""
+    """The result type a Java or C# method declares before its name (Kotlin, Scala, Swift and
+    TypeScript after its parameters: `fun name(func: () -> Unit): String`)."""
+    if x.lang in ("kotlin", "scala", "swift", "typescript"):
+        head = re.search(rf"(?<![\w$]){re.escape(x.short)}\s*(?:<[^()]*>)?\s*\(", x.d.signature)
+        depth, at = 0, head.end() - 1 if head else len(x.d.signature)
+        while at < len(x.d.signature):  # to the parenthesis that closes the parameters (`func: () -> Unit`)
+            depth += {"(": 1, ")": -1}.get(x.d.signature[at], 0)
+            if depth == 0:
+                break
+            at += 1
+        r = re.match(r"\)\s*(?::|->)\s*([A-Za-z_]\w*)", x.d.signature[at:])
+        return r.group(1) if r else ""
     m = re.search(rf"([A-Za-z_]\w*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
     return m.group(1) if m else ""

@@ -1,0 +1,55 @@
+"""Calls written without parentheses, in the form the main path's readers of example code look for
+(`name(`): Kotlin's, Swift's and Scala's trailing lambda (`KotlinLogging.logger {}`,
+`logger.debug { "…" }`) and Ruby's block (`route do |r|`, `r.on "hello" do`) become `logger() {}`,
+`route() do |r|`, `r.on("hello") do`. The book quotes an example as it is written; this form is only
+read, to find which of the project's functions the example calls."""
+
+from __future__ import annotations
+
+import re
+
+# languages whose last lambda argument is written after the call, without parentheses
+TRAILING_LAMBDA = frozenset({"kotlin", "swift", "scala", "groovy"})
+
+# words before `{` that open a declaration or a statement's block, not a call
+_NOT_CALLS = frozenset("""class object interface fun enum companion init constructor if else when try catch
+finally do while for return throw sealed data abstract open private public internal protected override
+package import val var where struct protocol extension func switch case default guard defer repeat in
+then begin end unless until loop def module rescue ensure elsif""".split())
+
+_BEFORE_CALL = re.compile(r"(?:^|[=(,{;>.]|->|\breturn|\?:|&&|\|\|)\s*$")
+_TRAILING = re.compile(r"(?<![\w$])((?:[A-Za-z_]\w*\s*\.\s*)*)([A-Za-z_]\w*)(?=\s*\{)")
+_RUBY_BLOCK = re.compile(r"(?<![\w$:@])((?:[A-Za-z_][\w:]*\s*\.\s*)*)([a-z_]\w*[!?]?)"
+                         r"(?:[ \t]+((?:\"[^\"\n]*\"|'[^'\n]*'|:\w+|[\w.:]+)(?:\s*,\s*(?:\"[^\"\n]*\"|'[^'\n]*'|:\w+|[\w.:]+))*))?"
+                         r"(?=[ \t]*(?:\bdo\b|\{))")
+
+
+def call_form(code: str, lang: str) -> str:
+    """`code` with its calls written without parentheses given them (see the module's doc)."""
+    if lang in TRAILING_LAMBDA:
+        return _TRAILING.sub(lambda m: _trailing(code, m), code)
+    if lang == "ruby":
+        return _RUBY_BLOCK.sub(lambda m: _ruby(code, m), code)
+    return code
+
+
+def _called(code: str, m: re.Match[str]) -> bool:
+    """The name at `m` is a call: no keyword, and what comes before it on its line ends an expression's
+    start (`=`, `(`, a line's start) or the name is a member (`logger.debug`)."""
+    if m.group(2) in _NOT_CALLS or (m.group(2)[:1].isupper() and not m.group(1)):
+        return False  # (a bare capitalised name before `{` is a type's declaration or an object literal)
+    before = code[code.rfind("\n", 0, m.start()) + 1:m.start()]
+    words = before.split()
+    if words and words[-1] in _NOT_CALLS:
+        return False  # `class FooWithLogging {`, `object Foo {`
+    return bool(m.group(1)) or bool(_BEFORE_CALL.search(before))
+
+
+def _trailing(code: str, m: re.Match[str]) -> str:
+    return m.group(0) + "()" if _called(code, m) else m.group(0)
+
+
+def _ruby(code: str, m: re.Match[str]) -> str:
+    if not _called(code, m):
+        return m.group(0)
+    return f"{m.group(1)}{m.group(2)}({m.group(3) or ''})"
