@@ -643,3 +643,18 @@ def test_ruby_blocks_are_calls_in_the_call_form():
 
     rb = 'route do |r|\n  r.on "hello" do\n    r.get { x }\n  end\n  if ok do\nend\n'
     assert call_form(rb, "ruby") == 'route() do |r|\n  r.on("hello") do\n    r.get() { x }\n  end\n  if ok do\nend\n'
+
+
+def test_the_claim_check_reads_the_calls_the_path_makes_in_kotlin_and_in_ruby_class_methods():
+    from orchestrator.evidence.resolve import calls_bare, calls_in
+
+    # our own R1 rejected these steps of our own writer: an expression body on the head's line,
+    # a call with a trailing lambda, Ruby's `new(` in `def self.parse`
+    assert calls_in("KLoggerFactory.logger", "  public fun logger(name: String): KLogger = KLoggerFactory.logger(name)")
+    assert not calls_in("KLoggerFactory.logger", "  internal actual fun logger(name: String): KLogger {")
+    debug = "  public fun debug(message: () -> Any?): Unit =\n    at(Level.DEBUG) {\n      this.message = message()\n    }"
+    assert calls_in("KLogger.at", debug, trailing=True)
+    assert not calls_in("Router.route", "  route(req) {\n    return 1\n  }")  # a JS method's head is no call
+    parse = "    def self.parse(uri)\n      return new(\n        scheme: scheme,"
+    assert calls_bare("Addressable::URI::initialize", parse)
+    assert not calls_bare("Addressable::URI::initialize", "    def self.parse(uri)\n      return renew(uri)")

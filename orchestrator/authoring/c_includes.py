@@ -62,3 +62,32 @@ def _param_types(x: Sym) -> tuple[str, ...]:
     from .signature import signature_parts
 
     return tuple(re.sub(r"\bstd::|\s+", "", prm.type) for prm in signature_parts(x)[0])
+
+
+def c_global(p: Project, s: Sym, by_short: dict[str, list[Sym]], name: str, args: str) -> list[Sym]:
+    """A bare C/C++ call in `s`: of the definitions named so, the ones the caller's file can see (its
+    own, its includes', or the body of a prototype it can see: `print` in base.h calls the
+    `vprint` that base.h declares and format-inl.h defines); of those, the one with a body,
+    overloads told apart by their number of parameters."""
+    from .arity import arity, is_static, param_count
+
+    named = [x for x in by_short.get(name, ()) if "." not in x.dotted and x.lang in ("c", "cpp")
+             and x.kind in ("function", "macro")]
+    named = [x for x in named if not is_static(x) or x.rel == s.rel]
+    n = arity(args)
+    seen = includes(p, s.rel)
+    own = {pt for rel in sorted(seen) for pt in prototypes(p, rel, name, s.lang) if len(pt) == n}
+    near = [x for x in named if x.rel in seen and (x.kind == "macro" or _has_body(p, x))] + \
+        [x for x in named if x.rel not in seen and _has_body(p, x) and _param_types(x) in own]
+    if near:  # what the file can see; else (no include read, no prototype) the one name program-wide
+        named = near
+    bodies = [x for x in named if x.kind == "macro" or _has_body(p, x)]
+    pick = bodies if bodies else (named if len(named) == 1 else [])
+    if len(pick) > 1:  # overloads (or one function per platform): told apart by their arity, or not at all
+        pick = [x for x in pick if param_count(x) == n]
+    return pick
+
+
+def _has_body(p: Project, x: Sym) -> bool:
+    """A C/C++ function definition, not a prototype: its lines open a body."""
+    return "{" in "\n".join(p.lines_of(x.rel)[x.d.start_line - 1:x.d.end_line])

@@ -31,6 +31,8 @@ from .arity import (
     split_args as _split_args,
     takes_count as _takes_count,
 )
+from .c_includes import c_global
+from .local_defs import LANGS as LOCAL_LANGS, in_scope, top
 from .project import Project, Sym
 from .source_sets import source_set
 from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result
@@ -143,6 +145,8 @@ class Resolver:
         if expr in KEYWORDS or (expr == s.short and lang not in ("c", "cpp", "java", "csharp", "kotlin")):
             return None  # a recursive call; in C++, Java, C# and Kotlin the same name may be another overload
         parts = expr.split(".")
+        if len(parts) == 1 and lang in LOCAL_LANGS and s.rel and (loc := in_scope(self.p, s, expr)) is not None:
+            return loc  # a function the body (or an enclosing one) declares: yargs-parser's `setArg`
         if lang == "rust" and bang:
             return self._rust_macro(parts[-1]) if len(parts) == 1 else None
         hit = self._common(parts, expr, args)
@@ -177,7 +181,7 @@ class Resolver:
                 hit = [x for x in self.by_short.get(parts[-1], ()) if x.kind == "method"][:2]  # (_DUCK)
         if not hit and lang in ("c", "cpp"):
             if len(parts) == 1 or (lang == "cpp" and len(parts) >= 2 and not self._is_type(parts[-2])):
-                hit = self._c_global(parts[-1], args)
+                hit = c_global(self.p, s, self.by_short, parts[-1], args)
         if expr == s.short and lang in ("csharp", "kotlin"):
             # another overload, never itself (`Validate(T instance) => Validate(new ValidationContext<T>(…))`);
             # Java keeps itself among the candidates: gson's `toJson(Object)` calls the `toJson(JsonElement)`
@@ -201,7 +205,8 @@ class Resolver:
 
     def _common(self, parts: list[str], expr: str, args: str = "") -> list[Sym]:
         s, p = self.s, self.p
-        me_owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+        me = top(p, s) if s.lang in LOCAL_LANGS else s  # (a local function's `this` is its enclosing method's)
+        me_owner = me.dotted.rsplit(".", 1)[0] if "." in me.dotted else ""
         from .signature import receiver
 
         if len(parts) == 2 and parts[0] in (receiver(s), "self", "Self", "this", "cls") and me_owner:
@@ -235,7 +240,7 @@ class Resolver:
         if len(parts) == 1:
             named = [x for x in self.by_short.get(expr, ()) if "." not in x.dotted]
             if s.lang in ("c", "cpp"):
-                return []  # one global namespace: _c_global decides
+                return []  # one global namespace: c_global decides
             if s.lang == "rust":
                 named = [x for x in named if x.kind != "macro"]
             if s.lang in ("javascript", "typescript"):  # an object literal's member (`get URL ()`, `parse: (s) =>`)
@@ -286,7 +291,8 @@ class Resolver:
         from .signature import receiver
 
         s = self.s
-        me_owner = s.dotted.rsplit(".", 1)[0] if "." in s.dotted else ""
+        me = top(self.p, s) if s.lang in LOCAL_LANGS else s
+        me_owner = me.dotted.rsplit(".", 1)[0] if "." in me.dotted else ""
         if not me_owner or obj not in (receiver(s), "self", "this"):
             return []
         rx = _FIELD_DECL.get(s.lang)
@@ -439,29 +445,6 @@ class Resolver:
     def _is_type(self, name: str) -> bool:
         return any(x.kind in _TYPES for x in self.by_dotted.get(name, ()))
 
-    def _c_global(self, name: str, args: str) -> list[Sym]:
-        """A bare C/C++ call: of the definitions named so, the ones the caller's file can see (its
-        own, its includes', or the body of a prototype it can see: `print` in base.h calls the
-        `vprint` that base.h declares and format-inl.h defines); of those, the one with a body,
-        overloads told apart by their number of parameters."""
-        named = [x for x in self.by_short.get(name, ()) if "." not in x.dotted and x.lang in ("c", "cpp")
-                 and x.kind in ("function", "macro")]
-        named = [x for x in named if not _static(x) or x.rel == self.s.rel]
-        n = _arity(args)
-        from .c_includes import _param_types, includes, prototypes
-
-        seen = includes(self.p, self.s.rel)
-        own = {pt for rel in sorted(seen) for pt in prototypes(self.p, rel, name, self.s.lang) if len(pt) == n}
-        near = [x for x in named if x.rel in seen and (x.kind == "macro" or _has_body(self.p, x))] + \
-            [x for x in named if x.rel not in seen and _has_body(self.p, x) and _param_types(x) in own]
-        if near:  # what the file can see; else (no include read, no prototype) the one name program-wide
-            named = near
-        bodies = [x for x in named if x.kind == "macro" or _has_body(self.p, x)]
-        pick = bodies if bodies else (named if len(named) == 1 else [])
-        if len(pick) > 1:  # overloads (or one function per platform): told apart by their arity, or not at all
-            pick = [x for x in pick if _param_count(x) == n]
-        return pick
-
 
 _VAR_NEW = re.compile(r"\bvar\s+([a-z_]\w*)\s*=\s*new\s+([A-Z][\w.]*)")
 _JAVA_LOCAL = re.compile(r"(?<![\w.])((?:[A-Z]\w*(?:\.[A-Z]\w*)*)(?:<[^;=()]*>)?(?:\[\])?|int|long|boolean|double|float|char|byte"
@@ -486,11 +469,6 @@ def _sig(x: Sym) -> tuple[list, str]:
 
 
 _TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
-
-
-def _has_body(p: Project, x: Sym) -> bool:
-    """A C/C++ function definition, not a prototype: its lines open a body."""
-    return "{" in "\n".join(p.lines_of(x.rel)[x.d.start_line - 1:x.d.end_line])
 
 
 def _imports(p: Project, rel: str, name: str) -> bool:

@@ -268,10 +268,11 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     qualified `Type.name`, a bare name defined exactly once where the language looks for it).
     `self.loads` is never the module's `loads`; in Go another package's name only through its
     qualifier (Project.reaches)."""
-    from ..evidence.resolve import definition_head
+    from ..evidence.resolve import EXPR_BODY, definition_head
     from .arity import near
     from .call_form import TRAILING_LAMBDA
     from .callres import CALL_RE, Resolver
+    from .local_defs import spans as local_spans
     from .sideroads import branch_lines
     from .valuetypes import call_args, closing
 
@@ -288,8 +289,10 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     own_at = head.start() if head is not None and head.start() <= sig_at + len(s.d.signature) else -1
     inside = 0  # the end of the outermost call's arguments: a call before it is an argument, not a step
     later = deferred_spans(code, s.lang)  # a returned handler's calls are not this definition's
+    nested = local_spans(p, s) if s.rel else []  # a local function's calls are its own (local_defs)
     for m in CALL_RE.finditer(code):
-        if any(a <= m.start() < b for a, b in later):
+        if any(a <= m.start() < b for a, b in later) or \
+                any(a <= s.d.start_line + code.count("\n", 0, m.start()) <= b for a, b in nested):
             continue
         if res is None:
             res = Resolver(p, s, *_sym_index(p), code=code)
@@ -298,7 +301,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
         a, b = code.rfind("\n", 0, m.start()) + 1, code.find("\n", m.start())
         line = code[a:b if b >= 0 else len(code)]
         if definition_head(line, re.split(r"\.|::", m.group(1))[-1]) \
-                and not _EXPR_BODY.search(code[a:m.start()]) \
+                and not EXPR_BODY.search(code[a:m.start()]) \
                 and not (s.lang in TRAILING_LAMBDA and not re.search(r"\b(?:fun|def|func|init)\b", line)):
             # (`fun logger(name: String) = KLoggerFactory.logger(name)` calls; Kotlin's `at(level) {` is a call too)
             continue  # the next definition's head inside a span the map ran on (Scala's `def f(x) =` bodies)
@@ -361,10 +364,6 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
             on_side = code.count("\n", 0, at) in side
             found.setdefault(key, (hit, on_side, at))
     return list(found.values())
-
-
-# a definition's head that ends in an expression body: what follows on its line is its code
-_EXPR_BODY = re.compile(r"\)\s*(?::\s*[\w<>?,. ]+)?\s*(?:=|=>)\s")
 
 
 def call_text(s: Sym, code: str) -> str:

@@ -54,7 +54,7 @@ _FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|
 class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
-    how: str  # served | future | iterated | field | local | deferred | apply | called | generated | implemented | default
+    how: str  # served | future | iterated | field | local | deferred | returned | apply | called | generated | implemented | default
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -308,6 +308,14 @@ def deferred(p: Project, s: Sym) -> list[Hop]:
         return []
     res = Resolver(p, s, *_sym_index(p), code=code)
     out: list[Hop] = []
+    from .local_defs import local_functions
+
+    named = {x.d.start_line: x for x in local_functions(p, s)}
+    for a, b in list(spans):  # a named function it returns (body-parser's `return function jsonParser (…)`) is a step
+        first = s.d.start_line + code.count("\n", 0, a)
+        if first in named:
+            out.append(Hop(named[first], first, "returned"))
+            spans.remove((a, b))
     for m in CALL_RE.finditer(code):
         if any(a <= m.start() < b for a, b in spans):
             hit = res.resolve(m.group(1), bool(m.group(2)), call_args(code, m.end() - 1))

@@ -21,6 +21,7 @@ from .example_calls import (
 )
 from .facts import side_calls
 from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
+from .local_defs import parent, weight
 from .overview import MAX_PATH, SERVING, first_example
 from .project import Project, Sym, project_name
 from .ruby_mixins import class_or_instance
@@ -56,6 +57,9 @@ def _maker(s: Sym) -> bool:
 
 def _node_value(p: Project, s: Sym) -> float:
     v = _rank_pct(p).get((s.rel, s.d.start_line), 0.0)
+    up = parent(p, s)
+    if up is not None:  # a function declared inside another (local_defs): its rank, as often as that body calls it
+        v = _node_value(p, up) * weight(p, s)
     if s.short.startswith("_") and not s.short.startswith("__"):
         v *= 0.3  # a private helper
     if s.lines <= 4 and re.match(r"(?:get|set|is|has)[A-Z_]", s.short):

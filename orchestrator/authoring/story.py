@@ -238,7 +238,9 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
         where = s["ov_path_where"].format(title=ch[1], ch=ch[0]) if ch else ""
         hop = hop_between(p, a, b)
         at = hop.at if hop is not None else call_line(p, a, b)
-        if hop is not None and not hop.named:  # a convention's step: what the line calls is not `b` itself
+        if hop is not None and hop.how == "returned":  # body-parser's `return function jsonParser (…)`
+            step = s["ov_path_returned"].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at, where=where)
+        elif hop is not None and not hop.named:  # a convention's step: what the line calls is not `b` itself
             why = s["hop_" + hop.how].format(short=b.short, via=hop.via, type=_owner_name(b), tie_file=hop.tie[0] if hop.tie else "",
                                               tie=hop.tie[1] if hop.tie else 0)
             step = s["ov_path_hop"].format(k=k, caller=a.name, callee=b.name, via=hop.via, at=at, why=why,

@@ -47,6 +47,9 @@ EN = {
     "ov_path_hop": "{k}. `{caller}` runs `{callee}` through `{via}` (line {at}): {why}; `{callee}` is the {kind} in "
                    "`{file}` (line {line}){where}.",
     "hop_served": "a server calls the object it is handed for each request, and runs its `{short}`",
+    "ov_path_returned": "{k}. `{caller}` returns `{callee}`, a {kind} it declares in its own body (line {at}); "
+                        "`{caller}` does not run it: whoever is handed it does, later, each time (a server, for "
+                        "each request){where}.",
     "hop_field": "the field is set from `{short}` (`{tie_file}`, line {tie})",
     "hop_apply": "`{via}(…)` runs the function itself, bound to the object",
     "hop_called": "calling the object `{via}`, made on line {tie}, runs its `{short}`",
@@ -129,6 +132,8 @@ ZH = {
     "ov_path_before3": "同一函数体更早的第 {pat} 行调用了 `{prep}`（`{file}` 第 {line} 行）。",
     "ov_path_hop": "{k}. `{caller}` 通过第 {at} 行的 `{via}` 运行 `{callee}`：{why}；`{callee}` 是 `{file}` 中的{kind}（第 {line} 行）{where}。",
     "hop_served": "服务器对每个请求调用交给它的对象，运行它的 `{short}`",
+    "ov_path_returned": "{k}. `{caller}` 返回 `{callee}`，这是它在自己函数体内声明的{kind}（第 {at} 行）；`{caller}` 并不运行它，"
+                        "拿到它的一方（例如服务器，每个请求一次）之后才运行它{where}。",
     "hop_field": "这个字段由 `{short}` 设置（`{tie_file}` 第 {tie} 行）",
     "hop_apply": "`{via}(…)` 运行的就是这个函数本身（绑定到该对象）",
     "hop_called": "调用第 {tie} 行创建的对象 `{via}`，就会运行它的 `{short}`",

@@ -126,12 +126,12 @@ def definition_head(line: str, part: str) -> bool:
     return False
 
 
-def calls_in(name: str, text: str) -> bool:
+def calls_in(name: str, text: str, trailing: bool = False) -> bool:
     """The code calls `name` (`name(`, `.name(`, `name!(`, `new Name`), outside its strings and
     outside the lines that define it: `def request(` is no call of `request`, and a sentence that
     cites both the caller and the callee's head must show the call in the caller's lines."""
     part = last_part(name)
-    code = _calling_code(text, part)
+    code = _calling_code(text, part, trailing)
     owner = re.split(r"::|\.", name)[-2] if part == "initialize" and re.search(r"::|\.", name) else ""
     if owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*\.\s*new\b", code):
         return True  # Ruby's `Connection.new(…)` runs `Connection#initialize`
@@ -146,15 +146,32 @@ def calls_bare(name: str, text: str) -> bool:
     `request.perform`: in Ruby `x.name` is always a call): its name written bare, outside strings and
     comments and the lines that define it, not assigned to."""
     part = last_part(name)
-    return bool(re.search(rf"(?<![\w$:@]){re.escape(part)}(?![\w!?])(?!\s*(?:\|\|)?=[^=~>])",
-                          _calling_code(text, part)))
+    code = _calling_code(text, part)
+    if part == "initialize" and re.search(r"(?<![\w$:@.])(?:self\s*\.\s*)?new\b(?![!?])", code):
+        return True  # `new(…)` in a class method (addressable's `URI.parse`) makes its own class's instance
+    return bool(re.search(rf"(?<![\w$:@]){re.escape(part)}(?![\w!?])(?!\s*(?:\|\|)?=[^=~>])", code))
 
 
-def _calling_code(text: str, part: str) -> str:
+# a definition's head that ends in an expression body (Kotlin's, Scala's `= …`, C#'s `=> …`): its code follows
+EXPR_BODY = re.compile(r"\)\s*(?::\s*[\w<>?,. ]+)?\s*(?:=|=>)\s")
+# a keyword that opens a definition, where a line `name(args) {` may be a call with a trailing lambda
+_DEF_WORD = re.compile(r"\b(?:fun|def|func|function|init|void|public|private|protected|static)\b")
+
+
+def _calling_code(text: str, part: str, trailing: bool = False) -> str:
     """`text` where a call of `part` may be read: strings and comments blanked (`# see put()` is no
-    call), and the lines that define `part` left out."""
+    call), and the lines that define `part` left out, but for an expression body after the head
+    (`fun logger(name: String) = KLoggerFactory.logger(name)`). With `trailing` (Kotlin, Swift, Scala,
+    Groovy) `at(level, marker) {` with no keyword that defines is a call with a trailing lambda."""
     code = _COMMENT.sub("", _STRING.sub('""', text))
-    return "\n".join("" if part in ln and definition_head(ln, part) else ln for ln in code.split("\n"))
+
+    def kept(ln: str) -> str:
+        if part not in ln or not definition_head(ln, part) or (trailing and not _DEF_WORD.search(ln)):
+            return ln
+        body = EXPR_BODY.search(ln)
+        return " " * body.end() + ln[body.end():] if body else ""
+
+    return "\n".join(kept(ln) for ln in code.split("\n"))
 
 
 def _defined_lines(text: str) -> dict[str, int]:
@@ -194,8 +211,9 @@ def claim_problem(names: list[str], calls: list[tuple[str, str]], cites: list[Ci
     if gone:
         return "names " + ", ".join(f"`{n}`" for n in gone) + ", which the cited lines do not contain"
     ruby = "\n".join(t for c, t in got if c.path.endswith((".rb", ".rake")))
+    trailing = any(c.path.endswith((".kt", ".kts", ".swift", ".scala", ".groovy")) for c, _t in got)
     for caller, callee in calls:
-        if not calls_in(callee, joined) and not (ruby and calls_bare(callee, ruby)):
+        if not calls_in(callee, joined, trailing) and not (ruby and calls_bare(callee, ruby)):
             return f"says `{caller}` calls `{callee}`, but the cited lines make no call to `{last_part(callee)}`"
     for c, t in got:
         if c.last - c.first + 1 <= MAX_SPAN:

@@ -1,0 +1,117 @@
+"""The named functions a JavaScript or TypeScript function declares in its own body (issue 35): yargs-parser's
+`parse` declares `setArg` and `setKey` and calls them; body-parser's `json` returns `function jsonParser (req,
+res, next)`. The map leaves local definitions out (a book's chapters are about what a module defines), but
+the main path runs through them: they are steps of their own here, found on demand, named after their
+enclosing definition (`YargsParser.parse.setArg`), and a bare call in that body (or in a sibling's) reaches
+them before any function of the module, as JavaScript's scopes say."""
+
+from __future__ import annotations
+
+import re
+
+from ..repo.parse import Definition
+from .project import Project, Sym
+
+LANGS = ("javascript", "typescript", "tsx")
+
+# `function name (`, `return function name (`, `const name = function (…) {`, `const name = (…) => {`
+_LOCAL = re.compile(r"(?m)^[ \t]+(?:return\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|"
+                    r"^[ \t]+(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?"
+                    r"(?:function\b[^(\n]*\(|\([^()\n]*\)\s*(?::\s*[^=\n{]+)?=>\s*\{|[A-Za-z_$][\w$]*\s*=>\s*\{)")
+
+
+def local_functions(p: Project, s: Sym) -> list[Sym]:
+    """The named functions declared directly in `s`'s body (not inside one of them), each a Sym of
+    `s`'s file and lines; [] for another language or kind."""
+    key = ("local_defs", s.rel, s.d.start_line)
+    if key in p._keys:
+        return list(p._keys[key])
+    out: list[Sym] = []
+    if s.lang in LANGS and s.kind in ("function", "method") and s.lines > 2:
+        from .codetext import mask_text
+
+        code = mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
+        first_brace = code.find("{")
+        taken: list[tuple[int, int]] = []
+        for m in _LOCAL.finditer(code):
+            if first_brace < 0 or m.start() <= first_brace or any(a <= m.start() < b for a, b in taken):
+                continue  # its own head, or inside a local already found (that one's local)
+            end = _block_end(code, m.end() - 1)
+            if end < 0:
+                continue
+            taken.append((m.start(), end))
+            name = m.group(1) or m.group(2)
+            first = s.d.start_line + code.count("\n", 0, m.start())
+            d = Definition(kind="function", name=name, qualified_name=f"{s.d.qualified_name}.{name}",
+                           signature=code[m.start():code.find("\n", m.start())].strip(), doc="", start_line=first,
+                           end_line=s.d.start_line + code.count("\n", 0, end - 1), exported=False, aliases=[])
+            loc = Sym(s.rel, d, s.score / 2, s.lang)
+            p._keys[("local_parent", s.rel, first)] = s
+            out.append(loc)
+    p._keys[key] = out
+    return list(out)
+
+
+def _block_end(code: str, at: int) -> int:
+    """The offset after the `}` that closes the body opened after `at` (`at` is the parameters' `(`,
+    whose types may hold braces: `(obj: { [key: string]: any })`, or the body's `{`), or -1."""
+    k = at
+    if code[at] == "(":
+        depth = 0
+        for k in range(at, len(code)):
+            depth += {"(": 1, ")": -1}.get(code[k], 0)
+            if depth == 0:
+                break
+    open_at = code.find("{", k)
+    if open_at < 0:
+        return -1
+    depth = 0
+    for j in range(open_at, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[j], 0)
+        if depth == 0:
+            return j + 1
+    return -1
+
+
+def parent(p: Project, s: Sym) -> Sym | None:
+    """The definition `s` is a local function of, once local_functions found it."""
+    return p._keys.get(("local_parent", s.rel, s.d.start_line))
+
+
+def in_scope(p: Project, s: Sym, name: str) -> Sym | None:
+    """The local function a bare call `name(` in `s` reaches: one of `s`'s own, else of the definitions
+    that enclose it (a sibling, an uncle), nearest first."""
+    at: Sym | None = s
+    while at is not None:
+        hit = next((x for x in local_functions(p, at) if x.short == name), None)
+        if hit is not None:
+            return hit
+        at = parent(p, at)
+    return None
+
+
+def spans(p: Project, s: Sym) -> list[tuple[int, int]]:
+    """The (first, last) lines of `s`'s local functions: their calls are theirs, not `s`'s."""
+    return [(x.d.start_line, x.d.end_line) for x in local_functions(p, s)]
+
+
+def weight(p: Project, s: Sym) -> float:
+    """How central a local function is to its enclosing one, towards 1: how often that body calls it,
+    against its most called sibling (yargs-parser's `setArg`, called at twenty places, over `isUndefined`)."""
+    up = parent(p, s)
+    if up is None:
+        return 0.0
+    text = "\n".join(p.lines_of(up.rel)[up.d.start_line - 1:up.d.end_line])
+
+    def calls(x: Sym) -> int:
+        return len(re.findall(rf"(?<![\w$.]){re.escape(x.short)}\s*\(", text)) - 1  # (less its own head)
+
+    most = max((calls(x) for x in local_functions(p, up)), default=0)
+    return max(0, calls(s)) / most if most > 0 else 0.0
+
+
+def top(p: Project, s: Sym) -> Sym:
+    """The definition of the map that `s` is declared in (itself when it is one): its `this` is `s`'s."""
+    while (up := parent(p, s)) is not None:
+        s = up
+    return s
