@@ -113,19 +113,28 @@ def test_chinese_titles_say_ideas_not_names(tmp_path: Path):
     assert all(name_title(t, g) == "" for t, g in zip(titles, [["router.go"], ["errors.go"]])), titles
 
 
-def test_a_tiny_module_with_no_idea_is_a_section_even_in_a_short_book(tmp_path: Path):
-    from orchestrator.authoring.outline_plan import fold_nameless
+_BIG = "\n".join(f"  step{i}(x) {{\n    return x + {i};\n  }}" for i in range(40))  # a module big enough to be a chapter
 
+
+def _web_book(tmp_path: Path, routed: str, fourth: dict[str, str]) -> Path:
+    """A router (calling `routed`), errors, a cache with an idea of its own, and a fourth module."""
     root = tmp_path / "web"
     root.mkdir()
     (root / "package.json").write_text('{"name": "web"}\n')
-    big = "\n".join(f"  step{i}(x) {{\n    return x + {i};\n  }}" for i in range(40))
     (root / "router.js").write_text("// Routes each request to its handler.\nexport class Router {\n"
-                                    "  route(req) {\n    return isStream(req);\n  }\n" + big + "\n}\n")
-    (root / "errors.js").write_text("export class HttpError extends Error {\n" + big + "\n}\n")
-    (root / "cache.js").write_text("/** Caches responses by their URL. */\nexport class Cache {\n  get(k) {\n    return k;\n  }\n" + big + "\n}\n")
-    (root / "is-stream.js").write_text("export function isStream(x) {\n  return x !== null;\n}\n")
-    p = project_mod.load(root)
+                                    f"  route(req) {{\n    return {routed}(req);\n  }}\n" + _BIG + "\n}\n")
+    (root / "errors.js").write_text("export class HttpError extends Error {\n" + _BIG + "\n}\n")
+    (root / "cache.js").write_text("/** Caches responses by their URL. */\nexport class Cache {\n  get(k) {\n    return k;\n  }\n"
+                                   + _BIG + "\n}\n")
+    for rel, text in fourth.items():
+        (root / rel).write_text(text)
+    return root
+
+
+def test_a_tiny_module_with_no_idea_is_a_section_even_in_a_short_book(tmp_path: Path):
+    from orchestrator.authoring.outline_plan import fold_nameless
+
+    p = project_mod.load(_web_book(tmp_path, "isStream", {"is-stream.js": "export function isStream(x) {\n  return x !== null;\n}\n"}))
     groups = [["router.js"], ["errors.js"], ["cache.js"], ["is-stream.js"]]
     folded = fold_nameless(p, groups, "en")
     assert len(folded) == 3 and not any(g == ["is-stream.js"] for g in folded), folded
@@ -295,16 +304,8 @@ def test_a_four_chapter_book_folds_a_big_module_that_has_only_its_name(tmp_path:
     from orchestrator.authoring.outline_plan import fold_nameless
     from orchestrator.authoring.titles import make_titles
 
-    root = tmp_path / "web"
-    root.mkdir()
-    (root / "package.json").write_text('{"name": "web"}\n')
-    big = "\n".join(f"  step{i}(x) {{\n    return x + {i};\n  }}" for i in range(40))
-    (root / "router.js").write_text("// Routes each request to its handler.\nexport class Router {\n"
-                                    "  route(req) {\n    return native(req);\n  }\n" + big + "\n}\n")
-    (root / "errors.js").write_text("export class HttpError extends Error {\n" + big + "\n}\n")
-    (root / "cache.js").write_text("/** Caches responses by their URL. */\nexport class Cache {\n  get(k) {\n    return k;\n  }\n" + big + "\n}\n")
-    (root / "native.js").write_text("export function native(x) {\n  return x;\n}\nexport class Native {\n" + big + "\n}\n")
-    p = project_mod.load(root)
+    native = "export function native(x) {\n  return x;\n}\nexport class Native {\n" + _BIG + "\n}\n"
+    p = project_mod.load(_web_book(tmp_path, "native", {"native.js": native}))
     groups = [["router.js"], ["errors.js"], ["cache.js"], ["native.js"]]
     assert make_titles(p, groups, "en")[3] == "Native"  # addressable's "Native": the module's name alone
     folded = fold_nameless(p, groups, "en")

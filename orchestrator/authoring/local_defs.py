@@ -55,22 +55,12 @@ def local_functions(p: Project, s: Sym) -> list[Sym]:
 def _block_end(code: str, at: int) -> int:
     """The offset after the `}` that closes the body opened after `at` (`at` is the parameters' `(`,
     whose types may hold braces: `(obj: { [key: string]: any })`, or the body's `{`), or -1."""
-    k = at
-    if code[at] == "(":
-        depth = 0
-        for k in range(at, len(code)):
-            depth += {"(": 1, ")": -1}.get(code[k], 0)
-            if depth == 0:
-                break
-    open_at = code.find("{", k)
-    if open_at < 0:
-        return -1
-    depth = 0
-    for j in range(open_at, len(code)):
-        depth += {"{": 1, "}": -1}.get(code[j], 0)
-        if depth == 0:
-            return j + 1
-    return -1
+    from .valuetypes import closing
+
+    params_end = closing(code, at) if code[at] == "(" else at
+    open_at = code.find("{", params_end) if params_end >= 0 else -1
+    end = closing(code, open_at) if open_at >= 0 else -1
+    return end + 1 if end >= 0 else -1
 
 
 def parent(p: Project, s: Sym) -> Sym | None:
