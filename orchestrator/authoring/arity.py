@@ -7,7 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .project import Sym
+from .project import Project, Sym
 
 
 def base_type(typ: str) -> str:
@@ -88,3 +88,19 @@ def near(s: Sym, hit: list[Sym]) -> list[Sym]:
         found = [x for x in hit if posixpath.dirname(x.rel) == here]
         return found or hit
     return hit
+
+
+def funnel(p: Project, hit: list[Sym]) -> list[Sym]:
+    """Of overloads the arguments cannot tell apart, the one all the others call (kotlin-csv's
+    `open(fileName)`, `open(file)` and `open(ips)` each end in `open(br: Reader)`): whichever is
+    called, the work goes there."""
+    if len({x.dotted for x in hit}) != 1:
+        return hit
+    name = re.compile(rf"(?<![\w$]){re.escape(hit[0].short)}\s*\(")
+
+    def calls_itself(x: Sym) -> bool:
+        body = p.lines_of(x.rel)[x.d.start_line:x.d.end_line]  # (after the head line)
+        return any(name.search(ln) for ln in body)
+
+    leaves = [x for x in hit if not calls_itself(x)]
+    return leaves if len(leaves) == 1 else hit

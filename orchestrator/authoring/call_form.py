@@ -25,11 +25,30 @@ _RUBY_BLOCK = re.compile(r"(?<![\w$:@])((?:[A-Za-z_][\w:]*\s*\.\s*)*)([a-z_]\w*[
 
 
 def call_form(code: str, lang: str) -> str:
-    """`code` with its calls written without parentheses given them (see the module's doc)."""
+    """`code` with its calls written without parentheses given them, and a name imported under
+    another name called by its own (see the module's doc)."""
+    code = unaliased(code, lang)
     if lang in TRAILING_LAMBDA:
         return _TRAILING.sub(lambda m: _trailing(code, m), code)
     if lang == "ruby":
         return _RUBY_BLOCK.sub(lambda m: _ruby(code, m), code)
+    return code
+
+
+_ES_IMPORT = re.compile(r"\bimport\s*(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\b")
+_PY_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+\(?([^)\n]*)\)?", re.M)
+
+
+def unaliased(code: str, lang: str) -> str:
+    """Calls of a name imported under another (uuid's `import { v4 as uuidv4 } from 'uuid'` …
+    `uuidv4()`) written as calls of the project's own name (`v4()`)."""
+    rx = _ES_IMPORT if lang in ("javascript", "typescript") else _PY_IMPORT if lang == "python" else None
+    if rx is None:
+        return code
+    alias = {m.group(2): m.group(1) for imp in rx.finditer(code)
+             for m in re.finditer(r"([A-Za-z_$][\w$]*)\s+as\s+([A-Za-z_$][\w$]*)", imp.group(1))}
+    for new, old in alias.items():
+        code = re.sub(rf"(?<![\w$.]){re.escape(new)}(?=\s*\()", old, code)
     return code
 
 

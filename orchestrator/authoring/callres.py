@@ -25,6 +25,7 @@ import re
 from .arity import (
     arity as _arity,
     base_type as _base,
+    funnel,
     is_static as _static,
     near as _near,
     param_count as _param_count,
@@ -34,7 +35,7 @@ from .arity import (
 from .c_includes import c_global
 from .local_defs import LANGS as LOCAL_LANGS, in_scope, top
 from .project import Project, Sym
-from .source_sets import source_set
+from .source_sets import lambda_receivers, source_set
 from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result
 
 _MEMBER_SIG = re.compile(r"^\s*(?:(?:get|set|static|async)\s+)*(?:\*\s*)?[A-Za-z_$][\w$]*\s*(?:\(|:)")
@@ -237,6 +238,13 @@ class Resolver:
             inherited = [x for x in self.typer().member(me_owner, expr) if x.kind == "method" and _param_count(x) == n]
             if inherited:
                 return inherited
+        if len(parts) == 1 and me_owner and s.lang == "kotlin":
+            # a call in a lambda with a receiver: kotlin-csv's `open(br) { readAllAsSequence() }`, where
+            # `open` takes `read: CsvFileReader.() -> T`, runs `CsvFileReader.readAllAsSequence`
+            lam = [x for t in lambda_receivers(p, self.by_dotted, me_owner) for x in self.typer().member(t, expr)
+                   if x.kind == "method"]
+            if len({x.dotted for x in lam}) == 1:
+                return lam
         if len(parts) == 1:
             named = [x for x in self.by_short.get(expr, ()) if "." not in x.dotted]
             if s.lang in ("c", "cpp"):
@@ -369,7 +377,8 @@ class Resolver:
         if len(hit) > 1 and self.s.lang in ("java", "csharp", "kotlin"):
             hit = self._by_argument_types(hit, args)
         exact = [x for x in hit if _param_count(x) == n]  # of those left, the one of that many parameters
-        return exact if len(hit) > 1 and exact else hit
+        hit = exact if len(hit) > 1 and exact else hit
+        return funnel(self.p, hit) if len(hit) > 1 else hit
 
     def _by_argument_types(self, hit: list[Sym], args: str) -> list[Sym]:
         from .signature import signature_parts

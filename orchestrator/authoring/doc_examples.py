@@ -85,7 +85,7 @@ def _rust_fences(lines: list[str]) -> list[tuple[int, int, str]]:
             if start:
                 out.append((start, k, "\n".join(buf)))
                 start = 0
-            elif tag in ("", "rust", "no_run", "ignore", "should_panic") or tag.startswith("rust,"):
+            elif _rust_tag(tag):
                 start, buf = k, []
             else:
                 start = -1  # another language's fence (`text`, `toml`): skipped to its end
@@ -94,6 +94,13 @@ def _rust_fences(lines: list[str]) -> list[tuple[int, int, str]]:
         elif start == -1 and text.strip().startswith("```"):
             start = 0
     return [(a, b, c) for a, b, c in out if a > 0]
+
+
+def _rust_tag(tag: str) -> bool:
+    """Whether a doc fence's info string is Rust's: none, `rust`, `rust,no_run`, `no_run`, getopts's `{.rust}`."""
+    words = [w for w in re.split(r"[\s,{}.]+", tag.lower()) if w]
+    return not words or words[0] in ("rust", "no_run", "ignore", "should_panic", "compile_fail") \
+        or words[0].startswith("edition")
 
 
 def _go_indented(lines: list[str]) -> list[tuple[int, int, str]]:

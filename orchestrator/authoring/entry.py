@@ -42,7 +42,8 @@ def readme_code(p: Project) -> str:
         except OSError:
             continue
         spans = [(m.start(), m.group(2)) for m in _FENCE_RE.finditer(text)]
-        fenced += sum(len(c) for _, c in spans if re.search(r"(?<!import )\b[A-Za-z_]\w*\s*\((?!\s*$)", c, re.M))
+        fenced += sum(len(c) for _, c in spans  # (a call: not a table's `Benchmark      (entries)`)
+                      if re.search(r"(?<!import )\b[A-Za-z_]\w* ?\((?!\s*$)", c, re.M))
         spans += [(m.start(), m.group(1)) for m in _RST_CODE_RE.finditer(text)]
         spans += [(m.start(), m.group(1)) for m in _INLINE_RE.finditer(text)]
         if rel.lower().endswith((".md", ".markdown")):  # (PyYAML's `    >>> yaml.load(stream, …)`)
@@ -52,7 +53,12 @@ def readme_code(p: Project) -> str:
     if fenced < 200:  # a README with no example: the package's own doc comment may have one
         from .doc_examples import doc_examples
 
-        out += "".join("\n" + code for *_, code in doc_examples(p))
+        docs = [code for *_, code in doc_examples(p)]
+        out += "".join("\n" + code for code in docs)
+        if not any(re.search(r"\b[A-Za-z_]\w*\s*\(", code) for code in docs):
+            from .usage_in_tests import examples_in_tests  # nor a doc comment: the tests' own use (snakeyaml)
+
+            out += "".join("\n" + code for *_, code in examples_in_tests(p))
     return out
 
 
@@ -219,8 +225,9 @@ def readme_weight(p: Project, s: Sym) -> float:
     it is called (`r.Get(`), another name where it is written bare or after the project's name."""
     names, called = readme_names(p)
     n = s.short
-    if n.startswith("_") or not s.d.exported or (len(n) < 3 and n.lower() != project_name(p.root).lower()):
-        return 0.0  # a two-letter name is a word of the README (`is`), unless it is the project's (`ky`)
+    if n.startswith("_") or not s.d.exported or (len(n) < 3 and n.lower() != project_name(p.root).lower()
+                                                  and not _imported_by_name(p, n)):
+        return 0.0  # a two-letter name is a word of the README (`is`), unless it is the project's (`ky`) or imported (`v4`)
     # express's `req.is = function ...` is a method too; a type in a namespace is a type (kramdown's `Kramdown::Document`)
     if s.kind == "method" or ("." in s.dotted and s.kind not in ("class", "struct", "interface", "enum", "trait")):
         from ..repo.rank import COMMON_NAMES
@@ -241,6 +248,15 @@ def readme_weight(p: Project, s: Sym) -> float:
                 re.search(rf"\"[\w./-]*/{re.escape(pkg)}\"", readme_code(p)):
             return max(names.get(n, 0.0), called.get(n, 0.0))
     return names.get(n, 0.0)
+
+
+def _imported_by_name(p: Project, n: str) -> bool:
+    """The README's code imports `n` by name (uuid's `import { v4 as uuidv4 } from 'uuid'`)."""
+    key = ("readme_imported",)
+    if key not in p._keys:
+        lists = re.findall(r"\bimport\s*\{([^}]*)\}\s*from\b|^\s*from\s+[\w.]+\s+import\s+([^\n]*)", readme_code(p), re.M)
+        p._keys[key] = {w for a, b in lists for w in re.findall(r"[A-Za-z_$][\w$]*", a + " " + b)}
+    return n in p._keys[key]
 
 
 def _bare_calls(p: Project) -> dict[str, float]:

@@ -178,6 +178,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     is called: `Command.__call__`), and the public methods of the best-ranked types a user imports."""
     from .codeinfo import signature_parts
     from .entry import foreign_values, readme_code, readme_names, root_files
+    from .source_sets import actual_of
 
     written, called = readme_names(p)
     called = dict(called)  # (readme_names' answer is kept for every caller)
@@ -199,6 +200,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     out: list[tuple[Sym, float]] = []
 
     def add(s: Sym, bonus: float) -> None:
+        s = actual_of(p, s)  # (a Kotlin Multiplatform `expect` runs as its JVM `actual`)
         if s.kind not in NOT_STEPS and all(o is not s for o, _ in out):
             out.append((s, bonus))
 

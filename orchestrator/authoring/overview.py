@@ -50,6 +50,7 @@ class Example:
     # the same section's later block that runs what this one only sets up (pflag's `flag.Int(…)`, then
     # "After all flags are defined, call `flag.Parse()`" in a block of its own)
     then: Example | None = None
+    from_tests: bool = False  # a test's body: the project shows no example of use anywhere else
 
     @property
     def as_calls(self) -> str:
@@ -257,6 +258,7 @@ def first_example(p: Project, names: set[str]) -> Example | None:
     from .doc_examples import doc_examples
 
     for rel, a, b, doc_lang, code in doc_examples(p):  # the package's own doc comment (commons-csv's package-info.java)
+        a, b, _tag, code = _leading_part((a, b, doc_lang, code))  # (getopts's helpers, then the `main` that parses)
         if _example_score(code, doc_lang, langs, names) >= 2.0:
             return Example(posixpath.join(info.prefix, rel) if info.prefix else rel, a, b, doc_lang, code, None)
     for rel in info.examples[:20]:
@@ -271,6 +273,11 @@ def first_example(p: Project, names: set[str]) -> Example | None:
         if lang is None or len(lines) > MAX_EXAMPLE_LINES or _example_score(text, lang, langs | {lang}, names) < 1.5:
             continue
         return Example(rel, 1, len(lines), lang, text.rstrip("\n"), info.in_source(rel))
+    from .usage_in_tests import examples_in_tests
+
+    for rel, a, b, test_lang, code in examples_in_tests(p):  # the tests' own use (snakeyaml's `new Yaml()` … `yaml.load(…)`)
+        if _example_score(code, test_lang, langs, names) >= 2.0:
+            return Example(rel, a, b, test_lang, code, info.in_source(rel), from_tests=True)
     return None
 
 

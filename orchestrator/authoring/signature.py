@@ -19,17 +19,17 @@ class Param:
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
     out, depth, cur, quote = [], 0, [], ""
-    for ch in text:
+    for k, ch in enumerate(text):
         if quote:
             cur.append(ch)
             if ch == quote:
                 quote = ""
             continue
-        if ch in "\"'`":
-            quote = ch
+        if ch in "\"'`" and not (ch == "'" and re.match(r"'\w+(?!')\b", text[k:]) and not re.match(r"'\w'", text[k:])):
+            quote = ch  # (Rust's lifetime `Cow<'_, Template>` opens no quote)
         elif ch in "([{<":
             depth += 1
-        elif ch in ")]}>":
+        elif ch in ")]}>" and not (ch == ">" and text[k - 1:k] == "-"):  # (not `->`)
             depth -= 1
         if ch == sep and depth == 0:
             out.append("".join(cur))

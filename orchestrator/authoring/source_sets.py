@@ -1,12 +1,13 @@
-"""Kotlin Multiplatform's source sets (`src/commonMain/`, `src/jvmMain/`, …): one declaration is an
-`expect` in the common code and an `actual` per platform; a call of it runs the platform's. callres
-reads which one."""
+"""Kotlin's scopes a call is read in. Kotlin Multiplatform's source sets (`src/commonMain/`,
+`src/jvmMain/`, …): one declaration is an `expect` in the common code and an `actual` per platform;
+a call of it runs the platform's. A lambda with a receiver (`read: CsvFileReader.() -> T`): a bare
+call in it is the receiver's. callres reads which one."""
 
 from __future__ import annotations
 
 import re
 
-from .project import Sym
+from .project import Project, Sym
 
 _KMP_SET = re.compile(r"(?:^|/)src/(\w+?)Main/")
 
@@ -23,3 +24,30 @@ def source_set(s: Sym, hit: list[Sym]) -> list[Sym]:
         if pick:
             return pick
     return hit
+
+
+def actual_of(p: Project, s: Sym) -> Sym:
+    """A common `expect` declaration's JVM `actual` (kotlin-csv's `CsvReader.readAll(data: String)`,
+    whose body is in `src/jvmMain/`): where a path starts at a declaration, it starts where the code runs."""
+    own = _KMP_SET.search(s.rel)
+    if s.lang != "kotlin" or own is None or own.group(1) != "common":
+        return s
+    same = [x for x in p.find(s.short) if x.dotted == s.dotted and x is not s and _KMP_SET.search(x.rel)]
+    for want in ("jvm", "java"):
+        pick = [x for x in same if (m := _KMP_SET.search(x.rel)) and m.group(1) == want]
+        # of the platform's overloads, the `actual` one (`readAll(file: File)` is the JVM's own, and
+        # kotlin-logging's `KotlinLogging.logger(underlyingLogger)` an extension, no `actual`)
+        pick = [x for x in pick if re.search(r"\bactual\b", x.d.signature)]
+        if pick:
+            return pick[0]
+    return s
+
+
+def lambda_receivers(p: Project, by_dotted: dict[str, list[Sym]], owner: str) -> list[str]:
+    """The receiver types of the lambdas a Kotlin type's methods take (`read: CsvFileReader.() -> T`)."""
+    key = ("kt_lambda_receivers", owner)
+    if key not in p._keys:
+        files = sorted({t.rel for t in by_dotted.get(owner, ())})
+        p._keys[key] = sorted({m.group(1) for x in p.symbols(within=files) if x.dotted.startswith(owner + ".")
+                               for m in re.finditer(r"\b([A-Z]\w*)(?:<[^>]*>)?\.\(\)\s*->", x.d.signature)})
+    return p._keys[key]

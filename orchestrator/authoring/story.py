@@ -184,7 +184,7 @@ def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str], na
         return [s["ov_no_example"], ""]
     name_of = ex.rel
     info = f"{ex.lang} file={ex.source_rel} lines={ex.first}-{ex.last}" if ex.source_rel else ex.lang
-    out = [s["ov_example_from"].format(name=name, file=name_of, a=ex.first, b=ex.last),
+    out = [s["ov_example_test" if ex.from_tests else "ov_example_from"].format(name=name, file=name_of, a=ex.first, b=ex.last),
            "", docstrings.fence(ex.code, info), ""]
     written = [e for e in entries if re.search(rf"(?<![\w$]){re.escape(e.short)}(?![\w$])", ex.code)]
     if written:

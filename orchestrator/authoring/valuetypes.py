@@ -66,8 +66,8 @@ FIELD_DECL = {
     "cpp": r"\b([A-Za-z_]\w*)(?:<[^;=()]*>)?\s*[*&]?\s*FIELD(?:_)?\s*[;={]",
     "typescript": r"\bFIELD\s*[?!]?\s*:\s*([A-Za-z_]\w*)",
     "python": r"\bself\.FIELD\s*:\s*([A-Za-z_]\w*)",
-    "kotlin": r"\b(?:val|var)\s+FIELD\s*:\s*([A-Z]\w*)",
-    # (CsvHelper's `Lazy<RecordManager> recordManager`, read as `recordManager.Value`, is a RecordManager)
+    "kotlin": r"\b(?:val|var)\s+FIELD\s*(?::\s*|=\s*(?=[A-Z]\w*\s*(?:<[^>]*>)?\())([A-Z]\w*)",
+    # (CsvHelper's `Lazy<RecordManager> recordManager` read as `.Value` is a RecordManager; kotlin-csv's `val parser = CsvParser(…)`)
     "csharp": r"\b(?:Lazy<\s*)?([A-Z]\w*)(?:<[^;=()]*>)?\s*>?\s+FIELD\s*(?:[;=]|\{\s*get)",
 }
 
@@ -150,7 +150,7 @@ class Typer:
             m = _WRAPPER.match(t)
             if m is None:
                 break
-            t = m.group(1).split(",", 1)[0].strip().lstrip("&*")
+            t = re.sub(r"^\s*'\w+\s*,", "", m.group(1)).split(",", 1)[0].strip().lstrip("&*")  # (`Cow<'_, Template>`)
         if _CONTAINER.match(t):
             return ""
         head = re.match(r"[A-Za-z_][\w.]*", t)

@@ -1,0 +1,389 @@
+"""Where chapter 1's main path starts when the README does not say it plainly (issue 35, session 20):
+a project whose README shows no use starts from its tests' own use; a crate's doc example under a
+`{.rust}` fence is read; a name imported under another (`import { v4 as uuidv4 }`) is its own; a
+Kotlin Multiplatform `expect` starts at its JVM `actual`, overloads the arguments cannot tell apart
+are the one they all call, a call in a lambda with a receiver is the receiver's; a Rust lifetime
+opens no quote in a signature. Each on a small source, failing without its rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.authoring.mainpath import central_path, setup_path
+from orchestrator.authoring.overview import entry_points, first_example
+from orchestrator.authoring.project import Project, load
+from orchestrator.authoring.signature import signature_parts
+from orchestrator.authoring.story import overview_sections
+from orchestrator.authoring.usage_in_tests import examples_in_tests
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _path(p: Project) -> list[str]:
+    entries = entry_points(p)
+    path = central_path(p, entries)
+    return [s.dotted for s in setup_path(p, entries, path) + path]
+
+
+YAML_MAIN = "src/main/java/org/tiny/yaml/"
+YAML_TEST = "src/test/java/org/tiny/yaml/"
+YAML = {
+    "README.md": "# tinyyaml\n\n***The art of simplicity.***\n\n```\nBenchmark        (entries)  Mode\nParse.load     1000  avgt\n```\n",
+    YAML_MAIN + "Yaml.java": """package org.tiny.yaml;
+
+public class Yaml {
+    private final Composer composer = new Composer();
+
+    public Object load(String text) {
+        Composer c = new Composer();
+        return c.getSingleNode(text);
+    }
+
+    public String dump(Object data) {
+        return String.valueOf(data);
+    }
+}
+""",
+    YAML_MAIN + "Composer.java": """package org.tiny.yaml;
+
+public class Composer {
+    public Object getSingleNode(String text) {
+        Object node = composeNode(text);
+        return node;
+    }
+
+    Object composeNode(String text) {
+        String trimmed = text.trim();
+        String[] parts = trimmed.split(":");
+        Object out = parts.length > 1 ? parts[1].trim() : trimmed;
+        return out;
+    }
+}
+""",
+    YAML_MAIN + "Escaper.java": """package org.tiny.yaml;
+
+public class Escaper {
+    public String escape(String s) {
+        return s.replace("\\n", "\\\\n");
+    }
+}
+""",
+}
+for k, name in enumerate(["Load", "Dump", "Nested"]):
+    YAML[YAML_TEST + f"{name}Test.java"] = f"""package org.tiny.yaml;
+
+import org.junit.Test;
+import static org.junit.Assert.*;
+
+public class {name}Test {{
+    @Test
+    public void works{k}() {{
+        Yaml yaml = new Yaml();
+        Object data = yaml.load("a: {k}");
+        assertEquals("{k}", data);
+    }}
+
+    @Test(expected = IllegalStateException.class)
+    public void fails{k}() {{
+        Yaml yaml = new Yaml();
+        yaml.load(null);
+    }}
+}}
+"""
+
+
+def test_a_project_whose_readme_shows_no_use_starts_from_its_tests_own_use(tmp_path: Path):
+    p = load(_write(tmp_path / "tinyyaml", YAML))
+    found = examples_in_tests(p)
+    assert found, "no test body read as an example"
+    rel, a, b, lang, code = found[0]
+    assert rel.startswith(YAML_TEST) and lang == "java"
+    assert code.startswith("Yaml yaml = new Yaml();") and "yaml.load(" in code
+    assert "expected" not in "".join(p.lines_of(rel)[a - 3:b]), "a test of a failure is no first example"
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and ex.from_tests and ex.rel == rel
+    assert [e.short for e in entry_points(p)][:1] == ["Yaml"]  # not the helper a benchmark table's words name
+    assert _path(p)[:2] == ["Yaml.load", "Composer.getSingleNode"]
+    text = "\n".join(overview_sections({}, p, [], "en"))
+    assert "its tests do" in text and f"`{rel}` (lines {a}–{b})" in text
+
+
+GETOPTS = {
+    "Cargo.toml": '[package]\nname = "getopts"\nversion = "0.2.0"\n',
+    "README.md": "getopts\n===\n\nA Rust library for option parsing.\n\n```toml\n[dependencies]\ngetopts = \"0.2\"\n```\n",
+    "src/lib.rs": """//! Simple getopt alternative.
+//!
+//! # Example
+//!
+//! ```{.rust}
+//! use getopts::Options;
+//!
+//! fn print_usage(program: &str, opts: Options) {
+//!     let brief = format!("Usage: {} FILE", program);
+//!     print!("{}", brief);
+//! }
+//!
+//! fn do_work(inp: &str) {
+//!     println!("{}", inp);
+//! }
+//!
+//! fn helper_one() {
+//!     println!("one");
+//! }
+//!
+//! fn helper_two() {
+//!     println!("two");
+//! }
+//!
+//! fn helper_four() {
+//!     println!("four");
+//!     println!("four");
+//! }
+//!
+//! fn helper_three() {
+//!     println!("three");
+//!     println!("three");
+//!     println!("three");
+//!     println!("three");
+//! }
+//!
+//! fn main() {
+//!     let args: Vec<String> = std::env::args().collect();
+//!     let mut opts = Options::new();
+//!     opts.optflag("h", "help", "print this help menu");
+//!     let matches = match opts.parse(&args[1..]) {
+//!         Ok(m) => m,
+//!         Err(f) => panic!("{}", f),
+//!     };
+//!     if matches.opt_present("h") {
+//!         return;
+//!     }
+//!     do_work(&args[0]);
+//! }
+//! ```
+
+pub struct Options {
+    grps: Vec<String>,
+}
+
+pub struct Matches {
+    vals: Vec<String>,
+}
+
+impl Options {
+    pub fn new() -> Options {
+        Options { grps: Vec::new() }
+    }
+
+    pub fn optflag(&mut self, short: &str, long: &str, desc: &str) -> &mut Options {
+        self.grps.push(short.to_string());
+        self
+    }
+
+    pub fn parse(&self, args: &[String]) -> Result<Matches, String> {
+        let vals = args.iter().map(|a| a.to_string()).collect();
+        let found = find_opt(&self.grps, &args[0]);
+        if found.is_none() {
+            return Err("unknown".to_string());
+        }
+        Ok(Matches { vals })
+    }
+}
+
+impl Matches {
+    pub fn opt_present(&self, name: &str) -> bool {
+        self.vals.iter().any(|v| v == name)
+    }
+}
+
+fn find_opt(opts: &[String], name: &str) -> Option<usize> {
+    let mut at = 0;
+    for o in opts {
+        if o == name {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
+""",
+}
+
+
+def test_a_crates_doc_example_under_a_braced_fence_is_read_to_its_main(tmp_path: Path):
+    p = load(_write(tmp_path / "getopts", GETOPTS))
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and ex.rel == "src/lib.rs" and not ex.from_tests
+    assert ex.code.startswith("fn main() {") and "opts.parse(" in ex.code  # the helpers before it left out
+    assert "Options.parse" in _path(p)
+
+
+UUID = {
+    "package.json": '{"name": "uuid", "version": "1.0.0", "main": "src/index.js"}\n',
+    "README.md": """# uuid
+
+**1. Install**
+
+```shell
+npm install uuid
+```
+
+**2. Create a UUID**
+
+```javascript
+import { v4 as uuidv4 } from 'uuid';
+
+uuidv4(); // ⇨ 'b18794e8-5d0d-417c-b361-ba38e78411b4'
+```
+
+## API
+
+```javascript
+import { parse as uuidParse } from 'uuid';
+
+uuidParse('6ec0bd7f-11c0-43da-975e-2a8ad9ebae0b');
+```
+""",
+    "src/index.js": "export { default as v4 } from './v4.js';\nexport { default as parse } from './parse.js';\n",
+    "src/v4.js": """import rng from './rng.js';
+import { unsafeStringify } from './stringify.js';
+
+function v4(options, buf) {
+  const rnds = rng();
+  rnds[6] = (rnds[6] & 0x0f) | 0x40;
+  return unsafeStringify(rnds);
+}
+
+export default v4;
+""",
+    "src/rng.js": "export default function rng() {\n  const out = new Uint8Array(16);\n  return out;\n}\n",
+    "src/stringify.js": """export function unsafeStringify(arr) {
+  let out = '';
+  for (const b of arr) {
+    out += b.toString(16);
+  }
+  return out.toLowerCase();
+}
+""",
+    "src/parse.js": """function parse(uuid) {
+  const v = uuid.replace(/-/g, '');
+  const out = new Uint8Array(16);
+  for (let i = 0; i < 16; i++) {
+    out[i] = parseInt(v.slice(i * 2, i * 2 + 2), 16);
+  }
+  return out;
+}
+
+export default parse;
+""",
+}
+
+
+def test_a_name_imported_under_another_is_the_projects_own(tmp_path: Path):
+    p = load(_write(tmp_path / "uuid", UUID))
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and "uuidv4()" in ex.code  # the README's first example, not its later `parse`
+    assert "v4(" in ex.as_calls and "uuidv4(" not in ex.as_calls
+    assert _path(p)[:1] == ["v4"]
+
+
+KCSV = "src/commonMain/kotlin/csv/"
+KCSV_JVM = "src/jvmMain/kotlin/csv/"
+KOTLIN_CSV = {
+    "README.md": """# kotlin-csv
+
+```kotlin
+val rows: List<List<String>> = csvReader().readAll(csvData)
+```
+""",
+    KCSV + "Dsl.kt": "package csv\n\nfun csvReader(): CsvReader {\n    return CsvReader()\n}\n",
+    KCSV + "CsvReader.kt": """package csv
+
+expect class CsvReader() {
+    fun readAll(data: String): List<List<String>>
+}
+""",
+    KCSV_JVM + "CsvReader.kt": """package csv
+
+import java.io.File
+import java.io.Reader
+
+actual class CsvReader actual constructor() {
+    actual fun readAll(data: String): List<List<String>> {
+        val br = data.reader()
+        return open(br) { readAllAsSequence().toList() }
+    }
+
+    fun <T> open(file: File, read: CsvFileReader.() -> T): T {
+        val br = file.reader()
+        return open(br, read)
+    }
+
+    fun <T> open(name: String, read: CsvFileReader.() -> T): T {
+        return open(File(name), read)
+    }
+
+    private fun <T> open(br: Reader, doRead: CsvFileReader.() -> T): T {
+        val reader = CsvFileReader(br)
+        return reader.doRead()
+    }
+}
+""",
+    KCSV + "CsvFileReader.kt": """package csv
+
+import java.io.Reader
+
+class CsvFileReader(private val reader: Reader) {
+    private val parser = CsvParser(',')
+
+    fun readAllAsSequence(): Sequence<List<String>> {
+        return generateSequence { readNext() }
+    }
+
+    fun readNext(): List<String>? {
+        val line = reader.readText()
+        val row = parser.parseRow(line)
+        return row
+    }
+}
+""",
+    KCSV + "CsvParser.kt": """package csv
+
+class CsvParser(private val delimiter: Char) {
+    fun parseRow(line: String): List<String>? {
+        val fields = line.split(delimiter)
+        val trimmed = fields.map { it.trim() }
+        val kept = trimmed.filter { it.isNotEmpty() }
+        return kept
+    }
+}
+""",
+}
+
+
+def test_kotlin_multiplatform_starts_at_the_actual_and_follows_overloads_lambdas_and_fields(tmp_path: Path):
+    p = load(_write(tmp_path / "kotlin-csv", KOTLIN_CSV))
+    path = [s for s in central_path(p, entry_points(p))]
+    names = [s.dotted for s in path]
+    assert "CsvReader.readAll" in names
+    assert next(s for s in path if s.dotted == "CsvReader.readAll").rel.startswith(KCSV_JVM)  # where it runs
+    # `open(br) { readAllAsSequence() }`: the lambda's receiver is a CsvFileReader; `parser` is a CsvParser
+    assert "CsvFileReader.readAllAsSequence" in names or "CsvFileReader.readNext" in names
+    assert "CsvParser.parseRow" in names
+
+
+def test_a_rust_lifetime_opens_no_quote_in_a_signature(tmp_path: Path):
+    p = load(_write(tmp_path / "hb", {
+        "Cargo.toml": '[package]\nname = "hb"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub struct Template;\npub struct Context;\n\npub fn render(name: Option<&str>, template: "
+                      "Cow<'_, Template>, ctx: &Context) -> String {\n    String::new()\n}\n",
+    }))
+    fn = next(s for s in p.symbols() if s.short == "render")
+    params, _ret = signature_parts(fn)
+    assert [(x.name, x.type) for x in params] == [("name", "Option<&str>"), ("template", "Cow<'_, Template>"),
+                                                   ("ctx", "&Context")]
