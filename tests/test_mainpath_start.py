@@ -387,3 +387,64 @@ def test_a_rust_lifetime_opens_no_quote_in_a_signature(tmp_path: Path):
     params, _ret = signature_parts(fn)
     assert [(x.name, x.type) for x in params] == [("name", "Option<&str>"), ("template", "Cow<'_, Template>"),
                                                    ("ctx", "&Context")]
+
+
+RODA = {
+    "roda.gemspec": 'Gem::Specification.new do |s|\n  s.name = "roda"\nend\n',
+    "README.rdoc": """= Roda
+
+A routing tree web toolkit, designed for building fast and maintainable web applications in Ruby.
+
+== Goals
+
+* Simplicity
+  which stays simple
+
+== Usage
+
+Here's a simple application, showing how the routing tree works:
+
+  require "roda"
+
+  class App < Roda
+    route do |r|
+      r.on "hello" do
+        r.get "world" do
+          "Hello world!"
+        end
+      end
+    end
+  end
+
+  run App.freeze.app
+""",
+    "lib/roda.rb": """class Roda
+  def self.route(&block)
+    @route_block = block
+  end
+
+  def self.app
+    @app ||= build_rack_app
+  end
+
+  def self.build_rack_app
+    lambda { |env| new(env).call(&@route_block) }
+  end
+end
+""",
+}
+
+
+def test_an_rdoc_readme_is_read_with_its_verbatim_blocks_as_code(tmp_path: Path):
+    from orchestrator.authoring.entry import rdoc_blocks
+    from orchestrator.authoring.overview import purpose
+
+    root = _write(tmp_path / "roda", RODA)
+    text = (root / "README.rdoc").read_text()
+    blocks = rdoc_blocks(text)
+    assert [b[3].splitlines()[0] for b in blocks] == ['require "roda"']  # not the list item's continued line
+    p = load(root)
+    said = purpose(p)
+    assert said is not None and said[0] == "README.rdoc" and said[2].startswith("A routing tree web toolkit")
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and ex.rel == "README.rdoc" and ex.lang == "ruby" and "route do |r|" in ex.code

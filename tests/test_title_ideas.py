@@ -310,3 +310,32 @@ def test_a_four_chapter_book_folds_a_big_module_that_has_only_its_name(tmp_path:
     assert make_titles(p, groups, "en")[3] == "Native"  # addressable's "Native": the module's name alone
     folded = fold_nameless(p, groups, "en")
     assert len(folded) == 3 and ["native.js"] not in folded, folded
+
+
+def test_a_flow_title_says_no_preposition_as_its_object_nor_a_helper_modules_subject(tmp_path: Path):
+    from orchestrator.authoring.ideas import flow_title
+
+    (tmp_path / "kit").mkdir()
+    (tmp_path / "kit" / "kit.rb").write_text(
+        "class AbbreviationMap\n  def remove_at_end_of(key)\n    key\n  end\nend\n\n"
+        "class Sessions\n  def cache_stores(x)\n    x\n  end\nend\n\n"
+        "module Chunked\n  def load_dependencies(app)\n    app\n  end\nend\n\n"
+        "module InstanceMethods\n  def send_file(path)\n    path\n  end\nend\n", encoding="utf-8")
+    p = project_mod.load(tmp_path / "kit")
+    by = {s.dotted: s for s in p.symbols()}
+    assert flow_title(by["AbbreviationMap.remove_at_end_of"]) == ""  # not "removes the at end of"
+    assert flow_title(by["Sessions.cache_stores"]) == "How the sessions cache their stores"  # not "cach its"
+    assert flow_title(by["Chunked.load_dependencies"]) == ""  # an adjective is no subject
+    assert flow_title(by["InstanceMethods.send_file"]) == ""  # a Ruby plugin's method module is no thing
+
+
+def test_a_readme_names_its_project_in_an_html_heading_and_a_notice_names_nothing(tmp_path: Path):
+    from orchestrator.repo.project import project_name_at
+
+    (tmp_path / "kotlin-csv").mkdir()
+    (tmp_path / "kotlin-csv" / "README.md").write_text(
+        '<h1 align="center">kotlin-csv</h1>\n\n<p><img src="x.svg"/></p>\n\n# Design goals\n\nFast.\n', encoding="utf-8")
+    assert project_name_at(tmp_path / "kotlin-csv") == "kotlin-csv"
+    (tmp_path / "voluptuous").mkdir()
+    (tmp_path / "voluptuous" / "README.md").write_text("# CONTRIBUTIONS ONLY\n\nNo time.\n\n# Voluptuous\n", encoding="utf-8")
+    assert project_name_at(tmp_path / "voluptuous") == "voluptuous"

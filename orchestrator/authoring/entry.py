@@ -46,9 +46,8 @@ def readme_code(p: Project) -> str:
                       if re.search(r"(?<!import )\b[A-Za-z_]\w* ?\((?!\s*$)", c, re.M))
         spans += [(m.start(), m.group(1)) for m in _RST_CODE_RE.finditer(text)]
         spans += [(m.start(), m.group(1)) for m in _INLINE_RE.finditer(text)]
-        if rel.lower().endswith((".md", ".markdown")):  # (PyYAML's `    >>> yaml.load(stream, …)`)
-            starts = [0] + [m.end() for m in re.finditer("\n", text)]
-            spans += [(starts[a - 1], code) for a, _b, _t, code in indented_blocks(text)]
+        starts = [0] + [m.end() for m in re.finditer("\n", text)]  # (PyYAML's `    >>> yaml.load(stream, …)`)
+        spans += [(starts[a - 1], code) for a, _b, _t, code in indented_code(text, rel)]
         out += ("\n" if out else "") + "\n".join(code for _, code in sorted(spans))
     if fenced < 200:  # a README with no example: the package's own doc comment may have one
         from .doc_examples import doc_examples
@@ -60,6 +59,37 @@ def readme_code(p: Project) -> str:
 
             out += "".join("\n" + code for *_, code in examples_in_tests(p))
     return out
+
+
+def indented_code(text: str, rel: str) -> tuple[tuple[int, int, str, str], ...]:
+    """The indented code blocks of a Markdown or RDoc document (roda's README shows its use only so)."""
+    low = rel.lower()
+    return indented_blocks(text) if low.endswith((".md", ".markdown")) else rdoc_blocks(text) if low.endswith(".rdoc") else ()
+
+
+@functools.lru_cache(maxsize=16)
+def rdoc_blocks(text: str) -> tuple[tuple[int, int, str, str], ...]:
+    """An RDoc document's verbatim blocks: lines indented past the margin after a paragraph at it,
+    not a list item's continued text (`* item` then its indented line), dedented as a whole."""
+    lines = text.splitlines()
+    out = []
+    k = 0
+    while k < len(lines):
+        if not (lines[k][:1] in " \t" and lines[k].strip()) or (k and lines[k - 1].strip()):
+            k += 1
+            continue
+        before = next((ln for ln in reversed(lines[:k]) if ln.strip()), "")
+        end = k
+        while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t"):
+            end += 1
+        while end > k and not lines[end - 1].strip():
+            end -= 1
+        if not re.match(r"\s*(?:[*-]|\d+\.|\[[^\]]*\]|\S.*::)\s", before):
+            body = lines[k:end]
+            pad = min(len(x) - len(x.lstrip()) for x in body if x.strip())
+            out.append((k + 1, end, "", "\n".join(x[pad:] for x in body)))
+        k = max(end, k + 1)
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=16)  # (a README is read for its names, its example and its purpose)

@@ -195,7 +195,8 @@ def covers(head: str, text: str, key: list[str], project: str = "") -> bool:
 _WEAK_NAMES = frozenset({"new", "init", "main", "get", "set", "run", "call", "use", "default", "index", "setup", "test",
                          "string", "name", "value", "data", "type", "error", "err", "self", "this", "args"})
 
-_OBJECT_STOP = frozenset({"by", "with", "without", "if", "or", "and", "to", "from", "for", "as", "into", "via", "impl", "internal", "all", "async", "sync"})
+_OBJECT_STOP = frozenset({"by", "with", "without", "if", "or", "and", "to", "from", "for", "as", "into", "via", "impl", "internal", "all", "async", "sync",
+                          "at", "of", "in", "until", "when", "then", "than", "per"})  # (jopt-simple's `removeAtEndOf`)
 
 
 def _words(name: str) -> list[str]:
@@ -236,19 +237,22 @@ def flow_title(s: Sym, project: str = "") -> str:
             or re.fullmatch(r"[a-z]{3,}ed", raw[-1].lower()) \
             or raw[-1].lower() in ("exception", "error", "name", "size", "header", "limits", "len", "count"):
         return ""  # `make_accessible`, `poll_ready`, `write_str`: no thing the reader could picture
-    if owner and re.search(r"(?:Io|IO|Ext|Extensions?|Impl|Helpers?|Guide|Utils?|Internal|Inner|Builder|Visitor|Future)$", owner):
-        return ""  # a helper type's method (C#'s `MaybeExtensions.MatchJust`) says how the code is arranged, not what it does
+    if owner and re.search(r"(?:Io|IO|Ext|Extensions?|Impl|Helpers?|Guide|Utils?|Internal|Inner|Builder|Visitor|Future|Methods)$", owner):
+        return ""  # a helper type's method (C#'s `MaybeExtensions.MatchJust`, a Ruby plugin's `InstanceMethods`) says how the code is arranged, not what it does
+    if owner and re.search(r"[a-z](?:ed|able|ible|ous|ful|ive)$", owner):
+        return ""  # no noun to be a subject: roda's plugin `Chunked` ("How a chunked loads …")
     verb = VERBS[words[0]]
     if subject:
         if obj.lower() in subject or subject in obj.lower():
             return ""
+        its = "its"
         if project and owner.lower() == project.lower():
             who = owner
         elif re.search(r"[^su]s$", subject):  # `Options`, `Stubs`: "How the stubs verify …", not "a stubs verifies"
-            who, verb = f"the {subject}", _plural_verb(verb)
+            who, verb, its = f"the {subject}", _plural_verb(verb), "their"
         else:
             who = f"{_article(subject)} {subject}"
-        return f"How {who} {verb} {'its' if len(words) == 2 else 'the'} {obj}"
+        return f"How {who} {verb} {its if len(words) == 2 else 'the'} {obj}"
     plural = re.search(r"[^siu]s$", obj)  # "Reading partials", not "Reading a partials"
     return f"{_gerund(words[0]).capitalize()} {'' if plural else _article(obj) + ' '}{obj}"
 
@@ -256,7 +260,8 @@ def flow_title(s: Sym, project: str = "") -> str:
 def _plural_verb(verb: str) -> str:
     """"verifies the" → "verify the": the form a plural subject takes (the first word)."""
     first, _, rest = verb.partition(" ")
-    base = first[:-3] + "y" if first.endswith("ies") else first[:-2] \
+    known = next((k for k, v in VERBS.items() if v.split(" ")[0] == first and " " not in k), None)
+    base = known if known else first[:-3] + "y" if first.endswith("ies") else first[:-2] \
         if first.endswith(("ches", "shes", "sses", "xes", "zes")) else first[:-1] if first.endswith("s") else first
     return f"{base} {rest}".strip()
 

@@ -77,13 +77,13 @@ def _lang_of_tag(tag: str) -> str | None:
     return next((lang for lang, tags in LANG_TAGS.items() if tag in tags), None)
 
 
-def code_blocks(text: str, markdown: bool = False) -> list[tuple[int, int, str, str]]:
+def code_blocks(text: str, rel: str = "") -> list[tuple[int, int, str, str]]:
     """(first line, last line, language tag, code) of the fenced Markdown and rST code blocks, and
-    with `markdown` also a Markdown document's indented ones (PyYAML's README shows its use only in
+    the indented ones of a Markdown or RDoc document `rel` (PyYAML's README shows its use only in
     `    >>> yaml.load(stream, …)`; an rST document's indented text is a quotation, not code)."""
-    from .entry import indented_blocks
+    from .entry import indented_code
 
-    out = list(indented_blocks(text)) if markdown else []
+    out = list(indented_code(text, rel))
     lines = text.splitlines()
     i = 0
     while i < len(lines):
@@ -180,7 +180,8 @@ def _leveled_headings(text: str) -> list[tuple[int, int, str]]:
     """(line, level, text) of a Markdown document's headings (`## Example` is level 2; a line
     underlined `===` is 1, `---` 2, any other underline 3)."""
     lines = text.splitlines()
-    out = [(k + 1, len(m.group(1)), ln.lstrip("#").strip()) for k, ln in enumerate(lines) if (m := re.match(r"(#{1,6})\s", ln))]
+    out = [(k + 1, len(m.group(1)), ln.lstrip("#=").strip()) for k, ln in enumerate(lines)
+           if (m := re.match(r"(#{1,6}|={1,6}(?=\s+\S))\s", ln))]  # (RDoc's `== Usage`)
     out += [(k + 1, {"=": 1, "-": 2}.get(lines[k + 1].strip()[0], 3), ln.strip()) for k, ln in enumerate(lines[:-1])
             if ln.strip() and re.fullmatch(r"[=\-~^]{3,}", lines[k + 1].strip())]
     return sorted(out)
@@ -234,7 +235,7 @@ def first_example(p: Project, names: set[str]) -> Example | None:
         found: list[tuple[int, tuple[int, int, str, str]]] = []
         leveled = _leveled_headings(text)
         heads = [(at, h) for at, _level, h in leveled]
-        for blk in code_blocks(text, markdown=rel.lower().endswith((".md", ".markdown"))):
+        for blk in code_blocks(text, rel):
             if blk[2] and _NOT_CODE_TAG.match(blk[2]):
                 continue  # axum's ```not_rust: a compiler's message, not a use of the project
             whole, blk = blk, _leading_part(blk)
@@ -253,7 +254,9 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             best = (2.0, min(found, key=lambda f: f[0])[1])
         if best is not None:
             a, b, tag, code = best[1]
-            ex = Example(rel, a, b, _lang_of_tag(tag) or tag or "text", code, info.in_source(rel))
+            # (an RDoc verbatim block says no language: a Ruby project's README writes Ruby)
+            plain = "ruby" if rel.lower().endswith(".rdoc") and "ruby" in langs else "text"
+            ex = Example(rel, a, b, _lang_of_tag(tag) or tag or plain, code, info.in_source(rel))
             return _then_run(ex, text, heads, info.in_source(rel))
     from .doc_examples import doc_examples
 
@@ -306,7 +309,7 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
         return ex
     values = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*[A-Za-z_$][\w$]*\s*\(", ex.code))
     end = min([at for at, _h in heads if at > ex.last], default=len(text.splitlines()) + 1)
-    for a, b, tag, code in code_blocks(text, markdown=ex.rel.lower().endswith((".md", ".markdown"))):
+    for a, b, tag, code in code_blocks(text, ex.rel):
         if ex.last < a < end and len([ln for ln in code.splitlines() if ln.strip()]) <= 3 and \
                 any(m.group(1) in values for m in SERVING.finditer(code)):
             return replace(ex, then=Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel))
@@ -338,9 +341,9 @@ def purpose(p: Project) -> tuple[str, int, str] | None:
             opener = s[:3] if s.startswith(("```", "~~~")) else ""  # opens its README with its API block)
             fence = "" if fence and opener == fence[:3] else (fence or opener)
             s = ""
-        prose = s and not _SKIP_LINE.match(ln) and not s.startswith(("#", "- [", "* [", "```", "~~~", ">")) \
+        prose = s and not _SKIP_LINE.match(ln) and not s.startswith(("#", "- [", "* [", "```", "~~~", ">", "= ", "== ")) \
             and not re.fullmatch(r"[=\-~^*`#]+", s)
-        heading = s.startswith("#") or bool(s and i + 1 < len(lines) and re.fullmatch(r"[=\-~^*#+]{3,}", lines[i + 1].strip()))
+        heading = s.startswith("#") or bool(re.match(r"={1,6}\s+\S", s)) or bool(s and i + 1 < len(lines) and re.fullmatch(r"[=\-~^*#+]{3,}", lines[i + 1].strip()))
         if heading and any(len(" ".join(ps).split()) >= 6 for _a, ps in paras + [(start, cur)]):
             if cur:  # a new section: PyYAML's "Installation" says nothing more of what the project is for
                 paras.append((start, cur))

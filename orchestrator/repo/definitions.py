@@ -417,7 +417,7 @@ def comment_block(src: Source, outer: Any) -> str:
                 break  # a Haskell doc is Haddock's `-- |`
             if src.lang in ("rust", "csharp", "swift", "dart") and not text.startswith(("///", "/**")):
                 break  # a comment that is not a doc comment (Rust's and C#'s are `///`)
-            if src.lang == "ruby" and re.match(r"#\s*(?:frozen_string_literal|rubocop|encoding|-\*-)", text):
+            if src.lang == "ruby" and re.match(r"#\s*(?:frozen_string_literal|rubocop|encoding|-\*-|:(?!call-seq)[\w-]+:\s*$)", text):  # (`:nocov:`)
                 break
             if js and not text.startswith("/**"):
                 break

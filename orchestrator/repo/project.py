@@ -19,8 +19,8 @@ from pathlib import Path
 MAX_UP = 3  # outside a git work tree, how far above the source a README or manifest is looked for
 MANIFESTS = ("pyproject.toml", "package.json", "Cargo.toml", "go.mod", "pom.xml", "build.gradle",
              "build.gradle.kts", "CMakeLists.txt", "setup.cfg", "meson.build", "composer.json", "Gemfile")
-README_NAMES = ("readme.md", "readme.rst", "readme.markdown", "readme.txt", "readme")
-DOC_EXT = (".md", ".rst", ".markdown", ".mdx", ".txt")
+README_NAMES = ("readme.md", "readme.rst", "readme.markdown", "readme.rdoc", "readme.txt", "readme")  # (roda's README.rdoc)
+DOC_EXT = (".md", ".rst", ".markdown", ".mdx", ".rdoc", ".txt")
 DOC_FIRST = ("index", "readme", "intro", "introduction", "overview", "quickstart", "quick-start", "get-started",
              "getting-started", "getting_started", "tutorial", "usage", "userguide", "user-guide", "guide")
 NOT_GUIDES = ("changelog", "changes", "history", "license", "licence", "copying", "contributing", "security",
@@ -217,14 +217,20 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
     if readme:
         try:
             for line in read_source(root, readme).splitlines()[:60]:
+                h1 = re.match(r"^\s*<h1\b[^>]*>\s*([\w.+#-]+(?:\s[\w.+#-]+){0,2})\s*</h1>", line)
+                if h1:  # kotlin-csv's `<h1 align="center">kotlin-csv</h1>` above its badges
+                    return h1.group(1)
                 m = re.match(r"^#\s+(.+?)\s*#*$", line)
                 if m and re.search(r"\w", m.group(1)) and "![" not in m.group(1) and "<" not in m.group(1):
                     named = re.match(r"^([\w.+#-]+(?:\s[\w.+#-]+){0,2})\s+[-–—:]\s+\S", m.group(1))
                     if named:  # "Dapper - a simple object mapper for .Net": the name, then what it is
                         return named.group(1).strip("`*_ ")
-                    if m.group(1).strip("`*_ ").lower() in _SECTION_HEADS or len(m.group(1).split()) > MAX_NAME_WORDS:
+                    head = m.group(1).strip("`*_ ")
+                    if head.lower() in _SECTION_HEADS or len(m.group(1).split()) > MAX_NAME_WORDS \
+                            or (len(head.split()) > 1 and head.isupper()) or head.lower().split()[0] in _NOTICES:
                         break  # markdig's src/Markdig/readme.md opens "# Summary": a section, no name; a
-                        # tagline is no name either ("Command Line Parser Library for CLR and NetStandard")
+                        # tagline is no name either ("Command Line Parser Library for CLR and NetStandard"), nor a
+                        # notice (voluptuous's "CONTRIBUTIONS ONLY")
                     return m.group(1).strip("`*_ ")
                 if line.startswith("#"):
                     break  # a section heading first ("## Install"): the README gives no name
@@ -237,6 +243,7 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
 MAX_NAME_WORDS = 4
 _SECTION_HEADS = frozenset({"summary", "overview", "introduction", "intro", "about", "readme", "contents", "description",
                             "getting started", "usage", "documentation", "table of contents"})
+_NOTICES = frozenset({"deprecated", "warning", "notice", "important", "attention", "unmaintained", "archived", "note"})
 GENERIC_DIRS = frozenset({"src", "lib", "source", "sources", "java", "main", "include", "pkg", "app", "code"})
 
 
