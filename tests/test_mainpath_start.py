@@ -448,3 +448,184 @@ def test_an_rdoc_readme_is_read_with_its_verbatim_blocks_as_code(tmp_path: Path)
     assert said is not None and said[0] == "README.rdoc" and said[2].startswith("A routing tree web toolkit")
     ex = first_example(p, {e.short for e in entry_points(p)})
     assert ex is not None and ex.rel == "README.rdoc" and ex.lang == "ruby" and "route do |r|" in ex.code
+
+
+CONNECT = {
+    "package.json": '{"name": "connect", "version": "3.7.0", "main": "index.js"}\n',
+    "README.md": """<div align="center">
+<img src="logo.png">
+</div>
+
+  Connect is an extensible HTTP server framework.
+
+```js
+var connect = require('connect');
+var http = require('http');
+
+var app = connect();
+
+app.use(function(req, res){
+  res.end('Hello from Connect!\\n');
+});
+
+http.createServer(app).listen(3000);
+```
+
+## Getting Started
+
+### Mount middleware
+
+```js
+app.use('/foo', function fooMiddleware(req, res, next) {
+  next();
+});
+```
+""",
+    "index.js": """var merge = require('utils-merge');
+
+module.exports = createServer;
+
+var proto = {};
+
+/**
+ * Create a new connect server.
+ */
+function createServer() {
+  function app(req, res, next){ app.handle(req, res, next); }
+  merge(app, proto);
+  app.stack = [];
+  return app;
+}
+
+proto.use = function use(route, fn) {
+  this.stack.push({ route: route, handle: fn });
+  return this;
+};
+
+proto.handle = function handle(req, res, out) {
+  var index = 0;
+  var stack = this.stack;
+  function next(err) {
+    var layer = stack[index++];
+    if (!layer) {
+      return;
+    }
+    call(layer.handle, err, req, res, next);
+  }
+  next();
+};
+
+proto.listen = function listen() {
+  var server = http.createServer(this);
+  return server.listen.apply(server, arguments);
+};
+
+function call(handle, err, req, res, next) {
+  var arity = handle.length;
+  var error = err;
+  try {
+    handle(req, res, next);
+    return;
+  } catch (e) {
+    error = e;
+  }
+  next(error);
+}
+""",
+}
+
+
+def test_nodes_server_runs_the_function_the_project_made_and_a_readmes_opening_block_is_its_example(tmp_path: Path):
+    p = load(_write(tmp_path / "connect", CONNECT))
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    assert ex is not None and ex.first == 8, "the block before any heading is the README's own example"
+    # not `proto.listen` (the `.listen` is Node's server's): what Node's server calls is the `app` that
+    # `createServer` made and returned; it mixed `proto` in, so `app.handle` is `proto.handle`
+    assert _path(p)[:3] == ["createServer", "createServer.app", "proto.handle"]
+
+
+CORS = {
+    "go.mod": "module github.com/rs/cors\n\ngo 1.20\n",
+    "README.md": """# Go CORS handler
+
+```go
+package main
+
+import (
+    "net/http"
+
+    "github.com/rs/cors"
+)
+
+func main() {
+    mux := http.NewServeMux()
+    handler := cors.Default().Handler(mux)
+    http.ListenAndServe(":8080", handler)
+}
+```
+""",
+    "cors.go": """package cors
+
+import "net/http"
+
+type Cors struct {
+	allowedOrigins []string
+}
+
+func New() *Cors {
+	return &Cors{}
+}
+
+func Default() *Cors {
+	return New()
+}
+
+func (c *Cors) Handler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			c.handlePreflight(w, r)
+			return
+		}
+		c.handleActualRequest(w, r)
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (c *Cors) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.handleActualRequest(w, r)
+}
+
+func (c *Cors) handlePreflight(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if !c.isOriginAllowed(origin) {
+		return
+	}
+	w.Header().Set("Access-Control-Allow-Origin", origin)
+}
+
+func (c *Cors) handleActualRequest(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if !c.isOriginAllowed(origin) {
+		return
+	}
+	w.Header().Set("Access-Control-Allow-Origin", origin)
+	w.Header().Add("Vary", "Origin")
+}
+
+func (c *Cors) isOriginAllowed(origin string) bool {
+	for _, o := range c.allowedOrigins {
+		if o == origin {
+			return true
+		}
+	}
+	return false
+}
+""",
+}
+
+
+def test_a_server_handed_a_methods_result_runs_what_that_method_returns(tmp_path: Path):
+    p = load(_write(tmp_path / "cors", CORS))
+    # `handler := cors.Default().Handler(mux)`: the server runs the function `Handler` returns, not `Cors.ServeHTTP`
+    assert _path(p)[:1] == ["Cors.Handler"]
+    assert "Cors.isOriginAllowed" in _path(p)

@@ -164,7 +164,7 @@ class Resolver:
         if not hit and len(parts) == 2 and lang in ("javascript", "typescript"):  # `adapters.getAdapter(`: a module's
             from .references import imported_definition
 
-            hit = imported_definition(self.p, s.rel, parts[0], parts[1])
+            hit = imported_definition(self.p, s.rel, parts[0], parts[1]) or self._mixed_in(parts[0], parts[1])
         if not hit and len(parts) == 2 and lang == "python":  # `checker.Checker(` after `from pyflakes import checker`
             hit = self._python_module_member(parts[0], parts[1])
         if not hit and len(parts) == 3:  # `mx.tree.FindRoute(`: a field whose declared type is a project type
@@ -266,6 +266,14 @@ class Resolver:
 
                     return imported_definition(p, s.rel, expr)
         return []
+
+    def _mixed_in(self, obj: str, name: str) -> list[Sym]:
+        """`app.handle(` where the enclosing function mixed an object's members into `app` (connect's
+        `merge(app, proto)`, `Object.assign(app, proto)`): that object's `handle`."""
+        outer = top(self.p, self.s)
+        body = "\n".join(self.p.lines_of(outer.rel)[outer.d.start_line - 1:outer.d.end_line])
+        src = re.findall(rf"\b(?:merge|mixin|assign|extend)\s*\(\s*{re.escape(obj)}\s*,\s*([A-Za-z_$][\w$]*)", body)
+        return [x for o in src for x in self.by_dotted.get(f"{o}.{name}", ())][:1]
 
     def _python_module_member(self, module: str, name: str) -> list[Sym]:
         """The top-level definition `name` of the project's module the caller imports as `module`

@@ -300,16 +300,19 @@ def deferred(p: Project, s: Sym) -> list[Hop]:
     from .callres import CALL_RE, Resolver
     from .codeinfo import _sym_index
     from .codetext import deferred_spans, mask_text
+    from .local_defs import local_functions
     from .valuetypes import call_args
 
     code = mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
+    out: list[Hop] = []
+    by_name = {x.short: x for x in local_functions(p, s)}
+    for m in re.finditer(r"\breturn\s+([A-Za-z_$][\w$]*)\s*;?\s*$", code, re.M):  # connect's `function app(…) {…} … return app;`
+        if m.group(1) in by_name:
+            out.append(Hop(by_name[m.group(1)], s.d.start_line + code.count("\n", 0, m.start()), "returned"))
     spans = deferred_spans(code, s.lang)
     if not spans:
-        return []
+        return out
     res = Resolver(p, s, *_sym_index(p), code=code)
-    out: list[Hop] = []
-    from .local_defs import local_functions
-
     named = {x.d.start_line: x for x in local_functions(p, s)}
     for a, b in list(spans):  # a named function it returns (body-parser's `return function jsonParser (…)`) is a step
         first = s.d.start_line + code.count("\n", 0, a)

@@ -25,6 +25,7 @@ from .local_defs import parent, weight
 from .overview import MAX_PATH, SERVING, first_example
 from .project import Project, Sym, project_name
 from .ruby_mixins import class_or_instance
+from .servers import node_server, wrapping_method
 
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
 HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
@@ -343,9 +344,13 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
             p._keys[("setup_calls",)] = [seq[0]] if seq[0] != seq[-1] else []
             return [(x, SERVING_BONUS if x.short == seq[-1] else b) for x, b in starts]
         return starts
-    m = runs[-1]
-    verb = m.group(2)
+    m, verb = runs[-1], runs[-1].group(2)
     from .valuetypes import call_args
+
+    # `http.createServer(app).listen(3000)`: Node's server calls what the project made
+    if (handed := node_server(p, code, m.start(), starts) if lang in ("javascript", "typescript") else None) is not None:
+        _setup_calls(p, code, m.start(), {handed[1]})
+        return [(s, SERVING_BONUS if s is handed[0] else b) for s, b in starts]
 
     _setup_calls(p, code, m.start(), ({m.group(1)} if m.group(1) else set()) | set(
         re.findall(r"(?<![\w.$\"'])([A-Za-z_$][\w$]*)\s*(?:,|$)", call_args(code, m.end() - 1))))
@@ -365,7 +370,8 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     if verb in own:
         out = [(s, SERVING_BONUS if s.short == verb else b) for s, b in out]
     elif m.group(1):  # another package's server (`http.ListenAndServe`) serving a value of the project
-        out = [(s, SERVING_BONUS if made_by(p, s) else b) for s, b in out]
+        wrap = wrapping_method(code, call_args(code, m.end() - 1), out)
+        out = [(s, SERVING_BONUS if (s is wrap if wrap else made_by(p, s)) else b) for s, b in out]
         p._keys[("served_by",)] = f"{m.group(1)}.{verb}"  # chapter 1 says who calls the start
     if verb not in own:
         fn = [x for x in p.find(verb) if x.kind == "function" and x.d.exported and x.short == verb]

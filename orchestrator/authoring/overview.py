@@ -246,7 +246,8 @@ def first_example(p: Project, names: set[str]) -> Example | None:
                 # shows first (moshi's, before a later "Another example"); a section of a Usage section
                 # is usage too (feign's "Basics" under "Usage"), unless cut to its leading part (not the whole
                 # use: one that runs whole comes first)
-                opening = not heads or (heads[0][0] <= 3 and (len(heads) < 2 or blk[0] < heads[1][0]))
+                # (or before any heading: connect's README opens with a logo, a line and its example)
+                opening = not heads or blk[0] < heads[0][0] or (heads[0][0] <= 3 and (len(heads) < 2 or blk[0] < heads[1][0]))
                 usage = (blk == whole or bool(_EXAMPLE_HEAD.search(head))) and \
                     any(_EXAMPLE_HEAD.search(h) for h in _sections_of(leveled, blk[0]))
                 found.append((2 if _SETUP_HEAD.search(head) else 0 if opening or usage else 1, blk))
