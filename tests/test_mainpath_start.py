@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orchestrator.authoring.mainpath import central_path, setup_path
+from orchestrator.authoring.mainpath import call_path, central_path, setup_path
 from orchestrator.authoring.overview import entry_points, first_example
 from orchestrator.authoring.project import Project, load
 from orchestrator.authoring.signature import signature_parts
@@ -629,3 +629,117 @@ def test_a_server_handed_a_methods_result_runs_what_that_method_returns(tmp_path
     # `handler := cors.Default().Handler(mux)`: the server runs the function `Handler` returns, not `Cors.ServeHTTP`
     assert _path(p)[:1] == ["Cors.Handler"]
     assert "Cors.isOriginAllowed" in _path(p)
+
+
+TENACITY = {
+    "pyproject.toml": '[project]\nname = "tenacity"\nversion = "1.0"\n',
+    "README.rst": "Tenacity\n========\n\nRetrying library.\n",
+    "doc/source/index.rst": """Tenacity
+========
+
+The simplest use case is retrying a flaky function.
+
+.. testcode::
+
+    from tenacity import retry
+
+    @retry
+    def do_something_unreliable():
+        return "Awesome sauce!"
+
+    print(do_something_unreliable())
+
+Examples
+--------
+
+Basic Retry
+~~~~~~~~~~~
+
+As you saw above, the default is to retry forever.
+
+Stopping
+~~~~~~~~
+
+Let's be a little less persistent.
+""",
+    "tenacity/__init__.py": '''import typing as t
+from abc import abstractmethod
+
+
+class BaseRetrying:
+    def __init__(self, stop=None):
+        self.stop = stop
+
+    def copy(self, stop=None) -> "BaseRetrying":
+        return self.__class__(stop=stop or self.stop)
+
+    def wraps(self, f):
+        def wrapped_f(*args, **kw):
+            copy = self.copy()
+            copy.statistics = {}
+            return copy(f, *args, **kw)
+
+        wrapped_f.retry = self
+        return t.cast("Wrapped", wrapped_f)
+
+    def iter(self, retry_state):
+        actions = []
+        for action in self.stop or []:
+            actions.append(action)
+        result = None
+        for action in actions:
+            result = action(retry_state)
+        return result
+
+    @abstractmethod
+    def __call__(self, fn, *args, **kwargs):
+        pass
+
+
+class Retrying(BaseRetrying):
+    def __call__(self, fn, *args, **kwargs):
+        retry_state = {"fn": fn}
+        while True:
+            do = self.iter(retry_state=retry_state)
+            if do is None:
+                return fn(*args, **kwargs)
+
+
+class AsyncRetrying(BaseRetrying):
+    async def __call__(self, fn, *args, **kwargs):
+        return await fn(*args, **kwargs)
+
+
+def is_coroutine_callable(call):
+    return False
+
+
+def retry(*dargs, **dkw):
+    if len(dargs) == 1 and callable(dargs[0]):
+        return retry()(dargs[0])
+
+    def wrap(f):
+        r: BaseRetrying
+        if is_coroutine_callable(f):
+            r = AsyncRetrying(*dargs, **dkw)
+        else:
+            r = Retrying(*dargs, **dkw)
+        return r.wraps(f)
+
+    return wrap
+''',
+}
+
+
+def test_a_python_decorator_is_traced_through_the_functions_it_defines_and_returns(tmp_path: Path):
+    p = load(_write(tmp_path / "tenacity", TENACITY))
+    ex = first_example(p, {e.short for e in entry_points(p)})
+    # a Sphinx `.. testcode::` is Python; an rST `~~~~` underline opens no fence
+    assert ex is not None and ex.lang == "python" and ex.code.startswith("from tenacity import retry")
+    # `retry` returns its local `wrap`, which makes a `BaseRetrying` (declared alone, filled in branches) and
+    # returns what `wraps` returns: `wrapped_f`, which calls the object `self.copy()` made: its `__call__`,
+    # the plain variant's (`Retrying`, not `AsyncRetrying`)
+    start = next(s for s in p.symbols() if s.dotted == "retry")
+    assert [s.dotted for s in call_path(p, start)][:7] == [
+        "retry", "retry.wrap", "BaseRetrying.wraps", "BaseRetrying.wraps.wrapped_f",
+        "BaseRetrying.__call__", "Retrying.__call__", "BaseRetrying.iter"]

@@ -112,8 +112,9 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         best = inner or best
     h = (best[3].rel, best[3].d.start_line) if best else hand_off(p, s)
     last = best[1] if best else 0
-    # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`)
-    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how == "served")]
+    # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`;
+    # tenacity's `return copy(f, …)` calls the object `copy` holds, not the method `copy`)
+    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how in ("served", "called"))]
     if later:
         x = max(later, key=lambda x: x.at)
         h = (x.callee.rel, x.callee.d.start_line)

@@ -306,7 +306,8 @@ def deferred(p: Project, s: Sym) -> list[Hop]:
     code = mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
     out: list[Hop] = []
     by_name = {x.short: x for x in local_functions(p, s)}
-    for m in re.finditer(r"\breturn\s+([A-Za-z_$][\w$]*)\s*;?\s*$", code, re.M):  # connect's `function app(…) {…} … return app;`
+    # connect's `function app(…) {…} … return app;`, tenacity's `return t.cast("…", wrapped_f)`
+    for m in re.finditer(r"\breturn\s+(?:(?:[\w.]+\.)?cast\s*\([^\n]*?,\s*)?([A-Za-z_$][\w$]*)\s*\)?\s*;?\s*$", code, re.M):
         if m.group(1) in by_name:
             out.append(Hop(by_name[m.group(1)], s.d.start_line + code.count("\n", 0, m.start()), "returned"))
     spans = deferred_spans(code, s.lang)
@@ -431,7 +432,11 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
         used = [(x, at) for x, at in named if at]
         if len(used) == 1:
             return [Hop(used[0][0], s.d.start_line, "default", owner.rsplit(".", 1)[-1], used[0][1])]
-        roots = _made(p, roots)  # or the example's calls make one of them (FluentValidation's `RuleFor`)
+        # or one is the plain variant the others name with a prefix (tenacity's `Retrying`, beside
+        # `AsyncRetrying` and `TornadoRetrying`): the default, as its name says
+        name = lambda x: _owner(x).rsplit(".", 1)[-1]  # noqa: E731
+        plain = [x for x in roots if all(y is x or name(y).endswith(name(x)) for y in roots)]
+        roots = plain if len(plain) == 1 else _made(p, roots)  # or the example's calls make one (FluentValidation's `RuleFor`)
     if len(roots) != 1:
         return []
     hit = roots[0]

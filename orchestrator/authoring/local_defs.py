@@ -1,6 +1,6 @@
-"""The named functions a JavaScript or TypeScript function declares in its own body (issue 35): yargs-parser's
+"""The named functions a JavaScript, TypeScript or Python function declares in its own body (issue 35): yargs-parser's
 `parse` declares `setArg` and `setKey` and calls them; body-parser's `json` returns `function jsonParser (req,
-res, next)`. The map leaves local definitions out (a book's chapters are about what a module defines), but
+res, next)`; a Python decorator (tenacity's `retry`) returns the `wrap` it defines. The map leaves local definitions out (a book's chapters are about what a module defines), but
 the main path runs through them: they are steps of their own here, found on demand, named after their
 enclosing definition (`YargsParser.parse.setArg`), and a bare call in that body (or in a sibling's) reaches
 them before any function of the module, as JavaScript's scopes say."""
@@ -12,7 +12,8 @@ import re
 from ..repo.parse import Definition
 from .project import Project, Sym
 
-LANGS = ("javascript", "typescript", "tsx")
+LANGS = ("javascript", "typescript", "tsx", "python")
+_PY_DEF = re.compile(r"^([ \t]+)(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(")
 
 # `function name (`, `return function name (`, `const name = function (…) {`, `const name = (…) => {`
 _LOCAL = re.compile(r"(?m)^[ \t]+(?:return\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|"
@@ -27,7 +28,11 @@ def local_functions(p: Project, s: Sym) -> list[Sym]:
     if key in p._keys:
         return list(p._keys[key])
     out: list[Sym] = []
-    if s.lang in LANGS and s.kind in ("function", "method") and s.lines > 2:
+    if s.lang == "python" and s.kind in ("function", "method") and s.lines > 2:
+        for first, last, name in _python_locals(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]):
+            out.append(_local(p, s, name, s.d.start_line + first, s.d.start_line + last,
+                              p.lines_of(s.rel)[s.d.start_line + first - 1].strip()))
+    elif s.lang in LANGS and s.kind in ("function", "method") and s.lines > 2:
         from .codetext import mask_text
 
         code = mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
@@ -40,16 +45,35 @@ def local_functions(p: Project, s: Sym) -> list[Sym]:
             if end < 0:
                 continue
             taken.append((m.start(), end))
-            name = m.group(1) or m.group(2)
             first = s.d.start_line + code.count("\n", 0, m.start())
-            d = Definition(kind="function", name=name, qualified_name=f"{s.d.qualified_name}.{name}",
-                           signature=code[m.start():code.find("\n", m.start())].strip(), doc="", start_line=first,
-                           end_line=s.d.start_line + code.count("\n", 0, end - 1), exported=False, aliases=[])
-            loc = Sym(s.rel, d, s.score / 2, s.lang)
-            p._keys[("local_parent", s.rel, first)] = s
-            out.append(loc)
+            out.append(_local(p, s, m.group(1) or m.group(2), first, s.d.start_line + code.count("\n", 0, end - 1),
+                              code[m.start():code.find("\n", m.start())].strip()))
     p._keys[key] = out
     return list(out)
+
+
+def _local(p: Project, s: Sym, name: str, first: int, last: int, head: str) -> Sym:
+    d = Definition(kind="function", name=name, qualified_name=f"{s.d.qualified_name}.{name}", signature=head, doc="",
+                   start_line=first, end_line=last, exported=False, aliases=[])
+    p._keys[("local_parent", s.rel, first)] = s
+    return Sym(s.rel, d, s.score / 2, s.lang)
+
+
+def _python_locals(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first, last, name) of the `def`s directly in a Python body (`lines` from its head, 0-based
+    offsets), each to its last line indented past it."""
+    body = next((len(ln) - len(ln.lstrip()) for ln in lines[1:] if ln.strip() and not ln.lstrip().startswith("#")), 0)
+    out: list[tuple[int, int, str]] = []
+    for k, ln in enumerate(lines[1:], 1):
+        m = _PY_DEF.match(ln)
+        if m is None or len(m.group(1).expandtabs()) != body:
+            continue
+        end = next((j for j in range(k + 1, len(lines)) if lines[j].strip()
+                    and len(lines[j]) - len(lines[j].lstrip()) <= len(m.group(1))), len(lines))
+        while end - 1 > k and not lines[end - 1].strip():
+            end -= 1
+        out.append((k, end - 1, m.group(2)))
+    return out
 
 
 def _block_end(code: str, at: int) -> int:

@@ -26,7 +26,8 @@ LANG_TAGS = {
     "swift": ("swift",), "scala": ("scala",), "elixir": ("elixir", "ex", "exs", "iex"), "lua": ("lua",),
 }
 _FENCE = re.compile(r"^([ \t]*)(```+|~~~+)[ \t]*\{?\.?([\w+#-]*)[^\n]*$")
-_RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode)::\s*(\S*)")
+# (Sphinx's `.. testcode::` and `.. doctest::` are Python: tenacity's docs show their use only so)
+_RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode|(testcode|doctest))::\s*(\S*)")
 # a call: `f(…)`, and in Ruby and Elixir one without parentheses (`get '/' do`, `plug :match`)
 _CALL = re.compile(r"[A-Za-z_$][\w$]*!?\s*\(")
 _BARE_CALL = re.compile(r"(?m)^[ \t]*[a-z_][\w.]*[!?]?[ \t]+(?:['\"]|:\w|do\b)")
@@ -88,6 +89,9 @@ def code_blocks(text: str, rel: str = "") -> list[tuple[int, int, str, str]]:
     i = 0
     while i < len(lines):
         m = _FENCE.match(lines[i])
+        # (an rST section's `~~~~` underline is no fence: tenacity's "Basic Retry" took its text to "Stopping" as code)
+        if m and (rel.lower().endswith(".rst") or (i and lines[i - 1].strip() and not lines[i].strip().strip("~"))):
+            m = None
         if m:
             ind, mark, tag = m.group(1), m.group(2), m.group(3)
             j = i + 1
@@ -100,7 +104,7 @@ def code_blocks(text: str, rel: str = "") -> list[tuple[int, int, str, str]]:
             continue
         d = _RST_DIRECTIVE.match(lines[i])
         if d or (lines[i].rstrip().endswith("::") and not lines[i].lstrip().startswith("..")):
-            tag = d.group(1) if d else ""
+            tag = ("python" if d.group(1) else d.group(2)) if d else ""
             j = i + 1
             while j < len(lines) and (not lines[j].strip() or lines[j].lstrip().startswith(":")) and j < i + 4:
                 j += 1  # the directive's options and the blank line

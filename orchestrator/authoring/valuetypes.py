@@ -7,9 +7,8 @@ returns. `md = Markdown(**kwargs); md.convert(text)` makes `md.convert(` `Markdo
 
 Text-based, as callres is, and as strict: a value has a type only when every place that gives it
 one agrees, and a chain of readings stops at the first link it cannot read. A result is read from
-the declared result type first (`-> Signer`, `ServiceMethod<?> loadServiceMethod(`, `-> Self`),
-else from the `return` statements (Ruby's and Rust's last expression): all of those the code can
-read must name the same type.
+the declared result type first (`-> Signer`, `ServiceMethod<?> loadServiceMethod(`, `-> Self`), else
+from the `return` statements (Ruby's and Rust's last expression): all of those must name one type.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from typing import Protocol
 
 from .arity import near
 from .codetext import top_split as _top_split
+from .local_defs import top
 from .project import Project, Sym
 from .ruby_mixins import class_or_instance, mixins
 from .signature import java_result, owner, receiver  # noqa: F401 (java_result: re-exported)
@@ -37,7 +37,7 @@ MAX_DEPTH = 5  # links of reading one value through another inside one definitio
 MAX_NESTED = 30  # results read through other results at once (each is kept, so a long chain is read in parts)
 _TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
 _CALLABLE_CLASS = frozenset({"python", "kotlin", "swift", "scala"})  # `Markdown(…)` constructs
-_PASS = frozenset({"unwrap", "expect", "clone", "borrow", "borrow_mut", "as_ref", "as_mut", "lock", "await"})
+_PASS = frozenset({"unwrap", "expect", "clone", "borrow", "borrow_mut", "as_ref", "as_mut", "lock", "await", "__class__"})
 _CONTAINER = re.compile(r"^\s*(?:\[\]|\[\w*\]|map\[|(?:Vec|List|Set|HashMap|BTreeMap|Map|Array|ArrayList|IEnumerable|"
                         r"IList|Collection|Iterable|Iterator|Sequence|list|dict|set|tuple|Dict|Tuple)\b)")
 _WRAPPER = re.compile(r"^\s*(?:Result|Option|Box|Arc|Rc|RefCell|Mutex|Optional|Task|ValueTask|Promise|Future|"
@@ -286,13 +286,14 @@ class Typer:
 
         return self.result_type(hit) or bound_result(self.by_dotted, self.is_type, typ, hit)
 
-    # ------------------------------------------------------------ locals and fields
-
     def local_type(self, s: Sym, name: str, depth: int = 0) -> str:
         """The project type of `s`'s local `name`, as every assignment of it the code can read agrees."""
         rx = _LOCAL.get(s.lang)
         if rx is None or depth >= MAX_DEPTH:
             return ""
+        ann = re.search(rf"(?m)^[ \t]*{re.escape(name)}\s*:\s*([\w.]+)\s*$", self.code_of(s)) if s.lang == "python" else None
+        if ann and (typ := self.type_in_text(ann.group(1), owner(s))):
+            return typ  # declared alone, then filled in branches (tenacity's `r: BaseRetrying`)
         found: set[str] = set()
         for m in re.finditer(rx.replace("NAME", re.escape(name)), self.code_of(s), re.M):
             declared = m.group(1) or ""
@@ -431,12 +432,11 @@ class Typer:
             end = call.end() + len(args) + 1
             if self.is_type(name) and s.lang in _CALLABLE_CLASS:
                 return name, end
-            hit = self.resolver_for(s).resolve(name, False, args)
-            own = owner(s)
+            hit, own = self.resolver_for(s).resolve(name, False, args), owner(top(self.p, s))
             return ("" if hit is None else self.bound_result(own, hit) if own else self.result_type(hit)), end
         if s.lang in ("go", "rust") and self.is_type(name) and re.compile(r"\s*\{").match(e, at):
             return name, len(e)  # a struct literal (its fields are not read)
-        own = owner(s)
+        own = owner(top(self.p, s))  # (a local function's `self` is its enclosing method's: tenacity's `wrapped_f`)
         if name.startswith("@"):
             return (self.field_type(own, name[1:], s.lang) if own else ""), at
         if own and (name in ("self", "this", "Self", receiver(s)) or (s.lang == "ruby" and name in ("dup", "clone"))):
