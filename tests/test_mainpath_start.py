@@ -743,3 +743,167 @@ def test_a_python_decorator_is_traced_through_the_functions_it_defines_and_retur
     assert [s.dotted for s in call_path(p, start)][:7] == [
         "retry", "retry.wrap", "BaseRetrying.wraps", "BaseRetrying.wraps.wrapped_f",
         "BaseRetrying.__call__", "Retrying.__call__", "BaseRetrying.iter"]
+
+
+def test_a_rust_bare_call_is_its_own_modules_function_before_a_namesake_beside_it(tmp_path: Path):
+    p = load(_write(tmp_path / "textwrap", {
+        "Cargo.toml": '[package]\nname = "textwrap"\nversion = "0.1.0"\n',
+        "README.md": "# textwrap\n\n```rust\nlet lines = textwrap::wrap(\"some text\", 28);\n```\n",
+        "src/lib.rs": "mod wrap;\nmod fuzzing;\npub use wrap::wrap;\n",
+        "src/fuzzing.rs": "pub fn wrap_single_line(line: &str, lines: &mut Vec<String>) {\n    lines.push(line.to_string());\n}\n",
+        "src/wrap.rs": """pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in text.split('\\n') {
+        wrap_single_line(line, width, &mut lines);
+    }
+    lines
+}
+
+pub(crate) fn wrap_single_line(line: &str, width: usize, lines: &mut Vec<String>) {
+    if line.len() <= width {
+        lines.push(line.to_string());
+    } else {
+        wrap_single_line_slow_path(line, width, lines)
+    }
+}
+
+fn wrap_single_line_slow_path(line: &str, width: usize, lines: &mut Vec<String>) {
+    let mut cur = String::new();
+    for word in line.split(' ') {
+        if cur.len() + word.len() > width {
+            lines.push(cur.clone());
+            cur.clear();
+        }
+        cur.push_str(word);
+    }
+    lines.push(cur);
+}
+""",
+    }))
+    assert _path(p)[:2] == ["wrap", "wrap_single_line"]
+    assert next(s for s in central_path(p, entry_points(p)) if s.short == "wrap_single_line").rel == "src/wrap.rs"
+
+
+SERILOG = {
+    "README.md": """# Serilog
+
+```csharp
+var log = new LoggerConfiguration().CreateLogger();
+log.Write(LogEventLevel.Information, "Hello, {Name}!", name);
+```
+""",
+    "src/Serilog/Serilog.csproj": "<Project><PropertyGroup><PackageId>Serilog</PackageId></PropertyGroup></Project>\n",
+    "src/Serilog/Core/Logger.cs": """namespace Serilog.Core;
+
+public sealed class Logger
+{
+    readonly MessageTemplateProcessor _messageTemplateProcessor = new MessageTemplateProcessor();
+    readonly ILogEventSink _sink;
+
+    public void Write(LogEventLevel level, string messageTemplate, params object[] propertyValues)
+    {
+        if (messageTemplate == null) return;
+        _messageTemplateProcessor.Process(messageTemplate, propertyValues, out var parsedTemplate);
+        var logEvent = new LogEvent(level, parsedTemplate);
+        Dispatch(logEvent);
+    }
+
+    public void Dispatch(LogEvent logEvent)
+    {
+        if (logEvent == null) return;
+        _sink.Emit(logEvent);
+    }
+}
+""",
+    "src/Serilog/Core/ILogEventSink.cs": "namespace Serilog.Core;\n\npublic interface ILogEventSink\n{\n    void Emit(LogEvent logEvent);\n}\n",
+    "src/Serilog/Sinks/ConsoleSink.cs": """namespace Serilog.Sinks;
+
+public class ConsoleSink : ILogEventSink
+{
+    public void Emit(LogEvent logEvent) { System.Console.WriteLine(logEvent); }
+}
+""",
+    "src/Serilog/Sinks/FileSink.cs": """namespace Serilog.Sinks;
+
+public class FileSink : ILogEventSink
+{
+    public void Emit(LogEvent logEvent) { System.IO.File.AppendAllText("log", logEvent.ToString()); }
+}
+""",
+    "src/Serilog/Capturing/MessageTemplateProcessor.cs": """namespace Serilog.Capturing;
+
+public class MessageTemplateProcessor
+{
+    readonly MessageTemplateParser _parser = new MessageTemplateParser();
+    readonly PropertyBinder _binder = new PropertyBinder();
+
+    public void Process(string messageTemplate, object[] values, out MessageTemplate parsed)
+    {
+        parsed = _parser.Parse(messageTemplate);
+        _binder.Bind(parsed, values);
+    }
+}
+""",
+    "src/Serilog/Capturing/MessageTemplateParser.cs": """namespace Serilog.Capturing;
+
+public class MessageTemplateParser
+{
+    public MessageTemplate Parse(string text)
+    {
+        var tokens = Tokenize(text);
+        return new MessageTemplate(tokens);
+    }
+
+    IEnumerable<string> Tokenize(string text)
+    {
+        return Split(text);
+    }
+
+    IEnumerable<string> Split(string text)
+    {
+        return text.Split(' ');
+    }
+}
+""",
+    "src/Serilog/Capturing/PropertyBinder.cs": """namespace Serilog.Capturing;
+
+public class PropertyBinder
+{
+    public void Bind(MessageTemplate template, object[] values)
+    {
+        ConstructProperties(template, values);
+    }
+
+    void ConstructProperties(MessageTemplate template, object[] values)
+    {
+        ConstructNamed(template, values);
+    }
+
+    void ConstructNamed(MessageTemplate template, object[] values)
+    {
+        System.Console.WriteLine(values.Length);
+    }
+}
+""",
+}
+
+
+def test_a_call_that_hands_its_work_to_implementations_chosen_at_run_time_is_no_detail(tmp_path: Path):
+    from orchestrator.authoring.handoff import handed_to
+
+    p = load(_write(tmp_path / "serilog", SERILOG))
+    write = next(s for s in p.symbols() if s.dotted == "Logger.Write")
+    # `Dispatch` reaches little (each sink's `Emit` is chosen at run time), but it is where the event goes:
+    # not a detail after `Process`, which reaches more
+    dispatch = next(s for s in p.symbols() if s.dotted == "Logger.Dispatch")
+    assert handed_to(p, write) == (dispatch.rel, dispatch.d.start_line)
+
+
+def test_a_declared_type_is_on_its_variables_line(tmp_path: Path):
+    from orchestrator.authoring.example_calls import built_type
+
+    p = load(_write(tmp_path / "schema", {
+        "schema.py": "class SchemaError(Exception):\n    pass\n\n\nclass Schema:\n    def validate(self, data):\n        return data\n",
+    }))
+    code = "from schema import Schema, SchemaError\n\nschema = Schema([int])\nschema.validate([1])\n"
+    assert built_type(p, code, "schema", "python") == "Schema"  # not the import line's last name

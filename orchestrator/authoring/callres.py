@@ -254,7 +254,8 @@ class Resolver:
             if s.lang in ("javascript", "typescript"):  # an object literal's member (`get URL ()`, `parse: (s) =>`)
                 named = [x for x in named if not _MEMBER_SIG.match(x.d.signature)]  # is in scope by no bare name
             same = [x for x in named if x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == self.here)]
-            if len(same) == 1:
+            same = [x for x in same if x.rel == s.rel] if len(same) > 1 and s.lang == "rust" else same  # (its own module's:
+            if len(same) == 1:  # textwrap's `wrap_single_line` of wrap.rs, not the fuzzing module's of that name)
                 return same
             if not same:
                 anywhere = [x for x in named if x.kind in ("function", "class", "macro", "struct")]

@@ -19,8 +19,8 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     def is_class(name: str) -> bool:
         return any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name)
 
-    v = re.escape(var)
-    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?\s+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*::)*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*(\w+)\s*\()", code)
+    v = re.escape(var)  # (a declared type is on the variable's line: an import's last name `SchemaError` is not one)
+    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?[ \t]+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*::)*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*(\w+)\s*\()", code)
     name = (typ.group(1) or typ.group(2)).replace("::", ".") if typ else ""  # (Ruby's `Liquid::Template`: `Liquid.Template`)
     if typ and typ.group(3):  # `KotlinLogging.logger(…)` declares what it gives back: a `KLogger`, not a `KotlinLogging`
         from .signature import java_result

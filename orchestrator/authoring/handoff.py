@@ -99,8 +99,9 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     from .hops import implemented
 
     # (an abstract method's reach is its implementation's: it is no small detail)
+    # (nor is one that hands its work to implementations chosen at run time: serilog's `Dispatch` to each `ILogEventSink.Emit`)
     if best and best[3].lines < WORK_LINES and len(reach(p, best[3])) <= SMALL_REACH and not _delegates(p, best[3]) \
-            and not implemented(p, best[3]):
+            and not implemented(p, best[3]) and not _dispatches(p, best[3]):
         big = [c for c in going if len(reach(p, c)) >= max(3, 2 * len(reach(p, best[3])) + 1)]
         wide = _last_call(big, body, side, depth)
         if wide and wide[1] != best[1]:
@@ -228,6 +229,13 @@ def reach(p: Project, c: Sym, levels: int = 3) -> set[tuple[str, int]]:
             todo = nxt
         p._keys[key] = out
     return p._keys[key]
+
+
+def _dispatches(p: Project, s: Sym) -> bool:
+    """`s` calls an abstract method that several implementations override (which runs is the run's choice)."""
+    from .hops import _bodiless, implemented
+
+    return any(c.kind == "method" and _bodiless(p, c) and not implemented(p, c) for c in next_steps(p, s))
 
 
 def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
