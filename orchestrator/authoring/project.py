@@ -377,7 +377,8 @@ def from_context(ctx: dict[str, Any]) -> Project:
 # ---------------------------------------------------------------- the project's name
 
 
-_TOOL_CONFIG_RE = re.compile(r"^\.?[\w-]+\.config\.(?:[cm]?[jt]s)$|^\.[\w-]+rc\.[cm]?js$")
+# (`*.conf.js` too: uuid's `wdio.conf.js`, karma's, protractor's: a test runner's setup is no chapter)
+_TOOL_CONFIG_RE = re.compile(r"^\.?[\w-]+\.conf(?:ig)?\.(?:[cm]?[jt]s)$|^\.[\w-]+rc\.[cm]?js$")
 TOOL_FILES = frozenset({"gulpfile.js", "Gruntfile.js", "setup.py", "noxfile.py", "fabfile.py", "Jakefile.js"})
 HARNESS_DIRS = frozenset({"fuzz", "fuzz_targets", "benches", "bench", "benchmarks", "benchmark"})
 
