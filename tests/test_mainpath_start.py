@@ -907,3 +907,18 @@ def test_a_declared_type_is_on_its_variables_line(tmp_path: Path):
     }))
     code = "from schema import Schema, SchemaError\n\nschema = Schema([int])\nschema.validate([1])\n"
     assert built_type(p, code, "schema", "python") == "Schema"  # not the import line's last name
+
+
+def test_a_steps_citation_is_a_range_when_told_at_a_decorated_definitions_first_line():
+    from orchestrator.authoring.project import Sym
+    from orchestrator.authoring.tracing import step_cites
+    from orchestrator.repo.parse import Definition
+
+    def sym(name: str, a: int, b: int) -> Sym:
+        return Sym("tenacity/__init__.py", Definition(kind="method", name=name.rsplit(".", 1)[-1], qualified_name=name,
+                                                      signature="", doc="", start_line=a, end_line=b, exported=True,
+                                                      aliases=[]), 1.0, "python")
+
+    base, impl = sym("BaseRetrying.__call__", 504, 511), sym("Retrying.__call__", 514, 530)
+    cites = step_cites(base, impl, 504, None, (505, 517))  # `@abstractmethod` on 504, `def __call__` on 505
+    assert "#L504-L505" in cites and "L505-L504" not in cites

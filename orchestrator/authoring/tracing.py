@@ -54,6 +54,9 @@ def step_cites(a: Sym, b: Sym, at: int, tie: tuple[str, int] | None = None, head
         return ""
     # (`heads`: the lines that name each, past attributes: dapper's `LookupDbType` opens with three `[…]`)
     head = heads[0] or a.d.start_line
+    # (the step may be told at the definition's first line, above the name: an `@abstractmethod` run by its
+    # implementation, tenacity's `BaseRetrying.__call__`)
+    head, at = min(head, at), max(head, at)
     caller = [link(a.rel, head, at)] if at - head < 40 else [link(a.rel, head, head), link(a.rel, at, at)]
     callee = link(b.rel, b.d.start_line, min(b.d.end_line, max(b.d.start_line + 2, heads[1])))
     ties = [link(tie[0], tie[1], tie[1])] if tie else []  # the line that fills the field the call goes through
