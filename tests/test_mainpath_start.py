@@ -922,3 +922,157 @@ def test_a_steps_citation_is_a_range_when_told_at_a_decorated_definitions_first_
     base, impl = sym("BaseRetrying.__call__", 504, 511), sym("Retrying.__call__", 514, 530)
     cites = step_cites(base, impl, 504, None, (505, 517))  # `@abstractmethod` on 504, `def __call__` on 505
     assert "#L504-L505" in cites and "L505-L504" not in cites
+
+
+RESTY = {
+    "go.mod": "module github.com/go-resty/resty\n\ngo 1.20\n",
+    "README.md": """# resty
+
+```go
+// Create a Resty Client
+client := resty.New()
+
+resp, err := client.R().
+      SetHeader("Accept", "application/json").
+      Get("/search_result")
+
+// Sample of using Request.SetAuthToken method
+resp, err := client.R().
+      SetAuthToken("BC594900518B4F7EAC75BD37F019E08F").
+      Get("/show_product")
+```
+""",
+    "client.go": """package resty
+
+import "net/http"
+
+type Client struct {
+	RetryCount int
+	httpClient *http.Client
+	logger     Logger
+}
+
+func New() *Client {
+	return createClient(&http.Client{})
+}
+
+func createClient(hc *http.Client) *Client {
+	c := &Client{httpClient: hc}
+	c.SetLogger(nil)
+	return c
+}
+
+func (c *Client) SetLogger(l Logger) *Client {
+	c.logger = l
+	return c
+}
+
+func (c *Client) R() *Request {
+	return &Request{client: c}
+}
+
+func (c *Client) execute(req *Request) (*Response, error) {
+	hr, err := http.NewRequest(req.Method, req.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.httpClient.Do(hr)
+	response := &Response{Request: req, RawResponse: res}
+	if err != nil {
+		return response, err
+	}
+	err = parseResponseBody(c, response)
+	return response, err
+}
+
+func parseResponseBody(c *Client, res *Response) error {
+	if res.RawResponse == nil {
+		return nil
+	}
+	body := res.RawResponse.Body
+	defer body.Close()
+	res.body = []byte{}
+	return nil
+}
+""",
+    "request.go": """package resty
+
+type Request struct {
+	Method string
+	URL    string
+	client *Client
+}
+
+type Response struct {
+	Request     *Request
+	RawResponse *http.Response
+	body        []byte
+}
+
+func (r *Request) SetHeader(k, v string) *Request {
+	return r
+}
+
+func (r *Request) SetAuthToken(t string) *Request {
+	return r
+}
+
+func (r *Request) Get(url string) (*Response, error) {
+	return r.Execute("GET", url)
+}
+
+func (r *Request) Execute(method, url string) (*Response, error) {
+	var resp *Response
+	var err error
+	r.Method = method
+	r.URL = url
+	if r.client.RetryCount == 0 {
+		resp, err = r.client.execute(r)
+		return resp, err
+	}
+	err = Backoff(
+		func() (*Response, error) {
+			resp, err = r.client.execute(r)
+			return resp, err
+		},
+		r.client.RetryCount,
+	)
+	return resp, err
+}
+""",
+    "retry.go": """package resty
+
+import "time"
+
+func Backoff(operation func() (*Response, error), retries int) error {
+	var err error
+	for attempt := 0; attempt <= retries; attempt++ {
+		_, err = operation()
+		if err == nil {
+			return nil
+		}
+		time.Sleep(sleepDuration(attempt))
+	}
+	return err
+}
+
+func sleepDuration(attempt int) time.Duration {
+	return jitterBackoff(attempt)
+}
+
+func jitterBackoff(attempt int) time.Duration {
+	return randDuration(int64(attempt) * 100)
+}
+
+func randDuration(center int64) time.Duration {
+	return time.Duration(center)
+}
+""",
+}
+
+
+def test_a_chain_on_a_made_client_runs_its_last_link_and_a_wrapper_handed_a_closure_runs_its_work(tmp_path: Path):
+    p = load(_write(tmp_path / "resty", RESTY))
+    # `client := resty.New()`, then chains on `client.R()`: each chain's last link (`Get`) runs what the links set;
+    # `Execute` hands `Backoff` a closure that runs `r.client.execute(r)`: the retries are the manner, not the way
+    assert _path(p)[:3] == ["Request.Get", "Request.Execute", "Client.execute"]

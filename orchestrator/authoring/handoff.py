@@ -92,6 +92,9 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     calls = [c for c in all_calls(p, s) if not trace_print(s, c.short) and not side_road(c)]
     going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c)]
     best = _last_call(going or calls, body, side, depth)  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`)
+    if best is not None:  # a wrapper handed the work as a function (`Backoff(func() { … r.client.execute(r) … })`)
+        inner = _in_function_argument(body, best, going)
+        best = (best[0], best[1], best[2], inner) if inner is not None else best
     # a call that reaches only a few short definitions, made on a line of its own after a call that reaches many,
     # is a detail after the work (tomli's `loads` loop ends each line in `skip_comment` → `skip_until`, after
     # `key_value_rule` did the line; sinatra's `call!` ends in `@response.finish` after `dispatch!`); a chain's last
@@ -229,6 +232,25 @@ def reach(p: Project, c: Sym, levels: int = 3) -> set[tuple[str, int]]:
             todo = nxt
         p._keys[key] = out
     return p._keys[key]
+
+
+_FUNC_LITERAL = re.compile(r"\bfunc\s*\(|=>|\blambda\b|\bfunction\s*\(|\|[\w\s,&:]*\|\s*\{?|->\s*\{|\bdo\s*\|")
+
+
+def _in_function_argument(body: list[tuple[int, str]], best: tuple[int, int, int, Sym], going: list[Sym]) -> Sym | None:
+    """The work a call's function-literal argument does, when the call only wraps it (resty's `Execute` hands
+    `Backoff` a closure that runs `r.client.execute(r)`: the retries are the manner, `execute` the work)."""
+    from .valuetypes import closing
+
+    text = "\n".join(t for n, t in body if n >= best[1])
+    m = re.search(rf"(?<![\w$]){re.escape(best[3].short)}\s*\(", text)
+    end = closing(text, m.end() - 1) if m else -1
+    args = text[m.end():end] if m and end > 0 else ""
+    if not _FUNC_LITERAL.search(args):
+        return None
+    found = [(k.start(), c) for c in going if c is not best[3]
+             for k in re.finditer(rf"(?<![\w$]){re.escape(c.short)}\s*\(", args)]
+    return max(found, key=lambda x: x[0])[1] if found else None
 
 
 def _dispatches(p: Project, s: Sym) -> bool:

@@ -201,8 +201,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     out: list[tuple[Sym, float]] = []
 
     def add(s: Sym, bonus: float) -> None:
-        s = actual_of(p, s)  # (a Kotlin Multiplatform `expect` runs as its JVM `actual`)
-        if s.kind not in NOT_STEPS and all(o is not s for o, _ in out):
+        if (s := actual_of(p, s)).kind not in NOT_STEPS and all(o is not s for o, _ in out):  # (a Kotlin `expect`: its JVM `actual`)
             out.append((s, bonus))
 
     def methods(t: Sym) -> list[Sym]:
@@ -335,9 +334,10 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         calls = [m for m in re.finditer(r"(?<![\w$.])[A-Za-z_$][\w$]*\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", code) if m.group(1) in named]
         seq = [m.group(1) for m in calls]
         links = list(re.finditer(rf"\)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code))
-        if links and links[-1].group(1) in named and len(seq) <= 1 and all(c.start() < links[-1].start() for c in calls):
-            # a builder's chain ends in the call that makes or runs what the links configured (feign's
-            # `Feign.builder().decoder(…).target(GitHub.class, url)`): the chain's last link is the run
+        if links and links[-1].group(1) in named and len(set(seq[1:]) - set(seq[:1])) <= 1 \
+                and all(c.start() < links[-1].start() for c in calls):
+            # a builder's chain ends in the call that makes or runs what the links configured (feign's `Feign.builder()
+            # .decoder(…).target(GitHub.class, url)`; resty's `client.R().SetHeader(…).Get(url)`): the last link is the run
             p._keys[("setup_calls",)] = []
             return [(x, SERVING_BONUS if x.short == links[-1].group(1) else b) for x, b in starts]
         if len(set(seq)) >= 2 and (all(_SETUP.match(n) for n in seq[:-1]) or in_loop(code, calls[-1].start())):
