@@ -93,8 +93,8 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c)]
     best = _last_call(going or calls, body, side, depth)  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`)
     if best is not None:  # a wrapper handed the work as a function (`Backoff(func() { … r.client.execute(r) … })`)
-        inner = _in_function_argument(body, best, going)
-        best = (best[0], best[1], best[2], inner) if inner is not None else best
+        closed = _in_function_argument(body, best, going)
+        best = (best[0], best[1], best[2], closed) if closed is not None else best
     # a call that reaches only a few short definitions, made on a line of its own after a call that reaches many,
     # is a detail after the work (tomli's `loads` loop ends each line in `skip_comment` → `skip_until`, after
     # `key_value_rule` did the line; sinatra's `call!` ends in `@response.finish` after `dispatch!`); a chain's last
