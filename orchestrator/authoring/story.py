@@ -257,6 +257,10 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
         tie = hop.tie if hop is not None else (mix[2], mix[3]) if mix else None
         # (and the hook's line that names the module: `base.extend ClassMethods`)
         hooked = "".join(f" ({citation_link(f, n, n)})" for f, n in mix[5]) if mix else ""
+        if hop is not None and hop.how == "default":  # (and the line that says the type implements the interface:
+            impl = next((t for t in p.find(b.dotted.rsplit(".", 2)[-2]) if t.dotted == b.dotted.rsplit(".", 1)[0]), None)
+            if impl is not None:  # klaxon's `class DefaultConverter(…) : Converter {`)
+                hooked += f" ({citation_link(impl.rel, name_line(p, impl), name_line(p, impl))})"
         item = cited_item(step, step_cites(a, b, at, tie, (name_line(p, a), name_line(p, b))) + hooked)  # (before the stop)
         prep = prepared(p, a, b, at, path) if at else None
         if prep is not None:  # the work the caller does before it hands on (`gatherInfo`, then `processField`)
