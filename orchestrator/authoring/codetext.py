@@ -99,3 +99,16 @@ def top_split(e: str, sep: str) -> list[str]:
         j += 1
     parts.append(e[start:].strip())
     return [x for x in parts if x]
+
+
+def closing(text: str, at: int) -> int:
+    """The index of the bracket that closes the one at `at`, or -1."""
+    depth = 0
+    for j in range(at, len(text)):
+        if text[j] in "([{":
+            depth += 1
+        elif text[j] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1

@@ -79,7 +79,7 @@ def _python_locals(lines: list[str]) -> list[tuple[int, int, str]]:
 def _block_end(code: str, at: int) -> int:
     """The offset after the `}` that closes the body opened after `at` (`at` is the parameters' `(`,
     whose types may hold braces: `(obj: { [key: string]: any })`, or the body's `{`), or -1."""
-    from .valuetypes import closing
+    from .codetext import closing
 
     params_end = closing(code, at) if code[at] == "(" else at
     open_at = code.find("{", params_end) if params_end >= 0 else -1

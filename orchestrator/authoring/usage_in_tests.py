@@ -30,9 +30,12 @@ def examples_in_tests(p: Project, limit: int = 3) -> list[tuple[str, int, int, s
     key = ("examples_in_tests", limit)
     if key in p._keys:
         return p._keys[key]
-    from .overview import info_of
+    from ..repo.project import discover
 
-    info = info_of(p)
+    try:
+        info = discover(p.root)
+    except OSError:
+        info = None
     langs = {lang for lang, kind in p.files.values() if lang and kind == "code"}
     tests = [t for t in (info.tests if info is not None else ()) if t in p.map.files and p.lang(t) in langs][:2000]
     weight = _usage(p, tests)

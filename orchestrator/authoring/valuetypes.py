@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .arity import near
-from .codetext import top_split as _top_split
+from .codetext import closing, top_split as _top_split  # noqa: F401 (closing: re-exported)
 from .local_defs import top
 from .project import Project, Sym
 from .ruby_mixins import class_or_instance, mixins
@@ -104,19 +104,6 @@ def _statement_rest(code: str, at: int) -> str:
         if out and depth <= 0 and not re.search(r"(?:\?\?|\|\||&&|[?:(,=+]|\bor|\band)\s*$", out):
             break
     return out.strip().rstrip(";").strip()
-
-
-def closing(text: str, at: int) -> int:
-    """The index of the bracket that closes the one at `at`, or -1."""
-    depth = 0
-    for j in range(at, len(text)):
-        if text[j] in "([{":
-            depth += 1
-        elif text[j] in ")]}":
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
 
 
 class Typer:
