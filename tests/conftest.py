@@ -147,3 +147,11 @@ def killed_at(key: tuple[str, str], k: int, fn) -> bool:
     finally:
         fsio.mutation_hook = None
     return False
+
+
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """The files `rel -> text` written under `root` (a small source tree for a test), and `root`."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root

@@ -5,18 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import write_files as _write
+
 from orchestrator.authoring.codeinfo import resolved_calls
 from orchestrator.authoring.facts import all_calls
 from orchestrator.authoring.mainpath import central_path
 from orchestrator.authoring.overview import entry_points
 from orchestrator.authoring.project import Project, Sym, load
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
 
 
 def _sym(p: Project, rel: str, name: str, line: int | None = None) -> Sym:

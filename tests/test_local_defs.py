@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import write_files as _write
+
 from orchestrator.authoring.facts import all_calls
 from orchestrator.authoring.local_defs import in_scope, local_functions
 from orchestrator.authoring.mainpath import central_path
@@ -88,13 +90,6 @@ function decoder (encoding) {
   return encoding === 'gzip' ? 'gunzip' : 'inflate'
 }
 """
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
 
 
 def test_a_functions_own_functions_are_found_with_their_lines_and_reached_by_a_bare_call(tmp_path: Path):

@@ -7,19 +7,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from conftest import write_files as _write
+
 from orchestrator.authoring.mainpath import central_path, handed_out
 from orchestrator.authoring.overview import entry_points, first_example
 from orchestrator.authoring.project import Project, load
 from orchestrator.authoring.story import _path_walk
 from orchestrator.evidence.cite import blocks
 from orchestrator.evidence.resolve import SourceFiles, claim_problem, sentence_calls
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
 
 
 def _path(p: Project) -> list[str]:

@@ -8,18 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import write_files as _write
+
 from orchestrator.authoring.ideas import doc_title
 from orchestrator.authoring.mainpath import central_path, setup_path
 from orchestrator.authoring.overview import entry_points, first_example
 from orchestrator.authoring.project import Project, load
 from orchestrator.contracts.title_shape import name_title
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
 
 
 def _path(p: Project) -> list[str]:

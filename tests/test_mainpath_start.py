@@ -9,19 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import write_files as _write
+
 from orchestrator.authoring.mainpath import call_path, central_path, setup_path
 from orchestrator.authoring.overview import entry_points, first_example
 from orchestrator.authoring.project import Project, load
 from orchestrator.authoring.signature import signature_parts
 from orchestrator.authoring.story import overview_sections
 from orchestrator.authoring.usage_in_tests import examples_in_tests
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
 
 
 def _path(p: Project) -> list[str]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import write_files as _write
+
 from orchestrator.authoring.facts import all_calls, refers_at, resolved_users
 from orchestrator.authoring.project import Project, Sym, load
 
@@ -66,13 +68,6 @@ def run(res):
 JS_PARSE = "function parse(body) {\n  return body\n}\nmodule.exports = { parse }\n"
 JS_USER = "const { parse } = require('./parse')\nmodule.exports = function (b) { return parse(b) }\n"
 JS_OTHERS = "module.exports = function (s) { return JSON.parse(s) }\n"
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
 
 
 def _sym(p: Project, name: str) -> Sym:

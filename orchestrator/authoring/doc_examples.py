@@ -58,7 +58,7 @@ def _javadoc_pre(lines: list[str]) -> list[tuple[int, int, str]]:
                 head = text.split("</pre>", 1)[0].rstrip().removesuffix("}")
                 if head.strip():
                     buf.append(head)
-                out.append((start, k, html.unescape("\n".join(_dedent(buf)))))
+                out.append((start, k, html.unescape("\n".join(dedent(buf)))))
                 start = 0
             else:
                 buf.append(text)
@@ -117,7 +117,7 @@ def _go_indented(lines: list[str]) -> list[tuple[int, int, str]]:
             buf.append("")
             continue
         if start:
-            out.append((start, k - 1, "\n".join(_dedent(buf)).strip("\n")))
+            out.append((start, k - 1, "\n".join(dedent(buf)).strip("\n")))
             start = 0
         if ln.startswith("package "):
             break
@@ -139,7 +139,7 @@ def _go_example_funcs(lines: list[str]) -> list[tuple[int, int, str]]:
         while body and not body[-1].strip():
             body.pop()
         if body:
-            out.append((m.group(1) != "Example", k + 2, k + 1 + len(body), "\n".join(_dedent(body))))
+            out.append((m.group(1) != "Example", k + 2, k + 1 + len(body), "\n".join(dedent(body))))
     return [(a, b, code) for _first, a, b, code in sorted(out, key=lambda x: x[0])]
 
 
@@ -160,6 +160,7 @@ def _python_prompts(lines: list[str]) -> list[tuple[int, int, str]]:
     return out
 
 
-def _dedent(buf: list[str]) -> list[str]:
+def dedent(buf: list[str]) -> list[str]:
+    """Lines with the indentation they all share taken off (blank lines aside)."""
     pad = min((len(x) - len(x.lstrip()) for x in buf if x.strip()), default=0)
     return [x[pad:] for x in buf]

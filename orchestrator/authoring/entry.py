@@ -71,6 +71,8 @@ def indented_code(text: str, rel: str) -> tuple[tuple[int, int, str, str], ...]:
 def rdoc_blocks(text: str) -> tuple[tuple[int, int, str, str], ...]:
     """An RDoc document's verbatim blocks: lines indented past the margin after a paragraph at it,
     not a list item's continued text (`* item` then its indented line), dedented as a whole."""
+    from .doc_examples import dedent
+
     lines = text.splitlines()
     out = []
     k = 0
@@ -85,9 +87,7 @@ def rdoc_blocks(text: str) -> tuple[tuple[int, int, str, str], ...]:
         while end > k and not lines[end - 1].strip():
             end -= 1
         if not re.match(r"\s*(?:[*-]|\d+\.|\[[^\]]*\]|\S.*::)\s", before):
-            body = lines[k:end]
-            pad = min(len(x) - len(x.lstrip()) for x in body if x.strip())
-            out.append((k + 1, end, "", "\n".join(x[pad:] for x in body)))
+            out.append((k + 1, end, "", "\n".join(dedent(lines[k:end]))))
         k = max(end, k + 1)
     return tuple(out)
 

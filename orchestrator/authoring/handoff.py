@@ -240,7 +240,7 @@ _FUNC_LITERAL = re.compile(r"\bfunc\s*\(|=>|\blambda\b|\bfunction\s*\(|\|[\w\s,&
 def _in_function_argument(body: list[tuple[int, str]], best: tuple[int, int, int, Sym], going: list[Sym]) -> Sym | None:
     """The work a call's function-literal argument does, when the call only wraps it (resty's `Execute` hands
     `Backoff` a closure that runs `r.client.execute(r)`: the retries are the manner, `execute` the work)."""
-    from .valuetypes import closing
+    from .codetext import closing
 
     text = "\n".join(t for n, t in body if n >= best[1])
     m = re.search(rf"(?<![\w$]){re.escape(best[3].short)}\s*\(", text)

@@ -16,7 +16,7 @@ def node_server(p: Project, code: str, at: int, starts: list[tuple[Sym, float]])
     server calls `app`, which `createServer`, the package's export, made) and the value's name, or None."""
     from .entry import _package_name, root_files
 
-    before = re.search(r"([A-Za-z_$][\w$]*)\s*\.\s*[A-Za-z_$][\w$]*\s*\(([^()]*)\)\s*\.\s*$", code[:at])
+    before = re.search(r"([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\s*\(([^()]*)\)\s*\.\s*$", code[:at])
     if before is None:
         return None
     own = {_package_name(x) for x in (project_name(p.root), p.root.name)}
@@ -28,16 +28,16 @@ def node_server(p: Project, code: str, at: int, starts: list[tuple[Sym, float]])
     server = package(before.group(1))
     if server is None or server in own:
         return None  # not another package's server
-    for arg in re.findall(r"[A-Za-z_$][\w$]*", before.group(2)):
+    funcs = [s for s, _b in starts if s.kind == "function"]
+    for arg in re.findall(r"[A-Za-z_$][\w$]*", before.group(3)):
         made = re.search(rf"\b{re.escape(arg)}\s*=\s*([A-Za-z_$][\w$]*)\s*\(", code)
         if made is None:
             continue
         name = made.group(1)
-        funcs = [s for s, _b in starts if s.kind == "function"]
         hit = [s for s in funcs if s.short == name] or \
             ([s for s in funcs if s.rel in root_files(p) and "." not in s.dotted] if package(name) in own else [])
         if len(hit) == 1:
-            p._keys[("served_by",)] = f"{before.group(1)}.{code[before.start():at].split('.')[1].split('(')[0].strip()}"
+            p._keys[("served_by",)] = f"{before.group(1)}.{before.group(2)}"  # (`http.createServer`)
             return hit[0], arg
     return None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 
+from .doc_examples import dedent
 from .project import Project
 
 MAX_BODY = 14  # lines of a body worth quoting as a first example
@@ -43,7 +44,7 @@ def examples_in_tests(p: Project, limit: int = 3) -> list[tuple[str, int, int, s
     for rel in tests:
         lines = p.lines_of(rel)
         for a, b in _bodies(p, rel, lines):
-            body = _dedent(lines[a - 1:b])
+            body = dedent(lines[a - 1:b])
             kept = [ln for ln in body if ln.strip()]
             if not 2 <= len(kept) <= MAX_BODY or _FAILS.search("\n".join(lines[max(0, a - 3):b])):
                 continue
@@ -114,8 +115,3 @@ def _bodies(p: Project, rel: str, lines: list[str]) -> list[tuple[int, int]]:
         if end is not None and end - k <= MAX_BODY + 4 and k < end:
             out.append((k + 1, end))
     return out
-
-
-def _dedent(lines: list[str]) -> list[str]:
-    pad = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
-    return [x[pad:] for x in lines]
