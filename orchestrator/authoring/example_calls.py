@@ -29,12 +29,35 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
                 and any(t.kind in ("class", "struct", "interface") for t in p.find(r) if t.dotted == r)}
         if len(said) == 1 and (r := said.pop()) != name:
             return r
+    chained = _chain_result(p, code, typ.end(), name) if typ and typ.group(2) else ""
+    if chained:
+        return chained
     if name and not is_class(name):
         base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
         name = base.group(1) if base else ""
     if name and is_class(name):
         return name
     return example_type(p, code, var, lang) if lang else ""
+
+
+def _chain_result(p: Project, code: str, at: int, name: str) -> str:
+    """What a builder's chain gives back (YamlDotNet's `var deserializer = new DeserializerBuilder()
+    .WithNamingConvention(…).Build();` holds what `DeserializerBuilder.Build` declares, an `IDeserializer`),
+    when the statement that makes `name` at `at` ends in a call the type declares a project result for; ''."""
+    from .signature import java_result
+    from .valuetypes import call_args
+
+    k, last = at - 1, ""
+    while True:
+        if k < len(code) and code[k] == "(":
+            k += len(call_args(code, k)) + 2
+        nxt = re.compile(r"\s*(?://[^\n]*\s*)*\.\s*([A-Za-z_]\w*)\s*(?:<[^<>()]*>)?\s*(?=\()").match(code, k)
+        if nxt is None:
+            break
+        last, k = nxt.group(1), nxt.end()
+    said = {r for x in p.find(last) if last and x.dotted == f"{name}.{last}" and (r := java_result(x))}
+    r = said.pop() if len(said) == 1 else ""
+    return r if r and any(t.kind in ("class", "struct", "interface") for t in p.find(r) if t.dotted == r) else ""
 
 
 def example_type(p: Project, code: str, var: str, lang: str, expr: str = "") -> str:

@@ -9,6 +9,7 @@ import re
 from .facts import all_calls, hand_off, side_calls
 from .project import Project, Sym
 from .sideroads import side_road
+from .subtypes import bodiless, implementations
 
 NOT_STEPS = ("class", "struct", "interface", "trait", "type", "enum", "type alias", "constant", "variable", "module",
              "impl")  # a type's body is no call: a path goes through functions, methods and macros
@@ -18,12 +19,13 @@ SMALL_REACH = 4  # a call that reaches this few definitions (three calls deep) i
 # a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
 LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
 # a logging method of the project itself (logrus's `Logger.Info` → `Logger.Log` → `Entry.Log`): its log call is its work
-_LOGS = re.compile(r"(?i)^_?(?:trace|debug|info|warn|error|fatal|panic|log|print)")  # (`Infof`, `logArgs`)
+# (`Infof`, `logArgs`, color's `colorPrint`)
+_LOGS = re.compile(r"(?i)^_?(?:trace|debug|info|warn|error|fatal|panic|log|print)|[a-z_](?-i:Trace|Debug|Info|Warn|Error|Fatal|Panic|Log|Print)(?![a-z])|_(?:log|print)(?![a-z])")
 
 
 def trace_print(caller: Sym, name: str) -> bool:
     """A call of `name` from `caller` is a trace or debug print, no step of the operation."""
-    return bool(LOGGER.match(name)) and not _LOGS.match(caller.short)
+    return bool(LOGGER.match(name)) and not _LOGS.search(caller.short)
 
 
 def next_steps(p: Project, s: Sym) -> list[Sym]:
@@ -71,7 +73,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
     ends by handing itself to `http.createServer`)."""
     from .hops import _body, _receiver, hops
-    from .sideroads import branch_lines, cond_depths
+    from .sideroads import branch_lines, cond_depths, either_branch
 
     key = ("handed", s.rel, s.d.start_line)
     if key in p._keys:
@@ -82,6 +84,8 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
 
     all_calls(p, s)  # (it tells whether a branch on a setting is a side road here)
     side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),), options_side(p, s))} if body else set()
+    if s.lang == "go":  # a deferred call is the clean-up (color's `Printf`: `c.Set()`, `defer c.unset()`, then print)
+        side |= {n for n, t in body if re.match(r"\s*defer\s+(?!func\b)", t)}
     # a call under fewer conditions first: marshmallow's `dump` hands to `self._serialize(…)`, not to
     # the post-dump processors it runs only `if self._hooks[POST_DUMP]`
     depth = {body[0][0] + k - 1: d for k, d in enumerate(cond_depths(code, s.lang))} if body else {}
@@ -90,7 +94,14 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # a small helper that calls nothing further is no hand-off while a call that goes on is made (httparse's
     # `parse_with_config_and_uninit_headers` ends in `assume_init_slice(headers)` after its real last step)
     calls = [c for c in all_calls(p, s) if not trace_print(s, c.short) and not side_road(c)]
-    going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c)]
+    # an if/else whose every branch makes a call runs one of them: no condition (color's `colorPrint` ends
+    # in `c.Print(format)` or `c.Printf(format, a...)`)
+    for chain in either_branch(code, s.lang) if body else []:
+        if all(any(re.search(rf"(?<![\w$]){re.escape(c.short)}\s*\(", code.splitlines()[k]) for k in b for c in calls) for b in chain):
+            for k in (k for b in chain for k in b):
+                depth[body[0][0] + k - 1] = max(0, depth.get(body[0][0] + k - 1, 0) - 1)
+    # (an abstract method several types implement goes on too, at run time: YamlDotNet's `valueDeserializer.DeserializeValue`)
+    going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c) or _open(p, c)]
     best = _last_call(going or calls, body, side, depth)  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`)
     if best is not None:  # a wrapper handed the work as a function (`Backoff(func() { … r.client.execute(r) … })`)
         closed = _in_function_argument(body, best, going)
@@ -101,11 +112,15 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # link on the big call's own line is not (jmespath's `Parser().parse(e).search(d)` hands to `search`)
     from .hops import implemented
 
-    # (an abstract method's reach is its implementation's: it is no small detail)
-    # (nor is one that hands its work to implementations chosen at run time: serilog's `Dispatch` to each `ILogEventSink.Emit`)
-    if best and best[3].lines < WORK_LINES and len(reach(p, best[3])) <= SMALL_REACH and not _delegates(p, best[3]) \
-            and not implemented(p, best[3]) and not _dispatches(p, best[3]):
-        big = [c for c in going if len(reach(p, c)) >= max(3, 2 * len(reach(p, best[3])) + 1)]
+    # (an abstract method's reach is its implementation's: it is no small detail; what a call hands to
+    # implementations chosen at run time is what the largest of them reaches: serilog's `Dispatch` to each
+    # `ILogEventSink.Emit` is no detail after `Process`, YamlDotNet's `state.OnDeserialization()` one after
+    # `valueDeserializer.DeserializeValue(…)`)
+    # (a call that delegates to callbacks no type of the project implements is a detail after such a dispatch)
+    if best and best[3].lines < WORK_LINES and _weight(p, best[3]) <= SMALL_REACH and not implemented(p, best[3]) \
+            and not _dispatches(p, best[3]) \
+            and (not _delegates(p, best[3]) or (not _weight(p, best[3]) and any(_open(p, c) and _weight(p, c) >= 3 for c in going))):
+        big = [c for c in going if _weight(p, c) >= max(3, 2 * _weight(p, best[3]) + 1)]
         wide = _last_call(big, body, side, depth)
         if wide and wide[1] != best[1]:
             best = wide
@@ -253,11 +268,22 @@ def _in_function_argument(body: list[tuple[int, str]], best: tuple[int, int, int
     return max(found, key=lambda x: x[0])[1] if found else None
 
 
-def _dispatches(p: Project, s: Sym) -> bool:
-    """`s` calls an abstract method that several implementations override (which runs is the run's choice)."""
-    from .hops import _bodiless, implemented
+def _open(p: Project, c: Sym) -> bool:
+    """`c` is an abstract method that no one implementation answers for (which runs is the run's choice)."""
+    from .hops import implemented
 
-    return any(c.kind == "method" and _bodiless(p, c) and not implemented(p, c) for c in next_steps(p, s))
+    return c.kind == "method" and bodiless(p, c) and not implemented(p, c)
+
+
+def _dispatches(p: Project, s: Sym) -> bool:
+    """`s` hands its work to an abstract method that types of the project implement (serilog's sinks)."""
+    return any(_open(p, c) and implementations(p, c) for c in all_calls(p, s))
+
+
+def _weight(p: Project, c: Sym) -> int:
+    """How much a call reaches, an abstract method's by the most any of its implementations reaches."""
+    opened = [o for o in [c] + all_calls(p, c) if _open(p, o)]
+    return len(reach(p, c)) + max((len(reach(p, x)) + 1 for o in opened for x in implementations(p, o)), default=0)
 
 
 def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:

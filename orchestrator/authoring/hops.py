@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 
 from .project import Project, Sym
-from .subtypes import bodiless as _bodiless, made as _made, subtype as _subtype
+from .subtypes import implementations, made as _made, subtype as _subtype
 
 # the method by which a server calls a handler of each language (Python's WSGI/ASGI `__call__`)
 SERVE_METHODS = {"go": ("ServeHTTP",), "javascript": ("handle", "handleRequest"), "typescript": ("handle", "handleRequest"),
@@ -408,19 +408,7 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     `ServiceMethod.invoke` is `HttpServiceMethod.invoke`; a subclass of that one overrides nothing
     more); none when several classes implement it apart."""
     owner = _owner(s)
-    if not owner or s.kind != "method" or not _bodiless(p, s):
-        return []
-    impls = [x for x in p.find(s.short) if x.short == s.short and x.kind == "method" and x.lang == s.lang
-             and _owner(x) and _owner(x) != owner and not _bodiless(p, x) and _subtype(p, _owner(x), owner)]
-    if s.lang in ("java", "csharp", "kotlin", "scala", "swift"):  # an override takes what it overrides (not `newInstance(t, ctx)`)
-        from .arity import base_type as _base, param_count as _param_count
-        from .signature import signature_parts
-
-        def types(x: Sym) -> list[str]:
-            return [_base(prm.type) for prm in signature_parts(x)[0]]
-
-        impls = [x for x in impls if _param_count(x) == _param_count(s)]
-        impls = [x for x in impls if types(x) == types(s)] or impls  # (`Compile(string)`, not `Compile(TextReader)`)
+    impls = implementations(p, s)
     # several implementations are no way: the one most named is often a side road (gson's `Excluder`
     # among its TypeAdapterFactory implementations), and which one runs is decided at run time
     roots = list({(x.rel, x.d.start_line): x for x in impls

@@ -155,3 +155,58 @@ def cond_depths(code: str, lang: str = "") -> list[int]:
         if ln.rstrip().endswith(":") or (lang == "ruby" and opener and not goes_on and not re.search(r"\bend\s*$", ln)):
             opened.append((ind, opener))
     return out
+
+
+def either_branch(code: str, lang: str = "") -> list[list[range]]:
+    """The if/else chains of `code` that end in a plain `else`: one of their branches always runs.
+    Each chain is given as its branches' body lines (0-based ranges of `code`'s lines)."""
+    lines = code.splitlines()
+    chains: list[list[range]] = []
+    if lang not in ("python", "ruby") and "{" in code:
+        for k, ln in enumerate(lines):
+            if not re.match(r"\s*if\b.*\{\s*$", ln):
+                continue
+            branches, j = [], k
+            while (end := _closing_line(lines, j)) is not None:
+                branches.append(range(j + 1, end))
+                nxt = re.match(r"\s*\}\s*else\b(\s*if\b)?.*\{\s*$", lines[end])
+                if nxt is None:
+                    break
+                j = end
+                if nxt.group(1) is None:  # the plain `else`: its body ends the chain
+                    if (last := _closing_line(lines, j)) is not None:
+                        chains.append(branches + [range(j + 1, last)])
+                    break
+        return chains
+    for k, ln in enumerate(lines):
+        if not re.match(r"\s*if\b", ln):
+            continue
+        ind = len(ln) - len(ln.lstrip())
+        branches, start, plain_else = [], k, False
+        for m in range(k + 1, len(lines) + 1):
+            cur = lines[m] if m < len(lines) else ""
+            if m < len(lines) and (not cur.strip() or len(cur) - len(cur.lstrip()) > ind):
+                continue
+            branches.append(range(start + 1, m))
+            if m < len(lines) and re.match(r"\s*(?:elif|elsif)\b", cur):
+                start = m
+                continue
+            if m < len(lines) and re.match(r"\s*else\b", cur) and not plain_else:
+                start, plain_else = m, True
+                continue
+            break
+        if plain_else and len(branches) >= 2:
+            chains.append(branches)
+    return chains
+
+
+def _closing_line(lines: list[str], j: int) -> int | None:
+    """The line of the `}` that closes the block the last `{` of line `j` opens."""
+    level = 0
+    for m in range(j, len(lines)):
+        text = lines[m] if m > j else lines[m][lines[m].rindex("{"):]
+        for ch in re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", text):
+            level += (ch == "{") - (ch == "}")
+            if level == 0:
+                return m
+    return None

@@ -45,3 +45,28 @@ def made(p: Project, roots: list[Sym]) -> list[Sym]:
     from .example_made import made_by_example
 
     return [x for x in roots if _owner(x) in made_by_example(p, [_owner(x)])] or roots
+
+
+def implementations(p: Project, s: Sym) -> list[Sym]:
+    """The methods of the project's subtypes that implement abstract or interface method `s`, with its
+    parameters (Java, C#, Kotlin: its types, and its generic arity); [] when `s` has a body."""
+    owner = _owner(s)
+    if not owner or s.kind != "method" or not bodiless(p, s):
+        return []
+    impls = [x for x in p.find(s.short) if x.short == s.short and x.kind == "method" and x.lang == s.lang
+             and _owner(x) and _owner(x) != owner and not bodiless(p, x) and subtype(p, _owner(x), owner)]
+    if s.lang in ("java", "csharp", "kotlin", "scala", "swift"):  # an override takes what it overrides (not `newInstance(t, ctx)`)
+        from .arity import base_type as _base, param_count as _param_count
+        from .signature import signature_parts
+
+        def types(x: Sym) -> list[str]:
+            return [_base(prm.type) for prm in signature_parts(x)[0]]
+
+        impls = [x for x in impls if _param_count(x) == _param_count(s)]
+        impls = [x for x in impls if types(x) == types(s)] or impls  # (`Compile(string)`, not `Compile(TextReader)`)
+
+        def generic(x: Sym) -> bool:  # (YamlDotNet's `T Deserialize<T>(string)` beside `object? Deserialize(string)`)
+            return bool(re.search(rf"\b{re.escape(x.short)}\s*<", x.d.signature))
+
+        impls = [x for x in impls if generic(x) == generic(s)] or impls
+    return impls

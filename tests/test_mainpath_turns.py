@@ -1,0 +1,307 @@
+"""Where chapter 1's main path turns (issue 35, session 21): an if/else whose every branch makes a call
+is no condition; a print helper's own print calls are its work, and a Go `defer` is its clean-up; a
+builder's chain gives back what its last link declares; an overload generic in its arity is implemented by
+the generic one; a call handed to an interface several types implement is where the work goes. Each on a
+small source, failing without its rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import write_files as _write
+
+from orchestrator.authoring.mainpath import central_path, setup_path
+from orchestrator.authoring.overview import entry_points
+from orchestrator.authoring.project import Project, load
+from orchestrator.authoring.sideroads import either_branch
+
+
+def _path(p: Project) -> list[str]:
+    entries = entry_points(p)
+    path = central_path(p, entries)
+    return [s.dotted for s in setup_path(p, entries, path) + path]
+
+
+def test_an_if_else_chain_that_ends_in_else_runs_one_of_its_branches():
+    go = "x := 1\nif len(a) == 0 {\n\tc.Print(f)\n} else if b {\n\td()\n} else {\n\tc.Printf(f, a...)\n}\ny()"
+    assert either_branch(go, "go") == [[range(2, 3), range(4, 5), range(6, 7)]]
+    assert either_branch("if a {\n\tb()\n}\nc()", "go") == []  # no else: the branch may not run
+    assert either_branch("if a {\n\tb()\n} else if c {\n\td()\n}", "go") == []
+    py = "if a:\n    f()\nelif b:\n    g()\nelse:\n    h()\nz()"
+    assert either_branch(py, "python") == [[range(1, 2), range(3, 4), range(5, 6)]]
+    assert either_branch("if a\n  f\nelse\n  g\nend", "ruby") == [[range(1, 2), range(3, 4)]]
+
+
+COLOR = {
+    "README.md": "# color\n\n```go\n// Print with default helper functions\ncolor.Cyan(\"Prints text in cyan.\")\n```\n",
+    "go.mod": "module github.com/tiny/color\n",
+    "color.go": """package color
+
+import (
+\t"fmt"
+\t"strings"
+)
+
+type Attribute int
+
+type Color struct {
+\tparams []Attribute
+}
+
+var Output = os.Stdout
+
+func New(value ...Attribute) *Color {
+\tc := &Color{params: make([]Attribute, 0)}
+\tc.Add(value...)
+\treturn c
+}
+
+func (c *Color) Add(value ...Attribute) *Color {
+\tc.params = append(c.params, value...)
+\treturn c
+}
+
+func (c *Color) Set() *Color {
+\tfmt.Fprint(Output, c.format())
+\treturn c
+}
+
+func (c *Color) unset() {
+\tUnset()
+}
+
+func Unset() {
+\tfmt.Fprintf(Output, "%s[%dm", escape, 0)
+}
+
+func (c *Color) sequence() string {
+\tformat := make([]string, len(c.params))
+\tfor i, v := range c.params {
+\t\tformat[i] = strconv.Itoa(int(v))
+\t}
+\treturn strings.Join(format, ";")
+}
+
+func (c *Color) format() string {
+\treturn fmt.Sprintf("%s[%sm", escape, c.sequence())
+}
+
+func (c *Color) Print(a ...interface{}) (n int, err error) {
+\tc.Set()
+\tdefer c.unset()
+\treturn fmt.Fprint(Output, a...)
+}
+
+func (c *Color) Printf(format string, a ...interface{}) (n int, err error) {
+\tc.Set()
+\tdefer c.unset()
+\treturn fmt.Fprintf(Output, format, a...)
+}
+
+func getCachedColor(p Attribute) *Color {
+\tc := New(p)
+\treturn c
+}
+
+func colorPrint(format string, p Attribute, a ...interface{}) {
+\tc := getCachedColor(p)
+
+\tif !strings.HasSuffix(format, "\\n") {
+\t\tformat += "\\n"
+\t}
+
+\tif len(a) == 0 {
+\t\tc.Print(format)
+\t} else {
+\t\tc.Printf(format, a...)
+\t}
+}
+
+// Cyan is a convenient helper function to print with cyan foreground.
+func Cyan(format string, a ...interface{}) { colorPrint(format, FgCyan, a...) }
+
+// Red is a convenient helper function to print with red foreground.
+func Red(format string, a ...interface{}) { colorPrint(format, FgRed, a...) }
+""",
+}
+
+
+def test_a_print_helper_prints_in_either_branch_and_its_deferred_reset_is_no_step(tmp_path: Path):
+    p = load(_write(tmp_path / "color", COLOR))
+    # `colorPrint` prints: its `c.Printf` is its work, not a trace print, and runs whichever branch is taken;
+    # `Printf`'s `defer c.unset()` runs last but is the clean-up after `c.Set()`
+    assert _path(p)[:6] == ["Cyan", "colorPrint", "Color.Printf", "Color.Set", "Color.format", "Color.sequence"]
+
+
+YDN = "YamlDotNet/Serialization/"
+YAMLDOTNET = {
+    "README.md": """# YamlDotNet
+
+```csharp
+var deserializer = new DeserializerBuilder()
+    .WithNamingConvention(UnderscoredNamingConvention.Instance)  // see height_in_inches in sample yml
+    .Build();
+
+var p = deserializer.Deserialize<Person>(yml);
+```
+""",
+    YDN + "IDeserializer.cs": """namespace YamlDotNet.Serialization
+{
+    public interface IDeserializer
+    {
+        T Deserialize<T>(string input);
+        object? Deserialize(string input);
+    }
+}
+""",
+    YDN + "IValueDeserializer.cs": """namespace YamlDotNet.Serialization
+{
+    public interface IValueDeserializer
+    {
+        object? DeserializeValue(IParser parser, Type expectedType, SerializerState state, IValueDeserializer nested);
+    }
+}
+""",
+    YDN + "DeserializerBuilder.cs": """namespace YamlDotNet.Serialization
+{
+    public sealed class DeserializerBuilder
+    {
+        private INamingConvention namingConvention;
+
+        public DeserializerBuilder WithNamingConvention(INamingConvention namingConvention)
+        {
+            this.namingConvention = namingConvention;
+            return this;
+        }
+
+        public IDeserializer Build()
+        {
+            return Deserializer.FromValueDeserializer(BuildValueDeserializer());
+        }
+
+        public IValueDeserializer BuildValueDeserializer()
+        {
+            return new AliasValueDeserializer(new NodeValueDeserializer());
+        }
+    }
+}
+""",
+    YDN + "Deserializer.cs": """namespace YamlDotNet.Serialization
+{
+    public sealed class Deserializer : IDeserializer
+    {
+        private readonly IValueDeserializer valueDeserializer;
+
+        private Deserializer(IValueDeserializer valueDeserializer)
+        {
+            this.valueDeserializer = valueDeserializer;
+        }
+
+        public static Deserializer FromValueDeserializer(IValueDeserializer valueDeserializer)
+        {
+            return new Deserializer(valueDeserializer);
+        }
+
+        public T Deserialize<T>(string input)
+        {
+            using var reader = new StringReader(input);
+            return (T)Deserialize(new Parser(reader), typeof(T))!;
+        }
+
+        public object? Deserialize(string input)
+        {
+            return Deserialize(input, typeof(object));
+        }
+
+        public object? Deserialize(IParser parser, Type type)
+        {
+            var state = new SerializerState();
+            var result = valueDeserializer.DeserializeValue(parser, type, state, valueDeserializer);
+            state.OnDeserialization();
+            return result;
+        }
+    }
+}
+""",
+    YDN + "SerializerState.cs": """namespace YamlDotNet.Serialization
+{
+    public sealed class SerializerState
+    {
+        private readonly List<IPostDeserializationCallback> callbacks = new();
+
+        public void OnDeserialization()
+        {
+            foreach (var callback in callbacks)
+            {
+                callback.OnDeserialization();
+            }
+        }
+    }
+}
+""",
+    YDN + "NodeValueDeserializer.cs": """namespace YamlDotNet.Serialization
+{
+    public sealed class NodeValueDeserializer : IValueDeserializer
+    {
+        public object? DeserializeValue(IParser parser, Type expectedType, SerializerState state, IValueDeserializer nested)
+        {
+            parser.Accept<NodeEvent>(out var nodeEvent);
+            var nodeType = GetTypeFromEvent(nodeEvent, expectedType);
+            var value = Deserialize(parser, nodeType, state, nested);
+            return TypeConverter.ChangeType(value, expectedType);
+        }
+
+        private object? Deserialize(IParser parser, Type nodeType, SerializerState state, IValueDeserializer nested)
+        {
+            var scalar = parser.Consume<Scalar>();
+            return scalar.Value;
+        }
+
+        private Type GetTypeFromEvent(NodeEvent? nodeEvent, Type currentType)
+        {
+            return currentType;
+        }
+    }
+}
+""",
+    YDN + "AliasValueDeserializer.cs": """namespace YamlDotNet.Serialization
+{
+    public sealed class AliasValueDeserializer : IValueDeserializer
+    {
+        private readonly IValueDeserializer innerDeserializer;
+
+        public AliasValueDeserializer(IValueDeserializer innerDeserializer)
+        {
+            this.innerDeserializer = innerDeserializer;
+        }
+
+        public object? DeserializeValue(IParser parser, Type expectedType, SerializerState state, IValueDeserializer nested)
+        {
+            if (parser.Accept<AnchorAlias>(out var alias))
+            {
+                return alias.Value;
+            }
+            return innerDeserializer.DeserializeValue(parser, expectedType, state, nested);
+        }
+    }
+}
+""",
+}
+
+
+def test_a_builders_chain_gives_what_its_last_link_declares_and_work_handed_to_an_interface_goes_there(tmp_path: Path):
+    from orchestrator.authoring.example_calls import built_type
+    from orchestrator.authoring.subtypes import implementations
+
+    p = load(_write(tmp_path / "yamldotnet", YAMLDOTNET))
+    code = YAMLDOTNET["README.md"].split("```csharp\n")[1].split("```")[0]
+    # the variable holds what `Build` declares, past a comment inside the chain
+    assert built_type(p, code, "deserializer", "csharp") == "IDeserializer"
+    # `T Deserialize<T>(string)` is implemented by the generic overload, not by `object? Deserialize(string)`
+    generic = next(s for s in p.symbols() if s.dotted == "IDeserializer.Deserialize" and "<T>" in s.d.signature)
+    assert [x.d.signature for x in implementations(p, generic)] == ["public T Deserialize<T>(string input)"]
+    path = _path(p)
+    assert "IDeserializer.Deserialize" in path and "Deserializer.Deserialize" in path
+    # the work goes to the value deserializers, whichever the run picks: not to the callbacks run after it
+    # (here the builder makes the alias deserializer the outer one: the run starts there)
+    assert path[3:] == ["IValueDeserializer.DeserializeValue", "AliasValueDeserializer.DeserializeValue"], path
