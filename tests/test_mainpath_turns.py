@@ -305,3 +305,140 @@ def test_a_builders_chain_gives_what_its_last_link_declares_and_work_handed_to_a
     # the work goes to the value deserializers, whichever the run picks: not to the callbacks run after it
     # (here the builder makes the alias deserializer the outer one: the run starts there)
     assert path[3:] == ["IValueDeserializer.DeserializeValue", "AliasValueDeserializer.DeserializeValue"], path
+
+
+I18N = {
+    "README.md": """# Ruby I18n
+
+## Usage
+
+Then configure I18n with some translations:
+
+```ruby
+gem 'i18n'
+```
+
+You can then access this translation by doing:
+
+```ruby
+I18n.t(:test)
+```
+""",
+    "lib/i18n.rb": """module I18n
+  class InvalidLocale < ArgumentError
+    def initialize(locale)
+      @locale = locale
+      super "#{locale.inspect} is not a valid locale"
+    end
+  end
+
+  module Base
+    def config
+      Thread.current[:i18n_config] ||= I18n::Config.new
+      Thread.current[:i18n_config]
+    end
+
+    def translate(key = nil, throw: false, locale: nil, **options)
+      locale ||= config.locale
+      enforce_available_locales!(locale)
+
+      backend = config.backend
+
+      if key.is_a?(Array)
+        key.map do |k|
+          translate_key(k, throw, locale, backend, options)
+        end
+      else
+        translate_key(key, throw, locale, backend, options)
+      end
+    end
+    alias :t :translate
+
+    def enforce_available_locales!(locale)
+      if locale != false && config.enforce_available_locales
+        raise I18n::InvalidLocale.new(locale) if !config.available_locales.include?(locale)
+      end
+    end
+
+    private
+
+    def translate_key(key, throw, locale, backend, options)
+      result = catch(:exception) do
+        backend.translate(locale, key, options)
+      end
+      result
+    end
+  end
+
+  extend Base
+end
+""",
+    "lib/i18n/config.rb": """module I18n
+  class Config
+    def locale
+      @locale ||= :en
+    end
+
+    def enforce_available_locales
+      true
+    end
+
+    def available_locales
+      [:en]
+    end
+
+    def backend
+      @@backend ||= Backend::Simple.new
+    end
+  end
+end
+""",
+    "lib/i18n/backend/base.rb": """module I18n
+  module Backend
+    module Base
+      def translate(locale, key, options = EMPTY_HASH)
+        entry = lookup(locale, key, options[:scope], options)
+        entry = interpolate(locale, entry, options)
+        entry
+      end
+
+      def interpolate(locale, subject, values)
+        subject % values
+      end
+    end
+  end
+end
+""",
+    "lib/i18n/backend/simple.rb": """module I18n
+  module Backend
+    class Simple
+      module Implementation
+        include Base
+
+        def lookup(locale, key, scope = [], options = EMPTY_HASH)
+          translations[locale][key]
+        end
+
+        def translations
+          @translations ||= {}
+        end
+      end
+
+      include Implementation
+    end
+  end
+end
+""",
+}
+
+
+def test_a_ruby_alias_a_guard_a_namespaced_construction_and_a_private_methods_argument(tmp_path: Path):
+    p = load(_write(tmp_path / "i18n", I18N))
+    # `alias :t :translate`: the README's `I18n.t(:test)` is `translate`, and a Ruby symbol is a literal
+    assert [s.dotted for s in p.find("t")] == ["I18n.Base.translate"]
+    assert [e.dotted for e in entry_points(p)][:1] == ["I18n.Base.translate"]
+    # `enforce_available_locales!` only checks and raises: no step, however far its error reaches;
+    # `config` makes the `Config` it names, whose `backend` is a `Backend::Simple`, the value every call
+    # of the private `translate_key` passes: its `backend.translate` is the backend's
+    assert _path(p)[:4] == ["I18n.Base.translate", "I18n.Base.translate_key", "I18n.Backend.Base.translate",
+                            "I18n.Backend.Base.interpolate"]

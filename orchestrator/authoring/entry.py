@@ -252,11 +252,17 @@ def _package_name(pkg: str) -> str:
 
 def readme_weight(p: Project, s: Sym) -> float:
     """How early the README's code writes this symbol (0 when it does not): a method only where
-    it is called (`r.Get(`), another name where it is written bare or after the project's name."""
+    it is called (`r.Get(`), another name where it is written bare or after the project's name;
+    a method by any of its names (i18n's `I18n.t(:test)` calls `translate`)."""
+    return max(_weight(p, s, n) for n in s.names)
+
+
+def _weight(p: Project, s: Sym, n: str) -> float:
     names, called = readme_names(p)
-    n = s.short
+    top = s.dotted.split(".", 1)[0]
     if n.startswith("_") or not s.d.exported or (len(n) < 3 and n.lower() != project_name(p.root).lower()
-                                                  and not _imported_by_name(p, n)):
+                                                  and not _imported_by_name(p, n)
+                                                  and not (n != s.short and re.search(rf"(?<![\w$]){re.escape(top)}(?:\.|::){re.escape(n)}\s*\(", readme_code(p)))):
         return 0.0  # a two-letter name is a word of the README (`is`), unless it is the project's (`ky`) or imported (`v4`)
     # express's `req.is = function ...` is a method too; a type in a namespace is a type (kramdown's `Kramdown::Document`)
     if s.kind == "method" or ("." in s.dotted and s.kind not in ("class", "struct", "interface", "enum", "trait")):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from .entry import TYPE_ARGS
-from .overview import first_example
+from .overview import example_of
 from .project import Project, Sym
 
 
@@ -209,7 +209,7 @@ def takes(p: Project, x: Sym, args: str, code: str) -> bool:
 
 def one_call(p: Project, entries: list[Sym]) -> bool:
     """The first example calls one function or method of the project (`jmespath.search(…)`)."""
-    ex = first_example(p, {e.short for e in entries})
+    ex = example_of(p, entries)
     if ex is None:
         return False
     names = {m.group(1) for m in re.finditer(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*\(", ex.as_calls)}

@@ -27,9 +27,9 @@ def made_by_example(p: Project, owners: list[str]) -> list[str]:
 
 
 def _called_bodies(p: Project) -> str:
-    from .overview import entry_points, first_example
+    from .overview import entry_points, example_of
 
-    ex = first_example(p, {e.short for e in entry_points(p)})
+    ex = example_of(p, entry_points(p))
     if ex is None:
         return ""
     names = set(re.findall(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*(?:<[^;()\n]*>)?\s*\(", ex.calls_code))

@@ -101,7 +101,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
             for k in (k for b in chain for k in b):
                 depth[body[0][0] + k - 1] = max(0, depth.get(body[0][0] + k - 1, 0) - 1)
     # (an abstract method several types implement goes on too, at run time: YamlDotNet's `valueDeserializer.DeserializeValue`)
-    going = [c for c in calls if c.lines >= WORK_LINES or _goes_on(p, c) or _open(p, c)]
+    going = [c for c in calls if (c.lines >= WORK_LINES or _goes_on(p, c) or _open(p, c)) and not _guard(p, c)]
     best = _last_call(going or calls, body, side, depth)  # (gin's `handleHTTPRequest` ends in `serveError(c, 404, …)`)
     if best is not None:  # a wrapper handed the work as a function (`Backoff(func() { … r.client.execute(r) … })`)
         closed = _in_function_argument(body, best, going)
@@ -266,6 +266,19 @@ def _in_function_argument(body: list[tuple[int, str]], best: tuple[int, int, int
     found = [(k.start(), c) for c in going if c is not best[3]
              for k in re.finditer(rf"(?<![\w$]){re.escape(c.short)}\s*\(", args)]
     return max(found, key=lambda x: x[0])[1] if found else None
+
+
+_GUARD_LINE = re.compile(r"\s*(?:raise|throw)\b|\s*(?:\}\s*)?(?:if|unless|elif|else|end)\b.*?(?::|\{|\bthen)?\s*$|\s*[{}]\s*$")
+
+
+def _guard(p: Project, c: Sym) -> bool:
+    """`c` only checks and raises (i18n's `enforce_available_locales!`: `raise InvalidLocale.new(…) if …`):
+    however much its error's class reaches, the work is not there."""
+    from .hops import _body
+
+    body = [t for _n, t in _body(p, c) if t.strip() and t.strip() != "end"]
+    return bool(body) and any(re.match(r"\s*(?:raise|throw)\b", t) for t in body) \
+        and all(_GUARD_LINE.match(t) and not re.match(r"\s*(?:if|unless|elif)\b.*\b(?:return|yield)\b", t) for t in body)
 
 
 def _open(p: Project, c: Sym) -> bool:

@@ -22,7 +22,7 @@ from .example_calls import (
 from .facts import side_calls
 from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
 from .local_defs import parent, weight
-from .overview import MAX_PATH, SERVING, first_example
+from .overview import MAX_PATH, SERVING, example_of
 from .project import Project, Sym, project_name
 from .ruby_mixins import class_or_instance
 from .servers import node_server, wrapping_method
@@ -183,7 +183,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
 
     written, called = readme_names(p)
     called = dict(called)  # (readme_names' answer is kept for every caller)
-    ex = first_example(p, {e.short for e in entries})
+    ex = example_of(p, entries)
     if ex is not None:  # the example chapter 1 quotes (gson's is in UserGuide.md): its calls, earliest first
         size = max(1, len(ex.as_calls))
         other = foreign_values(p, ex.code)

@@ -168,7 +168,7 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
         return 0.0
     uses = sum(1 for ln in lines if "=" in ln or ln.lstrip().startswith((">>>", "import", "use ", "#include", "from ", "@",
                                                                      "require ", "require_relative ", "alias "))
-               or re.search(r"\(\s*['\"\d]", ln))  # a call with a literal: code that runs, not a prototype
+               or re.search(r"\(\s*(?:['\"\d]|:\w)", ln))  # a call with a literal: code that runs, not a prototype
     if not uses:
         return 0.0  # declarations (`redisContext *redisConnect(const char *ip, int port);`) show no use
     return len(named) + 0.5 * min(uses, 4) + (1.0 if lang else 0.0)
@@ -207,6 +207,11 @@ def _sections_of(leveled: list[tuple[int, int, str]], line: int) -> list[str]:
             stack.pop()
         stack.append((at, level, h))
     return [h for at, _level, h in stack if not (leveled and at == leveled[0][0] and at <= 3)]
+
+
+def example_of(p: Project, entries: list[Sym]) -> Example | None:
+    """The first example that writes one of these entry points, by any of their names."""
+    return first_example(p, {n for e in entries for n in e.names})
 
 
 def first_example(p: Project, names: set[str]) -> Example | None:
@@ -383,8 +388,8 @@ def entry_points(p: Project, limit: int = 5) -> list[Sym]:
     key = ("entry_points", limit)
     if key not in p._keys:
         cands = _entry_candidates(p, 12)
-        ex = first_example(p, {e.short for e in cands})
-        at = {e.name: _first_at(ex.code, e.short) for e in cands} if ex else {}
+        ex = first_example(p, {n for e in cands for n in e.names})
+        at = {e.name: min((k for n in e.names if (k := _first_at(ex.code, n)) >= 0), default=-1) for e in cands} if ex else {}
         ordered = sorted(cands, key=lambda e: (at.get(e.name, -1) < 0, at.get(e.name, 0), e.kind == "method"))
         p._keys[key] = [e for e in ordered if at.get(e.name, -1) >= 0][:limit] + \
             [e for e in ordered if at.get(e.name, -1) < 0][:max(0, limit - sum(1 for v in at.values() if v >= 0))]
@@ -415,7 +420,7 @@ def _entry_candidates(p: Project, limit: int) -> list[Sym]:
     def times(n: str) -> int:
         return len(re.findall(rf"(?<![\w$]){re.escape(n)}(?![\w$])", code))
 
-    scored = [(readme_weight(p, s) * (1 + math.log2(max(1, times(s.short)))), s) for s in p.symbols()
+    scored = [(readme_weight(p, s) * (1 + math.log2(max(1, max(map(times, s.names))))), s) for s in p.symbols()
               if p.files.get(s.rel, (None, ""))[1] == "code" and s.kind not in NOT_ENTRIES and not _config_macro(p, s)]
     plain = {s.short for w, s in scored if w > 0 and s.kind != "method"}
     scored = [(w, s) for w, s in scored if s.kind != "method" or s.short not in plain]  # `click.command`, not `Group.command`

@@ -50,6 +50,11 @@ class Sym:
         return self.d.name
 
     @property
+    def names(self) -> tuple[str, ...]:
+        """The names code calls it by: a method's other names too (Ruby's `alias :t :translate`)."""
+        return (self.d.name, *self.d.aliases) if self.d.kind == "method" else (self.d.name,)
+
+    @property
     def kind(self) -> str:
         return self.d.kind
 
@@ -162,7 +167,10 @@ class Project:
     def find(self, name: str) -> list[Sym]:
         """Definitions by qualified or bare name (`Mux.Route`, `Route`, `Error::msg`)."""
         key = name.replace("::", ".")
-        return [s for s in self.symbols() if s.dotted == key or s.short == key]
+        head, _, last = key.rpartition(".")
+        # (a method's other names too: Ruby's `alias :t :translate`)
+        return [s for s in self.symbols() if s.dotted == key or s.short == key
+                or last in s.names[1:] and (not head or s.dotted.rpartition(".")[0] == head)]
 
     def excerpt(self, s: Sym, skip_doc: bool = True) -> tuple[str, int, int]:
         """(code, first line, last line) of a definition, exactly as in its file. A Python

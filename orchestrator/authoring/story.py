@@ -30,7 +30,7 @@ from .mainpath import (
     served_by,
     setup_path,
 )
-from .overview import Example, entry_points, first_example, purpose
+from .overview import Example, entry_points, example_of, purpose
 from .parts import architecture_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
@@ -132,7 +132,7 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
         rel, line, text = said
         out += [f"## {s['ov_for'].format(name=name)}", "", s["ov_own_words"].format(file=rel, line=line), "",
                 _quote(text), ""]
-    ex = first_example(p, {e.short for e in entries})
+    ex = example_of(p, entries)
     out += [f"## {s['ov_example']}", ""] + _example_block(ex, entries, s, name)
     if entries:
         out += [f"## {s['ov_entries']}", "", s["ov_entries_intro"], "", s["ov_table_head"]]
@@ -403,7 +403,7 @@ def front_matter(p: Project) -> str:
     if said:
         out += [f"What it is for, from `{said[0]}` (line {said[1]}):", "", _quote(said[2]), ""]
     entries = entry_points(p)
-    ex = first_example(p, {e.short for e in entries})
+    ex = example_of(p, entries)
     if ex is not None:
         info = f"{ex.lang} file={ex.source_rel} lines={ex.first}-{ex.last}" if ex.source_rel else ex.lang
         where = "inside the source tree: keep its `file=`" if ex.source_rel else \

@@ -264,6 +264,9 @@ class Typer:
                 values.append(m.group(1))
         found = {self.expr_type(s, v.strip().rstrip(";")) for v in values}
         found.discard("")
+        if not found and s.lang == "ruby":  # an accessor that makes what it names, however it keeps it
+            made = {self.expr_type(s, m.group()) for m in re.finditer(r"(?<![\w:])[A-Z]\w*(?:::[A-Z]\w*)*\.new\b", "\n".join(body))}
+            found = {x for x in made if x and x.rsplit(".", 1)[-1].lower() == s.short.replace("_", "").lower()}
         return found.pop() if len(found) == 1 else ""
 
     def bound_result(self, typ: str, hit: Sym) -> str:
@@ -360,6 +363,8 @@ class Typer:
         if depth > MAX_DEPTH:
             return ""
         e = re.sub(r"^(?:(?:await|try|yield)\s+|[&*]+(?:mut\s+)?)+", "", expr.strip())
+        if s.lang == "ruby":
+            e = re.sub(r"::(?=[A-Za-z_])", ".", e)  # (`Backend::Simple.new`)
         alts = _top_split(e, r"\?\?|\|\||\bor\b")
         if len(alts) > 1:  # `options.router ?? new SmartRouter(…)`: the value given, else the default
             found = {self.expr_type(s, a, depth + 1) for a in alts}
@@ -394,6 +399,9 @@ class Typer:
                 continue  # Rust's `?`, Kotlin's `!!`
             seg = m.group(2)
             call = re.compile(r"\s*(?:<[\w\s,.?\[\]<>]*>\s*)?\(").match(e, at)
+            if call is None and s.lang == "ruby" and seg[:1].isupper() and self.is_type(f"{typ}.{seg}"):
+                typ = f"{typ}.{seg}"  # a type in a namespace (i18n's `Backend::Simple`)
+                continue
             if call is None:  # a field (in Ruby, a call written without parentheses: `Parser.new`)
                 if seg in _PASS or (seg == "new" and s.lang == "ruby") or (seg == "Value" and s.lang == "csharp" and not
                                                                           self.member(typ, seg) and not self.field_type(typ, seg, s.lang)):
@@ -434,13 +442,15 @@ class Typer:
         if self.is_type(name):
             return name, at  # `Type.method(…)`, `Type::new(…)`: its own functions
         scope = s.dotted.split(".")[:-1]  # Ruby's `Parser` inside `module Http`: `Http::Parser`, innermost first
-        for k in range(len(scope), 0, -1):
-            if name[:1].isupper() and self.is_type(".".join(scope[:k] + [name])):
-                return ".".join(scope[:k] + [name]), at
+        for k in range(len(scope), -1, -1):
+            whole = ".".join(scope[:k] + [name])
+            if name[:1].isupper() and (k and self.is_type(whole) or s.lang == "ruby" and re.match(r"\s*\.\s*[A-Z]", e[at:])
+                                       and any(x.kind == "module" for x in self.by_dotted.get(whole, ()))):
+                return whole, at  # (a module, as the namespace of the type named next: `Backend::Simple`)
         params = self.resolver_for(s).param_types()
         if name in params:
             return params[name], at
-        typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1)
+        typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1) or self._given(s, name, depth + 1)
         if not typ and own and s.lang in ("java", "csharp", "kotlin") and (name[:1].islower() or s.lang == "csharp"):
             typ = self.field_type(own, name, s.lang)  # a field without `this.` (`parser.Read()`; C#'s property `Root`)
         if typ:
@@ -452,6 +462,31 @@ class Typer:
         if mod and s.lang in ("python", "javascript", "typescript") and self._module_named(name):
             return self._head_type(s, mod.group(1), e, mod.end(), depth)  # `parser.Parser()`: a module's
         return "", at
+
+    def _given(self, s: Sym, name: str, depth: int) -> str:
+        """The type of parameter `name` of a private Ruby or Python method that declares none, where every
+        call of it in its own file passes one (i18n's `translate_key(k, …, backend, …)`, `backend = config.backend`);
+        a public one is called from anywhere, with anything (addressable's `URI.parse(uri)` takes a string too)."""
+        if s.lang not in ("ruby", "python") or depth >= MAX_DEPTH or "." not in s.dotted or s.d.exported:
+            return ""
+        from .signature import signature_parts
+
+        at = next((k for k, prm in enumerate(signature_parts(s)[0]) if prm.name.lstrip("*&") == name), -1)
+        if at < 0:
+            return ""
+        rx = re.compile(rf"(?<![\w$]){re.escape(s.short)}\s*\(")
+        found = set()
+        for c in self.p.symbols(within=[s.rel]):
+            if c is s or c.kind not in ("method", "function") or c.d.end_line - c.d.start_line > 200:
+                continue
+            code = self.code_of(c)
+            for m in rx.finditer(code, code.find("\n") + 1):
+                args = _top_split(call_args(code, m.end() - 1), ",")
+                if at >= len(args) or re.match(r"\s*\*|\s*\w+\s*=(?!=)|\s*\w+:(?!:)", args[at]):
+                    return ""  # (a keyword argument: not read)
+                found.add(self.expr_type(c, args[at], depth + 1))
+        found.discard("")
+        return found.pop() if len(found) == 1 else ""
 
     def _members(self) -> dict[str, list[Sym]]:
         """Type → its methods (read once per project)."""
