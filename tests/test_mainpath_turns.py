@@ -442,3 +442,86 @@ def test_a_ruby_alias_a_guard_a_namespaced_construction_and_a_private_methods_ar
     # of the private `translate_key` passes: its `backend.translate` is the backend's
     assert _path(p)[:4] == ["I18n.Base.translate", "I18n.Base.translate_key", "I18n.Backend.Base.translate",
                             "I18n.Backend.Base.interpolate"]
+
+
+PAPA = {
+    "README.md": "# Papa Parse\n\n## Usage\n\n```js\nimport Papa from 'papaparse';\n\nPapa.parse(csvString, config);\n```\n",
+    "package.json": '{"name": "papaparse", "main": "papaparse.js"}\n',
+    "papaparse.js": """(function(root, factory)
+{
+\tif (typeof module === 'object' && typeof exports !== 'undefined')
+\t{
+\t\tmodule.exports = factory();
+\t}
+\telse
+\t{
+\t\troot.Papa = factory();
+\t}
+}(this, function moduleFactory()
+{
+\t'use strict';
+
+\tvar Papa = {};
+
+\tPapa.parse = CsvToJson;
+
+\tfunction CsvToJson(_input, _config)
+\t{
+\t\t_config = _config || {};
+\t\tvar streamer = new StringStreamer(_config);
+\t\treturn streamer.stream(_input);
+\t}
+
+\tfunction StringStreamer(config)
+\t{
+\t\tvar remaining;
+\t\tthis._handle = new ParserHandle(config);
+\t\tthis.stream = function(s)
+\t\t{
+\t\t\tremaining = s;
+\t\t\treturn this._handle.parse(remaining);
+\t\t};
+\t}
+
+\tfunction ParserHandle(config)
+\t{
+\t\tvar results = [];
+\t\tthis.parse = function(input)
+\t\t{
+\t\t\tvar parser = new Parser(config);
+\t\t\tresults = parser.parse(input);
+\t\t\treturn results;
+\t\t};
+\t}
+
+\tfunction Parser(config)
+\t{
+\t\tthis.parse = function(input)
+\t\t{
+\t\t\tvar rows = input.split('\\\\n');
+\t\t\treturn rows.map(function(r) { return r.split(config.delimiter || ','); });
+\t\t};
+\t}
+
+\treturn Papa;
+}));
+""",
+}
+
+
+def test_a_umd_modules_declarations_are_its_own_and_an_es5_constructors_this_methods_are_methods(tmp_path: Path):
+    p = load(_write(tmp_path / "papaparse", PAPA))
+    by = {s.dotted: s for s in p.symbols()}
+    # declared in the factory a UMD wrapper runs: the module's own; `Papa.parse = CsvToJson` exports it as `parse`
+    assert by["CsvToJson"].d.exported and by["CsvToJson"].d.aliases == ["Papa.parse"]
+    assert [s.dotted for s in p.find("Papa.parse")] == ["CsvToJson"]
+    # `this.stream = function …` in a constructor function: a method, whose calls are not the constructor's
+    assert by["StringStreamer.stream"].kind == "method" and by["ParserHandle.parse"].kind == "method"
+    from orchestrator.authoring.facts import all_calls
+    from orchestrator.authoring.hops import hops
+
+    assert [c.dotted for c in all_calls(p, by["ParserHandle"])] == []
+    assert [h.callee.dotted for h in hops(p, by["ParserHandle"])] == []
+    assert [e.dotted for e in entry_points(p)][:1] == ["CsvToJson"]
+    # the README's `Papa.parse(…)` runs `CsvToJson`, not the other `parse` methods of the module
+    assert _path(p) == ["CsvToJson", "StringStreamer.stream", "ParserHandle.parse", "Parser.parse"]

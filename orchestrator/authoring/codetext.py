@@ -112,3 +112,16 @@ def closing(text: str, at: int) -> int:
             if depth == 0:
                 return j
     return -1
+
+
+def call_args(code: str, open_paren: int) -> str:
+    """The text between the `(` at `open_paren` and its `)` (to the end when unclosed)."""
+    depth = 0
+    for j in range(open_paren, len(code)):
+        if code[j] == "(":
+            depth += 1
+        elif code[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return code[open_paren + 1:j]
+    return code[open_paren + 1:]

@@ -259,6 +259,11 @@ def readme_weight(p: Project, s: Sym) -> float:
 
 def _weight(p: Project, s: Sym, n: str) -> float:
     names, called = readme_names(p)
+    dotted = next((a for a in s.d.aliases if a.endswith(f".{n}")), "") if n != s.short else ""
+    if dotted and re.search(rf"(?<![\w$.]){re.escape(dotted)}\s*\(", readme_code(p)):
+        return called.get(n, 0.0)  # (PapaParse's `Papa.parse(…)`, its module's `Papa.parse = CsvToJson`)
+    if n == s.short and claimed(p, n):
+        return 0.0  # (`Papa.parse(…)` is `CsvToJson`'s, not `ParserHandle`'s `parse`)
     top = s.dotted.split(".", 1)[0]
     if n.startswith("_") or not s.d.exported or (len(n) < 3 and n.lower() != project_name(p.root).lower()
                                                   and not _imported_by_name(p, n)
@@ -284,6 +289,18 @@ def _weight(p: Project, s: Sym, n: str) -> float:
                 re.search(rf"\"[\w./-]*/{re.escape(pkg)}\"", readme_code(p)):
             return max(names.get(n, 0.0), called.get(n, 0.0))
     return names.get(n, 0.0)
+
+
+def claimed(p: Project, n: str) -> bool:
+    """Every call `x.n(…)` the README's code makes is of a module object that names a function `n`
+    (PapaParse's `var Papa = {}; Papa.parse = CsvToJson; … return Papa;`)."""
+    key = ("readme_claimed",)
+    if key not in p._keys:
+        members = {a for s in p.symbols() if s.kind == "function" for a in s.d.aliases if "." in a}
+        calls = re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", readme_code(p))
+        told = {b for a, b in calls if f"{a}.{b}" in members}
+        p._keys[key] = {b for b in told if all(f"{x}.{y}" in members for x, y in calls if y == b)}
+    return n in p._keys[key]
 
 
 def _imported_by_name(p: Project, n: str) -> bool:

@@ -320,8 +320,12 @@ def deferred(p: Project, s: Sym) -> list[Hop]:
         if first in named:
             out.append(Hop(named[first], first, "returned"))
             spans.remove((a, b))
+    from .local_defs import spans as own_spans
+
+    theirs = own_spans(p, s)  # (an ES5 constructor's `this.parse = function …` is a method of its own)
     for m in CALL_RE.finditer(code):
-        if any(a <= m.start() < b for a, b in spans):
+        if any(a <= m.start() < b for a, b in spans) and \
+                not any(x <= s.d.start_line + code.count("\n", 0, m.start()) <= y for x, y in theirs):
             hit = res.resolve(m.group(1), bool(m.group(2)), call_args(code, m.end() - 1))
             if hit is not None and hit is not s and hit.kind in ("method", "function"):
                 out.append(Hop(hit, s.d.start_line + code.count("\n", 0, m.start()), "deferred"))

@@ -105,8 +105,11 @@ def in_scope(p: Project, s: Sym, name: str) -> Sym | None:
 
 
 def spans(p: Project, s: Sym) -> list[tuple[int, int]]:
-    """The (first, last) lines of `s`'s local functions: their calls are theirs, not `s`'s."""
-    return [(x.d.start_line, x.d.end_line) for x in local_functions(p, s)]
+    """The (first, last) lines of `s`'s local functions, and of the map's definitions inside it (an ES5
+    constructor's `this.stream = function …`): their calls are theirs, not `s`'s."""
+    inner = [(x.d.start_line, x.d.end_line) for x in p.symbols(within=[s.rel]) if s.kind in ("function", "method")
+             and x is not s and s.d.start_line < x.d.start_line and x.d.end_line <= s.d.end_line] if s.lang in LANGS else []
+    return [(x.d.start_line, x.d.end_line) for x in local_functions(p, s)] + inner
 
 
 def weight(p: Project, s: Sym) -> float:

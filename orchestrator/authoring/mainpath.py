@@ -178,7 +178,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     returns when calling it runs code (Python: `command(...) -> Command`, and a decorated function
     is called: `Command.__call__`), and the public methods of the best-ranked types a user imports."""
     from .codeinfo import signature_parts
-    from .entry import foreign_values, readme_code, readme_names, root_files
+    from .entry import claimed, foreign_values, readme_code, readme_names, root_files
     from .source_sets import actual_of
 
     written, called = readme_names(p)
@@ -229,7 +229,8 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         return 0.5 if s.short in on_type and owner and owner[0] not in on_type[s.short] else 1.0
 
     for e in entries[:5]:
-        bonus = (called.get(e.short) or (0.5 if written.get(e.short) else 0.0)) * elsewhere(e)
+        said = max((called.get(n, 0.0) for n in e.names if n != e.short or not claimed(p, n)), default=0.0)  # (`Papa.parse`)
+        bonus = (said or 0.5 * bool(written.get(e.short))) * elsewhere(e)
         maker = _made_from(p, e)
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
             add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
@@ -281,11 +282,9 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
 
 def _made_from(p: Project, e: Sym) -> Sym | None:
     """The project's function a constant is made by (ky's `const ky = createInstance();`), or None."""
-    if e.kind not in ("constant", "variable"):
-        return None
     m = re.match(r"\s*(?:export\s+)?(?:const|let|var|static|final|pub\s+static)?\s*[\w$]+\s*(?::[^=]+)?=\s*([A-Za-z_$][\w$]*)\s*\(",
                  e.d.signature)
-    if m is None:
+    if m is None or e.kind not in ("constant", "variable"):
         return None
     hit = [x for x in p.find(m.group(1)) if x.short == m.group(1) and x.kind == "function" and "." not in x.dotted]
     same = [x for x in hit if x.rel == e.rel]
@@ -361,8 +360,8 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     own = {s.short for s, _ in starts} - {"Handle"}  # (`http.Handle` is always the other package's)
     out = list(starts)
     on = m.group(1) or made_here(code, m.start())
-    typed = [x for x in p.find(verb) if on and x.kind == "method" and x.short == verb
-             and re.split(r"\.|::", x.dotted)[-2:-1] == [on]]
+    typed = [x for x in p.find(verb) if on and (x.kind == "method" and x.short == verb and re.split(r"\.|::", x.dotted)[-2:-1] == [on]
+                                                or f"{on}.{verb}" in x.d.aliases)]  # (`Papa.parse = CsvToJson`)
     if len(typed) == 1:  # `Url::parse(…)`: that type's `parse`, not every `parse` of the project (`Host::parse`)
         return [(s, b) for s, b in out if s is not typed[0]] + [(typed[0], SERVING_BONUS)]
     if typed and not m.group(1):  # picocli's `new CommandLine(new Example()).execute(args)`: that class's overloads

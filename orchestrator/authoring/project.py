@@ -51,8 +51,11 @@ class Sym:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """The names code calls it by: a method's other names too (Ruby's `alias :t :translate`)."""
-        return (self.d.name, *self.d.aliases) if self.d.kind == "method" else (self.d.name,)
+        """The names code calls it by: a function's other names too (Ruby's `alias :t :translate`,
+        PapaParse's `Papa.parse = CsvToJson` names `CsvToJson` `parse`); a C struct's tag is no call."""
+        if self.d.kind not in ("method", "function") or self.lang in ("c", "cpp"):
+            return (self.d.name,)
+        return (self.d.name, *(a.rsplit(".", 1)[-1] for a in self.d.aliases))
 
     @property
     def kind(self) -> str:
@@ -170,7 +173,7 @@ class Project:
         head, _, last = key.rpartition(".")
         # (a method's other names too: Ruby's `alias :t :translate`)
         return [s for s in self.symbols() if s.dotted == key or s.short == key
-                or last in s.names[1:] and (not head or s.dotted.rpartition(".")[0] == head)]
+                or key in s.d.aliases and s.kind == "function" or last in s.names[1:] and (not head or s.dotted.rpartition(".")[0] == head)]
 
     def excerpt(self, s: Sym, skip_doc: bool = True) -> tuple[str, int, int]:
         """(code, first line, last line) of a definition, exactly as in its file. A Python

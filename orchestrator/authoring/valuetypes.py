@@ -18,7 +18,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .arity import near
-from .codetext import closing, top_split as _top_split  # noqa: F401 (closing: re-exported)
+from .codetext import call_args, closing, top_split as _top_split  # noqa: F401 (call_args, closing: re-exported)
+from .given import given_type
 from .local_defs import top
 from .project import Project, Sym
 from .ruby_mixins import class_or_instance, mixins
@@ -70,19 +71,6 @@ FIELD_DECL = {
     # (CsvHelper's `Lazy<RecordManager> recordManager` read as `.Value` is a RecordManager; kotlin-csv's `val parser = CsvParser(…)`)
     "csharp": r"\b(?:Lazy<\s*)?([A-Z]\w*)(?:<[^;=()]*>)?\s*>?\s+FIELD\s*(?:[;=]|\{\s*get)",
 }
-
-
-def call_args(code: str, open_paren: int) -> str:
-    """The text between the `(` at `open_paren` and its `)` (to the end when unclosed)."""
-    depth = 0
-    for j in range(open_paren, len(code)):
-        if code[j] == "(":
-            depth += 1
-        elif code[j] == ")":
-            depth -= 1
-            if depth == 0:
-                return code[open_paren + 1:j]
-    return code[open_paren + 1:]
 
 
 def _code(p: Project, s: Sym) -> str:
@@ -450,7 +438,7 @@ class Typer:
         params = self.resolver_for(s).param_types()
         if name in params:
             return params[name], at
-        typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1) or self._given(s, name, depth + 1)
+        typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1) or given_type(self, s, name, depth + 1, MAX_DEPTH)
         if not typ and own and s.lang in ("java", "csharp", "kotlin") and (name[:1].islower() or s.lang == "csharp"):
             typ = self.field_type(own, name, s.lang)  # a field without `this.` (`parser.Read()`; C#'s property `Root`)
         if typ:
@@ -462,31 +450,6 @@ class Typer:
         if mod and s.lang in ("python", "javascript", "typescript") and self._module_named(name):
             return self._head_type(s, mod.group(1), e, mod.end(), depth)  # `parser.Parser()`: a module's
         return "", at
-
-    def _given(self, s: Sym, name: str, depth: int) -> str:
-        """The type of parameter `name` of a private Ruby or Python method that declares none, where every
-        call of it in its own file passes one (i18n's `translate_key(k, …, backend, …)`, `backend = config.backend`);
-        a public one is called from anywhere, with anything (addressable's `URI.parse(uri)` takes a string too)."""
-        if s.lang not in ("ruby", "python") or depth >= MAX_DEPTH or "." not in s.dotted or s.d.exported:
-            return ""
-        from .signature import signature_parts
-
-        at = next((k for k, prm in enumerate(signature_parts(s)[0]) if prm.name.lstrip("*&") == name), -1)
-        if at < 0:
-            return ""
-        rx = re.compile(rf"(?<![\w$]){re.escape(s.short)}\s*\(")
-        found = set()
-        for c in self.p.symbols(within=[s.rel]):
-            if c is s or c.kind not in ("method", "function") or c.d.end_line - c.d.start_line > 200:
-                continue
-            code = self.code_of(c)
-            for m in rx.finditer(code, code.find("\n") + 1):
-                args = _top_split(call_args(code, m.end() - 1), ",")
-                if at >= len(args) or re.match(r"\s*\*|\s*\w+\s*=(?!=)|\s*\w+:(?!:)", args[at]):
-                    return ""  # (a keyword argument: not read)
-                found.add(self.expr_type(c, args[at], depth + 1))
-        found.discard("")
-        return found.pop() if len(found) == 1 else ""
 
     def _members(self) -> dict[str, list[Sym]]:
         """Type → its methods (read once per project)."""

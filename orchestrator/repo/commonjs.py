@@ -119,3 +119,43 @@ def exported_by_name(src: Any, name: str) -> bool:
             names |= set(re.findall(r"(?:^|,)\s*(?:[A-Za-z_$][\w$]*\s*:\s*)?([A-Za-z_$][\w$]*)\s*(?=,|$)", body.strip()))
         src._commonjs_exported = names
     return name in names
+
+
+_WRAPPED_BY = frozenset({"parenthesized_expression", "arguments", "call_expression", "unary_expression"})
+
+
+def module_wrapper(src: Any, node: Any) -> bool:
+    """A function that wraps a whole module, run where it is written: an IIFE (`(function () { … })()`)
+    or a UMD factory (`(function (root, factory) { … }(this, function moduleFactory() { … }))`, PapaParse's).
+    What its body declares is the module's own, not a local."""
+    if src.lang not in ("javascript", "typescript", "tsx") or node.type not in ("function_expression", "function", "arrow_function"):
+        return False
+    called, parent = False, node.parent
+    while parent is not None and parent.type in _WRAPPED_BY:
+        called = called or parent.type == "call_expression"
+        parent = parent.parent
+    return called and parent is not None and parent.type == "expression_statement" and \
+        parent.parent is not None and parent.parent.type == "program"
+
+
+def umd_members(text: str) -> dict[str, str]:
+    """Name → `Object.member`: the declarations a module wrapper hands out as members of the object it
+    returns (`var Papa = {}; Papa.parse = CsvToJson; … return Papa;`)."""
+    out: dict[str, str] = {}
+    for obj in re.findall(r"(?m)^\s*(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*\{\s*\}\s*;?\s*$", text):
+        if re.search(rf"(?m)^\s*return\s+{re.escape(obj)}\s*;?\s*$", text):
+            for member, name in re.findall(rf"(?m)^\s*{re.escape(obj)}\.([A-Za-z_$][\w$]*)\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$", text):
+                out.setdefault(name, f"{obj}.{member}")
+    return out
+
+
+def constructor_member(src: Any, node: Any, scope: Any) -> bool:
+    """`this.stream = function (…) { … }` written in the body of an ES5 constructor function (`function
+    StringStreamer(config) { … }`, a capitalised function of the module): a method of its instances."""
+    left = node.child_by_field_name("left") if node.type == "assignment_expression" and src.lang in ("javascript", "typescript", "tsx") else None
+    if left is None or not src.text(left).startswith("this.") or scope.type != "function_declaration":
+        return False
+    name = scope.child_by_field_name("name")
+    statement = node.parent
+    return name is not None and src.text(name)[:1].isupper() and statement is not None and \
+        statement.parent is not None and statement.parent.parent == scope

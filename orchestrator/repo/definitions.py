@@ -108,7 +108,9 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
     parent = node.parent
     while parent is not None:
         role = lang_rules.ancestor_role(src, parent) if lang in lang_rules.LANGS else ""
-        if parent.type in _LOCAL_SCOPES[lang] or role == "local":
+        if not containers and commonjs.constructor_member(src, node, parent):  # (`StringStreamer.stream`)
+            containers.append(parent)
+        elif (parent.type in _LOCAL_SCOPES[lang] or role == "local") and not commonjs.module_wrapper(src, parent):
             return None
         if parent.type in _CONTAINERS[lang] or role == "container":
             containers.append(parent)
@@ -218,7 +220,7 @@ def _qualify(src: Source, node: Any, name: str, kind: str, containers: list[Any]
         receiver = node.child_by_field_name("receiver")
         rtype = _go_receiver(src, receiver) if receiver is not None else ""
         return f"{rtype}.{name}" if rtype else name
-    if src.lang in ("javascript", "typescript", "tsx") and node.type == "assignment_expression":
+    if src.lang in ("javascript", "typescript", "tsx") and node.type == "assignment_expression" and not containers:
         return commonjs.qualified(src, node)
     parts = [p for p in (_container_name(src, c) for c in containers) if p]
     return sep.join([*parts, name])
@@ -251,7 +253,7 @@ def _refine_kind(src: Source, node: Any, name: str, kind: str, containers: list[
         return "method"
     if lang in ("javascript", "typescript", "tsx") and kind == "function" and node.type == "assignment_expression":
         left = src.text(node.child_by_field_name("left"))
-        return "method" if ".prototype." in left else "function"
+        return "method" if ".prototype." in left or left.startswith("this.") else "function"
     if lang in ("c", "cpp") and kind == "type alias":
         body = node.child_by_field_name("type")
         if body is not None and body.child_by_field_name("body") is not None:
@@ -280,9 +282,7 @@ def _typedef_name(src: Source, node: Any) -> str:
 
 def _aliases(src: Source, node: Any, name: str) -> list[str]:
     """The tag `X` of `typedef struct X {…} Y;` for the definition `Y`."""
-    if node.type != "type_definition":
-        return []
-    body = node.child_by_field_name("type")
+    body = node.child_by_field_name("type") if node.type == "type_definition" else None
     tag = body.child_by_field_name("name") if body is not None else None
     return [src.text(tag)] if tag is not None and src.text(tag) != name else []
 

@@ -135,6 +135,9 @@ _JS_DEFS_COMMON = """
    left: (member_expression) @_target right: (function_expression name: (_) @name)) @def.function)
    (#match? @_target "^module[.]exports$"))
 (pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @def.function
+(expression_statement (assignment_expression
+   left: (member_expression property: (property_identifier) @name)
+   right: [(function_expression) (arrow_function)]) @def.function)
 """
 # a class field holding a function is a method (`fetch = (request) => …`): JavaScript's grammar
 # calls it `field_definition`, TypeScript's `public_field_definition` (below)

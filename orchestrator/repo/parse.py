@@ -15,14 +15,14 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from . import lang_rules
+from . import commonjs, lang_rules
 from .definitions import Definition, Source, clean_comment, comment_block, definition, docstring
 from .languages import SUPPORTED, grammar, query_cursor
 
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 16  # 16: a Ruby method's `alias`/`alias_method` names; 15: a Ruby directive (`# :nocov:`) is no doc; 14: a Kotlin nested class whose constructor starts the next line; 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
+PARSER_VERSION = 16  # 16: a Ruby method's `alias`/`alias_method` names, a JS module wrapper's (UMD, IIFE) declarations; 15: a Ruby directive (`# :nocov:`) is no doc; 14: a Kotlin nested class whose constructor starts the next line; 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
 
 @dataclass
 class FileMap:
@@ -442,6 +442,12 @@ def _mark_js_exports(src: Source, fm: FileMap) -> None:
                               rb"\s*(?::[^=\n]+)?=\s*([A-Za-z_$][\w$]*)\s*(?:as\b[^;\n]*)?;?\s*$", src.data, re.M)
             if alias:
                 names.add(alias.group(1).decode("utf-8", "replace"))
+    members = commonjs.umd_members(src.data.decode("utf-8", "replace")) if b"return " in src.data else {}
+    for d in fm.definitions:  # (PapaParse's `Papa.parse = CsvToJson`: a user calls `Papa.parse`)
+        if d.qualified_name == d.name and d.name in members:
+            d.exported = True
+            if members[d.name].rsplit(".", 1)[-1] != d.name:
+                d.aliases.append(members[d.name])
     classes = {d.name for d in fm.definitions if d.name in names and d.qualified_name == d.name and d.kind == "class"}
     for d in fm.definitions:
         if d.name in names and d.qualified_name == d.name:
