@@ -525,3 +525,148 @@ def test_a_umd_modules_declarations_are_its_own_and_an_es5_constructors_this_met
     assert [e.dotted for e in entry_points(p)][:1] == ["CsvToJson"]
     # the README's `Papa.parse(…)` runs `CsvToJson`, not the other `parse` methods of the module
     assert _path(p) == ["CsvToJson", "StringStreamer.stream", "ParserHandle.parse", "Parser.parse"]
+
+
+CM = "commonmark/src/main/java/org/commonmark/"
+COMMONMARK = {
+    "README.md": """# commonmark-java
+
+## Usage
+
+```java
+import org.commonmark.parser.Parser;
+import org.commonmark.renderer.html.HtmlRenderer;
+
+Parser parser = Parser.builder().build();
+Node document = parser.parse("This is *Markdown*");
+HtmlRenderer renderer = HtmlRenderer.builder().build();
+renderer.render(document);
+```
+""",
+    CM + "node/Node.java": "package org.commonmark.node;\n\npublic class Node {\n    public Node next;\n}\n",
+    CM + "parser/PostProcessor.java": "package org.commonmark.parser;\n\npublic interface PostProcessor {\n    Node process(Node node);\n}\n",
+    CM + "parser/Parser.java": """package org.commonmark.parser;
+
+public class Parser {
+    private final List<PostProcessor> postProcessors;
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Node parse(String input) {
+        DocumentParser documentParser = new DocumentParser();
+        Node document = documentParser.parse(input);
+        return postProcess(document);
+    }
+
+    private Node postProcess(Node document) {
+        for (PostProcessor postProcessor : postProcessors) {
+            document = postProcessor.process(document);
+        }
+        return document;
+    }
+
+    public static class Builder {
+        public Parser build() {
+            return new Parser();
+        }
+    }
+}
+""",
+    CM + "internal/DocumentParser.java": """package org.commonmark.internal;
+
+public class DocumentParser {
+    private final Node document = new Node();
+
+    public Node parse(String input) {
+        for (String line : input.split("\\n")) {
+            parseLine(line);
+        }
+        return finalizeAndProcess();
+    }
+
+    private void parseLine(String line) {
+        String trimmed = line.trim();
+        if (trimmed.isEmpty()) {
+            return;
+        }
+        incorporateLine(trimmed);
+    }
+
+    private void incorporateLine(String line) {
+        Node paragraph = new Node();
+        paragraph.next = document.next;
+        document.next = paragraph;
+    }
+
+    private Node finalizeAndProcess() {
+        Node result = document;
+        return result;
+    }
+}
+""",
+    CM + "renderer/html/HtmlRenderer.java": """package org.commonmark.renderer.html;
+
+public class HtmlRenderer {
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String render(Node node) {
+        StringBuilder sb = new StringBuilder();
+        renderTo(node, sb);
+        return sb.toString();
+    }
+
+    private void renderTo(Node node, StringBuilder sb) {
+        for (Node n = node.next; n != null; n = n.next) {
+            sb.append("<p>");
+            sb.append("</p>");
+        }
+    }
+
+    public static class Builder {
+        public HtmlRenderer build() {
+            return new HtmlRenderer();
+        }
+    }
+}
+""",
+    "commonmark-ext-autolink/src/main/java/org/commonmark/ext/autolink/AutolinkPostProcessor.java": """package org.commonmark.ext.autolink;
+
+public class AutolinkPostProcessor implements PostProcessor {
+    @Override
+    public Node process(Node node) {
+        Node linked = linkify(node);
+        Node checked = check(linked);
+        return wrap(checked);
+    }
+
+    private Node linkify(Node node) { return scan(node); }
+    private Node scan(Node node) { return visit(node); }
+    private Node visit(Node node) { return node; }
+    private Node check(Node node) { return node; }
+    private Node wrap(Node node) { return node; }
+}
+""",
+    "commonmark-ext-task-list-items/src/main/java/org/commonmark/ext/task/TaskListItemPostProcessor.java": """package org.commonmark.ext.task;
+
+public class TaskListItemPostProcessor implements PostProcessor {
+    @Override
+    public Node process(Node node) {
+        return node;
+    }
+}
+""",
+}
+
+
+def test_what_the_run_is_given_is_set_up_by_the_call_that_made_it_and_an_extensions_work_is_no_step(tmp_path: Path):
+    p = load(_write(tmp_path / "commonmark-java", COMMONMARK))
+    entries = entry_points(p)
+    path = central_path(p, entries)
+    assert [s.dotted for s in path][:1] == ["HtmlRenderer.render"]
+    # `renderer.render(document)` runs what `parser.parse(…)` made: that parse is the set-up told first;
+    # `postProcess` runs the post-processors of an extension a user may not add: the parse is the document parser's
+    assert [s.dotted for s in setup_path(p, entries, path)][:3] == ["Parser.parse", "DocumentParser.parse", "DocumentParser.parseLine"]

@@ -290,13 +290,19 @@ def _open(p: Project, c: Sym) -> bool:
 
 def _dispatches(p: Project, s: Sym) -> bool:
     """`s` hands its work to an abstract method that types of the project implement (serilog's sinks)."""
-    return any(_open(p, c) and implementations(p, c) for c in all_calls(p, s))
+    return any(_open(p, c) and _beside(s, implementations(p, c)) for c in all_calls(p, s))
+
+
+def _beside(s: Sym, impls: list[Sym]) -> list[Sym]:
+    """The implementations in `s`'s own part of the repository: not an extension's, which runs only where a
+    user adds it (commonmark-java's `postProcess` runs the post-processors of `commonmark-ext-autolink`)."""
+    return [x for x in impls if x.rel.split("/", 1)[0] == s.rel.split("/", 1)[0]]
 
 
 def _weight(p: Project, c: Sym) -> int:
     """How much a call reaches, an abstract method's by the most any of its implementations reaches."""
     opened = [o for o in [c] + all_calls(p, c) if _open(p, o)]
-    return len(reach(p, c)) + max((len(reach(p, x)) + 1 for o in opened for x in implementations(p, o)), default=0)
+    return len(reach(p, c)) + max((len(reach(p, x)) + 1 for o in opened for x in _beside(c, implementations(p, o))), default=0)
 
 
 def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from .codetext import call_args
 from .entry import TYPE_ARGS
 from .example_calls import (
     built_by,
@@ -268,8 +269,6 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
                     out[:] = [(o, max(b, bonus) if o is ms else b) for o, b in out]  # (found before as a type's method)
                     add(ms, bonus)
     if ex is not None:  # an overload the example's calls of its name cannot reach (`toJson(JsonElement)` for `toJson(1)`)
-        from .valuetypes import call_args
-
         given: dict[str, list[str]] = {}  # `Type.name` → the arguments the example gives it on a value it built
         for m in re.finditer(rf"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls):
             typ = built_type(p, ex.as_calls, m.group(1))
@@ -322,7 +321,9 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     if last is not None and (not runs or last.start() >= runs[-1].start()):
         # the example ends by running what it built (liquid's `@template.render(…)` after the `parse` that made it):
         # that run is the path, and the call that built the value its set-up
-        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, last.group(1).lstrip("@"), lang)] if n]
+        # (and the calls that made what it is given: commonmark's `renderer.render(document)`, `document = parser.parse(…)`)
+        given_to = re.findall(r"(?<![\w$.])[A-Za-z_$][\w$]*(?![\w$]*\s*[.(])", call_args(code, last.end() - 1))
+        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in [last.group(1).lstrip("@"), *given_to]] if n]
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
         return out + [(f, SERVING_BONUS) for f in final]
     if not runs:
@@ -344,8 +345,6 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
             return [(x, SERVING_BONUS if x.short == seq[-1] else b) for x, b in starts]
         return starts
     m, verb = runs[-1], runs[-1].group(2)
-    from .valuetypes import call_args
-
     # `http.createServer(app).listen(3000)`: Node's server calls what the project made
     if (handed := node_server(p, code, m.start(), starts) if lang in ("javascript", "typescript") else None) is not None:
         _setup_calls(p, code, m.start(), {handed[1]})
