@@ -670,3 +670,28 @@ def test_what_the_run_is_given_is_set_up_by_the_call_that_made_it_and_an_extensi
     # `renderer.render(document)` runs what `parser.parse(…)` made: that parse is the set-up told first;
     # `postProcess` runs the post-processors of an extension a user may not add: the parse is the document parser's
     assert [s.dotted for s in setup_path(p, entries, path)][:3] == ["Parser.parse", "DocumentParser.parse", "DocumentParser.parseLine"]
+
+
+def test_a_rust_bare_call_the_file_brings_in_with_use_crate_resolves(tmp_path: Path):
+    from orchestrator.authoring.facts import all_calls
+
+    p = load(_write(tmp_path / "similar", {
+        "Cargo.toml": '[package]\nname = "similar"\n',
+        "src/lib.rs": "mod common;\nmod text;\npub use self::common::*;\n",
+        "src/common.rs": "pub fn capture_diff_deadline(old: &[u8], new: &[u8]) -> Vec<u8> {\n    let mut out = Vec::new();\n    out.extend_from_slice(old);\n    out\n}\n",
+        "src/text/mod.rs": """use crate::{
+    Algorithm, capture_diff_deadline,
+};
+
+pub struct TextDiffConfig {}
+
+impl TextDiffConfig {
+    fn capture_ops(&self, old: &[u8], new: &[u8]) -> Vec<u8> {
+        let n = old.len();
+        capture_diff_deadline(old, new)
+    }
+}
+""",
+    }))
+    ops = next(s for s in p.symbols() if s.dotted == "TextDiffConfig.capture_ops")
+    assert [c.dotted for c in all_calls(p, ops)] == ["capture_diff_deadline"]

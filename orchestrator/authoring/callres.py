@@ -259,9 +259,9 @@ class Resolver:
                 return same
             if not same:
                 anywhere = [x for x in named if x.kind in ("function", "class", "macro", "struct")]
-                if len(anywhere) == 1 and (not s.rel or s.lang == "python" and _imports(p, s.rel, expr)):  # (not s.rel:
+                if len(anywhere) == 1 and (not s.rel or s.lang == "python" and _imports(p, s.rel, expr)  # (not s.rel:
+                                           or s.lang == "rust" and _rust_uses(p, s.rel, expr)):
                     return anywhere  # the README's example, whose imports are the project's names)
-                    return anywhere
                 if s.lang in ("javascript", "typescript"):  # `import { compose } from './compose'`
                     from .references import imported_definition
 
@@ -493,3 +493,8 @@ def _imports(p: Project, rel: str, name: str) -> bool:
     """The Python file imports `name` by that name (so a bare call reaches the project's definition)."""
     rx = re.compile(rf"^\s*(?:from\s+\S+\s+)?import\s+(?:\(?[^\n]*\b{re.escape(name)}\b)")
     return any(rx.match(ln) for ln in p.lines_of(rel)[:400])
+
+
+def _rust_uses(p: Project, rel: str, name: str) -> bool:  # (similar's `use crate::{…, capture_diff_deadline, …};`)
+    return re.search(rf"(?m)^\s*(?:pub\s+)?use\s+(?:crate|super|self)(?:::\w+)*::(?:\{{[^}}]*(?<![\w:]){re.escape(name)}\b[^}}]*\}}|"
+                     rf"{re.escape(name)}\s*;)", "\n".join(p.lines_of(rel))) is not None
