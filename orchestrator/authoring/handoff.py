@@ -296,7 +296,10 @@ def _dispatches(p: Project, s: Sym) -> bool:
 def _beside(s: Sym, impls: list[Sym]) -> list[Sym]:
     """The implementations in `s`'s own part of the repository: not an extension's, which runs only where a
     user adds it (commonmark-java's `postProcess` runs the post-processors of `commonmark-ext-autolink`)."""
-    return [x for x in impls if x.rel.split("/", 1)[0] == s.rel.split("/", 1)[0]]
+    def part(rel: str) -> str:  # (a file at the root is in every part)
+        return rel.split("/", 1)[0] if "/" in rel else ""
+
+    return [x for x in impls if not part(x.rel) or not part(s.rel) or part(x.rel) == part(s.rel)]
 
 
 def _weight(p: Project, c: Sym) -> int:
