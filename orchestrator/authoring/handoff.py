@@ -96,8 +96,9 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     calls = [c for c in all_calls(p, s) if not trace_print(s, c.short) and not side_road(c)]
     # an if/else whose every branch makes a call runs one of them: no condition (color's `colorPrint` ends
     # in `c.Print(format)` or `c.Printf(format, a...)`)
+    lines = code.splitlines()
     for chain in either_branch(code, s.lang) if body else []:
-        if all(any(re.search(rf"(?<![\w$]){re.escape(c.short)}\s*\(", code.splitlines()[k]) for k in b for c in calls) for b in chain):
+        if all(any(re.search(rf"(?<![\w$]){re.escape(c.short)}\s*\(", lines[k]) for k in b for c in calls) for b in chain):
             for k in (k for b in chain for k in b):
                 depth[body[0][0] + k - 1] = max(0, depth.get(body[0][0] + k - 1, 0) - 1)
     # (an abstract method several types implement goes on too, at run time: YamlDotNet's `valueDeserializer.DeserializeValue`)

@@ -300,7 +300,7 @@ def deferred(p: Project, s: Sym) -> list[Hop]:
     from .callres import CALL_RE, Resolver
     from .codeinfo import _sym_index
     from .codetext import deferred_spans, mask_text
-    from .local_defs import local_functions
+    from .local_defs import local_functions, spans as own_spans
     from .valuetypes import call_args
 
     code = mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
@@ -320,8 +320,6 @@ def deferred(p: Project, s: Sym) -> list[Hop]:
         if first in named:
             out.append(Hop(named[first], first, "returned"))
             spans.remove((a, b))
-    from .local_defs import spans as own_spans
-
     theirs = own_spans(p, s)  # (an ES5 constructor's `this.parse = function …` is a method of its own)
     for m in CALL_RE.finditer(code):
         if any(a <= m.start() < b for a, b in spans) and \

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
+from .codetext import call_args, closing
 from .project import Sym
-from .valuetypes import call_args
 
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
 _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
@@ -201,12 +201,7 @@ def either_branch(code: str, lang: str = "") -> list[list[range]]:
 
 
 def _closing_line(lines: list[str], j: int) -> int | None:
-    """The line of the `}` that closes the block the last `{` of line `j` opens."""
-    level = 0
-    for m in range(j, len(lines)):
-        text = lines[m] if m > j else lines[m][lines[m].rindex("{"):]
-        for ch in re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", text):
-            level += (ch == "{") - (ch == "}")
-            if level == 0:
-                return m
-    return None
+    """The line of the `}` that closes the block the last `{` of line `j` opens (of masked code)."""
+    text = "\n".join(lines)
+    end = closing(text, sum(len(x) + 1 for x in lines[:j]) + lines[j].rindex("{"))
+    return text.count("\n", 0, end) if end >= 0 else None
