@@ -29,10 +29,37 @@ def call_form(code: str, lang: str) -> str:
     another name called by its own (see the module's doc)."""
     code = unaliased(code, lang)
     if lang in TRAILING_LAMBDA:
-        return _TRAILING.sub(lambda m: _trailing(code, m), code)
+        code = _TRAILING.sub(lambda m: _trailing(code, m), code)
     if lang == "ruby":
         return _RUBY_BLOCK.sub(lambda m: _ruby(code, m), code)
-    return code
+    return made_apart(code) if lang != "go" else code
+
+
+# a statement that calls a method on an object it constructs in place: `val html = HtmlGenerator(src, tree,
+# flavour).generateHtml()`, `new Foo(x).run()`, `Parser::new(s).parse()`
+_MADE_AND_CALLED = re.compile(r"(?m)^([ \t]*(?:>>>[ \t]*)?(?:(?:[\w<>\[\],.?]+[ \t]+)*[A-Za-z_]\w*[ \t]*:?=[ \t]*)?)"
+                              r"((?:new[ \t]+)?(?:[A-Za-z_]\w*[ \t]*(?:\.|::)[ \t]*)*[A-Z]\w*(?:[ \t]*::[ \t]*new)?[ \t]*\()")
+
+
+def made_apart(code: str) -> str:
+    """A method called on an object constructed in the same statement from the example's values, written as
+    two statements (`_made1 = HtmlGenerator(src, tree, flavour)` ⏎ `val html = _made1.generateHtml()`): the
+    readers of example code find a value the example built, and the calls that made what it was given."""
+    from .codetext import call_args
+
+    out, at, k = [], 0, 0
+    for m in _MADE_AND_CALLED.finditer(code):
+        if m.start() < at:
+            continue
+        close = m.end() - 1 + len(call_args(code, m.end() - 1)) + 1
+        link = re.compile(r"\s*\.\s*[a-z_]\w*[ \t]*\(").match(code, close + 1) if close < len(code) and code[close:close + 1] == ")" else None
+        if link is None or not re.search(r"(?<![\w$.\"'])[a-z_]\w*\s*(?:,|$)", code[m.end():close]):
+            continue  # (only an object made from the example's values: `Router::new().route(…)` is a builder's chain)
+        k += 1
+        indent = m.group(1)[:len(m.group(1)) - len(m.group(1).lstrip(" \t>"))]
+        out.append(code[at:m.start()] + f"{indent}_made{k} = {code[m.start(2):close + 1]}\n{m.group(1)}_made{k}")
+        at = close + 1
+    return "".join(out) + code[at:]
 
 
 _ES_IMPORT = re.compile(r"\bimport\s*(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\b")

@@ -125,3 +125,12 @@ def call_args(code: str, open_paren: int) -> str:
             if depth == 0:
                 return code[open_paren + 1:j]
     return code[open_paren + 1:]
+
+
+def go_qualifier(name: str, body: str) -> bool:
+    """Whether Go code uses `name` as a package's qualifier: it imports it (an example's own `import "…/html"`,
+    whatever it names `html` later), or declares no local nor parameter of that name."""
+    n = re.escape(name)
+    if re.search(rf'(?m)^\s*(?:import\s+)?(?:{n}\s+)?"[^"\n]*\b{n}"', body):
+        return True
+    return not re.search(rf"(?<![\w.]){n}\s*(?::=|,[\w\s,]*:=)|\bvar\s+{n}\b|[(,]\s*{n}\s+[\w*\[]", body)

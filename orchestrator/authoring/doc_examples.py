@@ -76,7 +76,7 @@ def _rust_fences(lines: list[str]) -> list[tuple[int, int, str]]:
         if block and "*/" in ln:
             block = False
             continue
-        m = re.match(r"^\s*//!\s?(.*)$", ln)
+        m = re.match(r"^\s*//!\s?(.*)$", ln) or _doc_attr(ln)
         if m is None and not block:
             continue
         text = m.group(1) if m is not None else re.sub(r"^\s?\*?\s?", "", ln) if ln.lstrip().startswith("*") else ln
@@ -94,6 +94,13 @@ def _rust_fences(lines: list[str]) -> list[tuple[int, int, str]]:
         elif start == -1 and text.strip().startswith("```"):
             start = 0
     return [(a, b, c) for a, b, c in out if a > 0]
+
+
+def _doc_attr(ln: str) -> re.Match[str] | None:
+    """`#![doc = "```"]` and `#![cfg_attr(feature = "alloc", doc = "```")]` as a doc line (rust-base64 opens its
+    fences so); of a pair `cfg_attr(x, …)` / `cfg_attr(not(x), …)` the first is read, the `not(…)` one is not."""
+    m = re.match(r'^\s*#!\[(?:cfg_attr\((?!not\()[^,]*,\s*)?doc\s*=\s*"(.*)"\)?\]\s*$', ln)
+    return m
 
 
 def _rust_tag(tag: str) -> bool:

@@ -162,10 +162,33 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     return fits or found
 
 
-def consuming_call(p: Project, code: str, lang: str = "") -> tuple[Sym, int, str] | None:
+def given_names(args: str) -> list[str]:
+    """The plain names among a call's arguments (`doc`, `renderer`; not `f(x)` nor `a.b`)."""
+    return re.findall(r"(?<![\w$.])[A-Za-z_$][\w$]*(?![\w$]*\s*[.(])", args)
+
+
+def made_with(code: str, var: str) -> list[str]:
+    """The plain names given to the call that made `var` (`_made2 = HtmlGenerator(src, parsedTree, flavour)`)."""
+    from .valuetypes import call_args
+
+    m = re.search(rf"(?m)^\s*(?:[\w<>\[\],.? ]+\s+)?{re.escape(var)}\s*:?=\s*(?:new\s+)?[\w$.:]+\s*\(", code)
+    return given_names(call_args(code, m.end() - 1)) if m else []
+
+
+def linked(code: str, links: list[re.Match[str]]) -> bool:
+    """Whether the example's last link (`).target(`) follows another link of its chain (`).decoder(…)`): a
+    builder's chain, not one call on what a call made (money's `Money.from_cents(1000, "USD").with_currency("EUR")`,
+    one line of a showcase)."""
+    from .valuetypes import call_args
+
+    return len(links) >= 2 and links[-2].end() + len(call_args(code, links[-2].end() - 1)) == links[-1].start()
+
+
+def consuming_call(p: Project, code: str, lang: str = "") -> tuple[Sym, int, list[str]] | None:
     """The project function an example hands a value it built, the last one it calls so
     (pulldown-cmark's `html::push_html(&mut html_output, parser)` after `let parser = Parser::new(…)`):
-    (that function, where the call is, the value's name); None if there is none."""
+    (that function, where the call is, the names of the values it is given: gomarkdown's `markdown.Render(doc,
+    renderer)` after `doc := p.Parse(md)` and `renderer := html.NewRenderer(opts)`); None if there is none."""
     from .arity import split_args as _split_args
     from .valuetypes import call_args
 
@@ -175,8 +198,8 @@ def consuming_call(p: Project, code: str, lang: str = "") -> tuple[Sym, int, str
         fn = [x for x in p.find(m.group(1)) if x.kind == "function" and x.short == m.group(1) and "." not in x.dotted]
         args = [re.sub(r"^&\s*(?:mut\s+)?", "", a.strip()) for a in _split_args(call_args(code, m.end() - 1))]
         made = [a for a in args if re.fullmatch(r"[A-Za-z_]\w*", a) and built_type(p, code, a, lang)]
-        if len(fn) == 1 and made:
-            found = (fn[0], m.start(), made[-1])
+        if len(fn) == 1 and made:  # (of a value of an interface, what made it: `doc := p.Parse(md)`)
+            found = (fn[0], m.start(), [a for a in args if a in made or re.fullmatch(r"[A-Za-z_]\w*", a) and "." in built_by(p, code, a, lang)])
     return found
 
 
@@ -242,3 +265,14 @@ def in_loop(code: str, at: int) -> bool:
         if ln.strip() and len(ln) - len(ln.lstrip()) < indent:
             return bool(re.match(r"\s*(?:while\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]|loop\s*\{|for\s*\{)", ln))
     return False
+
+
+def made_from(p: Project, e: Sym) -> Sym | None:
+    """The project's function a constant is made by (ky's `const ky = createInstance();`), or None."""
+    m = re.match(r"\s*(?:export\s+)?(?:const|let|var|static|final|pub\s+static)?\s*[\w$]+\s*(?::[^=]+)?=\s*([A-Za-z_$][\w$]*)\s*\(",
+                 e.d.signature)
+    if m is None or e.kind not in ("constant", "variable"):
+        return None
+    hit = [x for x in p.find(m.group(1)) if x.short == m.group(1) and x.kind == "function" and "." not in x.dotted]
+    same = [x for x in hit if x.rel == e.rel]
+    return (same or hit)[0] if len(same or hit) == 1 else None

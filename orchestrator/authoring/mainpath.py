@@ -15,8 +15,12 @@ from .example_calls import (
     built_type,
     consuming_call,
     final_call,
+    given_names,
     in_loop,
+    linked,
+    made_from,
     made_here,
+    made_with,
     one_call,
     takes,
 )
@@ -209,7 +213,10 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         ms = [m for m in p.symbols(within=[t.rel]) if m.dotted.startswith(t.dotted + ".") and m.kind == "method"
               and (not m.short.startswith("_") or m.short == "__call__") and (m.lang != "go" or m.short[:1].isupper())]
         # `__call__` is what calling the object runs (a WSGI server calls the Flask app)
-        return sorted(ms, key=lambda m: (m.short != "__call__", -called.get(m.short, 0.0), -m.score))[:8]
+        return sorted(ms, key=lambda m: (m.short != "__call__", -called_as(m), -m.score))[:8]
+
+    def called_as(m: Sym) -> float:  # by any of its names (money's `Money.from_cents`, Ruby's alias of `new`)
+        return max(called.get(n, 0.0) for n in m.names)
 
     runs = re.compile(r"(?i)^(?:execute|run|serve|handle|dispatch|invoke|main|call|listen|process|send|request)$")
     for t in [e for e in entries[:5] if e.kind in NOT_STEPS]:  # a type's own way to run (`Command.Execute`)
@@ -232,12 +239,12 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     for e in entries[:5]:
         said = max((called.get(n, 0.0) for n in e.names if n != e.short or not claimed(p, n)), default=0.0)  # (`Papa.parse`)
         bonus = (said or 0.5 * bool(written.get(e.short))) * elsewhere(e)
-        maker = _made_from(p, e)
+        maker = made_from(p, e)
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
             add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
         if e.kind in NOT_STEPS:
             for ms in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
-                add(ms, called[ms.short] * elsewhere(ms) if called.get(ms.short) else 1.0 if ms.short == "__call__" else bonus * 0.5)
+                add(ms, called_as(ms) * elsewhere(ms) if called_as(ms) else 1.0 if ms.short == "__call__" else bonus * 0.5)
             continue
         add(e, bonus)
         # what a server or caller runs on the object an entry point returns: Python's `__call__`
@@ -279,17 +286,6 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     return _serving_first(p, ex.calls_code if ex is not None else "", out, ex.lang if ex is not None else "")
 
 
-def _made_from(p: Project, e: Sym) -> Sym | None:
-    """The project's function a constant is made by (ky's `const ky = createInstance();`), or None."""
-    m = re.match(r"\s*(?:export\s+)?(?:const|let|var|static|final|pub\s+static)?\s*[\w$]+\s*(?::[^=]+)?=\s*([A-Za-z_$][\w$]*)\s*\(",
-                 e.d.signature)
-    if m is None or e.kind not in ("constant", "variable"):
-        return None
-    hit = [x for x in p.find(m.group(1)) if x.short == m.group(1) and x.kind == "function" and "." not in x.dotted]
-    same = [x for x in hit if x.rel == e.rel]
-    return (same or hit)[0] if len(same or hit) == 1 else None
-
-
 _SETUP = re.compile(r"(?i)^(?:configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?)$")
 SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
 
@@ -316,13 +312,13 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     if given is not None and given[1] > max(last.start() if last else -1, runs[-1].start() if runs else -1):
         # it ends by handing what it built to a function of the project (pulldown-cmark's `push_html(&mut out,
         # parser)`): that function runs it, and the call that built the value is its set-up
-        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, given[2], lang)] if n]
+        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in given[2]] if n]
         return [(x, b) for x, b in starts if x is not given[0]] + [(given[0], SERVING_BONUS)]
     if last is not None and (not runs or last.start() >= runs[-1].start()):
         # the example ends by running what it built (liquid's `@template.render(…)` after the `parse` that made it):
         # that run is the path, and the call that built the value its set-up
         # (and the calls that made what it is given: commonmark's `renderer.render(document)`, `document = parser.parse(…)`)
-        given_to = re.findall(r"(?<![\w$.])[A-Za-z_$][\w$]*(?![\w$]*\s*[.(])", call_args(code, last.end() - 1))
+        given_to = given_names(call_args(code, last.end() - 1)) + made_with(code, last.group(1))  # (`HtmlGenerator(src, tree)`)
         p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in [last.group(1).lstrip("@"), *given_to]] if n]
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
         return out + [(f, SERVING_BONUS) for f in final]
@@ -335,7 +331,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         seq = [m.group(1) for m in calls]
         links = list(re.finditer(rf"\)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code))
         if links and links[-1].group(1) in named and len(set(seq[1:]) - set(seq[:1])) <= 1 \
-                and all(c.start() < links[-1].start() for c in calls):
+                and all(c.start() < links[-1].start() for c in calls) and linked(code, links):
             # a builder's chain ends in the call that makes or runs what the links configured (feign's `Feign.builder()
             # .decoder(…).target(GitHub.class, url)`; resty's `client.R().SetHeader(…).Get(url)`): the last link is the run
             p._keys[("setup_calls",)] = []

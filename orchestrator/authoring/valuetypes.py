@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .arity import near
-from .codetext import call_args, closing, top_split as _top_split  # noqa: F401 (call_args, closing: re-exported)
+from .codetext import call_args, closing, go_qualifier, top_split as _top_split  # noqa: F401 (call_args, closing: re-exported)
 from .given import given_type
 from .local_defs import top
 from .project import Project, Sym
@@ -221,8 +221,8 @@ class Typer:
         return found
 
     def _result_type(self, s: Sym) -> str:
-        if s.kind in _TYPES:
-            return s.short
+        if s.kind in _TYPES:  # (a nested class is known by its whole name: jb-markdown's `HtmlGenerator.HtmlGeneratingVisitor`)
+            return s.short if self.is_type(s.short) else s.dotted
         own = owner(s)
         if s.short in ("__init__", "initialize", "constructor") and own:
             return own
@@ -449,7 +449,18 @@ class Typer:
         mod = re.compile(r"\s*\.\s*([A-Za-z_]\w*)").match(e, at)
         if mod and s.lang in ("python", "javascript", "typescript") and self._module_named(name):
             return self._head_type(s, mod.group(1), e, mod.end(), depth)  # `parser.Parser()`: a module's
+        call = re.compile(r"\s*\(").match(e, mod.end()) if mod and s.lang == "go" and self._go_package(s, name) else None
+        if mod and call:  # `html.NewRenderer(opts)`: another package's function, by its qualifier
+            hit = self.resolver_for(s).resolve(f"{name}.{mod.group(1)}", False, args := call_args(e, call.end() - 1))
+            return (self.result_type(hit) if hit is not None and "." not in hit.dotted else ""), call.end() + len(args) + 1
         return "", at
+
+    def _go_package(self, s: Sym, name: str) -> bool:
+        """`name` is a package qualifier in `s`: the project has a package of that name, and `s` uses it so."""
+        key = ("go_packages",)
+        if key not in self.p._keys:
+            self.p._keys[key] = {self.p.go_package(x.rel) for x in self.p.symbols() if x.lang == "go"}
+        return name in self.p._keys[key] and go_qualifier(name, self.code_of(s))
 
     def _members(self) -> dict[str, list[Sym]]:
         """Type → its methods (read once per project)."""
