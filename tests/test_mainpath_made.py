@@ -308,3 +308,75 @@ def test_a_go_example_hands_what_it_parsed_and_the_renderer_it_made_to_the_proje
     path = _path(p)
     # `markdown.Render(doc, renderer)` runs; `doc := p.Parse(md)` made what it renders (no longer only the renderer)
     assert path[0] == "Parser.Parse" and "Render" in path, path
+
+
+B64 = {
+    "README.md": "# b64\n\n```rust\nuse b64::{Engine as _, STANDARD};\n\nlet s = STANDARD.encode(b\"hello\");\n```\n",
+    "Cargo.toml": '[package]\nname = "b64"\n',
+    "src/lib.rs": "pub mod encode;\npub mod engine;\n#[cfg(test)]\nmod write;\npub use engine::{Engine, STANDARD};\n",
+    "src/engine.rs": """use crate::encode::encode_with_padding;
+
+pub trait Engine {
+    fn internal_encode(&self, input: &[u8], output: &mut [u8]) -> usize;
+
+    fn encode<T: AsRef<[u8]>>(&self, input: T) -> String {
+        fn inner<E>(engine: &E, input_bytes: &[u8]) -> String
+        where
+            E: Engine + ?Sized,
+        {
+            let mut buf = vec![0; input_bytes.len() * 2];
+            encode_with_padding(input_bytes, &mut buf[..], engine);
+            String::from_utf8(buf).expect("Invalid UTF8")
+        }
+
+        inner(self, input.as_ref())
+    }
+}
+
+pub struct GeneralPurpose;
+
+pub const STANDARD: GeneralPurpose = GeneralPurpose;
+
+impl Engine for GeneralPurpose {
+    fn internal_encode(&self, input: &[u8], output: &mut [u8]) -> usize {
+        let mut n = 0;
+        for (i, b) in input.iter().enumerate() {
+            output[i] = *b;
+            n += 1;
+        }
+        n
+    }
+}
+""",
+    "src/encode.rs": """use crate::engine::Engine;
+
+pub(crate) fn encode_with_padding<E: Engine + ?Sized>(input: &[u8], output: &mut [u8], engine: &E) {
+    let written = engine.internal_encode(input, output);
+    let padding = add_padding(written, &mut output[written..]);
+    debug_assert!(padding < 3);
+}
+
+pub(crate) fn add_padding(unpadded: usize, output: &mut [u8]) -> usize {
+    let pad = (4 - unpadded % 4) % 4;
+    for byte in output[..pad].iter_mut() {
+        *byte = b'=';
+    }
+    pad
+}
+""",
+    "src/write/mod.rs": "mod encoder_tests;\n",
+    "src/write/encoder_tests.rs": """#[test]
+fn encode_with_padding() {
+    let mut out = Vec::new();
+    out.push(1);
+    assert_eq!(out.len(), 1);
+}
+""",
+}
+
+
+def test_a_rust_method_runs_the_function_it_declares_in_its_body_and_a_tests_rs_is_a_test(tmp_path):
+    p = load(_write(tmp_path / "b64", B64))
+    assert not [s for s in p.symbols() if s.rel.endswith("encoder_tests.rs")]
+    # `Engine::encode` calls its own `fn inner`, bound by `where E: Engine`, which hands on to `encode_with_padding`
+    assert _path(p)[:3] == ["Engine.encode", "Engine.encode.inner", "encode_with_padding"], _path(p)

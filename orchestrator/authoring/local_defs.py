@@ -1,4 +1,4 @@
-"""The named functions a JavaScript, TypeScript or Python function declares in its own body (issue 35): yargs-parser's
+"""The named functions a JavaScript, TypeScript, Python or Rust function declares in its own body (issue 35): yargs-parser's
 `parse` declares `setArg` and `setKey` and calls them; body-parser's `json` returns `function jsonParser (req,
 res, next)`; a Python decorator (tenacity's `retry`) returns the `wrap` it defines. The map leaves local definitions out (a book's chapters are about what a module defines), but
 the main path runs through them: they are steps of their own here, found on demand, named after their
@@ -12,13 +12,15 @@ import re
 from ..repo.parse import Definition
 from .project import Project, Sym
 
-LANGS = ("javascript", "typescript", "tsx", "python")
+LANGS = ("javascript", "typescript", "tsx", "python", "rust")
 _PY_DEF = re.compile(r"^([ \t]+)(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(")
 
 # `function name (`, `return function name (`, `const name = function (…) {`, `const name = (…) => {`
 _LOCAL = re.compile(r"(?m)^[ \t]+(?:return\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|"
                     r"^[ \t]+(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?"
                     r"(?:function\b[^(\n]*\(|\([^()\n]*\)\s*(?::\s*[^=\n{]+)?=>\s*\{|[A-Za-z_$][\w$]*\s*=>\s*\{)")
+# Rust's `fn inner<E>(engine: &E, input: &[u8]) -> String where E: Engine {` (rust-base64's `Engine::encode`)
+_RUST_LOCAL = re.compile(r"(?m)^[ \t]+(?:(?:pub(?:\([^)]*\))?|const|async|unsafe)\s+)*fn\s+([A-Za-z_]\w*)()\s*(?:<[^{(]*>)?\s*\(")
 
 
 def local_functions(p: Project, s: Sym) -> list[Sym]:
@@ -38,7 +40,7 @@ def local_functions(p: Project, s: Sym) -> list[Sym]:
         code = mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
         first_brace = code.find("{")
         taken: list[tuple[int, int]] = []
-        for m in _LOCAL.finditer(code):
+        for m in (_RUST_LOCAL if s.lang == "rust" else _LOCAL).finditer(code):
             if first_brace < 0 or m.start() <= first_brace or any(a <= m.start() < b for a, b in taken):
                 continue  # its own head, or inside a local already found (that one's local)
             end = _block_end(code, m.end() - 1)
@@ -46,8 +48,10 @@ def local_functions(p: Project, s: Sym) -> list[Sym]:
                 continue
             taken.append((m.start(), end))
             first = s.d.start_line + code.count("\n", 0, m.start())
+            # (Rust's head up to its body: a `where E: Engine` clause on the lines after it bounds the parameters)
+            head = code[m.start():code.find("{", m.end()) if s.lang == "rust" else code.find("\n", m.start())]
             out.append(_local(p, s, m.group(1) or m.group(2), first, s.d.start_line + code.count("\n", 0, end - 1),
-                              code[m.start():code.find("\n", m.start())].strip()))
+                              " ".join(head.split())))
     p._keys[key] = out
     return list(out)
 
