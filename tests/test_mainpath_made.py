@@ -380,3 +380,74 @@ def test_a_rust_method_runs_the_function_it_declares_in_its_body_and_a_tests_rs_
     assert not [s for s in p.symbols() if s.rel.endswith("encoder_tests.rs")]
     # `Engine::encode` calls its own `fn inner`, bound by `where E: Engine`, which hands on to `encode_with_padding`
     assert _path(p)[:3] == ["Engine.encode", "Engine.encode.inner", "encode_with_padding"], _path(p)
+
+
+HBS = {
+    "README.md": "# hbs\n\n```javascript\nvar source = '<p>{{name}}</p>';\nvar template = Handlebars.compile(source);\n"
+                 "var result = template({ name: 'Alan' });\n```\n",
+    "package.json": '{"name": "hbs", "main": "lib/index.js"}\n',
+    "types/index.d.ts": "export const compile: typeof Handlebars.compile;\nexport const template: typeof Handlebars.template;\n",
+    "lib/compiler.js": """export function Compiler() {}
+
+Compiler.prototype = {
+  compile: function (program, options) {
+    this.options = options;
+    return this.accept(program);
+  },
+
+  accept: function (node) {
+    this.opcodes = [];
+    this.opcodes.push(node);
+    return this;
+  }
+};
+
+export function compile(input, options) {
+  function compileInput() {
+    let ast = parse(input);
+    return new Compiler().compile(ast, options);
+  }
+  return function (context) {
+    const compiled = compileInput();
+    return compiled.accept(context);
+  };
+}
+
+function parse(input) {
+  const out = [];
+  for (const ch of input) {
+    out.push(ch);
+  }
+  return out;
+}
+""",
+    "lib/runtime.js": """export function template(spec, env) {
+  function ret(context) {
+    return setup(context, spec);
+  }
+  return ret;
+}
+
+function setup(context, spec) {
+  const merged = Object.assign({}, context);
+  merged.spec = spec;
+  return helpers(merged);
+}
+
+function helpers(merged) {
+  merged.helpers = [];
+  merged.helpers.push(1);
+  return merged;
+}
+""",
+}
+
+
+def test_a_prototype_objects_members_are_methods_and_a_d_ts_constant_is_its_function(tmp_path):
+    from orchestrator.authoring.overview import _implemented
+
+    p = load(_write(tmp_path / "hbs", HBS))
+    assert [s.kind for s in p.find("Compiler.compile")] == ["method"]
+    assert [s.dotted for s in p.find("Compiler.accept")] == ["Compiler.accept"]
+    declared = next(s for s in p.find("compile") if s.rel.endswith(".d.ts"))
+    assert _implemented(p, declared).rel == "lib/compiler.js"

@@ -198,7 +198,9 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     top = max(called.values(), default=1.0)
     called = {n: w / top for n, w in called.items()}  # the README's first call 1, later ones less
     code = readme_code(p) + "\n" + (ex.as_calls if ex is not None else "")
-    times = {e.short: len(re.findall(rf"(?<![\w$]){re.escape(e.short)}\s*!?\s*\(", code)) for e in entries}
+    # (not a value the example makes and then calls: handlebars' `var template = Handlebars.compile(…); template(data)`)
+    bound = set(re.findall(r"(?m)^\s*(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=", ex.code)) if ex is not None else set()
+    times = {e.short: 0 if e.short in bound else len(re.findall(rf"(?<![\w$]){re.escape(e.short)}\s*!?\s*\(", code)) for e in entries}
     most = max(times.values(), default=0) or 1
     for e in entries:  # a function the README calls bare (`redisCommand(c, "PING")`, `info!(…)`): how often
         if times[e.short] and e.kind not in NOT_STEPS:
@@ -238,7 +240,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
 
     for e in entries[:5]:
         said = max((called.get(n, 0.0) for n in e.names if n != e.short or not claimed(p, n)), default=0.0)  # (`Papa.parse`)
-        bonus = (said or 0.5 * bool(written.get(e.short))) * elsewhere(e)
+        bonus = (said or 0.5 * bool(written.get(e.short) and e.short not in bound)) * elsewhere(e)
         maker = made_from(p, e)
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
             add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
@@ -397,6 +399,8 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
         if (top >= SERVING_BONUS or one_call(p, entries)) and \
                 any(b >= top > 0 and len(path) >= FIRST_STEPS for path, _v, b in tried):
             tried = [t for t in tried if t[2] >= top and len(t[0]) >= FIRST_STEPS]
+        elif any(b >= 1.0 and len(path) >= FIRST_STEPS for path, _v, b in tried):  # (no start the example never
+            tried = [t for t in tried if t[2] > 0]  # names outweighs its first call's path: handlebars' `template`)
         for path, value, _b in tried:
             if value > best_value:
                 best, best_value = path, value

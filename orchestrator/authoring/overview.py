@@ -464,7 +464,9 @@ def _implemented(p: Project, s: Sym) -> Sym:
     `lib/main.d.ts` is `lib/main.js`'s function): the code a user's call runs."""
     if not s.rel.endswith(_DECLARED):
         return s
-    impl = [x for x in p.find(s.short) if x.dotted == s.dotted and x.kind == s.kind and not x.rel.endswith(_DECLARED)]
+    # (`export const compile: typeof Handlebars.compile` declares handlebars' `function compile` of compiler.js)
+    kinds = {s.kind} | ({"function", "class"} if s.kind in ("constant", "variable") else set())
+    impl = [x for x in p.find(s.short) if x.dotted == s.dotted and x.kind in kinds and not x.rel.endswith(_DECLARED)]
     return impl[0] if len(impl) == 1 else s
 
 

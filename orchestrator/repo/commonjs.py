@@ -61,6 +61,16 @@ def exports_object(src: Any, obj: Any) -> bool:
     return False
 
 
+def prototype_owner(src: Any, obj: Any) -> str:
+    """`Compiler` for the object of `Compiler.prototype = { compile: function (…) {…}, … }` (handlebars'
+    ES5 classes): its members are the constructor's methods; '' for another object."""
+    parent = obj.parent
+    if parent is None or parent.type != "assignment_expression" or parent.child_by_field_name("right") != obj:
+        return ""
+    m = re.fullmatch(r"([A-Za-z_$][\w$]*)\.prototype", _target(src, parent))
+    return m.group(1) if m else ""
+
+
 def exported_value(src: Any, node: Any) -> bool:
     """A class or function expression (or an object's member) assigned to the module's exports."""
     parent = node.parent

@@ -115,7 +115,7 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         if parent.type in _CONTAINERS[lang] or role == "container":
             containers.append(parent)
         elif lang in ("javascript", "typescript", "tsx") and parent.type == "object" and \
-                not commonjs.exports_object(src, parent):
+                not commonjs.exports_object(src, parent) and not commonjs.prototype_owner(src, parent):
             return None  # methods and functions of object literals: not part of the API
         parent = parent.parent
     containers.reverse()
@@ -129,15 +129,13 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
     name, owner = lang_rules.name_and_owner(src, node, name_node, kind) if lang in lang_rules.LANGS \
         else (src.text(name_node), "")
     if lang in ("c", "cpp") and (name.rsplit("::", 1)[-1] in C_KEYWORDS or kind == "module" and name == "std"):
-        # a macro the grammar cannot expand (`FMT_BEGIN_NAMESPACE namespace …`, `FMT_CONSTEXPR
-        # auto f() -> decltype(…)`) makes it take a keyword for a name; `namespace std { … }`
-        # only specializes the standard library's templates: neither defines a symbol
+        # a macro the grammar cannot expand (`FMT_BEGIN_NAMESPACE namespace …`) makes it take a keyword
+        # for a name; `namespace std { … }` only specializes the standard library's: neither defines a symbol
         return None
     if lang in ("c", "cpp") and not _c_name_ok(name):
         return None  # a declaration the grammar misread (`value>>` out of an `enable_if<…>`)
     if lang == "cpp" and "<" in name and not name.rsplit("::", 1)[-1].startswith("operator"):
-        # a specialization: `formatter<date>` as written, on one line; a long SFINAE argument list
-        # (`is_std_string_like<T, void_t<decltype(…)>>`) would bury the name, so it is elided
+        # a specialization: `formatter<date>` as written, on one line; a long SFINAE argument list is elided
         name = " ".join(name.split())
         if len(name) > 40:
             name = name.split("<", 1)[0] + "<…>"
@@ -147,6 +145,8 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         return None
     outer = _outer(node, lang)
     qualified = _qualify(src, node, name, kind, containers)
+    if lang in ("javascript", "typescript", "tsx") and not containers and (proto := commonjs.prototype_owner(src, node.parent)):
+        owner, kind = proto, "method"  # (a member of `Compiler.prototype = { … }`)
     if owner:  # `function json.encode`, `fun KLogger.debug`: written on their owner
         qualified = _SEPARATOR.get(lang, ".").join([*qualified.split(_SEPARATOR.get(lang, "."))[:-1], owner, name])
     if lang == "cpp" and "::" in name.split("<", 1)[0]:  # `fmt::f`, not `is_ref<std::ref<T>>`

@@ -22,7 +22,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 17  # 17: a Ruby class's `alias x new` names its `initialize`; 16: a Ruby method's `alias`/`alias_method` names, a JS module wrapper's (UMD, IIFE) declarations; 15: a Ruby directive (`# :nocov:`) is no doc; 14: a Kotlin nested class whose constructor starts the next line; 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
+PARSER_VERSION = 18  # 18: the members of `X.prototype = { … }` are X's methods; 17: a Ruby class's `alias x new` names its `initialize`; 16: a Ruby method's `alias`/`alias_method` names, a JS module wrapper's (UMD, IIFE) declarations; 15: a Ruby directive (`# :nocov:`) is no doc; 14: a Kotlin nested class whose constructor starts the next line; 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
 
 @dataclass
 class FileMap:
