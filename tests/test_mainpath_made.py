@@ -451,3 +451,15 @@ def test_a_prototype_objects_members_are_methods_and_a_d_ts_constant_is_its_func
     assert [s.dotted for s in p.find("Compiler.accept")] == ["Compiler.accept"]
     declared = next(s for s in p.find("compile") if s.rel.endswith(".d.ts"))
     assert _implemented(p, declared).rel == "lib/compiler.js"
+
+
+def test_no_walk_through_a_body_longer_than_a_sentence_can_be_checked_against():
+    from orchestrator.authoring.phrases import phrases
+    from orchestrator.authoring.project import Sym
+    from orchestrator.authoring.write import _steps_block
+    from orchestrator.repo.parse import Definition
+
+    body = "function compile(env) {\n" + "".join(f"  this.x{k} = env.a{k};\n" for k in range(130)) + "  this.preamble();\n}\n"
+    d = Definition(kind="function", name="compile", qualified_name="compile", signature="function compile(env) {",
+                   doc="", start_line=1, end_line=body.count("\n"), exported=True, aliases=[])
+    assert _steps_block(body, Sym("a.js", d, 1.0, "javascript"), phrases("en")) == []
