@@ -99,8 +99,7 @@ def _rust_fences(lines: list[str]) -> list[tuple[int, int, str]]:
 def _doc_attr(ln: str) -> re.Match[str] | None:
     """`#![doc = "```"]` and `#![cfg_attr(feature = "alloc", doc = "```")]` as a doc line (rust-base64 opens its
     fences so); of a pair `cfg_attr(x, …)` / `cfg_attr(not(x), …)` the first is read, the `not(…)` one is not."""
-    m = re.match(r'^\s*#!\[(?:cfg_attr\((?!not\()[^,]*,\s*)?doc\s*=\s*"(.*)"\)?\]\s*$', ln)
-    return m
+    return re.match(r'^\s*#!\[(?:cfg_attr\((?!not\()[^,]*,\s*)?doc\s*=\s*"(.*)"\)?\]\s*$', ln)
 
 
 def _rust_tag(tag: str) -> bool:

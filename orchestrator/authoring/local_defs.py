@@ -19,7 +19,8 @@ _PY_DEF = re.compile(r"^([ \t]+)(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(")
 _LOCAL = re.compile(r"(?m)^[ \t]+(?:return\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|"
                     r"^[ \t]+(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?"
                     r"(?:function\b[^(\n]*\(|\([^()\n]*\)\s*(?::\s*[^=\n{]+)?=>\s*\{|[A-Za-z_$][\w$]*\s*=>\s*\{)")
-# Rust's `fn inner<E>(engine: &E, input: &[u8]) -> String where E: Engine {` (rust-base64's `Engine::encode`)
+# Rust's `fn inner<E>(engine: &E, input: &[u8]) -> String where E: Engine {` (rust-base64's `Engine::encode`);
+# its empty second group stands for _LOCAL's second name
 _RUST_LOCAL = re.compile(r"(?m)^[ \t]+(?:(?:pub(?:\([^)]*\))?|const|async|unsafe)\s+)*fn\s+([A-Za-z_]\w*)()\s*(?:<[^{(]*>)?\s*\(")
 
 
