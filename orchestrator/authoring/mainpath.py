@@ -399,8 +399,9 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
         if (top >= SERVING_BONUS or one_call(p, entries)) and \
                 any(b >= top > 0 and len(path) >= FIRST_STEPS for path, _v, b in tried):
             tried = [t for t in tried if t[2] >= top and len(t[0]) >= FIRST_STEPS]
-        elif any(b >= 1.0 and len(path) >= FIRST_STEPS for path, _v, b in tried):  # (no start the example never
-            tried = [t for t in tried if t[2] > 0]  # names outweighs its first call's path: handlebars' `template`)
+        elif any(b >= 1.0 and len(path) >= FIRST_STEPS for path, _v, b in tried):
+            # no start the example never names outweighs its first call's path (handlebars' runtime `template`)
+            tried = [t for t in tried if t[2] > 0]
         for path, value, _b in tried:
             if value > best_value:
                 best, best_value = path, value
