@@ -2355,7 +2355,7 @@ def test_a_step_says_the_work_its_caller_does_before_it_hands_on(tmp_path: Path)
     p = load(_write(tmp_path / "repo", {"README.md": readme, "go.mod": "module example.com/conf\n", "conf.go": code}))
     path = central_path(p, entry_points(p))
     assert [s.name for s in path][:2] == ["Process", "processField"], [s.name for s in path]
-    from orchestrator.authoring.mainpath import prepared
+    from orchestrator.authoring.path_steps import prepared
 
     prep = prepared(p, path[0], path[1], 12, path)
     assert prep is not None and (prep[0].name, prep[1]) == ("gatherInfo", 10), prep
@@ -2364,7 +2364,7 @@ def test_a_step_says_the_work_its_caller_does_before_it_hands_on(tmp_path: Path)
     assert "Before that, at line 10, it calls `gatherInfo`" in step1 and "(source:conf.go#L10-L10)" in step1, step1
     assert "checkSpec" not in walk
     _steps_hold(p, walk)
-    from orchestrator.authoring.mainpath import sequence_diagram
+    from orchestrator.authoring.path_steps import sequence_diagram
 
     seq = sequence_diagram(p, path)
     assert seq.index("gatherInfo()") < seq.index("processField()"), seq
@@ -2437,7 +2437,7 @@ def test_the_calls_a_set_12_reading_showed_are_followed(tmp_path: Path):
     path = central_path(p, entry_points(p))
     assert [s.dotted for s in path][:4] == ["Print", "Event.Msg", "Event.msg", "Event.write"], [s.dotted for s in path]
     assert path[0].rel == "log/log.go"
-    from orchestrator.authoring.mainpath import prepared
+    from orchestrator.authoring.path_steps import prepared
 
     assert prepared(p, path[0], path[1], 8, path) == (next(s for s in p.symbols() if s.dotted == "Logger.Debug"), 8)
 

@@ -9,6 +9,11 @@ import re
 
 from .project import Project, Sym
 
+# the implicit numeric conversions Java and C# make (an `int` argument fits a `long` parameter)
+WIDENS = {"byte": "short int long float double decimal", "short": "int long float double decimal",
+          "char": "int long float double", "int": "long float double decimal", "long": "float double decimal",
+          "float": "double"}
+
 
 def base_type(typ: str) -> str:
     """`final TypeToken<T>[]` → `TypeToken`; `java.lang.reflect.Type` → `Type`."""

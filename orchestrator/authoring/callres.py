@@ -23,6 +23,7 @@ import posixpath
 import re
 
 from .arity import (
+    WIDENS,
     arity as _arity,
     base_type as _base,
     funnel,
@@ -36,6 +37,7 @@ from .c_includes import c_global
 from .local_defs import LANGS as LOCAL_LANGS, in_scope, top
 from .project import Project, Sym
 from .source_sets import lambda_receivers, source_set
+from .uses import python_imports, rust_used, rust_uses
 from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result
 
 _MEMBER_SIG = re.compile(r"^\s*(?:(?:get|set|static|async)\s+)*(?:\*\s*)?[A-Za-z_$][\w$]*\s*(?:\(|:)")
@@ -116,10 +118,10 @@ class Resolver:
     def param_types(self) -> dict[str, str]:
         """Parameter name → the project type its declared type names (one, or it is left out)."""
         if self._params is None:
-            from .signature import signature_parts
+            from .signature import signature_parts, whole
 
             self._params = {}
-            params, _ret = signature_parts(self.s)
+            params, _ret = signature_parts(whole(self.p, self.s))
             bounds = dict(_RUST_BOUND.findall(self.s.d.signature)) if self.s.lang == "rust" else {}
             for prm in params:
                 # `err: &multer::Error` is another crate's Error, not the project's: a type written
@@ -218,7 +220,7 @@ class Resolver:
             hit = [x for x in self.by_dotted.get(expr, ()) if s.lang != "go" or posixpath.dirname(x.rel) == self.here]
             if not hit and s.lang == "go":  # pkg.Name: a definition of another package, reached by its qualifier
                 hit = [x for x in self.by_short.get(parts[1], ()) if "." not in x.dotted
-                       and posixpath.dirname(x.rel) != self.here
+                       and (posixpath.dirname(x.rel) != self.here or not s.rel)  # (the README's `goquery.New…`)
                        and p.go_package(x.rel) == p.go_import_package(s.rel, parts[0])
                        and p.reaches(s.rel, x.rel, x.short)]
             return hit
@@ -251,6 +253,8 @@ class Resolver:
                 return []  # one global namespace: c_global decides
             if s.lang == "rust":
                 named = [x for x in named if x.kind != "macro"]
+                if s.rel and (used := rust_used(p, s.rel, expr, self.by_short)):  # `use html::format_document as format_html`
+                    return used
             if s.lang in ("javascript", "typescript"):  # an object literal's member (`get URL ()`, `parse: (s) =>`)
                 named = [x for x in named if not _MEMBER_SIG.match(x.d.signature)]  # is in scope by no bare name
             same = [x for x in named if x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == self.here)]
@@ -259,8 +263,8 @@ class Resolver:
                 return same
             if not same:
                 anywhere = [x for x in named if x.kind in ("function", "class", "macro", "struct")]
-                if len(anywhere) == 1 and (not s.rel or s.lang == "python" and _imports(p, s.rel, expr)  # (not s.rel:
-                                           or s.lang == "rust" and _rust_uses(p, s.rel, expr)):
+                if len(anywhere) == 1 and (not s.rel or s.lang == "python" and python_imports(p, s.rel, expr)  # (not s.rel:
+                                           or s.lang == "rust" and rust_uses(p, s.rel, expr)):
                     return anywhere  # the README's example, whose imports are the project's names)
                 if s.lang in ("javascript", "typescript"):  # `import { compose } from './compose'`
                     from .references import imported_definition
@@ -405,7 +409,10 @@ class Resolver:
         if not fits:
             return []
         best = max(n for n, _ in fits)
-        return [x for n, x in fits if n == best]
+        hit = [x for n, x in fits if n == best]
+        # C# prefers a method's normal form to its `params` expansion (`EncodeLong(number)`: `EncodeLong(long)`)
+        plain = [x for x in hit if not any(prm.type.startswith("params ") for prm in signature_parts(x)[0])]
+        return plain if self.s.lang == "csharp" and plain else hit
 
     def supers(self, name: str) -> set[str]:
         """The types `name` extends or implements: the project's declarations, and a few of the JDK's."""
@@ -475,7 +482,9 @@ _JDK_SUPERS = {"Class": {"Type"}, "StringBuilder": {"Appendable", "CharSequence"
 
 
 def _assignable(res: Resolver, arg: str, param: str) -> bool:
-    if arg == param or param == "Object" or re.fullmatch(r"[A-Z]", param):  # `T`: a type variable
+    if arg == param or param in ("Object", "object") or re.fullmatch(r"[A-Z]", param):  # `T`: a type variable
+        return True
+    if param in WIDENS.get(arg, "").split():
         return True
     return param in res.supers(arg)
 
@@ -487,14 +496,3 @@ def _sig(x: Sym) -> tuple[list, str]:
 
 
 _TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})
-
-
-def _imports(p: Project, rel: str, name: str) -> bool:
-    """The Python file imports `name` by that name (so a bare call reaches the project's definition)."""
-    rx = re.compile(rf"^\s*(?:from\s+\S+\s+)?import\s+(?:\(?[^\n]*\b{re.escape(name)}\b)")
-    return any(rx.match(ln) for ln in p.lines_of(rel)[:400])
-
-
-def _rust_uses(p: Project, rel: str, name: str) -> bool:  # (similar's `use crate::{…, capture_diff_deadline, …};`)
-    return re.search(rf"(?m)^\s*(?:pub\s+)?use\s+(?:crate|super|self)(?:::\w+)*::(?:\{{[^}}]*(?<![\w:]){re.escape(name)}\b[^}}]*\}}|"
-                     rf"{re.escape(name)}\s*;)", "\n".join(p.lines_of(rel))) is not None

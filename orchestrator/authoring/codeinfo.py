@@ -233,6 +233,10 @@ def _sym_index(p: Project) -> tuple[dict[str, list[Sym]], dict[str, list[Sym]]]:
         for x in syms:  # in rank order, as the scans found them
             by_dotted.setdefault(x.dotted, []).append(x)
             by_short.setdefault(x.short, []).append(x)
+        for x in syms:  # a method's other names (Ruby's `alias`, Python's `_parse = _parseNoCache`), after its own
+            owner = x.dotted.rsplit(".", 1)[0] + "." if "." in x.dotted and x.kind == "method" else ""
+            for a in x.d.aliases if x.kind in ("method", "function") and x.lang not in ("c", "cpp") else ():
+                by_dotted.setdefault(a if "." in a else owner + a, []).append(x)
         _INDEXES.clear()  # one project at a time: an index holds every symbol of its map
         hit = _INDEXES[id(p)] = (syms, by_dotted, by_short)
     return hit[1], hit[2]
@@ -372,6 +376,9 @@ def call_text(s: Sym, code: str) -> str:
     from .codetext import mask_text
 
     code = mask_text(_LINE_COMMENT.sub("", code), s.lang)  # `// log!(…)` or a docstring's `pop()` is no call
+    # nor a comment after code (terminal-table's `dp[i] ||= 0 # initialize column length`), its strings blanked first
+    tail = r"#[^\n]*" if s.lang in ("python", "ruby") else r"(?<![\\:/])//[^\n]*" if s.lang not in ("haskell", "lua") else ""
+    code = re.sub(tail, lambda m: " " * len(m.group()), code) if tail else code
     if s.lang == "php":  # `$this->handle(`, `self::create(`: the receiver as the other languages write it
         code = re.sub(r"\$this->(?=\w+\s*\()|\b(?:self|static)::(?=\w+\s*\()", "this.", code)
     return code

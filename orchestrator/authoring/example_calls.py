@@ -5,10 +5,14 @@ arguments can reach, whether it makes one call of the project. The main path sta
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .entry import TYPE_ARGS
 from .overview import example_of
 from .project import Project, Sym
+
+if TYPE_CHECKING:
+    from .valuetypes import Typer
 
 
 def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
@@ -93,7 +97,7 @@ def built_by(p: Project, code: str, var: str, lang: str = "") -> str:
     (`@template = Liquid::Template.parse(…)`: `Liquid.Template.parse`; `let template =
     env.get_template(…)` with `env = Environment::new()`: `Environment.get_template`), else its name; or ''.
     A call on the class itself is marked `::` (`Liquid.Template::parse`: Ruby's class method, not the instance's)."""
-    m = re.search(rf"(?m)^\s*(?:[\w<>\[\],.? ]+\s+)?@?{re.escape(var)}\s*:?=\s*(?:new\s+)?((?:[\w$]+\s*(?:\.|::)\s*)*?)"
+    m = re.search(rf"(?m)^\s*(?:[\w<>\[\],.? ]+\s+)?@?{re.escape(var)}(?:\s*,\s*\w+)*\s*:?=\s*(?:new\s+)?((?:[\w$]+\s*(?:\.|::)\s*)*?)"
                   rf"([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code)
     if m is None:
         return ""
@@ -152,14 +156,70 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     else:
         return []
     meth = m.group("meth")
-    if len(re.findall(rf"\.\s*{meth}\s*\(", code)) > 1:
-        return []
+    if len(re.findall(rf"(?<![\w$.]){re.escape(m.group('recv'))}\s*\.\s*{meth}\s*\(", code)) > 1:
+        return []  # (goquery's `s.Find("a")` in the callback is another value's)
     # every overload of that name (`generateDiffRows(List, List)` hands to `generateDiffRows(List, Patch)`
     # through `DiffUtils.diff`): the path that goes deepest is the one central_path follows; of those the
     # arguments can be given to (`gson.toJson(1)`: a number is no `JsonElement`)
-    found = [x for x in p.find(meth) if x.dotted == f"{name}.{meth}" and x.kind == "method"]
+    found = [x for x in p.find(meth) if x.dotted == f"{name}.{meth}" and x.kind == "method"] or \
+        [x for x in _typer(p).member(name, meth) if x.kind == "method"] if p.symbols() else []  # (an inherited or embedded
+    # one: goquery's `Document` embeds `*Selection`)
     fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code)]
     return fits or found
+
+
+def _typer(p: Project) -> Typer:
+    from .callres import Resolver
+    from .codeinfo import _sym_index
+
+    return Resolver(p, p.symbols()[0], *_sym_index(p)).typer()
+
+
+def chain_member(p: Project, code: str, close: int, name: str, lang: str) -> list[Sym]:
+    """The methods `name` of the type a chain gives back, the chain written up to its `)` at `close` (java-jwt's
+    `JWT.create().withIssuer("auth0")` is a `JWTCreator.Builder`: its `.sign(algorithm)`, not `Algorithm.sign`)."""
+    at = close
+    while at >= 0 and code[at] == ")":  # back over each link: its arguments, its name, its dot
+        depth = 0
+        for k in range(at, -1, -1):
+            depth += {")": 1, "(": -1}.get(code[k], 0)
+            if depth == 0:
+                break
+        head = re.search(r"[A-Za-z_$][\w$]*\s*(?:<[^<>()]*>)?\s*$", code[:k])
+        if head is None:
+            return []
+        at = head.start()
+        dot = re.search(r"(?:\.|::)\s*$", code[:at])
+        if dot is None:
+            break
+        at = dot.start() - 1
+        while at >= 0 and code[at].isspace():
+            at -= 1
+        if at >= 0 and code[at] != ")":  # `JWT.create()`: the chain starts at the class's name
+            head = re.search(r"[A-Za-z_$][\w$.]*$", code[:at + 1])
+            at = head.start() if head else at + 1
+            break
+    typ = example_type(p, code, "", lang, code[max(at, 0):close + 1]) if at < close else ""
+    return [x for x in _typer(p).member(typ, name) if x.kind == "method"] if typ else []
+
+
+# what printing a value runs on it: Ruby's `puts table` its `to_s`, Python's `print(x)` its `__str__`, Java's `toString`
+_PRINTS = {"ruby": (r"(?:puts|print)\s*\(?\s*([a-z_]\w*)\s*\)?", "to_s"), "python": (r"print\(\s*([a-z_]\w*)\s*\)", "__str__"),
+           "java": (r"System\.out\.println\(\s*([a-z_]\w*)\s*\)", "toString")}
+
+
+def printed_value(p: Project, code: str, lang: str) -> tuple[Sym, str] | None:
+    """(the method, the variable) when the example ends by printing a value it built, whose type defines what
+    printing runs (terminal-table's `puts user_table` after `user_table = Terminal::Table.new do … end` runs
+    `Table#to_s`, an alias of `render`); None otherwise."""
+    if lang not in _PRINTS:
+        return None
+    rx, meth = _PRINTS[lang]
+    last = [ln for ln in code.strip().splitlines() if ln.strip() and not ln.strip().startswith(("#", "//"))][-1:]
+    m = re.fullmatch(rf"\s*{rx}\s*;?\s*", last[0]) if last else None
+    typ = built_type(p, code, m.group(1), lang) if m else ""
+    hit = [x for x in _typer(p).member(typ, meth) if x.kind == "method"] if typ else []
+    return (hit[0], m.group(1)) if len(hit) == 1 and m else None
 
 
 def given_names(args: str) -> list[str]:

@@ -125,6 +125,12 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         wide = _last_call(big, body, side, depth)
         if wide and wide[1] != best[1]:
             best = wide
+    if best and best[3].lines >= WORK_LINES and not implemented(p, best[3]):
+        # nor is a long body that reaches little after a call that reaches ten times as much (comrak's `parse`
+        # runs `process_line` over each line, 82 definitions deep, then `postprocess_text_nodes`, 5)
+        w = _weight(p, best[3])
+        wide = _last_call([c for c in going if _weight(p, c) >= max(20, 10 * (w + 1))], body, side, depth)
+        best = wide or best
     if best and not reach(p, best[3]) and not _delegates(p, best[3]) and not implemented(p, best[3]):
         # `self._cast(self._handle(environ))`: a call that goes no further is given what a call that goes on makes
         # (bottle's `wsgi`): that one does the work
@@ -176,7 +182,8 @@ def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
         made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
         # (Ruby calls without parentheses too: `invoke { dispatch! }`, `content_type default`)
         bare = r"|(?<![\w$@:])(?<!def )" + re.escape(c.short) + r"(?=\s*$|\s*[}]|\s+[\w@:'\"\[{(-])" if c.lang == "ruby" else ""
-        rx = re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + bare + (f"|{made}" if made else ""))
+        names = "|".join(re.escape(n) for n in c.names)  # (by its other names too: pyparsing's `self._parse(`)
+        rx = re.compile(rf"(?<![\w$])(?:{names})\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + bare + (f"|{made}" if made else ""))
         for k, (n, text) in enumerate(body):
             m = rx.search(text) if n not in side else None
             if m is None or (c.lang == "ruby" and _BLOCK_AFTER.match(text, m.end() - (m.group().endswith("(")))):

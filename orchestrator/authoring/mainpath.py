@@ -13,6 +13,7 @@ from .entry import TYPE_ARGS
 from .example_calls import (
     built_by,
     built_type,
+    chain_member,
     consuming_call,
     final_call,
     given_names,
@@ -22,6 +23,7 @@ from .example_calls import (
     made_here,
     made_with,
     one_call,
+    printed_value,
     takes,
 )
 from .facts import side_calls
@@ -56,6 +58,7 @@ _UTILITY = re.compile(r"(?i)^(?:utils?|helpers?)\.\w+$")
 _ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$|^as_[a-z]")
 # a constructor by its name: Rust's `new`/`with_capacity`/`default`, Python's `__init__`
 _MAKER = re.compile(r"^(?:new|with_capacity|default|__init__|__new__)$")
+_GETTER = re.compile(r"(?:get|set|is|has)[A-Z_]|(?:Get|Set)$")  # (C#'s and Go's bare `Get()` of a pool too)
 def _maker(s: Sym) -> bool:
     """A constructor: by its name, or named as its type (Java's, C#'s)."""
     return bool(_MAKER.match(s.short)) or ("." in s.dotted and s.short == s.dotted.rsplit(".", 2)[-2])
@@ -68,7 +71,7 @@ def _node_value(p: Project, s: Sym) -> float:
         v = _node_value(p, up) * weight(p, s)
     if s.short.startswith("_") and not s.short.startswith("__"):
         v *= 0.3  # a private helper
-    if s.lines <= 4 and re.match(r"(?:get|set|is|has)[A-Z_]", s.short):
+    if s.lines <= 4 and _GETTER.match(s.short):
         v *= 0.4  # an accessor: a leaf, not the core
     return v
 
@@ -104,8 +107,9 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         off = sum(1 for a, b in zip(path, path[1:]) if "." in a.dotted and "." not in b.dotted and b.kind == "function")
         # the call a body makes last on its main line hands the work on: the way the operation flows
         # a hand-off to code that goes on calling is the work moving on; to a leaf, a last detail
+        # (not a getter the body calls last: hashids' `StringBuilderPool.Get()` after its shuffles)
         on = sum(1 for a, b in zip(path, path[1:]) if handed_to(p, a) == (b.rel, b.d.start_line)
-                 and (b is path[-1] or next_steps(p, b)))
+                 and (next_steps(p, b) or b is path[-1] and not (_GETTER.match(b.short) and b.lines <= 4)))
         # an accessor (`get_params`, `DisplayName`) is a place the work passes by, not where it is done:
         # most of a step's depth is taken back
         # so is a constructor (`StringRecord::new` → `ByteRecord::with_capacity`): making a value, not using it
@@ -144,39 +148,6 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     return best
 
 
-def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym, int] | None:
-    """(the call, its line): the work `a` has done on its main line before it hands on to `b` at line
-    `at`, when a call did some (envconfig's `Process` gathers the fields with `gatherInfo` before its
-    loop hands each to `processField`; tinydb's `_update_table` reads with `_read_table`); a step
-    that names it traces the path as it runs. Not an accessor, a constructor, a check, an error's
-    branch, a trace print, nor a call the path makes anyway."""
-    from .codeinfo import call_text, resolved_calls_where
-
-    body = "\n".join(p.lines_of(a.rel)[a.d.start_line - 1:a.d.end_line])
-    text = call_text(a, body)
-    on = {(x.rel, x.d.start_line) for x in path} | side_calls(p, a)
-    best: tuple[float, Sym, int] | None = None
-    where = resolved_calls_where(p, a, body)
-    handed = next((off for c, _side, off in where if c is b), -1)
-    from .hops import hops
-
-    # (and a function it runs through `.call(this, …)`: eta's `this.parse.call(this, str)`)
-    made = [(c, side, a.d.start_line + text.count("\n", 0, off) if off >= 0 else 0, off) for c, side, off in where] + \
-        [(h.callee, False, h.at, -1) for h in hops(p, a) if h.how == "apply" and not h.via.endswith(".bind")]
-    for c, side, line, off in made:
-        # (on the hand-off's own line, a call before it: zerolog's `Logger.Debug()` in `Logger.Debug().…Msg(…)`)
-        if side or not (a.d.start_line < line < at or (line == at and 0 <= off < handed)) \
-                or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \
-                or side_road(c) or trace_print(a, c.short) or _ACCESSOR.match(c.short) or _maker(c) \
-                or re.match(r"(?i)(?:check|valid|ensure|assert|verify|is_|has_)", c.short) \
-                or (c.lines < 8 and not next_steps(p, c)):
-            continue
-        v = _node_value(p, c)
-        if v > 0 and (best is None or v > best[0]):
-            best = (v, c, line)
-    return (best[1], best[2]) if best else None
-
-
 def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     """Where a user's call begins, with a bonus for what the README's code calls: the entry points
     (a type through its public methods, those the README calls first), the object an entry point
@@ -212,7 +183,9 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
             out.append((s, bonus))
 
     def methods(t: Sym) -> list[Sym]:
-        ms = [m for m in p.symbols(within=[t.rel]) if m.dotted.startswith(t.dotted + ".") and m.kind == "method"
+        # (a C# `partial class` has its members in several files: hashids' `Encode` is not beside the type)
+        where = None if re.search(r"\bpartial\b", t.d.signature) else [t.rel]
+        ms = [m for m in p.symbols(within=where) if m.dotted.startswith(t.dotted + ".") and m.kind == "method"
               and (not m.short.startswith("_") or m.short == "__call__") and (m.lang != "go" or m.short[:1].isupper())]
         # `__call__` is what calling the object runs (a WSGI server calls the Flask app)
         return sorted(ms, key=lambda m: (m.short != "__call__", -called_as(m), -m.score))[:8]
@@ -245,6 +218,10 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
             add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
         if e.kind in NOT_STEPS:
+            if ex is not None and re.search(rf"\bnew\s+{re.escape(e.short)}\s*\(", ex.as_calls):
+                for ctor in p.find(e.short) + p.find("constructor"):  # `new Hashids("salt")`: its constructor sets up
+                    if ctor.dotted in (f"{e.dotted}.{e.short}", f"{e.dotted}.constructor") and ctor.kind == "method":
+                        add(ctor, 0.5)
             for ms in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
                 add(ms, called_as(ms) * elsewhere(ms) if called_as(ms) else 1.0 if ms.short == "__call__" else bonus * 0.5)
             continue
@@ -324,6 +301,9 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in [last.group(1).lstrip("@"), *given_to]] if n]
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
         return out + [(f, SERVING_BONUS) for f in final]
+    if not runs and (shown := printed_value(p, code, lang)) is not None:  # `puts user_table`: its `to_s`
+        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, shown[1], lang)] if n]
+        return [(x, b) for x, b in starts if x is not shown[0]] + [(shown[0], SERVING_BONUS)]
     if not runs:
         # the last call runs after calls that only configure (`nunjucks.configure({…}); nunjucks.renderString(…)`),
         # or in the program's main loop (schedule's `while True: schedule.run_pending()` after
@@ -337,6 +317,9 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
             # a builder's chain ends in the call that makes or runs what the links configured (feign's `Feign.builder()
             # .decoder(…).target(GitHub.class, url)`; resty's `client.R().SetHeader(…).Get(url)`): the last link is the run
             p._keys[("setup_calls",)] = []
+            chained = chain_member(p, code, links[-1].start(), links[-1].group(1), lang)  # (the chain's own type's)
+            if chained:
+                return [(x, b) for x, b in starts if x not in chained] + [(x, SERVING_BONUS) for x in chained]
             return [(x, SERVING_BONUS if x.short == links[-1].group(1) else b) for x, b in starts]
         if len(set(seq)) >= 2 and (all(_SETUP.match(n) for n in seq[:-1]) or in_loop(code, calls[-1].start())):
             p._keys[("setup_calls",)] = [seq[0]] if seq[0] != seq[-1] else []
@@ -446,7 +429,8 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
     main = {(x.rel, x.d.start_line) for x in path}
     names = p._keys.get(("setup_calls",), [])
     on_class = {n.replace("::", ".") for n in names if "::" in n}  # (a call on the class: Ruby's class method)
-    named = [s for s, _b in starts if s.short in names or s.dotted in names or s.dotted in on_class]
+    named = [s for s, _b in starts if s.short in names or s.dotted in names or s.dotted in on_class
+             or s.short == "constructor" and s.dotted.rsplit(".", 1)[0] in names]  # (`new MarkdownIt()`)
     named = [s for s in named if s.dotted not in on_class] + class_or_instance(p, [s for s in named if s.dotted in on_class], True)
     best: list[Sym] = []
     best_value = 0.0
@@ -478,22 +462,3 @@ def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
     (click's `command` returns a `Command`; the README calls the decorated function, which runs
     `Command.__call__`); None when a user calls the start itself. Known once central_path ran."""
     return p._keys.get(("made_by", start.rel, start.d.start_line))
-
-
-# ---------------------------------------------------------------- diagram slots (issue 23 item 4)
-
-def sequence_diagram(p: Project, path: list[Sym]) -> str:
-    """The central operation's calls as a Mermaid block (a sequence between parts, with the work a step
-    does before it hands on: prepared), or ''."""
-    from .. import diagrams
-    from .hops import hop_between
-    from .tracing import call_line
-
-    before = {}
-    for a, b in zip(path, path[1:]):
-        hop = hop_between(p, a, b)  # (as story._steps tells it)
-        at = call_line(p, a, b) if hop is None else hop.at
-        prep = prepared(p, a, b, at, path) if at else None
-        if prep is not None:
-            before[(a.rel, a.d.start_line)] = prep[0]
-    return diagrams.path_block(path, before)

@@ -12,7 +12,8 @@ from .project import Sym
 
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
 _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
-                         r"not_?found")  # (a 404 handler: the miss, not the work)
+                         r"not_?found|^return$|^release$|^set_?debug")
+# (a 404 handler: the miss; a pool's `Return(sb)`: giving back; pyparsing's `set_debug(False)`: a switch)
 
 # The side roads of a body: an error handler, and a condition on an error, a deprecation or a debug
 # switch (`if err != nil {`, `if self.deprecated:`). Loops and other conditions are the work itself.
@@ -23,7 +24,9 @@ _BRANCH_OPENER = re.compile(r"^\s*(?:\}\s*)?(?:catch|except|finally\b|(?:if|elif
 def side_road(c: Sym) -> bool:
     """Error handling, clean-up or a miss, by the name of the definition or of a thrower that holds it
     (markdig's `ThrowHelper.CheckDepthLimit`)."""
-    return bool(_SIDE_ROADS.search(c.short)) or ("." in c.dotted and "throw" in c.dotted.rsplit(".", 1)[0].lower()) \
+    # (and a cache's: jinja's `bcc.set_bucket(bucket)` after `environment.compile(…)` saves the work done, it is not the work)
+    owner = c.dotted.rsplit(".", 1)[0].lower() if "." in c.dotted else ""
+    return bool(_SIDE_ROADS.search(c.short)) or "throw" in owner or owner.endswith("cache") \
         or (c.kind == "macro" and c.short in ("ok", "try", "ensure", "bail"))  # (Rust's `ok!(x)`: `x?` spelled out)
 
 

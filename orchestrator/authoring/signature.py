@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .project import Sym
+from .project import Project, Sym
 
 
 @dataclass
@@ -54,6 +54,24 @@ def _paren_span(sig: str, start: int) -> tuple[int, int] | None:
             if depth == 0:
                 return i, j
     return None
+
+
+def whole(p: Project, s: Sym) -> Sym:
+    """`s` with its whole head when the map cut its signature short (jinja's `Environment.__init__` has
+    forty parameters; the map keeps eight lines): read on from the file until its parentheses close."""
+    sig = s.d.signature
+    if sig.count("(") <= sig.count(")") or not s.rel:
+        return s
+    from dataclasses import replace
+
+    lines = p.lines_of(s.rel)[s.d.start_line - 1:s.d.start_line + 80]
+    text = "\n".join(ln.rstrip() for ln in lines)
+    at = text.find(sig.split("\n", 1)[0].strip()[:30])
+    span = _paren_span(text, max(0, text.find("(", max(at, 0))))
+    if at < 0 or span is None:
+        return s
+    end = text.find("\n", span[1])  # (and what follows on the line: `) -> None:`)
+    return replace(s, d=replace(s.d, signature=text[at:end if end > 0 else len(text)].rstrip().rstrip("{:").rstrip()))
 
 
 def signature_parts(s: Sym) -> tuple[list[Param], str]:
@@ -150,5 +168,6 @@ def java_result(x: Sym) -> str:
             at += 1
         r = re.match(r"\)\s*(?::|->)\s*([A-Za-z_]\w*)", x.d.signature[at:])
         return r.group(1) if r else ""
-    m = re.search(rf"([A-Za-z_]\w*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
+    # (a nested type by its whole name: java-jwt's `static JWTCreator.Builder create()`)
+    m = re.search(rf"([A-Za-z_][\w.]*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
     return m.group(1) if m else ""

@@ -20,18 +20,10 @@ from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
 from .hops import hop_between
-from .mainpath import (
-    central_path,
-    exported_fetch,
-    handed_out,
-    made_by,
-    prepared,
-    sequence_diagram,
-    served_by,
-    setup_path,
-)
+from .mainpath import central_path, exported_fetch, handed_out, made_by, served_by, setup_path
 from .overview import Example, entry_points, example_of, purpose
 from .parts import architecture_diagram
+from .path_steps import prepared, sequence_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
 from .story_phrases import ZH, phrases

@@ -65,7 +65,7 @@ FIELD_DECL = {
     "rust": r"\bFIELD\s*:\s*(?:&(?:'\w+\s+)?(?:mut\s+)?)?(?:(?:Box|Arc|Rc|Option)<)?([A-Za-z_]\w*)",
     "java": r"\b([A-Z]\w*)(?:<[^;=()]*>)?\s+FIELD\s*[;=]",
     "cpp": r"\b([A-Za-z_]\w*)(?:<[^;=()]*>)?\s*[*&]?\s*FIELD(?:_)?\s*[;={]",
-    "typescript": r"\bFIELD\s*[?!]?\s*:\s*([A-Za-z_]\w*)",
+    "typescript": r"\bFIELD\s*[?!]?\s*(?::|=\s*new\s)\s*([A-Za-z_]\w*)",  # (markdown-it's `core = new ParserCore()`)
     "python": r"\bself\.FIELD\s*:\s*([A-Za-z_]\w*)",
     "kotlin": r"\b(?:val|var)\s+FIELD\s*(?::\s*|=\s*(?=[A-Z]\w*\s*(?:<[^>]*>)?\())([A-Z]\w*)",
     # (CsvHelper's `Lazy<RecordManager> recordManager` read as `.Value` is a RecordManager; kotlin-csv's `val parser = CsvParser(…)`)
@@ -134,7 +134,8 @@ class Typer:
         name = head.group(0).rsplit(".", 1)[-1]
         if name in ("Self", "self", "this") and owner:
             return owner
-        return self.scoped(name, owner)
+        whole = head.group(0) if "." in head.group(0) and self.is_type(head.group(0)) else ""  # (`JWTCreator.Builder`)
+        return self.scoped(name, owner) or whole
 
     def scoped(self, name: str, owner: str) -> str:
         """The project type `name` means in `owner`'s scope (jmustache's `Compiler` in `Mustache`: `Mustache.Compiler`)."""
@@ -158,7 +159,8 @@ class Typer:
         for t in self.by_dotted.get(typ, ()):
             if t.kind not in ("class", "struct"):
                 continue
-            head = re.split(r"\{|\bimplements\b|\bwhere\b", " ".join(t.d.signature.split()), maxsplit=1)[0]
+            head = re.split(r"\{|\bimplements\b|\bwhere\b", " ".join(t.d.signature.split()), maxsplit=1)[0] if t.lang != "go" \
+                else "extends " + " ".join(re.findall(r"(?m)^\s+\*?(?:\w+\.)?([A-Z]\w*)\s*(?://.*)?$", _code(self.p, t)))  # (embedded)
             m = (re.search(r"\bclass\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)", head) if t.lang == "python"
                  else re.search(r"\bclass\s+[\w:]+\s*<\s*([\w:]+)", head) if t.lang == "ruby"
                  else re.search(r"\bextends\s+(.*)$", head) or re.search(r"\)?\s*:\s*([^{]*)$", head)

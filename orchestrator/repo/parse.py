@@ -16,13 +16,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import commonjs, lang_rules
+from .aliases import other_names
 from .definitions import Definition, Source, clean_comment, comment_block, definition, docstring
 from .languages import SUPPORTED, grammar, query_cursor
 
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 18  # 18: the members of `X.prototype = { … }` are X's methods; 17: a Ruby class's `alias x new` names its `initialize`; 16: a Ruby method's `alias`/`alias_method` names, a JS module wrapper's (UMD, IIFE) declarations; 15: a Ruby directive (`# :nocov:`) is no doc; 14: a Kotlin nested class whose constructor starts the next line; 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
+PARSER_VERSION = 19  # 19: a Python class body's `_parse = _parseNoCache` names the method; 18: the members of `X.prototype = { … }` are X's methods; 17: a Ruby class's `alias x new` names its `initialize`; 16: a Ruby method's `alias`/`alias_method` names, a JS module wrapper's (UMD, IIFE) declarations; 15: a Ruby directive (`# :nocov:`) is no doc; 14: a Kotlin nested class whose constructor starts the next line; 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
 
 @dataclass
 class FileMap:
@@ -176,8 +177,8 @@ def _extract(src: Source) -> FileMap:
         fm.definitions = _merge_clauses(fm.definitions)
     if overloads:
         fm.definitions = _merge_overloads(fm.definitions, overloads)
-    if src.lang == "ruby":
-        _ruby_aliases(src, fm.definitions)
+    if src.lang in ("ruby", "python"):
+        other_names(src, fm.definitions)
 
     imports: list[str] = []
     for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
@@ -219,24 +220,6 @@ def _extract(src: Source) -> FileMap:
     if src.lang in ("javascript", "typescript", "tsx"):
         _mark_js_exports(src, fm)
     return fm
-
-
-_RUBY_ALIAS = re.compile(r"^[ \t]*alias(?:_method)?[ \t(]+:?([A-Za-z_]\w*[?!=]?)[ \t]*,?[ \t]+:?([A-Za-z_]\w*[?!=]?)", re.M)
-
-
-def _ruby_aliases(src: Source, defs: list[Definition]) -> None:
-    """`alias :t :translate` and `alias_method :t, :translate` name the method `translate` defined
-    last before them (in i18n, `I18n.t` is `I18n::Base#translate`)."""
-    text = src.data.decode("utf-8", "replace")
-    for m in _RUBY_ALIAS.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
-        before = [d for d in defs if d.name == m.group(2) and d.kind == "method" and d.start_line < line]
-        if not before and m.group(2) == "new":  # `class << self; alias from_cents new`: money's `Money.from_cents` makes a Money
-            owner = [d for d in defs if d.kind in ("class", "module") and d.start_line <= line <= d.end_line][-1:]
-            before = [d for d in defs if owner and d.name == "initialize" and d.kind == "method"
-                      and d.qualified_name == f"{owner[0].qualified_name}::initialize"]
-        if before and m.group(1) not in before[-1].aliases:
-            before[-1].aliases.append(m.group(1))
 
 
 _C_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?\*/|//[^\n]*|[A-Za-z_]\w*', re.S)

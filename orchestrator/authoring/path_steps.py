@@ -1,0 +1,63 @@
+"""What a step of the main path does before it hands on (`prepared`), and the path as a sequence
+diagram: how chapter 1 tells the path mainpath.central_path found."""
+
+from __future__ import annotations
+
+import re
+
+from .facts import side_calls
+from .handoff import NOT_STEPS, next_steps, side_road, trace_print
+from .mainpath import _ACCESSOR, _maker, _node_value
+from .project import Project, Sym
+
+
+def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym, int] | None:
+    """(the call, its line): the work `a` has done on its main line before it hands on to `b` at line
+    `at`, when a call did some (envconfig's `Process` gathers the fields with `gatherInfo` before its
+    loop hands each to `processField`; tinydb's `_update_table` reads with `_read_table`); a step
+    that names it traces the path as it runs. Not an accessor, a constructor, a check, an error's
+    branch, a trace print, nor a call the path makes anyway."""
+    from .codeinfo import call_text, resolved_calls_where
+
+    body = "\n".join(p.lines_of(a.rel)[a.d.start_line - 1:a.d.end_line])
+    text = call_text(a, body)
+    on = {(x.rel, x.d.start_line) for x in path} | side_calls(p, a)
+    best: tuple[float, Sym, int] | None = None
+    where = resolved_calls_where(p, a, body)
+    handed = next((off for c, _side, off in where if c is b), -1)
+    from .hops import hops
+
+    # (and a function it runs through `.call(this, …)`: eta's `this.parse.call(this, str)`)
+    made = [(c, side, a.d.start_line + text.count("\n", 0, off) if off >= 0 else 0, off) for c, side, off in where] + \
+        [(h.callee, False, h.at, -1) for h in hops(p, a) if h.how == "apply" and not h.via.endswith(".bind")]
+    for c, side, line, off in made:
+        # (on the hand-off's own line, a call before it: zerolog's `Logger.Debug()` in `Logger.Debug().…Msg(…)`)
+        if side or not (a.d.start_line < line < at or (line == at and 0 <= off < handed)) \
+                or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \
+                or side_road(c) or trace_print(a, c.short) or _ACCESSOR.match(c.short) or _maker(c) \
+                or re.match(r"(?i)(?:check|valid|ensure|assert|verify|is_|has_)", c.short) \
+                or (c.lines < 8 and not next_steps(p, c)):
+            continue
+        v = _node_value(p, c)
+        if v > 0 and (best is None or v > best[0]):
+            best = (v, c, line)
+    return (best[1], best[2]) if best else None
+
+
+# ---------------------------------------------------------------- diagram slots (issue 23 item 4)
+
+def sequence_diagram(p: Project, path: list[Sym]) -> str:
+    """The central operation's calls as a Mermaid block (a sequence between parts, with the work a step
+    does before it hands on: prepared), or ''."""
+    from .. import diagrams
+    from .hops import hop_between
+    from .tracing import call_line
+
+    before = {}
+    for a, b in zip(path, path[1:]):
+        hop = hop_between(p, a, b)  # (as story._steps tells it)
+        at = call_line(p, a, b) if hop is None else hop.at
+        prep = prepared(p, a, b, at, path) if at else None
+        if prep is not None:
+            before[(a.rel, a.d.start_line)] = prep[0]
+    return diagrams.path_block(path, before)

@@ -1,0 +1,621 @@
+"""How the map reads the calls chapter 1's main path is made of (issue 35, session 23, set 18): a C#
+`int` argument fits a `long` parameter and the plain overload before its `params` form; a C# partial
+class's members in another file; Rust's `pub use m::f as g`; a Python head longer than the map keeps;
+a class body's `_parse = _parseNoCache`; a comment after code; a TypeScript field made by `new`; a
+Java method's nested result type and the chain it starts; a Go struct's embedded type and `doc, err :=`;
+a Ruby `puts` of a built value; caches, pools and debug switches as side roads; a loop whose call reaches
+ten times more than the long call after it. Each on a small source, failing without its rule."""
+
+from __future__ import annotations
+
+from conftest import write_files as _write
+
+from orchestrator.authoring.facts import all_calls
+from orchestrator.authoring.handoff import handed_to
+from orchestrator.authoring.mainpath import central_path, setup_path
+from orchestrator.authoring.overview import entry_points
+from orchestrator.authoring.project import Project, Sym, load
+from orchestrator.authoring.sideroads import side_road
+
+
+def _path(p: Project) -> list[str]:
+    entries = entry_points(p)
+    path = central_path(p, entries)
+    return [s.dotted for s in setup_path(p, entries, path)] + ["|"] + [s.dotted for s in path]
+
+
+def _sym(p: Project, dotted: str, line: int = 0) -> Sym:
+    return next(s for s in p.symbols() if s.dotted == dotted and (not line or s.d.start_line == line))
+
+
+def _calls(p: Project, dotted: str) -> list[tuple[str, int]]:
+    return [(c.dotted, c.d.start_line) for c in all_calls(p, _sym(p, dotted))]
+
+
+HASHIDS = {
+    "README.md": "# Hashids\n\n```csharp\nvar hashids = new Hashids(\"this is my salt\");\nvar hash = hashids.Encode(12345);\n```\n",
+    "src/Hashids.Obsolete.cs": """namespace HashidsNet
+{
+    public partial class Hashids
+    {
+        public string Encrypt(params int[] numbers) => Encode(numbers);
+    }
+}
+""",
+    "src/Hashids.cs": """namespace HashidsNet
+{
+    public partial class Hashids
+    {
+        private readonly string _salt;
+
+        public Hashids(string salt)
+        {
+            _salt = salt;
+            ConsistentShuffle(salt);
+        }
+
+        public string Encode(int number) => EncodeLong(number);
+
+        public string EncodeLong(long number)
+        {
+            var result = new char[20];
+            var length = GenerateHashFrom(number, result);
+            return new string(result, 0, length);
+        }
+
+        public string EncodeLong(params long[] numbers)
+        {
+            return string.Join(",", numbers);
+        }
+
+        private int GenerateHashFrom(long number, char[] result)
+        {
+            var alphabet = _salt.ToCharArray();
+            ConsistentShuffle(_salt);
+            var length = BuildReversedHash(number, alphabet, result);
+            var sb = StringBuilderPool.Get();
+            sb.Append(result);
+            StringBuilderPool.Return(sb);
+            return length;
+        }
+
+        private int BuildReversedHash(long number, char[] alphabet, char[] result)
+        {
+            var length = 0;
+            do
+            {
+                result[length++] = alphabet[number % alphabet.Length];
+                number /= alphabet.Length;
+            } while (number > 0);
+            return length;
+        }
+
+        private void ConsistentShuffle(string salt)
+        {
+            for (var i = 0; i < salt.Length; i++)
+            {
+                var j = salt[i] % salt.Length;
+                var k = i + j;
+                var m = k * 2;
+            }
+        }
+    }
+
+    internal static class StringBuilderPool
+    {
+        public static System.Text.StringBuilder Get() => new System.Text.StringBuilder();
+
+        public static void Return(System.Text.StringBuilder sb)
+        {
+            sb.Clear();
+        }
+    }
+}
+""",
+}
+
+
+def test_an_int_fits_a_long_and_the_plain_overload_comes_before_its_params_form(tmp_path):
+    p = load(_write(tmp_path / "hashids", HASHIDS))
+    assert _calls(p, "Hashids.Encode") == [("Hashids.EncodeLong", 15)]
+
+
+def test_a_partial_class_is_followed_from_its_other_file_and_a_pools_get_and_return_are_no_steps(tmp_path):
+    p = load(_write(tmp_path / "hashids", HASHIDS))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:3] == ["Hashids.Encode", "Hashids.EncodeLong", "Hashids.GenerateHashFrom"], path
+    assert not any("StringBuilderPool" in x for x in path), path
+    assert side_road(_sym(p, "StringBuilderPool.Return")) and not side_road(_sym(p, "StringBuilderPool.Get"))
+
+
+COMRAK = {
+    "README.md": "# comrak\n\n```rust\nuse comrak::markdown_to_html;\nlet html = markdown_to_html(\"**x**\");\n```\n",
+    "Cargo.toml": '[package]\nname = "comrak"\n',
+    "src/lib.rs": """mod cm;
+mod html;
+mod parser;
+
+pub use cm::format_document as format_commonmark;
+pub use html::format_document as format_html;
+pub use parser::{parse_document, Options};
+
+pub fn markdown_to_html(md: &str) -> String {
+    let root = parse_document(md);
+    let mut out = String::new();
+    format_html(&root, &mut out);
+    out
+}
+""",
+    "src/cm.rs": "pub fn format_document(root: &str, out: &mut String) {\n    out.push_str(root);\n}\n",
+    "src/html.rs": "pub fn format_document(root: &str, out: &mut String) {\n    out.push_str(root);\n    out.push('\\n');\n}\n",
+    "src/parser/mod.rs": "pub struct Options {}\n\npub fn parse_document(md: &str) -> String {\n    md.to_string()\n}\n",
+}
+
+
+def test_a_rust_use_names_the_module_of_the_function_it_brings_in_under_another_name(tmp_path):
+    p = load(_write(tmp_path / "comrak", COMRAK))
+    found = [(c.dotted, c.rel) for c in all_calls(p, _sym(p, "markdown_to_html"))]
+    assert found == [("parse_document", "src/parser/mod.rs"), ("format_document", "src/html.rs")], found
+
+
+def test_a_loop_whose_call_reaches_ten_times_more_is_the_hand_off_before_a_long_call_that_reaches_little(tmp_path):
+    deep = "\n".join(f"fn step{k}(x: u8) -> u8 {{\n    x + {k}\n}}\n" for k in range(25))
+    wide = "\n".join(f"        let x{k} = step{k}(n);" for k in range(25))
+    long_body = "\n".join(f"    let v{k} = {k};" for k in range(35))
+    code = f"""pub struct Parser {{}}
+
+impl Parser {{
+    pub fn parse(&mut self, s: &str) -> u8 {{
+        let mut n = 0;
+        for line in s.lines() {{
+            n += self.process_line(line);
+        }}
+        self.postprocess(n)
+    }}
+
+    fn process_line(&mut self, line: &str) -> u8 {{
+        let n = line.len() as u8;
+{wide}
+        n
+    }}
+
+    fn postprocess(&mut self, n: u8) -> u8 {{
+{long_body}
+        tidy(n)
+    }}
+}}
+
+fn tidy(n: u8) -> u8 {{
+    n
+}}
+
+{deep}"""
+    p = load(_write(tmp_path / "loop", {"Cargo.toml": '[package]\nname = "loop"\n', "src/lib.rs": code}))
+    s = _sym(p, "Parser.parse")
+    assert handed_to(p, s) == ("src/lib.rs", _sym(p, "Parser.process_line").d.start_line)
+
+
+JINJA = {
+    "src/jinja/environment.py": '''import typing as t
+
+
+class Environment:
+    def __init__(
+        self,
+        block_start: str = "{%",
+        block_end: str = "%}",
+        variable_start: str = "{{",
+        variable_end: str = "}}",
+        comment_start: str = "{#",
+        comment_end: str = "#}",
+        line_statement: str = "",
+        loader: t.Optional["BaseLoader"] = None,
+    ) -> None:
+        self.loader = loader
+
+    def get_template(self, name):
+        return self.loader.load(self, name)
+''',
+    "src/jinja/loaders.py": '''class BaseLoader:
+    def load(self, environment, name):
+        return name.upper()
+''',
+}
+
+
+def test_a_parameter_past_the_heads_first_eight_lines_still_types_the_field_it_fills(tmp_path):
+    p = load(_write(tmp_path / "jinja", JINJA))
+    assert _calls(p, "Environment.get_template") == [("BaseLoader.load", 2)]
+
+
+PYPARSING = {
+    "pyparsing/core.py": '''class ParserElement:
+    def _parseNoCache(self, instring, loc):
+        loc = self.preParse(instring, loc)
+        return self.parseImpl(instring, loc)
+
+    _parse = _parseNoCache
+
+    def preParse(self, instring, loc):
+        return loc
+
+    def parseImpl(self, instring, loc):
+        return loc, []
+
+    def set_debug(self, flag=True):
+        self.debug = flag
+        return self
+
+    def parse_string(self, instring, parse_all=False):
+        loc, tokens = self._parse(instring, 0)  # a comment naming preParse(x) is no call
+        if parse_all:
+            StringEnd().set_debug(False)
+        return tokens
+
+
+class StringEnd(ParserElement):
+    pass
+''',
+}
+
+
+def test_a_class_bodys_alias_is_the_method_it_names_and_a_debug_switch_is_no_hand_off(tmp_path):
+    p = load(_write(tmp_path / "pyparsing", PYPARSING))
+    assert _sym(p, "ParserElement._parseNoCache").d.aliases == ["_parse"]
+    assert [c for c, _ in _calls(p, "ParserElement.parse_string")] == ["ParserElement._parseNoCache", "StringEnd",
+                                                                       "ParserElement.set_debug"]
+    assert handed_to(p, _sym(p, "ParserElement.parse_string")) == ("pyparsing/core.py", 2)
+    assert side_road(_sym(p, "ParserElement.set_debug"))
+
+
+def test_a_comment_after_code_is_no_call(tmp_path):
+    rb = "class Table\n  def widths\n    @dp ||= 0 # initialize column length to 0.\n    @dp\n  end\n\n  def initialize\n    @dp = nil\n  end\nend\n"
+    p = load(_write(tmp_path / "tt", {"lib/table.rb": rb}))
+    assert _calls(p, "Table.widths") == []
+
+
+def test_a_caches_methods_are_side_roads(tmp_path):
+    py = "class BytecodeCache:\n    def set_bucket(self, bucket):\n        self.bucket = bucket\n"
+    p = load(_write(tmp_path / "cache", {"bccache.py": py}))
+    assert side_road(_sym(p, "BytecodeCache.set_bucket"))
+
+
+MARKDOWN_IT = {
+    "README.md": "# markdown-it\n\n```js\nimport MarkdownIt from 'markdown-it'\nconst md = new MarkdownIt()\n"
+                 "const result = md.render('# markdown-it rulezz!')\n```\n",
+    "package.json": '{"name": "markdown-it", "main": "src/index.ts"}\n',
+    "src/index.ts": "export { default } from './markdownit.ts'\n",
+    "src/markdownit.ts": """import ParserCore from './parser_core.ts'
+import Renderer from './renderer.ts'
+
+export default class MarkdownIt {
+  core = new ParserCore()
+  renderer = new Renderer()
+
+  constructor (presetName?: string) {
+    this.configure(presetName)
+    this.set({})
+  }
+
+  configure (name?: string) {
+    this.core.ruler.enableOnly(name)
+    return this
+  }
+
+  set (options: object) {
+    return this
+  }
+
+  parse (src: string) {
+    const state = { src, tokens: [] }
+    this.core.process(state)
+    return state.tokens
+  }
+
+  render (src: string) {
+    return this.renderer.render(this.parse(src))
+  }
+}
+""",
+    "src/parser_core.ts": """import Ruler from './ruler.ts'
+
+export default class ParserCore {
+  ruler = new Ruler()
+
+  process (state: object) {
+    for (const rule of this.ruler.rules) {
+      rule(state)
+    }
+  }
+}
+""",
+    "src/ruler.ts": """export default class Ruler {
+  rules: Function[] = []
+
+  enableOnly (name?: string) {
+    this.rules = this.rules.filter(r => r.name === name)
+    this.enable(name)
+    return this
+  }
+
+  enable (name?: string) {
+    return this.rules.length
+  }
+}
+""",
+    "src/renderer.ts": """export default class Renderer {
+  render (tokens: object[]) {
+    let out = ''
+    for (const t of tokens) {
+      out += this.renderToken(t)
+    }
+    return out
+  }
+
+  renderToken (t: object) {
+    return String(t)
+  }
+}
+""",
+}
+
+
+def test_a_typescript_field_made_by_new_types_its_calls_and_a_new_class_is_set_up_by_its_constructor(tmp_path):
+    p = load(_write(tmp_path / "markdown-it", MARKDOWN_IT))
+    assert _calls(p, "MarkdownIt.parse") == [("ParserCore.process", 6)]
+    path = _path(p)
+    assert path[0] == "MarkdownIt.constructor" and path[path.index("|") + 1:][:2] == ["MarkdownIt.render", "Renderer.render"], path
+
+
+JWT = {
+    "README.md": """# java-jwt
+
+```java
+Algorithm algorithm = Algorithm.HMAC256("secret");
+String token = JWT.create()
+    .withIssuer("auth0")
+    .sign(algorithm);
+```
+""",
+    "lib/src/main/java/com/auth0/jwt/JWT.java": """package com.auth0.jwt;
+
+public class JWT {
+    public static JWTCreator.Builder create() {
+        return JWTCreator.init();
+    }
+}
+""",
+    "lib/src/main/java/com/auth0/jwt/JWTCreator.java": """package com.auth0.jwt;
+
+import com.auth0.jwt.algorithms.Algorithm;
+
+public final class JWTCreator {
+    private final Algorithm algorithm;
+
+    private JWTCreator(Algorithm algorithm) {
+        this.algorithm = algorithm;
+    }
+
+    static JWTCreator.Builder init() {
+        return new Builder();
+    }
+
+    public static class Builder {
+        private String issuer;
+
+        public Builder withIssuer(String issuer) {
+            this.issuer = issuer;
+            return this;
+        }
+
+        public String sign(Algorithm algorithm) {
+            return new JWTCreator(algorithm).sign();
+        }
+    }
+
+    private String sign() {
+        String content = "header.payload";
+        byte[] signature = algorithm.sign(content.getBytes());
+        return content + "." + new String(signature);
+    }
+}
+""",
+    "lib/src/main/java/com/auth0/jwt/algorithms/Algorithm.java": """package com.auth0.jwt.algorithms;
+
+public abstract class Algorithm {
+    public static Algorithm HMAC256(String secret) {
+        return new HMACAlgorithm(secret);
+    }
+
+    public abstract byte[] sign(byte[] contentBytes);
+}
+""",
+    "lib/src/main/java/com/auth0/jwt/algorithms/HMACAlgorithm.java": """package com.auth0.jwt.algorithms;
+
+class HMACAlgorithm extends Algorithm {
+    private final String secret;
+
+    HMACAlgorithm(String secret) {
+        this.secret = secret;
+    }
+
+    @Override
+    public byte[] sign(byte[] contentBytes) {
+        byte[] out = new byte[contentBytes.length];
+        for (int i = 0; i < contentBytes.length; i++) {
+            out[i] = (byte) (contentBytes[i] ^ secret.charAt(i % secret.length()));
+        }
+        return out;
+    }
+}
+""",
+}
+
+
+def test_a_builders_chain_ends_in_the_method_of_the_type_its_links_give_back(tmp_path):
+    from orchestrator.authoring.mainpath import SERVING_BONUS, _starts
+
+    p = load(_write(tmp_path / "java-jwt", JWT))
+    # `.sign(algorithm)` is the chain's run, not every `sign` of the project (`Algorithm.sign`, `JWTCreator.sign`)
+    assert {s.dotted for s, b in _starts(p, entry_points(p)) if b >= SERVING_BONUS} == {"JWTCreator.Builder.sign"}
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["JWTCreator.Builder.sign", "JWTCreator.sign"], path
+
+
+GOQUERY = {
+    "README.md": """# goquery
+
+```go
+func ExampleScrape() {
+  res, err := http.Get("http://metalsucks.net")
+  doc, err := goquery.NewDocumentFromReader(res.Body)
+  if err != nil {
+    log.Fatal(err)
+  }
+  doc.Find(".post-title").Each(func(i int, s *goquery.Selection) {
+    title := s.Find("a").Text()
+    fmt.Printf("Review %d: %s\\n", i, title)
+  })
+}
+```
+""",
+    "go.mod": "module github.com/PuerkitoBio/goquery\n",
+    "type.go": """package goquery
+
+import "io"
+
+type Document struct {
+\t*Selection
+\tRoot string
+}
+
+type Selection struct {
+\tNodes []string
+}
+
+func NewDocumentFromReader(r io.Reader) (*Document, error) {
+\treturn newDocument(readAll(r)), nil
+}
+
+func newDocument(root string) *Document {
+\td := &Document{nil, root}
+\td.Selection = newSingleSelection(root, d)
+\treturn d
+}
+
+func newSingleSelection(node string, doc *Document) *Selection {
+\treturn &Selection{[]string{node}}
+}
+
+func readAll(r io.Reader) string {
+\treturn ""
+}
+""",
+    "traversal.go": """package goquery
+
+func (s *Selection) Find(selector string) *Selection {
+\treturn pushStack(s, findWithMatcher(s.Nodes, selector))
+}
+
+func findWithMatcher(nodes []string, m string) []string {
+\tout := []string{}
+\tfor _, n := range nodes {
+\t\tout = appendMatch(out, n, m)
+\t}
+\treturn out
+}
+
+func appendMatch(out []string, n string, m string) []string {
+\tif n == m {
+\t\treturn append(out, n)
+\t}
+\treturn out
+}
+
+func pushStack(s *Selection, nodes []string) *Selection {
+\treturn &Selection{nodes}
+}
+
+func (s *Selection) Each(f func(int, *Selection)) *Selection {
+\tfor i, n := range s.Nodes {
+\t\tf(i, newSingleSelection(n, nil))
+\t}
+\treturn s
+}
+""",
+}
+
+
+def test_a_go_example_sets_up_with_a_two_value_assignment_and_runs_a_method_its_struct_embeds(tmp_path):
+    p = load(_write(tmp_path / "goquery", GOQUERY))
+    path = _path(p)
+    assert path[0] == "NewDocumentFromReader" and path[path.index("|") + 1] == "Selection.Find", path
+
+
+TERMINAL_TABLE = {
+    "README.md": """# terminal-table
+
+```ruby
+require "terminal-table"
+table = Terminal::Table.new do |t|
+  t.title = "Some Title"
+end
+puts table
+```
+""",
+    "lib/terminal-table/table.rb": """module Terminal
+  class Table
+    def initialize(options = {}, &block)
+      @rows = []
+      @title = options[:title]
+      yield_or_eval(&block) if block
+    end
+
+    def column_width(n)
+      column_widths[n]
+    end
+
+    def column_widths
+      @column_widths ||= recalc_column_widths
+    end
+
+    def recalc_column_widths
+      measure_rows(@rows)
+    end
+
+    def measure_rows(rows)
+      rows.map { |r| measure_cell(r) }
+    end
+
+    def measure_cell(cell)
+      cell_text_width(cell.to_s)
+    end
+
+    def cell_text_width(text)
+      text.length
+    end
+
+    def render
+      separator = draw_border
+      lines = @rows.map { |r| r.to_s }
+      [separator, *lines, separator].join("\\n")
+    end
+    alias :to_s :render
+
+    def draw_border
+      "+" + "-" * 10 + "+"
+    end
+
+    def yield_or_eval(&block)
+      block.arity > 0 ? yield(self) : instance_eval(&block)
+    end
+  end
+end
+""",
+}
+
+
+def test_a_ruby_example_that_puts_its_value_runs_what_to_s_names(tmp_path):
+    p = load(_write(tmp_path / "terminal-table", TERMINAL_TABLE))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["Terminal.Table.render", "Terminal.Table.draw_border"], path
