@@ -619,3 +619,11 @@ def test_a_ruby_example_that_puts_its_value_runs_what_to_s_names(tmp_path):
     p = load(_write(tmp_path / "terminal-table", TERMINAL_TABLE))
     path = _path(p)
     assert path[path.index("|") + 1:][:2] == ["Terminal.Table.render", "Terminal.Table.draw_border"], path
+
+
+def test_a_part_of_methods_only_is_named_by_its_best_public_method_not_its_file(tmp_path):
+    from orchestrator.authoring.parts import _part_name
+
+    p = load(_write(tmp_path / "goquery", GOQUERY))
+    assert _part_name(p, ["traversal.go"]) in ("Selection.Find", "Selection.Each")  # not `findWithMatcher`, a helper
+    assert _part_name(p, ["type.go"]) in ("Document", "Selection", "NewDocumentFromReader")

@@ -90,8 +90,14 @@ def _part_name(p: Project, files: list[str]) -> str:
 
     key = [s for s in key_symbols(p, files, 8) if re.fullmatch(r"[A-Za-z_$][\w$]*", s.short)
            and s.kind in ("class", "struct", "interface", "trait", "function", "enum", "type", "macro")]
-    for s in sorted(key, key=lambda s: (not s.d.exported, s.short.startswith("_"))):  # exported first, any after
-        return s.short
+    key = sorted(key, key=lambda s: (not s.d.exported, s.short.startswith("_")))  # exported first, any after
+    # a part whose public names are methods (goquery's `traversal.go`, on `Selection`): its best one, not a helper
+    methods = [s for s in key_symbols(p, files, 8) if s.kind == "method" and s.d.exported and not s.short.startswith("_")
+               and re.fullmatch(r"[A-Za-z_$][\w$.]*", s.dotted) and len(s.dotted) <= 32]
+    if key and (key[0].d.exported or not methods):
+        return key[0].short
+    if methods:
+        return methods[0].dotted
     dirs = {f.rsplit("/", 1)[0] + "/" for f in files if "/" in f}
     return dirs.pop() if len(dirs) == 1 and len(files) > 1 else files[0]
 
