@@ -627,3 +627,68 @@ def test_a_part_of_methods_only_is_named_by_its_best_public_method_not_its_file(
     p = load(_write(tmp_path / "goquery", GOQUERY))
     assert _part_name(p, ["traversal.go"]) in ("Selection.Find", "Selection.Each")  # not `findWithMatcher`, a helper
     assert _part_name(p, ["type.go"]) in ("Document", "Selection", "NewDocumentFromReader")
+
+
+FUEL = {
+    "fuel/src/commonMain/kotlin/fuel/Fuel.kt": """package fuel
+
+public object Fuel {
+    private var httpLoader: HttpLoader? = null
+
+    public fun loader(): HttpLoader = httpLoader ?: newHttpLoader()
+
+    private fun newHttpLoader(): HttpLoader {
+        val loader = FuelBuilder().build()
+        httpLoader = loader
+        return loader
+    }
+}
+""",
+    "fuel/src/commonMain/kotlin/fuel/Fuels.kt": """package fuel
+
+public suspend fun Fuel.get(url: String): HttpResponse =
+    loader().get {
+        this.url = url
+    }
+""",
+    "fuel/src/commonMain/kotlin/fuel/HttpLoader.kt": """package fuel
+
+public interface HttpLoader {
+    public suspend fun get(request: Request.Builder.() -> Unit): HttpResponse
+}
+""",
+    "fuel/src/commonMain/kotlin/fuel/FuelBuilder.kt": """package fuel
+
+public class FuelBuilder {
+    public fun build(): HttpLoader = JVMHttpLoader()
+}
+""",
+}
+for _set, _name in (("jvm", "JVM"), ("apple", "Apple"), ("wasmJs", "Wasm")):
+    FUEL[f"fuel/src/{_set}Main/kotlin/fuel/{_name}HttpLoader.kt"] = f"""package fuel
+
+public class {_name}HttpLoader : HttpLoader {{
+    public override suspend fun get(request: Request.Builder.() -> Unit): HttpResponse {{
+        val builder = createRequestBuilder(request)
+        return send(builder)
+    }}
+
+    private fun createRequestBuilder(request: Request.Builder.() -> Unit): Request.Builder {{
+        return Request.Builder().apply(request)
+    }}
+
+    private fun send(builder: Request.Builder): HttpResponse {{
+        return HttpResponse()
+    }}
+}}
+"""
+
+
+def test_a_kotlin_link_given_only_a_lambda_is_a_call_and_its_interface_runs_the_jvms_implementation(tmp_path):
+    from orchestrator.authoring.mainpath import call_path
+
+    p = load(_write(tmp_path / "fuel", FUEL))
+    get = _sym(p, "Fuel.get")
+    assert [c for c, _ in _calls(p, "Fuel.get")] == ["Fuel.loader", "HttpLoader.get"]
+    assert handed_to(p, get) == ("fuel/src/commonMain/kotlin/fuel/HttpLoader.kt", 4)
+    assert [s.dotted for s in call_path(p, get)][:3] == ["Fuel.get", "HttpLoader.get", "JVMHttpLoader.get"]

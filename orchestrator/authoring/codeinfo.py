@@ -328,6 +328,8 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
             found[key] = (hit, on_side if key not in found else found[key][1] and on_side, last)
         # a chain on what the call gives back: `loadServiceMethod(m).invoke(…)`, `Parser().parse(e).search(d)`
         chain = _CHAINED.match(code, m.end() + len(args) + 1)
+        if chain is None and s.lang in TRAILING_LAMBDA:  # Kotlin's `loader().get { … }`: a link given only a lambda
+            chain = _CHAINED_LAMBDA.match(code, m.end() + len(args) + 1)
         if chain is None:
             continue
         typer = res.typer()
@@ -343,7 +345,8 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
         while chain is not None and typ:
             nxt = near(s, typer.member(typ, chain.group(1))) or (missing(typer.member, typ, chain.group(1))
                                                         if s.lang == "ruby" else [])
-            nxt = res.overload(nxt, call_args(code, chain.end() - 1))  # `new JsonParser(h).parse(string)`: parse(String)
+            lam = code[chain.end() - 1] == "{"  # (a lambda link's one argument)
+            nxt = res.overload(nxt, "{}" if lam else call_args(code, chain.end() - 1))  # `new JsonParser(h).parse(string)`: parse(String)
             if len(nxt) != 1:
                 break
             if (nxt[0].rel, nxt[0].d.start_line) != (s.rel, s.d.start_line):
@@ -351,7 +354,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
                 at = chain.start(1) if outer else (found[key][2] if key in found else -1)
                 found[key] = (nxt[0], on_side if key not in found else found[key][1] and on_side, at)
             typ = typer.result_type(nxt[0])
-            chain = _CHAINED.match(code, chain.end() + len(call_args(code, chain.end() - 1)) + 1)
+            chain = None if lam else _CHAINED.match(code, chain.end() + len(call_args(code, chain.end() - 1)) + 1)
     if s.lang in ("rust", "go"):  # a method called on a struct literal: `Parser { … }⏎.parse_url(input)`
         res = res or Resolver(p, s, *_sym_index(p), code=code)
         for lit in re.finditer(r"(?<![\w$:.])([A-Z]\w*)\s*\{", code):
@@ -421,6 +424,7 @@ def _ruby_bare_calls(s: Sym, code: str, res: Resolver) -> list[tuple[Sym, int]]:
 
 
 _CHAINED = re.compile(r"\s*\.\s*([A-Za-z_]\w*)\s*\(")
+_CHAINED_LAMBDA = re.compile(r"\s*\.\s*([A-Za-z_]\w*)\s*\{")
 
 
 _DECL_BEFORE = re.compile(r"(?<![\w$])([A-Za-z_]\w*|[>*&\]])[ \t]+$")

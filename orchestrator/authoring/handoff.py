@@ -183,7 +183,8 @@ def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
         # (Ruby calls without parentheses too: `invoke { dispatch! }`, `content_type default`)
         bare = r"|(?<![\w$@:])(?<!def )" + re.escape(c.short) + r"(?=\s*$|\s*[}]|\s+[\w@:'\"\[{(-])" if c.lang == "ruby" else ""
         names = "|".join(re.escape(n) for n in c.names)  # (by its other names too: pyparsing's `self._parse(`)
-        rx = re.compile(rf"(?<![\w$])(?:{names})\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + bare + (f"|{made}" if made else ""))
+        lam = rf"|(?<=\.)\s*(?:{names})\s*(?=\{{)" if c.lang in ("kotlin", "swift", "scala") else ""  # (`loader().get { … }`)
+        rx = re.compile(rf"(?<![\w$])(?:{names})\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + bare + lam + (f"|{made}" if made else ""))
         for k, (n, text) in enumerate(body):
             m = rx.search(text) if n not in side else None
             if m is None or (c.lang == "ruby" and _BLOCK_AFTER.match(text, m.end() - (m.group().endswith("(")))):

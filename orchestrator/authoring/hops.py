@@ -415,6 +415,10 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     # among its TypeAdapterFactory implementations), and which one runs is decided at run time
     roots = list({(x.rel, x.d.start_line): x for x in impls
                   if not any(y is not x and _subtype(p, _owner(x), _owner(y)) for y in impls)}.values())
+    if len(roots) > 1:  # (a Kotlin interface implemented once per platform: the JVM's runs)
+        from .source_sets import one_platform
+
+        roots = one_platform(s, roots)
     if len(roots) > 1:  # unless the code names one of them as the value it uses (tinydb's `default_storage_class = JSONStorage`)
         from .references import named_as_value
 

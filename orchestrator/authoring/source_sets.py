@@ -26,6 +26,19 @@ def source_set(s: Sym, hit: list[Sym]) -> list[Sym]:
     return hit
 
 
+def one_platform(s: Sym, hit: list[Sym]) -> list[Sym]:
+    """Of implementations each in a platform's source set (fuel's `JVMHttpLoader.get`, `AppleHttpLoader.get`,
+    `WasmHttpLoader.get` of the common `HttpLoader.get`), the caller's platform's, else the JVM's; else all."""
+    sets = [m.group(1) if (m := _KMP_SET.search(x.rel)) and x.lang == "kotlin" else "" for x in hit]
+    if "" in sets or "common" in sets or len(set(sets)) != len(sets):
+        return hit
+    own = _KMP_SET.search(s.rel)
+    for want in ((own.group(1),) if own and own.group(1) != "common" else ()) + ("jvm", "java"):
+        if want in sets:
+            return [hit[sets.index(want)]]
+    return hit
+
+
 def actual_of(p: Project, s: Sym) -> Sym:
     """A common `expect` declaration's JVM `actual` (kotlin-csv's `CsvReader.readAll(data: String)`,
     whose body is in `src/jvmMain/`): where a path starts at a declaration, it starts where the code runs."""
