@@ -423,8 +423,16 @@ public final class JWTCreator {
     "lib/src/main/java/com/auth0/jwt/algorithms/Algorithm.java": """package com.auth0.jwt.algorithms;
 
 public abstract class Algorithm {
+    public static Algorithm none() {
+        return new NoneAlgorithm();
+    }
+
     public static Algorithm HMAC256(String secret) {
         return new HMACAlgorithm(secret);
+    }
+
+    public static Algorithm HMAC384(String secret) {
+        return new HMACAlgorithm(secret + "384");
     }
 
     public abstract byte[] sign(byte[] contentBytes);
@@ -450,6 +458,24 @@ class HMACAlgorithm extends Algorithm {
 }
 """,
 }
+
+
+JWT["lib/src/main/java/com/auth0/jwt/algorithms/NoneAlgorithm.java"] = """package com.auth0.jwt.algorithms;
+
+class NoneAlgorithm extends Algorithm {
+    @Override
+    public byte[] sign(byte[] contentBytes) {
+        return new byte[0];
+    }
+}
+"""
+
+
+def test_of_an_interfaces_implementations_the_one_the_example_makes_runs_not_the_one_held_by_default(tmp_path):
+    from orchestrator.authoring.hops import implemented
+
+    p = load(_write(tmp_path / "java-jwt", JWT))
+    assert [h.callee.dotted for h in implemented(p, _sym(p, "Algorithm.sign"))] == ["HMACAlgorithm.sign"]
 
 
 def test_a_builders_chain_ends_in_the_method_of_the_type_its_links_give_back(tmp_path):

@@ -419,6 +419,8 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
         from .source_sets import one_platform
 
         roots = one_platform(s, roots)
+    if len(roots) > 1 and len(made := _made(p, roots)) == 1:  # the example's calls make one (java-jwt's
+        roots = made  # `Algorithm.RSA256(…)` makes an `RSAAlgorithm`), whatever the code holds by default
     if len(roots) > 1:  # unless the code names one of them as the value it uses (tinydb's `default_storage_class = JSONStorage`)
         from .references import named_as_value
 
