@@ -718,3 +718,69 @@ def test_a_kotlin_link_given_only_a_lambda_is_a_call_and_its_interface_runs_the_
     assert [c for c, _ in _calls(p, "Fuel.get")] == ["Fuel.loader", "HttpLoader.get"]
     assert handed_to(p, get) == ("fuel/src/commonMain/kotlin/fuel/HttpLoader.kt", 4)
     assert [s.dotted for s in call_path(p, get)][:3] == ["Fuel.get", "HttpLoader.get", "JVMHttpLoader.get"]
+
+
+TS_PATTERN = {
+    "README.md": """# ts-pattern
+
+```ts
+import { match, P } from 'ts-pattern';
+
+const html = match(result)
+  .with({ type: 'error' }, () => 'Oups!')
+  .with({ type: 'ok' }, (res) => res.data)
+  .exhaustive();
+```
+""",
+    "package.json": '{"name": "ts-pattern", "main": "src/index.ts"}\n',
+    "src/index.ts": "export { match } from './match';\nexport * as P from './patterns';\n",
+    "src/types/Match.ts": "export type Match<input, output> = {\n  with(...args: any[]): Match<input, output>;\n};\n",
+    "src/match.ts": """import { Match } from './types/Match';
+import { matchPattern } from './internals/helpers';
+
+export function match<input, output>(value: input): Match<input, output> {
+  return new MatchExpression(value, false) as any;
+}
+
+class MatchExpression<input, output> {
+  constructor(private input: input, private matched: boolean) {}
+
+  with(...args: any[]): MatchExpression<input, output> {
+    if (this.matched) return this;
+    const matched = matchPattern(args[0], this.input);
+    return new MatchExpression(this.input, matched);
+  }
+
+  exhaustive(): output {
+    return this.input as any;
+  }
+}
+""",
+    "src/internals/helpers.ts": """export const matchPattern = (pattern: any, value: any): boolean => {
+  if (typeof pattern !== 'object') return Object.is(pattern, value);
+  return Object.keys(pattern).every((k) => matchKey(pattern[k], value[k]));
+};
+
+const matchKey = (pattern: any, value: any): boolean => {
+  return isMatcher(pattern) ? pattern.match(value) : matchPattern(pattern, value);
+};
+
+const isMatcher = (x: any): boolean => {
+  return Boolean(x && x.match);
+};
+""",
+    "src/patterns.ts": """export function select(key?: string) {
+  return chainable({ key });
+}
+
+function chainable(pattern: object) {
+  return Object.assign(pattern, { optional: () => chainable(pattern) });
+}
+""",
+}
+
+
+def test_a_fluent_chain_on_what_a_function_gives_back_runs_its_links_and_match_is_no_keyword_in_typescript(tmp_path):
+    p = load(_write(tmp_path / "ts-pattern", TS_PATTERN))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["MatchExpression.with", "matchPattern"], path

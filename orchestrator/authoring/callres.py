@@ -145,7 +145,8 @@ class Resolver:
             from .ruby_mixins import singleton  # (addressable's `URI.parse`): an instance of its own class
 
             return next(iter(self.by_dotted.get(s.dotted.rsplit(".", 1)[0] + ".initialize", ())), None) if singleton(self.p, s) else None
-        if expr in KEYWORDS or (expr == s.short and lang not in ("c", "cpp", "java", "csharp", "kotlin")):
+        if expr in KEYWORDS and (expr != "match" or lang in ("rust", "scala", "python")) \
+                or (expr == s.short and lang not in ("c", "cpp", "java", "csharp", "kotlin")):  # (ts-pattern's `match(x)`)
             return None  # a recursive call; in C++, Java, C# and Kotlin the same name may be another overload
         parts = expr.split(".")
         if len(parts) == 1 and lang in LOCAL_LANGS and s.rel and (loc := in_scope(self.p, s, expr)) is not None:

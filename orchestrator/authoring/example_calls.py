@@ -244,6 +244,18 @@ def linked(code: str, links: list[re.Match[str]]) -> bool:
     return len(links) >= 2 and links[-2].end() + len(call_args(code, links[-2].end() - 1)) == links[-1].start()
 
 
+def chain_of(code: str, links: list[re.Match[str]]) -> list[re.Match[str]]:
+    """The links of the example's last chain: the last link and each before it that ends where the next begins."""
+    from .valuetypes import call_args
+
+    out = links[-1:]
+    for ln in reversed(links[:-1]):
+        if ln.end() + len(call_args(code, ln.end() - 1)) != out[0].start():
+            break
+        out.insert(0, ln)
+    return out
+
+
 def consuming_call(p: Project, code: str, lang: str = "") -> tuple[Sym, int, list[str]] | None:
     """The project function an example hands a value it built, the last one it calls so
     (pulldown-cmark's `html::push_html(&mut html_output, parser)` after `let parser = Parser::new(…)`):

@@ -448,13 +448,14 @@ def made_fields(p: Project, s: Sym) -> list[Hop]:
         return []
     from .callres import Resolver
     from .codeinfo import _sym_index
+    from .js_values import made_field
 
     res = Resolver(p, s, *_sym_index(p))
     out: list[Hop] = []
     for n, text in _body(p, s):
         for m in re.finditer(r"(?<![\w$.])([A-Za-z_$][\w$.]*)\.([A-Za-z_$][\w$]*)\s*\(", text):
             typ = res.typer().expr_type(s, m.group(1))
-            made = res.typer().made_field(typ, m.group(2)) if typ else None
+            made = made_field(p, res.by_dotted, typ, m.group(2)) if typ else None
             if made is not None and made[0] is not s:
                 out.append(Hop(made[0], n, "field", f"{m.group(1)}.{m.group(2)}", (made[0].rel, made[1])))
     return out

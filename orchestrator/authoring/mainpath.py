@@ -14,6 +14,7 @@ from .example_calls import (
     built_by,
     built_type,
     chain_member,
+    chain_of,
     consuming_call,
     final_call,
     given_names,
@@ -98,7 +99,9 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         # a utility module's helper is a side step, unless the body hands the work to it and has no other way
         # (superstruct's `validate` hands to `run` of utils.ts; axios's `utils.merge` after `getAdapter` is a detail)
         util = [c for c in found if _UTILITY.match(posixpath.basename(c.rel)) and c.rel != cur.rel]
-        found = [c for c in found if c not in util or (len(util) == len(found) and (c.rel, c.d.start_line) == h)]
+        # (or hands it to no step: ts-pattern's `with` makes a `MatchExpression`, its matching is `helpers.ts`' `matchPattern`)
+        steps = {(c.rel, c.d.start_line) for c in found}
+        found = [c for c in found if c not in util or (len(util) == len(found) and ((c.rel, c.d.start_line) == h or h not in steps))]
         ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
         return ranked[:5] + [c for c in ranked[5:] if (c.rel, c.d.start_line) == h]
 
@@ -321,6 +324,14 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
             if chained:
                 return [(x, b) for x, b in starts if x not in chained] + [(x, SERVING_BONUS) for x in chained]
             return [(x, SERVING_BONUS if x.short == links[-1].group(1) else b) for x, b in starts]
+        if links and linked(code, links) and links[-1].group(1) not in named:
+            # a fluent chain on what a function of the project gives back (ts-pattern's `match(x).with(…).with(…)
+            # .exhaustive()`): each link is a method of that type the example runs; the path goes deepest from one
+            ran = list({id(x): x for ln in chain_of(code, links)
+                        for x in chain_member(p, code, ln.start(), ln.group(1), lang)}.values())
+            if ran:
+                p._keys[("setup_calls",)] = []
+                return [(x, b) for x, b in starts if all(x is not r for r in ran)] + [(x, SERVING_BONUS) for x in ran]
         if len(set(seq)) >= 2 and (all(_SETUP.match(n) for n in seq[:-1]) or in_loop(code, calls[-1].start())):
             p._keys[("setup_calls",)] = [seq[0]] if seq[0] != seq[-1] else []
             return [(x, SERVING_BONUS if x.short == seq[-1] else b) for x, b in starts]

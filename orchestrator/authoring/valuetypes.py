@@ -20,6 +20,7 @@ from typing import Protocol
 from .arity import near
 from .codetext import call_args, closing, go_qualifier, top_split as _top_split  # noqa: F401 (call_args, closing: re-exported)
 from .given import given_type
+from .js_values import made_result
 from .local_defs import top
 from .project import Project, Sym
 from .ruby_mixins import class_or_instance, mixins
@@ -187,20 +188,6 @@ class Typer:
 
         return bound_function(self.p, self.by_dotted.get(typ, ()), name)
 
-    def made_field(self, typ: str, name: str) -> tuple[Sym, int] | None:
-        """(the method, the field's line) when a TS/JS class's field of that name is made by one of its
-        methods (marked's `parse = this.parseMarkdown(true)`): a call of the field runs what it made."""
-        for t in self.by_dotted.get(typ, ()):
-            if t.kind == "class" and t.lang in ("javascript", "typescript", "tsx"):
-                lines = self.p.lines_of(t.rel)[t.d.start_line - 1:t.d.end_line]
-                for k, ln in enumerate(lines):
-                    made = re.match(rf"\s*(?:(?:readonly|public|private|protected|static)\s+)*{re.escape(name)}\s*"
-                                    rf"(?::[^=\n]*)?=\s*this\.(\w+)\b", ln)
-                    hit = self.by_dotted.get(f"{typ}.{made.group(1)}", []) if made and made.group(1) != name else []
-                    if len(hit) == 1:
-                        return hit[0], t.d.start_line + k
-        return None
-
     # ------------------------------------------------------------ what a call gives back
 
     def result_type(self, s: Sym) -> str:
@@ -238,7 +225,9 @@ class Typer:
             if len(said) == 1:
                 return said.pop()  # (superstruct's `object(): Struct<…>` and `object<S>(schema: S): Struct<…>`)
         if declared.strip():
-            return self.type_in_text(declared, own)
+            typ = self.type_in_text(declared, own)
+            return made_result(self.p, self.code_of(s), typ) if s.lang in ("typescript", "javascript") and typ \
+                and not self._members().get(typ) else typ
         if s.lang in ("java", "csharp", "go", "c", "cpp"):
             return ""  # (a result these languages do not declare is none)
         body = self.code_of(s).split("\n")[1:]

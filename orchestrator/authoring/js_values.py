@@ -1,0 +1,35 @@
+"""What a JavaScript or TypeScript value is at run time where its declaration says less: a class field made
+by one of its methods (marked's `parse = this.parseMarkdown(true)`), a function declared to return a type
+with no members in the map that returns `new X(…)` (ts-pattern's `match(…): Match<…>` is a `MatchExpression`)."""
+
+from __future__ import annotations
+
+import re
+
+from .project import Project, Sym
+
+
+def made_field(p: Project, by_dotted: dict[str, list[Sym]], typ: str, name: str) -> tuple[Sym, int] | None:
+    """(the method, the field's line) when a TS/JS class's field of that name is made by one of its
+    methods (marked's `parse = this.parseMarkdown(true)`): a call of the field runs what it made."""
+    for t in by_dotted.get(typ, ()):
+        if t.kind == "class" and t.lang in ("javascript", "typescript", "tsx"):
+            lines = p.lines_of(t.rel)[t.d.start_line - 1:t.d.end_line]
+            for k, ln in enumerate(lines):
+                made = re.match(rf"\s*(?:(?:readonly|public|private|protected|static)\s+)*{re.escape(name)}\s*"
+                                rf"(?::[^=\n]*)?=\s*this\.(\w+)\b", ln)
+                hit = by_dotted.get(f"{typ}.{made.group(1)}", []) if made and made.group(1) != name else []
+                if len(hit) == 1:
+                    return hit[0], t.d.start_line + k
+    return None
+
+
+def made_result(p: Project, code: str, declared: str) -> str:
+    """The class a function returns `new` when the type it declares (`declared`, one with no members in the
+    map: a type alias of a public API) says nothing of its methods; `declared` otherwise."""
+    made = set(re.findall(r"\breturn\s+new\s+([A-Z][\w$]*)\b", code))
+    if len(made) == 1:
+        cls = made.pop()
+        if any(t.kind == "class" for t in p.find(cls) if t.dotted == cls):
+            return cls
+    return declared
