@@ -784,3 +784,33 @@ def test_a_fluent_chain_on_what_a_function_gives_back_runs_its_links_and_match_i
     p = load(_write(tmp_path / "ts-pattern", TS_PATTERN))
     path = _path(p)
     assert path[path.index("|") + 1:][:2] == ["MatchExpression.with", "matchPattern"], path
+
+
+def test_r1_reads_a_call_by_another_name_the_cited_lines_give_and_a_lambda_only_link():
+    from orchestrator.evidence.resolve import calls_in
+
+    caller = "def parse_string(self, s):\n    loc, tokens = self._parse(s, 0)\n"
+    assert not calls_in("ParserElement._parseNoCache", caller)
+    assert calls_in("ParserElement._parseNoCache", caller + "\n    _parse = _parseNoCache\n")  # the alias line cited too
+    assert calls_in("Table.render", "  alias :to_s :render\n  puts table.to_s()\n")
+    kt = "public suspend fun Fuel.get(url: String): HttpResponse =\n    loader().get {\n        this.url = url\n    }\n"
+    assert calls_in("HttpLoader.get", kt, trailing=True) and not calls_in("HttpLoader.get", kt)
+
+
+def test_a_step_through_an_alias_cites_the_line_that_gives_the_name(tmp_path):
+    from orchestrator.authoring.tracing import alias_line
+
+    p = load(_write(tmp_path / "pyparsing", PYPARSING))
+    b = _sym(p, "ParserElement._parseNoCache")
+    call = next(k for k, ln in enumerate(p.lines_of("pyparsing/core.py"), 1) if "self._parse(instring, 0)" in ln)
+    assert alias_line(p, b, "pyparsing/core.py", call) == ("pyparsing/core.py", 6)
+    assert alias_line(p, b, "pyparsing/core.py", 2) is None  # (a line that calls no alias)
+
+
+def test_an_interface_implemented_once_per_platform_is_told_as_the_jvms(tmp_path):
+    from orchestrator.authoring.hops import implemented
+
+    p = load(_write(tmp_path / "fuel", FUEL))
+    [hop] = implemented(p, _sym(p, "HttpLoader.get"))
+    assert (hop.callee.dotted, hop.how) == ("JVMHttpLoader.get", "platform")
+    assert hop.tie == ("fuel/src/jvmMain/kotlin/fuel/JVMHttpLoader.kt", 3)  # the head's line that names `HttpLoader`

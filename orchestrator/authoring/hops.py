@@ -54,7 +54,8 @@ _FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|
 class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
-    how: str  # served | future | iterated | field | local | deferred | returned | apply | called | generated | implemented | default
+    how: str  # served | future | iterated | field | local | deferred | returned | apply | called | generated | implemented
+    # | platform | made | plain (one implementation of several, and why) | default
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -415,12 +416,13 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     # among its TypeAdapterFactory implementations), and which one runs is decided at run time
     roots = list({(x.rel, x.d.start_line): x for x in impls
                   if not any(y is not x and _subtype(p, _owner(x), _owner(y)) for y in impls)}.values())
+    how = "implemented"  # (the one type that implements it; else how one of several was chosen, as chapter 1 says)
     if len(roots) > 1:  # (a Kotlin interface implemented once per platform: the JVM's runs)
         from .source_sets import one_platform
 
-        roots = one_platform(s, roots)
+        roots, how = one_platform(s, roots), "platform"
     if len(roots) > 1 and len(made := _made(p, roots)) == 1:  # the example's calls make one (java-jwt's
-        roots = made  # `Algorithm.RSA256(…)` makes an `RSAAlgorithm`), whatever the code holds by default
+        roots, how = made, "made"  # `Algorithm.RSA256(…)` makes an `RSAAlgorithm`), whatever the code holds by default
     if len(roots) > 1:  # unless the code names one of them as the value it uses (tinydb's `default_storage_class = JSONStorage`)
         from .references import named_as_value
 
@@ -432,13 +434,17 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
         # `AsyncRetrying` and `TornadoRetrying`): the default, as its name says
         name = lambda x: _owner(x).rsplit(".", 1)[-1]  # noqa: E731
         plain = [x for x in roots if all(y is x or name(y).endswith(name(x)) for y in roots)]
-        roots = plain if len(plain) == 1 else _made(p, roots)  # or the example's calls make one (FluentValidation's `RuleFor`)
+        roots, how = (plain, "plain") if len(plain) == 1 else (_made(p, roots), "made")  # (FluentValidation's `RuleFor`)
     if len(roots) != 1:
         return []
     hit = roots[0]
     decl = next((t for t in p.find(_owner(hit).rsplit(".", 1)[-1]) if t.dotted == _owner(hit)), None)
-    return [Hop(hit, s.d.start_line, "implemented", owner.rsplit(".", 1)[-1],
-                (decl.rel, decl.d.start_line) if decl is not None else None)]
+    tie = None
+    if decl is not None:  # the line of its head that names the interface (`) : HttpLoader {` after its parameters)
+        head = p.lines_of(decl.rel)[decl.d.start_line - 1:decl.d.start_line + 11]
+        at = next((k for k, ln in enumerate(head) if re.search(rf"\b{re.escape(owner.rsplit('.', 1)[-1])}\b", ln)), 0)
+        tie = (decl.rel, decl.d.start_line + at)
+    return [Hop(hit, s.d.start_line, how, owner.rsplit(".", 1)[-1], tie)]
 
 
 def made_fields(p: Project, s: Sym) -> list[Hop]:

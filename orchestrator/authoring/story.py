@@ -27,7 +27,7 @@ from .path_steps import prepared, sequence_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
 from .story_phrases import ZH, phrases
-from .tracing import call_line, longest_call_path, name_line, step_cites, unresolved_tail
+from .tracing import alias_line, call_line, longest_call_path, name_line, step_cites, unresolved_tail
 from .write_cites import cited_item
 
 PARTS = ("overview", "using", "inside", "foundations")
@@ -246,12 +246,12 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
         mix = _mixin(p, a, b, at) if hop is None and b.lang == "ruby" and at else None
         if mix:  # the line writes `Basement.get`: say where `Basement` has that `get` from, and cite it
             step = cited_item(step, s["ov_path_mixin"].format(cls=mix[0], mod=mix[1], text=mix[4], file=mix[2], line=mix[3]))
-        tie = hop.tie if hop is not None else (mix[2], mix[3]) if mix else None
+        tie = hop.tie if hop is not None else (mix[2], mix[3]) if mix else alias_line(p, b, a.rel, at)
         # (and the hook's line that names the module: `base.extend ClassMethods`)
         hooked = "".join(f" ({citation_link(f, n, n)})" for f, n in mix[5]) if mix else ""
-        if hop is not None and hop.how == "default":  # (and the line that says the type implements the interface:
+        if hop is not None and hop.how in ("default", "implemented", "platform", "made", "plain"):  # (and the type's name
             impl = next((t for t in p.find(b.dotted.rsplit(".", 2)[-2]) if t.dotted == b.dotted.rsplit(".", 1)[0]), None)
-            if impl is not None:  # klaxon's `class DefaultConverter(…) : Converter {`)
+            if impl is not None and (impl.rel, name_line(p, impl)) != hop.tie:  # klaxon's `class DefaultConverter(…) : Converter {`)
                 hooked += f" ({citation_link(impl.rel, name_line(p, impl), name_line(p, impl))})"
         item = cited_item(step, step_cites(a, b, at, tie, (name_line(p, a), name_line(p, b))) + hooked)  # (before the stop)
         prep = prepared(p, a, b, at, path) if at else None

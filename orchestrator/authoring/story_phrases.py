@@ -58,6 +58,9 @@ EN = {
     "hop_iterated": "it returns a `{type}`, and looping over one runs its `{short}` for each item",
     "hop_generated": "`{via}` is written at build time from `{short}`, marked `[CreateSyncVersion]`",
     "hop_implemented": "`{via}` only declares it, and `{type}` is the one type that implements it",
+    "hop_platform": "`{via}` only declares it; each platform implements it, and on the JVM `{type}` does",
+    "hop_made": "`{via}` only declares it; of the types that implement it, the example's calls make a `{type}`",
+    "hop_plain": "`{via}` only declares it; of the types that implement it, `{type}` is the plain one the others' names extend",
     "hop_default": "`{via}` only declares it; of the types that implement it, `{type}` is the one the code uses "
                    "unless told otherwise (`{tie_file}`, line {tie})",
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
@@ -143,6 +146,9 @@ ZH = {
     "hop_iterated": "它返回一个 `{type}`，遍历它时每一项都会运行其 `{short}`",
     "hop_generated": "`{via}` 由构建时的代码生成器从标有 `[CreateSyncVersion]` 的 `{short}` 写出",
     "hop_implemented": "`{via}` 只声明了它，实现它的只有 `{type}` 一个类型",
+    "hop_platform": "`{via}` 只声明了它；每个平台各有实现，在 JVM 上是 `{type}`",
+    "hop_made": "`{via}` 只声明了它；实现它的类型中，示例的调用创建的是 `{type}`",
+    "hop_plain": "`{via}` 只声明了它；实现它的类型中，`{type}` 是其他类型名字所扩展的那个基本类型",
     "hop_default": "`{via}` 只声明了它；实现它的类型中，代码默认使用的是 `{type}`（`{tie_file}` 第 {tie} 行）",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",

@@ -63,6 +63,21 @@ def step_cites(a: Sym, b: Sym, at: int, tie: tuple[str, int] | None = None, head
     return " " + " ".join(caller + ties + [callee])
 
 
+def alias_line(p: Project, b: Sym, rel: str, at: int) -> tuple[str, int] | None:
+    """(file, line) of the line that gives `b` the other name the call on line `at` of `rel` writes
+    (pyparsing's `self._parse(…)` runs `_parseNoCache`: `_parse = _parseNoCache`), cited with the step."""
+    line = p.lines_of(rel)[at - 1] if 0 < at <= len(p.lines_of(rel)) else ""
+    if not b.d.aliases or re.search(rf"(?<![\w$]){re.escape(b.short)}\s*\(", line):
+        return None
+    for other in (a.rsplit(".", 1)[-1] for a in b.d.aliases):
+        if re.search(rf"(?<![\w$]){re.escape(other)}\b", line):
+            for k, ln in enumerate(p.lines_of(b.rel), 1):
+                if re.match(rf"\s*{re.escape(other)}\s*=\s*{re.escape(b.short)}\s*$", ln) or \
+                        re.match(rf"\s*alias(?:_method)?[ \t(]+:?{re.escape(other)}\b.*\b{re.escape(b.short)}\b", ln):
+                    return b.rel, k
+    return None
+
+
 _BUILTIN_CALLS = frozenset({"len", "print", "str", "int", "isinstance", "append", "get", "format", "Errorf", "Sprintf",
                             "make", "new", "panic", "super", "require", "push", "join", "keys", "items", "map", "list",
                             "dict", "set", "tuple", "range", "type", "getattr", "setattr", "hasattr", "Some", "Ok", "Err",

@@ -136,9 +136,13 @@ def calls_in(name: str, text: str, trailing: bool = False) -> bool:
     if owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*\.\s*new\b", code):
         return True  # Ruby's `Connection.new(…)` runs `Connection#initialize`
     bare = part[-1:] in ("!", "?")  # Ruby's `dispatch!`, `valid?`: a method, called without parentheses too
-    part = re.escape(part)
-    return bool(re.search(rf"(?<![\w$]){part}\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>)?\s*\(|\bnew\s+{part}\b", code)
-                or (bare and re.search(rf"(?<![\w$.:@]){part}(?![\w=])", code)))
+    # by another name the cited lines give it (pyparsing's `_parse = _parseNoCache`, Ruby's `alias :to_s :render`)
+    others = [x for t in re.findall(rf"(?m)^\s*([A-Za-z_]\w*)\s*=\s*{re.escape(part)}\s*$|^\s*alias(?:_method)?[ \t(]+:?"
+                                    rf"([A-Za-z_]\w*[?!]?)[ \t]*,?[ \t]+:?{re.escape(part)}\b", code) for x in t if x]
+    alt = "|".join(re.escape(n) for n in [part, *others])
+    lam = rf"|\.\s*(?:{alt})\s*\{{" if trailing else ""  # (Kotlin's `loader().get { … }`: a link given only a lambda)
+    return bool(re.search(rf"(?<![\w$])(?:{alt})\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>)?\s*\(|\bnew\s+{re.escape(part)}\b{lam}", code)
+                or (bare and re.search(rf"(?<![\w$.:@]){re.escape(part)}(?![\w=])", code)))
 
 
 def calls_bare(name: str, text: str) -> bool:
