@@ -339,3 +339,20 @@ def test_a_readme_names_its_project_in_an_html_heading_and_a_notice_names_nothin
     (tmp_path / "voluptuous").mkdir()
     (tmp_path / "voluptuous" / "README.md").write_text("# CONTRIBUTIONS ONLY\n\nNo time.\n\n# Voluptuous\n", encoding="utf-8")
     assert project_name_at(tmp_path / "voluptuous") == "voluptuous"
+
+
+def test_a_doc_that_says_what_the_code_is_for_says_its_idea():
+    from orchestrator.authoring.doc_phrases import doc_title
+    from orchestrator.authoring.project import Sym
+    from orchestrator.repo.definitions import Definition
+
+    def sym(doc: str) -> Sym:
+        return Sym("core.py", Definition(kind="class", name="pyparsing_x", qualified_name="pyparsing_x", signature="class pyparsing_x:",
+                                         doc=doc, start_line=1, end_line=2, exported=True, aliases=[]), 0.0, "python")
+
+    # pyparsing's namespace classes: what they are for, not the module's name ("Unicode", "Testing", "The common part")
+    assert doc_title(sym("A namespace class for defining common language unicode_sets.")) == "Defining common language unicode sets"
+    assert doc_title(sym("namespace class for classes useful in writing unit tests")) == "Writing unit tests"
+    assert doc_title(sym("Here are some common low-level expressions that may be useful in\njump-starting parser development:\n\n"
+                         "- numeric forms")) == "Jump-starting parser development"
+    assert doc_title(sym("A class for the Parser.")) == ""  # (no gerund: nothing it does)

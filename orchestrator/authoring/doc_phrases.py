@@ -30,7 +30,9 @@ def doc_title(s: Sym) -> str:
     # (erubi's "An engine class that supports capturing blocks via …": what it supports is what it does)
     m = re.match(rf"^(?:(?:the )?{re.escape(s.short)}\s+(?:is|are)\s+)?(?:a|an|the)\s+[\w\s-]*?\s(?:that|which|to)\s+"
                  r"(?:(?:supports|allows|enables)\s+(?=\w+ing\s))?(\w+)\s+(.+)$", first, re.I) \
-        or re.match(rf"^(?:{re.escape(s.short)}\s+)?([A-Z]?[a-z]+s)\s+(.+)$", first)
+        or re.match(rf"^(?:{re.escape(s.short)}\s+)?([A-Z]?[a-z]+s)\s+(.+)$", first) \
+        or re.match(r"^(?:(?:here are|a|an|the)\s+)?[\w\s-]*?\b(?:for|useful (?:in|for))\s+([a-z-]+ing)\s+(.+)$", first, re.I)
+    # (and what it is for: pyparsing's "A namespace class for defining common language unicode_sets.")
     verb, rest = (m.group(1).lower(), m.group(2)) if m else ("", "")
     # said as an order: "Parse raw bodies.", or what for: body-parser's "Create a middleware to parse raw bodies."
     imp = None if m else re.match(r"^([A-Z][a-z]+)\s+(?:(?:a|an|the)\s+[\w\s-]*?\s+to\s+([a-z]+)\s+)?(.+)$", first)
@@ -40,7 +42,8 @@ def doc_title(s: Sym) -> str:
         return ""
     base = verb[:-3] + "y" if verb.endswith("ies") else verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes", "zes")) \
         else verb[:-1]
-    obj = _DOC_CUT.split(" " + rest, maxsplit=1)[0].split()
+    obj = [w.replace("_", " ") if w.islower() else w for w in _DOC_CUT.split(" " + rest, maxsplit=1)[0].split()]
+    obj = " ".join(obj).split()
     while obj and obj[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its", "like"):
         obj.pop()
     if not obj or len(obj) > 6 or not re.fullmatch(r"[A-Za-z -]+", " ".join(obj)) \
