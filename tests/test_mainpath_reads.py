@@ -125,6 +125,8 @@ def test_a_partial_class_is_followed_from_its_other_file_and_a_pools_get_and_ret
     path = _path(p)
     assert path[path.index("|") + 1:][:3] == ["Hashids.Encode", "Hashids.EncodeLong", "Hashids.GenerateHashFrom"], path
     assert not any("StringBuilderPool" in x for x in path), path
+    # the constructor sets up, though the run shuffles again: `new Hashids("salt")` is the example's first call
+    assert path[:path.index("|")] == ["Hashids.Hashids", "Hashids.ConsistentShuffle"], path
     assert side_road(_sym(p, "StringBuilderPool.Return")) and not side_road(_sym(p, "StringBuilderPool.Get"))
 
 

@@ -449,8 +449,11 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
         if all(s is not x for x in named) or bonus >= SERVING_BONUS or (s.rel, s.d.start_line) in main:
             continue
         cand = call_path(p, s, SETUP_LIMIT)
-        if len(cand) < 2 or (len(cand) == 2 and cand[1].lines < 4) or any((x.rel, x.d.start_line) in main for x in cand):
-            continue  # (one call into a one-liner is no way through the code); a way into the main path is the main path
+        # (one call into a one-liner is no way through the code); a way into the main path is the main path, but for a
+        # constructor's: it prepares what the run uses (hashids' `Hashids(salt)` shuffles the alphabet `Encode` shuffles again)
+        if len(cand) < 2 or (len(cand) == 2 and cand[1].lines < 4) or \
+                any((x.rel, x.d.start_line) in main for x in ([] if _maker(cand[0]) else cand)):
+            continue
         value = path_value(p, cand) + START_SHARE * bonus
         if value > best_value:
             best, best_value = cand, value
