@@ -816,3 +816,75 @@ def test_an_interface_implemented_once_per_platform_is_told_as_the_jvms(tmp_path
     [hop] = implemented(p, _sym(p, "HttpLoader.get"))
     assert (hop.callee.dotted, hop.how) == ("JVMHttpLoader.get", "platform")
     assert hop.tie == ("fuel/src/jvmMain/kotlin/fuel/JVMHttpLoader.kt", 3)  # the head's line that names `HttpLoader`
+
+
+ROWS = {
+    "lib/table.rb": """module Terminal
+  class Table
+    def initialize
+      @rows = []
+    end
+
+    def add_row(array)
+      row = array == :separator ? Separator.new(self) : Row.new(self, array)
+      @rows << row
+    end
+
+    def render
+      @rows.map { |r| r.render.rstrip }.join("\\n")
+    end
+  end
+end
+""",
+    "lib/row.rb": """module Terminal
+  class Table
+    class Row
+      attr_reader :cells
+
+      def initialize(table, array = [])
+        @cells = []
+        array.each { |item| add_cell(item) }
+      end
+
+      def add_cell(item)
+        cell = Cell.new(item)
+        @cells << cell
+      end
+
+      def render
+        cells.map do |cell|
+          cell.render(0)
+        end.join("|")
+      end
+    end
+
+    class Separator < Row
+      def render
+        "-" * 10
+      end
+    end
+  end
+end
+""",
+    "lib/cell.rb": """module Terminal
+  class Table
+    class Cell
+      def initialize(value)
+        @value = value
+      end
+
+      def render(line)
+        @value.to_s.center(10)
+      end
+    end
+  end
+end
+""",
+}
+
+
+def test_a_ruby_block_over_an_instance_variables_items_calls_the_class_it_holds(tmp_path):
+    p = load(_write(tmp_path / "rows", ROWS))
+    # `@rows << row` of a `Row` or its `Separator`: a `Row`; `cells` reads `@cells`, filled with `Cell`s
+    assert _calls(p, "Terminal.Table.render") == [("Terminal.Table.Row.render", 16)]
+    assert _calls(p, "Terminal.Table.Row.render") == [("Terminal.Table.Cell.render", 8)]

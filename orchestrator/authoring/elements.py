@@ -38,6 +38,10 @@ def element_locals(p: Project, s: Sym, code: str, by_dotted: dict[str, list[Sym]
              rf"\bif\s+let\s+Some\((?P<v>\w+)\)\s*=\s*{own}\.get\(",
              # (tinytemplate's `match self.templates.get(template) { Some(tmpl) => tmpl.render(…)`)
              rf"\bmatch\s+{own}\.get\([^(){{}}]*\)\s*\{{\s*Some\(\s*(?P<v>\w+)\s*\)\s*=>"]
+    if s.lang == "ruby":  # a block over an instance variable's items (terminal-table's `@rows.map { |r| r.render }`,
+        # or through its reader: `cells.map do |cell|`)
+        binds = [r"(?<![\w.:@$])@?(?P<fld>[a-z_]\w*)\.(?:each|map|select|reject|each_with_index|flat_map|collect|filter_map|find|detect|"
+                 r"sort_by|group_by|sum|count|each_slice)\b[^{\n]*?(?:\{|\bdo)\s*\|\s*(?P<v>\w+)"]
     out: dict[str, str] = {}
     for rx in binds:
         for m in re.finditer(rx, code, re.M):
@@ -73,6 +77,8 @@ def _own(s: Sym) -> str:
 def _element_type(p: Project, s: Sym, fld: str, by_dotted: dict[str, list[Sym]]) -> str:
     """The project type of the elements of `s`'s own field `fld` (a map's values, a list's items),
     when its declaration says one: `map[string]*node`, `dict[str, Field]`."""
+    if s.lang == "ruby":
+        return _ruby_items(p, s, fld, by_dotted)
     rx = _FIELD_TEXT.get(s.lang)
     if rx is None:
         return ""
@@ -92,4 +98,35 @@ def _element_type(p: Project, s: Sym, fld: str, by_dotted: dict[str, list[Sym]])
             words = [w for w in _IDENT.findall(text) if is_type(w)]
             if words:
                 found.add(words[-1])  # a map's value type comes last
+    return found.pop() if len(found) == 1 else ""
+
+
+def _ruby_items(p: Project, s: Sym, fld: str, by_dotted: dict[str, list[Sym]]) -> str:
+    """The project class of what a Ruby class puts in its instance variable `@fld` (`@rows << row` after
+    `row = array == :separator ? Separator.new(self) : Row.new(self, array)`): one class, or the one the
+    others subclass (`class Separator < Row`); '' otherwise."""
+    owner = s.dotted.rsplit(".", 1)[0]
+    scope = owner.split(".")
+
+    def cls(name: str) -> str:  # `Row` inside `Terminal::Table`: `Terminal.Table.Row`, innermost first
+        name = name.replace("::", ".")
+        return next((t for t in (".".join(scope[:k] + [name]) for k in range(len(scope), -1, -1))
+                     if any(x.kind == "class" for x in by_dotted.get(t, ()))), "")
+
+    found: set[str] = set()
+    for o in by_dotted.get(owner, ()):
+        if o.kind != "class":
+            continue
+        text = "\n".join(p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line])
+        for m in re.finditer(rf"@{re.escape(fld)}\s*(?:<<|\.push\(|\.append\()\s*([^\n]+)", text):
+            value = m.group(1)
+            local = re.fullmatch(r"\s*([a-z_]\w*)\s*\)?\s*", value)
+            if local:  # `@rows << row`: what the method bound `row` to just before
+                bound = [b.group(1) for b in re.finditer(rf"(?m)^\s*{local.group(1)}\s*=\s*([^\n]+)", text[:m.start()])]
+                value = bound[-1] if bound else ""
+            found |= {c for n in re.findall(r"\b([A-Z][\w:]*)\.new\b", value) if (c := cls(n))}
+    if len(found) > 1:  # of a class and its subclasses, the class (`class Separator < Row`)
+        bases = {t: {cls(m.group(1)) for x in by_dotted.get(t, ()) if (m := re.search(r"<\s*([A-Z][\w:]*)", x.d.signature))}
+                 for t in found}
+        found = {t for t in found if all(u == t or t in bases[u] for u in found)}
     return found.pop() if len(found) == 1 else ""

@@ -181,7 +181,7 @@ def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
     for c in calls:
         made = constructed(c)  # (Ruby's `Connection.new(` for `Connection#initialize`)
         # (Ruby calls without parentheses too: `invoke { dispatch! }`, `content_type default`)
-        bare = r"|(?<![\w$@:])(?<!def )" + re.escape(c.short) + r"(?=\s*$|\s*[}]|\s+[\w@:'\"\[{(-])" if c.lang == "ruby" else ""
+        bare = r"|(?<![\w$@:])(?<!def )" + re.escape(c.short) + r"(?=\s*$|\s*[}.]|\s+[\w@:'\"\[{(-])" if c.lang == "ruby" else ""
         names = "|".join(re.escape(n) for n in c.names)  # (by its other names too: pyparsing's `self._parse(`)
         lam = rf"|(?<=\.)\s*(?:{names})\s*(?=\{{)" if c.lang in ("kotlin", "swift", "scala") else ""  # (`loader().get { … }`)
         rx = re.compile(rf"(?<![\w$])(?:{names})\s*(?:!\s*)?(?:<[^()]*>)?\s*\(" + bare + lam + (f"|{made}" if made else ""))

@@ -221,9 +221,11 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
             add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
         if e.kind in NOT_STEPS:
-            if ex is not None and re.search(rf"\bnew\s+{re.escape(e.short)}\s*\(", ex.as_calls):
-                for ctor in p.find(e.short) + p.find("constructor"):  # `new Hashids("salt")`: its constructor sets up
-                    if ctor.dotted in (f"{e.dotted}.{e.short}", f"{e.dotted}.constructor") and ctor.kind == "method":
+            if ex is not None and re.search(rf"\bnew\s+{re.escape(e.short)}\s*\(|\b{re.escape(e.short)}\s*(?:\.|::)\s*new\b", ex.as_calls):
+                for ctor in p.find(e.short) + p.find("constructor") + p.find("initialize"):  # `new Hashids("salt")`,
+                    # Ruby's `Terminal::Table.new do … end`: its constructor sets up
+                    if ctor.dotted in (f"{e.dotted}.{e.short}", f"{e.dotted}.constructor", f"{e.dotted}.initialize") \
+                            and ctor.kind == "method":
                         add(ctor, 0.5)
             for ms in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)
                 add(ms, called_as(ms) * elsewhere(ms) if called_as(ms) else 1.0 if ms.short == "__call__" else bonus * 0.5)
@@ -441,7 +443,8 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
     names = p._keys.get(("setup_calls",), [])
     on_class = {n.replace("::", ".") for n in names if "::" in n}  # (a call on the class: Ruby's class method)
     named = [s for s, _b in starts if s.short in names or s.dotted in names or s.dotted in on_class
-             or s.short == "constructor" and s.dotted.rsplit(".", 1)[0] in names]  # (`new MarkdownIt()`)
+             or s.short == "constructor" and s.dotted.rsplit(".", 1)[0] in names  # (`new MarkdownIt()`)
+             or s.short == "initialize" and s.dotted.rsplit(".", 1)[0] + ".new" in on_class]  # (`Terminal::Table.new`)
     named = [s for s in named if s.dotted not in on_class] + class_or_instance(p, [s for s in named if s.dotted in on_class], True)
     best: list[Sym] = []
     best_value = 0.0

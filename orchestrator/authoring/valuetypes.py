@@ -429,6 +429,9 @@ class Typer:
         params = self.resolver_for(s).param_types()
         if name in params:
             return params[name], at
+        items = getattr(self.resolver_for(s), "element_locals", None)  # an item of its own container (`@rows.map { |r|`)
+        if items is not None and name in (bound := items()):
+            return bound[name], at
         typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1) or given_type(self, s, name, depth + 1, MAX_DEPTH)
         if not typ and own and s.lang in ("java", "csharp", "kotlin") and (name[:1].islower() or s.lang == "csharp"):
             typ = self.field_type(own, name, s.lang)  # a field without `this.` (`parser.Read()`; C#'s property `Root`)
