@@ -126,7 +126,7 @@ def _ruby_items(p: Project, s: Sym, fld: str, by_dotted: dict[str, list[Sym]]) -
                 value = bound[-1] if bound else ""
             found |= {c for n in re.findall(r"\b([A-Z][\w:]*)\.new\b", value) if (c := cls(n))}
     if len(found) > 1:  # of a class and its subclasses, the class (`class Separator < Row`)
-        bases = {t: {cls(m.group(1)) for x in by_dotted.get(t, ()) if (m := re.search(r"<\s*([A-Z][\w:]*)", x.d.signature))}
+        bases = {t: {cls(b.group(1)) for x in by_dotted.get(t, ()) if (b := re.search(r"<\s*([A-Z][\w:]*)", x.d.signature))}
                  for t in found}
         found = {t for t in found if all(u == t or t in bases[u] for u in found)}
     return found.pop() if len(found) == 1 else ""
