@@ -888,3 +888,73 @@ def test_a_ruby_block_over_an_instance_variables_items_calls_the_class_it_holds(
     # `@rows << row` of a `Row` or its `Separator`: a `Row`; `cells` reads `@cells`, filled with `Cell`s
     assert _calls(p, "Terminal.Table.render") == [("Terminal.Table.Row.render", 16)]
     assert _calls(p, "Terminal.Table.Row.render") == [("Terminal.Table.Cell.render", 8)]
+
+
+def _go_renderer(pkg: str, work: str) -> str:
+    return f"""package {pkg}
+
+import "io"
+
+type Renderer struct {{
+\tdepth int
+}}
+
+func NewRenderer() *Renderer {{
+\treturn &Renderer{{}}
+}}
+
+func (r *Renderer) RenderNode(w io.Writer, node int) int {{
+\t{work}
+\treturn node
+}}
+
+func (r *Renderer) RenderFooter(w io.Writer) {{
+\tr.depth = 0
+}}
+"""
+
+
+GOMARKDOWN = {
+    "README.md": """# markdown
+
+```go
+renderer := html.NewRenderer()
+out := markdown.Render(doc, renderer)
+```
+""",
+    "go.mod": "module github.com/gomarkdown/markdown\n",
+    "markdown.go": """package markdown
+
+import "io"
+
+// Renderer renders a document.
+type Renderer interface {
+\tRenderNode(w io.Writer, node int) int
+\tRenderFooter(w io.Writer)
+}
+
+func Render(doc int, renderer Renderer) []byte {
+\tvar buf []byte
+\trenderer.RenderNode(nil, doc)
+\trenderer.RenderFooter(nil)
+\treturn buf
+}
+""",
+    "html/renderer.go": _go_renderer("html", "r.heading(node)\n\tr.paragraph(node)\n\tr.link(node)\n\tr.image(node)"),
+    "html/blocks.go": "package html\n\n" + "".join(
+        f"func (r *Renderer) {n}(node int) {{\n\tr.out(node)\n}}\n\n" for n in ("heading", "paragraph", "link", "image"))
+        + "func (r *Renderer) out(node int) {\n\tr.depth++\n}\n",
+    "md/renderer.go": _go_renderer("md", "r.depth++"),
+}
+
+
+def test_a_go_interfaces_methods_are_in_the_map_and_run_the_implementation_whose_package_the_example_makes(tmp_path):
+    from orchestrator.authoring.hops import implemented
+
+    p = load(_write(tmp_path / "gomarkdown", GOMARKDOWN))
+    node = _sym(p, "Renderer.RenderNode", 7)
+    assert node.rel == "markdown.go" and node.kind == "method"
+    [hop] = implemented(p, node)
+    assert hop.callee.rel == "html/renderer.go"  # `html.NewRenderer()`, not md's Renderer
+    # `Render` ends in `RenderFooter`, a detail after `RenderNode`'s work: the hand-off is the node's rendering
+    assert handed_to(p, _sym(p, "Render")) == ("markdown.go", 7)

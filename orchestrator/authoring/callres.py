@@ -159,7 +159,7 @@ class Resolver:
         if len(parts) == 2:  # two types of one name in two crates or packages (env_logger's `Builder` and env_filter's)
             hit = _near(s, hit)
         if not hit and len(parts) == 2 and parts[0] in self.param_types():
-            hit = list(self.by_dotted.get(f"{self.param_types()[parts[0]]}.{parts[1]}", ()))
+            hit = _near(s, list(self.by_dotted.get(f"{self.param_types()[parts[0]]}.{parts[1]}", ())))  # (its package's)
         if not hit and len(parts) == 2 and lang == "java" and self._is_type(self.variables().get(parts[0], "")):
             hit = list(self.by_dotted.get(f"{self.variables()[parts[0]]}.{parts[1]}", ()))  # a typed local
         if not hit and len(parts) == 2 and parts[0] in self.element_locals():  # `root := r.trees[m]; root.getValue(`

@@ -26,6 +26,14 @@ def made_by_example(p: Project, owners: list[str]) -> list[str]:
     return out
 
 
+def made_in_packages(p: Project) -> set[str]:
+    """The Go packages whose constructor the first example calls by its qualifier (`html.NewRenderer(opts)`: html)."""
+    from .overview import entry_points, example_of
+
+    ex = example_of(p, entry_points(p))
+    return set(re.findall(r"(?<![\w.])([a-z]\w*)\.New\w*\s*\(", ex.calls_code)) if ex is not None else set()
+
+
 def _called_bodies(p: Project) -> str:
     from .overview import entry_points, example_of
 

@@ -118,13 +118,16 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # `ILogEventSink.Emit` is no detail after `Process`, YamlDotNet's `state.OnDeserialization()` one after
     # `valueDeserializer.DeserializeValue(…)`)
     # (a call that delegates to callbacks no type of the project implements is a detail after such a dispatch)
-    if best and best[3].lines < WORK_LINES and _weight(p, best[3]) <= SMALL_REACH and not implemented(p, best[3]) \
-            and not _dispatches(p, best[3]) \
+    # (a Go interface's method its one implementation answers for weighs what that one does: gomarkdown's `Render`
+    # ends in `renderer.RenderFooter(…)`, 1 definition deep, after the `renderer.RenderNode(…)` of each node, 77)
+    if best and best[3].lines < WORK_LINES and _run_weight(p, best[3]) <= SMALL_REACH \
+            and (not implemented(p, best[3]) or best[3].lang == "go") and not _dispatches(p, best[3]) \
             and (not _delegates(p, best[3]) or (not _weight(p, best[3]) and any(_open(p, c) and _weight(p, c) >= 3 for c in going))):
-        big = [c for c in going if _weight(p, c) >= max(3, 2 * _weight(p, best[3]) + 1)]
+        big = [c for c in going if _run_weight(p, c) >= max(3, 2 * _run_weight(p, best[3]) + 1)]
         wide = _last_call(big, body, side, depth)
-        if wide and wide[1] != best[1]:
-            best = wide
+        if wide and wide[1] != best[1]:  # (and the work of a function literal it is handed: `ast.WalkFunc(doc, func…`)
+            closed = _in_function_argument(body, wide, big)
+            best = (wide[0], wide[1], wide[2], closed) if closed is not None else wide
     if best and best[3].lines >= WORK_LINES and not implemented(p, best[3]):
         # nor is a long body that reaches little after a call that reaches ten times as much (comrak's `parse`
         # runs `process_line` over each line, 82 definitions deep, then `postprocess_text_nodes`, 5)
@@ -288,6 +291,14 @@ def _guard(p: Project, c: Sym) -> bool:
     body = [t for _n, t in _body(p, c) if t.strip() and t.strip() != "end"]
     return bool(body) and any(re.match(r"\s*(?:raise|throw)\b", t) for t in body) \
         and all(_GUARD_LINE.match(t) and not re.match(r"\s*(?:if|unless|elif)\b.*\b(?:return|yield)\b", t) for t in body)
+
+
+def _run_weight(p: Project, c: Sym) -> int:
+    """_weight of what a call of `c` runs: the one implementation of an interface method, else `c` itself."""
+    from .hops import implemented
+
+    hop = implemented(p, c) if c.kind == "method" and bodiless(p, c) else []
+    return _weight(p, hop[0].callee) if hop else _weight(p, c)
 
 
 def _open(p: Project, c: Sym) -> bool:

@@ -4,6 +4,7 @@ implementations the example's own calls make. hops.implemented reads them."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from .project import Project, Sym
@@ -24,6 +25,8 @@ def bodiless(p: Project, s: Sym) -> bool:
         body = [ln.strip() for ln in code_lines(p, s.rel)[head + 1:s.d.end_line] if ln.strip() and not re.fullmatch(r"\s*[rbuf]*[\"']+\s*", ln, re.I)]
         return any("abstractmethod" in ln for ln in lines[max(0, head - 3):head]) or \
             bool(body) and re.fullmatch(r"raise NotImplementedError\b.*|\.\.\.|pass", body[0]) is not None and len(body) == 1
+    if s.lang == "go":  # an interface's method: its spec, no `func`
+        return not s.d.signature.lstrip().startswith("func")
     return s.lang in ("java", "csharp", "typescript", "kotlin", "scala", "swift") and "{" not in text.split("=>")[0]
 
 
@@ -41,10 +44,21 @@ def subtype(p: Project, sub: str, sup: str, depth: int = 3) -> bool:
 
 
 def made(p: Project, roots: list[Sym]) -> list[Sym]:
-    """Of several implementations, those whose type a method the example calls constructs (all when none)."""
-    from .example_made import made_by_example
+    """Of several implementations, those whose type a method the example calls constructs (all when none);
+    in Go, of types of one name, the one of the package whose constructor the example calls (`html.NewRenderer`)."""
+    from .example_made import made_by_example, made_in_packages
 
-    return [x for x in roots if _owner(x) in made_by_example(p, [_owner(x)])] or roots
+    hit = [x for x in roots if _owner(x) in made_by_example(p, [_owner(x)])] or roots
+    if len(hit) > 1 and all(x.lang == "go" for x in hit):
+        hit = [x for x in hit if posixpath.basename(posixpath.dirname(x.rel)) in made_in_packages(p)] or hit
+    return hit
+
+
+def _go_implements(p: Project, typ: str, rel: str, iface: Sym) -> bool:
+    """Go's implicit `implements`: the type (of its package) has every method the interface declares."""
+    wanted = {x.short for x in p.symbols(within=[iface.rel]) if _owner(x) == _owner(iface) and bodiless(p, x)}
+    have = {x.short for x in p.symbols() if _owner(x) == typ and posixpath.dirname(x.rel) == posixpath.dirname(rel)}
+    return bool(wanted) and wanted <= have
 
 
 def implementations(p: Project, s: Sym) -> list[Sym]:
@@ -54,7 +68,8 @@ def implementations(p: Project, s: Sym) -> list[Sym]:
     if not owner or s.kind != "method" or not bodiless(p, s):
         return []
     impls = [x for x in p.find(s.short) if x.short == s.short and x.kind == "method" and x.lang == s.lang
-             and _owner(x) and _owner(x) != owner and not bodiless(p, x) and subtype(p, _owner(x), owner)]
+             and _owner(x) and (_owner(x), x.rel) != (owner, s.rel) and not bodiless(p, x)
+             and (_go_implements(p, _owner(x), x.rel, s) if s.lang == "go" else _owner(x) != owner and subtype(p, _owner(x), owner))]
     if s.lang in ("java", "csharp", "kotlin", "scala", "swift"):  # an override takes what it overrides (not `newInstance(t, ctx)`)
         from .arity import base_type as _base, param_count as _param_count
         from .signature import signature_parts

@@ -4,8 +4,7 @@ line range and whether it is public, for each language the map reads.
 These are the per-language rules a grammar cannot express: what qualifies a method
 (`(*Router).Get` → `Router.Get`, `impl Display for Error` → `Error::fmt`), where a signature
 ends (at the body), which comment is a doc (Python docstring, JSDoc, Go's `//` block, Rust's
-`///`), and what is exported (Go capitals, Rust `pub`, JS/TS `export`, Java `public`).
-"""
+`///`), and what is exported (Go capitals, Rust `pub`, JS/TS `export`, Java `public`)."""
 
 from __future__ import annotations
 
@@ -73,15 +72,14 @@ _CONTAINERS.update(lang_rules.CONTAINERS)
 
 # C and C++ keywords and built-in types: never the name of anything a repository defines.
 C_KEYWORDS = frozenset("""alignas alignof asm auto bool break case catch char char8_t char16_t char32_t class
-co_await co_return co_yield concept const consteval constexpr constinit const_cast continue decltype default
-delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline int long
-mutable namespace new noexcept nullptr operator private protected public register reinterpret_cast requires
-restrict return short signed sizeof static static_assert static_cast struct switch template this thread_local
-throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while _Bool std""".split())
+co_await co_return co_yield concept const consteval constexpr constinit const_cast continue decltype default delete
+do double dynamic_cast else enum explicit export extern false float for friend goto if inline int long mutable
+namespace new noexcept nullptr operator private protected public register reinterpret_cast requires restrict return
+short signed sizeof static static_assert static_cast struct switch template this thread_local throw true try typedef
+typeid typename union unsigned using virtual void volatile wchar_t while _Bool std""".split())
 
 _SEPARATOR = {"rust": "::", "cpp": "::", "php": "::", "ruby": "::"}
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "haddock",
-                       "documentation_comment"})
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment", "haddock", "documentation_comment"})
 # Languages whose doc comments are only `/** … */` blocks (JSDoc, KDoc, PHPDoc, Scaladoc): a `//`
 # comment above a definition is a remark, a licence or a directive, not its documentation.
 _DOC_BLOCK_ONLY = frozenset({"javascript", "typescript", "tsx", "kotlin", "php", "scala"})
@@ -219,6 +217,8 @@ def _qualify(src: Source, node: Any, name: str, kind: str, containers: list[Any]
     if src.lang == "go" and kind == "method":
         receiver = node.child_by_field_name("receiver")
         rtype = _go_receiver(src, receiver) if receiver is not None else ""
+        if node.type == "method_elem" and (spec := node.parent and node.parent.parent) and spec.type == "type_spec":
+            rtype = src.text(spec.child_by_field_name("name"))  # an interface's method (gomarkdown's `Renderer.RenderNode`)
         return f"{rtype}.{name}" if rtype else name
     if src.lang in ("javascript", "typescript", "tsx") and node.type == "assignment_expression" and not containers:
         return commonjs.qualified(src, node)

@@ -88,6 +88,7 @@ _PY_IMPORTS = """
 _GO_DEFS = """
 (function_declaration name: (identifier) @name) @def.function
 (method_declaration name: (field_identifier) @name) @def.method
+(method_elem name: (field_identifier) @name) @def.method
 (type_spec name: (type_identifier) @name) @def.type
 (type_alias name: (type_identifier) @name) @def.type_alias
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
