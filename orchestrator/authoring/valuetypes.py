@@ -75,9 +75,12 @@ FIELD_DECL = {
 
 
 def _code(p: Project, s: Sym) -> str:
-    from .codetext import mask_text
+    key = ("vt_code", s.rel, s.d.start_line, s.d.end_line)  # (read once: a long body's locals are typed many times)
+    if key not in p._keys:
+        from .codetext import mask_text
 
-    return mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
+        p._keys[key] = mask_text("\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line]), s.lang)
+    return p._keys[key]
 
 
 _SEG = re.compile(r"\s*(\?\.|\.|::)\s*(@?[A-Za-z_$][\w$]*)|\s*(\?|!!)")
@@ -264,10 +267,15 @@ class Typer:
         if ann and (typ := self.type_in_text(ann.group(1), owner(s))):
             return typ  # declared alone, then filled in branches (tenacity's `r: BaseRetrying`)
         found: set[str] = set()
-        for m in re.finditer(rx.replace("NAME", re.escape(name)), self.code_of(s), re.M):
-            declared = m.group(1) or ""
+        key = ("vt_assigned", s.rel, s.d.start_line, name)  # (read once: a long body asks often; an example, each time)
+        assigned = self.p._keys.get(key) if s.rel else None
+        if assigned is None:
+            assigned = [(m.group(1) or "", m.group(2)) for m in re.finditer(rx.replace("NAME", re.escape(name)), self.code_of(s), re.M)]
+            if s.rel:
+                self.p._keys[key] = assigned
+        for declared, value in assigned:
             typ = self.type_in_text(declared.replace("::", "."), owner(s)) if declared else ""
-            found.add(typ or self.expr_type(s, m.group(2).strip().rstrip(";{").strip(), depth + 1))
+            found.add(typ or self.expr_type(s, value.strip().rstrip(";{").strip(), depth + 1))
         found.discard("")
         return found.pop() if len(found) == 1 else ""
 
