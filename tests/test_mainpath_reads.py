@@ -958,3 +958,28 @@ def test_a_go_interfaces_methods_are_in_the_map_and_run_the_implementation_whose
     assert hop.callee.rel == "html/renderer.go"  # `html.NewRenderer()`, not md's Renderer
     # `Render` ends in `RenderFooter`, a detail after `RenderNode`'s work: the hand-off is the node's rendering
     assert handed_to(p, _sym(p, "Render")) == ("markdown.go", 7)
+
+
+def test_a_ruby_setters_assignment_is_no_call_of_its_getter(tmp_path):
+    rb = """class URI
+  def initialize(options = {})
+    self.authority = options[:authority] if options[:authority]
+    @host ||= options[:host]
+    reset
+  end
+
+  def authority
+    @authority
+  end
+
+  def authority=(value)
+    @authority = value
+  end
+
+  def reset
+    @host = nil
+  end
+end
+"""
+    p = load(_write(tmp_path / "uri", {"lib/uri.rb": rb}))
+    assert [c for c, _ in _calls(p, "URI.initialize")] == ["URI.reset"]

@@ -390,7 +390,8 @@ def call_text(s: Sym, code: str) -> str:
 _RUBY_BARE = re.compile(r"(?<![\w.:@$?!])([a-z_]\w*[!?]?)(?![\w(!?:])")
 _RUBY_BARE_AFTER = re.compile(r"\)\s*\.\s*([a-z_]\w*[!?]?)(?![\w(!?:.])")
 _RUBY_CALL_END = re.compile(r"[@A-Za-z_][\w:]*(?:\s*\.\s*\w+[!?]?)*\s*\((?:[^()]|\([^()]*\))*\)$")
-_RUBY_BARE_ON = re.compile(r"(?<![\w.:@$?!])(@?[a-z_]\w*)\.([a-z_]\w*[!?]?)(?![\w(!?:])")  # (`r.render.rstrip` too)
+# (`r.render.rstrip` too; not `self.authority = x`, a setter's call, `authority=`)
+_RUBY_BARE_ON = re.compile(r"(?<![\w.:@$?!])(@?[a-z_]\w*)\.([a-z_]\w*[!?]?)(?![\w(!?:])(?!\s*(?:\|\|)?=[^=~>])")
 
 
 def _ruby_bare_calls(s: Sym, code: str, res: Resolver) -> list[tuple[Sym, int]]:
