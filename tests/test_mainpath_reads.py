@@ -983,3 +983,53 @@ end
 """
     p = load(_write(tmp_path / "uri", {"lib/uri.rb": rb}))
     assert [c for c, _ in _calls(p, "URI.initialize")] == ["URI.reset"]
+
+
+ARROW = {
+    "arrow/arrow.py": '''class Arrow:
+    def __init__(self, year, month=1, day=1):
+        self.year = year
+
+    @classmethod
+    def fromdatetime(cls, dt, tzinfo=None):
+        return cls(dt.year, dt.month, dt.day)
+''',
+    "arrow/parser.py": '''class DateTimeParser:
+    def __init__(self, locale="en-us"):
+        self.locale = locale
+
+    def parse_iso(self, string):
+        parts = string.split("T")
+        date = self._parse_date(parts[0])
+        return date
+
+    def _parse_date(self, text):
+        year, month, day = (int(x) for x in text.split("-"))
+        return year, month, day
+''',
+    "arrow/factory.py": '''from typing import Type
+
+from arrow import parser
+from arrow.arrow import Arrow
+
+
+class ArrowFactory:
+    def __init__(self, type: Type[Arrow] = Arrow) -> None:
+        self.type = type
+
+    def get(self, *args, locale="en-us"):
+        if len(args) == 1 and isinstance(args[0], str):
+            dt = parser.DateTimeParser(locale).parse_iso(args[0])
+            return self.type.fromdatetime(dt)
+        return self.type(*args)
+''',
+}
+
+
+def test_a_field_that_holds_a_class_of_the_project_is_no_hand_off_out_of_the_map(tmp_path):
+    from orchestrator.authoring.mainpath import call_path, handed_out
+
+    p = load(_write(tmp_path / "arrow", ARROW))
+    get = _sym(p, "ArrowFactory.get")
+    assert handed_out(p, get) is None  # `self.type(*args)` makes an `Arrow` (`type: Type[Arrow]`), it hands nothing out
+    assert [s.dotted for s in call_path(p, get)][:2] == ["ArrowFactory.get", "DateTimeParser.parse_iso"]

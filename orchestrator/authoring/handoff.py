@@ -293,6 +293,17 @@ def _guard(p: Project, c: Sym) -> bool:
         and all(_GUARD_LINE.match(t) and not re.match(r"\s*(?:if|unless|elif)\b.*\b(?:return|yield)\b", t) for t in body)
 
 
+def _holds_class(p: Project, s: Sym, fld: str) -> bool:
+    """`s`'s own object holds a class of the project in its field `fld` (arrow's `self.type = type`, `type: Type[Arrow]`)."""
+    from .callres import Resolver
+    from .codeinfo import _sym_index
+    from .valuetypes import owner
+
+    own = owner(s)
+    typ = Resolver(p, s, *_sym_index(p)).typer().field_type(own, fld, s.lang) if own else ""
+    return bool(typ) and any(x.kind == "class" for x in p.find(typ.rsplit(".", 1)[-1]) if x.dotted == typ)
+
+
 def _run_weight(p: Project, c: Sym) -> int:
     """_weight of what a call of `c` runs: the one implementation of an interface method, else `c` itself."""
     from .hops import implemented
@@ -359,6 +370,8 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
             method = s.lang != "ruby" and m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name)
                                                                             if x.short == name)
             hopped = any(h.at == n for h in hops(p, s))  # a field the map follows (echo's `e.serveHTTPFunc` ← `e.serveHTTP`)
+            # (or one that holds a class of the project: arrow's `self.type(*args)` makes an `Arrow`)
+            hopped = hopped or bool(m.group(1).count(".") == 1 and _holds_class(p, s, name))
             # the work handed on takes what the method was given (`this.router.handle(req, res, done)`);
             # gin's `engine.pool.Put(c)` after `engine.handleHTTPRequest(c)` only gives back a pooled value
             from .signature import signature_parts

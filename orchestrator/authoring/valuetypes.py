@@ -122,6 +122,7 @@ class Typer:
         """The one project type a declared type names (`ServiceMethod<?>`, `Result<Signer, Error>`,
         `(*Command, error)`, `Self`), not a container of it (`Vec<Route>`, `[]*Route`); else ''."""
         t = text.strip().strip("'\"").lstrip("&*").strip()
+        t = re.sub(r"^(?:t\.|typing\.)?(?:Optional|Type|Final|ClassVar)\[(.*)\]$", r"\1", t)  # (arrow's `Type[Arrow]`)
         t = re.sub(r"^(?:'\w+\s+)?(?:mut\s+)?(?:(?:crate|self|super)::)?(?:\w+::)*", "", t)
         if t.startswith("(") and "," in t:  # Go's results: the first
             t = t[1:].split(",", 1)[0].strip().lstrip("*")
