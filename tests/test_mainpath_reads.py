@@ -1033,3 +1033,24 @@ def test_a_field_that_holds_a_class_of_the_project_is_no_hand_off_out_of_the_map
     get = _sym(p, "ArrowFactory.get")
     assert handed_out(p, get) is None  # `self.type(*args)` makes an `Arrow` (`type: Type[Arrow]`), it hands nothing out
     assert [s.dotted for s in call_path(p, get)][:2] == ["ArrowFactory.get", "DateTimeParser.parse_iso"]
+
+
+def test_a_go_interface_the_example_makes_no_implementation_of_runs_none_of_the_projects(tmp_path):
+    from orchestrator.authoring.hops import implemented
+
+    files = dict(GOQUERY)
+    files["matcher.go"] = """package goquery
+
+// Matcher is met by a compiled selector of another module (cascadia's), or by the invalid one below.
+type Matcher interface {
+\tMatchAll(node string) []string
+}
+
+type invalidMatcher struct{}
+
+func (invalidMatcher) MatchAll(node string) []string {
+\treturn nil
+}
+"""
+    p = load(_write(tmp_path / "goquery", files))
+    assert implemented(p, _sym(p, "Matcher.MatchAll")) == []

@@ -435,6 +435,10 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
         name = lambda x: _owner(x).rsplit(".", 1)[-1]  # noqa: E731
         plain = [x for x in roots if all(y is x or name(y).endswith(name(x)) for y in roots)]
         roots, how = (plain, "plain") if len(plain) == 1 else (_made(p, roots), "made")  # (FluentValidation's `RuleFor`)
+    if len(roots) == 1 and s.lang == "go" and _made(p, roots + [s]) != roots:
+        # a Go interface is met by any type with its methods, types of other modules too (goquery's `Matcher` is
+        # cascadia's `Selector`, beside the project's `invalidMatcher`): only the example's construction says which
+        return []
     if len(roots) != 1:
         return []
     hit = roots[0]

@@ -12,8 +12,9 @@ from .project import Sym
 
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
 _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
-                         r"not_?found|^return$|^release$|^set_?debug")
-# (a 404 handler: the miss; a pool's `Return(sb)`: giving back; pyparsing's `set_debug(False)`: a switch)
+                         r"not_?found|missing|^return$|^release$|^set_?debug")
+# (a 404 handler or i18n's `missing_interpolation_argument_handler`: the miss; a pool's `Return(sb)`: giving back;
+# pyparsing's `set_debug(False)`: a switch)
 
 # The side roads of a body: an error handler, and a condition on an error, a deprecation or a debug
 # switch (`if err != nil {`, `if self.deprecated:`). Loops and other conditions are the work itself.
