@@ -234,9 +234,10 @@ def _sym_index(p: Project) -> tuple[dict[str, list[Sym]], dict[str, list[Sym]]]:
             by_dotted.setdefault(x.dotted, []).append(x)
             by_short.setdefault(x.short, []).append(x)
         for x in syms:  # a method's other names (Ruby's `alias`, Python's `_parse = _parseNoCache`), after its own
-            owner = x.dotted.rsplit(".", 1)[0] + "." if "." in x.dotted and x.kind == "method" else ""
-            for a in x.d.aliases if x.kind in ("method", "function") and x.lang not in ("c", "cpp") else ():
-                by_dotted.setdefault(a if "." in a else owner + a, []).append(x)
+            if x.d.aliases and x.kind in ("method", "function") and x.lang not in ("c", "cpp"):  # (C's are a struct's tag)
+                owner = x.dotted.rsplit(".", 1)[0] + "." if "." in x.dotted and x.kind == "method" else ""
+                for a in x.d.aliases:
+                    by_dotted.setdefault(a if "." in a else owner + a, []).append(x)
         _INDEXES.clear()  # one project at a time: an index holds every symbol of its map
         hit = _INDEXES[id(p)] = (syms, by_dotted, by_short)
     return hit[1], hit[2]

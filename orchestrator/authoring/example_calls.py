@@ -161,9 +161,9 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     # every overload of that name (`generateDiffRows(List, List)` hands to `generateDiffRows(List, Patch)`
     # through `DiffUtils.diff`): the path that goes deepest is the one central_path follows; of those the
     # arguments can be given to (`gson.toJson(1)`: a number is no `JsonElement`)
-    found = [x for x in p.find(meth) if x.dotted == f"{name}.{meth}" and x.kind == "method"] or \
-        [x for x in _typer(p).member(name, meth) if x.kind == "method"] if p.symbols() else []  # (an inherited or embedded
-    # one: goquery's `Document` embeds `*Selection`)
+    found = [x for x in p.find(meth) if x.dotted == f"{name}.{meth}" and x.kind == "method"]
+    if not found:  # an inherited or embedded one (goquery's `Document` embeds `*Selection`)
+        found = [x for x in _typer(p).member(name, meth) if x.kind == "method"]
     fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code)]
     return fits or found
 

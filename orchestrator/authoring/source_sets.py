@@ -18,8 +18,7 @@ def source_set(s: Sym, hit: list[Sym]) -> list[Sym]:
     source set, else the JVM's (the target most readers run), else the common `expect`."""
     if len({x.dotted for x in hit}) != 1 or not all(_KMP_SET.search(x.rel) for x in hit):
         return hit
-    own = _KMP_SET.search(s.rel)
-    for want in ((own.group(1),) if own and own.group(1) != "common" else ()) + ("jvm", "java", "common"):
+    for want in _platforms(s) + ("common",):
         pick = [x for x in hit if (m := _KMP_SET.search(x.rel)) and m.group(1) == want]
         if pick:
             return pick
@@ -32,11 +31,16 @@ def one_platform(s: Sym, hit: list[Sym]) -> list[Sym]:
     sets = [m.group(1) if (m := _KMP_SET.search(x.rel)) and x.lang == "kotlin" else "" for x in hit]
     if "" in sets or "common" in sets or len(set(sets)) != len(sets):
         return hit
-    own = _KMP_SET.search(s.rel)
-    for want in ((own.group(1),) if own and own.group(1) != "common" else ()) + ("jvm", "java"):
+    for want in _platforms(s):
         if want in sets:
             return [hit[sets.index(want)]]
     return hit
+
+
+def _platforms(s: Sym) -> tuple[str, ...]:
+    """The source sets whose code a call from `s` runs, in order: its own platform's, else the JVM's."""
+    own = _KMP_SET.search(s.rel)
+    return ((own.group(1),) if own and own.group(1) != "common" else ()) + ("jvm", "java")
 
 
 def actual_of(p: Project, s: Sym) -> Sym:

@@ -46,19 +46,39 @@ def subtype(p: Project, sub: str, sup: str, depth: int = 3) -> bool:
 def made(p: Project, roots: list[Sym]) -> list[Sym]:
     """Of several implementations, those whose type a method the example calls constructs (all when none);
     in Go, of types of one name, the one of the package whose constructor the example calls (`html.NewRenderer`)."""
-    from .example_made import made_by_example, made_in_packages
+    from .example_made import made_by_example
 
     hit = [x for x in roots if _owner(x) in made_by_example(p, [_owner(x)])] or roots
     if len(hit) > 1 and all(x.lang == "go" for x in hit):
-        hit = [x for x in hit if posixpath.basename(posixpath.dirname(x.rel)) in made_in_packages(p)] or hit
+        hit = [x for x in hit if _made_in_package(p, x)] or hit
     return hit
+
+
+def _made_in_package(p: Project, x: Sym) -> bool:
+    """`x` is of a Go package whose constructor the example calls by its qualifier (`html.NewRenderer(opts)`)."""
+    from .example_made import made_in_packages
+
+    return posixpath.basename(posixpath.dirname(x.rel)) in made_in_packages(p)
+
+
+def example_makes(p: Project, x: Sym) -> bool:
+    """The example's calls make the type of implementation `x` (its constructor, or its Go package's)."""
+    from .example_made import made_by_example
+
+    return _owner(x) in made_by_example(p, [_owner(x)]) or (x.lang == "go" and _made_in_package(p, x))
 
 
 def _go_implements(p: Project, typ: str, rel: str, iface: Sym) -> bool:
     """Go's implicit `implements`: the type (of its package) has every method the interface declares."""
+    key = ("go_method_sets",)
+    if key not in p._keys:  # (package directory, type) -> its methods' names, read once
+        sets: dict[tuple[str, str], set[str]] = {}
+        for x in p.symbols():
+            if x.lang == "go" and x.kind == "method" and _owner(x):
+                sets.setdefault((posixpath.dirname(x.rel), _owner(x)), set()).add(x.short)
+        p._keys[key] = sets
     wanted = {x.short for x in p.symbols(within=[iface.rel]) if _owner(x) == _owner(iface) and bodiless(p, x)}
-    have = {x.short for x in p.symbols() if _owner(x) == typ and posixpath.dirname(x.rel) == posixpath.dirname(rel)}
-    return bool(wanted) and wanted <= have
+    return bool(wanted) and wanted <= p._keys[key].get((posixpath.dirname(rel), typ), set())
 
 
 def implementations(p: Project, s: Sym) -> list[Sym]:

@@ -9,6 +9,7 @@ from .definitions import Definition, Source
 
 
 def other_names(src: Source, defs: list[Definition]) -> None:
+    """Records the other names the file gives its methods (in Ruby and Python; other languages: none read)."""
     if src.lang == "ruby":
         _ruby_aliases(src, defs)
     elif src.lang == "python":

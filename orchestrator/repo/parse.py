@@ -177,8 +177,7 @@ def _extract(src: Source) -> FileMap:
         fm.definitions = _merge_clauses(fm.definitions)
     if overloads:
         fm.definitions = _merge_overloads(fm.definitions, overloads)
-    if src.lang in ("ruby", "python"):
-        other_names(src, fm.definitions)
+    other_names(src, fm.definitions)
 
     imports: list[str] = []
     for n in sorted(query_cursor(g.imports).captures(root).get("import", []), key=lambda n: n.start_byte):
