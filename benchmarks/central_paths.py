@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     pairs = list(a.pairs) + (a.file.read_text().split() if a.file else [])
     names = _names(a.names) if a.names else {}
     total = [0, 0]
-    from orchestrator.authoring import mainpath, overview, project
+    from orchestrator.authoring import example_setup, mainpath, overview, project
 
     for spec in pairs:
         name, src = spec.split(":", 1)
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             p = project.load(src)
             entries = overview.entry_points(p)
             path = mainpath.central_path(p, entries)
-            setup = mainpath.setup_path(p, entries, path)
+            setup = example_setup.setup_path(p, entries, path)
         except Exception as e:  # noqa: BLE001 - a benchmark reports and goes on
             print(f"{name}: ERROR {e!r}", flush=True)
             continue

@@ -1394,7 +1394,7 @@ def test_a_branch_under_the_objects_own_setting_is_an_option_not_the_way(tmp_pat
 
 
 def test_what_the_example_sets_up_on_the_value_it_serves_is_traced_first(tmp_path: Path):
-    from orchestrator.authoring.mainpath import setup_path
+    from orchestrator.authoring.example_setup import setup_path
     from orchestrator.authoring.story import overview_sections
 
     p = load(_write(tmp_path / "repo", {"README.md": HTTPROUTER_README, "go.mod": "module example.com/rt\n",
@@ -1989,7 +1989,7 @@ def test_a_ruby_example_that_parses_then_renders_follows_render_with_parse_as_it
     `self.parse` (in `class << self`) runs `new(…).parse(source)`, the instance's; that one calls the class
     method `Document.parse`, which calls its instance's. The run is `render`, which ends by handing the work
     to `@root`'s; `Document#render_to_output_buffer` hands it on to `@body`, an object the map cannot follow."""
-    from orchestrator.authoring.mainpath import setup_path
+    from orchestrator.authoring.example_setup import setup_path
 
     files = {
         "README.md": "# Liquidy\n\n```ruby\n@template = Liquidy::Template.parse(\"hi {{name}}\")\n"
@@ -2076,7 +2076,7 @@ def test_an_example_that_hands_what_it_built_to_a_function_follows_that_function
     """pulldown-cmark's shape: `let parser = cmarky::Parser::new(input);` then
     `cmarky::html::push_html(&mut out, parser);`. The function the built value is handed to runs it;
     the construction is the set-up."""
-    from orchestrator.authoring.mainpath import setup_path
+    from orchestrator.authoring.example_setup import setup_path
 
     readme = ("# cmarky\n\n```rust\nlet input = \"hello\";\nlet parser = cmarky::Parser::new(input);\n"
               "let mut out = String::new();\ncmarky::html::push_html(&mut out, parser);\n```\n")
@@ -2221,7 +2221,7 @@ def test_an_examples_main_loop_runs_its_last_call_and_what_came_before_sets_it_u
     """schedule's shape: `sched.every(10).do(job)`, then `while True: sched.run_pending()`. The call in the
     program's main loop is the run, the first call its set-up; a loop over items inside a handler
     (`for x in range(n): sched.echo(…)`) is no main loop."""
-    from orchestrator.authoring.mainpath import setup_path
+    from orchestrator.authoring.example_setup import setup_path
 
     code = ("class Job:\n    def __init__(self, interval, scheduler):\n        self.interval = interval\n"
             "        self.scheduler = scheduler\n\n    def do(self, fn):\n        self.fn = fn\n        return self\n\n"

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from conftest import write_files as _write
 
+from orchestrator.authoring.example_setup import setup_path
 from orchestrator.authoring.ideas import doc_title
-from orchestrator.authoring.mainpath import central_path, setup_path
+from orchestrator.authoring.mainpath import central_path
 from orchestrator.authoring.overview import entry_points, first_example
 from orchestrator.authoring.project import Project, load
 from orchestrator.contracts.title_shape import name_title

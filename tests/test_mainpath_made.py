@@ -11,7 +11,8 @@ from conftest import write_files as _write
 
 from orchestrator.authoring.call_form import call_form
 from orchestrator.authoring.doc_examples import _rust_fences
-from orchestrator.authoring.mainpath import central_path, setup_path
+from orchestrator.authoring.example_setup import setup_path
+from orchestrator.authoring.mainpath import central_path
 from orchestrator.authoring.overview import entry_points
 from orchestrator.authoring.project import Project, load
 

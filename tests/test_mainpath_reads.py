@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from conftest import write_files as _write
 
+from orchestrator.authoring.example_setup import setup_path
 from orchestrator.authoring.facts import all_calls
 from orchestrator.authoring.handoff import handed_to
-from orchestrator.authoring.mainpath import central_path, setup_path
+from orchestrator.authoring.mainpath import central_path
 from orchestrator.authoring.overview import entry_points
 from orchestrator.authoring.project import Project, Sym, load
 from orchestrator.authoring.sideroads import side_road

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from conftest import write_files as _write
 
-from orchestrator.authoring.mainpath import call_path, central_path, setup_path
+from orchestrator.authoring.example_setup import setup_path
+from orchestrator.authoring.mainpath import call_path, central_path
 from orchestrator.authoring.overview import entry_points, first_example
 from orchestrator.authoring.project import Project, load
 from orchestrator.authoring.signature import signature_parts

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from conftest import write_files as _write
 
-from orchestrator.authoring.mainpath import central_path, setup_path
+from orchestrator.authoring.example_setup import setup_path
+from orchestrator.authoring.mainpath import central_path
 from orchestrator.authoring.overview import entry_points
 from orchestrator.authoring.project import Project, load
 from orchestrator.authoring.sideroads import either_branch
@@ -439,9 +440,10 @@ def test_a_ruby_alias_a_guard_a_namespaced_construction_and_a_private_methods_ar
     assert [e.dotted for e in entry_points(p)][:1] == ["I18n.Base.translate"]
     # `enforce_available_locales!` only checks and raises: no step, however far its error reaches;
     # `config` makes the `Config` it names, whose `backend` is a `Backend::Simple`, the value every call
-    # of the private `translate_key` passes: its `backend.translate` is the backend's
+    # of the private `translate_key` passes: its `backend.translate` is the backend's; the mixin's bare `lookup(…)`
+    # is the method of the module that includes it (`Simple::Implementation`'s `include Base`)
     assert _path(p)[:4] == ["I18n.Base.translate", "I18n.Base.translate_key", "I18n.Backend.Base.translate",
-                            "I18n.Backend.Base.interpolate"]
+                            "I18n.Backend.Simple.Implementation.lookup"]
 
 
 PAPA = {

@@ -109,3 +109,16 @@ def funnel(p: Project, hit: list[Sym]) -> list[Sym]:
 
     leaves = [x for x in hit if not calls_itself(x)]
     return leaves if len(leaves) == 1 else hit
+
+
+
+def inherited(typer, owner: str, supers: set[str], name: str, n: int) -> list[Sym]:  # (typer: valuetypes.Typer)
+    """The methods `name` of `n` parameters the type `owner` has from its bases (Typer.member), else from the
+    types it extends or implements (`supers`): past a base's own overloads of other counts (JSONassert's
+    AbstractComparator has two-argument `compareJSON`s, its interface the four-argument one that
+    `compareJSON("", expected, actual, result)` calls)."""
+    for t in [owner, *sorted(supers)]:
+        hit = [x for x in typer.member(t, name) if x.kind == "method" and param_count(x) == n]
+        if hit:
+            return hit
+    return []

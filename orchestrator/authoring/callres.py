@@ -231,16 +231,17 @@ class Resolver:
             if mine:
                 return mine
         if len(parts) == 1 and me_owner and s.lang in _IMPLICIT_SELF:  # Ruby's `route(…)`, Elixir's `resp(…)`
-            mine = list(self.by_dotted.get(f"{me_owner}.{expr}", ()))
+            mine = list(self.by_dotted.get(f"{me_owner}.{expr}", ())) or \
+                (self._in_subclasses(me_owner, expr) if s.lang == "ruby" else [])  # (a mixin's: http.rb's Verbs' `request`)
             if mine:
                 return mine  # (overloads: resolve() picks by the number of arguments)
         if len(parts) == 1 and me_owner and s.lang in ("java", "csharp", "kotlin"):
             # a method the type has from its base, called with an implicit `this` (feign's `build()` in a
             # `Feign.Builder`, from `BaseBuilder`)
-            n = _arity(args)
-            inherited = [x for x in self.typer().member(me_owner, expr) if x.kind == "method" and _param_count(x) == n]
-            if inherited:
-                return inherited
+            from .arity import inherited
+
+            if hit := inherited(self.typer(), me_owner, self.supers(me_owner.rsplit(".", 1)[-1]), expr, _arity(args)):
+                return hit
         if len(parts) == 1 and me_owner and s.lang == "kotlin":
             # a call in a lambda with a receiver: kotlin-csv's `open(br) { readAllAsSequence() }`, where
             # `open` takes `read: CsvFileReader.() -> T`, runs `CsvFileReader.readAllAsSequence`
@@ -305,7 +306,7 @@ class Resolver:
             seen.update(todo)
             for t in todo:
                 found.update({(x.rel, x.d.start_line): x for x in self.typer().member(t, name)})
-            todo = [u for t in todo for u in self.typer().subclasses(t)]
+            todo = [] if found else [u for t in todo for u in self.typer().subclasses(t)]  # (the nearest that has it)
         return list(found.values()) if len(found) == 1 else []
 
     def _field_call(self, obj: str, fld: str, method: str) -> list[Sym]:
@@ -374,9 +375,9 @@ class Resolver:
             return self.s.dotted.rsplit(".", 1)[0].rsplit(".", 1)[-1]
         if re.fullmatch(r"[A-Za-z_]\w*", a):
             return self.variables().get(a)
-        m = re.match(r"^([A-Z]\w*)\.(\w+)\s*\(", a)  # a static call: its declared result
-        if m:
-            rets = {_java_result(x) for x in self.by_dotted.get(f"{m.group(1)}.{m.group(2)}", ())}
+        m = re.match(r"^(?:([A-Z]\w*)\.)?([A-Za-z_]\w*)\s*\(", a)  # a static call or its class's own: its declared result
+        if m and (owner := m.group(1) or (self.s.dotted.rsplit(".", 1)[0] if "." in self.s.dotted else "")):
+            rets = {_java_result(x) for x in self.by_dotted.get(f"{owner}.{m.group(2)}", ())}
             return rets.pop() if len(rets) == 1 and "" not in rets else None
         return None
 

@@ -250,6 +250,29 @@ def _package_name(pkg: str) -> str:
     return base[-1] if pkg.startswith("@") else re.split(r"[./]", pkg.lower())[0]
 
 
+def _mixed_into_called(p: Project, s: Sym, n: str) -> bool:
+    """A Ruby module's method the README calls on a module that mixes it in (http.rb's `HTTP.get(…)`: `module HTTP;
+    extend Chainable`, and Chainable `include Verbs`, where `get` is)."""
+    if s.lang != "ruby" or "." not in s.dotted:
+        return False
+    from .codeinfo import _sym_index
+    from .ruby_mixins import mixins
+
+    owner = s.dotted.rsplit(".", 1)[0]
+    by_dotted = _sym_index(p)[0]
+    for m in re.finditer(rf"(?<![\w$:.])([A-Z][\w]*(?:::[A-Z]\w*)*)\s*\.\s*{re.escape(n)}\b", readme_code(p)):
+        seen: set[str] = set()
+        todo = [m.group(1).replace("::", ".")]
+        while todo:  # the modules mixed in, and theirs
+            t = todo.pop()
+            if t == owner:
+                return True
+            if t not in seen and len(seen) < 20:
+                seen.add(t)
+                todo += mixins(p, by_dotted, t)
+    return False
+
+
 def readme_weight(p: Project, s: Sym) -> float:
     """How early the README's code writes this symbol (0 when it does not): a method only where
     it is called (`r.Get(`), another name where it is written bare or after the project's name;
@@ -281,7 +304,10 @@ def _weight(p: Project, s: Sym, n: str) -> float:
         if n in COMMON_NAMES:  # `.get(` is any object's; `Faraday.get(` is the project's own
             owner = s.dotted.rsplit(".", 2)[-2] if "." in s.dotted else ""
             qualified = owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*{re.escape(n)}\s*\(", readme_code(p))
-            return called.get(n, 0.0) if qualified else 0.0
+            # a Kotlin extension of another library's type (turbine's `Flow<T>.test`): `flowOf(…).test {` is its call
+            extension = s.lang == "kotlin" and s.kind == "function" and owner and \
+                not any(x.kind in ("class", "interface", "object") for x in p.find(owner) if x.short == owner)
+            return called.get(n, 0.0) if qualified or extension or _mixed_into_called(p, s, n) else 0.0
         return called.get(n, 0.0)
     if s.lang == "go" and "." not in s.dotted and "/" in s.rel:  # a sub-package's function by its qualifier: zerolog's
         pkg = s.rel.rsplit("/", 2)[-2]  # `log.Print(…)` is `Print` of log/log.go (imported as ".../zerolog/log")

@@ -123,6 +123,10 @@ def built_by(p: Project, code: str, var: str, lang: str = "") -> str:
     return f"{typ}.{m.group(2)}" if typ else m.group(2)
 
 
+# what only sets a value up (mainpath's _SETUP, and a builder's `with…`)
+_CONFIGURES = re.compile(r"(?i)^(?:configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?|with\w*)$")
+
+
 def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     """The method (its overloads) an example ends with on an object it built (javapoet's
     `javaFile.writeTo(System.out)` after `JavaFile javaFile = JavaFile.builder(…).build()`), when it
@@ -155,6 +159,10 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
             break
     else:
         return []
+    # calls side by side on the value (Cronos' `expression.GetNextOccurrence(…)`, then `…GetPreviousOccurrence(…)`):
+    # the first that does more than set it up is the run, the others its variants
+    m = next((x for x in stmts if x.group("recv") == m.group("recv") and not _CONFIGURES.match(x.group("meth"))
+              and not x.group("printed")), m)
     meth = m.group("meth")
     if len(re.findall(rf"(?<![\w$.]){re.escape(m.group('recv'))}\s*\.\s*{meth}\s*\(", code)) > 1:
         return []  # (goquery's `s.Find("a")` in the callback is another value's)
@@ -205,7 +213,12 @@ def chain_member(p: Project, code: str, close: int, name: str, lang: str) -> lis
 
 # what printing a value runs on it: Ruby's `puts table` its `to_s`, Python's `print(x)` its `__str__`, Java's `toString`
 _PRINTS = {"ruby": (r"(?:puts|print)\s*\(?\s*([a-z_]\w*)\s*\)?", "to_s"), "python": (r"print\(\s*([a-z_]\w*)\s*\)", "__str__"),
-           "java": (r"System\.out\.println\(\s*([a-z_]\w*)\s*\)", "toString")}
+           "java": (r"System\.out\.println\(\s*([a-z_]\w*)\s*\)", "toString"),
+           # Rust's `println!("{table}")` / `println!("{}", table)` formats through `impl Display`'s `fmt`
+           "rust": (r"(?:print|println|format)!\(\s*\"(?:\{([a-z_]\w*)\}|\{\}\",\s*&?([a-z_]\w*))\"?\s*\)", "fmt"),
+           "go": (r"fmt\.Print(?:ln)?\(\s*([a-z_]\w*)\s*\)", "String"),
+           "csharp": (r"Console\.WriteLine\(\s*([a-z_]\w*)\s*\)", "ToString"),
+           "kotlin": (r"println\(\s*([a-z_]\w*)\s*\)", "toString")}
 
 
 def printed_value(p: Project, code: str, lang: str) -> tuple[Sym, str] | None:
@@ -215,11 +228,33 @@ def printed_value(p: Project, code: str, lang: str) -> tuple[Sym, str] | None:
     if lang not in _PRINTS:
         return None
     rx, meth = _PRINTS[lang]
-    last = [ln for ln in code.strip().splitlines() if ln.strip() and not ln.strip().startswith(("#", "//"))][-1:]
+    # (the last line that does something: not the `}` closing Rust's `fn main`)
+    last = [ln for ln in code.strip().splitlines()
+            if ln.strip() and not ln.strip().startswith(("#", "//")) and not re.fullmatch(r"\s*[})\]]+;?\s*", ln)][-1:]
     m = re.fullmatch(rf"\s*{rx}\s*;?\s*", last[0]) if last else None
-    typ = built_type(p, code, m.group(1), lang) if m else ""
+    var = next((g for g in m.groups() if g), "") if m else ""
+    typ = built_type(p, code, var, lang) if var else ""
     hit = [x for x in _typer(p).member(typ, meth) if x.kind == "method"] if typ else []
-    return (hit[0], m.group(1)) if len(hit) == 1 and m else None
+    return (hit[0], var) if len(hit) == 1 else None
+
+
+def iterated_value(p: Project, code: str, lang: str) -> tuple[Sym, Sym | None] | None:
+    """(its `__iter__`, its `__init__` or None) when a Python example loops over an object of a project class it
+    makes in the loop's head or before it (tqdm's `for i in tqdm(range(10000)):`): iterating runs `__iter__`."""
+    if lang != "python":
+        return None
+    m = re.search(r"(?m)^\s*(?:async\s+)?for\s+[\w\s,()]+?\s+in\s+([A-Za-z_][\w.]*)\s*(\()?", code)
+    if m is None:
+        return None
+    name = m.group(1).rsplit(".", 1)[-1]
+    typ = name if m.group(2) and any(x.kind == "class" for x in p.find(name) if x.short == name) else \
+        "" if m.group(2) else built_type(p, code, name, lang)
+    typer = _typer(p)
+    it = [x for x in typer.member(typ, "__iter__") if x.kind == "method"] if typ else []
+    if len(it) != 1:
+        return None
+    init = [x for x in typer.member(typ, "__init__") if x.kind == "method"]
+    return it[0], (init[0] if len(init) == 1 else None)
 
 
 def given_names(args: str) -> list[str]:
@@ -348,3 +383,22 @@ def made_from(p: Project, e: Sym) -> Sym | None:
     hit = [x for x in p.find(m.group(1)) if x.short == m.group(1) and x.kind == "function" and "." not in x.dotted]
     same = [x for x in hit if x.rel == e.rel]
     return (same or hit)[0] if len(same or hit) == 1 else None
+
+
+def inside_blocks(code: str, called: dict[str, float]) -> None:
+    """A call the example makes inside the block it gives another call (turbine's `flowOf(…).test { awaitItem() }`,
+    Ruby's `x.each do … end`) runs within that call: it weighs less than the call that runs the block."""
+    for m in re.finditer(r"(?:\.|^|\s)([A-Za-z_]\w*)\s*(?:\([^()\n]*\))?\s*(?:\{|\bdo\b)", code, re.M):
+        owner = called.get(m.group(1), 0.0)
+        if not owner:
+            continue
+        depth, end = 1, len(code)  # the block's end: its `}` (or, for `do`, the next `end` at its depth, roughly)
+        closer = "}" if code[m.end() - 1] == "{" else "end"
+        for k in re.finditer(r"\{|\}" if closer == "}" else r"\bdo\b|\bend\b", code[m.end():]):
+            depth += 1 if k.group(0) in ("{", "do") else -1
+            if depth == 0:
+                end = m.end() + k.start()
+                break
+        for n in set(re.findall(r"([A-Za-z_]\w*)\s*[({]", code[m.end():end])) - {m.group(1)}:
+            if called.get(n, 0.0) >= owner:
+                called[n] = 0.9 * owner

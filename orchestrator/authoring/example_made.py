@@ -47,3 +47,24 @@ def _called_bodies(p: Project) -> str:
             if x.short == n and x.kind in ("method", "function") and x.lines < 200:
                 bodies.append("\n".join(p.lines_of(x.rel)[x.d.start_line - 1:x.d.end_line]))
     return "\n".join(bodies)
+
+
+def valued_types(p: Project) -> set[str]:
+    """The types of the project's named values the first example hands over (jwt's `jwt.SigningMethodHS256`,
+    declared `SigningMethodHS256 *SigningMethodHMAC` and made `= &SigningMethodHMAC{…}`): a value of that type is
+    what the code it is given runs."""
+    key = ("example_values",)
+    if key not in p._keys:
+        from .overview import entry_points, example_of
+
+        ex = example_of(p, entry_points(p))
+        names = set(re.findall(r"(?<=[\w)]\.)([A-Z]\w*)\b(?!\s*[({<])", ex.calls_code)) if ex is not None else set()
+        out: set[str] = set()
+        for rel in p.code_files() if names else []:
+            text = "\n".join(p.lines_of(rel))
+            for n in names:
+                for m in re.finditer(rf"(?m)^\s*(?:(?:public|static|final|readonly|const|val|var)\s+)*{re.escape(n)}\s*"
+                                     r"(?::\s*|\s)\*?([A-Z]\w*)\b|\b" + re.escape(n) + r"\s*=\s*&?(?:new\s+)?([A-Z]\w*)\s*[{(]", text):
+                    out.add(m.group(1) or m.group(2))
+        p._keys[key] = out
+    return set(p._keys[key])

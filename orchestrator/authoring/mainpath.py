@@ -19,6 +19,8 @@ from .example_calls import (
     final_call,
     given_names,
     in_loop,
+    inside_blocks,
+    iterated_value,
     linked,
     made_from,
     made_here,
@@ -32,7 +34,6 @@ from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, s
 from .local_defs import parent, weight
 from .overview import MAX_PATH, SERVING, example_of
 from .project import Project, Sym, project_name
-from .ruby_mixins import class_or_instance
 from .servers import node_server, wrapping_method
 
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
@@ -179,6 +180,8 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     for e in entries:  # a function the README calls bare (`redisCommand(c, "PING")`, `info!(…)`): how often
         if times[e.short] and e.kind not in NOT_STEPS:
             called[e.short] = max(called.get(e.short, 0.0), 0.5 * written.get(e.short, 0.0) + 0.5 * times[e.short] / most)
+    if ex is not None and ex.lang in ("kotlin", "swift", "scala", "ruby"):
+        inside_blocks(ex.as_calls, called)
     out: list[tuple[Sym, float]] = []
 
     def add(s: Sym, bonus: float) -> None:
@@ -298,6 +301,9 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         # parser)`): that function runs it, and the call that built the value is its set-up
         p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in given[2]] if n]
         return [(x, b) for x, b in starts if x is not given[0]] + [(given[0], SERVING_BONUS)]
+    shown = printed_value(p, code, lang) if not runs else None
+    if shown is not None and last is not None and code.rfind(shown[1]) > last.end():
+        last = None  # it prints what it built after the calls that set it up (comfy-table's `println!("{table}")`)
     if last is not None and (not runs or last.start() >= runs[-1].start()):
         # the example ends by running what it built (liquid's `@template.render(…)` after the `parse` that made it):
         # that run is the path, and the call that built the value its set-up
@@ -306,7 +312,13 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in [last.group(1).lstrip("@"), *given_to]] if n]
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
         return out + [(f, SERVING_BONUS) for f in final]
-    if not runs and (shown := printed_value(p, code, lang)) is not None:  # `puts user_table`: its `to_s`
+    looped = iterated_value(p, code, lang) if not runs else None
+    if looped is not None and last is None:
+        # `for i in tqdm(range(10000)):` runs `tqdm.__iter__`, set up by `tqdm.__init__`
+        p._keys[("setup_calls",)] = [looped[1].dotted] if looped[1] else []
+        ctor = [(looped[1], 0.5)] if looped[1] and all(x is not looped[1] for x, _b in starts) else []
+        return [(x, b) for x, b in starts if x is not looped[0]] + ctor + [(looped[0], SERVING_BONUS)]
+    if shown is not None:  # `puts user_table`: its `to_s`
         p._keys[("setup_calls",)] = [n for n in [built_by(p, code, shown[1], lang)] if n]
         return [(x, b) for x, b in starts if x is not shown[0]] + [(shown[0], SERVING_BONUS)]
     if not runs:
@@ -407,9 +419,6 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
     return list(p._keys[key])
 
 
-SETUP_LIMIT = 4  # the set-up is told in a few calls: the path the book widens is the main one
-
-
 def _setup_calls(p: Project, code: str, at: int, values: set[str]) -> None:
     """The methods the example calls on the values its serving call runs (`values`), before it and
     at the serving call's own indentation (`router.GET(…)` before `http.ListenAndServe(":8080", router)`,
@@ -424,43 +433,6 @@ def _setup_calls(p: Project, code: str, at: int, values: set[str]) -> None:
         for v in values:
             names += re.findall(rf"^\s*(?:let\s+\w+\s*=\s*)?{re.escape(v)}\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", ln)
     p._keys[("setup_calls",)] = names
-
-
-def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
-    """What the example sets up before the call the main path follows, when that call runs what
-    was set up (httprouter's `router.GET("/", Index)` before the server it is handed to serves
-    `ServeHTTP`; chi's `r.Get`; express's `app.get` before `app.listen`): of the methods it calls
-    on the value it runs (_setup_calls), the best call path of at least one call, not through
-    the main path; [] otherwise."""
-    central_path(p, entries)  # (it records the example's set-up calls)
-    if not path:
-        return []
-    starts = _starts(p, entries)
-    at = {(s.rel, s.d.start_line): b for s, b in starts}
-    if at.get((path[0].rel, path[0].d.start_line), 0.0) < SERVING_BONUS and made_by(p, path[0]) is None:
-        return []
-    main = {(x.rel, x.d.start_line) for x in path}
-    names = p._keys.get(("setup_calls",), [])
-    on_class = {n.replace("::", ".") for n in names if "::" in n}  # (a call on the class: Ruby's class method)
-    named = [s for s, _b in starts if s.short in names or s.dotted in names or s.dotted in on_class
-             or s.short == "constructor" and s.dotted.rsplit(".", 1)[0] in names  # (`new MarkdownIt()`)
-             or s.short == "initialize" and s.dotted.rsplit(".", 1)[0] + ".new" in on_class]  # (`Terminal::Table.new`)
-    named = [s for s in named if s.dotted not in on_class] + class_or_instance(p, [s for s in named if s.dotted in on_class], True)
-    best: list[Sym] = []
-    best_value = 0.0
-    for s, bonus in starts:
-        if all(s is not x for x in named) or bonus >= SERVING_BONUS or (s.rel, s.d.start_line) in main:
-            continue
-        cand = call_path(p, s, SETUP_LIMIT)
-        # (one call into a one-liner is no way through the code); a way into the main path is the main path, but for a
-        # constructor's: it prepares what the run uses (hashids' `Hashids(salt)` shuffles the alphabet `Encode` shuffles again)
-        if len(cand) < 2 or (len(cand) == 2 and cand[1].lines < 4) or \
-                any((x.rel, x.d.start_line) in main for x in ([] if _maker(cand[0]) else cand)):
-            continue
-        value = path_value(p, cand) + START_SHARE * bonus
-        if value > best_value:
-            best, best_value = cand, value
-    return best
 
 
 def served_by(p: Project, start: Sym) -> str:

@@ -19,8 +19,9 @@ from typing import Any
 from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
+from .example_setup import setup_path
 from .hops import hop_between
-from .mainpath import central_path, exported_fetch, handed_out, made_by, served_by, setup_path
+from .mainpath import central_path, exported_fetch, handed_out, made_by, served_by
 from .overview import Example, entry_points, example_of, purpose
 from .parts import architecture_diagram
 from .path_steps import prepared, sequence_diagram

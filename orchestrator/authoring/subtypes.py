@@ -44,11 +44,13 @@ def subtype(p: Project, sub: str, sup: str, depth: int = 3) -> bool:
 
 
 def made(p: Project, roots: list[Sym]) -> list[Sym]:
-    """Of several implementations, those whose type a method the example calls constructs (all when none);
+    """Of several implementations, those whose type a method the example calls constructs, else those of a value
+    the example hands over (all when none);
     in Go, of types of one name, the one of the package whose constructor the example calls (`html.NewRenderer`)."""
-    from .example_made import made_by_example
+    from .example_made import made_by_example, valued_types
 
-    hit = [x for x in roots if _owner(x) in made_by_example(p, [_owner(x)])] or roots
+    hit = [x for x in roots if _owner(x) in made_by_example(p, [_owner(x)])] or \
+        [x for x in roots if _owner(x).rsplit(".", 1)[-1] in valued_types(p)] or roots  # (`jwt.SigningMethodHS256`)
     if len(hit) > 1 and all(x.lang == "go" for x in hit):
         hit = [x for x in hit if _made_in_package(p, x)] or hit
     return hit
@@ -62,10 +64,12 @@ def _made_in_package(p: Project, x: Sym) -> bool:
 
 
 def example_makes(p: Project, x: Sym) -> bool:
-    """The example's calls make the type of implementation `x` (its constructor, or its Go package's)."""
-    from .example_made import made_by_example
+    """The example's calls make the type of implementation `x` (its constructor, or its Go package's), or it hands
+    over a value of that type the project names (`jwt.SigningMethodHS256`)."""
+    from .example_made import made_by_example, valued_types
 
-    return _owner(x) in made_by_example(p, [_owner(x)]) or (x.lang == "go" and _made_in_package(p, x))
+    return _owner(x) in made_by_example(p, [_owner(x)]) or (x.lang == "go" and _made_in_package(p, x)) \
+        or _owner(x).rsplit(".", 1)[-1] in valued_types(p)
 
 
 def _go_implements(p: Project, typ: str, rel: str, iface: Sym) -> bool:

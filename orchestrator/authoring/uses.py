@@ -21,10 +21,11 @@ def rust_uses(p: Project, rel: str, name: str) -> bool:
 
 
 def _own(p: Project, first: str) -> bool:
-    """A `use` path's first segment is this crate's: `crate`, `self`, `super`, or one of its modules."""
+    """A `use` path's first segment is this crate's: `crate`, `self`, `super`, or one of its modules (a child
+    module too: comfy-table's `use arrangement::arrange_content;` in `utils/mod.rs`)."""
     key = ("rust_modules",)
     if key not in p._keys:
-        p._keys[key] = {m[0] for r in p.files if r.endswith(".rs") for m in [rust_module(r)] if m}
+        p._keys[key] = {seg for r in p.files if r.endswith(".rs") for seg in rust_module(r)}
     return first in ("crate", "self", "super") or first in p._keys[key]
 
 

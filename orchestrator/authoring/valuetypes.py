@@ -332,13 +332,13 @@ class Typer:
                    for x in self.by_dotted.get(typ, ()))
 
     def subclasses(self, typ: str) -> list[str]:
-        """The project's types that extend `typ` (directly)."""
+        """The project's types that extend `typ` (directly; a Ruby class or module too that mixes it in)."""
         key = ("vt_subclasses",)
         if key not in self.p._keys:
             subs: dict[str, list[str]] = {}
             for name, syms in self.by_dotted.items():
-                if any(x.kind in ("class", "struct") for x in syms):
-                    for b in self.bases(name):
+                if any(x.kind in ("class", "struct", "module") for x in syms):
+                    for b in self.bases(name) + (mixins(self.p, self.by_dotted, name) if syms[0].lang == "ruby" else []):
                         subs.setdefault(b, []).append(name)
             self.p._keys[key] = subs
         return list(self.p._keys[key].get(typ, ()))

@@ -1,0 +1,73 @@
+"""What the example sets up before the call chapter 1's main path follows (issue 35): the calls that made the
+value the run is on (`router.GET(…)` before the server serves it, `jwt.NewWithClaims(…)` before
+`token.SignedString(…)`), told as a short path of their own before the main one."""
+
+from __future__ import annotations
+
+import re
+
+from .mainpath import (
+    SERVING_BONUS,
+    START_SHARE,
+    _maker,
+    _starts,
+    call_path,
+    central_path,
+    made_by,
+    path_value,
+)
+from .project import Project, Sym
+from .ruby_mixins import class_or_instance
+
+SETUP_LIMIT = 4  # the set-up is told in a few calls: the path the book widens is the main one
+
+
+def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
+    """What the example sets up before the call the main path follows, when that call runs what
+    was set up (httprouter's `router.GET("/", Index)` before the server it is handed to serves
+    `ServeHTTP`; chi's `r.Get`; express's `app.get` before `app.listen`): of the methods it calls
+    on the value it runs (_setup_calls), the best call path of at least one call, not through
+    the main path; [] otherwise."""
+    central_path(p, entries)  # (it records the example's set-up calls)
+    if not path:
+        return []
+    starts = _starts(p, entries)
+    at = {(s.rel, s.d.start_line): b for s, b in starts}
+    if at.get((path[0].rel, path[0].d.start_line), 0.0) < SERVING_BONUS and made_by(p, path[0]) is None:
+        return []
+    main = {(x.rel, x.d.start_line) for x in path}
+    names = p._keys.get(("setup_calls",), [])
+    on_class = {n.replace("::", ".") for n in names if "::" in n}  # (a call on the class: Ruby's class method)
+    named = [s for s, _b in starts if s.short in names or s.dotted in names or s.dotted in on_class
+             or s.short == "constructor" and s.dotted.rsplit(".", 1)[0] in names  # (`new MarkdownIt()`)
+             or s.short == "initialize" and s.dotted.rsplit(".", 1)[0] + ".new" in on_class]  # (`Terminal::Table.new`)
+    named = [s for s in named if s.dotted not in on_class] + class_or_instance(p, [s for s in named if s.dotted in on_class], True)
+    # a function of the project that made the value, though no entry point (jwt's `jwt.NewWithClaims(…)`)
+    free = [[x for x in p.find(n) if x.dotted == n and x.kind == "function"] for n in names if n not in {s.short for s in named}]
+    starts = starts + [(f[0], 0.5) for f in free if len(f) == 1 and all(f[0] is not s for s, _b in starts)]
+    named += [f[0] for f in free if len(f) == 1]
+    best: list[Sym] = []
+    best_value = 0.0
+    maker: list[Sym] = []
+    run_type = path[0].dotted.rsplit(".", 1)[0].rsplit(".", 1)[-1] if "." in path[0].dotted else ""
+
+    def makes_run(s: Sym) -> bool:
+        from .codeinfo import signature_parts
+
+        return bool(run_type) and s.kind == "function" and bool(re.search(rf"\b{re.escape(run_type)}\b", signature_parts(s)[1]))
+
+    for s, bonus in starts:
+        if all(s is not x for x in named) or bonus >= SERVING_BONUS or (s.rel, s.d.start_line) in main:
+            continue
+        cand = call_path(p, s, SETUP_LIMIT)
+        # (one call into a one-liner is no way through the code); a way into the main path is the main path, but for a
+        # constructor's: it prepares what the run uses (hashids' `Hashids(salt)` shuffles the alphabet `Encode` shuffles again)
+        if len(cand) < 2 or (len(cand) == 2 and cand[1].lines < 4) or \
+                any((x.rel, x.d.start_line) in main for x in ([] if _maker(cand[0]) else cand)):
+            if not maker and makes_run(s):  # (`jwt.NewWithClaims(…) *Token`, then `token.SignedString`: a set-up of one call)
+                maker = [s]
+            continue
+        value = path_value(p, cand) + START_SHARE * bonus
+        if value > best_value:
+            best, best_value = cand, value
+    return best or maker
