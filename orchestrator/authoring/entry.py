@@ -216,9 +216,11 @@ def readme_names(p: Project) -> tuple[dict[str, float], dict[str, float]]:
         size = max(len(code), 1)
         calls: dict[str, int] = {}
         other = foreign_values(p, code)
-        for m in re.finditer(rf"(?:([A-Za-z_$][\w$]*)\s*)?\.([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code):
+        # (a call given only a block: Kotlin's `flowOf(…).test {`, Ruby's `rows.each {`; not Go's `jwt.MapClaims{`)
+        for m in re.finditer(rf"(?:([A-Za-z_$][\w$]*)\s*)?\.(?:([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(|([a-z_]\w*)[ \t]*\{{)", code):
+            k = 2 if m.group(2) else 3
             if m.group(1) not in other:  # koa's `app.use(router.routes())`: `use` of a Koa, not a Router
-                calls.setdefault(m.group(2), m.start(2) - 1)
+                calls.setdefault(m.group(k), m.start(k) - 1)
         p._keys[key] = ({n: 1.0 / (1.0 + 3.0 * at / size) for n, at in first.items()},
                         {n: 1.0 / (1.0 + 3.0 * at / size) for n, at in calls.items()})
     return p._keys[key]
