@@ -639,3 +639,94 @@ def test_a_java_argument_typed_by_its_class_own_call_and_an_implicit_this_call_o
     # `compareJSON("", expected, actual, result)` in AbstractComparator: past its own two-argument overload, the
     # interface's four-argument one
     assert _calls(p, "AbstractComparator.compareJSON") == ["JSONComparator.compareJSON"]
+
+
+SUPERJSON = {
+    "README.md": "# superjson\n\n```js\nimport superjson from 'superjson';\n\nconst s = superjson.stringify({ date: new Date(0) });\n```\n",
+    "package.json": '{"name": "superjson", "main": "src/index.ts"}\n',
+    "src/index.ts": """import {
+  generateAnnotations,
+  walker,
+} from './plainer.js';
+
+export default class SuperJSON {
+  serialize(object: any): any {
+    const identities = new Map<any, any[][]>();
+    const output = walker(object, identities, this);
+    const res: any = { json: output.value };
+    const annotations = generateAnnotations(identities);
+    if (annotations) {
+      res.meta = annotations;
+    }
+    return res;
+  }
+
+  stringify(object: any): string {
+    return JSON.stringify(this.serialize(object));
+  }
+}
+""",
+    "src/plainer.ts": """export const walker = (object: any, identities: Map<any, any[][]>, superJson: any): any => {
+  const seen = identities.get(object);
+  if (seen) {
+    seen.push([]);
+  }
+""" + "".join(f"""  if (kind{i}(object)) {{
+    const size{i} = Object.keys(object).length;
+    const tag{i} = 'kind{i}';
+    seen?.push([tag{i}, String(size{i})]);
+    return {{ value: transform{i}(object), tag: tag{i} }};
+  }}
+""" for i in range(10)) + """  return { value: object };
+};
+
+export const generateAnnotations = (identities: Map<any, any[][]>): any => {
+  const result: any = {};
+""" + "".join(f"""  const count{i} = identities.size + {i};
+""" for i in range(20)) + """
+  identities.forEach((paths, key) => {
+    if (paths.length > 1) {
+      result[keyOf(key)] = paths.map((p) => joinPath(p));
+    }
+  });
+  if (isEmpty(result)) {
+    return undefined;
+  }
+  return result;
+};
+
+export const isEmpty = (o: any): boolean => Object.keys(o).length === 0;
+
+export const keyOf = (k: any): string => String(k);
+
+export const joinPath = (p: any[]): string => p.join('.');
+""" + "".join(f"""
+export const kind{i} = (o: any): boolean => typeof o === 'object' && o !== null && '{i}' in o;
+
+export const transform{i} = (o: any): any => {{
+  const out: any = {{}};
+  for (const k of Object.keys(o)) {{
+    out[k] = String(o[k]) + '{i}';
+  }}
+  return deep{i}(out);
+}};
+
+export const deep{i} = (o: any): any => {{
+  const copy: any = {{ ...o }};
+  delete copy['{i}'];
+  return copy;
+}};
+""" for i in range(10)),
+}
+
+
+def test_a_js_import_over_several_lines_and_a_big_call_before_a_small_last_one(tmp_path):
+    p = load(_write(tmp_path / "superjson", SUPERJSON))
+    # `import {⏎  generateAnnotations,⏎  walker,⏎} from './plainer.js'`: both names are the project's
+    assert _calls(p, "SuperJSON.serialize") == ["walker", "generateAnnotations"]
+    from orchestrator.authoring.handoff import handed_to
+
+    # `walker` reaches 30 definitions, `generateAnnotations` 3 (under ten times as many, over five), from a body more
+    # than twice as long: it is where
+    # `serialize` does its work, not the annotations made after it
+    assert handed_to(p, _sym(p, "SuperJSON.serialize")) == ("src/plainer.ts", 1)

@@ -132,7 +132,10 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         # nor is a long body that reaches little after a call that reaches ten times as much (comrak's `parse`
         # runs `process_line` over each line, 82 definitions deep, then `postprocess_text_nodes`, 5)
         w = _weight(p, best[3])
-        wide = _last_call([c for c in going if _weight(p, c) >= max(20, 10 * (w + 1))], body, side, depth)
+        # (or five times as much from a body twice as long: superjson's `serialize` runs `walker`, 106 lines and 22
+        # definitions deep, then `generateReferentialEqualityAnnotations`, 42 and 3)
+        wide = _last_call([c for c in going if _weight(p, c) >= max(20, 10 * (w + 1))
+                           or _weight(p, c) >= max(20, 5 * (w + 1)) and c.lines >= 2 * best[3].lines], body, side, depth)
         best = wide or best
     if best and not reach(p, best[3]) and not _delegates(p, best[3]) and not implemented(p, best[3]):
         # `self._cast(self._handle(environ))`: a call that goes no further is given what a call that goes on makes

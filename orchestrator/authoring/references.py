@@ -26,7 +26,8 @@ _SCRIPT = ("python", "javascript", "typescript")
 _TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type", "type alias", "impl"})
 _PY_FROM = re.compile(r"^\s*from\s+([\w.]+)\s+import\s+\(?([^#\n]*(?:\n[^)#\n]*)*?)\)?\s*(?:#.*)?$", re.M)
 _PY_IMPORT = re.compile(r"^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", re.M)
-_JS_IMPORT = re.compile(r"""^\s*import\s+(?:type\s+)?(.+?)\s+from\s+['"]([^'"]+)['"]""", re.M)
+# (a list of names over several lines: superjson's `import {⏎  walker,⏎} from './plainer.js'`)
+_JS_IMPORT = re.compile(r"""^\s*import\s+(?:type\s+)?((?:[\w$]+\s*,\s*)?\{[^{}]*\}|.+?)\s+from\s+['"]([^'"]+)['"]""", re.M)
 _JS_REQUIRE = re.compile(r"""(?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)""")
 
 
