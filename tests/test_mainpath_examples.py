@@ -553,6 +553,12 @@ def test_a_go_value_the_example_hands_over_chooses_the_implementation_and_its_ma
     assert path[path.index("|") + 1:][:3] == ["Token.SignedString", "SigningMethod.Sign", "SigningMethodHMAC.Sign"], path
     # `jwt.NewWithClaims(…)` made the token: a set-up of one call, though it hands only to a getter
     assert path[0] == "NewWithClaims", path
+    from orchestrator.authoring.hops import implemented
+
+    # chapter 1 says how the implementation was chosen, and cites the interface's own head (Go names no interface
+    # where a type implements it)
+    hop = implemented(p, _sym(p, "SigningMethod.Sign"))[0]
+    assert (hop.how, hop.tie) == ("handed", ("signing_method.go", 3))
 
 
 JSONASSERT = {

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 
 from .project import Project, Sym
-from .subtypes import example_makes, implementations, made as _made, subtype as _subtype
+from .subtypes import example_makes, implementations, made as _made, made_how, subtype as _subtype
 
 # the method by which a server calls a handler of each language (Python's WSGI/ASGI `__call__`)
 SERVE_METHODS = {"go": ("ServeHTTP",), "javascript": ("handle", "handleRequest"), "typescript": ("handle", "handleRequest"),
@@ -55,7 +55,7 @@ class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
     how: str  # served | future | iterated | field | local | deferred | returned | apply | called | generated | implemented
-    # | platform | made | plain (one implementation of several, and why) | default
+    # | platform | made | handed | plain (one implementation of several, and why) | default
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -422,7 +422,7 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
 
         roots, how = one_platform(s, roots), "platform"
     if len(roots) > 1 and len(made := _made(p, roots)) == 1:  # the example's calls make one (java-jwt's
-        roots, how = made, "made"  # `Algorithm.RSA256(…)` makes an `RSAAlgorithm`), whatever the code holds by default
+        roots, how = made, made_how(p, made[0])  # `Algorithm.RSA256(…)` makes an `RSAAlgorithm`), whatever the code holds
     if len(roots) > 1:  # unless the code names one of them as the value it uses (tinydb's `default_storage_class = JSONStorage`)
         from .references import named_as_value
 
@@ -444,10 +444,11 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     hit = roots[0]
     decl = next((t for t in p.find(_owner(hit).rsplit(".", 1)[-1]) if t.dotted == _owner(hit)), None)
     tie = None
-    if decl is not None:  # the line of its head that names the interface (`) : HttpLoader {` after its parameters)
-        head = p.lines_of(decl.rel)[decl.d.start_line - 1:decl.d.start_line + 11]
-        at = next((k for k, ln in enumerate(head) if re.search(rf"\b{re.escape(owner.rsplit('.', 1)[-1])}\b", ln)), 0)
-        tie = (decl.rel, decl.d.start_line + at)
+    iface = next((t for t in p.find(owner.rsplit(".", 1)[-1]) if t.dotted == owner), None)
+    if decl is not None:  # the line of its head that names the interface (`) : HttpLoader {` after its parameters);
+        head = p.lines_of(decl.rel)[decl.d.start_line - 1:decl.d.start_line + 11]  # none in Go: the interface's own head
+        at = next((k for k, ln in enumerate(head) if re.search(rf"\b{re.escape(owner.rsplit('.', 1)[-1])}\b", ln)), None)
+        tie = (decl.rel, decl.d.start_line + at) if at is not None or iface is None else (iface.rel, iface.d.start_line)
     return [Hop(hit, s.d.start_line, how, owner.rsplit(".", 1)[-1], tie)]
 
 

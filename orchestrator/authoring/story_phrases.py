@@ -60,6 +60,8 @@ EN = {
     "hop_implemented": "`{via}` only declares it, and `{type}` is the one type that implements it",
     "hop_platform": "`{via}` only declares it; each platform implements it, and on the JVM `{type}` does",
     "hop_made": "`{via}` only declares it; of the types that implement it, the example's calls make a `{type}`",
+    "hop_handed": "`{via}` only declares it; of the types that implement it, the example hands over a `{type}` the "
+                  "project names",
     "hop_plain": "`{via}` only declares it; of the types that implement it, `{type}` is the plain one the others' names extend",
     "hop_default": "`{via}` only declares it; of the types that implement it, `{type}` is the one the code uses "
                    "unless told otherwise (`{tie_file}`, line {tie})",
@@ -148,6 +150,7 @@ ZH = {
     "hop_implemented": "`{via}` 只声明了它，实现它的只有 `{type}` 一个类型",
     "hop_platform": "`{via}` 只声明了它；每个平台各有实现，在 JVM 上是 `{type}`",
     "hop_made": "`{via}` 只声明了它；实现它的类型中，示例的调用创建的是 `{type}`",
+    "hop_handed": "`{via}` 只声明了它；实现它的类型中，示例传入的是项目命名的一个 `{type}` 值",
     "hop_plain": "`{via}` 只声明了它；实现它的类型中，`{type}` 是其他类型名字所扩展的那个基本类型",
     "hop_default": "`{via}` 只声明了它；实现它的类型中，代码默认使用的是 `{type}`（`{tie_file}` 第 {tie} 行）",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",

@@ -56,6 +56,14 @@ def made(p: Project, roots: list[Sym]) -> list[Sym]:
     return hit
 
 
+def made_how(p: Project, x: Sym) -> str:
+    """How the example chose implementation `x` (subtypes.made): "made" by its calls, or "handed" over as a value the
+    project names (`jwt.SigningMethodHS256`), as chapter 1 says."""
+    from .example_made import made_by_example
+
+    return "made" if _owner(x) in made_by_example(p, [_owner(x)]) or _made_in_package(p, x) else "handed"
+
+
 def _made_in_package(p: Project, x: Sym) -> bool:
     """`x` is of a Go package whose constructor the example calls by its qualifier (`html.NewRenderer(opts)`)."""
     from .example_made import made_in_packages
