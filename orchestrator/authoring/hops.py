@@ -448,7 +448,7 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     if decl is not None:  # the line of its head that names the interface (`) : HttpLoader {` after its parameters);
         head = p.lines_of(decl.rel)[decl.d.start_line - 1:decl.d.start_line + 11]  # none in Go: the interface's own head
         at = next((k for k, ln in enumerate(head) if re.search(rf"\b{re.escape(owner.rsplit('.', 1)[-1])}\b", ln)), None)
-        tie = (decl.rel, decl.d.start_line + at) if at is not None or iface is None else (iface.rel, iface.d.start_line)
+        tie = (decl.rel, decl.d.start_line + (at or 0)) if at is not None or iface is None else (iface.rel, iface.d.start_line)
     return [Hop(hit, s.d.start_line, how, owner.rsplit(".", 1)[-1], tie)]
 
 
