@@ -60,11 +60,14 @@ def fold_nameless(p: Project, groups: list[list[str]], language: str) -> list[li
         named = [i for i, (t, g) in enumerate(zip(titles, groups))
                  if name_title(t, g, known, project=own) and t not in topics
                  and not (first is not None and first.rel in g)]
-        # below the floor, only a module too small to be a chapter (koa's 20-line `is-stream.js`) is folded
-        if len(groups) <= floor:
-            named = [i for i in named if sum(p.size(f) for f in groups[i]) < MIN_LINES_PER_CHAPTER]
         if not named or len(named) <= NAME_SHARE * (len(groups) - 1):
             break
+        # below the floor, only a module too small to be a chapter (koa's 20-line `is-stream.js`) is folded, though
+        # the share counts every title that names a module (Cronos' 96-line `CronField.cs` beside `CalendarHelper.cs`)
+        if len(groups) <= floor:
+            named = [i for i in named if sum(p.size(f) for f in groups[i]) < MIN_LINES_PER_CHAPTER]
+            if not named:
+                break
         i = min(named, key=lambda k: (sum(rank.get(f, 0.0) for f in groups[k]), k))
         gg = group_graph(p, groups)
         holder = next((k for k, g in enumerate(groups) if first is not None and first.rel in g), None)
