@@ -356,3 +356,17 @@ def test_a_doc_that_says_what_the_code_is_for_says_its_idea():
     assert doc_title(sym("Here are some common low-level expressions that may be useful in\njump-starting parser development:\n\n"
                          "- numeric forms")) == "Jump-starting parser development"
     assert doc_title(sym("A class for the Parser.")) == ""  # (no gerund: nothing it does)
+
+
+def test_the_share_of_module_titles_counts_big_modules_though_only_small_ones_fold_below_the_floor(tmp_path: Path):
+    # Cronos: folded to six chapters (the floor of eleven), two still had only their module's name, the 155-line
+    # `CalendarHelper.cs` and the 96-line `CronField.cs`; the small one was kept, for the big one alone was within the
+    # share (one of five). Two of five are not: the small one is a section of another chapter.
+    from orchestrator.authoring.outline_plan import fold_nameless
+
+    named = {f"{w}.js": f"export class {w.title()} {{\n" + _BIG + "\n}\n" for w in ("alpha", "bravo", "delta", "gamma", "kilo", "lima", "oscar")}
+    named["tiny.js"] = "export class Tiny {\n  size(x) {\n    return x;\n  }\n}\n"
+    p = project_mod.load(_web_book(tmp_path, "native", named))
+    groups = [["router.js"], ["errors.js"], ["cache.js"]] + [[f] for f in named]
+    folded = fold_nameless(p, groups, "en")
+    assert ["tiny.js"] not in folded, folded
