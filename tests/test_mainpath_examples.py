@@ -88,6 +88,11 @@ def test_a_python_loop_over_an_object_runs_its_iter_set_up_by_its_init(tmp_path)
     path = _path(p)
     assert path[path.index("|") + 1:][:3] == ["bar.__iter__", "bar.update", "bar.refresh"], path
     assert path[0] == "bar.__init__", path
+    from orchestrator.authoring.story import _path_walk
+
+    # chapter 1 says that the loop runs it, not that a user calls `__iter__`
+    text = "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en", after_setup=True))
+    assert "The example loops over the `bar` it makes, and each turn of the loop runs its `bar.__iter__`" in text
 
 
 COMFY = {
@@ -736,3 +741,38 @@ def test_a_js_import_over_several_lines_and_a_big_call_before_a_small_last_one(t
     # than twice as long: it is where
     # `serialize` does its work, not the annotations made after it
     assert handed_to(p, _sym(p, "SuperJSON.serialize")) == ("src/plainer.ts", 1)
+
+
+def test_a_branch_on_a_parameter_that_defaults_to_nothing_is_a_side_road(tmp_path):
+    # tqdm's `__init__(…, postfix=None, …)` sets its postfix only `if postfix:`; `tqdm(range(10))` gives none, and
+    # the set-up chapter 1 told went that way
+    from orchestrator.authoring.facts import side_calls
+
+    p = load(_write(tmp_path / "bar", {"bar.py": """class Bar:
+    def __init__(self, iterable, desc=None,
+                 postfix=None, total=0):
+        self.iterable = iterable
+        if postfix:
+            self.set_postfix(postfix)
+        if desc is not None:
+            self.set_description(desc)
+        if total > 0:
+            self.resize(total)
+        self.refresh()
+
+    def set_postfix(self, postfix):
+        self.postfix = postfix
+
+    def set_description(self, desc):
+        self.desc = desc
+
+    def resize(self, total):
+        self.total = total
+
+    def refresh(self):
+        print(self.iterable)
+"""}))
+    init = _sym(p, "Bar.__init__")
+    side = {c.short for c in all_calls(p, init) if (c.rel, c.d.start_line) in side_calls(p, init)}
+    # a comparison (`total > 0`) is data, not a parameter left out
+    assert side == {"set_postfix", "set_description"}, side

@@ -278,7 +278,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     from .call_form import TRAILING_LAMBDA
     from .callres import CALL_RE, Resolver
     from .local_defs import spans as local_spans
-    from .sideroads import branch_lines
+    from .sideroads import branch_lines, optional_params
     from .valuetypes import call_args, closing
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
@@ -286,7 +286,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     from .codetext import deferred_spans
 
     code = call_text(s, code)
-    side = branch_lines(code, s.lang, options=options)
+    side = branch_lines(code, s.lang, options=options, optional=optional_params(p, s))
     # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
     # in C++ and Java a call of the same name may be another overload
     sig_at = max(0, code.find(s.d.signature.split("\n", 1)[0][:30]))  # past decorators and doc comments

@@ -73,7 +73,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
     ends by handing itself to `http.createServer`)."""
     from .hops import _body, _receiver, hops
-    from .sideroads import branch_lines, cond_depths, either_branch
+    from .sideroads import branch_lines, cond_depths, either_branch, optional_params
 
     key = ("handed", s.rel, s.d.start_line)
     if key in p._keys:
@@ -83,7 +83,8 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     from .codeinfo import options_side
 
     all_calls(p, s)  # (it tells whether a branch on a setting is a side road here)
-    side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),), options_side(p, s))} if body else set()
+    side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),), options_side(p, s), optional_params(p, s))} \
+        if body else set()
     if s.lang == "go":  # a deferred call is the clean-up (color's `Printf`: `c.Set()`, `defer c.unset()`, then print)
         side |= {n for n, t in body if re.match(r"\s*defer\s+(?!func\b)", t)}
     # a call under fewer conditions first: marshmallow's `dump` hands to `self._serialize(…)`, not to

@@ -316,6 +316,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     if looped is not None and last is None:
         # `for i in tqdm(range(10000)):` runs `tqdm.__iter__`, set up by `tqdm.__init__`
         p._keys[("setup_calls",)] = [looped[1].dotted] if looped[1] else []
+        p._keys[("looped",)] = (looped[0].rel, looped[0].d.start_line)  # (chapter 1 says the loop runs it)
         ctor = [(looped[1], 0.5)] if looped[1] and all(x is not looped[1] for x, _b in starts) else []
         return [(x, b) for x, b in starts if x is not looped[0]] + ctor + [(looped[0], SERVING_BONUS)]
     if shown is not None:  # `puts user_table`: its `to_s`

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from .codetext import call_args, closing
-from .project import Sym
+from .project import Project, Sym
 
 # the side roads of an operation: cleaning up, reporting an error, warning of a deprecation
 _SIDE_ROADS = re.compile(r"(?i)free|err|fail|close|destroy|deprecat|warn|cleanup|teardown|abort|panic|dispose|exception|"
@@ -31,19 +31,22 @@ def side_road(c: Sym) -> bool:
         or (c.kind == "macro" and c.short in ("ok", "try", "ensure", "bail"))  # (Rust's `ok!(x)`: `x?` spelled out)
 
 
-def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options: bool = True) -> set[int]:
+def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options: bool = True,
+                 optional: tuple[str, ...] = ()) -> set[int]:
     """The 0-based lines of `code` inside a side road (_BRANCH_OPENER): its body, not the line that
     opens it (a condition is evaluated on the main line: `if (redisBufferRead(c) == REDIS_ERR)`).
     By indentation for Python-like code, by braces where the code has them; with `options`, a branch on one
-    of the object's settings (_option) is one too."""
+    of the object's settings (_option) is one too, and a branch on one of the `optional` parameters given."""
     lines = code.splitlines()
     out: set[int] = set()
     recv = recv or _receivers(code, lang)  # (a body without its first line names its receiver apart)
+    given = re.compile(rf"\s*\(?\s*(?:{'|'.join(map(re.escape, optional))})(?:\s*(?:is\s+not\s+None|!==?\s*(?:null|nil|undefined)))?"
+                       r"\s*\)?\s*(?:\{|:|then)?\s*$") if optional and options else None
     if lang != "python" and "{" in code:  # (a Python string's `{name!r}` is no block)
         stack: list[bool] = []
         pending = False  # `if (err)` without a brace: the next line is its body
         for k, ln in enumerate(lines):
-            opener = bool(_BRANCH_OPENER.match(ln)) or (options and _option(ln, recv))
+            opener = bool(_BRANCH_OPENER.match(ln)) or (options and _option(ln, recv)) or _given(ln, given)
             if any(stack) or pending:
                 out.add(k)
             bare = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', "", ln)
@@ -73,7 +76,7 @@ def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options:
         ind = len(ln) - len(ln.lstrip())
         while opened and ind <= opened[-1][0]:
             opened.pop()
-        opener = bool(_BRANCH_OPENER.match(ln)) or (options and _option(ln, recv))
+        opener = bool(_BRANCH_OPENER.match(ln)) or (options and _option(ln, recv)) or _given(ln, given)
         if any(b for _, b in opened) or (opener and not ln.rstrip().endswith(":")):
             out.add(k)  # inside a side road, or one on a line (`if err: fail()`)
         if ln.rstrip().endswith(":"):
@@ -88,6 +91,25 @@ def _receivers(code: str, lang: str) -> tuple[str, ...]:
     """The names a method's own object has in `code` (its first line holds a Go receiver)."""
     m = re.match(r"\s*func\s*\(\s*(\w+)\s", code.lstrip("\n")) if lang == "go" else None
     return (m.group(1),) if m else ("self", "this", "@") if lang == "ruby" else ("self", "this")
+
+
+def _given(line: str, given: re.Pattern[str] | None) -> bool:
+    """`if postfix:` where `postfix` is a parameter that defaults to nothing: what it guards runs only when a caller
+    asks for it (tqdm's `__init__` sets the postfix only `if postfix:`), not on the call's own way."""
+    m = _IF.match(line) if given is not None else None
+    return m is not None and given is not None and bool(given.fullmatch(m.group(1)))
+
+
+def optional_params(p: Project, s: Sym) -> tuple[str, ...]:
+    """The parameters of `s` whose default is nothing (None, nil, null, False, an empty literal), read from its whole head."""
+    from .signature import signature_parts, whole
+
+    key = ("optional_params", s.rel, s.d.start_line)
+    if key not in p._keys:
+        off = re.compile(r"\s*(?:None|nil|null|undefined|False|false|''|\"\"|\[\]|\{\}|\(\))\s*")
+        p._keys[key] = tuple(prm.name.lstrip("*&$") for prm in signature_parts(whole(p, s))[0]
+                             if prm.default and off.fullmatch(prm.default) and re.fullmatch(r"[A-Za-z_]\w*", prm.name.lstrip("*&$")))
+    return p._keys[key]
 
 
 def _option(line: str, recv: tuple[str, ...]) -> bool:

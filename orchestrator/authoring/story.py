@@ -213,6 +213,8 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
                                        line=first.d.start_line, server=server) if made and server else \
         s["ov_path_made"].format(lead=lead, entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
                                  line=first.d.start_line) if made else \
+        s["ov_path_looped"].format(lead=lead, type=first.dotted.rsplit(".", 1)[0], first=first.name, file=first.rel,
+                                   line=first.d.start_line) if p._keys.get(("looped",)) == (first.rel, first.d.start_line) else \
         s["ov_path_intro"].format(lead=lead, first=first.name, file=first.rel, line=first.d.start_line)
     out = [intro, ""] + _steps(p, path, here, lang) + [""]
     # where the map lost the way (a short path), or the work goes on in an object it cannot follow
