@@ -370,3 +370,11 @@ def test_the_share_of_module_titles_counts_big_modules_though_only_small_ones_fo
     groups = [["router.js"], ["errors.js"], ["cache.js"]] + [[f] for f in named]
     folded = fold_nameless(p, groups, "en")
     assert ["tiny.js"] not in folded, folded
+
+
+def test_a_dotted_name_in_a_module_doc_is_no_sentences_end():
+    from orchestrator.authoring.ideas import module_doc_title
+
+    # tqdm's contrib/concurrent.py: the title was "Thin wrappers around concurrent"
+    assert module_doc_title("Thin wrappers around `concurrent.futures`.") == "Thin wrappers around concurrent.futures"
+    assert module_doc_title("Handle WebSocket connections. Then more.") == "Handling WebSocket connections"

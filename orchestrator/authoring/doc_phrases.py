@@ -18,7 +18,8 @@ DOC_VERBS = frozenset(v for v in VERBS.values() if " " not in v) | frozenset({
     "limits", "logs", "stops", "gzips", "compresses", "marks", "prints", "recovers", "throttles", "times", "strips",
     "starts", "sanitizes", "escapes", "caches", "counts", "measures", "traces", "guards", "protects", "rewrites",
     "sorts", "joins", "splits", "copies", "moves", "renames", "watches", "notifies", "signals", "tracks", "records"})
-_DOC_CUT = re.compile(r"[,;:(.!?]|\s(?:that|which|when|if|so|and then|unless|because|by|using|via|as|like|"
+# (a dot inside a name is no sentence's end: "Thin wrappers around `concurrent.futures`")
+_DOC_CUT = re.compile(r"[,;:(]|[.!?](?=\s|$)|\s(?:that|which|when|if|so|and then|unless|because|by|using|via|as|like|"
                       r"and (?:returns?|sets|gets|then|also|optionally))\s|\s-\s")
 
 

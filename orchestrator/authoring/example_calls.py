@@ -385,13 +385,11 @@ def made_from(p: Project, e: Sym) -> Sym | None:
     return (same or hit)[0] if len(same or hit) == 1 else None
 
 
-def inside_blocks(code: str, called: dict[str, float]) -> None:
-    """A call the example makes inside the block it gives another call (turbine's `flowOf(…).test { awaitItem() }`,
-    Ruby's `x.each do … end`) runs within that call: it weighs less than the call that runs the block."""
+def blocks(code: str) -> list[tuple[str, int, int]]:
+    """(the call's name, where its block's text starts, where it ends) of each call the example gives a block
+    (Kotlin's `flowOf(…).test { … }`, Ruby's `rows.each do … end`)."""
+    out = []
     for m in re.finditer(r"(?:\.|^|\s)([A-Za-z_]\w*)\s*(?:\([^()\n]*\))?\s*(?:\{|\bdo\b)", code, re.M):
-        owner = called.get(m.group(1), 0.0)
-        if not owner:
-            continue
         depth, end = 1, len(code)  # the block's end: its `}` (or, for `do`, the next `end` at its depth, roughly)
         closer = "}" if code[m.end() - 1] == "{" else "end"
         for k in re.finditer(r"\{|\}" if closer == "}" else r"\bdo\b|\bend\b", code[m.end():]):
@@ -399,6 +397,29 @@ def inside_blocks(code: str, called: dict[str, float]) -> None:
             if depth == 0:
                 end = m.end() + k.start()
                 break
-        for n in set(re.findall(r"([A-Za-z_]\w*)\s*[({]", code[m.end():end])) - {m.group(1)}:
+        out.append((m.group(1), m.end(), end))
+    return out
+
+
+def inside_blocks(code: str, called: dict[str, float]) -> None:
+    """A call the example makes inside the block it gives another call (turbine's `flowOf(…).test { awaitItem() }`,
+    Ruby's `x.each do … end`) runs within that call: it weighs less than the call that runs the block."""
+    for name, start, end in blocks(code):
+        owner = called.get(name, 0.0)
+        if not owner:
+            continue
+        for n in set(re.findall(r"([A-Za-z_]\w*)\s*[({]", code[start:end])) - {name}:
             if called.get(n, 0.0) >= owner:
                 called[n] = 0.9 * owner
+
+
+def block_run(code: str, named: dict[str, Sym]) -> tuple[str, Sym] | None:
+    """(the call, the first call of its block) when the example ends in a call of the project given a block that
+    calls the project (turbine's `flowOf(…).test { assertEquals("one", awaitItem()) … }`): the call prepares what
+    the block then runs, its set-up; the block's first call is the run."""
+    last = [b for b in blocks(code) if b[0] in named and not re.sub(r"[\s;)}\]]|\bend\b", "", code[b[2] + 1:])]
+    if not last:
+        return None
+    name, start, end = last[0]
+    inner = [m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)\s*\(", code[start:end]) if m.group(1) in named and m.group(1) != name]
+    return (name, named[inner[0]]) if inner else None

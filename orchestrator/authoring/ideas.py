@@ -365,7 +365,7 @@ def module_doc_title(doc: str) -> str:
     words = words[:next((k for k, w in enumerate(words) if w.lower() in ("based", "such", "e.g", "i.e")), len(words))]
     while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its", "like"):
         words.pop()
-    if not 2 <= len(words) <= 6 or not re.fullmatch(r"[A-Za-z][A-Za-z -]*", " ".join(words)) \
+    if not 2 <= len(words) <= 6 or not re.fullmatch(r"[A-Za-z][A-Za-z -]*(?:\.[A-Za-z][A-Za-z -]*)*", " ".join(words)) \
             or words[0].lower() in ("package", "this", "the", "these", "it", "module", "see", "internal") \
             or words[-1].lower() in _GENERIC_HEADS or words[0].lower() in _GENERIC_HEADS:
         return ""

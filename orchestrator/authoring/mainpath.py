@@ -11,6 +11,7 @@ import re
 from .codetext import call_args
 from .entry import TYPE_ARGS
 from .example_calls import (
+    block_run,
     built_by,
     built_type,
     chain_member,
@@ -293,6 +294,14 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         p._keys[("exported_fetch", fetch[0].rel, fetch[0].d.start_line)] = typ
         _setup_calls(p, code, exported.start(1), {exported.group(1)})
         return [(x, b) for x, b in starts if x is not fetch[0]] + [(fetch[0], SERVING_BONUS)]
+    known = {x.short: x for x, _b in starts}  # (and a function the block calls bare: turbine's `awaitItem()`)
+    for n in set(re.findall(r"([A-Za-z_]\w*)\s*\(", code)) - set(known) if lang in ("kotlin", "swift", "scala", "ruby") else ():
+        if len(hit := [x for x in p.find(n) if x.short == n and x.kind in ("function", "method")]) == 1:
+            known[n] = hit[0]
+    block = block_run(code, known) if lang in ("kotlin", "swift", "scala", "ruby") else None
+    if block is not None:  # `flowOf(…).test { awaitItem() }`: `test` sets up, the block's calls run
+        p._keys[("setup_calls",)] = [block[0]]
+        return [(x, b) for x, b in starts if x is not block[1]] + [(block[1], SERVING_BONUS)]
     final = final_call(p, code, lang)
     last = re.search(rf"(@?[A-Za-z_$][\w$]*)\s*\.\s*{re.escape(final[0].short)}{TYPE_ARGS}\s*\(", code) if final else None
     given = consuming_call(p, code, lang)
