@@ -777,3 +777,4 @@ def test_a_branch_on_a_parameter_that_defaults_to_nothing_is_a_side_road(tmp_pat
     side = {c.short for c in all_calls(p, init) if (c.rel, c.d.start_line) in side_calls(p, init)}
     # a comparison (`total > 0`) is data, not a parameter left out
     assert side == {"set_postfix", "set_description"}, side
+
