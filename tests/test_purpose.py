@@ -1,6 +1,6 @@
-"""What chapter 1 quotes as the project's purpose (overview.purpose), read from real READMEs of set 19: a bold
+"""What chapter 1 quotes first, read from real READMEs of set 19: the project's purpose (overview.purpose: a bold
 tagline, not the lead-in to a list of users; no bar of translation links; not a notice before the paragraph that
-says what the project is."""
+says what the project is) and its first example (not one feature's "… Examples" section over the README's first use)."""
 
 from __future__ import annotations
 
@@ -31,3 +31,20 @@ def test_what_the_project_is_for_is_not_a_list_lead_in_a_menu_or_a_notice(tmp_pa
     assert said("= Erubi\n\nErubi is an ERB template engine for Ruby. It is a simplified fork of Erubis, using\n"
                 "the same basic algorithm, with the following differences:\n\n* Handles postfix conditionals\n"
                 ).startswith("Erubi is an ERB template engine")
+
+
+def test_an_example_heading_of_one_feature_does_not_outrank_the_readmes_first_use(tmp_path):
+    from orchestrator.authoring.overview import _general, entry_points, example_of
+
+    assert not _general("Remote Key/Value Store Examples (Unencrypted)")
+    assert _general("Show me an example") and _general("Usage") and _general("A simple example")
+    root = tmp_path / "viper"
+    root.mkdir()
+    (root / "go.mod").write_text("module example.com/viper\n")
+    (root / "viper.go").write_text("package viper\n\nfunc ReadInConfig() error {\n\treturn nil\n}\n\n"
+                                   "func ReadRemoteConfig() error {\n\treturn nil\n}\n\nfunc SetConfigName(n string) {\n}\n")
+    (root / "README.md").write_text(
+        "# viper\n\n## Putting values in\n\n### Reading Config Files\n\n```go\nviper.SetConfigName(\"config\")\n"
+        "err := viper.ReadInConfig()\n```\n\n### Remote Key/Value Store Examples\n\n```go\nerr := viper.ReadRemoteConfig()\n```\n")
+    p = load(root)
+    assert example_of(p, entry_points(p)).first == 8

@@ -214,6 +214,20 @@ def example_of(p: Project, entries: list[Sym]) -> Example | None:
     return first_example(p, {n for e in entries for n in e.names})
 
 
+_PLAIN_WORDS = frozenset({"a", "an", "the", "simple", "basic", "quick", "short", "full", "complete", "usage", "code",
+                          "minimal", "more", "some", "first", "example", "examples", "of", "and"})
+
+
+def _general(head: str) -> bool:
+    """An example or usage heading of the project as a whole ("Usage", "A simple example"), not of one feature of it
+    (viper's "Remote Key/Value Store Examples (Unencrypted)", after its "Reading Config Files")."""
+    m = _EXAMPLE_HEAD.search(head)
+    if m is None:
+        return False
+    before = re.sub(r"\([^)]*\)", " ", head[:m.start()]).split()  # (a feature names itself in capitals: "Key/Value
+    return sum(1 for w in before[1:] if w[:1].isupper() and w.lower() not in _PLAIN_WORDS) < 2  # Store"; "Show me an" does not)
+
+
 def first_example(p: Project, names: set[str]) -> Example | None:
     """The project's first real usage example: a code block of the README (then of the guides,
     most introductory first, then an example file) in one of the project's languages that
@@ -257,8 +271,7 @@ def first_example(p: Project, names: set[str]) -> Example | None:
                 # use: one that runs whole comes first)
                 # (or before any heading: connect's README opens with a logo, a line and its example)
                 opening = not heads or blk[0] < heads[0][0] or (heads[0][0] <= 3 and (len(heads) < 2 or blk[0] < heads[1][0]))
-                usage = (blk == whole or bool(_EXAMPLE_HEAD.search(head))) and \
-                    any(_EXAMPLE_HEAD.search(h) for h in _sections_of(leveled, blk[0]))
+                usage = (blk == whole or _general(head)) and any(_general(h) for h in _sections_of(leveled, blk[0]))
                 found.append((2 if _SETUP_HEAD.search(head) else 0 if opening or usage else 1, blk))
         if found:  # the README's own first example: under its Example/Usage heading, never an install note
             best = (2.0, min(found, key=lambda f: f[0])[1])
