@@ -778,3 +778,37 @@ def test_a_branch_on_a_parameter_that_defaults_to_nothing_is_a_side_road(tmp_pat
     # a comparison (`total > 0`) is data, not a parameter left out
     assert side == {"set_postfix", "set_description"}, side
 
+
+
+def test_the_line_of_a_call_made_in_an_argument_is_where_it_is_called(tmp_path):
+    # gojsonschema: `validateString` reads `reflect.String` on one line and calls `context.String()` in a log call's
+    # argument later; chapter 1 said the call was at the first, and our R1 stopped the book
+    from orchestrator.authoring.tracing import call_line
+
+    p = load(_write(tmp_path / "gjs", {"go.mod": "module example.com/gjs\n", "v.go": """package gjs
+
+import "reflect"
+
+type JsonContext struct {
+	head string
+}
+
+func (c *JsonContext) String() string {
+	return c.head
+}
+
+func validateString(value interface{}, context *JsonContext) {
+	if !isKind(value, reflect.String) {
+		return
+	}
+	internalLog("validateString %s", context.String())
+}
+
+func isKind(v interface{}, k reflect.Kind) bool {
+	return reflect.TypeOf(v).Kind() == k
+}
+
+func internalLog(f string, a ...interface{}) {
+}
+"""}))
+    assert call_line(p, _sym(p, "validateString"), _sym(p, "JsonContext.String")) == 17

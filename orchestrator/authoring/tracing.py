@@ -24,8 +24,9 @@ def call_line(p: Project, caller: Sym, callee: Sym) -> int:
             return caller.d.start_line + call_text(caller, body).count("\n", 0, at)
     made = constructed(callee)
     bare = rf"|(?<![\w$.:@]){re.escape(callee.short)}(?![\w=])" if callee.short[-1:] in ("!", "?") else ""  # Ruby's `route!`
-    rx = re.compile(rf"(?<![\w$]){re.escape(callee.short)}\s*(?:!\s*)?[(<\[]|\.{re.escape(callee.short)}(?![\w$])"
-                    + (rf"|{made}" if made else "") + bare)
+    # (a method called without parentheses only in Ruby: Go's `reflect.String` is no call of `JsonContext.String`)
+    dotted = rf"|\.{re.escape(callee.short)}(?![\w$])" if callee.lang == "ruby" else ""
+    rx = re.compile(rf"(?<![\w$]){re.escape(callee.short)}\s*(?:!\s*)?[(<\[]" + dotted + (rf"|{made}" if made else "") + bare)
     for n in range(caller.d.start_line + 1, min(caller.d.end_line, len(lines)) + 1):
         if rx.search(lines[n - 1]):
             return n
