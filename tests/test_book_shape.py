@@ -430,7 +430,7 @@ def test_a_dotnet_projects_name_is_its_package_id_and_a_tagline_is_no_name(tmp_p
 
 def test_a_readmes_table_of_contents_is_no_part_of_what_the_project_says_it_is_for(tmp_path: Path):
     from orchestrator.authoring import project as project_mod
-    from orchestrator.authoring.overview import purpose
+    from orchestrator.authoring.purpose import purpose
 
     (tmp_path / "README.md").write_text(
         "# Tomli\n\n> A lil' TOML parser\n\n**Table of Contents** *generated with [mdformat-toc](https://x.y/toc)*\n\n"

@@ -1830,7 +1830,7 @@ def test_a_markdown_readmes_indented_example_and_a_method_five_bases_up(tmp_path
     assert ex is not None and (ex.rel, ex.first, ex.last) == ("README.md", 9, 9), ex
     assert ex.code == ">>> yml.load(stream, Loader=yml.Loader)"  # (a list item's indented line is no code)
     assert ex.lang == "python"  # (a `>>>` session says its language)
-    from orchestrator.authoring.overview import purpose  # (and the next section's install note is no purpose)
+    from orchestrator.authoring.purpose import purpose  # (and the next section's install note is no purpose)
 
     assert purpose(p) == ("README.md", 3, "A full YAML processing framework for Python")
     assert _path(p)[:3] == ["load", "BaseConstructor.get_single_data", "Composer.get_single_node"], _path(p)

@@ -433,7 +433,7 @@ end
 
 def test_an_rdoc_readme_is_read_with_its_verbatim_blocks_as_code(tmp_path: Path):
     from orchestrator.authoring.entry import rdoc_blocks
-    from orchestrator.authoring.overview import purpose
+    from orchestrator.authoring.purpose import purpose
 
     root = _write(tmp_path / "roda", RODA)
     text = (root / "README.rdoc").read_text()

@@ -1,4 +1,4 @@
-"""What chapter 1 quotes first, read from real READMEs of set 19: the project's purpose (overview.purpose: a bold
+"""What chapter 1 quotes first, read from real READMEs of set 19: the project's purpose (purpose.purpose: a bold
 tagline, not the lead-in to a list of users; no bar of translation links; not a notice before the paragraph that
 says what the project is) and its first example (not one feature's "… Examples" section over the README's first use)."""
 
@@ -8,7 +8,7 @@ from orchestrator.authoring.project import load
 
 
 def test_what_the_project_is_for_is_not_a_list_lead_in_a_menu_or_a_notice(tmp_path):
-    from orchestrator.authoring.overview import purpose
+    from orchestrator.authoring.purpose import purpose
 
     def said(readme: str) -> str | None:
         root = tmp_path / str(len(list(tmp_path.iterdir())))

@@ -22,11 +22,12 @@ from . import facts
 from .example_setup import setup_path
 from .hops import hop_between
 from .mainpath import central_path, exported_fetch, handed_out, made_by, served_by
-from .overview import Example, entry_points, example_of, purpose
+from .overview import Example, entry_points, example_of
 from .parts import architecture_diagram
 from .path_steps import prepared, sequence_diagram
 from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
+from .purpose import purpose
 from .story_phrases import ZH, phrases
 from .tracing import alias_line, call_line, longest_call_path, name_line, step_cites, unresolved_tail
 from .write_cites import cited_item
