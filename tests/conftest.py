@@ -155,3 +155,19 @@ def write_files(root: Path, files: dict[str, str]) -> Path:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     return root
+
+
+def traced(p) -> list[str]:
+    """Chapter 1's set-up path, `|`, then its main path, as dotted names (authoring.example_setup, mainpath)."""
+    from orchestrator.authoring.example_setup import setup_path
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+
+    entries = entry_points(p)
+    path = central_path(p, entries)
+    return [s.dotted for s in setup_path(p, entries, path)] + ["|"] + [s.dotted for s in path]
+
+
+def symbol(p, dotted: str, line: int = 0):
+    """The project's definition `dotted` (at `line`, when several share the name)."""
+    return next(s for s in p.symbols() if s.dotted == dotted and (not line or s.d.start_line == line))

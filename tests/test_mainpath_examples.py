@@ -8,23 +8,12 @@ an implicit-`this` call of an interface's overload. Each on a small source, fail
 
 from __future__ import annotations
 
-from conftest import write_files as _write
+from conftest import symbol as _sym, traced as _path, write_files as _write
 
-from orchestrator.authoring.example_setup import setup_path
 from orchestrator.authoring.facts import all_calls
 from orchestrator.authoring.mainpath import central_path
 from orchestrator.authoring.overview import entry_points
-from orchestrator.authoring.project import Project, Sym, load
-
-
-def _path(p: Project) -> list[str]:
-    entries = entry_points(p)
-    path = central_path(p, entries)
-    return [s.dotted for s in setup_path(p, entries, path)] + ["|"] + [s.dotted for s in path]
-
-
-def _sym(p: Project, dotted: str, line: int = 0) -> Sym:
-    return next(s for s in p.symbols() if s.dotted == dotted and (not line or s.d.start_line == line))
+from orchestrator.authoring.project import Project, load
 
 
 def _calls(p: Project, dotted: str, line: int = 0) -> list[str]:

@@ -123,8 +123,11 @@ def built_by(p: Project, code: str, var: str, lang: str = "") -> str:
     return f"{typ}.{m.group(2)}" if typ else m.group(2)
 
 
-# what only sets a value up (mainpath's _SETUP, and a builder's `with…`)
-_CONFIGURES = re.compile(r"(?i)^(?:configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?|with\w*)$")
+# the names of calls that only set a value up (mainpath's `configure(…)` before a run), and a builder's `with…`
+SETUP_NAMES = r"configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?"
+_CONFIGURES = re.compile(rf"(?i)^(?:{SETUP_NAMES}|with\w*)$")
+# the languages whose calls take a trailing block (`test { … }`, `each do … end`)
+BLOCK_LANGS = ("kotlin", "swift", "scala", "ruby")
 
 
 def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
@@ -413,10 +416,14 @@ def inside_blocks(code: str, called: dict[str, float]) -> None:
                 called[n] = 0.9 * owner
 
 
-def block_run(code: str, named: dict[str, Sym]) -> tuple[str, Sym] | None:
+def block_run(p: Project, code: str, starts: list[Sym]) -> tuple[str, Sym] | None:
     """(the call, the first call of its block) when the example ends in a call of the project given a block that
     calls the project (turbine's `flowOf(…).test { assertEquals("one", awaitItem()) … }`): the call prepares what
-    the block then runs, its set-up; the block's first call is the run."""
+    the block then runs, its set-up; the block's first call is the run (a start, or a function it calls bare)."""
+    named = {x.short: x for x in starts}
+    for n in set(re.findall(r"([A-Za-z_]\w*)\s*\(", code)) - set(named):
+        if len(hit := [x for x in p.find(n) if x.short == n and x.kind in ("function", "method")]) == 1:
+            named[n] = hit[0]
     last = [b for b in blocks(code) if b[0] in named and not re.sub(r"[\s;)}\]]|\bend\b", "", code[b[2] + 1:])]
     if not last:
         return None

@@ -11,6 +11,8 @@ import re
 from .codetext import call_args
 from .entry import TYPE_ARGS
 from .example_calls import (
+    BLOCK_LANGS,
+    SETUP_NAMES,
     block_run,
     built_by,
     built_type,
@@ -181,7 +183,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     for e in entries:  # a function the README calls bare (`redisCommand(c, "PING")`, `info!(…)`): how often
         if times[e.short] and e.kind not in NOT_STEPS:
             called[e.short] = max(called.get(e.short, 0.0), 0.5 * written.get(e.short, 0.0) + 0.5 * times[e.short] / most)
-    if ex is not None and ex.lang in ("kotlin", "swift", "scala", "ruby"):
+    if ex is not None and ex.lang in BLOCK_LANGS:
         inside_blocks(ex.as_calls, called)
     out: list[tuple[Sym, float]] = []
 
@@ -274,7 +276,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     return _serving_first(p, ex.calls_code if ex is not None else "", out, ex.lang if ex is not None else "")
 
 
-_SETUP = re.compile(r"(?i)^(?:configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?)$")
+_SETUP = re.compile(rf"(?i)^(?:{SETUP_NAMES})$")
 SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
 
 
@@ -294,11 +296,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         p._keys[("exported_fetch", fetch[0].rel, fetch[0].d.start_line)] = typ
         _setup_calls(p, code, exported.start(1), {exported.group(1)})
         return [(x, b) for x, b in starts if x is not fetch[0]] + [(fetch[0], SERVING_BONUS)]
-    known = {x.short: x for x, _b in starts}  # (and a function the block calls bare: turbine's `awaitItem()`)
-    for n in set(re.findall(r"([A-Za-z_]\w*)\s*\(", code)) - set(known) if lang in ("kotlin", "swift", "scala", "ruby") else ():
-        if len(hit := [x for x in p.find(n) if x.short == n and x.kind in ("function", "method")]) == 1:
-            known[n] = hit[0]
-    block = block_run(code, known) if lang in ("kotlin", "swift", "scala", "ruby") else None
+    block = block_run(p, code, [x for x, _b in starts]) if lang in BLOCK_LANGS else None
     if block is not None:  # `flowOf(…).test { awaitItem() }`: `test` sets up, the block's calls run
         p._keys[("setup_calls",)] = [block[0]]
         return [(x, b) for x, b in starts if x is not block[1]] + [(block[1], SERVING_BONUS)]
