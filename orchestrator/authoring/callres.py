@@ -49,9 +49,9 @@ _IMPLICIT_SELF = frozenset({"csharp", "kotlin", "swift", "scala", "ruby", "elixi
 # a fluent chain's next line `.build()`) is a method of a value whose type the map does not know:
 # it is not matched, so never taken for the own class's `toString` or a module's `close`.
 CALL_RE = re.compile(r"(?<![\w$])(?<![\s)\]}>]\.)(?<!\?\.)"
-                     r"((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(?:<[\w\s,.?\[\]<>]+>\s*)?(!\s*)?\(")
-# (a generic call's type arguments, `QueryImpl<T>(cnn, …)`: the call; not Java's diamond `new T<>(…)`,
-# a constructor, as before)
+                     r"((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)\s*(?:<[\w\s,.?\[\]<>]+>\s*|\[[A-Za-z_][\w\s,.*\[\]]*\]\s*)?(!\s*)?\(")
+# (a generic call's type arguments, `QueryImpl<T>(cnn, …)`, Go's `toNumberE[int](i, …)`: the call; not Java's diamond
+# `new T<>(…)`, a constructor, as before)
 KEYWORDS = {"if", "for", "while", "switch", "return", "func", "function", "fn", "match", "catch", "elif", "not",
             "and", "or", "print", "len", "make", "new", "append", "super", "typeof", "await", "yield", "isinstance",
             "assert", "lambda", "defer", "go", "panic", "Some", "Ok", "Err", "Box", "Vec", "String", "sizeof",

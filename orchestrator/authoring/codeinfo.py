@@ -323,6 +323,8 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
         # (Kotlin's `at(Level.DEBUG, marker) { … }`: the lambda after the parentheses is the last argument)
         hit = res.resolve(raw, bool(m.group(2)), f"{args}, {{}}" if trailing and args.strip() else "{}" if trailing else args)
         on_side = code.count("\n", 0, m.start()) in side
+        if hit is None and s.lang == "ruby" and re.match(r"[A-Z]\w*(?:::[A-Z]\w*)*\.[a-z_]\w*[!?]?\.[a-z_]\w*$", raw):
+            hit = _ruby_paren_less(res, raw, found, m.start() if outer else -1, on_side)  # `Rainbow.global.wrap(s)`
         if hit is not None and (hit.rel, hit.d.start_line) != (s.rel, s.d.start_line):
             key = (hit.rel, hit.name, hit.d.start_line)  # the macro `log!` and the function `__private_api::log`: two
             last = m.start() if outer else (found[key][2] if key in found else -1)
@@ -344,6 +346,15 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
         typ = (typer.bound_result(me, hit) if me else typer.result_type(hit)) if hit is not None else \
             typer.expr_type(s, f"{made}{raw}({args})")
         while chain is not None and typ:
+            if s.lang == "kotlin" and chain.group(1) in ("apply", "also") and not typer.member(typ, chain.group(1)):
+                # a scope function gives back its receiver (picnic's `TableDslImpl().apply(content).create()`)
+                if code[chain.end() - 1] == "{":
+                    if (after := closing(code, chain.end() - 1) + 1) <= 0:
+                        break
+                else:
+                    after = chain.end() + len(call_args(code, chain.end() - 1)) + 1
+                chain = _CHAINED.match(code, after) or _CHAINED_LAMBDA.match(code, after)
+                continue
             nxt = near(s, typer.member(typ, chain.group(1))) or (missing(typer.member, typ, chain.group(1))
                                                         if s.lang == "ruby" else [])
             lam = code[chain.end() - 1] == "{"  # (a lambda link's one argument)
@@ -372,6 +383,20 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
             on_side = code.count("\n", 0, at) in side
             found.setdefault(key, (hit, on_side, at))
     return list(found.values())
+
+
+def _ruby_paren_less(res: Resolver, raw: str, found: dict[tuple[str, str, int], tuple[Sym, bool, int]], at: int,
+                     on_side: bool) -> Sym | None:
+    """`Const.meth.name(…)`: Ruby calls `Const.meth` without parentheses (rainbow's `Rainbow.global.wrap(…)`); that call
+    is a step too (kept in `found`), and `name` the method of the type it gives back; None when either is unknown."""
+    head, name = raw.rsplit(".", 1)
+    first = res.resolve(head, False, "")
+    if first is None:
+        return None
+    found.setdefault((first.rel, first.name, first.d.start_line), (first, on_side, at))
+    typ = res.typer().result_type(first)
+    hits = [x for x in res.typer().member(typ, name) if x.kind == "method"] if typ else []
+    return hits[0] if len(hits) == 1 else None
 
 
 def call_text(s: Sym, code: str) -> str:

@@ -155,10 +155,16 @@ _REEXPORT_RES = (re.compile(r"""require\(\s*['"](\.{1,2}/[^'"]+)['"]\s*\)"""),
 def _first_reexport(p: Project, rel: str) -> str | None:
     """The code file a re-exporting entry file (`module.exports = require('./lib/express')`,
     `from .app import Flask`, `export * from './vanilla'`) names first."""
+    return next(iter(relative_imports(p, rel)), None)
+
+
+def relative_imports(p: Project, rel: str) -> list[str]:
+    """The project's code files a file imports by a relative path, in the order it names them."""
     text = "\n".join(p.lines_of(rel))
     d = posixpath.dirname(rel)
     hits = sorted((m.start(), m.group(1)) for rx in _REEXPORT_RES for m in rx.finditer(text))
     code = set(p.code_files())
+    out: list[str] = []
     for _, target in hits:
         if target.startswith("."):
             if "/" in target:
@@ -169,9 +175,10 @@ def _first_reexport(p: Project, rel: str) -> str | None:
             continue
         for cand in (path, *(path + e for e in (".js", ".ts", ".mjs", ".cjs", ".tsx", ".py")),
                      *(posixpath.join(path, f) for f in ("index.js", "index.ts", "__init__.py"))):
-            if cand in code and cand != rel:
-                return cand
-    return None
+            if cand in code and cand != rel and cand not in out:
+                out.append(cand)
+                break
+    return out
 
 
 def root_files(p: Project) -> set[str]:
@@ -298,6 +305,8 @@ def _weight(p: Project, s: Sym, n: str) -> float:
     if s.kind == "method" or ("." in s.dotted and s.kind not in ("class", "struct", "interface", "enum", "trait")):
         from ..repo.rank import COMMON_NAMES
 
+        if s.lang == "ruby" and "." not in s.dotted and re.search(rf"(?<![\w$.:]){re.escape(n)}\s*\(", readme_code(p)):
+            return names.get(n, 0.0)  # a top-level `def Rainbow(string)`, called as a function: `Rainbow("red")`
         if s.lang in ("ruby", "elixir") and n in _bare_calls(p):
             return _bare_calls(p)[n]  # sinatra's `get '/' do`: a DSL's method, called bare where a statement starts
         if s.lang == "elixir" and s.kind == "function" and n not in COMMON_NAMES:

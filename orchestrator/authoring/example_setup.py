@@ -14,6 +14,7 @@ from .mainpath import (
     call_path,
     central_path,
     made_by,
+    made_fn,
     path_value,
 )
 from .project import Project, Sym
@@ -31,6 +32,8 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
     central_path(p, entries)  # (it records the example's set-up calls)
     if not path:
         return []
+    if (made := made_fn(p, path[0])) is not None:
+        return [made[1]]  # `ofetch = createFetch(…)` made the function the example calls
     starts = _starts(p, entries)
     at = {(s.rel, s.d.start_line): b for s, b in starts}
     if at.get((path[0].rel, path[0].d.start_line), 0.0) < SERVING_BONUS and made_by(p, path[0]) is None:

@@ -129,14 +129,18 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         if wide and wide[1] != best[1]:  # (and the work of a function literal it is handed: `ast.WalkFunc(doc, func…`)
             closed = _in_function_argument(body, wide, big)
             best = (wide[0], wide[1], wide[2], closed) if closed is not None else wide
-    if best and best[3].lines >= WORK_LINES and not implemented(p, best[3]):
+    if best and not implemented(p, best[3]):
         # nor is a long body that reaches little after a call that reaches ten times as much (comrak's `parse`
         # runs `process_line` over each line, 82 definitions deep, then `postprocess_text_nodes`, 5)
         w = _weight(p, best[3])
         # (or five times as much from a body twice as long: superjson's `serialize` runs `walker`, 106 lines and 22
-        # definitions deep, then `generateReferentialEqualityAnnotations`, 42 and 3)
-        wide = _last_call([c for c in going if _weight(p, c) >= max(20, 10 * (w + 1))
-                           or _weight(p, c) >= max(20, 5 * (w + 1)) and c.lines >= 2 * best[3].lines], body, side, depth)
+        # definitions deep, then `generateReferentialEqualityAnnotations`, 42 and 3; or three times as much from one
+        # ten times as long: fast-xml-parser's `parse` runs `parseXml`, 315 lines and 17 deep, then `prettify`, 3 and 5)
+        long = best[3].lines >= WORK_LINES
+        wide = _last_call([c for c in going if long and (_weight(p, c) >= max(20, 10 * (w + 1))
+                           or _weight(p, c) >= max(20, 5 * (w + 1)) and c.lines >= 2 * best[3].lines)
+                           or _weight(p, c) >= max(10, 3 * w) and c.lines >= 10 * max(best[3].lines, 10)],
+                          body, side, depth)
         best = wide or best
     if best and not reach(p, best[3]) and not _delegates(p, best[3]) and not implemented(p, best[3]):
         # `self._cast(self._handle(environ))`: a call that goes no further is given what a call that goes on makes

@@ -16,9 +16,10 @@ LANGS = ("javascript", "typescript", "tsx", "python", "rust")
 _PY_DEF = re.compile(r"^([ \t]+)(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(")
 
 # `function name (`, `return function name (`, `const name = function (…) {`, `const name = (…) => {`
+# (typed too: ofetch's `const $fetchRaw: $Fetch["raw"] = async function $fetchRaw<…>(`)
 _LOCAL = re.compile(r"(?m)^[ \t]+(?:return\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|"
-                    r"^[ \t]+(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?"
-                    r"(?:function\b[^(\n]*\(|\([^()\n]*\)\s*(?::\s*[^=\n{]+)?=>\s*\{|[A-Za-z_$][\w$]*\s*=>\s*\{)")
+                    r"^[ \t]+(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*(?:async\s+)?"
+                    r"(?:function\b\s*\*?\s*[\w$]*\s*(?:<[^(){};]*>\s*)?\(|\([^()\n]*\)\s*(?::\s*[^=\n{]+)?=>\s*\{|[A-Za-z_$][\w$]*\s*=>\s*\{)")
 # Rust's `fn inner<E>(engine: &E, input: &[u8]) -> String where E: Engine {` (rust-base64's `Engine::encode`);
 # its empty second group stands for _LOCAL's second name
 _RUST_LOCAL = re.compile(r"(?m)^[ \t]+(?:(?:pub(?:\([^)]*\))?|const|async|unsafe)\s+)*fn\s+([A-Za-z_]\w*)()\s*(?:<[^{(]*>)?\s*\(")
@@ -90,6 +91,17 @@ def _block_end(code: str, at: int) -> int:
     open_at = code.find("{", params_end) if params_end >= 0 else -1
     end = closing(code, open_at) if open_at >= 0 else -1
     return end + 1 if end >= 0 else -1
+
+
+def returned(p: Project, s: Sym) -> Sym | None:
+    """The local function `s` returns by name (ofetch's `createFetch` ends in `return $fetch;`): what a call of
+    the value it makes runs; None when it returns none."""
+    if s.lang not in ("javascript", "typescript", "tsx") or s.kind != "function":
+        return None
+    body = "\n".join(p.lines_of(s.rel)[s.d.start_line - 1:s.d.end_line])
+    names = set(re.findall(r"(?m)^[ \t]+return\s+([A-Za-z_$][\w$]*)\s*;?\s*$", body))
+    hit = [x for x in local_functions(p, s) if x.short in names]
+    return hit[0] if len(hit) == 1 else None
 
 
 def parent(p: Project, s: Sym) -> Sym | None:

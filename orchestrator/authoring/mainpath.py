@@ -34,7 +34,7 @@ from .example_calls import (
 )
 from .facts import side_calls
 from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
-from .local_defs import parent, weight
+from .local_defs import parent, returned, weight
 from .overview import MAX_PATH, SERVING, example_of
 from .project import Project, Sym, project_name
 from .servers import node_server, wrapping_method
@@ -224,8 +224,13 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         said = max((called.get(n, 0.0) for n in e.names if n != e.short or not claimed(p, n)), default=0.0)  # (`Papa.parse`)
         bonus = (said or 0.5 * bool(written.get(e.short) and e.short not in bound)) * elsewhere(e)
         maker = made_from(p, e)
+        inner = returned(p, maker) if maker is not None else None
+        if inner is not None and ex is not None and re.search(rf"(?<![\w$.]){re.escape(e.short)}\s*\(", ex.as_calls):
+            # `export const ofetch = createFetch(…)`, called as `ofetch(url)`: the function `createFetch` returns runs
+            p._keys[("made_fn", inner.rel, inner.d.start_line)] = (e, maker)
+            add(inner, max(bonus, 0.5))
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
-            add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0))
+            add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0) * (0.5 if inner else 1.0))
         if e.kind in NOT_STEPS:
             if ex is not None and re.search(rf"\bnew\s+{re.escape(e.short)}\s*\(|\b{re.escape(e.short)}\s*(?:\.|::)\s*new\b", ex.as_calls):
                 for ctor in p.find(e.short) + p.find("constructor") + p.find("initialize"):  # `new Hashids("salt")`,
@@ -452,6 +457,12 @@ def exported_fetch(p: Project, start: Sym) -> str:
     """The type whose `fetch` the runtime calls, when the example exports its value as the module's
     default (hono's `export default app`, `const app = new Hono()`); '' otherwise."""
     return p._keys.get(("exported_fetch", start.rel, start.d.start_line), "")
+
+
+def made_fn(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
+    """(entry point, maker) when the path's start is the function the maker returns and the example calls the
+    entry point it made (ofetch's `ofetch = createFetch(…)`, whose `$fetch` runs); None otherwise."""
+    return p._keys.get(("made_fn", start.rel, start.d.start_line))
 
 
 def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:

@@ -379,7 +379,8 @@ def _entry_candidates(p: Project, limit: int) -> list[Sym]:
 
     scored = [(readme_weight(p, s) * (1 + math.log2(max(1, max(map(times, s.names))))), s) for s in p.symbols()
               if p.files.get(s.rel, (None, ""))[1] == "code" and s.kind not in NOT_ENTRIES and not _config_macro(p, s)]
-    plain = {s.short for w, s in scored if w > 0 and s.kind != "method"}
+    _NOT_TOP = ("method", "variable", "impl", "module", "import")  # (rainbow's modules `Rainbow` hide no `def Rainbow`)
+    plain = {s.short for w, s in scored if w > 0 and s.kind not in _NOT_TOP}
     scored = [(w, s) for w, s in scored if s.kind != "method" or s.short not in plain]  # `click.command`, not `Group.command`
     out: list[Sym] = []
     for _w, s in sorted((x for x in scored if x[0] > 0),
@@ -424,6 +425,14 @@ def _implemented(p: Project, s: Sym) -> Sym:
     # (`export const compile: typeof Handlebars.compile` declares handlebars' `function compile` of compiler.js)
     kinds = {s.kind} | ({"function", "class"} if s.kind in ("constant", "variable") else set())
     impl = [x for x in p.find(s.short) if x.dotted == s.dotted and x.kind in kinds and not x.rel.endswith(_DECLARED)]
+    if len(impl) > 1:  # (fast-xml-parser's `XMLParser` of src/xmlparser/ and of its next version's src/v6/): the one
+        # the declaration's own module imports (`lib/fxp.d.cts` declares `src/fxp.js`, which imports ./xmlparser/XMLParser.js)
+        from .entry import relative_imports
+
+        stem = posixpath.basename(s.rel).split(".", 1)[0]
+        modules = [f for f in p.code_files() if not f.endswith(_DECLARED) and posixpath.basename(f).split(".", 1)[0] == stem]
+        reached = {t for f in modules for t in relative_imports(p, f)}
+        impl = [x for x in impl if x.rel in reached]
     return impl[0] if len(impl) == 1 else s
 
 

@@ -404,13 +404,16 @@ def _resolved_call_lines(p: Project, rel: str, s: Sym, calls_of: Callable[[Sym],
 
 
 def bound_function(p: Project, types: Iterable[Sym], name: str) -> list[Sym]:
-    """A TS/JS class's field `name` that holds a function its file imports (eta's `compile = compile;` in
-    `class Eta`): calling the field calls that function. `types`: the class's definitions."""
+    """A TS/JS class's field `name` that holds a function its file imports or defines (eta's `compile = compile;` in
+    `class Eta`, fast-xml-parser's `this.parseXml = parseXml;` in a constructor): calling the field calls that
+    function. `types`: the class's definitions."""
     for t in types:
         if t.kind == "class" and t.lang in ("javascript", "typescript", "tsx"):
             for ln in p.lines_of(t.rel)[t.d.start_line - 1:t.d.end_line]:
-                m = re.match(rf"\s*(?:(?:readonly|public|private|protected)\s+)*{re.escape(name)}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$", ln)
+                m = re.match(rf"\s*(?:(?:readonly|public|private|protected)\s+|this\.)*{re.escape(name)}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$", ln)
                 hit = imported_definition(p, t.rel, m.group(1)) if m else []
+                if m and not hit:
+                    hit = [x for x in p.symbols(within=[t.rel]) if x.dotted == m.group(1)]
                 if len(hit) == 1 and hit[0].kind == "function":
                     return hit
     return []

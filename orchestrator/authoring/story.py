@@ -21,7 +21,7 @@ from ..text import docstrings
 from . import facts
 from .example_setup import setup_path
 from .hops import hop_between
-from .mainpath import central_path, exported_fetch, handed_out, made_by, served_by
+from .mainpath import central_path, exported_fetch, handed_out, made_by, made_fn, served_by
 from .overview import Example, entry_points, example_of
 from .parts import architecture_diagram
 from .path_steps import prepared, sequence_diagram
@@ -209,14 +209,18 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     made = made_by(p, first)
     server = served_by(p, first)
     fetched = exported_fetch(p, first)
-    intro = s["ov_path_fetch"].format(lead=lead, type=fetched, first=first.name, file=first.rel, line=first.d.start_line) \
-        if fetched else s["ov_path_served"].format(lead=lead, entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
-                                       line=first.d.start_line, server=server) if made and server else \
-        s["ov_path_made"].format(lead=lead, entry=made[0].name, type=made[1].name, first=first.name, file=first.rel,
-                                 line=first.d.start_line) if made else \
-        s["ov_path_looped"].format(lead=lead, type=first.dotted.rsplit(".", 1)[0], first=first.name, file=first.rel,
-                                   line=first.d.start_line) if p._keys.get(("looped",)) == (first.rel, first.d.start_line) else \
-        s["ov_path_intro"].format(lead=lead, first=first.name, file=first.rel, line=first.d.start_line)
+    fn = made_fn(p, first)
+    at = {"lead": lead, "first": first.name, "file": first.rel, "line": first.d.start_line}
+    if fn:
+        intro = s["ov_path_made_fn"].format(entry=fn[0].name, maker=fn[1].name, **at)
+    elif fetched:
+        intro = s["ov_path_fetch"].format(type=fetched, **at)
+    elif made:
+        intro = s["ov_path_served" if server else "ov_path_made"].format(entry=made[0].name, type=made[1].name, server=server, **at)
+    elif p._keys.get(("looped",)) == (first.rel, first.d.start_line):
+        intro = s["ov_path_looped"].format(type=first.dotted.rsplit(".", 1)[0], **at)
+    else:
+        intro = s["ov_path_intro"].format(**at)
     out = [intro, ""] + _steps(p, path, here, lang) + [""]
     # where the map lost the way (a short path), or the work goes on in an object it cannot follow
     beyond = handed_out(p, path[-1]) or (unresolved_tail(p, path[-1]) if len(path) < 4 else None)

@@ -38,6 +38,8 @@ EN = {
     "ov_path_made": "{lead} `{entry}` returns a `{type}`, and calling what it returns "
                     "runs `{first}` (`{file}`, line {line}); from there the calls the code makes, each one resolved to "
                     "its definition, lead down to the core:",
+    "ov_path_made_fn": "{lead} `{entry}` is the function `{maker}` returns: calling it runs `{first}` (`{file}`, line "
+                       "{line}); from there the calls the code makes, each one resolved to its definition, lead down to the core:",
     "ov_path_step": "{k}. `{caller}` calls `{callee}`, the {kind} in `{file}` (line {line}){where}.",
     "ov_path_where": ", explained in [{title}]({ch}.md)", "ov_here": "this chapter",
     "ov_path_mixin": " (`{cls}` has it from `{mod}`: `{text}`, `{file}` line {line}, mixes it in)",
@@ -132,6 +134,8 @@ ZH = {
                       "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_made": "{lead}`{entry}` 返回一个 `{type}`，调用它返回的对象就会运行 `{first}`（`{file}` 第 {line} 行），"
                     "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
+    "ov_path_made_fn": "{lead}`{entry}` 是 `{maker}` 返回的函数：调用它就会运行 `{first}`（`{file}` 第 {line} 行），"
+                       "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_step": "{k}. `{caller}` 调用 `{callee}`，即 `{file}` 中的{kind}（第 {line} 行）{where}。",
     "ov_path_where": "，在[{title}]({ch}.md)中讲解", "ov_here": "本章",
     "ov_path_mixin": "（`{cls}` 的这个方法来自 `{mod}`：`{file}` 第 {line} 行的 `{text}` 把它混入）",
