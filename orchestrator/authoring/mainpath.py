@@ -65,8 +65,9 @@ _ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z
 _MAKER = re.compile(r"^(?:new|with_capacity|default|__init__|__new__)$")
 _GETTER = re.compile(r"(?:get|set|is|has)[A-Z_]|(?:Get|Set)$")  # (C#'s and Go's bare `Get()` of a pool too)
 def _maker(s: Sym) -> bool:
-    """A constructor: by its name, or named as its type (Java's, C#'s)."""
-    return bool(_MAKER.match(s.short)) or ("." in s.dotted and s.short == s.dotted.rsplit(".", 2)[-2])
+    """A constructor: by its name, or named as its type (Java's, C#'s), or Go's `NewX`."""
+    return bool(_MAKER.match(s.short)) or ("." in s.dotted and s.short == s.dotted.rsplit(".", 2)[-2]) \
+        or s.lang == "go" and s.kind == "function" and re.match(r"New[A-Z]", s.short) is not None  # (Go's `NewBlockReader`)
 
 
 def _node_value(p: Project, s: Sym) -> float:

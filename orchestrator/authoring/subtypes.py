@@ -80,6 +80,22 @@ def example_makes(p: Project, x: Sym) -> bool:
         or _owner(x).rsplit(".", 1)[-1] in valued_types(p)
 
 
+def go_made_by_constructor(p: Project, x: Sym, iface: str) -> bool:
+    """Go's `func New(…) Markdown { md := &markdown{…}; …; return md }`: a function of implementation `x`'s package
+    that gives back interface `iface` builds `x`'s type, so a value the project makes of that interface is an `x`
+    (goldmark's `defaultMarkdown = New()`, `NewParser() Parser` building a `parser`)."""
+    typ = re.escape(_owner(x).rsplit(".", 1)[-1])
+    for f in p.symbols(within=[r for r in p.files if posixpath.dirname(r) == posixpath.dirname(x.rel)]):
+        if f.kind == "function" and re.search(rf"\)\s*\(?\s*\*?{re.escape(iface)}\b[^(]*$", " ".join(f.d.signature.split())):
+            body = "\n".join(p.lines_of(f.rel)[f.d.start_line - 1:f.d.end_line])
+            last = re.findall(r"\breturn\s+&?(\w+)\s*(\{)?", body)[-1:]  # what it gives back at its end: the type
+            # built there, or a local built as one (not goquery's `return invalidMatcher{}` on an error, then `return cs`)
+            if last and last[0][0] == _owner(x).rsplit(".", 1)[-1] and last[0][1] or \
+                    last and re.search(rf"\b{re.escape(last[0][0])}\s*:?=\s*&?{typ}\s*\{{", body):
+                return True
+    return False
+
+
 def _go_implements(p: Project, typ: str, rel: str, iface: Sym) -> bool:
     """Go's implicit `implements`: the type (of its package) has every method the interface declares."""
     key = ("go_method_sets",)
