@@ -92,15 +92,16 @@ def ruby_locals(code: str) -> str:
     return code
 
 
-def built_by(p: Project, code: str, var: str, lang: str = "") -> str:
+def built_by(p: Project, code: str, var: str, lang: str = "", depth: int = 0) -> str:
     """The call an example's value is made by, as `Type.name` where the example says the type
     (`@template = Liquid::Template.parse(…)`: `Liquid.Template.parse`; `let template =
     env.get_template(…)` with `env = Environment::new()`: `Environment.get_template`), else its name; or ''.
     A call on the class itself is marked `::` (`Liquid.Template::parse`: Ruby's class method, not the instance's)."""
     m = re.search(rf"(?m)^\s*(?:[\w<>\[\],.? ]+\s+)?@?{re.escape(var)}(?:\s*,\s*\w+)*\s*:?=\s*(?:new\s+)?((?:[\w$]+\s*(?:\.|::)\s*)*?)"
                   rf"([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code)
-    if m is None:
-        return ""
+    if m is None:  # a value taken from another (yaml-rust's `let doc = &docs[0];`, `docs = YamlLoader::load_from_str(s)`)
+        of = re.search(rf"(?m)^\s*(?:let\s+(?:mut\s+)?|(?:var|const)\s+)?{re.escape(var)}\s*:?=\s*&?(?:mut\s+)?([A-Za-z_$][\w$]*)\s*[\[.;\n]", code)
+        return built_by(p, code, of.group(1), lang, depth + 1) if of and of.group(1) != var and depth < 2 else ""
     from .valuetypes import call_args
 
     # a chain (jmustache's `Template tmpl = Mustache.compiler().compile(text);`): the value is made by its last
