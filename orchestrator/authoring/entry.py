@@ -244,13 +244,20 @@ _IMPORTED = re.compile(r"""(?:\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*req
 def foreign_values(p: Project, code: str) -> set[str]:
     """The names example code binds to a value of another package's type (`const Koa = require('koa')
     … const app = new Koa()` in koa-router's README): what it calls on them is that library's."""
+    foreign_types = foreign_imports(p, code)
+    return {m.group(1) for m in _MADE.finditer(code) if m.group(2) in foreign_types}
+
+
+def foreign_imports(p: Project, code: str) -> set[str]:
+    """The names example code imports from another package (postcss's Gulp recipe: `const postcss =
+    require('gulp-postcss')`), though the project has a function of that name."""
     own = {n for x in (project_name(p.root), p.root.name) for n in (x.lower(), _package_name(x))}
-    foreign_types = set()
+    out = set()
     for m in _IMPORTED.finditer(code):
         name, pkg = next((m.group(k), m.group(k + 1)) for k in (1, 3, 5, 7) if m.group(k))
         if _package_name(pkg) not in own and not any(x.kind in ("class", "struct") for x in p.find(name)):
-            foreign_types.add(name)
-    return {m.group(1) for m in _MADE.finditer(code) if m.group(2) in foreign_types}
+            out.add(name)
+    return out
 
 
 def _package_name(pkg: str) -> str:

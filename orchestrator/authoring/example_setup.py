@@ -42,7 +42,7 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
     names = p._keys.get(("setup_calls",), [])
     on_class = {n.replace("::", ".") for n in names if "::" in n}  # (a call on the class: Ruby's class method)
     named = [s for s, _b in starts if s.short in names or s.dotted in names or s.dotted in on_class
-             or s.short == "constructor" and s.dotted.rsplit(".", 1)[0] in names  # (`new MarkdownIt()`)
+             or s.short in ("constructor", "__init__") and s.dotted.rsplit(".", 1)[0] in names  # (`new MarkdownIt()`, `Lark(…)`)
              or s.short == "initialize" and s.dotted.rsplit(".", 1)[0] + ".new" in on_class]  # (`Terminal::Table.new`)
     named = [s for s in named if s.dotted not in on_class] + class_or_instance(p, [s for s in named if s.dotted in on_class], True)
     # a function of the project that made the value, though no entry point (jwt's `jwt.NewWithClaims(…)`)

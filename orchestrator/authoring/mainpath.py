@@ -233,10 +233,11 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
             add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0) * (0.5 if inner else 1.0))
         if e.kind in NOT_STEPS:
-            if ex is not None and re.search(rf"\bnew\s+{re.escape(e.short)}\s*\(|\b{re.escape(e.short)}\s*(?:\.|::)\s*new\b", ex.as_calls):
-                for ctor in p.find(e.short) + p.find("constructor") + p.find("initialize"):  # `new Hashids("salt")`,
-                    # Ruby's `Terminal::Table.new do … end`: its constructor sets up
-                    if ctor.dotted in (f"{e.dotted}.{e.short}", f"{e.dotted}.constructor", f"{e.dotted}.initialize") \
+            if ex is not None and re.search(rf"\bnew\s+{re.escape(e.short)}\s*\(|\b{re.escape(e.short)}\s*(?:\.|::)\s*new\b"
+                                            + (rf"|(?<![\w.]){re.escape(e.short)}\s*\(" if e.lang == "python" else ""), ex.as_calls):
+                for ctor in p.find(e.short) + p.find("constructor") + p.find("initialize") + p.find("__init__"):  # `new Hashids("salt")`,
+                    # Ruby's `Terminal::Table.new do … end`, Python's `Lark(grammar)`: its constructor sets up
+                    if ctor.dotted in (f"{e.dotted}.{e.short}", f"{e.dotted}.constructor", f"{e.dotted}.initialize", f"{e.dotted}.__init__") \
                             and ctor.kind == "method":
                         add(ctor, 0.5)
             for ms in methods(e):  # the earlier the README calls it, the more (`store.put` before `store.get`)

@@ -163,7 +163,10 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
     lines = [ln for ln in code.splitlines() if ln.strip()]
     if lines and sum(ln.lstrip().startswith(("$", "pip ", "npm ", "go get", "cargo ")) for ln in lines) > len(lines) / 2:
         return 0.0
-    named = {n for n in names if re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", code)}
+    from .codetext import mask_text
+
+    bare = mask_text(code, lang or "")  # (written as code, not in a string: postcss's `require('postcss-nested')` in a config)
+    named = {n for n in names if re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", bare)}
     if not named:
         return 0.0
     uses = sum(1 for ln in lines if "=" in ln or ln.lstrip().startswith((">>>", "import", "use ", "#include", "from ", "@",
@@ -240,7 +243,7 @@ def first_example(p: Project, names: set[str]) -> Example | None:
         langs |= {"c", "cpp"}  # headers of a C++ library are often read as C
     if langs & {"javascript", "typescript"}:
         langs |= {"javascript", "typescript"}
-    from .entry import guides, not_a_guide
+    from .entry import foreign_imports, guides, not_a_guide
 
     docs = ([info.readme] if info.readme else []) + [g for g in guides(info) if not not_a_guide(g)][:12]
     if info.readme:  # a README that sends its reader to another (mustermann's to `mustermann/README.md`): that one next
@@ -262,7 +265,11 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             if blk[2] and _NOT_CODE_TAG.match(blk[2]):
                 continue  # axum's ```not_rust: a compiler's message, not a use of the project
             whole, blk = blk, _leading_part(blk)
-            sc = _example_score(blk[3], _lang_of_tag(blk[2]) if blk[2] else None, langs, names)
+            # (names another package's import binds, and what is called on them, are that package's: postcss's recipes
+            # `const postcss = require('gulp-postcss')`, `postcss.sync(…)` of `require('postcss-js')`)
+            fo = "|".join(re.escape(n) for n in sorted(foreign_imports(p, blk[3])))
+            own = re.sub(rf"(?<![\w$.])(?:{fo})(?:\s*\.\s*[\w$]+)?(?![\w$])", " ", blk[3]) if fo else blk[3]
+            sc = _example_score(own, _lang_of_tag(blk[2]) if blk[2] else None, langs, names)
             if sc >= 2.0:  # one that uses the project's names
                 head = next((h for at, h in reversed(heads) if at < blk[0]), "")
                 # a block of the opening, under the document's title alone, is the example the project
