@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 
 from .project import Project, Sym
-from .subtypes import example_makes, go_made_by_constructor, implementations, made as _made, made_how, subtype as _subtype
+from .subtypes import example_makes, go_built, implementations, made as _made, made_how, subtype as _subtype
 
 # the method by which a server calls a handler of each language (Python's WSGI/ASGI `__call__`)
 SERVE_METHODS = {"go": ("ServeHTTP",), "javascript": ("handle", "handleRequest"), "typescript": ("handle", "handleRequest"),
@@ -435,7 +435,7 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
         name = lambda x: _owner(x).rsplit(".", 1)[-1]  # noqa: E731
         plain = [x for x in roots if all(y is x or name(y).endswith(name(x)) for y in roots)]
         roots, how = (plain, "plain") if len(plain) == 1 else (_made(p, roots), "made")  # (FluentValidation's `RuleFor`)
-    if len(roots) == 1 and s.lang == "go" and not example_makes(p, roots[0]) and not go_made_by_constructor(p, roots[0], owner.rsplit(".", 1)[-1]):
+    if len(roots) == 1 and s.lang == "go" and not example_makes(p, roots[0]) and not go_built(p, roots[0], owner.rsplit(".", 1)[-1]):
         # a Go interface is met by any type with its methods, types of other modules too (goquery's `Matcher` is
         # cascadia's `Selector`, beside the project's `invalidMatcher`): the example's construction says which, or the
         return []  # project's own constructor of the interface (`func New() Markdown { return &markdown{…} }`)

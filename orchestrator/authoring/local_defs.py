@@ -149,12 +149,3 @@ def top(p: Project, s: Sym) -> Sym:
     while (up := parent(p, s)) is not None:
         s = up
     return s
-
-
-def this_alias(p: Project, method: Sym, name: str) -> bool:
-    """JavaScript's `const self = this` in `method`'s body: `self.parse(…)` in a function nested in it is the
-    object's own method (unified's `process`, whose `executor` calls `self.parse`, `self.run`)."""
-    if method.lang not in ("javascript", "typescript"):
-        return False
-    body = "\n".join(p.lines_of(method.rel)[method.d.start_line - 1:method.d.end_line])
-    return re.search(rf"\b(?:const|let|var)\s+{re.escape(name)}\s*=\s*this\s*[;\n]", body) is not None

@@ -371,10 +371,10 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         _setup_calls(p, code, m.start(), {handed[1]})
         return [(s, SERVING_BONUS if s is handed[0] else b) for s, b in starts]
 
-    given = set(re.findall(r"(?<![\w.$\"'])([A-Za-z_$][\w$]*)\s*(?:,|$)", call_args(code, m.end() - 1)))
-    _setup_calls(p, code, m.start(), ({m.group(1)} if m.group(1) else set()) | given)
-    # and the calls that made what it is given (expr's `program, err := expr.Compile(…)` before `expr.Run(program, env)`)
-    p._keys[("setup_calls",)] += [n for n in (built_by(p, code, v, lang) for v in sorted(given)) if n and n not in p._keys[("setup_calls",)]]
+    args = set(re.findall(r"(?<![\w.$\"'])([A-Za-z_$][\w$]*)\s*(?:,|$)", call_args(code, m.end() - 1)))
+    _setup_calls(p, code, m.start(), ({m.group(1)} if m.group(1) else set()) | args)
+    # and the calls that made what it is args (expr's `program, err := expr.Compile(…)` before `expr.Run(program, env)`)
+    p._keys[("setup_calls",)] += [n for n in (built_by(p, code, v, lang) for v in sorted(args)) if n and n not in p._keys[("setup_calls",)]]
     for arg in re.findall(r"[A-Za-z_]\w*", call_args(code, m.end() - 1)):  # `serve(listener, app)`: `let app = Router::new()`
         made = re.search(rf"\blet\s+(?:mut\s+)?{arg}\s*=\s*([A-Z]\w*)::", code)
         if made and any(x.kind in ("struct", "class", "enum") for x in p.find(made.group(1))):

@@ -80,7 +80,7 @@ def example_makes(p: Project, x: Sym) -> bool:
         or _owner(x).rsplit(".", 1)[-1] in valued_types(p)
 
 
-def go_made_by_constructor(p: Project, x: Sym, iface: str) -> bool:
+def go_built(p: Project, x: Sym, iface: str) -> bool:
     """Go's `func New(…) Markdown { md := &markdown{…}; …; return md }`: a function of implementation `x`'s package
     that gives back interface `iface` builds `x`'s type, so a value the project makes of that interface is an `x`
     (goldmark's `defaultMarkdown = New()`, `NewParser() Parser` building a `parser`)."""

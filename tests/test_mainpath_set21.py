@@ -1,0 +1,214 @@
+"""Where chapter 1's main path starts and how it goes on (issue 35, session 26, set 21): a Go interface the project's own
+constructor builds; the calls that made what the run is given; a Python class's `__init__` as the set-up; an example
+that names the project only in strings or through another package's import is none. Each on a small source, failing
+without its rule."""
+
+from __future__ import annotations
+
+from conftest import symbol as _sym, traced as _path, write_files as _write
+
+from orchestrator.authoring.handoff import next_steps
+from orchestrator.authoring.overview import entry_points, example_of
+from orchestrator.authoring.project import load
+
+_CONVERT = """package mark
+
+import "io"
+
+var defaultMarkdown = New()
+
+// Convert renders Markdown source to w.
+func Convert(source []byte, w io.Writer) error {
+	return defaultMarkdown.Convert(source, w)
+}
+
+// Markdown converts Markdown text.
+type Markdown interface {
+	Convert(source []byte, w io.Writer) error
+	Renderer() string
+}
+
+type markdown struct {
+	name string
+	size int
+}
+
+// New returns a new Markdown.
+func New() Markdown {
+	md := &markdown{name: "md"}
+	md.size = 4
+	return md
+}
+
+func (m *markdown) Convert(source []byte, w io.Writer) error {
+	doc := parseBlocks(source)
+	return renderNodes(w, doc)
+}
+
+func (m *markdown) Renderer() string {
+	return m.name
+}
+"""
+
+
+def test_a_go_interface_runs_the_type_the_projects_own_constructor_of_it_builds(tmp_path):
+    # goldmark: `Convert` calls `defaultMarkdown.Convert`, a `Markdown` made by `New()`, which builds a `markdown`
+    files = {"go.mod": "module example.com/mark\n\ngo 1.21\n", "markdown.go": _CONVERT,
+             "README.md": "# mark\n\n```go\nvar buf bytes.Buffer\nif err := mark.Convert(source, &buf); err != nil {\n  panic(err)\n}\n```\n",
+             "blocks.go": "package mark\n\nfunc parseBlocks(source []byte) []string {\n\tout := []string{}\n"
+                          + "".join(f"\tout = append(out, string(source[{k}:]))\n" for k in range(8)) + "\treturn out\n}\n\n"
+                          "func renderNodes(w interface{}, doc []string) error {\n\treturn nil\n}\n"}
+    p = load(_write(tmp_path / "mark", files))
+    assert "markdown.Convert" in [c.dotted for c in next_steps(p, _sym(p, "Markdown.Convert"))]
+    # the constructor returns the type only on an error, and another package's value at its end: no way to tell
+    other = dict(files, **{"markdown.go": _CONVERT.replace(
+        "\tmd := &markdown{name: \"md\"}\n\tmd.size = 4\n\treturn md\n",
+        "\tif bad {\n\t\treturn markdown{}\n\t}\n\treturn foreign.Make()\n")})
+    q = load(_write(tmp_path / "other", other))
+    assert "markdown.Convert" not in [c.dotted for c in next_steps(q, _sym(q, "Markdown.Convert"))]
+
+
+def test_the_call_that_made_what_the_run_is_given_is_its_set_up(tmp_path):
+    # expr: `program, err := calc.Compile(code)` then `calc.Run(program, env)`: Compile is the set-up
+    p = load(_write(tmp_path / "calc", {
+        "go.mod": "module example.com/calc\n\ngo 1.21\n",
+        "README.md": "# calc\n\n```go\nfunc main() {\n\tprogram, err := calc.Compile(`1 + 2`)\n\tif err != nil {\n\t\tpanic(err)\n\t}\n"
+                     "\toutput, err := calc.Run(program, env)\n\tfmt.Println(output)\n}\n```\n",
+        "calc.go": """package calc
+
+// Compile parses and checks code.
+func Compile(code string) (*Program, error) {
+	tree := parse(code)
+	check(tree)
+	return emit(tree), nil
+}
+
+// Run runs a program.
+func Run(p *Program, env map[string]int) (int, error) {
+	return execute(p, env), nil
+}
+
+type Program struct{ ops []int }
+
+func parse(code string) []string {
+	out := []string{}
+	for _, c := range code {
+		out = append(out, string(c))
+	}
+	return lex(out)
+}
+
+func lex(parts []string) []string {
+	return parts
+}
+
+func check(tree []string) {
+	for range tree {
+	}
+}
+
+func emit(tree []string) *Program {
+	return &Program{ops: make([]int, len(tree))}
+}
+
+func execute(p *Program, env map[string]int) int {
+	total := 0
+	for _, op := range p.ops {
+		total += op
+	}
+	return step(total)
+}
+
+func step(n int) int {
+	return n + 1
+}
+""",
+    }))
+    traced = _path(p)
+    assert traced[traced.index("|") + 1] == "Run"
+    assert traced[0] == "Compile"
+
+
+def test_a_value_taken_from_another_was_built_by_that_ones_call(tmp_path):
+    # yaml-rust: `let docs = YamlLoader::load_from_str(s)…; let doc = &docs[0]; emitter.dump(doc)`
+    from orchestrator.authoring.example_calls import built_by
+
+    p = load(_write(tmp_path / "yl", {"Cargo.toml": "[package]\nname = \"yl\"\n", "src/lib.rs": "pub struct YamlLoader;\n"}))
+    code = "let docs = YamlLoader::load_from_str(s).unwrap();\nlet doc = &docs[0];\nemitter.dump(doc).unwrap();\n"
+    assert built_by(p, code, "doc", "rust") == "YamlLoader::load_from_str"
+    assert built_by(p, "let doc = doc;\n", "doc", "rust") == ""
+
+
+def test_a_python_class_the_example_calls_sets_up_through_its_init(tmp_path):
+    # lark: `l = Lark(grammar)` then `print(l.parse(text))`: Lark.__init__ is the set-up
+    body = "".join(f"        self.rules.append(compile_rule(grammar, {k}))\n" for k in range(6))
+    p = load(_write(tmp_path / "lk", {
+        "README.md": "# lk\n\n```python\nfrom lk import Lark\n\nl = Lark('start: WORD')\n\nprint( l.parse(\"Hello\") )\n```\n",
+        "lk/__init__.py": "from .lark import Lark\n",
+        "lk/lark.py": f'''"""The parser's front door."""
+from .grammar import compile_rule, load_grammar
+
+
+class Lark:
+    """A parser built from a grammar."""
+
+    def __init__(self, grammar):
+        self.rules = []
+        self.grammar = load_grammar(grammar)
+{body}
+    def parse(self, text):
+        """Parse text."""
+        tokens = self.lex(text)
+        return self.build(tokens)
+
+    def lex(self, text):
+        return text.split()
+
+    def build(self, tokens):
+        tree = []
+        for t in tokens:
+            tree.append(t)
+        return tree
+''',
+        "lk/grammar.py": "def load_grammar(text):\n    rules = text.split(':')\n    rules = [r.strip() for r in rules]\n"
+                         "    return resolve(rules)\n\n\ndef resolve(rules):\n    out = {}\n    for r in rules:\n        out[r] = r\n"
+                         "    return out\n\n\ndef compile_rule(grammar, k):\n    return (grammar, k)\n",
+    }))
+    traced = _path(p)
+    assert traced[0] == "Lark.__init__" and traced[traced.index("|") + 1] == "Lark.parse"
+
+
+def test_an_example_naming_the_project_only_in_strings_or_another_packages_import_is_not_the_example(tmp_path):
+    # postcss: a config that requires 'postcss-nested', a Gulp recipe binding `postcss` to 'gulp-postcss', then the JS API
+    readme = """# pc
+
+```js
+const config = {
+  plugins: [require('autoprefixer'), require('pc-nested')]
+}
+
+module.exports = config
+```
+
+```js
+gulp.task('css', () => {
+  const pc = require('gulp-pc')
+  return gulp.src('src/**/*.css').pipe(pc([require('autoprefixer')]))
+})
+```
+
+```js
+const pc = require('pc')
+
+pc([plugin]).process(css, { from: 'a.css' }).then(result => console.log(result.css))
+```
+"""
+    p = load(_write(tmp_path / "pc", {
+        "README.md": readme, "package.json": '{"name": "pc", "main": "lib/pc.js"}\n',
+        "lib/pc.js": "const Processor = require('./processor')\n\nfunction pc(...plugins) {\n  return new Processor(plugins)\n}\n\n"
+                     "module.exports = pc\n",
+        "lib/processor.js": "class Processor {\n  constructor(plugins) {\n    this.plugins = plugins\n  }\n\n"
+                            "  process(css, opts) {\n    return {css, opts}\n  }\n}\n\nmodule.exports = Processor\n",
+    }))
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and "process(css" in ex.code
