@@ -373,7 +373,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
 
     args = set(re.findall(r"(?<![\w.$\"'])([A-Za-z_$][\w$]*)\s*(?:,|$)", call_args(code, m.end() - 1)))
     _setup_calls(p, code, m.start(), ({m.group(1)} if m.group(1) else set()) | args)
-    # and the calls that made what it is args (expr's `program, err := expr.Compile(…)` before `expr.Run(program, env)`)
+    # and the calls that made what it is given (expr's `program, err := expr.Compile(…)` before `expr.Run(program, env)`)
     p._keys[("setup_calls",)] += [n for n in (built_by(p, code, v, lang) for v in sorted(args)) if n and n not in p._keys[("setup_calls",)]]
     for arg in re.findall(r"[A-Za-z_]\w*", call_args(code, m.end() - 1)):  # `serve(listener, app)`: `let app = Router::new()`
         made = re.search(rf"\blet\s+(?:mut\s+)?{arg}\s*=\s*([A-Z]\w*)::", code)
