@@ -212,3 +212,61 @@ pc([plugin]).process(css, { from: 'a.css' }).then(result => console.log(result.c
     }))
     ex = example_of(p, entry_points(p))
     assert ex is not None and "process(css" in ex.code
+
+
+def test_an_example_that_only_makes_a_value_runs_the_later_block_that_prints_it(tmp_path):
+    # prettytable: `table = PrettyTable()` under "Importing", rows added under another heading, `print(table)` under
+    # "Printing": printing runs `__str__`, and the constructor is the set-up
+    readme = ("# tab\n\n## Tutorial\n\n### Importing\n\n```python\nfrom tab import Table\ntable = Table()\n```\n\n"
+              "### Adding rows\n\nRows are lists.\n\n### Printing\n\n```python\nprint(table)\n```\n")
+    rows = "".join(f"            line += self._cell(row, {k})\n" for k in range(4))
+    p = load(_write(tmp_path / "tab", {
+        "README.md": readme, "tab/__init__.py": "from .table import Table\n",
+        "tab/table.py": f'''"""Tables as text."""
+
+
+class Table:
+    """A table of rows."""
+
+    def __init__(self):
+        self.rows = []
+        self.width = self._measure()
+
+    def _measure(self):
+        width = self._validate(len(self.rows))
+        width += 1
+        width *= 2
+        return width
+
+    def _validate(self, n):
+        if n < 0:
+            raise ValueError(n)
+        return n
+
+    def add_row(self, row):
+        """Add a row."""
+        self.rows.append(row)
+
+    def __str__(self):
+        return self.get_string()
+
+    def get_string(self):
+        """The table as text."""
+        out = []
+        for row in self.rows:
+            out.append(self._stringify_row(row))
+        return "\\n".join(out)
+
+    def _stringify_row(self, row):
+        line = ""
+        for _ in range(2):
+{rows}        return line
+
+    def _cell(self, row, k):
+        return str(row[k])
+''',
+    }))
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and ex.then is not None and ex.then.code == "print(table)"
+    traced = _path(p)
+    assert traced[0] == "Table.__init__" and traced[traced.index("|") + 1:][:3] == ["Table.__str__", "Table.get_string", "Table._stringify_row"]

@@ -339,9 +339,18 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
         return ex
     values = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*[A-Za-z_$][\w$]*\s*\(", ex.code))
     end = min([at for at, _h in heads if at > ex.last], default=len(text.splitlines()) + 1)
+    # an example that only makes a value (prettytable's `table = PrettyTable()`, its rows added and the table
+    # printed in later sections): the first short block of the document that runs or prints it
+    built = set() if values else set(re.findall(r"(?m)^\s*(?:(?:var|let|const|val)\s+)?([a-z_][\w$]*)\s*:?=\s*(?:new\s+)?[A-Z][\w$.]*\s*\(",
+                                                 ex.code))
+    from .example_calls import _PRINTS
+
+    shown = _PRINTS.get(ex.lang, ("$^", ""))[0]
     for a, b, tag, code in code_blocks(text, ex.rel):
-        if ex.last < a < end and len([ln for ln in code.splitlines() if ln.strip()]) <= 3 and \
-                any(m.group(1) in values for m in SERVING.finditer(code)):
+        if ex.last < a and len([ln for ln in code.splitlines() if ln.strip()]) <= 3 and \
+                (a < end and any(m.group(1) in values for m in SERVING.finditer(code))
+                 or any(m.group(1) in built for m in SERVING.finditer(code))
+                 or any(v in built for m in re.finditer(shown, code) for v in m.groups() if v)):
             return replace(ex, then=Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel))
     return ex
 
