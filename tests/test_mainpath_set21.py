@@ -270,3 +270,61 @@ class Table:
     assert ex is not None and ex.then is not None and ex.then.code == "print(table)"
     traced = _path(p)
     assert traced[0] == "Table.__init__" and traced[traced.index("|") + 1:][:3] == ["Table.__str__", "Table.get_string", "Table._stringify_row"]
+
+
+def test_a_call_in_a_conditions_test_inside_a_callback_is_no_hand_off(tmp_path):
+    # unified: `self.run(tree, file, function (error, tree, file) { … self.stringify(…); if (looksLikeAValue(r)) … })`:
+    # the work the callback hands on is `stringify`, not the predicate its `if` tests
+    from orchestrator.authoring.handoff import handed_to
+
+    p = load(_write(tmp_path / "uni", {
+        "package.json": '{"name": "uni", "main": "index.js"}\n',
+        "index.js": """class Processor {
+  process(file, done) {
+    const self = this
+    return done ? executor(done) : new Promise(executor)
+
+    function executor(resolve) {
+      const tree = self.parse(file)
+      self.run(tree, file, function (error, tree, file) {
+        const result = self.stringify(tree, file)
+        if (looksLikeAValue(result)) {
+          file.value = result
+        }
+        resolve(file)
+      })
+    }
+  }
+
+  parse(file) {
+    return check(file)
+  }
+
+  run(tree, file, done) {
+    check(tree)
+    done(undefined, tree, file)
+  }
+
+  stringify(tree, file) {
+    check(tree)
+    return String(tree)
+  }
+}
+
+function looksLikeAValue(value) {
+  return typeof value === 'string' || isText(value)
+}
+
+function isText(value) {
+  return Boolean(value && value.length)
+}
+
+function check(x) {
+  return x
+}
+
+module.exports = Processor
+""",
+    }))
+    executor = next(c for c in next_steps(p, _sym(p, "Processor.process")) if c.short == "executor")
+    assert handed_to(p, executor) == ("index.js", _sym(p, "Processor.stringify").d.start_line)

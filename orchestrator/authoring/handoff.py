@@ -285,7 +285,10 @@ def _in_function_argument(body: list[tuple[int, str]], best: tuple[int, int, int
         return None
     found = [(k.start(), c) for c in going if c is not best[3]
              for k in re.finditer(rf"(?<![\w$]){re.escape(c.short)}\s*\(", args)]
-    return max(found, key=lambda x: x[0])[1] if found else None
+    # (a call in an `if`'s condition tests what the work made: unified's `self.run(…, function (…) {` ends in
+    # `self.stringify(…)`, then `if (looksLikeAValue(result))`)
+    work = [(at, c) for at, c in found if not _CONDITION.match(args[args.rfind("\n", 0, at) + 1:at + 1])]
+    return max(work or found, key=lambda x: x[0])[1] if found else None
 
 
 _GUARD_LINE = re.compile(r"\s*(?:raise|throw)\b|\s*(?:\}\s*)?(?:if|unless|elif|else|end)\b.*?(?::|\{|\bthen)?\s*$|\s*[{}]\s*$")
