@@ -328,3 +328,69 @@ module.exports = Processor
     }))
     executor = next(c for c in next_steps(p, _sym(p, "Processor.process")) if c.short == "executor")
     assert handed_to(p, executor) == ("index.js", _sym(p, "Processor.stringify").d.start_line)
+
+
+def test_a_path_goes_into_the_long_body_not_through_a_short_constructor(tmp_path):
+    # goldmark: `Parse` calls `parseBlocks` (long, ranked low), makes a reader with `NewBlockReader` (short, whose
+    # `Reset` chain ranks high), and ends handing the tree to each `ASTTransformer` (an interface: no way on)
+    long_body = "".join(f"\tif len(src) > {k} {{\n\t\tn += openBlocks(src[{k}:])\n\t}}\n" for k in range(12))
+    p = load(_write(tmp_path / "gm", {
+        "go.mod": "module example.com/gm\n\ngo 1.21\n",
+        "README.md": "# gm\n\n```go\nvar buf bytes.Buffer\nif err := gm.Parse(source, &buf); err != nil {\n  panic(err)\n}\n```\n",
+        "parse.go": f"""package gm
+
+// ASTTransformer changes a tree.
+type ASTTransformer interface {{
+	Transform(n int)
+}}
+
+var transformers []ASTTransformer
+
+// Parse parses a document.
+func Parse(src []byte, w interface{{}}) error {{
+	n := parseBlocks(src)
+	r := NewBlockReader(src)
+	r.Use()
+	for _, at := range transformers {{
+		at.Transform(n)
+	}}
+	return nil
+}}
+
+func parseBlocks(src []byte) int {{
+	n := 0
+{long_body}	return n
+}}
+
+func openBlocks(src []byte) int {{
+	return closeBlocks(len(src))
+}}
+
+func closeBlocks(n int) int {{
+	return n - 1
+}}
+
+type BlockReader struct{{ pos int }}
+
+// NewBlockReader makes a reader.
+func NewBlockReader(src []byte) *BlockReader {{
+	r := &BlockReader{{}}
+	r.Reset(src)
+	return r
+}}
+
+func (r *BlockReader) Reset(src []byte) {{
+	r.ResetPosition(len(src))
+}}
+
+func (r *BlockReader) ResetPosition(n int) {{
+	r.pos = n
+}}
+
+func (r *BlockReader) Use() {{
+	r.pos++
+}}
+""",
+    }))
+    traced = _path(p)
+    assert traced[traced.index("|") + 1:][:3] == ["Parse", "parseBlocks", "openBlocks"]

@@ -97,6 +97,8 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     def callees(cur: Sym, seen: set[tuple[str, int]]) -> list[Sym]:
         if cur is not start and handed_out(p, cur):
             return []  # its work goes on outside the map: what it calls before is preparation
+        if cur is not start and _maker(cur) and cur.lines < 15:
+            return []  # a short constructor makes a value: what it calls sets the value up (goldmark's `NewBlockReader`)
         side = side_calls(p, cur)  # an operation's path, not its error handling
         h = handed_to(p, cur)  # where the body hands the work on is always tried, however it ranks
         found = [c for c in next_steps(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in NOT_STEPS
@@ -108,7 +110,10 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         steps = {(c.rel, c.d.start_line) for c in found}
         found = [c for c in found if c not in util or (len(util) == len(found) and ((c.rel, c.d.start_line) == h or h not in steps))]
         ranked = sorted(found, key=lambda c: (-_node_value(p, c), c.rel, c.d.start_line))
-        return ranked[:5] + [c for c in ranked[5:] if (c.rel, c.d.start_line) == h]
+        # (and, where the body hands its work to no step that goes on, a long body it calls, where work is done, however
+        # it ranks: goldmark's `Parse` ends handing the tree to each `ASTTransformer`, after `parseBlocks`)
+        dead = not any((c.rel, c.d.start_line) == h and next_steps(p, c) for c in found)
+        return ranked[:5] + [c for c in ranked[5:] if (c.rel, c.d.start_line) == h or dead and c.lines >= WORK_LINES]
 
     def value(path: list[Sym]) -> float:
         # from a method, a helper function is a side step: the operation goes on through the objects;
