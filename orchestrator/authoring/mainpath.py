@@ -97,8 +97,9 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
     def callees(cur: Sym, seen: set[tuple[str, int]]) -> list[Sym]:
         if cur is not start and handed_out(p, cur):
             return []  # its work goes on outside the map: what it calls before is preparation
-        if cur is not start and _maker(cur) and cur.lines < 15:
-            return []  # a short constructor makes a value: what it calls sets the value up (goldmark's `NewBlockReader`)
+        if cur is not start and _maker(cur) and cur.lines < 15 and cur.short not in ("__init__", "constructor"):
+            # a short constructor makes a value: what it calls sets the value up (goldmark's `NewBlockReader`); an
+            return []  # `__init__` on the path is there because making the object does the work (handoff._constructors)
         side = side_calls(p, cur)  # an operation's path, not its error handling
         h = handed_to(p, cur)  # where the body hands the work on is always tried, however it ranks
         found = [c for c in next_steps(p, cur) if (c.rel, c.d.start_line) not in seen and c.kind not in NOT_STEPS
