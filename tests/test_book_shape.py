@@ -249,7 +249,7 @@ def test_chapter_one_is_the_big_picture_with_the_readme_example_verbatim(tmp_pat
     o = parse_outline(outline_md, "the plan", src)
     assert o.parts[0].title == "The big picture" and o.parts[0].chapters == ("ch01",) and len(o.parts) >= 2
     assert "- title: The big picture\n  chapters:\n  - id: ch01" in outline_md
-    assert "The public API" not in outline_md  # a Python `index.py` is the index, not the package's entry
+    assert "What a user imports" not in outline_md  # a Python `index.py` is the index, not the package's entry
     first = drafts["ch01"]
     assert first.startswith("# shapedemo at a glance")
     assert "**Part 1, The big picture**" in first and f"**Part 2, {o.parts[1].title}**" in first  # the outline's titles

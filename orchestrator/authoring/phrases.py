@@ -16,7 +16,7 @@ EN: dict[str, str] = {
     # plan
     # a title has no ": " so the outline's YAML needs no quotes for a person to edit
     "title_topic": "{topic} — {names}", "title_names": "How {names} work", "title_name": "How {names} works", "title_part": "The {name} part",
-    "title_where": "{title} in {where}", "book_title": "Inside {name}", "title_module": "{name}", "title_in": "{what} in {where}", "title_api": "The public API",
+    "title_where": "{title} in {where}", "book_title": "Inside {name}", "title_module": "{name}", "title_in": "{what} in {where}", "title_api": "What a user imports",
     "ch_summary": "How {names} work, and what relies on them.",
     "these_files": "these files", "and_more": " and {n} more",
     "outline_intro": "This book explains `{src}` to {audience}. {brief} The {n} chapters are groups of code that "
