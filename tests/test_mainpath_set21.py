@@ -394,3 +394,75 @@ func (r *BlockReader) Use() {{
     }))
     traced = _path(p)
     assert traced[traced.index("|") + 1:][:3] == ["Parse", "parseBlocks", "openBlocks"]
+
+
+def test_a_showcase_of_calls_on_literals_has_no_builders_last_link_as_its_run(tmp_path):
+    # colored: one `"text".blue();` per line, and among them `String::from("x").green().bold();`: no builder's chain
+    # whose last link runs what it built; the README's first call is where the path starts
+    shows = "".join(f'    "line {k}".{m}();\n' for k, m in enumerate(["blue", "red", "blue", "red"]))
+    p = load(_write(tmp_path / "paint", {
+        "Cargo.toml": "[package]\nname = \"paint\"\n",
+        "README.md": f"# paint\n\n```rust\nuse paint::Colorize;\n\nfn main() {{\n{shows}"
+                     "    String::from(\"this also works!\").green().bold();\n}\n```\n",
+        "src/lib.rs": """pub struct Painted {
+    code: u8,
+    text: String,
+}
+
+pub trait Colorize {
+    fn blue(self) -> Painted
+    where
+        Self: Sized,
+    {
+        self.color(34)
+    }
+    fn red(self) -> Painted
+    where
+        Self: Sized,
+    {
+        self.color(31)
+    }
+    fn green(self) -> Painted
+    where
+        Self: Sized,
+    {
+        self.color(32)
+    }
+    fn color(self, code: u8) -> Painted;
+}
+
+impl Colorize for String {
+    fn color(self, code: u8) -> Painted {
+        paint(self, code)
+    }
+}
+
+impl Painted {
+    pub fn bold(self) -> Painted {
+        let code = restyle(self.code);
+        Painted { code, text: self.text }
+    }
+}
+
+fn restyle(code: u8) -> u8 {
+    let shifted = shift(code);
+    shifted + 60
+}
+
+fn shift(code: u8) -> u8 {
+    let c = code % 100;
+    c
+}
+
+fn paint(text: String, code: u8) -> Painted {
+    let text = escape(text);
+    Painted { code, text }
+}
+
+fn escape(text: String) -> String {
+    text.replace('\\x1b', "")
+}
+""",
+    }))
+    traced = _path(p)
+    assert traced[traced.index("|") + 1:][:2] == ["Colorize.blue", "Colorize.color"]

@@ -347,6 +347,8 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         # or in the program's main loop (schedule's `while True: schedule.run_pending()` after
         # `schedule.every(10)…do(job)`); the first call is its set-up
         named = {x.short: x for x, _b in starts}
+        if len(re.findall(r"(?m)^\s*(?:\"[^\"\n]*\"|'[^'\n]*')\s*\.\s*[A-Za-z_]\w*\s*\(", code)) >= 3:
+            return starts  # a showcase of calls on literals (colored's `"this is blue".blue();`, one per line): no run, the first
         calls = [m for m in re.finditer(r"(?<![\w$.])[A-Za-z_$][\w$]*\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", code) if m.group(1) in named]
         seq = [m.group(1) for m in calls]
         links = list(re.finditer(rf"\)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code))
