@@ -466,3 +466,45 @@ fn escape(text: String) -> String {
     }))
     traced = _path(p)
     assert traced[traced.index("|") + 1:][:2] == ["Colorize.blue", "Colorize.color"]
+
+
+def test_what_the_hand_off_is_given_runs_before_it_and_chapter_one_says_so(tmp_path):
+    # markdown-it: `render(src)` is `return this.renderer.render(this.parse(src, env), this.options, env)`: the parse
+    # runs first, in the hand-off's own arguments
+    from orchestrator.authoring.path_steps import prepared
+
+    steps = "".join(f"    tokens.push(src.slice({k}))\n" for k in range(10))
+    p = load(_write(tmp_path / "md", {
+        "package.json": '{"name": "md", "main": "index.js"}\n',
+        "README.md": "# md\n\n```js\nconst MarkdownIt = require('md')\nconst md = new MarkdownIt()\nconst html = md.render('# hi')\n```\n",
+        "index.js": f"""const Renderer = require('./renderer')
+
+class MarkdownIt {{
+  constructor () {{
+    this.renderer = new Renderer()
+  }}
+
+  parse (src, env) {{
+    const tokens = []
+{steps}    return this.normalize(tokens)
+  }}
+
+  normalize (tokens) {{
+    return tokens.filter(Boolean)
+  }}
+
+  render (src, env) {{
+    return this.renderer.render(this.parse(src, env), this.options, env)
+  }}
+}}
+
+module.exports = MarkdownIt
+""",
+        "renderer.js": "class Renderer {\n  render (tokens, options, env) {\n    let out = ''\n"
+                       "    for (const t of tokens) {\n      out += this.renderToken(t)\n    }\n    return out\n  }\n\n"
+                       "  renderToken (t) {\n    return escapeHtml(String(t))\n  }\n}\n\n"
+                       "function escapeHtml (s) {\n  return s.replace(/</g, '&lt;')\n}\n\nmodule.exports = Renderer\n",
+    }))
+    render, inner = _sym(p, "MarkdownIt.render"), _sym(p, "Renderer.render")
+    prep = prepared(p, render, inner, render.d.start_line + 1, [render, inner])
+    assert prep is not None and prep[0].dotted == "MarkdownIt.parse"

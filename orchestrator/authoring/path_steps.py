@@ -30,9 +30,15 @@ def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym,
     # (and a function it runs through `.call(this, …)`: eta's `this.parse.call(this, str)`)
     made = [(c, side, a.d.start_line + text.count("\n", 0, off) if off >= 0 else 0, off) for c, side, off in where] + \
         [(h.callee, False, h.at, -1) for h in hops(p, a) if h.how == "apply" and not h.via.endswith(".bind")]
+    from .valuetypes import call_args
+
+    paren = text.find("(", handed) if handed >= 0 else -1  # (what the hand-off is given runs before it: markdown-it's
+    args = (paren, paren + len(call_args(text, paren)) + 1) if paren >= 0 else (-1, -1)  # `renderer.render(this.parse(src))`)
     for c, side, line, off in made:
+        if off < 0 and (m := re.search(rf"(?<![\w$])(?:this|self)\s*\.\s*{re.escape(c.short)}\s*\(", text)):
+            off, line = m.start(), a.d.start_line + text.count("\n", 0, m.start())  # (`this.parse(…)`, found by its object)
         # (on the hand-off's own line, a call before it: zerolog's `Logger.Debug()` in `Logger.Debug().…Msg(…)`)
-        if side or not (a.d.start_line < line < at or (line == at and 0 <= off < handed)) \
+        if side or not (a.d.start_line < line < at or (line == at and (0 <= off < handed or args[0] < off < args[1]))) \
                 or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \
                 or side_road(c) or trace_print(a, c.short) or _ACCESSOR.match(c.short) or _maker(c) \
                 or re.match(r"(?i)(?:check|valid|ensure|assert|verify|is_|has_)", c.short) \
