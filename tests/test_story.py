@@ -260,6 +260,10 @@ def test_a_noun_title_cut_before_its_clause_drops_a_dangling_participle():
     d = Definition(kind="struct", name="StringRecord", qualified_name="StringRecord", signature="pub struct StringRecord",
                    doc="A single CSV record stored as valid UTF-8 bytes.", start_line=1, end_line=2, exported=True)
     assert doc_noun_title(Sym("src/string_record.rs", d, 0.0, "rust")) == "Single CSV record"
+    # (and before its examples: colored's "A combinatorial style such as bold, italics, dimmed, etc.")
+    d = Definition(kind="struct", name="Style", qualified_name="Style", signature="pub struct Style",
+                   doc="A combinatorial style such as bold, italics, dimmed, etc.", start_line=1, end_line=2, exported=True)
+    assert doc_noun_title(Sym("src/style.rs", d, 0.0, "rust")) == "Combinatorial style"
 
 
 def test_chapter_one_must_follow_the_main_path_whoever_writes_it():

@@ -65,6 +65,8 @@ def doc_noun_title(s: Sym) -> str:
     if not m:
         return ""
     words = _DOC_CUT.split(" " + m.group(1), maxsplit=1)[0].split()
+    # (cut at an example's opening: "A combinatorial style such as bold, italics, …" is a combinatorial style)
+    words = words[:next((k for k, w in enumerate(words) if w.lower() in ("such", "e.g", "e.g.", "i.e", "i.e.", "including")), len(words))]
     while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its", "like"):
         words.pop()
     if len(words) >= 3 and re.fullmatch(r"[a-z]+ed", words[-1]):
