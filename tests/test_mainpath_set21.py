@@ -508,3 +508,19 @@ module.exports = MarkdownIt
     render, inner = _sym(p, "MarkdownIt.render"), _sym(p, "Renderer.render")
     prep = prepared(p, render, inner, render.d.start_line + 1, [render, inner])
     assert prep is not None and prep[0].dotted == "MarkdownIt.parse"
+
+
+def test_a_javascript_prototype_alias_defines_the_classs_methods(tmp_path):
+    # acorn: `const pp = Parser.prototype`, `pp.parseTopLevel = function (node) {…}`; the class's `parse()` calls
+    # `this.parseTopLevel(node)`, and that one `this.startNode()`, which the class declares itself
+    p = load(_write(tmp_path / "ac", {
+        "package.json": '{"name": "ac", "main": "src/index.js"}\n',
+        "src/state.js": "export class Parser {\n  constructor (input) {\n    this.input = input\n  }\n\n"
+                        "  startNode () {\n    return {start: 0}\n  }\n\n  parse () {\n    const node = this.startNode()\n"
+                        "    return this.parseTopLevel(node)\n  }\n}\n",
+        "src/statement.js": "import {Parser} from './state.js'\n\nconst pp = Parser.prototype\n\n"
+                            "pp.parseTopLevel = function (node) {\n  const inner = this.startNode()\n  node.body = [inner]\n"
+                            "  return node\n}\n",
+    }))
+    assert [c.dotted for c in next_steps(p, _sym(p, "Parser.parse"))] == ["Parser.startNode", "pp.parseTopLevel"]
+    assert [c.dotted for c in next_steps(p, _sym(p, "pp.parseTopLevel"))] == ["Parser.startNode"]

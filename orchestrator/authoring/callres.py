@@ -34,7 +34,7 @@ from .arity import (
     takes_count as _takes_count,
 )
 from .c_includes import c_global
-from .local_defs import LANGS as LOCAL_LANGS, in_scope, top
+from .local_defs import LANGS as LOCAL_LANGS, in_scope, same_object, top
 from .project import Project, Sym
 from .source_sets import lambda_receivers, source_set
 from .uses import python_imports, rust_used, rust_uses
@@ -214,7 +214,7 @@ class Resolver:
         from .signature import receiver
 
         if len(parts) == 2 and parts[0] in (receiver(s), "self", "Self", "this", "cls") and me_owner:
-            return list(self.by_dotted.get(f"{me_owner}.{parts[1]}", ()))
+            return list(self.by_dotted.get(f"{me_owner}.{parts[1]}", ())) or [x for o in same_object(p, me_owner) for x in self.by_dotted.get(f"{o}.{parts[1]}", ())]
         if len(parts) == 2 and parts[0] in ("base", "super") and me_owner:  # C#'s `base.Render(`: the base type's
             return [x for b in self.typer().bases(me_owner) for x in self.typer().member(b, parts[1])][:1]
         if len(parts) == 2:

@@ -149,3 +149,24 @@ def top(p: Project, s: Sym) -> Sym:
     while (up := parent(p, s)) is not None:
         s = up
     return s
+
+
+# JavaScript's prototype aliases: `const pp = Parser.prototype`, then `pp.parseTopLevel = function (…)` (acorn) defines
+# `Parser`'s methods under the alias, so the map names them `pp.parseTopLevel`. A `this.x(…)` in a method of `Parser`
+# may run `pp.x`, and one in `pp.x` a method the class declares itself.
+_ALIAS = re.compile(r"(?m)^\s*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*([A-Z][\w$]*)\.prototype\s*;?\s*$")
+
+
+def same_object(p: Project, owner: str) -> list[str]:
+    """The other names the methods of `owner` are defined under: its prototype's aliases for a class, the class for an
+    alias (`Parser` ↔ `pp`); [] when it has none."""
+    key = ("js_prototype",)
+    if key not in p._keys:
+        pairs: dict[str, set[str]] = {}
+        for rel, (lang, kind) in p.files.items():
+            if lang in ("javascript", "typescript") and kind == "code":
+                for alias, cls in _ALIAS.findall("\n".join(p.lines_of(rel))):
+                    pairs.setdefault(cls, set()).add(alias)
+                    pairs.setdefault(alias, set()).add(cls)
+        p._keys[key] = {k: sorted(v) for k, v in pairs.items()}
+    return p._keys[key].get(owner, [])
