@@ -390,3 +390,13 @@ def entry_scores(p: Project, groups: list[list[str]]) -> list[float]:
             score += ROOT_BONUS
         out.append(round(score, 3))
     return out
+
+
+# how an example prints a value, per language, and the method printing runs on it (example_calls.printed_value)
+PRINTS = {"ruby": (r"(?:puts|print)\s*\(?\s*([a-z_]\w*)\s*\)?", "to_s"), "python": (r"print\(\s*([a-z_]\w*)\s*\)", "__str__"),
+          "java": (r"System\.out\.println\(\s*([a-z_]\w*)\s*\)", "toString"),
+          # Rust's `println!("{table}")` / `println!("{}", table)` formats through `impl Display`'s `fmt`
+          "rust": (r"(?:print|println|format)!\(\s*\"(?:\{([a-z_]\w*)\}|\{\}\",\s*&?([a-z_]\w*))\"?\s*\)", "fmt"),
+          "go": (r"fmt\.Print(?:ln)?\(\s*([a-z_]\w*)\s*\)", "String"),
+          "csharp": (r"Console\.WriteLine\(\s*([a-z_]\w*)\s*\)", "ToString"),
+          "kotlin": (r"println\(\s*([a-z_]\w*)\s*\)", "toString")}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .entry import TYPE_ARGS
+from .entry import PRINTS as _PRINTS, TYPE_ARGS
 from .overview import example_of
 from .project import Project, Sym
 
@@ -216,15 +216,6 @@ def chain_member(p: Project, code: str, close: int, name: str, lang: str) -> lis
 
 
 # what printing a value runs on it: Ruby's `puts table` its `to_s`, Python's `print(x)` its `__str__`, Java's `toString`
-_PRINTS = {"ruby": (r"(?:puts|print)\s*\(?\s*([a-z_]\w*)\s*\)?", "to_s"), "python": (r"print\(\s*([a-z_]\w*)\s*\)", "__str__"),
-           "java": (r"System\.out\.println\(\s*([a-z_]\w*)\s*\)", "toString"),
-           # Rust's `println!("{table}")` / `println!("{}", table)` formats through `impl Display`'s `fmt`
-           "rust": (r"(?:print|println|format)!\(\s*\"(?:\{([a-z_]\w*)\}|\{\}\",\s*&?([a-z_]\w*))\"?\s*\)", "fmt"),
-           "go": (r"fmt\.Print(?:ln)?\(\s*([a-z_]\w*)\s*\)", "String"),
-           "csharp": (r"Console\.WriteLine\(\s*([a-z_]\w*)\s*\)", "ToString"),
-           "kotlin": (r"println\(\s*([a-z_]\w*)\s*\)", "toString")}
-
-
 def printed_value(p: Project, code: str, lang: str) -> tuple[Sym, str] | None:
     """(the method, the variable) when the example ends by printing a value it built, whose type defines what
     printing runs (terminal-table's `puts user_table` after `user_table = Terminal::Table.new do … end` runs

@@ -343,9 +343,9 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
     # printed in later sections): the first short block of the document that runs or prints it
     built = set() if values else set(re.findall(r"(?m)^\s*(?:(?:var|let|const|val)\s+)?([a-z_][\w$]*)\s*:?=\s*(?:new\s+)?[A-Z][\w$.]*\s*\(",
                                                  ex.code))
-    from .example_calls import _PRINTS
+    from .entry import PRINTS
 
-    shown = _PRINTS.get(ex.lang, ("$^", ""))[0]
+    shown = PRINTS.get(ex.lang, ("$^", ""))[0]
     for a, b, tag, code in code_blocks(text, ex.rel):
         if ex.last < a and len([ln for ln in code.splitlines() if ln.strip()]) <= 3 and \
                 (a < end and any(m.group(1) in values for m in SERVING.finditer(code))
