@@ -378,3 +378,19 @@ def test_a_dotted_name_in_a_module_doc_is_no_sentences_end():
     # tqdm's contrib/concurrent.py: the title was "Thin wrappers around concurrent"
     assert module_doc_title("Thin wrappers around `concurrent.futures`.") == "Thin wrappers around concurrent.futures"
     assert module_doc_title("Handle WebSocket connections. Then more.") == "Handling WebSocket connections"
+
+
+def test_a_python_package_is_named_by_its_setup_and_a_readmes_install_heading_names_nothing(tmp_path: Path):
+    # markdown2: no pyproject.toml; setup.py says `name="markdown2"`, and the README's first heading is "# Install"
+    from orchestrator.repo.project import project_name_at
+
+    (tmp_path / "md2").mkdir()
+    (tmp_path / "md2" / "README.md").write_text("Markdown is a markup format.\n\n# Install\n\npip install it\n", encoding="utf-8")
+    assert project_name_at(tmp_path / "md2") == "md2"
+    (tmp_path / "md2" / "setup.py").write_text('from setuptools import setup\n\nsetup(\n    name="markdown2",\n'
+                                               '    version=get_version(),\n)\n', encoding="utf-8")
+    assert project_name_at(tmp_path / "md2") == "markdown2"
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "setup.cfg").write_text("[metadata]\nname = parsy\nversion = 1\n\n[options]\nname = other\n",
+                                                encoding="utf-8")
+    assert project_name_at(tmp_path / "cfg") == "parsy"

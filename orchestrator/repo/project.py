@@ -191,7 +191,8 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
     except OSError:  # not a directory, or not ours to list
         gemspec, csproj = "", []
     # a gem's own spec before a package.json that only builds its docs site (faraday's "faraday-docs")
-    for name, parse in (("pyproject.toml", _from_pyproject), (gemspec, _from_gemspec), ("package.json", _from_package_json),
+    for name, parse in (("pyproject.toml", _from_pyproject), ("setup.cfg", _from_setup_cfg), ("setup.py", _from_setup_py),
+                        (gemspec, _from_gemspec), ("package.json", _from_package_json),
                         ("Cargo.toml", _from_cargo), ("go.mod", _from_go_mod), ("pom.xml", _from_pom)):
         if not name:
             continue
@@ -242,7 +243,8 @@ def project_name_at(root: Path, readme: str | None = None) -> str:
 # a README's first heading that names a section of it, not the project
 MAX_NAME_WORDS = 4
 _SECTION_HEADS = frozenset({"summary", "overview", "introduction", "intro", "about", "readme", "contents", "description",
-                            "getting started", "usage", "documentation", "table of contents"})
+                            "getting started", "usage", "documentation", "table of contents", "install", "installation",
+                            "quick start", "quickstart", "features", "requirements"})
 _NOTICES = frozenset({"deprecated", "warning", "notice", "important", "attention", "unmaintained", "archived", "note"})
 GENERIC_DIRS = frozenset({"src", "lib", "source", "sources", "java", "main", "include", "pkg", "app", "code"})
 
@@ -258,6 +260,18 @@ def folder_name(root: Path) -> str:
 def _from_pyproject(text: str) -> str:
     data = tomllib.loads(text)
     return str(data.get("project", {}).get("name") or data.get("tool", {}).get("poetry", {}).get("name") or "")
+
+
+def _from_setup_cfg(text: str) -> str:
+    """`name = markdown2` under `[metadata]` of a Python package's setup.cfg."""
+    m = re.search(r"^\[metadata\][^\[]*?^name\s*=\s*([\w.+-]+)\s*$", text, re.M | re.S)
+    return m.group(1) if m else ""
+
+
+def _from_setup_py(text: str) -> str:
+    """`setup(name="markdown2", …)` in a Python package's setup.py, a literal name only."""
+    m = re.search(r"\bsetup\s*\((?:[^()]|\([^()]*\))*?\bname\s*=\s*['\"]([\w.+-]+)['\"]", text)
+    return m.group(1) if m else ""
 
 
 def _from_gemspec(text: str) -> str:
