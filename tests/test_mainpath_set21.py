@@ -524,3 +524,53 @@ def test_a_javascript_prototype_alias_defines_the_classs_methods(tmp_path):
     }))
     assert [c.dotted for c in next_steps(p, _sym(p, "Parser.parse"))] == ["Parser.startNode", "pp.parseTopLevel"]
     assert [c.dotted for c in next_steps(p, _sym(p, "pp.parseTopLevel"))] == ["Parser.startNode"]
+
+
+def test_a_name_a_package_binds_to_an_instances_method_calls_that_method(tmp_path):
+    # pyjwt: api_jwt.py ends `_jwt_global_obj = PyJWT()`, `encode = _jwt_global_obj.encode`; __init__ re-exports it,
+    # so the README's `jwt.encode(…)` is PyJWT.encode, not PyJWS.encode of api_jws.py
+    sign = "".join(f"        out.append(self._part({k}))\n" for k in range(6))
+    p = load(_write(tmp_path / "tok", {
+        "README.md": "# tok\n\n```python\n>>> import tok\n>>> encoded = tok.encode({'a': 1}, 'secret')\n```\n",
+        "tok/__init__.py": "from .api_jws import PyJWS\nfrom .api_jwt import PyJWT, encode\n",
+        "tok/api_jws.py": f'''class PyJWS:
+    """Signs bytes."""
+
+    def encode(self, payload, key):
+        """Sign a payload."""
+        out = []
+{sign}        return b".".join(out)
+
+    def _part(self, k):
+        return str(k).encode()
+
+
+_jws_global_obj = PyJWS()
+encode = _jws_global_obj.encode
+''',
+        "tok/api_jwt.py": '''import json
+
+from .api_jws import PyJWS
+
+
+class PyJWT:
+    """Signs claims."""
+
+    def __init__(self):
+        self._jws = PyJWS()
+
+    def encode(self, payload, key):
+        """Encode claims."""
+        data = json.dumps(payload).encode()
+        return self._jws.encode(data, key)
+
+
+_jwt_global_obj = PyJWT()
+encode = _jwt_global_obj.encode
+''',
+    }))
+    from orchestrator.authoring.bound_names import bound_methods
+    from orchestrator.authoring.mainpath import _starts
+
+    assert bound_methods(p)["encode"].dotted == "PyJWT.encode"
+    assert all(b == 0.0 for s, b in _starts(p, entry_points(p)) if s.dotted == "PyJWS.encode")
