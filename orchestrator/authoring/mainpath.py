@@ -280,8 +280,8 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
                     add(ms, bonus)
     from .bound_names import bound_methods
 
-    bound = bound_methods(p)  # (pyjwt's `jwt.encode` is `PyJWT.encode`, bound at module level: not `PyJWS.encode`)
-    out = [(s, 0.0 if s.kind == "method" and s.short in bound and s is not bound[s.short] else b) for s, b in out]
+    by_alias = bound_methods(p)  # (pyjwt's `jwt.encode` is `PyJWT.encode`, bound at module level: not `PyJWS.encode`)
+    out = [(s, 0.0 if s.kind == "method" and s.short in by_alias and s is not by_alias[s.short] else b) for s, b in out]
     if ex is not None:  # an overload the example's calls of its name cannot reach (`toJson(JsonElement)` for `toJson(1)`)
         given: dict[str, list[str]] = {}  # `Type.name` → the arguments the example gives it on a value it built
         for m in re.finditer(rf"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls):
