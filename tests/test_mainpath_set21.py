@@ -574,3 +574,25 @@ encode = _jwt_global_obj.encode
 
     assert bound_methods(p)["encode"].dotted == "PyJWT.encode"
     assert all(b == 0.0 for s, b in _starts(p, entry_points(p)) if s.dotted == "PyJWS.encode")
+
+
+def test_the_readmes_own_import_alias_names_the_projects_functions(tmp_path):
+    # squirrel: `import sq "github.com/Masterminds/squirrel"`, then `sq.Select("*")`: the package's `Select`, not the
+    # `InsertBuilder.Select` method of the same name
+    from orchestrator.authoring.entry import own_aliases
+
+    assert own_aliases('import sq "github.com/Masterminds/squirrel"\nimport numpy as np\nconst x = require("other")\n'
+                       'import * as ac from "acorn"\n', {"squirrel", "numpy", "acorn"}) == {"sq", "np", "ac"}
+    p = load(_write(tmp_path / "squirrel", {
+        "go.mod": "module github.com/Masterminds/squirrel\n\ngo 1.21\n",
+        "README.md": '# squirrel\n\n```go\nimport sq "github.com/Masterminds/squirrel"\n\n'
+                     'users := sq.Select("*").From("users")\n```\n',
+        "statement.go": "package squirrel\n\n// Select starts a SELECT.\nfunc Select(columns ...string) SelectBuilder {\n"
+                        "\treturn SelectBuilder{cols: columns}\n}\n",
+        "select.go": "package squirrel\n\n// SelectBuilder builds a SELECT.\ntype SelectBuilder struct {\n\tcols []string\n\tfrom string\n}\n\n"
+                     "// From sets the table.\nfunc (b SelectBuilder) From(t string) SelectBuilder {\n\tb.from = t\n\treturn b\n}\n",
+        "insert.go": "package squirrel\n\n// InsertBuilder builds an INSERT.\ntype InsertBuilder struct {\n\tsel SelectBuilder\n}\n\n"
+                     "// Select sets a SELECT to insert from.\nfunc (b InsertBuilder) Select(s SelectBuilder) InsertBuilder {\n"
+                     "\tb.sel = s\n\treturn b\n}\n",
+    }))
+    assert entry_points(p)[0].dotted == "Select"

@@ -211,6 +211,7 @@ def readme_names(p: Project) -> tuple[dict[str, float], dict[str, float]]:
     if key not in p._keys:
         code = readme_code(p)
         own = {p.root.name.lower(), project_name(p.root).lower()}
+        own |= own_aliases(code, own)  # (squirrel's `import sq "github.com/Masterminds/squirrel"`, then `sq.Select(…)`)
         first: dict[str, int] = {}
         for m in _IDENT_RE.finditer(code):
             before = code[max(0, m.start() - 40):m.start()]
@@ -231,6 +232,24 @@ def readme_names(p: Project) -> tuple[dict[str, float], dict[str, float]]:
         p._keys[key] = ({n: 1.0 / (1.0 + 3.0 * at / size) for n, at in first.items()},
                         {n: 1.0 / (1.0 + 3.0 * at / size) for n, at in calls.items()})
     return p._keys[key]
+
+
+def own_aliases(code: str, own: set[str]) -> set[str]:
+    """The names example code imports the project itself under: Go's `import sq "github.com/Masterminds/squirrel"`,
+    Python's `import numpy as np`, JavaScript's `import * as acorn from "acorn"` (lowercase, as `own`)."""
+    out = set()
+    for alias, path in re.findall(r"(?m)^\s*(?:import\s+)?([A-Za-z_]\w*)\s+\"([\w./-]+)\"\s*$", code):  # (Go)
+        if re.sub(r"/v\d+$", "", path).rsplit("/", 1)[-1].lower() in own:
+            out.add(alias.lower())
+    for pkg, alias in re.findall(r"(?m)^\s*import\s+([\w.]+)\s+as\s+(\w+)\s*$", code):  # (Python)
+        if pkg.split(".")[0].lower() in own:
+            out.add(alias.lower())
+    for m in re.finditer(r"""\bimport\s+(?:\*\s+as\s+)?([A-Za-z_$][\w$]*)\s+from\s+['"]([^'"]+)['"]"""
+                         r"""|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(\s*['"]([^'"]+)['"]""", code):  # (JS)
+        alias, pkg = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if _package_name(pkg) in own:
+            out.add(alias.lower())
+    return out
 
 
 _MADE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*:?=\s*(?:new\s+)?(?:[\w$]+(?:\.|::))*([A-Z][\w$]*)\s*(?:\(|::new\b|\.new\b|\{)")
