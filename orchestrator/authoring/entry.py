@@ -411,7 +411,8 @@ def entry_scores(p: Project, groups: list[list[str]]) -> list[float]:
     return out
 
 
-# how an example prints a value, per language, and the method printing runs on it (example_calls.printed_value)
+# how an example prints a value, per language, and what printing runs on it (example_calls.printed_value): Ruby's
+# `puts table` its `to_s`, Python's `print(x)` its `__str__`, Java's `toString`
 PRINTS = {"ruby": (r"(?:puts|print)\s*\(?\s*([a-z_]\w*)\s*\)?", "to_s"), "python": (r"print\(\s*([a-z_]\w*)\s*\)", "__str__"),
           "java": (r"System\.out\.println\(\s*([a-z_]\w*)\s*\)", "toString"),
           # Rust's `println!("{table}")` / `println!("{}", table)` formats through `impl Display`'s `fmt`

@@ -215,7 +215,6 @@ def chain_member(p: Project, code: str, close: int, name: str, lang: str) -> lis
     return [x for x in _typer(p).member(typ, name) if x.kind == "method"] if typ else []
 
 
-# what printing a value runs on it: Ruby's `puts table` its `to_s`, Python's `print(x)` its `__str__`, Java's `toString`
 def printed_value(p: Project, code: str, lang: str) -> tuple[Sym, str] | None:
     """(the method, the variable) when the example ends by printing a value it built, whose type defines what
     printing runs (terminal-table's `puts user_table` after `user_table = Terminal::Table.new do … end` runs
