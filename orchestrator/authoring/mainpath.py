@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from .bound_names import bound_methods
 from .codetext import call_args
 from .entry import TYPE_ARGS
 from .example_calls import (
@@ -278,8 +279,6 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
                     bonus = max(0.75, called.get(e.short, 0.0))
                     out[:] = [(o, max(b, bonus) if o is ms else b) for o, b in out]  # (found before as a type's method)
                     add(ms, bonus)
-    from .bound_names import bound_methods
-
     by_alias = bound_methods(p)  # (pyjwt's `jwt.encode` is `PyJWT.encode`, bound at module level: not `PyJWS.encode`)
     out = [(s, 0.0 if s.kind == "method" and s.short in by_alias and s is not by_alias[s.short] else b) for s, b in out]
     if ex is not None:  # an overload the example's calls of its name cannot reach (`toJson(JsonElement)` for `toJson(1)`)

@@ -35,8 +35,9 @@ def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym,
     paren = text.find("(", handed) if handed >= 0 else -1  # (what the hand-off is given runs before it: markdown-it's
     args = (paren, paren + len(call_args(text, paren)) + 1) if paren >= 0 else (-1, -1)  # `renderer.render(this.parse(src))`)
     for c, side, line, off in made:
-        if off < 0 and (m := re.search(rf"(?<![\w$])(?:this|self)\s*\.\s*{re.escape(c.short)}\s*\(", text)):
-            off, line = m.start(), a.d.start_line + text.count("\n", 0, m.start())  # (`this.parse(…)`, found by its object)
+        if off < 0 and not line and (m := re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*\(").search(text, args[0] + 1, max(args[1], 0))):
+            # (_calls_where places no call inside another's arguments: find it in the hand-off's own)
+            off, line = m.start(), a.d.start_line + text.count("\n", 0, m.start())
         # (on the hand-off's own line, a call before it: zerolog's `Logger.Debug()` in `Logger.Debug().…Msg(…)`)
         if side or not (a.d.start_line < line < at or (line == at and (0 <= off < handed or args[0] < off < args[1]))) \
                 or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \

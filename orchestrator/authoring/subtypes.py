@@ -84,16 +84,21 @@ def go_built(p: Project, x: Sym, iface: str) -> bool:
     """Go's `func New(…) Markdown { md := &markdown{…}; …; return md }`: a function of implementation `x`'s package
     that gives back interface `iface` builds `x`'s type, so a value the project makes of that interface is an `x`
     (goldmark's `defaultMarkdown = New()`, `NewParser() Parser` building a `parser`)."""
-    typ = re.escape(_owner(x).rsplit(".", 1)[-1])
+    key = ("go_built", x.rel, x.d.start_line, iface)
+    if key in p._keys:
+        return p._keys[key]
+    name = _owner(x).rsplit(".", 1)[-1]
+    p._keys[key] = False
     for f in p.symbols(within=[r for r in p.files if posixpath.dirname(r) == posixpath.dirname(x.rel)]):
         if f.kind == "function" and re.search(rf"\)\s*\(?\s*\*?{re.escape(iface)}\b[^(]*$", " ".join(f.d.signature.split())):
             body = "\n".join(p.lines_of(f.rel)[f.d.start_line - 1:f.d.end_line])
             last = re.findall(r"\breturn\s+&?(\w+)\s*(\{)?", body)[-1:]  # what it gives back at its end: the type
             # built there, or a local built as one (not goquery's `return invalidMatcher{}` on an error, then `return cs`)
-            if last and last[0][0] == _owner(x).rsplit(".", 1)[-1] and last[0][1] or \
-                    last and re.search(rf"\b{re.escape(last[0][0])}\s*:?=\s*&?{typ}\s*\{{", body):
-                return True
-    return False
+            if last and (last[0][0] == name and last[0][1]
+                         or re.search(rf"\b{re.escape(last[0][0])}\s*:?=\s*&?{re.escape(name)}\s*\{{", body)):
+                p._keys[key] = True
+                break
+    return p._keys[key]
 
 
 def _go_implements(p: Project, typ: str, rel: str, iface: Sym) -> bool:
