@@ -146,7 +146,7 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     # (a statement may print the call's result: `println!("{}", template.render(…))`, `print(s.dumps(x))`)
     stmts: list[re.Match[str]] = []
     end = 0
-    for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
+    for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?P<kept>(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
                          r"(?P<printed>(?:print|println!?|puts|console\.log|System\.out\.println|Console\.WriteLine|fmt\.Println)"
                          r"\s*\(\s*(?:\"[^\"\n]*\"\s*,\s*)?)?"
                          rf"(?P<recv>[A-Za-z_]\w*)\s*\.\s*(?P<meth>[A-Za-z_]\w*){TYPE_ARGS}\s*\(", code):
@@ -165,8 +165,11 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
         return []
     # calls side by side on the value (Cronos' `expression.GetNextOccurrence(…)`, then `…GetPreviousOccurrence(…)`):
     # the first that does more than set it up is the run, the others its variants
-    m = next((x for x in stmts if x.group("recv") == m.group("recv") and not _CONFIGURES.match(x.group("meth"))
-              and not x.group("printed")), m)
+    # (a bare call another call on the value follows feeds the value: tablewriter's `table.Header(…)`,
+    # `table.Bulk(…)`, then `table.Render()`)
+    same = [x for x in stmts if x.group("recv") == m.group("recv")]
+    m = next((x for x in same if not _CONFIGURES.match(x.group("meth")) and not x.group("printed")
+              and (x.group("kept") or x is same[-1])), m)
     meth = m.group("meth")
     if len(re.findall(rf"(?<![\w$.]){re.escape(m.group('recv'))}\s*\.\s*{meth}\s*\(", code)) > 1:
         return []  # (goquery's `s.Find("a")` in the callback is another value's)

@@ -138,7 +138,11 @@ def module_wrapper(src: Any, node: Any) -> bool:
     """A function that wraps a whole module, run where it is written: an IIFE (`(function () { … })()`)
     or a UMD factory (`(function (root, factory) { … }(this, function moduleFactory() { … }))`, PapaParse's).
     What its body declares is the module's own, not a local."""
-    if src.lang not in ("javascript", "typescript", "tsx") or node.type not in ("function_expression", "function", "arrow_function"):
+    if src.lang not in ("javascript", "typescript", "tsx"):
+        return False
+    if node.type == "function_declaration":
+        return _exported_factory(src, node)
+    if node.type not in ("function_expression", "function", "arrow_function"):
         return False
     called, parent = False, node.parent
     while parent is not None and parent.type in _WRAPPED_BY:
@@ -146,6 +150,23 @@ def module_wrapper(src: Any, node: Any) -> bool:
         parent = parent.parent
     return called and parent is not None and parent.type == "expression_statement" and \
         parent.parent is not None and parent.parent.type == "program"
+
+
+def _exported_factory(src: Any, node: Any) -> bool:
+    """A function of the module whose call is what the module exports (`export default createDOMPurify();`,
+    `module.exports = factory()`, `const purify = createDOMPurify(); export default purify;`): the object it
+    builds and returns is the module's API, so what its body declares is the module's own."""
+    name = node.child_by_field_name("name")
+    top = node.parent.parent if node.parent is not None and node.parent.type == "export_statement" else node.parent
+    if name is None or top is None or top.type != "program":
+        return False
+    n = re.escape(src.text(name))
+    text = src.data.decode("utf-8", "replace")
+    if re.search(rf"(?m)^\s*(?:export\s+default|module\.exports\s*=)\s*{n}\s*\(", text):
+        return True
+    made = re.search(rf"(?m)^\s*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*{n}\s*\(", text)
+    return made is not None and re.search(
+        rf"(?m)^\s*(?:export\s+default|module\.exports\s*=)\s*{re.escape(made.group(1))}\s*;?\s*$", text) is not None
 
 
 def umd_members(text: str) -> dict[str, str]:

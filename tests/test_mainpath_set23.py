@@ -1,0 +1,136 @@
+"""Where chapter 1's main path starts and how it goes on (issue 35, session 27, set 23): a JavaScript factory whose
+call is what the module exports; an example's bare calls on a value before the one that runs it. Each on a small
+source, failing without its rule."""
+
+from __future__ import annotations
+
+from conftest import traced as _path, write_files as _write
+
+from orchestrator.authoring.project import load
+
+# DOMPurify's shape: the module exports what `createPurify()` builds; its methods are assigned in the factory's body,
+# and the helpers they call are the factory's own `const x = function`
+_PURIFY = """function createPurify(window) {
+  const Purify = (root) => createPurify(root);
+
+  const _initDocument = function (dirty) {
+    const doc = window.parse(dirty);
+    return doc.body;
+  };
+
+  const _sanitizeElements = function (node) {
+    if (node.bad) {
+      node.remove();
+      return true;
+    }
+    return false;
+  };
+
+  Purify.sanitize = function (dirty, cfg) {
+    const body = _initDocument(dirty);
+    let node = body.first;
+    while (node) {
+      _sanitizeElements(node);
+      node = node.next;
+    }
+    return body.html;
+  };
+
+  return Purify;
+}
+
+export default createPurify();
+"""
+
+
+def test_a_factory_whose_call_the_module_exports_defines_the_modules_api(tmp_path):
+    files = {"package.json": '{"name": "purify", "main": "src/purify.js"}\n', "src/purify.js": _PURIFY,
+             "README.md": "# purify\n\n```js\nconst clean = Purify.sanitize(dirty);\n```\n"}
+    p = load(_write(tmp_path / "purify", files))
+    assert {"Purify.sanitize", "_initDocument", "_sanitizeElements"} <= {s.dotted for s in p.symbols()}
+    assert _path(p)[1:] == ["Purify.sanitize", "_sanitizeElements"]
+    # a function the module only calls (its export is something else) keeps its locals its own
+    local = dict(files, **{"src/purify.js": _PURIFY.replace("export default createPurify();", "createPurify();\nexport default 1;")})
+    q = load(_write(tmp_path / "local", local))
+    assert not {"_initDocument", "_sanitizeElements"} & {s.dotted for s in q.symbols()}
+
+
+_TABLE = """package grid
+
+import "io"
+
+type Table struct {
+	w    io.Writer
+	head []string
+	rows [][]string
+}
+
+// NewWriter makes a table that writes to w.
+func NewWriter(w io.Writer) *Table {
+	return &Table{w: w}
+}
+
+// Header sets the header row.
+func (t *Table) Header(cells []string) {
+	t.head = t.prepare(cells)
+}
+
+// Bulk appends rows.
+func (t *Table) Bulk(rows [][]string) {
+	for _, r := range rows {
+		t.rows = append(t.rows, t.prepare(r))
+	}
+}
+
+func (t *Table) prepare(cells []string) []string {
+	out := []string{}
+	for _, c := range cells {
+		out = append(out, pad(c))
+	}
+	return out
+}
+
+func pad(c string) string {
+	return " " + c + " "
+}
+
+// Render writes the table.
+func (t *Table) Render() error {
+	return t.render()
+}
+
+func (t *Table) render() error {
+	t.line(t.head)
+	for _, r := range t.rows {
+		t.line(r)
+	}
+	t.border()
+	t.border()
+	t.border()
+	return nil
+}
+
+func (t *Table) line(cells []string) {
+	for _, c := range cells {
+		io.WriteString(t.w, c)
+	}
+}
+
+func (t *Table) border() {
+	io.WriteString(t.w, "+")
+}
+"""
+
+
+def test_bare_calls_on_a_value_before_another_feed_it_the_last_runs_it(tmp_path):
+    # tablewriter: `table.Header(…)` and `table.Bulk(…)` fill the table, `table.Render()` runs it
+    readme = ("# grid\n\n```go\nfunc main() {\n\ttable := grid.NewWriter(os.Stdout)\n\ttable.Header(data[0])\n"
+              "\ttable.Bulk(data[1:])\n\ttable.Render()\n}\n```\n")
+    p = load(_write(tmp_path / "table", {"go.mod": "module example.com/grid\n\ngo 1.21\n", "table.go": _TABLE, "README.md": readme}))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["Table.Render", "Table.render"]
+    # calls whose results are kept side by side are variants of one run: the first that does more than set up
+    kept = readme.replace("\ttable.Header(data[0])\n", "\thead := table.Header(data[0])\n")
+    q = load(_write(tmp_path / "kept", {"go.mod": "module example.com/grid\n\ngo 1.21\n", "table.go": _TABLE, "README.md": kept}))
+    path = _path(q)
+    assert path[path.index("|") + 1] == "Table.Header"
