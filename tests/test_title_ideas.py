@@ -394,3 +394,33 @@ def test_a_python_package_is_named_by_its_setup_and_a_readmes_install_heading_na
     (tmp_path / "cfg" / "setup.cfg").write_text("[metadata]\nname = parsy\nversion = 1\n\n[options]\nname = other\n",
                                                 encoding="utf-8")
     assert project_name_at(tmp_path / "cfg") == "parsy"
+
+
+def test_a_docs_section_named_for_the_chapters_directory_says_its_idea_in_its_first_sentence(tmp_path: Path):
+    from orchestrator.authoring.doc_phrases import section_title
+    from orchestrator.authoring.ideas import heading_titles
+
+    assert section_title("Transformers allow you to filter and modify HTML nodes using your own custom logic, on "
+                         "top of Sanitize's core filtering.") == "Filtering and modifying HTML nodes"
+    assert section_title("Plugins are used to extend the parser.") == "Extending the parser"
+    assert section_title("Options allow you to set the timeout.") == ""  # (a weak verb says no job)
+    assert section_title("A transformer is any object that responds to `call`.") == ""
+    # sanitize: "## Transformers" names none of the chapter's code, but `lib/sanitize/transformers/` is its directory
+    root = tmp_path / "san"
+    (root / "lib/san/transformers").mkdir(parents=True)
+    (root / "lib/san/config").mkdir(parents=True)
+    for name in ("clean_comment", "clean_element"):
+        klass = "".join(w.title() for w in name.split("_"))
+        (root / f"lib/san/transformers/{name}.rb").write_text(
+            f"class San\n  module Transformers\n    class {klass}\n      def call(env)\n        env[:node]\n      end\n    end\n  end\nend\n")
+    (root / "lib/san/config/relaxed.rb").write_text("class San\n  module Config\n    RELAXED = {}\n  end\nend\n")
+    (root / "lib/san.rb").write_text("class San\n  def fragment(html)\n    html\n  end\nend\n")
+    (root / "README.md").write_text("# san\n\n## Usage\n\nCall `San.fragment`.\n\n## Transformers\n\nTransformers "
+                                    "allow you to filter and modify HTML nodes using your own custom logic.\n")
+    p = project_mod.load(root)
+    groups = [["lib/san.rb"], ["lib/san/config/relaxed.rb", "lib/san/transformers/clean_comment.rb",
+                               "lib/san/transformers/clean_element.rb"]]
+    assert heading_titles(p, groups)[1] == "Filtering and modifying HTML nodes"
+    # not when another chapter holds most of that directory's files
+    split = [["lib/san.rb", "lib/san/transformers/clean_comment.rb"], ["lib/san/config/relaxed.rb", "lib/san/transformers/clean_element.rb"]]
+    assert heading_titles(p, split)[1] is None

@@ -76,3 +76,42 @@ def doc_noun_title(s: Sym) -> str:
             or words[0].lower() in ("way", "thing", "type", "function", "method", "helper", "wrapper", "convenience"):
         return ""
     return words[0][:1].upper() + " ".join(words)[1:]
+
+
+# "X allow you to …", "X are used to …": the sentence says what its subject is for
+_FOR = re.compile(r"^(?:the\s+)?[\w\s-]{1,40}?\s+(?:allows?|lets?|enables?|helps?)\s+(?:you|users?|callers?)\s+(?:to\s+)?"
+                  r"|^(?:the\s+)?[\w\s-]{1,40}?\s+(?:is|are|can be)\s+used\s+to\s+", re.I)
+
+
+def section_title(text: str) -> str:
+    """'Filtering and modifying HTML nodes' from a docs section that opens "Transformers allow you to filter
+    and modify HTML nodes using your own custom logic, …": what the section's subject lets a user do, when
+    its first sentence says it with verbs and an object; '' otherwise. (A heading that is only the module's
+    name, sanitize's "Transformers", still has its idea in the sentence under it.)"""
+    prose = next((ln for ln in re.split(r"\n\s*\n", text) if ln.strip() and not ln.lstrip().startswith(("```", "    ", "\t", "#", "|", "-", "*", ">"))), "")
+    first = re.split(r"(?<=[.!?])\s", " ".join(prose.split()), maxsplit=1)[0]
+    first = re.sub(r"`([^`]*)`", r"\1", first)
+    m = _FOR.match(first)
+    if not m:
+        return ""
+    words = _DOC_CUT.split(" " + first[m.end():], maxsplit=1)[0].split()
+    verbs: list[str] = []
+    while words and (_base_verb(words[0].lower()) or words[0].lower() in ("and", "or")):
+        verbs.append(words.pop(0).lower())
+    while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its", "your", "own"):
+        words.pop()
+    if not verbs or verbs[-1] in ("and", "or") or verbs[0] in ("and", "or") or not 1 <= len(words) <= 5 \
+            or not re.fullmatch(r"[A-Za-z -]+", " ".join(words)) or any(_base_verb(v) + "s" in _WEAK_VERBS for v in verbs if v not in ("and", "or")):
+        return ""
+    said = " ".join(v if v in ("and", "or") else _gerund(v) for v in verbs)
+    return f"{said[:1].upper()}{said[1:]} {' '.join(words)}"
+
+
+# verbs a section may say its subject lets a user do, beyond the code's own (VERBS)
+_USER_VERBS = frozenset({"modify", "extend", "customize", "customise", "change", "add", "control", "configure", "define",
+                         "adjust", "tweak", "replace", "override", "hook", "inspect", "observe", "intercept", "filter"})
+
+
+def _base_verb(word: str) -> str:
+    """`word` when it is a verb's base form a sentence may open with (filter, modify, extend), else ''."""
+    return word if word in VERBS or word in _USER_VERBS or word + "s" in DOC_VERBS or word + "es" in DOC_VERBS else ""

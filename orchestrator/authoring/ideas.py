@@ -16,10 +16,11 @@ of symbols); a chapter neither source fits keeps the role or module subject titl
 from __future__ import annotations
 
 import math
+import posixpath
 import re
 
 from ..contracts.title_shape import _IDENT, name_title
-from .doc_phrases import _DOC_CUT, doc_noun_title, doc_title
+from .doc_phrases import _DOC_CUT, doc_noun_title, doc_title, section_title
 from .plan import key_symbols
 from .project import Project, Sym, project_name
 from .verbs import VERBS, gerund as _gerund
@@ -164,13 +165,44 @@ def heading_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
         head = sections[si][0]
         if out[gi] is not None or head.lower() in used or head.lower() == own.lower():
             continue
-        if name_title(head, groups[gi], {n for n, _w in names[gi]}, own) or not _shares_words(head, vocab[gi]):
-            continue
-        if not covers(head, sections[si][1], [n for n, _w in names[gi]], own):
+        if not _shares_words(head, vocab[gi]) or not covers(head, sections[si][1], [n for n, _w in names[gi]], own):
             continue  # a detail of the chapter ("Printing Filenames" for click's echo), not its idea
+        if name_title(head, groups[gi], {n for n, _w in names[gi]}, own):
+            # a heading that is only the module's name (sanitize's "Transformers") may say its idea in the
+            # sentence under it ("Transformers allow you to filter and modify HTML nodes …")
+            said = section_title(sections[si][1])
+            if not said or said.lower() in used or name_title(said, groups[gi], {n for n, _w in names[gi]}, own):
+                continue
+            used.add(head.lower())
+            head = said
         out[gi] = head
         used.add(head.lower())
+    for gi, files in enumerate(groups):  # (a section named for the chapter's own directory names none of its code)
+        if out[gi] is None and (said := _directory_section(sections, files, groups, used)):
+            if not name_title(said, files, {n for n, _w in names[gi]}, own):
+                out[gi] = said
+                used.add(said.lower())
     return out
+
+
+def _directory_section(sections: list[tuple[str, str, bool]], files: list[str], groups: list[list[str]], used: set[str]) -> str:
+    """What the docs' section named for a directory most of whose files are this chapter's says its subject lets a
+    user do (sanitize's "## Transformers" for `lib/sanitize/transformers/`: "Filtering and modifying HTML nodes"),
+    or ''."""
+    from ..contracts.title_shape import stem
+
+    mine = set(files)
+    dirs = {posixpath.basename(posixpath.dirname(f)) for f in files}
+    for head, text, _deep in sections:
+        words = [stem(w) for w in _words(head)]
+        if len(words) != 1 or head.lower() in used:
+            continue
+        for d in dirs:
+            held = [f for g in groups for f in g if posixpath.basename(posixpath.dirname(f)) == d]
+            if d and [stem(w) for w in _words(d)] == words and 2 * sum(f in mine for f in held) > len(held) \
+                    and (said := section_title(text)) and said.lower() not in used:
+                return said
+    return ""
 
 
 def covers(head: str, text: str, key: list[str], project: str = "") -> bool:
