@@ -183,6 +183,26 @@ def test_a_type_has_no_steps():
     assert _steps_block(body, T(), phrases("en")) == []  # type: ignore[arg-type]
 
 
+def test_a_one_line_c_family_if_checks_its_condition_not_the_statement_after_it():
+    # acorn's `if (!curContext || !curContext.preserveSpace) this.skipSpace()`: "checks `… this.skipSpace()`" misread it
+    code = ("pp.nextToken = function() {\n  if (!ctx || !ctx.preserveSpace) this.skipSpace()\n  this.start = this.pos\n"
+            "  for (let i = 0; i < n; i++) this.go(i)\n  if (a) || b {\n    go()\n  }\n}")
+    assert steps(code, "javascript")[:3] == [("check", "!ctx || !ctx.preserveSpace"), ("set", "this.start = this.pos"),
+                                             ("loop", "let i = 0; i < n; i++")]
+    assert steps(code, "javascript")[3] == ("check", "(a) || b")  # (more of the condition, not a statement)
+
+
+def test_an_undocumented_functions_parameters_and_result_are_a_labelled_list_not_a_lead_in_sentence(tmp_path: Path):
+    """A sentence before every function's parameters and after them for its result ("A single argument goes in:",
+    "The caller gets `T` back.") was a third of a large book's repeated prose (issue 35): English lists them under
+    the labels a documented function's list has; nothing given back needs no line."""
+    src = ('def fetch(url: str, retries: int = 3) -> bytes:\n    data = _get(url)\n    return data\n\n\n'
+           'def ping(host: str) -> None:\n    _get(host)\n\n\ndef _get(u: str) -> bytes:\n    return u.encode()\n')
+    text = _chapter(tmp_path, {"net.py": src})
+    assert "**Parameters**\n\n- `url` of type `str`" in text and "**Returns**\n\n- `bytes`" in text, text
+    assert "gives back" not in text and "goes in:" not in text and "gives nothing back" not in text
+
+
 def test_a_chapter_without_an_image_of_its_own_gets_none(tmp_path: Path):
     """No fixed list of metaphors: a router no longer becomes "a telephone switchboard" in every
     book (issue 35); without a picture in the project's own docs, the chapter draws none."""

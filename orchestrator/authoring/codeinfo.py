@@ -135,6 +135,8 @@ def steps(code: str, lang: str, limit: int = 7) -> list[tuple[str, str]]:
             m = rx.match(st)
             if m:
                 frag = next((g for g in m.groups() if g), "") if m.groups() else ""
+                if kind in ("check", "loop") and frag.startswith("("):
+                    frag = _condition(frag)  # (`if (cond) this.skipSpace()` on one line: the check is `cond`)
                 if kind == "set" and _TRIVIAL_SET.match(st.rstrip(";")):
                     break  # `m := mx`: a new name for a value says nothing of what the code does
                 if kind == "try":
@@ -172,6 +174,19 @@ def _strip_comment(st: str, lang: str) -> str:
         elif st.startswith(mark, i) and (i == 0 or st[i - 1] in " \t"):
             return st[:i].rstrip()
     return st
+
+
+def _condition(frag: str) -> str:
+    """`(a || b)` of `(a || b) this.skipSpace()`: a C-family condition without the statement written after it on its
+    line; the whole fragment when its parentheses do not close."""
+    depth = 0
+    for i, ch in enumerate(frag):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0:
+            rest = frag[i + 1:].strip()
+            # (what follows is a statement, not more of the condition: `(a) || b`, Python's `(a) and b`)
+            return frag[:i + 1] if re.match(r"[A-Za-z_$]", rest) and not re.match(r"(?:and|or|not|in|instanceof|is)\b", rest) else frag
+    return frag
 
 
 def _closed(code: str) -> str:
