@@ -420,6 +420,23 @@ _RESULT = {
 }
 
 
+def result_note(ret: str) -> str | None:
+    """What the Returns item says after the type (English): a yes or no, a function, several values, a value
+    and an error; '' for a plain type, None when nothing comes back."""
+    r = ret.strip()
+    if r in ("None", "void", "()", "undefined", "Unit"):
+        return None
+    if r in ("bool", "boolean", "Boolean", "_Bool"):
+        return ": yes or no"
+    if re.match(r"^func\b|^Callable\b|^\(.*\)\s*=>", r):
+        return ": a function"
+    if re.match(r"^\(.*,\s*error\)$", r):
+        return ": the last value says whether it failed"
+    if re.match(r"^\(.*,.*\)$|^tuple\[.*,.*\]$", r):
+        return ": more than one value"
+    return ""
+
+
 def result_sentence(ret: str, t: dict[str, str]) -> str:
     """What a function gives back, said by its shape: nothing, a yes or no, a function (a Go
     middleware's constructor), several values, a value and an error."""

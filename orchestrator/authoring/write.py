@@ -21,7 +21,7 @@ from . import facts, images, story
 from .codeinfo import resolved_calls, signature_parts, steps
 from .facts import resolved_users
 from .opening import opening
-from .phrases import kind_name, lang_name, phrases, result_sentence, step_sentence, steps_intro
+from .phrases import kind_name, lang_name, phrases, result_note, result_sentence, step_sentence, steps_intro
 from .plan import key_symbols
 from .project import Project, Sym
 from .research import _quote, chapter_of_files, outline_chapters, parse_excerpts
@@ -175,13 +175,20 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
         # (in English the list's bold labels say what it is; a Chinese book says it quotes the doc's English)
         return out + ([t["params_from_doc"], ""] if zh else []) + [_quote(text) if zh else text, ""] + same
     if sig_params:
-        out += [vary("params_from_sig_one" if len(sig_params) == 1 else "params_from_sig", seed(s.name), t).format(name=s.short), ""]
+        # (in English the bold label the doc's own list has: a lead-in sentence for every function, however it is
+        # worded, is the form issue 35 counted; a Chinese book keeps its sentence)
+        lead = t["params"] if t["lang"] == "en" else ""
+        out += [f"**{lead}**" if lead else vary("params_from_sig_one" if len(sig_params) == 1 else "params_from_sig", seed(s.name), t).format(name=s.short), ""]
         for x in sig_params:
             typ = t["param_type"].format(type=x.type) if x.type and "`" not in x.type else ""
             dflt = t["param_default"].format(default=x.default) if x.default and "`" not in x.default else ""
             out.append(f"- `{x.name}`{typ}{dflt}{sig_cite}")
         out.append("")
-    if ret and "`" not in ret:
+    if ret and "`" not in ret and t["lang"] == "en":
+        note = result_note(ret)
+        if note is not None:  # (nothing given back: the signature says so, no line needed)
+            out += [f"**{t['returns']}**", "", f"- `{ret.strip()}`{note}{cite_of(s)}", ""]
+    elif ret and "`" not in ret:
         said = result_sentence(ret, t)
         if said == t["result_type"].format(ret=ret.strip()):
             said = vary("result_type", seed(s.name, "ret"), t).format(ret=ret.strip())
@@ -280,7 +287,7 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
     out += _calls_block(p, s, code, here, ctx["chapter"]["id"], in_chapter, t)
     shown = [e for e in pd.examples if shows_use(e.text, s.short)][:MAX_EXAMPLES]
     if shown:
-        out += [t["doc_example"], ""]
+        out += [vary("doc_example", seed(s.name, "example"), t), ""]
         for e in shown:
             out += [docstrings.fence(e.text, e.lang or "text"), ""]
     return out
