@@ -134,3 +134,102 @@ def test_bare_calls_on_a_value_before_another_feed_it_the_last_runs_it(tmp_path)
     q = load(_write(tmp_path / "kept", {"go.mod": "module example.com/grid\n\ngo 1.21\n", "table.go": _TABLE, "README.md": kept}))
     path = _path(q)
     assert path[path.index("|") + 1] == "Table.Header"
+
+
+_SET = """package edit
+
+// Set sets a value at path.
+func Set(json, path, raw string) (string, error) {
+	if optimistic(path) {
+		i := locate(json, path)
+		if i > 0 {
+			out := splice(json, i, raw)
+			return out, nil
+		}
+	}
+	if path == "" {
+		return json, errEmpty
+	}
+	parts := parsePath(path)
+	return appendPaths(json, parts, raw)
+}
+
+func optimistic(path string) bool {
+	return path != ""
+}
+
+func locate(json, path string) int {
+	n := 0
+	for i := range json {
+		n += i
+	}
+	for range path {
+		n--
+	}
+	return n
+}
+
+func splice(json string, i int, raw string) string {
+	a := json[:i]
+	b := json[i:]
+	c := a + raw
+	d := c + b
+	e := d + ""
+	return scan(e)
+}
+
+func scan(s string) string {
+	return s
+}
+
+func Insert(json string, raw string) string {
+	return splice(json, 1, raw)
+}
+
+func Prepend(json string, raw string) string {
+	return splice(json, 0, raw)
+}
+
+func Replace(json string, raw string) string {
+	return splice(json, 2, raw)
+}
+
+func parsePath(path string) []string {
+	out := []string{}
+	for _, c := range path {
+		out = append(out, string(c))
+	}
+	out = append(out, "")
+	out = append(out, "")
+	return scanAll(out)
+}
+
+func scanAll(p []string) []string {
+	return p
+}
+
+func appendPaths(json string, parts []string, raw string) (string, error) {
+	for _, p := range parts {
+		json = json + p
+	}
+	return json + raw, nil
+}
+"""
+
+
+def test_a_call_in_a_branch_that_returns_the_result_itself_prepares_nothing(tmp_path):
+    # sjson's `set`: an optimistic branch splices the bytes and returns them; the main line parses the path, then
+    # hands on to `appendRawPaths`: what was done before the hand-off is `parsePath` (no accessor for its name)
+    from orchestrator.authoring.path_steps import _fast_path, prepared
+
+    p = load(_write(tmp_path / "edit", {"go.mod": "module example.com/edit\n\ngo 1.21\n", "edit.go": _SET}))
+    s = next(x for x in p.symbols() if x.dotted == "Set")
+    on = next(x for x in p.symbols() if x.dotted == "appendPaths")
+    at = next(k for k, ln in enumerate(p.lines_of("edit.go"), 1) if "return appendPaths(" in ln)
+    prep = prepared(p, s, on, at, [s, on])
+    assert prep is not None and prep[0].dotted == "parsePath"
+    lines = p.lines_of("edit.go")
+    splice_at = next(k for k, ln in enumerate(lines, 1) if "splice(json, i, raw)" in ln)
+    assert _fast_path(lines, splice_at, at)
+    # an error's return is no other way to the result: a call in its branch is still on the way
+    assert not _fast_path(["func f() {", "\tif bad {", "\t\tlog(x)", "\t\treturn nil, err", "\t}", "\tgo()", "}"], 3, 6)

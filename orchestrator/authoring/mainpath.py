@@ -61,7 +61,10 @@ def _rank_pct(p: Project) -> dict[tuple[str, int], float]:
 # step of the operation, not where its work goes on
 _UTILITY = re.compile(r"(?i)^(?:utils?|helpers?)\.\w+$")
 # (Rust's `as_parts`, `as_bytes`: a cheap view of what the value holds)
-_ACCESSOR = re.compile(r"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^[A-Z]?[a-z]*(?:Name|Path)$|^as_[a-z]")
+# (`fullPath`, `baseName`; not a verb's work on one: sjson's `parsePath`)
+_WORK_ON = (r"(?!(?:parse|split|resolve|join|normalize|clean|match|find|build|make|create|load|read|write|walk|expand|format|"
+            r"render|encode|decode|escape|compile)[NP])")
+_ACCESSOR = re.compile(rf"^_?(?:get|is|has)(?:_|[A-Z])|^(?:Get|Is|Has)[A-Z]|^{_WORK_ON}[A-Z]?[a-z]*(?:Name|Path)$|^as_[a-z]")
 # a constructor by its name: Rust's `new`/`with_capacity`/`default`, Python's `__init__`
 _MAKER = re.compile(r"^(?:new|with_capacity|default|__init__|__new__)$")
 _GETTER = re.compile(r"(?:get|set|is|has)[A-Z_]|(?:Get|Set)$")  # (C#'s and Go's bare `Get()` of a pool too)
@@ -129,7 +132,7 @@ def call_path(p: Project, start: Sym, limit: int = MAX_PATH) -> list[Sym]:
         # most of a step's depth is taken back
         # so is a constructor (`StringRecord::new` → `ByteRecord::with_capacity`): making a value, not using it
         leaf = sum(0.7 if _ACCESSOR.match(x.short) or _maker(x)
-                   else 1.0 if x.lines <= 5 and re.match(r"(?:set|[A-Z]?[a-z]*[Nn]ame$)", x.short)
+                   else 1.0 if x.lines <= 5 and re.match(rf"(?:set|{_WORK_ON}[A-Z]?[a-z]*[Nn]ame$)", x.short)
                    else 0.0 for x in path[1:])
         return path_value(p, path) - (1 - DEPTH_SHARE) * len(path) - 0.75 * off + HAND_OFF * on - leaf
 

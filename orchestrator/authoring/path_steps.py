@@ -39,7 +39,7 @@ def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym,
             # (_calls_where places no call inside another's arguments: find it in the hand-off's own)
             off, line = m.start(), a.d.start_line + text.count("\n", 0, m.start())
         # (on the hand-off's own line, a call before it: zerolog's `Logger.Debug()` in `Logger.Debug().…Msg(…)`)
-        if side or not (a.d.start_line < line < at or (line == at and (0 <= off < handed or args[0] < off < args[1]))) \
+        if side or _fast_path(p.lines_of(a.rel), line, at) or not (a.d.start_line < line < at or (line == at and (0 <= off < handed or args[0] < off < args[1]))) \
                 or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \
                 or side_road(c) or trace_print(a, c.short) or _ACCESSOR.match(c.short) or _maker(c) \
                 or re.match(r"(?i)(?:check|valid|ensure|assert|verify|is_|has_)", c.short) \
@@ -49,6 +49,33 @@ def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym,
         if v > 0 and (best is None or v > best[0]):
             best = (v, c, line)
     return (best[1], best[2]) if best else None
+
+
+_BRANCH = re.compile(r"^\s*(?:}\s*)?(?:if|else|elif|elsif|case|when|unless)\b")
+_RESULT_EXIT = re.compile(r"^\s*return\b(?!\s*;?\s*$)(?!.*(?:\berr\b|Err\(|[Ee]rror|[Ee]xception|\bNone\s*$|\bnull\b|\bfalse\b))")
+
+
+def _fast_path(lines: list[str], line: int, at: int) -> bool:
+    """Whether the call at `line` (1-based) sits in a branch that gives the body's result back by another way
+    before the hand-off at `at` (sjson's `set`: an optimistic path that returns the edited bytes itself): that
+    branch replaces the hand-off, it does not prepare it. An error's return is no such way."""
+    def indent(k: int) -> int:
+        return len(lines[k - 1]) - len(lines[k - 1].lstrip())
+
+    if not 0 < line < at <= len(lines) or indent(line) <= indent(at):
+        return False
+    level, k = indent(line), line
+    while k > 1 and level > indent(at):  # each block around the call, out to the hand-off's level
+        k -= 1
+        if not lines[k - 1].strip() or indent(k) >= level:
+            continue
+        level = indent(k)
+        if _BRANCH.match(lines[k - 1]):
+            end = next((j for j in range(k + 1, at) if lines[j - 1].strip() and indent(j) <= level
+                        and not re.match(r"^\s*[})\]]", lines[j - 1])), at)
+            if any(_RESULT_EXIT.match(lines[j - 1]) for j in range(k + 1, end)):
+                return True
+    return False
 
 
 # ---------------------------------------------------------------- diagram slots (issue 23 item 4)
