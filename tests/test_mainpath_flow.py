@@ -400,6 +400,11 @@ def test_a_doc_that_says_what_its_class_supports_doing_titles_the_chapter(tmp_pa
     assert name_title("Capturing blocks", files, project="erubi") == ""
     assert name_title("Capture block", files, project="erubi") != ""
     assert name_title("Routing", ["src/routing.go"]) != "" and name_title("Routing requests", ["src/routing.go", "src/request.go"]) != ""
+    # the doing's object counts though the code names it too (lark's `grammar` variable, "Loading a grammar" for
+    # load_grammar.py); a doing alone, or of a name in code, is still the module's name
+    assert name_title("Loading a grammar", ["lark/load_grammar.py"], {"grammar"}) == ""
+    assert name_title("Loading", ["lark/load.py"], {"grammar"}) != ""
+    assert name_title("Parsing `Grammar`", ["lark/parse.py"], {"Grammar"}) != ""
 
 
 MAKO_README = """# tmpl

@@ -389,7 +389,7 @@ def from_context(ctx: dict[str, Any]) -> Project:
 
 
 # (`*.conf.js` too: uuid's `wdio.conf.js`, karma's, protractor's: a test runner's setup is no chapter)
-_TOOL_CONFIG_RE = re.compile(r"^\.?[\w-]+\.conf(?:ig)?\.(?:[cm]?[jt]s)$|^\.[\w-]+rc\.[cm]?js$")
+_TOOL_CONFIG_RE = re.compile(r"^\.?[\w.-]+\.conf(?:ig)?\.(?:[cm]?[jt]s)$|^\.[\w-]+rc\.[cm]?js$")  # (rollup.coverage.config.js)
 TOOL_FILES = frozenset({"gulpfile.js", "Gruntfile.js", "setup.py", "noxfile.py", "fabfile.py", "Jakefile.js"})
 HARNESS_DIRS = frozenset({"fuzz", "fuzz_targets", "benches", "bench", "benchmarks", "benchmark"})
 

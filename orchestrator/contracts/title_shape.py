@@ -94,7 +94,10 @@ def name_title(title: str, sources: list[str] | tuple[str, ...] = (), names: fro
     mods = path_words(sources) - own
     # a verb said of the module's things is what the code does ("Capturing blocks" for capture_block.rb), unless
     # the module is named by that very word ("Routing" for routing.go)
-    doing = bool(re.fullmatch(r"[a-z]{3,}ing", rest[0])) and rest[0] not in _NOT_GERUNDS and len(rest) >= 2 \
+    # (its object counts though the code also names it: lark's "Loading a grammar" for load_grammar.py, where
+    # `grammar` is a variable too, says what the module does as much as "Capturing blocks" does)
+    said = [w for w in _words(_CODE.sub(" ", t)) if w not in STOP and w not in KIND_WORDS]
+    doing = bool(re.fullmatch(r"[a-z]{3,}ing", rest[0])) and rest[0] not in _NOT_GERUNDS and len(said) >= 2 \
         and rest[0] not in _words(" ".join(sources))
     if all(stem(w) in mods for w in rest) and not doing:
         return "its words are its module's name"
