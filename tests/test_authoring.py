@@ -353,6 +353,7 @@ def test_the_tools_configuration_is_no_chapter(tmp_path):
     (src / "fuzz" / "fuzz_targets" / "parse.rs").write_text("fn fuzz(data: &[u8]) {\n    let _ = data;\n}\n")
     assert load(src).code_files() == ["src/config.ts"]
     assert is_tooling("vite.config.ts") and is_tooling("wdio.conf.js") and is_tooling(".eslintrc.js") and is_tooling("setup.py")
+    assert is_tooling("config/rollup.coverage.config.js")  # (a dotted config name: DOMPurify's)
     assert not is_tooling("src/flask/config.py") and not is_tooling("pkg/setup.py")
 
 
