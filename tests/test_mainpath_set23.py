@@ -233,3 +233,23 @@ def test_a_call_in_a_branch_that_returns_the_result_itself_prepares_nothing(tmp_
     assert _fast_path(lines, splice_at, at)
     # an error's return is no other way to the result: a call in its branch is still on the way
     assert not _fast_path(["func f() {", "\tif bad {", "\t\tlog(x)", "\t\treturn nil, err", "\t}", "\tgo()", "}"], 3, 6)
+
+
+def test_a_with_statements_manager_and_a_callable_parameters_call_have_the_type_they_give(tmp_path):
+    # mistletoe's `markdown`: `with renderer() as r: return r.render(Document(iterable))`, where
+    # `renderer: Callable[..., BaseRenderer] = HtmlRenderer`
+    from orchestrator.authoring.facts import all_calls
+
+    p = load(_write(tmp_path / "mark", {
+        "mark/__init__.py": "from mark.render import BaseRenderer, HtmlRenderer\nfrom typing import Callable\n\n\n"
+                            "def markdown(text: str, renderer: Callable[..., BaseRenderer] = HtmlRenderer):\n"
+                            "    with renderer() as r:\n        return r.render(text)\n\n\n"
+                            "def plain(text: str, renderer=HtmlRenderer):\n    with renderer() as r:\n        return r.render(text)\n",
+        "mark/render.py": "class BaseRenderer:\n    def __enter__(self):\n        return self\n\n    def __exit__(self, *a):\n"
+                          "        pass\n\n    def render(self, token):\n        return str(token)\n\n\n"
+                          "class HtmlRenderer(BaseRenderer):\n    pass\n\n\nclass Other:\n    def render(self, token):\n        return token\n"}))
+    fn = next(s for s in p.symbols() if s.dotted == "markdown")
+    assert "BaseRenderer.render" in [c.dotted for c in all_calls(p, fn)]
+    # (no annotation: which class the caller passes is not written, and two types have a `render`)
+    bare = next(s for s in p.symbols() if s.dotted == "plain")
+    assert "BaseRenderer.render" not in [c.dotted for c in all_calls(p, bare)]

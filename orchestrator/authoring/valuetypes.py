@@ -22,6 +22,7 @@ from .codetext import call_args, closing, go_qualifier, top_split as _top_split 
 from .given import given_type
 from .js_values import made_result
 from .local_defs import top
+from .local_values import LOCAL_LANGS, assigned_values
 from .project import Project, Sym
 from .ruby_mixins import class_or_instance, mixins
 from .signature import java_result, owner, receiver  # noqa: F401 (java_result: re-exported)
@@ -46,18 +47,6 @@ _WRAPPER = re.compile(r"^\s*(?:Result|Option|Box|Arc|Rc|RefCell|Mutex|Optional|T
                       r"Awaitable|Ref|Cow)\s*<(.*)>\s*$")
 
 # A local's assignment, per language (NAME is the local; group 1 the declared type, group 2 the value)
-_LOCAL = {
-    "python": r"^[ \t]*NAME\s*(?::\s*([\w.]+)[^=\n]*)?=(?!=)\s*(.+)$",
-    "ruby": r"^[ \t]*NAME\s*()(?:\|\|)?=(?![=~])\s*(.+)$",
-    "javascript": r"(?:\b(?:const|let|var)\s+|^[ \t]*)NAME\s*()=(?![=>])\s*(.+)$",
-    "typescript": r"(?:\b(?:const|let|var)\s+|^[ \t]*)NAME\s*(?::\s*([\w.]+)[^=\n]*)?=(?![=>])\s*(.+)$",
-    "go": r"(?:^|;|\bif\s+|\bvar\s+)[ \t]*NAME(?:\s*,\s*\w+)*\s*(?:\s([\w.*]+)\s*)?:?=(?!=)\s*(.+)$",
-    "rust": r"\blet\s+(?:mut\s+)?NAME\s*(?::\s*&?(?:mut\s+)?([\w:]+)[^=\n]*)?=(?!=)\s*(.+)$",
-    "kotlin": r"\b(?:val|var)\s+NAME\s*(?::\s*([\w.]+)[^=\n]*)?=(?!=)\s*(.+)$",
-    "java": r"(?:\b(?:var|final)\s+|\b([A-Z]\w*)(?:<[^;=()]*>)?\s+|^[ \t]*)NAME\s*=(?!=)\s*(.+)$",
-    "csharp": r"(?:\bvar\s+|\b([A-Z]\w*)(?:<[^;=()]*>)?\s+|^[ \t]*)NAME\s*=(?!=)\s*(.+)$",
-}
-_LOCAL["tsx"] = _LOCAL["typescript"]
 
 
 # A field's declaration in its type's body, by language: the type it names (FIELD is the field)
@@ -261,8 +250,7 @@ class Typer:
 
     def local_type(self, s: Sym, name: str, depth: int = 0) -> str:
         """The project type of `s`'s local `name`, as every assignment of it the code can read agrees."""
-        rx = _LOCAL.get(s.lang)
-        if rx is None or depth >= MAX_DEPTH:
+        if s.lang not in LOCAL_LANGS or depth >= MAX_DEPTH:
             return ""
         ann = re.search(rf"(?m)^[ \t]*{re.escape(name)}\s*:\s*([\w.]+)\s*$", self.code_of(s)) if s.lang == "python" else None
         if ann and (typ := self.type_in_text(ann.group(1), owner(s))):
@@ -271,7 +259,7 @@ class Typer:
         key = ("vt_assigned", s.rel, s.d.start_line, name)  # (read once: a long body asks often; an example, each time)
         assigned = self.p._keys.get(key) if s.rel else None
         if assigned is None:
-            assigned = [(m.group(1) or "", m.group(2)) for m in re.finditer(rx.replace("NAME", re.escape(name)), self.code_of(s), re.M)]
+            assigned = assigned_values(self.code_of(s), name, s.lang)
             if s.rel:
                 self.p._keys[key] = assigned
         for declared, value in assigned:
@@ -416,6 +404,8 @@ class Typer:
             if self.is_type(name) and s.lang in _CALLABLE_CLASS:
                 return name, end
             hit, own = self.resolver_for(s).resolve(name, False, args), owner(top(self.p, s))
+            if hit is None and s.lang == "python" and re.search(rf"\b{re.escape(name)}\s*:\s*(?:Callable\[\s*\.\.\.\s*,|[Tt]ype\[)", s.d.signature):
+                return self.resolver_for(s).param_types().get(name, ""), end  # (mistletoe's `renderer: Callable[..., BaseRenderer]`)
             return ("" if hit is None else self.bound_result(own, hit) if own else self.result_type(hit)), end
         if s.lang in ("go", "rust") and self.is_type(name) and re.compile(r"\s*\{").match(e, at):
             return name, len(e)  # a struct literal (its fields are not read)
