@@ -17,7 +17,7 @@ WORK_LINES = 30  # a body this long that calls nothing further is where the work
 SMALL_REACH = 4  # a call that reaches this few definitions (three calls deep) is a detail after one that reaches twice as many
 
 # a trace or debug print (urfave/cli's `tracef`, called twenty times in `Command.run`): never where the work goes
-LOGGER = re.compile(r"(?i)^_?(?:trace|debug|dbg|log|print)f?$")
+LOGGER = re.compile(r"(?i)^_?(?:trace|tracing|debug|debugging|dbg|log|logging|logger|print)f?$")  # (tablewriter's `twwidth.Debugging()`)
 # a logging method of the project itself (logrus's `Logger.Info` → `Logger.Log` → `Entry.Log`): its log call is its work
 # (`Infof`, `logArgs`, color's `colorPrint`)
 _LOGS = re.compile(r"(?i)^_?(?:trace|debug|info|warn|error|fatal|panic|log|print)|[a-z_](?-i:Trace|Debug|Info|Warn|Error|Fatal|Panic|Log|Print)(?![a-z])|_(?:log|print)(?![a-z])")

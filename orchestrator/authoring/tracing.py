@@ -85,6 +85,9 @@ _BUILTIN_CALLS = frozenset({"len", "print", "str", "int", "isinstance", "append"
                             "unwrap", "clone", "into", "to_string", "String", "Error", "Object", "Array", "fmt"})
 
 
+_LOG_CALL = re.compile(r"(?i)(?:^|\.)(?:log|logger|console|debug)\w*\.|(?:^|\.)_?(?:trace|debug|dbg|log|print|info|warn|warning)f?$")
+
+
 def unresolved_tail(p: Project, last: Sym) -> tuple[str, int] | None:
     """(call, line) of the last call `last` makes that the map does not resolve to a definition of
     the source (an interface's method, another package's function): where the traced path leaves
@@ -99,7 +102,9 @@ def unresolved_tail(p: Project, last: Sym) -> tuple[str, int] | None:
         for m in re.finditer(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*\(", text):
             name = m.group(1)
             short = name.rsplit(".", 1)[-1]
-            if short not in known and short not in _BUILTIN_CALLS and not short.startswith("_") and len(short) > 2:
+            # (not a log line: tablewriter's `render` "goes on" with its calls, not with `t.logger.Info(…)`)
+            if short not in known and short not in _BUILTIN_CALLS and not short.startswith("_") and len(short) > 2 \
+                    and not _LOG_CALL.search(name):
                 found = (name, n)
     return found
 
