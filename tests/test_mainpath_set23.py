@@ -253,3 +253,18 @@ def test_a_with_statements_manager_and_a_callable_parameters_call_have_the_type_
     # (no annotation: which class the caller passes is not written, and two types have a `render`)
     bare = next(s for s in p.symbols() if s.dotted == "plain")
     assert "BaseRenderer.render" not in [c.dotted for c in all_calls(p, bare)]
+
+
+def test_where_the_map_stops_is_not_a_log_line(tmp_path):
+    # tablewriter's `render`: "goes on with `t.logger.Info(…)`" told the reader a log line was where the work went
+    from orchestrator.authoring.tracing import unresolved_tail
+
+    p = load(_write(tmp_path / "tw", {"go.mod": "module example.com/tw\n\ngo 1.21\n", "tw.go": (
+        "package tw\n\nimport \"io\"\n\ntype Table struct {\n\tw      io.Writer\n\tlogger Logger\n}\n\n"
+        "func (t *Table) render() error {\n\tt.w.Write([]byte(\"x\"))\n\tt.logger.Info(\"done\")\n\treturn nil\n}\n")}))
+    s = next(x for x in p.symbols() if x.dotted == "Table.render")
+    assert unresolved_tail(p, s) == ("t.w.Write", 11)
+    # nor is a call that gathers debugging information or hands out the logger a step of the set-up
+    from orchestrator.authoring.handoff import trace_print
+
+    assert trace_print(s, "Debugging") and trace_print(s, "Logger") and not trace_print(s, "Render")

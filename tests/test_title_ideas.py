@@ -405,6 +405,9 @@ def test_a_docs_section_named_for_the_chapters_directory_says_its_idea_in_its_fi
     assert section_title("Plugins are used to extend the parser.") == "Extending the parser"
     assert section_title("Options allow you to set the timeout.") == ""  # (a weak verb says no job)
     assert section_title("A transformer is any object that responds to `call`.") == ""
+    # said as an order under a heading that is code (gray-matter's `options.excerpt`), after its type lines
+    assert section_title("**Type**: `Boolean`\n\nExtract an excerpt that directly follows front-matter.") == "Extracting an excerpt"
+    assert section_title("Install with npm.") == ""
     # sanitize: "## Transformers" names none of the chapter's code, but `lib/sanitize/transformers/` is its directory
     root = tmp_path / "san"
     (root / "lib/san/transformers").mkdir(parents=True)
@@ -424,3 +427,38 @@ def test_a_docs_section_named_for_the_chapters_directory_says_its_idea_in_its_fi
     # not when another chapter holds most of that directory's files
     split = [["lib/san.rb", "lib/san/transformers/clean_comment.rb"], ["lib/san/config/relaxed.rb", "lib/san/transformers/clean_element.rb"]]
     assert heading_titles(p, split)[1] is None
+
+
+def test_a_doc_that_names_its_type_with_an_article_says_what_it_is():
+    from orchestrator.authoring.doc_phrases import doc_noun_title
+    from orchestrator.authoring.project import Sym
+    from orchestrator.repo.parse import Definition
+
+    doc = "A `Short` is a small string, up to `MAX_LEN` bytes, that can be managed without the heap allocation."
+    d = Definition(kind="struct", name="Short", qualified_name="Short", signature="pub struct Short", doc=doc,
+                   start_line=1, end_line=9, exported=True, aliases=[])
+    assert doc_noun_title(Sym("src/short.rs", d, 1.0, "rust")) == "Small string"  # (json-rust's chapter was "Short")
+
+
+def test_a_rust_types_doc_on_its_impl_block_and_an_options_section_under_a_code_heading_title_chapters(tmp_path: Path):
+    from orchestrator.authoring.ideas import doc_titles, heading_titles
+
+    root = tmp_path / "js"
+    (root / "src").mkdir(parents=True)
+    (root / "Cargo.toml").write_text('[package]\nname = "js"\nversion = "0.1.0"\n')
+    (root / "src/short.rs").write_text(
+        "pub struct Short {\n    len: u8,\n}\n\n/// A `Short` is a small string, up to `MAX_LEN` bytes, kept inline.\nimpl Short {\n"
+        "    pub fn as_str(&self) -> &str {\n        \"\"\n    }\n}\n")
+    (root / "src/lib.rs").write_text("pub mod short;\n")
+    p = project_mod.load(root)
+    assert doc_titles(p, [["src/lib.rs"], ["src/short.rs"]])[1] == "Small string"  # (json-rust's chapter was "Short")
+
+    gm = tmp_path / "gm"
+    (gm / "lib").mkdir(parents=True)
+    (gm / "package.json").write_text('{"name": "gm", "main": "index.js"}\n')
+    (gm / "index.js").write_text("const excerpt = require('./lib/excerpt');\nmodule.exports = function matter(s) {\n  return excerpt(s);\n};\n")
+    (gm / "lib/excerpt.js").write_text("function excerpt(file, opts) {\n  file.excerpt = file.content;\n  return file;\n}\n\nmodule.exports = excerpt;\n")
+    (gm / "README.md").write_text("# gm\n\n## Options\n\n### options.excerpt\n\n**Type**: `Boolean`\n\nExtract an excerpt that "
+                                  "directly follows front-matter. The `excerpt` is set on the file; `excerpt` may be a function.\n")
+    q = project_mod.load(gm)
+    assert heading_titles(q, [["index.js"], ["lib/excerpt.js"]])[1] == "Extracting an excerpt"

@@ -60,7 +60,8 @@ def doc_noun_title(s: Sym) -> str:
     the maintainers say the thing is, when they say it in a few words; '' otherwise."""
     first = re.split(r"(?<=[.!?])\s", " ".join(s.d.doc.split()), maxsplit=1)[0] if s.d.doc else ""
     first = re.sub(r"`([^`]*)`", r"\1", first)
-    m = re.match(rf"^(?:the\s+)?{re.escape(s.short)}\s+(?:is|are|represents)\s+(?:a|an|the)\s+(.+)$", first, re.I) \
+    # (json-rust's "A `Short` is a small string, up to …": the thing named with its article)
+    m = re.match(rf"^(?:(?:the|an?)\s+)?{re.escape(s.short)}\s+(?:is|are|represents)\s+(?:a|an|the)\s+(.+)$", first, re.I) \
         or re.match(r"^(?:A|An)\s+(.+)$", first)
     if not m:
         return ""
@@ -85,22 +86,26 @@ _FOR = re.compile(r"^(?:the\s+)?[\w\s-]{1,40}?\s+(?:allows?|lets?|enables?|helps
 
 def section_title(text: str) -> str:
     """'Filtering and modifying HTML nodes' from a docs section that opens "Transformers allow you to filter
-    and modify HTML nodes using your own custom logic, …": what the section's subject lets a user do, when
-    its first sentence says it with verbs and an object; '' otherwise. (A heading that is only the module's
+    and modify HTML nodes using your own custom logic, …", 'Extracting an excerpt' from "Extract an excerpt that …":
+    what the section's subject lets a user do, when its first sentence says it with verbs and an object; ''
+    otherwise. (A heading that is only the module's
     name, sanitize's "Transformers", still has its idea in the sentence under it.)"""
     prose = next((ln for ln in re.split(r"\n\s*\n", text) if ln.strip() and not ln.lstrip().startswith(("```", "    ", "\t", "#", "|", "-", "*", ">"))), "")
     first = re.split(r"(?<=[.!?])\s", " ".join(prose.split()), maxsplit=1)[0]
     first = re.sub(r"`([^`]*)`", r"\1", first)
     m = _FOR.match(first)
-    if not m:
+    # (or says it as an order: gray-matter's `options.excerpt`, "Extract an excerpt that directly follows front-matter")
+    start = m.end() if m else 0 if _base_verb(first.split(" ", 1)[0].lower()) else -1
+    if start < 0:
         return ""
-    words = _DOC_CUT.split(" " + first[m.end():], maxsplit=1)[0].split()
+    words = _DOC_CUT.split(" " + first[start:], maxsplit=1)[0].split()
     verbs: list[str] = []
     while words and (_base_verb(words[0].lower()) or words[0].lower() in ("and", "or")):
         verbs.append(words.pop(0).lower())
     while words and words[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its", "your", "own"):
         words.pop()
     if not verbs or verbs[-1] in ("and", "or") or verbs[0] in ("and", "or") or not 1 <= len(words) <= 5 \
+            or words[0].lower() in ("with", "from", "via", "in", "on", "to", "for", "by", "into", "it", "this", "them") \
             or not re.fullmatch(r"[A-Za-z -]+", " ".join(words)) or any(_base_verb(v) + "s" in _WEAK_VERBS for v in verbs if v not in ("and", "or")):
         return ""
     said = " ".join(v if v in ("and", "or") else _gerund(v) for v in verbs)

@@ -15,6 +15,7 @@ of symbols); a chapter neither source fits keeps the role or module subject titl
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import posixpath
 import re
@@ -134,8 +135,10 @@ def _mentions(text: str, name: str) -> int:
 def heading_titles(p: Project, groups: list[list[str]]) -> list[str | None]:
     """Each chapter's docs heading, or None: the section whose text names the chapter's key names
     most, and mostly the chapter's (a heading is used once; the strongest matches first)."""
+    # (a heading that is an option's or a function's name, gray-matter's `options.excerpt`, is kept as written: no
+    # title itself, its section's first sentence may say the idea)
     sections = [(h, text, head.startswith("+")) for head, text, _rel in doc_sections(p)
-                if (h := clean_heading(head.lstrip("+")))]
+                if (h := clean_heading(head.lstrip("+")) or (head.lstrip("+") if re.fullmatch(r"[\w$]+(?:\.[\w$]+)+", head.lstrip("+")) else ""))]
     if not sections:
         return [None] * len(groups)
     names = []
@@ -361,7 +364,7 @@ def doc_titles(p: Project, groups: list[list[str]], central: list[bool] | None =
     used: set[str] = set()
     own = project_name(p.root)
     for files in groups:
-        top = key_symbols(p, files, 4)
+        top = [_with_impl_doc(p, s) for s in key_symbols(p, files, 4)]
         key = [s for s in top if s.d.doc and not s.short.startswith("_")]
         names = {s.short for s in key}
         found = next(((t, s) for s in key if (t := doc_title(s)) and t.lower() not in used
@@ -374,6 +377,16 @@ def doc_titles(p: Project, groups: list[list[str]], central: list[bool] | None =
         if central is not None:
             central.append(found is not None and bool(top) and found[1] is top[0])
     return out
+
+
+def _with_impl_doc(p: Project, s: Sym) -> Sym:
+    """`s`, or for a Rust type with no doc of its own the same type with the doc its inherent `impl` block carries
+    (json-rust's `/// A Short is a small string, …` above `impl Short`)."""
+    if s.lang != "rust" or s.d.doc or s.kind not in ("struct", "enum"):
+        return s
+    impl = next((x for x in p.symbols(within=[s.rel]) if x.kind == "impl" and x.d.name == s.d.name and x.d.doc
+                 and x.dotted == f"impl {s.short}"), None)
+    return Sym(s.rel, dataclasses.replace(s.d, doc=impl.d.doc), s.score, s.lang) if impl else s
 
 
 # a module doc's head noun that says what kind of code it is, not what it is for
