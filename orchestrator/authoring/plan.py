@@ -237,6 +237,8 @@ _PERIPHERAL = re.compile(r"(?i)(?:^|/|_)(?:\w*completions?\w*|locales?|i18n|l10n
                          # the maintainers' tooling: scripts, benchmarks, fuzzers (send's scripts/version-history.js,
                          # jsonpickle's benchmarking/ and jsonpickle_benchmarks.py)
                          r"|^(?:scripts?|tools|fuzz(?:ing)?|bench(?:es|marks?|marking)?|buildSrc)/|^[^/]*_bench(?:marks?)?\.\w+$"
+                         # a packager's hook (lark's `__pyinstaller/hook-lark.py`)
+                         r"|(?:^|/)__pyinstaller/|(?:^|/)hook-[\w.-]+\.py$"
                          # a sub-project of examples (picocli-examples/): uses of the project, not its code
                          r"|^[\w.-]+[-_]examples?/")
 _GENERATED = re.compile(r"(?i)code generated .* do not edit|@generated|auto-?generated")
