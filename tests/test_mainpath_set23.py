@@ -268,3 +268,81 @@ def test_where_the_map_stops_is_not_a_log_line(tmp_path):
     from orchestrator.authoring.handoff import trace_print
 
     assert trace_print(s, "Debugging") and trace_print(s, "Logger") and not trace_print(s, "Render")
+
+
+def test_what_the_hand_off_is_given_over_several_lines_is_what_it_did_first(tmp_path):
+    # yaml's `parseDocument`: `parseOptions(options)` lines before, then `for (const d of composer.compose(⏎
+    # parser.parse(source), ⏎ true))`: the hand-off is fed by `Parser.parse`
+    from orchestrator.authoring.path_steps import prepared
+
+    src = """export function parseOptions(options) {
+  const counter = options.counter || makeCounter(options)
+  const pretty = options.pretty !== false
+  const strict = Boolean(options.strict)
+  const level = options.level || 'warn'
+  const extra = readExtra(options)
+  const merged = Object.assign({}, options, extra)
+  const out = { counter, pretty, strict, level, merged }
+  return out
+}
+
+function makeCounter(options) {
+  return { n: 0, options }
+}
+
+function readExtra(options) {
+  return { extra: options.extra }
+}
+
+export function parseDocument(source, options = {}) {
+  const { counter } = parseOptions(options)
+  const parser = new Parser(counter)
+  const composer = new Composer(options)
+  let doc = null
+  for (const d of composer.compose(
+    parser.parse(source),
+    true
+  )) {
+    doc = d
+  }
+  return doc
+}
+
+export class Parser {
+  constructor(counter) {
+    this.counter = counter
+  }
+
+  *parse(source) {
+    for (const line of source.split('\\n')) {
+      yield this.lex(line)
+    }
+  }
+
+  lex(line) {
+    return line.trim()
+  }
+}
+
+export class Composer {
+  constructor(options) {
+    this.options = options
+  }
+
+  *compose(tokens, atEnd) {
+    for (const t of tokens) {
+      yield this.next(t)
+    }
+  }
+
+  next(t) {
+    return { t }
+  }
+}
+"""
+    p = load(_write(tmp_path / "yml", {"package.json": '{"name": "yml", "main": "index.js"}\n', "index.js": src}))
+    a = next(x for x in p.symbols() if x.dotted == "parseDocument")
+    b = next(x for x in p.symbols() if x.dotted == "Composer.compose")
+    at = next(k for k, ln in enumerate(p.lines_of("index.js"), 1) if "composer.compose(" in ln)
+    prep = prepared(p, a, b, at, [a, b])
+    assert prep is not None and (prep[0].dotted, prep[1]) == ("Parser.parse", at + 1)

@@ -25,6 +25,9 @@ def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym,
     best: tuple[float, Sym, int] | None = None
     where = resolved_calls_where(p, a, body)
     handed = next((off for c, _side, off in where if c is b), -1)
+    if handed < 0:  # (_calls_where placed no hand-off written over lines: yaml's `for (const d of composer.compose(⏎…`)
+        handed = next((m.start() for m in re.finditer(rf"(?<![\w$]){re.escape(b.short)}\s*\(", text)
+                       if a.d.start_line + text.count("\n", 0, m.start()) == at), -1)
     from .hops import hops
 
     # (and a function it runs through `.call(this, …)`: eta's `this.parse.call(this, str)`)
@@ -39,13 +42,16 @@ def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym,
             # (_calls_where places no call inside another's arguments: find it in the hand-off's own)
             off, line = m.start(), a.d.start_line + text.count("\n", 0, m.start())
         # (on the hand-off's own line, a call before it: zerolog's `Logger.Debug()` in `Logger.Debug().…Msg(…)`)
-        if side or _fast_path(p.lines_of(a.rel), line, at) or not (a.d.start_line < line < at or (line == at and (0 <= off < handed or args[0] < off < args[1]))) \
+        given = args[0] < off < args[1]  # (the hand-off's arguments may run over several lines)
+        if side or _fast_path(p.lines_of(a.rel), line, at) or not (a.d.start_line < line < at or given or (line == at and 0 <= off < handed)) \
                 or (c.rel, c.d.start_line) in on or c.kind in NOT_STEPS \
                 or side_road(c) or trace_print(a, c.short) or _ACCESSOR.match(c.short) or _maker(c) \
                 or re.match(r"(?i)(?:check|valid|ensure|assert|verify|is_|has_)", c.short) \
                 or (c.lines < 8 and not next_steps(p, c)):
             continue
-        v = _node_value(p, c)
+        # (what the hand-off is given comes first: yaml's `composer.compose(parser.parse(source))` is fed by
+        # `Parser.parse`, whatever `parseOptions` did lines before)
+        v = _node_value(p, c) + (1.0 if given else 0.0)
         if v > 0 and (best is None or v > best[0]):
             best = (v, c, line)
     return (best[1], best[2]) if best else None
