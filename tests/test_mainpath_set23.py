@@ -346,3 +346,84 @@ export class Composer {
     at = next(k for k, ln in enumerate(p.lines_of("index.js"), 1) if "composer.compose(" in ln)
     prep = prepared(p, a, b, at, [a, b])
     assert prep is not None and (prep[0].dotted, prep[1]) == ("Parser.parse", at + 1)
+
+
+_CSV = """class Sheet
+  def self.foreach(path, &block)
+    open(path) do |sheet|
+      sheet.each(&block)
+    end
+  end
+
+  def self.open(path)
+    sheet = new(File.read(path))
+    yield sheet
+  ensure
+    sheet.close
+  end
+
+  def initialize(data)
+    @data = data
+  end
+
+  def each(&block)
+    rows.each(&block)
+  end
+
+  def rows
+    @rows ||= reader.parse
+  end
+
+  def reader
+    @reader ||= Reader.new(@data)
+  end
+
+  def close
+    @data = nil
+  end
+end
+
+class Reader
+  def initialize(data)
+    @data = data
+  end
+
+  def parse
+    begin
+      split_lines(@data)
+    rescue ArgumentError => error
+      message = "bad data: #{error.message}"
+      raise BadData.new(message)
+    end
+  end
+
+  def split_lines(data)
+    data.split("\\n").map { |line| line.split(",") }
+  end
+end
+
+class BadData < StandardError
+  def initialize(message)
+    super(message)
+  end
+end
+"""
+
+
+def test_a_ruby_blocks_parameter_is_what_the_method_yields_and_a_bare_chain_hands_to_its_last_link(tmp_path):
+    # ruby/csv: `open(path) do |csv| csv.each(&block) end`, with `open` yielding `csv = new(…)`; `parser.parse`
+    # hands to `parse`, not to the `parser` it is called on; a `rescue` clause's `raise X.new(…)` is a side road
+    from orchestrator.authoring.facts import all_calls, side_calls
+    from orchestrator.authoring.handoff import handed_to
+
+    p = load(_write(tmp_path / "sheet", {"lib/sheet.rb": _CSV, "sheet.gemspec": "Gem::Specification.new do |s|\n  s.name = 'sheet'\nend\n"}))
+
+    def sym(d):
+        return next(x for x in p.symbols() if x.dotted == d)
+
+    assert "Sheet.each" in [c.dotted for c in all_calls(p, sym("Sheet.foreach"))]
+    parse = sym("Reader.parse")
+    assert handed_to(p, sym("Sheet.rows")) == (parse.rel, parse.d.start_line)
+    error = sym("BadData.initialize")
+    assert (error.rel, error.d.start_line) in side_calls(p, parse)
+    assert handed_to(p, parse) == (sym("Reader.split_lines").rel, sym("Reader.split_lines").d.start_line)

@@ -200,7 +200,10 @@ def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
             m = rx.search(text) if n not in side else None
             if m is None or (c.lang == "ruby" and _BLOCK_AFTER.match(text, m.end() - (m.group().endswith("(")))):
                 continue  # (a Ruby call given a block runs the block: `invoke { dispatch! }` hands to `dispatch!`)
-            order = m.start() if re.search(r"\)\s*\.\s*$", text[:m.start()]) else -m.start()
+            # (a chain's link: after `).`, or in Ruby after a method called bare: csv's `parser.parse` hands to `parse`)
+            chained = r"\)\s*\.\s*$" + (rf"|(?<![\w$@:.])(?:{'|'.join(re.escape(x.short) for x in calls if x is not c)})\s*\.\s*$"
+                                         if c.lang == "ruby" and len(calls) > 1 else "")
+            order = m.start() if re.search(chained, text[:m.start()]) else -m.start()
             if _gives_receiver(text, m.end() - 1) and not any(x is not c and _called_on(x, text, m.start()) for x in calls):
                 continue  # it only gets the object a call the map cannot follow runs on (picocli's
                 # `enrichForBackwardsCompatibility(getExecutionStrategy()).execute(parseResult[0])`): no hand-off

@@ -42,6 +42,8 @@ def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options:
     recv = recv or _receivers(code, lang)  # (a body without its first line names its receiver apart)
     given = re.compile(rf"\s*\(?\s*(?:{'|'.join(map(re.escape, optional))})(?:\s*(?:is\s+not\s+None|!==?\s*(?:null|nil|undefined)))?"
                        r"\s*\)?\s*(?:\{|:|then)?\s*$") if optional and options else None
+    if lang == "ruby":  # by indentation, as Ruby is written (its `{` opens a hash, a block, an interpolation)
+        return _ruby_branch_lines(lines, recv, options, given)
     if lang != "python" and "{" in code:  # (a Python string's `{name!r}` is no block)
         stack: list[bool] = []
         pending = False  # `if (err)` without a brace: the next line is its body
@@ -80,6 +82,28 @@ def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options:
         if any(b for _, b in opened) or (opener and not ln.rstrip().endswith(":")):
             out.add(k)  # inside a side road, or one on a line (`if err: fail()`)
         if ln.rstrip().endswith(":"):
+            opened.append((ind, opener))
+    return out
+
+
+def _ruby_branch_lines(lines: list[str], recv: tuple[str, ...], options: bool, given: re.Pattern[str] | None) -> set[int]:
+    """branch_lines of a Ruby body: a line opens a block when the next is indented deeper; a `rescue` or an `ensure`
+    clause is a side road as an error's condition is (csv's `Parser#parse` raises `MalformedCSVError.new(…)` only in
+    its `rescue UnexpectedError`)."""
+    out: set[int] = set()
+    opened: list[tuple[int, bool]] = []
+    filled = [k for k, ln in enumerate(lines) if ln.strip()]
+    for i, k in enumerate(filled):
+        ln = lines[k]
+        ind = len(ln) - len(ln.lstrip())
+        while opened and ind <= opened[-1][0]:
+            opened.pop()
+        opener = bool(_BRANCH_OPENER.match(ln) or re.match(r"\s*(?:rescue|ensure)\b", ln)) or (options and _option(ln, recv)) \
+            or _given(ln, given)
+        if any(b for _, b in opened):
+            out.add(k)
+        nxt = lines[filled[i + 1]] if i + 1 < len(filled) else ""
+        if nxt and len(nxt) - len(nxt.lstrip()) > ind:
             opened.append((ind, opener))
     return out
 

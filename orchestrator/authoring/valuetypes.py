@@ -24,6 +24,7 @@ from .js_values import made_result
 from .local_defs import top
 from .local_values import LOCAL_LANGS, assigned_values
 from .project import Project, Sym
+from .ruby_blocks import block_param_type
 from .ruby_mixins import class_or_instance, mixins
 from .signature import java_result, owner, receiver  # noqa: F401 (java_result: re-exported)
 
@@ -431,7 +432,8 @@ class Typer:
         items = getattr(self.resolver_for(s), "element_locals", None)  # an item of its own container (`@rows.map { |r|`)
         if items is not None and name in (bound := items()):
             return bound[name], at
-        typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1) or given_type(self, s, name, depth + 1, MAX_DEPTH)
+        typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1) or given_type(self, s, name, depth + 1, MAX_DEPTH) \
+            or block_param_type(self, s, name, depth + 1)  # (Ruby's `open(…) do |csv|`: what `open` yields)
         if not typ and own and s.lang in ("java", "csharp", "kotlin") and (name[:1].islower() or s.lang == "csharp"):
             typ = self.field_type(own, name, s.lang)  # a field without `this.` (`parser.Read()`; C#'s property `Root`)
         if typ:
