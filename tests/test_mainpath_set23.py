@@ -427,3 +427,74 @@ def test_a_ruby_blocks_parameter_is_what_the_method_yields_and_a_bare_chain_hand
     error = sym("BadData.initialize")
     assert (error.rel, error.d.start_line) in side_calls(p, parse)
     assert handed_to(p, parse) == (sym("Reader.split_lines").rel, sym("Reader.split_lines").d.start_line)
+
+
+def test_a_go_example_runs_the_value_a_chain_under_an_import_alias_built(tmp_path):
+    # squirrel: `import sq ".../squirrel"`, `users := sq.Select("*").From("users")`, `active := users.Where(…)`,
+    # `sql, args, err := active.ToSql()`; `SelectBuilder` is a type defined on another (`type SelectBuilder Builder`)
+    src = """package squirrel
+
+type Builder struct {
+	parts []string
+}
+
+type SelectBuilder Builder
+
+// Select starts a query.
+func Select(columns ...string) SelectBuilder {
+	return SelectBuilder{parts: columns}
+}
+
+// From sets the table.
+func (b SelectBuilder) From(from string) SelectBuilder {
+	b.parts = append(b.parts, from)
+	return b
+}
+
+// Where adds a condition.
+func (b SelectBuilder) Where(pred string) SelectBuilder {
+	b.parts = append(b.parts, addPart(pred))
+	return b
+}
+
+func addPart(pred string) string {
+	clean := normalize(pred)
+	clean = normalize(clean)
+	return clean
+}
+
+func normalize(pred string) string {
+	out := validate(pred)
+	out = validate(out)
+	return out
+}
+
+func validate(pred string) string {
+	if pred == "" {
+		return "TRUE"
+	}
+	return pred
+}
+
+// ToSql builds the query.
+func (b SelectBuilder) ToSql() (string, []interface{}, error) {
+	return render(b.parts), nil, nil
+}
+
+func render(parts []string) string {
+	out := ""
+	for _, p := range parts {
+		out += join(p)
+	}
+	return out
+}
+
+func join(p string) string {
+	return p + " "
+}
+"""
+    readme = ('# squirrel\n\n```go\nimport sq "github.com/example/squirrel"\n\nusers := sq.Select("*").From("users")\n\n'
+              'active := users.Where("deleted_at IS NULL")\n\nsql, args, err := active.ToSql()\n```\n')
+    p = load(_write(tmp_path / "squirrel", {"go.mod": "module github.com/example/squirrel\n\ngo 1.21\n", "select.go": src, "README.md": readme}))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["SelectBuilder.ToSql", "render"], path

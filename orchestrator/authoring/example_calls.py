@@ -74,6 +74,8 @@ def example_type(p: Project, code: str, var: str, lang: str, expr: str = "") -> 
     from .valuetypes import Typer
 
     by_dotted, by_short = _sym_index(p)
+    if lang == "go":
+        code = _go_unaliased(p, code)
     lines = code.count("\n") + 2
     fake = Sym("", Definition(kind="function", name="__example__", qualified_name="__example__", signature="",
                               doc="", start_line=1, end_line=lines, exported=False, aliases=[]), 0.0, lang)
@@ -81,7 +83,20 @@ def example_type(p: Project, code: str, var: str, lang: str, expr: str = "") -> 
     res = Resolver(p, fake, by_dotted, by_short, body)
     typer = Typer(p, by_dotted, lambda s: res if s is fake else res._resolver_for(s), {id(fake): body})
     typ = typer.expr_type(fake, expr) if expr else typer.local_type(fake, var)
-    return typ if any(x.kind in ("class", "struct") for x in by_dotted.get(typ, ())) else ""
+    # (a Go type defined on another, squirrel's `type SelectBuilder builder.Builder`, has methods as a struct does)
+    return typ if any(x.kind in ("class", "struct") or x.kind == "type" and lang == "go" for x in by_dotted.get(typ, ())) else ""
+
+
+def _go_unaliased(p: Project, code: str) -> str:
+    """Go code with the project's packages it imports under another name called by their own (squirrel's README:
+    `import sq "github.com/Masterminds/squirrel"`, then `sq.Select(…)`, read as `squirrel.Select(…)`)."""
+    from .project import _GO_ALIAS_RE
+
+    own = {p.go_package(x.rel) for x in p.symbols() if x.lang == "go"}
+    for alias, pkg in _GO_ALIAS_RE.findall(code):
+        if pkg in own and alias != pkg and alias not in ("_", "import", "."):
+            code = re.sub(rf"(?<![\w.]){re.escape(alias)}\s*\.", pkg + ".", code)
+    return code
 
 
 def ruby_locals(code: str) -> str:
