@@ -658,4 +658,6 @@ def test_the_claim_check_reads_the_calls_the_path_makes_in_kotlin_and_in_ruby_cl
     assert not calls_in("Router.route", "  route(req) {\n    return 1\n  }")  # a JS method's head is no call
     parse = "    def self.parse(uri)\n      return new(\n        scheme: scheme,"
     assert calls_bare("Addressable::URI::initialize", parse)
+    # a Go generic function called with its type argument (cast's `return toNumberE[int](i, parseInt[int])`)
+    assert calls_in("toNumberE", "func ToIntE(i any) (int, error) {\n\treturn toNumberE[int](i, parseInt[int])\n}")
     assert not calls_bare("Addressable::URI::initialize", "    def self.parse(uri)\n      return renew(uri)")

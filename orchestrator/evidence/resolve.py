@@ -141,7 +141,8 @@ def calls_in(name: str, text: str, trailing: bool = False) -> bool:
                                     rf"([A-Za-z_]\w*[?!]?)[ \t]*,?[ \t]+:?{re.escape(part)}\b", code) for x in t if x]
     alt = "|".join(re.escape(n) for n in [part, *others])
     lam = rf"|\.\s*(?:{alt})\s*\{{" if trailing else ""  # (Kotlin's `loader().get { … }`: a link given only a lambda)
-    return bool(re.search(rf"(?<![\w$])(?:{alt})\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>)?\s*\(|\bnew\s+{re.escape(part)}\b{lam}", code)
+    # (type arguments: Rust's `::<T>`, Java's and C#'s `<T>`, Go's `toNumberE[int](…)`)
+    return bool(re.search(rf"(?<![\w$])(?:{alt})\s*(?:!\s*)?(?:::<[^()]*>|<[^()]*>|\[[A-Za-z_][\w.*, \[\]]*\])?\s*\(|\bnew\s+{re.escape(part)}\b{lam}", code)
                 or (bare and re.search(rf"(?<![\w$.:@]){re.escape(part)}(?![\w=])", code)))
 
 
