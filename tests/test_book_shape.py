@@ -442,6 +442,21 @@ def test_a_readmes_table_of_contents_is_no_part_of_what_the_project_says_it_is_f
     assert said is not None and said[2] == "Tomli is a Python library for parsing TOML files quickly."
 
 
+def test_what_the_project_is_for_keeps_no_link_to_another_file_of_the_repository(tmp_path: Path):
+    # jwt: "See the [`MIGRATION_GUIDE.md`](./MIGRATION_GUIDE.md)" linked chapter 1 to a file the book does not
+    # publish, and our own delivery check stopped it; a web link stays
+    from orchestrator.authoring import project as project_mod
+    from orchestrator.authoring.purpose import purpose
+
+    (tmp_path / "README.md").write_text(
+        "# jwt\n\nA [Go](https://go.dev) implementation of JSON Web Tokens, with signing and parsing of tokens. "
+        "See the [`MIGRATION_GUIDE.md`](./MIGRATION_GUIDE.md) for more.\n")
+    (tmp_path / "go.mod").write_text("module example.com/jwt\n\ngo 1.21\n")
+    (tmp_path / "jwt.go").write_text("package jwt\n\nfunc Parse(s string) string {\n\treturn s\n}\n")
+    said = purpose(project_mod.load(tmp_path))
+    assert said is not None and "[Go](https://go.dev)" in said[2] and "See the `MIGRATION_GUIDE.md` for more." in said[2], said
+
+
 def test_a_build_project_names_nothing_and_a_tagline_after_a_dash_follows_the_name(tmp_path: Path):
     repo = tmp_path / "dapper"
     (repo / ".git").mkdir(parents=True)

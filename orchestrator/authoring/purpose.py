@@ -83,4 +83,7 @@ def purpose(p: Project) -> tuple[str, int, str] | None:
     second = " ".join(paras[1][1]) if len(paras) > 1 else ""
     if second and len(text.split()) < 60 and second[:1].isupper() and second.rstrip().endswith((".", "!", ")")):
         text += "\n\n" + " ".join(paras[1][1])
+    # a link to another file of the repository (jwt's "See the [`MIGRATION_GUIDE.md`](./MIGRATION_GUIDE.md)") goes
+    # nowhere in the book: its words stay, the link does not
+    text = re.sub(r"(?<!!)\[([^\]]+)\]\((?![a-z][\w+.-]*:|#)[^)\s]+\)", r"\1", text)
     return info.readme, paras[0][0], text
