@@ -498,3 +498,38 @@ func join(p string) string {
     p = load(_write(tmp_path / "squirrel", {"go.mod": "module github.com/example/squirrel\n\ngo 1.21\n", "select.go": src, "README.md": readme}))
     path = _path(p)
     assert path[path.index("|") + 1:][:2] == ["SelectBuilder.ToSql", "render"], path
+
+
+def test_a_rust_crate_function_runs_the_client_its_own_use_brings_in_through_a_fallible_chain(tmp_path):
+    # reqwest: `reqwest::get(url)` is lib.rs' `get`, `Client::builder().build()?.get(url).send()`, with a `Client` in
+    # `async_impl` (the first `pub use`) and one in `blocking`; an error's constructor (`fn bad_url(…) -> Error`) is
+    # no step, and `build`, long as it is, does not outweigh `send`, the chain's last link on its line
+    lib = ("mod async_impl;\npub mod blocking;\nmod error;\n\npub use self::async_impl::{Client, ClientBuilder, RequestBuilder};\n"
+           "pub use self::error::Error;\n\n/// Sends a GET request.\npub async fn get(url: &str) -> Result<String, Error> {\n"
+           "    Client::builder().build()?.get(url).send().await\n}\n")
+    build_body = "".join(f"        let t{k} = self.tls + {k};\n" for k in range(120)) + "".join(f"        let u{k} = step{k}(t{k});\n" for k in range(12))
+    client = ("use crate::error::{bad_url, Error};\n\npub struct ClientBuilder {\n    tls: u32,\n}\n\npub struct Client {\n    tls: u32,\n}\n\n"
+              "pub struct RequestBuilder {\n    url: String,\n    client: Client,\n}\n\nimpl ClientBuilder {\n"
+              "    pub fn build(self) -> Result<Client, Error> {\n" + build_body + "        Ok(Client { tls: connector(self.tls) })\n    }\n}\n\n"
+              "fn connector(tls: u32) -> u32 {\n    handshake(tls)\n}\n\nfn handshake(tls: u32) -> u32 {\n    tls + 1\n}\n\n"
+              + "".join(f"fn step{k}(x: u32) -> u32 {{\n    x + {k}\n}}\n\n" for k in range(12)) +
+              "impl Client {\n    pub fn builder() -> ClientBuilder {\n        ClientBuilder { tls: 0 }\n    }\n\n"
+              "    pub fn get(self, url: &str) -> RequestBuilder {\n        RequestBuilder { url: url.to_string(), client: self }\n    }\n\n"
+              "    fn execute_request(&self, url: &str) -> Result<String, Error> {\n        if url.is_empty() {\n"
+              "            return Err(bad_url(url));\n        }\n        let req = encode(url);\n        Ok(req)\n    }\n}\n\n"
+              "fn encode(url: &str) -> String {\n    let mut s = String::new();\n    s.push_str(url);\n    s.push_str(\" HTTP/1.1\");\n    s\n}\n\n"
+              "impl RequestBuilder {\n    pub async fn send(self) -> Result<String, Error> {\n        self.client.execute_request(&self.url)\n    }\n}\n")
+    blocking = ("pub struct Client {\n    inner: u32,\n}\n\nimpl Client {\n    pub fn builder() -> u32 {\n        0\n    }\n\n"
+                "    pub fn get(&self, url: &str) -> String {\n        url.to_string()\n    }\n}\n")
+    error = "pub struct Error {\n    msg: String,\n}\n\npub(crate) fn bad_url(url: &str) -> Error {\n    Error { msg: url.to_string() }\n}\n"
+    readme = '# req\n\n```rust\nlet body = req::get("https://example.com").await?;\n```\n'
+    p = load(_write(tmp_path / "req", {"Cargo.toml": '[package]\nname = "req"\nversion = "0.1.0"\n', "src/lib.rs": lib,
+                                       "src/async_impl/mod.rs": "mod client;\npub use self::client::{Client, ClientBuilder, RequestBuilder};\n",
+                                       "src/async_impl/client.rs": client, "src/blocking/mod.rs": "mod client;\npub use self::client::Client;\n",
+                                       "src/blocking/client.rs": blocking, "src/error.rs": error, "README.md": readme}))
+    path = _path(p)
+    assert path[path.index("|") + 1:] == ["get", "RequestBuilder.send", "Client.execute_request", "encode"], path
+    from orchestrator.authoring.sideroads import side_road
+
+    assert side_road(next(x for x in p.symbols() if x.dotted == "bad_url"))
+    assert not side_road(next(x for x in p.symbols() if x.dotted == "encode"))

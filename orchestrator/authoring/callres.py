@@ -37,7 +37,7 @@ from .c_includes import c_global
 from .local_defs import LANGS as LOCAL_LANGS, in_scope, same_object, top
 from .project import Project, Sym
 from .source_sets import lambda_receivers, source_set
-from .uses import python_imports, rust_used, rust_uses
+from .uses import python_imports, rust_type_narrowed, rust_used, rust_uses
 from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result
 
 _MEMBER_SIG = re.compile(r"^\s*(?:(?:get|set|static|async)\s+)*(?:\*\s*)?[A-Za-z_$][\w$]*\s*(?:\(|:)")
@@ -157,7 +157,7 @@ class Resolver:
         if len(hit) > 1 and lang == "kotlin":  # (before _near: the `expect` is often beside its caller)
             hit = source_set(s, hit)
         if len(parts) == 2:  # two types of one name in two crates or packages (env_logger's `Builder` and env_filter's)
-            hit = _near(s, hit)
+            hit = _near(s, rust_type_narrowed(self.p, s.rel, parts[0], hit) if lang == "rust" and len(hit) > 1 and s.rel else hit)
         if not hit and len(parts) == 2 and parts[0] in self.param_types():
             hit = _near(s, list(self.by_dotted.get(f"{self.param_types()[parts[0]]}.{parts[1]}", ())))  # (its package's)
         if not hit and len(parts) == 2 and lang == "java" and self._is_type(self.variables().get(parts[0], "")):

@@ -141,7 +141,9 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
                            or _weight(p, c) >= max(20, 5 * (w + 1)) and c.lines >= 2 * best[3].lines)
                            or _weight(p, c) >= max(10, 3 * w) and c.lines >= 10 * max(best[3].lines, 10)],
                           body, side, depth)
-        best = wide or best
+        # (not past a chain's last link on the big call's own line: reqwest's `get` is
+        # `Client::builder().build()?.get(url).send().await`, and `send` is where it goes)
+        best = wide if wide and wide[1] != best[1] else best
     if best and not reach(p, best[3]) and not _delegates(p, best[3]) and not implemented(p, best[3]):
         # `self._cast(self._handle(environ))`: a call that goes no further is given what a call that goes on makes
         # (bottle's `wsgi`): that one does the work

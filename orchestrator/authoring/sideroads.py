@@ -27,8 +27,19 @@ def side_road(c: Sym) -> bool:
     (markdig's `ThrowHelper.CheckDepthLimit`)."""
     # (and a cache's: jinja's `bcc.set_bucket(bucket)` after `environment.compile(…)` saves the work done, it is not the work)
     owner = c.dotted.rsplit(".", 1)[0].lower() if "." in c.dotted else ""
-    return bool(_SIDE_ROADS.search(c.short)) or "throw" in owner or owner.endswith("cache") \
+    return bool(_SIDE_ROADS.search(c.short)) or "throw" in owner or owner.endswith("cache") or _makes_error(c) \
         or (c.kind == "macro" and c.short in ("ok", "try", "ensure", "bail"))  # (Rust's `ok!(x)`: `x?` spelled out)
+
+
+def _makes_error(c: Sym) -> bool:
+    """A Rust function that gives back an error value itself, not a `Result` (reqwest's `url_invalid_uri(url) ->
+    Error`), or a Java, C# or Kotlin one that gives back an exception: it builds the report of a failure."""
+    sig = " ".join(c.d.signature.split())
+    if c.lang == "rust":
+        return bool(re.search(r"->\s*(?:[\w]+::)*\w*Error\s*(?:where\b.*)?$", sig))
+    if c.lang in ("java", "csharp", "kotlin") and c.kind in ("method", "function"):
+        return bool(re.search(r"\b\w*Exception\s+\w+\s*\(|\)\s*:\s*\w*Exception\b", sig))
+    return False
 
 
 def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options: bool = True,

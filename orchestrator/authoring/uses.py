@@ -81,3 +81,17 @@ def rust_used(p: Project, rel: str, name: str, by_short: dict[str, list[Sym]]) -
         if len(hit) == 1:
             return hit
     return []
+
+
+def rust_type_narrowed(p: Project, rel: str, typ: str, hits: list[Sym]) -> list[Sym]:
+    """Of `hits` (members of several types named `typ`), those of the type `rel`'s first `use` of its own crate
+    brings in (reqwest's lib.rs: `pub use self::async_impl::{…, Client, …}` before the `wasm` one behind another
+    `cfg`, as C#'s first `#if` branch is read); `hits` when no `use` tells them apart."""
+    for path, local in rust_use_items(p, rel):
+        mods = [x for x in path[:-1] if x not in ("crate", "self", "super")]
+        if local != typ or not mods or not _own(p, path[0]):
+            continue
+        mine = [x for x in hits if rust_module(x.rel)[:len(mods)] == mods]
+        if mine:
+            return mine
+    return hits

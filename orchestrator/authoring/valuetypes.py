@@ -27,6 +27,7 @@ from .project import Project, Sym
 from .ruby_blocks import block_param_type
 from .ruby_mixins import class_or_instance, mixins
 from .signature import java_result, owner, receiver  # noqa: F401 (java_result: re-exported)
+from .uses import rust_type_narrowed
 
 
 class Calls(Protocol):
@@ -389,7 +390,8 @@ class Typer:
             at = call.end() - 1 + len(call_args(e, call.end() - 1)) + 2
             if seg in _PASS or (seg == "new" and s.lang == "ruby"):
                 continue  # `X.new` makes an X
-            hit = near(s, self.member(typ, seg, m.start() == head.end() and head.group(0)[:1].isupper()))  # (`Document.parse(`)
+            hit = self.member(typ, seg, m.start() == head.end() and head.group(0)[:1].isupper())  # (`Document.parse(`)
+            hit = near(s, rust_type_narrowed(self.p, s.rel, typ, hit) if s.lang == "rust" and len(hit) > 1 and s.rel else hit)
             if seg == "new" and s.lang == "rust" and not hit:
                 continue
             typ = self.bound_result(typ, hit[0]) if len(hit) == 1 else ""
