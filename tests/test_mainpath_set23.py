@@ -533,3 +533,23 @@ def test_a_rust_crate_function_runs_the_client_its_own_use_brings_in_through_a_f
 
     assert side_road(next(x for x in p.symbols() if x.dotted == "bad_url"))
     assert not side_road(next(x for x in p.symbols() if x.dotted == "encode"))
+
+
+def test_a_cache_gives_back_what_it_stores_and_an_option_a_caller_may_give_is_a_side_road(tmp_path):
+    # parso: `load_grammar` returns `_loaded.setdefault(path, grammar)` with `grammar = PythonGrammar(…)`, so
+    # `grammar.parse(code)` is `Grammar.parse`; there `if cache or diff_cache:` saves the tree only when asked
+    from orchestrator.authoring.facts import all_calls, side_calls
+
+    p = load(_write(tmp_path / "pso", {"pso/__init__.py": "from pso.grammar import load_grammar\n\n\n"
+                                       "def parse(code):\n    grammar = load_grammar()\n    return grammar.parse(code)\n",
+                                       "pso/grammar.py": (
+        "_loaded = {}\n\n\nclass Grammar:\n    def parse(self, code, cache=False, diff_cache=False):\n"
+        "        tree = self.tokenize(code)\n        if cache or diff_cache:\n            save(tree)\n        return tree\n\n"
+        "    def tokenize(self, code):\n        return code.split()\n\n\nclass PythonGrammar(Grammar):\n    pass\n\n\n"
+        "def save(tree):\n    return tree\n\n\ndef load_grammar(path='g.txt'):\n    try:\n        return _loaded[path]\n"
+        "    except KeyError:\n        grammar = PythonGrammar()\n        return _loaded.setdefault(path, grammar)\n")}))
+    parse = next(x for x in p.symbols() if x.dotted == "parse")
+    assert "Grammar.parse" in [c.dotted for c in all_calls(p, parse)]
+    gp = next(x for x in p.symbols() if x.dotted == "Grammar.parse")
+    save = next(x for x in p.symbols() if x.dotted == "save")
+    assert (save.rel, save.d.start_line) in side_calls(p, gp)

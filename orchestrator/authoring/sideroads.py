@@ -51,8 +51,11 @@ def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options:
     lines = code.splitlines()
     out: set[int] = set()
     recv = recv or _receivers(code, lang)  # (a body without its first line names its receiver apart)
-    given = re.compile(rf"\s*\(?\s*(?:{'|'.join(map(re.escape, optional))})(?:\s*(?:is\s+not\s+None|!==?\s*(?:null|nil|undefined)))?"
-                       r"\s*\)?\s*(?:\{|:|then)?\s*$") if optional and options else None
+    # (or several of them: parso's `if cache or diff_cache:` saves the tree only when a caller asks)
+    one = rf"(?:{'|'.join(map(re.escape, optional))})(?:\s*(?:is\s+not\s+None|!==?\s*(?:null|nil|undefined)))?"
+    # (or one of them and more: `if cache and file_io.path is not None:` loads a saved tree only when asked)
+    given = re.compile(rf"\s*\(?\s*{one}(?:(?:\s*(?:\bor\b|\|\|)\s*{one})*\s*\)?|\s*(?:\band\b|&&)[^:{{]*)\s*(?:\{{|:|then)?\s*$") \
+        if optional and options else None
     if lang == "ruby":  # by indentation, as Ruby is written (its `{` opens a hash, a block, an interpolation)
         return _ruby_branch_lines(lines, recv, options, given)
     if lang != "python" and "{" in code:  # (a Python string's `{name!r}` is no block)

@@ -236,7 +236,8 @@ class Typer:
             m = re.search(r"\)\s*(?::\s*[\w<>?, ]+)?=\s*(.+)$", s.d.signature.split("\n")[0])
             if m:
                 values.append(m.group(1))
-        found = {self.expr_type(s, v.strip().rstrip(";")) for v in values}
+        # (a cache's `return _loaded.setdefault(path, grammar)` gives back what it stores: parso's `load_grammar`)
+        found = {self.expr_type(s, re.sub(r"^[\w.]+\.setdefault\(\s*[^,()]+,\s*(.+)\)$", r"\1", v.strip().rstrip(";"))) for v in values}
         found.discard("")
         if not found and s.lang == "ruby":  # an accessor that makes what it names, however it keeps it
             made = {self.expr_type(s, m.group()) for m in re.finditer(r"(?<![\w:])[A-Z]\w*(?:::[A-Z]\w*)*\.new\b", "\n".join(body))}
