@@ -462,3 +462,23 @@ def test_a_rust_types_doc_on_its_impl_block_and_an_options_section_under_a_code_
                                   "directly follows front-matter. The `excerpt` is set on the file; `excerpt` may be a function.\n")
     q = project_mod.load(gm)
     assert heading_titles(q, [["index.js"], ["lib/excerpt.js"]])[1] == "Extracting an excerpt"
+
+
+def test_a_program_that_reads_its_command_line_is_the_command_line_chapter(tmp_path: Path):
+    # markdownify's main.py (argparse) was "The main part"; a module's own `if __name__ == "__main__":` reading
+    # sys.argv (parso's tokenize.py) is no command-line tool
+    from orchestrator.authoring.titles import make_titles
+
+    root = tmp_path / "mdf"
+    (root / "mdf").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "mdf"\n')
+    (root / "mdf/__init__.py").write_text("class Converter:\n    def convert(self, html):\n        return html.strip()\n\n\n"
+                                          "def markdownify(html):\n    return Converter().convert(html)\n")
+    (root / "mdf/main.py").write_text("import argparse\nimport sys\n\nfrom mdf import markdownify\n\n\ndef main(argv=sys.argv[1:]):\n"
+                                      "    parser = argparse.ArgumentParser(prog='mdf')\n    parser.add_argument('html')\n"
+                                      "    args = parser.parse_args(argv)\n    print(markdownify(args.html))\n")
+    (root / "mdf/tokenize.py").write_text("import sys\n\n\ndef tokenize_lines(lines):\n    return [ln.split() for ln in lines]\n\n\n"
+                                          "if __name__ == '__main__':\n    print(tokenize_lines(open(sys.argv[1]).readlines()))\n")
+    p = project_mod.load(root)
+    titles = make_titles(p, [["mdf/__init__.py"], ["mdf/main.py"], ["mdf/tokenize.py"]], "en")
+    assert titles[1] == "Commands and flags" and titles[2] != "Commands and flags", titles

@@ -454,7 +454,9 @@ def _chapter_roles(p: Project, files: list[str]) -> list[tuple[float, roles_mod.
     # `class X extends Y`), not every signature (Go's `http.Handler` is in all of chi's)
     sigs = [d.signature for f in files for d in p.map.files[f].definitions
             if d.signature and (d.kind == "impl" or re.search(r"\b(?:extends|implements)\b", d.signature))][:60]
-    fits = roles_mod.detect(names, shown, doc, sigs, dirs)
+    # (a program that reads its command line, markdownify's main.py with argparse, is the command-line tool)
+    cli = sum(p.size(f) for f in files if roles_mod.reads_command_line(f, "\n".join(p.lines_of(f)))) * 2 >= total
+    fits = roles_mod.detect(names, shown, doc, sigs, dirs + ["cli"] * cli)  # (as sure as a folder named so)
     # a folder named for a role (axum's `middleware/`) was chosen by the maintainers: that role is the
     # chapter's kind, before the request and response words its functions' names carry (`map_request`)
     folder = {w for d in dirs for w in roles_mod._words(d)}

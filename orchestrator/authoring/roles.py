@@ -155,3 +155,14 @@ def detect(names: list[str], paths: list[str], doc: str, sigs: list[str] | None 
             scored.append((round(s, 3), role))
     scored.sort(key=lambda x: (-x[0], x[1].key))
     return scored
+
+
+_ARGV = re.compile(r"\bargparse\b|\bArgumentParser\(|\boptparse\b|\bsys\.argv\b|\bflag\.Parse\(\)|\bos\.Args\b|"
+                   r"\bclap::|\bprocess\.argv\b|\bOptionParser\.new\b|\bARGV\b|\bString\[\]\s+args\b")
+_PROGRAM = re.compile(r"(?:^|/)(?:bin|cmd)/|(?:^|/)(?:main|cli|__main__)\.\w+$")
+
+
+def reads_command_line(rel: str, text: str) -> bool:
+    """A program's entry that reads its command line (markdownify's main.py with argparse, a Go `cmd/x/main.go`):
+    the command-line tool; not a module's own `if __name__ == "__main__":` reading `sys.argv` (parso's tokenize.py)."""
+    return bool(_PROGRAM.search(rel) and _ARGV.search(text))
