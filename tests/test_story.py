@@ -114,7 +114,8 @@ def test_the_maintainers_scripts_and_benchmarks_are_sections_and_translations_an
     for rel in ("scripts/version-history.js", "benchmarking/analyze.py", "kit_benchmarks.py", "benches/parse.rs",
                 "tools/gen.go", "fuzzing/fuzz_parse.py", "buildSrc/src/main/kotlin/Publish.kt",
                 "kit-examples/src/main/java/Demo.java", "src/Kit/Resources/Languages/ArabicLanguage.cs",
-                "lark/__pyinstaller/hook-lark.py", "lark/__pyinstaller/__init__.py"):
+                "lark/__pyinstaller/hook-lark.py", "lark/__pyinstaller/__init__.py", "generate/src/main.rs",
+                "_codegen/main.go", "xtask/src/main.rs"):
         assert peripheral(p, rel), rel
     for rel in ("command.go", "src/benchmark.rs", "lib/tools/x.rb", "src/workbench.py"):
         assert not peripheral(p, rel), rel

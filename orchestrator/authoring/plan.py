@@ -236,7 +236,9 @@ _PERIPHERAL = re.compile(r"(?i)(?:^|/|_)(?:\w*completions?\w*|locales?|i18n|l10n
                          r"(?:/|\.\w+$)|_pb2\.py$|\.pb\.go$|_generated\.\w+$|\.gen\.\w+$"
                          # the maintainers' tooling: scripts, benchmarks, fuzzers (send's scripts/version-history.js,
                          # jsonpickle's benchmarking/ and jsonpickle_benchmarks.py)
-                         r"|^(?:scripts?|tools|fuzz(?:ing)?|bench(?:es|marks?|marking)?|buildSrc)/|^[^/]*_bench(?:marks?)?\.\w+$"
+                         r"|^(?:scripts?|tools|fuzz(?:ing)?|bench(?:es|marks?|marking)?|buildSrc|xtask)/|^[^/]*_bench(?:marks?)?\.\w+$"
+                         # a code generator the maintainers run (markdown-rs's generate/, testify's _codegen/)
+                         r"|^_?(?:codegen|generate|generator)/"
                          # a packager's hook (lark's `__pyinstaller/hook-lark.py`)
                          r"|(?:^|/)__pyinstaller/|(?:^|/)hook-[\w.-]+\.py$"
                          # a sub-project of examples (picocli-examples/): uses of the project, not its code
