@@ -157,7 +157,7 @@ class Resolver:
         if len(hit) > 1 and lang == "kotlin":  # (before _near: the `expect` is often beside its caller)
             hit = source_set(s, hit)
         if len(parts) == 2:  # two types of one name in two crates or packages (env_logger's `Builder` and env_filter's)
-            hit = _near(s, rust_type_narrowed(self.p, s.rel, parts[0], hit) if lang == "rust" and len(hit) > 1 and s.rel else hit)
+            hit = _near(s, rust_type_narrowed(self.p, s, parts[0], hit))
         if not hit and len(parts) == 2 and parts[0] in self.param_types():
             hit = _near(s, list(self.by_dotted.get(f"{self.param_types()[parts[0]]}.{parts[1]}", ())))  # (its package's)
         if not hit and len(parts) == 2 and lang == "java" and self._is_type(self.variables().get(parts[0], "")):

@@ -277,13 +277,6 @@ def resolved_calls_where(p: Project, s: Sym, code: str) -> list[tuple[Sym, bool,
     return found
 
 
-def _narrowed(p: Project, s: Sym, typ: str, hits: list[Sym]) -> list[Sym]:
-    """A Rust chain's link among several types of one name: the one the file's own `use` brings in (uses.py)."""
-    from .uses import rust_type_narrowed
-
-    return rust_type_narrowed(p, s.rel, typ, hits) if s.lang == "rust" and len(hits) > 1 and s.rel else hits
-
-
 def options_side(p: Project, s: Sym) -> bool:
     """Whether a branch on a setting is a side road in `s` (resolved_calls_where: not when it holds every call)."""
     return p._keys.get(("options_side", s.rel, s.d.start_line), True)
@@ -301,6 +294,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     from .callres import CALL_RE, Resolver
     from .local_defs import spans as local_spans
     from .sideroads import branch_lines, optional_params
+    from .uses import rust_type_narrowed
     from .valuetypes import call_args, closing
 
     found: dict[tuple[str, str, int], tuple[Sym, bool, int]] = {}  # callee -> (it, only on side roads, last call at)
@@ -377,7 +371,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
                     after = chain.end() + len(call_args(code, chain.end() - 1)) + 1
                 chain = _CHAINED.match(code, after) or _CHAINED_LAMBDA.match(code, after)
                 continue
-            nxt = near(s, _narrowed(p, s, typ, typer.member(typ, chain.group(1)))) or (missing(typer.member, typ, chain.group(1))
+            nxt = near(s, rust_type_narrowed(p, s, typ, typer.member(typ, chain.group(1)))) or (missing(typer.member, typ, chain.group(1))
                                                         if s.lang == "ruby" else [])
             lam = code[chain.end() - 1] == "{"  # (a lambda link's one argument)
             nxt = res.overload(nxt, "{}" if lam else call_args(code, chain.end() - 1))  # `new JsonParser(h).parse(string)`: parse(String)

@@ -88,8 +88,8 @@ def section_title(text: str) -> str:
     """'Filtering and modifying HTML nodes' from a docs section that opens "Transformers allow you to filter
     and modify HTML nodes using your own custom logic, …", 'Extracting an excerpt' from "Extract an excerpt that …":
     what the section's subject lets a user do, when its first sentence says it with verbs and an object; ''
-    otherwise. (A heading that is only the module's
-    name, sanitize's "Transformers", still has its idea in the sentence under it.)"""
+    otherwise. (A heading that is only the module's name, sanitize's "Transformers", still has its idea in the
+    sentence under it.)"""
     prose = next((ln for ln in re.split(r"\n\s*\n", text) if ln.strip() and not ln.lstrip().startswith(("```", "    ", "\t", "#", "|", "-", "*", ">"))), "")
     first = re.split(r"(?<=[.!?])\s", " ".join(prose.split()), maxsplit=1)[0]
     first = re.sub(r"`([^`]*)`", r"\1", first)

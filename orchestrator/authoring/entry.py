@@ -210,8 +210,7 @@ def readme_names(p: Project) -> tuple[dict[str, float], dict[str, float]]:
     key = ("readme_names",)
     if key not in p._keys:
         code = readme_code(p)
-        own = {p.root.name.lower(), project_name(p.root).lower()}
-        own |= own_aliases(code, own)  # (squirrel's `import sq "github.com/Masterminds/squirrel"`, then `sq.Select(…)`)
+        own = own_names(p, code)
         first: dict[str, int] = {}
         for m in _IDENT_RE.finditer(code):
             before = code[max(0, m.start() - 40):m.start()]
@@ -232,6 +231,13 @@ def readme_names(p: Project) -> tuple[dict[str, float], dict[str, float]]:
         p._keys[key] = ({n: 1.0 / (1.0 + 3.0 * at / size) for n, at in first.items()},
                         {n: 1.0 / (1.0 + 3.0 * at / size) for n, at in calls.items()})
     return p._keys[key]
+
+
+def own_names(p: Project, code: str) -> set[str]:
+    """The names example code calls the project by, lowercase: its directory's, its package's, and those it imports
+    the project under (squirrel's `import sq "github.com/Masterminds/squirrel"`, then `sq.Select(…)`)."""
+    own = {p.root.name.lower(), project_name(p.root).lower()}
+    return own | own_aliases(code, own)
 
 
 def own_aliases(code: str, own: set[str]) -> set[str]:

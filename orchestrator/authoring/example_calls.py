@@ -92,7 +92,7 @@ def _go_unaliased(p: Project, code: str) -> str:
     `import sq "github.com/Masterminds/squirrel"`, then `sq.Select(…)`, read as `squirrel.Select(…)`)."""
     from .project import _GO_ALIAS_RE
 
-    own = {p.go_package(x.rel) for x in p.symbols() if x.lang == "go"}
+    own = p.go_packages()
     for alias, pkg in _GO_ALIAS_RE.findall(code):
         if pkg in own and alias != pkg and alias not in ("_", "import", "."):
             code = re.sub(rf"(?<![\w.]){re.escape(alias)}\s*\.", pkg + ".", code)

@@ -172,7 +172,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     returns when calling it runs code (Python: `command(...) -> Command`, and a decorated function
     is called: `Command.__call__`), and the public methods of the best-ranked types a user imports."""
     from .codeinfo import signature_parts
-    from .entry import claimed, foreign_values, own_aliases, readme_code, readme_names, root_files
+    from .entry import claimed, foreign_values, own_names, readme_code, readme_names, root_files
     from .source_sets import actual_of
 
     written, called = readme_names(p)
@@ -228,10 +228,11 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
             on_type.setdefault(m.group(2), set()).add(m.group(1))
 
     # `reqwest::get(…)`, `sq.Select(…)`: the package's own function, not a method of that name (blocking `Client.get`)
-    own = {p.root.name.lower(), project_name(p.root).lower()}
-    own |= own_aliases(ex.code, own) if ex else set()
-    pkg = {m.group(2) for m in re.finditer(rf"(?<![\w$.])([a-z_][\w$]*)\s*(?:\.|::)\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls if ex else "")
-           if m.group(1) in own and ex is not None and ex.lang in ("rust", "go")}  # (JS's `superjson.stringify`: a default export's)
+    # (in Rust and Go only: JS's `superjson.stringify` is a default export's method)
+    qualified = ex.as_calls if ex is not None and ex.lang in ("rust", "go") else ""
+    own = own_names(p, ex.code) if ex is not None and qualified else set()
+    pkg = {m.group(2) for m in re.finditer(rf"(?<![\w$.])([a-z_][\w$]*)\s*(?:\.|::)\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", qualified)
+           if m.group(1) in own}
 
     def elsewhere(s: Sym) -> float:  # 0.5 for a method the README calls on another type (or on the package), else 1
         owner = re.split(r"\.|::", s.dotted)[-2:-1]

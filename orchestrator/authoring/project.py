@@ -138,6 +138,13 @@ class Project:
                 return m.group(1)
         return posixpath.basename(posixpath.dirname(rel))
 
+    def go_packages(self) -> set[str]:
+        """The Go packages the project defines something in (their `package` clauses)."""
+        key = ("go_packages",)
+        if key not in self._keys:
+            self._keys[key] = {self.go_package(x.rel) for x in self.symbols() if x.lang == "go"}
+        return self._keys[key]
+
     def go_qualified(self, rel: str) -> set[tuple[str, str]]:
         """The (qualifier, name) pairs a Go file writes (`middleware.New`), an import alias read as its package."""
         key = ("goqual", rel)

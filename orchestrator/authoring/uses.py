@@ -83,11 +83,14 @@ def rust_used(p: Project, rel: str, name: str, by_short: dict[str, list[Sym]]) -
     return []
 
 
-def rust_type_narrowed(p: Project, rel: str, typ: str, hits: list[Sym]) -> list[Sym]:
-    """Of `hits` (members of several types named `typ`), those of the type `rel`'s first `use` of its own crate
-    brings in (reqwest's lib.rs: `pub use self::async_impl::{…, Client, …}` before the `wasm` one behind another
-    `cfg`, as C#'s first `#if` branch is read); `hits` when no `use` tells them apart."""
-    for path, local in rust_use_items(p, rel):
+def rust_type_narrowed(p: Project, s: Sym, typ: str, hits: list[Sym]) -> list[Sym]:
+    """Of `hits` (members of several types named `typ`, called in `s`), those of the type the first `use` of its own
+    crate in `s`'s file brings in (reqwest's lib.rs: `pub use self::async_impl::{…, Client, …}` before the `wasm` one
+    behind another `cfg`, as C#'s first `#if` branch is read); `hits` when no `use` tells them apart, or `s` is no
+    Rust of a file."""
+    if s.lang != "rust" or len(hits) < 2 or not s.rel:
+        return hits
+    for path, local in rust_use_items(p, s.rel):
         mods = [x for x in path[:-1] if x not in ("crate", "self", "super")]
         if local != typ or not mods or not _own(p, path[0]):
             continue

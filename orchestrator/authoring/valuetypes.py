@@ -48,9 +48,6 @@ _CONTAINER = re.compile(r"^\s*(?:\[\]|\[\w*\]|map\[|(?:Vec|List|Set|HashMap|BTre
 _WRAPPER = re.compile(r"^\s*(?:Result|Option|Box|Arc|Rc|RefCell|Mutex|Optional|Task|ValueTask|Promise|Future|"
                       r"Awaitable|Ref|Cow)\s*<(.*)>\s*$")
 
-# A local's assignment, per language (NAME is the local; group 1 the declared type, group 2 the value)
-
-
 # A field's declaration in its type's body, by language: the type it names (FIELD is the field)
 FIELD_DECL = {
     "go": r"(?m)^\s*FIELD\s+\*?(?:\[\])?([A-Za-z_]\w*)",
@@ -392,7 +389,7 @@ class Typer:
             if seg in _PASS or (seg == "new" and s.lang == "ruby"):
                 continue  # `X.new` makes an X
             hit = self.member(typ, seg, m.start() == head.end() and head.group(0)[:1].isupper())  # (`Document.parse(`)
-            hit = near(s, rust_type_narrowed(self.p, s.rel, typ, hit) if s.lang == "rust" and len(hit) > 1 and s.rel else hit)
+            hit = near(s, rust_type_narrowed(self.p, s, typ, hit))
             if seg == "new" and s.lang == "rust" and not hit:
                 continue
             typ = self.bound_result(typ, hit[0]) if len(hit) == 1 else ""
@@ -455,10 +452,7 @@ class Typer:
 
     def _go_package(self, s: Sym, name: str) -> bool:
         """`name` is a package qualifier in `s`: the project has a package of that name, and `s` uses it so."""
-        key = ("go_packages",)
-        if key not in self.p._keys:
-            self.p._keys[key] = {self.p.go_package(x.rel) for x in self.p.symbols() if x.lang == "go"}
-        return name in self.p._keys[key] and go_qualifier(name, self.code_of(s))
+        return name in self.p.go_packages() and go_qualifier(name, self.code_of(s))
 
     def _members(self) -> dict[str, list[Sym]]:
         """Type → its methods (read once per project)."""

@@ -177,8 +177,9 @@ def _params_block(s: Sym, pd: docstrings.DocParts, t: dict[str, str], given: dic
     if sig_params:
         # (in English the bold label the doc's own list has: a lead-in sentence for every function, however it is
         # worded, is the form issue 35 counted; a Chinese book keeps its sentence)
-        lead = t["params"] if t["lang"] == "en" else ""
-        out += [f"**{lead}**" if lead else vary("params_from_sig_one" if len(sig_params) == 1 else "params_from_sig", seed(s.name), t).format(name=s.short), ""]
+        lead = f"**{t['params']}**" if t["lang"] == "en" else \
+            vary("params_from_sig_one" if len(sig_params) == 1 else "params_from_sig", seed(s.name), t).format(name=s.short)
+        out += [lead, ""]
         for x in sig_params:
             typ = t["param_type"].format(type=x.type) if x.type and "`" not in x.type else ""
             dflt = t["param_default"].format(default=x.default) if x.default and "`" not in x.default else ""

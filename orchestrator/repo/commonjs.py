@@ -160,13 +160,12 @@ def _exported_factory(src: Any, node: Any) -> bool:
     top = node.parent.parent if node.parent is not None and node.parent.type == "export_statement" else node.parent
     if name is None or top is None or top.type != "program":
         return False
-    n = re.escape(src.text(name))
-    text = src.data.decode("utf-8", "replace")
-    if re.search(rf"(?m)^\s*(?:export\s+default|module\.exports\s*=)\s*{n}\s*\(", text):
-        return True
-    made = re.search(rf"(?m)^\s*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*{n}\s*\(", text)
-    return made is not None and re.search(
-        rf"(?m)^\s*(?:export\s+default|module\.exports\s*=)\s*{re.escape(made.group(1))}\s*;?\s*$", text) is not None
+    if getattr(src, "_factories", None) is None:  # (read once per file: every declaration's ancestors ask)
+        text = src.data.decode("utf-8", "replace")
+        exported = set(re.findall(r"(?m)^\s*(?:export\s+default|module\.exports\s*=)\s*([A-Za-z_$][\w$]*)\s*(\(|;?\s*$)", text))
+        made = dict(re.findall(r"(?m)^\s*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*([A-Za-z_$][\w$]*)\s*\(", text))
+        src._factories = {n for n, end in exported if end == "("} | {made[n] for n, end in exported if end != "(" and n in made}
+    return src.text(name) in src._factories
 
 
 def umd_members(text: str) -> dict[str, str]:
