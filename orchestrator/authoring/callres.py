@@ -34,6 +34,7 @@ from .arity import (
     takes_count as _takes_count,
 )
 from .c_includes import c_global
+from .duck_calls import duck_call
 from .local_defs import LANGS as LOCAL_LANGS, in_scope, same_object, top
 from .project import Project, Sym
 from .source_sets import lambda_receivers, source_set
@@ -81,8 +82,7 @@ def _own_path_types(p: Project, typ: str) -> set[str]:
     return out
 
 
-# no declared types: a receiver of no known type calling a name of three words that one method of the project
-# has calls that method (liquid's `parse_context.new_block_body`, `parse_context` a parameter)
+# no declared types: a receiver of no known type (duck_calls)
 _DUCK = ("python", "ruby", "javascript", "typescript")
 
 
@@ -181,8 +181,8 @@ class Resolver:
             hit = _near(s, self.typer().member(typ, parts[-1])) if typ else []  # (an inherited method: its base's)
             if not hit and typ and len(parts) == 2 and parts[0] in ("self", "this"):  # (a mixin's: its user's)
                 hit = self._in_subclasses(typ, parts[-1])
-            if not hit and not typ and lang in _DUCK and len(re.findall(r"[a-z]+|[A-Z][a-z]*", parts[-1])) >= 3:
-                hit = [x for x in self.by_short.get(parts[-1], ()) if x.kind == "method"][:2]  # (_DUCK)
+            if not hit and not typ and lang in _DUCK:
+                hit = duck_call(self.by_short, self.typer().bases, parts[-2], parts[-1])
         if not hit and lang in ("c", "cpp"):
             if len(parts) == 1 or (lang == "cpp" and len(parts) >= 2 and not self._is_type(parts[-2])):
                 hit = c_global(self.p, s, self.by_short, parts[-1], args)

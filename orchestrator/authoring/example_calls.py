@@ -24,7 +24,16 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
         return any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name)
 
     v = re.escape(var)  # (a declared type is on the variable's line: an import's last name `SchemaError` is not one)
-    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?[ \t]+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*::)*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*(\w+)\s*\()", code)
+    # the class constructed is the one that runs, whatever the variable is declared as (easy-rules'
+    # `RulesEngine rulesEngine = new DefaultRulesEngine();`), when the statement is only that construction
+    made = re.search(rf"\b{v}\s*=\s*new\s+(?:\w+\.)*([A-Z]\w*)\s*(?:<[^>\n]*>)?\s*\(", code)
+    if made and is_class(made.group(1)):
+        from .valuetypes import call_args
+
+        if re.match(r"\s*;?\s*$", code[made.end() + len(call_args(code, made.end() - 1)) + 1:].split("\n", 1)[0]):
+            return made.group(1)
+    # (a module's class: Python's `patch = jsonpatch.JsonPatch(…)`)
+    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?[ \t]+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*(?:::|\.))*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*(\w+)\s*\()", code)
     name = (typ.group(1) or typ.group(2)).replace("::", ".") if typ else ""  # (Ruby's `Liquid::Template`: `Liquid.Template`)
     if typ and typ.group(3):  # `KotlinLogging.logger(…)` declares what it gives back: a `KLogger`, not a `KotlinLogging`
         from .signature import java_result

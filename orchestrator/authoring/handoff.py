@@ -203,7 +203,8 @@ def _last_call(calls: list[Sym], body: list[tuple[int, str]], side: set[int],
             if m is None or (c.lang == "ruby" and _BLOCK_AFTER.match(text, m.end() - (m.group().endswith("(")))):
                 continue  # (a Ruby call given a block runs the block: `invoke { dispatch! }` hands to `dispatch!`)
             # (a chain's link: after `).`, or in Ruby after a method called bare: csv's `parser.parse` hands to `parse`)
-            chained = r"\)\s*\.\s*$" + (rf"|(?<![\w$@:.])(?:{'|'.join(re.escape(x.short) for x in calls if x is not c)})\s*\.\s*$"
+            # (Rust's `?` and a `.await` between links: sqlparser's `Parser::new(d).try_with_sql(sql)?.parse_statements()`)
+            chained = r"(?:\)|\.await)\s*[?!]?\s*\.\s*$" + (rf"|(?<![\w$@:.])(?:{'|'.join(re.escape(x.short) for x in calls if x is not c)})\s*\.\s*$"
                                          if c.lang == "ruby" and len(calls) > 1 else "")
             order = m.start() if re.search(chained, text[:m.start()]) else -m.start()
             if _gives_receiver(text, m.end() - 1) and not any(x is not c and _called_on(x, text, m.start()) for x in calls):
@@ -277,6 +278,9 @@ def reach(p: Project, c: Sym, levels: int = 3) -> set[tuple[str, int]]:
 _FUNC_LITERAL = re.compile(r"\bfunc\s*\(|=>|\blambda\b|\bfunction\s*\(|\|[\w\s,&:]*\|\s*\{?|->\s*\{|\bdo\s*\|")
 
 
+_BOUND_FUNC = re.compile(r"\s*(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*=\s*(?=lambda\b|function\s*\(|\([^()]*\)\s*=>|[\w$]+\s*=>)")
+
+
 def _in_function_argument(body: list[tuple[int, str]], best: tuple[int, int, int, Sym], going: list[Sym]) -> Sym | None:
     """The work a call's function-literal argument does, when the call only wraps it (resty's `Execute` hands
     `Backoff` a closure that runs `r.client.execute(r)`: the retries are the manner, `execute` the work)."""
@@ -286,6 +290,10 @@ def _in_function_argument(body: list[tuple[int, str]], best: tuple[int, int, int
     m = re.search(rf"(?<![\w$]){re.escape(best[3].short)}\s*\(", text)
     end = closing(text, m.end() - 1) if m else -1
     args = text[m.end():end] if m and end > 0 else ""
+    # (or a local the body bound to one: pystache's `render_func = lambda engine, stack: engine.render(…)`,
+    # then `self._render_final(render_func, …)`)
+    bound = {m.group(1): n for n, t in body if n < best[1] for m in [_BOUND_FUNC.match(t)] if m}
+    args += "".join("\n" + t for n, t in body if n in {at for v, at in bound.items() if re.search(rf"(?<![\w$.]){re.escape(v)}(?![\w$])", args)})
     if not _FUNC_LITERAL.search(args):
         return None
     found = [(k.start(), c) for c in going if c is not best[3]

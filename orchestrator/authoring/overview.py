@@ -335,14 +335,24 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
     no run itself (SERVING: `parse`, `run`, `listen`, …) and a short block later, before the
     next heading, calls one on a value the example uses (`flag.Int(…)`, then `flag.Parse()`); a long one
     is another example (JsonPath's `JsonPath.read(json, …)`, then a block of `parse`, `read`, `using`)."""
+    step = _next_step(ex, text, heads)
+    if step is not None:
+        return replace(ex, then=step)
     if SERVING.search(ex.code):
         return ex
     values = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*[A-Za-z_$][\w$]*\s*\(", ex.code))
+    if _shows_result(ex.code, values):
+        return ex  # it prints what its call gives (pystache's `print pystache.render(…)`, then `Hi Mom!`): a whole run
     end = min([at for at, _h in heads if at > ex.last], default=len(text.splitlines()) + 1)
     # an example that only makes a value (prettytable's `table = PrettyTable()`, its rows added and the table
     # printed in later sections): the first short block of the document that runs or prints it
-    built = set() if values else set(re.findall(r"(?m)^\s*(?:(?:var|let|const|val)\s+)?([a-z_][\w$]*)\s*:?=\s*(?:new\s+)?[A-Z][\w$.]*\s*\(",
-                                                 ex.code))
+    made = set(re.findall(r"(?m)^\s*(?:>>>\s*)?(?:(?:var|let|const|val)\s+)?([a-z_][\w$]*)\s*:?=\s*(?:new\s+)?"
+                          r"(?:[a-z_]\w*\.)*[A-Z][\w$.]*\s*\(", ex.code))
+    # (or makes it from a module's class: jsonpatch's tutorial `patch = jsonpatch.JsonPatch([…])` in "Creating a
+    # Patch", then `result = patch.apply(doc)` in the next section, "Applying a Patch")
+    modules = values - set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*:?=", ex.code))
+    built = made if not values or (made and values == modules) else set()
+    after = min([at for at, _h in heads if at > end], default=len(text.splitlines()) + 1)
     from .entry import PRINTS
 
     shown = PRINTS.get(ex.lang, ("$^", ""))[0]
@@ -350,9 +360,50 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
         if ex.last < a and len([ln for ln in code.splitlines() if ln.strip()]) <= 3 and \
                 (a < end and any(m.group(1) in values for m in SERVING.finditer(code))
                  or any(m.group(1) in built for m in SERVING.finditer(code))
-                 or any(v in built for m in re.finditer(shown, code) for v in m.groups() if v)):
+                 or any(v in built for m in re.finditer(shown, code) for v in m.groups() if v)
+                 or values and a < after and any(re.search(rf"(?<![\w$.]){re.escape(v)}\s*\.\s*\w+\s*\(", code) for v in built)):
             return replace(ex, then=Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel))
     return ex
+
+
+_STEP = re.compile(r"(?i)^\W*(?:step\s*)?(\d)\s*[.):]")
+
+
+def _next_step(ex: Example, text: str, heads: list[tuple[int, str]]) -> Example | None:
+    """In a walk-through of numbered steps, the example of step 1 ("1. First, define your rule") is run
+    by the first block of step 2 ("2. Then, fire it!": easy-rules' `rulesEngine.fire(rules, facts)`)."""
+    steps = [(at, int(m.group(1))) for at, h in heads for m in [_STEP.match(h)] if m]
+    here = next((n for at, n in reversed(steps) if at < ex.first), None)
+    then = next((at for at, n in steps if at > ex.last), None) if here == 1 else None
+    nxt = next((at for at, n in steps if at > ex.last and n == 2), None)
+    if then is None or then != nxt:
+        return None
+    end = min([at for at, _h in heads if at > nxt] + [len(text.splitlines()) + 1])
+    return next((Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, ex.source_rel)
+                 for a, b, tag, code in code_blocks(text, ex.rel) if nxt < a < end
+                 and (_lang_of_tag(tag) or ex.lang) == ex.lang), None)
+
+
+# a line that prints what a call on one of the example's values gives (`print pystache.render(…)`,
+# `console.log(x.parse(…))`, `println!("{}", v.f(…))`), or a doctest's call followed by its output
+_PRINT_CALL = r"(?:print\b\s*\(?|console\.log\s*\(|puts\s|pp?\s|System\.out\.println\s*\(|fmt\.Print\w*\s*\(|println!?\s*\()"
+
+
+def _shows_result(code: str, values: set[str]) -> bool:
+    if not values:
+        return False
+    call = rf"(?<![\w$.])(?:{'|'.join(re.escape(v) for v in values)})\s*\.\s*[A-Za-z_$][\w$]*\s*\("
+    lines = code.splitlines()
+    for k, ln in enumerate(lines):
+        body = re.sub(r"^\s*(?:>>>|\.\.\.)\s?", "", ln)
+        if re.match(rf"\s*{_PRINT_CALL}[^\n]*{call}", body):
+            return True
+        after = lines[k + 1].strip() if k + 1 < len(lines) else ""
+        # (an assignment shows nothing, and a line left open goes on: jsonpatch's `>>> patch = jsonpatch.JsonPatch([`)
+        if ln.lstrip().startswith(">>>") and re.search(call, body) and after and not after.startswith((">>>", "...")) \
+                and not re.match(r"\s*[\w.]+\s*=[^=]", body) and body.count("(") == body.count(")"):
+            return True
+    return False
 
 
 def entry_points(p: Project, limit: int = 5) -> list[Sym]:

@@ -1,0 +1,350 @@
+"""Where chapter 1's main path goes (issue 35, session 28, set 24 as the development set). Each rule on a small
+source, failing without it."""
+
+from __future__ import annotations
+
+from conftest import traced as _path, write_files as _write
+
+from orchestrator.authoring.project import load
+
+# sqlparser's shape: the entry builds a parser, gives it the text (a step that returns the parser itself) and runs
+# the chain's last link; a `?` stands between the links
+_SQL = """pub struct Parser {
+    tokens: Vec<String>,
+    index: usize,
+}
+
+impl Parser {
+    pub fn new() -> Self {
+        Parser { tokens: Vec::new(), index: 0 }
+    }
+
+    pub fn try_with_sql(mut self, sql: &str) -> Result<Self, String> {
+        let mut tokenizer = Tokenizer::new(sql);
+        self.tokens = tokenizer.tokenize()?;
+        Ok(self)
+    }
+
+    pub fn parse_sql(sql: &str) -> Result<Vec<String>, String> {
+        Parser::new().try_with_sql(sql)?.parse_statements()
+    }
+
+    pub fn parse_statements(&mut self) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        while self.index < self.tokens.len() {
+            out.push(self.parse_statement()?);
+            self.index += 1;
+        }
+        Ok(out)
+    }
+
+    fn parse_statement(&mut self) -> Result<String, String> {
+        let word = self.tokens[self.index].clone();
+        if word.is_empty() {
+            return Err("empty".to_string());
+        }
+        Ok(word.to_uppercase())
+    }
+}
+
+pub struct Tokenizer {
+    text: String,
+}
+
+impl Tokenizer {
+    pub fn new(text: &str) -> Self {
+        Tokenizer { text: text.to_string() }
+    }
+
+    pub fn tokenize(&mut self) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        for word in self.text.split(' ') {
+            if word.is_empty() {
+                continue;
+            }
+            out.push(word.to_string());
+        }
+        Ok(out)
+    }
+}
+"""
+
+
+def test_a_chains_last_link_after_a_question_mark_is_where_the_work_goes(tmp_path):
+    files = {"Cargo.toml": '[package]\nname = "sql"\n', "src/lib.rs": "pub mod parser;\n", "src/parser.rs": _SQL,
+             "README.md": '# sql\n\n```rust\nlet ast = Parser::parse_sql("SELECT a").unwrap();\n```\n'}
+    p = load(_write(tmp_path / "sql", files))
+    path = _path(p)
+    assert path[path.index("|") + 1:] == ["Parser.parse_sql", "Parser.parse_statements", "Parser.parse_statement"]
+
+
+_MUSTACHE = '''from .renderer import Renderer
+from .parser import parse
+
+
+def render(template, context=None):
+    """Return the given template string rendered using the given context."""
+    renderer = Renderer()
+    return renderer.render(template, context)
+'''
+
+_RENDERER = '''from .parser import parse
+
+
+class Renderer(object):
+    def render(self, template, context):
+        nodes = parse(template)
+        out = []
+        for node in nodes:
+            out.append(node.render(context))
+        return "".join(out)
+'''
+
+_PARSER = '''class Node(object):
+    def __init__(self, key):
+        self.key = key
+
+    def render(self, context):
+        return str(context.get(self.key, ""))
+
+
+def parse(template):
+    out = []
+    for part in _tokens(template):
+        out.append(Node(_key(part)))
+    return out
+
+
+def _tokens(template):
+    return [_strip(t) for t in template.split("{{") if t]
+
+
+def _strip(text):
+    return text.replace("\\n", " ")
+
+
+def _key(part):
+    return _strip(part.split("}}")[0])
+'''
+
+
+def test_an_example_that_prints_its_calls_result_is_whole_not_joined_to_a_later_parse(tmp_path):
+    # pystache's README: `print pystache.render(…)` with its output; "You can also pre-parse" is another use
+    readme = ("# mustache\n\n## Use It\n\n    >>> import mustache\n    >>> print mustache.render('Hi {{person}}!', {'person': 'Mom'})\n"
+              "    Hi Mom!\n\nYou can also pre-parse a template:\n\n    >>> parsed = mustache.parse(u'Hey {{who}}')\n"
+              "    >>> print parsed\n    [Node]\n")
+    files = {"setup.py": "from setuptools import setup\nsetup(name='mustache')\n", "mustache/__init__.py": _MUSTACHE,
+             "mustache/renderer.py": _RENDERER, "mustache/parser.py": _PARSER, "README.md": readme}
+    p = load(_write(tmp_path / "mustache", files))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["render", "Renderer.render"]
+
+
+_ENGINE = {"core/src/main/java/org/rules/RulesEngine.java": """package org.rules;
+
+public interface RulesEngine {
+    void fire(Rules rules, Facts facts);
+}
+""", "core/src/main/java/org/rules/DefaultRulesEngine.java": """package org.rules;
+
+public class DefaultRulesEngine implements RulesEngine {
+    @Override
+    public void fire(Rules rules, Facts facts) {
+        checkFacts(facts);
+        doFire(rules, facts);
+    }
+
+    void doFire(Rules rules, Facts facts) {
+        for (Rule rule : rules) {
+            if (rule.evaluate(facts)) {
+                rule.execute(facts);
+            }
+        }
+    }
+
+    private void checkFacts(Facts facts) {
+        if (facts == null) {
+            throw new IllegalArgumentException("facts");
+        }
+    }
+}
+""", "core/src/main/java/org/rules/Rules.java": """package org.rules;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+public class Rules implements Iterable<Rule> {
+    private final List<Rule> rules = new ArrayList<>();
+
+    public void register(Rule rule) {
+        rules.add(rule);
+    }
+
+    public Iterator<Rule> iterator() {
+        return rules.iterator();
+    }
+}
+""", "core/src/main/java/org/rules/Facts.java": """package org.rules;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public class Facts {
+    private final Map<String, Object> facts = new HashMap<>();
+
+    public void put(String name, Object value) {
+        facts.put(name, value);
+    }
+}
+""", "core/src/main/java/org/rules/Rule.java": """package org.rules;
+
+public interface Rule {
+    boolean evaluate(Facts facts);
+
+    void execute(Facts facts);
+}
+""", "core/src/main/java/org/rules/Condition.java": """package org.rules;
+
+public @interface Condition {
+}
+""", "pom.xml": "<project><artifactId>rules</artifactId></project>\n"}
+
+_STEPS = """# rules
+
+## Example
+
+### 1. First, define your rule
+
+```java
+@Rule(name = "weather rule")
+public class WeatherRule {
+
+    @Condition
+    public boolean itRains(@Fact("rain") boolean rain) {
+        return rain;
+    }
+}
+```
+
+### 2. Then, fire it!
+
+```java
+public class Test {
+    public static void main(String[] args) {
+        Facts facts = new Facts();
+        facts.put("rain", true);
+        Rules rules = new Rules();
+        rules.register(new WeatherRule());
+        RulesEngine rulesEngine = new DefaultRulesEngine();
+        rulesEngine.fire(rules, facts);
+    }
+}
+```
+"""
+
+
+def test_step_two_of_a_numbered_walk_through_runs_what_step_one_defines(tmp_path):
+    # easy-rules' README: "1. First, define your rule" (a class), "2. Then, fire it!"; the engine is
+    # declared as its interface and constructed as the class that runs
+    p = load(_write(tmp_path / "rules", dict(_ENGINE, **{"README.md": _STEPS})))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["DefaultRulesEngine.fire", "DefaultRulesEngine.doFire"]
+    # without the second step's heading the definition alone is no run of the engine
+    q = load(_write(tmp_path / "rules2", dict(_ENGINE, **{"README.md": _STEPS.replace("### 2. Then, fire it!", "")})))
+    path = _path(q)
+    assert path[path.index("|") + 1:][:1] != ["DefaultRulesEngine.fire"]
+
+
+_PATCH = '''class PatchOperation(object):
+    def __init__(self, op):
+        self.op = op
+
+    def apply(self, obj):
+        raise NotImplementedError("should implement the patch operation")
+
+
+class AddOperation(PatchOperation):
+    def apply(self, obj):
+        obj[self.op["path"]] = self.op["value"]
+        return obj
+
+
+class RemoveOperation(PatchOperation):
+    def apply(self, obj):
+        del obj[self.op["path"]]
+        return obj
+
+
+class JsonPatch(object):
+    operations = {"add": AddOperation, "remove": RemoveOperation}
+
+    def __init__(self, patch):
+        self.patch = patch
+
+    def apply(self, obj):
+        for operation in self._ops():
+            obj = operation.apply(obj)
+        return obj
+
+    def _ops(self):
+        return [self.operations[op["op"]](op) for op in self.patch]
+'''
+
+
+def test_a_receiver_named_for_a_family_of_classes_calls_the_familys_method(tmp_path):
+    # jsonpatch's `operation.apply(obj)`: `operation` is one of the `…Operation` classes, all under `PatchOperation`
+    from orchestrator.authoring.facts import all_calls
+
+    from conftest import symbol
+
+    p = load(_write(tmp_path / "patch", {"setup.py": "from setuptools import setup\nsetup(name='patch')\n",
+                                         "patch.py": _PATCH}))
+    assert "PatchOperation.apply" in [c.dotted for c in all_calls(p, symbol(p, "JsonPatch.apply"))]
+    # a name no class is named for stays unknown
+    q = load(_write(tmp_path / "other", {"setup.py": "from setuptools import setup\nsetup(name='patch')\n",
+                                         "patch.py": _PATCH.replace("operation.apply(obj)", "item.apply(obj)")}))
+    assert [c.dotted for c in all_calls(q, symbol(q, "JsonPatch.apply"))] == ["JsonPatch._ops"]
+
+
+_ENGINE_PY = '''class RenderEngine(object):
+    def render(self, template, context):
+        nodes = self.parse(template)
+        return "".join(n.format(**context) for n in nodes)
+
+    def parse(self, template):
+        return [part for part in template.split("|") if part]
+
+
+class Renderer(object):
+    def render(self, template, context):
+        return self._render_string(template, context)
+
+    def _render_string(self, template, context):
+        text = self._to_unicode(template)
+        render_func = lambda engine, stack: engine.render(text, stack)
+        return self._render_final(render_func, context)
+
+    def _render_final(self, render_func, context):
+        stack = dict(context)
+        engine = self._make_render_engine()
+        return render_func(engine, stack)
+
+    def _make_render_engine(self):
+        return RenderEngine()
+
+    def _to_unicode(self, text):
+        return str(text)
+'''
+
+
+def test_a_function_bound_to_a_local_and_handed_to_a_wrapper_is_where_the_work_goes(tmp_path):
+    # pystache's `_render_string`: `render_func = lambda engine, stack: engine.render(…)`, then
+    # `self._render_final(render_func, …)`, which makes the engine and calls the function
+    from orchestrator.authoring.handoff import handed_to
+
+    from conftest import symbol
+
+    p = load(_write(tmp_path / "engine", {"setup.py": "from setuptools import setup\nsetup(name='engine')\n",
+                                          "engine.py": _ENGINE_PY}))
+    assert handed_to(p, symbol(p, "Renderer._render_string")) == ("engine.py", symbol(p, "RenderEngine.render").d.start_line)
