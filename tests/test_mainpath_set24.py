@@ -294,9 +294,9 @@ class JsonPatch(object):
 
 def test_a_receiver_named_for_a_family_of_classes_calls_the_familys_method(tmp_path):
     # jsonpatch's `operation.apply(obj)`: `operation` is one of the `…Operation` classes, all under `PatchOperation`
-    from orchestrator.authoring.facts import all_calls
-
     from conftest import symbol
+
+    from orchestrator.authoring.facts import all_calls
 
     p = load(_write(tmp_path / "patch", {"setup.py": "from setuptools import setup\nsetup(name='patch')\n",
                                          "patch.py": _PATCH}))
@@ -341,9 +341,9 @@ class Renderer(object):
 def test_a_function_bound_to_a_local_and_handed_to_a_wrapper_is_where_the_work_goes(tmp_path):
     # pystache's `_render_string`: `render_func = lambda engine, stack: engine.render(…)`, then
     # `self._render_final(render_func, …)`, which makes the engine and calls the function
-    from orchestrator.authoring.handoff import handed_to
-
     from conftest import symbol
+
+    from orchestrator.authoring.handoff import handed_to
 
     p = load(_write(tmp_path / "engine", {"setup.py": "from setuptools import setup\nsetup(name='engine')\n",
                                           "engine.py": _ENGINE_PY}))
