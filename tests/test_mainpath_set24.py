@@ -348,3 +348,201 @@ def test_a_function_bound_to_a_local_and_handed_to_a_wrapper_is_where_the_work_g
     p = load(_write(tmp_path / "engine", {"setup.py": "from setuptools import setup\nsetup(name='engine')\n",
                                           "engine.py": _ENGINE_PY}))
     assert handed_to(p, symbol(p, "Renderer._render_string")) == ("engine.py", symbol(p, "RenderEngine.render").d.start_line)
+
+
+_CRON_DOC = """/*
+Package cron implements a job runner.
+
+Usage
+
+Callers may register Funcs to be invoked on a given schedule.
+
+	c := cron.New()
+	c.AddFunc("30 * * * *", func() { fmt.Println("Every hour on the half hour") })
+	c.Start()
+	..
+	// Funcs may also be added to a running Cron
+	c.AddFunc("@daily", func() { fmt.Println("Every day") })
+	..
+	c.Stop()  // Stop the scheduler
+
+Other notes follow.
+*/
+package cron
+"""
+
+_CRON = """package cron
+
+type Cron struct {
+	entries []*Entry
+	add     chan *Entry
+	stop    chan struct{}
+	running bool
+}
+
+type Entry struct {
+	Spec string
+	Job  func()
+}
+
+func New() *Cron {
+	return &Cron{add: make(chan *Entry), stop: make(chan struct{})}
+}
+
+func (c *Cron) AddFunc(spec string, cmd func()) error {
+	return c.AddJob(spec, cmd)
+}
+
+func (c *Cron) AddJob(spec string, cmd func()) error {
+	entry := &Entry{Spec: spec, Job: cmd}
+	if !c.running {
+		c.entries = append(c.entries, entry)
+		return nil
+	}
+	c.add <- entry
+	return nil
+}
+
+func (c *Cron) Start() {
+	c.running = true
+	go c.run()
+}
+
+func (c *Cron) run() {
+	for {
+		select {
+		case e := <-c.add:
+			c.entries = append(c.entries, e)
+			c.startJob(e.Job)
+		case <-c.stop:
+			return
+		}
+	}
+}
+
+func (c *Cron) startJob(j func()) {
+	go j()
+}
+
+func (c *Cron) Stop() {
+	c.stop <- struct{}{}
+	c.running = false
+}
+"""
+
+
+def test_a_go_package_comment_in_a_block_is_the_example_and_stopping_is_no_run(tmp_path):
+    # robfig/cron: the README shows no use; doc.go's `/* … */` comment does, ending in `c.Stop()`
+    p = load(_write(tmp_path / "cron", {"go.mod": "module example.com/cron\n", "doc.go": _CRON_DOC, "cron.go": _CRON,
+                                        "README.md": "# cron\n\nSee the documentation.\n"}))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["Cron.Start", "Cron.run"]
+    assert path[:path.index("|")][:1] == ["Cron.AddFunc"]
+
+
+_FASTJSON = """package fastjson
+
+var handyPool ParserPool
+
+// GetInt returns the int value of the field identified by keys.
+func GetInt(data []byte, keys ...string) int {
+	p := handyPool.Get()
+	v, err := p.ParseBytes(data)
+	if err != nil {
+		handyPool.Put(p)
+		return 0
+	}
+	n := v.n
+	handyPool.Put(p)
+	return n
+}
+
+type ParserPool struct {
+	pool sync.Pool
+}
+
+func (pp *ParserPool) Get() *Parser {
+	v := pp.pool.Get()
+	if v == nil {
+		return &Parser{}
+	}
+	return v.(*Parser)
+}
+
+func (pp *ParserPool) Put(p *Parser) {
+	pp.pool.Put(p)
+}
+
+type ScannerPool struct {
+	pool sync.Pool
+}
+
+func (sp *ScannerPool) Put(s *Parser) {
+	sp.pool.Put(s)
+}
+
+type Parser struct {
+	b []byte
+}
+
+type Value struct {
+	n int
+}
+
+func (p *Parser) ParseBytes(b []byte) (*Value, error) {
+	return p.Parse(string(b))
+}
+
+func (p *Parser) Parse(s string) (*Value, error) {
+	v, _, err := parseValue(s, 0)
+	return v, err
+}
+
+func parseValue(s string, depth int) (*Value, string, error) {
+	if len(s) == 0 {
+		return nil, s, nil
+	}
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return &Value{n: n}, "", nil
+}
+
+// Get returns the value at the keys.
+func (v *Value) Get(keys ...string) *Value {
+	if len(keys) == 0 {
+		return v
+	}
+	return v.find(keys[0])
+}
+
+func (v *Value) find(key string) *Value {
+	return lookup(v, unescape(key))
+}
+
+func lookup(v *Value, key string) *Value {
+	if key == "" {
+		return nil
+	}
+	return v
+}
+
+func unescape(key string) string {
+	return key
+}
+"""
+
+
+def test_a_package_var_declared_with_its_type_and_a_pools_put_lead_to_the_parse(tmp_path):
+    # fastjson's README: `fmt.Printf(…, fastjson.GetInt(s, "foo", "0"))` after `s := []byte(…)` (its first call
+    # the project makes is its `GetInt`, whatever it prints before); `GetInt` takes a parser from `var handyPool ParserPool` and gives
+    # it back with `Put` after parsing
+    readme = ("# fastjson\n\n```go\n\tfmt.Println(\"three documents\")\n\ts := []byte(`{\"foo\": [123, \"bar\"]}`)\n\tt := []byte(`{\"bar\": [456, \"baz\"]}`)\n"
+              "\tu := []byte(`{\"baz\": [789, \"qux\"]}`)\n\tw := append(append(t, u...), s...)\n"
+              "\tfmt.Printf(\"foo.0=%d\\n\", fastjson.GetInt(s, \"foo\", \"0\"))\n```\n\n"
+              "```go\n" + "".join(f"v.Get(\"{k}\")\n" for k in "abcdefghijklmnop") + "```\n")
+    p = load(_write(tmp_path / "fastjson", {"go.mod": "module example.com/fastjson\n", "fastjson.go": _FASTJSON,
+                                            "README.md": readme}))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:4] == ["GetInt", "Parser.ParseBytes", "Parser.Parse", "parseValue"]

@@ -112,16 +112,19 @@ def _rust_tag(tag: str) -> bool:
 def _go_indented(lines: list[str]) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     start, buf = 0, list[str]()
+    block = False  # inside a `/* … */` package comment (robfig/cron's doc.go): its lines have no `//`
     for k, ln in enumerate(lines + [""], 1):
-        m = re.match(r"^//(\t| {2,}\S)(.*)$", ln)
+        block = block or ln.startswith("/*")
+        m = re.match(r"^(?:(?<!\S)|//)(\t| {2,}\S)(.*)$" if block else r"^//(\t| {2,}\S)(.*)$", ln)
         if m:
             if not start:
                 start, buf = k, []
             buf.append(m.group(1).lstrip("\t") + m.group(2))
             continue
-        if start and ln.strip() == "//":
+        if start and (ln.strip() == "//" or block and not ln.strip()):
             buf.append("")
             continue
+        block = block and "*/" not in ln
         if start:
             out.append((start, k - 1, "\n".join(dedent(buf)).strip("\n")))
             start = 0

@@ -151,6 +151,7 @@ def built_by(p: Project, code: str, var: str, lang: str = "", depth: int = 0) ->
 # the names of calls that only set a value up (mainpath's `configure(…)` before a run), and a builder's `with…`
 SETUP_NAMES = r"configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?"
 _CONFIGURES = re.compile(rf"(?i)^(?:{SETUP_NAMES}|with\w*)$")
+_ENDS = re.compile(r"(?i)^(?:stop|close|shutdown|dispose|quit|release|cancel|destroy|teardown|cleanup)(?:all|now)?$")
 # the languages whose calls take a trailing block (`test { … }`, `each do … end`)
 BLOCK_LANGS = ("kotlin", "swift", "scala", "ruby")
 
@@ -181,6 +182,8 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
         if m.start() >= end:
             stmts.append(m)
             end = m.end() + len(call_args(code, m.end() - 1)) + 1
+    # (what ends the value's life is no run of it: cron's `c.Stop()` after `c.Start()` and more `c.AddFunc(…)`)
+    stmts = [m for m in stmts if not _ENDS.match(m.group("meth"))]
     for m in reversed(stmts):
         name = built_type(p, code, m.group("recv"), lang)
         if name:

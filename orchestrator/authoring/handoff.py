@@ -87,6 +87,9 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         if body else set()
     if s.lang == "go":  # a deferred call is the clean-up (color's `Printf`: `c.Set()`, `defer c.unset()`, then print)
         side |= {n for n, t in body if re.match(r"\s*defer\s+(?!func\b)", t)}
+    # so is giving back what the body took from a pool (fastjson's `GetInt`: `p := handyPool.Get()`, … `handyPool.Put(p)`)
+    taken = {m.group(1) for _n, t in body for m in re.finditer(r"(?<![\w$.])([\w$.]+)\s*\.\s*(?:Get|Acquire|Borrow|Rent)\s*\(\s*\)", t)}
+    side |= {n for n, t in body if any(re.search(rf"(?<![\w$.]){re.escape(r)}\s*\.\s*(?:Put|Release|Return|Free)\s*\(", t) for r in taken)}
     # a call under fewer conditions first: marshmallow's `dump` hands to `self._serialize(…)`, not to
     # the post-dump processors it runs only `if self._hooks[POST_DUMP]`
     depth = {body[0][0] + k - 1: d for k, d in enumerate(cond_depths(code, s.lang))} if body else {}

@@ -181,9 +181,11 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     if ex is not None:  # the example chapter 1 quotes (gson's is in UserGuide.md): its calls, earliest first
         size = max(1, len(ex.as_calls))
         other = foreign_values(p, ex.code)
+        first = None  # (its first call weighs 1, however far down it is: fastjson's `GetInt` after `s := []byte(…)`)
         for m in re.finditer(rf"(?:([A-Za-z_$][\w$]*)\s*)?(?:\.|::)([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls):  # (Rust's `Url::parse(`)
             if m.group(1) not in other:
-                called[m.group(2)] = max(called.get(m.group(2), 0.0), 1.0 / (1.0 + 3.0 * m.start(2) / size))
+                first = m.start(2) if first is None and p.find(m.group(2)) else first
+                called[m.group(2)] = max(called.get(m.group(2), 0.0), 1.0 / (1.0 + 3.0 * max(0, m.start(2) - (first or 0)) / size))
     top = max(called.values(), default=1.0)
     called = {n: w / top for n, w in called.items()}  # the README's first call 1, later ones less
     code = readme_code(p) + "\n" + (ex.as_calls if ex is not None else "")

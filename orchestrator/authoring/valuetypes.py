@@ -473,6 +473,9 @@ class Typer:
         ind = r"\s*" if any(re.match(rf"(?:let|var)\s+{re.escape(name)}\s*;", ln) for ln in self.p.lines_of(s.rel)) else ""
         rx = re.compile(rf"^{ind}(?:export\s+)?(?:(?:const|let|var)\s+)?{re.escape(name)}\s*(?::[^=\n]*)?=(?![=>])\s*(.+?);?\s*$")
         found = {self.expr_type(s, m.group(1), depth + 1) for ln in self.p.lines_of(s.rel) if (m := rx.match(ln))}
+        if s.lang == "go":  # declared with its type alone (fastjson's `var handyPool ParserPool`)
+            found |= {self.type_in_text(m.group(1), "") for ln in self.p.lines_of(s.rel)
+                      if (m := re.match(rf"var\s+{re.escape(name)}\s+\*?([A-Z]\w*)\s*(?://.*)?$", ln))}
         found.discard("")
         return found.pop() if len(found) == 1 else ""
 
