@@ -546,3 +546,147 @@ def test_a_package_var_declared_with_its_type_and_a_pools_put_lead_to_the_parse(
                                             "README.md": readme}))
     path = _path(p)
     assert path[path.index("|") + 1:][:4] == ["GetInt", "Parser.ParseBytes", "Parser.Parse", "parseValue"]
+
+
+_TURNDOWN = {"package.json": '{"name": "turndown", "main": "src/turndown.js"}\n', "src/turndown.js": """import Rules from './rules'
+import RootNode from './root-node'
+import Node from './node'
+
+const reduce = Array.prototype.reduce
+
+export default function TurndownService (options) {
+  this.options = options || {}
+  this.rules = new Rules(this.options)
+}
+
+TurndownService.prototype = {
+  turndown: function (input) {
+    if (input === '') return ''
+
+    const output = process.call(this, new RootNode(input, this.options))
+    return postProcess.call(this, output)
+  },
+
+  escape: function (string) {
+    return string.replace(/[*_]/g, '\\\\$&')
+  }
+}
+
+function process (parentNode) {
+  const self = this
+  return reduce.call(parentNode.childNodes, function (output, node) {
+    node = new Node(node, self.options)
+
+    let replacement = ''
+    if (node.nodeType === 3) {
+      replacement = self.escape(node.nodeValue)
+    } else if (node.nodeType === 1) {
+      replacement = replacementForNode.call(self, node)
+    }
+    return join(output, replacement)
+  }, '')
+}
+
+function postProcess (output) {
+  const self = this
+  this.rules.forEach(function (rule) {
+    if (typeof rule.append === 'function') {
+      output = join(output, rule.append(self.options))
+    }
+  })
+  return trimNewlines(output)
+}
+
+function replacementForNode (node) {
+  const rule = this.rules.forNode(node)
+  const content = process.call(this, node)
+  return rule.replacement(content, node, this.options)
+}
+
+function join (output, replacement) {
+  const separator = '\\n\\n'
+  return trimNewlines(output) + separator + trimNewlines(replacement)
+}
+
+function trimNewlines (text) {
+  return text.replace(/^\\n+/, '').replace(/\\n+$/, '')
+}
+""", "src/rules.js": """export default function Rules (options) {
+  this.options = options
+  this.array = []
+}
+
+Rules.prototype = {
+  forNode: function (node) {
+    const rule = findRule(this.array, node, this.options)
+    if (rule) return rule
+    return this.defaultRule
+  },
+
+  forEach: function (fn) {
+    for (let i = 0; i < this.array.length; i++) fn(this.array[i], i)
+  }
+}
+
+function findRule (rules, node, options) {
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]
+    if (rule.filter(node, options)) return rule
+  }
+  return undefined
+}
+""", "src/node.js": """export default function Node (node, options) {
+  node.isBlock = isBlock(node)
+  node.isCode = isCode(node)
+  node.flankingWhitespace = flankingWhitespace(node, options)
+  return node
+}
+
+function isBlock (node) {
+  return is(node, ['P', 'DIV'])
+}
+
+function isCode (node) {
+  return is(node, ['CODE']) || (node.parentNode && isCode(node.parentNode))
+}
+
+function flankingWhitespace (node, options) {
+  if (node.isBlock || options.preformattedCode) return { leading: '', trailing: '' }
+  const edges = edgeWhitespace(node.textContent)
+  return { leading: edges.leading, trailing: edges.trailing }
+}
+
+function edgeWhitespace (string) {
+  const m = string.match(/^(\\s*)[\\s\\S]*?(\\s*)$/)
+  return { leading: trimmed(m[1]), trailing: trimmed(m[2]) }
+}
+
+function trimmed (text) {
+  return text.replace(/\\n/g, ' ')
+}
+
+function is (node, names) {
+  return names.indexOf(node.nodeName) >= 0
+}
+""", "src/root-node.js": """export default function RootNode (input, options) {
+  this.childNodes = [input]
+  this.options = options
+}
+""", "README.md": """# turndown
+
+```js
+var TurndownService = require('turndown')
+
+var turndownService = new TurndownService()
+var markdown = turndownService.turndown('<h1>Hello world!</h1>')
+```
+"""}
+
+
+def test_an_es5_constructors_method_runs_the_tree_walk_a_loop_callback_makes(tmp_path):
+    # turndown: `new TurndownService()` is a constructor function with prototype methods; `turndown` hands to
+    # `process.call(this, new RootNode(…))` (then only post-processes), whose `reduce.call(…, function …)`
+    # callback runs now, for each node
+    p = load(_write(tmp_path / "turndown", _TURNDOWN))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:4] == ["TurndownService.turndown", "process", "replacementForNode", "Rules.forNode"]

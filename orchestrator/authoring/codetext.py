@@ -40,6 +40,10 @@ _GO_FUNC_LIT = re.compile(r"(?<![\w$])func\s*\(")
 _JS_FUNC_LIT = re.compile(r"(?<![\w$.])function\b\s*[\w$]*\s*\(|(?:\([^()]*\)|[\w$]+)\s*=>\s*\{")
 
 
+_RUNS_NOW = re.compile(r"(?<![\w$])(?:reduce|reduceRight|map|forEach|filter|some|every|find|findIndex|flatMap|sort)"
+                       r"(?:\.call|\.apply)?\s*\([^()]*$")
+
+
 def deferred_spans(code: str, lang: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the function literals a definition returns or stores rather than runs
     (a Go or JavaScript middleware: `fn := func(w, r) {…}; return http.HandlerFunc(fn)`, `return
@@ -68,7 +72,8 @@ def deferred_spans(code: str, lang: str) -> list[tuple[int, int]]:
         line_start = code.rfind("\n", 0, m.start()) + 1
         head = code[line_start:m.start()]
         named = re.search(r"([A-Za-z_$][\w$]*)\s*(?::=|=)\s*$", head)
-        returned = bool(re.search(r"\breturn\b", head)) or (
+        # (a literal an array's own loop runs now is no handler: turndown's `return reduce.call(nodes, function (…) {`)
+        returned = bool(re.search(r"\breturn\b", head)) and not _RUNS_NOW.search(head) or (
             named is not None and re.search(rf"\breturn\b[^\n;]*(?<![\w$]){re.escape(named.group(1))}(?![\w$])",
                                             code[end:]) is not None)
         # stored for later, not run: a struct or object literal's field (`ValidArgsFunction: func(…) {…}`,

@@ -20,8 +20,10 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     `let x = T::new(…)`, `let x = krate::T::new(…)`, `x = Liquid::Template.parse(…)`, or a class the example defines on one: `class CustomerValidator :
     AbstractValidator<Customer>`), or what the code's own types say it holds (`let template =
     env.get_template(…).unwrap()` with `env = Environment::new()`: a `Template`), or ''."""
-    def is_class(name: str) -> bool:
-        return any(x.kind in ("class", "struct") for x in p.find(name) if x.dotted == name)
+    def is_class(name: str) -> bool:  # (or a JS constructor function with methods: turndown's `TurndownService.prototype = {…}`)
+        return any(x.kind in ("class", "struct") or x.kind == "function" and x.lang in ("javascript", "typescript")
+                   and any(m.kind == "method" and m.dotted.startswith(name + ".") for m in p.symbols(within=[x.rel]))
+                   for x in p.find(name) if x.dotted == name)
 
     v = re.escape(var)  # (a declared type is on the variable's line: an import's last name `SchemaError` is not one)
     # the class constructed is the one that runs, whatever the variable is declared as (easy-rules'

@@ -155,15 +155,18 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     h = (best[3].rel, best[3].d.start_line) if best else hand_off(p, s)
     last = best[1] if best else 0
     # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`;
-    # tenacity's `return copy(f, …)` calls the object `copy` holds, not the method `copy`)
-    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how in ("served", "called"))]
-    if later:
-        x = max(later, key=lambda x: x.at)
+    # tenacity's `return copy(f, …)` calls the object `copy` holds, not the method `copy`; turndown's
+    # `process.call(this, new RootNode(…))` runs `process`, given what the constructor made)
+    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how in ("served", "called", "apply"))]
+    if later:  # (one named to run after the work is not where it goes: turndown's `postProcess.call(this, output)`
+        # after `process.call(this, …)`)
+        x = max([y for y in later if not _AFTER.match(y.callee.short)] or later, key=lambda x: x.at)
         h = (x.callee.rel, x.callee.d.start_line)
     p._keys[key] = h
     return h
 
 
+_AFTER = re.compile(r"(?:post|after)(?:[A-Z_]|$)")
 _BLOCK_AFTER = re.compile(r"\s*(?:\((?:[^()]|\([^()]*\))*\))?\s*(?:\{|do\b)")
 
 
