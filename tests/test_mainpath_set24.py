@@ -690,3 +690,80 @@ def test_an_es5_constructors_method_runs_the_tree_walk_a_loop_callback_makes(tmp
     p = load(_write(tmp_path / "turndown", _TURNDOWN))
     path = _path(p)
     assert path[path.index("|") + 1:][:4] == ["TurndownService.turndown", "process", "replacementForNode", "Rules.forNode"]
+
+
+_VALIDATOR = {"package.json": '{"name": "checker", "main": "src/index.ts"}\n', "src/index.ts": """import { Validator } from './Validator';
+import { getFromContainer } from './container';
+
+export function validate(object: object): Promise<string[]> {
+  return getFromContainer(Validator).validate(object);
+}
+""", "src/container.ts": """const instances: Map<Function, any> = new Map();
+
+export function getFromContainer<T>(someClass: { new (...args: any[]): T } | Function): T {
+  let instance = instances.get(someClass);
+  if (!instance) {
+    instance = new (someClass as any)();
+    instances.set(someClass, instance);
+  }
+  return instance;
+}
+""", "src/Validator.ts": """import { Executor } from './Executor';
+
+export class Validator {
+  validate(object: object): Promise<string[]> {
+    const executor = new Executor();
+    const errors: string[] = [];
+    executor.execute(object, errors);
+    return Promise.resolve(errors);
+  }
+}
+""", "src/Executor.ts": """export class Executor {
+  execute(object: any, errors: string[]): void {
+    const names = this.collectNames(object);
+    names.forEach(name => {
+      const value = object[name];
+      if (
+        value instanceof Promise &&
+        name.startsWith('async')
+      ) {
+        value.then(resolved => this.performValidations(name, resolved, errors));
+      } else {
+        this.performValidations(name, value, errors);
+      }
+    });
+  }
+
+  collectNames(object: any): string[] {
+    const out: string[] = [];
+    for (const key of Object.keys(object)) {
+      if (!key.startsWith('_')) {
+        out.push(this.normalize(key));
+      }
+    }
+    return out;
+  }
+
+  normalize(key: string): string {
+    return key.trim();
+  }
+
+  performValidations(name: string, value: any, errors: string[]): void {
+    if (value === undefined) {
+      errors.push(this.message(name));
+    }
+  }
+
+  message(name: string): string {
+    return name + ' is missing';
+  }
+}
+""", "README.md": "# checker\n\n```typescript\nvalidate(post).then(errors => console.log(errors));\n```\n"}
+
+
+def test_a_generic_function_handed_a_class_gives_that_class_and_a_long_conditions_else_runs_too(tmp_path):
+    # class-validator: `getFromContainer(Validator).validate(…)`, the container's `<T>(someClass: { new (…): T }): T`;
+    # the executor's `if (⏎ … ⏎ ) { … } else { this.performValidations(…) }` runs it on either branch
+    p = load(_write(tmp_path / "checker", _VALIDATOR))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:4] == ["validate", "Validator.validate", "Executor.execute", "Executor.performValidations"]

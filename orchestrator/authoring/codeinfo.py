@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .codetext import LINE_COMMENT as _LINE_COMMENT
+from .generics import given_class
 from .project import Project, Sym
 from .ruby_mixins import const_got, missing
 from .signature import Param, _paren_span, _split_top, owner, receiver, signature_parts  # noqa: F401 (re-exported)
@@ -361,6 +362,8 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
         me = owner(s) if "." not in raw and "::" not in raw else ""  # (an implicit `this`: a generic base's result is bound)
         typ = (typer.bound_result(me, hit) if me else typer.result_type(hit)) if hit is not None else \
             typer.expr_type(s, f"{made}{raw}({args})")
+        if not typ and hit is not None:  # (a generic function handed the class it gives back: `getFromContainer(Validator)`)
+            typ = given_class(typer.is_type, hit, _split_top(args))
         while chain is not None and typ:
             if s.lang == "kotlin" and chain.group(1) in ("apply", "also") and not typer.member(typ, chain.group(1)):
                 # a scope function gives back its receiver (picnic's `TableDslImpl().apply(content).create()`)

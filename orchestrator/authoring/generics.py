@@ -51,3 +51,22 @@ def angle_args(by_dotted: dict[str, list[Sym]], typ: str, name: str) -> list[str
                 continue
             cur += ch
     return []
+
+
+def given_class(is_type: Callable[[str], bool], hit: Sym, args: list[str]) -> str:
+    """The class a generic function gives back when it is handed that class: class-validator's
+    `getFromContainer<T>(someClass: { new (...args: any[]): T } | Function): T`, called as
+    `getFromContainer(Validator)`, gives a `Validator` (Java's `<T> T get(Class<T> type)`, `get(Foo.class)`,
+    alike); else ''."""
+    params, result = signature_parts(hit)
+    result = (java_result(hit) if hit.lang in ("java", "csharp") else result).strip()
+    if not re.fullmatch(r"[A-Z]\w{0,2}", result):
+        return ""
+    t = re.escape(result)
+    for k, prm in enumerate(params[:len(args)]):  # (Java writes the type first: `Class<T> type`)
+        typ = prm.type or prm.name
+        if re.search(rf"\bnew\s*\([^()]*\)\s*(?::|=>)\s*{t}\b|\b(?:Class|Type|KClass)\s*<\s*{t}\s*>", typ):
+            arg = re.sub(r"\.class$|::class(?:\.java)?$", "", args[k].strip())
+            name = arg.split(".")[-1]
+            return name if re.fullmatch(r"[A-Z]\w*", name) and is_type(name) else ""
+    return ""

@@ -228,7 +228,12 @@ def either_branch(code: str, lang: str = "") -> list[list[range]]:
     chains: list[list[range]] = []
     if lang not in ("python", "ruby") and "{" in code:
         for k, ln in enumerate(lines):
-            if not re.match(r"\s*if\b.*\{\s*$", ln):
+            if not re.match(r"\s*if\b", ln):
+                continue
+            # (a condition over several lines opens its block where it ends: class-validator's `if (⏎ … ⏎ ) {`)
+            k = next((j for j in range(k, min(k + 8, len(lines))) if re.search(r"\{\s*$", lines[j])
+                      and (j == k or re.match(r"\s*\)", lines[j]))), -1)
+            if k < 0:
                 continue
             branches, j = [], k
             while (end := _closing_line(lines, j)) is not None:
