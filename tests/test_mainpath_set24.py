@@ -767,3 +767,71 @@ def test_a_generic_function_handed_a_class_gives_that_class_and_a_long_condition
     p = load(_write(tmp_path / "checker", _VALIDATOR))
     path = _path(p)
     assert path[path.index("|") + 1:][:4] == ["validate", "Validator.validate", "Executor.execute", "Executor.performValidations"]
+
+
+_SUFFIX = {"suffix.gemspec": "Gem::Specification.new do |s|\n  s.name = 'suffix'\nend\n", "lib/suffix.rb": """require_relative 'suffix/domain'
+require_relative 'suffix/list'
+
+module Suffix
+  def self.parse(name, list: List.default)
+    what = normalize(name)
+    rule = list.find(what)
+    decompose(what, rule)
+  end
+
+  def self.domain(name, **options)
+    parse(name, **options).domain
+  rescue ArgumentError
+    nil
+  end
+
+  def self.normalize(name)
+    name.to_s.strip.downcase
+  end
+
+  def self.decompose(name, rule)
+    left, right = rule.split(name)
+    Domain.new(right, left)
+  end
+end
+""", "lib/suffix/domain.rb": """module Suffix
+  class Domain
+    def initialize(tld, sld)
+      @tld = tld
+      @sld = sld
+    end
+
+    def domain
+      [@sld, @tld].join('.') if domain?
+    end
+
+    def domain?
+      !(@tld.nil? || @sld.nil?)
+    end
+  end
+end
+""", "lib/suffix/list.rb": """module Suffix
+  class List
+    def self.default
+      @default ||= new
+    end
+
+    def find(name)
+      rules = select(name)
+      rules.max_by(&:length)
+    end
+
+    def select(name)
+      parts = name.split('.')
+      parts.each_index.map { |i| parts[i..].join('.') }
+    end
+  end
+end
+""", "README.md": "# suffix\n\n```ruby\nSuffix.domain(\"www.google.com\")\n# => \"google.com\"\n```\n"}
+
+
+def test_a_chains_last_link_that_only_reads_what_the_call_built_is_no_hand_off(tmp_path):
+    # public_suffix's `domain` is `parse(name, **options).domain`: `Domain#domain` reads the parts `parse` found
+    p = load(_write(tmp_path / "suffix", _SUFFIX))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["Suffix.domain", "Suffix.parse"]

@@ -129,7 +129,10 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
             and (not _delegates(p, best[3]) or (not _weight(p, best[3]) and any(_open(p, c) and _weight(p, c) >= 3 for c in going))):
         big = [c for c in going if _run_weight(p, c) >= max(3, 2 * _run_weight(p, best[3]) + 1)]
         wide = _last_call(big, body, side, depth)
-        if wide and wide[1] != best[1]:  # (and the work of a function literal it is handed: `ast.WalkFunc(doc, func…`)
+        # (on the big call's own line too when the last link only reads what it made: public_suffix's `domain` is
+        # `parse(name, **options).domain`, a three-line reader of the `Domain` that `parse` built)
+        if wide and (wide[1] != best[1] or best[3].lines <= 3 and _run_weight(p, best[3]) <= 1):
+            # (and the work of a function literal it is handed: `ast.WalkFunc(doc, func…`)
             closed = _in_function_argument(body, wide, big)
             best = (wide[0], wide[1], wide[2], closed) if closed is not None else wide
     if best and not implemented(p, best[3]):
