@@ -835,3 +835,69 @@ def test_a_chains_last_link_that_only_reads_what_the_call_built_is_no_hand_off(t
     p = load(_write(tmp_path / "suffix", _SUFFIX))
     path = _path(p)
     assert path[path.index("|") + 1:][:2] == ["Suffix.domain", "Suffix.parse"]
+
+
+_SEMVER = """pub struct Version {
+    pub major: u64,
+    pub minor: u64,
+}
+
+pub struct VersionReq {
+    pub comparators: Vec<Version>,
+}
+
+impl Version {
+    pub fn parse(text: &str) -> Result<Version, String> {
+        let mut parts = text.split('.');
+        let major = parse_number(parts.next())?;
+        let minor = parse_number(parts.next())?;
+        Ok(Version { major, minor })
+    }
+}
+
+impl VersionReq {
+    pub fn parse(text: &str) -> Result<VersionReq, String> {
+        let mut comparators = Vec::new();
+        for part in text.split(',') {
+            comparators.push(Version::parse(part.trim())?);
+        }
+        Ok(VersionReq { comparators })
+    }
+
+    pub fn matches(&self, version: &Version) -> bool {
+        matches_req(self, version)
+    }
+}
+
+fn parse_number(part: Option<&str>) -> Result<u64, String> {
+    let text = part.ok_or("missing")?;
+    text.parse::<u64>().map_err(|e| e.to_string())
+}
+
+fn matches_req(req: &VersionReq, ver: &Version) -> bool {
+    let mut all = true;
+    for cmp in &req.comparators {
+        all = all && matches_exact(cmp, ver);
+    }
+    all
+}
+
+fn matches_exact(cmp: &Version, ver: &Version) -> bool {
+    let same_major = cmp.major == ver.major;
+    let same_minor = cmp.minor == ver.minor;
+    same_major && same_minor
+}
+"""
+
+
+def test_what_an_example_asserts_of_a_call_is_its_run_after_the_values_it_parses(tmp_path):
+    # semver's README: `let req = VersionReq::parse(…)`, then twice `assert!(req.matches(&version))`, the second
+    # time after `let version = Version::parse("1.3.0")`: matching is the run, the parses its set-up
+    readme = ('# semver\n\n```rust\nuse semver::{Version, VersionReq};\n\nfn main() {\n'
+              '    let req = VersionReq::parse(">=1.2").unwrap();\n'
+              '    let version = Version { major: 1, minor: 2 };\n    assert!(!req.matches(&version));\n\n'
+              '    let version = Version::parse("1.3").unwrap();\n    assert!(req.matches(&version));\n}\n```\n')
+    p = load(_write(tmp_path / "semver", {"Cargo.toml": '[package]\nname = "semver"\n', "src/lib.rs": _SEMVER,
+                                          "README.md": readme}))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:3] == ["VersionReq.matches", "matches_req", "matches_exact"]

@@ -329,7 +329,8 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         p._keys[("setup_calls",)] = [block[0]]
         return [(x, b) for x, b in starts if x is not block[1]] + [(block[1], SERVING_BONUS)]
     final = final_call(p, code, lang)
-    last = re.search(rf"(@?[A-Za-z_$][\w$]*)\s*\.\s*{re.escape(final[0].short)}{TYPE_ARGS}\s*\(", code) if final else None
+    calls = list(re.finditer(rf"(@?[A-Za-z_$][\w$]*)\s*\.\s*{re.escape(final[0].short)}{TYPE_ARGS}\s*\(", code)) if final else []
+    last = [m for m in calls if m.group(1) == calls[0].group(1)][-1] if calls else None  # (the last on that value: semver's)
     given = consuming_call(p, code, lang)
     if given is not None and given[1] > max(last.start() if last else -1, runs[-1].start() if runs else -1):
         # it ends by handing what it built to a function of the project (pulldown-cmark's `push_html(&mut out,
