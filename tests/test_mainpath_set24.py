@@ -901,3 +901,16 @@ def test_what_an_example_asserts_of_a_call_is_its_run_after_the_values_it_parses
                                           "README.md": readme}))
     path = _path(p)
     assert path[path.index("|") + 1:][:3] == ["VersionReq.matches", "matches_req", "matches_exact"]
+
+
+def test_a_licence_banner_above_a_packages_javadoc_is_no_part_of_its_doc(tmp_path):
+    # easy-rules' package-info.java: `/* The MIT License … */` then `/** This package contains … */`; the book had
+    # quoted the licence as what each file "describes itself as"
+    banner = ("/*\n * The MIT License\n *\n *  Copyright (c) 2021, A. Author\n *\n"
+              " *  Permission is hereby granted, free of charge, to any person obtaining a copy\n */\n")
+    files = {"pom.xml": "<project><artifactId>rules</artifactId></project>\n",
+             "src/main/java/org/rules/api/package-info.java": banner + "/**\n * This package contains the public API.\n */\npackage org.rules.api;\n",
+             "src/main/java/org/rules/api/Facts.java": banner + "package org.rules.api;\n\n/** Facts a rule reads. */\n"
+                                                         "public class Facts {\n    public int size() {\n        return 0;\n    }\n}\n"}
+    p = load(_write(tmp_path / "rules", files))
+    assert p.module_doc("src/main/java/org/rules/api/Facts.java") == "This package contains the public API."

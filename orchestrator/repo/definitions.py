@@ -411,8 +411,9 @@ def comment_block(src: Source, outer: Any) -> str:
         if sibling.type in ("attribute_item", "decorator"):
             line = sibling.start_point[0]
         elif text and sibling.end_point[0] >= line - gap:
-            if text.startswith(("//!", "/*!", "////")) or _DIRECTIVE.match(text):
-                break  # a file doc, a licence banner or a linter directive
+            if text.startswith(("//!", "/*!", "////")) or _DIRECTIVE.match(text) or _LICENCE.search(text[:400]):
+                break  # a file doc, a licence banner or a linter directive (easy-rules' `/* The MIT License …`
+                # above the Javadoc of its package-info.java)
             if src.lang == "haskell" and sibling.type != "haddock":
                 break  # a Haskell doc is Haddock's `-- |`
             if src.lang in ("rust", "csharp", "swift", "dart") and not text.startswith(("///", "/**")):
@@ -431,6 +432,8 @@ def comment_block(src: Source, outer: Any) -> str:
     return clean_comment("\n".join(reversed(comments)))
 
 
+_LICENCE = re.compile(r"(?i)\bcopyright\s*(?:\(c\)|©|\d{4})|\blicensed under\b|\bpermission is hereby granted\b"
+                      r"|SPDX-License-Identifier|\bthe (?:mit|apache|bsd|gnu)\b[\w\s.-]{0,30}\blicen[cs]e\b")
 _DIRECTIVE = re.compile(r"^//\s*(?:eslint|@ts-|prettier-|nolint|go:|\+build|TODO|FIXME|NOTE\b)|^/\*\s*(?:eslint|global)")
 
 
