@@ -914,3 +914,120 @@ def test_a_licence_banner_above_a_packages_javadoc_is_no_part_of_its_doc(tmp_pat
                                                          "public class Facts {\n    public int size() {\n        return 0;\n    }\n}\n"}
     p = load(_write(tmp_path / "rules", files))
     assert p.module_doc("src/main/java/org/rules/api/Facts.java") == "This package contains the public API."
+
+
+_JWT = {"jwt.gemspec": "Gem::Specification.new do |s|\n  s.name = 'jwt'\nend\n", "lib/jwt.rb": """require_relative 'jwt/encode'
+
+module JWT
+  module_function
+
+  def encode(payload, key, algorithm = 'HS256', header_fields = {})
+    Encode.new(payload: payload,
+               key: key,
+               algorithm: algorithm,
+               headers: header_fields).segments
+  end
+end
+""", "lib/jwt/encode.rb": """module JWT
+  class Encode
+    def initialize(options)
+      @payload = options[:payload]
+      @key = options[:key]
+    end
+
+    def segments
+      header = encode_header
+      body = encode_payload
+      [header, body, sign(header, body)].join('.')
+    end
+
+    def encode_header
+      Base64.urlsafe_encode64('{}')
+    end
+
+    def encode_payload
+      Base64.urlsafe_encode64(@payload.to_s)
+    end
+
+    def sign(header, body)
+      OpenSSL::HMAC.hexdigest('SHA256', @key, [header, body].join('.'))
+    end
+  end
+end
+""", "README.md": "# jwt\n\n```ruby\ntoken = JWT.encode(payload, nil, 'none')\n```\n"}
+
+
+def test_a_ruby_call_without_parentheses_on_what_a_call_over_several_lines_made(tmp_path):
+    # ruby-jwt's `encode`: `Encode.new(payload: payload,⏎ … headers: header_fields).segments`
+    p = load(_write(tmp_path / "jwt", _JWT))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["JWT.encode", "JWT.Encode.segments"]
+
+
+_JSON5 = {"package.json": '{"name": "json5", "main": "lib/index.js"}\n', "lib/index.js": """const parse = require('./parse')
+const stringify = require('./stringify')
+
+const JSON5 = {
+    parse,
+    stringify,
+}
+
+module.exports = JSON5
+""", "lib/parse.js": """let source
+let pos
+let lexState
+let token
+
+module.exports = function parse (text) {
+    source = String(text)
+    pos = 0
+    const out = []
+    do {
+        token = lex()
+        out.push(token)
+    } while (token.type !== 'eof')
+    return out
+}
+
+function lex () {
+    lexState = 'default'
+    for (;;) {
+        const token = lexStates[lexState]()
+        if (token) {
+            return token
+        }
+    }
+}
+
+const lexStates = {
+    default () {
+        const c = source[pos++]
+        if (c === undefined) {
+            return newToken('eof')
+        }
+        return newToken('punctuator', c)
+    },
+
+    value () {
+        return newToken('value', source[pos])
+    },
+}
+
+function newToken (type, value) {
+    return {type, value, pos}
+}
+""", "lib/stringify.js": """module.exports = function stringify (value) {
+    return JSON.stringify(value)
+}
+""", "README.md": "# json5\n\n## Usage\n\n```js\nconst JSON5 = require('json5')\n```\n\n## API\n\n```js\nconst obj = JSON5.parse('{a: 1}')\n```\n"}
+
+
+def test_a_modules_object_of_functions_and_a_table_of_states_called_by_key(tmp_path):
+    # json5: `const JSON5 = { parse, stringify }` is what the README calls `JSON5.parse` on (its first block only
+    # requires it); `lex` runs `lexStates[lexState]()` after `lexState = 'default'`
+    from orchestrator.authoring.overview import entry_points, example_of
+
+    p = load(_write(tmp_path / "json5", _JSON5))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:3] == ["parse", "lex", "lexStates.default"]
+    assert "JSON5.parse(" in example_of(p, entry_points(p)).code  # (not the block that only requires it)

@@ -182,7 +182,7 @@ class Resolver:
             if not hit and typ and len(parts) == 2 and parts[0] in ("self", "this"):  # (a mixin's: its user's)
                 hit = self._in_subclasses(typ, parts[-1])
             if not hit and not typ and lang in _DUCK:
-                hit = duck_call(self.by_short, self.typer().bases, parts[-2], parts[-1])
+                hit = duck_call(self.by_short, self.typer(), parts[-2], parts[-1])
         if not hit and lang in ("c", "cpp"):
             if len(parts) == 1 or (lang == "cpp" and len(parts) >= 2 and not self._is_type(parts[-2])):
                 hit = c_global(self.p, s, self.by_short, parts[-1], args)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .codetext import LINE_COMMENT as _LINE_COMMENT
+from .codetext import LINE_COMMENT as _LINE_COMMENT, opening
 from .generics import given_class
 from .project import Project, Sym
 from .ruby_mixins import const_got, missing
@@ -462,7 +462,8 @@ def _ruby_bare_calls(s: Sym, code: str, res: Resolver) -> list[tuple[Sym, int]]:
             continue
         add(own, name, m.start())
     for m in _RUBY_BARE_AFTER.finditer(code, body_at):  # `Request.new(path).perform`: on what a call gives back
-        head = _RUBY_CALL_END.search(code, code.rfind("\n", 0, m.start()) + 1, m.start() + 1)
+        # (its arguments over lines: ruby-jwt's `Encode.new(payload: payload,⏎ … headers: header_fields).segments`)
+        head = _RUBY_CALL_END.search(code, code.rfind("\n", 0, opening(code, m.start())) + 1, m.start() + 1)
         add(res.typer().expr_type(s, head.group(0)) if head else "", m.group(1), m.start(1))
     for m in _RUBY_BARE_ON.finditer(code, body_at):  # `request.perform`: a local or a field of a known type
         add(res.typer().expr_type(s, m.group(1)), m.group(2), m.start(2))

@@ -119,6 +119,19 @@ def closing(text: str, at: int) -> int:
     return -1
 
 
+def opening(text: str, at: int) -> int:
+    """The index of the bracket that opens the one closing at `at` (`at` itself when it closes none)."""
+    depth = 0
+    for j in range(at, -1, -1):
+        if text[j] in ")]}":
+            depth += 1
+        elif text[j] in "([{":
+            depth -= 1
+            if depth == 0:
+                return j
+    return at
+
+
 def call_args(code: str, open_paren: int) -> str:
     """The text between the `(` at `open_paren` and its `)` (to the end when unclosed)."""
     depth = 0

@@ -33,3 +33,20 @@ def made_result(p: Project, code: str, declared: str) -> str:
         if any(t.kind == "class" for t in p.find(cls) if t.dotted == cls):
             return cls
     return declared
+
+
+def object_members(p: Project, obj: Sym) -> list[Sym]:
+    """The functions a JS/TS module's object literal gathers by name (json5's `const JSON5 = { parse, stringify }`,
+    exported): what a user calls on the object (`JSON5.parse(…)`) is the function of that name."""
+    if obj.kind not in ("constant", "variable") or obj.lang not in ("javascript", "typescript"):
+        return []
+    text = "\n".join(p.lines_of(obj.rel)[obj.d.start_line - 1:obj.d.end_line])
+    body = re.search(r"=\s*\{([^{}]*)\}", text)
+    names = re.findall(r"(?:^|,)\s*([A-Za-z_$][\w$]*)\s*(?=,|$)", body.group(1).strip()) if body else []
+    out: list[Sym] = []
+    for n in names:
+        hits = [x for x in p.find(n) if x.dotted == n and x.kind == "function"]
+        hits = [x for x in hits if not x.rel.endswith(".d.ts")] or hits  # (its code, not its declaration)
+        if len(hits) == 1:
+            out.append(hits[0])
+    return out

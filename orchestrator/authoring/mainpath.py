@@ -173,6 +173,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     is called: `Command.__call__`), and the public methods of the best-ranked types a user imports."""
     from .codeinfo import signature_parts
     from .entry import claimed, foreign_values, own_names, readme_code, readme_names, root_files
+    from .js_values import object_members
     from .source_sets import actual_of
 
     written, called = readme_names(p)
@@ -210,10 +211,11 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         ms = [m for m in p.symbols(within=where) if m.dotted.startswith(t.dotted + ".") and m.kind == "method"
               and (not m.short.startswith("_") or m.short == "__call__") and (m.lang != "go" or m.short[:1].isupper())]
         # `__call__` is what calling the object runs (a WSGI server calls the Flask app)
+        ms += [m for m in object_members(p, t) if m not in ms]  # (json5's `const JSON5 = { parse, stringify }`)
         return sorted(ms, key=lambda m: (m.short != "__call__", -called_as(m), -m.score))[:8]
 
     def called_as(m: Sym) -> float:  # by any of its names (money's `Money.from_cents`, Ruby's alias of `new`)
-        return max(called.get(n, 0.0) for n in m.names)
+        return max(called.get(n, 0.0) for n in (*m.names, m.dotted))  # (json5's `module.exports = function parse`)
 
     runs = re.compile(r"(?i)^(?:execute|run|serve|handle|dispatch|invoke|main|call|listen|process|send|request)$")
     for t in [e for e in entries[:5] if e.kind in NOT_STEPS]:  # a type's own way to run (`Command.Execute`)

@@ -163,6 +163,8 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
     lines = [ln for ln in code.splitlines() if ln.strip()]
     if lines and sum(ln.lstrip().startswith(("$", "pip ", "npm ", "go get", "cargo ")) for ln in lines) > len(lines) / 2:
         return 0.0
+    if all(_IMPORT_ONLY.match(ln) for ln in lines):
+        return 0.0  # how to bring it in (json5's `const JSON5 = require('json5')`) is no use of it
     from .codetext import mask_text
 
     bare = mask_text(code, lang or "")  # (written as code, not in a string: postcss's `require('postcss-nested')` in a config)
@@ -175,6 +177,10 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
     if not uses:
         return 0.0  # declarations (`redisContext *redisConnect(const char *ip, int port);`) show no use
     return len(named) + 0.5 * min(uses, 4) + (1.0 if lang else 0.0)
+
+
+_IMPORT_ONLY = re.compile(r"\s*(?://.*|#.*|(?:const|let|var)\s+[\w${}\s,]+=\s*require\s*\(\s*['\"][^'\"]+['\"]\s*\)\s*;?"
+                          r"|import\s.*\bfrom\s+['\"][^'\"]+['\"]\s*;?|import\s+['\"][^'\"]+['\"]\s*;?|require\s*\(?['\"][^'\"]+['\"]\)?)\s*$")
 
 
 # an example's heading: "Usage", or a task (CsvHelper's guide: "Reading a CSV File" after "Newlines")

@@ -71,6 +71,21 @@ def prototype_owner(src: Any, obj: Any) -> str:
     return m.group(1) if m else ""
 
 
+def table_owner(src: Any, obj: Any) -> str:
+    """`lexStates` for the object of a module's own `const lexStates = { default () {…}, value () {…} }` (json5's
+    tables of states, called as `lexStates[lexState]()`): its function members are the table's methods; '' for
+    another object (one inside a function, or a value given to a call)."""
+    decl = obj.parent
+    if decl is None or decl.type != "variable_declarator" or decl.child_by_field_name("value") != obj:
+        return ""
+    stmt = decl.parent
+    top = stmt.parent if stmt is not None else None
+    if top is not None and top.type == "export_statement":
+        top = top.parent
+    name = decl.child_by_field_name("name")
+    return src.text(name) if top is not None and top.type == "program" and name is not None and name.type == "identifier" else ""
+
+
 def exported_value(src: Any, node: Any) -> bool:
     """A class or function expression (or an object's member) assigned to the module's exports."""
     parent = node.parent

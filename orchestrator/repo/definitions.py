@@ -113,7 +113,8 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         if parent.type in _CONTAINERS[lang] or role == "container":
             containers.append(parent)
         elif lang in ("javascript", "typescript", "tsx") and parent.type == "object" and \
-                not commonjs.exports_object(src, parent) and not commonjs.prototype_owner(src, parent):
+                not commonjs.exports_object(src, parent) and not commonjs.prototype_owner(src, parent) \
+                and not commonjs.table_owner(src, parent):
             return None  # methods and functions of object literals: not part of the API
         parent = parent.parent
     containers.reverse()
@@ -143,8 +144,9 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         return None
     outer = _outer(node, lang)
     qualified = _qualify(src, node, name, kind, containers)
-    if lang in ("javascript", "typescript", "tsx") and not containers and (proto := commonjs.prototype_owner(src, node.parent)):
-        owner, kind = proto, "method"  # (a member of `Compiler.prototype = { … }`)
+    if lang in ("javascript", "typescript", "tsx") and not containers and \
+            (proto := commonjs.prototype_owner(src, node.parent) or commonjs.table_owner(src, node.parent)):
+        owner, kind = proto, "method"  # (a member of `Compiler.prototype = { … }`, or of a module's `const t = { … }`)
     if owner:  # `function json.encode`, `fun KLogger.debug`: written on their owner
         qualified = _SEPARATOR.get(lang, ".").join([*qualified.split(_SEPARATOR.get(lang, "."))[:-1], owner, name])
     if lang == "cpp" and "::" in name.split("<", 1)[0]:  # `fmt::f`, not `is_ref<std::ref<T>>`
