@@ -176,17 +176,16 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     from .js_values import object_members
     from .source_sets import actual_of
 
-    written, called = readme_names(p)
-    called = dict(called)  # (readme_names' answer is kept for every caller)
+    written, called = (names := readme_names(p))[0], dict(names[1])  # (a copy: readme_names' answer is kept for every caller)
     ex = example_of(p, entries)
     if ex is not None:  # the example chapter 1 quotes (gson's is in UserGuide.md): its calls, earliest first
         size = max(1, len(ex.as_calls))
         other = foreign_values(p, ex.code)
-        first = None  # (its first call weighs 1, however far down it is: fastjson's `GetInt` after `s := []byte(…)`)
-        for m in re.finditer(rf"(?:([A-Za-z_$][\w$]*)\s*)?(?:\.|::)([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls):  # (Rust's `Url::parse(`)
-            if m.group(1) not in other:
-                first = m.start(2) if first is None and p.find(m.group(2)) else first
-                called[m.group(2)] = max(called.get(m.group(2), 0.0), 1.0 / (1.0 + 3.0 * max(0, m.start(2) - (first or 0)) / size))
+        calls = [m for m in re.finditer(rf"(?:([A-Za-z_$][\w$]*)\s*)?(?:\.|::)([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls)
+                 if m.group(1) not in other]  # (Rust's `Url::parse(`)
+        first = next((m.start(2) for m in calls if p.find(m.group(2))), 0)  # (its first call of the project weighs 1: fastjson's `GetInt`)
+        for m in calls:
+            called[m.group(2)] = max(called.get(m.group(2), 0.0), 1.0 / (1.0 + 3.0 * max(0, m.start(2) - first) / size))
     top = max(called.values(), default=1.0)
     called = {n: w / top for n, w in called.items()}  # the README's first call 1, later ones less
     code = readme_code(p) + "\n" + (ex.as_calls if ex is not None else "")
@@ -209,8 +208,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
         # (a C# `partial class` has its members in several files: hashids' `Encode` is not beside the type)
         where = None if re.search(r"\bpartial\b", t.d.signature) else [t.rel]
         ms = [m for m in p.symbols(within=where) if m.dotted.startswith(t.dotted + ".") and m.kind == "method"
-              and (not m.short.startswith("_") or m.short == "__call__") and (m.lang != "go" or m.short[:1].isupper())]
-        # `__call__` is what calling the object runs (a WSGI server calls the Flask app)
+              and (not m.short.startswith("_") or m.short == "__call__") and (m.lang != "go" or m.short[:1].isupper())]  # (`__call__`: what calling the object runs)
         ms += [m for m in object_members(p, t) if m not in ms]  # (json5's `const JSON5 = { parse, stringify }`)
         return sorted(ms, key=lambda m: (m.short != "__call__", -called_as(m), -m.score))[:8]
 

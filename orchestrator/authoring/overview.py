@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..repo.project import ProjectInfo, discover
+from .example_text import IMPORT_ONLY, next_step, shows_result
 from .project import Project, Sym, project_name
 
 # fence info strings that name a programming language, by the map's language names
@@ -163,7 +164,7 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
     lines = [ln for ln in code.splitlines() if ln.strip()]
     if lines and sum(ln.lstrip().startswith(("$", "pip ", "npm ", "go get", "cargo ")) for ln in lines) > len(lines) / 2:
         return 0.0
-    if all(_IMPORT_ONLY.match(ln) for ln in lines):
+    if all(IMPORT_ONLY.match(ln) for ln in lines):
         return 0.0  # how to bring it in (json5's `const JSON5 = require('json5')`) is no use of it
     from .codetext import mask_text
 
@@ -177,10 +178,6 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
     if not uses:
         return 0.0  # declarations (`redisContext *redisConnect(const char *ip, int port);`) show no use
     return len(named) + 0.5 * min(uses, 4) + (1.0 if lang else 0.0)
-
-
-_IMPORT_ONLY = re.compile(r"\s*(?://.*|#.*|(?:const|let|var)\s+[\w${}\s,]+=\s*require\s*\(\s*['\"][^'\"]+['\"]\s*\)\s*;?"
-                          r"|import\s.*\bfrom\s+['\"][^'\"]+['\"]\s*;?|import\s+['\"][^'\"]+['\"]\s*;?|require\s*\(?['\"][^'\"]+['\"]\)?)\s*$")
 
 
 # an example's heading: "Usage", or a task (CsvHelper's guide: "Reading a CSV File" after "Newlines")
@@ -341,13 +338,15 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
     no run itself (SERVING: `parse`, `run`, `listen`, …) and a short block later, before the
     next heading, calls one on a value the example uses (`flag.Int(…)`, then `flag.Parse()`); a long one
     is another example (JsonPath's `JsonPath.read(json, …)`, then a block of `parse`, `read`, `using`)."""
-    step = _next_step(ex, text, heads)
-    if step is not None:
-        return replace(ex, then=step)
+    step = next_step(ex.first, ex.last, heads, len(text.splitlines()))
+    then = next((Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel) for a, b, tag, code in code_blocks(text, ex.rel)
+                 if step and step[0] < a < step[1] and (_lang_of_tag(tag) or ex.lang) == ex.lang), None)
+    if then is not None:
+        return replace(ex, then=then)
     if SERVING.search(ex.code):
         return ex
     values = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*[A-Za-z_$][\w$]*\s*\(", ex.code))
-    if _shows_result(ex.code, values):
+    if shows_result(ex.code, values):
         return ex  # it prints what its call gives (pystache's `print pystache.render(…)`, then `Hi Mom!`): a whole run
     end = min([at for at, _h in heads if at > ex.last], default=len(text.splitlines()) + 1)
     # an example that only makes a value (prettytable's `table = PrettyTable()`, its rows added and the table
@@ -370,46 +369,6 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
                  or values and a < after and any(re.search(rf"(?<![\w$.]){re.escape(v)}\s*\.\s*\w+\s*\(", code) for v in built)):
             return replace(ex, then=Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel))
     return ex
-
-
-_STEP = re.compile(r"(?i)^\W*(?:step\s*)?(\d)\s*[.):]")
-
-
-def _next_step(ex: Example, text: str, heads: list[tuple[int, str]]) -> Example | None:
-    """In a walk-through of numbered steps, the example of step 1 ("1. First, define your rule") is run
-    by the first block of step 2 ("2. Then, fire it!": easy-rules' `rulesEngine.fire(rules, facts)`)."""
-    steps = [(at, int(m.group(1))) for at, h in heads for m in [_STEP.match(h)] if m]
-    here = next((n for at, n in reversed(steps) if at < ex.first), None)
-    then = next((at for at, n in steps if at > ex.last), None) if here == 1 else None
-    nxt = next((at for at, n in steps if at > ex.last and n == 2), None)
-    if then is None or then != nxt:
-        return None
-    end = min([at for at, _h in heads if at > nxt] + [len(text.splitlines()) + 1])
-    return next((Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, ex.source_rel)
-                 for a, b, tag, code in code_blocks(text, ex.rel) if nxt < a < end
-                 and (_lang_of_tag(tag) or ex.lang) == ex.lang), None)
-
-
-# a line that prints what a call on one of the example's values gives (`print pystache.render(…)`,
-# `console.log(x.parse(…))`, `println!("{}", v.f(…))`), or a doctest's call followed by its output
-_PRINT_CALL = r"(?:print\b\s*\(?|console\.log\s*\(|puts\s|pp?\s|System\.out\.println\s*\(|fmt\.Print\w*\s*\(|println!?\s*\()"
-
-
-def _shows_result(code: str, values: set[str]) -> bool:
-    if not values:
-        return False
-    call = rf"(?<![\w$.])(?:{'|'.join(re.escape(v) for v in values)})\s*\.\s*[A-Za-z_$][\w$]*\s*\("
-    lines = code.splitlines()
-    for k, ln in enumerate(lines):
-        body = re.sub(r"^\s*(?:>>>|\.\.\.)\s?", "", ln)
-        if re.match(rf"\s*{_PRINT_CALL}[^\n]*{call}", body):
-            return True
-        after = lines[k + 1].strip() if k + 1 < len(lines) else ""
-        # (an assignment shows nothing, and a line left open goes on: jsonpatch's `>>> patch = jsonpatch.JsonPatch([`)
-        if ln.lstrip().startswith(">>>") and re.search(call, body) and after and not after.startswith((">>>", "...")) \
-                and not re.match(r"\s*[\w.]+\s*=[^=]", body) and body.count("(") == body.count(")"):
-            return True
-    return False
 
 
 def entry_points(p: Project, limit: int = 5) -> list[Sym]:

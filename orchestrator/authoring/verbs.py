@@ -25,11 +25,19 @@ VERBS = {
     "upgrade": "upgrades", "stream": "streams", "negotiate": "negotiates", "authenticate": "authenticates",
     "sign": "signs", "verify": "verifies", "cache": "caches", "retry": "retries", "lex": "lexes", "scan": "scans",
     "tokenize": "tokenizes", "expand": "expands", "layout": "lays out", "draw": "draws", "paint": "paints", "stringify": "stringifies",
+    # (govaluate's `checkExpressionSyntax`: "Checking expression syntax", not the module's "Token kind")
+    "check": "checks", "clean": "cleans", "sanitize": "sanitizes", "escape": "escapes", "split": "splits", "join": "joins",
+    "normalize": "normalizes", "compare": "compares", "diff": "diffs", "patch": "patches", "hash": "hashes",
+    "encrypt": "encrypts", "decrypt": "decrypts", "compress": "compresses", "decompress": "decompresses",
+    "marshal": "marshals", "unmarshal": "unmarshals", "visit": "visits", "walk": "walks", "traverse": "traverses",
+    "sort": "sorts", "calculate": "calculates", "compute": "computes", "detect": "detects", "optimize": "optimizes",
+    "replace": "replaces", "translate": "translates", "interpolate": "interpolates", "highlight": "highlights",
+    "publish": "publishes", "subscribe": "subscribes", "notify": "notifies",
 }
 
 
 def gerund(verb: str) -> str:
-    if verb in ("format", "submit", "commit", "omit", "admit", "transmit"):
+    if verb in ("format", "submit", "commit", "omit", "admit", "transmit", "split", "unmarshal", "marshal"):
         return verb + verb[-1] + "ing"  # the stress on the last syllable doubles it
     if verb in ("lookup", "layout"):
         return {"lookup": "looking up", "layout": "laying out"}[verb]
