@@ -2040,11 +2040,12 @@ def test_a_three_word_method_name_one_method_has_resolves_on_a_receiver_of_no_kn
     from orchestrator.authoring.facts import all_calls
 
     code = ("class ParseContext:\n    def new_block_body(self):\n        return []\n\n    def body(self):\n        return 1\n\n\n"
-            "class Document:\n    def __init__(self, parse_context):\n        self.body = parse_context.new_block_body()\n"
-            "        self.other = parse_context.body()\n")
+            "class Document:\n    def __init__(self, parse_context, ctx):\n        self.body = parse_context.new_block_body()\n"
+            "        self.other = ctx.body()\n")
     p = load(_write(tmp_path / "repo", {"pkg/doc.py": code, "pkg/__init__.py": ""}))
     init = next(s for s in p.symbols() if s.dotted == "Document.__init__")
-    # `body` is one word: a parameter's `body()` could be anything's
+    # `body` is one word: a parameter's `body()` could be anything's (unless the parameter is named for the class:
+    # duck_calls, tests/test_mainpath_set24.py)
     assert [c.dotted for c in all_calls(p, init)] == ["ParseContext.new_block_body"]
 
 

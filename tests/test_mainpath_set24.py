@@ -1031,3 +1031,145 @@ def test_a_modules_object_of_functions_and_a_table_of_states_called_by_key(tmp_p
     path = _path(p)
     assert path[path.index("|") + 1:][:3] == ["parse", "lex", "lexStates.default"]
     assert "JSON5.parse(" in example_of(p, entry_points(p)).code  # (not the block that only requires it)
+
+
+_JSONPATH = {"pom.xml": "<project><artifactId>json-path</artifactId></project>\n",
+             "src/main/java/com/jp/JsonPath.java": """package com.jp;
+
+import java.io.File;
+import java.io.InputStream;
+import java.net.URL;
+
+public class JsonPath {
+    private final Path path;
+
+    JsonPath(String expression) {
+        this.path = new Path(expression);
+    }
+
+    public Object read(Object jsonObject) {
+        return read(jsonObject, new Configuration());
+    }
+
+    public Object read(Object jsonObject, Configuration configuration) {
+        return path.evaluate(jsonObject, configuration);
+    }
+
+    public Object read(String json, Configuration configuration) {
+        return read(configuration.parse(json), configuration);
+    }
+
+    public Object read(File jsonFile) {
+        return read(jsonFile.toString(), new Configuration());
+    }
+
+    public Object read(URL jsonURL) {
+        return read(jsonURL.toString(), new Configuration());
+    }
+
+    public Object read(InputStream stream) {
+        return read(stream.toString(), new Configuration());
+    }
+
+    public Object read(File jsonFile, Configuration configuration) {
+        return read(jsonFile.toString(), configuration);
+    }
+
+    public Object read(URL jsonURL, Configuration configuration) {
+        return read(jsonURL.toString(), configuration);
+    }
+
+    public Object read(InputStream stream, Configuration configuration) {
+        return read(stream.toString(), configuration);
+    }
+
+    public static Object read(String json, String jsonPath) {
+        return new ParseContextImpl().parse(json).read(jsonPath);
+    }
+}
+""", "src/main/java/com/jp/Path.java": """package com.jp;
+
+public class Path {
+    private final String expression;
+
+    Path(String expression) {
+        this.expression = expression;
+    }
+
+    public Object evaluate(Object document, Configuration configuration) {
+        Object current = document;
+        for (String part : expression.split("\\\\.")) {
+            current = configuration.lookup(current, part);
+        }
+        return current;
+    }
+}
+""", "src/main/java/com/jp/Configuration.java": """package com.jp;
+
+public class Configuration {
+    public Object parse(String json) {
+        return json.trim();
+    }
+
+    public Object lookup(Object current, String key) {
+        return current == null ? null : current.toString() + key;
+    }
+}
+""", "src/main/java/com/jp/ReadContext.java": """package com.jp;
+
+public interface ReadContext {
+    Object read(String path);
+}
+""", "src/main/java/com/jp/DocumentContext.java": """package com.jp;
+
+public interface DocumentContext extends ReadContext {
+    Object json();
+}
+""", "src/main/java/com/jp/JsonContext.java": """package com.jp;
+
+public class JsonContext implements DocumentContext {
+    private final Object json;
+    private final Configuration configuration;
+
+    JsonContext(Object json, Configuration configuration) {
+        this.json = json;
+        this.configuration = configuration;
+    }
+
+    public Object json() {
+        return json;
+    }
+
+    public Object read(String path) {
+        return read(new JsonPath(path));
+    }
+
+    public Object read(JsonPath path) {
+        return path.read(json, configuration);
+    }
+}
+""", "src/main/java/com/jp/ParseContextImpl.java": """package com.jp;
+
+public class ParseContextImpl {
+    public DocumentContext parse(String json) {
+        Configuration configuration = new Configuration();
+        return new JsonContext(configuration.parse(json), configuration);
+    }
+}
+""", "README.md": "# JsonPath\n\n```java\nString json = \"...\";\n\nList<String> authors = JsonPath.read(json, \"$.store.book[*].author\");\n```\n"}
+
+
+def test_a_static_overload_an_interfaces_base_and_a_fields_declared_type_choose_the_way(tmp_path):
+    # jayway's `JsonPath.read(json, "$…")`: of its many `read`s, the static one of two strings (beyond the type's
+    # first eight methods); `parse(json)` gives a `DocumentContext`, whose `read` its base `ReadContext` declares
+    # and `JsonContext` implements; there `path.read(json, configuration)` takes the field `Object json`
+    p = load(_write(tmp_path / "jp", _JSONPATH))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:6] == ["JsonPath.read", "ReadContext.read", "JsonContext.read", "JsonContext.read",
+                                             "JsonPath.read", "Path.evaluate"]
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+
+    steps = central_path(p, entry_points(p))
+    assert "String json, String jsonPath" in steps[0].d.signature
+    assert "Object jsonObject, Configuration configuration" in steps[4].d.signature  # (not the `String json` one)

@@ -373,8 +373,8 @@ class Resolver:
             return _base(m.group(1))
         if a == "this" and "." in self.s.dotted:
             return self.s.dotted.rsplit(".", 1)[0].rsplit(".", 1)[-1]
-        if re.fullmatch(r"[A-Za-z_]\w*", a):
-            return self.variables().get(a)
+        if re.fullmatch(r"[A-Za-z_]\w*", a):  # (a local, or a field of its type: jayway's `path.read(json, configuration)`)
+            return self.variables().get(a) or (self.typer().declared_field(self.s.dotted.rsplit(".", 1)[0], a, self.s.lang) or None if "." in self.s.dotted else None)
         m = re.match(r"^(?:([A-Z]\w*)\.)?([A-Za-z_]\w*)\s*\(", a)  # a static call or its class's own: its declared result
         if m and (owner := m.group(1) or (self.s.dotted.rsplit(".", 1)[0] if "." in self.s.dotted else "")):
             rets = {_java_result(x) for x in self.by_dotted.get(f"{owner}.{m.group(2)}", ())}

@@ -32,7 +32,8 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     if made and is_class(made.group(1)):
         from .valuetypes import call_args
 
-        if re.match(r"\s*;?\s*$", code[made.end() + len(call_args(code, made.end() - 1)) + 1:].split("\n", 1)[0]):
+        after = re.match(r"\s*(?://[^\n]*\s*)*(\S?)", code[made.end() + len(call_args(code, made.end() - 1)) + 1:])
+        if after is None or after.group(1) != ".":  # (not a builder the statement goes on to call: `new X()⏎.Build()`)
             return made.group(1)
     # (a module's class: Python's `patch = jsonpatch.JsonPatch(…)`)
     typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?[ \t]+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*(?:::|\.))*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*(\w+)\s*\()", code)
@@ -457,3 +458,23 @@ def block_run(p: Project, code: str, starts: list[Sym]) -> tuple[str, Sym] | Non
     name, start, end = last[0]
     inner = [m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)\s*\(", code[start:end]) if m.group(1) in named and m.group(1) != name]
     return (name, named[inner[0]]) if inner else None
+
+
+def fitting_overloads(p: Project, code: str, starts: list[tuple[Sym, float]]) -> list[tuple[Sym, float]]:
+    """`starts` without the overloads the example's calls of their name cannot reach (`toJson(JsonElement)` for
+    `toJson(1)`), on a value it built or on the class itself (jayway's `JsonPath.read(json, "$.store…")`: a static
+    `read(String json, String jsonPath, …)`); those that can, and were not among the starts, join them."""
+    from .codetext import call_args
+
+    given: dict[str, list[str]] = {}  # `Type.name` → the arguments the example gives it
+    for m in re.finditer(rf"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code):
+        typ = built_type(p, code, m.group(1)) or next((x.dotted for x in p.find(m.group(1)) if x.kind == "class"
+                                                       and x.dotted == m.group(1)), "")
+        if typ:
+            given.setdefault(f"{typ}.{m.group(2)}", []).append(call_args(code, m.end() - 1))
+    out = [(s, 0.0 if s.dotted in given and not any(takes(p, s, a, code) for a in given[s.dotted]) else b) for s, b in starts]
+    for key, calls in given.items():  # (the type's first eight methods may not hold the one it calls)
+        if any(s.dotted == key for s, _b in starts) and not any(s.dotted == key and b > 0 for s, b in out):
+            out += [(x, 1.0) for x in p.find(key.rsplit(".", 1)[-1]) if x.dotted == key and x.kind == "method"
+                    and any(takes(p, x, a, code) for a in calls) and all(x is not s for s, _b in out)]
+    return out

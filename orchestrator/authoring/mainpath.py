@@ -21,6 +21,7 @@ from .example_calls import (
     chain_of,
     consuming_call,
     final_call,
+    fitting_overloads,
     given_names,
     in_loop,
     inside_blocks,
@@ -31,7 +32,6 @@ from .example_calls import (
     made_with,
     one_call,
     printed_value,
-    takes,
 )
 from .facts import side_calls
 from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
@@ -293,14 +293,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
                     add(ms, bonus)
     by_alias = bound_methods(p)  # (pyjwt's `jwt.encode` is `PyJWT.encode`, bound at module level: not `PyJWS.encode`)
     out = [(s, 0.0 if s.kind == "method" and s.short in by_alias and s is not by_alias[s.short] else b) for s, b in out]
-    if ex is not None:  # an overload the example's calls of its name cannot reach (`toJson(JsonElement)` for `toJson(1)`)
-        given: dict[str, list[str]] = {}  # `Type.name` → the arguments the example gives it on a value it built
-        for m in re.finditer(rf"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", ex.as_calls):
-            typ = built_type(p, ex.as_calls, m.group(1))
-            if typ:
-                given.setdefault(f"{typ}.{m.group(2)}", []).append(call_args(ex.as_calls, m.end() - 1))
-        out = [(s, 0.0 if s.dotted in given and not any(takes(p, s, a, ex.as_calls) for a in given[s.dotted]) else b)
-               for s, b in out]
+    out = fitting_overloads(p, ex.as_calls, out) if ex is not None else out
     return _serving_first(p, ex.calls_code if ex is not None else "", out, ex.lang if ex is not None else "")
 
 

@@ -149,8 +149,8 @@ class Typer:
         """The project types `typ` extends, as its declaration names them (`class TreeInterpreter(Visitor):`,
         `class Base < Rack::Builder`, `extends Visitor`, Kotlin's and C#'s `: Base()`)."""
         out: list[str] = []
-        for t in self.by_dotted.get(typ, ()):
-            if t.kind not in ("class", "struct"):
+        for t in self.by_dotted.get(typ, ()):  # (a Java interface's too: jayway's `DocumentContext extends ReadContext`)
+            if t.kind not in ("class", "struct") and not (t.kind == "interface" and t.lang in ("java", "typescript", "kotlin", "csharp")):
                 continue
             head = re.split(r"\{|\bimplements\b|\bwhere\b", " ".join(t.d.signature.split()), maxsplit=1)[0] if t.lang != "go" \
                 else "extends " + " ".join(re.findall(r"(?m)^\s+\*?(?:\w+\.)?([A-Z]\w*)\s*(?://.*)?$", _code(self.p, t)))  # (embedded)
@@ -266,6 +266,13 @@ class Typer:
             typ = self.type_in_text(declared.replace("::", "."), owner(s)) if declared else ""
             found.add(typ or self.expr_type(s, value.strip().rstrip(";{").strip(), depth + 1))
         found.discard("")
+        return found.pop() if len(found) == 1 else ""
+
+    def declared_field(self, owner: str, fld: str, lang: str) -> str:
+        """The type `owner`'s field `fld` is declared with, as written, a project type or not (jayway's `Object json;`)."""
+        rx = FIELD_DECL.get(lang)
+        found = {t for o in self.by_dotted.get(owner, ()) if o.kind in _TYPES and rx is not None
+                 for t in re.findall(rx.replace("FIELD", re.escape(fld)), "\n".join(self.p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line]))}
         return found.pop() if len(found) == 1 else ""
 
     def field_type(self, owner: str, fld: str, lang: str) -> str:
