@@ -1173,3 +1173,33 @@ def test_a_static_overload_an_interfaces_base_and_a_fields_declared_type_choose_
     steps = central_path(p, entry_points(p))
     assert "String json, String jsonPath" in steps[0].d.signature
     assert "Object jsonObject, Configuration configuration" in steps[4].d.signature  # (not the `String json` one)
+
+
+def test_the_guide_the_readme_sends_its_reader_to_is_read_for_the_example_first(tmp_path):
+    # Stubble's README shows no code: "For how to use Stubble I'd recommend reading the how to use guide
+    # [here.](/docs/how-to.md)"; docs/compilation.md, first by name, shows the compiler instead
+    from orchestrator.authoring.overview import entry_points, example_of
+
+    files = {"Stubble.sln": "", "src/Stubble/Renderer.cs": """namespace Stubble
+{
+    public class Renderer
+    {
+        public string Render(string template, object view)
+        {
+            return template.Replace("{{x}}", view.ToString());
+        }
+    }
+
+    public class Compiler
+    {
+        public string Compile(string template, object view)
+        {
+            return template.Trim();
+        }
+    }
+}
+""", "README.md": "# Stubble\n\nFor how to use Stubble I'd recommend reading the how to use guide [here.](/docs/how-to.md)\n",
+             "docs/compilation.md": "# Compilation\n\n```csharp\nvar compiler = new Compiler();\nvar f = compiler.Compile(\"{{x}}\", data);\n```\n",
+             "docs/how-to.md": "# How to\n\n```csharp\nvar stubble = new Renderer();\nvar output = stubble.Render(\"{{x}}\", data);\n```\n"}
+    p = load(_write(tmp_path / "stubble", files))
+    assert example_of(p, entry_points(p)).rel == "docs/how-to.md"

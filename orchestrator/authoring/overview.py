@@ -319,11 +319,15 @@ def first_example(p: Project, names: set[str]) -> Example | None:
 
 def _linked_readmes(text: str, docs: set[str]) -> list[str]:
     """The project's other README files a README links to, in the order it names them (a relative
-    link, or one into the repository's own tree: `…/blob/main/mustermann/README.md`)."""
+    link, or one into the repository's own tree: `…/blob/main/mustermann/README.md`), or a guide to its use
+    (Stubble's "For how to use Stubble I'd recommend reading the how to use guide [here.](/docs/how-to.md)")."""
     out: list[str] = []
     for m in re.finditer(r"\]\(\s*([^)\s#]+)", text):
-        rel = re.sub(r"^https?://[^)]*?/(?:blob|tree)/[^/]+/", "", m.group(1)).removeprefix("./")
-        if posixpath.basename(rel).lower() in ("readme.md", "readme.markdown", "readme.rst") and rel in docs and rel not in out:
+        rel = re.sub(r"^https?://[^)]*?/(?:blob|tree)/[^/]+/", "", m.group(1)).removeprefix("./").lstrip("/")
+        said = text[max(0, text.rfind("\n", 0, m.start()) + 1):m.start()]  # (the link's line up to it)
+        guide = re.search(r"(?i)(?:^|[/_-])(?:how-?to|usage|getting[-_]started|quick-?start|tutorial)[^/]*$", rel.rsplit(".", 1)[0]) \
+            or re.search(r"(?i)\bhow to use\b|\busage\b", said)
+        if (posixpath.basename(rel).lower() in ("readme.md", "readme.markdown", "readme.rst") or guide) and rel in docs and rel not in out:
             out.append(rel)
     return out
 
