@@ -1203,3 +1203,11 @@ def test_the_guide_the_readme_sends_its_reader_to_is_read_for_the_example_first(
              "docs/how-to.md": "# How to\n\n```csharp\nvar stubble = new Renderer();\nvar output = stubble.Render(\"{{x}}\", data);\n```\n"}
     p = load(_write(tmp_path / "stubble", files))
     assert example_of(p, entry_points(p)).rel == "docs/how-to.md"
+
+
+def test_a_python_file_named_for_its_tests_is_a_test():
+    # jsonpatch's `ext_tests.py` had a chapter ("Running external tests") beside `tests.py`
+    from orchestrator.repo.classify import TEST_FILE
+
+    assert TEST_FILE.match("ext_tests.py") and TEST_FILE.match("tests.py") and TEST_FILE.match("unit_test.py")
+    assert not TEST_FILE.match("latest.py") and not TEST_FILE.match("contest.py")
