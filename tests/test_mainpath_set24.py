@@ -1211,3 +1211,24 @@ def test_a_python_file_named_for_its_tests_is_a_test():
 
     assert TEST_FILE.match("ext_tests.py") and TEST_FILE.match("tests.py") and TEST_FILE.match("unit_test.py")
     assert not TEST_FILE.match("latest.py") and not TEST_FILE.match("contest.py")
+
+
+def test_a_default_implementations_step_cites_the_head_of_the_type_that_only_declares_it(tmp_path):
+    # jayway's step "`JsonProvider.createArray` runs `JsonSmartJsonProvider.createArray` through `JsonProvider`:
+    # `JsonProvider` only declares it …" cited no line naming `JsonProvider` (the implementation extends
+    # `AbstractJsonProvider`), and R1 stopped chapter 1
+    from orchestrator.authoring.story import _steps
+
+    storages = ("from abc import ABC, abstractmethod\n\n\nclass Storage(ABC):\n    @abstractmethod\n"
+                "    def write(self, data):\n        raise NotImplementedError('To be overridden!')\n\n\n"
+                "class BaseStorage(Storage):\n    pass\n\n\n"
+                "class JSONStorage(BaseStorage):\n    def write(self, data):\n        self._handle.seek(0)\n"
+                "        self._handle.write(str(data))\n        self._handle.flush()\n\n\n"
+                "class MemoryStorage(BaseStorage):\n    def write(self, data):\n        self.memory = data\n")
+    database = ("from .storages import JSONStorage\n\n\nclass Database:\n    default_storage_class = JSONStorage\n\n"
+                "    def __init__(self, storage=None):\n        self._storage = (storage or self.default_storage_class)()\n")
+    p = load(_write(tmp_path / "repo", {"README.md": "# db\n\nA database.\n", "db/__init__.py": "",
+                                        "db/storages.py": storages, "db/database.py": database}))
+    by = {s.dotted: s for s in p.symbols()}
+    step = _steps(p, [by["Storage.write"], by["JSONStorage.write"]], {}, "en")[0]
+    assert "only declares it" in step and "db/storages.py#L4-L4" in step  # (`class Storage(ABC):`)

@@ -261,6 +261,11 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
             impl = next((t for t in p.find(b.dotted.rsplit(".", 2)[-2]) if t.dotted == b.dotted.rsplit(".", 1)[0]), None)
             if impl is not None and (impl.rel, name_line(p, impl)) != hop.tie:  # klaxon's `class DefaultConverter(…) : Converter {`)
                 hooked += f" ({citation_link(impl.rel, name_line(p, impl), name_line(p, impl))})"
+            # (and the declaring type's head, which the step names: jayway's `public interface JsonProvider {`, which
+            # `JsonSmartJsonProvider` implements only through `AbstractJsonProvider`)
+            decl = next((t for t in p.find(a.dotted.rsplit(".", 2)[-2]) if t.dotted == a.dotted.rsplit(".", 1)[0]), None) if "." in a.dotted else None
+            if decl is not None and hop.how != "implemented" and (decl.rel, name_line(p, decl)) != hop.tie:
+                hooked += f" ({citation_link(decl.rel, name_line(p, decl), name_line(p, decl))})"
         item = cited_item(step, step_cites(a, b, at, tie, (name_line(p, a), name_line(p, b))) + hooked)  # (before the stop)
         prep = prepared(p, a, b, at, path) if at else None
         if prep is not None:  # the work the caller does before it hands on (`gatherInfo`, then `processField`)
