@@ -859,7 +859,7 @@ impl VersionReq {
     pub fn parse(text: &str) -> Result<VersionReq, String> {
         let mut comparators = Vec::new();
         for part in text.split(',') {
-            comparators.push(Version::parse(part.trim())?);
+            comparators.push(parse_comparator(part)?);
         }
         Ok(VersionReq { comparators })
     }
@@ -867,6 +867,14 @@ impl VersionReq {
     pub fn matches(&self, version: &Version) -> bool {
         matches_req(self, version)
     }
+}
+
+fn parse_comparator(part: &str) -> Result<Version, String> {
+    let text = part.trim().trim_start_matches(">=");
+    if text.is_empty() {
+        return Err("empty comparator".to_string());
+    }
+    Ok(Version { major: text.len() as u64, minor: 0 })
 }
 
 fn parse_number(part: Option<&str>) -> Result<u64, String> {
@@ -901,6 +909,7 @@ def test_what_an_example_asserts_of_a_call_is_its_run_after_the_values_it_parses
                                           "README.md": readme}))
     path = _path(p)
     assert path[path.index("|") + 1:][:3] == ["VersionReq.matches", "matches_req", "matches_exact"]
+    assert path[:1] == ["VersionReq.parse"]  # (the set-up of the value the run is on, before what it is given)
 
 
 def test_a_licence_banner_above_a_packages_javadoc_is_no_part_of_its_doc(tmp_path):

@@ -70,7 +70,9 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
             if not maker and makes_run(s):  # (`jwt.NewWithClaims(…) *Token`, then `token.SignedString`: a set-up of one call)
                 maker = [s]
             continue
-        value = path_value(p, cand) + START_SHARE * bonus
+        # (the value the run is on before what it is given: semver's `req = VersionReq::parse(…)` before
+        # `version = Version::parse(…)` in `req.matches(&version)`)
+        value = path_value(p, cand) + START_SHARE * bonus + (1.0 if names and names[0].replace("::", ".") in (s.short, s.dotted) else 0.0)
         if value > best_value:
             best, best_value = cand, value
     return best or maker
