@@ -258,6 +258,13 @@ def _calls_block(p: Project, s: Sym, code: str, here: dict[str, tuple[str, str]]
     return [text[:1].upper() + text[1:], ""]  # a sentence may open with a name list's code span
 
 
+def _count(said: dict[str, str], key: str) -> int:
+    """How many times the chapter has said `key` so far (kept in its `said` record), and one more."""
+    k = int(said.get("\x00" + key, "0"))
+    said["\x00" + key] = str(k + 1)
+    return k
+
+
 def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ctx: dict[str, Any],
                     here: dict[str, tuple[str, str]], in_chapter: set[str], t: dict[str, str],
                     lead: str | None = None, said: dict[str, str] | None = None) -> list[str]:
@@ -268,8 +275,11 @@ def _symbol_section(p: Project, s: Sym, code: str, a: int, b: int, lang: str, ct
     zh = t["lang"] == "zh"
     pd = docstrings.parse(s.d.doc, s.lang) if s.d.doc else docstrings.DocParts()
     out: list[str] = []
-    where = lead or vary("defined" if b > a else "defined_line", seed(s.name, s.rel), t).format(name=s.name, kind=kind_name(s.kind, t),
-                                                                     file=s.rel, a=a, b=b)
+    # (the chapter's n-th such sentence, from a place its id chooses: a book of many small chapters said its classes in
+    # three of the six ways, six times each, when the way was chosen by each name alone)
+    n = seed(s.name, s.rel) if said is None else seed(str(ctx.get("chapter", {}).get("id", ""))) + _count(said, "defined")
+    where = lead or vary("defined" if b > a else "defined_line", n, t).format(name=s.name, kind=kind_name(s.kind, t),
+                                                                             file=s.rel, a=a, b=b)
     if pd.summary:
         if zh:
             says = t["doc_says_one" if len(pd.blocks) == 1 else "doc_says"]  # a one-line comment is said to be one
