@@ -1266,3 +1266,20 @@ def test_a_chapters_classes_are_said_in_turn_not_by_their_names_alone(tmp_path):
         out = _symbol_section(p, s, "", s.d.start_line, s.d.end_line, "python", ctx, {}, {n}, phrases("en"), said=said)
         firsts.append(re.sub(r"\d+", "#", out[0].replace(n, "_")))
     assert firsts[0] != firsts[1], firsts
+
+
+def test_chapters_open_on_their_central_type_in_turn(tmp_path):
+    # easy-rules' twelve chapters opened six times with "At its centre is the class …"
+    from orchestrator.authoring.opening import _shape
+    from orchestrator.authoring.phrases import phrases
+
+    p = load(_write(tmp_path / "w", {"setup.py": "from setuptools import setup\nsetup(name='w')\n",
+                                     "w.py": "class Rule:\n    def fire(self):\n        return 1\n\n\nclass Helper:\n    pass\n"}))
+    syms = {s.dotted: s for s in p.symbols()}
+    key = [syms["Rule"], syms["Rule.fire"], syms["Helper"]]
+
+    def join(items, _t):
+        return ", ".join(items)
+
+    said = {_shape(p, key, phrases("en"), join, n) for n in range(2, 8)}
+    assert len(said) == 6 and all("`Rule`" in x and "`Helper`" in x for x in said)

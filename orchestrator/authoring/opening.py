@@ -21,6 +21,7 @@ from .plan import assign_roles, chapter_roles
 from .project import Project, Sym
 from .research import _quote, outline_chapters
 from .roles import Role
+from .variety import vary
 
 # files that introduce a package rather than hold its code: their doc speaks for the whole
 # package, so a chapter quotes it only when no file of its own has a doc
@@ -93,9 +94,10 @@ def _nth_of_role(ctx: dict[str, Any], p: Project, role: Role) -> int:
     return sum(1 for r in roles[:me] if r is not None and r.key == role.key)
 
 
-def _shape(p: Project, key: list[Sym], t: dict[str, str], join: Any) -> str:
+def _shape(p: Project, key: list[Sym], t: dict[str, str], join: Any, n: int = 0) -> str:
     """What kind of chapter this is, from its key symbols: a type and its methods, functions,
-    or macros."""
+    or macros; said the `n`-th of its ways (the chapter's number: a book of twelve small chapters
+    opened six of them with the one sentence "At its centre is the class …")."""
     if not key:
         return ""
     head = key[0]
@@ -105,9 +107,9 @@ def _shape(p: Project, key: list[Sym], t: dict[str, str], join: Any) -> str:
         with_m = t["open_type_methods"].format(names=join([f"`{s.short}`" for s in methods[:3]], t)) if methods else ""
         # a trait or an interface is a contract, an enum a set of cases: neither "holds" nor is "made"
         form = {"trait": "open_contract", "interface": "open_contract", "enum": "open_enum"}.get(head.kind, "open_type")
-        line = t[form].format(kind=_kind(head.kind, t), name=head.name, methods=with_m)
+        line = vary(form, n, t).format(kind=_kind(head.kind, t), name=head.name, methods=with_m)
         if others:
-            line += " " + t["open_beside"].format(names=join([f"`{s.name}`" for s in others[:3]], t))
+            line += " " + vary("open_beside", n, t).format(names=join([f"`{s.name}`" for s in others[:3]], t))
         return line
     if all(s.kind in (*TYPE_KINDS, "type alias") for s in key[:3]):  # declarations only: nothing runs "step by step"
         return t["open_types"].format(names=join([f"`{s.name}`" for s in key[:3]], t))
@@ -283,7 +285,7 @@ def opening(ctx: dict[str, Any], p: Project, files: list[str], key: list[Sym], t
     if first_chapter:
         sentences.append(t["for_whom"].format(audience=audience_in(ctx["book"]["audience"], t["lang"]), names=names))
     else:
-        sentences.append(_shape(p, key, t, join))
+        sentences.append(_shape(p, key, t, join, int(re.sub(r"\D", "", str(ctx["chapter"]["id"])) or 0)))
     out = [" ".join(s for s in sentences if s).strip(), ""]
     found = doc_file(p, files, key)
     if found is None or _quoted_before(ctx, p, found[0]):
