@@ -1283,3 +1283,23 @@ def test_chapters_open_on_their_central_type_in_turn(tmp_path):
 
     said = {_shape(p, key, phrases("en"), join, n) for n in range(2, 8)}
     assert len(said) == 6 and all("`Rule`" in x and "`Helper`" in x for x in said)
+
+
+def test_a_pool_of_parsers_is_no_connection_and_its_doc_says_what_it_pools(tmp_path):
+    # fastjson's pool.go was titled "Connections and execution"
+    from orchestrator.authoring.titles import make_titles
+
+    pool = ("package fastjson\n\n// ParserPool may be used for pooling Parsers for similarly typed JSONs.\n"
+            "type ParserPool struct {\n\tpool []*Parser\n}\n\n// Get returns a Parser from pp.\n"
+            "func (pp *ParserPool) Get() *Parser {\n\tif len(pp.pool) == 0 {\n\t\treturn &Parser{}\n\t}\n"
+            "\tp := pp.pool[0]\n\tpp.pool = pp.pool[1:]\n\treturn p\n}\n\n// Put returns p to pp.\n"
+            "func (pp *ParserPool) Put(p *Parser) {\n\tpp.pool = append(pp.pool, p)\n}\n")
+    parser = ("package fastjson\n\n// Parser parses JSON.\ntype Parser struct {\n\tb []byte\n}\n\n"
+              "// Parse parses s containing JSON.\nfunc (p *Parser) Parse(s string) error {\n\tp.b = []byte(s)\n\treturn nil\n}\n")
+    p = load(_write(tmp_path / "fj", {"go.mod": "module example.com/fastjson\n", "pool.go": pool, "parser.go": parser}))
+    titles = make_titles(p, [["parser.go"], ["pool.go"]], "en")
+    assert titles[1] == "Pooling parsers for similarly typed JSONs", titles
+    from orchestrator.authoring.plan import settled_roles
+
+    roles, _alone = settled_roles(p, [["parser.go"], ["pool.go"]])
+    assert roles[1] is None or roles[1].key != "engine"

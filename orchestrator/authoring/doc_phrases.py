@@ -44,12 +44,13 @@ def doc_title(s: Sym) -> str:
     base = verb[:-3] + "y" if verb.endswith("ies") else verb[:-2] if verb.endswith(("ches", "shes", "sses", "xes", "zes")) \
         else verb[:-1]
     obj = [w.replace("_", " ") if w.islower() else w for w in _DOC_CUT.split(" " + rest, maxsplit=1)[0].split()]
-    obj = " ".join(obj).split()
+    # (a type's plural is the things, not a name: fastjson's "pooling Parsers for similarly typed JSONs")
+    obj = [w.lower() if re.fullmatch(r"[A-Z][a-z]+[a-rt-z]s", w) else w for w in " ".join(obj).split()]
     while obj and obj[-1].lower() in ("the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "its", "like"):
         obj.pop()
     if not obj or len(obj) > 6 or not re.fullmatch(r"[A-Za-z -]+", " ".join(obj)) \
             or any(len(w) < 2 or w.lower() in ("given", "this", "these", "that", "such", "like", "similar") for w in obj) \
-            or any(w[:1].isupper() and not w.isupper() for w in obj):  # a name of the code, not what it does
+            or any(w[:1].isupper() and not w.isupper() and not re.fullmatch(r"[A-Z]{2,}s", w) for w in obj):  # a name of the code
         return ""
     return f"{(verb if verb.endswith('ing') else _gerund(base)).capitalize()} {' '.join(obj)}"
 

@@ -74,8 +74,9 @@ ROLES: tuple[Role, ...] = (
        "State stores", "状态仓库"),
     _r("macros", "macro macros macro_rules", "ensure bail format",
        "Macros", "宏"),
-    # not "engine" alone: base64's engines encode, they hold no connection
-    _r("engine", "connection connections pool pooling cursor transaction", "engine dialect driver execute",
+    # not "engine" alone: base64's engines encode, they hold no connection; nor "pool" alone: fastjson's pool.go
+    # keeps parsers for reuse (a pool of connections says "connection" too)
+    _r("engine", "connection connections cursor transaction", "engine dialect driver execute pool pooling",
        "Connections and execution", "连接与执行"),
     _r("dialects", "dialect dialects mysql postgresql postgres sqlite oracle mssql mariadb pg", "",
        "Database dialects", "数据库方言"),
