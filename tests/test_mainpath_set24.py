@@ -1042,6 +1042,14 @@ def test_a_modules_object_of_functions_and_a_table_of_states_called_by_key(tmp_p
     path = _path(p)
     assert path[path.index("|") + 1:][:3] == ["parse", "lex", "lexStates.default"]
     assert "JSON5.parse(" in example_of(p, entry_points(p)).code  # (not the block that only requires it)
+    # chapter 1 says the step through the table, in either language
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.story import _steps
+
+    steps = central_path(p, entry_points(p))
+    for lang in ("en", "zh"):
+        said = "\n".join(_steps(p, steps, {}, lang))
+        assert "lexStates[lexState]" in said and "`default`" in said
 
 
 _JSONPATH = {"pom.xml": "<project><artifactId>json-path</artifactId></project>\n",
