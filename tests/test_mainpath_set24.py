@@ -1311,3 +1311,99 @@ def test_a_pool_of_parsers_is_no_connection_and_its_doc_says_what_it_pools(tmp_p
 
     roles, _alone = settled_roles(p, [["parser.go"], ["pool.go"]])
     assert roles[1] is None or roles[1].key != "engine"
+
+
+_RON = {"Cargo.toml": '[package]\nname = "ron"\n', "src/lib.rs": "pub mod de;\npub mod options;\n\npub use de::from_str;\n",
+        "src/options.rs": """use serde::de;
+
+use crate::de::Deserializer;
+
+pub struct Options {
+    pub recursion_limit: usize,
+}
+
+impl Options {
+    pub fn from_str<'a, T>(&self, s: &'a str) -> Result<T, String>
+    where
+        T: de::Deserialize<'a>,
+    {
+        self.from_str_seed(s, std::marker::PhantomData)
+    }
+
+    pub fn from_str_seed<'a, S, T>(&self, s: &'a str, seed: S) -> Result<T, String>
+    where
+        S: de::DeserializeSeed<'a, Value = T>,
+    {
+        let mut deserializer = Deserializer::from_str_with_options(s, self)?;
+
+        let value = seed
+            .deserialize(&mut deserializer)
+            .map_err(|e| e.to_string())?;
+
+        deserializer.end()?;
+        Ok(value)
+    }
+}
+""", "src/de/mod.rs": """use crate::options::Options;
+
+pub struct Deserializer<'de> {
+    text: &'de str,
+    pos: usize,
+}
+
+pub fn from_str<'a, T>(s: &'a str) -> Result<T, String>
+where
+    T: serde::de::Deserialize<'a>,
+{
+    let options = Options { recursion_limit: 128 };
+    options.from_str(s)
+}
+
+impl<'de> Deserializer<'de> {
+    pub fn from_str_with_options(text: &'de str, _options: &Options) -> Result<Self, String> {
+        Ok(Deserializer { text, pos: 0 })
+    }
+
+    pub fn end(&mut self) -> Result<(), String> {
+        if self.pos < self.text.len() {
+            return Err("trailing characters".to_string());
+        }
+        Ok(())
+    }
+
+    fn any_value(&mut self) -> Result<usize, String> {
+        let start = self.pos;
+        while self.pos < self.text.len() && !self.text[self.pos..].starts_with(',') {
+            self.pos += 1;
+        }
+        Ok(self.pos - start)
+    }
+}
+
+impl<'de, 'a> serde::de::Deserializer<'de> for &'a mut Deserializer<'de> {
+    type Error = String;
+
+    fn deserialize_any<V>(self, visitor: V) -> Result<V::Value, String>
+    where
+        V: serde::de::Visitor<'de>,
+    {
+        let n = self.any_value()?;
+        visitor.visit_u64(n as u64)
+    }
+}
+""", "README.md": "# ron\n\n```rust\nlet x: MyStruct = ron::from_str(\"(boolean: true, float: 1.23)\").unwrap();\n```\n"}
+
+
+def test_serde_drives_a_format_crates_deserializer_through_its_deserialize_any(tmp_path):
+    # ron's `from_str_seed` ends in `seed.deserialize(&mut deserializer)`: serde's code, not the project's, then
+    # calls the deserializer's `deserialize_*` methods
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+    from orchestrator.authoring.story import _steps
+
+    p = load(_write(tmp_path / "ron", _RON))
+    steps = central_path(p, entry_points(p))
+    names = [s.dotted for s in steps]
+    assert names[names.index("Options.from_str_seed") + 1] == "Deserializer.deserialize_any", names
+    for lang in ("en", "zh"):
+        assert "deserialize_*" in "\\n".join(_steps(p, steps, {}, lang))

@@ -28,3 +28,10 @@ def table_calls(p: Project, s: Sym) -> list[tuple[Sym, int, str, str, tuple[str,
             if len(hit) == 1:
                 out.append((hit[0], n, "table", f"{table}[{key}]", (s.rel, j)))
     return out
+
+
+def convention_calls(p: Project, s: Sym) -> list[tuple[Sym, int, str, str, tuple[str, int] | None]]:
+    """The hops of `s` by a table of functions, then by serde driving a deserializer (serde_hops)."""
+    from .serde_hops import serde_driven
+
+    return [*table_calls(p, s), *serde_driven(p, s)]

@@ -55,7 +55,7 @@ class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
     how: str  # served | future | iterated | field | local | deferred | returned | apply | called | generated | implemented
-    # | platform | made | handed | plain (one implementation of several, and why) | default | table
+    # | platform | made | handed | plain (one implementation of several, and why) | default | table | serde
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -477,7 +477,7 @@ def hops(p: Project, s: Sym) -> list[Hop]:
     on its main line (not in an error's branch: cobra's `cmd.UsageString()` after a failure)."""
     key = ("hops", s.rel, s.d.start_line)
     if key not in p._keys:
-        from .dispatch_tables import table_calls
+        from .dispatch_tables import convention_calls
         from .facts import all_calls
         from .sideroads import branch_lines
 
@@ -486,7 +486,7 @@ def hops(p: Project, s: Sym) -> list[Hop]:
         side = {s.d.start_line + k for k in branch_lines(code, s.lang)}  # an error's branch: no step of the path
         out: dict[tuple[str, int], Hop] = {}
         for find in (served, served_wsgi, served_generic, awaited, field_methods, made_fields, locals_made, deferred, applied,
-                     called, generated, implemented, lambda q, x: [Hop(*t) for t in table_calls(q, x)]):
+                     called, generated, implemented, lambda q, x: [Hop(*t) for t in convention_calls(q, x)]):
             for h in find(p, s):
                 at = (h.callee.rel, h.callee.d.start_line)
                 if at not in known and at not in out and at != (s.rel, s.d.start_line) and h.at not in side:
