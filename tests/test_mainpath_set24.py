@@ -1407,3 +1407,15 @@ def test_serde_drives_a_format_crates_deserializer_through_its_deserialize_any(t
     assert names[names.index("Options.from_str_seed") + 1] == "Deserializer.deserialize_any", names
     for lang in ("en", "zh"):
         assert "deserialize_*" in "\\n".join(_steps(p, steps, {}, lang))
+
+
+def test_a_performance_harness_and_a_sandbox_are_the_maintainers_tooling(tmp_path):
+    # markdown2's perf/gen_perf_cases.py had a chapter ("Gen perf cases")
+    from orchestrator.authoring.plan import peripheral
+
+    p = load(_write(tmp_path / "md", {"setup.py": "from setuptools import setup\nsetup(name='md')\n",
+                                      "lib/md.py": "def convert(text):\n    return text\n",
+                                      "perf/gen_perf_cases.py": "def gen():\n    return 1\n",
+                                      "sandbox/try_it.py": "def run():\n    return 2\n"}))
+    assert peripheral(p, "perf/gen_perf_cases.py") and peripheral(p, "sandbox/try_it.py")
+    assert not peripheral(p, "lib/md.py")

@@ -235,8 +235,8 @@ def _coarsen(p: Project, units: list[list[str]], fg: dict[str, dict[str, float]]
 _PERIPHERAL = re.compile(r"(?i)(?:^|/|_)(?:\w*completions?\w*|locales?|i18n|l10n|translations?|lang|languages|zz_generated\w*)"
                          r"(?:/|\.\w+$)|_pb2\.py$|\.pb\.go$|_generated\.\w+$|\.gen\.\w+$"
                          # the maintainers' tooling: scripts, benchmarks, fuzzers (send's scripts/version-history.js,
-                         # jsonpickle's benchmarking/ and jsonpickle_benchmarks.py)
-                         r"|^(?:scripts?|tools|fuzz(?:ing)?|bench(?:es|marks?|marking)?|buildSrc|xtask)/|^[^/]*_bench(?:marks?)?\.\w+$"
+                         # jsonpickle's benchmarking/ and jsonpickle_benchmarks.py, markdown2's perf/ and sandbox/)
+                         r"|^(?:scripts?|tools|fuzz(?:ing)?|bench(?:es|marks?|marking)?|perf|sandbox|buildSrc|xtask)/|^[^/]*_bench(?:marks?)?\.\w+$"
                          # a code generator the maintainers run (markdown-rs's generate/, testify's _codegen/)
                          r"|^_?(?:codegen|generate|generator)/"
                          # a packager's hook (lark's `__pyinstaller/hook-lark.py`)
