@@ -307,6 +307,10 @@ def test_a_receiver_named_for_a_family_of_classes_calls_the_familys_method(tmp_p
     q = load(_write(tmp_path / "other", {"setup.py": "from setuptools import setup\nsetup(name='patch')\n",
                                          "patch.py": _PATCH.replace("operation.apply(obj)", "item.apply(obj)")}))
     assert [c.dotted for c in all_calls(q, symbol(q, "JsonPatch.apply"))] == ["JsonPatch._ops"]
+    # a camelCase receiver names its class as well (`patchOperation`)
+    r = load(_write(tmp_path / "camel", {"setup.py": "from setuptools import setup\nsetup(name='patch')\n",
+                                         "patch.py": _PATCH.replace("operation.apply(obj)", "patchOperation.apply(obj)")}))
+    assert "PatchOperation.apply" in [c.dotted for c in all_calls(r, symbol(r, "JsonPatch.apply"))]
 
 
 _ENGINE_PY = '''class RenderEngine(object):

@@ -24,7 +24,7 @@ def duck_call(by_short: dict[str, list[Sym]], typer: Typer, receiver: str, name:
     methods = [x for x in by_short.get(name, ()) if x.kind == "method"]
     if len(_WORDS.findall(name)) >= 3:
         return methods[:2]
-    kind = "".join(w.capitalize() for w in receiver.strip("_@").split("_") if w)
+    kind = "".join(w[:1].upper() + w[1:] for w in receiver.strip("_@").split("_") if w)  # (`parse_context`, `parseContext`)
     if len(kind) < 4 or not kind.isalpha():
         return []
     owners = {x.dotted.rsplit(".", 1)[0]: x for x in methods if "." in x.dotted
