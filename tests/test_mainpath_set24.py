@@ -1423,3 +1423,19 @@ def test_a_performance_harness_and_a_sandbox_are_the_maintainers_tooling(tmp_pat
                                       "sandbox/try_it.py": "def run():\n    return 2\n"}))
     assert peripheral(p, "perf/gen_perf_cases.py") and peripheral(p, "sandbox/try_it.py")
     assert not peripheral(p, "lib/md.py")
+
+
+def test_a_versioned_copy_of_another_crate_is_vendored_and_r1_sees_what_the_map_reads(tmp_path):
+    # prettyplease's cargo-expand/syn-1.0.97.rs (1.6 MB, a test corpus) had chapter 1; its diagram drew `ThreadBound`
+    # from past the file's first megabyte, which R1's index had cut, and R1 stopped the book
+    from orchestrator.checks.code import _symbol_problem, source_index
+    from orchestrator.repo.classify import name_reason
+
+    assert name_reason("syn-1.0.97.rs") == "vendored (a copy of syn 1.0.97)"
+    assert name_reason("cargo-tally-1.0.8.rs") and name_reason("jquery-3.6.0.js")
+    assert name_reason("main.rs") is None and name_reason("lib-1.2.rs") is None
+    big = "// filler\n" * 120_000 + "pub struct ThreadBound<T> {\n    value: T,\n}\n"
+    root = _write(tmp_path / "big", {"Cargo.toml": '[package]\nname = "big"\n', "src/lib.rs": "pub mod big;\n",
+                                     "src/big.rs": big})
+    assert len(big) > 1_200_000
+    assert _symbol_problem("ThreadBound", source_index(root)) is None

@@ -22,7 +22,10 @@ from .findings import Collected, Finding, sorted_findings
 from .known_names import external_alias, in_project, project_texts, stdlib_member
 
 _SOURCE_MAX = 8_000_000  # a quoted file is read whole up to this size (the walker's cap for the index is 1 MB)
-_TEXT_LIMIT, _TEXT_TOTAL = 1 << 20, 64 << 20  # bytes of text kept per file and in all for the fallback
+# bytes of text kept per file and in all for the fallback: per file as much as the map reads (repo.read's cap), so a
+# name the map found deep in a big file (syn's 1.6 MB expansion: `ThreadBound` past its first megabyte) is not
+# "undefined" to R1 when chapter 1's diagram draws it
+_TEXT_LIMIT, _TEXT_TOTAL = 4 << 20, 64 << 20
 _EXTERNAL = set(sys.stdlib_module_names) | set(dir(builtins))
 _BUILTIN_MEMBERS = {n for t in (str, bytes, bytearray, dict, list, set, tuple, int, float, memoryview,
                                 io.TextIOWrapper, io.BufferedRandom, io.BytesIO) for n in dir(t)}

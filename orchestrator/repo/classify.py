@@ -102,6 +102,10 @@ def classify(rel: str, lang: str | None) -> str:
     return "code" if lang else "doc"
 
 
+# a file named for another project at a version: a copy of that project's code, not this one's
+_VERSIONED = re.compile(r"([A-Za-z][\w.-]*?)-(\d+\.\d+\.\d+(?:[-+][\w.]+)?)(?:\.min)?")
+
+
 def name_reason(name: str) -> str | None:
     """Why a file is left out from its name alone (no system call), or None."""
     suffix = split_name(name)[1]
@@ -111,6 +115,8 @@ def name_reason(name: str) -> str | None:
         return "generated (lockfile)"
     if name.endswith(GENERATED_SUFFIXES):
         return "generated (by its name)"
+    if (v := _VERSIONED.fullmatch(split_name(name)[0])) and known_name(name):  # (prettyplease's cargo-expand/syn-1.0.97.rs,
+        return f"vendored (a copy of {v.group(1)} {v.group(2)})"  # a test corpus; `jquery-3.6.0.js`)
     if suffix and not known_name(name):  # extension-less files may be scripts: see shebang_language
         return f"not source code, documentation or configuration ({suffix})"
     return None
