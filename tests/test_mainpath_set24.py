@@ -1439,3 +1439,64 @@ def test_a_versioned_copy_of_another_crate_is_vendored_and_r1_sees_what_the_map_
                                      "src/big.rs": big})
     assert len(big) > 1_200_000
     assert _symbol_problem("ThreadBound", source_index(root)) is None
+
+
+_GOVERSION = """package version
+
+import "strings"
+
+// Version represents a single version.
+type Version struct {
+	segments []int64
+	original string
+}
+
+// NewVersion parses the given version and returns a new Version.
+func NewVersion(v string) (*Version, error) {
+	return newVersion(v, strings.TrimSpace(v))
+}
+
+func newVersion(v string, trimmed string) (*Version, error) {
+	parts := strings.Split(trimmed, ".")
+	segments := make([]int64, len(parts))
+	for i := range parts {
+		segments[i] = int64(len(parts[i]))
+	}
+	return &Version{segments: segments, original: v}, nil
+}
+
+// LessThan tests if this version is less than another version.
+func (v *Version) LessThan(o *Version) bool {
+	return v.Compare(o) < 0
+}
+
+// Compare compares this version to another version.
+func (v *Version) Compare(other *Version) int {
+	for i := range v.segments {
+		if c := comparePart(v.segments[i], other.segments[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func comparePart(a, b int64) int {
+	if a < b {
+		return -1
+	}
+	if a > b {
+		return 1
+	}
+	return 0
+}
+"""
+
+
+def test_a_go_root_packages_function_by_its_package_name_and_a_tested_call_is_the_run(tmp_path):
+    # go-version's README: `v1, err := version.NewVersion("1.2")` (the package is `version`, the directory
+    # `go-version`), then `if v1.LessThan(v2) {`: the comparison is the run, `NewVersion` its set-up
+    readme = ('# go-version\n\n```go\nv1, err := version.NewVersion("1.2")\nv2, err := version.NewVersion("1.5+metadata")\n\n'
+              'if v1.LessThan(v2) {\n    fmt.Printf("%s is less than %s", v1, v2)\n}\n```\n')
+    p = load(_write(tmp_path / "go-version", {"go.mod": "module github.com/hashicorp/go-version\n", "version.go": _GOVERSION,
+                                              "README.md": readme}))
+    assert _path(p) == ["NewVersion", "newVersion", "|", "Version.LessThan", "Version.Compare", "comparePart"]

@@ -352,6 +352,9 @@ def _weight(p: Project, s: Sym, n: str) -> float:
                 not any(x.kind in ("class", "interface", "object") for x in p.find(owner) if x.short == owner)
             return called.get(n, 0.0) if qualified or extension or _mixed_into_called(p, s, n) else 0.0
         return called.get(n, 0.0)
+    if s.lang == "go" and "." not in s.dotted and "/" not in s.rel and \
+            re.search(rf"(?<![\w.]){re.escape(p.go_package(s.rel))}\.{re.escape(n)}\s*\(", readme_code(p)):
+        return max(names.get(n, 0.0), called.get(n, 0.0))  # the root package's, by its own name (go-version's `version.NewVersion`)
     if s.lang == "go" and "." not in s.dotted and "/" in s.rel:  # a sub-package's function by its qualifier: zerolog's
         pkg = s.rel.rsplit("/", 2)[-2]  # `log.Print(…)` is `Print` of log/log.go (imported as ".../zerolog/log")
         if re.search(rf"(?<![\w.]){re.escape(pkg)}\.{re.escape(n)}\s*\(", readme_code(p)) and \
