@@ -1500,3 +1500,76 @@ def test_a_go_root_packages_function_by_its_package_name_and_a_tested_call_is_th
     p = load(_write(tmp_path / "go-version", {"go.mod": "module github.com/hashicorp/go-version\n", "version.go": _GOVERSION,
                                               "README.md": readme}))
     assert _path(p) == ["NewVersion", "newVersion", "|", "Version.LessThan", "Version.Compare", "comparePart"]
+
+
+_H2T = '''import html.parser
+
+
+class HTML2Text(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.outtextlist = []
+
+    def feed(self, data):
+        data = data.replace("</' + 'script>", "</ignore>")
+        super().feed(data)
+
+    def handle(self, data):
+        self.feed(data)
+        self.feed("")
+        markdown = self.optwrap(self.finish())
+        return markdown
+
+    def finish(self):
+        return "".join(self.outtextlist)
+
+    def optwrap(self, text):
+        result = ""
+        for para in text.split("\\\\n\\\\n"):
+            if para.startswith("    "):
+                result += para
+            else:
+                result += para.strip()
+            result += "\\\\n\\\\n"
+        return result
+
+    def handle_starttag(self, tag, attrs):
+        self.handle_tag(tag, dict(attrs), start=True)
+
+    def handle_endtag(self, tag):
+        self.handle_tag(tag, {}, start=False)
+
+    def handle_tag(self, tag, attrs, start):
+        if tag in ("h1", "h2"):
+            self.o("#" * int(tag[1]) + " " if start else "")
+        elif tag == "p":
+            self.p()
+
+    def o(self, data):
+        self.outtextlist.append(data)
+
+    def p(self):
+        self.o("\\\\n\\\\n")
+
+
+def html2text(html):
+    h = HTML2Text()
+    return h.handle(html)
+'''
+
+
+def test_a_stdlib_parser_calls_its_subclass_back_where_the_work_is(tmp_path):
+    # html2text: `handle` feeds the text to `html.parser`, which calls `handle_starttag` for each tag; `optwrap`
+    # after it only wraps the finished text
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+    from orchestrator.authoring.story import _steps
+
+    p = load(_write(tmp_path / "h2t", {"setup.py": "from setuptools import setup\nsetup(name='html2text')\n",
+                                       "html2text/__init__.py": _H2T,
+                                       "README.md": "# html2text\n\n```python\n>>> import html2text\n>>> print(html2text.html2text(\"<p>Hello</p>\"))\nHello\n```\n"}))
+    steps = central_path(p, entry_points(p))
+    assert [s.dotted for s in steps][:5] == ["html2text", "HTML2Text.handle", "HTML2Text.feed", "HTML2Text.handle_starttag",
+                                             "HTML2Text.handle_tag"]
+    for lang in ("en", "zh"):
+        assert "html.parser" in "\n".join(_steps(p, steps, {}, lang))

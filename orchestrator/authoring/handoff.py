@@ -154,7 +154,10 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         # `self._cast(self._handle(environ))`: a call that goes no further is given what a call that goes on makes
         # (bottle's `wsgi`): that one does the work
         inner = _last_call([c for c in going if len(reach(p, c)) >= 3], [(n, t) for n, t in body if n == best[1]], side, depth)
-        best = inner or best
+        # (or made before it, by a call the standard library's parser runs back into the class: html2text's `handle`
+        # ends in `self.optwrap(self.finish())` after `self.feed(data)`, whose `handle_starttag` does the work)
+        back = _last_call([c for c in calls if any(h.how == "callback" for h in hops(p, c))], body, side, depth)
+        best = inner or back or best
     h = (best[3].rel, best[3].d.start_line) if best else hand_off(p, s)
     last = best[1] if best else 0
     # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`;
@@ -368,8 +371,12 @@ def _beside(s: Sym, impls: list[Sym]) -> list[Sym]:
 
 def _weight(p: Project, c: Sym) -> int:
     """How much a call reaches, an abstract method's by the most any of its implementations reaches."""
+    from .hops import hops
+
     opened = [o for o in [c] + all_calls(p, c) if _open(p, o)]
-    return len(reach(p, c)) + max((len(reach(p, x)) + 1 for o in opened for x in _beside(c, implementations(p, o))), default=0)
+    # (and what a standard library parser calls back: html2text's `feed` runs `handle_starttag` for each tag)
+    back = max((len(reach(p, h.callee)) + 1 for h in hops(p, c) if h.how == "callback"), default=0)
+    return len(reach(p, c)) + back + max((len(reach(p, x)) + 1 for o in opened for x in _beside(c, implementations(p, o))), default=0)
 
 
 def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
