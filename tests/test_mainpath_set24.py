@@ -1573,3 +1573,88 @@ def test_a_stdlib_parser_calls_its_subclass_back_where_the_work_is(tmp_path):
                                              "HTML2Text.handle_tag"]
     for lang in ("en", "zh"):
         assert "html.parser" in "\n".join(_steps(p, steps, {}, lang))
+
+
+_TTY = {"tty-table.gemspec": "Gem::Specification.new do |s|\n  s.name = 'tty-table'\nend\n", "lib/tty/table.rb": """require_relative 'table/renderer'
+
+module TTY
+  class Table
+    def initialize(header = nil, rows = [])
+      @header = header
+      @rows = coerce(rows)
+    end
+
+    def coerce(rows)
+      rows.map do |row|
+        raise ArgumentError, 'a row is an array' unless row.is_a?(Array)
+        row.map(&:to_s)
+      end
+    end
+
+    def render(border = :basic)
+      renderer = Renderer.new(self, border)
+      renderer.render
+    end
+
+    def rows
+      @rows
+    end
+  end
+end
+""", "lib/tty/table/renderer.rb": """module TTY
+  class Table
+    class Renderer
+      def initialize(table, border)
+        @table = table
+        @border = border
+      end
+
+      def render
+        lines = @table.rows.map { |row| format_row(row) }
+        lines.join("\\n")
+      end
+
+      def format_row(row)
+        row.join(border_char)
+      end
+
+      def border_char
+        @border == :ascii ? '|' : ' '
+      end
+    end
+  end
+end
+""", "README.md": """# TTY::Table
+
+## 1. Usage
+
+First, provide **TTY::Table** with data:
+
+```ruby
+table = TTY::Table.new(["header1","header2"], [["a1", "a2"], ["b1", "b2"]])
+```
+
+Then to print to the console, call the `render` method:
+
+```ruby
+puts table.render(:ascii)
+# =>
+#  +-------+-------+
+#  |header1|header2|
+#  +-------+-------+
+#  |a1     |a2     |
+#  +-------+-------+
+```
+"""}
+
+
+def test_a_ruby_value_made_in_a_namespace_and_printed_in_the_next_block_is_run_there(tmp_path):
+    # tty-table's README: `table = TTY::Table.new(…)`, then `puts table.render(:ascii)` with the table drawn in
+    # `# =>` comments
+    from orchestrator.authoring.overview import entry_points, example_of
+
+    p = load(_write(tmp_path / "tty", _TTY))
+    assert example_of(p, entry_points(p)).then is not None
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["TTY.Table.render", "TTY.Table.Renderer.render"], path
+    assert path[:1] == ["TTY.Table.initialize"], path  # (the set-up: `TTY::Table.new(…)`)

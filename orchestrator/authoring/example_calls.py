@@ -177,7 +177,7 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?P<kept>(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
                          r"(?P<printed>(?:print|println!?|puts|console\.log|System\.out\.println|Console\.WriteLine|fmt\.Println"
                          r"|assert(?:!|_eq!)?)"  # (what an example asserts of a call is its result too: `assert!(req.matches(&v))`)
-                         r"\s*\(\s*(?:\"[^\"\n]*\"\s*,\s*)?!?|if\s*\(?\s*!?\s*)?"  # (or tests: go-version's `if v1.LessThan(v2) {`)
+                         r"\s*\(\s*(?:\"[^\"\n]*\"\s*,\s*)?!?|puts\s+|if\s*\(?\s*!?\s*)?"  # (or tests: go-version's `if v1.LessThan(v2) {`)
                          rf"(?P<recv>[A-Za-z_]\w*)\s*\.\s*(?P<meth>[A-Za-z_]\w*){TYPE_ARGS}\s*\(", code):
         # a printed call only when it is all the example does with its value (minijinja's `template`);
         # `print(store.get(k))` after `store.put(k, v)` reads back what the example did

@@ -356,7 +356,7 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
     # an example that only makes a value (prettytable's `table = PrettyTable()`, its rows added and the table
     # printed in later sections): the first short block of the document that runs or prints it
     made = set(re.findall(r"(?m)^\s*(?:>>>\s*)?(?:(?:var|let|const|val)\s+)?([a-z_][\w$]*)\s*:?=\s*(?:new\s+)?"
-                          r"(?:[a-z_]\w*\.)*[A-Z][\w$.]*\s*\(", ex.code))
+                          r"(?:[A-Za-z_]\w*(?:\.|::))*[A-Z][\w$.]*\s*\(", ex.code))  # (Ruby's `TTY::Table.new(…)`)
     # (or makes it from a module's class: jsonpatch's tutorial `patch = jsonpatch.JsonPatch([…])` in "Creating a
     # Patch", then `result = patch.apply(doc)` in the next section, "Applying a Patch")
     modules = values - set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*:?=", ex.code))
@@ -366,7 +366,8 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
 
     shown = PRINTS.get(ex.lang, ("$^", ""))[0]
     for a, b, tag, code in code_blocks(text, ex.rel):
-        if ex.last < a and len([ln for ln in code.splitlines() if ln.strip()]) <= 3 and \
+        # (its lines of code: tty-table's `puts table.render(:ascii)` shows the table in eight `# =>` comment lines)
+        if ex.last < a and len([ln for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "//"))]) <= 3 and \
                 (a < end and any(m.group(1) in values for m in SERVING.finditer(code))
                  or any(m.group(1) in built for m in SERVING.finditer(code))
                  or any(v in built for m in re.finditer(shown, code) for v in m.groups() if v)
