@@ -60,10 +60,10 @@ EN = {
     "hop_apply": "`{via}(…)` runs the function itself, bound to the object",
     "hop_called": "calling the object `{via}`, made on line {tie}, runs its `{short}`",
     "hop_table": "`{via}` calls the table's member its key names, and line {tie} has just set the key to `{short}`",
-    "hop_callback": "`{via}` hands the text to Python's `html.parser`, which calls back the parser's own `{short}` for "
-                    "each tag it meets",
-    "hop_serde": "serde's `Deserialize` of the type asked for reads the value through the deserializer it is handed, "
-                 "calling its `deserialize_*` methods; for a value whose shape the data tells, `{short}`",
+    "hop_callback": "`{via}` hands the text to the standard library's HTML parser, which calls back the parser's own "
+                    "`{short}` for each tag it meets",
+    "hop_serde": "serde, handed the deserializer, reads the value of the type asked for through its deserialize "
+                 "methods; for a value whose shape the data tells, `{short}`",
     "hop_future": "it returns a `{type}`, and awaiting one runs the future its `{via}` impl makes",
     "hop_iterated": "it returns a `{type}`, and looping over one runs its `{short}` for each item",
     "hop_generated": "`{via}` is written at build time from `{short}`, marked `[CreateSyncVersion]`",
@@ -159,8 +159,8 @@ ZH = {
     "hop_apply": "`{via}(…)` 运行的就是这个函数本身（绑定到该对象）",
     "hop_called": "调用第 {tie} 行创建的对象 `{via}`，就会运行它的 `{short}`",
     "hop_table": "`{via}` 调用表中由键指定的成员，而第 {tie} 行刚把键设为 `{short}`",
-    "hop_callback": "`{via}` 把文本交给 Python 的 `html.parser`，后者每遇到一个标签就回调该解析器自己的 `{short}`",
-    "hop_serde": "serde 为所求类型实现的 `Deserialize` 通过传给它的反序列化器读取值，调用其 `deserialize_*` 方法；"
+    "hop_callback": "`{via}` 把文本交给标准库的 HTML 解析器，后者每遇到一个标签就回调该解析器自己的 `{short}`",
+    "hop_serde": "serde 拿到这个反序列化器后，通过它的各个 deserialize 方法读取所求类型的值；"
                  "值的形状由数据决定时，调用的是 `{short}`",
     "hop_future": "它返回一个 `{type}`，await 它会运行其 `{via}` 实现生成的 future",
     "hop_iterated": "它返回一个 `{type}`，遍历它时每一项都会运行其 `{short}`",
