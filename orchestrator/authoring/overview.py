@@ -342,6 +342,7 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
     no run itself (SERVING: `parse`, `run`, `listen`, …) and a short block later, before the
     next heading, calls one on a value the example uses (`flag.Int(…)`, then `flag.Parse()`); a long one
     is another example (JsonPath's `JsonPath.read(json, …)`, then a block of `parse`, `read`, `using`)."""
+    # (step 1 of a numbered walk-through is run by the first block of step 2: easy-rules' "Then, fire it!")
     step = next_step(ex.first, ex.last, heads, len(text.splitlines()))
     then = next((Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel) for a, b, tag, code in code_blocks(text, ex.rel)
                  if step and step[0] < a < step[1] and (_lang_of_tag(tag) or ex.lang) == ex.lang), None)
