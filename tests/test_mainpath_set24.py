@@ -1667,3 +1667,25 @@ def test_a_ruby_value_made_in_a_namespace_and_printed_in_the_next_block_is_run_t
     path = _path(p)
     assert path[path.index("|") + 1:][:2] == ["TTY.Table.render", "TTY.Table.Renderer.render"], path
     assert path[:1] == ["TTY.Table.initialize"], path  # (the set-up: `TTY::Table.new(…)`)
+
+
+def test_of_several_implementations_the_projects_table_gives_the_one_the_examples_data_names(tmp_path):
+    # jsonpatch: `PatchOperation.apply` (a docstring, then `raise NotImplementedError`) has six implementations;
+    # `operations = {"add": AddOperation, …}` gives `AddOperation` for the tutorial's first `{'op': 'add', …}`
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+    from orchestrator.authoring.story import _steps
+
+    code = _PATCH.replace('''    def apply(self, obj):
+        raise NotImplementedError("should implement the patch operation")''', '''    def apply(self, obj):
+        """Abstract method that applies a patch operation to the specified object."""
+        raise NotImplementedError("should implement the patch operation")''')
+    readme = ("# patch\n\n```python\n>>> import patch\n>>> p = patch.JsonPatch([\n    {'op': 'add', 'path': 'foo', 'value': 'bar'},\n"
+              "    {'op': 'remove', 'path': 'baz'},\n])\n>>> result = p.apply({})\n```\n")
+    p = load(_write(tmp_path / "patch", {"setup.py": "from setuptools import setup\nsetup(name='patch')\n",
+                                         "patch.py": code, "README.md": readme}))
+    steps = central_path(p, entry_points(p))
+    assert [s.dotted for s in steps][:3] == ["JsonPatch.apply", "PatchOperation.apply", "AddOperation.apply"]
+    for lang in ("en", "zh"):
+        said = "\n".join(_steps(p, steps, {}, lang))
+        assert "AddOperation" in said and not _r1_cites(said, tmp_path / "patch"), _r1_cites(said, tmp_path / "patch")

@@ -55,7 +55,7 @@ class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
     how: str  # served | future | iterated | field | local | deferred | returned | apply | called | generated | implemented
-    # | platform | made | handed | plain (one implementation of several, and why) | default | table | serde | callback
+    # | platform | made | handed | plain (one implementation of several, and why) | default | registry | table | serde | callback
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 
@@ -424,12 +424,12 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     if len(roots) > 1 and len(made := _made(p, roots)) == 1:  # the example's calls make one (java-jwt's
         roots, how = made, made_how(p, made[0])  # `Algorithm.RSA256(…)` makes an `RSAAlgorithm`), whatever the code holds
     if len(roots) > 1:  # unless the code names one of them as the value it uses (tinydb's `default_storage_class = JSONStorage`)
-        from .references import named_as_value
+        from .references import named_as_value, registry_pick
 
         named = [(x, named_as_value(p, _owner(x).rsplit(".", 1)[-1], {y.rel for y in roots})) for x in roots]
-        used = [(x, at) for x, at in named if at]
+        used = [(x, at, "default") for x, at in named if at] or [(x, at, "registry") for x, at in registry_pick(p, roots)]  # (jsonpatch's `'add': AddOperation`)
         if len(used) == 1:
-            return [Hop(used[0][0], s.d.start_line, "default", owner.rsplit(".", 1)[-1], used[0][1])]
+            return [Hop(used[0][0], s.d.start_line, used[0][2], owner.rsplit(".", 1)[-1], used[0][1])]
         # or one is the plain variant the others name with a prefix (tenacity's `Retrying`, beside
         # `AsyncRetrying` and `TornadoRetrying`): the default, as its name says
         name = lambda x: _owner(x).rsplit(".", 1)[-1]  # noqa: E731

@@ -257,7 +257,7 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
         tie = hop.tie if hop is not None else (mix[2], mix[3]) if mix else alias_line(p, b, a.rel, at)
         # (and the hook's line that names the module: `base.extend ClassMethods`)
         hooked = "".join(f" ({citation_link(f, n, n)})" for f, n in mix[5]) if mix else ""
-        if hop is not None and hop.how in ("default", "implemented", "platform", "made", "handed", "plain"):  # (and the type's name
+        if hop is not None and hop.how in ("default", "registry", "implemented", "platform", "made", "handed", "plain"):  # (and the type's name
             impl = next((t for t in p.find(b.dotted.rsplit(".", 2)[-2]) if t.dotted == b.dotted.rsplit(".", 1)[0]), None)
             if impl is not None and (impl.rel, name_line(p, impl)) != hop.tie:  # klaxon's `class DefaultConverter(…) : Converter {`)
                 hooked += f" ({citation_link(impl.rel, name_line(p, impl), name_line(p, impl))})"

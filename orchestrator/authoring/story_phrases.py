@@ -75,6 +75,8 @@ EN = {
     "hop_plain": "`{via}` only declares it; of the types that implement it, `{type}` is the plain one the others' names extend",
     "hop_default": "`{via}` only declares it; of the types that implement it, `{type}` is the one the code uses "
                    "unless told otherwise (`{tie_file}`, line {tie})",
+    "hop_registry": "`{via}` only declares it; of the types that implement it, the project's table of them "
+                    "(`{tie_file}`, line {tie}) gives `{type}` for the name the example's data uses",
     "ov_path_beyond": "Here the map stops: `{last}` goes on with `{call}(…)` (line {at}), which it cannot resolve to a "
                       "definition of this source, so the rest of the way is the docs' to tell.",
     "ov_path_end": "That is the path this book widens, part by part.",
@@ -171,6 +173,7 @@ ZH = {
     "hop_handed": "`{via}` 只声明了它；实现它的类型中，示例传入的是项目命名的一个 `{type}` 值",
     "hop_plain": "`{via}` 只声明了它；实现它的类型中，`{type}` 是其他类型名字所扩展的那个基本类型",
     "hop_default": "`{via}` 只声明了它；实现它的类型中，代码默认使用的是 `{type}`（`{tie_file}` 第 {tie} 行）",
+    "hop_registry": "`{via}` 只声明了它；实现它的类型中，项目的对照表（`{tie_file}` 第 {tie} 行）为例子数据所用的名字给出 `{type}`",
     "ov_path_beyond": "仓库映射到这里为止：`{last}` 接着调用 `{call}(…)`（第 {at} 行），映射无法把它解析到本项目的定义，之后的路要看文档。",
     "ov_path_end": "本书接下来一部分一部分地展开这条路径。",
     "ov_path_fetch": "{lead}例子把它创建的 `{type}` 作为模块的默认导出，运行 fetch 处理器的运行时（Cloudflare Workers、Bun、Deno）"

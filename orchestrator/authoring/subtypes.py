@@ -22,7 +22,7 @@ def bodiless(p: Project, s: Sym) -> bool:
 
         lines = p.lines_of(s.rel)  # (its span may open at its decorators; its docstring and comments are blanked)
         head = next((k for k in range(s.d.start_line - 1, s.d.end_line) if re.match(r"\s*(?:async\s+)?def\b", lines[k])), s.d.start_line - 1)
-        body = [ln.strip() for ln in code_lines(p, s.rel)[head + 1:s.d.end_line] if ln.strip() and not re.fullmatch(r"\s*[rbuf]*[\"']+\s*", ln, re.I)]
+        body = [ln.strip() for ln in code_lines(p, s.rel)[head + 1:s.d.end_line] if ln.strip() and not re.fullmatch(r"\s*[rbuf]*[\"'][\"'\s]*", ln, re.I)]  # (a docstring, blanked)
         return any("abstractmethod" in ln for ln in lines[max(0, head - 3):head]) or \
             bool(body) and re.fullmatch(r"raise NotImplementedError\b.*|\.\.\.|pass", body[0]) is not None and len(body) == 1
     if s.lang == "go":  # an interface's method: its spec, no `func`
