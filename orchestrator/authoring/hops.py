@@ -17,10 +17,10 @@ framework or runtime by which one definition's work goes on in another without a
   `StringRecordsIter`) runs its `next` when looped over;
 * apply: JavaScript's `f.call(this, …)`, `f.apply(…)` and `f.bind(this)` (called later) run `f`;
 * called: a Python object called as a function (`md(text)`, `md = create_markdown(…)`) runs its `__call__`;
-* generated: C#'s `Name(…)`, written by a source generator from the `NameAsync` marked
-  `[CreateSyncVersion]`, runs that method's code;
+* generated: C#'s `Name(…)`, written by a source generator from the `NameAsync` marked `[CreateSyncVersion]`, runs it;
 * implemented: an abstract or interface method runs its one implementation;
-* default: or, of several, the one the code gives as the value it uses (`default_storage_class = JSONStorage`).
+* default, registry: or, of several, the one the code gives as its value (`default_storage_class = JSONStorage`) or its table of them for the example's data (`'add': AddOperation`);
+* table, serde, callback: dispatch_tables.convention_calls.
 
 Each hop is a line of the caller's code (and, for a field, the line that fills it), so a traced
 step still cites what it says."""
@@ -424,14 +424,14 @@ def implemented(p: Project, s: Sym) -> list[Hop]:
     if len(roots) > 1 and len(made := _made(p, roots)) == 1:  # the example's calls make one (java-jwt's
         roots, how = made, made_how(p, made[0])  # `Algorithm.RSA256(…)` makes an `RSAAlgorithm`), whatever the code holds
     if len(roots) > 1:  # unless the code names one of them as the value it uses (tinydb's `default_storage_class = JSONStorage`)
-        from .references import named_as_value, registry_pick
+        from .example_made import registry_pick
+        from .references import named_as_value
 
         named = [(x, named_as_value(p, _owner(x).rsplit(".", 1)[-1], {y.rel for y in roots})) for x in roots]
         used = [(x, at, "default") for x, at in named if at] or [(x, at, "registry") for x, at in registry_pick(p, roots)]  # (jsonpatch's `'add': AddOperation`)
         if len(used) == 1:
             return [Hop(used[0][0], s.d.start_line, used[0][2], owner.rsplit(".", 1)[-1], used[0][1])]
-        # or one is the plain variant the others name with a prefix (tenacity's `Retrying`, beside
-        # `AsyncRetrying` and `TornadoRetrying`): the default, as its name says
+        # or one is the plain variant the others name with a prefix (tenacity's `Retrying`, beside `AsyncRetrying`): the default
         name = lambda x: _owner(x).rsplit(".", 1)[-1]  # noqa: E731
         plain = [x for x in roots if all(y is x or name(y).endswith(name(x)) for y in roots)]
         roots, how = (plain, "plain") if len(plain) == 1 else (_made(p, roots), "made")  # (FluentValidation's `RuleFor`)

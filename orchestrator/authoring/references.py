@@ -429,22 +429,3 @@ def named_as_value(p: Project, name: str, skip: set[str]) -> tuple[str, int] | N
             for k, ln in enumerate(code_lines(p, rel)) if name in ln and rx.search(ln) and not re.match(r"\s*(?:import|from|use)\b", ln)]
     return hits[0] if len(hits) == 1 else None
 
-
-def registry_pick(p: Project, roots: list[Sym]) -> list[tuple[Sym, tuple[str, int]]]:
-    """Of several implementations, the one the project's table of them gives for the first name the example's data
-    says (jsonpatch's `operations = {'add': AddOperation, …}`, and the tutorial's `{'op': 'add', …}` first):
-    [(it, (file, the table's line))], or [] when no table names one so."""
-    from .overview import entry_points, example_of
-
-    ex = example_of(p, entry_points(p))
-    text = (ex.code + "\n" + (ex.then.code if ex.then else "")) if ex else ""
-    said = [m.group(1) for m in re.finditer(r"['\"]([\w-]+)['\"]", text)]
-    found: list[tuple[int, Sym, tuple[str, int]]] = []
-    for x in roots:
-        cls = x.dotted.rsplit(".", 1)[0].rsplit(".", 1)[-1]
-        rx = re.compile(rf"['\"]([\w-]+)['\"]\s*[:,=]>?\s*{re.escape(cls)}\b(?!\s*\()")
-        hits = [(said.index(m.group(1)), (rel, k + 1)) for rel in p.code_files() for k, ln in enumerate(p.lines_of(rel))
-                if cls in ln and (m := rx.search(ln)) and m.group(1) in said and not re.match(r"\s*(?:#|//)", ln)]  # (its keys as written)
-        if len(hits) == 1:
-            found.append((hits[0][0], x, hits[0][1]))
-    return [min(found, key=lambda f: f[0])[1:]] if found else []
