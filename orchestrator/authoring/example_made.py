@@ -79,6 +79,8 @@ def registry_pick(p: Project, roots: list[Sym]) -> list[tuple[Sym, tuple[str, in
     ex = example_of(p, entry_points(p))
     text = (ex.code + "\n" + (ex.then.code if ex.then else "")) if ex else ""
     said = [m.group(1) for m in re.finditer(r"['\"]([\w-]+)['\"]", text)]
+    if not said:
+        return []  # (no name in the example's data: no table is read)
     found: list[tuple[int, Sym, tuple[str, int]]] = []
     for x in roots:
         cls = x.dotted.rsplit(".", 1)[0].rsplit(".", 1)[-1]

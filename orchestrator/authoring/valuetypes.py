@@ -268,11 +268,15 @@ class Typer:
         found.discard("")
         return found.pop() if len(found) == 1 else ""
 
+    def _declared_as(self, owner: str, fld: str, lang: str) -> set[str]:
+        """The types `owner`'s body declares its field `fld` with, as written (FIELD_DECL)."""
+        rx = FIELD_DECL.get(lang)
+        return {t for o in self.by_dotted.get(owner, ()) if o.kind in _TYPES and rx is not None
+                for t in re.findall(rx.replace("FIELD", re.escape(fld)), "\n".join(self.p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line]))}
+
     def declared_field(self, owner: str, fld: str, lang: str) -> str:
         """The type `owner`'s field `fld` is declared with, as written, a project type or not (jayway's `Object json;`)."""
-        rx = FIELD_DECL.get(lang)
-        found = {t for o in self.by_dotted.get(owner, ()) if o.kind in _TYPES and rx is not None
-                 for t in re.findall(rx.replace("FIELD", re.escape(fld)), "\n".join(self.p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line]))}
+        found = self._declared_as(owner, fld, lang)
         return found.pop() if len(found) == 1 else ""
 
     def field_type(self, owner: str, fld: str, lang: str) -> str:
@@ -295,12 +299,7 @@ class Typer:
 
     def _field_type(self, owner: str, fld: str, lang: str) -> str:
         p = self.p
-        declared: set[str] = set()
-        rx = FIELD_DECL.get(lang)
-        for o in self.by_dotted.get(owner, ()):
-            if o.kind in _TYPES and rx is not None:
-                text = "\n".join(p.lines_of(o.rel)[o.d.start_line - 1:o.d.end_line])
-                declared |= {self.scoped(t, owner) for t in re.findall(rx.replace("FIELD", re.escape(fld)), text)} - {""}
+        declared = {self.scoped(t, owner) for t in self._declared_as(owner, fld, lang)} - {""}
         if declared and not all(self._abstract(t) for t in declared):
             return declared.pop() if len(declared) == 1 else ""
         # what its methods fill it with; a field declared as an interface (hono's `router!: Router`), what
