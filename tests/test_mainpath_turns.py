@@ -304,8 +304,10 @@ def test_a_builders_chain_gives_what_its_last_link_declares_and_work_handed_to_a
     path = _path(p)
     assert "IDeserializer.Deserialize" in path and "Deserializer.Deserialize" in path
     # the work goes to the value deserializers, whichever the run picks: not to the callbacks run after it
-    # (here the builder makes the alias deserializer the outer one: the run starts there)
-    assert path[3:] == ["IValueDeserializer.DeserializeValue", "AliasValueDeserializer.DeserializeValue"], path
+    # (here the builder makes the alias deserializer the outer one: the run starts there, and goes on to the inner one
+    # its one construction is given, `new AliasValueDeserializer(new NodeValueDeserializer())`)
+    assert path[3:6] == ["IValueDeserializer.DeserializeValue", "AliasValueDeserializer.DeserializeValue",
+                         "NodeValueDeserializer.DeserializeValue"], path
 
 
 I18N = {

@@ -13,6 +13,14 @@ from .project import Project, Sym
 WIDENS = {"byte": "short int long float double decimal", "short": "int long float double decimal",
           "char": "int long float double", "int": "long float double decimal", "long": "float double decimal",
           "float": "double"}
+# JDK and .NET types and what they are assignable to (facts of the standard libraries, which the map does not read)
+STDLIB_SUPERS = {"Class": {"Type"}, "StringBuilder": {"Appendable", "CharSequence"}, "String": {"CharSequence"},
+                 "Writer": {"Appendable"}, "PrintStream": {"Appendable"},
+                 "StringReader": {"Reader", "TextReader"}, "Integer": {"Number"}, "Long": {"Number"}, "Double": {"Number"},
+                 "int": {"long", "double", "Integer"}, "ParameterizedType": {"Type"},
+                 # (and .NET's: html-agility-pack's `Load(sr)` with `StringReader sr` is `Load(TextReader reader)`)
+                 "StreamReader": {"TextReader"}, "StringWriter": {"Writer", "Appendable", "TextWriter"},
+                 "StreamWriter": {"TextWriter"}, "MemoryStream": {"Stream"}, "FileStream": {"Stream"}}
 
 
 def base_type(typ: str) -> str:

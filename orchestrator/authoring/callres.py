@@ -23,6 +23,7 @@ import posixpath
 import re
 
 from .arity import (
+    STDLIB_SUPERS,
     WIDENS,
     arity as _arity,
     base_type as _base,
@@ -334,7 +335,11 @@ class Resolver:
                     types |= {w for w in _IDENT.findall(params.get(src, "")) if self._is_type(w)}
         if len(types) != 1:
             return []
-        return list(self.by_dotted.get(f"{types.pop()}.{method}", ()))
+        typ = types.pop()
+        if self.typer()._abstract(typ):  # declared as an interface: what it is filled with (pebble's `rootNode`, a `RootNode`)
+            held = self.typer().field_type(me_owner, fld, s.lang)
+            typ = held if held and self.by_dotted.get(f"{held}.{method}") else typ
+        return list(self.by_dotted.get(f"{typ}.{method}", ()))
 
     def element_locals(self) -> dict[str, str]:
         """Local name → the project type of the elements of the caller's own container field it is bound from."""
@@ -422,7 +427,7 @@ class Resolver:
         todo = [name]
         while todo:
             cur = todo.pop()
-            nxt = set(_JDK_SUPERS.get(cur, ()))
+            nxt = set(STDLIB_SUPERS.get(cur, ()))
             for x in self.by_dotted.get(cur, ()):
                 head = " ".join(x.d.signature.split()).split("{", 1)[0]
                 m = re.search(r"\b(?:extends|implements)\s+(.+)$", head) or (  # C#'s and Kotlin's `class A : Base, IB`
@@ -476,11 +481,6 @@ class Resolver:
 _VAR_NEW = re.compile(r"\bvar\s+([a-z_]\w*)\s*=\s*new\s+([A-Z][\w.]*)")
 _JAVA_LOCAL = re.compile(r"(?<![\w.])((?:[A-Z]\w*(?:\.[A-Z]\w*)*)(?:<[^;=()]*>)?(?:\[\])?|int|long|boolean|double|float|char|byte"
                          r"|short)\s+([a-z_]\w*)\s*(?:=|;|:(?!:))")
-# JDK types and what they are assignable to (facts of the JDK, which the map does not read)
-_JDK_SUPERS = {"Class": {"Type"}, "StringBuilder": {"Appendable", "CharSequence"}, "String": {"CharSequence"},
-               "StringWriter": {"Writer", "Appendable"}, "Writer": {"Appendable"}, "PrintStream": {"Appendable"},
-               "StringReader": {"Reader"}, "Integer": {"Number"}, "Long": {"Number"}, "Double": {"Number"},
-               "int": {"long", "double", "Integer"}, "ParameterizedType": {"Type"}}
 
 
 def _assignable(res: Resolver, arg: str, param: str) -> bool:

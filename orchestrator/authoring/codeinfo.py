@@ -474,7 +474,7 @@ _CHAINED = re.compile(r"\s*(?:\?\s*)?\.\s*([A-Za-z_]\w*)\s*(?:::<[^()]*>\s*)?\("
 _CHAINED_LAMBDA = re.compile(r"\s*\.\s*([A-Za-z_]\w*)\s*\{")
 
 
-_DECL_BEFORE = re.compile(r"(?<![\w$])([A-Za-z_]\w*|[>*&\]])[ \t]+$")
+_DECL_BEFORE = re.compile(r"(?<![\w$])([A-Za-z_]\w*|(?<![-=])>|[*&\]])[ \t]+$")  # (not a lambda's `k -> f(…)`)
 _NOT_TYPES = frozenset({"return", "else", "case", "throw", "new", "co_return", "co_await", "co_yield", "delete", "do",
                         "yield", "await", "sizeof", "typeof", "not", "and", "or"})
 

@@ -347,6 +347,11 @@ def _weight(p: Project, s: Sym, n: str) -> float:
         if n in COMMON_NAMES:  # `.get(` is any object's; `Faraday.get(` is the project's own
             owner = s.dotted.rsplit(".", 2)[-2] if "." in s.dotted else ""
             qualified = owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*(?:\.|::)\s*{re.escape(n)}\s*\(", readme_code(p))
+            # (or imported by its class, to be called bare: spark's `import static spark.Spark.*;` then `get("/hello", …)`)
+            if owner and re.search(r"\bstatic\b", s.d.signature) and re.search(
+                    rf"\b(?:import\s+static\s+[\w.]*\b{re.escape(owner)}\.(?:\*|{re.escape(n)})|using\s+static\s+[\w.]*\b{re.escape(owner)})\s*;",
+                    readme_code(p)) and re.search(rf"(?<![\w$.]){re.escape(n)}\s*\(", readme_code(p)):
+                return max(names.get(n, 0.0), called.get(n, 0.0))
             # a Kotlin extension of another library's type (turbine's `Flow<T>.test`): `flowOf(…).test {` is its call
             extension = s.lang == "kotlin" and s.kind == "function" and owner and \
                 not any(x.kind in ("class", "interface", "object") for x in p.find(owner) if x.short == owner)

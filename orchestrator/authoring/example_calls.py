@@ -48,11 +48,20 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     chained = _chain_result(p, code, typ.end(), name) if typ and typ.group(2) else ""
     if chained:
         return chained
+    if typ and typ.group(1) and any(x.kind == "interface" and x.dotted == name for x in p.find(name)):
+        return name  # declared as the project's interface (pebble's `PebbleTemplate compiledTemplate = engine.getTemplate(…)`)
     if name and not is_class(name):
         base = re.search(rf"\bclass\s+{re.escape(name)}\b[^{{:\n]*?(?::|\bextends\b|<(?!\w+>)|\()\s*([A-Z]\w*)", code)
         name = base.group(1) if base else ""
     if name and is_class(name):
         return name
+    if lang in ("javascript", "typescript") and not name and re.search(rf"\bimport\s*\{{[^}}]*\b{v}\b[^}}]*\}}", code):
+        from .js_values import (
+            exported_value_class,  # (tsyringe's `import {container} from "tsyringe"`, re-exported)
+        )
+
+        if made := exported_value_class(p, var):
+            return made
     return example_type(p, code, var, lang) if lang else ""
 
 

@@ -73,7 +73,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
     ends by handing itself to `http.createServer`)."""
     from .hops import _body, _receiver, hops
-    from .sideroads import branch_lines, cond_depths, either_branch, optional_params
+    from .sideroads import branch_lines, cond_depths, either_branch, hook_loops, optional_params
 
     key = ("handed", s.rel, s.d.start_line)
     if key in p._keys:
@@ -85,6 +85,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     all_calls(p, s)  # (it tells whether a branch on a setting is a side road here)
     side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),), options_side(p, s), optional_params(p, s))} \
         if body else set()
+    side |= {body[0][0] + k - 1 for k in hook_loops(code)} if body else set()
     if s.lang == "go":  # a deferred call is the clean-up (color's `Printf`: `c.Set()`, `defer c.unset()`, then print)
         side |= {n for n, t in body if re.match(r"\s*defer\s+(?!func\b)", t)}
     # so is giving back what the body took from a pool (fastjson's `GetInt`: `p := handyPool.Get()`, … `handyPool.Put(p)`)
@@ -374,8 +375,9 @@ def _weight(p: Project, c: Sym) -> int:
     from .hops import hops
 
     opened = [o for o in [c] + all_calls(p, c) if _open(p, o)]
-    # (and what a standard library parser calls back: html2text's `feed` runs `handle_starttag` for each tag)
-    back = max((len(reach(p, h.callee)) + 1 for h in hops(p, c) if h.how == "callback"), default=0)
+    # (and what a standard library parser calls back: html2text's `feed` runs `handle_starttag` for each tag; and a
+    # function run by its `.call`: ajv's `_compileSchemaEnv` is `compileSchema.call(this, sch)`, 93 lines)
+    back = max((len(reach(p, h.callee)) + 1 for h in hops(p, c) if h.how in ("callback", "apply")), default=0)
     return len(reach(p, c)) + back + max((len(reach(p, x)) + 1 for o in opened for x in _beside(c, implementations(p, o))), default=0)
 
 

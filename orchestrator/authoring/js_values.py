@@ -50,3 +50,30 @@ def object_members(p: Project, obj: Sym) -> list[Sym]:
         if len(hits) == 1:
             out.append(hits[0])
     return out
+
+
+_REEXPORT = re.compile(r"""export\s*\{([^}]*)\}\s*from\s*["'](\.[^"']+)["']""")
+
+
+def exported_value_class(p: Project, name: str) -> str:
+    """The class of the project's value a package's index re-exports under `name`, made there by `new`
+    (tsyringe's `export {instance as container} from "./dependency-container"`, where `export const instance:
+    DependencyContainer = new InternalDependencyContainer()`: the class constructed runs, whatever the constant is
+    declared as), or ''."""
+    import posixpath
+
+    for rel in p.code_files():
+        if not re.fullmatch(r"index\.(?:[cm]?js|ts)", posixpath.basename(rel)):
+            continue
+        for m in _REEXPORT.finditer("\n".join(p.lines_of(rel))):
+            for item in m.group(1).split(","):
+                parts = item.split()
+                if not parts or parts[-1] != name:
+                    continue
+                base = posixpath.normpath(posixpath.join(posixpath.dirname(rel), m.group(2)))
+                for c in p.find(parts[0]):
+                    made = re.search(r"=\s*new\s+([A-Z][\w$]*)\s*[(<]", c.d.signature)
+                    if c.kind in ("constant", "variable") and made and posixpath.splitext(c.rel)[0] in (base, base + "/index") \
+                            and any(t.kind == "class" for t in p.find(made.group(1)) if t.dotted == made.group(1)):
+                        return made.group(1)
+    return ""

@@ -131,12 +131,20 @@ _NOT_CODE_TAG = re.compile(r"^(?:not?[_-].*|text|txt|plain(?:text)?|console|outp
 _DIAGNOSTIC = re.compile(r"(?m)^\s*(?:error|warning)(?:\[\w+\])?:|^\s*-->\s")
 
 
+_TEST_MARK = re.compile(r"(?:\[(?:Test|Fact|Theory|TestMethod)\]|@Test\b|#\[test\]|def test_|func Test[A-Z]|(?:it|test)\s*\(['\"])")
+
+
 def _leading_part(blk: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
     """A block longer than MAX_EXAMPLE_LINES as its leading part, cut at its last blank line within
     the bound that comes before a line at the margin (axum's README example: its imports, `main`
     and the first handler); a block with no such place is left whole (and too long to quote)."""
     first, last, tag, code = blk
     lines = code.split("\n")
+    # a use, then a test of the reader's own code that fakes the project (flurl's `[Test] public void
+    # Can_Create_Person()` under its fluent call): the use is the example
+    test = next((k for k in range(2, len(lines)) if not lines[k - 1].strip() and _TEST_MARK.match(lines[k])), 0)
+    if test and any(ln.strip() for ln in lines[:test]):
+        return first, first + test - 2, tag, "\n".join(lines[:test - 1])
     if len(lines) <= MAX_EXAMPLE_LINES:
         return blk
     # a block of helpers and then a `main` that runs (kotlinx-cli's `fun main(…) { … parser.parse(args) … }`):

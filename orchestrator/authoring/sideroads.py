@@ -27,7 +27,8 @@ def side_road(c: Sym) -> bool:
     (markdig's `ThrowHelper.CheckDepthLimit`)."""
     # (and a cache's: jinja's `bcc.set_bucket(bucket)` after `environment.compile(…)` saves the work done, it is not the work)
     owner = c.dotted.rsplit(".", 1)[0].lower() if "." in c.dotted else ""
-    return bool(_SIDE_ROADS.search(c.short)) or "throw" in owner or owner.endswith("cache") or _makes_error(c) \
+    # (and pushing out what a buffer holds after the work wrote it: pebble's `writer.flush()` after `rootNode.render(…)`)
+    return bool(_SIDE_ROADS.search(c.short)) or c.short.lower() == "flush" or "throw" in owner or owner.endswith("cache") or _makes_error(c) \
         or (c.kind == "macro" and c.short in ("ok", "try", "ensure", "bail"))  # (Rust's `ok!(x)`: `x?` spelled out)
 
 
@@ -274,3 +275,47 @@ def _closing_line(lines: list[str], j: int) -> int | None:
     text = "\n".join(lines)
     end = closing(text, sum(len(x) + 1 for x in lines[:j]) + lines[j].rindex("{"))
     return text.count("\n", 0, end) if end >= 0 else None
+
+
+_RETURNS_LOCAL = re.compile(r"\s*return\s+([A-Za-z_$][\w$]*)\s*;?\s*$")
+_EACH = re.compile(r"\s*(?:for|foreach)\b\s*\(?\s*(?:(?:final\s+)?[\w<>\[\],.?]+\s+)?([A-Za-z_$][\w$]*)\s*(?::(?!:)|\bin\b|\bof\b)")
+
+
+def hook_loops(code: str) -> set[int]:
+    """The lines (0-based, of `code`) of a loop that runs each item's hook over what the body made, before it gives
+    that back (pebble's `getPebbleTemplate`: `instance = new PebbleTemplateImpl(this, root, …)`, then each
+    extension's `visitorFactory.createVisitor(instance).visit(root)`, then `return instance`): the loop adds
+    nothing to the value given back, so its calls are no way on. A loop that fills the value (`out.add(…)`) is."""
+    lines = code.split("\n")
+    # (the last `return` of a local, in a `try` too: what follows is its `finally`)
+    ret = next((k for k in range(len(lines) - 1, -1, -1) if _RETURNS_LOCAL.match(lines[k])), None)
+    got = _RETURNS_LOCAL.match(lines[ret]) if ret is not None else None
+    if got is None or ret is None:
+        return set()
+    name = re.escape(got.group(1))
+    made = next((k for k in range(ret) if re.search(rf"(?<![\w$.]){name}\s*=(?!=)[^;\n]*\(", lines[k])), None)
+    out: set[int] = set()
+    k = (made if made is not None else ret) + 1
+    while k < ret:
+        each = _EACH.match(lines[k])
+        end = (_closing_line(lines, k) if "{" in lines[k] else _indented_end(lines, k)) if each else None
+        if each is None or end is None:
+            k += 1
+            continue
+        text = "\n".join(lines[k + 1:end + 1])
+        if re.search(rf"(?<![\w$.]){re.escape(each.group(1))}\s*\.", text) and \
+                not re.search(rf"(?<![\w$.]){name}\s*(?:\.|\[|\+=|=(?!=))", text):
+            out |= set(range(k, end + 1))
+        k = end + 1
+    return out
+
+
+def _indented_end(lines: list[str], k: int) -> int:
+    """The last line of the block indented under line `k`."""
+    ind, end = len(lines[k]) - len(lines[k].lstrip()), k
+    for j in range(k + 1, len(lines)):
+        if lines[j].strip():
+            if len(lines[j]) - len(lines[j].lstrip()) <= ind:
+                break
+            end = j
+    return end

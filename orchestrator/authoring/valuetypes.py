@@ -19,6 +19,7 @@ from typing import Protocol
 
 from .arity import near
 from .codetext import call_args, closing, go_qualifier, top_split as _top_split  # noqa: F401 (call_args, closing: re-exported)
+from .ctor_args import param_given
 from .given import given_type
 from .js_values import made_result
 from .local_defs import top
@@ -315,7 +316,9 @@ class Typer:
                 for a in re.finditer(assign, code, re.M):
                     if lang != "ruby" and a.group(1) not in ("self", "this", receiver(m)):
                         continue
-                    found.add(self.expr_type(m, _statement_rest(code, a.end())))
+                    found.add(self.expr_type(m, rest := _statement_rest(code, a.end())))
+                    if declared and re.fullmatch(r"[A-Za-z_]\w*", rest):  # (a constructor's parameter: what its callers give)
+                        found.add(param_given(self, m, rest))
         found.discard("")
         if declared:
             found = {t for t in found if not self._abstract(t)} or declared
