@@ -453,3 +453,158 @@ export const instance: DependencyContainer = new InternalDependencyContainer();
                                       "src/dependency-container.ts": container}))
     path = _path(p)
     assert path[path.index("|") + 1:][:2] == ["InternalDependencyContainer.resolve", "InternalDependencyContainer.construct"]
+
+
+_PUNDIT = {
+    "pundit.gemspec": "Gem::Specification.new do |s|\n  s.name = 'pundit'\nend\n",
+    "README.md": "# Pundit\n\n```ruby\nPundit.authorize(user, post, :update?)\n```\n",
+    "lib/pundit.rb": """module Pundit
+  def self.authorize(user, record, query)
+    Context.new(user: user).authorize(record, query: query)
+  end
+end
+""",
+    "lib/pundit/context.rb": """module Pundit
+  class Context
+    def initialize(user:)
+      @user = user
+    end
+
+    def authorize(record, query:)
+      policy = policy!(record)
+      policy.public_send(query)
+    end
+
+    def policy!(record)
+      cached_find(record, &:policy!)
+    end
+
+    private
+
+    def cached_find(record)
+      klass = yield policy_finder(record)
+      klass.new(@user, record)
+    end
+
+    def policy_finder(record)
+      PolicyFinder.new(record)
+    end
+  end
+end
+""",
+    "lib/pundit/policy_finder.rb": """module Pundit
+  class PolicyFinder
+    def initialize(object)
+      @object = object
+    end
+
+    def policy!
+      policy or raise ArgumentError, "unable to find policy"
+    end
+
+    def policy
+      klass = find(@object)
+      klass.is_a?(String) ? Object.const_get(klass) : klass
+    end
+
+    def find(subject)
+      name = find_class_name(subject)
+      "#{name}Policy"
+    end
+
+    def find_class_name(subject)
+      subject.class.to_s.strip
+    end
+  end
+end
+""",
+}
+
+
+def test_a_ruby_symbol_block_runs_its_method_on_what_the_callee_yields(tmp_path):
+    # pundit's `policy!(record)` is `cached_find(record, &:policy!)`, and `cached_find` yields `policy_finder(record)`,
+    # a `PolicyFinder`: the work goes on in `PolicyFinder#policy!`, and chapter 1 says how, citing what R1 accepts
+    from orchestrator.authoring.handoff import handed_to
+    from orchestrator.authoring.hops import hops
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+    from orchestrator.authoring.story import _steps
+    from orchestrator.checks.citations import check_citations
+
+    root = _write(tmp_path / "pundit", _PUNDIT)
+    p = load(root)
+    finder = symbol(p, "Pundit.PolicyFinder.policy!")
+    assert handed_to(p, symbol(p, "Pundit.Context.policy!")) == (finder.rel, finder.d.start_line)
+    assert [(h.how, h.tie) for h in hops(p, symbol(p, "Pundit.Context.policy!"))] == [("yielded", ("lib/pundit/context.rb", 24))]
+    path = central_path(p, entry_points(p))
+    assert [x.dotted for x in path][-3:] == ["Pundit.PolicyFinder.policy", "Pundit.PolicyFinder.find",
+                                             "Pundit.PolicyFinder.find_class_name"]
+    steps = "\n".join(_steps(p, path, {}, "en"))
+    assert "the block `&:policy!` is run on what that method yields: the `PolicyFinder` made in" in steps
+    assert [f.message for f in check_citations(steps, root)] == []
+
+
+def test_a_light_call_handed_what_a_heavy_one_makes_on_its_line_hands_to_the_heavy_one(tmp_path):
+    # remarkable's `render`: `return this.renderer.render(this.parse(str, env), this.options, env)`; the parse runs
+    # the rules, the renderer only joins the tokens
+    from orchestrator.authoring.handoff import handed_to
+
+    index = """function Remarkable() {
+  this.renderer = new Renderer();
+  this.core = new Core();
+}
+
+Remarkable.prototype.parse = function (str) {
+  var state = new StateCore(str);
+  this.core.process(state);
+  return state.tokens;
+};
+
+Remarkable.prototype.render = function (str) {
+  return this.renderer.render(this.parse(str), {});
+};
+
+function StateCore(str) {
+  this.src = str;
+  this.tokens = [];
+}
+
+function Core() {}
+
+Core.prototype.process = function (state) {
+  block(state);
+  inline(state);
+};
+
+function block(state) {
+  state.tokens.push(paragraph(state.src));
+}
+
+function inline(state) {
+  state.tokens.push(emphasis(state.src));
+}
+
+function paragraph(src) {
+  return trimmed(src.split("\\n\\n")[0]);
+}
+
+function emphasis(src) {
+  return trimmed(src.replace(/\\*/g, ""));
+}
+
+function trimmed(text) {
+  return String(text).trim();
+}
+
+function Renderer() {}
+
+Renderer.prototype.render = function (tokens) {
+  return tokens.join("");
+};
+
+module.exports = Remarkable;
+"""
+    p = load(_write(tmp_path / "remarkable", {"package.json": '{"name": "remarkable", "main": "index.js"}\n',
+                                              "index.js": index}))
+    parse = symbol(p, "Remarkable.parse")
+    assert handed_to(p, symbol(p, "Remarkable.render")) == (parse.rel, parse.d.start_line)

@@ -132,7 +132,8 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         wide = _last_call(big, body, side, depth)
         # (on the big call's own line too when the last link only reads what it made: public_suffix's `domain` is
         # `parse(name, **options).domain`, a three-line reader of the `Domain` that `parse` built)
-        if wide and (wide[1] != best[1] or best[3].lines <= 3 and _run_weight(p, best[3]) <= 1):
+        # (or in its arguments: remarkable's `this.renderer.render(this.parse(str, env), …)`, where parsing is the work)
+        if wide and (wide[1] != best[1] or best[3].lines <= 3 and _run_weight(p, best[3]) <= 1 or wide[2] < best[2] < 0):
             # (and the work of a function literal it is handed: `ast.WalkFunc(doc, func…`)
             closed = _in_function_argument(body, wide, big)
             best = (wide[0], wide[1], wide[2], closed) if closed is not None else wide
@@ -164,7 +165,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`;
     # tenacity's `return copy(f, …)` calls the object `copy` holds, not the method `copy`; turndown's
     # `process.call(this, new RootNode(…))` runs `process`, given what the constructor made)
-    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how in ("served", "called", "apply"))]
+    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how in ("served", "called", "apply", "yielded"))]
     if later:  # (one named to run after the work is not where it goes: turndown's `postProcess.call(this, output)`
         # after `process.call(this, …)`)
         x = max([y for y in later if not _AFTER.match(y.callee.short)] or later, key=lambda x: x.at)

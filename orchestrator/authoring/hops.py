@@ -55,7 +55,7 @@ class Hop:
     callee: Sym
     at: int  # the caller's line that makes the call
     how: str  # served | future | iterated | field | local | deferred | returned | apply | called | generated | implemented
-    # | platform | made | handed | plain (one implementation of several, and why) | default | registry | table | serde | callback
+    # | platform | made | handed | plain (one implementation of several, and why) | default | registry | table | serde | callback | yielded
     via: str = ""  # what that line calls when it is not the callee's name (`http.createServer`)
     tie: tuple[str, int] | None = None  # (file, line) that ties `via` to the callee: the field's assignment
 

@@ -58,6 +58,7 @@ EN = {
                         "each request){where}.",
     "hop_field": "the field is set from `{short}` (`{tie_file}`, line {tie})",
     "hop_apply": "`{via}(…)` runs the function itself, bound to the object",
+    "hop_yielded": "the block `&:{short}` is run on what that method yields: the `{type}` made in `{tie_file}`, line {tie}",
     "hop_called": "calling the object `{via}`, made on line {tie}, runs its `{short}`",
     "hop_table": "`{via}` calls the table's member its key names, and line {tie} has just set the key to `{short}`",
     "hop_callback": "`{via}` hands the text to the standard library's HTML parser, which calls back the parser's own "
@@ -159,6 +160,7 @@ ZH = {
                         "拿到它的一方（例如服务器，每个请求一次）之后才运行它{where}。",
     "hop_field": "这个字段由 `{short}` 设置（`{tie_file}` 第 {tie} 行）",
     "hop_apply": "`{via}(…)` 运行的就是这个函数本身（绑定到该对象）",
+    "hop_yielded": "块 `&:{short}` 运行在该方法 yield 出的值上：`{tie_file}` 第 {tie} 行造出的 `{type}`",
     "hop_called": "调用第 {tie} 行创建的对象 `{via}`，就会运行它的 `{short}`",
     "hop_table": "`{via}` 调用表中由键指定的成员，而第 {tie} 行刚把键设为 `{short}`",
     "hop_callback": "`{via}` 把文本交给标准库的 HTML 解析器，后者每遇到一个标签就回调该解析器自己的 `{short}`",
