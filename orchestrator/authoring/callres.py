@@ -367,8 +367,8 @@ class Resolver:
     def arg_type(self, arg: str) -> str | None:
         """The static type of one argument, when the code says it; else None (it then fits any parameter)."""
         a = arg.strip()
-        if a.startswith('"'):
-            return "String"
+        if a.startswith(('"', '@"', '$"')):  # (C#'s `string`: LiteDB's `GetCollection<Customer>("customers")`)
+            return "string" if self.s.lang == "csharp" else "String"
         if re.fullmatch(r"-?\d+", a):
             return "int"
         if a.endswith(".getClass()"):

@@ -104,8 +104,10 @@ def example_type(p: Project, code: str, var: str, lang: str, expr: str = "") -> 
     res = Resolver(p, fake, by_dotted, by_short, body)
     typer = Typer(p, by_dotted, lambda s: res if s is fake else res._resolver_for(s), {id(fake): body})
     typ = typer.expr_type(fake, expr) if expr else typer.local_type(fake, var)
-    # (a Go type defined on another, squirrel's `type SelectBuilder builder.Builder`, has methods as a struct does)
-    return typ if any(x.kind in ("class", "struct") or x.kind == "type" and lang == "go" for x in by_dotted.get(typ, ())) else ""
+    # (a Go type defined on another, squirrel's `type SelectBuilder builder.Builder`, has methods as a struct does; an
+    # interface a call declares it gives, LiteDB's `var col = db.GetCollection<Customer>(…)`, its implementation's)
+    return typ if any(x.kind in ("class", "struct") or x.kind == "type" and lang == "go"
+                      or x.kind == "interface" and lang in ("java", "csharp", "kotlin") for x in by_dotted.get(typ, ())) else ""
 
 
 def _go_unaliased(p: Project, code: str) -> str:

@@ -76,6 +76,8 @@ def branch_lines(code: str, lang: str = "", recv: tuple[str, ...] = (), options:
                 else:
                     pending = True
                 continue
+            # (a brace on the next line opens the side road's body: C#'s `finally⏎{⏎ ReleaseLargeBuffers();`)
+            opener = opener or (pending and bare.lstrip().startswith("{"))
             pending = False
             depth = len(stack)
             for ch in bare:

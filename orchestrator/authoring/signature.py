@@ -168,6 +168,7 @@ def java_result(x: Sym) -> str:
             at += 1
         r = re.match(r"\)\s*(?::|->)\s*([A-Za-z_]\w*)", x.d.signature[at:])
         return r.group(1) if r else ""
-    # (a nested type by its whole name: java-jwt's `static JWTCreator.Builder create()`)
-    m = re.search(rf"([A-Za-z_][\w.]*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*\(", x.d.signature)
+    # (a nested type by its whole name: java-jwt's `static JWTCreator.Builder create()`; a C# generic method's type
+    # parameters after its name: LiteDB's `ILiteCollection<T> GetCollection<T>(string name)`)
+    m = re.search(rf"([A-Za-z_][\w.]*)(?:<[^()]*>)?(?:\[\])?\s+{re.escape(x.short)}\s*(?:<[^()]*>)?\s*\(", x.d.signature)
     return m.group(1) if m else ""

@@ -401,7 +401,7 @@ class Typer:
             hit = near(s, rust_type_narrowed(self.p, s, typ, hit))
             if seg == "new" and s.lang == "rust" and not hit:
                 continue
-            typ = self.bound_result(typ, hit[0]) if len(hit) == 1 else ""
+            typ = r.pop() if len(r := {self.bound_result(typ, h) for h in hit}) == 1 else ""  # (overloads that agree: LiteDB's `GetCollection`)
         return typ or ""
 
     def _head_type(self, s: Sym, name: str, e: str, at: int, depth: int) -> tuple[str, int]:

@@ -1,0 +1,162 @@
+"""Where chapter 1's main path goes (issue 35, session 29, set 28 as the development set after its measurement).
+Each rule on a small source, failing without it."""
+
+from __future__ import annotations
+
+from conftest import symbol, traced as _path, write_files as _write
+
+from orchestrator.authoring.project import load
+
+# LiteDB's shape: a generic method's type parameters after its name, overloads of one name that give one interface,
+# a string literal that is C#'s `string`, and the example's value held as that interface
+_DB = """namespace LiteDB
+{
+    public class LiteDatabase
+    {
+        private readonly Engine _engine = new Engine();
+
+        public ILiteCollection<T> GetCollection<T>(string name, int autoId = 0)
+        {
+            return new LiteCollection<T>(name, _engine);
+        }
+
+        public ILiteCollection<Document> GetCollection(string name, int autoId = 0)
+        {
+            return new LiteCollection<Document>(name, _engine);
+        }
+    }
+
+    public interface ILiteCollection<T>
+    {
+        int Insert(T entity);
+    }
+
+    public class LiteCollection<T> : ILiteCollection<T>
+    {
+        private readonly string _name;
+        private readonly Engine _engine;
+
+        public LiteCollection(string name, Engine engine)
+        {
+            _name = name;
+            _engine = engine;
+        }
+
+        public int Insert(T entity)
+        {
+            var doc = Mapper.ToDocument(entity);
+            return _engine.Insert(_name, doc);
+        }
+    }
+
+    public class Engine
+    {
+        public int Insert(string collection, Document doc)
+        {
+            var page = Pages.Find(collection);
+            return Pages.Write(page, doc);
+        }
+    }
+
+    public static class Pages
+    {
+        public static int Find(string collection)
+        {
+            return collection.Trim().Length;
+        }
+
+        public static int Write(int page, Document doc)
+        {
+            return page + doc.ToString().Trim().Length;
+        }
+    }
+
+    public static class Mapper
+    {
+        public static Document ToDocument(object entity)
+        {
+            return new Document(entity.ToString().Trim());
+        }
+    }
+
+    public class Document
+    {
+        public Document(string text)
+        {
+            Text = text;
+        }
+
+        public string Text { get; }
+    }
+}
+"""
+
+_README = """# LiteDB
+
+```csharp
+using(var db = new LiteDatabase(@"MyData.db"))
+{
+    var col = db.GetCollection<Customer>("customers");
+    col.Insert(customer);
+}
+```
+"""
+
+
+def test_a_generic_csharp_method_declares_its_result_before_its_name(tmp_path):
+    from orchestrator.authoring.signature import java_result
+
+    p = load(_write(tmp_path / "litedb", {"LiteDB.csproj": "<Project/>\n", "src/LiteDatabase.cs": _DB}))
+    generic = next(x for x in p.symbols() if x.dotted == "LiteDatabase.GetCollection" and "<T>(" in x.d.signature)
+    assert java_result(generic) == "ILiteCollection"
+
+
+def test_the_example_runs_a_value_its_call_gives_as_an_interface(tmp_path):
+    # `var col = db.GetCollection<Customer>("customers")`: both overloads a string fits give an `ILiteCollection`,
+    # which one class implements; `col.Insert(customer)` is the run
+    from orchestrator.authoring.example_calls import example_type
+
+    p = load(_write(tmp_path / "litedb", {"LiteDB.csproj": "<Project/>\n", "README.md": _README,
+                                          "src/LiteDatabase.cs": _DB}))
+    code = _README.split("```csharp\n")[1].split("```")[0]
+    assert example_type(p, code, "col", "csharp") == "ILiteCollection"
+    path = _path(p)
+    assert path[path.index("|") + 1:][:3] == ["ILiteCollection.Insert", "LiteCollection.Insert", "Engine.Insert"]
+
+
+def test_a_finally_whose_brace_opens_the_next_line_is_a_side_road():
+    # esprima-dotnet's `ParseScript`: `try { … } finally⏎{⏎ ReleaseLargeBuffers();⏎}`
+    from orchestrator.authoring.sideroads import branch_lines
+
+    code = "\n".join(["{", "    try", "    {", "        return Parse();", "    }", "    finally", "    {",
+                      "        ReleaseLargeBuffers();", "    }", "}"])
+    assert 7 in branch_lines(code, "csharp")
+    assert 3 not in branch_lines(code, "csharp")
+
+
+def test_a_csharp_string_literal_fits_a_string_parameter(tmp_path):
+    from orchestrator.authoring.facts import all_calls
+
+    src = """namespace Store
+{
+    public class Db
+    {
+        public int Open()
+        {
+            return Load("store.db");
+        }
+
+        private int Load(string path)
+        {
+            return path.Trim().Length;
+        }
+
+        private int Load(int handle)
+        {
+            return handle + 1;
+        }
+    }
+}
+"""
+    p = load(_write(tmp_path / "store", {"Store.csproj": "<Project/>\n", "src/Db.cs": src}))
+    assert [c.d.signature for c in all_calls(p, symbol(p, "Db.Open"))] == ["private int Load(string path)"]
