@@ -160,3 +160,79 @@ def test_a_csharp_string_literal_fits_a_string_parameter(tmp_path):
 """
     p = load(_write(tmp_path / "store", {"Store.csproj": "<Project/>\n", "src/Db.cs": src}))
     assert [c.d.signature for c in all_calls(p, symbol(p, "Db.Open"))] == ["private int Load(string path)"]
+
+
+def test_a_file_with_a_byte_order_mark_is_quoted_as_r1_reads_it(tmp_path):
+    # esprima-dotnet's `Program.cs` starts with U+FEFF: the book quoted `\ufeffusing System.Diagnostics;`, and R1,
+    # which reads the file without the mark, blocked the chapter
+    from orchestrator.checks.code import check_code
+
+    src = "\ufeffusing System.Diagnostics;\n\nnamespace Gen\n{\n    public class Program\n    {\n" \
+          "        public static void Main()\n        {\n            Debug.WriteLine(\"go\");\n        }\n    }\n}\n"
+    root = _write(tmp_path / "gen", {"Gen.csproj": "<Project/>\n", "src/Program.cs": src})
+    p = load(root)
+    lines = p.lines_of("src/Program.cs")
+    assert lines[0] == "using System.Diagnostics;"
+    md = "Its opening:\n\n```csharp file=src/Program.cs\n" + "\n".join(lines[:3]) + "\n```\n"
+    findings, verified = check_code(md, root)
+    assert [f.message for f in findings] == [] and len(verified) == 1
+
+
+_OKHTTP = """package okhttp3
+
+import java.io.IOException
+
+interface Call {
+  @Throws(IOException::class)
+  fun execute(): Response
+}
+
+class OkHttpClient {
+  fun newCall(request: Request): Call = RealCall(this, request)
+}
+
+class RealCall(val client: OkHttpClient, val request: Request) : Call {
+  override fun execute(): Response {
+    val chain = RealInterceptorChain(request)
+    return getResponseWithInterceptorChain(chain)
+  }
+
+  fun getResponseWithInterceptorChain(chain: RealInterceptorChain): Response {
+    val interceptors = listOf(request.url.trim(), request.url.lowercase())
+    return chain.proceed(request, interceptors)
+  }
+}
+
+class RealInterceptorChain(val request: Request) {
+  fun proceed(request: Request, interceptors: List<String>): Response {
+    val next = interceptors.joinToString(",").trim()
+    return Response(next.length + request.url.length)
+  }
+}
+
+class Request(val url: String)
+
+class Response(val code: Int)
+"""
+
+
+def test_an_annotation_above_a_bodiless_declaration_is_not_its_signature(tmp_path):
+    from orchestrator.authoring.subtypes import implementations
+
+    p = load(_write(tmp_path / "okhttp", {"build.gradle.kts": "plugins {}\n", "src/main/kotlin/okhttp3/Call.kt": _OKHTTP}))
+    call = symbol(p, "Call.execute")
+    assert call.d.signature.strip() == "fun execute(): Response"
+    assert [x.dotted for x in implementations(p, call)] == ["RealCall.execute"]
+
+
+def test_a_call_that_makes_what_its_chain_runs_in_a_try_with_resources_is_the_set_up(tmp_path):
+    # okhttp's README: `try (Response response = client.newCall(request).execute()) {`
+    readme = ('# OkHttp\n\n```java\nOkHttpClient client = new OkHttpClient();\n\nString run(String url) throws IOException {\n'
+              '  Request request = new Request(url);\n\n  try (Response response = client.newCall(request).execute()) {\n'
+              '    return response.toString();\n  }\n}\n```\n')
+    sample = "package okhttp3.sample;\n\npublic final class Get {\n  public static void main(String[] args) {\n" \
+             "    System.out.println(args.length);\n  }\n}\n"  # (a Java sample: the README's Java is one of the project's languages)
+    p = load(_write(tmp_path / "okhttp", {"build.gradle.kts": "plugins {}\n", "README.md": readme,
+                                          "src/main/kotlin/okhttp3/Call.kt": _OKHTTP, "samples/Get.java": sample}))
+    assert _path(p) == ["OkHttpClient.newCall", "|", "Call.execute", "RealCall.execute",
+                        "RealCall.getResponseWithInterceptorChain", "RealInterceptorChain.proceed"]

@@ -185,7 +185,8 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     # (a statement may print the call's result: `println!("{}", template.render(…))`, `print(s.dumps(x))`)
     stmts: list[re.Match[str]] = []
     end = 0
-    for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?P<kept>(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
+    # (a resource a block holds is kept too: Java's `try (Response response = client.newCall(…)`, C#'s `using (var …`)
+    for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:try|using)\s*\(\s*|using\s+)?(?P<kept>(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
                          r"(?P<printed>(?:print|println!?|puts|console\.log|System\.out\.println|Console\.WriteLine|fmt\.Println"
                          r"|assert(?:!|_eq!)?)"  # (what an example asserts of a call is its result too: `assert!(req.matches(&v))`)
                          r"\s*\(\s*(?:\"[^\"\n]*\"\s*,\s*)?!?|puts\s+|if\s*\(?\s*!?\s*)?"  # (or tests: go-version's `if v1.LessThan(v2) {`)
@@ -225,7 +226,16 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     if not found:  # an inherited or embedded one (goquery's `Document` embeds `*Selection`)
         found = [x for x in _typer(p).member(name, meth) if x.kind == "method"]
     fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code)]
-    return fits or found
+    # a call that makes what the statement runs next (okhttp's `client.newCall(request).execute()`, handlebars'
+    # `handlebars.compileInline("…").apply(ctx)`): the last link is the run, of the type the chain gives
+    close = m.end() - 1 + len(call_args(code, m.end() - 1)) + 1
+    link = re.compile(r"\s*\.\s*([A-Za-z_]\w*)\s*\(").match(code, close + 1) if _MAKER.match(meth) else None
+    ran = chain_member(p, code, close, link.group(1), lang) if link else []
+    return ran or fits or found
+
+
+# the names of calls that make the value a chain then runs (`newCall`, `compileInline`, `createParser`)
+_MAKER = re.compile(r"(?:new|create|make|build|prepare|compile|open)(?:[A-Z_]\w*)?$")
 
 
 def _typer(p: Project) -> Typer:

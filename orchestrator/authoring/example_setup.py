@@ -57,7 +57,8 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
     def makes_run(s: Sym) -> bool:
         from .codeinfo import signature_parts
 
-        return bool(run_type) and s.kind == "function" and bool(re.search(rf"\b{re.escape(run_type)}\b", signature_parts(s)[1]))
+        # (a function, or a method: okhttp's `fun newCall(request: Request): Call`, then `.execute()` on the `Call`)
+        return bool(run_type) and s.kind in ("function", "method") and bool(re.search(rf"\b{re.escape(run_type)}\b", signature_parts(s)[1]))
 
     for s, bonus in starts:
         if all(s is not x for x in named) or bonus >= SERVING_BONUS or (s.rel, s.d.start_line) in main:

@@ -322,7 +322,9 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
         p._keys[("setup_calls",)] = [block[0]]
         return [(x, b) for x, b in starts if x is not block[1]] + [(block[1], SERVING_BONUS)]
     final = final_call(p, code, lang)
-    calls = list(re.finditer(rf"(@?[A-Za-z_$][\w$]*)\s*\.\s*{re.escape(final[0].short)}{TYPE_ARGS}\s*\(", code)) if final else []
+    # (or on what the value's maker gives: okhttp's `client.newCall(request).execute()`)
+    calls = list(re.finditer(rf"(@?[A-Za-z_$][\w$]*)\s*(?:\.\s*\w+\s*\([^()]*\)\s*)?\.\s*{re.escape(final[0].short)}{TYPE_ARGS}\s*\(",
+                             code)) if final else []
     last = [m for m in calls if m.group(1) == calls[0].group(1)][-1] if calls else None  # (the last on that value: semver's)
     given = consuming_call(p, code, lang)
     if given is not None and given[1] > max(last.start() if last else -1, runs[-1].start() if runs else -1):
@@ -333,12 +335,14 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     shown = printed_value(p, code, lang) if not runs else None
     if shown is not None and last is not None and code.rfind(shown[1]) > last.end():
         last = None  # it prints what it built after the calls that set it up (comfy-table's `println!("{table}")`)
-    if last is not None and (not runs or last.start() >= runs[-1].start()):
+    if last is not None and (not runs or last.end() > runs[-1].start()):  # (a run in its chain too)
         # the example ends by running what it built (liquid's `@template.render(…)` after the `parse` that made it):
         # that run is the path, and the call that built the value its set-up
         # (and the calls that made what it is given: commonmark's `renderer.render(document)`, `document = parser.parse(…)`)
         given_to = given_names(call_args(code, last.end() - 1)) + made_with(code, last.group(1))  # (`HtmlGenerator(src, tree)`)
-        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in [last.group(1).lstrip("@"), *given_to]] if n]
+        maker = re.match(r"@?[\w$]+\s*\.\s*(\w+)\s*\(", last.group())  # (`client.newCall(request)`: it sets up `execute()`)
+        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in [last.group(1).lstrip("@"), *given_to]] if n] + \
+            ([maker.group(1)] if maker and maker.group(1) != final[0].short else [])
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
         return out + [(f, SERVING_BONUS) for f in final]
     looped = iterated_value(p, code, lang) if not runs else None

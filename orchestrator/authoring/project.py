@@ -94,7 +94,8 @@ class Project:
             from ..repo.walk import read_source
 
             try:
-                self._texts[rel] = read_source(self.root, rel).splitlines()
+                # (without a byte-order mark, as R1 reads the file: esprima-dotnet's `\ufeffusing System.Diagnostics;`)
+                self._texts[rel] = read_source(self.root, rel).removeprefix("\ufeff").splitlines()
             except OSError:
                 self._texts[rel] = []
         return self._texts[rel]

@@ -321,6 +321,9 @@ _BODY_TYPES = frozenset({"block", "statement_block", "class_body", "field_declar
                          "annotation_type_body"})
 
 
+_ANNOTATION_LINE = re.compile(r"\s*(?:@[\w.]+(?:\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))?\s*)+$")
+
+
 def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
     body = node.child_by_field_name("body")
     if body is None and node.type in ("variable_declarator", "pair"):
@@ -349,7 +352,10 @@ def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
     end = body.start_byte if body is not None and body.start_byte > start else outer.end_byte
     text = src.data[start:end].decode("utf-8", "replace")
     if body is None:
-        text = text.split("\n", 1)[0]  # a constant or alias: its first line says what it is
+        # a constant, an alias or a declaration without a body: its first line says what it is, past the lines
+        # of annotations above it (okhttp's `@Throws(IOException::class)⏎ fun execute(): Response`)
+        lines = text.split("\n")
+        text = next((ln for ln in lines if not _ANNOTATION_LINE.match(ln)), lines[0])
         text = _TRAILING_COMMENT.get(src.lang, _NO_MATCH).sub("", text)
     prefix = {"type_spec": "type ", "type_alias": "type ", "const_spec": "const ",
               "var_spec": "var "}.get(node.type, "") if outer is node and src.lang == "go" else ""
