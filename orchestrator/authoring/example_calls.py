@@ -56,12 +56,10 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     if name and is_class(name):
         return name
     if lang in ("javascript", "typescript") and not name and re.search(rf"\bimport\s*\{{[^}}]*\b{v}\b[^}}]*\}}", code):
-        from .js_values import (
-            exported_value_class,  # (tsyringe's `import {container} from "tsyringe"`, re-exported)
-        )
+        from .js_values import exported_value_class
 
-        if made := exported_value_class(p, var):
-            return made
+        if cls := exported_value_class(p, var):  # (tsyringe's `import {container} from "tsyringe"`, re-exported)
+            return cls
     return example_type(p, code, var, lang) if lang else ""
 
 
