@@ -236,3 +236,29 @@ def test_a_call_that_makes_what_its_chain_runs_in_a_try_with_resources_is_the_se
                                           "src/main/kotlin/okhttp3/Call.kt": _OKHTTP, "samples/Get.java": sample}))
     assert _path(p) == ["OkHttpClient.newCall", "|", "Call.execute", "RealCall.execute",
                         "RealCall.getResponseWithInterceptorChain", "RealInterceptorChain.proceed"]
+
+
+def test_a_constructor_of_the_object_whose_method_is_returned_is_its_set_up(tmp_path):
+    # node-semver's `satisfies`: `range = new Range(range, options)`, then `return range.test(version)`: the
+    # constructor parses the range (much code), the test is the way the call goes on
+    from orchestrator.authoring.handoff import handed_to
+
+    satisfies = ("const Range = require('./range')\nconst satisfies = (version, range, options) => {\n  try {\n"
+                 "    range = new Range(range, options)\n  } catch (er) {\n    return false\n  }\n"
+                 "  return range.test(version)\n}\nmodule.exports = satisfies\n")
+    helpers = "".join(f"function step{k} (s) {{\n  return step{k + 1}(s.trim())\n}}\n\n" for k in range(12)) + \
+        "function step12 (s) {\n  return s.split(' ')\n}\n\n"
+    rng = ("class Range {\n  constructor (range, options) {\n    this.options = options\n    this.set = step0(range)\n  }\n\n"
+           "  test (version) {\n    if (!version) {\n      return false\n    }\n    if (typeof version === 'string') {\n"
+           "      version = new SemVer(version)\n    }\n    for (let i = 0; i < this.set.length; i++) {\n"
+           "      if (testSet(this.set[i], version)) {\n        return true\n      }\n    }\n    return false\n  }\n}\n\n"
+           "class SemVer {\n  constructor (version) {\n    this.raw = version.trim()\n  }\n}\n\n"
+           "function testSet (set, version) {\n  return set.every(c => c.test(version))\n}\n\n" + helpers + "module.exports = Range\n")
+    from orchestrator.authoring.handoff import _makes_owner
+
+    p = load(_write(tmp_path / "semver", {"package.json": '{"name": "semver"}\n', "satisfies.js": satisfies, "range.js": rng}))
+    test = symbol(p, "Range.test")
+    assert handed_to(p, symbol(p, "satisfies")) == (test.rel, test.d.start_line)
+    # however much the class reaches, it is never the big call the way goes to instead of its own method
+    assert _makes_owner(symbol(p, "Range"), test) and _makes_owner(symbol(p, "Range.constructor"), test)
+    assert not _makes_owner(symbol(p, "SemVer"), test)

@@ -128,7 +128,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     if best and best[3].lines < WORK_LINES and _run_weight(p, best[3]) <= SMALL_REACH \
             and (not implemented(p, best[3]) or best[3].lang == "go") and not _dispatches(p, best[3]) \
             and (not _delegates(p, best[3]) or (not _weight(p, best[3]) and any(_open(p, c) and _weight(p, c) >= 3 for c in going))):
-        big = [c for c in going if _run_weight(p, c) >= max(3, 2 * _run_weight(p, best[3]) + 1)]
+        big = [c for c in going if _run_weight(p, c) >= max(3, 2 * _run_weight(p, best[3]) + 1) and not _makes_owner(c, best[3])]
         wide = _last_call(big, body, side, depth)
         # (on the big call's own line too when the last link only reads what it made: public_suffix's `domain` is
         # `parse(name, **options).domain`, a three-line reader of the `Domain` that `parse` built)
@@ -145,9 +145,9 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         # definitions deep, then `generateReferentialEqualityAnnotations`, 42 and 3; or three times as much from one
         # ten times as long: fast-xml-parser's `parse` runs `parseXml`, 315 lines and 17 deep, then `prettify`, 3 and 5)
         long = best[3].lines >= WORK_LINES
-        wide = _last_call([c for c in going if long and (_weight(p, c) >= max(20, 10 * (w + 1))
+        wide = _last_call([c for c in going if not _makes_owner(c, best[3]) and (long and (_weight(p, c) >= max(20, 10 * (w + 1))
                            or _weight(p, c) >= max(20, 5 * (w + 1)) and c.lines >= 2 * best[3].lines)
-                           or _weight(p, c) >= max(10, 3 * w) and c.lines >= 10 * max(best[3].lines, 10)],
+                           or _weight(p, c) >= max(10, 3 * w) and c.lines >= 10 * max(best[3].lines, 10))],
                           body, side, depth)
         # (not past a chain's last link on the big call's own line: reqwest's `get` is
         # `Client::builder().build()?.get(url).send().await`, and `send` is where it goes)
@@ -172,6 +172,14 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
         h = (x.callee.rel, x.callee.d.start_line)
     p._keys[key] = h
     return h
+
+
+def _makes_owner(c: Sym, run: Sym) -> bool:
+    """`c` constructs the object `run` is a method of: its set-up, however much it reaches (node-semver's
+    `satisfies`: `range = new Range(range, options)`, then `return range.test(version)`)."""
+    typ = run.dotted.rsplit(".", 1)[0] if "." in run.dotted else ""
+    return bool(typ) and (c.kind in ("class", "struct") and c.dotted == typ
+                          or c.short in ("constructor", "__init__", "initialize", "new") and c.dotted.rsplit(".", 1)[0] == typ)
 
 
 _AFTER = re.compile(r"(?:post|after)(?:[A-Z_]|$)")
