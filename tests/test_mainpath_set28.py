@@ -262,3 +262,31 @@ def test_a_constructor_of_the_object_whose_method_is_returned_is_its_set_up(tmp_
     # however much the class reaches, it is never the big call the way goes to instead of its own method
     assert _makes_owner(symbol(p, "Range"), test) and _makes_owner(symbol(p, "Range.constructor"), test)
     assert not _makes_owner(symbol(p, "SemVer"), test)
+
+
+def test_an_es5_module_that_requires_itself_and_its_constructor_by_a_member(tmp_path):
+    # request's README: `const request = require('request')`, then `request(url, cb)` under "Super simple to use";
+    # index.js: `request.Request = require('./request')` and `return new request.Request(params)`; request.js: an
+    # ES5 constructor that keeps `this` as `self` and runs `self.init(options)`
+    from orchestrator.authoring.overview import entry_points, example_of
+
+    index = ("'use strict'\n\nfunction request (uri, options, callback) {\n  var params = initParams(uri, options, callback)\n"
+             "  return new request.Request(params)\n}\n\nfunction initParams (uri, options, callback) {\n"
+             "  return { uri: String(uri).trim(), options: options, callback: callback }\n}\n\n"
+             "request.Request = require('./request')\n\nmodule.exports = request\n")
+    req = ("'use strict'\n\nfunction Request (options) {\n  var self = this\n  self.readable = true\n  self.init(options)\n}\n\n"
+           "Request.prototype.init = function (options) {\n  var self = this\n  self.uri = options.uri\n  self.start()\n}\n\n"
+           "Request.prototype.start = function () {\n  var self = this\n  self.req = String(self.uri).trim()\n"
+           "  self.started = true\n  return self.req\n}\n\nmodule.exports = Request\n")
+    readme = ("# Request\n\n## Table of contents\n\nSee below.\n\n## Super simple to use\n\n```js\nconst request = require('request');\n"
+              "request('http://www.google.com', function (error, response, body) {\n  console.log('body:', body);\n});\n```\n\n"
+              "## Examples\n\n```js\nvar r = request.defaults({ json: true })\n```\n")
+    p = load(_write(tmp_path / "request", {"package.json": '{"name": "request", "main": "index.js"}\n', "README.md": readme,
+                                           "index.js": index, "request.js": req}))
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and "request('http://www.google.com'" in ex.code
+    from orchestrator.authoring.mainpath import _starts
+
+    assert dict((s.dotted, b) for s, b in _starts(p, entry_points(p)))["request"] > 0.9  # (the package itself, called)
+    path = _path(p)
+    assert path[path.index("|") + 1:] == ["request", "Request", "Request.init", "Request.start"]

@@ -36,8 +36,9 @@ from .arity import (
 )
 from .c_includes import c_global
 from .duck_calls import duck_call
-from .local_defs import LANGS as LOCAL_LANGS, in_scope, same_object, top
+from .local_defs import LANGS as LOCAL_LANGS, in_scope, same_object, this_alias, top
 from .project import Project, Sym
+from .signature import signature_parts
 from .source_sets import lambda_receivers, source_set
 from .uses import python_imports, rust_type_narrowed, rust_used, rust_uses
 from .valuetypes import FIELD_DECL as _FIELD_DECL, Typer, java_result as _java_result
@@ -119,7 +120,7 @@ class Resolver:
     def param_types(self) -> dict[str, str]:
         """Parameter name → the project type its declared type names (one, or it is left out)."""
         if self._params is None:
-            from .signature import signature_parts, whole
+            from .signature import whole
 
             self._params = {}
             params, _ret = signature_parts(whole(self.p, self.s))
@@ -149,7 +150,7 @@ class Resolver:
         if expr in KEYWORDS and (expr != "match" or lang in ("rust", "scala", "python")) \
                 or (expr == s.short and lang not in ("c", "cpp", "java", "csharp", "kotlin")):  # (ts-pattern's `match(x)`)
             return None  # a recursive call; in C++, Java, C# and Kotlin the same name may be another overload
-        parts = expr.split(".")
+        parts = (expr := this_alias(expr, self.code or "", lang)).split(".")  # (`var self = this`)
         if len(parts) == 1 and lang in LOCAL_LANGS and s.rel and (loc := in_scope(self.p, s, expr)) is not None:
             return loc  # a function the body (or an enclosing one) declares: yargs-parser's `setArg`
         if lang == "rust" and bang:
@@ -168,7 +169,8 @@ class Resolver:
         if not hit and len(parts) == 2 and lang in ("javascript", "typescript"):  # `adapters.getAdapter(`: a module's
             from .references import imported_definition
 
-            hit = imported_definition(self.p, s.rel, parts[0], parts[1]) or self._mixed_in(parts[0], parts[1])
+            hit = imported_definition(self.p, s.rel, parts[0], parts[1]) or imported_definition(self.p, s.rel, expr) \
+                or self._mixed_in(parts[0], parts[1])  # (`request.Request = require('./request')`)
         if not hit and len(parts) == 2 and lang == "python":  # `checker.Checker(` after `from pyflakes import checker`
             hit = self._python_module_member(parts[0], parts[1])
         if not hit and len(parts) == 3:  # `mx.tree.FindRoute(`: a field whose declared type is a project type
@@ -211,7 +213,8 @@ class Resolver:
     def _common(self, parts: list[str], expr: str, args: str = "") -> list[Sym]:
         s, p = self.s, self.p
         me = top(p, s) if s.lang in LOCAL_LANGS else s  # (a local function's `this` is its enclosing method's)
-        me_owner = me.dotted.rsplit(".", 1)[0] if "." in me.dotted else ""
+        me_owner = me.dotted.rsplit(".", 1)[0] if "." in me.dotted else me.dotted if me.kind == "function" and parts[0] == "this" \
+            else ""  # (an ES5 constructor's `this` is its own: request's `function Request (options) { … self.init(options) }`)
         from .signature import receiver
 
         if len(parts) == 2 and parts[0] in (receiver(s), "self", "Self", "this", "cls") and me_owner:
@@ -330,7 +333,7 @@ class Resolver:
             types |= {t for t in re.findall(rx.replace("FIELD", re.escape(fld)), code) if self._is_type(t)}
             if s.lang == "python":  # `self._storage = storage`, with `storage: Storage` a parameter of `__init__`
                 init = [x for x in self.by_dotted.get(f"{me_owner}.__init__", ()) if x.rel == owner.rel]
-                params = {prm.name: prm.type for x in init for prm in _sig(x)[0]}
+                params = {prm.name: prm.type for x in init for prm in signature_parts(x)[0]}
                 for src in re.findall(rf"\bself\.{re.escape(fld)}\s*=\s*([A-Za-z_]\w*)\s*$", code, re.M):
                     types |= {w for w in _IDENT.findall(params.get(src, "")) if self._is_type(w)}
         if len(types) != 1:
@@ -354,8 +357,6 @@ class Resolver:
     def variables(self) -> dict[str, str]:
         """Name → declared type of the caller's parameters and locals (`JsonWriter w = …`, `for (T x : xs)`)."""
         if self._vars is None:
-            from .signature import signature_parts
-
             found = {prm.name: _base(prm.type) for prm in signature_parts(self.s)[0] if prm.type}
             for typ, name in _JAVA_LOCAL.findall(self.code):
                 found.setdefault(name, _base(typ))
@@ -401,7 +402,6 @@ class Resolver:
         return funnel(self.p, hit) if len(hit) > 1 else hit
 
     def _by_argument_types(self, hit: list[Sym], args: str) -> list[Sym]:
-        from .signature import signature_parts
         # C#'s named arguments name the overload's parameters (dotliquid's `this.Render(writer: w, parameters: p)`)
         named = {m.group(1) for a in _split_args(args) if (m := re.match(r"\s*([A-Za-z_]\w*)\s*:(?!:)", a))}
         hit = [x for x in hit if named <= {prm.name for prm in signature_parts(x)[0]}] or hit
@@ -489,12 +489,6 @@ def _assignable(res: Resolver, arg: str, param: str) -> bool:
     if param in WIDENS.get(arg, "").split():
         return True
     return param in res.supers(arg)
-
-
-def _sig(x: Sym) -> tuple[list, str]:
-    from .signature import signature_parts
-
-    return signature_parts(x)
 
 
 _TYPES = frozenset({"class", "struct", "interface", "trait", "type", "enum", "type alias"})

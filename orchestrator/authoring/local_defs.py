@@ -170,3 +170,13 @@ def same_object(p: Project, owner: str) -> list[str]:
                     pairs.setdefault(alias, set()).add(cls)
         p._keys[key] = {k: sorted(v) for k, v in pairs.items()}
     return p._keys[key].get(owner, [])
+
+
+def this_alias(expr: str, code: str, lang: str) -> str:
+    """`self.init` read as `this.init` where a JavaScript body keeps `this` in a local (request's ES5 constructor:
+    `var self = this`, then `self.init(options)`)."""
+    head = expr.split(".", 1)[0]
+    if lang in ("javascript", "typescript") and "." in expr and head != "this" and code and \
+            re.search(rf"\b(?:var|let|const)\s+{re.escape(head)}\s*=\s*this\s*[;\n]", code):
+        return "this" + expr[len(head):]
+    return expr

@@ -190,7 +190,8 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     called = {n: w / top for n, w in called.items()}  # the README's first call 1, later ones less
     code = readme_code(p) + "\n" + (ex.as_calls if ex is not None else "")
     # (not a value the example makes and then calls: handlebars' `var template = Handlebars.compile(…); template(data)`)
-    bound = set(re.findall(r"(?m)^\s*(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=", ex.code)) if ex is not None else set()
+    # (a `require` binds the package itself: request's `const request = require('request')`, then `request(url, cb)`)
+    bound = set(re.findall(r"(?m)^\s*(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=(?!\s*require\s*\()", ex.code)) if ex is not None else set()
     times = {e.short: 0 if e.short in bound else len(re.findall(rf"(?<![\w$]){re.escape(e.short)}\s*!?\s*\(", code)) for e in entries}
     most = max(times.values(), default=0) or 1
     for e in entries:  # a function the README calls bare (`redisCommand(c, "PING")`, `info!(…)`): how often

@@ -189,7 +189,7 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
 
 
 # an example's heading: "Usage", or a task (CsvHelper's guide: "Reading a CSV File" after "Newlines")
-_EXAMPLE_HEAD = re.compile(r"(?i)\b(?:examples?|usage|quick ?start|getting started|synopsis|hello,? world)\b"
+_EXAMPLE_HEAD = re.compile(r"(?i)\b(?:examples?|usage|quick ?start|getting started|synopsis|hello,? world|(?:simple|easy) to use)\b"
                            r"|^(?-i:[A-Z][a-z]+ing)\s+(?:an?|the|your)\s")
 _SETUP_HEAD = re.compile(r"(?i)\b(?:install\w*|cdn|download\w*|setup|set up|building|contribut\w*|licen[cs]e)\b")
 

@@ -28,7 +28,8 @@ _PY_FROM = re.compile(r"^\s*from\s+([\w.]+)\s+import\s+\(?([^#\n]*(?:\n[^)#\n]*)
 _PY_IMPORT = re.compile(r"^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", re.M)
 # (a list of names over several lines: superjson's `import {⏎  walker,⏎} from './plainer.js'`)
 _JS_IMPORT = re.compile(r"""^\s*import\s+(?:type\s+)?((?:[\w$]+\s*,\s*)?\{[^{}]*\}|.+?)\s+from\s+['"]([^'"]+)['"]""", re.M)
-_JS_REQUIRE = re.compile(r"""(?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)""")
+# (or a member of the module's own export: request's `request.Request = require('./request')`, then `new request.Request(…)`)
+_JS_REQUIRE = re.compile(r"""(?:(?:const|let|var)\s+(\{[^}]*\}|[\w$]+)|^([\w$]+\.[\w$]+))\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)""", re.M)
 
 
 def _key(p: Project, *k: str) -> tuple:
@@ -72,13 +73,14 @@ def imports(p: Project, rel: str) -> dict[str, tuple[str, bool, str]]:
             if ns:
                 out[ns.group(1)] = (m.group(2), True, "")
         for m in _JS_REQUIRE.finditer(text):
-            if not is_local_module(m.group(2), local):
+            bound, mod = m.group(1) or m.group(2), m.group(3)
+            if not is_local_module(mod, local):
                 continue
-            if m.group(1).startswith("{"):
-                for orig, name in re.findall(r"(?:([\w$]+)\s*:\s*)?([\w$]+)", m.group(1)[1:-1]):
-                    out[name] = (m.group(2), False, orig or name)
+            if bound.startswith("{"):
+                for orig, name in re.findall(r"(?:([\w$]+)\s*:\s*)?([\w$]+)", bound[1:-1]):
+                    out[name] = (mod, False, orig or name)
             else:
-                out[m.group(1)] = (m.group(2), True, "")
+                out[bound] = (mod, True, "")
     p._keys[key] = out
     return out
 
