@@ -290,3 +290,28 @@ def test_an_es5_module_that_requires_itself_and_its_constructor_by_a_member(tmp_
     assert dict((s.dotted, b) for s, b in _starts(p, entry_points(p)))["request"] > 0.9  # (the package itself, called)
     path = _path(p)
     assert path[path.index("|") + 1:] == ["request", "Request", "Request.init", "Request.start"]
+
+
+def test_a_ruby_modules_singleton_mixins_answer_its_bare_calls(tmp_path):
+    # multi_xml: `module MultiXML⏎ class << self⏎ include ParseSupport⏎ def parse(xml, options = {})` calls
+    # `parse_with_error_handling(…)` and `apply_postprocessing(…)`, ParseSupport's
+    from orchestrator.authoring.facts import all_calls
+
+    main = ("module MultiXML\n  class << self\n    include ParseSupport\n\n    def parse(xml, options = {})\n"
+            "      io = normalize_input(xml)\n      result = parse_with_error_handling(io, xml)\n"
+            "      apply_postprocessing(result, options)\n    end\n  end\nend\n")
+    support = ("module MultiXML\n  module ParseSupport\n    def normalize_input(xml)\n      xml.to_s.strip\n    end\n\n"
+               "    def parse_with_error_handling(io, xml)\n      { 'root' => io.to_s + xml.to_s }\n    end\n\n"
+               "    def apply_postprocessing(result, options)\n      result.merge(options)\n    end\n  end\nend\n")
+    p = load(_write(tmp_path / "multi_xml", {"multi_xml.gemspec": "Gem::Specification.new do |s|\n  s.name = 'multi_xml'\nend\n",
+                                             "lib/multi_xml.rb": main, "lib/multi_xml/parse_support.rb": support}))
+    assert [c.dotted for c in all_calls(p, symbol(p, "MultiXML.parse"))] == [
+        "MultiXML.ParseSupport.normalize_input", "MultiXML.ParseSupport.parse_with_error_handling",
+        "MultiXML.ParseSupport.apply_postprocessing"]
+
+
+def test_a_tests_fixtures_and_mocks_are_no_code_of_the_project():
+    from orchestrator.repo.classify import classify
+
+    assert classify("src/__fixtures__/fixtures.ts", "typescript") == "test"
+    assert classify("src/__mocks__/fs.js", "javascript") == "test"

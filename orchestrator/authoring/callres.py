@@ -237,6 +237,8 @@ class Resolver:
         if len(parts) == 1 and me_owner and s.lang in _IMPLICIT_SELF:  # Ruby's `route(…)`, Elixir's `resp(…)`
             mine = list(self.by_dotted.get(f"{me_owner}.{expr}", ())) or \
                 (self._in_subclasses(me_owner, expr) if s.lang == "ruby" else [])  # (a mixin's: http.rb's Verbs' `request`)
+            # (or one of the modules it mixes in: multi_xml's `class << self⏎ include ParseSupport`)
+            mine = mine or ([x for x in self.typer().member(me_owner, expr) if x.kind == "method"] if s.lang == "ruby" else [])
             if mine:
                 return mine  # (overloads: resolve() picks by the number of arguments)
         if len(parts) == 1 and me_owner and s.lang in ("java", "csharp", "kotlin"):

@@ -63,8 +63,14 @@ def _read_mixed(p: Project, by_dotted: Mapping[str, Sequence[Sym]], typ: str) ->
             continue
         lines = p.lines_of(t.rel)[t.d.start_line:max(t.d.start_line, t.d.end_line - 1)]
         indent = next((len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()), 0)
+        single: int | None = -1  # (and at the level of its `class << self`: multi_xml's `class << self⏎ include ParseSupport`)
         for k, ln in enumerate(lines):
-            m = _MIX.match(ln.strip()) if len(ln) - len(ln.lstrip()) == indent else None
+            at = len(ln) - len(ln.lstrip())
+            if ln.strip() and at <= indent:
+                single = None if at == indent and re.match(r"class\s*<<\s*self\b", ln.strip()) else -1
+            elif ln.strip() and single is None:
+                single = at  # (the block's own level: its first line's)
+            m = _MIX.match(ln.strip()) if at == indent or (ln.strip() and at == single) else None
             for name in (m.group(1).split(",") if m else ()):
                 d = constant(by_dotted, typ.split("."), name.strip())
                 if d and d != typ:

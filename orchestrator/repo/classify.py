@@ -56,7 +56,8 @@ OUTPUT_DIRS = {"build", "dist", "out"}
 MANIFESTS = {"pyproject.toml", "setup.py", "setup.cfg", "package.json", "Cargo.toml", "go.mod", "pom.xml",
              "build.gradle", "build.gradle.kts", "CMakeLists.txt", "meson.build", "Makefile", "Gemfile", "composer.json"}
 TEST_DIRS = {"tests", "test", "__tests__", "__test__", "spec", "specs", "testdata", "test_data", "e2e",
-             "fuzz", "fuzzing", "ossfuzz", "benches", "bench", "benchmarks"}  # (a fuzzing or benchmark harness too)
+             "fuzz", "fuzzing", "ossfuzz", "benches", "bench", "benchmarks",  # (a fuzzing or benchmark harness too)
+             "__fixtures__", "__mocks__"}  # (a test's data and fakes: cheerio's `src/__fixtures__/fixtures.ts`)
 # a folder named for the tests it serves: toml's `internal/toml-test` (the toml-test suite's runner),
 # `cmd/toml-test-decoder`, `test-utils`, `testutil`
 TEST_DIR_WORD = re.compile(r"(?i)(?:^|[-_.])tests?(?:$|[-_.])|^test(?:utils?|helpers?|support|kit)$")
