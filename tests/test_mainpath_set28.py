@@ -315,3 +315,21 @@ def test_a_tests_fixtures_and_mocks_are_no_code_of_the_project():
 
     assert classify("src/__fixtures__/fixtures.ts", "typescript") == "test"
     assert classify("src/__mocks__/fs.js", "javascript") == "test"
+
+
+def test_a_namespaced_ruby_class_inherits_its_base_in_its_namespace_and_a_bare_class_call_runs(tmp_path):
+    # faker's README: `Faker::Name.name   #=> "Christophe Bartell"`; `class Name < Base` in `module Faker`, whose
+    # `class << self⏎ def name⏎ parse('name.name')` is `Faker::Base.parse`
+    base = ("module Faker\n  class Base\n    class << self\n      def parse(key)\n        fetched = fetch(key)\n"
+            "        fetched.to_s.strip\n      end\n\n      def fetch(key)\n        translate(\"faker.#{key}\").to_s.strip\n"
+            "      end\n\n      def translate(key)\n        key.to_s.split('.').last.strip\n      end\n    end\n  end\nend\n")
+    name = ("module Faker\n  class Name < Base\n    class << self\n      def name\n        parse('name.name')\n      end\n"
+            "    end\n  end\nend\n")
+    readme = "# Faker\n\n```ruby\nrequire 'faker'\n\nFaker::Name.name                      #=> \"Christophe Bartell\"\n```\n"
+    p = load(_write(tmp_path / "faker", {"faker.gemspec": "Gem::Specification.new do |s|\n  s.name = 'faker'\nend\n",
+                                         "README.md": readme, "lib/faker.rb": base, "lib/faker/default/name.rb": name}))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:3] == ["Faker.Name.name", "Faker.Base.parse", "Faker.Base.fetch"]
+    from orchestrator.authoring.call_form import call_form
+
+    assert "Faker::Name.name()" in call_form(readme.split("```ruby\n")[1].split("```")[0], "ruby")

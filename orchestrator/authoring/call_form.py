@@ -31,6 +31,8 @@ def call_form(code: str, lang: str) -> str:
     if lang in TRAILING_LAMBDA:
         code = _TRAILING.sub(lambda m: _trailing(code, m), code)
     if lang == "ruby":
+        # (a class method called bare before a result comment: faker's `Faker::Name.name   #=> "Christophe Bartell"`)
+        code = re.sub(r"(?m)^(\s*[A-Z]\w*(?:::[A-Z]\w*)*\.[a-z_]\w*[!?]?)([ \t]*(?:#.*)?)$", r"\1()\2", code)
         return _RUBY_BLOCK.sub(lambda m: _ruby(code, m), code)
     return made_apart(code) if lang != "go" else code
 
