@@ -236,6 +236,12 @@ def test_a_call_that_makes_what_its_chain_runs_in_a_try_with_resources_is_the_se
                                           "src/main/kotlin/okhttp3/Call.kt": _OKHTTP, "samples/Get.java": sample}))
     assert _path(p) == ["OkHttpClient.newCall", "|", "Call.execute", "RealCall.execute",
                         "RealCall.getResponseWithInterceptorChain", "RealInterceptorChain.proceed"]
+    # a set-up of one call has no steps to list: chapter 1 says what it makes, and promises no list
+    from orchestrator.authoring.story import overview_sections
+
+    text = "\n".join(overview_sections({}, p, [], "en"))
+    assert "its call of `OkHttpClient.newCall`" in text and "makes what it then runs." in text
+    assert "goes down through the code like this" not in text
 
 
 def test_a_constructor_of_the_object_whose_method_is_returned_is_its_set_up(tmp_path):

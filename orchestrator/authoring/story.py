@@ -144,7 +144,9 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
     path = central_path(p, entries)
     setup = setup_path(p, entries, path)
     if setup:  # what the example sets up first (`router.GET(…)`), then the call that runs it
-        setup_intro = s["ov_path_setup"].format(first=setup[0].name, file=setup[0].rel, line=setup[0].d.start_line)
+        # (one call that makes what the run runs, okhttp's `client.newCall(request)`: no steps to list)
+        setup_intro = s["ov_path_setup" if len(setup) > 1 else "ov_path_setup_one"].format(
+            first=setup[0].name, file=setup[0].rel, line=setup[0].d.start_line)
         out += [f"## {s['ov_path']}", "", setup_intro, ""] + _steps(p, setup, here, lang) + [""]
     else:
         out += [f"## {s['ov_path']}", ""]

@@ -87,6 +87,8 @@ EN = {
     "ov_path_lead": "One call shows how the parts meet.", "ov_path_then": "Then it runs what it set up.",
     "ov_path_setup": "The example first sets things up. Its call of `{first}` (`{file}`, line {line}) goes down "
                      "through the code like this:",
+    "ov_path_setup_one": "The example first sets things up: its call of `{first}` (`{file}`, line {line}) makes what "
+                         "it then runs.",
     "ov_path_docs": "The repository map cannot follow this one: no call from the entry points resolves to a single "
                     "definition (generic or macro-built code). The docs show the way instead: the example in `{file}` "
                     "calls {calls}, in that order, and the chapters below take those names one at a time.",
@@ -182,6 +184,7 @@ ZH = {
                      "对每个请求调用它的 `{first}`（`{file}` 第 {line} 行）；之后代码发出的调用一路通向真正干活的地方：",
     "ov_path_lead": "一次调用就能看出各部分如何衔接。", "ov_path_then": "然后它运行准备好的东西。",
     "ov_path_setup": "例子先做准备。它对 `{first}`（`{file}` 第 {line} 行）的调用是这样穿过代码的：",
+    "ov_path_setup_one": "例子先做准备：它对 `{first}`（`{file}` 第 {line} 行）的调用造出随后要运行的东西。",
     "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",
     "ov_path_unknown": "仓库映射解析不出入口发出的调用，文档也没有示例：后面各章从入口本身讲起。",
     "ov_path_none": "用户的调用从 `{first}`（`{file}` 第 {line} 行）开始；后面的章节逐部分展开它的工作。",
