@@ -339,3 +339,25 @@ def test_a_namespaced_ruby_class_inherits_its_base_in_its_namespace_and_a_bare_c
     from orchestrator.authoring.call_form import call_form
 
     assert "Faker::Name.name()" in call_form(readme.split("```ruby\n")[1].split("```")[0], "ruby")
+
+
+def test_a_file_named_for_its_one_function_is_that_function_in_a_sequence(tmp_path):
+    # node-semver: `functions/valid.js` → `functions/parse.js` → `classes/semver.js`: three of four participants were
+    # file names (the first diagram is a picture of parts, not of files); R1 holds the names to the source
+    from orchestrator.checks.code import name_checks, source_index
+    from orchestrator.checks.diagrams import check_diagrams
+    from orchestrator.diagrams.generate import chain
+
+    files = {"package.json": '{"name": "semver"}\n',
+             "functions/valid.js": "const parse = require('./parse')\nconst valid = (v) => {\n  const p = parse(v)\n"
+                                   "  return p && p.version\n}\nmodule.exports = valid\n",
+             "functions/parse.js": "const SemVer = require('../classes/semver')\nconst parse = (v) => {\n"
+                                   "  return new SemVer(v)\n}\nmodule.exports = parse\n",
+             "classes/semver.js": "class SemVer {\n  constructor (v) {\n    this.version = String(v).trim()\n  }\n}\n"
+                                  "module.exports = SemVer\n"}
+    root = _write(tmp_path / "semver", files)
+    p = load(root)
+    mermaid = chain([symbol(p, "valid"), symbol(p, "parse"), symbol(p, "SemVer")])
+    assert "participant p0 as valid" in mermaid and "participant p1 as parse" in mermaid
+    problem, exists = name_checks(root, source_index(root))
+    assert check_diagrams("```mermaid\n" + mermaid + "```\n", problem, exists) == []

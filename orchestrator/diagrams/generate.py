@@ -202,7 +202,9 @@ def _owner(s: Sym) -> str:
         return s.dotted.rsplit(".", 1)[0]
     if s.kind in TYPES:  # a constructor call goes to the type itself
         return s.dotted
-    return s.rel
+    # (a file named for its one function is that function: node-semver's `functions/valid.js`, `parse-options.js`)
+    stem = posixpath.splitext(posixpath.basename(s.rel))[0]
+    return s.dotted if re.sub(r"[-_]", "", stem).lower() == s.dotted.replace("_", "").lower() else s.rel
 
 
 def _sequence(start: Sym, edges: list[tuple[Sym, Sym]]) -> str:
