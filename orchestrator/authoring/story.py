@@ -29,7 +29,15 @@ from .phrases import audience_in, kind_name
 from .project import Project, Sym, project_name
 from .purpose import purpose
 from .story_phrases import ZH, phrases
-from .tracing import alias_line, call_line, longest_call_path, name_line, step_cites, unresolved_tail
+from .tracing import (
+    alias_line,
+    call_line,
+    imported_as,
+    longest_call_path,
+    name_line,
+    step_cites,
+    unresolved_tail,
+)
 from .write_cites import cited_item
 
 PARTS = ("overview", "using", "inside", "foundations")
@@ -251,8 +259,9 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
             # the steps say the same thing four ways, so that six steps read as a walk, not a form
             key = ("ov_path_step_at", "ov_path_step_at2", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 4] if at \
                 else "ov_path_step"
-            step = s[key].format(k=k, caller=a.name, callee=b.name, kind=kind_name(b.kind, t), at=at,
-                                 file=b.rel, line=b.d.start_line, where=where)
+            # (by the name the line calls it: multer's `memoryStorage()` for storage/memory.js's unnamed export)
+            step = s[key].format(k=k, caller=a.name, callee=imported_as(p, b, a.rel, at) or b.name, kind=kind_name(b.kind, t),
+                                 at=at, file=b.rel, line=b.d.start_line, where=where)
         mix = _mixin(p, a, b, at) if hop is None and b.lang == "ruby" and at else None
         if mix:  # the line writes `Basement.get`: say where `Basement` has that `get` from, and cite it
             step = cited_item(step, s["ov_path_mixin"].format(cls=mix[0], mod=mix[1], text=mix[4], file=mix[2], line=mix[3]))
@@ -273,7 +282,7 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
         if prep is not None:  # the work the caller does before it hands on (`gatherInfo`, then `processField`)
             c, line = prep
             said = s[("ov_path_before", "ov_path_before2", "ov_path_before3")[(k - 1) % 3]].format(
-                pat=line, prep=c.name, file=c.rel, line=c.d.start_line)
+                pat=line, prep=imported_as(p, c, a.rel, line) or c.name, file=c.rel, line=c.d.start_line)
             item += ("" if lang == "zh" else " ") + cited_item(said, f" ({citation_link(a.rel, line, line)})"
                                            f" ({citation_link(c.rel, c.d.start_line, min(c.d.end_line, max(c.d.start_line + 2, name_line(p, c))))})")
         out.append(item)

@@ -150,3 +150,18 @@ def name_line(p: Project, s) -> int:
         if 0 < n <= len(lines) and word.search(lines[n - 1]):
             return n
     return s.d.start_line
+
+
+def imported_as(p: Project, b: Sym, rel: str, at: int) -> str:
+    """The name line `at` of JS/TS file `rel` calls `b` by, when it imports `b`'s module under another name (multer's
+    `var memoryStorage = require('./storage/memory')`, then `memoryStorage()`, for the module's unnamed export that the
+    map calls `memory`): the step says the name the reader sees there. '' otherwise."""
+    line = p.lines_of(rel)[at - 1] if 0 < at <= len(p.lines_of(rel)) else ""
+    if b.lang not in ("javascript", "typescript") or re.search(rf"(?<![\w$]){re.escape(b.short)}\s*\(", line):
+        return ""
+    from .references import imports, module_file
+
+    for local, (mod, whole, _there) in imports(p, rel).items():
+        if whole and module_file(p, rel, mod) == b.rel and re.search(rf"(?<![\w$.]){re.escape(local)}\s*\(", line):
+            return local
+    return ""
