@@ -383,3 +383,26 @@ def test_a_step_names_the_callee_as_the_line_imports_it(tmp_path):
     md = "\n".join(_steps(p, [symbol(p, "multer"), symbol(p, "Multer"), made], {}, "en"))
     assert "`Multer` calls `memoryStorage`" in md and "`memory`" not in md
     assert [f.message for f in check_citations(md, root)] == []
+
+
+def test_many_implementations_of_an_interface_are_read_once_each(tmp_path):
+    # held-out easy-random (set 29): 200 randomizers implement `Randomizer<T>`; each pair's subtyping read every
+    # declaration anew, and chapter 1's front matter took minutes. Counted in reads, not timed
+    from orchestrator.authoring.hops import implemented
+
+    files = {"pom.xml": "<project/>\n", "src/main/java/r/Randomizer.java":
+             "package r;\n\npublic interface Randomizer<T> {\n  T getRandomValue();\n}\n"}
+    for k in range(60):
+        files[f"src/main/java/r/R{k}.java"] = (f"package r;\n\npublic class R{k} implements Randomizer<String> {{\n"
+                                               f"  public String getRandomValue() {{\n    return \"{k}\".trim();\n  }}\n}}\n")
+    p = load(_write(tmp_path / "r", files))
+    finds = []
+    real = p.find
+
+    def counted(name):
+        finds.append(name)
+        return real(name)
+
+    p.find = counted
+    implemented(p, symbol(p, "Randomizer.getRandomValue"))
+    assert len(finds) < 400, len(finds)

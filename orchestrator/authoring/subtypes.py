@@ -34,13 +34,24 @@ def subtype(p: Project, sub: str, sup: str, depth: int = 3) -> bool:
     """Type `sub` extends or implements `sup` (its declaration names it), directly or through a few."""
     if depth == 0:
         return False
-    for t in (x for x in p.find(sub.rsplit(".", 1)[-1]) if x.dotted == sub and x.kind in ("class", "struct", "interface")):
-        head = re.split(r"\{", " ".join(t.d.signature.split()), maxsplit=1)[0]
-        m = re.search(r"\b(?:extends|implements)\b(.*)$|\bclass\s+\w+(?:<[^{]*?>)?\s*[:(](.*)$", head)
-        named = set(re.findall(r"[A-Za-z_]\w*", (m.group(1) or m.group(2) or "") if m else ""))
-        if sup.rsplit(".", 1)[-1] in named or any(subtype(p, n, sup, depth - 1) for n in named if n != sub):
-            return True
-    return False
+    key = ("subtype", sub, sup, depth)  # (asked for every pair of a type's implementations: easy-random's 200 randomizers)
+    if key not in p._keys:
+        p._keys[key] = any(sup.rsplit(".", 1)[-1] in named or any(subtype(p, n, sup, depth - 1) for n in named if n != sub)
+                           for named in _named_bases(p, sub))
+    return bool(p._keys[key])
+
+
+def _named_bases(p: Project, sub: str) -> list[set[str]]:
+    """The names each declaration of type `sub` extends or implements."""
+    key = ("named_bases", sub)
+    if key not in p._keys:
+        out = []
+        for t in (x for x in p.find(sub.rsplit(".", 1)[-1]) if x.dotted == sub and x.kind in ("class", "struct", "interface")):
+            head = re.split(r"\{", " ".join(t.d.signature.split()), maxsplit=1)[0]
+            m = re.search(r"\b(?:extends|implements)\b(.*)$|\bclass\s+\w+(?:<[^{]*?>)?\s*[:(](.*)$", head)
+            out.append(set(re.findall(r"[A-Za-z_]\w*", (m.group(1) or m.group(2) or "") if m else "")))
+        p._keys[key] = out
+    return list(p._keys[key])
 
 
 def made(p: Project, roots: list[Sym]) -> list[Sym]:
