@@ -9,14 +9,11 @@ rootNode, name)`; a variant, `embedTemplate`'s `bodyNode`): the first instance i
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .codetext import call_args, top_split
 from .project import Sym
 from .signature import signature_parts
-
-if TYPE_CHECKING:
-    from .valuetypes import Typer
 
 # how each language makes an object of a type `T` (`new T(`, `T.new(`, `T(`)
 _MAKES = {"java": r"\bnew\s+T\s*(?:<[^<>()]*>)?\s*\(", "csharp": r"\bnew\s+T\s*(?:<[^<>()]*>)?\s*\(",
@@ -24,7 +21,7 @@ _MAKES = {"java": r"\bnew\s+T\s*(?:<[^<>()]*>)?\s*\(", "csharp": r"\bnew\s+T\s*(
           "ruby": r"(?<![\w:])T\.new\s*\(", "python": r"(?<![\w.])T\s*\(", "kotlin": r"(?<![\w.])T\s*\("}
 
 
-def param_given(typer: Typer, ctor: Sym, param: str) -> str:
+def param_given(typer: Any, ctor: Sym, param: str) -> str:  # (valuetypes' Typer, which imports this module)
     """The one project type, no interface, the project's constructions of `ctor`'s type give its parameter
     `param`, or ''."""
     p = typer.p

@@ -33,9 +33,9 @@ def table_calls(p: Project, s: Sym) -> list[tuple[Sym, int, str, str, tuple[str,
 def convention_calls(p: Project, s: Sym) -> list[tuple[Sym, int, str, str, tuple[str, int] | None]]:
     """The hops of `s` by a table of functions, then by serde driving a deserializer (serde_hops), then by a
     standard library parser calling its subclass back (parser_callbacks), then by a Ruby symbol block run on what a
-    method yields (ruby_blocks)."""
+    method yields (ruby_yields)."""
     from .parser_callbacks import called_back
-    from .ruby_blocks import yielded
+    from .ruby_yields import yielded
     from .serde_hops import serde_driven
 
     return [*table_calls(p, s), *serde_driven(p, s), *called_back(p, s), *yielded(p, s)]
