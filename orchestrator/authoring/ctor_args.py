@@ -50,11 +50,11 @@ def param_given(typer: Any, ctor: Sym, param: str) -> str:  # (valuetypes' Typer
                       and s.d.start_line <= line <= s.d.end_line]
             if not inside:
                 return ""
-            at_ = min(inside, key=lambda s: s.lines)
-            if re.split(r"\.|::", at_.dotted)[-2:-1] == [owner] and at_.short != owner \
-                    and not re.search(r"\bstatic\b|\bdef\s+self\.", at_.d.signature):
+            where = min(inside, key=lambda s: s.lines)
+            if re.split(r"\.|::", where.dotted)[-2:-1] == [owner] and where.short != owner \
+                    and not re.search(r"\bstatic\b|\bdef\s+self\.", where.d.signature):
                 continue  # (one of its own that makes another from itself: pebble's `embedTemplate`, given a `BodyNode`)
-            found.add(typer.expr_type(at_, arg))
+            found.add(typer.expr_type(where, arg))
     if len(found) == 1 and (t := found.pop()) and not typer._abstract(t):
         p._keys[key] = t
     return str(p._keys[key])
