@@ -152,4 +152,3 @@ def go_qualifier(name: str, body: str) -> bool:
     if re.search(rf'(?m)^\s*(?:import\s+)?(?:{n}\s+)?"[^"\n]*\b{n}"', body):
         return True
     return not re.search(rf"(?<![\w.]){n}\s*(?::=|,[\w\s,]*:=)|\bvar\s+{n}\b|[(,]\s*{n}\s+[\w*\[]", body)
-

@@ -20,7 +20,7 @@ framework or runtime by which one definition's work goes on in another without a
 * generated: C#'s `Name(…)`, written by a source generator from the `NameAsync` marked `[CreateSyncVersion]`, runs it;
 * implemented: an abstract or interface method runs its one implementation;
 * default, registry: or, of several, the one the code gives as its value (`default_storage_class = JSONStorage`) or its table of them for the example's data (`'add': AddOperation`);
-* table, serde, callback: dispatch_tables.convention_calls.
+* table, serde, callback, yielded: dispatch_tables.convention_calls.
 
 Each hop is a line of the caller's code (and, for a field, the line that fills it), so a traced
 step still cites what it says."""

@@ -4,6 +4,7 @@ with no members in the map that returns `new X(…)` (ts-pattern's `match(…): 
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from .project import Project, Sym
@@ -60,8 +61,6 @@ def exported_value_class(p: Project, name: str) -> str:
     (tsyringe's `export {instance as container} from "./dependency-container"`, where `export const instance:
     DependencyContainer = new InternalDependencyContainer()`: the class constructed runs, whatever the constant is
     declared as), or ''."""
-    import posixpath
-
     for rel in p.code_files():
         if not re.fullmatch(r"index\.(?:[cm]?js|ts)", posixpath.basename(rel)):
             continue

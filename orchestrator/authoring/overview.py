@@ -135,7 +135,8 @@ _TEST_MARK = re.compile(r"(?:\[(?:Test|Fact|Theory|TestMethod)\]|@Test\b|#\[test
 
 
 def _leading_part(blk: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
-    """A block longer than MAX_EXAMPLE_LINES as its leading part, cut at its last blank line within
+    """A block as its use, before a test of the reader's own code that follows it; a block longer than
+    MAX_EXAMPLE_LINES as its leading part, cut at its last blank line within
     the bound that comes before a line at the margin (axum's README example: its imports, `main`
     and the first handler); a block with no such place is left whole (and too long to quote)."""
     first, last, tag, code = blk

@@ -430,4 +430,3 @@ def named_as_value(p: Project, name: str, skip: set[str]) -> tuple[str, int] | N
     hits = [(rel, k + 1) for rel in p.code_files() if rel not in skip
             for k, ln in enumerate(code_lines(p, rel)) if name in ln and rx.search(ln) and not re.match(r"\s*(?:import|from|use)\b", ln)]
     return hits[0] if len(hits) == 1 else None
-

@@ -10,7 +10,7 @@ import re
 from .project import Project, Sym
 
 _SYMBOL_BLOCK = re.compile(r"(?<![\w.@:])([a-z_]\w*[!?]?)\s*\(([^()\n]*?),?\s*&:([a-z_]\w*[!?]?)\s*\)")
-_YIELD = re.compile(r"\byield\s*\(?\s*([a-z_]\w*)(?:\s*\(([^()\n]*)\))?")
+_YIELD = re.compile(r"\byield\s*\(?\s*([a-z_]\w*)")
 
 
 def yielded(p: Project, s: Sym) -> list[tuple[Sym, int, str, str, tuple[str, int] | None]]:
@@ -22,7 +22,8 @@ def yielded(p: Project, s: Sym) -> list[tuple[Sym, int, str, str, tuple[str, int
     from .codeinfo import _sym_index
 
     owner = s.dotted.rsplit(".", 1)[0]
-    by_dotted = _sym_index(p)[0]
+    index = _sym_index(p)
+    by_dotted = index[0]
     out: list[tuple[Sym, int, str, str, tuple[str, int] | None]] = []
     for k, line in enumerate(p.lines_of(s.rel)[s.d.start_line:s.d.end_line], s.d.start_line + 1):
         for m in _SYMBOL_BLOCK.finditer(line):
@@ -35,7 +36,7 @@ def yielded(p: Project, s: Sym) -> list[tuple[Sym, int, str, str, tuple[str, int
                 continue  # (no yield, or several things yielded: which runs is the block's caller's choice)
             at, y = given[0]
             maker = [x for x in by_dotted.get(f"{owner}.{y.group(1)}", ()) if x.kind == "method"]
-            typer = Resolver(p, callee[0], *_sym_index(p)).typer()
+            typer = Resolver(p, callee[0], *index).typer()
             typ = typer.result_type(maker[0]) if len(maker) == 1 else ""
             hit = [x for x in typer.member(typ, m.group(3)) if x.kind == "method"] if typ else []
             if len(hit) == 1 and hit[0] is not s:

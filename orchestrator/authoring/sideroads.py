@@ -290,10 +290,10 @@ def hook_loops(code: str) -> set[int]:
     nothing to the value given back, so its calls are no way on. A loop that fills the value (`out.add(…)`) is."""
     lines = code.split("\n")
     # (the last `return` of a local, in a `try` too: what follows is its `finally`)
-    ret = next((k for k in range(len(lines) - 1, -1, -1) if _RETURNS_LOCAL.match(lines[k])), None)
-    got = _RETURNS_LOCAL.match(lines[ret]) if ret is not None else None
-    if got is None or ret is None:
+    last = next(((k, m) for k in range(len(lines) - 1, -1, -1) if (m := _RETURNS_LOCAL.match(lines[k]))), None)
+    if last is None:
         return set()
+    ret, got = last
     name = re.escape(got.group(1))
     made = next((k for k in range(ret) if re.search(rf"(?<![\w$.]){name}\s*=(?!=)[^;\n]*\(", lines[k])), None)
     out: set[int] = set()

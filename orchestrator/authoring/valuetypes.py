@@ -160,7 +160,7 @@ class Typer:
                  else re.search(r"\bextends\s+(.*)$", head) or re.search(r"\)?\s*:\s*([^{]*)$", head)
                  if t.lang in ("kotlin", "csharp", "scala", "swift") else re.search(r"\bextends\s+(.*)$", head))
             for w in re.findall(r"[A-Za-z_][\w.:]*", m.group(1) if m else ""):  # (in its namespace: faker's `class Name < Base`)
-                w = self.scoped(w.replace("::", "."), typ.rsplit(".", 1)[0]) or re.split(r"\.|::", w)[-1] if t.lang == "ruby" else re.split(r"\.|::", w)[-1]
+                w = t.lang == "ruby" and self.scoped(w.replace("::", "."), typ.rsplit(".", 1)[0]) or re.split(r"\.|::", w)[-1]
                 if w != typ and self.is_type(w) and w not in out:
                     out.append(w)
         return out
