@@ -36,6 +36,7 @@ from .arity import (
 )
 from .c_includes import c_global
 from .duck_calls import duck_call
+from .extension_methods import is_extension, receiver, with_extensions
 from .local_defs import LANGS as LOCAL_LANGS, in_scope, same_object, this_alias, top
 from .project import Project, Sym
 from .signature import signature_parts
@@ -133,6 +134,8 @@ class Resolver:
                 types = {t for t in words if any(x.kind in _TYPES for x in self.by_dotted.get(t, ()))}
                 if len(types) == 1:
                     self._params[prm.name] = types.pop()
+            if self.s.lang == "csharp" and (r := receiver(self.p, self.s)) and self._is_type(r[0]):
+                self._params.setdefault(r[1], r[0])  # (the receiver of C# 14's `extension(IRestClient client) { … }`)
         return self._params
 
     # ------------------------------------------------------------------ one call
@@ -189,6 +192,9 @@ class Resolver:
         if not hit and lang in ("c", "cpp"):
             if len(parts) == 1 or (lang == "cpp" and len(parts) >= 2 and not self._is_type(parts[-2])):
                 hit = c_global(self.p, s, self.by_short, parts[-1], args)
+        if lang == "csharp" and len(parts) >= 2 and not any(_takes_count(x, _arity(args)) and not is_extension(self.p, x) for x in hit) and \
+                (typ := self.typer().expr_type(s, ".".join(parts[:-1]))):  # (an extension method: `client.GetAsync(r)`)
+            hit = with_extensions(self.p, self.typer().bases, typ, parts[-1], args, hit, f"{raw}<" in (self.code or ""))
         if expr == s.short and lang in ("csharp", "kotlin"):
             # another overload, never itself (`Validate(T instance) => Validate(new ValidationContext<T>(…))`);
             # Java keeps itself among the candidates: gson's `toJson(Object)` calls the `toJson(JsonElement)`
@@ -453,11 +459,9 @@ class Resolver:
 
     def _rust_module(self, module: str, name: str) -> list[Sym]:
         """`module::name(`: the function `name` of `module.rs` or `module/mod.rs` (crate paths)."""
-        def stem(rel: str) -> str:
-            base = posixpath.basename(rel)
-            return posixpath.basename(posixpath.dirname(rel)) if base == "mod.rs" else base.rsplit(".", 1)[0]
-        return [x for x in self.by_short.get(name, ()) if "." not in x.dotted and x.kind != "macro"
-                and x.lang == "rust" and stem(x.rel) == module]
+        return [x for x in self.by_short.get(name, ()) if "." not in x.dotted and x.kind != "macro" and x.lang == "rust"
+                and posixpath.basename(posixpath.dirname(x.rel) if posixpath.basename(x.rel) == "mod.rs"
+                                       else x.rel.rsplit(".", 1)[0]) == module]
 
     def _ruby_constant(self, parts: list[str]) -> list[Sym]:
         """`Utils.deep_merge(` inside `module Faraday` is `Faraday::Utils.deep_merge` (Ruby looks a

@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .entry import PRINTS as _PRINTS, TYPE_ARGS
+from .example_args import takes
 from .overview import example_of
 from .project import Project, Sym
 
@@ -223,7 +224,7 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     found = [x for x in p.find(meth) if x.dotted == f"{name}.{meth}" and x.kind == "method"]
     if not found:  # an inherited or embedded one (goquery's `Document` embeds `*Selection`)
         found = [x for x in _typer(p).member(name, meth) if x.kind == "method"]
-    fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code)]
+    fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code, "<" in m.group(0))]
     # a call that makes what the statement runs next (okhttp's `client.newCall(request).execute()`, handlebars'
     # `handlebars.compileInline("…").apply(ctx)`): the last link is the run, of the type the chain gives
     close = m.end() - 1 + len(call_args(code, m.end() - 1)) + 1
@@ -358,33 +359,6 @@ def consuming_call(p: Project, code: str, lang: str = "") -> tuple[Sym, int, lis
         if len(fn) == 1 and made:  # (of a value of an interface, what made it: `doc := p.Parse(md)`)
             found = (fn[0], m.start(), [a for a in args if a in made or re.fullmatch(r"[A-Za-z_]\w*", a) and "." in built_by(p, code, a, lang)])
     return found
-
-
-def takes(p: Project, x: Sym, args: str, code: str) -> bool:
-    """`x` can be called with these arguments: as many, and none that is plainly another type where a
-    type of the project is wanted (a literal, `new Long(10)`, a local declared `int[] values`)."""
-    from .arity import split_args as _split_args
-    from .signature import signature_parts
-
-    def project_type(t: str) -> bool:
-        return bool(t) and any(d.kind in ("class", "struct", "interface", "trait") for d in p.find(t))
-
-    given = [a.strip() for a in _split_args(args)] if args.strip() else []
-    params = signature_parts(x)[0]
-    if len(params) != len(given) and not any("..." in prm.type or prm.default for prm in params):
-        return False
-    for a, prm in zip(given, params):
-        if not project_type(re.sub(r"<.*|\[\]|\.\.\.", "", prm.type).strip().rsplit(".", 1)[-1]):
-            continue
-        made = re.fullmatch(r"new\s+([\w.]+)\s*[(\[{].*", a, re.S)
-        local = re.search(rf"(?<![\w.])([A-Za-z_][\w.]*)(?:<[^;=()]*>)?(\[\])?\s+{re.escape(a)}\s*=", code) \
-            if re.fullmatch(r"[A-Za-z_]\w*", a) else None
-        other = made.group(1).rsplit(".", 1)[-1] if made else (local.group(1).rsplit(".", 1)[-1] + (local.group(2) or "")
-                                                               if local else "")
-        if re.fullmatch(r"-?\d[\d_.]*[lLfFdD]?|\"[^\"]*\"|'[^']*'|true|false|null|nil|None", a) \
-                or (other and (other.endswith("[]") or not project_type(other))):
-            return False
-    return True
 
 
 def one_call(p: Project, entries: list[Sym]) -> bool:

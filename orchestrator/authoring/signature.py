@@ -90,10 +90,12 @@ def signature_parts(s: Sym) -> tuple[list[Param], str]:
         return [], ""
     inner, rest = sig[span[0] + 1:span[1]], sig[span[1] + 1:].strip()
     params: list[Param] = []
-    for raw in _split_top(inner):
+    for k, raw in enumerate(_split_top(inner)):
         raw = raw.strip()
         if raw in ("self", "cls", "&self", "&mut self", "mut self", "*", "/") or raw.startswith(("self:", "this:")):
             continue
+        if lang == "csharp" and not k and raw.startswith("this "):
+            continue  # an extension method's receiver (`this IRestClient client`): what the call is made on
         default = ""
         if "=" in raw and lang in ("python", "typescript", "tsx", "javascript", "kotlin", "scala", "swift", "php",
                                    "csharp", "ruby", "lua"):

@@ -20,11 +20,13 @@ from typing import Protocol
 from .arity import near
 from .codetext import call_args, closing, go_qualifier, top_split as _top_split  # noqa: F401 (call_args, closing: re-exported)
 from .ctor_args import param_given
+from .extension_methods import extension_members
 from .given import given_type
 from .js_values import made_result
 from .local_defs import top
 from .local_values import LOCAL_LANGS, assigned_values
 from .project import Project, Sym
+from .references import bound_function
 from .ruby_blocks import block_param_type
 from .ruby_mixins import class_or_instance, mixins
 from .signature import java_result, owner, receiver  # noqa: F401 (java_result: re-exported)
@@ -177,9 +179,7 @@ class Typer:
                 return class_or_instance(self.p, found, on_class)
             todo = [b for t in todo for b in self.bases(t) + mixins(self.p, self.by_dotted, t) if b not in seen]
             seen.update(todo)
-        from .references import bound_function
-
-        return bound_function(self.p, self.by_dotted.get(typ, ()), name)
+        return bound_function(self.p, self.by_dotted.get(typ, ()), name) or extension_members(self.p, self.bases, typ, name)
 
     # ------------------------------------------------------------ what a call gives back
 

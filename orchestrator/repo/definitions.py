@@ -105,7 +105,7 @@ def definition(src: Source, node: Any, name_node: Any, kind: str) -> tuple[Defin
         role = lang_rules.ancestor_role(src, parent) if lang in lang_rules.LANGS else ""
         if not containers and commonjs.constructor_member(src, node, parent):  # (`StringStreamer.stream`)
             containers.append(parent)
-        elif (parent.type in _LOCAL_SCOPES[lang] or role == "local") and not commonjs.module_wrapper(src, parent):
+        elif (parent.type in _LOCAL_SCOPES[lang] and role != "open" or role == "local") and not commonjs.module_wrapper(src, parent):
             return None
         if parent.type in _CONTAINERS[lang] or role == "container":
             containers.append(parent)

@@ -64,7 +64,15 @@ def ancestor_role(src: Any, node: Any) -> str:
     if src.lang == "elixir":
         target = elixir_target(src, node)
         return "container" if target in _ELIXIR_MODULES else "local" if target in _ELIXIR_DEFS else ""
+    if src.lang == "csharp" and extension_block(src, node):
+        return "open"  # its methods are its static class's (the grammar reads the block as a constructor's body)
     return ""
+
+
+def extension_block(src: Any, node: Any) -> bool:
+    """C# 14's `extension(IRestClient client) { … }` in a static class: the extension methods of one receiver."""
+    name = node.child_by_field_name("name") if node.type == "constructor_declaration" else None
+    return name is not None and src.text(name) == "extension"
 
 
 def container_name(src: Any, node: Any) -> str | None:

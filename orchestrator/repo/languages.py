@@ -209,7 +209,8 @@ _CS_DEFS = """
 (enum_declaration name: (identifier) @name) @def.enum
 (delegate_declaration name: (identifier) @name) @def.type_alias
 (method_declaration name: (identifier) @name) @def.method
-(constructor_declaration name: (identifier) @name) @def.method
+(constructor_declaration name: (identifier) @name (#not-eq? @name "extension")) @def.method
+(local_function_statement name: (identifier) @name) @def.method
 """
 _CS_REFS = "(identifier) @ref"
 _CS_IMPORTS = "(using_directive [(identifier) (qualified_name)] @import)"

@@ -23,7 +23,7 @@ from .languages import SUPPORTED, grammar, query_cursor
 __all__ = ["PARSER_VERSION", "Definition", "FileMap", "parse_source"]
 
 # Bump when what parse_source extracts changes: cached FileMaps of another version are ignored.
-PARSER_VERSION = 25  # 25: a bodiless declaration's signature past its annotation lines (`@Throws(…)⏎ fun execute()`); 24: the function members of a JS module's own `const t = { … }` are t's methods; 23: a licence banner above a doc comment is no part of it; 22: the body of a JS factory whose call the module exports (`export default createDOMPurify()`); 21: a C# pointer's `*` (`*(pointer - 1)`) blanked for the grammar; 20: a Go interface's methods (`Renderer.RenderNode`); 19: a Python class body's `_parse = _parseNoCache` names the method; 18: the members of `X.prototype = { … }` are X's methods; 17: a Ruby class's `alias x new` names its `initialize`; 16: a Ruby method's `alias`/`alias_method` names, a JS module wrapper's (UMD, IIFE) declarations; 15: a Ruby directive (`# :nocov:`) is no doc; 14: a Kotlin nested class whose constructor starts the next line; 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
+PARSER_VERSION = 26  # 26: the methods of C# 14's `extension(T x) { … }` blocks, a C# `#if` without `#else` blanked; 25: a bodiless declaration's signature past its annotation lines (`@Throws(…)⏎ fun execute()`); 24: the function members of a JS module's own `const t = { … }` are t's methods; 23: a licence banner above a doc comment is no part of it; 22: the body of a JS factory whose call the module exports (`export default createDOMPurify()`); 21: a C# pointer's `*` (`*(pointer - 1)`) blanked for the grammar; 20: a Go interface's methods (`Renderer.RenderNode`); 19: a Python class body's `_parse = _parseNoCache` names the method; 18: the members of `X.prototype = { … }` are X's methods; 17: a Ruby class's `alias x new` names its `initialize`; 16: a Ruby method's `alias`/`alias_method` names, a JS module wrapper's (UMD, IIFE) declarations; 15: a Ruby directive (`# :nocov:`) is no doc; 14: a Kotlin nested class whose constructor starts the next line; 13: the members of ESM's `export default { … }`; 12: a JS declaration exported by its name (module.exports.load = load); 11: C# read with the first branch of each #if, TS overload declarations merged; 9: C#, Ruby, Kotlin, PHP, Swift, Scala, Elixir, Lua; CommonJS exports; 10: a TS class exported under an alias, a Java package's doc, a class field holding a function
 
 @dataclass
 class FileMap:
@@ -125,8 +125,9 @@ def _first_branches(data: bytes) -> bytes:
     """C# with only the first branch of each `#if`: markdig's `#if NET … for (…) { … #else for (…) {
     … #endif` opens a brace in each branch, and a grammar that reads both sees one too many and
     loses the class. The directives and the other branches are blanked for the parser only (spaces,
-    line breaks kept): it reads the code one build compiles."""
-    if b"#else" not in data and b"#elif" not in data:
+    line breaks kept): it reads the code one build compiles. A directive alone is blanked too:
+    RestSharp's `#if NET⏎ if (…) {⏎ #endif` inside a method loses the grammar its whole class."""
+    if b"#if" not in data:
         return data
     out: list[bytes] = []
     stack: list[bool] = []  # per open `#if`: is its current branch blanked

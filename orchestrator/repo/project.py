@@ -168,13 +168,25 @@ def _discover(src: Path, root: Path) -> ProjectInfo:
         elif base.endswith(DOC_EXT) and f.rel != readme and base != "cmakelists.txt" and "license" not in base and stem not in NOT_GUIDES and not stem.startswith(NOT_GUIDES):
             docs.append(f.rel)
 
+    name = _squash(project_name_at(root, readme))
+
     def doc_order(rel: str) -> tuple[int, int, str]:
         stem = rel.rsplit("/", 1)[-1].lower().rsplit(".", 1)[0]
         first = next((k for k, w in enumerate(DOC_FIRST) if stem == w or stem.startswith(w)), len(DOC_FIRST))
+        # an add-on package's README (RestSharp's src/RestSharp.Serializers.Xml/README.md) tells that add-on:
+        # the project's own introduction (docs/docs/intro.md) comes before it
+        folder = _squash(rel.rsplit("/", 2)[-2]) if rel.count("/") else ""
+        if stem == "readme" and name and folder.startswith(name) and folder != name:
+            first = len(DOC_FIRST)
         return (first, rel.count("/"), rel)
 
     return ProjectInfo(root, src, project_name_at(root, readme), readme, tuple(sorted(docs, key=doc_order)),
                        tuple(examples), tuple(tests))
+
+
+def _squash(name: str) -> str:
+    """A name without case or separators: `RestSharp.Extensions.DependencyInjection` → `restsharpextensionsdependencyinjection`."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 # ---------------------------------------------------------------- the project's name

@@ -1,0 +1,240 @@
+"""Where chapter 1's main path goes (issue 35, session 30, set 29 as the development set after its measurement).
+Each rule on a small source, failing without it."""
+
+from __future__ import annotations
+
+from conftest import symbol, traced as _path, write_files as _write
+
+from orchestrator.authoring.project import load
+from orchestrator.repo.parse import parse_source
+
+# RestSharp's shape: a client whose README call is an extension method, written in C# 14's `extension(…)` block of a
+# static class, on an interface the client implements; the extension hands to another with one argument more
+_CLIENT = """namespace RestSharp;
+
+public interface IRestClient {
+    Task<RestResponse> ExecuteAsync(RestRequest request, CancellationToken cancellationToken = default);
+}
+
+public partial class RestClient : IRestClient {
+    public RestClient(RestClientOptions options) {
+        Options = options;
+    }
+
+    public RestClientOptions Options { get; }
+
+    public async Task<RestResponse> ExecuteAsync(RestRequest request, CancellationToken cancellationToken = default) {
+        var message = await SendAsync(request, cancellationToken);
+        return RestResponse.FromHttpResponse(message, request);
+    }
+
+    async Task<HttpResponseMessage> SendAsync(RestRequest request, CancellationToken cancellationToken) {
+#if NET
+        if (!OperatingSystem.IsBrowser()) {
+#endif
+        request.Prepare();
+        if (Options.Credentials != null) {
+            request.Credentials = Options.Credentials;
+        }
+#if NET
+        }
+#endif
+        request.AllowAutoRedirect = false;
+
+#if NET
+        if (!OperatingSystem.IsBrowser() && !OperatingSystem.IsIOS()) {
+#endif
+        if (request.SupportsProxy) request.Proxy = Options.Proxy;
+#if NET
+        }
+#endif
+        return await Options.Handler.SendAsync(request.ToMessage(), cancellationToken);
+    }
+}
+"""
+
+_EXTENSIONS = """namespace RestSharp;
+
+public static partial class RestClientExtensions {
+    /// <param name="client"></param>
+    extension(IRestClient client) {
+        public Task<RestResponse> ExecuteGetAsync(RestRequest request, CancellationToken cancellationToken = default)
+            => client.ExecuteAsync(request, Method.Get, cancellationToken);
+
+        public Task<RestResponse> ExecuteGetAsync(string resource, CancellationToken cancellationToken = default)
+            => client.ExecuteAsync(new RestRequest(resource), Method.Get, cancellationToken);
+
+        public Task<RestResponse<T>> ExecuteGetAsync<T>(RestRequest request, CancellationToken cancellationToken = default)
+            => client.ExecuteAsync<T>(request, Method.Get, cancellationToken);
+
+        public async Task<RestResponse> GetAsync(RestRequest request, CancellationToken cancellationToken = default) {
+            var response = await client.ExecuteGetAsync(request, cancellationToken).ConfigureAwait(false);
+            return response.ThrowIfError();
+        }
+
+        public Task<TResponse?> GetAsync<TResponse>(string resource, object parameters, CancellationToken cancellationToken = default) {
+            var request = new RestRequest(resource);
+            request.AddObject(parameters);
+            return client.GetAsync<TResponse>(request, cancellationToken);
+        }
+    }
+
+    public static Task<RestResponse> ExecuteAsync(
+        this IRestClient client, RestRequest request, Method httpMethod, CancellationToken cancellationToken = default
+    ) {
+        request.Method = httpMethod;
+        return client.ExecuteAsync(request, cancellationToken);
+    }
+}
+"""
+
+_RESPONSE = """namespace RestSharp;
+
+public class RestResponse {
+    public static RestResponse FromHttpResponse(HttpResponseMessage message, RestRequest request) {
+        var response = new RestResponse();
+        response.Content = message.Content.ReadAsString();
+        response.Request = request;
+        return response;
+    }
+
+    public RestResponse ThrowIfError() => this;
+}
+
+public class RestRequest {
+    public RestRequest(string resource) {
+        Resource = resource;
+    }
+
+    public string Resource { get; }
+    public Method Method { get; set; }
+
+    public void Prepare() {
+        Resource = Resource.Trim();
+    }
+
+    public void AddObject(object parameters) {
+        Resource = Resource + parameters.ToString().Trim();
+    }
+
+    public HttpRequestMessage ToMessage() => new HttpRequestMessage(Resource);
+}
+
+public class RestClientOptions {
+    public RestClientOptions(string baseUrl) {
+        BaseUrl = baseUrl;
+    }
+
+    public string BaseUrl { get; }
+}
+"""
+
+_INTRO = """---
+title: Quick start
+---
+
+## Basic Usage
+
+```csharp
+using RestSharp;
+
+var options = new RestClientOptions("https://api.twitter.com/1.1");
+var client = new RestClient(options);
+var request = new RestRequest("statuses/home_timeline.json");
+var response = await client.GetAsync(request, cancellationToken);
+```
+"""
+
+_ADDON = """# RestSharp.Extensions.DependencyInjection
+
+```csharp
+public class MyClass(IRestClientFactory restClientFactory)
+{
+    IRestClient client = restClientFactory.CreateClient("my-client");
+}
+```
+"""
+
+_FACTORY = """namespace RestSharp.Extensions.DependencyInjection;
+
+public interface IRestClientFactory {
+    IRestClient CreateClient(string name);
+}
+"""
+
+
+def _restsharp(tmp_path):
+    return load(_write(tmp_path / "restsharp", {
+        "README.md": "# RestSharp - Simple .NET REST Client\n\nRestSharp is a lightweight HTTP API client library.\n",
+        "RestSharp.slnx": "<Solution/>\n",
+        "docs/docs/intro.md": _INTRO,
+        "src/RestSharp/RestClient.cs": _CLIENT,
+        "src/RestSharp/RestClient.Extensions.cs": _EXTENSIONS,
+        "src/RestSharp/RestResponse.cs": _RESPONSE,
+        "src/RestSharp.Extensions.DependencyInjection/README.md": _ADDON,
+        "src/RestSharp.Extensions.DependencyInjection/IRestClientFactory.cs": _FACTORY,
+    }))
+
+
+def _get(p):
+    """The non-generic `GetAsync(RestRequest, …)`."""
+    return next(x for x in p.symbols() if x.dotted == "RestClientExtensions.GetAsync" and "GetAsync<" not in x.d.signature)
+
+
+def test_an_add_on_package_readme_comes_after_the_projects_introduction(tmp_path):
+    from orchestrator.authoring.overview import entry_points, example_of
+
+    p = _restsharp(tmp_path)
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and ex.rel == "docs/docs/intro.md"
+
+
+def test_the_methods_of_a_csharp_extension_block_are_its_static_class_methods():
+    defs = {(d.kind, d.qualified_name) for d in parse_source(_EXTENSIONS, "csharp").definitions}
+    assert ("method", "RestClientExtensions.GetAsync") in defs
+    assert ("method", "RestClientExtensions.ExecuteGetAsync") in defs
+    assert not any(name.endswith("extension") for _kind, name in defs)  # the block is no constructor
+    # a local function of a method stays local
+    local = "class A { int F() { int G(int x) => x; return G(1); } }"
+    assert [d.qualified_name for d in parse_source(local, "csharp").definitions] == ["A", "A.F"]
+
+
+def test_a_csharp_if_without_an_else_loses_the_grammar_no_class():
+    # `#if NET⏎ if (…) {⏎ #endif … #if NET⏎ }⏎ #endif`: the directives alone are blanked for the parser
+    names = [d.qualified_name for d in parse_source(_CLIENT, "csharp").definitions]
+    assert "RestClient" in names and "RestClient.SendAsync" in names
+
+
+def test_an_extension_methods_receiver_is_its_block_or_its_this_parameter(tmp_path):
+    from orchestrator.authoring.extension_methods import receiver
+    from orchestrator.authoring.signature import signature_parts
+
+    p = _restsharp(tmp_path)
+    assert receiver(p, _get(p)) == ("IRestClient", "client")
+    three = symbol(p, "RestClientExtensions.ExecuteAsync")
+    assert receiver(p, three) == ("IRestClient", "client")
+    assert [prm.name for prm in signature_parts(three)[0]] == ["request", "httpMethod", "cancellationToken"]
+    assert receiver(p, symbol(p, "RestClient.ExecuteAsync")) is None
+
+
+def test_a_call_on_a_value_runs_the_extension_method_of_a_type_it_implements(tmp_path):
+    # `client.GetAsync(request, …)` on a `RestClient`: the extension for `IRestClient` whose parameters fit (not the
+    # generic one a call without type arguments cannot run, not the one taking a `string`); then its chain through
+    # the `this` extension of three arguments to the interface's method and the class that implements it
+    p = _restsharp(tmp_path)
+    path = _path(p)
+    main = path[path.index("|") + 1:]
+    assert main[:6] == ["RestClientExtensions.GetAsync", "RestClientExtensions.ExecuteGetAsync",
+                        "RestClientExtensions.ExecuteAsync", "IRestClient.ExecuteAsync", "RestClient.ExecuteAsync",
+                        "RestClient.SendAsync"]
+
+
+def test_an_argument_made_by_var_is_of_the_type_it_news(tmp_path):
+    from orchestrator.authoring.example_args import takes
+
+    p = _restsharp(tmp_path)
+    code = 'var request = new RestRequest("x");\nvar r = await client.GetAsync(request, ct);'
+    by_request = _get(p)
+    by_resource = next(x for x in p.symbols() if x.dotted == "RestClientExtensions.GetAsync" and x is not by_request)
+    assert takes(p, by_request, "request, ct", code, typed=False)
+    assert not takes(p, by_resource, "request, ct", code, typed=False)  # a `string resource`, and generic
