@@ -305,7 +305,8 @@ def test_a_bare_call_inside_a_type_names_its_own_method() -> None:
 
 
 def test_a_readme_example_is_code_that_uses_the_project_never_a_compiler_message() -> None:
-    from orchestrator.authoring.overview import _NOT_CODE_TAG, _example_score, _leading_part
+    from orchestrator.authoring.example_text import leading_part as _leading_part
+    from orchestrator.authoring.overview import _NOT_CODE_TAG, _example_score
 
     error = ("error[E0277]: the trait bound `fn(bool) {handler}: Handler<_, _>` is not satisfied\n"
              "   --> src/main.rs:13:44\n13  |     let app = Router::new().route(\"/\", get(handler));\n")

@@ -238,3 +238,143 @@ def test_an_argument_made_by_var_is_of_the_type_it_news(tmp_path):
     by_resource = next(x for x in p.symbols() if x.dotted == "RestClientExtensions.GetAsync" and x is not by_request)
     assert takes(p, by_request, "request, ct", code, typed=False)
     assert not takes(p, by_resource, "request, ct", code, typed=False)  # a `string resource`, and generic
+
+
+# Bogus' shape: a README whose "Great C# Example" under "Usage" is too long to quote whole, making two fakers with
+# commented fluent rules and running the second at its end; an interface declares the rules the class implements
+_FAKER = """namespace Bogus;
+
+public class Faker<T> : IRuleSet<T> where T : class {
+    private readonly Dictionary<string, PopulateAction<T>> actions = new();
+
+    public virtual Faker<T> StrictMode(bool ensureRulesForAllProperties) {
+        this.strict = ensureRulesForAllProperties;
+        return this;
+    }
+
+    public virtual Faker<T> RuleFor<TProperty>(Expression<Func<T, TProperty>> property, Func<Faker, TProperty> setter) {
+        var name = PropertyName.For(property);
+        return AddRule(name, (f, t) => setter(f));
+    }
+
+    protected virtual Faker<T> AddRule(string propertyOrField, Func<Faker, T, object> invoker) {
+        var rule = new PopulateAction<T> { Action = invoker, PropertyName = propertyOrField };
+        this.actions.Add(propertyOrField, rule);
+        return this;
+    }
+
+    public virtual Faker<T> FinishWith(Action<Faker, T> action) {
+        this.finish = action;
+        return this;
+    }
+
+    public virtual T Generate(string ruleSets = null) {
+        var instance = Activator.CreateInstance<T>();
+        PopulateInternal(instance, ruleSets);
+        return instance;
+    }
+
+    protected virtual void PopulateInternal(T instance, string ruleSets) {
+        foreach (var action in this.actions.Values) {
+            PopulateProperty(instance, action);
+        }
+    }
+
+    private void PopulateProperty(T instance, PopulateAction<T> action) {
+        var value = action.Action(this.hub, instance);
+        action.Setter(instance, value);
+    }
+}
+
+public static class PropertyName {
+    public static string For<T, TProperty>(Expression<Func<T, TProperty>> property) {
+        var member = property.Body as MemberExpression;
+        return member.Member.Name.Trim();
+    }
+}
+"""
+
+_RULESET = """namespace Bogus;
+
+public interface IRuleSet<T> {
+    Faker<T> RuleFor<TProperty>(Expression<Func<T, TProperty>> property, Func<Faker, TProperty> setter);
+}
+"""
+
+# the facade `Faker` beside `Faker<T>`: the entry point the README's `Faker` names first
+_FACADE = """namespace Bogus;
+
+public class Faker {
+    public Faker(string locale = "en") {
+        Locale = locale;
+    }
+
+    public string Locale { get; }
+
+    public T PickRandom<T>(IEnumerable<T> items) {
+        return items.First();
+    }
+}
+
+public class Randomizer {
+    public int Number(int max) => max;
+}
+
+public class Lorem {
+    public string Sentence() => "";
+}
+
+public class Internet {
+    public string Email() => "";
+}
+"""
+
+_GREAT = "\n".join([
+    "# Bogus", "", "Usage", "-----", "### The Great C# Example", "", "```csharp",
+    "public enum Gender", "{", "    Male,", "    Female", "}", "",
+    "Randomizer.Seed = new Random(8675309);", "",
+    "var orderIds = 0;",
+    "var testOrders = new Faker<Order>()",
+    "    //Ensure all properties have rules. By default, StrictMode is false",
+    "    .StrictMode(true)",
+    *[line for k in range(6) for line in (f"    //Rule number {k}", f"    .RuleFor(o => o.Field{k}, f => orderIds++)")],
+    "",
+    "var userIds = 0;",
+    "var testUsers = new Faker<User>()",
+    "    //Optional: Call for objects that have complex initialization",
+    *[line for k in range(8) for line in (f"    //Basic rule {k}", f"    .RuleFor(u => u.Name{k}, (f, u) => f.Random.Number({k}) + f.Lorem.Sentence() + f.Internet.Email())")],
+    "    //And composability of a complex collection.",
+    "    .RuleFor(u => u.Orders, f => testOrders.Generate())",
+    "    .FinishWith((f, u) =>",
+    "        {",
+    '            Console.WriteLine("User Created! Id={0}", u.Id);',
+    "        });",
+    "",
+    "var user = testUsers.Generate();",
+    "Console.WriteLine(user.DumpAsJson());",
+    "```", "",
+    "### Without Fluent Syntax", "",
+    "#### Using the `Faker` facade:",
+    "```csharp",
+    "public void Using_The_Faker_Facade()",
+    "{",
+    "   var faker = new Faker<Order>();",
+    "   var o = faker.Generate();",
+    "}",
+    "```", ""])
+
+
+def test_a_long_example_is_quoted_from_the_making_of_the_value_it_runs_to_the_run(tmp_path):
+    # the Great C# Example's second faker, `var userIds = 0;` to `Console.WriteLine(user.DumpAsJson());`: a heading's
+    # "Great" and "C#" name no feature; then `testUsers.Generate()` is the run, set up by the rule its chain repeats
+    # (comments between the links, an interface's `RuleFor` the entry point), not `testOrders.Generate()` in a rule
+    from orchestrator.authoring.overview import entry_points, example_of
+
+    p = load(_write(tmp_path / "bogus", {"README.md": _GREAT, "Source/Bogus/Bogus.csproj": "<Project/>\n",
+                                         "Source/Bogus/Faker[T].cs": _FAKER, "Source/Bogus/Faker.cs": _FACADE,
+                                         "Source/Bogus/IRuleSet.cs": _RULESET}))
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and ex.code.startswith("var userIds = 0;")
+    assert ex.code.endswith("Console.WriteLine(user.DumpAsJson());")
+    assert _path(p) == ["Faker.RuleFor", "Faker.AddRule", "|", "Faker.Generate", "Faker.PopulateInternal",
+                        "Faker.PopulateProperty"]

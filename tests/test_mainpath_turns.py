@@ -306,8 +306,12 @@ def test_a_builders_chain_gives_what_its_last_link_declares_and_work_handed_to_a
     # the work goes to the value deserializers, whichever the run picks: not to the callbacks run after it
     # (here the builder makes the alias deserializer the outer one: the run starts there, and goes on to the inner one
     # its one construction is given, `new AliasValueDeserializer(new NodeValueDeserializer())`)
-    assert path[3:6] == ["IValueDeserializer.DeserializeValue", "AliasValueDeserializer.DeserializeValue",
-                         "NodeValueDeserializer.DeserializeValue"], path
+    entries = entry_points(p)
+    main = central_path(p, entries)
+    assert [s.dotted for s in main[3:6]] == ["IValueDeserializer.DeserializeValue", "AliasValueDeserializer.DeserializeValue",
+                                            "NodeValueDeserializer.DeserializeValue"], path
+    # and the value is set up by the chain's last link, past the comment before it: the builder's `Build`
+    assert [s.dotted for s in setup_path(p, entries, main)][:1] == ["DeserializerBuilder.Build"]
 
 
 I18N = {

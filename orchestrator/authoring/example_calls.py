@@ -143,15 +143,20 @@ def built_by(p: Project, code: str, var: str, lang: str = "", depth: int = 0) ->
 
     # a chain (jmustache's `Template tmpl = Mustache.compiler().compile(text);`): the value is made by its last
     # link, on what the links before it return
+    # (its links may have comments between them: Bogus' `//Pick some fruit from a basket` before a `.RuleFor(…)`)
+    link = re.compile(rf"(?:\s*//[^\n]*)*\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(")
     at = m.end() - 1
-    last = None
-    while True:
-        nxt = re.compile(rf"\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(").match(code, at + len(call_args(code, at)) + 2)
-        if nxt is None:
-            break
-        last, at = nxt, nxt.end() - 1
+    links = []
+    while nxt := link.match(code, at + len(call_args(code, at)) + 2):
+        links.append(nxt)
+        at = nxt.end() - 1
+    # a fluent chain's link it repeats most sets the value up (Bogus' eleven `.RuleFor(…)` before a `.FinishWith(…)`)
+    names = [x.group(1) for x in links]
+    most = max(names, key=names.count, default="")
+    last = next(x for x in links if x.group(1) == most) if names.count(most) > 1 else links[-1] if links else None
     if last is not None and lang:
-        typ = example_type(p, code, var, lang, code[m.start(1):last.start()])
+        made = "new " if re.search(r"\bnew\s+$", code[:m.start(1)]) else ""  # (C#'s `new Faker<User>()`)
+        typ = example_type(p, code, var, lang, made + code[m.start(1):last.start()])
         if typ and any(x.dotted == f"{typ}.{last.group(1)}" for x in p.find(last.group(1))):
             return f"{typ}.{last.group(1)}"
     recv = re.sub(r"\s*(?:\.|::)\s*$", "", m.group(1)).replace("::", ".")

@@ -46,9 +46,13 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
              or s.short == "initialize" and s.dotted.rsplit(".", 1)[0] + ".new" in on_class]  # (`Terminal::Table.new`)
     named = [s for s in named if s.dotted not in on_class] + class_or_instance(p, [s for s in named if s.dotted in on_class], True)
     # a function of the project that made the value, though no entry point (jwt's `jwt.NewWithClaims(…)`)
-    free = [[x for x in p.find(n) if x.dotted == n and x.kind == "function"] for n in names if n not in {s.short for s in named}]
-    starts = starts + [(f[0], 0.5) for f in free if len(f) == 1 and all(f[0] is not s for s, _b in starts)]
-    named += [f[0] for f in free if len(f) == 1]
+    # (or a method of the type the example names, though an interface's is the entry point: Bogus' `Faker.RuleFor`,
+    # not `IRuleSet.RuleFor`; its overloads all)
+    free = [[x for x in p.find(n) if x.dotted == n and (x.kind == "function" or x.kind == "method" and "." in n)]
+            for n in names if n not in {s.short for s in named}]
+    free = [f for f in free if len(f) == 1 or f and f[0].kind == "method"]
+    starts = starts + [(x, 0.5) for f in free for x in f if all(x is not s for s, _b in starts)]
+    named += [x for f in free for x in f]
     best: list[Sym] = []
     best_value = 0.0
     maker: list[Sym] = []

@@ -326,6 +326,8 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     # (or on what the value's maker gives: okhttp's `client.newCall(request).execute()`)
     calls = list(re.finditer(rf"(@?[A-Za-z_$][\w$]*)\s*(?:\.\s*\w+\s*\([^()]*\)\s*)?\.\s*{re.escape(final[0].short)}{TYPE_ARGS}\s*\(",
                              code)) if final else []
+    # (not one inside another call's arguments: Bogus' `.RuleFor(u => u.Orders, f => testOrders.Generate(3))`)
+    calls = [m for m in calls if code.count("(", 0, m.start()) == code.count(")", 0, m.start())] or calls
     last = [m for m in calls if m.group(1) == calls[0].group(1)][-1] if calls else None  # (the last on that value: semver's)
     given = consuming_call(p, code, lang)
     if given is not None and given[1] > max(last.start() if last else -1, runs[-1].start() if runs else -1):

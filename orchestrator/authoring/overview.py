@@ -15,7 +15,14 @@ import re
 from dataclasses import dataclass, replace
 
 from ..repo.project import ProjectInfo, discover
-from .example_text import IMPORT_ONLY, next_step, shows_result
+from .example_text import (
+    IMPORT_ONLY,
+    MAX_EXAMPLE_LINES,
+    SERVING,
+    leading_part as _leading_part,
+    next_step,
+    shows_result,
+)
 from .project import Project, Sym, project_name
 
 # fence info strings that name a programming language, by the map's language names
@@ -32,7 +39,6 @@ _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode|(testcode
 # a call: `f(…)`, and in Ruby and Elixir one without parentheses (`get '/' do`, `plug :match`)
 _CALL = re.compile(r"[A-Za-z_$][\w$]*!?\s*\(")
 _BARE_CALL = re.compile(r"(?m)^[ \t]*[a-z_][\w.]*[!?]?[ \t]+(?:['\"]|:\w|do\b)")
-MAX_EXAMPLE_LINES = 40
 # names a C++ parser may take for definitions (`std`, `string`): never a project's entry point
 CXX_NAMES = frozenset({"std", "string", "decltype", "bool", "noexcept", "auto", "size_t", "char", "int", "void",
                        "const", "constexpr", "template", "typename", "operator", "detail", "float", "double", "long",
@@ -131,39 +137,6 @@ _NOT_CODE_TAG = re.compile(r"^(?:not?[_-].*|text|txt|plain(?:text)?|console|outp
 _DIAGNOSTIC = re.compile(r"(?m)^\s*(?:error|warning)(?:\[\w+\])?:|^\s*-->\s")
 
 
-_TEST_MARK = re.compile(r"(?:\[(?:Test|Fact|Theory|TestMethod)\]|@Test\b|#\[test\]|def test_|func Test[A-Z]|(?:it|test)\s*\(['\"])")
-
-
-def _leading_part(blk: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
-    """A block as its use, before a test of the reader's own code that follows it; a block longer than
-    MAX_EXAMPLE_LINES as its leading part, cut at its last blank line within
-    the bound that comes before a line at the margin (axum's README example: its imports, `main`
-    and the first handler); a block with no such place is left whole (and too long to quote)."""
-    first, last, tag, code = blk
-    lines = code.split("\n")
-    # a use, then a test of the reader's own code that fakes the project (flurl's `[Test] public void
-    # Can_Create_Person()` under its fluent call): the use is the example
-    test = next((k for k in range(2, len(lines)) if not lines[k - 1].strip() and _TEST_MARK.match(lines[k])), 0)
-    if test and any(ln.strip() for ln in lines[:test]):
-        return first, first + test - 2, tag, "\n".join(lines[:test - 1])
-    if len(lines) <= MAX_EXAMPLE_LINES:
-        return blk
-    # a block of helpers and then a `main` that runs (kotlinx-cli's `fun main(…) { … parser.parse(args) … }`):
-    # the definition at the margin that makes the last run, quoted whole, is the use
-    runs = list(SERVING.finditer(code))
-    if runs:
-        at = code.count("\n", 0, runs[-1].start())
-        start = max((k for k in range(at + 1) if lines[k][:1].strip() and (k == 0 or not lines[k - 1].strip())), default=0)
-        end = next((k for k in range(at + 1, len(lines)) if lines[k].rstrip() in ("}", "end")), -1)
-        if 0 < start and at < end and end - start < MAX_EXAMPLE_LINES:
-            return first + start, first + end, tag, "\n".join(lines[start:end + 1])
-    cut = max((k for k in range(8, MAX_EXAMPLE_LINES + 1) if not lines[k].strip()
-               and lines[k + 1][:1].strip()), default=0)  # before a line at the margin: between definitions
-    if not cut:
-        return blk
-    return first, first + cut - 1, tag, "\n".join(lines[:cut])
-
-
 def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]) -> float:
     calls = _CALL.search(code) or (langs & {"ruby", "elixir"} and _BARE_CALL.search(code))
     if not calls or code.count("\n") + 1 > MAX_EXAMPLE_LINES or _DIAGNOSTIC.search(code):
@@ -230,7 +203,8 @@ def example_of(p: Project, entries: list[Sym]) -> Example | None:
 
 
 _PLAIN_WORDS = frozenset({"a", "an", "the", "simple", "basic", "quick", "short", "full", "complete", "usage", "code",
-                          "minimal", "more", "some", "first", "example", "examples", "of", "and"})
+                          "minimal", "more", "some", "first", "example", "examples", "of", "and", "great", "c#", "f#",
+                          "java", "kotlin", "python", "ruby", "go", "rust", "javascript", "typescript", "vb.net"})
 
 
 def _general(head: str) -> bool:
@@ -341,9 +315,6 @@ def _linked_readmes(text: str, docs: set[str]) -> list[str]:
     return out
 
 
-# the call that runs what an example has set up: a server's `listen`, a CLI's `Run`, a parser's `parse`
-SERVING = re.compile(r"(?<![\w$])(?:([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*)?((?:listen|ListenAndServe(?:TLS)?|serve|Serve|run|"
-                      r"Run|execute|Execute|ExecuteContext|parse|Parse|parse_args|start|Start|Handle)!?)\s*(?:<[\w\s,.?\[\]<>]*>\s*)?\(")
 
 
 def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: str | None) -> Example:
