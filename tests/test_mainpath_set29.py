@@ -378,3 +378,115 @@ def test_a_long_example_is_quoted_from_the_making_of_the_value_it_runs_to_the_ru
     assert ex.code.endswith("Console.WriteLine(user.DumpAsJson());")
     assert _path(p) == ["Faker.RuleFor", "Faker.AddRule", "|", "Faker.Generate", "Faker.PopulateInternal",
                         "Faker.PopulateProperty"]
+
+
+# tty-prompt's shape: the README's first block only makes the prompt (`TTY::Prompt.new`, no parentheses), the next
+# asks; `ask` hands its question class to a public `invoke_question`, which the other questions share with their own
+# subclasses, and calls the question it made with Ruby's `question.(message)`
+_PROMPT = {
+    "README.md": "\n".join([
+        "# TTY::Prompt", "", "## 1. Usage", "", "In order to start asking questions on the command line, create prompt:", "",
+        "```ruby", 'require "tty-prompt"', "", "prompt = TTY::Prompt.new", "```", "",
+        "And then call `ask` with the question for simple input:", "",
+        "```ruby", 'prompt.ask("What is your name?", default: ENV["USER"])', "# => What is your name? (piotr)", "```", "",
+        "To confirm input use `yes?`:", "", "```ruby", 'prompt.yes?("Do you like Ruby?")', "```", ""]),
+    "tty-prompt.gemspec": "Gem::Specification.new do |s|\n  s.name = 'tty-prompt'\nend\n",
+    "lib/tty/prompt.rb": """module TTY
+  class Prompt
+    def initialize(input: $stdin, output: $stdout)
+      @input = input
+      @output = output
+    end
+
+    # Invoke a question type of prompt.
+    #
+    # @example
+    #   prompt.invoke_question(Question, "Your name? ")
+    #
+    # @api public
+    def invoke_question(object, message, **options, &block)
+      asked = object.new(self, **options)
+      asked.(message, &block)
+    end
+
+    def ask(message = "", **options, &block)
+      invoke_question(Question, message, **options, &block)
+    end
+
+    def keypress(message = "", **options, &block)
+      invoke_question(Keypress, message, **options, &block)
+    end
+
+    def yes?(message, **options, &block)
+      invoke_question(ConfirmQuestion, message, **options, &block)
+    end
+  end
+end
+""",
+    "lib/tty/prompt/question.rb": """module TTY
+  class Prompt
+    class Question
+      def initialize(prompt, **options)
+        @prompt = prompt
+        @default = options.fetch(:default, nil)
+      end
+
+      def call(message = "", &block)
+        @message = message
+        render
+      end
+
+      def render
+        @prompt.print(@message)
+        result = process_input
+        @prompt.puts(result)
+        result
+      end
+
+      def process_input
+        line = @prompt.read_line
+        line.empty? ? @default : line.strip
+      end
+    end
+
+    class Keypress < Question
+      def process_input
+        @prompt.read_keypress
+      end
+    end
+
+    class ConfirmQuestion < Question
+      def process_input
+        super == "y"
+      end
+    end
+
+    class Converter
+      def call(input)
+        input.to_s.strip
+      end
+    end
+  end
+end
+""",
+}
+
+
+def test_a_class_the_callers_hand_in_to_be_made_is_the_base_they_share(tmp_path):
+    # `prompt = TTY::Prompt.new` is run by the next block's `prompt.ask(…)`; `invoke_question(object, …)` makes
+    # `object.new(…)`, given `Question` or a subclass of it: `asked.(message)` runs `Question#call`, told by its line
+    from orchestrator.authoring.overview import entry_points, example_of
+    from orchestrator.authoring.tracing import call_line
+    from orchestrator.evidence.resolve import calls_in
+
+    p = load(_write(tmp_path / "tty-prompt", _PROMPT))
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and ex.then is not None and "prompt.ask(" in ex.then.code
+    path = _path(p)
+    main = path[path.index("|") + 1:]
+    assert main[:4] == ["TTY.Prompt.ask", "TTY.Prompt.invoke_question", "TTY.Prompt.Question.call",
+                        "TTY.Prompt.Question.render"]
+    caller, callee = symbol(p, "TTY.Prompt.invoke_question"), symbol(p, "TTY.Prompt.Question.call")
+    at = call_line(p, caller, callee)
+    assert p.lines_of(caller.rel)[at - 1].strip() == "asked.(message, &block)"
+    assert calls_in("TTY.Prompt.Question.call", "      question.(message, &block)")

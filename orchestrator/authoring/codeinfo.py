@@ -427,6 +427,8 @@ def call_text(s: Sym, code: str) -> str:
     # nor a comment after code (terminal-table's `dp[i] ||= 0 # initialize column length`), its strings blanked first
     tail = r"#[^\n]*" if s.lang in ("python", "ruby") else r"(?<![\\:/])//[^\n]*" if s.lang not in ("haskell", "lua") else ""
     code = re.sub(tail, lambda m: " " * len(m.group()), code) if tail else code
+    if s.lang == "ruby":  # `question.(message)` is `question.call(message)`
+        code = re.sub(r"(?<=[\w)\]])\.\(", ".call(", code)
     if s.lang == "php":  # `$this->handle(`, `self::create(`: the receiver as the other languages write it
         code = re.sub(r"\$this->(?=\w+\s*\()|\b(?:self|static)::(?=\w+\s*\()", "this.", code)
     return code

@@ -18,7 +18,12 @@ def given_type(typer: Any, s: Sym, name: str, depth: int, max_depth: int = 5) ->
     """The type of parameter `name` of a private Ruby or Python method that declares none, where every
     call of it in its own file passes one; a public one is called from anywhere, with anything
     (addressable's `URI.parse(uri)` takes a string too). '' when they differ or one is not read."""
-    if s.lang not in ("ruby", "python") or depth >= max_depth or "." not in s.dotted or s.d.exported:
+    if s.lang not in ("ruby", "python") or depth >= max_depth or "." not in s.dotted:
+        return ""
+    # a class the callers hand in to be made (tty-prompt's public `invoke_question(object, …)` makes `object.new(…)`,
+    # given `Question` by `ask` and a subclass of it by `keypress`, `multiline`, …): the base they share, whoever calls it
+    made = s.lang == "ruby" and bool(re.search(rf"(?<![\w$.@]){re.escape(name)}\s*\.\s*new\b", typer.code_of(s)))
+    if s.d.exported and not made:
         return ""
     from .signature import signature_parts
 
@@ -37,4 +42,18 @@ def given_type(typer: Any, s: Sym, name: str, depth: int, max_depth: int = 5) ->
                 return ""  # (a keyword or spread argument: not read)
             found.add(typer.expr_type(c, args[at], depth + 1))
     found.discard("")
+    if len(found) > 1 and made:
+        base = [t for t in found if all(t == u or t in _ancestors(typer, u) for u in found)]
+        return base[0] if len(base) == 1 else ""
     return found.pop() if len(found) == 1 else ""
+
+
+def _ancestors(typer: Any, typ: str) -> set[str]:
+    out: set[str] = set()
+    todo = [typ]
+    while todo and len(out) < 50:
+        for b in typer.bases(todo.pop()):
+            if b not in out:
+                out.add(b)
+                todo.append(b)
+    return out

@@ -337,7 +337,8 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
     # an example that only makes a value (prettytable's `table = PrettyTable()`, its rows added and the table
     # printed in later sections): the first short block of the document that runs or prints it
     made = set(re.findall(r"(?m)^\s*(?:>>>\s*)?(?:(?:var|let|const|val)\s+)?([a-z_][\w$]*)\s*:?=\s*(?:new\s+)?"
-                          r"(?:[A-Za-z_]\w*(?:\.|::))*[A-Z][\w$.]*\s*\(", ex.code))  # (Ruby's `TTY::Table.new(…)`)
+                          r"(?:[A-Za-z_]\w*(?:\.|::))*[A-Z][\w$.]*(?:\s*\(|(?<=\.new)\s*$)", ex.code))  # (Ruby's `TTY::Table.new(…)`,
+    # `TTY::Prompt.new` without arguments)
     # (or makes it from a module's class: jsonpatch's tutorial `patch = jsonpatch.JsonPatch([…])` in "Creating a
     # Patch", then `result = patch.apply(doc)` in the next section, "Applying a Patch")
     modules = values - set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*:?=", ex.code))
@@ -352,7 +353,7 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
                 (a < end and any(m.group(1) in values for m in SERVING.finditer(code))
                  or any(m.group(1) in built for m in SERVING.finditer(code))
                  or any(v in built for m in re.finditer(shown, code) for v in m.groups() if v)
-                 or values and a < after and any(re.search(rf"(?<![\w$.]){re.escape(v)}\s*\.\s*\w+\s*\(", code) for v in built)):
+                 or (values or made) and a < after and any(re.search(rf"(?<![\w$.]){re.escape(v)}\s*\.\s*\w+\s*\(", code) for v in built)):
             return replace(ex, then=Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel))
     return ex
 

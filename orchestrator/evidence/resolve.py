@@ -135,6 +135,8 @@ def calls_in(name: str, text: str, trailing: bool = False) -> bool:
     owner = re.split(r"::|\.", name)[-2] if part == "initialize" and re.search(r"::|\.", name) else ""
     if owner and re.search(rf"(?<![\w$]){re.escape(owner)}\s*\.\s*new\b", code):
         return True  # Ruby's `Connection.new(…)` runs `Connection#initialize`
+    if part == "call" and re.search(r"[\w)\]]\s*\.\(", code):
+        return True  # Ruby's `question.(message)` is `question.call(message)`
     bare = part[-1:] in ("!", "?")  # Ruby's `dispatch!`, `valid?`: a method, called without parentheses too
     # by another name the cited lines give it (pyparsing's `_parse = _parseNoCache`, Ruby's `alias :to_s :render`)
     others = [x for t in re.findall(rf"(?m)^\s*([A-Za-z_]\w*)\s*=\s*{re.escape(part)}\s*$|^\s*alias(?:_method)?[ \t(]+:?"
