@@ -490,3 +490,72 @@ def test_a_class_the_callers_hand_in_to_be_made_is_the_base_they_share(tmp_path)
     at = call_line(p, caller, callee)
     assert p.lines_of(caller.rel)[at - 1].strip() == "asked.(message, &block)"
     assert calls_in("TTY.Prompt.Question.call", "      question.(message, &block)")
+
+
+# typebox's shape: the package's default export is a namespace of its modules, imported by the README as `Type`; the
+# script parser defines a function `Type` too; the README's `Type.Object(…)` is `_Object_`, exported as `Object`
+_TYPEBOX = {
+    "readme.md": "\n".join(["# TypeBox", "", "## Usage", "", "```typescript", "import Type from 'typebox'", "",
+                            "const T = Type.Object({", "  x: Type.Number(),", "  y: Type.Number()", "})", "```", ""]),
+    "package.json": '{"name": "typebox", "main": "src/index.ts"}\n',
+    "src/index.ts": "export * from './type/types/index.ts'\n"
+                    "export * as Type from './typebox.ts'\nimport * as Type from './typebox.ts'\nexport default Type\n",
+    "src/typebox.ts": "export { Object } from './type/types/object.ts'\nexport { Number } from './type/types/number.ts'\n"
+                      "export { Script } from './type/script/parser.ts'\n",
+    "src/type/types/index.ts": "export * from './object.ts'\nexport * from './number.ts'\n",
+    "src/type/types/object.ts": """import { IsOptional } from './optional.ts'
+
+/** Creates an Object type. */
+export function _Object_(properties: object, options: object = {}): object {
+  const required = RequiredArray(properties)
+  return Create({ '~kind': 'Object' }, { type: 'object', required, properties }, options)
+}
+export { _Object_ as Object } // Prevent Collision With Global Scope
+
+function RequiredArray(properties: object): string[] {
+  const keys = globalThis.Object.getOwnPropertyNames(properties)
+  return keys.filter((key) => !IsOptional(properties[key]))
+}
+
+function Create(kind: object, schema: object, options: object): object {
+  return { ...kind, ...schema, ...options }
+}
+""",
+    "src/type/types/optional.ts": "export function IsOptional(value: any): boolean {\n"
+                                  "  return typeof value === 'object' && value !== null && '~optional' in value\n}\n",
+    "src/type/types/number.ts": "export function Number(options: object = {}): object {\n  return { type: 'number', ...options }\n}\n",
+    "src/type/script/parser.ts": """export function Script(input: string): object {
+  return Type(Tokens(input))
+}
+
+export function Type(tokens: string[]): object {
+  const head = Expr(tokens)
+  const tail = ExprTail(tokens)
+  return { head, tail }
+}
+
+function Expr(tokens: string[]): object {
+  return ExprTail(tokens.slice(1))
+}
+
+function ExprTail(tokens: string[]): object {
+  return { rest: tokens.join(' ').trim() }
+}
+
+function Tokens(input: string): string[] {
+  return input.split(' ').map((token) => token.trim())
+}
+""",
+}
+
+
+def test_a_readme_name_bound_to_the_packages_namespace_is_no_function_of_that_name(tmp_path):
+    from orchestrator.authoring.overview import entry_points
+
+    defs = parse_source(_TYPEBOX["src/type/types/object.ts"], "typescript").definitions
+    assert next(d for d in defs if d.name == "_Object_").aliases == ["Object"]
+    p = load(_write(tmp_path / "typebox", _TYPEBOX))
+    entries = [s.dotted for s in entry_points(p)]
+    assert "Type" not in entries and "_Object_" in entries
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["_Object_", "RequiredArray"]

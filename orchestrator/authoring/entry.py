@@ -328,6 +328,8 @@ def _weight(p: Project, s: Sym, n: str) -> float:
         return called.get(n, 0.0)  # (PapaParse's `Papa.parse(…)`, its module's `Papa.parse = CsvToJson`)
     if n == s.short and claimed(p, n):
         return 0.0  # (`Papa.parse(…)` is `CsvToJson`'s, not `ParserHandle`'s `parse`)
+    if n == s.short and n in package_namespaces(p):
+        return 0.0  # (typebox's `Type.Object(…)` is of the package's namespace, not parser.ts' function `Type`)
     top = s.dotted.split(".", 1)[0]
     if n.startswith("_") or not s.d.exported or (len(n) < 3 and n.lower() != project_name(p.root).lower()
                                                   and not _imported_by_name(p, n)
@@ -378,6 +380,25 @@ def claimed(p: Project, n: str) -> bool:
         told = {b for a, b in calls if f"{a}.{b}" in members}
         p._keys[key] = {b for b in told if all(f"{x}.{y}" in members for x, y in calls if y == b)}
     return n in p._keys[key]
+
+
+def package_namespaces(p: Project) -> set[str]:
+    """The names the README's code binds to a namespace of the JS/TS package's modules: one its index exports
+    (`export * as Type from './typebox.ts'`), or the package's default export when that is one (`import * as Type
+    from './typebox.ts'; export default Type`, imported as `import Type from 'typebox'`)."""
+    key = ("readme_namespaces",)
+    if key not in p._keys:
+        named: set[str] = set()
+        default = False
+        for rel in (r for r in p.code_files() if _is_top_entry(r) and r.endswith((".js", ".mjs", ".ts", ".mts"))):
+            text = "\n".join(p.lines_of(rel))
+            named |= set(re.findall(r"\bexport\s+\*\s+as\s+([A-Za-z_$][\w$]*)\s+from\b", text))
+            m = re.search(r"(?m)^\s*export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$", text)
+            default = default or bool(m and re.search(rf"\bimport\s+\*\s+as\s+{re.escape(m.group(1))}\s+from\b", text))
+        code = readme_code(p)
+        bound = set(re.findall(r"\bimport\s+([A-Za-z_$][\w$]*)\s+from\s+['\"][^'\"./][^'\"]*['\"]", code)) if default else set()
+        p._keys[key] = bound | {n for n in named if re.search(rf"(?<![\w$.]){re.escape(n)}\s*\.", code)}
+    return p._keys[key]
 
 
 def _imported_by_name(p: Project, n: str) -> bool:

@@ -1,5 +1,6 @@
 """Other names of a method a file gives it: Ruby's `alias`/`alias_method`, a Python class body's
-`_parse = _parseNoCache` (the map records them as the definition's `aliases`)."""
+`_parse = _parseNoCache`, a JS/TS module's `export { _Object_ as Object }` (the map records them as the
+definition's `aliases`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,22 @@ def other_names(src: Source, defs: list[Definition]) -> None:
         _ruby_aliases(src, defs)
     elif src.lang == "python":
         _python_aliases(src, defs)
+    elif src.lang in ("javascript", "typescript", "tsx"):
+        _export_aliases(src, defs)
+
+
+_EXPORT_LIST = re.compile(r"^[ \t]*export[ \t]*\{([^}]*)\}[ \t]*(?!from\b)(?:;|//|$)", re.M)
+
+
+def _export_aliases(src: Source, defs: list[Definition]) -> None:
+    """`export { _Object_ as Object }` (typebox: "Prevent Collision With Global Scope") names the module's own
+    `_Object_` `Object` for every importer."""
+    text = src.data.decode("utf-8", "replace")
+    for m in _EXPORT_LIST.finditer(text):
+        for own, other in re.findall(r"([A-Za-z_$][\w$]*)\s+as\s+([A-Za-z_$][\w$]*)", m.group(1)):
+            target = [d for d in defs if d.name == own and d.qualified_name == own and d.kind in ("function", "class")]
+            if target and own != other and other != "default" and other not in target[-1].aliases:
+                target[-1].aliases.append(other)
 
 
 _RUBY_ALIAS = re.compile(r"^[ \t]*alias(?:_method)?[ \t(]+:?([A-Za-z_]\w*[?!=]?)[ \t]*,?[ \t]+:?([A-Za-z_]\w*[?!=]?)", re.M)
