@@ -559,3 +559,84 @@ def test_a_readme_name_bound_to_the_packages_namespace_is_no_function_of_that_na
     assert "Type" not in entries and "_Object_" in entries
     path = _path(p)
     assert path[path.index("|") + 1:][:2] == ["_Object_", "RequiredArray"]
+
+
+# multer's shape: a factory returns `new Multer(…)`, an ES5 constructor with prototype methods; the README runs
+# `upload.single('avatar')` inside express's `app.post(…)`; `_makeMiddleware` hands a bound `setup` to `makeMiddleware`
+_MULTER = {
+    "README.md": "\n".join(["# Multer", "", "## Usage", "", "```javascript", "const express = require('express')",
+                            "const multer  = require('multer')", "const upload = multer({ dest: 'uploads/' })", "",
+                            "const app = express()", "",
+                            "app.post('/profile', upload.single('avatar'), function (req, res, next) {",
+                            "  // req.file is the `avatar` file", "})", "",
+                            "const uploadMiddleware = upload.fields([{ name: 'avatar', maxCount: 1 }])",
+                            "app.post('/cool-profile', uploadMiddleware, function (req, res, next) {", "})", "```", ""]),
+    "package.json": '{"name": "multer", "main": "index.js"}\n',
+    "index.js": """var makeMiddleware = require('./lib/make-middleware')
+
+function Multer (options) {
+  this.storage = options.storage
+  this.limits = options.limits
+}
+
+Multer.prototype._makeMiddleware = function (fields, fileStrategy) {
+  function setup () {
+    var filesLeft = Object.create(null)
+    fields.forEach(function (field) {
+      filesLeft[field.name] = field.maxCount
+    })
+    return { limits: this.limits, storage: this.storage, fileStrategy: fileStrategy, filesLeft: filesLeft }
+  }
+
+  return makeMiddleware(setup.bind(this))
+}
+
+Multer.prototype.single = function (name) {
+  return this._makeMiddleware([{ name: name, maxCount: 1 }], 'VALUE')
+}
+
+Multer.prototype.fields = function (fields) {
+  return this._makeMiddleware(fields, 'OBJECT')
+}
+
+function multer (options) {
+  if (options === undefined) {
+    return new Multer({})
+  }
+  return new Multer(options)
+}
+
+module.exports = multer
+""",
+    "lib/make-middleware.js": """var Busboy = require('busboy')
+
+function makeMiddleware (setup) {
+  return function multerMiddleware (req, res, next) {
+    var options = setup()
+    var busboy = Busboy({ headers: req.headers, limits: options.limits })
+    busboy.on('file', function (fieldname, fileStream) {
+      options.storage._handleFile(req, fileStream, next)
+    })
+    req.pipe(busboy)
+  }
+}
+
+module.exports = makeMiddleware
+""",
+}
+
+
+def test_a_value_run_inside_another_packages_call_and_a_bound_function_handed_on(tmp_path):
+    # `upload` holds what `multer(…)` makes, a `Multer` (a constructor function with methods); its first run is
+    # `upload.single(…)` inside `app.post(…)`, not the later `upload.fields(…)` statement; `_makeMiddleware` hands to
+    # `makeMiddleware`, which runs the `setup` bound for it later
+    from orchestrator.authoring.example_calls import example_type
+    from orchestrator.authoring.handoff import handed_to
+
+    p = load(_write(tmp_path / "multer", _MULTER))
+    code = _MULTER["README.md"].split("```javascript\n")[1].split("```")[0]
+    assert example_type(p, code, "upload", "javascript") == "Multer"
+    path = _path(p)
+    assert path[path.index("|") + 1:][:3] == ["Multer.single", "Multer._makeMiddleware", "makeMiddleware"]
+    made = symbol(p, "makeMiddleware")
+    assert handed_to(p, symbol(p, "Multer._makeMiddleware")) == (made.rel, made.d.start_line)

@@ -105,8 +105,12 @@ def example_type(p: Project, code: str, var: str, lang: str, expr: str = "") -> 
     typ = typer.expr_type(fake, expr) if expr else typer.local_type(fake, var)
     # (a Go type defined on another, squirrel's `type SelectBuilder builder.Builder`, has methods as a struct does; an
     # interface a call declares it gives, LiteDB's `var col = db.GetCollection<Customer>(…)`, its implementation's)
+    # (or a JS constructor function with methods: multer's `function Multer (options)`, `Multer.prototype.single = …`)
     return typ if any(x.kind in ("class", "struct") or x.kind == "type" and lang == "go"
-                      or x.kind == "interface" and lang in ("java", "csharp", "kotlin") for x in by_dotted.get(typ, ())) else ""
+                      or x.kind == "interface" and lang in ("java", "csharp", "kotlin")
+                      or x.kind == "function" and lang in ("javascript", "typescript")
+                      and any(m.kind == "method" and m.dotted.startswith(typ + ".") for m in p.symbols(within=[x.rel]))
+                      for x in by_dotted.get(typ, ())) else ""
 
 
 def _go_unaliased(p: Project, code: str) -> str:
@@ -217,6 +221,10 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     same = [x for x in stmts if x.group("recv") == m.group("recv")]
     m = next((x for x in same if not _CONFIGURES.match(x.group("meth")) and not x.group("printed")
               and (x.group("kept") or x is same[-1])), m)
+    # (or one before them, inside another package's call: multer's `app.post('/profile', upload.single('avatar'), …)`)
+    m = next((x for x in re.finditer(rf"(?<![\w$.])(?P<recv>{re.escape(m.group('recv'))})\s*\.\s*(?P<meth>[A-Za-z_]\w*){TYPE_ARGS}\s*\(",
+                                     code[:same[0].start()])
+              if code.count("(", 0, x.start()) > code.count(")", 0, x.start()) and not _CONFIGURES.match(x.group("meth"))), m)
     meth = m.group("meth")
     # (goquery's `s.Find("a")` in the callback is another value's; markdown2's `markdowner.convert(…)` twice is
     # another way than its first call; semver's two `assert!(req.matches(&version))` check one run)

@@ -165,7 +165,9 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # (a hop on the last call's own line says what that call does: echo's `sc.Start(e)` serves `e`;
     # tenacity's `return copy(f, …)` calls the object `copy` holds, not the method `copy`; turndown's
     # `process.call(this, new RootNode(…))` runs `process`, given what the constructor made)
-    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how in ("served", "called", "apply", "yielded"))]
+    # (not a function bound on that line for the call to run later: multer's `makeMiddleware(setup.bind(this))`)
+    later = [x for x in hops(p, s) if x.at > last or (x.at == last and x.how in ("served", "called", "apply", "yielded")
+                                                    and not (x.how == "apply" and x.via.endswith(".bind") and best))]
     if later:  # (one named to run after the work is not where it goes: turndown's `postProcess.call(this, output)`
         # after `process.call(this, …)`)
         x = max([y for y in later if not _AFTER.match(y.callee.short)] or later, key=lambda x: x.at)
