@@ -640,3 +640,81 @@ def test_a_value_run_inside_another_packages_call_and_a_bound_function_handed_on
     assert path[path.index("|") + 1:][:3] == ["Multer.single", "Multer._makeMiddleware", "makeMiddleware"]
     made = symbol(p, "makeMiddleware")
     assert handed_to(p, symbol(p, "Multer._makeMiddleware")) == (made.rel, made.d.start_line)
+
+
+# formidable's shape: the README's server is made around a function literal that makes the form and parses the
+# request into destructured locals; the package's `formidable` is an arrow function making the default import's class
+_FORMIDABLE = {
+    "README.md": "\n".join([
+        "# formidable", "", "## Examples", "", "```js", 'import http from "node:http";', 'import formidable from "formidable";', "",
+        "const server = http.createServer(async (req, res) => {",
+        '  if (req.url === "/api/upload") {',
+        "    const form = formidable({});", "    let fields;", "    let files;",
+        "    [fields, files] = await form.parse(req);",
+        '    res.end(JSON.stringify({ fields, files }, null, 2));', "    return;", "  }",
+        '  res.end("<form></form>");', "});", "",
+        "server.listen(8080, () => {", '  console.log("Server listening ...");', "});", "```", ""]),
+    "package.json": '{"name": "formidable", "main": "src/index.js"}\n',
+    "src/index.js": 'import Formidable from "./Formidable.js";\n\n'
+                    "const formidable = (...args) => new Formidable(...args);\n\nexport default formidable;\n"
+                    "export { Formidable, Formidable as IncomingForm, formidable };\n",
+    "src/Formidable.js": """import { EventEmitter } from "node:events";
+
+class IncomingForm extends EventEmitter {
+  constructor(options = {}) {
+    super();
+    this.options = { maxFields: 1000, ...options };
+    this.fields = {};
+    this._setUpMaxFiles();
+  }
+
+  _setUpMaxFiles() {
+    if (this.options.maxFiles !== Infinity) {
+      let fileCount = 0;
+      this.on("fileBegin", () => {
+        fileCount += 1;
+      });
+    }
+  }
+
+  async parse(req) {
+    this.writeHeaders(req.headers);
+    for await (const chunk of req) {
+      this.write(chunk);
+    }
+    return [this.fields, []];
+  }
+
+  writeHeaders(headers) {
+    this.headers = headers;
+    this._parseContentType();
+  }
+
+  _parseContentType() {
+    const type = this.headers["content-type"] || "";
+    this.parser = type.includes("multipart") ? "multipart" : "json";
+    this.boundary = type.split("boundary=")[1];
+  }
+
+  write(buffer) {
+    this.bytesReceived += buffer.length;
+    this.fields[this.parser] = buffer.toString();
+  }
+}
+
+export default IncomingForm;
+""",
+}
+
+
+def test_a_value_made_and_run_inside_a_servers_function_literal(tmp_path):
+    # `formidable({})` gives what `new Formidable(…)` makes, the default export `IncomingForm`; `server.listen(8080)` runs
+    # the function the server was made around, whose `[fields, files] = await form.parse(req)` is the run
+    from orchestrator.authoring.example_calls import built_type
+
+    p = load(_write(tmp_path / "formidable", _FORMIDABLE))
+    code = _FORMIDABLE["README.md"].split("```js\n")[1].split("```")[0]
+    assert built_type(p, code, "form", "javascript") == "IncomingForm"
+    path = _path(p)
+    assert path[path.index("|") + 1:][:3] == ["IncomingForm.parse", "IncomingForm.writeHeaders", "IncomingForm._parseContentType"]
+    assert path[0] == "formidable"

@@ -193,8 +193,9 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     # (a statement may print the call's result: `println!("{}", template.render(…))`, `print(s.dumps(x))`)
     stmts: list[re.Match[str]] = []
     end = 0
-    # (a resource a block holds is kept too: Java's `try (Response response = client.newCall(…)`, C#'s `using (var …`)
-    for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:try|using)\s*\(\s*|using\s+)?(?P<kept>(?:[\w<>\[\],.? ]+\s+)?[A-Za-z_]\w*\s*:?=\s*)?(?:await\s+)?"
+    # (a resource a block holds is kept too: Java's `try (Response response = client.newCall(…)`, C#'s `using (var …`;
+    # and what JS destructures: formidable's `[fields, files] = await form.parse(req);`)
+    for m in re.finditer(r"(?m)^\s*(?:>>>\s*)?(?:(?:try|using)\s*\(\s*|using\s+)?(?P<kept>(?:[\w<>\[\],.? ]+\s+)?(?:[A-Za-z_]\w*|\[[\w\s,]+\]|\{[\w\s,:]+\})\s*:?=\s*)?(?:await\s+)?"
                          r"(?P<printed>(?:print|println!?|puts|console\.log|System\.out\.println|Console\.WriteLine|fmt\.Println"
                          r"|assert(?:!|_eq!)?)"  # (what an example asserts of a call is its result too: `assert!(req.matches(&v))`)
                          r"\s*\(\s*(?:\"[^\"\n]*\"\s*,\s*)?!?|puts\s+|if\s*\(?\s*!?\s*)?"  # (or tests: go-version's `if v1.LessThan(v2) {`)
@@ -205,7 +206,9 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
             continue
         if m.start() >= end:
             stmts.append(m)
-            end = m.end() + len(call_args(code, m.end() - 1)) + 1
+            args = call_args(code, m.end() - 1)  # (not past a function it is given: its statements are the example's,
+            # formidable's `http.createServer(async (req, res) => { … form.parse(req) … })`)
+            end = m.end() + (0 if _FUNCTION_ARG.match(args) else len(args) + 1)
     # (what ends the value's life is no run of it: cron's `c.Stop()` after `c.Start()` and more `c.AddFunc(…)`)
     stmts = [m for m in stmts if not _ENDS.match(m.group("meth"))]
     for m in reversed(stmts):
@@ -246,6 +249,7 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     return ran or fits or found
 
 
+_FUNCTION_ARG = re.compile(r"\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")
 # the names of calls that make the value a chain then runs (`newCall`, `compileInline`, `createParser`)
 _MAKER = re.compile(r"(?:new|create|make|build|prepare|compile|open)(?:[A-Z_]\w*)?$")
 

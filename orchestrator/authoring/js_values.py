@@ -76,3 +76,18 @@ def exported_value_class(p: Project, name: str) -> str:
                             and any(t.kind == "class" for t in p.find(made.group(1)) if t.dotted == made.group(1)):
                         return made.group(1)
     return ""
+
+
+def default_class(p: Project, rel: str, name: str) -> str:
+    """The class a JS/TS file's `import name from './module'` binds: the module's default export (formidable's
+    `import Formidable from "./Formidable.js"`, whose file ends `export default IncomingForm;`), or ''."""
+    if p.lang(rel) not in ("javascript", "typescript") or not re.fullmatch(r"[A-Za-z_$][\w$]*", name):
+        return ""
+    if not re.search(rf"(?m)^\s*import\s+{re.escape(name)}\s*(?:,|\s+from\b)", "\n".join(p.lines_of(rel))):
+        return ""
+    from .references import imports, module_file
+
+    module = imports(p, rel).get(name, ("", False, ""))[0]
+    there = module_file(p, rel, module) if module else None
+    m = re.search(r"(?m)^\s*export\s+default\s+(?:class\s+)?([A-Za-z_$][\w$]*)", "\n".join(p.lines_of(there))) if there else None
+    return m.group(1) if m and any(x.kind == "class" and x.rel == there for x in p.find(m.group(1))) else ""

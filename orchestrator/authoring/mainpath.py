@@ -36,9 +36,9 @@ from .example_calls import (
 from .facts import side_calls
 from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
 from .local_defs import parent, returned, weight
-from .overview import MAX_PATH, SERVING, example_of
+from .overview import MAX_PATH, example_of
 from .project import Project, Sym, project_name
-from .servers import node_server, wrapping_method
+from .servers import node_server, own_runs, wrapping_method
 
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
 HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
@@ -310,7 +310,7 @@ def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang:
     # Go's `http.Handle("/", r)` registers the value with the default server; a project's own `r.Handle` is set-up
     if lang == "ruby":  # a call written without parentheses at a line's end: optparse's `end.parse!`
         code = re.sub(r"(?m)(\.\s*[a-z_]\w*[!?]?)[ \t]*$", r"\1()", code)
-    runs = [m for m in SERVING.finditer(code) if m.group(2) != "Handle" or m.group(1) == "http"]
+    runs = own_runs(code)
     exported = re.search(r"(?m)^\s*export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$", code)
     typ = built_type(p, code, exported.group(1)) if exported and not runs else ""
     fetch = [x for x in p.find("fetch") if typ and x.dotted == f"{typ}.fetch" and x.kind == "method"]

@@ -52,3 +52,14 @@ def wrapping_method(code: str, args: str, starts: list[tuple[Sym, float]]) -> Sy
         if len(hit) == 1:
             return hit[0]
     return None
+
+
+def own_runs(code: str) -> list[re.Match[str]]:
+    """The calls of an example that run what it set up (SERVING), but a server of another package made around a
+    function literal (formidable's `const server = http.createServer(async (req, res) => { … form.parse(req) … })`,
+    then `server.listen(8080)`): the calls inside the function are the run."""
+    from .example_text import SERVING
+
+    around = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*=\s*[a-z_$][\w$]*\s*\.\s*create\w*\s*\(\s*"
+                            r"(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)", code))
+    return [m for m in SERVING.finditer(code) if (m.group(2) != "Handle" or m.group(1) == "http") and m.group(1) not in around]

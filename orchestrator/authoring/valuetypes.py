@@ -22,7 +22,7 @@ from .codetext import call_args, closing, go_qualifier, top_split as _top_split 
 from .ctor_args import param_given
 from .extension_methods import extension_members
 from .given import given_type
-from .js_values import made_result
+from .js_values import default_class, made_result
 from .local_defs import top
 from .local_values import LOCAL_LANGS, assigned_values
 from .project import Project, Sym
@@ -230,10 +230,10 @@ class Typer:
             if last and not last.endswith(";") and \
                     not re.match(r"(?:end|if|unless|else|elsif|when|case|while|for|let|match|return)\b|\}", last):
                 values.append(re.sub(r"^@{0,2}\w+\s*(?:\|\||&&)?=(?![=~>])\s*", "", last) if s.lang == "ruby" else last)
-        if s.lang == "kotlin":
-            m = re.search(r"\)\s*(?::\s*[\w<>?, ]+)?=\s*(.+)$", s.d.signature.split("\n")[0])
-            if m:
-                values.append(m.group(1))
+        head = s.d.signature.split("\n")[0] if s.lang == "kotlin" else self.code_of(s).split("\n")[0]  # an expression body:
+        m = re.search(r"\)\s*(?::\s*[\w<>?, ]+)?=\s*(.+)$" if s.lang == "kotlin" else r"=>\s*([^{\s].*?);?\s*$", head)
+        if m and s.lang in ("kotlin", "javascript", "typescript"):  # (`fun f() = g()`, formidable's `(...args) => new F(…)`)
+            values.append(m.group(1))
         # (a cache's `return _loaded.setdefault(path, grammar)` gives back what it stores: parso's `load_grammar`)
         found = {self.expr_type(s, re.sub(r"^[\w.]+\.setdefault\(\s*[^,()]+,\s*(.+)\)$", r"\1", v.strip().rstrip(";"))) for v in values}
         found.discard("")
@@ -358,7 +358,7 @@ class Typer:
             return found.pop() if len(found) == 1 else ""
         new = re.match(r"new\s+(?:[\w.]+\.)?([A-Z]\w*)\s*(?:<[^()]*>)?\s*[({]", e)
         if new:
-            return new.group(1) if self.is_type(new.group(1)) else ""
+            return new.group(1) if self.is_type(new.group(1)) else default_class(self.p, s.rel, new.group(1))  # (JS: its default)
         asserted = re.search(r"\.\(\s*\*?\s*(?:\w+\.)?([A-Za-z_]\w*)\s*\)$", e) if s.lang == "go" else None
         if asserted:  # Go's type assertion says the type, whatever gave the value (`engine.pool.Get().(*Context)`)
             return asserted.group(1) if self.is_type(asserted.group(1)) else ""
