@@ -718,3 +718,106 @@ def test_a_value_made_and_run_inside_a_servers_function_literal(tmp_path):
     path = _path(p)
     assert path[path.index("|") + 1:][:3] == ["IncomingForm.parse", "IncomingForm.writeHeaders", "IncomingForm._parseContentType"]
     assert path[0] == "formidable"
+
+
+# ws' shape (set 30): the README makes a client and sends from its `open` listener; `send` takes more parameters than
+# the call gives, as JavaScript allows; acorn's: a static `parse` runs `new this(…).parse()`, the instance's
+_WS = {
+    "README.md": "\n".join(["# ws", "", "## Usage examples", "", "### Sending and receiving text data", "", "```js",
+                            "import WebSocket from 'ws';", "", "const ws = new WebSocket('ws://www.host.com/path');", "",
+                            "ws.on('error', console.error);", "", "ws.on('open', function open() {", "  ws.send('something');",
+                            "});", "", "ws.on('message', function message(data) {", "  console.log('received: %s', data);",
+                            "});", "```", ""]),
+    "package.json": '{"name": "ws", "main": "index.js"}\n',
+    "index.js": "const WebSocket = require('./lib/websocket');\n\nmodule.exports = WebSocket;\n",
+    "lib/websocket.js": """const Sender = require('./sender');
+
+class WebSocket {
+  constructor(address, protocols, options) {
+    this._sender = new Sender();
+    initAsClient(this, address, protocols, options);
+  }
+
+  send(data, options, cb) {
+    const opts = { binary: typeof data !== 'string', ...options };
+    this._sender.send(data, opts, cb);
+  }
+
+  close(code, data) {
+    this._sender.close(code, data);
+  }
+}
+
+function initAsClient(websocket, address, protocols, options) {
+  const opts = { protocolVersion: 13, ...options };
+  websocket._url = new URL(address);
+  websocket._protocols = protocols || [];
+  websocket._opts = opts;
+}
+
+module.exports = WebSocket;
+""",
+    "lib/sender.js": """class Sender {
+  send(data, options, cb) {
+    const frame = Sender.frame(data, options);
+    this.dispatch(frame, cb);
+  }
+
+  dispatch(frame, cb) {
+    this._socket.write(frame);
+    if (cb) cb();
+  }
+
+  close(code, data) {
+    this.dispatch(Sender.frame(data, { code }));
+  }
+
+  static frame(data, options) {
+    const buf = Buffer.from(data);
+    return options.mask ? buf.map((b) => b ^ 0x20) : buf;
+  }
+}
+
+module.exports = Sender;
+""",
+}
+
+
+def test_a_run_in_a_listener_and_a_call_with_fewer_arguments_than_parameters(tmp_path):
+    p = load(_write(tmp_path / "ws", _WS))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:3] == ["WebSocket.send", "Sender.send", "Sender.dispatch"]
+    assert path[:2] == ["WebSocket.constructor", "initAsClient"]
+
+
+def test_a_static_method_runs_the_instance_method_of_what_it_constructs_with_new_this(tmp_path):
+    from orchestrator.authoring.facts import all_calls
+
+    src = """export class Parser {
+  constructor(options, input) {
+    this.input = input
+    this.options = options
+  }
+
+  parse() {
+    const node = this.startNode()
+    return this.parseTopLevel(node)
+  }
+
+  startNode() {
+    return { type: 'Program', start: 0 }
+  }
+
+  parseTopLevel(node) {
+    node.body = this.input.split(';')
+    return node
+  }
+
+  static parse(input, options) {
+    return new this(options, input).parse()
+  }
+}
+"""
+    p = load(_write(tmp_path / "acorn", {"package.json": '{"name": "acorn"}\n', "src/state.js": src}))
+    static = next(x for x in p.symbols() if x.dotted == "Parser.parse" and "static" in x.d.signature)
+    assert [(c.dotted, c.d.start_line) for c in all_calls(p, static)] == [("Parser.parse", 7)]

@@ -376,6 +376,8 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
                 continue
             nxt = near(s, rust_type_narrowed(p, s, typ, typer.member(typ, chain.group(1)))) or (missing(typer.member, typ, chain.group(1))
                                                         if s.lang == "ruby" else [])
+            if s.lang in ("javascript", "typescript"):  # a link is on a value: an instance's method, not the class's static
+                nxt = [x for x in nxt if not re.match(r"\s*static\b", x.d.signature)] or nxt  # (acorn's `new this(…).parse()`)
             lam = code[chain.end() - 1] == "{"  # (a lambda link's one argument)
             nxt = res.overload(nxt, "{}" if lam else call_args(code, chain.end() - 1))  # `new JsonParser(h).parse(string)`: parse(String)
             if len(nxt) != 1:

@@ -24,7 +24,9 @@ def takes(p: Project, x: Sym, args: str, code: str, typed: bool = True) -> bool:
 
     given = [a.strip() for a in split_args(args)] if args.strip() else []
     params = signature_parts(x)[0]
-    if len(params) != len(given) and not any("..." in prm.type or prm.default for prm in params):
+    # (JavaScript leaves any parameter out: ws' `ws.send('something')` calls `send(data, options, cb)`)
+    if len(params) != len(given) and not any("..." in prm.type or prm.default for prm in params) \
+            and not (x.lang == "javascript" and len(given) < len(params)):
         return False
     if x.lang == "csharp" and not typed and not inferred(x):
         return False

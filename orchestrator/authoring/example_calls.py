@@ -173,6 +173,7 @@ def built_by(p: Project, code: str, var: str, lang: str = "", depth: int = 0) ->
 # the names of calls that only set a value up (mainpath's `configure(…)` before a run), and a builder's `with…`
 SETUP_NAMES = r"configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?"
 _CONFIGURES = re.compile(rf"(?i)^(?:{SETUP_NAMES}|with\w*)$")
+_LISTENS = re.compile(r"^(?:on|once|addEventListener|addListener)$")  # (ws' `ws.on('open', function open() { … })`)
 _ENDS = re.compile(r"(?i)^(?:stop|close|shutdown|dispose|quit|release|cancel|destroy|teardown|cleanup)(?:all|now)?$")
 # the languages whose calls take a trailing block (`test { … }`, `each do … end`)
 BLOCK_LANGS = ("kotlin", "swift", "scala", "ruby")
@@ -208,7 +209,7 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
             stmts.append(m)
             args = call_args(code, m.end() - 1)  # (not past a function it is given: its statements are the example's,
             # formidable's `http.createServer(async (req, res) => { … form.parse(req) … })`)
-            end = m.end() + (0 if _FUNCTION_ARG.match(args) else len(args) + 1)
+            end = m.end() + (0 if _FUNCTION_ARG.search(args) else len(args) + 1)
     # (what ends the value's life is no run of it: cron's `c.Stop()` after `c.Start()` and more `c.AddFunc(…)`)
     stmts = [m for m in stmts if not _ENDS.match(m.group("meth"))]
     for m in reversed(stmts):
@@ -224,6 +225,8 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     same = [x for x in stmts if x.group("recv") == m.group("recv")]
     m = next((x for x in same if not _CONFIGURES.match(x.group("meth")) and not x.group("printed")
               and (x.group("kept") or x is same[-1])), m)
+    if _LISTENS.match(m.group("meth")):  # (what runs is no listener's registration: ws' `ws.send(…)` in its `open` listener)
+        m = next((x for x in reversed(same) if not _LISTENS.match(x.group("meth")) and not _CONFIGURES.match(x.group("meth"))), m)
     # (or one before them, inside another package's call: multer's `app.post('/profile', upload.single('avatar'), …)`)
     m = next((x for x in re.finditer(rf"(?<![\w$.])(?P<recv>{re.escape(m.group('recv'))})\s*\.\s*(?P<meth>[A-Za-z_]\w*){TYPE_ARGS}\s*\(",
                                      code[:same[0].start()])
@@ -249,7 +252,7 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     return ran or fits or found
 
 
-_FUNCTION_ARG = re.compile(r"\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")
+_FUNCTION_ARG = re.compile(r"(?:^|,)\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")
 # the names of calls that make the value a chain then runs (`newCall`, `compileInline`, `createParser`)
 _MAKER = re.compile(r"(?:new|create|make|build|prepare|compile|open)(?:[A-Z_]\w*)?$")
 

@@ -356,9 +356,9 @@ class Typer:
             found.discard("")
             found = {t for t in found if not self._abstract(t)} or found  # (`Router` given, else a `SmartRouter`)
             return found.pop() if len(found) == 1 else ""
-        new = re.match(r"new\s+(?:[\w.]+\.)?([A-Z]\w*)\s*(?:<[^()]*>)?\s*[({]", e)
-        if new:
-            return new.group(1) if self.is_type(new.group(1)) else default_class(self.p, s.rel, new.group(1))  # (JS: its default)
+        new = re.match(r"new\s+(?:[\w.]+\.)?([A-Z]\w*|this)\s*(?:<[^()]*>)?\s*[({]", e)
+        if new:  # (JS: `new this(…)` in a static method its own class, acorn's `Parser.parse`; a default import's class)
+            return name if self.is_type(name := owner(s) if new.group(1) == "this" else new.group(1)) else default_class(self.p, s.rel, name)
         asserted = re.search(r"\.\(\s*\*?\s*(?:\w+\.)?([A-Za-z_]\w*)\s*\)$", e) if s.lang == "go" else None
         if asserted:  # Go's type assertion says the type, whatever gave the value (`engine.pool.Get().(*Context)`)
             return asserted.group(1) if self.is_type(asserted.group(1)) else ""
