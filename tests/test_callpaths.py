@@ -231,7 +231,7 @@ def test_the_central_path_starts_where_the_readme_call_begins_and_goes_down_the_
     # -> Context.invoke, not the deeper side road `echo -> resolve_color -> _strip` the README also calls
     assert path == ["Command.__call__", "Command.main", "Command.invoke", "Context.invoke"], path
     # chapter 1 says how the user's call gets there: `command` returns a `Command`, and calling it runs __call__
-    from orchestrator.authoring.mainpath import made_by
+    from orchestrator.authoring.example_run import made_by
     from orchestrator.authoring.story import _path_walk
 
     entry, typ = made_by(p, central_path(p, entry_points(p))[0]) or (None, None)

@@ -340,8 +340,8 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
         # (Kotlin's `at(Level.DEBUG, marker) { … }`: the lambda after the parentheses is the last argument)
         hit = res.resolve(raw, bool(m.group(2)), f"{args}, {{}}" if trailing and args.strip() else "{}" if trailing else args)
         on_side = code.count("\n", 0, m.start()) in side
-        if hit is None and s.lang == "ruby" and re.match(r"[A-Z]\w*(?:::[A-Z]\w*)*\.[a-z_]\w*[!?]?\.[a-z_]\w*$", raw):
-            hit = _ruby_paren_less(res, raw, found, m.start() if outer else -1, on_side)  # `Rainbow.global.wrap(s)`
+        if s.lang == "ruby" and re.match(r"[A-Z]\w*(?:::[A-Z]\w*)*\.[a-z_]\w*[!?]?\.[a-z_]\w*$", raw):
+            hit = _ruby_paren_less(res, raw, found, m.start() if outer else -1, on_side) or hit  # `Rainbow.global.wrap(s)`
         if hit is not None and (hit.rel, hit.d.start_line) != (s.rel, s.d.start_line):
             key = (hit.rel, hit.name, hit.d.start_line)  # the macro `log!` and the function `__private_api::log`: two
             last = m.start() if outer else (found[key][2] if key in found else -1)

@@ -11,6 +11,7 @@ from .entry import PRINTS as _PRINTS, TYPE_ARGS
 from .example_args import takes
 from .overview import example_of
 from .project import Project, Sym
+from .ruby_mixins import missing
 
 if TYPE_CHECKING:
     from .valuetypes import Typer
@@ -242,7 +243,7 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     # arguments can be given to (`gson.toJson(1)`: a number is no `JsonElement`)
     found = [x for x in p.find(meth) if x.dotted == f"{name}.{meth}" and x.kind == "method"]
     if not found:  # an inherited or embedded one (goquery's `Document` embeds `*Selection`)
-        found = [x for x in _typer(p).member(name, meth) if x.kind == "method"]
+        found = [x for x in _typer(p).member(name, meth) or missing(_typer(p).member, name, meth) if x.kind == "method"]
     fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code, "<" in m.group(0))]
     # a call that makes what the statement runs next (okhttp's `client.newCall(request).execute()`, handlebars'
     # `handlebars.compileInline("…").apply(ctx)`): the last link is the run, of the type the chain gives

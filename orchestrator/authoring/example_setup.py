@@ -6,17 +6,8 @@ from __future__ import annotations
 
 import re
 
-from .mainpath import (
-    SERVING_BONUS,
-    START_SHARE,
-    _maker,
-    _starts,
-    call_path,
-    central_path,
-    made_by,
-    made_fn,
-    path_value,
-)
+from .example_run import SERVING_BONUS, made_by, made_fn
+from .mainpath import START_SHARE, _maker, _starts, call_path, central_path, path_value
 from .project import Project, Sym
 from .ruby_mixins import class_or_instance
 

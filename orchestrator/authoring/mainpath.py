@@ -1,5 +1,5 @@
 """The main path chapter 1 traces (issue 35): where a user's call begins (the README example's
-serving call before its set-up calls), and the chain of calls from there down to where the work
+run before its set-up calls: example_run.py), and the chain of calls from there down to where the work
 is done, through the calls the map resolves and the conventions a call graph cannot see
 (hops.py: a server calling the handler it is given, a field holding a method)."""
 
@@ -9,36 +9,14 @@ import posixpath
 import re
 
 from .bound_names import bound_methods
-from .codetext import call_args
 from .entry import TYPE_ARGS
-from .example_calls import (
-    BLOCK_LANGS,
-    SETUP_NAMES,
-    block_run,
-    built_by,
-    built_type,
-    chain_member,
-    chain_of,
-    consuming_call,
-    final_call,
-    fitting_overloads,
-    given_names,
-    in_loop,
-    inside_blocks,
-    iterated_value,
-    linked,
-    made_from,
-    made_here,
-    made_with,
-    one_call,
-    printed_value,
-)
+from .example_calls import BLOCK_LANGS, fitting_overloads, inside_blocks, made_from, one_call
+from .example_run import SERVING_BONUS, serving_first
 from .facts import side_calls
 from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
 from .local_defs import parent, returned, weight
 from .overview import MAX_PATH, example_of
-from .project import Project, Sym, project_name
-from .servers import node_server, own_runs, wrapping_method
+from .project import Project, Sym
 
 RANK_SHARE = 2.0  # a path through the best-ranked code is worth up to two more calls of depth
 HAND_OFF = 1.0  # a step that follows the body's last call on its main line: where the work is handed on
@@ -295,134 +273,7 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     by_alias = bound_methods(p)  # (pyjwt's `jwt.encode` is `PyJWT.encode`, bound at module level: not `PyJWS.encode`)
     out = [(s, 0.0 if s.kind == "method" and s.short in by_alias and s is not by_alias[s.short] else b) for s, b in out]
     out = fitting_overloads(p, ex.as_calls, out) if ex is not None else out
-    return _serving_first(p, ex.calls_code if ex is not None else "", out, ex.lang if ex is not None else "")
-
-
-_SETUP = re.compile(rf"(?i)^(?:{SETUP_NAMES})$")
-SERVING_BONUS = 2.0  # above any set-up call, however early the example makes it (1 at most)
-
-
-def _serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: str = "") -> list[tuple[Sym, float]]:
-    """Where the example both sets up and runs (`app.get(…); app.listen(3000)`, `r.Get(…);
-    http.ListenAndServe(":3000", r)`, `cmd.Run(ctx, os.Args)`), the run is the call to follow: its
-    start (the method or function of that name, or, when another package's server is handed a value
-    of the project, what the server runs on it: `made_by`'s `ServeHTTP`) outweighs the set-up calls."""
-    # Go's `http.Handle("/", r)` registers the value with the default server; a project's own `r.Handle` is set-up
-    if lang == "ruby":  # a call written without parentheses at a line's end: optparse's `end.parse!`
-        code = re.sub(r"(?m)(\.\s*[a-z_]\w*[!?]?)[ \t]*$", r"\1()", code)
-    runs = own_runs(code)
-    exported = re.search(r"(?m)^\s*export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$", code)
-    typ = built_type(p, code, exported.group(1)) if exported and not runs else ""
-    fetch = [x for x in p.find("fetch") if typ and x.dotted == f"{typ}.fetch" and x.kind == "method"]
-    if len(fetch) == 1 and exported is not None:  # `export default app`: a runtime of fetch handlers (Workers, Bun, Deno) calls `app.fetch`
-        p._keys[("exported_fetch", fetch[0].rel, fetch[0].d.start_line)] = typ
-        _setup_calls(p, code, exported.start(1), {exported.group(1)})
-        return [(x, b) for x, b in starts if x is not fetch[0]] + [(fetch[0], SERVING_BONUS)]
-    block = block_run(p, code, [x for x, _b in starts]) if lang in BLOCK_LANGS else None
-    if block is not None:  # `flowOf(…).test { awaitItem() }`: `test` sets up, the block's calls run
-        p._keys[("setup_calls",)] = [block[0]]
-        return [(x, b) for x, b in starts if x is not block[1]] + [(block[1], SERVING_BONUS)]
-    final = final_call(p, code, lang)
-    # (or on what the value's maker gives: okhttp's `client.newCall(request).execute()`)
-    calls = list(re.finditer(rf"(@?[A-Za-z_$][\w$]*)\s*(?:\.\s*\w+\s*\([^()]*\)\s*)?\.\s*{re.escape(final[0].short)}{TYPE_ARGS}\s*\(",
-                             code)) if final else []
-    # (not one inside another call's arguments: Bogus' `.RuleFor(u => u.Orders, f => testOrders.Generate(3))`)
-    calls = [m for m in calls if code.count("(", 0, m.start()) == code.count(")", 0, m.start())] or calls
-    last = [m for m in calls if m.group(1) == calls[0].group(1)][-1] if calls else None  # (the last on that value: semver's)
-    given = consuming_call(p, code, lang)
-    if given is not None and given[1] > max(last.start() if last else -1, runs[-1].start() if runs else -1):
-        # it ends by handing what it built to a function of the project (pulldown-cmark's `push_html(&mut out,
-        # parser)`): that function runs it, and the call that built the value is its set-up
-        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in given[2]] if n]
-        return [(x, b) for x, b in starts if x is not given[0]] + [(given[0], SERVING_BONUS)]
-    shown = printed_value(p, code, lang) if not runs else None
-    if shown is not None and last is not None and code.rfind(shown[1]) > last.end():
-        last = None  # it prints what it built after the calls that set it up (comfy-table's `println!("{table}")`)
-    if last is not None and (not runs or last.end() > runs[-1].start()):  # (a run in its chain too)
-        # the example ends by running what it built (liquid's `@template.render(…)` after the `parse` that made it):
-        # that run is the path, and the call that built the value its set-up
-        # (and the calls that made what it is given: commonmark's `renderer.render(document)`, `document = parser.parse(…)`)
-        given_to = given_names(call_args(code, last.end() - 1)) + made_with(code, last.group(1))  # (`HtmlGenerator(src, tree)`)
-        maker = re.match(r"@?[\w$]+\s*\.\s*(\w+)\s*\(", last.group())  # (`client.newCall(request)`: it sets up `execute()`)
-        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in [last.group(1).lstrip("@"), *given_to]] if n] + \
-            ([maker.group(1)] if maker and maker.group(1) != final[0].short else [])
-        out = [(x, b) for x, b in starts if all(x is not f for f in final)]
-        return out + [(f, SERVING_BONUS) for f in final]
-    looped = iterated_value(p, code, lang) if not runs else None
-    if looped is not None and last is None:
-        # `for i in tqdm(range(10000)):` runs `tqdm.__iter__`, set up by `tqdm.__init__`
-        p._keys[("setup_calls",)] = [looped[1].dotted] if looped[1] else []
-        p._keys[("looped",)] = (looped[0].rel, looped[0].d.start_line)  # (chapter 1 says the loop runs it)
-        ctor = [(looped[1], 0.5)] if looped[1] and all(x is not looped[1] for x, _b in starts) else []
-        return [(x, b) for x, b in starts if x is not looped[0]] + ctor + [(looped[0], SERVING_BONUS)]
-    if shown is not None:  # `puts user_table`: its `to_s`
-        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, shown[1], lang)] if n]
-        return [(x, b) for x, b in starts if x is not shown[0]] + [(shown[0], SERVING_BONUS)]
-    if not runs:
-        # the last call runs after calls that only configure (`nunjucks.configure({…}); nunjucks.renderString(…)`),
-        # or in the program's main loop (schedule's `while True: schedule.run_pending()` after
-        # `schedule.every(10)…do(job)`); the first call is its set-up
-        named = {x.short: x for x, _b in starts}
-        if len(re.findall(r"(?m)^\s*(?:\"[^\"\n]*\"|'[^'\n]*')\s*\.\s*[A-Za-z_]\w*\s*\(", code)) >= 3:
-            return starts  # a showcase of calls on literals (colored's `"this is blue".blue();`, one per line): no run, the first
-        calls = [m for m in re.finditer(r"(?<![\w$.])[A-Za-z_$][\w$]*\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", code) if m.group(1) in named]
-        seq = [m.group(1) for m in calls]
-        links = list(re.finditer(rf"\)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code))
-        if links and links[-1].group(1) in named and len(set(seq[1:]) - set(seq[:1])) <= 1 \
-                and all(c.start() < links[-1].start() for c in calls) and linked(code, links):
-            # a builder's chain ends in the call that makes or runs what the links configured (feign's `Feign.builder()
-            # .decoder(…).target(GitHub.class, url)`; resty's `client.R().SetHeader(…).Get(url)`): the last link is the run
-            p._keys[("setup_calls",)] = []
-            chained = chain_member(p, code, links[-1].start(), links[-1].group(1), lang)  # (the chain's own type's)
-            if chained:
-                return [(x, b) for x, b in starts if x not in chained] + [(x, SERVING_BONUS) for x in chained]
-            return [(x, SERVING_BONUS if x.short == links[-1].group(1) else b) for x, b in starts]
-        if links and linked(code, links) and links[-1].group(1) not in named:
-            # a fluent chain on what a function of the project gives back (ts-pattern's `match(x).with(…).with(…)
-            # .exhaustive()`): each link is a method of that type the example runs; the path goes deepest from one
-            ran = list({id(x): x for ln in chain_of(code, links)
-                        for x in chain_member(p, code, ln.start(), ln.group(1), lang)}.values())
-            if ran:
-                p._keys[("setup_calls",)] = []
-                return [(x, b) for x, b in starts if all(x is not r for r in ran)] + [(x, SERVING_BONUS) for x in ran]
-        if len(set(seq)) >= 2 and (all(_SETUP.match(n) for n in seq[:-1]) or in_loop(code, calls[-1].start())):
-            p._keys[("setup_calls",)] = [seq[0]] if seq[0] != seq[-1] else []
-            return [(x, SERVING_BONUS if x.short == seq[-1] else b) for x, b in starts]
-        return starts
-    m, verb = runs[-1], runs[-1].group(2)
-    # `http.createServer(app).listen(3000)`: Node's server calls what the project made
-    if (handed := node_server(p, code, m.start(), starts) if lang in ("javascript", "typescript") else None) is not None:
-        _setup_calls(p, code, m.start(), {handed[1]})
-        return [(s, SERVING_BONUS if s is handed[0] else b) for s, b in starts]
-
-    args = set(re.findall(r"(?<![\w.$\"'])([A-Za-z_$][\w$]*)\s*(?:,|$)", call_args(code, m.end() - 1)))
-    _setup_calls(p, code, m.start(), ({m.group(1)} if m.group(1) else set()) | args)
-    # and the calls that made what it is given (expr's `program, err := expr.Compile(…)` before `expr.Run(program, env)`)
-    p._keys[("setup_calls",)] += [n for n in (built_by(p, code, v, lang) for v in sorted(args)) if n and n not in p._keys[("setup_calls",)]]
-    for arg in re.findall(r"[A-Za-z_]\w*", call_args(code, m.end() - 1)):  # `serve(listener, app)`: `let app = Router::new()`
-        made = re.search(rf"\blet\s+(?:mut\s+)?{arg}\s*=\s*([A-Z]\w*)::", code)
-        if made and any(x.kind in ("struct", "class", "enum") for x in p.find(made.group(1))):
-            p._keys[("served_type",)] = made.group(1)
-    own = {s.short for s, _ in starts} - {"Handle"}  # (`http.Handle` is always the other package's)
-    out = list(starts)
-    on = m.group(1) or made_here(code, m.start())
-    typed = [x for x in p.find(verb) if on and (x.kind == "method" and x.short == verb and re.split(r"\.|::", x.dotted)[-2:-1] == [on]
-                                                or f"{on}.{verb}" in x.d.aliases)]  # (`Papa.parse = CsvToJson`)
-    if len(typed) == 1:  # `Url::parse(…)`: that type's `parse`, not every `parse` of the project (`Host::parse`)
-        return [(s, b) for s, b in out if s is not typed[0]] + [(typed[0], SERVING_BONUS)]
-    if typed and not m.group(1):  # picocli's `new CommandLine(new Example()).execute(args)`: that class's overloads
-        return [(s, b) for s, b in out if s.short != verb] + [(x, SERVING_BONUS) for x in typed]
-    if verb in own:
-        out = [(s, SERVING_BONUS if s.short == verb else b) for s, b in out]
-    elif m.group(1):  # another package's server (`http.ListenAndServe`) serving a value of the project
-        wrap = wrapping_method(code, call_args(code, m.end() - 1), out)
-        out = [(s, SERVING_BONUS if (s is wrap if wrap else made_by(p, s)) else b) for s, b in out]
-        p._keys[("served_by",)] = f"{m.group(1)}.{verb}"  # chapter 1 says who calls the start
-    if verb not in own:
-        fn = [x for x in p.find(verb) if x.kind == "function" and x.d.exported and x.short == verb]
-        if len(fn) == 1 and m.group(1) and m.group(1).lower() in (p.root.name.lower(), project_name(p.root).lower()):
-            out.append((fn[0], SERVING_BONUS))  # `axum::serve(listener, app)`: the project's own server
-    return out
+    return serving_first(p, ex.calls_code if ex is not None else "", out, ex.lang if ex is not None else "")
 
 
 def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
@@ -458,43 +309,3 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
             best = [e for e in entries if e.kind not in NOT_STEPS][:1] or entries[:1]
         p._keys[key] = best
     return list(p._keys[key])
-
-
-def _setup_calls(p: Project, code: str, at: int, values: set[str]) -> None:
-    """The methods the example calls on the values its serving call runs (`values`), before it and
-    at the serving call's own indentation (`router.GET(…)` before `http.ListenAndServe(":8080", router)`,
-    `app.get(…)` before `app.listen(3000)` or `export default app`; not `res.send(…)` inside a
-    handler): setup_path's starts."""
-    line_start = code.rfind("\n", 0, at) + 1
-    indent = len(code[line_start:at]) - len(code[line_start:at].lstrip())
-    names: list[str] = []
-    for ln in code[:line_start].splitlines():
-        if len(ln) - len(ln.lstrip()) != indent:
-            continue
-        for v in values:
-            names += re.findall(rf"^\s*(?:let\s+\w+\s*=\s*)?{re.escape(v)}\s*\.\s*([A-Za-z_$][\w$]*)\s*\(", ln)
-    p._keys[("setup_calls",)] = names
-
-
-def served_by(p: Project, start: Sym) -> str:
-    """The other package's server the example hands the start's object to (`http.ListenAndServe`), or ''."""
-    return p._keys.get(("served_by",), "") if made_by(p, start) else ""
-
-
-def exported_fetch(p: Project, start: Sym) -> str:
-    """The type whose `fetch` the runtime calls, when the example exports its value as the module's
-    default (hono's `export default app`, `const app = new Hono()`); '' otherwise."""
-    return p._keys.get(("exported_fetch", start.rel, start.d.start_line), "")
-
-
-def made_fn(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
-    """(entry point, maker) when the path's start is the function the maker returns and the example calls the
-    entry point it made (ofetch's `ofetch = createFetch(…)`, whose `$fetch` runs); None otherwise."""
-    return p._keys.get(("made_fn", start.rel, start.d.start_line))
-
-
-def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
-    """(entry point, type) when the path's start is the `__call__` of the type an entry point returns
-    (click's `command` returns a `Command`; the README calls the decorated function, which runs
-    `Command.__call__`); None when a user calls the start itself. Known once central_path ran."""
-    return p._keys.get(("made_by", start.rel, start.d.start_line))

@@ -19,9 +19,10 @@ from typing import Any
 from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
+from .example_run import exported_fetch, made_by, made_fn, served_by
 from .example_setup import setup_path
 from .hops import hop_between
-from .mainpath import central_path, exported_fetch, handed_out, made_by, made_fn, served_by
+from .mainpath import central_path, handed_out
 from .overview import Example, entry_points, example_of
 from .parts import architecture_diagram
 from .path_steps import prepared, sequence_diagram

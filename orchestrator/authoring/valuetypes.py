@@ -25,6 +25,7 @@ from .given import given_type
 from .js_values import default_class, made_result
 from .local_defs import top
 from .local_values import LOCAL_LANGS, assigned_values
+from .module_values import module_named, module_value
 from .project import Project, Sym
 from .references import bound_function
 from .ruby_blocks import block_param_type
@@ -388,14 +389,14 @@ class Typer:
                 typ = f"{typ}.{seg}"  # a type in a namespace (i18n's `Backend::Simple`)
                 continue
             if call is None:  # a field (in Ruby, a call written without parentheses: `Parser.new`)
-                if seg in _PASS or (seg == "new" and s.lang == "ruby") or (seg == "Value" and s.lang == "csharp" and not
+                if seg in _PASS or (seg == "new" and s.lang == "ruby" and (typ := self._made_by_new(typ))) or (seg == "Value" and s.lang == "csharp" and not
                                                                           self.member(typ, seg) and not self.field_type(typ, seg, s.lang)):
                     continue  # (C#'s `x.Value` of a `Lazy<T>` field: FIELD_DECL gave the field the type `T`)
                 hit = self.member(typ, seg) if s.lang == "ruby" else []
                 typ = self.result_type(hit[0]) if len(hit) == 1 else self.field_type(typ, seg, s.lang)
                 continue
             at = call.end() - 1 + len(call_args(e, call.end() - 1)) + 2
-            if seg in _PASS or (seg == "new" and s.lang == "ruby"):
+            if seg in _PASS or (seg == "new" and s.lang == "ruby" and (typ := self._made_by_new(typ))):
                 continue  # `X.new` makes an X
             hit = self.member(typ, seg, m.start() == head.end() and head.group(0)[:1].isupper())  # (`Document.parse(`)
             hit = near(s, rust_type_narrowed(self.p, s, typ, hit))
@@ -430,18 +431,19 @@ class Typer:
         if self.is_type(name):
             return name, at  # `Type.method(…)`, `Type::new(…)`: its own functions
         scope = s.dotted.split(".")[:-1]  # Ruby's `Parser` inside `module Http`: `Http::Parser`, innermost first
+        nxt = re.compile(r"\s*\.\s*(\w+)").match(e, at) if s.lang == "ruby" else None
         for k in range(len(scope), -1, -1):
             whole = ".".join(scope[:k] + [name])
-            if name[:1].isupper() and (k and self.is_type(whole) or s.lang == "ruby" and re.match(r"\s*\.\s*[A-Z]", e[at:])
-                                       and any(x.kind == "module" for x in self.by_dotted.get(whole, ()))):
-                return whole, at  # (a module, as the namespace of the type named next: `Backend::Simple`)
+            if name[:1].isupper() and (k and self.is_type(whole) or nxt and any(x.kind == "module" for x in self.by_dotted.get(whole, ()))
+                                       and (nxt.group(1)[:1].isupper() or self.member(whole, nxt.group(1), True))):
+                return whole, at  # (a module, as the namespace of the type named next, `Backend::Simple`, or of its function: `Pastel.new`)
         params = self.resolver_for(s).param_types()
         if name in params:
             return params[name], at
         items = getattr(self.resolver_for(s), "element_locals", None)  # an item of its own container (`@rows.map { |r|`)
         if items is not None and name in (bound := items()):
             return bound[name], at
-        typ = self.local_type(s, name, depth + 1) or self._module_value(s, name, depth + 1) or given_type(self, s, name, depth + 1, MAX_DEPTH) \
+        typ = self.local_type(s, name, depth + 1) or module_value(self, s, name, depth + 1, MAX_DEPTH) or given_type(self, s, name, depth + 1, MAX_DEPTH) \
             or block_param_type(self, s, name, depth + 1)  # (Ruby's `open(…) do |csv|`: what `open` yields)
         if not typ and own and s.lang in ("java", "csharp", "kotlin") and (name[:1].islower() or s.lang == "csharp"):
             typ = self.field_type(own, name, s.lang)  # a field without `this.` (`parser.Read()`; C#'s property `Root`)
@@ -451,13 +453,19 @@ class Typer:
             methods = [x for x in self.member(own, name) if x.kind == "method" and x is not s]
             return (self.result_type(methods[0]) if len(methods) == 1 else ""), at
         mod = re.compile(r"\s*\.\s*([A-Za-z_]\w*)").match(e, at)
-        if mod and s.lang in ("python", "javascript", "typescript") and self._module_named(name):
+        if mod and s.lang in ("python", "javascript", "typescript") and module_named(self.p, name):
             return self._head_type(s, mod.group(1), e, mod.end(), depth)  # `parser.Parser()`: a module's
         call = re.compile(r"\s*\(").match(e, mod.end()) if mod and s.lang == "go" and self._go_package(s, name) else None
         if mod and call:  # `html.NewRenderer(opts)`: another package's function, by its qualifier
             hit = self.resolver_for(s).resolve(f"{name}.{mod.group(1)}", False, args := call_args(e, call.end() - 1))
             return (self.result_type(hit) if hit is not None and "." not in hit.dotted else ""), call.end() + len(args) + 1
         return "", at
+
+    def _made_by_new(self, typ: str) -> str:
+        """What Ruby's `X.new` gives: an X, unless X defines its own `new` (pastel's `module Pastel` with `def new`,
+        `module_function :new`, gives the `Delegator` its last line builds)."""
+        made = [x for x in self.member(typ, "new", True) if x.lang == "ruby"]
+        return (self.result_type(made[0]) if len(made) == 1 else "") or typ
 
     def _go_package(self, s: Sym, name: str) -> bool:
         """`name` is a package qualifier in `s`: the project has a package of that name, and `s` uses it so."""
@@ -473,28 +481,3 @@ class Typer:
                     out.setdefault(owner(m), []).append(m)
             self.p._keys[key] = out
         return self.p._keys[key]
-
-    def _module_value(self, s: Sym, name: str, depth: int) -> str:
-        """The type of a value the file binds at its top (marked's `const markedInstance = new Marked()`), or a `let`
-        there that its functions assign (nunjucks's `let e;`, `e = new Environment(…)` in `configure`)."""
-        if s.lang not in ("javascript", "typescript", "tsx", "python", "go") or depth >= MAX_DEPTH:
-            return ""  # (Go's package-level `var std = New()`: logrus's exported functions call `std.Info(…)`)
-        ind = r"\s*" if any(re.match(rf"(?:let|var)\s+{re.escape(name)}\s*;", ln) for ln in self.p.lines_of(s.rel)) else ""
-        rx = re.compile(rf"^{ind}(?:export\s+)?(?:(?:const|let|var)\s+)?{re.escape(name)}\s*(?::[^=\n]*)?=(?![=>])\s*(.+?);?\s*$")
-        found = {self.expr_type(s, m.group(1), depth + 1) for ln in self.p.lines_of(s.rel) if (m := rx.match(ln))}
-        if s.lang == "go":  # declared with its type alone (fastjson's `var handyPool ParserPool`)
-            found |= {self.type_in_text(m.group(1), "") for ln in self.p.lines_of(s.rel)
-                      if (m := re.match(rf"var\s+{re.escape(name)}\s+\*?([A-Z]\w*)\s*(?://.*)?$", ln))}
-        found.discard("")
-        return found.pop() if len(found) == 1 else ""
-
-    def _module_named(self, name: str) -> bool:
-        """`name` is one of the project's modules (a file or package of that name)."""
-        key = ("vt_modules",)
-        if key not in self.p._keys:
-            stems: set[str] = set()
-            for rel in self.p.code_files():
-                parts = rel.rsplit(".", 1)[0].split("/")
-                stems.update(parts)
-            self.p._keys[key] = stems
-        return name in self.p._keys[key]

@@ -1,0 +1,99 @@
+"""Where chapter 1's main path goes (issue 35, session 31, set 30 as the development set after its measurement).
+Each rule on a small source, failing without it."""
+
+from __future__ import annotations
+
+from conftest import traced as _path, write_files as _write
+
+from orchestrator.authoring.project import load
+
+# pastel's shape: a module whose own `new` (a module function) builds a delegator, and a delegator that answers
+# every colour a user calls on it through `method_missing`
+_PASTEL = {
+    "README.md": """# pastel
+
+Terminal output styling.
+
+## Usage
+
+```ruby
+pastel = Pastel.new
+
+puts pastel.red("Unicorns!")
+```
+""",
+    "pastel.gemspec": "Gem::Specification.new { |s| s.name = 'pastel' }\n",
+    "lib/pastel.rb": """require_relative "pastel/delegator"
+
+module Pastel
+  def new(enabled: nil)
+    color = Color.new(enabled: enabled)
+    resolver = ColorResolver.new(color)
+    Delegator.wrap(resolver)
+  end
+  module_function :new
+end
+""",
+    "lib/pastel/delegator.rb": """module Pastel
+  class Delegator
+    def self.wrap(resolver, chain = [])
+      new(resolver, chain)
+    end
+
+    def initialize(resolver, chain)
+      @resolver = resolver
+      @chain = chain
+    end
+
+    def method_missing(method_name, *args, &block)
+      new_chain = @chain + [method_name]
+      if args.empty?
+        self.class.wrap(@resolver, new_chain)
+      else
+        @resolver.resolve(new_chain, args.join)
+      end
+    end
+  end
+end
+""",
+    "lib/pastel/color_resolver.rb": """module Pastel
+  class ColorResolver
+    attr_reader :color
+
+    def initialize(color)
+      @color = color
+    end
+
+    def resolve(base, string)
+      color.decorate(string, *base)
+    end
+  end
+end
+""",
+    "lib/pastel/color.rb": """module Pastel
+  class Color
+    def initialize(enabled: nil)
+      @enabled = enabled
+    end
+
+    def decorate(string, *colors)
+      return string if string.empty?
+      apply_codes(string, colors)
+    end
+
+    def apply_codes(string, colors)
+      colors.join + string
+    end
+  end
+end
+""",
+}
+
+
+def test_a_module_functions_new_gives_what_it_builds_and_method_missing_answers_the_call_on_it(tmp_path):
+    # `Pastel.new` is the module's own function, which returns a `Delegator`; `pastel.red(…)` is no method of
+    # it: its `method_missing` runs, and hands to the resolver and the colour
+    path = _path(load(_write(tmp_path / "pastel", _PASTEL)))
+    run = path[path.index("|") + 1:]
+    assert run[:3] == ["Pastel.Delegator.method_missing", "Pastel.ColorResolver.resolve", "Pastel.Color.decorate"], path
+
