@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from conftest import traced as _path, write_files as _write
 
+from orchestrator.authoring.example_calls import final_call
+from orchestrator.authoring.overview import entry_points, example_of
 from orchestrator.authoring.project import load
 
 # pastel's shape: a module whose own `new` (a module function) builds a delegator, and a delegator that answers
@@ -97,3 +99,50 @@ def test_a_module_functions_new_gives_what_it_builds_and_method_missing_answers_
     run = path[path.index("|") + 1:]
     assert run[:3] == ["Pastel.Delegator.method_missing", "Pastel.ColorResolver.resolve", "Pastel.Color.decorate"], path
 
+
+
+# showdown's shape: an ES5 constructor assigned to a member of the package object, its methods `this.x = function`
+# in its body; the README makes it as `new showdown.Converter()` in one `var` with the call that runs it
+_SHOWDOWN = {
+    "README.md": """# showdown
+
+```js
+var showdown  = require('showdown'),
+    converter = new showdown.Converter(),
+    text      = '# hello, markdown!',
+    html      = converter.makeHtml(text);
+```
+""",
+    "package.json": '{"name": "showdown", "main": "src/showdown.js"}\n',
+    "src/showdown.js": "var showdown = {};\nmodule.exports = showdown;\n",
+    "src/converter.js": """showdown.Converter = function (converterOptions) {
+  var options = converterOptions || {};
+
+  this.makeHtml = function (text) {
+    if (!text) {
+      return text;
+    }
+    text = this.normalize(text);
+    return this.blocks(text);
+  };
+
+  this.normalize = function (text) {
+    return text.replace(/\\r\\n/g, '\\n');
+  };
+
+  this.blocks = function (text) {
+    return '<p>' + text + '</p>';
+  };
+};
+""",
+}
+
+
+def test_the_this_members_of_a_constructor_assigned_to_a_packages_name_are_its_methods(tmp_path):
+    p = load(_write(tmp_path / "showdown", _SHOWDOWN))
+    assert {s.dotted for s in p.symbols() if s.kind == "method"} >= {"showdown.Converter.makeHtml", "showdown.Converter.blocks"}
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["showdown.Converter.makeHtml", "showdown.Converter.blocks"], path
+    # the value is made by `new showdown.Converter()`: the class the package's member names
+    ex = example_of(p, entry_points(p))
+    assert [s.dotted for s in final_call(p, ex.code, "javascript")] == ["showdown.Converter.makeHtml"]

@@ -30,13 +30,13 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     v = re.escape(var)  # (a declared type is on the variable's line: an import's last name `SchemaError` is not one)
     # the class constructed is the one that runs, whatever the variable is declared as (easy-rules'
     # `RulesEngine rulesEngine = new DefaultRulesEngine();`), when the statement is only that construction
-    made = re.search(rf"\b{v}\s*=\s*new\s+(?:\w+\.)*([A-Z]\w*)\s*(?:<[^>\n]*>)?\s*\(", code)
-    if made and is_class(made.group(1)):
+    made = re.search(rf"\b{v}\s*=\s*new\s+((?:\w+\.)*)([A-Z]\w*)\s*(?:<[^>\n]*>)?\s*\(", code)
+    if made and (is_class(made.group(2)) or is_class(made.group(1) + made.group(2))):  # (showdown's `new showdown.Converter()`)
         from .valuetypes import call_args
 
         after = re.match(r"\s*(?://[^\n]*\s*)*(\S?)", code[made.end() + len(call_args(code, made.end() - 1)) + 1:])
         if after is None or after.group(1) != ".":  # (not a builder the statement goes on to call: `new X()⏎.Build()`)
-            return made.group(1)
+            return made.group(2) if is_class(made.group(2)) else made.group(1) + made.group(2)
     # (a module's class: Python's `patch = jsonpatch.JsonPatch(…)`)
     typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?[ \t]+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*(?:::|\.))*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*(\w+)\s*\()", code)
     name = (typ.group(1) or typ.group(2)).replace("::", ".") if typ else ""  # (Ruby's `Liquid::Template`: `Liquid.Template`)

@@ -196,11 +196,23 @@ def umd_members(text: str) -> dict[str, str]:
 
 def constructor_member(src: Any, node: Any, scope: Any) -> bool:
     """`this.stream = function (…) { … }` written in the body of an ES5 constructor function (`function
-    StringStreamer(config) { … }`, a capitalised function of the module): a method of its instances."""
+    StringStreamer(config) { … }`, a capitalised function of the module, or one assigned to a capitalised name:
+    showdown's `showdown.Converter = function (…) { … this.makeHtml = function (text) {…} }`): a method of its instances."""
     left = node.child_by_field_name("left") if node.type == "assignment_expression" and src.lang in ("javascript", "typescript", "tsx") else None
-    if left is None or not src.text(left).startswith("this.") or scope.type != "function_declaration":
+    if left is None or not src.text(left).startswith("this.") or scope.type not in ("function_declaration", "function_expression", "function"):
         return False
-    name = scope.child_by_field_name("name")
+    name = constructor_name(src, scope)
     statement = node.parent
-    return name is not None and src.text(name)[:1].isupper() and statement is not None and \
+    return name.rsplit(".", 1)[-1][:1].isupper() and statement is not None and \
         statement.parent is not None and statement.parent.parent == scope
+
+
+def constructor_name(src: Any, fn: Any) -> str:
+    """The name a function is declared or assigned under (`function X`, `a.X = function`, `var X = function`), or ''."""
+    name = fn.child_by_field_name("name") if fn.type == "function_declaration" else None
+    parent = fn.parent
+    if name is None and parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == fn:
+        name = parent.child_by_field_name("left")
+    elif name is None and parent is not None and parent.type == "variable_declarator" and parent.child_by_field_name("value") == fn:
+        name = parent.child_by_field_name("name")
+    return src.text(name) if name is not None else ""

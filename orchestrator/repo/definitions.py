@@ -201,6 +201,8 @@ def _container_name(src: Source, node: Any) -> str:
             return own
     if node.type == "impl_item":
         return _base_type(src, node.child_by_field_name("type"))
+    if node.type in ("function_expression", "function"):  # an ES5 constructor assigned to its name (commonjs.constructor_member)
+        return commonjs.constructor_name(src, node)
     name = node.child_by_field_name("name")
     if name is None and node.type == "class" and node.parent is not None:
         name = node.parent.child_by_field_name("name")  # const K = class { … }
