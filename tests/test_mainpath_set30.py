@@ -6,6 +6,7 @@ from __future__ import annotations
 from conftest import traced as _path, write_files as _write
 
 from orchestrator.authoring.example_calls import final_call
+from orchestrator.authoring.facts import all_calls
 from orchestrator.authoring.overview import entry_points, example_of
 from orchestrator.authoring.project import load
 
@@ -146,3 +147,13 @@ def test_the_this_members_of_a_constructor_assigned_to_a_packages_name_are_its_m
     # the value is made by `new showdown.Converter()`: the class the package's member names
     ex = example_of(p, entry_points(p))
     assert [s.dotted for s in final_call(p, ex.code, "javascript")] == ["showdown.Converter.makeHtml"]
+
+
+def test_a_js_this_call_is_the_method_its_own_file_defines_of_a_class_name_two_files_define(tmp_path):
+    # superagent: src/node/index.js and src/client.js (the browser's) each define `Request` and its `_end`
+    body = "function Request(url) {\n  this.url = url;\n}\n\nRequest.prototype.end = function (fn) {\n  this._callback = fn;\n" \
+           "  this._end();\n};\n\nRequest.prototype._end = function () {\n  return this.url;\n};\n\nmodule.exports = Request;\n"
+    p = load(_write(tmp_path / "agent", {"package.json": '{"name": "agent", "main": "src/node/index.js"}\n',
+                                         "src/node/index.js": body, "src/client.js": body}))
+    end = next(s for s in p.symbols() if s.dotted == "Request.end" and s.rel == "src/node/index.js")
+    assert [(c.dotted, c.rel) for c in all_calls(p, end)] == [("Request._end", "src/node/index.js")]

@@ -97,6 +97,8 @@ def near(s: Sym, hit: list[Sym]) -> list[Sym]:
     two crates), those of the caller's own directory; else all of them (a C# partial class's files are one
     directory: all its methods stay)."""
     here = posixpath.dirname(s.rel)
+    if len(hit) > 1 and s.lang in ("javascript", "typescript") and (mine := [x for x in hit if x.rel == s.rel]):
+        return mine  # (no partial classes: superagent's node `Request.end` calls its own file's `_end`, not the browser's)
     if len(hit) > 1 and s.lang in ("rust", "go", "java", "csharp", "kotlin") and len({posixpath.dirname(x.rel) for x in hit}) > 1:
         found = [x for x in hit if posixpath.dirname(x.rel) == here]
         return found or hit
