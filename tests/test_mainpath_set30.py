@@ -157,3 +157,28 @@ def test_a_js_this_call_is_the_method_its_own_file_defines_of_a_class_name_two_f
                                          "src/node/index.js": body, "src/client.js": body}))
     end = next(s for s in p.symbols() if s.dotted == "Request.end" and s.rel == "src/node/index.js")
     assert [(c.dotted, c.rel) for c in all_calls(p, end)] == [("Request._end", "src/node/index.js")]
+
+
+def test_a_comment_after_the_statement_that_makes_an_examples_value_is_not_read_as_its_value(tmp_path):
+    # neverthrow's `const myResult = ok({ myData: 'test' }) // instance of `Ok``
+    p = load(_write(tmp_path / "nt", {
+        "package.json": '{"name": "nt", "main": "src/index.ts"}\n',
+        "src/index.ts": "export class Ok<T> {\n  constructor(readonly value: T) {}\n\n  isOk(): boolean {\n    return true\n  }\n}\n\n"
+                        "export function ok<T>(value: T): Ok<T> {\n  return new Ok(value)\n}\n"}))
+    code = "import { ok } from 'nt'\n\nconst myResult = ok({ myData: 'test' }) // instance of `Ok`\n\nmyResult.isOk() // true\n"
+    assert [s.dotted for s in final_call(p, code, "typescript")] == ["Ok.isOk"]
+
+
+def test_a_first_block_that_only_makes_a_value_gives_way_to_the_sections_block_that_makes_and_runs_its_own(tmp_path):
+    # Sprache's Usage: `var parseA = Parse.Char('A').AtLeastOnce();` alone, then a block that builds `identifier`
+    # and runs `identifier.Parse(" abc123  ")`
+    p = load(_write(tmp_path / "sp", {
+        "README.md": "# sp\n\n### Usage\n\nA simple parser:\n\n```csharp\nvar parseA = Parse.Char('A').AtLeastOnce();\n```\n\n"
+                     "Bigger ones:\n\n```csharp\nParser<string> identifier =\n    from first in Parse.Letter.Once()\n    select first;\n\n"
+                     "var id = identifier.Parse(\" abc123  \");\n\nAssert.AreEqual(\"abc123\", id);\n```\n\n### Background\n\nText.\n",
+        "src/Sp/Sp.csproj": "<Project/>\n",
+        "src/Sp/Parse.cs": "namespace Sp\n{\n    public static class Parse\n    {\n        public static Parser<char> Char(char c)\n"
+                           "        {\n            return i => i;\n        }\n    }\n}\n",
+    }))
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and "identifier.Parse" in ex.code and "parseA" not in ex.code

@@ -97,6 +97,8 @@ def example_type(p: Project, code: str, var: str, lang: str, expr: str = "") -> 
     by_dotted, by_short = _sym_index(p)
     if lang == "go":
         code = _go_unaliased(p, code)
+    if lang not in ("python", "ruby"):  # (a comment after the statement is none of its value: neverthrow's `// instance of `Ok``)
+        code = re.sub(r"(?m)(^|\s)//[^\n]*", r"\1", code)
     lines = code.count("\n") + 2
     fake = Sym("", Definition(kind="function", name="__example__", qualified_name="__example__", signature="",
                               doc="", start_line=1, end_line=lines, exported=False, aliases=[]), 0.0, lang)

@@ -355,6 +355,12 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
                  or any(v in built for m in re.finditer(shown, code) for v in m.groups() if v)
                  or (values or made) and a < after and any(re.search(rf"(?<![\w$.]){re.escape(v)}\s*\.\s*\w+\s*\(", code) for v in built)):
             return replace(ex, then=Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel))
+        # (a value the section never runs, sprache's `var parseA = Parse.Char('A').AtLeastOnce();`, then a block that
+        # makes and runs its own, `identifier.Parse(" abc123  ")`: the section's example is that one, which runs whole)
+        own = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*:?=(?!=)", code))
+        if built and ex.last < a < end and (_lang_of_tag(tag) or ex.lang) == ex.lang and not any(v in code for v in built) \
+                and any(m.group(1) in own for m in SERVING.finditer(code)) and b - a <= MAX_EXAMPLE_LINES:
+            return Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel)
     return ex
 
 
