@@ -96,9 +96,17 @@ end
 def test_a_module_functions_new_gives_what_it_builds_and_method_missing_answers_the_call_on_it(tmp_path):
     # `Pastel.new` is the module's own function, which returns a `Delegator`; `pastel.red(…)` is no method of
     # it: its `method_missing` runs, and hands to the resolver and the colour
-    path = _path(load(_write(tmp_path / "pastel", _PASTEL)))
+    p = load(_write(tmp_path / "pastel", _PASTEL))
+    path = _path(p)
     run = path[path.index("|") + 1:]
     assert run[:3] == ["Pastel.Delegator.method_missing", "Pastel.ColorResolver.resolve", "Pastel.Color.decorate"], path
+    # chapter 1 says that Ruby sends the example's call there, not that a user calls `method_missing`
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.story import _path_walk
+
+    text = "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en", after_setup=True))
+    assert "`Pastel::Delegator` defines no method for the example's `pastel.red(…)`, so Ruby sends the call to its " \
+           "`Pastel::Delegator::method_missing`" in text, text
 
 
 

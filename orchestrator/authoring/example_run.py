@@ -79,6 +79,8 @@ def serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: 
         maker = re.match(r"@?[\w$]+\s*\.\s*(\w+)\s*\(", last.group())  # (`client.newCall(request)`: it sets up `execute()`)
         p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in [last.group(1).lstrip("@"), *given_to]] if n] + \
             ([maker.group(1)] if maker and maker.group(1) != final[0].short else [])
+        if final[0].short == "method_missing":  # (chapter 1 says which call of the example Ruby sends to it)
+            p._keys[("ghost_call", final[0].rel, final[0].d.start_line)] = re.sub(r"\s*\($", "", last.group()).strip()
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]
         return out + [(f, SERVING_BONUS) for f in final]
     looped = iterated_value(p, code, lang) if not runs else None
@@ -196,3 +198,9 @@ def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
     (click's `command` returns a `Command`; the README calls the decorated function, which runs
     `Command.__call__`); None when a user calls the start itself. Known once central_path ran."""
     return p._keys.get(("made_by", start.rel, start.d.start_line))
+
+
+def ghost_call(p: Project, start: Sym) -> str:
+    """The example's call (`pastel.red`) that reaches the path's start because the value's class defines no such
+    method and Ruby sends it to the class's `method_missing`; '' otherwise."""
+    return p._keys.get(("ghost_call", start.rel, start.d.start_line), "")

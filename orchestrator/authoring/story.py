@@ -19,7 +19,7 @@ from typing import Any
 from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
-from .example_run import exported_fetch, made_by, made_fn, served_by
+from .example_run import exported_fetch, ghost_call, made_by, made_fn, served_by
 from .example_setup import setup_path
 from .hops import hop_between
 from .mainpath import central_path, handed_out
@@ -228,6 +228,9 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
         intro = s["ov_path_fetch"].format(type=fetched, **at)
     elif made:
         intro = s["ov_path_served" if server else "ov_path_made"].format(entry=made[0].name, type=made[1].name, server=server, **at)
+    elif ghost := ghost_call(p, first):  # (pastel's `pastel.red(…)`, answered by `Delegator#method_missing`)
+        intro = s["ov_path_missing"].format(call=ghost, type=first.name.rsplit("::", 1)[0] if "::" in first.name
+                                            else first.dotted.rsplit(".", 1)[0], **at)
     elif p._keys.get(("looped",)) == (first.rel, first.d.start_line):
         intro = s["ov_path_looped"].format(type=first.dotted.rsplit(".", 1)[0], **at)
     else:
