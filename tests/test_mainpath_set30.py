@@ -190,3 +190,18 @@ def test_a_first_block_that_only_makes_a_value_gives_way_to_the_sections_block_t
     }))
     ex = example_of(p, entry_points(p))
     assert ex is not None and "identifier.Parse" in ex.code and "parseA" not in ex.code
+
+
+def test_a_step_into_a_ruby_initialize_names_the_new_its_line_writes(tmp_path):
+    # highline's `Terminal.get_terminal` writes `HighLine::Terminal::UnixStty.new(input, output)`, which runs the
+    # `initialize` UnixStty has from Terminal: "calls `Terminal::initialize`" is what R1 cannot see on that line
+    from orchestrator.authoring.tracing import imported_as
+
+    p = load(_write(tmp_path / "hl", {
+        "lib/hl/terminal.rb": "class HighLine\n  class Terminal\n    def self.get_terminal(input, output)\n"
+                              "      terminal = HighLine::Terminal::UnixStty.new(input, output)\n      terminal\n    end\n\n"
+                              "    def initialize(input, output)\n      @input = input\n    end\n  end\nend\n",
+        "lib/hl/terminal/unix_stty.rb": "class HighLine\n  class Terminal\n    class UnixStty < Terminal\n"
+                                        "      def raw\n        1\n      end\n    end\n  end\nend\n"}))
+    init = next(s for s in p.symbols() if s.dotted == "HighLine.Terminal.initialize")
+    assert imported_as(p, init, "lib/hl/terminal.rb", 4) == "HighLine::Terminal::UnixStty.new"

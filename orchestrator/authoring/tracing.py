@@ -155,8 +155,12 @@ def name_line(p: Project, s) -> int:
 def imported_as(p: Project, b: Sym, rel: str, at: int) -> str:
     """The name line `at` of JS/TS file `rel` calls `b` by, when it imports `b`'s module under another name (multer's
     `var memoryStorage = require('./storage/memory')`, then `memoryStorage()`, for the module's unnamed export that the
-    map calls `memory`): the step says the name the reader sees there. '' otherwise."""
+    map calls `memory`), or the `X.new` that runs a Ruby `initialize`: the step says the name the reader sees there.
+    '' otherwise."""
     line = p.lines_of(rel)[at - 1] if 0 < at <= len(p.lines_of(rel)) else ""
+    if b.lang == "ruby" and b.short == "initialize":  # (a class's `new`, which runs `initialize`: highline's
+        made = re.search(r"((?:[A-Z]\w*::)*[A-Z]\w*)\s*\.\s*new\b", line)  # `UnixStty.new(…)`, whose `initialize` is `Terminal`'s)
+        return f"{made.group(1)}.new" if made else ""
     if b.lang not in ("javascript", "typescript") or re.search(rf"(?<![\w$]){re.escape(b.short)}\s*\(", line):
         return ""
     from .references import imports, module_file
