@@ -205,3 +205,75 @@ def test_a_step_into_a_ruby_initialize_names_the_new_its_line_writes(tmp_path):
                                         "      def raw\n        1\n      end\n    end\n  end\nend\n"}))
     init = next(s for s in p.symbols() if s.dotted == "HighLine.Terminal.initialize")
     assert imported_as(p, init, "lib/hl/terminal.rb", 4) == "HighLine::Terminal::UnixStty.new"
+
+
+# zustand's shape: a README with no title (a logo, badges, an install line), whose first section "First create a store"
+# shows the use before a later "TypeScript Usage"; `create` is an arrow function in parentheses cast to its type, whose
+# body calls on in a conditional expression
+_ZUSTAND = {
+    "README.md": """<p align="center"><img src="./bear.jpg" /></p>
+
+A small state-management solution.
+
+```bash
+npm install zustand
+```
+
+## First create a store
+
+```jsx
+import { create } from 'zustand'
+
+const useBearStore = create((set) => ({
+  bears: 0,
+}))
+```
+
+# Recipes
+
+## TypeScript Usage
+
+```ts
+import { create } from 'zustand'
+import { persist } from 'zustand/middleware'
+
+const useBearStore = create<BearState>()(persist((set) => ({ bears: 0 }), { name: 'bears' }))
+```
+""",
+    "package.json": '{"name": "zustand", "main": "src/index.ts"}\n',
+    "src/index.ts": "export { create } from './react'\nexport { persist } from './middleware'\n",
+    "src/middleware.ts": "export const persist = (fn: any, options: any) => {\n  return fn\n}\n",
+    "src/react.ts": """import { createStore } from './vanilla'
+
+const createImpl = <T>(createState: StateCreator<T>) => {
+  const api = createStore(createState)
+  return api
+}
+
+export const create = (<T>(createState: StateCreator<T> | undefined) =>
+  createState ? createImpl(createState) : createImpl) as Create
+""",
+    "src/vanilla.ts": """const createStoreImpl = (createState: any) => {
+  let state: any
+  const setState = (partial: any) => {
+    state = partial
+  }
+  state = createState(setState)
+  return { setState }
+}
+
+export const createStore = ((createState: any) =>
+  createState ? createStoreImpl(createState) : createStoreImpl) as CreateStore
+""",
+}
+
+
+def test_an_untitled_readme_opens_with_its_first_section_and_a_cast_arrow_is_a_function_with_its_calls(tmp_path):
+    p = load(_write(tmp_path / "zustand", _ZUSTAND))
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and ex.first == 12, ex  # "First create a store", not "TypeScript Usage"
+    assert next(s for s in p.symbols() if s.dotted == "create").kind == "function"
+    # `createState ? createImpl(createState) : createImpl` calls `createImpl`: no method head `createImpl(…): T`
+    assert [c.dotted for c in all_calls(p, next(s for s in p.symbols() if s.dotted == "create"))] == ["createImpl"]
+    path = _path(p)
+    assert path[path.index("|") + 1:] == ["create", "createImpl", "createStore", "createStoreImpl"], path

@@ -263,7 +263,10 @@ def first_example(p: Project, names: set[str]) -> Example | None:
                 # is usage too (feign's "Basics" under "Usage"), unless cut to its leading part (not the whole
                 # use: one that runs whole comes first)
                 # (or before any heading: connect's README opens with a logo, a line and its example)
-                opening = not heads or blk[0] < heads[0][0] or (heads[0][0] <= 3 and (len(heads) < 2 or blk[0] < heads[1][0]))
+                # (a README with no title, whose first heading is a section below its later top-level ones, opens with that
+                # section: zustand's logo, badges, then "## First create a store", before "# Recipes")
+                untitled = leveled[0][1] > min(lv for _at, lv, _h in leveled) if leveled else False
+                opening = not heads or blk[0] < heads[0][0] or ((heads[0][0] <= 3 or untitled) and (len(heads) < 2 or blk[0] < heads[1][0]))
                 usage = (blk == whole or _general(head)) and any(_general(h) for h in _sections_of(leveled, blk[0]))
                 found.append((2 if _SETUP_HEAD.search(head) else 0 if opening or usage else 1, blk))
         if found:  # the README's own first example: under its Example/Usage heading, never an install note

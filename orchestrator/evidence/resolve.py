@@ -93,7 +93,7 @@ _DEF_LINE = re.compile(r"^[ \t]*" + _MODS + r"(?:def|defp|defmacro|defmodule|cla
 # ... a C-family method with its result type before its name (Java, C#, C++: `public static Date parse(`),
 # never a statement (`return f(`, `throw new E(`, a call that ends with `;`) ...
 _TYPED_DEF = re.compile(r"^[ \t]*" + _MODS + r"(?!(?:return|new|throw|else|await|yield|case|delete|typeof|goto|echo)\b)"
-                        r"(?:[\w.<>\[\],?*&]+\s+)+([A-Za-z_]\w*)\s*(?:<[^()\n]*>)?\s*\([^;]*$", re.M)
+                        r"(?:[\w<*&][\w.<>\[\],?*&]*\s+)+([A-Za-z_]\w*)\s*(?:<[^()\n]*>)?\s*\([^;]*$", re.M)  # (not a `? f(x) :` branch)
 # ... a class member in JS/TS, also with a result type (`static create(input: Input): ResponsePromise {`) ...
 _JS_METHOD = re.compile(r"^[ \t]+(?:(?:public|private|protected|static|async|readonly|override|get|set)\s+)*"
                         r"([A-Za-z_$][\w$]*)\s*(?:<[^()\n]*>)?\s*\([^;]*\)\s*(?::\s*[^{;=]+)?\{\s*$", re.M)

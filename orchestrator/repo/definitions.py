@@ -330,6 +330,9 @@ def _signature(src: Source, node: Any, outer: Any, kind: str) -> str:
     body = node.child_by_field_name("body")
     if body is None and node.type in ("variable_declarator", "pair"):
         value = node.child_by_field_name("value")
+        while value is not None and value.type in ("parenthesized_expression", "as_expression", "satisfies_expression") \
+                and value.named_children:  # (zustand's `export const create = (<T>(…) => …) as Create`)
+            value = value.named_children[0]
         if value is not None and value.type in ("arrow_function", "function_expression", "class"):
             body = value.child_by_field_name("body")
     if body is None and node.type == "assignment_expression":

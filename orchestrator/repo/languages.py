@@ -123,6 +123,7 @@ _JS_DEFS_COMMON = """
 (class_declaration name: (_) @name) @def.class
 (method_definition name: (_) @name) @def.method
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function
+(variable_declarator name: (identifier) @name value: (parenthesized_expression [(arrow_function) (function_expression)])) @def.function
 (variable_declarator name: (identifier) @name value: (class)) @def.class
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant)))
@@ -154,6 +155,8 @@ _TS_DEFS_EXTRA = """
 (abstract_method_signature name: (property_identifier) @name) @def.method
 (public_field_definition name: (_) @name value: [(arrow_function) (function_expression)]) @def.method
 (internal_module name: (_) @name) @def.module
+(variable_declarator name: (identifier) @name value: [(as_expression (parenthesized_expression [(arrow_function) (function_expression)]))
+   (satisfies_expression (parenthesized_expression [(arrow_function) (function_expression)]))]) @def.function
 """
 _JS_REFS = """[(identifier) (property_identifier) (shorthand_property_identifier)
   (shorthand_property_identifier_pattern)] @ref"""
