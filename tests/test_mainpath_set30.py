@@ -277,3 +277,106 @@ def test_an_untitled_readme_opens_with_its_first_section_and_a_cast_arrow_is_a_f
     assert [c.dotted for c in all_calls(p, next(s for s in p.symbols() if s.dotted == "create"))] == ["createImpl"]
     path = _path(p)
     assert path[path.index("|") + 1:] == ["create", "createImpl", "createStore", "createStoreImpl"], path
+
+
+# konform's shape: "### Use" shows the validation built with a lambda, the next block runs it by calling the value;
+# its `operator fun invoke` validates; the builder's file calls a function named `dynamic`
+_KONFORM = {
+    "README.md": """# Portable validations
+
+### Use
+
+```kotlin
+val validateUser = Validation<UserProfile> {
+    UserProfile::fullName {
+        minLength(2)
+    }
+}
+```
+
+and apply it to your data
+
+```kotlin
+val invalidUser = UserProfile("A", -1)
+val validationResult = validateUser(invalidUser)
+```
+
+### Detailed usage
+
+#### Hints
+
+```kotlin
+val validateUser = Validation<UserProfile> {
+    UserProfile::age ifPresent {
+        minimum(0) hint "Registering before birth is not supported"
+    }
+}
+```
+""",
+    "build.gradle.kts": "plugins { kotlin(\"multiplatform\") }\n",
+    "src/commonMain/kotlin/io/konform/validation/Validation.kt": """package io.konform.validation
+
+public interface Validation<in T> {
+    public companion object {
+        public operator fun <T> invoke(init: ValidationBuilder<T>.() -> Unit): Validation<T> = ValidationBuilder.buildWithNew(init)
+    }
+
+    public fun validate(value: T): ValidationResult<T>
+
+    public operator fun invoke(value: T): ValidationResult<T> = validate(value)
+}
+""",
+    "src/commonMain/kotlin/io/konform/validation/ValidationBuilder.kt": """package io.konform.validation
+
+public open class ValidationBuilder<T> {
+    private val constraints = mutableListOf<Constraint<T>>()
+
+    public fun build(): Validation<T> {
+        val nested = constraints.map { it.check() }
+        return ConstraintsValidation(nested)
+    }
+
+    public infix fun <R> KProperty1<T, R>.dynamic(init: ValidationBuilder<R>.(T) -> Unit): Unit = dynamic(this, this, init)
+
+    public fun minLength(length: Int) {
+        constraints.add(Constraint(length))
+    }
+
+    public companion object {
+        public inline fun <T> buildWithNew(block: ValidationBuilder<T>.() -> Unit): Validation<T> {
+            val builder = ValidationBuilder<T>()
+            block(builder)
+            return builder.build()
+        }
+    }
+}
+""",
+}
+
+
+def test_a_kotlin_value_called_runs_its_invoke_operator_after_the_use_section_that_builds_it(tmp_path):
+    p = load(_write(tmp_path / "konform", _KONFORM))
+    # the class survives a call of a function named `dynamic`
+    assert {"ValidationBuilder.build", "ValidationBuilder.buildWithNew"} <= {s.dotted for s in p.symbols()}
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and ex.first == 6 and ex.then is not None and "validateUser(invalidUser)" in ex.then.code, ex
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["Validation.invoke", "Validation.validate"], path
+    assert path[:path.index("|")] == ["Validation.invoke", "ValidationBuilder.buildWithNew", "ValidationBuilder.build"], path
+
+
+def test_removing_a_listener_is_no_run_of_the_emitter(tmp_path):
+    # eventemitter3's example: `EE.once(…)`, `EE.on(…)`, then `EE.removeListener(…)`, which undoes what they set up
+    p = load(_write(tmp_path / "ee", {
+        "package.json": '{"name": "ee", "main": "index.js"}\n',
+        "index.js": "function EE(fn, context) {\n  this.fn = fn;\n  this.context = context;\n}\n\n"
+                    "function addListener(emitter, event, fn, context) {\n  var listener = new EE(fn, context);\n"
+                    "  emitter._events[event] = listener;\n  return emitter;\n}\n\n"
+                    "function EventEmitter() {\n  this._events = {};\n}\n\n"
+                    "EventEmitter.prototype.on = function on(event, fn, context) {\n  return addListener(this, event, fn, context);\n};\n\n"
+                    "EventEmitter.prototype.once = function once(event, fn, context) {\n  return addListener(this, event, fn, context);\n};\n\n"
+                    "EventEmitter.prototype.removeListener = function removeListener(event, fn) {\n  delete this._events[event];\n"
+                    "  return this;\n};\n\nmodule.exports = EventEmitter;\n"}))
+    code = "var EE = new EventEmitter();\n\nEE.once('event-name', emitted);\nEE.on('another-event', emitted);\n" \
+           "EE.removeListener('another-event', emitted);\n"
+    assert [s.dotted for s in final_call(p, code, "javascript")] == ["EventEmitter.on"]

@@ -177,7 +177,9 @@ def built_by(p: Project, code: str, var: str, lang: str = "", depth: int = 0) ->
 SETUP_NAMES = r"configure|config|setup|init|use|register\w*|set[A-Z_]\w*|add[A-Z_]\w*|options?"
 _CONFIGURES = re.compile(rf"(?i)^(?:{SETUP_NAMES}|with\w*)$")
 _LISTENS = re.compile(r"^(?:on|once|addEventListener|addListener)$")  # (ws' `ws.on('open', function open() { … })`)
-_ENDS = re.compile(r"(?i)^(?:stop|close|shutdown|dispose|quit|release|cancel|destroy|teardown|cleanup)(?:all|now)?$")
+_ENDS = re.compile(r"(?i)^(?:stop|close|shutdown|dispose|quit|release|cancel|destroy|teardown|cleanup)(?:all|now)?$"
+                   r"|^(?:off|removeListener|removeAllListeners|unsubscribe|unlisten)$")  # (nor undoing what it set up:
+# eventemitter3's `EE.removeListener(…)` after `EE.on(…)`)
 # the languages whose calls take a trailing block (`test { … }`, `each do … end`)
 BLOCK_LANGS = ("kotlin", "swift", "scala", "ruby")
 

@@ -54,6 +54,10 @@ def serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: 
     if block is not None:  # `flowOf(…).test { awaitItem() }`: `test` sets up, the block's calls run
         p._keys[("setup_calls",)] = [block[0]]
         return [(x, b) for x, b in starts if x is not block[1]] + [(block[1], SERVING_BONUS)]
+    invoked = invoked_value(p, code, lang)
+    if invoked:  # Kotlin's `validateUser(invalidUser)`: the value's `operator fun invoke`; what made the value sets up
+        p._keys[("setup_calls",)] = [f"{invoked[0].dotted}"]
+        return [(x, b) for x, b in starts if all(x is not i for i in invoked)] + [(x, SERVING_BONUS) for x in invoked]
     final = final_call(p, code, lang)
     # (or on what the value's maker gives: okhttp's `client.newCall(request).execute()`)
     # (what a Ruby value's `method_missing` answers is any name the example calls on a value: pastel's `pastel.red(…)`)
@@ -204,3 +208,19 @@ def ghost_call(p: Project, start: Sym) -> str:
     """The example's call (`pastel.red`) that reaches the path's start because the value's class defines no such
     method and Ruby sends it to the class's `method_missing`; '' otherwise."""
     return p._keys.get(("ghost_call", start.rel, start.d.start_line), "")
+
+
+def invoked_value(p: Project, code: str, lang: str) -> list[Sym]:
+    """The `operator fun invoke` a Kotlin example runs by calling a value it made of a project type (konform's
+    `val validateUser = Validation<UserProfile> { … }`, then `validateUser(invalidUser)`): of the type's `invoke`s, those
+    that take no builder lambda (the companion's `invoke(init: ValidationBuilder<T>.() -> Unit)` made the value); []
+    when the example calls no such value."""
+    if lang != "kotlin":
+        return []
+    made = dict(re.findall(r"(?m)^\s*va[lr]\s+([a-z_]\w*)\s*(?::[^=\n]+)?=\s*(?:[a-z_]\w*\.)*([A-Z]\w*)\s*(?:<[^<>\n]*>)?\s*[({]", code))
+    for m in reversed(list(re.finditer(r"(?<![\w$.])([a-z_]\w*)\s*\(", code))):
+        typ = made.get(m.group(1), "")
+        runs = [x for x in p.find("invoke") if typ and x.dotted == f"{typ}.invoke" and "->" not in x.d.signature]
+        if runs:
+            return runs
+    return []

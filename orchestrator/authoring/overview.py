@@ -163,7 +163,8 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
 
 
 # an example's heading: "Usage", or a task (CsvHelper's guide: "Reading a CSV File" after "Newlines")
-_EXAMPLE_HEAD = re.compile(r"(?i)\b(?:examples?|usage|quick ?start|getting started|synopsis|hello,? world|(?:simple|easy) to use)\b"
+_EXAMPLE_HEAD = re.compile(r"(?i)\b(?:examples?|usage|quick ?start|getting started|synopsis|hello,? world|(?:simple|easy|how) to use)\b"
+                           r"|(?i:^use$)"  # (konform's "### Use", before its "Detailed usage")
                            r"|^(?-i:[A-Z][a-z]+ing)\s+(?:an?|the|your)\s")
 _SETUP_HEAD = re.compile(r"(?i)\b(?:install\w*|cdn|download\w*|setup|set up|building|contribut\w*|licen[cs]e)\b")
 
@@ -340,8 +341,8 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
     # an example that only makes a value (prettytable's `table = PrettyTable()`, its rows added and the table
     # printed in later sections): the first short block of the document that runs or prints it
     made = set(re.findall(r"(?m)^\s*(?:>>>\s*)?(?:(?:var|let|const|val)\s+)?([a-z_][\w$]*)\s*:?=\s*(?:new\s+)?"
-                          r"(?:[A-Za-z_]\w*(?:\.|::))*[A-Z][\w$.]*(?:\s*\(|(?<=\.new)\s*$)", ex.code))  # (Ruby's `TTY::Table.new(…)`,
-    # `TTY::Prompt.new` without arguments)
+                          r"(?:[A-Za-z_]\w*(?:\.|::))*[A-Z][\w$.]*(?:<[^<>\n]*>)?(?:\s*\(|(?<=\.new)\s*$|\s*\{\s*$)", ex.code))
+    # (Ruby's `TTY::Table.new(…)`, `TTY::Prompt.new` without arguments; Kotlin's `Validation<UserProfile> {` with a lambda)
     # (or makes it from a module's class: jsonpatch's tutorial `patch = jsonpatch.JsonPatch([…])` in "Creating a
     # Patch", then `result = patch.apply(doc)` in the next section, "Applying a Patch")
     modules = values - set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*:?=", ex.code))
@@ -356,7 +357,7 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
                 (a < end and any(m.group(1) in values for m in SERVING.finditer(code))
                  or any(m.group(1) in built for m in SERVING.finditer(code))
                  or any(v in built for m in re.finditer(shown, code) for v in m.groups() if v)
-                 or (values or made) and a < after and any(re.search(rf"(?<![\w$.]){re.escape(v)}\s*\.\s*\w+\s*\(", code) for v in built)):
+                 or (values or made) and a < after and any(re.search(rf"(?<![\w$.]){re.escape(v)}\s*(?:\.\s*\w+\s*)?\(", code) for v in built)):
             return replace(ex, then=Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel))
         # (a value the section never runs, sprache's `var parseA = Parse.Char('A').AtLeastOnce();`, then a block that
         # makes and runs its own, `identifier.Parse(" abc123  ")`: the section's example is that one, which runs whole)
