@@ -380,3 +380,62 @@ def test_removing_a_listener_is_no_run_of_the_emitter(tmp_path):
     code = "var EE = new EventEmitter();\n\nEE.once('event-name', emitted);\nEE.on('another-event', emitted);\n" \
            "EE.removeListener('another-event', emitted);\n"
     assert [s.dotted for s in final_call(p, code, "javascript")] == ["EventEmitter.on"]
+
+
+# mime's shape: the package's index exports an instance as its default; the example imports it and calls two methods
+# that call nothing more of the project
+_MIME = {
+    "README.md": "# mime\n\n## Quick Start\n\n```javascript\nimport mime from 'mime';\n\nmime.getType('txt');"
+                 "                    // ⇨ 'text/plain'\nmime.getExtension('text/plain');        // ⇨ 'txt'\n```\n",
+    "package.json": '{"name": "mime", "type": "module", "main": "./dist/src/index.js"}\n',
+    "src/index.ts": "import Mime from './Mime.js';\n\nexport { default as Mime } from './Mime.js';\n\n"
+                    "export default new Mime({ 'text/plain': ['txt'] })._freeze();\n",
+    "src/Mime.ts": """export default class Mime {
+  #extensionToType = new Map<string, string>();
+
+  constructor(...args: TypeMap[]) {
+    for (const arg of args) {
+      this.define(arg);
+    }
+  }
+
+  define(typeMap: TypeMap, force = false) {
+    for (let [type, extensions] of Object.entries(typeMap)) {
+      type = type.toLowerCase();
+      for (const extension of extensions) {
+        this.#extensionToType.set(extension, type);
+      }
+    }
+    return this;
+  }
+
+  getType(path: string) {
+    const ext = path.replace(/^.*\\./s, '').toLowerCase();
+    return this.#extensionToType.get(ext) ?? null;
+  }
+
+  getExtension(type: string) {
+    type = type?.split?.(';')[0];
+    return type ?? null;
+  }
+
+  _freeze() {
+    return this;
+  }
+}
+""",
+}
+
+
+def test_the_instance_a_package_exports_as_its_default_is_the_examples_value_made_by_the_package(tmp_path):
+    from orchestrator.authoring.story import overview_sections
+
+    p = load(_write(tmp_path / "mime", _MIME))
+    # `mime` is the package's `new Mime(…)`: its run is the example's last call (one step of its own), its set-up
+    # the constructor the package ran
+    path = _path(p)
+    assert path == ["Mime.constructor", "Mime.define", "|", "Mime.getExtension"], path
+    # and chapter 1 says the package made it, citing the line, not that the example called the constructor
+    text = "\n".join(overview_sections({}, p, [], "en"))
+    assert "What the example imports is made before its first line runs: the package's `src/index.ts` (line 5) exports " \
+           "`new Mime(…)` as its default ([src/index.ts:5](source:src/index.ts#L5-L5)). That runs `Mime.constructor`" in text, text

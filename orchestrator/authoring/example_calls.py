@@ -57,10 +57,12 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
         name = base.group(1) if base else ""
     if name and is_class(name):
         return name
-    if lang in ("javascript", "typescript") and not name and re.search(rf"\bimport\s*\{{[^}}]*\b{v}\b[^}}]*\}}", code):
-        from .js_values import exported_value_class
+    if lang in ("javascript", "typescript") and not name:
+        from .js_values import exported_value_class, package_instance
 
-        if cls := exported_value_class(p, var):  # (tsyringe's `import {container} from "tsyringe"`, re-exported)
+        # (tsyringe's `import {container} from "tsyringe"`, re-exported; mime's `import mime from 'mime'`, its default instance)
+        named = re.search(rf"\bimport\s*\{{[^}}]*\b{v}\b[^}}]*\}}", code)
+        if cls := exported_value_class(p, var) if named else package_instance(p, code, var):
             return cls
     return example_type(p, code, var, lang) if lang else ""
 

@@ -81,7 +81,8 @@ def serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: 
         # (and the calls that made what it is given: commonmark's `renderer.render(document)`, `document = parser.parse(…)`)
         given_to = given_names(call_args(code, last.end() - 1)) + made_with(code, last.group(1))  # (`HtmlGenerator(src, tree)`)
         maker = re.match(r"@?[\w$]+\s*\.\s*(\w+)\s*\(", last.group())  # (`client.newCall(request)`: it sets up `execute()`)
-        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) for v in [last.group(1).lstrip("@"), *given_to]] if n] + \
+        p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) or _instance_made(p, code, v, lang)
+                                                 for v in [last.group(1).lstrip("@"), *given_to]] if n] + \
             ([maker.group(1)] if maker and maker.group(1) != final[0].short else [])
         if final[0].short == "method_missing":  # (chapter 1 says which call of the example Ruby sends to it)
             p._keys[("ghost_call", final[0].rel, final[0].d.start_line)] = re.sub(r"\s*\($", "", last.group()).strip()
@@ -224,3 +225,22 @@ def invoked_value(p: Project, code: str, lang: str) -> list[Sym]:
         if runs:
             return runs
     return []
+
+
+def _instance_made(p: Project, code: str, var: str, lang: str) -> str:
+    """`X.constructor` when the example's value is the instance its package exports as its default (mime's `import mime
+    from 'mime'`: `export default new Mime(…)`), which the package made before the example's first line; ''."""
+    from .js_values import instance_sites, package_instance
+
+    cls = package_instance(p, code, var) if lang in ("javascript", "typescript") else ""
+    ctor = next((x for x in p.find("constructor") if cls and x.dotted == f"{cls}.constructor"), None)
+    if ctor is None:
+        return ""
+    p._keys[("package_made", ctor.rel, ctor.d.start_line)] = (var, cls, *instance_sites(p)[cls])  # (chapter 1 says so)
+    return ctor.dotted
+
+
+def package_made(p: Project, start: Sym) -> tuple[str, str, str, int] | None:
+    """(the example's name, class, index file, line) when the set-up's start is the constructor of the instance the
+    package exports as its default (`_instance_made`): the package runs it, not the example. None otherwise."""
+    return p._keys.get(("package_made", start.rel, start.d.start_line))

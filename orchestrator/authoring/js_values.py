@@ -91,3 +91,30 @@ def default_class(p: Project, rel: str, name: str) -> str:
     there = module_file(p, rel, module) if module else None
     m = re.search(r"(?m)^\s*export\s+default\s+(?:class\s+)?([A-Za-z_$][\w$]*)", "\n".join(p.lines_of(there))) if there else None
     return m.group(1) if m and any(x.kind == "class" and x.rel == there for x in p.find(m.group(1))) else ""
+
+
+def package_instance(p: Project, code: str, var: str) -> str:
+    """The class of the instance a package exports as its default, when example code imports it as `var` (mime's
+    `import mime from 'mime'`, whose src/index.ts ends `export default new Mime(standardTypes, otherTypes)._freeze();`;
+    `module.exports = new X(…)`): what the example calls on `var` is that class's; '' otherwise."""
+    v = re.escape(var)
+    if not re.search(rf"(?m)^\s*import\s+{v}\s+from\s*['\"][^./'\"]|\b{v}\s*=\s*require\s*\(\s*['\"][^./'\"]", code):
+        return ""
+    from .entry import foreign_imports
+
+    if var in foreign_imports(p, code):
+        return ""
+    made = instance_sites(p)
+    return next(iter(made)) if len(made) == 1 else ""
+
+
+def instance_sites(p: Project) -> dict[str, tuple[str, int]]:
+    """Class → (file, line) of the package index's `export default new X(…)` / `module.exports = new X(…)`."""
+    out: dict[str, tuple[str, int]] = {}
+    for rel in p.code_files():
+        if re.fullmatch(r"index\.(?:[cm]?[jt]s)", posixpath.basename(rel)) and rel.count("/") <= 1:
+            for k, ln in enumerate(p.lines_of(rel), 1):
+                m = re.match(r"(?:export\s+default|module\.exports\s*=)\s*new\s+([A-Z][\w$]*)\s*\(", ln)
+                if m and any(t.kind == "class" for t in p.find(m.group(1)) if t.dotted == m.group(1)):
+                    out.setdefault(m.group(1), (rel, k))
+    return out

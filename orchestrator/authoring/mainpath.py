@@ -305,7 +305,11 @@ def central_path(p: Project, entries: list[Sym]) -> list[Sym]:
         for path, value, _b in tried:
             if value > best_value:
                 best, best_value = path, value
-        if not best:  # no start makes a call the map resolves: the first entry point alone
-            best = [e for e in entries if e.kind not in NOT_STEPS][:1] or entries[:1]
+        run = [s for s, b in starts if b >= SERVING_BONUS]
+        if run and best and (_maker(best[0]) or best[0].short in ("constructor", "initialize")) and best[0].dotted.rsplit(".", 1)[0] == run[0].dotted.rsplit(".", 1)[0]:
+            best = []  # the constructor of the value the example runs sets it up: it is no main path (mime's `new Mime(…)`)
+        if not best:  # no start makes a call the map resolves: the example's run alone (mime's `mime.getExtension(…)`),
+            # else the first entry point
+            best = run[:1] or [e for e in entries if e.kind not in NOT_STEPS][:1] or entries[:1]
         p._keys[key] = best
     return list(p._keys[key])

@@ -19,7 +19,7 @@ from typing import Any
 from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
-from .example_run import exported_fetch, ghost_call, made_by, made_fn, served_by
+from .example_run import exported_fetch, ghost_call, made_by, made_fn, package_made, served_by
 from .example_setup import setup_path
 from .hops import hop_between
 from .mainpath import central_path, handed_out
@@ -154,8 +154,12 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
     setup = setup_path(p, entries, path)
     if setup:  # what the example sets up first (`router.GET(…)`), then the call that runs it
         # (one call that makes what the run runs, okhttp's `client.newCall(request)`: no steps to list)
-        setup_intro = s["ov_path_setup" if len(setup) > 1 else "ov_path_setup_one"].format(
-            first=setup[0].name, file=setup[0].rel, line=setup[0].d.start_line)
+        at = {"first": setup[0].name, "file": setup[0].rel, "line": setup[0].d.start_line}
+        setup_intro = s["ov_path_setup" if len(setup) > 1 else "ov_path_setup_one"].format(**at)
+        if made := package_made(p, setup[0]):  # the package made it, not the example: its line, then the constructor's
+            setup_intro = cited_item(s["ov_path_setup_package"].format(var=made[0], cls=made[1], index=made[2], at=made[3]),
+                                     f" ({citation_link(made[2], made[3], made[3])})") + ("" if lang == "zh" else " ") + \
+                s["ov_path_setup_package2"].format(**at)
         out += [f"## {s['ov_path']}", "", setup_intro, ""] + _steps(p, setup, here, lang) + [""]
     else:
         out += [f"## {s['ov_path']}", ""]

@@ -88,6 +88,9 @@ EN = {
                      "handlers (Cloudflare Workers, Bun, Deno) calls its `{first}` (`{file}`, line {line}) for each "
                      "request; from there the calls the code makes lead down to where the work is done:",
     "ov_path_lead": "One call shows how the parts meet.", "ov_path_then": "Then it runs what it set up.",
+    "ov_path_setup_package": "What the example imports is made before its first line runs: the package's `{index}` "
+                             "(line {at}) exports `new {cls}(…)` as its default.",
+    "ov_path_setup_package2": "That runs `{first}` (`{file}`, line {line}), which goes down through the code like this:",
     "ov_path_setup": "The example first sets things up. Its call of `{first}` (`{file}`, line {line}) goes down "
                      "through the code like this:",
     "ov_path_setup_one": "The example first sets things up: its call of `{first}` (`{file}`, line {line}) makes what "
@@ -188,6 +191,9 @@ ZH = {
     "ov_path_fetch": "{lead}例子把它创建的 `{type}` 作为模块的默认导出，运行 fetch 处理器的运行时（Cloudflare Workers、Bun、Deno）"
                      "对每个请求调用它的 `{first}`（`{file}` 第 {line} 行）；之后代码发出的调用一路通向真正干活的地方：",
     "ov_path_lead": "一次调用就能看出各部分如何衔接。", "ov_path_then": "然后它运行准备好的东西。",
+    "ov_path_setup_package": "例子导入的东西在它第一行运行之前就已造好：包的 `{index}`（第 {at} 行）把 `new {cls}(…)` "
+                             "作为默认导出。",
+    "ov_path_setup_package2": "这会运行 `{first}`（`{file}` 第 {line} 行），它是这样穿过代码的：",
     "ov_path_setup": "例子先做准备。它对 `{first}`（`{file}` 第 {line} 行）的调用是这样穿过代码的：",
     "ov_path_setup_one": "例子先做准备：它对 `{first}`（`{file}` 第 {line} 行）的调用造出随后要运行的东西。",
     "ov_path_docs": "仓库映射无法跟踪这条路径：入口发出的调用都解析不到唯一的定义（泛型或宏生成的代码）。文档给出了路线：`{file}` 中的例子依次调用 {calls}，后面各章逐一讲解这些名字。",
