@@ -439,3 +439,78 @@ def test_the_instance_a_package_exports_as_its_default_is_the_examples_value_mad
     text = "\n".join(overview_sections({}, p, [], "en"))
     assert "What the example imports is made before its first line runs: the package's `src/index.ts` (line 5) exports " \
            "`new Mime(…)` as its default ([src/index.ts:5](source:src/index.ts#L5-L5)). That runs `Mime.constructor`" in text, text
+
+
+def test_a_ruby_module_function_called_with_colons_and_a_block_is_the_examples_first_call(tmp_path):
+    # optimist's `opts = Optimist::options do … opt :monkey, "…" … end`: `options` is the call, its block's `opt` the set-up
+    p = load(_write(tmp_path / "optimist", {
+        "README.md": "# optimist\n\n## Usage\n\n```ruby\nrequire 'optimist'\nopts = Optimist::options do\n"
+                     "  opt :monkey, \"Use monkey mode\"\n  opt :name, \"Monkey name\", :type => :string\nend\n\np opts\n```\n",
+        "optimist.gemspec": "Gem::Specification.new { |s| s.name = 'optimist' }\n",
+        "lib/optimist.rb": """module Optimist
+  class Parser
+    def initialize(*a, &b)
+      @specs = {}
+      instance_eval(&b) if b
+    end
+
+    def opt(name, desc = "", opts = {})
+      o = Option.create(name, desc, opts)
+      @specs[o.name] = o
+    end
+
+    def parse(cmdline = ARGV)
+      vals = {}
+      args = collect_argument_parameters(cmdline)
+      args.each { |a| vals[a] = true }
+      vals
+    end
+
+    def self.registry_getopttype(type)
+      return nil unless type
+      @registry ||= {}
+      lookup_type(type)
+    end
+
+    def self.lookup_type(type)
+      @registry[type.to_sym] || Option
+    end
+
+    def collect_argument_parameters(args)
+      args.take_while { |a| !a.start_with?("-") }
+    end
+  end
+
+  class Option
+    attr_reader :name
+
+    def self.create(name, desc = "", opts = {})
+      klass = get_klass_from_default(opts)
+      klass.new(name)
+    end
+
+    def self.get_klass_from_default(opts)
+      type = opts[:type] || :flag
+      Parser.registry_getopttype(type)
+    end
+
+    def initialize(name)
+      @name = name
+    end
+  end
+
+  def options(args = ARGV, *a, &b)
+    @last_parser = Parser.new(*a, &b)
+    with_standard_exception_handling(@last_parser) { @last_parser.parse args }
+  end
+
+  def with_standard_exception_handling(parser)
+    yield
+  end
+
+  module_function :options, :with_standard_exception_handling
+end
+""",
+    }))
+    path = _path(p)
+    assert path[path.index("|") + 1:][:2] == ["Optimist.options", "Optimist.Parser.parse"], path

@@ -31,6 +31,7 @@ def call_form(code: str, lang: str) -> str:
     if lang in TRAILING_LAMBDA:
         code = _TRAILING.sub(lambda m: _trailing(code, m), code)
     if lang == "ruby":
+        code = re.sub(r"(?<=\w)::(?=[a-z_])", ".", code)  # `Optimist::options do`: a method, written with `::`
         # (a class method called bare before a result comment: faker's `Faker::Name.name   #=> "Christophe Bartell"`)
         code = re.sub(r"(?m)^(\s*[A-Z]\w*(?:::[A-Z]\w*)*\.[a-z_]\w*[!?]?)([ \t]*(?:#.*)?)$", r"\1()\2", code)
         return _RUBY_BLOCK.sub(lambda m: _ruby(code, m), code)

@@ -343,6 +343,8 @@ def _weight(p: Project, s: Sym, n: str) -> float:
             return names.get(n, 0.0)  # a top-level `def Rainbow(string)`, called as a function: `Rainbow("red")`
         if s.lang in ("ruby", "elixir") and n in _bare_calls(p):
             return _bare_calls(p)[n]  # sinatra's `get '/' do`: a DSL's method, called bare where a statement starts
+        if s.lang == "ruby" and re.search(rf"(?m)(?<![\w$])[A-Z][\w:]*(?:\.|::){re.escape(n)}[!?]?(?=[ \t]*(?:do\b|\{{|$))", readme_code(p)):
+            return names.get(n, 0.0)  # on its module without parentheses: optimist's `Optimist::options do … end`
         if s.lang == "elixir" and s.kind == "function" and n not in COMMON_NAMES:
             return max(names.get(n, 0.0), called.get(n, 0.0))  # `import Plug.Conn` … `send_resp(conn, …)`
 
