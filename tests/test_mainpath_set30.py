@@ -514,3 +514,37 @@ end
     }))
     path = _path(p)
     assert path[path.index("|") + 1:][:2] == ["Optimist.options", "Optimist.Parser.parse"], path
+
+
+def test_a_flag_of_a_settings_object_read_without_this_guards_a_side_road(tmp_path):
+    # NCalc's `Evaluate`: `if (EvaluationOptions.IterateParameters) return IterateParameters(…);` is an option turned on
+    from orchestrator.authoring.facts import side_calls
+
+    p = load(_write(tmp_path / "nc", {"src/Nc/Nc.csproj": "<Project/>\n", "src/Nc/Expression.cs": """namespace Nc;
+
+public class Expression
+{
+    public ExpressionOptions EvaluationOptions { get; set; }
+
+    public object Evaluate()
+    {
+        var parsed = GetLogicalExpression();
+        if (EvaluationOptions.IterateParameters)
+            return IterateParameters();
+        return parsed.Run();
+    }
+
+    private object IterateParameters()
+    {
+        return new object();
+    }
+
+    private Parsed GetLogicalExpression()
+    {
+        return new Parsed();
+    }
+}
+"""}))
+    evaluate = next(s for s in p.symbols() if s.dotted == "Expression.Evaluate")
+    iterate = next(s for s in p.symbols() if s.dotted == "Expression.IterateParameters")
+    assert (iterate.rel, iterate.d.start_line) in side_calls(p, evaluate)

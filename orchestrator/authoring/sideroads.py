@@ -175,7 +175,9 @@ def _option(line: str, recv: tuple[str, ...]) -> bool:
                              rf"\s*(?:$|&&|\|\||\)|\b(?:and|or)\b)", cond.strip()):
             if not _HELD.search(m.group(1)):
                 return True
-    return False
+    # (or a flag of its settings object, read without `this.`: NCalc's `if (EvaluationOptions.IterateParameters)`)
+    return bool(re.search(r"(?:^|[!(]|&&|\|\|)\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Options|Settings|Config|Configuration)\.[A-Z]\w*"
+                          r"\s*(?:$|&&|\|\||\))", cond.strip()))
 
 
 # the name of a field that holds code to run, not a setting
