@@ -548,3 +548,68 @@ public class Expression
     evaluate = next(s for s in p.symbols() if s.dotted == "Expression.Evaluate")
     iterate = next(s for s in p.symbols() if s.dotted == "Expression.IterateParameters")
     assert (iterate.rel, iterate.d.start_line) in side_calls(p, evaluate)
+
+
+def test_a_ruby_method_ending_in_an_if_else_of_paren_less_calls_hands_on_and_send_of_a_symbol_is_a_call(tmp_path):
+    # highline's `ask` ends `if question.gather … gather_answers else … ask_once end`; `ask_once` ends in
+    # `@highline.send(:confirm, question)` under a condition, which is HighLine's own `confirm`, not an object the map
+    # cannot follow
+    from orchestrator.authoring.handoff import handed_out, handed_to
+
+    p = load(_write(tmp_path / "hl", {"lib/hl.rb": """class HighLine
+  def ask(template, answer_type = nil)
+    question = Question.build(template, answer_type)
+
+    if question.gather
+      QuestionAsker.new(question, self).gather_answers
+    else
+      QuestionAsker.new(question, self).ask_once
+    end
+  end
+
+  def confirm(question)
+    question.answer == "y"
+  end
+
+  class Question
+    attr_reader :gather
+
+    def self.build(template, answer_type)
+      new(template, answer_type)
+    end
+
+    def initialize(template, answer_type)
+      @template = template
+    end
+
+    def get_response(highline)
+      highline.gets
+    end
+  end
+
+  class QuestionAsker
+    attr_reader :question
+
+    def initialize(question, highline)
+      @question = question
+      @highline = highline
+    end
+
+    def gather_answers
+      [ask_once, ask_once]
+    end
+
+    def ask_once
+      @question.get_response(@highline)
+      if @question.confirm
+        confirmation = @highline.send(:confirm, @question)
+        raise ArgumentError unless confirmation
+      end
+    end
+  end
+end
+"""}))
+    ask = next(s for s in p.symbols() if s.dotted == "HighLine.ask")
+    once = next(s for s in p.symbols() if s.dotted == "HighLine.QuestionAsker.ask_once")
+    assert handed_to(p, ask) == (once.rel, once.d.start_line)
+    assert handed_out(p, once) is None

@@ -103,7 +103,8 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # in `c.Print(format)` or `c.Printf(format, a...)`)
     lines = code.splitlines()
     for chain in either_branch(code, s.lang) if body else []:
-        if all(any(re.search(rf"(?<![\w$]){re.escape(c.short)}\s*\(", lines[k]) for k in b for c in calls) for b in chain):
+        called = r"(?![\w!?])" if s.lang == "ruby" else r"\s*\("  # (Ruby's without parentheses: highline's `….ask_once`)
+        if all(any(re.search(rf"(?<![\w$]){re.escape(c.short)}{called}", lines[k]) for k in b for c in calls) for b in chain):
             for k in (k for b in chain for k in b):
                 depth[body[0][0] + k - 1] = max(0, depth.get(body[0][0] + k - 1, 0) - 1)
     # (an abstract method several types implement goes on too, at run time: YamlDotNet's `valueDeserializer.DeserializeValue`)
@@ -419,6 +420,10 @@ def handed_out(p: Project, s: Sym) -> tuple[str, int] | None:
         if calls and re.fullmatch(mine, calls[-1][1].group(1)):
             n, m = calls[-1]
             name = m.group(1).rsplit(".", 1)[-1]
+            sent = re.match(r"\s*:(\w+[!?]?)", m.string[m.end():]) if s.lang == "ruby" and name in ("send", "public_send", "__send__") else None
+            if sent and any(x.kind == "method" for x in p.find(sent.group(1))):
+                name = sent.group(1)  # `@highline.send(:confirm, question)` calls the project's `confirm`: no object it cannot follow
+                known |= {name}
             # `self.resolve_redirects(…)` is an inherited method, not a field holding a function
             method = s.lang != "ruby" and m.group(1).count(".") == 1 and any(x.kind == "method" for x in p.find(name)
                                                                             if x.short == name)
