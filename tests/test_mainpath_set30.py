@@ -613,3 +613,49 @@ end
     once = next(s for s in p.symbols() if s.dotted == "HighLine.QuestionAsker.ask_once")
     assert handed_to(p, ask) == (once.rel, once.d.start_line)
     assert handed_out(p, once) is None
+
+
+def test_a_method_rebound_to_its_object_is_no_call_and_what_the_example_calls_before_the_run_sets_it_up(tmp_path):
+    # hookable: the constructor's `this.callHook = this.callHook.bind(this)` runs nothing; `hooks.hook("hello", …)`
+    # before `hooks.callHook("hello")` is the set-up, since making the value (`new Hookable()`) goes nowhere
+    p = load(_write(tmp_path / "hookable", {
+        "README.md": "# hookable\n\n## Usage\n\n```js\nimport { Hookable } from \"hookable\";\n\nconst hooks = new Hookable();\n\n"
+                     "hooks.hook(\"hello\", () => {\n  console.log(\"Hello World\");\n});\n\nhooks.callHook(\"hello\");\n```\n",
+        "package.json": '{"name": "hookable", "main": "src/index.ts"}\n',
+        "src/index.ts": "export { Hookable } from './hookable'\n",
+        "src/hookable.ts": """export class Hookable {
+  private _hooks: Record<string, Function[]>;
+
+  constructor() {
+    this._hooks = {};
+    this.hook = this.hook.bind(this);
+    this.callHook = this.callHook.bind(this);
+  }
+
+  hook(name: string, fn: Function) {
+    this._hooks[name] = this._hooks[name] || [];
+    this.register(name, fn);
+    return fn;
+  }
+
+  register(name: string, fn: Function) {
+    const list = this._hooks[name];
+    list.push(fn);
+    return list.length;
+  }
+
+  callHook(name: string, ...args: any[]) {
+    const hooks = this._hooks[name] || [];
+    return this.callEach(hooks, args);
+  }
+
+  callEach(hooks: Function[], args: any[]) {
+    for (const fn of hooks) {
+      fn(...args);
+    }
+    return hooks.length;
+  }
+}
+""",
+    }))
+    assert _path(p) == ["Hookable.hook", "Hookable.register", "|", "Hookable.callHook", "Hookable.callEach"]

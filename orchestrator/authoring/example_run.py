@@ -40,6 +40,7 @@ def serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: 
     start (the method or function of that name, or, when another package's server is handed a value
     of the project, what the server runs on it: `made_by`'s `ServeHTTP`) outweighs the set-up calls."""
     # Go's `http.Handle("/", r)` registers the value with the default server; a project's own `r.Handle` is set-up
+    p._keys[("setup_before",)] = []
     if lang == "ruby":  # a call written without parentheses at a line's end: optparse's `end.parse!`
         code = re.sub(r"(?m)(\.\s*[a-z_]\w*[!?]?)[ \t]*$", r"\1()", code)
     runs = own_runs(code)
@@ -81,9 +82,12 @@ def serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: 
         # (and the calls that made what it is given: commonmark's `renderer.render(document)`, `document = parser.parse(…)`)
         given_to = given_names(call_args(code, last.end() - 1)) + made_with(code, last.group(1))  # (`HtmlGenerator(src, tree)`)
         maker = re.match(r"@?[\w$]+\s*\.\s*(\w+)\s*\(", last.group())  # (`client.newCall(request)`: it sets up `execute()`)
+        # (and what it calls on the value before: hookable's `hooks.hook("hello", …)` before `hooks.callHook("hello")`)
+        before = [m.group(1) for m in re.finditer(rf"(?m)^\s*{re.escape(last.group(1))}\s*\.\s*(\w+)\s*\(", code[:last.start()])]
         p._keys[("setup_calls",)] = [n for n in [built_by(p, code, v, lang) or _instance_made(p, code, v, lang)
                                                  for v in [last.group(1).lstrip("@"), *given_to]] if n] + \
             ([maker.group(1)] if maker and maker.group(1) != final[0].short else [])
+        p._keys[("setup_before",)] = [n for n in before if n != final[0].short]  # (tried when what made the value sets up nothing)
         if final[0].short == "method_missing":  # (chapter 1 says which call of the example Ruby sends to it)
             p._keys[("ghost_call", final[0].rel, final[0].d.start_line)] = re.sub(r"\s*\($", "", last.group()).strip()
         out = [(x, b) for x, b in starts if all(x is not f for f in final)]

@@ -30,7 +30,14 @@ def setup_path(p: Project, entries: list[Sym], path: list[Sym]) -> list[Sym]:
     if at.get((path[0].rel, path[0].d.start_line), 0.0) < SERVING_BONUS and made_by(p, path[0]) is None:
         return []
     main = {(x.rel, x.d.start_line) for x in path}
-    names = p._keys.get(("setup_calls",), [])
+    # what made the value; else what the example called on it before the run (hookable's `hooks.hook(…)`)
+    return _chosen(p, path, starts, main, p._keys.get(("setup_calls",), [])) or \
+        _chosen(p, path, starts, main, p._keys.get(("setup_before",), []))
+
+
+def _chosen(p: Project, path: list[Sym], starts: list[tuple[Sym, float]], main: set[tuple[str, int]],
+            names: list[str]) -> list[Sym]:
+    """Of the starts `names` names, the set-up path of the best value (setup_path)."""
     on_class = {n.replace("::", ".") for n in names if "::" in n}  # (a call on the class: Ruby's class method)
     named = [s for s, _b in starts if s.short in names or s.dotted in names or s.dotted in on_class
              or s.short in ("constructor", "__init__") and s.dotted.rsplit(".", 1)[0] in names  # (`new MarkdownIt()`, `Lark(…)`)

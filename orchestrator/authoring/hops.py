@@ -360,6 +360,8 @@ def applied(p: Project, s: Sym) -> list[Hop]:
     out: list[Hop] = []
     for n, text in _body(p, s):
         for m in re.finditer(r"(?<![\w$.])((?:this\.)?[A-Za-z_$][\w$]*)\.(call|apply|bind)\s*\(", text):  # (eta's `this.compileToString.call(this, …)`)
+            if m.group(2) == "bind" and re.match(rf"\s*{re.escape(m.group(1))}\s*=\s*{re.escape(m.group(1))}\.bind\s*\(", text):
+                continue  # a method bound to its own object (hookable's `this.hook = this.hook.bind(this)`) runs no code now or later
             hit = res.resolve(m.group(1), False, "") or _js_imported(p, s, m.group(1))
             if hit is not None and hit is not s and hit.kind in ("method", "function"):
                 out.append(Hop(hit, n, "apply", f"{m.group(1)}.{m.group(2)}"))
