@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .entry import PRINTS as _PRINTS, TYPE_ARGS
+from .entry import PRINTS as _PRINTS, TYPE_ARGS, foreign_imports
 from .example_args import takes
 from .overview import example_of
 from .project import Project, Sym
@@ -62,7 +62,7 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
 
         # (tsyringe's `import {container} from "tsyringe"`, re-exported; mime's `import mime from 'mime'`, its default instance)
         named = re.search(rf"\bimport\s*\{{[^}}]*\b{v}\b[^}}]*\}}", code)
-        if cls := exported_value_class(p, var) if named else package_instance(p, code, var):
+        if cls := exported_value_class(p, var) if named else package_instance(p, code, var) if var not in foreign_imports(p, code) else "":
             return cls
     return example_type(p, code, var, lang) if lang else ""
 

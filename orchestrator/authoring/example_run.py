@@ -234,9 +234,10 @@ def invoked_value(p: Project, code: str, lang: str) -> list[Sym]:
 def _instance_made(p: Project, code: str, var: str, lang: str) -> str:
     """`X.constructor` when the example's value is the instance its package exports as its default (mime's `import mime
     from 'mime'`: `export default new Mime(…)`), which the package made before the example's first line; ''."""
+    from .entry import foreign_imports
     from .js_values import instance_sites, package_instance
 
-    cls = package_instance(p, code, var) if lang in ("javascript", "typescript") else ""
+    cls = package_instance(p, code, var) if lang in ("javascript", "typescript") and var not in foreign_imports(p, code) else ""
     ctor = next((x for x in p.find("constructor") if cls and x.dotted == f"{cls}.constructor"), None)
     if ctor is None:
         return ""

@@ -44,6 +44,7 @@ _BOUND = {"python": re.compile(r"^\s*(\w+)\s*=\s*([\w.]*[A-Z]\w*)\s*\("),
           "go": re.compile(r"\b(\w+)\s*:=\s*&?([\w.]+)\s*\{"),
           "rust": re.compile(r"\blet\s+(?:mut\s+)?(\w+)\s*=\s*([\w:]+)::new\s*\(")}
 _BOUND["typescript"] = _BOUND["javascript"]
+_REBOUND = re.compile(r"\s*((?:this\.)?[\w$]+)\s*=\s*\1\.bind\s*\(")  # hookable's `this.hook = this.hook.bind(this)`: no call
 _GO_MULTI = re.compile(r"\s*(\w+)\s*,[\w\s,]*:?=\s*(\w+)\.(\w+)\s*\(")
 _BOUND["java"] = re.compile(r"\b([a-z]\w*)\s*=\s*new\s+([\w.]+)\s*[(<]")  # (a typed local: the map's own calls)
 _FIELD_DECL = {"java": re.compile(r"^[ \t]+(?:(?:public|private|protected|final|static|transient|volatile)\s+)*"
@@ -70,8 +71,7 @@ def _owner(s: Sym) -> str:
 
 
 def _method(p: Project, owner: str, name: str, lang: str) -> Sym | None:
-    hit = [x for x in p.find(name) if x.dotted == f"{owner}.{name}" and x.lang == lang
-           and x.kind in ("method", "function")]
+    hit = [x for x in p.find(name) if x.dotted == f"{owner}.{name}" and x.lang == lang and x.kind in ("method", "function")]
     return hit[0] if len(hit) == 1 else None
 
 
@@ -358,10 +358,8 @@ def applied(p: Project, s: Sym) -> list[Hop]:
 
     res = Resolver(p, s, *_sym_index(p))
     out: list[Hop] = []
-    for n, text in _body(p, s):
+    for n, text in ((n, t) for n, t in _body(p, s) if not _REBOUND.match(t)):
         for m in re.finditer(r"(?<![\w$.])((?:this\.)?[A-Za-z_$][\w$]*)\.(call|apply|bind)\s*\(", text):  # (eta's `this.compileToString.call(this, …)`)
-            if m.group(2) == "bind" and re.match(rf"\s*{re.escape(m.group(1))}\s*=\s*{re.escape(m.group(1))}\.bind\s*\(", text):
-                continue  # a method bound to its own object (hookable's `this.hook = this.hook.bind(this)`) runs no code now or later
             hit = res.resolve(m.group(1), False, "") or _js_imported(p, s, m.group(1))
             if hit is not None and hit is not s and hit.kind in ("method", "function"):
                 out.append(Hop(hit, n, "apply", f"{m.group(1)}.{m.group(2)}"))

@@ -96,13 +96,10 @@ def default_class(p: Project, rel: str, name: str) -> str:
 def package_instance(p: Project, code: str, var: str) -> str:
     """The class of the instance a package exports as its default, when example code imports it as `var` (mime's
     `import mime from 'mime'`, whose src/index.ts ends `export default new Mime(standardTypes, otherTypes)._freeze();`;
-    `module.exports = new X(…)`): what the example calls on `var` is that class's; '' otherwise."""
+    `module.exports = new X(…)`): what the example calls on `var` is that class's; '' otherwise. (The caller drops a
+    name another package's import binds: entry.foreign_imports.)"""
     v = re.escape(var)
     if not re.search(rf"(?m)^\s*import\s+{v}\s+from\s*['\"][^./'\"]|\b{v}\s*=\s*require\s*\(\s*['\"][^./'\"]", code):
-        return ""
-    from .entry import foreign_imports
-
-    if var in foreign_imports(p, code):
         return ""
     made = instance_sites(p)
     return next(iter(made)) if len(made) == 1 else ""
