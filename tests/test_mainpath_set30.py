@@ -659,3 +659,69 @@ def test_a_method_rebound_to_its_object_is_no_call_and_what_the_example_calls_be
 """,
     }))
     assert _path(p) == ["Hookable.hook", "Hookable.register", "|", "Hookable.callHook", "Hookable.callEach"]
+
+
+def test_kernel_puts_is_no_entry_point_and_the_other_branch_is_no_work_done_before_the_hand_off(tmp_path):
+    # highline: the README's `puts "You have answered: …"` is Ruby's own, though HighLine defines `puts`; `ask` ends in
+    # an if/else of `gather_answers` and `ask_once`: the step into `ask_once` says nothing ran "before that"
+    from orchestrator.authoring.path_steps import prepared
+
+    p = load(_write(tmp_path / "hl", {
+        "README.md": "# highline\n\n## Usage\n\n```ruby\nrequire 'highline'\n\ncli = HighLine.new\nanswer = cli.ask \"What?\"\n"
+                     "puts \"You have answered: #{answer}\"\n```\n",
+        "highline.gemspec": "Gem::Specification.new { |s| s.name = 'highline' }\n",
+        "lib/highline.rb": """class HighLine
+  def ask(template)
+    question = Question.new(template)
+    if question.gather
+      QuestionAsker.new(question, self).gather_answers
+    else
+      QuestionAsker.new(question, self).ask_once
+    end
+  end
+
+  def puts(*args)
+    @output.puts(*args)
+  end
+
+  class Question
+    attr_reader :gather
+
+    def initialize(template)
+      @template = template
+    end
+  end
+
+  class QuestionAsker
+    def initialize(question, highline)
+      @question = question
+      @highline = highline
+    end
+
+    def gather_answers
+      answers = []
+      answers << ask_once
+      answers << ask_once
+      answers.compact!
+      answers.uniq!
+      answers.sort!
+      answers
+    end
+
+    def ask_once
+      @highline.read(@question)
+    end
+  end
+
+  def read(question)
+    $stdin.gets
+  end
+end
+""",
+    }))
+    from orchestrator.authoring.entry import readme_weight
+
+    assert readme_weight(p, next(s for s in p.symbols() if s.dotted == "HighLine.puts")) == 0.0
+    ask = next(s for s in p.symbols() if s.dotted == "HighLine.ask")
+    once = next(s for s in p.symbols() if s.dotted == "HighLine.QuestionAsker.ask_once")
+    assert prepared(p, ask, once, 7, [ask, once]) is None

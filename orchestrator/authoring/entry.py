@@ -412,6 +412,9 @@ def _imported_by_name(p: Project, n: str) -> bool:
     return n in p._keys[key]
 
 
+_KERNEL = frozenset("puts print p pp printf require require_relative load raise sleep exit abort".split())
+
+
 def _bare_calls(p: Project) -> dict[str, float]:
     """Names the README's code calls without parentheses at the start of a statement (`get '/' do`,
     `plug :match`), weighted as readme_names weighs them."""
@@ -421,7 +424,8 @@ def _bare_calls(p: Project) -> dict[str, float]:
         size = max(len(code), 1)
         found: dict[str, float] = {}
         for m in re.finditer(r"(?m)^[ \t]*([a-z_]\w*[!?]?)[ \t]+(?:['\"]|:\w)", code):
-            found.setdefault(m.group(1), 1.0 / (1.0 + 3.0 * m.start() / size))
+            if m.group(1) not in _KERNEL:  # (highline's example `puts "You have answered: …"` is Ruby's, not `HighLine#puts`)
+                found.setdefault(m.group(1), 1.0 / (1.0 + 3.0 * m.start() / size))
         p._keys[key] = found
     return p._keys[key]
 

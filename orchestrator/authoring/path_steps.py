@@ -37,7 +37,15 @@ def prepared(p: Project, a: Sym, b: Sym, at: int, path: list[Sym]) -> tuple[Sym,
 
     paren = text.find("(", handed) if handed >= 0 else -1  # (what the hand-off is given runs before it: markdown-it's
     args = (paren, paren + len(call_args(text, paren)) + 1) if paren >= 0 else (-1, -1)  # `renderer.render(this.parse(src))`)
+    from .sideroads import either_branch
+
+    # (a call in another branch of the if/else the hand-off is in runs instead of it, not before: highline's `ask` calls
+    # `gather_answers` or `ask_once`)
+    k = at - a.d.start_line
+    alt = {a.d.start_line + j for chain in either_branch(text, a.lang) if any(k in b for b in chain) for b in chain if k not in b for j in b}
     for c, side, line, off in made:
+        if line in alt:
+            continue
         if off < 0 and not line and (m := re.compile(rf"(?<![\w$]){re.escape(c.short)}\s*\(").search(text, args[0] + 1, max(args[1], 0))):
             # (_calls_where places no call inside another's arguments: find it in the hand-off's own)
             off, line = m.start(), a.d.start_line + text.count("\n", 0, m.start())
