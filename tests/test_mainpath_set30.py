@@ -363,6 +363,13 @@ def test_a_kotlin_value_called_runs_its_invoke_operator_after_the_use_section_th
     path = _path(p)
     assert path[path.index("|") + 1:][:2] == ["Validation.invoke", "Validation.validate"], path
     assert path[:path.index("|")] == ["Validation.invoke", "ValidationBuilder.buildWithNew", "ValidationBuilder.build"], path
+    # chapter 1 says the example calls its value, cited by the `invoke` the path starts from (not the companion's)
+    from orchestrator.authoring.story import overview_sections
+
+    text = "\n".join(overview_sections({}, p, [], "en"))
+    assert "The example calls the value it built as a function, which runs the `operator fun invoke` of its type, " \
+           "`Validation.invoke`" in text, text
+    assert "(source:src/commonMain/kotlin/io/konform/validation/Validation.kt#L10-L10)):" in text, text
 
 
 def test_removing_a_listener_is_no_run_of_the_emitter(tmp_path):

@@ -226,7 +226,8 @@ def invoked_value(p: Project, code: str, lang: str) -> list[Sym]:
     for m in reversed(list(re.finditer(r"(?<![\w$.])([a-z_]\w*)\s*\(", code))):
         typ = made.get(m.group(1), "")
         runs = [x for x in p.find("invoke") if typ and x.dotted == f"{typ}.invoke" and "->" not in x.d.signature]
-        if runs:
+        if runs:  # (chapter 1 says the example calls the value)
+            p._keys.update({("invoked_call", x.rel, x.d.start_line): m.group(1) for x in runs})
             return runs
     return []
 
@@ -249,3 +250,9 @@ def package_made(p: Project, start: Sym) -> tuple[str, str, str, int] | None:
     """(the example's name, class, index file, line) when the set-up's start is the constructor of the instance the
     package exports as its default (`_instance_made`): the package runs it, not the example. None otherwise."""
     return p._keys.get(("package_made", start.rel, start.d.start_line))
+
+
+def invoked_call(p: Project, start: Sym) -> str:
+    """The example's value whose call runs the path's start, its type's `operator fun invoke` (konform's
+    `validateUser`); '' otherwise."""
+    return p._keys.get(("invoked_call", start.rel, start.d.start_line), "")

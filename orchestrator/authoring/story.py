@@ -19,7 +19,7 @@ from typing import Any
 from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
-from .example_run import exported_fetch, ghost_call, made_by, made_fn, package_made, served_by
+from .example_run import exported_fetch, ghost_call, invoked_call, made_by, made_fn, package_made, served_by
 from .example_setup import setup_path
 from .hops import hop_between
 from .mainpath import central_path, handed_out
@@ -39,7 +39,7 @@ from .tracing import (
     step_cites,
     unresolved_tail,
 )
-from .write_cites import cited_item
+from .write_cites import cite_of, cited_item
 
 PARTS = ("overview", "using", "inside", "foundations")
 
@@ -232,6 +232,8 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
         intro = s["ov_path_fetch"].format(type=fetched, **at)
     elif made:
         intro = s["ov_path_served" if server else "ov_path_made"].format(entry=made[0].name, type=made[1].name, server=server, **at)
+    elif invoked_call(p, first):  # (konform's `validateUser(invalidUser)`)
+        intro = s["ov_path_invoked"].format(**at)
     elif ghost := ghost_call(p, first):  # (pastel's `pastel.red(…)`, answered by `Delegator#method_missing`)
         intro = s["ov_path_missing"].format(call=ghost, type=first.name.rsplit("::", 1)[0] if "::" in first.name
                                             else first.dotted.rsplit(".", 1)[0], **at)
@@ -239,7 +241,9 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
         intro = s["ov_path_looped"].format(type=first.dotted.rsplit(".", 1)[0], **at)
     else:
         intro = s["ov_path_intro"].format(**at)
-    out = [intro, ""] + _steps(p, path, here, lang) + [""]
+    # (of overloads, Kotlin's two `Validation.invoke`, cited by the lines of the one the path starts from)
+    overloaded = sum(1 for x in p.find(first.short) if x.dotted == first.dotted) > 1
+    out = [cited_item(intro, cite_of(first)) if overloaded else intro, ""] + _steps(p, path, here, lang) + [""]
     # where the map lost the way (a short path), or the work goes on in an object it cannot follow
     beyond = handed_out(p, path[-1]) or (unresolved_tail(p, path[-1]) if len(path) < 4 else None)
     if beyond:

@@ -12,8 +12,8 @@ MEMBER_WHOLE = 30  # a member this short is cited whole
 
 
 def cited_item(item: str, cite: str) -> str:
-    """`item` with `cite` before its closing stop."""
-    end = len(item) - 1 if item.endswith((".", "。")) else len(item)
+    """`item` with `cite` before its closing stop (or the colon that opens a list)."""
+    end = len(item) - 1 if item.endswith((".", "。", ":", "：")) else len(item)
     return item[:end] + cite + item[end:]
 
 
