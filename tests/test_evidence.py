@@ -294,3 +294,17 @@ def test_a_final_edited_to_cite_wrong_lines_is_named_with_its_file_and_line(buil
     assert row["phase"] == "needs_human" and row["evidence"] == "partial" and "evidence partial" in row["blocked_reason"]
     assert run_cli("accept", "ch02", "final", "--workspace", built_ws).returncode == 0
     assert scan(built_ws)["chapters"]["ch02"]["blocked_reason"] == ""  # a person's word: accepted
+
+
+def test_a_one_line_citation_of_a_line_written_in_many_places_moves_to_its_nearest_copy(tmp_path: Path):
+    # `self._check_open()` opens every method of a store: two lines added at the top move each one two down, and a
+    # citation of the one at line 9 follows to line 11, not to the first copy at line 4
+    from orchestrator.evidence.resolve import SourceFiles
+
+    body = "class Store:\n    def get(self):\n        '''Get.'''\n        self._check_open()\n        return 1\n\n" \
+           "    def put(self):\n        '''Put.'''\n        self._check_open()\n        return 2\n"
+    (tmp_path / "store.py").write_text(body)
+    ev = {"path": "store.py", "first": 9, "last": 9, "lines": [claims._h("        self._check_open()")]}
+    (tmp_path / "store.py").write_text("# one\n# two\n" + body)
+    moved = claims.locate(ev, SourceFiles(tmp_path))
+    assert (moved.status, moved.first, moved.last) == ("moved", 11, 11)

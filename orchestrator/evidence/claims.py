@@ -179,11 +179,14 @@ def locate(ev: dict, files: SourceFiles) -> Moved:
         at = _unit_now(ev["path"], ev["unit"], lines)
         if at is not None:
             return Moved("moved" if now[at[0] - 1:at[1]] == old else "changed", at[0], at[1])
+    # the same lines elsewhere: of several places (a one-line `self._check_open()` is written in every method), the
+    # nearest to where they were
+    at_ = [i for i in range(len(now) - len(old) + 1) if now[i] == old[0] and now[i:i + len(old)] == old]
+    if at_:
+        i = min(at_, key=lambda i: abs(i + 1 - a))
+        return Moved("moved", i + 1, i + len(old))
     sm = difflib.SequenceMatcher(None, old, now, autojunk=False)
     blocks_ = [m for m in sm.get_matching_blocks() if m.size]
-    whole = next((m for m in blocks_ if m.size == len(old)), None)
-    if whole is not None:
-        return Moved("moved", whole.b + 1, whole.b + len(old))
     if not blocks_:
         return Moved("changed", min(a, len(lines)), min(b, len(lines))) if lines else Moved("gone")
     # the new range: from where the first matched old line went, to where the last one went
