@@ -1,7 +1,8 @@
 """Which call of the README example is the run chapter 1 follows (issue 35): the serving call (`app.listen(3000)`,
 `http.ListenAndServe(":3000", r)`), the last call on the value the example built (`template.render(…)`), the loop
 that runs it, the chain's last link; and what the example called before it to set that value up (setup_path's
-starts). What it decided is kept on the project for chapter 1 to say (`served_by`, `made_by`, `exported_fetch`)."""
+starts). What it decided is kept on the project for chapter 1 to say (`served_by`, `made_by`, `exported_fetch`,
+`ghost_call`, `invoked_call`, `package_made`)."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: 
         return [(x, b) for x, b in starts if x is not block[1]] + [(block[1], SERVING_BONUS)]
     invoked = invoked_value(p, code, lang)
     if invoked:  # Kotlin's `validateUser(invalidUser)`: the value's `operator fun invoke`; what made the value sets up
-        p._keys[("setup_calls",)] = [f"{invoked[0].dotted}"]
+        p._keys[("setup_calls",)] = [invoked[0].dotted]
         return [(x, b) for x, b in starts if all(x is not i for i in invoked)] + [(x, SERVING_BONUS) for x in invoked]
     final = final_call(p, code, lang)
     # (or on what the value's maker gives: okhttp's `client.newCall(request).execute()`)
