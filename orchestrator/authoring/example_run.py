@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .codetext import call_args
-from .entry import TYPE_ARGS
+from .entry import TYPE_ARGS, foreign_imports
 from .example_calls import (
     BLOCK_LANGS,
     SETUP_NAMES,
@@ -28,6 +28,7 @@ from .example_calls import (
     made_with,
     printed_value,
 )
+from .js_values import instance_sites, package_instance
 from .project import Project, Sym, project_name
 from .servers import node_server, own_runs, wrapping_method
 
@@ -236,9 +237,6 @@ def invoked_value(p: Project, code: str, lang: str) -> list[Sym]:
 def _instance_made(p: Project, code: str, var: str, lang: str) -> str:
     """`X.constructor` when the example's value is the instance its package exports as its default (mime's `import mime
     from 'mime'`: `export default new Mime(…)`), which the package made before the example's first line; ''."""
-    from .entry import foreign_imports
-    from .js_values import instance_sites, package_instance
-
     cls = package_instance(p, code, var) if lang in ("javascript", "typescript") and var not in foreign_imports(p, code) else ""
     ctor = next((x for x in p.find("constructor") if cls and x.dotted == f"{cls}.constructor"), None)
     if ctor is None:

@@ -106,8 +106,11 @@ def package_instance(p: Project, code: str, var: str) -> str:
 
 
 def instance_sites(p: Project) -> dict[str, tuple[str, int]]:
-    """Class → (file, line) of the package index's `export default new X(…)` / `module.exports = new X(…)`."""
-    out: dict[str, tuple[str, int]] = {}
+    """Class → (file, line) of the package index's `export default new X(…)` / `module.exports = new X(…)` (read once)."""
+    key = ("instance_sites",)
+    if key in p._keys:
+        return p._keys[key]
+    out: dict[str, tuple[str, int]] = p._keys.setdefault(key, {})
     for rel in p.code_files():
         if re.fullmatch(r"index\.(?:[cm]?[jt]s)", posixpath.basename(rel)) and rel.count("/") <= 1:
             for k, ln in enumerate(p.lines_of(rel), 1):

@@ -181,10 +181,10 @@ def locate(ev: dict, files: SourceFiles) -> Moved:
             return Moved("moved" if now[at[0] - 1:at[1]] == old else "changed", at[0], at[1])
     # the same lines elsewhere: of several places (a one-line `self._check_open()` is written in every method), the
     # nearest to where they were
-    at_ = [i for i in range(len(now) - len(old) + 1) if now[i] == old[0] and now[i:i + len(old)] == old]
-    if at_:
-        i = min(at_, key=lambda i: abs(i + 1 - a))
-        return Moved("moved", i + 1, i + len(old))
+    copies = [i for i in range(len(now) - len(old) + 1) if now[i] == old[0] and now[i:i + len(old)] == old]
+    if copies:
+        near = min(copies, key=lambda i: abs(i + 1 - a))
+        return Moved("moved", near + 1, near + len(old))
     sm = difflib.SequenceMatcher(None, old, now, autojunk=False)
     blocks_ = [m for m in sm.get_matching_blocks() if m.size]
     if not blocks_:
