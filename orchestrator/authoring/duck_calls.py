@@ -20,8 +20,14 @@ def duck_call(by_short: dict[str, list[Sym]], typer: Typer, receiver: str, name:
     a kind of the project's classes (`operation`: `AddOperation`, `RemoveOperation` under `PatchOperation`;
     `engine`: `RenderEngine`), that class's method, or the base's that the others override (jsonpatch's
     `operation.apply(obj)` runs one operation's `apply`: `PatchOperation.apply` says which); a class, not a
-    table of functions (fast-xml-parser's `options.isArray(…)` is no `defaultOptions.isArray`)."""
+    table of functions (fast-xml-parser's `options.isArray(…)` is no `defaultOptions.isArray`); in Ruby, a method the
+    project gives every object."""
     methods = [x for x in by_short.get(name, ()) if x.kind == "method"]
+    # every Ruby object is an `Object` and includes `Kernel`: a method the project adds to either (awesome_print's
+    # `module Kernel; def ai`) is what `object.ai(options)` calls, when no class of the project has its own
+    every = [x for x in methods if x.lang == "ruby" and x.dotted.rsplit(".", 1)[0] in ("Kernel", "Object")]
+    if every and len(every) == len(methods):
+        return every[:1]
     if len(_WORDS.findall(name)) >= 3:
         return methods[:2]
     kind = "".join(w[:1].upper() + w[1:] for w in receiver.strip("_@").split("_") if w)  # (`parse_context`, `parseContext`)

@@ -330,6 +330,8 @@ def _weight(p: Project, s: Sym, n: str) -> float:
         return 0.0  # (`Papa.parse(…)` is `CsvToJson`'s, not `ParserHandle`'s `parse`)
     if n == s.short and n in package_namespaces(p):
         return 0.0  # (typebox's `Type.Object(…)` is of the package's namespace, not parser.ts' function `Type`)
+    if s.lang == "ruby" and s.dotted in (f"Kernel.{n}", f"Object.{n}") and n in _bare_calls(p, any_argument=True):
+        return _bare_calls(p, any_argument=True)[n]  # every object's, called bare: awesome_print's `ap data` (two letters)
     top = s.dotted.split(".", 1)[0]
     if n.startswith("_") or not s.d.exported or (len(n) < 3 and n.lower() != project_name(p.root).lower()
                                                   and not _imported_by_name(p, n)
@@ -415,15 +417,17 @@ def _imported_by_name(p: Project, n: str) -> bool:
 _KERNEL = frozenset("puts print p pp printf require require_relative load raise sleep exit abort".split())
 
 
-def _bare_calls(p: Project) -> dict[str, float]:
+def _bare_calls(p: Project, any_argument: bool = False) -> dict[str, float]:
     """Names the README's code calls without parentheses at the start of a statement (`get '/' do`,
-    `plug :match`), weighted as readme_names weighs them."""
-    key = ("readme_bare",)
+    `plug :match`), weighted as readme_names weighs them; with `any_argument`, whatever the argument
+    (`ap data`: not the statement `name value` of a DSL, so only for a method every object has)."""
+    key = ("readme_bare", any_argument)
     if key not in p._keys:
         code = readme_code(p)
         size = max(len(code), 1)
         found: dict[str, float] = {}
-        for m in re.finditer(r"(?m)^[ \t]*([a-z_]\w*[!?]?)[ \t]+(?:['\"]|:\w)", code):
+        arg = r"[ \t]+[\w\"':\[{@]|\(" if any_argument else r"[ \t]+(?:['\"]|:\w)"
+        for m in re.finditer(rf"(?m)^[ \t]*([a-z_]\w*[!?]?)(?:{arg})", code):
             if m.group(1) not in _KERNEL:  # (highline's example `puts "You have answered: …"` is Ruby's, not `HighLine#puts`)
                 found.setdefault(m.group(1), 1.0 / (1.0 + 3.0 * m.start() / size))
         p._keys[key] = found
