@@ -66,3 +66,372 @@ def test_a_method_the_project_gives_every_ruby_object_is_called_bare_and_on_a_va
     p = load(_write(tmp_path, _AWESOME))
     assert _path(p)[_path(p).index("|") + 1:][:4] == ["Kernel.ap", "Kernel.ai", "AwesomePrint.Inspector.awesome",
                                                       "AwesomePrint.Formatter.format"]
+
+
+# ConsoleTables' shape: `Write(Format format = Format.Default)` switches on the format; the README calls `Write()`
+_TABLES = {
+    "Readme.md": """# ConsoleTables
+
+```csharp
+var table = new ConsoleTable("one", "two", "three");
+table.AddRow(1, 2, 3);
+table.Write();
+```
+""",
+    "src/ConsoleTables/ConsoleTables.csproj": "<Project Sdk=\"Microsoft.NET.Sdk\"></Project>\n",
+    "src/ConsoleTables/ConsoleTable.cs": """namespace ConsoleTables
+{
+    public class ConsoleTable
+    {
+        public ConsoleTable(params string[] columns) { Columns = columns; }
+
+        public string[] Columns { get; }
+
+        public ConsoleTable AddRow(params object[] values) { return this; }
+
+        public override string ToString()
+        {
+            var lengths = ColumnLengths();
+            var format = Format(lengths);
+            return format + Divider(lengths);
+        }
+
+        public string ToMarkDownString()
+        {
+            var lengths = ColumnLengths();
+            var format = Format(lengths, "|");
+            var markdown = Divider(lengths).Replace("-", "|");
+            return format + Pad(markdown) + Divider(lengths);
+        }
+
+        private int[] ColumnLengths() { return new int[0]; }
+        private string Format(int[] lengths, string delimiter = "|") { return Pad(delimiter) + delimiter; }
+        private string Divider(int[] lengths) { return Pad("-"); }
+        private string Pad(string text) { return text.PadLeft(2).PadRight(2).Trim().PadLeft(4); }
+
+        public void Write(Format format = Format.Default)
+        {
+            switch (format)
+            {
+                case Format.Default:
+                    System.Console.WriteLine(ToString());
+                    break;
+                case Format.MarkDown:
+                    System.Console.WriteLine(ToMarkDownString());
+                    break;
+                default:
+                    throw new System.ArgumentOutOfRangeException(nameof(format));
+            }
+        }
+    }
+
+    public enum Format { Default = 0, MarkDown = 1 }
+}
+""",
+}
+
+
+def test_a_switch_on_a_parameter_with_a_default_goes_by_the_defaults_case_the_others_are_variants(tmp_path):
+    p = load(_write(tmp_path, _TABLES))
+    path = _path(p)[_path(p).index("|") + 1:]
+    assert path[:2] == ["ConsoleTable.Write", "ConsoleTable.ToString"], path
+    assert "ConsoleTable.ToMarkDownString" not in path
+
+
+def test_tsd_type_tests_and_a_packages_one_test_js_are_tests_not_code():
+    from orchestrator.repo.classify import classify
+
+    assert classify("index.test-d.ts", "typescript") == "test"
+    assert classify("test.js", "javascript") == "test"
+    assert classify("index.js", "javascript") != "test"
+
+
+def test_a_headings_html_is_no_part_of_a_title_and_a_members_dotted_name_is_code():
+    from orchestrator.authoring.ideas import clean_heading
+
+    assert clean_heading(".interval <sup>get</sup>") == ""  # (ora's API reference: the member `interval`)
+    assert clean_heading("Custom reporters <sup>new</sup>") == "Custom reporters"
+
+
+def test_a_file_named_example_beside_the_code_is_an_example():
+    from orchestrator.repo.classify import classify
+
+    assert classify("example-overflow.js", "javascript") == "example"
+    assert classify("example.js", "javascript") == "example"
+    assert classify("src/Example.java", "java") == "code"  # (a class named so is the project's own)
+    assert classify("orchestrator/authoring/example_calls.py", "python") == "code"  # (a module's name)
+
+
+# kotlin-argparser's shape: the README's first block defines a class of delegates; a later block of its section hands
+# that class to the parser, whose `parseInto` forces a `by lazy` property that parses the arguments
+_ARGPARSER = {
+    "README.md": """# kotlin-argparser
+
+## Overview
+
+Defining options is as simple as:
+
+```kotlin
+class MyArgs(parser: ArgParser) {
+    val name by parser.storing("name of the user")
+}
+```
+
+The arguments are passed to the `ArgParser` at construction:
+
+```kotlin
+fun main(args: Array<String>) = mainBody {
+    ArgParser(args).parseInto(::MyArgs).run {
+        println("Hello, ${name}!")
+    }
+}
+```
+
+## Option Types
+
+### Storing a Single Argument
+
+```kotlin
+val name by parser.storing("-N", "--name", help = "name of the user")
+```
+""",
+    "build.gradle": "plugins { id 'org.jetbrains.kotlin.jvm' }\n",
+    "src/main/kotlin/com/xenomachina/argparser/ArgParser.kt": """package com.example.argparser
+
+class ArgParser(val args: Array<out String>) {
+    private var finished = false
+
+    fun storing(vararg names: String, help: String): Delegate {
+        val delegate = Delegate(names.toList(), help)
+        delegates.add(delegate)
+        return delegate
+    }
+
+    private val delegates = mutableListOf<Delegate>()
+
+    fun force() {
+        if (!finished) {
+            parseOptions
+            for (delegate in delegates) delegate.validate()
+        }
+    }
+
+    fun <T> parseInto(constructor: (ArgParser) -> T): T {
+        val provided = constructor(this)
+        force()
+        return provided
+    }
+
+    private val parseOptions by lazy {
+        var i = 0
+        while (i < args.size) {
+            val arg = args[i]
+            i += if (arg.startsWith("--")) parseLongOpt(i, args) else 1
+        }
+        finished = true
+    }
+
+    private fun parseLongOpt(index: Int, args: Array<out String>): Int {
+        val name = args[index].substringBefore("=")
+        val delegate = delegates.first { it.names.contains(name) }
+        delegate.parseOption(name, args[index].substringAfter("="))
+        return 1
+    }
+}
+
+class Delegate(val names: List<String>, val help: String) {
+    var value: String? = null
+
+    fun parseOption(name: String, argument: String) {
+        value = argument.trim().ifEmpty { name.trimStart('-') }
+        check(value != null) { "no value for $name" }
+    }
+
+    fun validate() {}
+}
+
+fun mainBody(body: () -> Unit) = body()
+""",
+}
+
+
+def test_a_class_the_readme_defines_runs_in_the_block_that_hands_it_over_and_a_lazy_property_read_is_a_call(tmp_path):
+    from orchestrator.authoring.overview import entry_points, example_of
+
+    p = load(_write(tmp_path, _ARGPARSER))
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and ex.first == 8 and ex.then is not None and "parseInto(::MyArgs)" in ex.then.code
+    path = _path(p)[_path(p).index("|") + 1:]
+    assert path[:4] == ["ArgParser.parseInto", "ArgParser.force", "ArgParser.parseOptions", "ArgParser.parseLongOpt"], path
+
+
+# ora's shape: the package's default export is a factory (declared again in index.d.ts) of a class it does not
+# export; the README runs a method on what the factory gives, in the statement that calls it
+_ORA = {
+    "readme.md": """# ora
+
+## Usage
+
+```js
+import ora from 'ora';
+
+const spinner = ora('Loading unicorns').start();
+```
+""",
+    "package.json": '{"name": "ora", "type": "module", "exports": "./index.js"}\n',
+    "index.js": """class Ora {
+	#text;
+	#frameIndex = 0;
+
+	constructor(options) {
+		this.#text = typeof options === 'string' ? options : options.text;
+	}
+
+	frame() {
+		const frames = ['-', '+'];
+		this.#frameIndex = (this.#frameIndex + 1) % frames.length;
+		return frames[this.#frameIndex] + ' ' + this.#text;
+	}
+
+	clear() {
+		process.stderr.clearLine(1);
+		process.stderr.cursorTo(0);
+		return this;
+	}
+
+	render() {
+		this.clear();
+		const content = this.frame();
+		process.stderr.write(content.trimEnd().padEnd(10));
+		return this;
+	}
+
+	start(text) {
+		if (text) {
+			this.#text = text;
+		}
+		this.render();
+		this.id = setInterval(this.render.bind(this), 80);
+		return this;
+	}
+}
+
+export default function ora(options) {
+	return new Ora(options);
+}
+""",
+    "index.d.ts": """export interface Ora {
+	start(text?: string): Ora;
+}
+
+export default function ora(options?: string): Ora;
+""",
+}
+
+
+def test_a_run_on_what_the_packages_factory_gives_is_the_run_and_its_declaration_file_is_no_second_definition(tmp_path):
+    p = load(_write(tmp_path, _ORA))
+    path = _path(p)[_path(p).index("|") + 1:]
+    assert path[:2] == ["Ora.start", "Ora.render"], path
+
+
+def test_a_comment_in_a_fenced_block_is_no_heading_and_a_one_line_triple_backtick_span_opens_no_block():
+    from orchestrator.authoring.overview import _leveled_headings
+
+    text = "# Pundit\n\n```ruby\n# In controllers\ndef show; end\n```\n\n## Rescuing a denied Authorization\n\n" \
+           "```config.x = :forbidden```\n\n## Strong parameters\n\n```ruby\n# app/policies/post_policy.rb\n```\n"
+    assert _leveled_headings(text) == [(1, 1, "Pundit"), (8, 2, "Rescuing a denied Authorization"),
+                                       (12, 2, "Strong parameters")]
+
+
+def test_a_ruby_value_made_by_new_without_parentheses_and_printed_at_a_console_prompt_in_a_comment(tmp_path):
+    from orchestrator.authoring.example_calls import built_type, printed_value
+
+    p = load(_write(tmp_path, {
+        "README.md": "# Terminal Table\n\n## Usage\n\n```ruby\nrows = [['One', 1]]\ntable = Terminal::Table.new :rows => rows\n\n"
+                     "# > puts table\n#\n# +-----+---+\n# | One | 1 |\n# +-----+---+\n```\n",
+        "terminal-table.gemspec": "Gem::Specification.new { |s| s.name = 'terminal-table' }\n",
+        "lib/terminal-table/table.rb": "module Terminal\n  class Table\n    def initialize(options = {})\n      @rows = options[:rows]\n"
+                                       "    end\n\n    def render\n      @rows.map { |r| r.join(' | ') }.join(\"\\n\")\n    end\n"
+                                       "    alias :to_s :render\n  end\nend\n",
+    }))
+    code = "rows = [['One', 1]]\ntable = Terminal::Table.new :rows => rows\n\n# > puts table\n#\n# | One | 1 |\n"
+    assert built_type(p, code, "table", "ruby") == "Terminal.Table"
+    shown = printed_value(p, code, "ruby")
+    assert shown is not None and shown[0].dotted == "Terminal.Table.render" and shown[1] == "table"
+
+
+# prompts' shape: the package's index re-exports lib/index.js, which exports its function `prompt` as itself; the
+# README binds the package to `prompts` and calls that
+_PROMPTS = {
+    "readme.md": """# prompts
+
+## Install
+
+```
+$ npm install --save prompts
+```
+
+## Usage
+
+```js
+const prompts = require('prompts');
+
+(async () => {
+  const response = await prompts({ type: 'text', name: 'age', message: 'How old are you?' });
+  console.log(response);
+})();
+```
+
+## Prompts
+
+```js
+{
+  type: 'date',
+  name: 'value',
+  message: 'Pick a date'
+}
+```
+""",
+    "package.json": '{"name": "prompts", "main": "index.js"}\n',
+    "index.js": "module.exports = require('./lib/index.js');\n",
+    "lib/index.js": """'use strict';
+
+const prompts = require('./prompts');
+
+async function prompt(questions = [], { onSubmit = noop } = {}) {
+  const answers = {};
+  for (const question of [].concat(questions)) {
+    answers[question.name] = await prompts[question.type](question);
+    onSubmit(question, answers[question.name], answers);
+  }
+  return answers;
+}
+
+function noop() {}
+
+module.exports = Object.assign(prompt, { prompt, prompts });
+""",
+    "lib/prompts.js": """'use strict';
+const $ = exports;
+
+$.text = args => toPrompt('TextPrompt', args);
+$.date = args => toPrompt('DatePrompt', args);
+
+function toPrompt(type, args) {
+  return new Promise(resolve => resolve({ type, args }));
+}
+""",
+}
+
+
+def test_a_package_that_is_a_function_is_called_by_the_name_the_readme_binds_it_to(tmp_path):
+    from orchestrator.authoring.js_values import package_function
+    from orchestrator.authoring.overview import entry_points, example_of
+
+    p = load(_write(tmp_path, _PROMPTS))
+    assert package_function(p) is not None and package_function(p).dotted == "prompt"
+    entries = entry_points(p)
+    assert "prompt" in [e.dotted for e in entries]
+    ex = example_of(p, entries)
+    assert ex is not None and "await prompts({" in ex.code

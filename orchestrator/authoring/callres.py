@@ -37,8 +37,10 @@ from .arity import (
 from .c_includes import c_global
 from .duck_calls import duck_call
 from .extension_methods import is_extension, receiver, with_extensions
+from .js_values import package_binding, package_function
 from .local_defs import LANGS as LOCAL_LANGS, in_scope, same_object, this_alias, top
 from .project import Project, Sym
+from .references import imported_definition
 from .signature import signature_parts
 from .source_sets import lambda_receivers, source_set
 from .uses import python_imports, rust_type_narrowed, rust_used, rust_uses
@@ -170,8 +172,6 @@ class Resolver:
         if not hit and len(parts) == 2 and parts[0] in self.element_locals():  # `root := r.trees[m]; root.getValue(`
             hit = list(self.by_dotted.get(f"{self.element_locals()[parts[0]]}.{parts[1]}", ()))
         if not hit and len(parts) == 2 and lang in ("javascript", "typescript"):  # `adapters.getAdapter(`: a module's
-            from .references import imported_definition
-
             hit = imported_definition(self.p, s.rel, parts[0], parts[1]) or imported_definition(self.p, s.rel, expr) \
                 or self._mixed_in(parts[0], parts[1])  # (`request.Request = require('./request')`)
         if not hit and len(parts) == 2 and lang == "python":  # `checker.Checker(` after `from pyflakes import checker`
@@ -210,8 +210,7 @@ class Resolver:
         hit = self.overload(hit, args)
         if len(hit) > 1 and lang == "kotlin":
             hit = source_set(s, hit)
-        if lang == "rust":
-            hit = [x for x in hit if x.kind != "macro"]
+        hit = [x for x in hit if x.kind != "macro" or lang != "rust"]
         if lang in ("c", "cpp"):
             hit = [x for x in hit if not (x.kind == "macro" and _OBJECT_MACRO.match(x.d.signature))]
         return hit[0] if len(hit) == 1 else None
@@ -271,6 +270,7 @@ class Resolver:
                     return used
             if s.lang in ("javascript", "typescript"):  # an object literal's member (`get URL ()`, `parse: (s) =>`)
                 named = [x for x in named if not _MEMBER_SIG.match(x.d.signature)]  # is in scope by no bare name
+                named = [x for x in named if not x.rel.endswith(".d.ts")] or named  # (the code, not its declaration: ora's)
             same = [x for x in named if x.rel == s.rel or (s.lang in ("go", "rust") and posixpath.dirname(x.rel) == self.here)]
             same = [x for x in same if x.rel == s.rel] if len(same) > 1 and s.lang == "rust" else same  # (its own module's:
             if len(same) == 1:  # textwrap's `wrap_single_line` of wrap.rs, not the fuzzing module's of that name)
@@ -280,9 +280,9 @@ class Resolver:
                 if len(anywhere) == 1 and (not s.rel or s.lang == "python" and python_imports(p, s.rel, expr)  # (not s.rel:
                                            or s.lang == "rust" and rust_uses(p, s.rel, expr)):
                     return anywhere  # the README's example, whose imports are the project's names)
+                if s.lang in ("javascript", "typescript") and not s.rel and expr == package_binding(p, self.code or "") and (f := package_function(p)):
+                    return [f]  # the package itself, a function: the README's `prompts({…})` after `require('prompts')`
                 if s.lang in ("javascript", "typescript"):  # `import { compose } from './compose'`
-                    from .references import imported_definition
-
                     return imported_definition(p, s.rel, expr)
         return []
 

@@ -293,8 +293,9 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     from .arity import near
     from .call_form import TRAILING_LAMBDA
     from .callres import CALL_RE, Resolver
+    from .lazy_props import lazy_reads
     from .local_defs import spans as local_spans
-    from .sideroads import branch_lines, optional_params
+    from .sideroads import branch_lines, optional_params, other_cases
     from .uses import rust_type_narrowed
     from .valuetypes import call_args, closing
 
@@ -303,7 +304,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     from .codetext import deferred_spans
 
     code = call_text(s, code)
-    side = branch_lines(code, s.lang, options=options, optional=optional_params(p, s))
+    side = branch_lines(code, s.lang, options=options, optional=optional_params(p, s)) | other_cases(p, s, code)
     # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
     # in C++ and Java a call of the same name may be another overload
     sig_at = max(0, code.find(s.d.signature.split("\n", 1)[0][:30]))  # past decorators and doc comments
@@ -397,6 +398,8 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
             if chain is not None and len(hits) == 1 and hits[0] is not s:
                 key = (hits[0].rel, hits[0].name, hits[0].d.start_line)
                 found.setdefault(key, (hits[0], code.count("\n", 0, chain.start(1)) in side, chain.start(1)))
+    for hit, at in lazy_reads(p, s, code):  # (reading Kotlin's `val x by lazy { … }` runs its block)
+        found.setdefault((hit.rel, hit.name, hit.d.start_line), (hit, code.count("\n", 0, at) in side, at))
     if s.lang == "ruby":
         res = res or Resolver(p, s, *_sym_index(p), code=code)
         for hit, at in _ruby_bare_calls(s, code, res):

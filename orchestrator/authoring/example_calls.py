@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .codetext import call_args
 from .entry import PRINTS as _PRINTS, TYPE_ARGS, foreign_imports
 from .example_args import takes
 from .overview import example_of
@@ -32,13 +33,11 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
     # `RulesEngine rulesEngine = new DefaultRulesEngine();`), when the statement is only that construction
     made = re.search(rf"\b{v}\s*=\s*new\s+((?:\w+\.)*)([A-Z]\w*)\s*(?:<[^>\n]*>)?\s*\(", code)
     if made and (is_class(made.group(2)) or is_class(made.group(1) + made.group(2))):  # (showdown's `new showdown.Converter()`)
-        from .valuetypes import call_args
-
         after = re.match(r"\s*(?://[^\n]*\s*)*(\S?)", code[made.end() + len(call_args(code, made.end() - 1)) + 1:])
         if after is None or after.group(1) != ".":  # (not a builder the statement goes on to call: `new X()⏎.Build()`)
             return made.group(2) if is_class(made.group(2)) else made.group(1) + made.group(2)
-    # (a module's class: Python's `patch = jsonpatch.JsonPatch(…)`)
-    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?[ \t]+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*(?:::|\.))*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*(\w+)\s*\()", code)
+    # (a module's class: Python's `patch = jsonpatch.JsonPatch(…)`; Ruby's `Terminal::Table.new :rows => rows`)
+    typ = re.search(rf"\b([A-Z]\w*)(?:<[^>\n]*>)?[ \t]+{v}\s*=|\b{v}\s*:?=\s*(?:new\s+|&)?(?:[a-z_]\w*(?:::|\.))*((?:[A-Z]\w*::)*[A-Z]\w*)\s*(?:[({{]|::|\.\s*(\w+)\s*\(|\.new\b)", code)
     name = (typ.group(1) or typ.group(2)).replace("::", ".") if typ else ""  # (Ruby's `Liquid::Template`: `Liquid.Template`)
     if typ and typ.group(3):  # `KotlinLogging.logger(…)` declares what it gives back: a `KLogger`, not a `KotlinLogging`
         from .signature import java_result
@@ -72,7 +71,6 @@ def _chain_result(p: Project, code: str, at: int, name: str) -> str:
     .WithNamingConvention(…).Build();` holds what `DeserializerBuilder.Build` declares, an `IDeserializer`),
     when the statement that makes `name` at `at` ends in a call the type declares a project result for; ''."""
     from .signature import java_result
-    from .valuetypes import call_args
 
     k, last = at - 1, ""
     while True:
@@ -148,8 +146,6 @@ def built_by(p: Project, code: str, var: str, lang: str = "", depth: int = 0) ->
     if m is None:  # a value taken from another (yaml-rust's `let doc = &docs[0];`, `docs = YamlLoader::load_from_str(s)`)
         of = re.search(rf"(?m)^\s*(?:let\s+(?:mut\s+)?|(?:var|const)\s+)?{re.escape(var)}\s*:?=\s*&?(?:mut\s+)?([A-Za-z_$][\w$]*)\s*[\[.;\n]", code)
         return built_by(p, code, of.group(1), lang, depth + 1) if of and of.group(1) != var and depth < 2 else ""
-    from .valuetypes import call_args
-
     # a chain (jmustache's `Template tmpl = Mustache.compiler().compile(text);`): the value is made by its last
     # link, on what the links before it return
     # (its links may have comments between them: Bogus' `//Pick some fruit from a basket` before a `.RuleFor(…)`)
@@ -195,8 +191,6 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     # (FluentValidation's `ValidationResult results = validator.Validate(customer);`, then only reads;
     # java-diff-utils' `rows = generator.generateDiffRows(⏎ Arrays.asList(…), …)` over three lines,
     # then a `System.out.println(…)` of the result); the calls inside its arguments are not statements
-    from .valuetypes import call_args
-
     code = ruby_locals(code)
     # (a statement may print the call's result: `println!("{}", template.render(…))`, `print(s.dumps(x))`)
     stmts: list[re.Match[str]] = []
@@ -306,8 +300,9 @@ def printed_value(p: Project, code: str, lang: str) -> tuple[Sym, str] | None:
     if lang not in _PRINTS:
         return None
     rx, meth = _PRINTS[lang]
-    # (the last line that does something: not the `}` closing Rust's `fn main`)
-    last = [ln for ln in code.strip().splitlines()
+    # (the last line that does something: not the `}` closing Rust's `fn main`; a comment that shows it typed at a
+    # console is one, terminal-table's `# > puts table` above what it prints)
+    last = [ln for ln in re.sub(r"(?m)^(\s*)(?:#|//)\s*>\s+(?=\S)", r"\1", code.strip()).splitlines()
             if ln.strip() and not ln.strip().startswith(("#", "//")) and not re.fullmatch(r"\s*[})\]]+;?\s*", ln)][-1:]
     m = re.fullmatch(rf"\s*{rx}\s*;?\s*", last[0]) if last else None
     var = next((g for g in m.groups() if g), "") if m else ""
@@ -342,8 +337,6 @@ def given_names(args: str) -> list[str]:
 
 def made_with(code: str, var: str) -> list[str]:
     """The plain names given to the call that made `var` (`_made2 = HtmlGenerator(src, parsedTree, flavour)`)."""
-    from .valuetypes import call_args
-
     m = re.search(rf"(?m)^\s*(?:[\w<>\[\],.? ]+\s+)?{re.escape(var)}\s*:?=\s*(?:new\s+)?[\w$.:]+\s*\(", code)
     return given_names(call_args(code, m.end() - 1)) if m else []
 
@@ -352,15 +345,11 @@ def linked(code: str, links: list[re.Match[str]]) -> bool:
     """Whether the example's last link (`).target(`) follows another link of its chain (`).decoder(…)`): a
     builder's chain, not one call on what a call made (money's `Money.from_cents(1000, "USD").with_currency("EUR")`,
     one line of a showcase)."""
-    from .valuetypes import call_args
-
     return len(links) >= 2 and links[-2].end() + len(call_args(code, links[-2].end() - 1)) == links[-1].start()
 
 
 def chain_of(code: str, links: list[re.Match[str]]) -> list[re.Match[str]]:
     """The links of the example's last chain: the last link and each before it that ends where the next begins."""
-    from .valuetypes import call_args
-
     out = links[-1:]
     for ln in reversed(links[:-1]):
         if ln.end() + len(call_args(code, ln.end() - 1)) != out[0].start():
@@ -375,7 +364,6 @@ def consuming_call(p: Project, code: str, lang: str = "") -> tuple[Sym, int, lis
     (that function, where the call is, the names of the values it is given: gomarkdown's `markdown.Render(doc,
     renderer)` after `doc := p.Parse(md)` and `renderer := html.NewRenderer(opts)`); None if there is none."""
     from .arity import split_args as _split_args
-    from .valuetypes import call_args
 
     code = ruby_locals(code)
     found = None
@@ -484,8 +472,6 @@ def fitting_overloads(p: Project, code: str, starts: list[tuple[Sym, float]]) ->
     """`starts` without the overloads the example's calls of their name cannot reach (`toJson(JsonElement)` for
     `toJson(1)`), on a value it built or on the class itself (jayway's `JsonPath.read(json, "$.store…")`: a static
     `read(String json, String jsonPath, …)`); those that can, and were not among the starts, join them."""
-    from .codetext import call_args
-
     given: dict[str, list[str]] = {}  # `Type.name` → the arguments the example gives it
     for m in re.finditer(rf"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*){TYPE_ARGS}\s*\(", code):
         typ = built_type(p, code, m.group(1)) or next((x.dotted for x in p.find(m.group(1)) if x.kind == "class"

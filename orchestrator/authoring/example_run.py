@@ -154,6 +154,9 @@ def serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: 
     on = m.group(1) or made_here(code, m.start())
     typed = [x for x in p.find(verb) if on and (x.kind == "method" and x.short == verb and re.split(r"\.|::", x.dotted)[-2:-1] == [on]
                                                 or f"{on}.{verb}" in x.d.aliases)]  # (`Papa.parse = CsvToJson`)
+    close = code.rfind(")", 0, m.start())
+    if not typed and not m.group(1) and close >= 0 and code[close + 1:m.start()].strip() == ".":
+        typed = chain_member(p, code, close, verb, lang)  # on what a function of the project gives: ora's `ora(…).start()`
     if len(typed) == 1:  # `Url::parse(…)`: that type's `parse`, not every `parse` of the project (`Host::parse`)
         return [(s, b) for s, b in out if s is not typed[0]] + [(typed[0], SERVING_BONUS)]
     if typed and not m.group(1):  # picocli's `new CommandLine(new Example()).execute(args)`: that class's overloads

@@ -73,7 +73,14 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     the writer's settings), no trace print; or a hop made on a later line (express's `app.listen`
     ends by handing itself to `http.createServer`)."""
     from .hops import _body, _receiver, hops
-    from .sideroads import branch_lines, cond_depths, either_branch, hook_loops, optional_params
+    from .sideroads import (
+        branch_lines,
+        cond_depths,
+        default_cases,
+        either_branch,
+        hook_loops,
+        optional_params,
+    )
 
     key = ("handed", s.rel, s.d.start_line)
     if key in p._keys:
@@ -85,7 +92,7 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     all_calls(p, s)  # (it tells whether a branch on a setting is a side road here)
     side = {body[0][0] + k - 1 for k in branch_lines(code, s.lang, (_receiver(s),), options_side(p, s), optional_params(p, s))} \
         if body else set()
-    side |= {body[0][0] + k - 1 for k in hook_loops(code)} if body else set()
+    side |= {body[0][0] + k - 1 for k in hook_loops(code) | default_cases(p, s, code)[1]} if body else set()
     if s.lang == "go":  # a deferred call is the clean-up (color's `Printf`: `c.Set()`, `defer c.unset()`, then print)
         side |= {n for n, t in body if re.match(r"\s*defer\s+(?!func\b)", t)}
     # so is giving back what the body took from a pool (fastjson's `GetInt`: `p := handyPool.Get()`, … `handyPool.Put(p)`)
@@ -102,6 +109,8 @@ def handed_to(p: Project, s: Sym) -> tuple[str, int] | None:
     # an if/else whose every branch makes a call runs one of them: no condition (color's `colorPrint` ends
     # in `c.Print(format)` or `c.Printf(format, a...)`)
     lines = code.splitlines()
+    for k in default_cases(p, s, code)[0] if body else ():  # (the case a parameter's default selects: the way taken)
+        depth[body[0][0] + k - 1] = max(0, depth.get(body[0][0] + k - 1, 0) - 1)
     for chain in either_branch(code, s.lang) if body else []:
         called = r"(?![\w!?])" if s.lang == "ruby" else r"\s*\("  # (Ruby's without parentheses: highline's `….ask_once`)
         if all(any(re.search(rf"(?<![\w$]){re.escape(c.short)}{called}", lines[k]) for k in b for c in calls) for b in chain):

@@ -104,10 +104,11 @@ def _sections(text: str, rel: str) -> list[tuple[str, str, str]]:
 
 
 def clean_heading(head: str) -> str:
-    """The heading as a title: links to their text, emphasis and emoji off; '' when it is code,
-    a question, a generic heading or too long to be a title."""
+    """The heading as a title: links to their text, emphasis, HTML and emoji off; '' when it is code (a member's
+    `.interval` too), a question, a generic heading or too long to be a title."""
     h = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", head)
-    if re.search(r"\w[.#:]\w|\(\)", h) or any(_IDENT.match(w.strip(",:;!?")) for w in h.split()):
+    h = re.sub(r"<(sup|sub|small)>.*?</\1>|<[^<>]*>", " ", h)  # (HTML: ora's `.color <sup>get/set</sup>`)
+    if re.search(r"\w[.#:]\w|\(\)|(?:^|\s)[.#][A-Za-z_]", h) or any(_IDENT.match(w.strip(",:;!?")) for w in h.split()):
         return ""  # a heading that names code (`ky.stop`, `AxiosHeaders#set`) is a reference entry, not an idea
     h = re.sub(r"[*_]{1,2}([^*_]+)[*_]{1,2}", r"\1", h)
     h = re.sub(r"[^\w\s,'’&/-]", " ", h) if "`" not in h and "(" not in h else ""

@@ -118,3 +118,42 @@ def instance_sites(p: Project) -> dict[str, tuple[str, int]]:
                 if m and any(t.kind == "class" for t in p.find(m.group(1)) if t.dotted == m.group(1)):
                     out.setdefault(m.group(1), (rel, k))
     return out
+
+
+_EXPORTS_ITSELF = re.compile(r"(?m)^\s*module\.exports\s*=\s*(?:require\(\s*['\"](\.[^'\"]+)['\"]\s*\)|Object\.assign\(\s*([A-Za-z_$][\w$]*)\s*,"
+                             r"|([A-Za-z_$][\w$]*)\s*;?\s*$)|^\s*export\s+default\s+(?:async\s+)?(?:function\s+)?([A-Za-z_$][\w$]*)")
+
+
+def package_function(p: Project) -> Sym | None:
+    """The function a JavaScript package is, as its root index exports it (prompts' `index.js` is
+    `module.exports = require('./lib/index.js')`, which ends `module.exports = Object.assign(prompt, { … })`):
+    what a README's `const prompts = require('prompts')`, then `prompts({…})`, calls; None when it exports another."""
+    key = ("package_function",)
+    if key not in p._keys:
+        from .references import module_file
+
+        found = None
+        rel = next((r for r in p.code_files() if re.fullmatch(r"index\.[cm]?js", r)), None)
+        for _hop in range(4):  # (a re-export or two, never a cycle)
+            m = _EXPORTS_ITSELF.search("\n".join(p.lines_of(rel))) if rel else None
+            if m is None or rel is None:
+                break
+            if m.group(1):
+                rel = module_file(p, rel, m.group(1))
+                continue
+            name = m.group(2) or m.group(3) or m.group(4)
+            found = next((x for x in p.find(name) if x.rel == rel and x.kind == "function" and x.dotted == name), None)
+            break
+        p._keys[key] = found
+    return p._keys[key]
+
+
+def package_binding(p: Project, code: str) -> str:
+    """The name example code binds this package to itself under (`const prompts = require('prompts')`,
+    `import prompts from 'prompts'`), when the package is a function (package_function) the code calls; ''."""
+    from .project import project_name
+
+    pkg = re.escape(project_name(p.root))
+    m = re.search(rf"(?m)(?:\b([A-Za-z_$][\w$]*)\s*=\s*require\s*\(\s*|^\s*import\s+([A-Za-z_$][\w$]*)\s+from\s*)['\"]{pkg}['\"]", code)
+    name = (m.group(1) or m.group(2)) if m else ""
+    return name if name and package_function(p) is not None and re.search(rf"(?<![\w$.]){re.escape(name)}\s*\(", code) else ""

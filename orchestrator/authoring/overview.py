@@ -38,7 +38,8 @@ _FENCE = re.compile(r"^([ \t]*)(```+|~~~+)[ \t]*\{?\.?([\w+#-]*)[^\n]*$")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode|(testcode|doctest))::\s*(\S*)")
 # a call: `f(…)`, and in Ruby and Elixir one without parentheses (`get '/' do`, `plug :match`)
 _CALL = re.compile(r"[A-Za-z_$][\w$]*!?\s*\(")
-_BARE_CALL = re.compile(r"(?m)^[ \t]*[a-z_][\w.]*[!?]?[ \t]+(?:['\"]|:\w|do\b)")
+# (Ruby's calls without parentheses: `get '/' do`, `table = Terminal::Table.new :rows => rows`)
+_BARE_CALL = re.compile(r"(?m)^[ \t]*(?:@?[a-z_]\w*\s*=\s*)?(?:[A-Z]\w*(?:::[A-Z]\w*)*\.)?[a-z_][\w.]*[!?]?[ \t]+(?:['\"]|:\w|do\b)")
 # names a C++ parser may take for definitions (`std`, `string`): never a project's entry point
 CXX_NAMES = frozenset({"std", "string", "decltype", "bool", "noexcept", "auto", "size_t", "char", "int", "void",
                        "const", "constexpr", "template", "typename", "operator", "detail", "float", "double", "long",
@@ -163,9 +164,10 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
 
 
 # an example's heading: "Usage", or a task (CsvHelper's guide: "Reading a CSV File" after "Newlines")
+_TASK_HEAD = re.compile(r"^(?-i:[A-Z][a-z]+ing)\s+(?:an?|the|your)\s")  # a guide's task: "Reading a CSV File"
 _EXAMPLE_HEAD = re.compile(r"(?i)\b(?:examples?|usage|quick ?start|getting started|synopsis|hello,? world|(?:simple|easy|how) to use)\b"
                            r"|(?i:^use$)"  # (konform's "### Use", before its "Detailed usage")
-                           r"|^(?-i:[A-Z][a-z]+ing)\s+(?:an?|the|your)\s")
+                           rf"|{_TASK_HEAD.pattern}")
 _SETUP_HEAD = re.compile(r"(?i)\b(?:install\w*|cdn|download\w*|setup|set up|building|contribut\w*|licen[cs]e)\b")
 
 
@@ -173,10 +175,20 @@ def _leveled_headings(text: str) -> list[tuple[int, int, str]]:
     """(line, level, text) of a Markdown document's headings (`## Example` is level 2; a line
     underlined `===` is 1, `---` 2, any other underline 3)."""
     lines = text.splitlines()
+    fenced, fence = set(), ""  # (a code block's `# In controllers` is a comment of its code: pundit's README)
+    for k, ln in enumerate(lines):  # (CommonMark's fences: "```x```" on one line is inline code, no fence)
+        mark = re.match(r"\s{0,3}(`{3,}|~{3,})(.*)$", ln)
+        closes = bool(mark and fence and mark.group(1).startswith(fence) and not mark.group(2).strip())
+        if mark and not fence and not ("`" in mark.group(2) and mark.group(1)[0] == "`"):
+            fence = mark.group(1)
+        if fence:
+            fenced.add(k)
+        if closes:
+            fence = ""
     out = [(k + 1, len(m.group(1)), ln.lstrip("#=").strip()) for k, ln in enumerate(lines)
-           if (m := re.match(r"(#{1,6}|={1,6}(?=\s+\S))\s", ln))]  # (RDoc's `== Usage`)
+           if k not in fenced and (m := re.match(r"(#{1,6}|={1,6}(?=\s+\S))\s", ln))]  # (RDoc's `== Usage`)
     out += [(k + 1, {"=": 1, "-": 2}.get(lines[k + 1].strip()[0], 3), ln.strip()) for k, ln in enumerate(lines[:-1])
-            if ln.strip() and re.fullmatch(r"[=\-~^]{3,}", lines[k + 1].strip())]
+            if ln.strip() and k not in fenced and re.fullmatch(r"[=\-~^]{3,}", lines[k + 1].strip())]
     return sorted(out)
 
 
@@ -199,8 +211,13 @@ def _sections_of(leveled: list[tuple[int, int, str]], line: int) -> list[str]:
 
 
 def example_of(p: Project, entries: list[Sym]) -> Example | None:
-    """The first example that writes one of these entry points, by any of their names."""
-    return first_example(p, {n for e in entries for n in e.names})
+    """The first example that writes one of these entry points, by any of their names (the package itself, a
+    function, by the name the README binds it to: `const prompts = require('prompts')`)."""
+    from .entry import readme_code
+    from .js_values import package_binding, package_function
+
+    bound = package_binding(p, readme_code(p)) if any(e is package_function(p) for e in entries) else ""
+    return first_example(p, {n for e in entries for n in e.names} | ({bound} if bound else set()))
 
 
 _PLAIN_WORDS = frozenset({"a", "an", "the", "simple", "basic", "quick", "short", "full", "complete", "usage", "code",
@@ -268,7 +285,9 @@ def first_example(p: Project, names: set[str]) -> Example | None:
                 # section: zustand's logo, badges, then "## First create a store", before "# Recipes")
                 untitled = leveled[0][1] > min(lv for _at, lv, _h in leveled) if leveled else False
                 opening = not heads or blk[0] < heads[0][0] or ((heads[0][0] <= 3 or untitled) and (len(heads) < 2 or blk[0] < heads[1][0]))
-                usage = (blk == whole or _general(head)) and any(_general(h) for h in _sections_of(leveled, blk[0]))
+                # (a task heading, "Storing a Single Argument", is a feature's section under another's, "Option Types")
+                usage = (blk == whole or _general(head)) and any(_general(h) and (k == 0 or not _TASK_HEAD.match(h))
+                                                                 for k, h in enumerate(_sections_of(leveled, blk[0])))
                 found.append((2 if _SETUP_HEAD.search(head) else 0 if opening or usage else 1, blk))
         if found:  # the README's own first example: under its Example/Usage heading, never an install note
             best = (2.0, min(found, key=lambda f: f[0])[1])
@@ -351,6 +370,13 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
     from .entry import PRINTS
 
     shown = PRINTS.get(ex.lang, ("$^", ""))[0]
+    # (or defines a class a later block of its section hands to the project: kotlin-argparser's `class MyArgs(parser:
+    # ArgParser) { … }`, then `ArgParser(args).parseInto(::MyArgs).run { … }`)
+    defined = set(re.findall(r"(?m)^\s*(?:(?:data|open|public|internal)\s+)*class\s+([A-Z]\w*)\s*\([^)]*\b[A-Z]\w*", ex.code))
+    for a, b, tag, code in code_blocks(text, ex.rel) if defined else ():
+        if ex.last < a < end and (_lang_of_tag(tag) or ex.lang) == ex.lang and b - a <= MAX_EXAMPLE_LINES and \
+                not re.search(r"(?m)^\s*class\s", code) and any(re.search(rf"::{d}\b", code) for d in defined):
+            return replace(ex, then=Example(ex.rel, a, b, _lang_of_tag(tag) or ex.lang, code, source_rel))
     for a, b, tag, code in code_blocks(text, ex.rel):
         # (its lines of code: tty-table's `puts table.render(:ascii)` shows the table in eight `# =>` comment lines)
         if ex.last < a and len([ln for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "//"))]) <= 3 and \

@@ -323,3 +323,46 @@ def _indented_end(lines: list[str], k: int) -> int:
                 break
             end = j
     return end
+
+
+_SWITCH = re.compile(r"^\s*(?:switch|when)\s*\(\s*([A-Za-z_]\w*)\s*\)\s*\{?\s*$")
+_CASE = re.compile(r"^\s*(?:case\s+([\w.]+)\s*:|([\w.]+)\s*->|(default)\s*:|(else)\s*->)")
+
+
+def other_cases(p: Project, s: Sym, code: str) -> set[int]:
+    """The 0-based lines of `code` in a `switch`/`when` on a parameter with a default value that belong to the cases
+    the default does not select: a caller that gives no value takes the default's case, the others are variants
+    (ConsoleTables' `Write(Format format = Format.Default)` prints `ToString()`; `ToMarkDownString()` is a variant)."""
+    return default_cases(p, s, code)[1]
+
+
+def default_cases(p: Project, s: Sym, code: str) -> tuple[set[int], set[int]]:
+    """The lines of the cases a parameter's default selects (the way a call without it goes: no condition), and of
+    the other cases (other_cases)."""
+    from .signature import signature_parts, whole
+
+    defaults = {prm.name: prm.default.strip().rsplit(".", 1)[-1] for prm in signature_parts(whole(p, s))[0]
+                if prm.default and re.fullmatch(r"\s*[A-Za-z_][\w.]*\s*", prm.default)}
+    lines = code.splitlines()
+    out: set[int] = set()
+    taken: set[int] = set()
+    for k, ln in enumerate(lines):
+        m = _SWITCH.match(ln)
+        if m is None or m.group(1) not in defaults:
+            continue
+        depth, sections, cur = 0, [], None  # sections: (label's last name or '' for the rest, its lines)
+        for j in range(k, len(lines)):
+            bare = re.sub(r'"(?:[^"\\]|\\.)*"', "", lines[j])
+            if j > k and depth == 1 and (c := _CASE.match(bare)):
+                label = (c.group(1) or c.group(2) or "").rsplit(".", 1)[-1]
+                cur = (label, [j])
+                sections.append(cur)
+            elif cur is not None and depth >= 1:
+                cur[1].append(j)
+            depth += bare.count("{") - bare.count("}")
+            if j > k and depth <= 0 and "{" in "".join(lines[k:j + 1]):
+                break
+        if any(label == defaults[m.group(1)] for label, _ in sections):
+            out |= {j for label, at in sections if label != defaults[m.group(1)] for j in at}
+            taken |= {j for label, at in sections if label == defaults[m.group(1)] for j in at}
+    return taken, out

@@ -240,6 +240,9 @@ _KOTLIN_DEFS = """
 (type_alias type: (identifier) @name) @def.type_alias
 (source_file (property_declaration (variable_declaration (identifier) @name)) @def.constant)
 (object_declaration (class_body (property_declaration (variable_declaration (identifier) @name)) @def.constant))
+(class_body (property_declaration (variable_declaration (identifier) @name)
+  (property_delegate (call_expression . [(identifier) @_lazy (call_expression . (identifier) @_lazy)] (annotated_lambda)))) @def.function
+  (#eq? @_lazy "lazy"))
 """
 _KOTLIN_REFS = "(identifier) @ref"
 _KOTLIN_IMPORTS = "(import (qualified_identifier) @import)"
