@@ -435,3 +435,129 @@ def test_a_package_that_is_a_function_is_called_by_the_name_the_readme_binds_it_
     assert "prompt" in [e.dotted for e in entries]
     ex = example_of(p, entries)
     assert ex is not None and "await prompts({" in ex.code
+
+
+# whenever's shape: a command-line tool; the README's example is the schedule its command reads, and the shell blocks
+# run the project's executables (`wheneverize` writes a first schedule, `whenever` converts it)
+_WHENEVER = {
+    "README.md": """# whenever
+
+### Getting started
+
+```sh
+$ cd /apps/my-great-project
+$ bundle exec wheneverize .
+```
+
+### The `whenever` command
+
+```sh
+$ whenever --update-crontab
+```
+
+### Example schedule.rb file
+
+```ruby
+every 3.hours do
+  runner "MyModel.some_process"
+end
+
+every :sunday, at: '12pm' do
+  runner "Task.do_something_great"
+end
+```
+""",
+    "whenever.gemspec": "Gem::Specification.new { |s| s.name = 'whenever' }\n",
+    "bin/whenever": """#!/usr/bin/env ruby
+require 'optparse'
+require 'whenever'
+
+options = {}
+OptionParser.new do |opts|
+  opts.on('-i', '--update-crontab') { options[:update] = true }
+end.parse!
+
+Whenever::CommandLine.execute(options)
+""",
+    "bin/wheneverize": """#!/usr/bin/env ruby
+require 'fileutils'
+FileUtils.mkdir_p(File.join(ARGV[0], 'config'))
+File.write(File.join(ARGV[0], 'config', 'schedule.rb'), "# every 3.hours do\\n# end\\n")
+""",
+    "lib/whenever.rb": """require 'whenever/job_list'
+require 'whenever/command_line'
+
+module Whenever
+  def self.cron(options)
+    Whenever::JobList.new(options).generate_cron_output
+  end
+end
+""",
+    "lib/whenever/command_line.rb": """module Whenever
+  class CommandLine
+    def self.execute(options = {})
+      new(options).run
+    end
+
+    def initialize(options = {})
+      @options = options
+    end
+
+    def run
+      output = Whenever.cron(@options)
+      puts output.strip.lines.map(&:rstrip).join("\\n")
+    end
+  end
+end
+""",
+    "lib/whenever/job_list.rb": """module Whenever
+  class JobList
+    def initialize(options)
+      @jobs = {}
+      instance_eval(File.read(options.fetch(:file, 'config/schedule.rb')))
+    end
+
+    def every(frequency, options = {})
+      @current_time_scope = frequency
+      yield
+    end
+
+    def generate_cron_output
+      [environment_variables, cron_jobs].compact.join.strip.lines.map(&:rstrip).join
+    end
+
+    def environment_variables
+      @env.to_s
+    end
+
+    def cron_jobs
+      @jobs.map { |time, jobs| jobs.map { |job| "#{time} #{job}" }.join("\\n").strip }.join("\\n").strip
+    end
+  end
+end
+""",
+}
+
+
+def test_a_command_line_tools_command_runs_its_readmes_example_through_the_projects_executable(tmp_path):
+    from orchestrator.authoring.overview import entry_points, example_of
+
+    root = _write(tmp_path, _WHENEVER)
+    for script in ("bin/whenever", "bin/wheneverize"):  # (an executable without an extension: its `#!` line says Ruby)
+        (root / script).chmod(0o755)
+    p = load(root)
+    ex = example_of(p, entry_points(p))
+    assert ex is not None and ex.then is not None and ex.then.rel == "bin/whenever"  # (not `wheneverize`)
+    path = _path(p)[_path(p).index("|") + 1:]
+    assert path[:4] == ["Whenever.CommandLine.execute", "Whenever.CommandLine.run", "Whenever.cron",
+                        "Whenever.JobList.generate_cron_output"], path
+
+
+def test_r1_sees_a_read_of_a_kotlin_lazy_property_the_cited_lines_define_as_its_call():
+    from orchestrator.evidence.resolve import reads_lazy
+
+    force = "    fun force() {\n        if (!finished) {\n            parseOptions\n        }\n    }\n"
+    lazy = "    private val parseOptions by lazy {\n        finished = true\n    }\n"
+    assert reads_lazy("ArgParser.parseOptions", force + lazy)
+    assert not reads_lazy("ArgParser.parseOptions", lazy)  # (its own head is no read)
+    assert not reads_lazy("ArgParser.parseOptions", force + "    private val parseOptions = Options()\n")  # (no `by lazy`)

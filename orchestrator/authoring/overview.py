@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, replace
 
 from ..repo.project import ProjectInfo, discover
+from .commands import command_script
+from .entry import PRINTS, readme_code
 from .example_text import (
     IMPORT_ONLY,
     MAX_EXAMPLE_LINES,
@@ -23,6 +25,7 @@ from .example_text import (
     next_step,
     shows_result,
 )
+from .js_values import package_binding, package_function
 from .project import Project, Sym, project_name
 
 # fence info strings that name a programming language, by the map's language names
@@ -157,7 +160,7 @@ def _example_score(code: str, lang: str | None, langs: set[str], names: set[str]
         return 0.0
     uses = sum(1 for ln in lines if "=" in ln or ln.lstrip().startswith((">>>", "import", "use ", "#include", "from ", "@",
                                                                      "require ", "require_relative ", "alias "))
-               or re.search(r"\(\s*(?:['\"\d]|:\w)", ln))  # a call with a literal: code that runs, not a prototype
+               or re.search(r"\(\s*(?:['\"\d]|:\w)", ln) or (langs & {"ruby", "elixir"} and _BARE_CALL.match(ln)))  # a call with a literal: it runs
     if not uses:
         return 0.0  # declarations (`redisContext *redisConnect(const char *ip, int port);`) show no use
     return len(named) + 0.5 * min(uses, 4) + (1.0 if lang else 0.0)
@@ -211,11 +214,8 @@ def _sections_of(leveled: list[tuple[int, int, str]], line: int) -> list[str]:
 
 
 def example_of(p: Project, entries: list[Sym]) -> Example | None:
-    """The first example that writes one of these entry points, by any of their names (the package itself, a
-    function, by the name the README binds it to: `const prompts = require('prompts')`)."""
-    from .entry import readme_code
-    from .js_values import package_binding, package_function
-
+    """The first example that writes one of these entry points by any of their names (a package that is a function
+    by the README's: `const prompts = require('prompts')`)."""
     bound = package_binding(p, readme_code(p)) if any(e is package_function(p) for e in entries) else ""
     return first_example(p, {n for e in entries for n in e.names} | ({bound} if bound else set()))
 
@@ -296,7 +296,9 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             # (an RDoc verbatim block says no language: a Ruby project's README writes Ruby)
             plain = "ruby" if rel.lower().endswith(".rdoc") and "ruby" in langs else "text"
             ex = Example(rel, a, b, _lang_of_tag(tag) or tag or plain, code, info.in_source(rel))
-            return _then_run(ex, text, heads, info.in_source(rel))
+            ex = _then_run(ex, text, heads, info.in_source(rel))  # (or the README's command runs it: whenever's)
+            cmd = command_script(p, text) if ex.then is None and not SERVING.search(ex.code) and rel == info.readme else None
+            return replace(ex, then=Example(*cmd, info.in_source(cmd[0]))) if cmd else ex
     from .doc_examples import doc_examples
 
     for rel, a, b, doc_lang, code in doc_examples(p):  # the package's own doc comment (commons-csv's package-info.java)
@@ -367,11 +369,8 @@ def _then_run(ex: Example, text: str, heads: list[tuple[int, str]], source_rel: 
     modules = values - set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*:?=", ex.code))
     built = made if not values or (made and values == modules) else set()
     after = min([at for at, _h in heads if at > end], default=len(text.splitlines()) + 1)
-    from .entry import PRINTS
-
     shown = PRINTS.get(ex.lang, ("$^", ""))[0]
-    # (or defines a class a later block of its section hands to the project: kotlin-argparser's `class MyArgs(parser:
-    # ArgParser) { … }`, then `ArgParser(args).parseInto(::MyArgs).run { … }`)
+    # (or defines a class a later block of its section hands over: kotlin-argparser's `class MyArgs(…)`, `::MyArgs`)
     defined = set(re.findall(r"(?m)^\s*(?:(?:data|open|public|internal)\s+)*class\s+([A-Z]\w*)\s*\([^)]*\b[A-Z]\w*", ex.code))
     for a, b, tag, code in code_blocks(text, ex.rel) if defined else ():
         if ex.last < a < end and (_lang_of_tag(tag) or ex.lang) == ex.lang and b - a <= MAX_EXAMPLE_LINES and \

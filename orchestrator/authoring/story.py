@@ -13,6 +13,7 @@ facts of the map (facts.py), in en and zh."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Any
 
@@ -202,7 +203,9 @@ def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str], na
     if ex.then is not None:  # the block that runs what the example set up
         t = ex.then
         info = f"{t.lang} file={t.source_rel} lines={t.first}-{t.last}" if t.source_rel else t.lang
-        out += [s["ov_example_then"].format(file=t.rel, a=t.first, b=t.last), "", docstrings.fence(t.code, info), ""]
+        key = "ov_example_then" if t.rel == ex.rel else "ov_example_command"  # (or the project's command: whenever's)
+        out += [s[key].format(file=t.rel, a=t.first, b=t.last, command=posixpath.splitext(posixpath.basename(t.rel))[0]), "",
+                docstrings.fence(t.code, info), ""]
     return out
 
 
@@ -440,7 +443,8 @@ def front_matter(p: Project) -> str:
                 docstrings.fence(ex.code, info), ""]
         if ex.then is not None:
             t = ex.then
-            out += [f"The same section then runs what it set up, `{t.rel}` lines {t.first}-{t.last}:", "",
+            runs = "The same section then runs what it set up" if t.rel == ex.rel else "The README's command runs it, the project's script"
+            out += [f"{runs}, `{t.rel}` lines {t.first}-{t.last}:", "",
                     docstrings.fence(t.code, f"{t.lang} file={t.source_rel} lines={t.first}-{t.last}" if t.source_rel else t.lang), ""]
     if entries:
         out += ["Entry points a user writes first:", ""]

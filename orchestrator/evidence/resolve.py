@@ -159,6 +159,17 @@ def calls_bare(name: str, text: str) -> bool:
     return bool(re.search(rf"(?<![\w$:@]){re.escape(part)}(?![\w!?])(?!\s*(?:\|\|)?=[^=~>])", code))
 
 
+def reads_lazy(name: str, text: str) -> bool:
+    """Kotlin runs a `val name by lazy { … }` the cited lines define when they read it (kotlin-argparser's `force`
+    reads `parseOptions`): its name written bare on another line, outside strings and comments, not assigned to."""
+    part = last_part(name)
+    code = _COMMENT.sub("", _STRING.sub('""', text))
+    if not re.search(rf"\bval\s+{re.escape(part)}\s*(?::[^=\n]*)?\bby\s+lazy\b", code):
+        return False
+    return any(re.search(rf"(?<![\w$.]){re.escape(part)}(?![\w$(])(?!\s*=[^=])", ln) and not re.search(r"\bval\s", ln)
+               for ln in code.split("\n"))
+
+
 # a definition's head that ends in an expression body (Kotlin's, Scala's `= …`, C#'s `=> …`): its code follows
 EXPR_BODY = re.compile(r"\)\s*(?::\s*[\w<>?,. ]+)?\s*(?:=|=>)\s")
 # a keyword that opens a definition, where a line `name(args) {` may be a call with a trailing lambda
@@ -220,7 +231,8 @@ def claim_problem(names: list[str], calls: list[tuple[str, str]], cites: list[Ci
     ruby = "\n".join(t for c, t in got if c.path.endswith((".rb", ".rake")))
     trailing = any(c.path.endswith((".kt", ".kts", ".swift", ".scala", ".groovy")) for c, _t in got)
     for caller, callee in calls:
-        if not calls_in(callee, joined, trailing) and not (ruby and calls_bare(callee, ruby)):
+        if not calls_in(callee, joined, trailing) and not (ruby and calls_bare(callee, ruby)) \
+                and not (trailing and reads_lazy(callee, joined)):
             return f"says `{caller}` calls `{callee}`, but the cited lines make no call to `{last_part(callee)}`"
     for c, t in got:
         if c.last - c.first + 1 <= MAX_SPAN:

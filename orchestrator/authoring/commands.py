@@ -1,0 +1,43 @@
+"""A command-line tool's own command (issue 35): its README runs it in a shell (`$ bundle exec whenever`,
+`$ whenever --update-crontab`), and the project's executable of that name (`bin/whenever`, `exe/rake`) is the code
+that runs what the README's example sets up (whenever's `schedule.rb`): the main path starts where that script
+hands the work to the project (`Whenever::CommandLine.execute(options)`)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from .project import Project
+
+_SHELL_TAGS = frozenset({"sh", "shell", "bash", "console", "zsh", "shell-session", "terminal", ""})
+_FENCE = re.compile(r"(?ms)^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([\w-]*)[^\n]*\n(.*?)^[ \t]{0,3}\1[ \t]*$")
+# a command line, after a prompt and the runners that start a project's executable
+_COMMAND = re.compile(r"[ \t]*(?:\$[ \t]*)?(?:sudo[ \t]+)?(?:bundle[ \t]+exec[ \t]+|npx[ \t]+|bin/|exe/|\./bin/)?([\w.-]+)(?=[ \t]|$)")
+
+
+def executables(p: Project) -> dict[str, str]:
+    """Command name → the project's script of that name in `bin/` or `exe/` (`bin/whenever`; `bin/cli.js` is
+    `cli`), read by the map as code of the project's language."""
+    out: dict[str, str] = {}
+    for rel in p.code_files():
+        parts = rel.split("/")
+        if len(parts) == 2 and parts[0] in ("bin", "exe"):
+            out.setdefault(posixpath.splitext(parts[1])[0], rel)
+    return out
+
+
+def command_script(p: Project, readme: str) -> tuple[str, int, int, str, str] | None:
+    """(file, first line, last line, language, code) of the project's executable a shell block of the README runs:
+    the one named as the project (whenever's `whenever`, not the `wheneverize` that writes a first schedule), else
+    the first; None when it runs none."""
+    from .project import project_name
+
+    scripts = executables(p)
+    run = [c.group(1) for m in _FENCE.finditer(readme) if scripts and m.group(2).lower() in _SHELL_TAGS
+           for line in m.group(3).splitlines() if (c := _COMMAND.match(line)) and c.group(1) in scripts]
+    if not run:
+        return None
+    rel = scripts[next((n for n in run if n.lower() == project_name(p.root).lower()), run[0])]
+    lines = p.lines_of(rel)
+    return rel, 1, len(lines), p.lang(rel) or "", "\n".join(lines).rstrip("\n")
