@@ -561,3 +561,20 @@ def test_r1_sees_a_read_of_a_kotlin_lazy_property_the_cited_lines_define_as_its_
     assert reads_lazy("ArgParser.parseOptions", force + lazy)
     assert not reads_lazy("ArgParser.parseOptions", lazy)  # (its own head is no read)
     assert not reads_lazy("ArgParser.parseOptions", force + "    private val parseOptions = Options()\n")  # (no `by lazy`)
+
+
+def test_chapter_1_names_no_entry_point_the_example_only_writes_in_a_string_or_a_comment(tmp_path):
+    from orchestrator.authoring.overview import entry_points, example_of
+    from orchestrator.authoring.story import _example_block
+    from orchestrator.authoring.story_phrases import phrases
+
+    root = _write(tmp_path, _WHENEVER | {"README.md": _WHENEVER["README.md"].replace(
+        'runner "Task.do_something_great"', 'command "echo \'you can use raw cron syntax too\'" # cron')})
+    for script in ("bin/whenever", "bin/wheneverize"):
+        (root / script).chmod(0o755)
+    p = load(root)
+    entries = entry_points(p)
+    assert "Whenever.cron" in [e.dotted for e in entries]
+    text = "\n".join(_example_block(example_of(p, entries), entries, phrases("en"), "whenever"))
+    written = next(ln for ln in text.splitlines() if ln.startswith("It writes"))
+    assert "Whenever::JobList::every" in written and "cron" not in written.replace("crontab", "")

@@ -20,6 +20,7 @@ from typing import Any
 from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
+from .codetext import mask_text
 from .example_run import exported_fetch, ghost_call, invoked_call, made_by, made_fn, package_made, served_by
 from .example_setup import setup_path
 from .hops import hop_between
@@ -196,7 +197,9 @@ def _example_block(ex: Example | None, entries: list[Sym], s: dict[str, str], na
     info = f"{ex.lang} file={ex.source_rel} lines={ex.first}-{ex.last}" if ex.source_rel else ex.lang
     out = [s["ov_example_test" if ex.from_tests else "ov_example_from"].format(name=name, file=name_of, a=ex.first, b=ex.last),
            "", docstrings.fence(ex.code, info), ""]
-    written = [e for e in entries if re.search(rf"(?<![\w$]){re.escape(e.short)}(?![\w$])", ex.code)]
+    # (a word of a string or a comment is no name it writes: whenever's "raw cron syntax")
+    code = re.sub(r"(?m)#.*$" if ex.lang in ("ruby", "python", "elixir") else r"(?m)//.*$", "", mask_text(ex.code, ex.lang))
+    written = [e for e in entries if re.search(rf"(?<![\w$]){re.escape(e.short)}(?![\w$])", code)]
     if written:
         key = "ov_example_names" if len(written) > 1 else "ov_example_name"
         out += [s[key].format(names=_join([f"`{e.name}`" for e in written], s)), ""]
