@@ -578,3 +578,17 @@ def test_chapter_1_names_no_entry_point_the_example_only_writes_in_a_string_or_a
     text = "\n".join(_example_block(example_of(p, entries), entries, phrases("en"), "whenever"))
     written = next(ln for ln in text.splitlines() if ln.startswith("It writes"))
     assert "Whenever::JobList::every" in written and "cron" not in written.replace("crontab", "")
+
+
+def test_chapter_1_tells_the_path_of_a_command_from_the_line_of_its_script_that_calls_the_project(tmp_path):
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+    from orchestrator.authoring.story import _path_walk
+
+    root = _write(tmp_path, _WHENEVER)
+    for script in ("bin/whenever", "bin/wheneverize"):
+        (root / script).chmod(0o755)
+    p = load(root)
+    text = "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en"))
+    assert "The command's script `bin/whenever` ends its work at line 10, where it calls `Whenever::CommandLine::execute`" \
+        in text, text

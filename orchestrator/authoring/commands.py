@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .project import Project
+from .project import Project, Sym
 
 _SHELL_TAGS = frozenset({"sh", "shell", "bash", "console", "zsh", "shell-session", "terminal", ""})
 _FENCE = re.compile(r"(?ms)^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([\w-]*)[^\n]*\n(.*?)^[ \t]{0,3}\1[ \t]*$")
@@ -38,6 +38,17 @@ def command_script(p: Project, readme: str) -> tuple[str, int, int, str, str] | 
            for line in m.group(3).splitlines() if (c := _COMMAND.match(line)) and c.group(1) in scripts]
     if not run:
         return None
-    rel = scripts[next((n for n in run if n.lower() == project_name(p.root).lower()), run[0])]
+    rel = p._keys[("command_script",)] = scripts[next((n for n in run if n.lower() == project_name(p.root).lower()), run[0])]
     lines = p.lines_of(rel)
     return rel, 1, len(lines), p.lang(rel) or "", "\n".join(lines).rstrip("\n")
+
+
+def command_call(p: Project, first: Sym) -> tuple[str, int] | None:
+    """(the script, its line) where the README's command (command_script, as the example's run) calls `first`, the
+    main path's start; None when the example is run otherwise."""
+    script = p._keys.get(("command_script",))
+    if not script:
+        return None
+    at = [k for k, ln in enumerate(p.lines_of(script), 1)
+          if re.search(rf"(?<![\w$]){re.escape(first.short)}\s*\(", ln) and not ln.lstrip().startswith("#")]
+    return (script, at[-1]) if at else None

@@ -21,6 +21,7 @@ from ..evidence.cite import citation_link
 from ..text import docstrings
 from . import facts
 from .codetext import mask_text
+from .commands import command_call
 from .example_run import exported_fetch, ghost_call, invoked_call, made_by, made_fn, package_made, served_by
 from .example_setup import setup_path
 from .hops import hop_between
@@ -238,6 +239,8 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
         intro = s["ov_path_fetch"].format(type=fetched, **at)
     elif made:
         intro = s["ov_path_served" if server else "ov_path_made"].format(entry=made[0].name, type=made[1].name, server=server, **at)
+    elif called := command_call(p, first):  # (whenever's `bin/whenever`: `Whenever::CommandLine.execute(options)`)
+        intro = s["ov_path_command"].format(script=called[0], at=called[1], **at)
     elif invoked_call(p, first):  # (konform's `validateUser(invalidUser)`)
         intro = s["ov_path_invoked"].format(**at)
     elif ghost := ghost_call(p, first):  # (pastel's `pastel.red(…)`, answered by `Delegator#method_missing`)

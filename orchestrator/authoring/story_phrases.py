@@ -33,6 +33,8 @@ EN = {
                       "server it starts ({server}, another package's), which serves each request through its `{first}` "
                       "(`{file}`, line {line}); from "
                       "there the calls the code makes lead down to where the work is done:",
+    "ov_path_command": "{lead} The command's script `{script}` ends its work at line {at}, where it calls `{first}` (`{file}`, "
+                       "line {line}); from there the calls the code makes, each one resolved to its definition, lead down to the core:",
     "ov_path_invoked": "{lead} The example calls the value it built as a function, which runs the `operator fun invoke` "
                        "of its type, `{first}` (`{file}`, line {line}); from there the calls the code makes, each one resolved "
                        "to its definition, lead down to the core:",
@@ -151,6 +153,8 @@ ZH = {
     "ov_path_intro": "{lead}用户调用 `{first}`（`{file}` 第 {line} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_served": "{lead}例子把 `{entry}` 返回的 `{type}` 交给它启动的服务器（{server}，另一个包的），服务器通过 `{first}`"
                       "（`{file}` 第 {line} 行）处理每个请求；之后代码发出的调用一路通向真正干活的地方：",
+    "ov_path_command": "{lead}命令的脚本 `{script}` 在第 {at} 行调用 `{first}`（`{file}` 第 {line} 行），把工作交了出去；"
+                       "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_invoked": "{lead}例子把它造出的值当作函数调用，这会运行其类型的 `operator fun invoke`，即 `{first}`"
                        "（`{file}` 第 {line} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_missing": "{lead}`{type}` 没有定义例子里的 `{call}(…)` 这个方法，所以 Ruby 把这次调用交给它的 `{first}`"
