@@ -592,3 +592,89 @@ def test_chapter_1_tells_the_path_of_a_command_from_the_line_of_its_script_that_
     text = "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en"))
     assert "The command's script `bin/whenever` ends its work at line 10, where it calls `Whenever::CommandLine::execute`" \
         in text, text
+
+
+# consola's shape: the package exports an instance made by a factory; its class's constructor makes one logging
+# function per type with `_wrapLogFn`, whose function calls `_logFn`; the README shows several of them
+_CONSOLA = {
+    "README.md": """# consola
+
+## Usage
+
+```js
+import { consola, createConsola } from "consola";
+
+consola.info("Using consola 3.0.0");
+consola.warn("A new version of consola is available: 3.0.1");
+consola.success("Project built!");
+await consola.prompt("Deploy to the production?", { type: "confirm" });
+```
+""",
+    "package.json": '{"name": "consola", "type": "module"}\n',
+    "src/consola.ts": """const types = { info: { level: 3 }, warn: { level: 1 }, success: { level: 3 } };
+
+export class Consola {
+  options: { reporters: { log: (o: object) => void }[] };
+
+  constructor(options = {}) {
+    this.options = { reporters: [], ...options };
+    for (const type in types) {
+      // @ts-expect-error
+      (this as unknown as ConsolaInstance)[type] = this._wrapLogFn({ type, ...types[type] });
+    }
+  }
+
+  prompt(message: string, opts: object) {
+    return Promise.resolve(message.length > 0 && opts !== null);
+  }
+
+  _wrapLogFn(defaults: object) {
+    return (...args: any[]) => {
+      return this._logFn(defaults, args);
+    };
+  }
+
+  _logFn(defaults: object, args: any[]) {
+    const logObj = { ...defaults, args, date: new Date() };
+    this._log(logObj);
+    return true;
+  }
+
+  _log(logObj: object) {
+    for (const reporter of this.options.reporters) {
+      reporter.log(logObj);
+    }
+  }
+}
+
+export type ConsolaInstance = Consola & Record<string, (...args: any[]) => void>;
+
+export function createConsola(options = {}): ConsolaInstance {
+  return new Consola(options) as ConsolaInstance;
+}
+""",
+    "src/index.ts": """import { createConsola as _createConsola, ConsolaInstance } from "./consola";
+
+export function createConsola(options = {}): ConsolaInstance {
+  const consola = _createConsola({ ...options });
+  return consola;
+}
+
+export const consola = createConsola();
+
+export default consola;
+""",
+}
+
+
+def test_a_call_of_a_member_the_constructor_made_runs_the_method_its_maker_s_function_calls(tmp_path):
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+    from orchestrator.authoring.story import _path_walk
+
+    p = load(_write(tmp_path, _CONSOLA))
+    path = _path(p)[_path(p).index("|") + 1:]
+    assert path[:2] == ["Consola._logFn", "Consola._log"], path
+    text = "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en"))
+    assert "`Consola` defines no method for the example's `consola.info(…)`: its constructor gives each object such " \
+           "functions, made by `Consola._wrapLogFn` (`src/consola.ts`, line 10)" in text, text

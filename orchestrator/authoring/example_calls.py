@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from .codetext import call_args
 from .entry import PRINTS as _PRINTS, TYPE_ARGS, foreign_imports
 from .example_args import takes
+from .made_members import made_members
 from .overview import example_of
 from .project import Project, Sym
 from .ruby_mixins import missing
@@ -58,10 +59,13 @@ def built_type(p: Project, code: str, var: str, lang: str = "") -> str:
         return name
     if lang in ("javascript", "typescript") and not name:
         from .js_values import exported_value_class, package_instance
+        from .made_members import exported_call_class
 
-        # (tsyringe's `import {container} from "tsyringe"`, re-exported; mime's `import mime from 'mime'`, its default instance)
+        # (tsyringe's `import {container} from "tsyringe"`, re-exported; mime's `import mime from 'mime'`, its default
+        # instance; consola's `import { consola } from "consola"`, made by `export const consola = createConsola()`)
         named = re.search(rf"\bimport\s*\{{[^}}]*\b{v}\b[^}}]*\}}", code)
-        if cls := exported_value_class(p, var) if named else package_instance(p, code, var) if var not in foreign_imports(p, code) else "":
+        if cls := (exported_value_class(p, var) or exported_call_class(p, var, _typer(p).result_type)) if named \
+                else package_instance(p, code, var) if var not in foreign_imports(p, code) else "":
             return cls
     return example_type(p, code, var, lang) if lang else ""
 
@@ -226,6 +230,10 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     same = [x for x in stmts if x.group("recv") == m.group("recv")]
     m = next((x for x in same if not _CONFIGURES.match(x.group("meth")) and not x.group("printed")
               and (x.group("kept") or x is same[-1])), m)
+    # (calls most of which are members the value's constructor made, consola's `consola.info(…)`, `consola.warn(…)`, …,
+    # `consola.prompt(…)`: one made function shown several ways; the first is the run)
+    ghosts = [x for x in same if not _typer(p).member(name, x.group("meth"))] if made_members(p, name) else []
+    m = ghosts[0] if len(ghosts) * 2 > len(same) else m
     if _LISTENS.match(m.group("meth")):  # (what runs is no listener's registration: ws' `ws.send(…)` in its `open` listener)
         m = next((x for x in reversed(same) if not _LISTENS.match(x.group("meth")) and not _CONFIGURES.match(x.group("meth"))), m)
     # (or one before them, inside another package's call: multer's `app.post('/profile', upload.single('avatar'), …)`)
@@ -244,6 +252,9 @@ def final_call(p: Project, code: str, lang: str = "") -> list[Sym]:
     found = [x for x in p.find(meth) if x.dotted == f"{name}.{meth}" and x.kind == "method"]
     if not found:  # an inherited or embedded one (goquery's `Document` embeds `*Selection`)
         found = [x for x in _typer(p).member(name, meth) or missing(_typer(p).member, name, meth) if x.kind == "method"]
+    if not found and (made := made_members(p, name)):  # (a member the constructor made: the method its function calls)
+        p._keys[("ghost_call", made[1].rel, made[1].d.start_line)] = f"{m.group('recv')}.{meth}"
+        return [made[1]]
     fits = [x for x in found if takes(p, x, call_args(code, m.end() - 1), code, "<" in m.group(0))]
     # a call that makes what the statement runs next (okhttp's `client.newCall(request).execute()`, handlebars'
     # `handlebars.compileInline("…").apply(ctx)`): the last link is the run, of the type the chain gives

@@ -64,7 +64,8 @@ def serving_first(p: Project, code: str, starts: list[tuple[Sym, float]], lang: 
     final = final_call(p, code, lang)
     # (or on what the value's maker gives: okhttp's `client.newCall(request).execute()`)
     # (what a Ruby value's `method_missing` answers is any name the example calls on a value: pastel's `pastel.red(…)`)
-    recv, said = (r"(?<![\w:])@?[a-z_]\w*", r"[a-z_]\w*[!?]?") if final and final[0].short == "method_missing" else (r"@?[A-Za-z_$][\w$]*", re.escape(final[0].short) if final else "")
+    # (or a function the value's constructor made: consola's `consola.info(…)` runs what `_wrapLogFn` made, `_logFn`)
+    recv, said = (r"(?<![\w:])@?[a-z_]\w*", r"[a-z_]\w*[!?]?") if final and (final[0].short == "method_missing" or ghost_call(p, final[0])) else (r"@?[A-Za-z_$][\w$]*", re.escape(final[0].short) if final else "")
     calls = list(re.finditer(rf"({recv})\s*(?:\.\s*\w+\s*\([^()]*\)\s*)?\.\s*{said}{TYPE_ARGS}\s*\(", code)) if final else []
     # (not one inside another call's arguments: Bogus' `.RuleFor(u => u.Orders, f => testOrders.Generate(3))`)
     calls = [m for m in calls if code.count("(", 0, m.start()) == code.count(")", 0, m.start())] or calls

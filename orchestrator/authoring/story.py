@@ -25,6 +25,7 @@ from .commands import command_call
 from .example_run import exported_fetch, ghost_call, invoked_call, made_by, made_fn, package_made, served_by
 from .example_setup import setup_path
 from .hops import hop_between
+from .made_members import made_members
 from .mainpath import central_path, handed_out
 from .overview import Example, entry_points, example_of
 from .parts import architecture_diagram
@@ -243,7 +244,10 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
         intro = s["ov_path_command"].format(script=called[0], at=called[1], **at)
     elif invoked_call(p, first):  # (konform's `validateUser(invalidUser)`)
         intro = s["ov_path_invoked"].format(**at)
-    elif ghost := ghost_call(p, first):  # (pastel's `pastel.red(…)`, answered by `Delegator#method_missing`)
+    elif (ghost := ghost_call(p, first)) and (members := made_members(p, first.dotted.rsplit(".", 1)[0])):
+        intro = s["ov_path_made_member"].format(call=ghost, type=first.dotted.rsplit(".", 1)[0], maker=members[0].name,
+                                                made_at=members[2], **at)  # (consola's `consola.info(…)`: `_wrapLogFn` made it)
+    elif ghost:  # (pastel's `pastel.red(…)`, answered by `Delegator#method_missing`)
         intro = s["ov_path_missing"].format(call=ghost, type=first.name.rsplit("::", 1)[0] if "::" in first.name
                                             else first.dotted.rsplit(".", 1)[0], **at)
     elif p._keys.get(("looped",)) == (first.rel, first.d.start_line):
