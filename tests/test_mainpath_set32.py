@@ -678,3 +678,13 @@ def test_a_call_of_a_member_the_constructor_made_runs_the_method_its_maker_s_fun
     text = "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en"))
     assert "`Consola` defines no method for the example's `consola.info(…)`: its constructor gives each object such " \
            "functions, made by `Consola._wrapLogFn` (`src/consola.ts`, line 10)" in text, text
+
+
+def test_a_book_of_one_part_says_one_part_not_1_parts(tmp_path):
+    from orchestrator.authoring.story import overview_sections
+
+    root = _write(tmp_path, _WHENEVER)
+    p = load(root)
+    chapters = [{"id": "ch01", "title": "whenever at a glance", "sources": ["lib/whenever.rb"]}]
+    text = "\n".join(overview_sections({"book": {"audience": "developers"}}, p, chapters, "en"))
+    assert "The book follows the code in one part:" in text and "1 parts" not in text

@@ -153,7 +153,7 @@ def overview_sections(ctx: dict[str, Any], p: Project, chapters: list[dict[str, 
     if diagram:
         out += [diagram, ""]
     lines = part_lines(p, chapters, lang)
-    out += [s["ov_arch_intro"].format(n=len(lines)), ""] + lines + [""]
+    out += [s["ov_arch_intro" if len(lines) != 1 else "ov_arch_one"].format(n=len(lines)), ""] + lines + [""]  # (not "1 parts")
     path = central_path(p, entries)
     setup = setup_path(p, entries, path)
     if setup:  # what the example sets up first (`router.GET(…)`), then the call that runs it

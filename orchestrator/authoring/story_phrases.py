@@ -25,6 +25,7 @@ EN = {
     "ov_table_head": "| Entry point | Kind | Defined in | Explained in |\n|---|---|---|---|",
     "ov_arch": "The architecture at a glance",
     "ov_arch_intro": "The book follows the code in {n} parts, in the order a newcomer explores it:",
+    "ov_arch_one": "The book follows the code in one part:",
     "ov_part_line": "- **Part {k}, {part}**: {chapters}.",
     "ov_path": "Following one call",
     "ov_path_intro": "{lead} A user calls `{first}` (`{file}`, line {line}); from there the "
@@ -152,6 +153,7 @@ ZH = {
     "ov_table_head": "| 入口 | 类别 | 定义于 | 讲解于 |\n|---|---|---|---|",
     "ov_arch": "架构一览",
     "ov_arch_intro": "本书按新人探索代码的顺序，分 {n} 个部分讲解：",
+    "ov_arch_one": "本书只有一个部分：",
     "ov_part_line": "- **第 {k} 部分，{part}**：{chapters}。",
     "ov_path": "跟随一次调用",
     "ov_path_intro": "{lead}用户调用 `{first}`（`{file}` 第 {line} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
