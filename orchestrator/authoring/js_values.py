@@ -114,7 +114,8 @@ def instance_sites(p: Project) -> dict[str, tuple[str, int]]:
     for rel in p.code_files():
         if re.fullmatch(r"index\.(?:[cm]?[jt]s)", posixpath.basename(rel)) and rel.count("/") <= 1:
             for k, ln in enumerate(p.lines_of(rel), 1):
-                m = re.match(r"(?:export\s+default|module\.exports\s*=)\s*new\s+([A-Z][\w$]*)\s*\(", ln)
+                # (or with more put on it: signale's `module.exports = Object.assign(new Signale(), {Signale});`)
+                m = re.match(r"(?:export\s+default|module\.exports\s*=)\s*(?:Object\.assign\(\s*)?new\s+([A-Z][\w$]*)\s*\(", ln)
                 if m and any(t.kind == "class" for t in p.find(m.group(1)) if t.dotted == m.group(1)):
                     out.setdefault(m.group(1), (rel, k))
     return out
@@ -150,10 +151,13 @@ def package_function(p: Project) -> Sym | None:
 
 def package_binding(p: Project, code: str) -> str:
     """The name example code binds this package to itself under (`const prompts = require('prompts')`,
-    `import prompts from 'prompts'`), when the package is a function (package_function) the code calls; ''."""
+    `import prompts from 'prompts'`), when the package is a function (package_function) the code calls, or an
+    instance of one of its classes (instance_sites) the code calls a method of (`signale.success(…)`); ''."""
     from .project import project_name
 
     pkg = re.escape(project_name(p.root))
     m = re.search(rf"(?m)(?:\b([A-Za-z_$][\w$]*)\s*=\s*require\s*\(\s*|^\s*import\s+([A-Za-z_$][\w$]*)\s+from\s*)['\"]{pkg}['\"]", code)
     name = (m.group(1) or m.group(2)) if m else ""
-    return name if name and package_function(p) is not None and re.search(rf"(?<![\w$.]){re.escape(name)}\s*\(", code) else ""
+    called = name and package_function(p) is not None and re.search(rf"(?<![\w$.]){re.escape(name)}\s*\(", code)
+    used = name and len(instance_sites(p)) == 1 and re.search(rf"(?<![\w$.]){re.escape(name)}\s*\.\s*[A-Za-z_$][\w$]*\s*\(", code)
+    return name if called or used else ""

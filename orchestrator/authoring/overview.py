@@ -25,7 +25,7 @@ from .example_text import (
     next_step,
     shows_result,
 )
-from .js_values import package_binding, package_function
+from .js_values import instance_sites, package_binding, package_function
 from .project import Project, Sym, project_name
 
 # fence info strings that name a programming language, by the map's language names
@@ -216,7 +216,8 @@ def _sections_of(leveled: list[tuple[int, int, str]], line: int) -> list[str]:
 def example_of(p: Project, entries: list[Sym]) -> Example | None:
     """The first example that writes one of these entry points by any of their names (a package that is a function
     by the README's: `const prompts = require('prompts')`)."""
-    bound = package_binding(p, readme_code(p)) if any(e is package_function(p) for e in entries) else ""
+    # (or an instance of one of them: signale's `module.exports = Object.assign(new Signale(), …)`)
+    bound = package_binding(p, readme_code(p)) if any(e is package_function(p) or e.dotted in instance_sites(p) for e in entries) else ""
     return first_example(p, {n for e in entries for n in e.names} | ({bound} if bound else set()))
 
 

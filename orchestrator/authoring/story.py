@@ -245,7 +245,7 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     elif invoked_call(p, first):  # (konform's `validateUser(invalidUser)`)
         intro = s["ov_path_invoked"].format(**at)
     elif (ghost := ghost_call(p, first)) and (members := made_members(p, first.dotted.rsplit(".", 1)[0])):
-        intro = s["ov_path_made_member"].format(call=ghost, type=first.dotted.rsplit(".", 1)[0], maker=members[0].name,
+        intro = s["ov_path_made_member" if members[0] is not members[1] else "ov_path_bound_member"].format(call=ghost, type=first.dotted.rsplit(".", 1)[0], maker=members[0].name,
                                                 made_at=members[2], **at)  # (consola's `consola.info(…)`: `_wrapLogFn` made it)
     elif ghost:  # (pastel's `pastel.red(…)`, answered by `Delegator#method_missing`)
         intro = s["ov_path_missing"].format(call=ghost, type=first.name.rsplit("::", 1)[0] if "::" in first.name

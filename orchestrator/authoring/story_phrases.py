@@ -46,6 +46,9 @@ EN = {
                            "object such functions, made by `{maker}` (`{file}`, line {made_at}), and each of them calls "
                            "`{first}` (line {line}); from there the calls the code makes, each one resolved to its "
                            "definition, lead down to the core:",
+    "ov_path_bound_member": "{lead} `{type}` defines no method for the example's `{call}(…)`: its constructor binds its "
+                            "`{first}` (`{file}`, line {line}) to each such name (line {made_at}); from there the calls the "
+                            "code makes, each one resolved to its definition, lead down to the core:",
     "ov_path_looped": "{lead} The example loops over the `{type}` it makes, and each turn of the loop runs its `{first}` "
                       "(`{file}`, line {line}); from there the calls the code makes, each one resolved to its definition, "
                       "lead down to the core:",
@@ -168,6 +171,8 @@ ZH = {
     "ov_path_made_member": "{lead}`{type}` 没有定义例子里的 `{call}(…)` 这个方法：它的构造函数用 `{maker}`（`{file}` 第 "
                            "{made_at} 行）给每个对象造出这样的函数，每个函数都调用 `{first}`（第 {line} 行），"
                            "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
+    "ov_path_bound_member": "{lead}`{type}` 没有定义例子里的 `{call}(…)` 这个方法：它的构造函数把自己的 `{first}`（`{file}` "
+                            "第 {line} 行）绑定到每个这样的名字上（第 {made_at} 行），之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_looped": "{lead}例子遍历它创建的 `{type}`，循环每转一次就运行它的 `{first}`（`{file}` 第 {line} 行），"
                       "之后代码发出的每个调用都解析到它的定义，一路通向核心：",
     "ov_path_made": "{lead}`{entry}` 返回一个 `{type}`，调用它返回的对象就会运行 `{first}`（`{file}` 第 {line} 行），"

@@ -252,4 +252,11 @@ def vendored_copy(rel: str) -> str | None:
     lib = VENDORED_LIBRARIES.get(parts[-1])
     if lib and any(p in _VENDORING_PARENTS for p in parts[:-1]):
         return f"vendored (a copy of {lib})"
+    # (or a folder named for another project at a version, wherever it is: BCrypt.Net's `assets/jBCrypt-0.4`, the
+    # Java original it was ported from, is no code of this C# project)
+    if len(parts) > 1 and (v := _VERSIONED_DIR.fullmatch(parts[-1])):
+        return f"vendored (a copy of {v.group(1)} {v.group(2)})"
     return None
+
+
+_VERSIONED_DIR = re.compile(r"([A-Za-z][\w.]*?)-v?(\d+\.\d+(?:\.\d+)*(?:[-+][\w.]+)?)")
