@@ -162,3 +162,27 @@ def test_an_exported_constant_that_is_a_classs_static_field_has_the_fields_class
     assert built_type(p, code, "Container", "typescript") == "ContainerInstance"
     path = _path(p)[_path(p).index("|") + 1:]
     assert path[:2] == ["ContainerInstance.get", "ContainerInstance.getServiceValue"], path
+
+
+def test_a_step_says_hands_it_the_work_only_where_the_body_hands_its_work_to_that_call(tmp_path):
+    import re
+
+    from conftest import symbol
+    from test_mainpath_set32 import _CONSOLA, _TABLES, _WHENEVER
+
+    from orchestrator.authoring.handoff import handed_to
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+    from orchestrator.authoring.story import _path_walk
+
+    said = 0
+    for k, files in enumerate((_WHENEVER, _CONSOLA, _TABLES, _SIGNALE)):
+        p = load(_write(tmp_path / str(k), files))
+        for line in _path_walk(p, central_path(p, entry_points(p)), {}, "en"):
+            m = re.match(r"\d+\. `([^`]+)` calls `([^`]+)`", line)
+            if m is None:
+                continue
+            a, b = (symbol(p, n.replace("::", ".")) for n in m.groups())
+            assert ("hands it the work" in line) == (handed_to(p, a) == (b.rel, b.d.start_line)), line
+            said += "hands it the work" in line
+    assert said  # (the hand-offs are said)

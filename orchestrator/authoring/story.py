@@ -24,6 +24,7 @@ from .codetext import mask_text
 from .commands import command_call
 from .example_run import exported_fetch, ghost_call, invoked_call, made_by, made_fn, package_made, served_by
 from .example_setup import setup_path
+from .handoff import handed_to
 from .hops import hop_between
 from .made_members import made_members
 from .mainpath import central_path, handed_out
@@ -281,9 +282,11 @@ def _steps(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], lang: 
             step = s["ov_path_hop"].format(k=k, caller=a.name, callee=b.name, via=hop.via, at=at, why=why,
                                            kind=kind_name(b.kind, t), file=b.rel, line=b.d.start_line, where=where)
         else:
-            # the steps say the same thing four ways, so that six steps read as a walk, not a form
-            key = ("ov_path_step_at", "ov_path_step_at2", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 4] if at \
-                else "ov_path_step"
+            # the steps say the same thing three ways, so that six steps read as a walk, not a form; "hands it the work"
+            # only where the body does (handoff.handed_to), never as a fourth way of saying "calls"
+            handed = handed_to(p, a) == (b.rel, b.d.start_line)
+            key = ("ov_path_step_at2" if handed else ("ov_path_step_at", "ov_path_step_at3", "ov_path_step_at4")[(k - 1) % 3]) \
+                if at else "ov_path_step"
             # (by the name the line calls it: multer's `memoryStorage()` for storage/memory.js's unnamed export)
             step = s[key].format(k=k, caller=a.name, callee=imported_as(p, b, a.rel, at) or b.name, kind=kind_name(b.kind, t),
                                  at=at, file=b.rel, line=b.d.start_line, where=where)
