@@ -186,3 +186,75 @@ def test_a_step_says_hands_it_the_work_only_where_the_body_hands_its_work_to_tha
             assert ("hands it the work" in line) == (handed_to(p, a) == (b.rel, b.d.start_line)), line
             said += "hands it the work" in line
     assert said  # (the hand-offs are said)
+
+
+# p-limit's shape, with its returned function written as a declaration: the README binds what the package's function
+# makes and calls that
+_LIMIT = {
+    "readme.md": """# p-limit
+
+## Usage
+
+```js
+import pLimit from 'p-limit';
+
+const limit = pLimit(1);
+
+const input = [
+	limit(() => fetchSomething('foo')),
+	limit(() => doSomething()),
+];
+
+const result = await Promise.all(input);
+```
+""",
+    "package.json": '{"name": "p-limit", "type": "module", "exports": "./index.js"}\n',
+    "index.js": """export default function pLimit(concurrency) {
+	const queue = [];
+	let activeCount = 0;
+
+	function next() {
+		activeCount--;
+		if (queue.length > 0) {
+			queue.shift()();
+		}
+	}
+
+	async function run(function_, resolve, arguments_) {
+		activeCount++;
+		const result = (async () => function_(...arguments_))();
+		resolve(result);
+		try {
+			await result;
+		} catch {}
+		next();
+	}
+
+	function enqueue(function_, resolve, arguments_) {
+		queue.push(run.bind(undefined, function_, resolve, arguments_));
+		if (activeCount < concurrency && queue.length > 0) {
+			queue.shift()();
+		}
+	}
+
+	function generator(function_, ...arguments_) {
+		return new Promise(resolve => {
+			enqueue(function_, resolve, arguments_);
+		});
+	}
+
+	return generator;
+}
+""",
+}
+
+
+def test_a_function_the_example_binds_from_the_packages_maker_and_calls_runs_what_the_maker_returns(tmp_path):
+    from orchestrator.authoring.mainpath import central_path
+    from orchestrator.authoring.overview import entry_points
+    from orchestrator.authoring.story import _path_walk
+
+    p = load(_write(tmp_path, _LIMIT))
+    assert _path(p)[:1] == ["pLimit"] and _path(p)[_path(p).index("|") + 1:][:3] == ["pLimit.generator", "pLimit.enqueue", "pLimit.run"], _path(p)
+    text = "\n".join(_path_walk(p, central_path(p, entry_points(p)), {}, "en"))
+    assert "`limit` is the function `pLimit` returns" in text, text

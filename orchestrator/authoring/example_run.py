@@ -202,9 +202,28 @@ def exported_fetch(p: Project, start: Sym) -> str:
     return p._keys.get(("exported_fetch", start.rel, start.d.start_line), "")
 
 
-def made_fn(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
-    """(entry point, maker) when the path's start is the function the maker returns and the example calls the
-    entry point it made (ofetch's `ofetch = createFetch(…)`, whose `$fetch` runs); None otherwise."""
+def made_function(p: Project, e: Sym, code: str) -> tuple[Sym | None, Sym | None, str]:
+    """(the function that makes the entry point `e`, the local function that maker returns, the name the example's `code`
+    calls that one by): ofetch's `export const ofetch = createFetch(…)`, called as `ofetch(url)`; or `e` itself a maker
+    the example binds and calls (p-limit's `const limit = pLimit(1)`, then `limit(() => …)`); the name '' when the example
+    calls no function so made."""
+    from .example_calls import made_from
+    from .local_defs import returned
+
+    maker = made_from(p, e)
+    inner = returned(p, maker) if maker is not None else None
+    if inner is not None and re.search(rf"(?<![\w$.]){re.escape(e.short)}\s*\(", code):
+        return maker, inner, e.short
+    bound = re.search(rf"(?<![\w$.])([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?{re.escape(e.short)}\s*\(", code) if e.kind == "function" else None
+    made = returned(p, e) if bound is not None else None
+    if bound is not None and made is not None and re.search(rf"(?<![\w$.]){re.escape(bound.group(1))}\s*\(", code):
+        return e, made, bound.group(1)
+    return maker, inner, ""
+
+
+def made_fn(p: Project, start: Sym) -> tuple[str, Sym] | None:
+    """(the name the example calls it by, maker) when the path's start is the function the maker returns and the example
+    calls what it made (ofetch's `ofetch = createFetch(…)`, whose `$fetch` runs; p-limit's `limit`); None otherwise."""
     return p._keys.get(("made_fn", start.rel, start.d.start_line))
 
 

@@ -10,11 +10,11 @@ import re
 
 from .bound_names import bound_methods
 from .entry import TYPE_ARGS
-from .example_calls import BLOCK_LANGS, fitting_overloads, inside_blocks, made_from, one_call
-from .example_run import SERVING_BONUS, serving_first
+from .example_calls import BLOCK_LANGS, fitting_overloads, inside_blocks, one_call
+from .example_run import SERVING_BONUS, made_function, serving_first
 from .facts import side_calls
 from .handoff import NOT_STEPS, WORK_LINES, handed_out, handed_to, next_steps, side_road, trace_print
-from .local_defs import parent, returned, weight
+from .local_defs import parent, weight
 from .overview import MAX_PATH, example_of
 from .project import Project, Sym
 
@@ -222,11 +222,10 @@ def _starts(p: Project, entries: list[Sym]) -> list[tuple[Sym, float]]:
     for e in entries[:5]:
         said = max((called.get(n, 0.0) for n in e.names if n != e.short or not claimed(p, n)), default=0.0)  # (`Papa.parse`)
         bonus = (said or 0.5 * bool(written.get(e.short) and e.short not in bound)) * elsewhere(e)
-        maker = made_from(p, e)
-        inner = returned(p, maker) if maker is not None else None
-        if inner is not None and ex is not None and re.search(rf"(?<![\w$.]){re.escape(e.short)}\s*\(", ex.as_calls):
-            # `export const ofetch = createFetch(…)`, called as `ofetch(url)`: the function `createFetch` returns runs
-            p._keys[("made_fn", inner.rel, inner.d.start_line)] = (e, maker)
+        maker, inner, name = made_function(p, e, ex.as_calls if ex is not None else "")
+        if name and inner is not None:  # `export const ofetch = createFetch(…)`, called as `ofetch(url)`; p-limit's
+            # `const limit = pLimit(1)`, then `limit(() => …)`: the function the maker returns runs
+            p._keys[("made_fn", inner.rel, inner.d.start_line)] = (name, maker)
             add(inner, max(bonus, 0.5))
         if maker is not None:  # `const ky = createInstance()`: what a user calls on `ky` is what the maker built
             add(maker, max(bonus, 0.5 if written.get(e.short) else 0.0) * (0.5 if inner else 1.0))

@@ -236,7 +236,7 @@ def _path_walk(p: Project, path: list[Sym], here: dict[str, tuple[str, str]], la
     fn = made_fn(p, first)
     at = {"lead": lead, "first": first.name, "file": first.rel, "line": first.d.start_line}
     if fn:
-        intro = s["ov_path_made_fn"].format(entry=fn[0].name, maker=fn[1].name, **at)
+        intro = s["ov_path_made_fn"].format(entry=fn[0], maker=fn[1].name, **at)
     elif fetched:
         intro = s["ov_path_fetch"].format(type=fetched, **at)
     elif made:
