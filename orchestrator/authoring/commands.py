@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .project import Project, Sym
+from .project import Project, Sym, project_name
 
 _SHELL_TAGS = frozenset({"sh", "shell", "bash", "console", "zsh", "shell-session", "terminal", ""})
 _FENCE = re.compile(r"(?ms)^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([\w-]*)[^\n]*\n(.*?)^[ \t]{0,3}\1[ \t]*$")
@@ -31,8 +31,6 @@ def command_script(p: Project, readme: str) -> tuple[str, int, int, str, str] | 
     """(file, first line, last line, language, code) of the project's executable a shell block of the README runs:
     the one named as the project (whenever's `whenever`, not the `wheneverize` that writes a first schedule), else
     the first; None when it runs none."""
-    from .project import project_name
-
     scripts = executables(p)
     run = [c.group(1) for m in _FENCE.finditer(readme) if scripts and m.group(2).lower() in _SHELL_TAGS
            for line in m.group(3).splitlines() if (c := _COMMAND.match(line)) and c.group(1) in scripts]

@@ -236,7 +236,8 @@ def made_by(p: Project, start: Sym) -> tuple[Sym, Sym] | None:
 
 def ghost_call(p: Project, start: Sym) -> str:
     """The example's call (`pastel.red`) that reaches the path's start because the value's class defines no such
-    method and Ruby sends it to the class's `method_missing`; '' otherwise."""
+    method and Ruby sends it to the class's `method_missing`, or a JS/TS constructor made the member (consola's
+    `consola.info`: made_members); '' otherwise."""
     return p._keys.get(("ghost_call", start.rel, start.d.start_line), "")
 
 

@@ -54,7 +54,7 @@ def exported_call_class(p: Project, name: str, result_type: object) -> str:
     rel, m = next(((r, m) for r in index if (m := made.search("\n".join(p.lines_of(r))))), ("", None))
     if m is None:  # (or a class's static field: typedi's `export const Container = ContainerRegistry.defaultContainer;`)
         return next((f for r in index for f in [_static_field_class(p, "\n".join(p.lines_of(r)), name)] if f), "")
-    fn = [x for x in p.find(m.group(1)) if x.rel == rel and x.kind == "function"] if m else []
+    fn = [x for x in p.find(m.group(1)) if x.rel == rel and x.kind == "function"]
     typ = result_type(fn[0]) if len(fn) == 1 and callable(result_type) else ""
     for t in p.find(typ) if typ else ():
         if t.dotted == typ and t.kind == "class":

@@ -214,9 +214,9 @@ def _sections_of(leveled: list[tuple[int, int, str]], line: int) -> list[str]:
 
 
 def example_of(p: Project, entries: list[Sym]) -> Example | None:
-    """The first example that writes one of these entry points by any of their names (a package that is a function
-    by the README's: `const prompts = require('prompts')`)."""
-    # (or an instance of one of them: signale's `module.exports = Object.assign(new Signale(), …)`)
+    """The first example that writes one of these entry points by any of their names, or the name the README binds
+    the package to when the package is one of them (prompts' function, `const prompts = require('prompts')`; signale's
+    instance, `module.exports = Object.assign(new Signale(), …)`)."""
     bound = package_binding(p, readme_code(p)) if any(e is package_function(p) or e.dotted in instance_sites(p) for e in entries) else ""
     return first_example(p, {n for e in entries for n in e.names} | ({bound} if bound else set()))
 
