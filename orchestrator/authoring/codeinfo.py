@@ -295,7 +295,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     from .callres import CALL_RE, Resolver
     from .lazy_props import lazy_reads
     from .local_defs import spans as local_spans
-    from .sideroads import branch_lines, optional_params, other_cases
+    from .sideroads import branch_lines, default_cases, optional_params
     from .uses import rust_type_narrowed
     from .valuetypes import call_args, closing
 
@@ -304,7 +304,7 @@ def _calls_where(p: Project, s: Sym, code: str, options: bool) -> list[tuple[Sym
     from .codetext import deferred_spans
 
     code = call_text(s, code)
-    side = branch_lines(code, s.lang, options=options, optional=optional_params(p, s)) | other_cases(p, s, code)
+    side = branch_lines(code, s.lang, options=options, optional=optional_params(p, s)) | default_cases(p, s, code)[1]
     # the definition's own name in its signature (`auto format(range_type& r, …)`) is no call, though
     # in C++ and Java a call of the same name may be another overload
     sig_at = max(0, code.find(s.d.signature.split("\n", 1)[0][:30]))  # past decorators and doc comments

@@ -11,7 +11,6 @@ import re
 from .project import Project, Sym, project_name
 
 _SHELL_TAGS = frozenset({"sh", "shell", "bash", "console", "zsh", "shell-session", "terminal", ""})
-_FENCE = re.compile(r"(?ms)^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([\w-]*)[^\n]*\n(.*?)^[ \t]{0,3}\1[ \t]*$")
 # a command line, after a prompt and the runners that start a project's executable
 _COMMAND = re.compile(r"[ \t]*(?:\$[ \t]*)?(?:sudo[ \t]+)?(?:bundle[ \t]+exec[ \t]+|npx[ \t]+|bin/|exe/|\./bin/)?([\w.-]+)(?=[ \t]|$)")
 
@@ -27,13 +26,13 @@ def executables(p: Project) -> dict[str, str]:
     return out
 
 
-def command_script(p: Project, readme: str) -> tuple[str, int, int, str, str] | None:
-    """(file, first line, last line, language, code) of the project's executable a shell block of the README runs:
-    the one named as the project (whenever's `whenever`, not the `wheneverize` that writes a first schedule), else
-    the first; None when it runs none."""
+def command_script(p: Project, blocks: list[tuple[int, int, str, str]]) -> tuple[str, int, int, str, str] | None:
+    """(file, first line, last line, language, code) of the project's executable a shell block of the README (its
+    overview.code_blocks) runs: the one named as the project (whenever's `whenever`, not the `wheneverize` that writes
+    a first schedule), else the first; None when it runs none."""
     scripts = executables(p)
-    run = [c.group(1) for m in _FENCE.finditer(readme) if scripts and m.group(2).lower() in _SHELL_TAGS
-           for line in m.group(3).splitlines() if (c := _COMMAND.match(line)) and c.group(1) in scripts]
+    run = [c.group(1) for _a, _b, tag, code in blocks if scripts and tag.lower() in _SHELL_TAGS
+           for line in code.splitlines() if (c := _COMMAND.match(line)) and c.group(1) in scripts]
     if not run:
         return None
     rel = p._keys[("command_script",)] = scripts[next((n for n in run if n.lower() == project_name(p.root).lower()), run[0])]

@@ -331,7 +331,7 @@ def _weight(p: Project, s: Sym, n: str) -> float:
         return 0.0  # (`Papa.parse(…)` is `CsvToJson`'s, not `ParserHandle`'s `parse`)
     if n == s.short and n in package_namespaces(p):
         return 0.0  # (typebox's `Type.Object(…)` is of the package's namespace, not parser.ts' function `Type`)
-    if s.lang in ("javascript", "typescript") and (v := package_binding(p, readme_code(p))) and package_function(p) is s:
+    if s.lang in ("javascript", "typescript") and package_function(p) is s and (v := package_binding(p, readme_code(p))):
         return names.get(v, 0.0)  # the package itself, a function: prompts' `prompt`, called as the README's `prompts({…})`
     if s.lang == "ruby" and s.dotted in (f"Kernel.{n}", f"Object.{n}") and n in _bare_calls(p, any_argument=True):
         return _bare_calls(p, any_argument=True)[n]  # every object's, called bare: awesome_print's `ap data` (two letters)

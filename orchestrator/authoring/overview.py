@@ -298,7 +298,7 @@ def first_example(p: Project, names: set[str]) -> Example | None:
             plain = "ruby" if rel.lower().endswith(".rdoc") and "ruby" in langs else "text"
             ex = Example(rel, a, b, _lang_of_tag(tag) or tag or plain, code, info.in_source(rel))
             ex = _then_run(ex, text, heads, info.in_source(rel))  # (or the README's command runs it: whenever's)
-            cmd = command_script(p, text) if ex.then is None and not SERVING.search(ex.code) and rel == info.readme else None
+            cmd = command_script(p, code_blocks(text, rel)) if ex.then is None and not SERVING.search(ex.code) and rel == info.readme else None
             return replace(ex, then=Example(*cmd, info.in_source(cmd[0]))) if cmd else ex
     from .doc_examples import doc_examples
 

@@ -329,16 +329,10 @@ _SWITCH = re.compile(r"^\s*(?:switch|when)\s*\(\s*([A-Za-z_]\w*)\s*\)\s*\{?\s*$"
 _CASE = re.compile(r"^\s*(?:case\s+([\w.]+)\s*:|([\w.]+)\s*->|(default)\s*:|(else)\s*->)")
 
 
-def other_cases(p: Project, s: Sym, code: str) -> set[int]:
-    """The 0-based lines of `code` in a `switch`/`when` on a parameter with a default value that belong to the cases
-    the default does not select: a caller that gives no value takes the default's case, the others are variants
-    (ConsoleTables' `Write(Format format = Format.Default)` prints `ToString()`; `ToMarkDownString()` is a variant)."""
-    return default_cases(p, s, code)[1]
-
-
 def default_cases(p: Project, s: Sym, code: str) -> tuple[set[int], set[int]]:
-    """The lines of the cases a parameter's default selects (the way a call without it goes: no condition), and of
-    the other cases (other_cases)."""
+    """The 0-based lines of `code` in a `switch`/`when` on a parameter with a default value: those of the cases the
+    default selects (the way a call without it goes: no condition), and those of the other cases, variants
+    (ConsoleTables' `Write(Format format = Format.Default)` prints `ToString()`; `ToMarkDownString()` is a variant)."""
     from .signature import signature_parts, whole
 
     defaults = {prm.name: prm.default.strip().rsplit(".", 1)[-1] for prm in signature_parts(whole(p, s))[0]
